@@ -1,0 +1,41 @@
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { inject } from 'vitest';
+
+/** Debian's Chromium, with the flags this machine's closed network needs. */
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-quic',
+      '--no-first-run',
+    ],
+  });
+}
+
+export interface SystemUrls {
+  platform: string;
+  magic: string;
+  identityPublic: string;
+  identityAdmin: string;
+  oauth2Public: string;
+  oauth2Admin: string;
+  usersPublic: string;
+  usersAdmin: string;
+  mail?: string;
+}
+
+export function systemUrls(): SystemUrls {
+  return inject('urls') as SystemUrls;
+}
+
+export async function newPage(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  return { context, page };
+}

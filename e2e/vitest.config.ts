@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+// Browser journeys: one system started for the whole run (global-setup.ts), files run one
+// after another so the two cores are not fighting over Chromium and argon2 at once.
+export default defineConfig({
+  test: {
+    root: import.meta.dirname,
+    include: ['**/*.e2e.ts'],
+    globalSetup: ['./global-setup.ts'],
+    fileParallelism: false,
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+  },
+});
