@@ -1,0 +1,77 @@
+import cors from '@fastify/cors';
+import type { Database } from '@acme/db';
+import { typed } from '@acme/db';
+import { systemClock } from '@acme/db/clock';
+import type { Clock } from '@acme/db/clock';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { createIdentityAdminClient } from './clients/identity-admin.ts';
+import type { IdentityAdminClient } from './clients/identity-admin.ts';
+import { createOAuth2AdminClient } from './clients/oauth2-admin.ts';
+import type { OAuth2AdminClient } from './clients/oauth2-admin.ts';
+import type { Config } from './config.ts';
+import type { UsersDb } from './db-types.ts';
+import type { Deps } from './deps.ts';
+import { createLogger } from './http/logger.ts';
+import { createHttpServer } from './http/server.ts';
+import { registerLoginRoutes } from './login/routes.ts';
+import { registerOrganisationRoutes } from './organisations/routes.ts';
+import { registerUserRoutes } from './users/routes.ts';
+
+export interface AppOptions {
+  config: Config;
+  db: Database;
+  clock?: Clock;
+  logger?: Logger | false;
+  identityAdmin?: IdentityAdminClient;
+  oauth2Admin?: OAuth2AdminClient;
+}
+
+export interface UsersApp {
+  /** Browser-facing: /login/*. */
+  public: FastifyInstance;
+  /** Operator-only: /admin/*. Never exposed beyond the operator's network. */
+  admin: FastifyInstance;
+}
+
+const PUBLIC_BODY_LIMIT = 16 * 1024;
+const ADMIN_BODY_LIMIT = 64 * 1024;
+
+/** Builds the user service's two HTTP servers without listening. */
+export async function createApp(options: AppOptions): Promise<UsersApp> {
+  const { config } = options;
+  const logger = createLogger(options.logger, config.logLevel, 'users');
+  const deps: Deps = {
+    config,
+    db: typed<UsersDb>(options.db),
+    clock: options.clock ?? systemClock,
+    identityAdmin:
+      options.identityAdmin ?? createIdentityAdminClient(config.identityAdminUrl, config.upstreamTimeoutMs),
+    oauth2Admin:
+      options.oauth2Admin ?? createOAuth2AdminClient(config.oauth2AdminUrl, config.upstreamTimeoutMs),
+  };
+
+  const publicApp = createHttpServer({
+    logger: logger.child({ api: 'public' }),
+    bodyLimit: PUBLIC_BODY_LIMIT,
+    trustProxy: config.trustProxy,
+  });
+  await publicApp.register(cors, {
+    origin: config.appOrigins,
+    credentials: true,
+    methods: ['GET', 'POST'],
+    allowedHeaders: ['Content-Type', 'Authorization'],
+    maxAge: 600,
+  });
+  registerLoginRoutes(publicApp, deps);
+
+  const adminApp = createHttpServer({
+    logger: logger.child({ api: 'admin' }),
+    bodyLimit: ADMIN_BODY_LIMIT,
+    trustProxy: false,
+  });
+  registerOrganisationRoutes(adminApp, deps);
+  registerUserRoutes(adminApp, deps);
+
+  return { public: publicApp, admin: adminApp };
+}

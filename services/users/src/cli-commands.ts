@@ -1,0 +1,158 @@
+import { parseArgs } from 'node:util';
+
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const USAGE = `Usage: npm run admin -- <command> [options]
+
+Commands:
+  org:create --name <name> --domains <a.com,b.com> --products <Platform,MAGIC>
+             [--subscription subscribed|not_subscribed] [--sso-provider <id>] [--m365]
+  org:list
+  org:get --id <organisationId>
+  user:create --org <organisationId> --email <email> --first <name> --last <name> --role <role>
+              [--password <password>] [--scope-groups <a,b>]
+  user:list [--org <organisationId>]
+  user:get --id <userId>
+
+Talks to the user service admin API at USERS_ADMIN_URL (default http://localhost:4456) and prints JSON.`;
+
+class UsageError extends Error {}
+
+const options = {
+  name: { type: 'string' },
+  domains: { type: 'string' },
+  products: { type: 'string' },
+  subscription: { type: 'string' },
+  'sso-provider': { type: 'string' },
+  m365: { type: 'boolean' },
+  id: { type: 'string' },
+  org: { type: 'string' },
+  email: { type: 'string' },
+  first: { type: 'string' },
+  last: { type: 'string' },
+  role: { type: 'string' },
+  password: { type: 'string' },
+  'scope-groups': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'];
+
+const list = (value: string | undefined): string[] | undefined =>
+  value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item.length > 0);
+
+function required(values: Values, name: keyof Values): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value.length === 0) throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+interface Call {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: unknown;
+}
+
+function toCall(command: string, values: Values): Call {
+  switch (command) {
+    case 'org:create':
+      return {
+        method: 'POST',
+        path: '/admin/organisations',
+        body: {
+          name: required(values, 'name'),
+          domains: list(required(values, 'domains')),
+          products: list(values.products) ?? [],
+          ...(values.subscription === undefined ? {} : { subscriptionStatus: values.subscription }),
+          ...(values['sso-provider'] === undefined ? {} : { sso: { provider: values['sso-provider'] } }),
+          ...(values.m365 === undefined ? {} : { m365: values.m365 }),
+        },
+      };
+    case 'org:list':
+      return { method: 'GET', path: '/admin/organisations' };
+    case 'org:get':
+      return { method: 'GET', path: `/admin/organisations/${encodeURIComponent(required(values, 'id'))}` };
+    case 'user:create':
+      return {
+        method: 'POST',
+        path: '/admin/users',
+        body: {
+          organisationId: required(values, 'org'),
+          email: required(values, 'email'),
+          firstName: required(values, 'first'),
+          lastName: required(values, 'last'),
+          role: required(values, 'role'),
+          ...(values.password === undefined ? {} : { password: values.password }),
+          ...(values['scope-groups'] === undefined ? {} : { scopeGroups: list(values['scope-groups']) }),
+        },
+      };
+    case 'user:list':
+      return {
+        method: 'GET',
+        path: `/admin/users${values.org === undefined ? '' : `?organisationId=${encodeURIComponent(values.org)}`}`,
+      };
+    case 'user:get':
+      return { method: 'GET', path: `/admin/users/${encodeURIComponent(required(values, 'id'))}` };
+    default:
+      throw new UsageError(`unknown command: ${command}`);
+  }
+}
+
+/**
+ * Runs one admin command and returns the process exit code: 0 on success, 1 when the service
+ * answers with an error or cannot be reached, 2 on a usage error.
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let call: Call;
+  try {
+    const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    const command = positionals[0];
+    if (values.help || command === undefined || command === 'help') {
+      io.out(USAGE);
+      return command === undefined && !values.help ? 2 : 0;
+    }
+    if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]}`);
+    call = toCall(command, values);
+  } catch (error) {
+    io.err(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    return 2;
+  }
+
+  const base = (io.env.USERS_ADMIN_URL ?? 'http://localhost:4456').replace(/\/+$/, '');
+  let response: Response;
+  try {
+    response = await fetch(`${base}${call.path}`, {
+      method: call.method,
+      headers: call.body === undefined ? {} : { 'content-type': 'application/json' },
+      body: call.body === undefined ? undefined : JSON.stringify(call.body),
+    });
+  } catch (error) {
+    const reason =
+      error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+    io.err(JSON.stringify({ errorCode: 'UNREACHABLE', message: `Cannot reach ${base}: ${reason}` }, null, 2));
+    return 1;
+  }
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: print as received
+  }
+  const printed = typeof body === 'string' ? body : JSON.stringify(body, null, 2);
+  if (!response.ok) {
+    io.err(printed);
+    return 1;
+  }
+  io.out(printed);
+  return 0;
+}

@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { AppError } from '../http/errors.ts';
+import { requestJson, upstreamError } from './http-json.ts';
+
+const SERVICE = 'identity service';
+
+/** Identity traits of SPEC §3, exactly as the identity schema `default` defines them. */
+export interface IdentityTraits {
+  userServiceID: string;
+  email: string;
+  name: { first: string; last: string };
+  onboarding: {
+    isGitUser: boolean;
+    mfaSetupDeadline: string | null;
+    gitProviderConnected: boolean;
+    tosAccepted: boolean;
+  };
+}
+
+export interface CreateIdentityInput {
+  traits: IdentityTraits;
+  password?: string | undefined;
+}
+
+const identitySchema = z.object({ id: z.string().min(1) });
+
+const sessionSchema = z.object({
+  id: z.string(),
+  active: z.boolean().optional(),
+  expires_at: z.string().optional(),
+  identity: z.object({
+    id: z.string(),
+    traits: z.object({ userServiceID: z.string().optional() }).loose(),
+  }),
+});
+
+export type IdentitySession = z.infer<typeof sessionSchema>;
+
+const kratosErrorSchema = z.object({
+  error: z.object({ message: z.string().optional(), reason: z.string().optional() }),
+});
+
+/** The identity service's (Kratos-compatible) admin API, as far as the user service uses it. */
+export interface IdentityAdminClient {
+  createIdentity(input: CreateIdentityInput): Promise<{ id: string }>;
+  deleteIdentity(id: string): Promise<void>;
+  /** The session with its identity, or null when it is unknown or no longer active. */
+  getSession(sessionId: string): Promise<IdentitySession | null>;
+}
+
+export function createIdentityAdminClient(baseUrl: string, timeoutMs: number): IdentityAdminClient {
+  return {
+    async createIdentity(input) {
+      const body = {
+        schema_id: 'default',
+        traits: input.traits,
+        ...(input.password === undefined
+          ? {}
+          : { credentials: { password: { config: { password: input.password } } } }),
+        verifiable_addresses: [
+          { value: input.traits.email, via: 'email', verified: true, status: 'completed' },
+        ],
+      };
+      const res = await requestJson(SERVICE, `${baseUrl}/admin/identities`, {
+        method: 'POST',
+        body,
+        timeoutMs,
+      });
+      if (res.status === 201 || res.status === 200) {
+        const parsed = identitySchema.safeParse(res.body);
+        if (!parsed.success) throw upstreamError(SERVICE, 'answered with an unexpected identity shape');
+        return parsed.data;
+      }
+      if (res.status === 409)
+        throw new AppError('USER_EXISTS', 'An identity with this email address already exists.');
+      if (res.status === 400) {
+        const reason = kratosErrorSchema.safeParse(res.body);
+        const detail = reason.success ? (reason.data.error.reason ?? reason.data.error.message) : undefined;
+        throw new AppError(
+          'IDENTITY_REJECTED',
+          `The identity service refused the identity${detail ? `: ${detail}` : '.'}`,
+        );
+      }
+      throw upstreamError(SERVICE, `answered ${res.status} when creating an identity`);
+    },
+
+    async deleteIdentity(id) {
+      const res = await requestJson(SERVICE, `${baseUrl}/admin/identities/${encodeURIComponent(id)}`, {
+        method: 'DELETE',
+        timeoutMs,
+      });
+      if (res.status === 204 || res.status === 200 || res.status === 404) return;
+      throw upstreamError(SERVICE, `answered ${res.status} when deleting an identity`);
+    },
+
+    async getSession(sessionId) {
+      const url = `${baseUrl}/admin/sessions/${encodeURIComponent(sessionId)}?expand=identity`;
+      const res = await requestJson(SERVICE, url, { method: 'GET', timeoutMs });
+      if (res.status === 404 || res.status === 400) return null;
+      if (res.status !== 200) throw upstreamError(SERVICE, `answered ${res.status} for a session`);
+      const parsed = sessionSchema.safeParse(res.body);
+      if (!parsed.success) throw upstreamError(SERVICE, 'answered with an unexpected session shape');
+      return parsed.data;
+    },
+  };
+}

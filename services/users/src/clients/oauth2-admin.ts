@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { AppError } from '../http/errors.ts';
+import { requestJson, upstreamError } from './http-json.ts';
+
+const SERVICE = 'authorization server';
+
+const consentRequestSchema = z.object({
+  challenge: z.string().optional(),
+  subject: z.string(),
+  requested_scope: z.array(z.string()).nullish(),
+  requested_access_token_audience: z.array(z.string()).nullish(),
+});
+
+export type ConsentRequest = z.infer<typeof consentRequestSchema>;
+
+const redirectSchema = z.object({ redirect_to: z.string().min(1) });
+
+export interface ConsentSession {
+  access_token: Record<string, unknown>;
+  id_token: Record<string, unknown>;
+}
+
+export interface AcceptConsentBody {
+  grant_scope: string[];
+  grant_access_token_audience: string[];
+  remember: boolean;
+  session: ConsentSession;
+}
+
+/** The result of reading a consent request: pending, or already handled (Hydra's 410). */
+export type ConsentLookup =
+  { kind: 'pending'; request: ConsentRequest } | { kind: 'handled'; redirectTo: string };
+
+/** The authorization server's (Hydra-compatible) admin API, as far as the user service uses it. */
+export interface OAuth2AdminClient {
+  getConsentRequest(challenge: string): Promise<ConsentLookup>;
+  acceptConsentRequest(challenge: string, body: AcceptConsentBody): Promise<string>;
+  acceptLogoutRequest(challenge: string): Promise<string>;
+}
+
+export function createOAuth2AdminClient(baseUrl: string, timeoutMs: number): OAuth2AdminClient {
+  const requests = `${baseUrl}/admin/oauth2/auth/requests`;
+
+  const redirectOf = (body: unknown): string => {
+    const parsed = redirectSchema.safeParse(body);
+    if (!parsed.success) throw upstreamError(SERVICE, 'answered without redirect_to');
+    return parsed.data.redirect_to;
+  };
+
+  return {
+    async getConsentRequest(challenge) {
+      const url = `${requests}/consent?consent_challenge=${encodeURIComponent(challenge)}`;
+      const res = await requestJson(SERVICE, url, { method: 'GET', timeoutMs });
+      if (res.status === 410) return { kind: 'handled', redirectTo: redirectOf(res.body) };
+      if (res.status === 404 || res.status === 400) throw consentNotFound();
+      if (res.status !== 200) throw upstreamError(SERVICE, `answered ${res.status} for a consent request`);
+      const parsed = consentRequestSchema.safeParse(res.body);
+      if (!parsed.success) throw upstreamError(SERVICE, 'answered with an unexpected consent request shape');
+      return { kind: 'pending', request: parsed.data };
+    },
+
+    async acceptConsentRequest(challenge, body) {
+      const url = `${requests}/consent/accept?consent_challenge=${encodeURIComponent(challenge)}`;
+      const res = await requestJson(SERVICE, url, { method: 'PUT', body, timeoutMs });
+      if (res.status === 200 || res.status === 410) return redirectOf(res.body);
+      if (res.status === 404 || res.status === 400) throw consentNotFound();
+      throw upstreamError(SERVICE, `answered ${res.status} when accepting a consent request`);
+    },
+
+    async acceptLogoutRequest(challenge) {
+      const url = `${requests}/logout/accept?logout_challenge=${encodeURIComponent(challenge)}`;
+      const res = await requestJson(SERVICE, url, { method: 'PUT', timeoutMs });
+      if (res.status === 200 || res.status === 410) return redirectOf(res.body);
+      if (res.status === 404 || res.status === 400) {
+        throw new AppError('LOGOUT_REQUEST_NOT_FOUND', 'The logout request does not exist or has expired.');
+      }
+      throw upstreamError(SERVICE, `answered ${res.status} when accepting a logout request`);
+    },
+  };
+}
+
+function consentNotFound(): AppError {
+  return new AppError('CONSENT_REQUEST_NOT_FOUND', 'The consent request does not exist or has expired.');
+}

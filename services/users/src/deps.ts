@@ -1,0 +1,15 @@
+import type { Clock } from '@acme/db/clock';
+import type { Kysely } from 'kysely';
+import type { IdentityAdminClient } from './clients/identity-admin.ts';
+import type { OAuth2AdminClient } from './clients/oauth2-admin.ts';
+import type { Config } from './config.ts';
+import type { UsersDb } from './db-types.ts';
+
+/** What route modules need, built once by `createApp`. */
+export interface Deps {
+  config: Config;
+  db: Kysely<UsersDb>;
+  clock: Clock;
+  identityAdmin: IdentityAdminClient;
+  oauth2Admin: OAuth2AdminClient;
+}

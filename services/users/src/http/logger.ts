@@ -1,0 +1,21 @@
+import pino from 'pino';
+import type { Logger } from 'pino';
+
+/** Redacted paths: anything that could carry a credential, even if someone logs it by mistake. */
+const redact = [
+  'password',
+  '*.password',
+  'headers.authorization',
+  'headers.cookie',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'consentChallenge',
+  'logoutChallenge',
+  'identitySessionId',
+];
+
+export function createLogger(option: Logger | false | undefined, level: string, name: string): Logger {
+  if (option) return option;
+  if (option === false) return pino({ level: 'silent' });
+  return pino({ name, level, redact: { paths: redact, censor: '[redacted]' } });
+}

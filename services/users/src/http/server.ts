@@ -1,0 +1,60 @@
+import Fastify from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { AppError, toErrorResponse } from './errors.ts';
+
+export interface HttpServerOptions {
+  logger: Logger;
+  bodyLimit: number;
+  trustProxy: boolean;
+}
+
+/**
+ * A Fastify instance with the user service's error handling: every failure, including the
+ * framework's own (malformed JSON, content type, body size, unknown route), answers
+ * `{errorCode, message}`. Request logs carry method, path without query string, and status only.
+ */
+export function createHttpServer(options: HttpServerOptions): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: options.logger as FastifyBaseLogger,
+    disableRequestLogging: true,
+    bodyLimit: options.bodyLimit,
+    trustProxy: options.trustProxy,
+    return503OnClosing: true,
+  });
+
+  // JSON only: a text/plain body is a wrong content type, not a string to validate.
+  app.removeContentTypeParser('text/plain');
+
+  app.setErrorHandler((error, request, reply) => {
+    const { status, body, headers } = toErrorResponse(error);
+    if (status >= 500) request.log.error({ err: error, path: pathOf(request.url) }, 'request failed');
+    return reply.code(status).headers(headers).send(body);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const { status, body } = toErrorResponse(
+      new AppError('NOT_FOUND', `No route for ${request.method} ${pathOf(request.url)}.`),
+    );
+    return reply.code(status).send(body);
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        path: pathOf(request.url),
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      'request',
+    );
+  });
+
+  return app;
+}
+
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}

@@ -1,0 +1,60 @@
+import type { AddressInfo } from 'node:net';
+import { migrate } from '@acme/db';
+import type { Database } from '@acme/db';
+import type { Clock } from '@acme/db/clock';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { createApp } from './app.ts';
+import { loadConfig } from './config.ts';
+import { migrations } from './migrations.ts';
+
+export { createApp } from './app.ts';
+export { loadConfig } from './config.ts';
+export type { Config } from './config.ts';
+export { migrations } from './migrations.ts';
+export { seedDemo, DEMO_PASSWORD, DEMO_USERS, DEMO_ORGANISATION } from './seed.ts';
+export type { SeedResult } from './seed.ts';
+export { PERMISSIONS, ROLES, ROLE_PERMISSIONS } from './users/roles.ts';
+export type { Permission, Role } from './users/roles.ts';
+
+export const MIGRATION_NAMESPACE = 'users';
+
+export interface StartOptions {
+  db: Database;
+  env?: Record<string, string | undefined>;
+  clock?: Clock;
+  logger?: Logger | false;
+}
+
+/**
+ * Runs the user service: parses configuration, migrates, and listens with the public API
+ * (`urls.public`, browser-facing, so `localhost`) and the admin API (`urls.admin`).
+ */
+export async function start(
+  opts: StartOptions,
+): Promise<{ urls: Record<string, string>; close(): Promise<void> }> {
+  const config = loadConfig(opts.env ?? process.env);
+  await migrate(opts.db, MIGRATION_NAMESPACE, migrations);
+  const app = await createApp({ config, db: opts.db, clock: opts.clock, logger: opts.logger });
+  const listening: FastifyInstance[] = [];
+  try {
+    const publicPort = await listen(app.public, config.host, config.publicPort);
+    listening.push(app.public);
+    const adminPort = await listen(app.admin, config.host, config.adminPort);
+    listening.push(app.admin);
+    return {
+      urls: { public: `http://localhost:${publicPort}`, admin: `http://localhost:${adminPort}` },
+      close: async () => {
+        await Promise.all([app.public.close(), app.admin.close()]);
+      },
+    };
+  } catch (error) {
+    await Promise.all(listening.map((server) => server.close()));
+    throw error;
+  }
+}
+
+async function listen(server: FastifyInstance, host: string, port: number): Promise<number> {
+  await server.listen({ host, port });
+  return (server.server.address() as AddressInfo).port;
+}

@@ -1,0 +1,50 @@
+import type { Deps } from '../deps.ts';
+import { AppError } from '../http/errors.ts';
+import { uuidSchema } from '../http/schemas.ts';
+import { findUserWithProducts } from '../users/repository.ts';
+
+/**
+ * Accepts an OAuth2 consent request for the signed-in identity and returns where the browser goes
+ * next. The identity session must be active and belong to the consent's subject; the access token
+ * then carries the user's organisation products and scope groups (`ext` in the JWT).
+ */
+export async function acceptConsent(
+  deps: Deps,
+  consentChallenge: string,
+  identitySessionId: string,
+): Promise<string> {
+  const lookup = await deps.oauth2Admin.getConsentRequest(consentChallenge);
+  if (lookup.kind === 'handled') return lookup.redirectTo;
+  const consent = lookup.request;
+
+  const session = await deps.identityAdmin.getSession(identitySessionId);
+  if (!session || session.active === false || session.identity.id !== consent.subject) {
+    throw new AppError(
+      'SESSION_MISMATCH',
+      'The session does not belong to the user of this consent request.',
+    );
+  }
+
+  const userId = session.identity.traits.userServiceID;
+  const user =
+    userId !== undefined && uuidSchema.safeParse(userId).success
+      ? await findUserWithProducts(deps.db, userId)
+      : null;
+  if (!user || (user.identityId !== null && user.identityId !== session.identity.id)) {
+    throw new AppError('USER_NOT_LINKED', 'The signed-in identity is not linked to a user.');
+  }
+
+  return deps.oauth2Admin.acceptConsentRequest(consentChallenge, {
+    grant_scope: consent.requested_scope ?? [],
+    grant_access_token_audience: consent.requested_access_token_audience ?? [],
+    remember: false,
+    session: {
+      access_token: {
+        user: { authenticationMode: 'ory' },
+        products: user.products,
+        scopeGroups: user.scopeGroups,
+      },
+      id_token: { email: user.email },
+    },
+  });
+}

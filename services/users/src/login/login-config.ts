@@ -1,0 +1,23 @@
+import type { Kysely } from 'kysely';
+import type { UsersDb } from '../db-types.ts';
+import { AppError } from '../http/errors.ts';
+import { domainOf, emailSchema } from '../http/schemas.ts';
+import { findLoginSettingsByDomain } from '../organisations/repository.ts';
+import type { LoginConfig } from './schemas.ts';
+
+/**
+ * The email step's answer, computed from the organisation owning the address's domain and never
+ * from user records: known and unknown addresses get the same shape, status and work (one query).
+ */
+export async function loginConfigFor(db: Kysely<UsersDb>, emailAddress: string): Promise<LoginConfig> {
+  const parsed = emailSchema.safeParse(emailAddress);
+  if (!parsed.success) throw new AppError('INVALID_EMAIL', 'emailAddress must be a valid email address.');
+  const email = parsed.data;
+  const settings = await findLoginSettingsByDomain(db, domainOf(email));
+  return {
+    email,
+    sso: settings?.sso_config != null,
+    provider: settings?.sso_config?.provider ?? null,
+    m365: settings?.m365 ?? false,
+  };
+}

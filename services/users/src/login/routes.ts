@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../deps.ts';
+import { AppError } from '../http/errors.ts';
+import { parseInput, sendOutput } from '../http/validate.ts';
+import { acceptConsent } from './consent.ts';
+import { loginConfigFor } from './login-config.ts';
+import { createRateLimiter } from './rate-limit.ts';
+import {
+  consentBodySchema,
+  loginConfigQuerySchema,
+  loginConfigSchema,
+  logoutBodySchema,
+  redirectSchema,
+} from './schemas.ts';
+
+export function registerLoginRoutes(app: FastifyInstance, deps: Deps): void {
+  const limiter = createRateLimiter(
+    deps.db,
+    deps.config.loginConfigRateLimit,
+    deps.config.loginConfigRateWindowSeconds,
+  );
+
+  app.get('/login/config', async (request, reply) => {
+    // Counted before validation, so malformed probes use up the allowance too.
+    const decision = await limiter.hit(`login-config:${request.ip}`, deps.clock.now());
+    if (!decision.allowed) {
+      throw new AppError('RATE_LIMITED', 'Too many requests. Try again later.', {
+        'retry-after': String(decision.retryAfterSeconds),
+      });
+    }
+    const query = parseInput(loginConfigQuerySchema, request.query);
+    reply.header('cache-control', 'no-store');
+    return sendOutput(reply, 200, loginConfigSchema, await loginConfigFor(deps.db, query.emailAddress));
+  });
+
+  app.post('/login/consent', async (request, reply) => {
+    const body = parseInput(consentBodySchema, request.body);
+    const redirectTo = await acceptConsent(deps, body.consentChallenge, body.identitySessionId);
+    return sendOutput(reply, 200, redirectSchema, { redirectTo });
+  });
+
+  app.post('/login/logout', async (request, reply) => {
+    const body = parseInput(logoutBodySchema, request.body);
+    const redirectTo = await deps.oauth2Admin.acceptLogoutRequest(body.logoutChallenge);
+    return sendOutput(reply, 200, redirectSchema, { redirectTo });
+  });
+}

@@ -1,0 +1,20 @@
+import { z } from 'zod';
+
+export const loginConfigQuerySchema = z.object({ emailAddress: z.string().max(1000) });
+
+export const loginConfigSchema = z.object({
+  email: z.string(),
+  sso: z.boolean(),
+  provider: z.string().nullable(),
+  m365: z.boolean(),
+});
+
+export type LoginConfig = z.input<typeof loginConfigSchema>;
+
+const opaque = z.string().trim().min(1).max(2048);
+
+export const consentBodySchema = z.object({ consentChallenge: opaque, identitySessionId: opaque });
+
+export const logoutBodySchema = z.object({ logoutChallenge: opaque });
+
+export const redirectSchema = z.object({ redirectTo: z.string().min(1) });

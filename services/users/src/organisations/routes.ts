@@ -1,0 +1,35 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../deps.ts';
+import { AppError } from '../http/errors.ts';
+import { uuidSchema } from '../http/schemas.ts';
+import { parseInput, sendOutput } from '../http/validate.ts';
+import { findOrganisation, insertOrganisation, listOrganisations } from './repository.ts';
+import {
+  createOrganisationSchema,
+  organisationIdParamsSchema,
+  organisationListSchema,
+  organisationSchema,
+} from './schemas.ts';
+
+export function registerOrganisationRoutes(app: FastifyInstance, deps: Deps): void {
+  app.post('/admin/organisations', async (request, reply) => {
+    const input = parseInput(createOrganisationSchema, request.body);
+    const organisation = await insertOrganisation(deps.db, randomUUID(), input, deps.clock.now());
+    request.log.info({ organisationId: organisation.id }, 'organisation created');
+    return sendOutput(reply, 201, organisationSchema, organisation);
+  });
+
+  app.get('/admin/organisations', async (_request, reply) => {
+    return sendOutput(reply, 200, organisationListSchema, {
+      organisations: await listOrganisations(deps.db),
+    });
+  });
+
+  app.get('/admin/organisations/:id', async (request, reply) => {
+    const { id } = parseInput(organisationIdParamsSchema, request.params);
+    const organisation = uuidSchema.safeParse(id).success ? await findOrganisation(deps.db, id) : null;
+    if (!organisation) throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
+    return sendOutput(reply, 200, organisationSchema, organisation);
+  });
+}

@@ -1,0 +1,193 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Database } from '@acme/db';
+import { createTestDb, migrate } from '@acme/db';
+import { FakeClock } from '@acme/db/clock';
+import type { KyselyPlugin } from 'kysely';
+import { createApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import type { Config } from '../src/config.ts';
+import { migrations } from '../src/migrations.ts';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: IncomingMessage['headers'];
+  body: unknown;
+}
+
+export interface StubResponse {
+  status: number;
+  body?: unknown;
+  /** Raw text instead of JSON. */
+  text?: string;
+}
+
+export type StubHandler = (request: RecordedRequest) => StubResponse | Promise<StubResponse>;
+
+/** A small HTTP server standing in for a service we call; it records every request it gets. */
+export interface RecordingServer {
+  url: string;
+  requests: RecordedRequest[];
+  handler: StubHandler;
+  close(): Promise<void>;
+}
+
+export async function recordingServer(handler: StubHandler): Promise<RecordingServer> {
+  const state: RecordingServer = {
+    url: '',
+    requests: [],
+    handler,
+    close: async () => undefined,
+  };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://stub');
+      const text = Buffer.concat(chunks).toString('utf8');
+      const recorded: RecordedRequest = {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        headers: req.headers,
+        body: text.length > 0 ? (JSON.parse(text) as unknown) : undefined,
+      };
+      state.requests.push(recorded);
+      void Promise.resolve(state.handler(recorded)).then((answer) => {
+        if (answer.text !== undefined) {
+          res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.text);
+        } else if (answer.body === undefined) {
+          res.writeHead(answer.status).end();
+        } else {
+          res
+            .writeHead(answer.status, { 'content-type': 'application/json' })
+            .end(JSON.stringify(answer.body));
+        }
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  state.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return state;
+}
+
+/** A URL nothing listens on. */
+export const UNREACHABLE_URL = 'http://127.0.0.1:9';
+
+export interface TestUsersService {
+  publicUrl: string;
+  adminUrl: string;
+  db: Database;
+  clock: FakeClock;
+  config: Config;
+  close(): Promise<void>;
+}
+
+export interface TestServiceOptions {
+  env?: Record<string, string>;
+  db?: Database;
+  /** Wraps the database handed to the app (e.g. to observe queries). */
+  plugin?: KyselyPlugin;
+  clock?: FakeClock;
+}
+
+/** The user service in process on free ports, on a fresh migrated test database. */
+export async function startTestService(options: TestServiceOptions = {}): Promise<TestUsersService> {
+  const ownDb = options.db === undefined;
+  const db = options.db ?? (await createTestDb());
+  await migrate(db, 'users', migrations);
+  const clock = options.clock ?? new FakeClock(new Date('2026-03-01T09:00:00.000Z'));
+  const config = loadConfig({
+    IDENTITY_ADMIN_URL: UNREACHABLE_URL,
+    OAUTH2_ADMIN_URL: UNREACHABLE_URL,
+    UPSTREAM_TIMEOUT_MS: '3000',
+    ...options.env,
+  });
+  const appDb: Database = options.plugin ? { ...db, kysely: db.kysely.withPlugin(options.plugin) } : db;
+  const app = await createApp({ config, db: appDb, clock, logger: false });
+  await app.public.listen({ host: '127.0.0.1', port: 0 });
+  await app.admin.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    publicUrl: `http://127.0.0.1:${(app.public.server.address() as AddressInfo).port}`,
+    adminUrl: `http://127.0.0.1:${(app.admin.server.address() as AddressInfo).port}`,
+    db,
+    clock,
+    config,
+    close: async () => {
+      await Promise.all([app.public.close(), app.admin.close()]);
+      if (ownDb) await db.close();
+    },
+  };
+}
+
+export interface JsonAnswer {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+/** fetch + JSON, with the body returned as `unknown`-typed `any` for terse assertions. */
+export async function http(url: string, init: RequestInit & { json?: unknown } = {}): Promise<JsonAnswer> {
+  const { json, ...rest } = init;
+  const res = await fetch(url, {
+    ...rest,
+    headers: json === undefined ? rest.headers : { 'content-type': 'application/json', ...rest.headers },
+    body: json === undefined ? rest.body : JSON.stringify(json),
+  });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = text.length > 0 ? JSON.parse(text) : undefined;
+  } catch {
+    // keep text
+  }
+  return { status: res.status, headers: res.headers, body };
+}
+
+/** A fake identity-service admin API: creates identities and serves sessions registered by the test. */
+export interface FakeIdentity {
+  server: RecordingServer;
+  identities: Map<string, { id: string; traits: Record<string, unknown> }>;
+  sessions: Map<
+    string,
+    { id: string; active: boolean; identity: { id: string; traits: Record<string, unknown> } }
+  >;
+}
+
+export async function fakeIdentityAdmin(): Promise<FakeIdentity> {
+  const identities: FakeIdentity['identities'] = new Map();
+  const sessions: FakeIdentity['sessions'] = new Map();
+  let next = 0;
+  const server = await recordingServer((req) => {
+    if (req.method === 'POST' && req.path === '/admin/identities') {
+      const body = req.body as { traits: Record<string, unknown> };
+      next += 1;
+      const id = `00000000-0000-4000-8000-${String(next).padStart(12, '0')}`;
+      const identity = { id, traits: body.traits };
+      identities.set(id, identity);
+      return { status: 201, body: { ...identity, schema_id: 'default', state: 'active' } };
+    }
+    const identityMatch = /^\/admin\/identities\/([^/]+)$/.exec(req.path);
+    if (req.method === 'DELETE' && identityMatch) {
+      identities.delete(identityMatch[1]!);
+      return { status: 204 };
+    }
+    const sessionMatch = /^\/admin\/sessions\/([^/]+)$/.exec(req.path);
+    if (req.method === 'GET' && sessionMatch) {
+      const session = sessions.get(decodeURIComponent(sessionMatch[1]!));
+      return session
+        ? { status: 200, body: session }
+        : { status: 404, body: { error: { code: 404, message: 'Not Found' } } };
+    }
+    return { status: 404, body: { error: { code: 404, message: 'Not Found' } } };
+  });
+  return { server, identities, sessions };
+}
