@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { migrate, type Database } from '@acme/db';
+import { MAIL_NAMESPACE, migrations } from './migrations.ts';
+import type { SmtpOptions } from './outbox.ts';
+
+/** Applies the outbox migrations (idempotent; every service that sends mail may call it). */
+export function migrateMail(db: Database): Promise<void> {
+  return migrate(db, MAIL_NAMESPACE, migrations);
+}
+
+/** `smtp://[user:pass@]host:port` (plain, STARTTLS when offered) or `smtps://…` (TLS from the start). */
+export function parseSmtpUrl(value: string): SmtpOptions {
+  const url = new URL(value);
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:')
+    throw new TypeError('SMTP URL must be smtp:// or smtps://');
+  const secure = url.protocol === 'smtps:';
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (!host) throw new TypeError('SMTP URL needs a host');
+  return {
+    host,
+    port: url.port ? Number(url.port) : secure ? 465 : 25,
+    secure,
+    ...(url.username
+      ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) }
+      : {}),
+  };
+}
+
+export const DEFAULT_SMTP_URL = 'smtp://127.0.0.1:2525';
+export const DEFAULT_MAIL_FROM = '"Acme Research" <no-reply@acme.localhost>';
+
+/** Mail settings a service may embed in its own config schema: `SMTP_URL`, `MAIL_FROM`. */
+export const mailEnvSchema = z.object({
+  SMTP_URL: z
+    .string()
+    .default(DEFAULT_SMTP_URL)
+    .refine((v) => {
+      try {
+        parseSmtpUrl(v);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'SMTP_URL must be smtp://host:port or smtps://user:pass@host:port'),
+  MAIL_FROM: z.string().min(3).default(DEFAULT_MAIL_FROM),
+});
+
+export interface MailConfig {
+  smtp: SmtpOptions;
+  from: string;
+}
+
+export function loadMailConfig(env: Record<string, string | undefined> = process.env): MailConfig {
+  const parsed = mailEnvSchema.parse({
+    SMTP_URL: env.SMTP_URL || undefined,
+    MAIL_FROM: env.MAIL_FROM || undefined,
+  });
+  return { smtp: parseSmtpUrl(parsed.SMTP_URL), from: parsed.MAIL_FROM };
+}

@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import {
+  escapeHtml,
+  formatExpiry,
+  renderInvitation,
+  renderRecoveryCode,
+  renderVerificationCode,
+} from './templates.ts';
+import { createMemoryMailer, retryDelayMs } from './outbox.ts';
+import { loadMailConfig, parseSmtpUrl } from './config.ts';
+
+const hostile = `<script>alert("x")</script>&'`;
+
+function expectNoExternalResources(html: string): void {
+  expect(html).not.toMatch(/<img|<script|<link|<iframe|url\(/i);
+  expect(html).not.toMatch(/src=/i);
+}
+
+describe('mail templates', () => {
+  it('renders the recovery code in text and HTML', () => {
+    const mail = renderRecoveryCode({ code: '123456', appName: 'Platform' });
+    expect(mail.subject).toBe('Your Platform password recovery code');
+    expect(mail.subject).not.toContain('123456');
+    expect(mail.text).toContain('\n123456\n');
+    expect(mail.html).toContain('>123456</p>');
+    expectNoExternalResources(mail.html);
+  });
+
+  it('renders the verification code in text and HTML', () => {
+    const mail = renderVerificationCode({ code: '654321', appName: 'MAGIC' });
+    expect(mail.subject).toBe('Verify your email address for MAGIC');
+    expect(mail.text).toContain('654321');
+    expect(mail.html).toContain('654321');
+    expectNoExternalResources(mail.html);
+  });
+
+  it('escapes every value put into HTML', () => {
+    for (const mail of [
+      renderRecoveryCode({ code: hostile, appName: hostile }),
+      renderVerificationCode({ code: hostile, appName: hostile }),
+      renderInvitation({
+        link: 'https://app.example/account/onboarding?flow=a&code="><script>',
+        inviterOrg: hostile,
+        firstName: hostile,
+        appName: hostile,
+        expiresAt: new Date('2026-12-01T10:00:00Z'),
+      }),
+    ]) {
+      expect(mail.html).not.toContain('<script>');
+      expect(mail.html).not.toContain('"x"');
+      expect(mail.html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;');
+      // The plain-text part carries the values as they are.
+      expect(mail.text).toContain('alert("x")');
+      expect(mail.subject).not.toMatch(/[\r\n]/);
+    }
+  });
+
+  it('renders an invitation with the link, organisation, name and expiry', () => {
+    const mail = renderInvitation({
+      link: 'http://localhost:4000/account/onboarding?flow=f1&code=123456',
+      inviterOrg: 'Quant & Co',
+      firstName: 'Ada',
+      appName: 'Platform',
+      expiresAt: '2026-12-01T10:00:00.000Z',
+    });
+    expect(mail.subject).toBe('Quant & Co invited you to Platform');
+    expect(mail.text).toContain('Hello Ada,');
+    expect(mail.text).toContain('http://localhost:4000/account/onboarding?flow=f1&code=123456');
+    expect(mail.text).toContain('1 December 2026');
+    expect(mail.html).toContain('href="http://localhost:4000/account/onboarding?flow=f1&amp;code=123456"');
+    expect(mail.html).toContain('Quant &amp; Co');
+    expectNoExternalResources(mail.html);
+  });
+
+  it('keeps line breaks out of subjects', () => {
+    const mail = renderInvitation({
+      link: 'https://x.example/',
+      inviterOrg: 'Evil\r\nBcc: victim@example.com',
+      firstName: 'A',
+      appName: 'Platform',
+      expiresAt: new Date(),
+    });
+    expect(mail.subject).not.toMatch(/[\r\n]/);
+  });
+
+  it('refuses invitation links that are not http(s)', () => {
+    const input = { inviterOrg: 'O', firstName: 'A', appName: 'P', expiresAt: new Date() };
+    expect(() => renderInvitation({ ...input, link: 'javascript:alert(1)' })).toThrow();
+    expect(() => renderInvitation({ ...input, link: 'not a url' })).toThrow();
+  });
+
+  it('formats expiry in UTC and refuses invalid dates', () => {
+    expect(formatExpiry(new Date('2026-11-22T08:15:00Z'))).toBe('22 November 2026 at 08:15 UTC');
+    expect(() => formatExpiry('nope')).toThrow();
+  });
+
+  it('escapes the five HTML special characters', () => {
+    expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
+  });
+});
+
+describe('retry schedule', () => {
+  it('doubles from 1 s and stays at 5 min', () => {
+    expect([1, 2, 3, 4, 9, 10, 11, 100, 10_000].map(retryDelayMs)).toEqual([
+      1000, 2000, 4000, 8000, 256_000, 300_000, 300_000, 300_000, 300_000,
+    ]);
+  });
+});
+
+describe('message validation', () => {
+  it('accepts a plain message and refuses injected recipients and subjects', async () => {
+    const mailer = createMemoryMailer();
+    await mailer.enqueue({ to: 'ada@example.com', subject: 'Hi', text: 't', html: '<p>h</p>' });
+    expect(mailer.messages).toHaveLength(1);
+    await expect(
+      mailer.enqueue({ to: 'a@example.com, b@example.com', subject: 'Hi', text: '', html: '' }),
+    ).rejects.toThrow();
+    await expect(
+      mailer.enqueue({ to: 'a@example.com', subject: 'Hi\r\nBcc: x@y.z', text: '', html: '' }),
+    ).rejects.toThrow();
+    await expect(
+      mailer.enqueue({ to: 'not-an-address', subject: 'Hi', text: '', html: '' }),
+    ).rejects.toThrow();
+  });
+});
+
+describe('mail config', () => {
+  it('parses SMTP URLs', () => {
+    expect(parseSmtpUrl('smtp://127.0.0.1:2525')).toEqual({ host: '127.0.0.1', port: 2525, secure: false });
+    expect(parseSmtpUrl('smtps://u%40x:p%3Aw@mail.example.com')).toEqual({
+      host: 'mail.example.com',
+      port: 465,
+      secure: true,
+      user: 'u@x',
+      pass: 'p:w',
+    });
+    expect(() => parseSmtpUrl('http://x')).toThrow();
+  });
+
+  it('defaults to the local SMTP catcher', () => {
+    expect(loadMailConfig({})).toEqual({
+      smtp: { host: '127.0.0.1', port: 2525, secure: false },
+      from: '"Acme Research" <no-reply@acme.localhost>',
+    });
+    expect(() => loadMailConfig({ SMTP_URL: 'ftp://x' })).toThrow();
+  });
+});

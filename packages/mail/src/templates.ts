@@ -1,0 +1,169 @@
+import type { MailMessage } from './outbox.ts';
+
+export type RenderedMail = Omit<MailMessage, 'to'>;
+
+/** Escapes text for HTML element content and quoted attribute values. */
+export function escapeHtml(value: string): string {
+  return value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+/** Subjects are one header line: no line breaks, no control characters. */
+function oneLine(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  return value.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+}
+
+function layout(appName: string, bodyHtml: string): string {
+  const app = escapeHtml(appName);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${app}</title>
+</head>
+<body style="margin:0;padding:0;background:#f4f5f7;font-family:Arial,Helvetica,sans-serif;color:#1f2328;">
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f4f5f7;padding:24px 0;">
+<tr><td align="center">
+<table role="presentation" width="560" cellpadding="0" cellspacing="0" style="max-width:560px;width:100%;background:#ffffff;border-radius:8px;padding:32px;">
+<tr><td style="font-size:20px;font-weight:bold;padding-bottom:16px;">${app}</td></tr>
+<tr><td style="font-size:15px;line-height:1.5;">
+${bodyHtml}
+</td></tr>
+</table>
+</td></tr>
+</table>
+</body>
+</html>
+`;
+}
+
+function codeBlock(code: string): string {
+  return `<p style="font-size:28px;font-weight:bold;letter-spacing:6px;font-family:'Courier New',monospace;margin:24px 0;">${escapeHtml(code)}</p>`;
+}
+
+export interface CodeMailInput {
+  code: string;
+  appName: string;
+}
+
+export function renderRecoveryCode({ code, appName }: CodeMailInput): RenderedMail {
+  const app = oneLine(appName);
+  const subject = `Your ${app} password recovery code`;
+  const text = [
+    'Hello,',
+    '',
+    `Someone asked to recover the password of your ${app} account. Enter this code to continue:`,
+    '',
+    code,
+    '',
+    'If you did not ask for this, you can ignore this email: your password stays unchanged.',
+    '',
+    `The ${app} team`,
+    '',
+  ].join('\n');
+  const html = layout(
+    app,
+    `<p>Hello,</p>
+<p>Someone asked to recover the password of your ${escapeHtml(app)} account. Enter this code to continue:</p>
+${codeBlock(code)}
+<p>If you did not ask for this, you can ignore this email: your password stays unchanged.</p>
+<p>The ${escapeHtml(app)} team</p>`,
+  );
+  return { subject, text, html };
+}
+
+export function renderVerificationCode({ code, appName }: CodeMailInput): RenderedMail {
+  const app = oneLine(appName);
+  const subject = `Verify your email address for ${app}`;
+  const text = [
+    'Hello,',
+    '',
+    `Enter this code to verify your email address for ${app}:`,
+    '',
+    code,
+    '',
+    'If you did not ask for this, you can ignore this email.',
+    '',
+    `The ${app} team`,
+    '',
+  ].join('\n');
+  const html = layout(
+    app,
+    `<p>Hello,</p>
+<p>Enter this code to verify your email address for ${escapeHtml(app)}:</p>
+${codeBlock(code)}
+<p>If you did not ask for this, you can ignore this email.</p>
+<p>The ${escapeHtml(app)} team</p>`,
+  );
+  return { subject, text, html };
+}
+
+export interface InvitationMailInput {
+  /** The onboarding link (absolute http or https URL). */
+  link: string;
+  /** Name of the inviting organisation. */
+  inviterOrg: string;
+  firstName: string;
+  appName: string;
+  expiresAt: Date | string;
+}
+
+const dateFormat = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'UTC',
+  dateStyle: 'long',
+  timeStyle: 'short',
+});
+
+/** "22 November 2026 at 08:15 UTC" */
+export function formatExpiry(at: Date | string): string {
+  const date = typeof at === 'string' ? new Date(at) : at;
+  if (Number.isNaN(date.getTime())) throw new TypeError('expiresAt is not a valid date');
+  return `${dateFormat.format(date)} UTC`;
+}
+
+function checkedLink(link: string): string {
+  const url = new URL(link);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new TypeError('link must be an http(s) URL');
+  return url.toString();
+}
+
+export function renderInvitation(input: InvitationMailInput): RenderedMail {
+  const app = oneLine(input.appName);
+  const org = oneLine(input.inviterOrg);
+  const firstName = oneLine(input.firstName);
+  const link = checkedLink(input.link);
+  const expires = formatExpiry(input.expiresAt);
+  const subject = `${org} invited you to ${app}`;
+  const text = [
+    `Hello ${firstName},`,
+    '',
+    `${org} invited you to join ${app}. Open this link to set up your account:`,
+    '',
+    link,
+    '',
+    `The invitation expires on ${expires}. If it has expired, ask ${org} for a new one.`,
+    '',
+    'If you did not expect this invitation, you can ignore this email.',
+    '',
+    `The ${app} team`,
+    '',
+  ].join('\n');
+  const html = layout(
+    app,
+    `<p>Hello ${escapeHtml(firstName)},</p>
+<p>${escapeHtml(org)} invited you to join ${escapeHtml(app)}. Use the button below to set up your account.</p>
+<p style="margin:24px 0;"><a href="${escapeHtml(link)}" style="display:inline-block;background:#0b5cff;color:#ffffff;text-decoration:none;padding:12px 20px;border-radius:6px;font-weight:bold;">Accept the invitation</a></p>
+<p>Or copy this link into your browser:<br><a href="${escapeHtml(link)}" style="color:#0b5cff;word-break:break-all;">${escapeHtml(link)}</a></p>
+<p>The invitation expires on ${escapeHtml(expires)}. If it has expired, ask ${escapeHtml(org)} for a new one.</p>
+<p>If you did not expect this invitation, you can ignore this email.</p>
+<p>The ${escapeHtml(app)} team</p>`,
+  );
+  return { subject, text, html };
+}
