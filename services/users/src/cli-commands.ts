@@ -116,10 +116,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
     const command = positionals[0];
-    if (values.help || command === undefined || command === 'help') {
+    if (values.help || command === 'help') {
       io.out(USAGE);
-      return command === undefined && !values.help ? 2 : 0;
+      return 0;
     }
+    if (command === undefined) throw new UsageError('a command is required');
     if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]}`);
     call = toCall(command, values);
   } catch (error) {

@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedDemo } from '../src/seed.ts';
+import { fakeIdentityAdmin, http, startTestService } from './harness.ts';
+import type { FakeIdentity, TestUsersService } from './harness.ts';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+describe('seedDemo', () => {
+  let identity: FakeIdentity;
+  let svc: TestUsersService;
+
+  beforeAll(async () => {
+    identity = await fakeIdentityAdmin();
+    svc = await startTestService({ env: { IDENTITY_ADMIN_URL: identity.server.url } });
+  });
+  afterAll(async () => {
+    await svc.close();
+    await identity.server.close();
+  });
+
+  it('creates Acme with Ada and Grace, and skips them when run again', async () => {
+    const first = await seedDemo(svc.adminUrl);
+    expect(first.users).toEqual([
+      { email: 'ada@acme.test', password: 'Research-Demo-2026!', created: true },
+      { email: 'grace@acme.test', password: 'Research-Demo-2026!', created: true },
+    ]);
+    const org = await http(`${svc.adminUrl}/admin/organisations/${first.organisationId}`);
+    expect(org.body).toMatchObject({
+      name: 'Acme',
+      domains: ['acme.test'],
+      products: ['Platform', 'MAGIC'],
+      subscriptionStatus: 'subscribed',
+    });
+    const users = await http(`${svc.adminUrl}/admin/users?organisationId=${first.organisationId}`);
+    expect((users.body as any).users.map((u: any) => [u.email, u.firstName, u.lastName])).toEqual([
+      ['ada@acme.test', 'Ada', 'Lovelace'],
+      ['grace@acme.test', 'Grace', 'Hopper'],
+    ]);
+    expect(
+      [...identity.identities.values()].every((i: any) => i.traits.onboarding.tosAccepted === true),
+    ).toBe(true);
+
+    const second = await seedDemo(`${svc.adminUrl}/`);
+    expect(second.organisationId).toBe(first.organisationId);
+    expect(second.users.map((u) => u.created)).toEqual([false, false]);
+    expect(identity.identities.size).toBe(2);
+  });
+
+  it('fails loudly when the admin API is unreachable', async () => {
+    await expect(seedDemo('http://127.0.0.1:9')).rejects.toThrow();
+  });
+});

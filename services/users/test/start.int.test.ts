@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDb } from '@acme/db';
+import type { Database } from '@acme/db';
+import { freePort } from '@acme/test-kit/free-port';
+import { loadConfig, start } from '../src/index.ts';
+import { http } from './harness.ts';
+
+describe('start()', () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await createTestDb();
+  });
+  afterAll(() => db.close());
+
+  it('migrates, listens on the configured ports and closes', async () => {
+    const [publicPort, adminPort] = [await freePort(), await freePort()];
+    const env = { USERS_PUBLIC_PORT: String(publicPort), USERS_ADMIN_PORT: String(adminPort) };
+    const service = await start({ db, env, logger: false });
+    try {
+      expect(service.urls).toEqual({
+        public: `http://localhost:${publicPort}`,
+        admin: `http://localhost:${adminPort}`,
+      });
+      const config = await http(`http://127.0.0.1:${publicPort}/login/config?emailAddress=a@b.test`);
+      expect(config.status).toBe(200);
+      const orgs = await http(`http://127.0.0.1:${adminPort}/admin/organisations`);
+      expect(orgs.body).toEqual({ organisations: [] });
+    } finally {
+      await service.close();
+    }
+    // A second start on the same database finds its migrations applied.
+    const again = await start({ db, env, logger: false });
+    await again.close();
+  });
+
+  it('reads the documented defaults', () => {
+    expect(loadConfig({})).toMatchObject({
+      publicPort: 4455,
+      adminPort: 4456,
+      identityAdminUrl: 'http://localhost:4434',
+      oauth2AdminUrl: 'http://localhost:4445',
+      appOrigins: ['http://localhost:4000', 'http://localhost:4001'],
+      mfaGraceDays: 14,
+      loginConfigRateLimit: 30,
+      loginConfigRateWindowSeconds: 60,
+    });
+    expect(loadConfig({ APP_ORIGINS: 'https://a.example, https://b.example/' }).appOrigins).toEqual([
+      'https://a.example',
+      'https://b.example/',
+    ]);
+    expect(() => loadConfig({ USERS_PUBLIC_PORT: 'abc' })).toThrow(/USERS_PUBLIC_PORT/);
+    expect(() => loadConfig({ APP_ORIGINS: 'not a url' })).toThrow();
+  });
+});
