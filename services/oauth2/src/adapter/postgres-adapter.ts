@@ -1,0 +1,185 @@
+import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
+import { sql, type Database } from '@acme/db';
+import type { Clock } from '@acme/db/clock';
+
+/**
+ * oidc-provider storage in one PostgreSQL table, `oauth2_models`.
+ *
+ * - `consume` is one atomic `update … where consumed_at is null returning`. A lost race on an
+ *   authorization code fails the request (`invalid_grant`): a code yields tokens at most once.
+ * - Refresh-token grace window: for `graceSeconds` after a refresh token was first consumed,
+ *   `find` reports it as not consumed, so a second tab refreshing at the same moment succeeds.
+ *   Past the window the library sees `consumed` and revokes the whole grant (reuse detection).
+ * - Interactions are soft-deleted (`consumed_at` set) so that the admin API can answer 410
+ *   for a challenge that was already handled.
+ */
+
+export interface AdapterDeps {
+  db: Database;
+  clock: Clock;
+  graceSeconds: number;
+}
+
+export interface StoredRecord {
+  payload: AdapterPayload;
+  consumedAt: number | undefined;
+}
+
+const GRACE_MODELS = new Set(['RefreshToken']);
+const SOFT_DELETE_MODELS = new Set(['Interaction']);
+
+interface Row {
+  payload: AdapterPayload;
+  consumed_ms: number | null;
+}
+
+export class PostgresAdapter implements Adapter {
+  readonly model: string;
+  readonly #deps: AdapterDeps;
+
+  constructor(model: string, deps: AdapterDeps) {
+    this.model = model;
+    this.#deps = deps;
+  }
+
+  get #db() {
+    return this.#deps.db.kysely;
+  }
+
+  #now(): Date {
+    return this.#deps.clock.now();
+  }
+
+  async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    const now = this.#now();
+    const expiresAt = expiresIn ? new Date(now.getTime() + expiresIn * 1000).toISOString() : null;
+    const grantId = typeof payload.grantId === 'string' ? payload.grantId : null;
+    const uid = typeof payload.uid === 'string' ? payload.uid : null;
+    const userCode = typeof payload.userCode === 'string' ? payload.userCode : null;
+    await sql`
+      insert into oauth2_models (model, id, payload, grant_id, uid, user_code, expires_at)
+      values (${this.model}, ${id}, ${JSON.stringify(payload)}, ${grantId}, ${uid}, ${userCode},
+              ${expiresAt}::timestamptz)
+      on conflict (model, id) do update set
+        payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid,
+        user_code = excluded.user_code, expires_at = excluded.expires_at`.execute(this.#db);
+  }
+
+  /** The stored row, including soft-deleted or consumed ones (admin API only). */
+  async findRecord(id: string): Promise<StoredRecord | undefined> {
+    const row = (
+      await sql<Row>`
+        select payload, (extract(epoch from consumed_at) * 1000)::float8 as consumed_ms
+        from oauth2_models
+        where model = ${this.model} and id = ${id}
+          and (expires_at is null or expires_at > ${this.#now().toISOString()}::timestamptz)`.execute(
+        this.#db,
+      )
+    ).rows[0];
+    if (!row) return undefined;
+    return { payload: row.payload, consumedAt: row.consumed_ms ?? undefined };
+  }
+
+  async find(id: string): Promise<AdapterPayload | undefined> {
+    const record = await this.findRecord(id);
+    return record ? this.#present(record) : undefined;
+  }
+
+  async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    const row = (
+      await sql<Row>`
+        select payload, (extract(epoch from consumed_at) * 1000)::float8 as consumed_ms
+        from oauth2_models
+        where model = ${this.model} and uid = ${uid}
+          and (expires_at is null or expires_at > ${this.#now().toISOString()}::timestamptz)
+        limit 1`.execute(this.#db)
+    ).rows[0];
+    return row
+      ? this.#present({ payload: row.payload, consumedAt: row.consumed_ms ?? undefined })
+      : undefined;
+  }
+
+  async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+    const row = (
+      await sql<Row>`
+        select payload, (extract(epoch from consumed_at) * 1000)::float8 as consumed_ms
+        from oauth2_models
+        where model = ${this.model} and user_code = ${userCode}
+          and (expires_at is null or expires_at > ${this.#now().toISOString()}::timestamptz)
+        limit 1`.execute(this.#db)
+    ).rows[0];
+    return row
+      ? this.#present({ payload: row.payload, consumedAt: row.consumed_ms ?? undefined })
+      : undefined;
+  }
+
+  #present({ payload, consumedAt }: StoredRecord): AdapterPayload | undefined {
+    if (consumedAt === undefined) return payload;
+    if (SOFT_DELETE_MODELS.has(this.model)) return undefined;
+    if (GRACE_MODELS.has(this.model) && this.#now().getTime() - consumedAt < this.#deps.graceSeconds * 1000) {
+      return payload;
+    }
+    return { ...payload, consumed: Math.floor(consumedAt / 1000) };
+  }
+
+  /**
+   * Marks the record consumed once. Returns true when this call consumed it, false when it had
+   * already been consumed.
+   */
+  async consumeOnce(id: string): Promise<boolean> {
+    const rows = (
+      await sql<{ id: string }>`
+        update oauth2_models set consumed_at = ${this.#now().toISOString()}::timestamptz
+        where model = ${this.model} and id = ${id} and consumed_at is null
+        returning id`.execute(this.#db)
+    ).rows;
+    return rows.length === 1;
+  }
+
+  async consume(id: string): Promise<void> {
+    const first = await this.consumeOnce(id);
+    if (!first && this.model === 'AuthorizationCode') {
+      throw new errors.InvalidGrant('authorization code already consumed');
+    }
+  }
+
+  async destroy(id: string): Promise<void> {
+    if (SOFT_DELETE_MODELS.has(this.model)) {
+      await this.consumeOnce(id);
+      return;
+    }
+    await sql`delete from oauth2_models where model = ${this.model} and id = ${id}`.execute(this.#db);
+  }
+
+  async revokeByGrantId(grantId: string): Promise<void> {
+    await sql`delete from oauth2_models where model = ${this.model} and grant_id = ${grantId}`.execute(
+      this.#db,
+    );
+  }
+}
+
+export interface AdapterRegistry {
+  factory: (model: string) => PostgresAdapter;
+  get(model: string): PostgresAdapter;
+}
+
+/** One adapter instance per model, shared by oidc-provider and our own modules. */
+export function createAdapterRegistry(deps: AdapterDeps): AdapterRegistry {
+  const adapters = new Map<string, PostgresAdapter>();
+  const get = (model: string) => {
+    let adapter = adapters.get(model);
+    if (!adapter) {
+      adapter = new PostgresAdapter(model, deps);
+      adapters.set(model, adapter);
+    }
+    return adapter;
+  };
+  return { factory: get, get };
+}
+
+/** Deletes rows past their expiry (run at start-up and periodically). */
+export async function deleteExpired(db: Database, clock: Clock): Promise<void> {
+  const now = clock.now().toISOString();
+  await sql`delete from oauth2_models where expires_at < ${now}::timestamptz`.execute(db.kysely);
+  await sql`delete from oauth2_consent_sessions where expires_at < ${now}::timestamptz`.execute(db.kysely);
+}

@@ -1,0 +1,87 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import formbody from '@fastify/formbody';
+import type { OAuth2Runtime } from '../context.ts';
+import { asOAuth2Error, OAuth2Error, toOAuth2Body } from '../errors.ts';
+import type { TokenVerifier } from '../introspection.ts';
+import { requireChallenge } from '../interactions/challenge.ts';
+import { acceptConsentRequest, getConsentRequest, rejectConsentRequest } from '../interactions/consent.ts';
+import { acceptLoginRequest, getLoginRequest, rejectLoginRequest } from '../interactions/login.ts';
+import { acceptLogoutRequest, getLogoutRequest, rejectLogoutRequest } from '../interactions/logout.ts';
+
+/**
+ * Hydra's admin API (never exposed beyond the operator's network): login/consent/logout
+ * requests and token introspection. Every error answers `{error, error_description}`.
+ */
+export function createAdminServer(rt: OAuth2Runtime, verifier: TokenVerifier): FastifyInstance {
+  const app = Fastify({
+    // Fastify's own request lines (info) would carry query strings with challenges: keep warn+.
+    loggerInstance: rt.logger.child({ server: 'oauth2-admin' }, { level: 'warn' }) as FastifyBaseLogger,
+    bodyLimit: rt.config.bodyLimitBytes,
+  });
+  void app.register(formbody, { bodyLimit: rt.config.bodyLimitBytes });
+
+  app.setErrorHandler((err, _req, reply) => {
+    const mapped = asOAuth2Error(err);
+    if (mapped.status >= 500) rt.logger.error({ err: { message: (err as Error).message } }, 'admin error');
+    return sendError(reply, mapped);
+  });
+  app.setNotFoundHandler((_req, reply) => sendError(reply, OAuth2Error.notFound()));
+  app.addHook('onResponse', async (req, reply) => {
+    rt.logger.debug(
+      {
+        method: req.method,
+        path: req.routeOptions.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      'admin request',
+    );
+  });
+
+  const base = '/admin/oauth2/auth/requests';
+  const q = (query: unknown, name: string) =>
+    requireChallenge((query as Record<string, unknown>)?.[name], name);
+
+  app.get(`${base}/login`, async (req) => getLoginRequest(rt, q(req.query, 'login_challenge')));
+  app.put(`${base}/login/accept`, async (req) =>
+    acceptLoginRequest(rt, q(req.query, 'login_challenge'), req.body),
+  );
+  app.put(`${base}/login/reject`, async (req) =>
+    rejectLoginRequest(rt, q(req.query, 'login_challenge'), req.body),
+  );
+
+  app.get(`${base}/consent`, async (req) => getConsentRequest(rt, q(req.query, 'consent_challenge')));
+  app.put(`${base}/consent/accept`, async (req) =>
+    acceptConsentRequest(rt, q(req.query, 'consent_challenge'), req.body),
+  );
+  app.put(`${base}/consent/reject`, async (req) =>
+    rejectConsentRequest(rt, q(req.query, 'consent_challenge'), req.body),
+  );
+
+  app.get(`${base}/logout`, async (req) => getLogoutRequest(rt, q(req.query, 'logout_challenge')));
+  app.put(`${base}/logout/accept`, async (req) => acceptLogoutRequest(rt, q(req.query, 'logout_challenge')));
+  app.put(`${base}/logout/reject`, async (req, reply) => {
+    await rejectLogoutRequest(rt, q(req.query, 'logout_challenge'));
+    return reply.status(204).send();
+  });
+
+  app.post('/admin/oauth2/introspect', async (req, reply) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const token = body.token;
+    if (typeof token !== 'string' || token.length === 0 || token.length > 8192) {
+      throw OAuth2Error.invalidRequest('The token parameter is missing or invalid.');
+    }
+    const scope = typeof body.scope === 'string' ? body.scope : undefined;
+    reply.header('Cache-Control', 'no-store');
+    return verifier.introspect(token, scope);
+  });
+
+  app.get('/health/alive', async () => ({ status: 'ok' }));
+  app.get('/health/ready', async () => ({ status: 'ok' }));
+
+  return app;
+}
+
+function sendError(reply: FastifyReply, err: OAuth2Error) {
+  return reply.status(err.status).header('Cache-Control', 'no-store').send(toOAuth2Body(err));
+}

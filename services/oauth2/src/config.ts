@@ -1,0 +1,132 @@
+import { z } from 'zod';
+
+/**
+ * Configuration of the authorization server, parsed once at start-up from an env-like record.
+ * Durations are in seconds. Defaults are the development defaults (see the service README).
+ */
+
+const ClientSchema = z.object({
+  client_id: z.string().min(1),
+  /** The application's origin, e.g. http://localhost:4000; URIs below derive from it. */
+  origin: z.url().transform((v) => new URL(v).origin),
+  client_name: z.string().optional(),
+});
+export type ClientConfig = z.infer<typeof ClientSchema>;
+
+const DEFAULT_CLIENTS: ClientConfig[] = [
+  { client_id: 'platform', origin: 'http://localhost:4000', client_name: 'Platform' },
+  { client_id: 'magic', origin: 'http://localhost:4001', client_name: 'MAGIC' },
+];
+
+const seconds = (def: number) => z.coerce.number().int().positive().default(def);
+const port = (def: number) => z.coerce.number().int().min(0).max(65535).default(def);
+const bool = (def: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .default(def ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1');
+
+const clientsFromJson = z
+  .string()
+  .transform((v, ctx) => {
+    try {
+      return JSON.parse(v) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'OAUTH2_CLIENTS must be JSON' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.array(ClientSchema).min(1));
+
+const EnvSchema = z.object({
+  ISSUER: z.url().optional(),
+  OAUTH2_PUBLIC_PORT: port(4444),
+  OAUTH2_ADMIN_PORT: port(4445),
+  /** JSON array of `{client_id, origin, client_name?}`; wins over APP_ORIGINS. */
+  OAUTH2_CLIENTS: clientsFromJson.optional(),
+  /** `platform=http://localhost:4000,magic=http://localhost:4001` */
+  APP_ORIGINS: z.string().optional(),
+  OAUTH2_ACCESS_TOKEN_TTL: seconds(600),
+  OAUTH2_ID_TOKEN_TTL: seconds(3600),
+  OAUTH2_REFRESH_TOKEN_TTL: seconds(30 * 24 * 3600),
+  OAUTH2_AUTH_CODE_TTL: seconds(60),
+  OAUTH2_INTERACTION_TTL: seconds(1800),
+  OAUTH2_SESSION_TTL: seconds(24 * 3600),
+  OAUTH2_GRANT_TTL: seconds(365 * 24 * 3600),
+  OAUTH2_REFRESH_GRACE_SECONDS: z.coerce.number().min(0).max(60).default(5),
+  OAUTH2_TRUST_PROXY: bool(false),
+  OAUTH2_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024),
+});
+
+export interface OAuth2Config {
+  issuer: string;
+  publicPort: number;
+  adminPort: number;
+  clients: ClientConfig[];
+  ttl: {
+    accessToken: number;
+    idToken: number;
+    refreshToken: number;
+    authorizationCode: number;
+    interaction: number;
+    session: number;
+    grant: number;
+  };
+  /** Seconds during which a rotated refresh token may still be used once more (parallel tabs). */
+  refreshGraceSeconds: number;
+  trustProxy: boolean;
+  bodyLimitBytes: number;
+}
+
+function parseAppOrigins(value: string): ClientConfig[] {
+  return value
+    .split(',')
+    .map((pair) => pair.trim())
+    .filter(Boolean)
+    .map((pair) => {
+      const at = pair.indexOf('=');
+      if (at <= 0) throw new Error(`APP_ORIGINS entry must be client_id=origin: ${pair}`);
+      return ClientSchema.parse({ client_id: pair.slice(0, at), origin: pair.slice(at + 1) });
+    });
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): OAuth2Config {
+  const e = EnvSchema.parse(env);
+  const clients = e.OAUTH2_CLIENTS ?? (e.APP_ORIGINS ? parseAppOrigins(e.APP_ORIGINS) : DEFAULT_CLIENTS);
+  const ids = new Set(clients.map((c) => c.client_id));
+  if (ids.size !== clients.length) throw new Error('OAUTH2 client ids must be unique');
+  const issuer = (e.ISSUER ?? `http://localhost:${e.OAUTH2_PUBLIC_PORT}`).replace(/\/+$/, '');
+  return Object.freeze({
+    issuer,
+    publicPort: e.OAUTH2_PUBLIC_PORT,
+    adminPort: e.OAUTH2_ADMIN_PORT,
+    clients,
+    ttl: {
+      accessToken: e.OAUTH2_ACCESS_TOKEN_TTL,
+      idToken: e.OAUTH2_ID_TOKEN_TTL,
+      refreshToken: e.OAUTH2_REFRESH_TOKEN_TTL,
+      authorizationCode: e.OAUTH2_AUTH_CODE_TTL,
+      interaction: e.OAUTH2_INTERACTION_TTL,
+      session: e.OAUTH2_SESSION_TTL,
+      grant: e.OAUTH2_GRANT_TTL,
+    },
+    refreshGraceSeconds: e.OAUTH2_REFRESH_GRACE_SECONDS,
+    trustProxy: e.OAUTH2_TRUST_PROXY,
+    bodyLimitBytes: e.OAUTH2_BODY_LIMIT_BYTES,
+  });
+}
+
+/** The app URLs derived from a client's origin. */
+export function appUrls(client: ClientConfig) {
+  return {
+    redirectUri: `${client.origin}/account/callback`,
+    postLogoutRedirectUri: `${client.origin}/account/login`,
+    login: `${client.origin}/account/login`,
+    consent: `${client.origin}/account/consent`,
+    logout: `${client.origin}/account/logout`,
+  };
+}

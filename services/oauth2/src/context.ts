@@ -1,0 +1,38 @@
+import type { Clock } from '@acme/db/clock';
+import type Provider from 'oidc-provider';
+import type { Logger } from 'pino';
+import type { AdapterRegistry } from './adapter/postgres-adapter.ts';
+import type { ClaimsStore } from './claims.ts';
+import type { ClientConfig, OAuth2Config } from './config.ts';
+import type { KeyMaterial } from './keys.ts';
+
+/** What the interaction handlers and public middleware share. Built once in app.ts. */
+export interface OAuth2Context {
+  config: OAuth2Config;
+  clock: Clock;
+  adapters: AdapterRegistry;
+  claims: ClaimsStore;
+  keys: KeyMaterial;
+  logger: Logger;
+}
+
+export interface OAuth2Runtime extends OAuth2Context {
+  provider: Provider;
+}
+
+/** The audience (resource indicator) of every access token this server issues. */
+export const ACCESS_TOKEN_RESOURCE = 'urn:acme:api';
+
+/** The scopes this server knows; the resource server carries them so `scp` lists them. */
+export const SUPPORTED_SCOPES = ['openid', 'offline_access'] as const;
+
+export function clientById(config: OAuth2Config, clientId: unknown): ClientConfig | undefined {
+  return config.clients.find((c) => c.client_id === clientId);
+}
+
+/** The first configured client is the default application (used when no client is known). */
+export function defaultClient(config: OAuth2Config): ClientConfig {
+  const first = config.clients[0];
+  if (!first) throw new Error('no OAuth2 client configured');
+  return first;
+}

@@ -1,0 +1,58 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { migrate, type Database } from '@acme/db';
+import type { Clock } from '@acme/db/clock';
+import { systemClock } from '@acme/db/clock';
+import type pino from 'pino';
+import { deleteExpired } from './adapter/postgres-adapter.ts';
+import { createApp } from './app.ts';
+import { loadConfig } from './config.ts';
+import { migrations } from './migrations.ts';
+
+export { createApp } from './app.ts';
+export { loadConfig } from './config.ts';
+export { migrations } from './migrations.ts';
+
+const CLEANUP_INTERVAL_MS = 15 * 60 * 1000;
+
+/** Starts the authorization server: public (issuer) and admin ports on 127.0.0.1. */
+export async function start(opts: {
+  db: Database;
+  env?: Record<string, string | undefined>;
+  clock?: Clock;
+  logger?: pino.Logger | false;
+}): Promise<{ urls: Record<string, string>; close(): Promise<void> }> {
+  const config = loadConfig(opts.env ?? process.env);
+  const clock = opts.clock ?? systemClock;
+  await migrate(opts.db, 'oauth2', migrations);
+  await deleteExpired(opts.db, clock);
+  const { provider, admin } = await createApp({ config, db: opts.db, clock, logger: opts.logger });
+
+  const publicServer: Server = createServer(provider.callback());
+  publicServer.requestTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    publicServer.once('error', reject);
+    publicServer.listen(config.publicPort, '127.0.0.1', () => resolve());
+  });
+  await admin.listen({ port: config.adminPort, host: '127.0.0.1' });
+
+  const publicPort = (publicServer.address() as AddressInfo).port;
+  const adminPort = (admin.server.address() as AddressInfo).port;
+  const cleanup = setInterval(() => {
+    deleteExpired(opts.db, clock).catch(() => undefined);
+  }, CLEANUP_INTERVAL_MS);
+  cleanup.unref();
+
+  return {
+    urls: {
+      public: config.publicPort === 0 ? `http://localhost:${publicPort}` : config.issuer,
+      admin: `http://localhost:${adminPort}`,
+    },
+    async close() {
+      clearInterval(cleanup);
+      await admin.close();
+      publicServer.closeAllConnections();
+      await new Promise<void>((resolve) => publicServer.close(() => resolve()));
+    },
+  };
+}

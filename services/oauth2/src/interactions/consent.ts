@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { ACCESS_TOKEN_RESOURCE, type OAuth2Runtime } from '../context.ts';
+import { OAuth2Error } from '../errors.ts';
+import {
+  clientView,
+  loadPendingInteraction,
+  oidcContext,
+  rejectionResult,
+  saveInteraction,
+  splitScope,
+} from './challenge.ts';
+import { parseBody, RejectBody } from './login.ts';
+
+/** Hydra's consent request: GET, PUT accept, PUT reject (`/admin/oauth2/auth/requests/consent`). */
+
+const JsonObject = z.record(z.string(), z.unknown());
+
+export const ConsentAcceptBody = z.object({
+  grant_scope: z.array(z.string().max(255)).max(50).optional(),
+  grant_access_token_audience: z.array(z.string().max(255)).max(20).optional(),
+  remember: z.boolean().optional(),
+  remember_for: z.number().int().min(0).optional(),
+  context: JsonObject.optional(),
+  session: z.object({ access_token: JsonObject.optional(), id_token: JsonObject.optional() }).optional(),
+});
+
+interface LoginSubmission {
+  loginChallenge?: string;
+  identityProviderSessionId?: string;
+  context?: Record<string, unknown>;
+}
+
+export async function getConsentRequest(rt: OAuth2Runtime, challenge: string) {
+  const { interaction, requestUrl } = await loadPendingInteraction(rt, challenge, 'consent');
+  const params = interaction.params;
+  const login = (interaction.lastSubmission?.login ?? {}) as LoginSubmission;
+  return {
+    challenge,
+    consent_request_id: challenge,
+    skip: false,
+    subject: interaction.session?.accountId ?? '',
+    client: clientView(rt, params.client_id),
+    request_url: requestUrl,
+    requested_scope: splitScope(params.scope),
+    requested_access_token_audience: [],
+    login_challenge: login.loginChallenge ?? '',
+    login_session_id: interaction.session?.uid ?? '',
+    identity_provider_session_id: login.identityProviderSessionId ?? '',
+    acr: interaction.session?.acr ?? '',
+    amr: interaction.session?.amr ?? [],
+    context: login.context ?? {},
+    oidc_context: oidcContext(params),
+  };
+}
+
+export async function acceptConsentRequest(rt: OAuth2Runtime, challenge: string, rawBody: unknown) {
+  const body = parseBody(ConsentAcceptBody, rawBody);
+  const { interaction } = await loadPendingInteraction(rt, challenge, 'consent');
+  const accountId = interaction.session?.accountId;
+  const clientId = interaction.params.client_id;
+  if (!accountId || typeof clientId !== 'string') {
+    throw OAuth2Error.invalidRequest('The consent request has no authenticated subject.');
+  }
+
+  const { Grant } = rt.provider;
+  const existing = interaction.grantId ? await Grant.find(interaction.grantId) : undefined;
+  const grant = existing ?? new Grant({ accountId, clientId });
+
+  const requested = splitScope(interaction.params.scope);
+  const wanted = new Set(body.grant_scope ?? []);
+  const granted = requested.filter((s) => wanted.has(s));
+  const refused = requested.filter((s) => !wanted.has(s));
+  if (granted.length) {
+    grant.addOIDCScope(granted.join(' '));
+    grant.addResourceScope(ACCESS_TOKEN_RESOURCE, granted.join(' '));
+  }
+  if (refused.length) {
+    grant.rejectOIDCScope(refused.join(' '));
+    grant.rejectResourceScope(ACCESS_TOKEN_RESOURCE, refused.join(' '));
+  }
+  const grantId = await grant.save();
+  await rt.claims.saveConsentSession(
+    grantId,
+    { access_token: body.session?.access_token ?? {}, id_token: body.session?.id_token ?? {} },
+    rt.config.ttl.grant,
+  );
+
+  interaction.result = { ...interaction.lastSubmission, consent: { grantId } };
+  await saveInteraction(interaction);
+  return { redirect_to: interaction.returnTo };
+}
+
+export async function rejectConsentRequest(rt: OAuth2Runtime, challenge: string, rawBody: unknown) {
+  const body = parseBody(RejectBody, rawBody);
+  const { interaction } = await loadPendingInteraction(rt, challenge, 'consent');
+  interaction.result = rejectionResult(body);
+  await saveInteraction(interaction);
+  return { redirect_to: interaction.returnTo };
+}

@@ -1,0 +1,62 @@
+import type { Migration } from '@acme/db';
+
+/**
+ * Namespace `oauth2`. Plain SQL that runs on PostgreSQL and PGlite alike (one statement per
+ * migration: prepared statements cannot hold several).
+ */
+export const migrations: Migration[] = [
+  {
+    // Every oidc-provider model (Session, Interaction, AuthorizationCode, RefreshToken, Grant, …)
+    // plus our own records (LogoutRequest, LogoutVerifier, the JWT access-token index).
+    name: '001_models',
+    sql: `create table oauth2_models (
+      model text not null,
+      id text not null,
+      payload jsonb not null,
+      grant_id text,
+      uid text,
+      user_code text,
+      expires_at timestamptz,
+      consumed_at timestamptz,
+      primary key (model, id))`,
+  },
+  {
+    name: '002_models_grant_id',
+    sql: 'create index oauth2_models_grant_id on oauth2_models (grant_id) where grant_id is not null',
+  },
+  {
+    name: '003_models_uid',
+    sql: 'create index oauth2_models_uid on oauth2_models (model, uid) where uid is not null',
+  },
+  {
+    name: '004_models_user_code',
+    sql: 'create index oauth2_models_user_code on oauth2_models (model, user_code) where user_code is not null',
+  },
+  {
+    name: '005_models_expires_at',
+    sql: 'create index oauth2_models_expires_at on oauth2_models (expires_at)',
+  },
+  {
+    // Hydra's consent session (session.access_token / session.id_token), keyed by grant.
+    name: '006_consent_sessions',
+    sql: `create table oauth2_consent_sessions (
+      grant_id text primary key,
+      access_token jsonb not null,
+      id_token jsonb not null,
+      expires_at timestamptz not null,
+      updated_at timestamptz not null default now())`,
+  },
+  {
+    name: '007_consent_sessions_expires_at',
+    sql: 'create index oauth2_consent_sessions_expires_at on oauth2_consent_sessions (expires_at)',
+  },
+  {
+    // Signing keys (JWKS with private parts) and cookie keys: one row, created on first start.
+    name: '008_keys',
+    sql: `create table oauth2_keys (
+      id text primary key,
+      jwks jsonb not null,
+      cookie_keys jsonb not null,
+      created_at timestamptz not null default now())`,
+  },
+];

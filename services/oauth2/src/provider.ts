@@ -1,0 +1,143 @@
+import Provider, { errors, type Configuration, type KoaContextWithOIDC, type ErrorOut } from 'oidc-provider';
+import { appUrls } from './config.ts';
+import { ACCESS_TOKEN_RESOURCE, SUPPORTED_SCOPES, clientById, type OAuth2Context } from './context.ts';
+import { logoutSource, postLogoutSuccessSource } from './interactions/logout.ts';
+
+/** Hydra's public routes on oidc-provider. */
+export const ROUTES = {
+  authorization: '/oauth2/auth',
+  token: '/oauth2/token',
+  end_session: '/oauth2/sessions/logout',
+  revocation: '/oauth2/revoke',
+  userinfo: '/userinfo',
+  jwks: '/.well-known/jwks.json',
+  // Not served publicly (Hydra introspects on the admin port); kept out of Hydra's namespace.
+  introspection: '/oauth2/introspect-disabled',
+} as const;
+
+/** Hydra prefixes; the app tells our codes from source-code-host codes by them. */
+const PREFIXES = { AuthorizationCode: 'ory_ac_', RefreshToken: 'ory_rt_' } as const;
+
+function clientMetadata(c: OAuth2Context) {
+  return c.config.clients.map((client) => {
+    const urls = appUrls(client);
+    return {
+      client_id: client.client_id,
+      client_name: client.client_name ?? client.client_id,
+      application_type: 'web' as const,
+      token_endpoint_auth_method: 'none' as const,
+      redirect_uris: [urls.redirectUri],
+      post_logout_redirect_uris: [urls.postLogoutRedirectUri],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code' as const],
+      scope: SUPPORTED_SCOPES.join(' '),
+    };
+  });
+}
+
+/** Errors are OAuth2 JSON; never the library's HTML page (which echoes details). */
+async function renderError(ctx: KoaContextWithOIDC, out: ErrorOut): Promise<void> {
+  ctx.type = 'application/json';
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { error: out.error, error_description: out.error_description ?? '' };
+}
+
+export function createProvider(c: OAuth2Context): Provider {
+  const { config } = c;
+  const ttl = config.ttl;
+
+  const configuration: Configuration = {
+    adapter: c.adapters.factory,
+    clients: clientMetadata(c),
+    jwks: c.keys.jwks as Configuration['jwks'],
+    cookies: {
+      keys: c.keys.cookieKeys,
+      long: { httpOnly: true, sameSite: 'lax' },
+      short: { httpOnly: true, sameSite: 'lax' },
+    },
+    routes: ROUTES,
+    scopes: [...SUPPORTED_SCOPES],
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    claims: { openid: ['sub'], sid: null, auth_time: null, acr: null, iss: null },
+    findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
+    interactions: {
+      url: async (ctx, interaction) => {
+        const client = clientById(config, ctx.oidc.client?.clientId ?? interaction.params.client_id);
+        if (!client) throw new errors.InvalidClient('client is invalid');
+        const urls = appUrls(client);
+        const uid = encodeURIComponent(interaction.uid);
+        return interaction.prompt.name === 'login'
+          ? `${urls.login}?login_challenge=${uid}`
+          : `${urls.consent}?consent_challenge=${uid}`;
+      },
+    },
+    features: {
+      devInteractions: { enabled: false },
+      dPoP: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      revocation: {
+        enabled: true,
+        allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
+      },
+      introspection: { enabled: false },
+      userinfo: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: logoutSource(c),
+        postLogoutSuccessSource: postLogoutSuccessSource(c),
+      },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => ACCESS_TOKEN_RESOURCE,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, indicator) => {
+          if (indicator !== ACCESS_TOKEN_RESOURCE) throw new errors.InvalidTarget();
+          return {
+            scope: SUPPORTED_SCOPES.join(' '),
+            audience: ACCESS_TOKEN_RESOURCE,
+            accessTokenFormat: 'jwt',
+            accessTokenTTL: ttl.accessToken,
+            jwt: { sign: { alg: 'RS256' } },
+          };
+        },
+      },
+    },
+    clientBasedCORS: (_ctx, origin, client) =>
+      client.clientAuthMethod === 'none' &&
+      (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
+    extraTokenClaims: (ctx, token) => c.claims.extraTokenClaims(ctx, token),
+    formats: { customizers: { jwt: (ctx, token, jwt) => c.claims.customizeJwt(ctx, token, jwt) } },
+    rotateRefreshToken: true,
+    ttl: {
+      AccessToken: ttl.accessToken,
+      AuthorizationCode: ttl.authorizationCode,
+      IdToken: ttl.idToken,
+      RefreshToken: ttl.refreshToken,
+      Interaction: ttl.interaction,
+      Session: ttl.session,
+      Grant: ttl.grant,
+    },
+    renderError,
+    enableHttpPostMethods: false,
+  };
+
+  const provider = new Provider(config.issuer, configuration);
+  provider.proxy = config.trustProxy;
+
+  for (const [model, prefix] of Object.entries(PREFIXES)) {
+    const proto = provider[model as keyof typeof PREFIXES].prototype as unknown as {
+      generateTokenId(this: unknown): string;
+    };
+    const original = proto.generateTokenId;
+    proto.generateTokenId = function prefixed(this: unknown) {
+      return `${prefix}${original.call(this)}`;
+    };
+  }
+
+  provider.on('server_error', (_ctx: unknown, err: Error) => {
+    c.logger.error({ err: { name: err.name, message: err.message } }, 'oidc-provider server_error');
+  });
+
+  return provider;
+}

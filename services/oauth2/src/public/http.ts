@@ -1,0 +1,41 @@
+import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+
+/**
+ * Outermost middleware of the public app: security headers, a request log line without query
+ * strings (they carry codes and challenges), OAuth2-shaped 404s, and a last-resort 500 that never
+ * leaks internals.
+ */
+export function publicHttp(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    const started = performance.now();
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set(
+      'Content-Security-Policy',
+      "default-src 'none'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        ctx.status = 404;
+        ctx.body = { error: 'not_found', error_description: 'The requested resource could not be found.' };
+      }
+    } catch (err) {
+      logger.error({ err: { message: (err as Error).message } }, 'unhandled public error');
+      ctx.status = 500;
+      ctx.type = 'application/json';
+      ctx.body = { error: 'server_error', error_description: 'The server encountered an unexpected error.' };
+    } finally {
+      logger.debug(
+        {
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          ms: Math.round(performance.now() - started),
+        },
+        'request',
+      );
+    }
+  };
+}

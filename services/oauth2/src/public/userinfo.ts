@@ -1,0 +1,31 @@
+import type { Middleware } from 'koa';
+import type { OAuth2Runtime } from '../context.ts';
+import type { TokenVerifier } from '../introspection.ts';
+
+/**
+ * `/userinfo` for our JWT access tokens (oidc-provider's own userinfo only accepts opaque tokens
+ * without an audience): `{sub, ...consent session.id_token}`, like Hydra.
+ */
+export function userinfo(rt: OAuth2Runtime, verifier: TokenVerifier, path: string): Middleware {
+  return async (ctx, next) => {
+    if (ctx.path !== path || (ctx.method !== 'GET' && ctx.method !== 'POST')) return next();
+    ctx.set('Cache-Control', 'no-store');
+    const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(ctx.get('authorization'));
+    const payload = match?.[1] ? await verifier.verifyAccessToken(match[1]) : undefined;
+    if (!payload?.sub) {
+      ctx.status = 401;
+      ctx.set('WWW-Authenticate', 'Bearer error="invalid_token"');
+      ctx.body = { error: 'invalid_token', error_description: 'invalid token provided' };
+      return;
+    }
+    const ext = payload.jti ? await grantIdToken(rt, payload.jti) : {};
+    ctx.body = { ...ext, sub: payload.sub };
+  };
+}
+
+async function grantIdToken(rt: OAuth2Runtime, jti: string): Promise<Record<string, unknown>> {
+  const record = await rt.adapters.get('AccessToken').findRecord(jti);
+  const grantId = record?.payload.grantId;
+  if (!grantId) return {};
+  return (await rt.claims.findConsentSession(grantId))?.id_token ?? {};
+}
