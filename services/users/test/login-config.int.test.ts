@@ -27,6 +27,12 @@ class QueryRecorder implements KyselyPlugin {
   }
 }
 
+const headerNames = (headers: Headers) => {
+  const names: string[] = [];
+  headers.forEach((_value, name) => names.push(name));
+  return names.sort();
+};
+
 const touchesTable = (query: string, table: string) => query.includes(`"name":"${table}"`);
 
 describe('GET /login/config', () => {
@@ -104,7 +110,7 @@ describe('GET /login/config', () => {
     expect(known.status).toBe(unknown.status);
     expect(Object.keys(known.body as object)).toEqual(Object.keys(unknown.body as object));
     expect({ ...(known.body as any), email: 'x' }).toEqual({ ...(unknown.body as any), email: 'x' });
-    expect([...known.headers.keys()].sort()).toEqual([...unknown.headers.keys()].sort());
+    expect(headerNames(known.headers)).toEqual(headerNames(unknown.headers));
 
     // Same database work for both, and none of it touches users.
     expect(knownQueries.map((q) => q.replaceAll('ada@acme.test', 'X'))).toEqual(
