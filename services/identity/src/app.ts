@@ -1,0 +1,154 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import cookie from '@fastify/cookie';
+import cors from '@fastify/cors';
+import type { pino } from 'pino';
+import { sql } from 'kysely';
+import { typed, type Database } from '@acme/db';
+import { systemClock, type Clock } from '@acme/db/clock';
+import type { Config } from './config.ts';
+import type { Ctx } from './context.ts';
+import type { IdentityDb } from './db/schema.ts';
+import { IdentityError } from './errors/identity-error.ts';
+import { registerLoginRoutes } from './flows/login/routes.ts';
+import { registerRawBodyParser } from './http/body.ts';
+import { sendError } from './http/respond.ts';
+import { registerAdminRoutes } from './identities/admin-routes.ts';
+import { SCHEMA_ID, identitySchema } from './identities/schema.ts';
+import { createHydraClient, type HydraClient } from './oauth2/hydra.ts';
+import { registerSessionRoutes } from './sessions/routes.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Errors on this route send browsers to the error UI instead of answering JSON. */
+    browserErrors?: boolean;
+  }
+}
+
+/** Outbound mail (recovery, verification); queued durably by the implementation. */
+export interface Mailer {
+  enqueue(msg: { to: string; subject: string; text: string; html: string }): Promise<void>;
+}
+
+export interface AppOptions {
+  config: Config;
+  db: Database;
+  clock?: Clock;
+  mailer?: Mailer;
+  logger?: pino.Logger | false;
+  hydra?: HydraClient;
+}
+
+export interface IdentityApp {
+  public: FastifyInstance;
+  admin: FastifyInstance;
+  ctx: Ctx;
+  close(): Promise<void>;
+}
+
+/** Never log query strings: they carry logout tokens and challenges. */
+const serializers = {
+  req: (req: { method: string; url: string; ip?: string }) => ({
+    method: req.method,
+    url: req.url.split('?')[0],
+    ip: req.ip,
+  }),
+};
+
+function baseServer(opts: AppOptions): FastifyInstance {
+  const options: FastifyServerOptions = {
+    bodyLimit: opts.config.bodyLimit,
+    trustProxy: opts.config.trustProxy,
+    disableRequestLogging: false,
+    return503OnClosing: true,
+  };
+  const loggerInstance = opts.logger
+    ? (opts.logger.child({}, { serializers }) as FastifyBaseLogger)
+    : undefined;
+  return (
+    loggerInstance ? Fastify({ ...options, loggerInstance }) : Fastify({ ...options, logger: false })
+  ) as FastifyInstance;
+}
+
+export async function createApp(opts: AppOptions): Promise<IdentityApp> {
+  const { config } = opts;
+  const ctx: Ctx = {
+    config,
+    db: typed<IdentityDb>(opts.db),
+    clock: opts.clock ?? systemClock,
+    hydra: opts.hydra ?? createHydraClient(config.oauth2AdminUrl),
+  };
+
+  const pub = baseServer(opts);
+  const admin = baseServer({
+    ...opts,
+    config: { ...config, bodyLimit: Math.max(config.bodyLimit, 64 * 1024) },
+  });
+
+  for (const app of [pub, admin]) {
+    registerRawBodyParser(app);
+    await app.register(cookie);
+    app.setErrorHandler(async (err, req, reply) => {
+      if (err instanceof IdentityError)
+        return sendError(ctx, req, reply, err, req.routeOptions.config?.browserErrors === true);
+      const status = (err as { statusCode?: number }).statusCode;
+      if (status && status >= 400 && status < 500) {
+        return sendError(
+          ctx,
+          req,
+          reply,
+          new IdentityError(status, { reason: (err as Error).message }),
+          false,
+        );
+      }
+      req.log.error({ err }, 'unhandled error');
+      return sendError(ctx, req, reply, new IdentityError(500), false);
+    });
+    app.setNotFoundHandler(async (req, reply) =>
+      sendError(
+        ctx,
+        req,
+        reply,
+        new IdentityError(404, { reason: 'Unable to find the requested route.' }),
+        false,
+      ),
+    );
+    app.get('/health/alive', async () => ({ status: 'ok' }));
+    app.get('/health/ready', async (_req, reply) => {
+      try {
+        await sql`select 1`.execute(ctx.db);
+        return { status: 'ok' };
+      } catch {
+        return reply.code(503).send({ errors: { database: 'not reachable' } });
+      }
+    });
+    app.get('/schemas', async () => [{ id: SCHEMA_ID, schema: identitySchema }]);
+    app.get('/schemas/:id', async (req, reply) => {
+      const { id } = req.params as { id: string };
+      if (id !== SCHEMA_ID && id !== Buffer.from(SCHEMA_ID).toString('base64url')) {
+        throw new IdentityError(404, { reason: 'Unable to find the requested identity schema.' });
+      }
+      return reply.send(identitySchema);
+    });
+  }
+
+  await pub.register(cors, {
+    origin: config.corsOrigins,
+    credentials: true,
+    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: ['Content-Type', 'Accept', 'Authorization', 'X-CSRF-Token', 'X-Session-Token', 'Cookie'],
+    exposedHeaders: ['Content-Type', 'Set-Cookie'],
+  });
+  registerLoginRoutes(pub, ctx);
+  registerSessionRoutes(pub, ctx);
+  registerAdminRoutes(admin, ctx);
+
+  await Promise.all([pub.ready(), admin.ready()]);
+  return {
+    public: pub,
+    admin,
+    ctx,
+    async close() {
+      await Promise.all([pub.close(), admin.close()]);
+    },
+  };
+}

@@ -1,0 +1,132 @@
+import { z } from 'zod';
+
+/** Durations like `30s`, `10m`, `1h`, `24h`, `1500ms` (or plain milliseconds). */
+export function parseDuration(value: string): number {
+  const m = /^(\d+)(ms|s|m|h)?$/.exec(value.trim());
+  if (!m) throw new Error(`invalid duration: ${value}`);
+  const n = Number(m[1]);
+  const unit = m[2] ?? 'ms';
+  return n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
+}
+
+const duration = (def: string) =>
+  z
+    .string()
+    .default(def)
+    .transform((v, ctx) => {
+      try {
+        return parseDuration(v);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `invalid duration ${v}` });
+        return z.NEVER;
+      }
+    });
+const url = (def: string) =>
+  z
+    .string()
+    .default(def)
+    .pipe(z.url())
+    .transform((v) => v.replace(/\/+$/, ''));
+const list = (def: string) =>
+  z
+    .string()
+    .default(def)
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
+const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
+const bool = (def: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .default(def ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1');
+
+const EnvSchema = z.object({
+  IDENTITY_PUBLIC_PORT: int(4433),
+  IDENTITY_ADMIN_PORT: int(4434),
+  IDENTITY_PUBLIC_URL: url('http://localhost:4433'),
+  IDENTITY_ADMIN_URL: url('http://localhost:4434'),
+  IDENTITY_LOGIN_UI_URL: url('http://localhost:4000/account/login'),
+  IDENTITY_ERROR_UI_URL: url('http://localhost:4000/account/error'),
+  IDENTITY_SETTINGS_UI_URL: url('http://localhost:4000/account/profile'),
+  IDENTITY_RECOVERY_UI_URL: url('http://localhost:4000/account/forgot-password'),
+  IDENTITY_VERIFICATION_UI_URL: url('http://localhost:4000/account/verification'),
+  IDENTITY_DEFAULT_RETURN_URL: z.string().default('http://localhost:4000/').pipe(z.url()),
+  IDENTITY_CORS_ORIGINS: list('http://localhost:4000,http://localhost:4001'),
+  IDENTITY_ALLOWED_RETURN_URLS: list('http://localhost:4000,http://localhost:4001,http://localhost:4444'),
+  OAUTH2_ADMIN_URL: url('http://localhost:4445'),
+  IDENTITY_SESSION_LIFESPAN: duration('24h'),
+  IDENTITY_FLOW_LIFESPAN: duration('1h'),
+  IDENTITY_PRIVILEGED_SESSION_MAX_AGE: duration('1h'),
+  IDENTITY_COOKIE_DOMAIN: z.string().optional(),
+  IDENTITY_LOCKOUT_THRESHOLD: int(10),
+  IDENTITY_LOCKOUT_BASE: duration('30s'),
+  IDENTITY_LOCKOUT_MAX: duration('1h'),
+  IDENTITY_LOCKOUT_HARD_LIMIT: int(100),
+  IDENTITY_IP_FAILURE_LIMIT: int(100),
+  IDENTITY_IP_FAILURE_WINDOW: duration('10m'),
+  IDENTITY_TRUST_PROXY: bool(false),
+  IDENTITY_BODY_LIMIT: int(4096),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface Config {
+  publicPort: number;
+  adminPort: number;
+  /** Browser-facing base URL of the public API (no trailing slash). Decides cookie `Secure` and the CSRF cookie name. */
+  publicUrl: string;
+  adminUrl: string;
+  ui: { login: string; error: string; settings: string; recovery: string; verification: string };
+  defaultReturnUrl: string;
+  corsOrigins: string[];
+  allowedReturnUrls: string[];
+  oauth2AdminUrl: string;
+  sessionLifespanMs: number;
+  flowLifespanMs: number;
+  privilegedSessionMaxAgeMs: number;
+  cookieDomain: string | undefined;
+  lockout: { threshold: number; baseMs: number; maxMs: number; hardLimit: number };
+  ipLimit: { failures: number; windowMs: number };
+  trustProxy: boolean;
+  bodyLimit: number;
+  logLevel: string;
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const clean = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const e = EnvSchema.parse(clean);
+  return Object.freeze({
+    publicPort: e.IDENTITY_PUBLIC_PORT,
+    adminPort: e.IDENTITY_ADMIN_PORT,
+    publicUrl: e.IDENTITY_PUBLIC_URL,
+    adminUrl: e.IDENTITY_ADMIN_URL,
+    ui: {
+      login: e.IDENTITY_LOGIN_UI_URL,
+      error: e.IDENTITY_ERROR_UI_URL,
+      settings: e.IDENTITY_SETTINGS_UI_URL,
+      recovery: e.IDENTITY_RECOVERY_UI_URL,
+      verification: e.IDENTITY_VERIFICATION_UI_URL,
+    },
+    defaultReturnUrl: e.IDENTITY_DEFAULT_RETURN_URL,
+    corsOrigins: e.IDENTITY_CORS_ORIGINS,
+    allowedReturnUrls: e.IDENTITY_ALLOWED_RETURN_URLS,
+    oauth2AdminUrl: e.OAUTH2_ADMIN_URL,
+    sessionLifespanMs: e.IDENTITY_SESSION_LIFESPAN,
+    flowLifespanMs: e.IDENTITY_FLOW_LIFESPAN,
+    privilegedSessionMaxAgeMs: e.IDENTITY_PRIVILEGED_SESSION_MAX_AGE,
+    cookieDomain: e.IDENTITY_COOKIE_DOMAIN,
+    lockout: {
+      threshold: e.IDENTITY_LOCKOUT_THRESHOLD,
+      baseMs: e.IDENTITY_LOCKOUT_BASE,
+      maxMs: e.IDENTITY_LOCKOUT_MAX,
+      hardLimit: e.IDENTITY_LOCKOUT_HARD_LIMIT,
+    },
+    ipLimit: { failures: e.IDENTITY_IP_FAILURE_LIMIT, windowMs: e.IDENTITY_IP_FAILURE_WINDOW },
+    trustProxy: e.IDENTITY_TRUST_PROXY,
+    bodyLimit: e.IDENTITY_BODY_LIMIT,
+    logLevel: e.LOG_LEVEL,
+  });
+}

@@ -1,0 +1,136 @@
+import type { ColumnType, Selectable } from 'kysely';
+
+type Json<T = unknown> = ColumnType<T, string, string>;
+type Ts = ColumnType<Date, Date, Date>;
+
+export interface IdentityTable {
+  id: string;
+  schema_id: string;
+  state: string;
+  traits: Json<Record<string, unknown>>;
+  metadata_public: ColumnType<unknown, string | null, string | null>;
+  metadata_admin: ColumnType<unknown, string | null, string | null>;
+  state_changed_at: Ts;
+  created_at: Ts;
+  updated_at: Ts;
+}
+export interface CredentialTable {
+  id: string;
+  identity_id: string;
+  type: string;
+  config: Json<Record<string, unknown>>;
+  version: number;
+  created_at: Ts;
+  updated_at: Ts;
+}
+export interface CredentialIdentifierTable {
+  identifier: string;
+  type: string;
+  identity_id: string;
+}
+export interface VerifiableAddressTable {
+  id: string;
+  identity_id: string;
+  value: string;
+  via: string;
+  verified: boolean;
+  status: string;
+  verified_at: ColumnType<Date | null, Date | null, Date | null>;
+  created_at: Ts;
+  updated_at: Ts;
+}
+export interface RecoveryAddressTable {
+  id: string;
+  identity_id: string;
+  value: string;
+  via: string;
+  created_at: Ts;
+  updated_at: Ts;
+}
+export interface SessionTable {
+  id: string;
+  token_hash: string;
+  logout_token_hash: string | null;
+  identity_id: string;
+  active: boolean;
+  aal: string;
+  authentication_methods: Json<AuthMethod[]>;
+  authenticated_at: Ts;
+  issued_at: Ts;
+  expires_at: Ts;
+  devices: Json<Device[]>;
+  created_at: Ts;
+  updated_at: Ts;
+}
+export interface AuthMethod {
+  method: string;
+  aal: 'aal1' | 'aal2';
+  completed_at: string;
+}
+export interface Device {
+  id: string;
+  ip_address: string;
+  user_agent: string;
+  location: string;
+}
+export interface FlowTable {
+  id: string;
+  kind: string;
+  type: string;
+  state: string;
+  csrf_hash: string | null;
+  request_url: string;
+  return_to: string | null;
+  refresh: boolean;
+  requested_aal: string;
+  oauth2_login_challenge: string | null;
+  identity_id: string | null;
+  session_id: string | null;
+  ui: Json<unknown>;
+  internal: Json<Record<string, unknown>>;
+  issued_at: Ts;
+  expires_at: Ts;
+  created_at: Ts;
+  updated_at: Ts;
+}
+export interface ErrorTable {
+  id: string;
+  error: Json<unknown>;
+  created_at: Ts;
+  updated_at: Ts;
+}
+export interface LoginThrottleTable {
+  identifier: string;
+  failures: number;
+  locked_until: ColumnType<Date | null, Date | null, Date | null>;
+  updated_at: Ts;
+}
+export interface IpThrottleTable {
+  ip: string;
+  window_start: Ts;
+  failures: number;
+}
+
+export interface IdentityDb {
+  identity_identities: IdentityTable;
+  identity_credentials: CredentialTable;
+  identity_credential_identifiers: CredentialIdentifierTable;
+  identity_verifiable_addresses: VerifiableAddressTable;
+  identity_recovery_addresses: RecoveryAddressTable;
+  identity_sessions: SessionTable;
+  identity_flows: FlowTable;
+  identity_errors: ErrorTable;
+  identity_login_throttle: LoginThrottleTable;
+  identity_ip_throttle: IpThrottleTable;
+}
+
+export type IdentityRow = Selectable<IdentityTable>;
+export type CredentialRow = Selectable<CredentialTable>;
+export type CredentialIdentifierRow = Selectable<CredentialIdentifierTable>;
+export type VerifiableAddressRow = Selectable<VerifiableAddressTable>;
+export type RecoveryAddressRow = Selectable<RecoveryAddressTable>;
+export type SessionRow = Selectable<SessionTable>;
+export type FlowRow = Selectable<FlowTable>;
+export type ErrorRow = Selectable<ErrorTable>;
+export type LoginThrottleRow = Selectable<LoginThrottleTable>;
+export type IpThrottleRow = Selectable<IpThrottleTable>;

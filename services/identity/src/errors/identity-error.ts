@@ -1,0 +1,121 @@
+import type { GenericError } from '@ory/client';
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'Request Entity Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+};
+
+/** herodot's default `message` per status. */
+const DEFAULT_MESSAGE: Record<number, string> = {
+  400: 'The request was malformed or contained invalid parameters',
+  401: 'The request could not be authorized',
+  403: 'The requested action was forbidden',
+  404: 'The requested resource could not be found',
+  409: 'The resource could not be created due to a conflict',
+  410: 'The requested resource is no longer available because it has expired or is otherwise invalid.',
+  413: 'The request body is too large',
+  415: 'The request content type is not supported',
+  422: 'The request was well-formed but was unable to be followed due to semantic errors',
+  429: 'Too many requests',
+  500: 'An internal server error occurred, please contact the system administrator',
+  502: 'The upstream service could not be reached',
+};
+
+export interface IdentityErrorInit {
+  id?: string;
+  reason?: string;
+  message?: string;
+  details?: Record<string, unknown>;
+  /** Top-level fields next to `error`, e.g. `redirect_browser_to`, `use_flow_id`. */
+  extra?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+/** The one error type of the identity service; serialised as Ory's herodot envelope. */
+export class IdentityError extends Error {
+  readonly status: number;
+  readonly init: IdentityErrorInit;
+  constructor(status: number, init: IdentityErrorInit = {}) {
+    super(init.reason ?? init.message ?? DEFAULT_MESSAGE[status] ?? 'error');
+    this.status = status;
+    this.init = init;
+  }
+
+  /** The inner `error` object (also what `/self-service/errors?id=` stores). */
+  content(): GenericError {
+    const { id, reason, details } = this.init;
+    return {
+      ...(id ? { id } : {}),
+      code: this.status,
+      status: STATUS_TEXT[this.status] ?? 'Error',
+      ...(reason ? { reason } : {}),
+      ...(details ? { details } : {}),
+      message: this.init.message ?? DEFAULT_MESSAGE[this.status] ?? 'error',
+    };
+  }
+
+  body(): Record<string, unknown> {
+    return { error: this.content(), ...(this.init.extra ?? {}) };
+  }
+}
+
+export const errors = {
+  badRequest: (reason: string, init: IdentityErrorInit = {}) => new IdentityError(400, { reason, ...init }),
+  notFound: (reason = 'Unable to locate the resource') => new IdentityError(404, { reason }),
+  flowNotFound: () => new IdentityError(404, { reason: 'The requested flow could not be found.' }),
+  unauthorized: (reason = 'No valid session credentials found in the request.') =>
+    new IdentityError(401, { reason }),
+  csrf: (rejectReason: string) =>
+    new IdentityError(403, {
+      id: 'security_csrf_violation',
+      message: 'the request was rejected to protect you from Cross-Site-Request-Forgery',
+      reason:
+        'Please retry the flow and optionally clear your cookies. The request was rejected to protect you from Cross-Site-Request-Forgery (CSRF) which could cause account takeover, leaking personal information, and other serious security issues.',
+      details: {
+        docs: 'https://www.ory.sh/kratos/docs/debug/csrf',
+        hint: 'The anti-CSRF cookie was found but the CSRF token was not included in the HTTP request body (csrf_token) nor in the HTTP Header (X-CSRF-Token).',
+        reject_reason: rejectReason,
+      },
+    }),
+  sessionAlreadyAvailable: () =>
+    new IdentityError(400, {
+      id: 'session_already_available',
+      message: 'you are already logged in',
+      reason:
+        'A valid session was detected and thus login is not possible. Did you forget to set `?refresh=true`?',
+    }),
+  aal1Required: () =>
+    new IdentityError(401, {
+      id: 'session_aal1_required',
+      message: 'aal2 and aal3 can only be requested if a session exists already',
+      reason: 'You can not requested a higher AAL (AAL2/AAL3) without an active session.',
+    }),
+  returnToForbidden: (to: string) =>
+    new IdentityError(400, {
+      id: 'self_service_flow_return_to_forbidden',
+      message: 'the return_to address is not allowed',
+      reason: `Requested return_to URL "${to.slice(0, 200)}" is not allowed.`,
+    }),
+  browserLocationChange: (to: string) =>
+    new IdentityError(422, {
+      id: 'browser_location_change_required',
+      message: 'browser location change required',
+      reason: `In order to complete this flow please redirect the browser to: ${to}`,
+      extra: { redirect_browser_to: to },
+    }),
+  tooManyRequests: (retryAfterSec: number) =>
+    new IdentityError(429, {
+      reason: 'Too many failed attempts from this network. Please wait before trying again.',
+      headers: { 'retry-after': String(Math.max(1, retryAfterSec)) },
+    }),
+};

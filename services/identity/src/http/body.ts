@@ -1,0 +1,58 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { IdentityError, errors } from '../errors/identity-error.ts';
+
+/**
+ * Every body is read as a string (within the body limit) and decoded by the route, so that malformed
+ * JSON and unknown content types get the Kratos envelope rather than Fastify's.
+ */
+export function registerRawBodyParser(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+}
+
+export function mediaType(req: FastifyRequest): string {
+  return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/** JSON bodies only (admin API): 415 for other types, 400 for malformed JSON. */
+export function readJson(req: FastifyRequest): unknown {
+  const raw = typeof req.body === 'string' ? req.body : '';
+  if (mediaType(req) !== 'application/json') {
+    throw new IdentityError(415, { reason: 'The request body must be application/json.' });
+  }
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw errors.badRequest('Unable to decode JSON payload: the body is not valid JSON.');
+  }
+}
+
+/**
+ * Self-service bodies: JSON or form-encoded, as Kratos's decoder accepts. Returns a flat record
+ * (form values are strings; nested JSON values are kept). 415 for other content types; a decoding
+ * problem is a plain 400 that the flow handler turns into message 4000001.
+ */
+export function readFormOrJson(req: FastifyRequest): Record<string, unknown> {
+  const raw = typeof req.body === 'string' ? req.body : '';
+  const type = mediaType(req);
+  if (type === 'application/json') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      throw errors.badRequest('Unable to decode JSON payload: the body is not valid JSON.');
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      throw errors.badRequest('Unable to decode JSON payload: expected a JSON object.');
+    }
+    return parsed as Record<string, unknown>;
+  }
+  if (type === 'application/x-www-form-urlencoded') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of new URLSearchParams(raw)) if (!(k in out)) out[k] = v;
+    return out;
+  }
+  throw new IdentityError(415, {
+    reason: `Unable to decode the request body: Content-Type "${type.slice(0, 100) || '(none)'}" is not supported; use application/json or application/x-www-form-urlencoded.`,
+  });
+}

@@ -1,0 +1,35 @@
+/**
+ * `return_to` allow-list check after WHATWG URL parsing. An entry matches on scheme, host
+ * (`*.example.com` allows sub-domains), port and path prefix. Returns the normalised URL or null.
+ */
+export function checkReturnTo(input: string, allowed: string[]): string | null {
+  if (input.length === 0 || input.length > 2048) return null;
+  // Backslashes, whitespace and control characters are never legitimate here (`\\evil`, `https:/\evil`, tab tricks).
+  if (/[\\\s\u0000-\u001f\u007f]/.test(input)) return null;
+  if (!URL.canParse(input)) return null;
+  const url = new URL(input);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+  // `https:evil` and `https:/evil` parse as https://evil/ for special schemes: insist on the literal `//`.
+  if (!input.toLowerCase().startsWith(`${url.protocol}//`)) return null;
+  if (url.username !== '' || url.password !== '') return null;
+  if (/%(2f|5c)/i.test(url.pathname)) return null;
+  for (const entry of allowed) {
+    if (matches(url, entry)) return url.href;
+  }
+  return null;
+}
+
+function matches(url: URL, entry: string): boolean {
+  const wildcard = entry.includes('://*.');
+  const raw = wildcard ? entry.replace('://*.', '://wildcard.') : entry;
+  if (!URL.canParse(raw)) return false;
+  const a = new URL(raw);
+  if (a.protocol !== url.protocol || a.port !== url.port) return false;
+  if (wildcard) {
+    const suffix = a.hostname.slice('wildcard'.length); // ".example.com"
+    if (!url.hostname.endsWith(suffix) || url.hostname.length <= suffix.length) return false;
+  } else if (a.hostname !== url.hostname) return false;
+  if (a.pathname === '/' || a.pathname === '') return true;
+  const prefix = a.pathname.endsWith('/') ? a.pathname : `${a.pathname}/`;
+  return url.pathname === a.pathname.replace(/\/$/, '') || url.pathname.startsWith(prefix);
+}

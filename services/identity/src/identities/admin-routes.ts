@@ -1,0 +1,114 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { Ctx } from '../context.ts';
+import { errors } from '../errors/identity-error.ts';
+import { readJson } from '../http/body.ts';
+import { qs } from '../http/query.ts';
+import { findSessionById, revokeIdentitySessions, toApiSession } from '../sessions/repo.ts';
+import { applyJsonPatch } from './json-patch.ts';
+import { isUuid, loadIdentity, loadMany, normalizeEmail, toApiIdentity } from './repo.ts';
+import {
+  CreateIdentityBodySchema,
+  createIdentity,
+  currentDocument,
+  parseBody,
+  updateIdentity,
+  type UpdateInput,
+} from './service.ts';
+
+const UpdateBodySchema = CreateIdentityBodySchema;
+
+export function registerAdminRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const api = (li: Parameters<typeof toApiIdentity>[0]) => toApiIdentity(li, ctx.config.publicUrl, true);
+
+  app.post('/admin/identities', async (req, reply) => {
+    const body = parseBody(CreateIdentityBodySchema, readJson(req));
+    const li = await createIdentity(ctx.db, ctx.clock, body);
+    return reply.code(201).send(api(li));
+  });
+
+  app.get('/admin/identities', async (req, reply) => {
+    const identifier = qs(req.query, 'credentials_identifier');
+    const pageSize = Math.min(Math.max(Number(qs(req.query, 'page_size') ?? 250) || 250, 1), 1000);
+    const after = qs(req.query, 'page_token');
+    let q = ctx.db
+      .selectFrom('identity_identities')
+      .selectAll()
+      .orderBy('id')
+      .limit(pageSize + 1);
+    if (identifier !== undefined) {
+      q = q.where('id', 'in', (eb) =>
+        eb
+          .selectFrom('identity_credential_identifiers')
+          .select('identity_id')
+          .where('identifier', '=', normalizeEmail(identifier)),
+      );
+    }
+    if (after && isUuid(after)) q = q.where('id', '>', after);
+    const rows = await q.execute();
+    const page = rows.slice(0, pageSize);
+    if (rows.length > pageSize) {
+      const next = new URL(`${ctx.config.adminUrl}/admin/identities`);
+      next.searchParams.set('page_size', String(pageSize));
+      next.searchParams.set('page_token', page[page.length - 1]!.id);
+      reply.header('link', `<${next.toString()}>; rel="next"`);
+    }
+    return reply.send((await loadMany(ctx.db, page)).map(api));
+  });
+
+  app.get('/admin/identities/:id', async (req, reply) => {
+    const li = await loadIdentity(ctx.db, (req.params as { id: string }).id);
+    if (!li) throw errors.notFound();
+    return reply.send(api(li));
+  });
+
+  app.put('/admin/identities/:id', async (req, reply) => {
+    const body = parseBody(UpdateBodySchema, readJson(req));
+    const li = await updateIdentity(
+      ctx.db,
+      ctx.clock,
+      (req.params as { id: string }).id,
+      body as UpdateInput,
+    );
+    return reply.send(api(li));
+  });
+
+  app.patch('/admin/identities/:id', async (req, reply) => {
+    const { id } = req.params as { id: string };
+    const ops = readJson(req);
+    const current = await loadIdentity(ctx.db, id);
+    if (!current) throw errors.notFound();
+    const patched = applyJsonPatch(currentDocument(current), ops);
+    const body = parseBody(UpdateBodySchema, patched);
+    const li = await updateIdentity(ctx.db, ctx.clock, id, body as UpdateInput);
+    return reply.send(api(li));
+  });
+
+  app.delete('/admin/identities/:id', async (req, reply) => {
+    const { id } = req.params as { id: string };
+    if (!isUuid(id)) throw errors.notFound();
+    const r = await ctx.db.deleteFrom('identity_identities').where('id', '=', id).executeTakeFirst();
+    if (Number(r.numDeletedRows) === 0) throw errors.notFound();
+    return reply.code(204).send();
+  });
+
+  app.delete('/admin/identities/:id/sessions', async (req, reply) => {
+    const { id } = req.params as { id: string };
+    if (!(await loadIdentity(ctx.db, id))) throw errors.notFound();
+    await revokeIdentitySessions(ctx.db, id, ctx.clock.now());
+    return reply.code(204).send();
+  });
+
+  app.get('/admin/sessions/:id', async (req, reply) => {
+    const { id } = req.params as { id: string };
+    const expand = z
+      .array(z.string())
+      .safeParse([(req.query as Record<string, unknown>).expand].flat().filter(Boolean));
+    const wants = new Set((expand.success ? expand.data : []).map((s) => s.toLowerCase()));
+    const s = isUuid(id) ? await findSessionById(ctx.db, id, ctx.clock.now()) : undefined;
+    if (!s) throw errors.notFound('The requested session could not be found or is no longer active.');
+    const body = toApiSession(s, ctx.config.publicUrl, wants.has('identity'));
+    if (!wants.has('devices')) delete body.devices;
+    return reply.send(body);
+  });
+}

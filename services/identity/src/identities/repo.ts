@@ -1,0 +1,253 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Identity } from '@ory/client';
+import type {
+  IdentityDb,
+  IdentityRow,
+  VerifiableAddressRow,
+  RecoveryAddressRow,
+  CredentialRow,
+} from '../db/schema.ts';
+import { SCHEMA_ID, schemaUrl, type Traits } from './schema.ts';
+
+export type Db = Kysely<IdentityDb>;
+
+export interface LoadedIdentity {
+  row: IdentityRow;
+  verifiable: VerifiableAddressRow[];
+  recovery: RecoveryAddressRow[];
+  credentials: (CredentialRow & { identifiers: string[] })[];
+}
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+export async function loadIdentity(db: Db, id: string): Promise<LoadedIdentity | undefined> {
+  if (!isUuid(id)) return undefined;
+  const row = await db.selectFrom('identity_identities').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) return undefined;
+  return (await loadMany(db, [row]))[0];
+}
+
+export async function loadMany(db: Db, rows: IdentityRow[]): Promise<LoadedIdentity[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const [verifiable, recovery, credentials, identifiers] = await Promise.all([
+    db
+      .selectFrom('identity_verifiable_addresses')
+      .selectAll()
+      .where('identity_id', 'in', ids)
+      .orderBy('created_at')
+      .execute(),
+    db
+      .selectFrom('identity_recovery_addresses')
+      .selectAll()
+      .where('identity_id', 'in', ids)
+      .orderBy('created_at')
+      .execute(),
+    db.selectFrom('identity_credentials').selectAll().where('identity_id', 'in', ids).execute(),
+    db.selectFrom('identity_credential_identifiers').selectAll().where('identity_id', 'in', ids).execute(),
+  ]);
+  return rows.map((row) => ({
+    row,
+    verifiable: verifiable.filter((a) => a.identity_id === row.id),
+    recovery: recovery.filter((a) => a.identity_id === row.id),
+    credentials: credentials
+      .filter((c) => c.identity_id === row.id)
+      .map((c) => ({
+        ...c,
+        identifiers: identifiers
+          .filter((i) => i.identity_id === row.id && i.type === c.type)
+          .map((i) => i.identifier),
+      })),
+  }));
+}
+
+export async function findIdentityIdByIdentifier(db: Db, type: string, identifier: string) {
+  const r = await db
+    .selectFrom('identity_credential_identifiers')
+    .select('identity_id')
+    .where('type', '=', type)
+    .where('identifier', '=', normalizeEmail(identifier))
+    .executeTakeFirst();
+  return r?.identity_id;
+}
+
+export async function getCredential(db: Db, identityId: string, type: string) {
+  return db
+    .selectFrom('identity_credentials')
+    .selectAll()
+    .where('identity_id', '=', identityId)
+    .where('type', '=', type)
+    .executeTakeFirst();
+}
+
+/** Inserts or replaces a credential and its identifiers (unique per type across identities). */
+export async function upsertCredential(
+  db: Db,
+  identityId: string,
+  type: string,
+  config: Record<string, unknown>,
+  identifiers: string[],
+  now: Date,
+): Promise<void> {
+  await db
+    .insertInto('identity_credentials')
+    .values({
+      id: randomUUID(),
+      identity_id: identityId,
+      type,
+      config: JSON.stringify(config),
+      version: 0,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc.columns(['identity_id', 'type']).doUpdateSet({ config: JSON.stringify(config), updated_at: now }),
+    )
+    .execute();
+  await db
+    .deleteFrom('identity_credential_identifiers')
+    .where('identity_id', '=', identityId)
+    .where('type', '=', type)
+    .execute();
+  if (identifiers.length > 0) {
+    await db
+      .insertInto('identity_credential_identifiers')
+      .values(identifiers.map((identifier) => ({ identifier, type, identity_id: identityId })))
+      .execute();
+  }
+}
+
+/**
+ * Keeps addresses and the password identifier in line with `traits.email` (the schema marks it as
+ * identifier, verification and recovery address). A changed address starts unverified.
+ */
+export async function syncAddresses(
+  db: Db,
+  identityId: string,
+  traits: Traits,
+  now: Date,
+  verified: boolean | undefined,
+): Promise<void> {
+  const email = normalizeEmail(traits.email);
+  const existing = await db
+    .selectFrom('identity_verifiable_addresses')
+    .selectAll()
+    .where('identity_id', '=', identityId)
+    .execute();
+  const same = existing.find((a) => a.value === email);
+  await db
+    .deleteFrom('identity_verifiable_addresses')
+    .where('identity_id', '=', identityId)
+    .where('value', '<>', email)
+    .execute();
+  if (!same) {
+    await db
+      .insertInto('identity_verifiable_addresses')
+      .values({
+        id: randomUUID(),
+        identity_id: identityId,
+        value: email,
+        via: 'email',
+        verified: verified === true,
+        status: verified === true ? 'completed' : 'pending',
+        verified_at: verified === true ? now : null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+  } else if (verified !== undefined && verified !== same.verified) {
+    await db
+      .updateTable('identity_verifiable_addresses')
+      .set({
+        verified,
+        status: verified ? 'completed' : 'pending',
+        verified_at: verified ? now : null,
+        updated_at: now,
+      })
+      .where('id', '=', same.id)
+      .execute();
+  }
+  const rec = await db
+    .selectFrom('identity_recovery_addresses')
+    .select('value')
+    .where('identity_id', '=', identityId)
+    .execute();
+  if (!(rec.length === 1 && rec[0]?.value === email)) {
+    await db.deleteFrom('identity_recovery_addresses').where('identity_id', '=', identityId).execute();
+    await db
+      .insertInto('identity_recovery_addresses')
+      .values({
+        id: randomUUID(),
+        identity_id: identityId,
+        value: email,
+        via: 'email',
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+  }
+  // The password identifier follows the email when a password exists.
+  await db
+    .updateTable('identity_credential_identifiers')
+    .set({ identifier: email })
+    .where('identity_id', '=', identityId)
+    .where('type', '=', 'password')
+    .execute();
+}
+
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : undefined);
+
+/** Kratos identity JSON. `admin` adds credential metadata (never secrets) and `metadata_admin`. */
+export function toApiIdentity(li: LoadedIdentity, publicUrl: string, admin: boolean): Identity {
+  const { row } = li;
+  const identity: Identity = {
+    id: row.id,
+    schema_id: row.schema_id || SCHEMA_ID,
+    schema_url: schemaUrl(publicUrl),
+    state: row.state as Identity['state'],
+    state_changed_at: row.state_changed_at.toISOString(),
+    traits: row.traits,
+    verifiable_addresses: li.verifiable.map((a) => ({
+      id: a.id,
+      value: a.value,
+      verified: a.verified,
+      via: a.via as 'email',
+      status: a.status,
+      ...(a.verified_at ? { verified_at: iso(a.verified_at) } : {}),
+      created_at: a.created_at.toISOString(),
+      updated_at: a.updated_at.toISOString(),
+    })),
+    recovery_addresses: li.recovery.map((a) => ({
+      id: a.id,
+      value: a.value,
+      via: a.via,
+      created_at: a.created_at.toISOString(),
+      updated_at: a.updated_at.toISOString(),
+    })),
+    metadata_public: (row.metadata_public ?? null) as object | null,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    organization_id: null,
+  };
+  if (admin) {
+    identity.metadata_admin = (row.metadata_admin ?? null) as object | null;
+    identity.credentials = Object.fromEntries(
+      li.credentials.map((c) => [
+        c.type,
+        {
+          type: c.type as 'password',
+          identifiers: c.identifiers,
+          version: c.version,
+          created_at: c.created_at.toISOString(),
+          updated_at: c.updated_at.toISOString(),
+        },
+      ]),
+    );
+  }
+  return identity;
+}
+
+export function isUuid(id: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+}

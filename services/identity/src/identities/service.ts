@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Clock } from '@acme/db/clock';
+import { IdentityError, errors } from '../errors/identity-error.ts';
+import { hashPassword, isSupportedHash } from '../password/hasher.ts';
+import { checkPasswordPolicy } from '../password/policy.ts';
+import { resetAccount } from '../throttle/repo.ts';
+import { normalizeIdentifier } from '../throttle/backoff.ts';
+import {
+  loadIdentity,
+  normalizeEmail,
+  syncAddresses,
+  upsertCredential,
+  type Db,
+  type LoadedIdentity,
+} from './repo.ts';
+import { SCHEMA_ID, validateTraits, type Traits } from './schema.ts';
+
+const Address = z.looseObject({ value: z.string().max(320), verified: z.boolean().optional() });
+const PasswordCredential = z.looseObject({
+  config: z.looseObject({ password: z.string().optional(), hashed_password: z.string().optional() }),
+});
+export const CreateIdentityBodySchema = z.looseObject({
+  schema_id: z.string().optional(),
+  traits: z.unknown(),
+  state: z.enum(['active', 'inactive']).optional(),
+  metadata_public: z.unknown().optional(),
+  metadata_admin: z.unknown().optional(),
+  verifiable_addresses: z.array(Address).max(10).optional(),
+  recovery_addresses: z.array(Address).max(10).optional(),
+  credentials: z.looseObject({ password: PasswordCredential.optional() }).optional(),
+});
+export type CreateIdentityInput = z.infer<typeof CreateIdentityBodySchema>;
+
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const r = schema.safeParse(body);
+  if (!r.success) {
+    throw errors.badRequest(
+      `The request body is invalid: ${r.error.issues.map((i) => `#/${i.path.join('/')}: ${i.message}`).join('; ')}`.slice(
+        0,
+        1000,
+      ),
+    );
+  }
+  return r.data;
+}
+
+function checkSchemaId(id: string | undefined) {
+  if (id !== undefined && id !== SCHEMA_ID)
+    throw errors.badRequest(`Unknown identity schema "${id.slice(0, 64)}"; the only schema is "default".`);
+}
+
+function checkTraits(traits: unknown): Traits {
+  const r = validateTraits(traits);
+  if (!r.ok) throw errors.badRequest(`The traits are invalid: ${r.problems.join('; ')}`.slice(0, 1000));
+  return r.traits;
+}
+
+/** Plain passwords go through the policy and get hashed; imported hashes must be argon2 or bcrypt. */
+async function passwordConfig(cred: z.infer<typeof PasswordCredential> | undefined, identifier: string) {
+  if (!cred) return undefined;
+  const { password, hashed_password } = cred.config;
+  if (typeof password === 'string') {
+    const problem = checkPasswordPolicy(password, identifier);
+    if (problem) {
+      throw new IdentityError(400, {
+        reason: problem.text,
+        details: { ui_message: problem, pointer: '#/credentials/password/config/password' },
+      });
+    }
+    return { hashed_password: await hashPassword(password) };
+  }
+  if (typeof hashed_password === 'string') {
+    if (!isSupportedHash(hashed_password))
+      throw errors.badRequest('The hashed password is not a supported argon2 or bcrypt hash.');
+    return { hashed_password };
+  }
+  throw errors.badRequest('credentials.password.config needs password or hashed_password.');
+}
+
+function conflictOr(e: unknown): never {
+  if (e && typeof e === 'object' && (e as { code?: string }).code === '23505') {
+    throw new IdentityError(409, {
+      reason: 'This identity conflicts with another identity that already exists.',
+    });
+  }
+  throw e;
+}
+
+export async function createIdentity(
+  db: Db,
+  clock: Clock,
+  input: CreateIdentityInput,
+): Promise<LoadedIdentity> {
+  checkSchemaId(input.schema_id);
+  const traits = checkTraits(input.traits);
+  const email = normalizeEmail(traits.email);
+  const password = await passwordConfig(input.credentials?.password, email);
+  const verified = input.verifiable_addresses?.some(
+    (a) => normalizeEmail(a.value) === email && a.verified === true,
+  );
+  const now = clock.now();
+  const id = randomUUID();
+  try {
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('identity_identities')
+        .values({
+          id,
+          schema_id: SCHEMA_ID,
+          state: input.state ?? 'active',
+          traits: JSON.stringify(traits),
+          metadata_public: input.metadata_public === undefined ? null : JSON.stringify(input.metadata_public),
+          metadata_admin: input.metadata_admin === undefined ? null : JSON.stringify(input.metadata_admin),
+          state_changed_at: now,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      if (password) await upsertCredential(trx, id, 'password', password, [email], now);
+      await syncAddresses(trx, id, traits, now, verified ?? false);
+    });
+  } catch (e) {
+    conflictOr(e);
+  }
+  return (await loadIdentity(db, id))!;
+}
+
+export interface UpdateInput {
+  schema_id?: string;
+  traits: unknown;
+  state?: 'active' | 'inactive';
+  metadata_public?: unknown;
+  metadata_admin?: unknown;
+  verifiable_addresses?: { value: string; verified?: boolean }[];
+  credentials?: { password?: z.infer<typeof PasswordCredential> };
+}
+
+/** Full replacement of the mutable parts (PUT, and PATCH after the patch is applied). */
+export async function updateIdentity(
+  db: Db,
+  clock: Clock,
+  id: string,
+  input: UpdateInput,
+): Promise<LoadedIdentity> {
+  const current = await loadIdentity(db, id);
+  if (!current) throw errors.notFound('Unable to locate the resource');
+  checkSchemaId(input.schema_id);
+  const traits = checkTraits(input.traits);
+  const email = normalizeEmail(traits.email);
+  const password = await passwordConfig(input.credentials?.password, email);
+  const addr = input.verifiable_addresses?.find((a) => normalizeEmail(a.value) === email);
+  const now = clock.now();
+  const state = input.state ?? (current.row.state as 'active' | 'inactive');
+  try {
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('identity_identities')
+        .set({
+          traits: JSON.stringify(traits),
+          state,
+          ...(state !== current.row.state ? { state_changed_at: now } : {}),
+          ...(input.metadata_public !== undefined
+            ? { metadata_public: JSON.stringify(input.metadata_public) }
+            : {}),
+          ...(input.metadata_admin !== undefined
+            ? { metadata_admin: JSON.stringify(input.metadata_admin) }
+            : {}),
+          updated_at: now,
+        })
+        .where('id', '=', id)
+        .execute();
+      await syncAddresses(trx, id, traits, now, addr?.verified);
+      if (password) {
+        await upsertCredential(trx, id, 'password', password, [email], now);
+        await resetAccount(trx, normalizeIdentifier(email));
+      }
+    });
+  } catch (e) {
+    conflictOr(e);
+  }
+  return (await loadIdentity(db, id))!;
+}
+
+export function currentDocument(li: LoadedIdentity): Record<string, unknown> {
+  return {
+    schema_id: li.row.schema_id,
+    state: li.row.state,
+    traits: li.row.traits,
+    metadata_public: li.row.metadata_public ?? null,
+    metadata_admin: li.row.metadata_admin ?? null,
+    verifiable_addresses: li.verifiable.map((a) => ({ value: a.value, verified: a.verified })),
+    credentials: {},
+  };
+}

@@ -1,0 +1,52 @@
+import { pino } from 'pino';
+import { migrate, type Database } from '@acme/db';
+import type { Clock } from '@acme/db/clock';
+import { createApp, type Mailer } from './app.ts';
+import { loadConfig } from './config.ts';
+import { migrations } from './migrations.ts';
+
+export { createApp, type Mailer } from './app.ts';
+export { loadConfig, type Config } from './config.ts';
+export { migrations } from './migrations.ts';
+
+/** Pino redaction for anything that may carry a secret. */
+export const redactPaths = [
+  'req.headers.cookie',
+  'req.headers.authorization',
+  'req.headers["x-session-token"]',
+  'req.headers["x-csrf-token"]',
+  'res.headers["set-cookie"]',
+  'password',
+  '*.password',
+  'token',
+  '*.token',
+];
+
+export async function start(opts: {
+  db: Database;
+  env?: Record<string, string | undefined>;
+  clock?: Clock;
+  logger?: pino.Logger | false;
+  mailer?: Mailer;
+}): Promise<{ urls: Record<string, string>; close(): Promise<void> }> {
+  const config = loadConfig(opts.env ?? process.env);
+  await migrate(opts.db, 'identity', migrations);
+  const logger =
+    opts.logger === undefined
+      ? pino({
+          name: 'identity',
+          level: config.logLevel,
+          redact: { paths: redactPaths, censor: '[redacted]' },
+        })
+      : opts.logger;
+  const app = await createApp({
+    config,
+    db: opts.db,
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.mailer ? { mailer: opts.mailer } : {}),
+    logger,
+  });
+  await app.public.listen({ host: '127.0.0.1', port: config.publicPort });
+  await app.admin.listen({ host: '127.0.0.1', port: config.adminPort });
+  return { urls: { public: config.publicUrl, admin: config.adminUrl }, close: () => app.close() };
+}

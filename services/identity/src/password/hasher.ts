@@ -1,0 +1,50 @@
+import { randomBytes } from 'node:crypto';
+import { hash as argonHash, verify as argonVerify, parseOptions } from '@node-rs/argon2';
+import type { Algorithm } from '@node-rs/argon2';
+import bcrypt from 'bcryptjs';
+
+/** OWASP's argon2id minimum: 19 MiB, t=2, p=1. `@node-rs/argon2` hashes on libuv's thread pool. */
+export const ARGON2_PARAMS = { memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+const ARGON2ID = 2 as Algorithm;
+
+export async function hashPassword(password: string): Promise<string> {
+  return argonHash(password, { ...ARGON2_PARAMS, algorithm: ARGON2ID });
+}
+
+export function isSupportedHash(hashed: string): boolean {
+  return /^\$argon2(id|i|d)\$/.test(hashed) || /^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/.test(hashed);
+}
+
+/** Verifies against argon2 (any variant/params) or bcrypt. Never throws on a malformed hash. */
+export async function verifyPassword(hashed: string, password: string): Promise<boolean> {
+  try {
+    if (hashed.startsWith('$argon2')) return await argonVerify(hashed, password);
+    if (/^\$2[aby]\$/.test(hashed)) return await bcrypt.compare(password, hashed);
+  } catch {
+    return false;
+  }
+  return false;
+}
+
+/** True when the stored hash is not argon2id with the current parameters. */
+export function needsRehash(hashed: string): boolean {
+  if (!hashed.startsWith('$argon2id$')) return true;
+  try {
+    const o = parseOptions(hashed);
+    return (
+      o.memoryCost !== ARGON2_PARAMS.memoryCost ||
+      o.timeCost !== ARGON2_PARAMS.timeCost ||
+      o.parallelism !== ARGON2_PARAMS.parallelism
+    );
+  } catch {
+    return true;
+  }
+}
+
+let dummy: Promise<string> | undefined;
+/** Burns the same time as a real check, for identifiers that have no password. */
+export async function verifyDummy(password: string): Promise<false> {
+  dummy ??= hashPassword(randomBytes(16).toString('hex'));
+  await argonVerify(await dummy, password).catch(() => false);
+  return false;
+}

@@ -1,0 +1,40 @@
+import { readFileSync } from 'node:fs';
+import type { UiText } from '@ory/client';
+import { messages } from '../ui/messages.ts';
+
+export const MIN_PASSWORD_LENGTH = 8;
+/** Bytes; longer input is refused outright (never truncated). */
+export const MAX_PASSWORD_BYTES = 4096;
+
+let common: Set<string> | undefined;
+function commonPasswords(): Set<string> {
+  common ??= new Set(
+    readFileSync(new URL('./common-passwords.txt', import.meta.url), 'utf8')
+      .split('\n')
+      .map((l) => l.trim().toLowerCase())
+      .filter(Boolean),
+  );
+  return common;
+}
+
+/**
+ * Server-side password policy. Returns the Kratos message for the `password` node, or null.
+ * Length counts Unicode code points, like Kratos (`utf8.RuneCountInString`).
+ */
+export function checkPasswordPolicy(password: string, identifier?: string): UiText | null {
+  if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) {
+    return messages.passwordPolicy(`it is longer than ${MAX_PASSWORD_BYTES} bytes`);
+  }
+  const length = [...password].length;
+  if (length < MIN_PASSWORD_LENGTH) return messages.passwordTooShort(MIN_PASSWORD_LENGTH, length);
+  const lower = password.toLowerCase();
+  if (commonPasswords().has(lower)) return messages.passwordBreached();
+  if (identifier) {
+    const id = identifier.toLowerCase();
+    const local = id.split('@')[0] ?? id;
+    if (lower === id || (local.length >= 4 && lower.includes(local) && lower.length - local.length < 4)) {
+      return messages.passwordTooSimilar();
+    }
+  }
+  return null;
+}

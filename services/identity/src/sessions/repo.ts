@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import type { Session } from '@ory/client';
+import type { AuthMethod, SessionRow } from '../db/schema.ts';
+import { loadIdentity, toApiIdentity, type Db, type LoadedIdentity } from '../identities/repo.ts';
+import { computeAal } from './aal.ts';
+import { newToken, sha256Hex } from './tokens.ts';
+
+export interface ActiveSession {
+  row: SessionRow;
+  identity: LoadedIdentity;
+}
+
+export async function createSession(
+  db: Db,
+  opts: {
+    identityId: string;
+    methods: AuthMethod[];
+    now: Date;
+    lifespanMs: number;
+    ip: string;
+    userAgent: string;
+    authenticatedAt?: Date;
+  },
+): Promise<{ token: string; row: SessionRow }> {
+  const token = newToken('ory_st_');
+  const row: SessionRow = {
+    id: randomUUID(),
+    token_hash: sha256Hex(token),
+    logout_token_hash: null,
+    identity_id: opts.identityId,
+    active: true,
+    aal: computeAal(opts.methods),
+    authentication_methods: opts.methods,
+    authenticated_at: opts.authenticatedAt ?? opts.now,
+    issued_at: opts.now,
+    expires_at: new Date(opts.now.getTime() + opts.lifespanMs),
+    devices: [
+      { id: randomUUID(), ip_address: opts.ip, user_agent: opts.userAgent.slice(0, 512), location: '' },
+    ],
+    created_at: opts.now,
+    updated_at: opts.now,
+  };
+  await db
+    .insertInto('identity_sessions')
+    .values({
+      ...row,
+      authentication_methods: JSON.stringify(row.authentication_methods),
+      devices: JSON.stringify(row.devices),
+    })
+    .execute();
+  return { token, row };
+}
+
+/** The active, unexpired session for a token, with an active identity; else undefined. */
+export async function findSessionByToken(
+  db: Db,
+  token: string,
+  now: Date,
+): Promise<ActiveSession | undefined> {
+  if (!token || token.length > 256) return undefined;
+  const row = await db
+    .selectFrom('identity_sessions')
+    .selectAll()
+    .where('token_hash', '=', sha256Hex(token))
+    .where('active', '=', true)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const identity = await loadIdentity(db, row.identity_id);
+  if (!identity || identity.row.state !== 'active') return undefined;
+  return { row, identity };
+}
+
+export async function findSessionById(db: Db, id: string, now: Date): Promise<ActiveSession | undefined> {
+  const row = await db
+    .selectFrom('identity_sessions')
+    .selectAll()
+    .where('id', '=', id)
+    .where('active', '=', true)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const identity = await loadIdentity(db, row.identity_id);
+  if (!identity) return undefined;
+  return { row, identity };
+}
+
+export async function revokeSession(db: Db, id: string, now: Date): Promise<void> {
+  await db
+    .updateTable('identity_sessions')
+    .set({ active: false, updated_at: now })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function revokeIdentitySessions(db: Db, identityId: string, now: Date): Promise<void> {
+  await db
+    .updateTable('identity_sessions')
+    .set({ active: false, updated_at: now })
+    .where('identity_id', '=', identityId)
+    .where('active', '=', true)
+    .execute();
+}
+
+/** Issues a logout token for the session (replacing any earlier one). */
+export async function issueLogoutToken(db: Db, sessionId: string): Promise<string> {
+  const token = newToken('ory_lo_');
+  await db
+    .updateTable('identity_sessions')
+    .set({ logout_token_hash: sha256Hex(token) })
+    .where('id', '=', sessionId)
+    .execute();
+  return token;
+}
+
+export async function findSessionByLogoutToken(db: Db, token: string, now: Date) {
+  if (!token || token.length > 256) return undefined;
+  return db
+    .selectFrom('identity_sessions')
+    .selectAll()
+    .where('logout_token_hash', '=', sha256Hex(token))
+    .where('active', '=', true)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+export function toApiSession(s: ActiveSession, publicUrl: string, withIdentity = true): Session {
+  const { row } = s;
+  return {
+    id: row.id,
+    active: row.active,
+    expires_at: row.expires_at.toISOString(),
+    authenticated_at: row.authenticated_at.toISOString(),
+    authenticator_assurance_level: row.aal as Session['authenticator_assurance_level'],
+    authentication_methods: row.authentication_methods as Session['authentication_methods'],
+    issued_at: row.issued_at.toISOString(),
+    ...(withIdentity ? { identity: toApiIdentity(s.identity, publicUrl, false) } : {}),
+    devices: row.devices,
+  };
+}

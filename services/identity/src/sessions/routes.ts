@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { LogoutFlow } from '@ory/client';
+import type { Ctx } from '../context.ts';
+import { IdentityError, errors } from '../errors/identity-error.ts';
+import { clearSessionCookie, setCsrfCookie } from '../http/cookies.ts';
+import { qs } from '../http/query.ts';
+import { redirect, wantsJson } from '../http/respond.ts';
+import { validReturnTo } from '../flows/login/routes.ts';
+import { isUuid } from '../identities/repo.ts';
+import { currentSession } from './current.ts';
+import { findSessionByLogoutToken, issueLogoutToken, revokeSession, toApiSession } from './repo.ts';
+
+export function registerSessionRoutes(app: FastifyInstance, ctx: Ctx): void {
+  app.get('/sessions/whoami', async (req, reply) => {
+    const session = await currentSession(ctx, req);
+    if (!session) throw errors.unauthorized();
+    return reply
+      .header('x-kratos-authenticated-identity-id', session.row.identity_id)
+      .header('cache-control', 'private, no-cache, no-store')
+      .send(toApiSession(session, ctx.config.publicUrl));
+  });
+
+  app.get('/self-service/logout/browser', async (req, reply) => {
+    const returnTo = validReturnTo(ctx, qs(req.query, 'return_to'));
+    const session = await currentSession(ctx, req);
+    if (!session) throw errors.unauthorized();
+    const token = await issueLogoutToken(ctx.db, session.row.id);
+    const url = new URL(`${ctx.config.publicUrl}/self-service/logout`);
+    url.searchParams.set('token', token);
+    if (returnTo) url.searchParams.set('return_to', returnTo);
+    const body: LogoutFlow = { logout_url: url.toString(), logout_token: token };
+    return reply.header('cache-control', 'private, no-cache, no-store').send(body);
+  });
+
+  app.get('/self-service/logout', { config: { browserErrors: true } }, async (req, reply) => {
+    const token = qs(req.query, 'token');
+    if (!token) throw errors.badRequest('Please include a token in the URL query.');
+    const returnTo = validReturnTo(ctx, qs(req.query, 'return_to'));
+    const now = ctx.clock.now();
+    const session = await findSessionByLogoutToken(ctx.db, token, now);
+    if (!session) {
+      throw new IdentityError(403, {
+        reason:
+          'Unable to log out because the logout token in the URL query does not match the session cookie.',
+      });
+    }
+    await revokeSession(ctx.db, session.id, now);
+    clearSessionCookie(reply, ctx.config);
+    setCsrfCookie(reply, ctx.config, randomBytes(32).toString('base64url')); // rotate CSRF, as Kratos does
+    if (wantsJson(req)) return reply.code(204).send();
+    return redirect(reply, returnTo ?? ctx.config.defaultReturnUrl);
+  });
+
+  app.get('/self-service/errors', async (req, reply) => {
+    const id = qs(req.query, 'id');
+    const row =
+      id && isUuid(id)
+        ? await ctx.db.selectFrom('identity_errors').selectAll().where('id', '=', id).executeTakeFirst()
+        : undefined;
+    if (!row) throw errors.notFound('The requested error could not be found.');
+    return reply.send({
+      id: row.id,
+      error: row.error,
+      created_at: row.created_at.toISOString(),
+      updated_at: row.updated_at.toISOString(),
+    });
+  });
+}

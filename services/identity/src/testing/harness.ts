@@ -1,0 +1,172 @@
+import type { AddressInfo } from 'node:net';
+import { createTestDb, migrate, type Database } from '@acme/db';
+import { FakeClock } from '@acme/db/clock';
+import { createApp, type IdentityApp } from '../app.ts';
+import { loadConfig, type Config } from '../config.ts';
+import { migrations } from '../migrations.ts';
+
+export interface Harness {
+  db: Database;
+  clock: FakeClock;
+  app: IdentityApp;
+  config: Config;
+  publicUrl: string;
+  adminUrl: string;
+  close(): Promise<void>;
+}
+
+/** Starts the service over real HTTP on 127.0.0.1 (random ports) on a fresh test database. */
+export async function startHarness(
+  env: Record<string, string> = {},
+  shared?: { db: Database; clock: FakeClock },
+): Promise<Harness> {
+  const db = shared?.db ?? (await createTestDb());
+  const clock = shared?.clock ?? new FakeClock(new Date('2026-03-01T10:00:00.000Z'));
+  await migrate(db, 'identity', migrations);
+  // The public URL decides the cookie names, so it must be known before listening: use the fixed
+  // loopback host with port 0 replaced after listen (the value only feeds names and `action` URLs).
+  const config0 = loadConfig({ LOG_LEVEL: 'silent', ...env });
+  const app0 = await createApp({ config: config0, db, clock, logger: false });
+  await app0.public.listen({ host: '127.0.0.1', port: 0 });
+  await app0.admin.listen({ host: '127.0.0.1', port: 0 });
+  const publicUrl = `http://127.0.0.1:${(app0.public.server.address() as AddressInfo).port}`;
+  const adminUrl = `http://127.0.0.1:${(app0.admin.server.address() as AddressInfo).port}`;
+  return {
+    db,
+    clock,
+    app: app0,
+    config: config0,
+    publicUrl,
+    adminUrl,
+    async close() {
+      await app0.close();
+      if (!shared) await db.close();
+    },
+  };
+}
+
+/** A tiny cookie jar + fetch wrapper that never follows redirects. */
+export class Browser {
+  readonly cookies = new Map<string, string>();
+  readonly base: string;
+  constructor(base: string) {
+    this.base = base;
+  }
+
+  cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  async request(
+    method: string,
+    path: string,
+    opts: {
+      json?: unknown;
+      form?: Record<string, string>;
+      body?: string;
+      headers?: Record<string, string>;
+      accept?: 'json' | 'html';
+    } = {},
+  ): Promise<{ status: number; headers: Headers; body: any; text: string; setCookies: string[] }> {
+    // eslint-disable-line @typescript-eslint/no-explicit-any
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    if (opts.accept === 'json') headers.accept = 'application/json';
+    if (opts.accept === 'html') headers.accept = 'text/html,application/xhtml+xml';
+    if (this.cookies.size) headers.cookie = this.cookieHeader();
+    let body: string | undefined = opts.body;
+    if (opts.json !== undefined) {
+      body = JSON.stringify(opts.json);
+      headers['content-type'] ??= 'application/json';
+    } else if (opts.form) {
+      body = new URLSearchParams(opts.form).toString();
+      headers['content-type'] ??= 'application/x-www-form-urlencoded';
+    }
+    const url = path.startsWith('http') ? path : `${this.base}${path}`;
+    const res = await fetch(url, {
+      method,
+      headers,
+      ...(body !== undefined ? { body } : {}),
+      redirect: 'manual',
+    });
+    const setCookies = res.headers.getSetCookie();
+    for (const c of setCookies) {
+      const [pair, ...attrs] = c.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq).trim();
+      const value = pair!.slice(eq + 1).trim();
+      const expired =
+        attrs.some((a) => /max-age=0\b/i.test(a.trim())) ||
+        attrs.some(
+          (a) =>
+            /^expires=/i.test(a.trim()) &&
+            new Date(a.trim().slice(8)).getTime() < Date.now() - 1000 * 3600 * 24 * 365 * 10,
+        );
+      if (expired || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    const text = await res.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: res.headers, body: parsed, text, setCookies };
+  }
+  get(path: string, opts: Parameters<Browser['request']>[2] = {}) {
+    return this.request('GET', path, opts);
+  }
+  post(path: string, opts: Parameters<Browser['request']>[2] = {}) {
+    return this.request('POST', path, opts);
+  }
+}
+
+export const DEMO_PASSWORD = 'correct horse battery staple 42';
+
+export function traits(email: string, extra: Record<string, unknown> = {}) {
+  return {
+    email,
+    userServiceID: `usr_${email.split('@')[0]}`,
+    name: { first: 'Ada', last: 'Lovelace' },
+    onboarding: { isGitUser: false, mfaSetupDeadline: null, gitProviderConnected: false, tosAccepted: true },
+    ...extra,
+  };
+}
+
+/** Creates a password identity through the admin API; returns its id. */
+export async function createUser(h: Harness, email: string, password = DEMO_PASSWORD): Promise<string> {
+  const res = await fetch(`${h.adminUrl}/admin/identities`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      schema_id: 'default',
+      traits: traits(email),
+      credentials: { password: { config: { password } } },
+      verifiable_addresses: [{ value: email, verified: true, via: 'email' }],
+    }),
+  });
+  if (res.status !== 201) throw new Error(`create failed ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
+}
+
+/** Creates a login flow as a SPA would and returns the flow and the masked csrf token. */
+export async function newLoginFlow(b: Browser, query = '') {
+  const res = await b.get(`/self-service/login/browser${query}`, { accept: 'json' });
+  if (res.status !== 200) throw new Error(`flow failed ${res.status} ${res.text}`);
+  return { flow: res.body, csrf: csrfOf(res.body) };
+}
+
+export function csrfOf(flow: {
+  ui: { nodes: { attributes: { name?: string; value?: unknown } }[] };
+}): string {
+  const n = flow.ui.nodes.find((x) => x.attributes.name === 'csrf_token');
+  return String(n?.attributes.value ?? '');
+}
+
+export async function login(b: Browser, identifier: string, password = DEMO_PASSWORD, query = '') {
+  const { flow, csrf } = await newLoginFlow(b, query);
+  return b.post(`/self-service/login?flow=${flow.id}`, {
+    json: { method: 'password', identifier, password, csrf_token: csrf },
+    accept: 'json',
+  });
+}

@@ -1,0 +1,108 @@
+import type { UiContainer, UiNode, UiText } from '@ory/client';
+import { messages } from './messages.ts';
+
+type Group = UiNode['group'];
+
+interface InputOpts {
+  group: Group;
+  name: string;
+  type: string;
+  value?: unknown;
+  required?: boolean;
+  autocomplete?: string;
+  label?: UiText;
+}
+
+export function inputNode(o: InputOpts): UiNode {
+  return {
+    type: 'input',
+    group: o.group,
+    attributes: {
+      name: o.name,
+      type: o.type,
+      ...(o.value !== undefined ? { value: o.value } : {}),
+      ...(o.required ? { required: true } : {}),
+      ...(o.autocomplete ? { autocomplete: o.autocomplete } : {}),
+      disabled: false,
+      node_type: 'input',
+    } as UiNode['attributes'],
+    messages: [],
+    meta: o.label ? { label: o.label } : {},
+  };
+}
+
+/** The CSRF node; its value is filled at render time from the request's CSRF cookie. */
+export const csrfNode = (value = ''): UiNode =>
+  inputNode({ group: 'default', name: 'csrf_token', type: 'hidden', value, required: true });
+
+export function passwordLoginNodes(opts: { identifier: string; refresh: boolean }): UiNode[] {
+  return [
+    csrfNode(),
+    inputNode({
+      group: 'default',
+      name: 'identifier',
+      type: opts.refresh ? 'hidden' : 'text',
+      value: opts.identifier,
+      required: true,
+      label: messages.labelId(),
+    }),
+    inputNode({
+      group: 'password',
+      name: 'password',
+      type: 'password',
+      required: true,
+      autocomplete: 'current-password',
+      label: messages.labelPassword(),
+    }),
+    inputNode({
+      group: 'password',
+      name: 'method',
+      type: 'submit',
+      value: 'password',
+      label: opts.refresh ? messages.loginSignIn() : messages.loginWithPassword(),
+    }),
+  ];
+}
+
+export interface FieldMessage {
+  /** JSON pointer like `#/password`; `#/` (or an unknown field) means the whole form. */
+  pointer: string;
+  message: UiText;
+}
+
+/**
+ * Kratos message placement (`ui/container/container.go`): a message whose pointer names a
+ * node goes into that node's messages, everything else into `ui.messages`.
+ */
+export function placeMessages(ui: UiContainer, list: FieldMessage[]): UiContainer {
+  const nodes = ui.nodes.map((n) => ({ ...n, messages: [...n.messages] }));
+  const top = [...(ui.messages ?? [])];
+  for (const { pointer, message } of list) {
+    const name = pointer.replace(/^#\/?/, '').replace(/\//g, '.');
+    const node = name ? nodes.find((n) => nodeName(n) === name) : undefined;
+    if (node) node.messages.push(message);
+    else top.push(message);
+  }
+  return { ...ui, nodes, messages: top };
+}
+
+/** Drops old messages (Kratos resets them before a new submit is judged). */
+export function clearMessages(ui: UiContainer): UiContainer {
+  return { ...ui, messages: [], nodes: ui.nodes.map((n) => ({ ...n, messages: [] })) };
+}
+
+export function nodeName(n: UiNode): string | undefined {
+  const a = n.attributes as { name?: string };
+  return a.name;
+}
+
+export function setNodeValue(ui: UiContainer, name: string, value: unknown): UiContainer {
+  return {
+    ...ui,
+    nodes: ui.nodes.map((n) =>
+      nodeName(n) === name && n.attributes.node_type === 'input'
+        ? ({ ...n, attributes: { ...n.attributes, value } } as UiNode)
+        : n,
+    ),
+  };
+}
