@@ -1,0 +1,240 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AccountConfig, Application } from '../src/shared/config/env.ts';
+import { accountConfigSchema, defaultConfig } from '../src/shared/config/env.ts';
+
+// Serves the one Vite build for an application (Platform on 4000, MAGIC on 4001) with its runtime
+// configuration and the security headers of QUALITY.md. No inline script: the configuration is a
+// separate script, /account/runtime-config.js.
+
+export const appDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const defaultDistDir = join(appDir, 'dist');
+const BASE = '/account/';
+
+export interface ServeAppOptions {
+  port: number;
+  application: Application;
+  distDir?: string;
+  /** Overrides of the development defaults for this application (validated). */
+  config?: Partial<AccountConfig>;
+  host?: string;
+}
+
+export interface ServedApp {
+  url: string;
+  config: AccountConfig;
+  close(): Promise<void>;
+}
+
+export function resolveConfig(
+  application: Application,
+  overrides: Partial<AccountConfig> = {},
+): AccountConfig {
+  const merged = { ...defaultConfig(application), ...overrides, application };
+  const result = accountConfigSchema.safeParse(merged);
+  if (!result.success) {
+    throw new Error(
+      `Invalid account app configuration: ${result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
+  }
+  return result.data;
+}
+
+export function runtimeConfigScript(config: AccountConfig): string {
+  const json = JSON.stringify(config)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+  return `window.__ACCOUNT_CONFIG__ = Object.freeze(${json});\n`;
+}
+
+function origin(url: string): string {
+  return new URL(url).origin;
+}
+
+export function securityHeaders(config: AccountConfig): Record<string, string> {
+  const services = [
+    ...new Set([config.identityUrl, config.oauth2Url, config.usersUrl, config.agentUrl].map(origin)),
+  ];
+  const formTargets = [...new Set([origin(config.identityUrl), origin(config.oauth2Url)])];
+  const csp = [
+    "default-src 'self'",
+    "script-src 'self'",
+    `connect-src 'self' ${services.join(' ')}`,
+    "img-src 'self' data:",
+    "style-src 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    `form-action 'self' ${formTargets.join(' ')}`,
+  ].join('; ');
+  return {
+    'Content-Security-Policy': csp,
+    'Referrer-Policy': 'no-referrer',
+    'X-Content-Type-Options': 'nosniff',
+  };
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+  '.woff2': 'font/woff2',
+};
+
+async function readIfFile(path: string): Promise<Buffer | null> {
+  try {
+    const s = await stat(path);
+    return s.isFile() ? await readFile(path) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The file under dist for a /account/… path, or null (path traversal and dot files refused). */
+function assetPath(distDir: string, pathname: string): string | null {
+  if (!pathname.startsWith(BASE)) return null;
+  let relative: string;
+  try {
+    relative = decodeURIComponent(pathname.slice(BASE.length));
+  } catch {
+    return null;
+  }
+  if (relative === '' || relative.includes('\0')) return null;
+  if (relative.split('/').some((part) => part.startsWith('.'))) return null;
+  const full = normalize(join(distDir, relative));
+  return full.startsWith(distDir + sep) ? full : null;
+}
+
+export async function serveApp(options: ServeAppOptions): Promise<ServedApp> {
+  const distDir = resolve(options.distDir ?? defaultDistDir);
+  const config = resolveConfig(options.application, options.config);
+  const headers = securityHeaders(config);
+  const configScript = runtimeConfigScript(config);
+  const indexHtml = await readFile(join(distDir, 'index.html'));
+
+  function send(
+    res: ServerResponse,
+    req: IncomingMessage,
+    status: number,
+    type: string,
+    body: Buffer | string,
+    cache: string,
+  ) {
+    res.writeHead(status, {
+      ...headers,
+      'Content-Type': type,
+      'Content-Length': Buffer.byteLength(body),
+      'Cache-Control': cache,
+    });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  }
+
+  const server = createServer((req, res) => {
+    void (async () => {
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res.writeHead(405, { ...headers, Allow: 'GET, HEAD', 'Content-Type': 'text/plain' });
+        res.end('Method Not Allowed');
+        return;
+      }
+      const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
+      if (pathname === `${BASE}runtime-config.js`) {
+        send(res, req, 200, CONTENT_TYPES['.js']!, configScript, 'no-store');
+        return;
+      }
+      const file = assetPath(distDir, pathname);
+      if (file) {
+        const body = await readIfFile(file);
+        if (body) {
+          const immutable = pathname.startsWith(`${BASE}assets/`);
+          const type = CONTENT_TYPES[extname(file)] ?? 'application/octet-stream';
+          send(res, req, 200, type, body, immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+          return;
+        }
+        // A missing hashed asset is a 404, not the SPA page (a stale tab must not run HTML as script).
+        if (pathname.startsWith(`${BASE}assets/`)) {
+          send(res, req, 404, 'text/plain; charset=utf-8', 'Not Found', 'no-store');
+          return;
+        }
+      }
+      // SPA fallback: /, /research, /account/* and every other path.
+      send(res, req, 200, CONTENT_TYPES['.html']!, indexHtml, 'no-cache');
+    })().catch(() => {
+      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain' });
+      res.end('Internal Server Error');
+    });
+  });
+
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolvePromise, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => {
+      server.off('error', reject);
+      resolvePromise();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  return {
+    url: `http://localhost:${port}`,
+    config,
+    close: () =>
+      new Promise<void>((resolvePromise, reject) => {
+        server.close((err) => (err ? reject(err) : resolvePromise()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function newestMtime(path: string): Promise<number> {
+  let s;
+  try {
+    s = await stat(path);
+  } catch {
+    return 0;
+  }
+  if (!s.isDirectory()) return s.mtimeMs;
+  let newest = s.mtimeMs;
+  for (const entry of await readdir(path)) {
+    if (entry === 'node_modules' || entry.startsWith('.')) continue;
+    newest = Math.max(newest, await newestMtime(join(path, entry)));
+  }
+  return newest;
+}
+
+/** True when dist is missing or older than any source of the build. */
+export async function isBuildStale(distDir = defaultDistDir): Promise<boolean> {
+  let built: number;
+  try {
+    built = (await stat(join(distDir, 'index.html'))).mtimeMs;
+  } catch {
+    return true;
+  }
+  const sources = ['src', 'index.html', 'vite.config.ts', 'package.json'].map((p) => join(appDir, p));
+  const newest = Math.max(...(await Promise.all(sources.map(newestMtime))));
+  return newest > built;
+}
+
+let building: Promise<{ built: boolean; distDir: string }> | null = null;
+
+/** Runs `vite build` programmatically when dist is missing or stale (used by npm start and e2e). */
+export function buildApp(options: { force?: boolean } = {}): Promise<{ built: boolean; distDir: string }> {
+  building ??= (async () => {
+    try {
+      if (!options.force && !(await isBuildStale())) return { built: false, distDir: defaultDistDir };
+      const { build } = await import('vite');
+      await build({ root: appDir, configFile: join(appDir, 'vite.config.ts'), logLevel: 'warn' });
+      return { built: true, distDir: defaultDistDir };
+    } finally {
+      building = null;
+    }
+  })();
+  return building;
+}

@@ -1,0 +1,46 @@
+// Business constants and limits (SPEC §9). Durations in milliseconds unless the name says otherwise.
+
+export const MIN_PASSWORD_LENGTH = 8;
+export const OTP_LENGTH = 6;
+export const SSO_REDIRECT_MAX = 5;
+export const AUTHORIZATION_PARAMS_TTL_MS = 60 * 60 * 1000;
+export const LOGIN_CHALLENGE_TTL_MS = 10 * 60 * 1000;
+export const SSO_REDIRECT_LOCK_TTL_MS = 10 * 60 * 1000;
+export const ONBOARDING_STATE_TTL_MS = 24 * 60 * 60 * 1000;
+export const LOGOUT_STATE_TTL_MS = 15 * 1000;
+export const MFA_SETUP_STATE_TTL_MS = 3600 * 1000;
+export const APPLICATION_LOGIN_LOCK_MS = 2 * 1000;
+export const APPLICATION_LOGIN_LOCK_BEFORE_SSO_MS = 30 * 1000;
+export const REFRESH_LOCK = { expiryMs: 4000, maxTries: 40, waitMs: 70, confirmDelayMs: 30 } as const;
+export const TOKEN_REFRESH_MARGIN_MS = 30 * 1000;
+export const TOKEN_REFRESH_ATTEMPTS = 3;
+export const TOKEN_REFRESH_RETRY_DELAY_MS = 1000;
+export const BACKGROUND_REFRESH_BEFORE_EXPIRY_MS = 60 * 1000;
+export const BACKGROUND_REFRESH_MIN_REMAINING_MS = 120 * 1000;
+export const ERROR_TOAST_MS = 60 * 1000;
+export const MISSING_SESSION_RETRIES = 1;
+export const CODE_VERIFIER_BYTES = 32;
+export const TOKEN_EXPIRY_FACTOR_MS = 1000;
+export const COOKIE_POLL_MS = 300;
+export const COOKIE_HOOK_POLL_MS = 5000;
+export const FORM_CARD_WIDTH_PX = 440;
+export const TEAMS_SDK = {
+  initTimeoutMs: 5000,
+  authPopup: { width: 600, height: 400 },
+  windowPollMs: 100,
+  urlLimit: 2048,
+  appIdLength: { min: 5, max: 255 },
+  version: '2.30.0',
+} as const;
+export const SIGN_IN_WRAPPER_VERSION = '2.2.0';
+export const HTTP_CLIENT = {
+  timeoutMs: 0,
+  xsrfCookie: 'XSRF-TOKEN',
+  xsrfHeader: 'X-XSRF-TOKEN',
+  chunkSize: 65536,
+} as const;
+/** Email-verification result kept client-side (the spec gives no lifetime; one flow's lifetime). */
+export const EMAIL_RESULT_TTL_MS = 60 * 60 * 1000;
+/** Kratos message id: re-authenticate (refresh=true), the product's "Password confirmation". */
+export const MESSAGE_ID_REAUTHENTICATE = 1010003;
+export const OAUTH2_SCOPES = 'openid offline_access';

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { facts, NOW, PAST } from '../../testing/fixtures.ts';
+import type { AuthenticatedInput } from './is-authenticated.ts';
+import { isAuthenticated } from './is-authenticated.ts';
+
+const noFactor = facts({ mfaSetupDeadline: PAST });
+const base: AuthenticatedInput = { tokenAuthMode: null, session: facts(), disableGitStep: false, now: NOW };
+
+const cases: [string, Partial<AuthenticatedInput>, boolean][] = [
+  ['m365 token mode is always authenticated', { tokenAuthMode: 'm365', session: null }, true],
+  ['no session → not authenticated', { session: null }, false],
+  ['ory token mode without a session → not authenticated', { tokenAuthMode: 'ory', session: null }, false],
+  [
+    'oidc sign-in satisfies the second-factor clause',
+    { session: facts({ methods: ['oidc'], mfaSetupDeadline: PAST }) },
+    true,
+  ],
+  [
+    'aal2 satisfies the second-factor clause',
+    { session: facts({ aal: 'aal2', mfaSetupDeadline: null }) },
+    true,
+  ],
+  ['a future mfa setup deadline satisfies it', { session: facts() }, true],
+  ['a past deadline, aal1, no oidc → not authenticated', { session: noFactor }, false],
+  ['no deadline, aal1, no oidc → not authenticated', { session: facts({ mfaSetupDeadline: null }) }, false],
+  ['an invalid deadline does not count', { session: facts({ mfaSetupDeadline: 'soon' }) }, false],
+  ['terms not accepted → not authenticated', { session: facts({ tosAccepted: false }) }, false],
+  ['git user not connected → not authenticated', { session: facts({ isGitUser: true }) }, false],
+  [
+    'git user connected → authenticated',
+    { session: facts({ isGitUser: true, gitProviderConnected: true }) },
+    true,
+  ],
+  [
+    'git user not connected but git step disabled → authenticated',
+    { session: facts({ isGitUser: true }), disableGitStep: true },
+    true,
+  ],
+  ['not a git user → authenticated', { session: facts({ isGitUser: false }) }, true],
+];
+
+describe('isAuthenticated (SPEC §4 Authenticated)', () => {
+  it.each(cases)('%s', (_name, overrides, expected) => {
+    expect(isAuthenticated({ ...base, ...overrides })).toBe(expected);
+  });
+});

@@ -1,0 +1,74 @@
+import { copy } from '../../copy.ts';
+import { validateCallback } from '../../shared/oauth2/callback-validation.ts';
+import type { SessionState } from '../login/decide-login-effect.ts';
+import type { SessionFacts } from '../session/session-facts.ts';
+import { hasSecondFactor, mfaDeadlineInFuture, signedInWithOidc } from '../session/session-facts.ts';
+
+// SPEC §4 "Callback".
+
+export interface CallbackInput {
+  query: { code?: string; state?: string; error?: string; error_description?: string };
+  storedState: string | null;
+  sessionState: SessionState;
+  session: SessionFacts | null;
+  isSsoEmailResult: boolean;
+  hasToken: boolean;
+  now: number;
+}
+
+export type CallbackCommand =
+  | { type: 'wait' }
+  | { type: 'error'; message: string }
+  | { type: 'login-2fa-reset' }
+  | { type: 'authorize' }
+  | { type: 'exchange'; code: string }
+  | { type: 'go-initial-page' };
+
+export function decideCallbackEffect(input: CallbackInput): CallbackCommand {
+  if (input.sessionState === 'loading') return { type: 'wait' };
+  const { query, session } = input;
+  if (query.error)
+    return { type: 'error', message: copy.errors.oauth2(query.error, query.error_description ?? '') };
+  if (!query.code) {
+    // Reached from the login screen with a session but no token: obtain one.
+    if (input.hasToken) return { type: 'go-initial-page' };
+    if (input.sessionState === 'present') return { type: 'authorize' };
+    return { type: 'error', message: copy.errors.missingCode };
+  }
+  // An aal1 session of a non-SSO user without a second factor (and past the setup grace period)
+  // goes back to login for a 2FA reset.
+  if (
+    session &&
+    session.aal === 'aal1' &&
+    !hasSecondFactor(session) &&
+    !signedInWithOidc(session) &&
+    !input.isSsoEmailResult &&
+    !mfaDeadlineInFuture(session, input.now)
+  ) {
+    return { type: 'login-2fa-reset' };
+  }
+  const validation = validateCallback(query, input.storedState);
+  if (!validation.ok) {
+    // A second run of an already-exchanged callback (reload, other tab): the token is there.
+    if (input.hasToken) return { type: 'go-initial-page' };
+    return { type: 'error', message: validation.message };
+  }
+  return { type: 'exchange', code: validation.code };
+}
+
+export type OnboardingStep = 'git' | 'tos';
+
+export type AfterExchangeCommand =
+  { type: 'onboarding'; steps: OnboardingStep[] } | { type: 'go-initial-page' };
+
+/** Onboarding steps still due: source-code-host link (git users not connected), then Terms of Service. */
+export function decideAfterExchange(
+  session: SessionFacts | null,
+  disableGitStep: boolean,
+): AfterExchangeCommand {
+  if (!session) return { type: 'go-initial-page' };
+  const steps: OnboardingStep[] = [];
+  if (!disableGitStep && session.isGitUser && !session.gitProviderConnected) steps.push('git');
+  if (!session.tosAccepted) steps.push('tos');
+  return steps.length ? { type: 'onboarding', steps } : { type: 'go-initial-page' };
+}

@@ -1,0 +1,28 @@
+import { copy } from '../../copy.ts';
+import type { SessionState } from '../login/decide-login-effect.ts';
+
+// SPEC §4 "Consent": with the challenge and a session, post the consent and redirect; with no session,
+// retry login once (missing_session_retried), then fail.
+
+export interface ConsentInput {
+  challenge: string | null;
+  sessionState: SessionState;
+  sessionId: string | null;
+  retried: boolean;
+}
+
+export type ConsentCommand =
+  | { type: 'wait' }
+  | { type: 'accept'; consentChallenge: string; identitySessionId: string }
+  | { type: 'retry-login' }
+  | { type: 'error'; message: string };
+
+export function decideConsentEffect(input: ConsentInput): ConsentCommand {
+  if (!input.challenge) return { type: 'error', message: copy.errors.missingConsentChallenge };
+  if (input.sessionState === 'loading') return { type: 'wait' };
+  if (input.sessionState === 'present' && input.sessionId) {
+    return { type: 'accept', consentChallenge: input.challenge, identitySessionId: input.sessionId };
+  }
+  if (!input.retried) return { type: 'retry-login' };
+  return { type: 'error', message: copy.errors.missingSession };
+}

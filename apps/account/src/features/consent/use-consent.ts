@@ -1,0 +1,53 @@
+import { useEffect, useState } from 'react';
+import { copy } from '../../copy.ts';
+import { getConfig } from '../../shared/config/env.ts';
+import { paths } from '../../shared/config/paths.ts';
+import { redirectTo } from '../../shared/navigation/history.ts';
+import { registry } from '../../shared/storage/registry.ts';
+import { read, remove, write } from '../../shared/storage/storage.ts';
+import { postConsent } from '../../shared/users-client/users-client.ts';
+import { useSession } from '../session/use-session.ts';
+import { decideConsentEffect } from './decide-consent-effect.ts';
+
+export function useConsent(search: { consent_challenge?: string }) {
+  const config = getConfig();
+  const session = useSession();
+  const [error, setError] = useState<string | null>(null);
+  const command = decideConsentEffect({
+    challenge: search.consent_challenge ?? null,
+    sessionState: session.state,
+    sessionId: session.session?.id ?? null,
+    retried: read(registry.missingSessionRetried) === true,
+  });
+  const commandKey = JSON.stringify(command);
+
+  useEffect(() => {
+    switch (command.type) {
+      case 'wait':
+        break;
+      case 'error':
+        setError(command.message);
+        break;
+      case 'retry-login':
+        // Retry the login once: a fresh authorization from the login page.
+        write(registry.missingSessionRetried, true);
+        remove(registry.loginChallenge);
+        redirectTo(paths.login);
+        break;
+      case 'accept':
+        postConsent(config.usersUrl, {
+          consentChallenge: command.consentChallenge,
+          identitySessionId: command.identitySessionId,
+        }).then(
+          ({ redirectTo: target }) => {
+            remove(registry.missingSessionRetried);
+            redirectTo(target);
+          },
+          () => setError(copy.errors.consentFlow),
+        );
+        break;
+    }
+  }, [commandKey]);
+
+  return { error };
+}

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { emailResult } from '../../testing/fixtures.ts';
+import type { LoginCommand, LoginEffectInput } from './decide-login-effect.ts';
+import { decideLoginEffect } from './decide-login-effect.ts';
+
+const base: LoginEffectInput = {
+  application: 'platform',
+  applicationCookie: null,
+  urlMap: { platform: 'http://localhost:4000', magic: 'http://localhost:4001' },
+  location: { pathname: '/account/login', search: '' },
+  queryChallenge: null,
+  storedChallenge: null,
+  sessionState: 'none',
+  authenticated: false,
+  hasToken: false,
+  emailResult: null,
+  resetPasswordInProgress: false,
+  sessionReloaded: false,
+  loginLockHeld: false,
+  initialPagePath: '/research',
+};
+
+const cases: [string, Partial<LoginEffectInput>, LoginCommand][] = [
+  [
+    'login_challenge is stored, then the login route reloads without it',
+    { queryChallenge: 'abc', location: { pathname: '/account/login', search: '?login_challenge=abc&x=1' } },
+    { type: 'store-challenge', challenge: 'abc', reloadTo: '/account/login?x=1' },
+  ],
+  [
+    'a challenge returning to another application redirects to its URL-map entry, same path and query',
+    {
+      applicationCookie: 'magic',
+      queryChallenge: 'abc',
+      location: { pathname: '/account/login', search: '?login_challenge=abc' },
+    },
+    { type: 'redirect-application', url: 'http://localhost:4001/account/login?login_challenge=abc' },
+  ],
+  [
+    'the same application stores the challenge',
+    {
+      applicationCookie: 'platform',
+      queryChallenge: 'abc',
+      location: { pathname: '/account/login', search: '?login_challenge=abc' },
+    },
+    { type: 'store-challenge', challenge: 'abc', reloadTo: '/account/login' },
+  ],
+  ['waits while the session loads', { sessionState: 'loading' }, { type: 'wait' }],
+  ['waits on a session error (the error page shows)', { sessionState: 'error' }, { type: 'wait' }],
+  [
+    'm365 result without authentication → m365 login',
+    { emailResult: emailResult({ isM365: true }), storedChallenge: 'c' },
+    { type: 'go-m365-login' },
+  ],
+  [
+    'm365 result but authenticated → initial page',
+    {
+      emailResult: emailResult({ isM365: true }),
+      sessionState: 'present',
+      authenticated: true,
+      hasToken: true,
+    },
+    { type: 'go-initial-page', path: '/research' },
+  ],
+  [
+    'reset password in progress → forgot-password',
+    { resetPasswordInProgress: true, storedChallenge: 'c' },
+    { type: 'go-forgot-password' },
+  ],
+  [
+    'authenticated session with a token → initial page',
+    { sessionState: 'present', authenticated: true, hasToken: true },
+    { type: 'go-initial-page', path: '/research' },
+  ],
+  [
+    'authenticated session without a token → callback',
+    { sessionState: 'present', authenticated: true },
+    { type: 'go-callback' },
+  ],
+  [
+    'authenticated session without a token but a pending challenge → render the step',
+    { sessionState: 'present', authenticated: true, storedChallenge: 'c' },
+    { type: 'none' },
+  ],
+  [
+    'expired session with a token → reload the session once',
+    { sessionState: 'none', hasToken: true },
+    { type: 'reload-session' },
+  ],
+  [
+    'expired session with a token after the reload → remove the token',
+    { sessionState: 'none', hasToken: true, sessionReloaded: true },
+    { type: 'remove-token' },
+  ],
+  ['no token, no challenge → authorize', {}, { type: 'authorize' }],
+  ['no token, no challenge, lock held → wait', { loginLockHeld: true }, { type: 'wait' }],
+  [
+    'no token, no challenge, unauthenticated session → authorize',
+    { sessionState: 'present' },
+    { type: 'authorize' },
+  ],
+  [
+    'no token, no challenge, MFA required → authorize',
+    { sessionState: 'requires-mfa' },
+    { type: 'authorize' },
+  ],
+  ['a stored challenge without a session → render the step', { storedChallenge: 'c' }, { type: 'none' }],
+  [
+    'a stored challenge with an unauthenticated session → render the step',
+    { storedChallenge: 'c', sessionState: 'present' },
+    { type: 'none' },
+  ],
+];
+
+describe('decideLoginEffect (SPEC §4 Login effects)', () => {
+  it.each(cases)('%s', (_name, overrides, expected) => {
+    expect(decideLoginEffect({ ...base, ...overrides })).toEqual(expected);
+  });
+});

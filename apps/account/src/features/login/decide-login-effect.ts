@@ -1,0 +1,85 @@
+import type { Application } from '../../shared/config/env.ts';
+import type { EmailResult } from '../../shared/storage/registry.ts';
+
+// SPEC §4 "Login effects" as a pure function returning one command; use-login.ts runs it.
+
+export type SessionState = 'loading' | 'none' | 'present' | 'requires-mfa' | 'error';
+
+export interface LoginEffectInput {
+  application: Application;
+  /** Which application started the login (cookie). */
+  applicationCookie: Application | null;
+  urlMap: Record<Application, string>;
+  location: { pathname: string; search: string };
+  queryChallenge: string | null;
+  storedChallenge: string | null;
+  sessionState: SessionState;
+  authenticated: boolean;
+  hasToken: boolean;
+  emailResult: EmailResult | null;
+  resetPasswordInProgress: boolean;
+  /** The session was already reloaded once after it expired with a token present. */
+  sessionReloaded: boolean;
+  loginLockHeld: boolean;
+  initialPagePath: string;
+}
+
+export type LoginCommand =
+  | { type: 'none' }
+  | { type: 'wait' }
+  | { type: 'redirect-application'; url: string }
+  | { type: 'store-challenge'; challenge: string; reloadTo: string }
+  | { type: 'go-m365-login' }
+  | { type: 'go-forgot-password' }
+  | { type: 'go-initial-page'; path: string }
+  | { type: 'go-callback' }
+  | { type: 'reload-session' }
+  | { type: 'remove-token' }
+  | { type: 'authorize' };
+
+function withoutParam(location: { pathname: string; search: string }, name: string): string {
+  const params = new URLSearchParams(location.search);
+  params.delete(name);
+  const qs = params.toString();
+  return qs ? `${location.pathname}?${qs}` : location.pathname;
+}
+
+export function decideLoginEffect(input: LoginEffectInput): LoginCommand {
+  // A return from the authorization server to a different application than the one that started
+  // the login goes to that application's URL-map entry, same path and query.
+  if (input.queryChallenge && input.applicationCookie && input.applicationCookie !== input.application) {
+    const target = new URL(
+      input.location.pathname + input.location.search,
+      input.urlMap[input.applicationCookie],
+    );
+    return { type: 'redirect-application', url: target.toString() };
+  }
+  // A login_challenge parameter is stored (cookie, 10 min) and the login route reloads without it.
+  if (input.queryChallenge) {
+    return {
+      type: 'store-challenge',
+      challenge: input.queryChallenge,
+      reloadTo: withoutParam(input.location, 'login_challenge'),
+    };
+  }
+  if (input.sessionState === 'loading' || input.sessionState === 'error') return { type: 'wait' };
+  // An m365 result with no authentication goes to the m365 login with autoContinue.
+  if (input.emailResult?.isM365 && !input.authenticated) return { type: 'go-m365-login' };
+  // An in-progress password reset continues on forgot-password.
+  if (input.resetPasswordInProgress) return { type: 'go-forgot-password' };
+  const hasSession = input.sessionState === 'present';
+  if (hasSession && input.authenticated) {
+    if (input.hasToken) return { type: 'go-initial-page', path: input.initialPagePath };
+    // With a session but no OAuth2 token, go to the callback (which obtains one).
+    if (!input.storedChallenge) return { type: 'go-callback' };
+  }
+  // A session that expired while a token is present: reload the session once, then remove the token.
+  if (input.sessionState === 'none' && input.hasToken) {
+    return input.sessionReloaded ? { type: 'remove-token' } : { type: 'reload-session' };
+  }
+  // Without a token or challenge: take the lock, get an authorize URI and redirect.
+  if (!input.hasToken && !input.storedChallenge) {
+    return input.loginLockHeld ? { type: 'wait' } : { type: 'authorize' };
+  }
+  return { type: 'none' };
+}

@@ -1,0 +1,55 @@
+import { copy } from '../../copy.ts';
+import { ErrorView } from '../../shared/ui/error-view.tsx';
+import { Progress } from '../../shared/ui/progress.tsx';
+import { EmailStep } from './steps/email-step.tsx';
+import { EmailConfirmationStep, SsoStep } from './steps/info-steps.tsx';
+import { PasswordStep } from './steps/password-step.tsx';
+import type { LoginSearch } from './use-login.ts';
+import { useLogin } from './use-login.ts';
+
+export function LoginScreen({ search }: { search: LoginSearch }) {
+  const login = useLogin(search);
+  const { view } = login;
+  if (view.kind === 'error') return <ErrorView message={view.message} mode="retry" />;
+  if (view.kind === 'progress') return <Progress label={copy.progress.signingIn} />;
+  switch (view.step) {
+    case 'email':
+      return (
+        <EmailStep
+          initialEmail={login.typedEmail}
+          accessEmail={login.config.accessEmail}
+          busy={login.busy}
+          onSubmit={login.submitEmail}
+        />
+      );
+    case 'password':
+    case 'password-confirmation':
+      return (
+        <PasswordStep
+          email={login.email}
+          busy={login.busy}
+          errors={login.formErrors}
+          fieldErrors={login.fieldErrors}
+          variant={view.step === 'password' ? 'password' : 'confirmation'}
+          onBack={view.step === 'password' ? login.back : undefined}
+          onSubmit={login.submitPassword}
+        />
+      );
+    case 'sso':
+      return <SsoStep />;
+    case 'email-confirmation':
+      return <EmailConfirmationStep email={login.email} />;
+    case 'mfa':
+    case 'mfa-setup':
+      return <SecondFactorPending step={view.step} />;
+  }
+}
+
+function SecondFactorPending({ step }: { step: 'mfa' | 'mfa-setup' }) {
+  return (
+    <ErrorView
+      message={step === 'mfa' ? copy.login.mfa.title : copy.login.mfaSetup.titleOnboarding}
+      mode="login"
+    />
+  );
+}

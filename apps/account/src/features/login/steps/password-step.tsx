@@ -1,0 +1,85 @@
+import type { FormEvent } from 'react';
+import { useState } from 'react';
+import { copy } from '../../../copy.ts';
+import { paths } from '../../../shared/config/paths.ts';
+import { Card } from '../../../shared/ui/card.tsx';
+import { FormErrors } from '../../../shared/ui/form-errors.tsx';
+import { Link } from '../../../shared/ui/link.tsx';
+import { TextField } from '../../../shared/ui/text-field.tsx';
+
+export interface PasswordStepProps {
+  email: string;
+  busy?: boolean;
+  errors?: string[];
+  fieldErrors?: string[];
+  /** Password confirmation (SPEC §2 step 5) reuses this form with its own title and text. */
+  variant?: 'password' | 'confirmation';
+  onBack?: () => void;
+  onSubmit: (password: string) => void | Promise<void>;
+}
+
+/** SPEC §2 Login step 2: "Enter password", "Logging in as" the email, back arrow, Forgot Password, Continue. */
+export function PasswordStep({
+  email,
+  busy = false,
+  errors = [],
+  fieldErrors = [],
+  variant = 'password',
+  onBack,
+  onSubmit,
+}: PasswordStepProps) {
+  const [password, setPassword] = useState('');
+  const title =
+    variant === 'confirmation' ? copy.login.passwordConfirmation.title : copy.login.password.title;
+
+  function handleSubmit(event: FormEvent) {
+    event.preventDefault();
+    if (!password || busy) return;
+    void onSubmit(password);
+  }
+
+  return (
+    <Card
+      title={title}
+      leading={
+        onBack ? (
+          <button
+            type="button"
+            className="icon-button"
+            aria-label={copy.login.password.back}
+            onClick={onBack}
+          >
+            <span aria-hidden="true">←</span>
+          </button>
+        ) : null
+      }
+    >
+      {variant === 'confirmation' ? <p className="muted">{copy.login.passwordConfirmation.text}</p> : null}
+      <p>
+        {copy.login.password.loggingInAs} <strong>{email}</strong>
+      </p>
+      <form onSubmit={handleSubmit} aria-busy={busy}>
+        {/* The identifier, for password managers. */}
+        <input type="hidden" name="identifier" autoComplete="username" value={email} readOnly />
+        <TextField
+          label={copy.login.password.passwordLabel}
+          type="password"
+          name="password"
+          autoComplete="current-password"
+          required
+          autoFocus
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          errors={fieldErrors}
+        />
+        {errors.length > 0 ? <FormErrors messages={errors} /> : null}
+        <div className="row">
+          <Link href={paths.forgotPassword}>{copy.login.password.forgotPassword}</Link>
+        </div>
+        <button type="submit" className="button" disabled={password === '' || busy}>
+          {copy.common.continue}
+        </button>
+      </form>
+    </Card>
+  );
+}

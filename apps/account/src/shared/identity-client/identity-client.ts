@@ -1,0 +1,124 @@
+import { requestJson } from '../errors/http-error.ts';
+import type {
+  LoginFlow,
+  LogoutFlow,
+  RecoveryFlow,
+  Session,
+  SettingsFlow,
+  VerificationFlow,
+} from './types.ts';
+
+// Kratos public API, called as JSON with the browser's cookies (CONTRACT-NOTES §0.1, §8).
+
+const withCredentials = { credentials: 'include' as const };
+
+function url(base: string, path: string, query: Record<string, string | undefined> = {}): string {
+  const u = new URL(path, base);
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') u.searchParams.set(k, v);
+  return u.toString();
+}
+
+export function whoami(base: string): Promise<Session> {
+  return requestJson(url(base, '/sessions/whoami'), withCredentials);
+}
+
+export function createLoginFlow(
+  base: string,
+  query: { login_challenge?: string; refresh?: boolean; aal?: 'aal1' | 'aal2'; return_to?: string },
+): Promise<LoginFlow> {
+  return requestJson(
+    url(base, '/self-service/login/browser', {
+      login_challenge: query.login_challenge,
+      refresh: query.refresh ? 'true' : undefined,
+      aal: query.aal,
+      return_to: query.return_to,
+    }),
+    withCredentials,
+  );
+}
+
+export function getLoginFlow(base: string, id: string): Promise<LoginFlow> {
+  return requestJson(url(base, '/self-service/login/flows', { id }), withCredentials);
+}
+
+export type LoginBody =
+  | { method: 'password'; identifier: string; password: string; csrf_token: string }
+  | { method: 'totp'; totp_code: string; csrf_token: string }
+  | { method: 'oidc'; provider: string; csrf_token: string };
+
+export function submitLogin(base: string, flowId: string, body: LoginBody): Promise<{ session?: Session }> {
+  return requestJson(url(base, '/self-service/login', { flow: flowId }), {
+    ...withCredentials,
+    method: 'POST',
+    body,
+  });
+}
+
+export function createLogoutFlow(base: string, returnTo?: string): Promise<LogoutFlow> {
+  return requestJson(url(base, '/self-service/logout/browser', { return_to: returnTo }), withCredentials);
+}
+
+export function getSelfServiceError(base: string, id: string): Promise<{ id: string; error?: unknown }> {
+  return requestJson(url(base, '/self-service/errors', { id }), withCredentials);
+}
+
+export function createRecoveryFlow(base: string): Promise<RecoveryFlow> {
+  return requestJson(url(base, '/self-service/recovery/browser'), withCredentials);
+}
+
+export function getRecoveryFlow(base: string, id: string): Promise<RecoveryFlow> {
+  return requestJson(url(base, '/self-service/recovery/flows', { id }), withCredentials);
+}
+
+export function submitRecovery(
+  base: string,
+  flowId: string,
+  body: { method: 'code'; email?: string; code?: string; csrf_token: string },
+): Promise<RecoveryFlow> {
+  return requestJson(url(base, '/self-service/recovery', { flow: flowId }), {
+    ...withCredentials,
+    method: 'POST',
+    body,
+  });
+}
+
+export function createSettingsFlow(base: string): Promise<SettingsFlow> {
+  return requestJson(url(base, '/self-service/settings/browser'), withCredentials);
+}
+
+export function getSettingsFlow(base: string, id: string): Promise<SettingsFlow> {
+  return requestJson(url(base, '/self-service/settings/flows', { id }), withCredentials);
+}
+
+export type SettingsBody =
+  | { method: 'password'; password: string; csrf_token: string }
+  | { method: 'totp'; totp_code: string; csrf_token: string }
+  | { method: 'profile'; traits: unknown; csrf_token: string };
+
+export function submitSettings(base: string, flowId: string, body: SettingsBody): Promise<SettingsFlow> {
+  return requestJson(url(base, '/self-service/settings', { flow: flowId }), {
+    ...withCredentials,
+    method: 'POST',
+    body,
+  });
+}
+
+export function createVerificationFlow(base: string): Promise<VerificationFlow> {
+  return requestJson(url(base, '/self-service/verification/browser'), withCredentials);
+}
+
+export function getVerificationFlow(base: string, id: string): Promise<VerificationFlow> {
+  return requestJson(url(base, '/self-service/verification/flows', { id }), withCredentials);
+}
+
+export function submitVerification(
+  base: string,
+  flowId: string,
+  body: { method: 'code'; code?: string; email?: string; csrf_token?: string },
+): Promise<VerificationFlow> {
+  return requestJson(url(base, '/self-service/verification', { flow: flowId }), {
+    ...withCredentials,
+    method: 'POST',
+    body,
+  });
+}

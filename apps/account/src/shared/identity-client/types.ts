@@ -1,0 +1,27 @@
+// Kratos wire types, type-only from @ory/client (zero bytes shipped).
+export type {
+  Identity,
+  LoginFlow,
+  LogoutFlow,
+  RecoveryFlow,
+  Session,
+  SettingsFlow,
+  UiContainer,
+  UiNode,
+  UiNodeInputAttributes,
+  UiText,
+  VerificationFlow,
+} from '@ory/client';
+
+/** The identity traits of this product (SPEC §3). */
+export interface Traits {
+  userServiceID?: string;
+  email: string;
+  name?: { first?: string; last?: string };
+  onboarding?: {
+    isGitUser?: boolean;
+    mfaSetupDeadline?: string | null;
+    gitProviderConnected?: boolean;
+    tosAccepted?: boolean;
+  };
+}

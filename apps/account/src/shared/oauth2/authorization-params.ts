@@ -1,0 +1,30 @@
+import { AUTHORIZATION_PARAMS_TTL_MS } from '../../constants.ts';
+import type { AuthorizationParams } from '../storage/registry.ts';
+import { registry } from '../storage/registry.ts';
+import { read, remove, write } from '../storage/storage.ts';
+import { createCodeVerifier, createState } from './pkce.ts';
+
+/** Stored params are reused while valid and regenerated when absent or expired (SPEC §4). */
+export function needsNewParams(params: AuthorizationParams | null, now: number): boolean {
+  return params === null || params.expiration <= now;
+}
+
+export function getOrCreateAuthorizationParams(now = Date.now()): AuthorizationParams {
+  const stored = read(registry.authorizationParams);
+  if (stored && !needsNewParams(stored, now)) return stored;
+  const fresh: AuthorizationParams = {
+    codeVerifier: createCodeVerifier(),
+    state: createState(),
+    expiration: now + AUTHORIZATION_PARAMS_TTL_MS,
+  };
+  write(registry.authorizationParams, fresh);
+  return fresh;
+}
+
+export function readAuthorizationParams(): AuthorizationParams | null {
+  return read(registry.authorizationParams);
+}
+
+export function clearAuthorizationParams(): void {
+  remove(registry.authorizationParams);
+}

@@ -1,0 +1,62 @@
+import { REFRESH_LOCK } from '../../constants.ts';
+import type { Lock, StorageEntry } from './registry.ts';
+import { read, remove, write } from './storage.ts';
+
+// A lock held in a cookie, shared by every tab of the site: write our id, wait, read it back.
+// SPEC §9 (refresh lock): 4 s expiry, up to 40 tries, 70 ms wait, 30 ms confirm delay.
+
+export interface LockDeps {
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  newId: () => string;
+}
+
+export const defaultLockDeps: LockDeps = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  newId: () => crypto.randomUUID(),
+};
+
+export interface LockOptions {
+  expiryMs: number;
+  maxTries: number;
+  waitMs: number;
+  confirmDelayMs: number;
+}
+
+export function isLockHeld(lock: Lock | null, now: number): boolean {
+  return lock !== null && lock.expiresAt > now;
+}
+
+/** Resolves to a release function, or null when the lock could not be taken within maxTries. */
+export async function acquireCookieLock(
+  entry: StorageEntry<Lock>,
+  options: LockOptions = REFRESH_LOCK,
+  deps: LockDeps = defaultLockDeps,
+): Promise<(() => void) | null> {
+  const id = deps.newId();
+  for (let attempt = 0; attempt < options.maxTries; attempt++) {
+    if (!isLockHeld(read(entry), deps.now())) {
+      write(entry, { id, expiresAt: deps.now() + options.expiryMs }, { ttlMs: options.expiryMs });
+      await deps.sleep(options.confirmDelayMs);
+      if (read(entry)?.id === id) {
+        return () => {
+          if (read(entry)?.id === id) remove(entry);
+        };
+      }
+    }
+    await deps.sleep(options.waitMs);
+  }
+  return null;
+}
+
+/** Non-waiting variant: true when the lock was free and is now ours until it expires. */
+export function tryTakeLock(
+  entry: StorageEntry<Lock>,
+  ttlMs: number,
+  deps: LockDeps = defaultLockDeps,
+): boolean {
+  if (isLockHeld(read(entry), deps.now())) return false;
+  write(entry, { id: deps.newId(), expiresAt: deps.now() + ttlMs }, { ttlMs });
+  return true;
+}

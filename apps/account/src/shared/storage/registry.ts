@@ -1,0 +1,196 @@
+import * as z from 'zod/mini';
+import {
+  APPLICATION_LOGIN_LOCK_MS,
+  AUTHORIZATION_PARAMS_TTL_MS,
+  EMAIL_RESULT_TTL_MS,
+  LOGIN_CHALLENGE_TTL_MS,
+  LOGOUT_STATE_TTL_MS,
+  MFA_SETUP_STATE_TTL_MS,
+  ONBOARDING_STATE_TTL_MS,
+  REFRESH_LOCK,
+  SSO_REDIRECT_LOCK_TTL_MS,
+} from '../../constants.ts';
+
+// Every cookie and localStorage key of the app, declared once (CONVENTIONS "Client state is typed"):
+// key, zod schema, lifetime and medium. Invalid values are dropped on read. Nothing outside
+// shared/storage touches document.cookie or localStorage.
+
+export type Medium = 'cookie' | 'localStorage';
+
+export interface StorageEntry<T> {
+  key: string;
+  schema: z.ZodMiniType<T>;
+  medium: Medium;
+  /** Medium used instead while the isTeams flag is set (the team client blocks third-party cookies). */
+  mediumInTeams?: Medium;
+  /** Lifetime; cookies get Max-Age, localStorage values carry their own expiry where the spec has one. */
+  ttlMs?: number;
+}
+
+function entry<T>(e: StorageEntry<T>): StorageEntry<T> {
+  return e;
+}
+
+export const lockSchema = z.object({ id: z.string(), expiresAt: z.number() });
+export type Lock = z.infer<typeof lockSchema>;
+
+export const oauth2TokenSchema = z.object({
+  accessToken: z.string().check(z.minLength(1)),
+  refreshToken: z.nullable(z.string()),
+  expiresAt: z.nullable(z.number()),
+});
+export type OAuth2Token = z.infer<typeof oauth2TokenSchema>;
+
+export const authorizationParamsSchema = z.object({
+  codeVerifier: z.string().check(z.minLength(43)),
+  state: z.string().check(z.minLength(8)),
+  expiration: z.number(),
+});
+export type AuthorizationParams = z.infer<typeof authorizationParamsSchema>;
+
+export const emailResultSchema = z.object({
+  email: z.string(),
+  isSSO: z.boolean(),
+  isM365: z.boolean(),
+  provider: z.nullable(z.string()),
+});
+export type EmailResult = z.infer<typeof emailResultSchema>;
+
+export const logoutStateSchema = z.enum(['in_progress', 'completed']);
+export type LogoutState = z.infer<typeof logoutStateSchema>;
+
+export const onboardingStateSchema = z.object({
+  codeSubmitted: z.boolean(),
+  passwordSet: z.boolean(),
+  isSessionRefreshRequired: z.boolean(),
+});
+export type OnboardingState = z.infer<typeof onboardingStateSchema>;
+
+export const resetPasswordStateSchema = z.object({
+  inProgress: z.boolean(),
+  completed: z.boolean(),
+  email: z.optional(z.string()),
+});
+export type ResetPasswordState = z.infer<typeof resetPasswordStateSchema>;
+
+export const registry = {
+  /** Hydra login challenge, stored then the login page reloads without it (SPEC §4). */
+  loginChallenge: entry({
+    key: 'login_challenge',
+    schema: z.string().check(z.minLength(1)),
+    medium: 'cookie',
+    ttlMs: LOGIN_CHALLENGE_TTL_MS,
+  }),
+  /** The OAuth2 token; local storage in the team client (SPEC §9). Session cookie. */
+  oauth2Token: entry({
+    key: 'oauth2_token',
+    schema: oauth2TokenSchema,
+    medium: 'cookie',
+    mediumInTeams: 'localStorage',
+  }),
+  /** PKCE verifier and state; the value carries its own 1 h expiration. */
+  authorizationParams: entry({
+    key: 'oauth2_authorization_params',
+    schema: authorizationParamsSchema,
+    medium: 'localStorage',
+    ttlMs: AUTHORIZATION_PARAMS_TTL_MS,
+  }),
+  isTeams: entry({ key: 'isTeams', schema: z.boolean(), medium: 'localStorage' }),
+  logoutState: entry({
+    key: 'logout_state',
+    schema: logoutStateSchema,
+    medium: 'cookie',
+    ttlMs: LOGOUT_STATE_TTL_MS,
+  }),
+  ssoRedirectLock: entry({
+    key: 'sso_redirect_lock',
+    schema: lockSchema,
+    medium: 'cookie',
+    ttlMs: SSO_REDIRECT_LOCK_TTL_MS,
+  }),
+  ssoRedirects: entry({
+    key: 'sso_redirects',
+    schema: z.number(),
+    medium: 'cookie',
+    ttlMs: SSO_REDIRECT_LOCK_TTL_MS,
+  }),
+  /** Which application started the login (SPEC §4 Login effects). */
+  application: entry({
+    key: 'application',
+    schema: z.enum(['platform', 'magic']),
+    medium: 'cookie',
+    ttlMs: LOGIN_CHALLENGE_TTL_MS,
+  }),
+  firstLogin: entry({
+    key: 'first_login',
+    schema: z.boolean(),
+    medium: 'cookie',
+    ttlMs: ONBOARDING_STATE_TTL_MS,
+  }),
+  onboardingState: entry({
+    key: 'onboarding_state',
+    schema: onboardingStateSchema,
+    medium: 'cookie',
+    ttlMs: ONBOARDING_STATE_TTL_MS,
+  }),
+  resetPasswordState: entry({
+    key: 'reset_password_state',
+    schema: resetPasswordStateSchema,
+    medium: 'cookie',
+    ttlMs: AUTHORIZATION_PARAMS_TTL_MS,
+  }),
+  mfaSetupState: entry({
+    key: 'mfa_setup_state',
+    schema: z.object({ initialised: z.boolean() }),
+    medium: 'cookie',
+    ttlMs: MFA_SETUP_STATE_TTL_MS,
+  }),
+  /** Result of the email step (SPEC §3 "Email verification result"). */
+  emailResult: entry({
+    key: 'email_verification_result',
+    schema: emailResultSchema,
+    medium: 'cookie',
+    ttlMs: EMAIL_RESULT_TTL_MS,
+  }),
+  missingSessionRetried: entry({
+    key: 'missing_session_retried',
+    schema: z.boolean(),
+    medium: 'cookie',
+    ttlMs: LOGIN_CHALLENGE_TTL_MS,
+  }),
+  /** Application-login lock: one authorize redirect at a time (2 s, 30 s before an SSO redirect). */
+  loginLock: entry({
+    key: 'login_lock',
+    schema: lockSchema,
+    medium: 'cookie',
+    ttlMs: APPLICATION_LOGIN_LOCK_MS,
+  }),
+  /** Cookie lock around code exchange and refresh (SPEC §9: 4 s). */
+  refreshLock: entry({
+    key: 'oauth2_refresh_lock',
+    schema: lockSchema,
+    medium: 'cookie',
+    ttlMs: REFRESH_LOCK.expiryMs,
+  }),
+  m365Token: entry({ key: 'm365-token', schema: z.string(), medium: 'localStorage' }),
+} as const;
+
+export type RegistryKey = keyof typeof registry;
+
+/** Everything that is local login state, cleared by logout (SPEC §2 Logout). */
+export const loginStateEntries: StorageEntry<unknown>[] = [
+  registry.loginChallenge,
+  registry.oauth2Token,
+  registry.authorizationParams,
+  registry.ssoRedirectLock,
+  registry.ssoRedirects,
+  registry.application,
+  registry.firstLogin,
+  registry.onboardingState,
+  registry.resetPasswordState,
+  registry.mfaSetupState,
+  registry.emailResult,
+  registry.missingSessionRetried,
+  registry.loginLock,
+  registry.m365Token,
+] as StorageEntry<unknown>[];
