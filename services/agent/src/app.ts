@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import cors from '@fastify/cors';
+import type { Database } from '@acme/db';
+import { sql, typed } from '@acme/db';
+import { systemClock } from '@acme/db/clock';
+import type { Clock } from '@acme/db/clock';
+import Fastify from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import pino from 'pino';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { Config } from './config.ts';
+import { AppError, toErrorResponse } from './http/errors.ts';
+import type { AgentDb } from './migrations.ts';
+
+export interface AppOptions {
+  config: Config;
+  db: Database;
+  clock?: Clock;
+  logger?: Logger | false;
+}
+
+/**
+ * SPEC §3: taken from the team client's principal name and display name, each empty if missing.
+ * So empty strings are valid; a non-empty email must look like one.
+ */
+const unregisteredUserSchema = z
+  .object({
+    email: z.union([z.literal(''), z.string().trim().toLowerCase().pipe(z.email().max(254))]),
+    name: z.string().trim().max(200),
+  })
+  .strict();
+
+const acceptedSchema = z.object({ id: z.uuid() });
+
+const BODY_LIMIT = 8 * 1024;
+
+/** Builds the agent service's HTTP server without listening. */
+export async function createApp(options: AppOptions): Promise<{ public: FastifyInstance }> {
+  const { config } = options;
+  const db = typed<AgentDb>(options.db);
+  const clock = options.clock ?? systemClock;
+  const logger =
+    options.logger === false
+      ? pino({ level: 'silent' })
+      : (options.logger ??
+        pino({ name: 'agent', level: config.logLevel, redact: ['headers.authorization', 'headers.cookie'] }));
+
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    disableRequestLogging: true,
+    bodyLimit: BODY_LIMIT,
+    trustProxy: config.trustProxy,
+    return503OnClosing: true,
+  });
+  app.removeContentTypeParser('text/plain');
+  app.setErrorHandler((error, request, reply) => {
+    const { status, body, headers } = toErrorResponse(error);
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    return reply.code(status).headers(headers).send(body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const { status, body } = toErrorResponse(
+      new AppError('NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}.`),
+    );
+    return reply.code(status).send(body);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, path: request.url.split('?')[0], status: reply.statusCode },
+      'request',
+    );
+  });
+  await app.register(cors, {
+    origin: config.appOrigins,
+    credentials: true,
+    methods: ['POST'],
+    allowedHeaders: ['Content-Type', 'Authorization'],
+    maxAge: 600,
+  });
+
+  const windowMs = config.rateWindowSeconds * 1000;
+
+  /** Fixed-window per-IP counter in PostgreSQL, shared by every instance. */
+  async function checkRate(ip: string): Promise<void> {
+    const now = clock.now().getTime();
+    const start = Math.floor(now / windowMs) * windowMs;
+    const row = await db
+      .insertInto('agent_rate_limit_counters')
+      .values({ key: ip, window_start: new Date(start), count: 1 })
+      .onConflict((oc) =>
+        oc
+          .columns(['key', 'window_start'])
+          .doUpdateSet({ count: sql<number>`agent_rate_limit_counters.count + 1` }),
+      )
+      .returning('count')
+      .executeTakeFirstOrThrow();
+    if (row.count === 1) {
+      await db
+        .deleteFrom('agent_rate_limit_counters')
+        .where('window_start', '<', new Date(start - 3_600_000))
+        .execute();
+    }
+    if (row.count > config.rateLimit) {
+      const retryAfter = Math.max(1, Math.ceil((start + windowMs - now) / 1000));
+      throw new AppError('RATE_LIMITED', 'Too many requests. Try again later.', {
+        'retry-after': String(retryAfter),
+      });
+    }
+  }
+
+  app.post('/misc/unregistered-user', async (request, reply) => {
+    await checkRate(request.ip);
+    const parsed = unregisteredUserSchema.safeParse(request.body);
+    if (!parsed.success) {
+      const detail = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
+      throw new AppError('INVALID_REQUEST', `The request is invalid: ${detail}`);
+    }
+    const id = randomUUID();
+    await db
+      .insertInto('agent_unregistered_user_requests')
+      .values({ id, email: parsed.data.email, name: parsed.data.name, created_at: clock.now() })
+      .execute();
+    request.log.info({ requestId: id }, 'unregistered user recorded');
+    return reply.code(202).send(acceptedSchema.parse({ id }));
+  });
+
+  return { public: app };
+}

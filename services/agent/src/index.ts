@@ -1,0 +1,30 @@
+import type { AddressInfo } from 'node:net';
+import { migrate } from '@acme/db';
+import type { Database } from '@acme/db';
+import type { Clock } from '@acme/db/clock';
+import type { Logger } from 'pino';
+import { createApp } from './app.ts';
+import { loadConfig } from './config.ts';
+import { migrations } from './migrations.ts';
+
+export { createApp } from './app.ts';
+export { loadConfig } from './config.ts';
+export type { Config } from './config.ts';
+export { migrations } from './migrations.ts';
+
+export const MIGRATION_NAMESPACE = 'agent';
+
+/** Runs the agent service: parses configuration, migrates and listens (`urls.public`). */
+export async function start(opts: {
+  db: Database;
+  env?: Record<string, string | undefined>;
+  clock?: Clock;
+  logger?: Logger | false;
+}): Promise<{ urls: Record<string, string>; close(): Promise<void> }> {
+  const config = loadConfig(opts.env ?? process.env);
+  await migrate(opts.db, MIGRATION_NAMESPACE, migrations);
+  const app = await createApp({ config, db: opts.db, clock: opts.clock, logger: opts.logger });
+  await app.public.listen({ host: config.host, port: config.port });
+  const port = (app.public.server.address() as AddressInfo).port;
+  return { urls: { public: `http://localhost:${port}` }, close: () => app.public.close() };
+}

@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDb, sql } from '@acme/db';
+import type { Database } from '@acme/db';
+import { FakeClock } from '@acme/db/clock';
+import { freePort } from '@acme/test-kit/free-port';
+import { loadConfig, start } from '../src/index.ts';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+async function http(url: string, init: RequestInit & { json?: unknown } = {}) {
+  const { json, ...rest } = init;
+  const res = await fetch(url, {
+    ...rest,
+    headers: json === undefined ? rest.headers : { 'content-type': 'application/json', ...rest.headers },
+    body: json === undefined ? rest.body : JSON.stringify(json),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : undefined) as any };
+}
+
+describe('agent service', () => {
+  let db: Database;
+  let url: string;
+  let close: () => Promise<void>;
+  const clock = new FakeClock(new Date('2026-03-01T09:00:00.000Z'));
+
+  beforeAll(async () => {
+    db = await createTestDb();
+    const port = await freePort();
+    const service = await start({
+      db,
+      env: { AGENT_PORT: String(port), AGENT_RATE_LIMIT: '50' },
+      clock,
+      logger: false,
+    });
+    expect(service.urls).toEqual({ public: `http://localhost:${port}` });
+    url = `http://127.0.0.1:${port}/misc/unregistered-user`;
+    close = service.close;
+  });
+  afterAll(async () => {
+    await close();
+    await db.close();
+  });
+
+  const rows = async () =>
+    (
+      await sql<{
+        id: string;
+        email: string;
+        name: string;
+        created_at: Date;
+      }>`select * from agent_unregistered_user_requests`.execute(db.kysely)
+    ).rows;
+
+  it('records an unregistered user and answers 202 with its id', async () => {
+    const res = await http(url, {
+      method: 'POST',
+      json: { email: ' Bob@Contoso.test ', name: 'Bob Builder' },
+    });
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    const stored = (await rows()).find((r) => r.id === res.body.id);
+    expect(stored).toMatchObject({ email: 'bob@contoso.test', name: 'Bob Builder', created_at: clock.now() });
+  });
+
+  it('accepts the empty strings the app sends when the team client knows nothing', async () => {
+    const res = await http(url, { method: 'POST', json: { email: '', name: '' } });
+    expect(res.status).toBe(202);
+  });
+
+  it('allows credentialed CORS from the app origins only', async () => {
+    const ok = await http(url, {
+      method: 'POST',
+      json: { email: '', name: '' },
+      headers: { origin: 'http://localhost:4001' },
+    });
+    expect(ok.headers.get('access-control-allow-origin')).toBe('http://localhost:4001');
+    expect(ok.headers.get('access-control-allow-credentials')).toBe('true');
+    const other = await http(url, {
+      method: 'POST',
+      json: { email: '', name: '' },
+      headers: { origin: 'http://evil.test' },
+    });
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it.each([
+    ['a missing field', { email: 'a@b.test' }],
+    ['a malformed email', { email: 'nope', name: 'X' }],
+    ['wrong types', { email: 1, name: null }],
+    ['an unknown field', { email: '', name: '', admin: true }],
+    ['a JSON array', []],
+    ['an over-long name', { email: '', name: 'x'.repeat(201) }],
+  ])('answers 400 INVALID_REQUEST for %s and records nothing', async (_label, json) => {
+    const before = (await rows()).length;
+    const res = await http(url, { method: 'POST', json });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ errorCode: 'INVALID_REQUEST', message: expect.any(String) });
+    expect((await rows()).length).toBe(before);
+  });
+
+  it('answers malformed JSON, wrong content types, oversized bodies and unknown routes with {errorCode, message}', async () => {
+    const cases: [RequestInit & { json?: unknown }, number, string, boolean?][] = [
+      [
+        { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":' },
+        400,
+        'INVALID_REQUEST',
+      ],
+      [{ method: 'POST', headers: { 'content-type': 'application/json' } }, 400, 'INVALID_REQUEST'],
+      [
+        { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hi' },
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      ],
+      [{ method: 'POST', json: { email: '', name: 'x'.repeat(10_000) } }, 413, 'PAYLOAD_TOO_LARGE'],
+      [{ method: 'GET' }, 404, 'NOT_FOUND'],
+      [{ method: 'GET' }, 404, 'NOT_FOUND', true],
+    ];
+    for (const [init, status, errorCode, elsewhere] of cases) {
+      const target = elsewhere ? url.replace('/misc/unregistered-user', '/elsewhere') : url;
+      const res = await http(target, init);
+      expect(res.status).toBe(status);
+      expect(res.body).toEqual({ errorCode, message: expect.any(String) });
+    }
+  });
+
+  it('limits requests per IP with 429 and Retry-After, then recovers in the next window', async () => {
+    clock.set(new Date('2026-03-01T10:00:00.000Z'));
+    const statuses: number[] = [];
+    for (let i = 0; i < 51; i++)
+      statuses.push((await http(url, { method: 'POST', json: { email: '', name: '' } })).status);
+    expect(statuses.slice(0, 50).every((s) => s === 202)).toBe(true);
+    const limited = await http(url, { method: 'POST', json: { email: '', name: '' } });
+    expect(limited.status).toBe(429);
+    expect(limited.body.errorCode).toBe('RATE_LIMITED');
+    expect(limited.headers.get('retry-after')).toBe('60');
+    clock.advance(60_000);
+    expect((await http(url, { method: 'POST', json: { email: '', name: '' } })).status).toBe(202);
+  });
+
+  it('reads the documented defaults', () => {
+    expect(loadConfig({})).toMatchObject({
+      port: 4466,
+      appOrigins: ['http://localhost:4000', 'http://localhost:4001'],
+      rateLimit: 20,
+    });
+  });
+});
