@@ -1,0 +1,79 @@
+import { describe, expect, it, vi } from 'vitest';
+import { HttpError } from '../errors/http-error.ts';
+import { classifyFlowError, handleFlowError } from './handle-flow-error.ts';
+
+const err = (status: number, body: unknown) => new HttpError(status, '', body);
+const flow = {
+  id: 'f',
+  ui: { action: '', method: 'POST', nodes: [], messages: [{ id: 4000006, type: 'error', text: 'bad' }] },
+};
+
+describe('classifyFlowError (Elements-style dispatcher)', () => {
+  it.each([
+    ['400 with a flow → re-render', err(400, flow), { type: 'rerender', flow }],
+    [
+      '400 session_already_available → home',
+      err(400, { error: { id: 'session_already_available' } }),
+      { type: 'home' },
+    ],
+    ['404 → restart', err(404, { error: { code: 404 } }), { type: 'restart', reason: 'not_found' }],
+    ['410 → restart', err(410, { error: { code: 410 } }), { type: 'restart', reason: 'expired' }],
+    [
+      '410 self_service_flow_expired → restart',
+      err(410, { error: { id: 'self_service_flow_expired' } }),
+      { type: 'restart', reason: 'self_service_flow_expired' },
+    ],
+    [
+      '403 csrf → restart',
+      err(403, { error: { id: 'security_csrf_violation' } }),
+      { type: 'restart', reason: 'security_csrf_violation' },
+    ],
+    [
+      '403 aal2 with a target → redirect',
+      err(403, { error: { id: 'session_aal2_required' }, redirect_browser_to: 'http://x/aal2' }),
+      { type: 'redirect', url: 'http://x/aal2' },
+    ],
+    [
+      '422 → redirect_browser_to',
+      err(422, { error: { id: 'browser_location_change_required' }, redirect_browser_to: 'http://h/next' }),
+      { type: 'redirect', url: 'http://h/next' },
+    ],
+    [
+      '422 without an id → redirect_browser_to',
+      err(422, { redirect_browser_to: 'http://h/next' }),
+      { type: 'redirect', url: 'http://h/next' },
+    ],
+    ['401 → unauthorized', err(401, { error: { code: 401 } }), { type: 'unauthorized' }],
+    ['500 → error message', err(500, { error: { message: 'down' } }), { type: 'error', message: 'down' }],
+    [
+      'network failure → error message',
+      new TypeError('Failed to fetch'),
+      { type: 'error', message: 'Failed to fetch' },
+    ],
+  ])('%s', (_name, error, expected) => {
+    expect(classifyFlowError(error)).toEqual(expected);
+  });
+});
+
+describe('handleFlowError', () => {
+  it('calls the matching handler and honours id overrides', () => {
+    const handlers = {
+      rerender: vi.fn(),
+      restart: vi.fn(),
+      home: vi.fn(),
+      error: vi.fn(),
+      redirect: vi.fn(),
+    };
+    handleFlowError(err(400, flow), handlers);
+    expect(handlers.rerender).toHaveBeenCalledWith(flow);
+    const override = vi.fn();
+    handleFlowError(err(400, { error: { id: 'session_already_available' } }), {
+      ...handlers,
+      overrides: { session_already_available: override },
+    });
+    expect(override).toHaveBeenCalled();
+    expect(handlers.home).not.toHaveBeenCalled();
+    handleFlowError(err(422, { redirect_browser_to: 'http://h/n' }), handlers);
+    expect(handlers.redirect).toHaveBeenCalledWith('http://h/n');
+  });
+});
