@@ -107,6 +107,6 @@ describe('configuration', () => {
     const csp = securityHeaders(resolveConfig('platform', { agentUrl: 'http://localhost:4455' }))[
       'Content-Security-Policy'
     ];
-    expect(csp.match(/localhost:4455/g)).toHaveLength(1);
+    expect(csp?.match(/localhost:4455/g)).toHaveLength(1);
   });
 });
