@@ -1,4 +1,5 @@
-import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { generateKeyPair, randomBytes, randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
 import type { JWK } from 'jose';
 import { sql, type Database } from '@acme/db';
 
@@ -17,8 +18,8 @@ export interface KeyMaterial {
 const ROW_ID = 'default';
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi'] as const;
 
-function generate(): { jwks: { keys: JWK[] }; cookieKeys: string[] } {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+async function generate(): Promise<{ jwks: { keys: JWK[] }; cookieKeys: string[] }> {
+  const { privateKey } = await promisify(generateKeyPair)('rsa', { modulusLength: 2048 });
   const jwk = privateKey.export({ format: 'jwk' }) as JWK;
   return {
     jwks: { keys: [{ ...jwk, kid: randomUUID(), alg: 'RS256', use: 'sig' }] },
@@ -40,7 +41,7 @@ export async function loadKeyMaterial(db: Database): Promise<KeyMaterial> {
     ).rows[0];
   let row = await read();
   if (!row) {
-    const fresh = generate();
+    const fresh = await generate();
     await sql`
       insert into oauth2_keys (id, jwks, cookie_keys)
       values (${ROW_ID}, ${JSON.stringify(fresh.jwks)}, ${JSON.stringify(fresh.cookieKeys)})

@@ -9,6 +9,8 @@ import { start } from '../src/index.ts';
 export interface TestServer {
   db: Database;
   issuer: string;
+  /** Where this instance listens (differs from the issuer when instances share one). */
+  publicUrl: string;
   admin: string;
   close(): Promise<void>;
 }
@@ -21,19 +23,20 @@ export async function startServer(
 ): Promise<TestServer> {
   const db = options.db ?? (await createTestDb());
   const [publicPort, adminPort] = [await freePort(), await freePort()];
-  const issuer = `http://localhost:${publicPort}`;
+  const publicUrl = `http://localhost:${publicPort}`;
   const started = await start({
     db,
     clock: options.clock,
     logger: false,
     env: {
-      ISSUER: issuer,
+      ISSUER: publicUrl,
       OAUTH2_PUBLIC_PORT: String(publicPort),
       OAUTH2_ADMIN_PORT: String(adminPort),
       ...options.env,
     },
   });
-  return { db, issuer, admin: started.urls.admin!, close: started.close };
+  const issuer = options.env?.ISSUER ?? publicUrl;
+  return { db, issuer, publicUrl, admin: started.urls.admin!, close: started.close };
 }
 
 export class CookieJar {
@@ -177,7 +180,7 @@ export async function tokenRequest(
   form: Record<string, string>,
   headers: Record<string, string> = {},
 ) {
-  const res = await fetch(`${server.issuer}/oauth2/token`, {
+  const res = await fetch(`${server.publicUrl}/oauth2/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     body: new URLSearchParams(form).toString(),

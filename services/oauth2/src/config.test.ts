@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { appUrls, loadConfig } from './config.ts';
+
+describe('loadConfig', () => {
+  it('has the development defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      issuer: 'http://localhost:4444',
+      publicPort: 4444,
+      adminPort: 4445,
+      refreshGraceSeconds: 5,
+      ttl: { accessToken: 600, refreshToken: 2_592_000, authorizationCode: 60 },
+    });
+    expect(config.clients.map((c) => [c.client_id, c.origin])).toEqual([
+      ['platform', 'http://localhost:4000'],
+      ['magic', 'http://localhost:4001'],
+    ]);
+  });
+
+  it('derives the app URLs of a client from its origin', () => {
+    expect(appUrls({ client_id: 'platform', origin: 'http://localhost:4000' })).toMatchObject({
+      redirectUri: 'http://localhost:4000/account/callback',
+      postLogoutRedirectUri: 'http://localhost:4000/account/login',
+      consent: 'http://localhost:4000/account/consent',
+      logout: 'http://localhost:4000/account/logout',
+    });
+  });
+
+  it('reads clients from OAUTH2_CLIENTS or APP_ORIGINS', () => {
+    expect(
+      loadConfig({ OAUTH2_CLIENTS: '[{"client_id":"x","origin":"https://x.example/ignored"}]' }).clients,
+    ).toEqual([{ client_id: 'x', origin: 'https://x.example' }]);
+    expect(loadConfig({ APP_ORIGINS: 'a=http://localhost:5000, b=http://localhost:5001' }).clients).toEqual([
+      { client_id: 'a', origin: 'http://localhost:5000' },
+      { client_id: 'b', origin: 'http://localhost:5001' },
+    ]);
+  });
+
+  it('derives the issuer from the public port and strips a trailing slash', () => {
+    expect(loadConfig({ OAUTH2_PUBLIC_PORT: '5555' }).issuer).toBe('http://localhost:5555');
+    expect(loadConfig({ ISSUER: 'https://auth.example/' }).issuer).toBe('https://auth.example');
+  });
+
+  it.each([
+    [{ OAUTH2_CLIENTS: 'not json' }],
+    [{ OAUTH2_CLIENTS: '[]' }],
+    [{ OAUTH2_CLIENTS: '[{"client_id":"a","origin":"x"},{"client_id":"a","origin":"y"}]' }],
+    [{ APP_ORIGINS: 'nonsense' }],
+    [{ OAUTH2_ACCESS_TOKEN_TTL: '-1' }],
+    [{ OAUTH2_REFRESH_GRACE_SECONDS: '600' }],
+    [{ ISSUER: 'not a url' }],
+  ])('refuses invalid configuration %j', (env) => {
+    expect(() => loadConfig(env)).toThrow();
+  });
+});
