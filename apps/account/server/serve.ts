@@ -222,16 +222,20 @@ export async function isBuildStale(distDir = defaultDistDir): Promise<boolean> {
   return newest > built;
 }
 
-let building: Promise<{ built: boolean; distDir: string }> | null = null;
+let building: Promise<string> | null = null;
 
-/** Runs `vite build` programmatically when dist is missing or stale (used by npm start and e2e). */
-export function buildApp(options: { force?: boolean } = {}): Promise<{ built: boolean; distDir: string }> {
+/**
+ * Runs `vite build` programmatically when dist is missing or older than the sources (used by
+ * npm start and e2e). Resolves to the dist directory to pass to serveApp.
+ */
+export function buildApp(options: { force?: boolean } = {}): Promise<string> {
   building ??= (async () => {
     try {
-      if (!options.force && !(await isBuildStale())) return { built: false, distDir: defaultDistDir };
-      const { build } = await import('vite');
-      await build({ root: appDir, configFile: join(appDir, 'vite.config.ts'), logLevel: 'warn' });
-      return { built: true, distDir: defaultDistDir };
+      if (options.force || (await isBuildStale())) {
+        const { build } = await import('vite');
+        await build({ root: appDir, configFile: join(appDir, 'vite.config.ts'), logLevel: 'warn' });
+      }
+      return defaultDistDir;
     } finally {
       building = null;
     }
