@@ -5,7 +5,8 @@
 export function checkReturnTo(input: string, allowed: string[]): string | null {
   if (input.length === 0 || input.length > 2048) return null;
   // Backslashes, whitespace and control characters are never legitimate here (`\\evil`, `https:/\evil`, tab tricks).
-  if (/[\\\s\u0000-\u001f\u007f]/.test(input)) return null;
+  if (/[\\\s]/.test(input) || [...input].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f))
+    return null;
   if (!URL.canParse(input)) return null;
   const url = new URL(input);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;

@@ -45,6 +45,15 @@ export async function startHarness(
   };
 }
 
+export interface Res {
+  status: number;
+  headers: Headers;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON and assert on it
+  body: any;
+  text: string;
+  setCookies: string[];
+}
+
 /** A tiny cookie jar + fetch wrapper that never follows redirects. */
 export class Browser {
   readonly cookies = new Map<string, string>();
@@ -67,8 +76,7 @@ export class Browser {
       headers?: Record<string, string>;
       accept?: 'json' | 'html';
     } = {},
-  ): Promise<{ status: number; headers: Headers; body: any; text: string; setCookies: string[] }> {
-    // eslint-disable-line @typescript-eslint/no-explicit-any
+  ): Promise<Res> {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     if (opts.accept === 'json') headers.accept = 'application/json';
     if (opts.accept === 'html') headers.accept = 'text/html,application/xhtml+xml';
@@ -105,7 +113,7 @@ export class Browser {
       else this.cookies.set(name, value);
     }
     const text = await res.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
@@ -156,11 +164,9 @@ export async function newLoginFlow(b: Browser, query = '') {
   return { flow: res.body, csrf: csrfOf(res.body) };
 }
 
-export function csrfOf(flow: {
-  ui: { nodes: { attributes: { name?: string; value?: unknown } }[] };
-}): string {
-  const n = flow.ui.nodes.find((x) => x.attributes.name === 'csrf_token');
-  return String(n?.attributes.value ?? '');
+export function csrfOf(flow: { ui: { nodes: { attributes: object }[] } }): string {
+  const n = flow.ui.nodes.find((x) => (x.attributes as { name?: string }).name === 'csrf_token');
+  return String((n?.attributes as { value?: unknown } | undefined)?.value ?? '');
 }
 
 export async function login(b: Browser, identifier: string, password = DEMO_PASSWORD, query = '') {
