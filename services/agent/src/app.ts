@@ -4,7 +4,7 @@ import type { Database } from '@acme/db';
 import { sql, typed } from '@acme/db';
 import { systemClock } from '@acme/db/clock';
 import type { Clock } from '@acme/db/clock';
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import pino from 'pino';
 import type { Logger } from 'pino';
@@ -48,7 +48,7 @@ export async function createApp(options: AppOptions): Promise<{ public: FastifyI
 
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy,
     return503OnClosing: true,

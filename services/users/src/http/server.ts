@@ -1,4 +1,4 @@
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError, toErrorResponse } from './errors.ts';
@@ -17,7 +17,7 @@ export interface HttpServerOptions {
 export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit,
     trustProxy: options.trustProxy,
     return503OnClosing: true,

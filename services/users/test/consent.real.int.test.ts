@@ -1,0 +1,237 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash, randomBytes } from 'node:crypto';
+import { createTestDb } from '@acme/db';
+import type { Database } from '@acme/db';
+import { freePort } from '@acme/test-kit/free-port';
+import { start as startIdentity } from '@acme/identity';
+import { start as startOAuth2 } from '@acme/oauth2';
+import { start as startUsers } from '../src/index.ts';
+import { DEMO_PASSWORD, seedDemo } from '../src/seed.ts';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+/**
+ * The consent step through our real identity service and authorization server, all in process on
+ * one database, as `npm start` runs them: authorize → identity login with the login challenge →
+ * POST /login/consent → callback code → token whose `ext` carries products and scope groups.
+ */
+
+/** A browser's cookie jar for `localhost`: cookies ignore ports, as browsers do. */
+class Jar {
+  readonly cookies = new Map<string, string>();
+  header(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+  store(res: Response): void {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair = '', ...attrs] = line.split(';');
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq).trim();
+      const value = pair.slice(eq + 1).trim();
+      const expired = attrs.some((a) => /max-age=0\b/i.test(a.trim()) || /expires=Thu, 01 Jan 1970/i.test(a));
+      if (expired || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+  async fetch(
+    url: string,
+    init: RequestInit & { json?: unknown } = {},
+  ): Promise<{ res: Response; body: any }> {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size > 0) headers.set('cookie', this.header());
+    if (init.json !== undefined) headers.set('content-type', 'application/json');
+    const res = await fetch(url, {
+      ...init,
+      headers,
+      body: init.json === undefined ? init.body : JSON.stringify(init.json),
+      redirect: 'manual',
+    });
+    this.store(res);
+    const text = await res.text();
+    let body: any = text;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON
+    }
+    return { res, body };
+  }
+  /** Follows redirects until one leaves for the app (port 4000), returning that URL. */
+  async navigateToApp(url: string): Promise<URL> {
+    let next = new URL(url);
+    for (let hop = 0; hop < 10; hop++) {
+      if (next.origin === APP_ORIGIN) return next;
+      const { res } = await this.fetch(next.toString());
+      const location = res.headers.get('location');
+      if (!location) throw new Error(`expected a redirect from ${next.toString()}, got ${res.status}`);
+      next = new URL(location, next);
+    }
+    throw new Error('too many redirects');
+  }
+}
+
+const APP_ORIGIN = 'http://localhost:4000';
+
+describe('consent through the real identity service and authorization server', () => {
+  let db: Database;
+  const urls: Record<string, string> = {};
+  const closers: (() => Promise<void>)[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDb();
+    const [idPublic, idAdmin, oaPublic, oaAdmin, usersPublic, usersAdmin] = await Promise.all(
+      Array.from({ length: 6 }, () => freePort()),
+    );
+    urls.identityPublic = `http://localhost:${idPublic}`;
+    urls.identityAdmin = `http://localhost:${idAdmin}`;
+    urls.issuer = `http://localhost:${oaPublic}`;
+    urls.oauth2Admin = `http://localhost:${oaAdmin}`;
+
+    const oauth2 = await startOAuth2({
+      db,
+      logger: false,
+      env: { ISSUER: urls.issuer, OAUTH2_PUBLIC_PORT: String(oaPublic), OAUTH2_ADMIN_PORT: String(oaAdmin) },
+    });
+    closers.push(oauth2.close);
+    const identity = await startIdentity({
+      db,
+      logger: false,
+      env: {
+        IDENTITY_PUBLIC_PORT: String(idPublic),
+        IDENTITY_ADMIN_PORT: String(idAdmin),
+        IDENTITY_PUBLIC_URL: urls.identityPublic,
+        IDENTITY_ADMIN_URL: urls.identityAdmin,
+        OAUTH2_ADMIN_URL: urls.oauth2Admin,
+        IDENTITY_ALLOWED_RETURN_URLS: `${APP_ORIGIN},${urls.issuer}`,
+        LOG_LEVEL: 'silent',
+      },
+    });
+    closers.push(identity.close);
+    const users = await startUsers({
+      db,
+      logger: false,
+      env: {
+        USERS_PUBLIC_PORT: String(usersPublic),
+        USERS_ADMIN_PORT: String(usersAdmin),
+        IDENTITY_ADMIN_URL: urls.identityAdmin,
+        OAUTH2_ADMIN_URL: urls.oauth2Admin,
+      },
+    });
+    closers.push(users.close);
+    urls.users = users.urls.public!;
+    urls.usersAdmin = users.urls.admin!;
+    await seedDemo(urls.usersAdmin);
+  });
+  afterAll(async () => {
+    for (const close of closers.reverse()) await close();
+    await db.close();
+  });
+
+  /** Authorize, sign in with the identity service, and stop at the consent screen. */
+  async function toConsent(email: string) {
+    const jar = new Jar();
+    const verifier = randomBytes(32).toString('base64url');
+    const authorize = new URL(`${urls.issuer}/oauth2/auth`);
+    for (const [k, v] of Object.entries({
+      client_id: 'platform',
+      response_type: 'code',
+      redirect_uri: `${APP_ORIGIN}/account/callback`,
+      scope: 'openid offline_access',
+      state: randomBytes(12).toString('base64url'),
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    })) {
+      authorize.searchParams.set(k, v);
+    }
+    const login = await jar.navigateToApp(authorize.toString());
+    expect(login.pathname).toBe('/account/login');
+    const loginChallenge = login.searchParams.get('login_challenge')!;
+
+    const flow = await jar.fetch(
+      `${urls.identityPublic}/self-service/login/browser?login_challenge=${encodeURIComponent(loginChallenge)}`,
+      { headers: { accept: 'application/json' } },
+    );
+    expect(flow.res.status).toBe(200);
+    const csrf = flow.body.ui.nodes.find((n: any) => n.attributes.name === 'csrf_token').attributes.value;
+    const submitted = await jar.fetch(`${urls.identityPublic}/self-service/login?flow=${flow.body.id}`, {
+      method: 'POST',
+      headers: { accept: 'application/json' },
+      json: { method: 'password', identifier: email, password: DEMO_PASSWORD, csrf_token: csrf },
+    });
+    expect(submitted.res.status).toBe(422);
+    const whoami = await jar.fetch(`${urls.identityPublic}/sessions/whoami`, {
+      headers: { accept: 'application/json' },
+    });
+    expect(whoami.res.status).toBe(200);
+
+    const consent = await jar.navigateToApp(submitted.body.redirect_browser_to);
+    expect(consent.pathname).toBe('/account/consent');
+    return {
+      jar,
+      verifier,
+      consentChallenge: consent.searchParams.get('consent_challenge')!,
+      session: whoami.body,
+    };
+  }
+
+  const postConsent = (consentChallenge: string, identitySessionId: string) =>
+    new Jar().fetch(`${urls.users}/login/consent`, {
+      method: 'POST',
+      headers: { origin: APP_ORIGIN },
+      json: { consentChallenge, identitySessionId },
+    });
+
+  it('accepts consent for the signed-in user and the token carries products and scope groups', async () => {
+    const issuer = urls.issuer!;
+    const { jar, verifier, consentChallenge, session } = await toConsent('ada@acme.test');
+    const accepted = await postConsent(consentChallenge, session.id);
+    expect(accepted.res.status).toBe(200);
+    expect(accepted.body).toEqual({ redirectTo: expect.stringContaining(issuer) });
+
+    const callback = await jar.navigateToApp(accepted.body.redirectTo);
+    expect(callback.pathname).toBe('/account/callback');
+    const code = callback.searchParams.get('code')!;
+    expect(code).toMatch(/^ory_ac_/);
+
+    const token = await fetch(`${issuer}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: `${APP_ORIGIN}/account/callback`,
+        code_verifier: verifier,
+        client_id: 'platform',
+      }).toString(),
+    });
+    expect(token.status).toBe(200);
+    const { access_token: accessToken } = (await token.json()) as { access_token: string };
+    const claims = JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString('utf8'));
+    expect(claims.sub).toBe(session.identity.id);
+    expect(claims.ext).toEqual({
+      user: { authenticationMode: 'ory' },
+      products: ['Platform', 'MAGIC'],
+      scopeGroups: [],
+    });
+
+    // The consent request is now handled: posting it again returns where it went (Hydra's 410).
+    const again = await postConsent(consentChallenge, session.id);
+    expect(again.res.status).toBe(200);
+    expect(again.body.redirectTo).toEqual(expect.any(String));
+  });
+
+  it('refuses a session of another identity with 403 SESSION_MISMATCH', async () => {
+    const ada = await toConsent('ada@acme.test');
+    const grace = await toConsent('grace@acme.test');
+    const res = await postConsent(ada.consentChallenge, grace.session.id);
+    expect(res.res.status).toBe(403);
+    expect(res.body).toEqual({ errorCode: 'SESSION_MISMATCH', message: expect.any(String) });
+  });
+
+  it('answers 404 for an unknown consent challenge', async () => {
+    const { session } = await toConsent('grace@acme.test');
+    const res = await postConsent('unknown-challenge', session.id);
+    expect(res.res.status).toBe(404);
+    expect(res.body.errorCode).toBe('CONSENT_REQUEST_NOT_FOUND');
+  });
+});
