@@ -126,6 +126,12 @@ describe('GitHub-like OAuth stand-in', () => {
       email: 'octo-dev@example.com',
       type: 'User',
     });
+    const emails = await fetch(`${standIns.urls.githubApi}/user/emails`, {
+      headers: { authorization: `Bearer ${token.access_token}` },
+    });
+    expect(await emails.json()).toEqual([
+      { email: 'octo-dev@example.com', primary: true, verified: true, visibility: 'public' },
+    ]);
     // GitHub's older "token" scheme works as well.
     const again = await fetch(`${standIns.urls.githubApi}/user`, {
       headers: { authorization: `token ${token.access_token}` },
@@ -270,6 +276,7 @@ describe('GitHub-like OAuth stand-in', () => {
     });
     expect(bad.status).toBe(401);
     expect(await bad.json()).toMatchObject({ message: 'Bad credentials' });
+    expect((await fetch(`${standIns.urls.githubApi}/user/emails`)).status).toBe(401);
   });
 
   it('answers malformed token requests with 4xx JSON, never 500', async () => {

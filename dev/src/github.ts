@@ -321,17 +321,34 @@ ${hidden('scope', params.scope)}
       return answer({ access_token: accessToken, token_type: 'bearer', scope: issued.scope });
     });
 
-    app.get('/api/user', async (req, reply) => {
+    function authenticated(req: FastifyRequest, reply: FastifyReply): IssuedToken | undefined {
       const token = bearer(req);
-      if (!token)
-        return reply.status(401).send({ message: 'Requires authentication', documentation_url: DOCS });
+      if (!token) {
+        void reply.status(401).send({ message: 'Requires authentication', documentation_url: DOCS });
+        return undefined;
+      }
       const issued = tokens.get(token);
-      if (!issued) return reply.status(401).send({ message: 'Bad credentials', documentation_url: DOCS });
+      if (!issued) void reply.status(401).send({ message: 'Bad credentials', documentation_url: DOCS });
+      return issued;
+    }
+
+    app.get('/api/user', async (req, reply) => {
+      const issued = authenticated(req, reply);
+      if (!issued) return reply;
       const user = userFor(issued.login, users);
       return reply
         .header('x-oauth-scopes', issued.scope.split(',').filter(Boolean).join(', '))
         .header('cache-control', 'no-store')
         .send({ login: user.login, id: user.id, name: user.name, email: user.email, type: 'User' });
+    });
+
+    app.get('/api/user/emails', async (req, reply) => {
+      const issued = authenticated(req, reply);
+      if (!issued) return reply;
+      const user = userFor(issued.login, users);
+      return reply
+        .header('cache-control', 'no-store')
+        .send([{ email: user.email, primary: true, verified: true, visibility: 'public' }]);
     });
   };
 }
