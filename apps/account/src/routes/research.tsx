@@ -19,7 +19,7 @@ export default function ResearchRoute() {
   if (access.type !== 'allow') return <AccessDeniedView />;
   return (
     <main className="page">
-      <section className="card" aria-labelledby="research-title">
+      <section className="card">
         <h1 id="research-title" className="card-title">
           {copy.research.title}
         </h1>

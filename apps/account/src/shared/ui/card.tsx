@@ -5,16 +5,19 @@ export function Card({
   title,
   leading,
   children,
+  after,
   footer,
 }: {
   title?: ReactNode;
   leading?: ReactNode;
   children: ReactNode;
+  /** Content below the card, e.g. the access contact block. */
+  after?: ReactNode;
   footer?: ReactNode;
 }) {
   return (
     <main className="page">
-      <section className="card" aria-labelledby={title ? 'card-title' : undefined}>
+      <section className="card">
         {title ? (
           <div className="card-header">
             {leading}
@@ -25,6 +28,7 @@ export function Card({
         ) : null}
         {children}
       </section>
+      {after}
       {footer ? <footer className="page-footer">{footer}</footer> : null}
     </main>
   );

@@ -6,7 +6,7 @@ import { paths } from '../config/paths.ts';
 export function ErrorView({ message, mode = 'login' }: { message?: string; mode?: ErrorPageMode }) {
   return (
     <main className="page">
-      <section className="card" aria-labelledby="error-title">
+      <section className="card">
         <h1 id="error-title" className="card-title">
           {copy.errorPage.title}
         </h1>

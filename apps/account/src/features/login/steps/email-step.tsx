@@ -31,49 +31,51 @@ export function EmailStep({ initialEmail = '', accessEmail, busy = false, onSubm
   }
 
   return (
-    <>
-      <Card title={copy.login.email.title}>
-        <p className="muted">{copy.login.email.prompt}</p>
-        <form onSubmit={handleSubmit} noValidate aria-busy={busy}>
-          <TextField
-            ref={inputRef}
-            label={copy.login.email.emailLabel}
-            type="email"
-            name="email"
-            autoComplete="username email"
-            placeholder={copy.login.email.emailPlaceholder}
-            required
-            autoFocus
-            value={email}
-            onChange={(e) => {
-              setEmail(e.target.value);
-              if (invalid) setInvalid(false);
-            }}
-            errors={invalid ? [copy.login.email.invalidEmail] : []}
-          />
-          <button type="submit" className="button" disabled={email.trim() === '' || busy}>
-            {copy.common.continue}
-          </button>
-        </form>
-        <p className="notice">
-          {copy.login.email.termsNotice}{' '}
-          <a href="/terms" target="_blank" rel="noreferrer">
-            {copy.login.email.termsOfServiceLink}
-          </a>{' '}
-          {copy.login.email.termsAnd}{' '}
-          <a href="/privacy" target="_blank" rel="noreferrer">
-            {copy.login.email.privacyLink}
-          </a>
-          .
-        </p>
-      </Card>
-      <aside className="access-block" aria-label={copy.login.email.accessHeading}>
-        <strong>{copy.login.email.accessHeading}</strong>{' '}
-        <span>
-          {copy.login.email.accessContact} <a href={`mailto:${accessEmail}`}>{accessEmail}</a>{' '}
-          {copy.login.email.accessSuffix}
-        </span>
-      </aside>
-    </>
+    <Card
+      title={copy.login.email.title}
+      after={
+        <aside className="access-block" aria-label={copy.login.email.accessHeading}>
+          <strong>{copy.login.email.accessHeading}</strong>{' '}
+          <span>
+            {copy.login.email.accessContact} <a href={`mailto:${accessEmail}`}>{accessEmail}</a>{' '}
+            {copy.login.email.accessSuffix}
+          </span>
+        </aside>
+      }
+    >
+      <p className="muted">{copy.login.email.prompt}</p>
+      <form onSubmit={handleSubmit} noValidate aria-busy={busy}>
+        <TextField
+          ref={inputRef}
+          label={copy.login.email.emailLabel}
+          type="email"
+          name="email"
+          autoComplete="username email"
+          placeholder={copy.login.email.emailPlaceholder}
+          required
+          autoFocus
+          value={email}
+          onChange={(e) => {
+            setEmail(e.target.value);
+            if (invalid) setInvalid(false);
+          }}
+          errors={invalid ? [copy.login.email.invalidEmail] : []}
+        />
+        <button type="submit" className="button" disabled={email.trim() === '' || busy}>
+          {copy.common.continue}
+        </button>
+      </form>
+      <p className="notice">
+        {copy.login.email.termsNotice}{' '}
+        <a href="/terms" target="_blank" rel="noreferrer">
+          {copy.login.email.termsOfServiceLink}
+        </a>{' '}
+        {copy.login.email.termsAnd}{' '}
+        <a href="/privacy" target="_blank" rel="noreferrer">
+          {copy.login.email.privacyLink}
+        </a>
+        .
+      </p>
+    </Card>
   );
 }

@@ -60,7 +60,7 @@ export function PasswordStep({
       </p>
       <form onSubmit={handleSubmit} aria-busy={busy}>
         {/* The identifier, for password managers. */}
-        <input type="hidden" name="identifier" autoComplete="username" value={email} readOnly />
+        <input type="email" name="identifier" autoComplete="username" value={email} readOnly hidden />
         <TextField
           label={copy.login.password.passwordLabel}
           type="password"
