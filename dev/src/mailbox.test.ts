@@ -81,6 +81,22 @@ describe('SMTP catcher and mailbox', () => {
     expect((await messages('hidden@example.com')).map((m) => m.subject)).toEqual(['B']);
   });
 
+  it('accepts clients that authenticate, with any credentials', async () => {
+    const smtp = new URL(standIns.urls.smtp);
+    const withAuth = nodemailer.createTransport({
+      host: smtp.hostname,
+      port: Number(smtp.port),
+      secure: false,
+      auth: { user: 'service', pass: 'anything' },
+    });
+    try {
+      await withAuth.sendMail({ from: 'a@acme.test', to: 'auth@example.com', subject: 'Authed', text: 'a' });
+    } finally {
+      withAuth.close();
+    }
+    expect((await messages('auth@example.com')).map((m) => m.subject)).toEqual(['Authed']);
+  });
+
   it('clears messages, for everyone or one recipient', async () => {
     await transport.sendMail({ from: 'a@acme.test', to: 'one@example.com', subject: '1', text: '1' });
     await transport.sendMail({ from: 'a@acme.test', to: 'two@example.com', subject: '2', text: '2' });
