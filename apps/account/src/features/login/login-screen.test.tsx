@@ -1,0 +1,178 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { defaultConfig, setConfig } from '../../shared/config/env.ts';
+import { registry } from '../../shared/storage/registry.ts';
+import { read, write } from '../../shared/storage/storage.ts';
+import { mockFetch } from '../../testing/fetch-mock.ts';
+import { LoginScreen } from './login-screen.tsx';
+
+const nav = vi.hoisted(() => ({ redirectTo: vi.fn(), replaceLocation: vi.fn() }));
+vi.mock('../../shared/navigation/history.ts', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../../shared/navigation/history.ts')>()),
+  redirectTo: nav.redirectTo,
+  replaceLocation: nav.replaceLocation,
+}));
+
+const INVALID =
+  'The provided credentials are invalid, check for spelling mistakes in your password or username, email address, or phone number.';
+
+function loginFlow(id: string, messages: unknown[] = []) {
+  return {
+    id,
+    type: 'browser',
+    state: 'choose_method',
+    ui: {
+      action: `http://localhost:4433/self-service/login?flow=${id}`,
+      method: 'POST',
+      messages,
+      nodes: [
+        {
+          type: 'input',
+          group: 'default',
+          attributes: { name: 'csrf_token', type: 'hidden', value: 'csrf-1', node_type: 'input' },
+          messages: [],
+          meta: {},
+        },
+      ],
+    },
+  };
+}
+
+function clearCookies() {
+  for (const c of document.cookie.split(';')) {
+    const name = c.split('=')[0]?.trim();
+    if (name) document.cookie = `${name}=; Path=/; Max-Age=0`;
+  }
+  localStorage.clear();
+}
+
+beforeEach(() => {
+  clearCookies();
+  setConfig(defaultConfig('platform'));
+  window.history.replaceState(null, '', '/account/login');
+  nav.redirectTo.mockReset();
+  nav.replaceLocation.mockReset();
+});
+
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
+
+describe('LoginScreen', () => {
+  it('stores a login_challenge parameter and reloads without it', async () => {
+    mockFetch(() => ({ status: 401, body: { error: { code: 401 } } }));
+    window.history.replaceState(null, '', '/account/login?login_challenge=ch-1');
+    render(<LoginScreen search={{ login_challenge: 'ch-1' }} />);
+    await waitFor(() => expect(nav.replaceLocation).toHaveBeenCalledWith('/account/login'));
+    expect(read(registry.loginChallenge)).toBe('ch-1');
+  });
+
+  it('without token or challenge, redirects to the authorize URL with PKCE', async () => {
+    mockFetch(() => ({ status: 401, body: { error: { code: 401 } } }));
+    render(<LoginScreen search={{}} />);
+    await waitFor(() => expect(nav.redirectTo).toHaveBeenCalled());
+    const url = new URL(nav.redirectTo.mock.calls[0]![0] as string);
+    expect(url.pathname).toBe('/oauth2/auth');
+    expect(url.searchParams.get('client_id')).toBe('platform');
+    expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(url.searchParams.get('state')).toBe(read(registry.authorizationParams)?.state);
+    expect(read(registry.application)).toBe('platform');
+  });
+
+  it('email → password → wrong password error → 422 redirect', async () => {
+    write(registry.loginChallenge, 'ch-1');
+    let attempts = 0;
+    const { calls } = mockFetch(({ method, url }) => {
+      if (url.pathname === '/sessions/whoami') return { status: 401, body: { error: { code: 401 } } };
+      if (url.pathname === '/login/config') {
+        return { status: 200, body: { email: 'ada@acme.test', sso: false, provider: null, m365: false } };
+      }
+      if (url.pathname === '/self-service/login/browser') return { status: 200, body: loginFlow('flow-1') };
+      if (method === 'POST' && url.pathname === '/self-service/login') {
+        attempts++;
+        if (attempts === 1) {
+          return { status: 400, body: loginFlow('flow-1', [{ id: 4000006, type: 'error', text: INVALID }]) };
+        }
+        return {
+          status: 422,
+          body: {
+            error: { id: 'browser_location_change_required' },
+            redirect_browser_to: 'http://localhost:4444/oauth2/auth/x',
+          },
+        };
+      }
+      return undefined;
+    });
+    render(<LoginScreen search={{}} />);
+
+    const email = await screen.findByLabelText('Email');
+    fireEvent.change(email, { target: { value: 'ada@acme.test' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
+
+    const password = await screen.findByLabelText('Password');
+    expect(screen.getByRole('heading', { name: 'Enter password' })).toBeTruthy();
+    expect(read(registry.emailResult)).toEqual({
+      email: 'ada@acme.test',
+      isSSO: false,
+      isM365: false,
+      provider: null,
+    });
+    fireEvent.change(password, { target: { value: 'wrong' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
+    expect((await screen.findByRole('alert')).textContent).toContain(INVALID);
+
+    const create = calls.find((c) => c.url.pathname === '/self-service/login/browser')!;
+    expect(create.url.searchParams.get('login_challenge')).toBe('ch-1');
+    expect(create.credentials).toBe('include');
+    const post = calls.find((c) => c.method === 'POST')!;
+    expect(post.body).toEqual({
+      method: 'password',
+      identifier: 'ada@acme.test',
+      password: 'wrong',
+      csrf_token: 'csrf-1',
+    });
+
+    fireEvent.change(screen.getByLabelText('Password'), { target: { value: 'right' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
+    await waitFor(() => expect(nav.redirectTo).toHaveBeenCalledWith('http://localhost:4444/oauth2/auth/x'));
+  });
+
+  it('the back arrow returns to the email step with the email kept', async () => {
+    write(registry.loginChallenge, 'ch-1');
+    write(registry.emailResult, { email: 'ada@acme.test', isSSO: false, isM365: false, provider: null });
+    mockFetch(() => ({ status: 401, body: { error: { code: 401 } } }));
+    render(<LoginScreen search={{}} />);
+    fireEvent.click(await screen.findByRole('button', { name: 'Back to email' }));
+    expect(((await screen.findByLabelText('Email')) as HTMLInputElement).value).toBe('ada@acme.test');
+    expect(read(registry.emailResult)).toBeNull();
+  });
+
+  it('a failing login-config call toasts "Error verifying email address"', async () => {
+    write(registry.loginChallenge, 'ch-1');
+    mockFetch(({ url }) =>
+      url.pathname === '/login/config'
+        ? { status: 429, body: { errorCode: 'RATE_LIMITED', message: 'Too many requests' } }
+        : { status: 401, body: {} },
+    );
+    const { ToastRegion } = await import('../../shared/ui/toast-region.tsx');
+    render(
+      <>
+        <LoginScreen search={{}} />
+        <ToastRegion />
+      </>,
+    );
+    fireEvent.change(await screen.findByLabelText('Email'), { target: { value: 'ada@acme.test' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
+    expect(await screen.findByText('Error verifying email address: Too many requests')).toBeTruthy();
+    expect(screen.getByText('Action could not be completed')).toBeTruthy();
+  });
+
+  it('a session error shows the error page with Retry', async () => {
+    mockFetch(() => ({ status: 500, body: { error: { code: 500, message: 'database down' } } }));
+    render(<LoginScreen search={{}} />);
+    expect(await screen.findByText('Error loading session: database down')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Retry' })).toBeTruthy();
+  });
+});
