@@ -1,6 +1,7 @@
 /**
- * Kratos's `x.IsJSONRequest`: JSON when `Accept` negotiates to application/json over text/html
- * (ties go to text/html, so a missing Accept or `*\/*` is a browser), or when the body is JSON.
+ * Kratos's `x.IsJSONRequest`: JSON when `Accept` negotiates to application/json over text/html,
+ * or when the body is JSON. Negotiation follows golang/gddo `NegotiateContentType`, which Kratos
+ * uses: the highest q wins, at equal q the more specific range wins, and otherwise the earlier offer.
  */
 export function isJsonRequest(headers: {
   accept?: string | undefined;
@@ -8,40 +9,39 @@ export function isJsonRequest(headers: {
 }): boolean {
   const ct = (headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
   if (ct === 'application/json') return true;
-  return negotiate(headers.accept ?? '', ['text/html', 'application/json']) === 'application/json';
+  return (
+    negotiate(headers.accept ?? '', ['text/html', 'application/json'], 'text/html') === 'application/json'
+  );
 }
 
-/** Picks the offer with the highest q (most specific matching range wins); ties go to the earlier offer. */
-export function negotiate(accept: string, offers: string[]): string | undefined {
-  if (!accept.trim()) return offers[0];
-  const ranges = accept.split(',').flatMap((part) => {
-    const [type, ...params] = part.trim().toLowerCase().split(';');
-    if (!type) return [];
-    let q = 1;
-    for (const p of params) {
-      const [k, v] = p.split('=').map((s) => s.trim());
-      if (k === 'q') q = Number.isFinite(Number(v)) ? Number(v) : 0;
-    }
-    return [{ type: type.trim(), q }];
-  });
-  let best: string | undefined;
-  let bestQ = 0;
-  for (const offer of offers) {
-    const [ot, os] = offer.split('/');
-    let q = -1;
-    let spec = -1;
-    for (const r of ranges) {
-      const [rt, rs] = r.type.split('/');
-      const s = r.type === offer ? 2 : rt === ot && rs === '*' ? 1 : r.type === '*/*' ? 0 : -1;
-      if (s > spec) {
-        spec = s;
-        q = r.q;
+export function negotiate(accept: string, offers: string[], defaultOffer: string): string {
+  const specs = accept
+    .split(',')
+    .map((part) => {
+      const [value, ...params] = part.trim().toLowerCase().split(';');
+      let q = 1;
+      for (const p of params) {
+        const [k, v] = p.split('=').map((s) => s.trim());
+        if (k === 'q') q = Number.isFinite(Number(v)) ? Number(v) : 0;
       }
-      void os;
-    }
-    if (spec >= 0 && q > bestQ) {
-      best = offer;
-      bestQ = q;
+      return { value: (value ?? '').trim(), q };
+    })
+    .filter((s) => s.value);
+  let best = defaultOffer;
+  let bestQ = -1;
+  let bestWild = 3;
+  for (const offer of offers) {
+    for (const spec of specs) {
+      if (spec.q === 0 || spec.q < bestQ) continue;
+      if (spec.value === '*/*') {
+        if (spec.q > bestQ || bestWild > 2) [bestQ, bestWild, best] = [spec.q, 2, offer];
+      } else if (spec.value.endsWith('/*')) {
+        if (offer.startsWith(spec.value.slice(0, -1)) && (spec.q > bestQ || bestWild > 1)) {
+          [bestQ, bestWild, best] = [spec.q, 1, offer];
+        }
+      } else if (spec.value === offer && (spec.q > bestQ || bestWild > 0)) {
+        [bestQ, bestWild, best] = [spec.q, 0, offer];
+      }
     }
   }
   return best;

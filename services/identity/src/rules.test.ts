@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import type { UiContainer } from '@ory/client';
+import { lockoutDelayMs, normalizeIdentifier } from './throttle/backoff.ts';
+import { computeAal } from './sessions/aal.ts';
+import { isJsonRequest } from './http/negotiate.ts';
+import { placeMessages, passwordLoginNodes } from './ui/nodes.ts';
+import { messages } from './ui/messages.ts';
+import { maskToken, unmaskToken } from './http/csrf.ts';
+import { checkPasswordPolicy } from './password/policy.ts';
+import { parseDuration, loadConfig } from './config.ts';
+
+const policy = { threshold: 10, baseMs: 30_000, maxMs: 3_600_000, hardLimit: 100 };
+
+describe('lockout schedule', () => {
+  it.each([
+    [0, 0],
+    [9, 0],
+    [10, 30_000],
+    [11, 60_000],
+    [12, 120_000],
+    [16, 1_920_000],
+    [17, 3_600_000],
+    [50, 3_600_000],
+    [99, 3_600_000],
+    [100, Infinity],
+    [150, Infinity],
+  ])('%i failures → wait %d ms', (failures, wait) => {
+    expect(lockoutDelayMs(failures, policy)).toBe(wait);
+  });
+  it('normalises identifiers', () => {
+    expect(normalizeIdentifier('  Ada@Example.COM ')).toBe('ada@example.com');
+  });
+});
+
+describe('AAL from authentication methods', () => {
+  it.each([
+    [[], 'aal0'],
+    [[{ aal: 'aal1' }], 'aal1'],
+    [[{ aal: 'aal1' }, { aal: 'aal1' }], 'aal1'],
+    [[{ aal: 'aal2' }], 'aal1'],
+    [[{ aal: 'aal1' }, { aal: 'aal2' }], 'aal2'],
+  ] as const)('%j → %s', (methods, aal) => {
+    expect(computeAal([...methods])).toBe(aal);
+  });
+});
+
+describe('JSON vs browser negotiation (x.IsJSONRequest)', () => {
+  it.each([
+    [{}, false],
+    [{ accept: '*/*' }, false],
+    [{ accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' }, false],
+    [{ accept: 'application/json' }, true],
+    [{ accept: 'application/json, text/plain, */*' }, true],
+    [{ accept: 'text/html;q=0.5, application/json' }, true],
+    [{ accept: 'application/*' }, true],
+    [{ accept: 'text/html, application/json' }, false],
+    [{ 'content-type': 'application/json' }, true],
+    [{ 'content-type': 'application/json; charset=utf-8' }, true],
+    [{ 'content-type': 'application/x-www-form-urlencoded' }, false],
+  ])('%j → json=%s', (headers, json) => {
+    expect(isJsonRequest(headers)).toBe(json);
+  });
+});
+
+describe('message placement (ui/container)', () => {
+  const ui: UiContainer = {
+    action: 'x',
+    method: 'POST',
+    nodes: passwordLoginNodes({ identifier: '', refresh: false }),
+  };
+  it.each([
+    ['#/', 'top'],
+    ['#/password', 'password'],
+    ['#/identifier', 'identifier'],
+    ['#/nope', 'top'],
+  ])('%s goes to %s', (pointer, where) => {
+    const out = placeMessages(ui, [{ pointer, message: messages.invalidCredentials() }]);
+    if (where === 'top') expect(out.messages?.map((m) => m.id)).toEqual([4000006]);
+    else {
+      expect(out.messages ?? []).toEqual([]);
+      const n = out.nodes.find((x) => (x.attributes as { name?: string }).name === where)!;
+      expect(n.messages.map((m) => m.id)).toEqual([4000006]);
+    }
+    expect(ui.nodes.every((n) => n.messages.length === 0)).toBe(true); // input untouched
+  });
+});
+
+describe('CSRF token masking', () => {
+  it('masks differently each time and unmasks to the cookie token', () => {
+    const t = Buffer.alloc(32, 7).toString('base64url');
+    const a = maskToken(t);
+    const b = maskToken(t);
+    expect(a).not.toBe(b);
+    expect(unmaskToken(a)).toBe(t);
+    expect(unmaskToken(b)).toBe(t);
+    expect(unmaskToken('short')).toBeUndefined();
+    expect(unmaskToken('x'.repeat(500))).toBeUndefined();
+  });
+});
+
+describe('password policy', () => {
+  it.each([
+    ['short1!', 4000032],
+    ['password1', 4000034],
+    ['Qwerty123', 4000034],
+    ['iloveyou', 4000034],
+    ['12345678', 4000034],
+    ['a fine passphrase', null],
+    ['x'.repeat(64), null],
+    ['é'.repeat(8), null],
+    ['x'.repeat(4097), 4000005],
+  ])('%s → %s', (pw, id) => {
+    expect(checkPasswordPolicy(pw)?.id ?? null).toBe(id);
+  });
+  it('refuses the identifier itself', () => {
+    expect(checkPasswordPolicy('someone@example.com', 'someone@example.com')?.id).toBe(4000031);
+  });
+});
+
+describe('config', () => {
+  it('has the development defaults', () => {
+    const c = loadConfig({});
+    expect(c.publicUrl).toBe('http://localhost:4433');
+    expect(c.ui.login).toBe('http://localhost:4000/account/login');
+    expect(c.allowedReturnUrls).toContain('http://localhost:4444');
+    expect(c.sessionLifespanMs).toBe(86_400_000);
+    expect(c.oauth2AdminUrl).toBe('http://localhost:4445');
+  });
+  it('parses durations and refuses junk', () => {
+    expect(parseDuration('30s')).toBe(30_000);
+    expect(parseDuration('1h')).toBe(3_600_000);
+    expect(() => loadConfig({ IDENTITY_SESSION_LIFESPAN: 'soon' })).toThrow();
+    expect(() => loadConfig({ IDENTITY_PUBLIC_URL: 'not a url' })).toThrow();
+  });
+});
