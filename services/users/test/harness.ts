@@ -175,6 +175,13 @@ export async function fakeIdentityAdmin(): Promise<FakeIdentity> {
       identities.set(id, identity);
       return { status: 201, body: { ...identity, schema_id: 'default', state: 'active' } };
     }
+    if (req.method === 'GET' && req.path === '/admin/identities') {
+      const email = req.query.credentials_identifier;
+      return {
+        status: 200,
+        body: [...identities.values()].filter((i) => email === undefined || i.traits.email === email),
+      };
+    }
     const identityMatch = /^\/admin\/identities\/([^/]+)$/.exec(req.path);
     if (req.method === 'DELETE' && identityMatch) {
       identities.delete(identityMatch[1]!);

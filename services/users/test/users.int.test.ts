@@ -223,6 +223,52 @@ describe('admin API: users', () => {
     });
   });
 
+  describe('an unlinked row left by a creation that died half-way', () => {
+    const orphanRow = async (email: string, createdAt: Date) => {
+      const id = crypto.randomUUID();
+      await sql`insert into users (id, organisation_id, email, first_name, last_name, role, created_at)
+        values (${id}, ${orgId}, ${email}, 'O', 'R', 'member', ${createdAt})`.execute(svc.db.kysely);
+      return id;
+    };
+    const body = (email: string) => ({
+      organisationId: orgId,
+      email,
+      firstName: 'New',
+      lastName: 'Try',
+      role: 'member',
+    });
+
+    it('still blocks the email while the creation may be in flight', async () => {
+      await orphanRow('inflight@acme.test', new Date(svc.clock.now().getTime() - 5_000));
+      const res = await createUser(body('inflight@acme.test'));
+      expect(res.status).toBe(409);
+      expect((res.body as any).errorCode).toBe('USER_EXISTS');
+    });
+
+    it('is removed and the creation proceeds when no identity was created for it', async () => {
+      const orphan = await orphanRow('orphan@acme.test', new Date(svc.clock.now().getTime() - 120_000));
+      const res = await createUser(body('orphan@acme.test'));
+      expect(res.status).toBe(201);
+      expect((res.body as any).id).not.toBe(orphan);
+      expect((res.body as any).identityId).toEqual(expect.any(String));
+      expect((await http(`${svc.adminUrl}/admin/users/${orphan}`)).status).toBe(404);
+    });
+
+    it('is linked to the identity created for it, and the email then counts as taken', async () => {
+      const orphan = await orphanRow('linked@acme.test', new Date(svc.clock.now().getTime() - 120_000));
+      identity.identities.set('99999999-0000-4000-8000-000000000001', {
+        id: '99999999-0000-4000-8000-000000000001',
+        traits: { email: 'linked@acme.test', userServiceID: orphan },
+      });
+      const res = await createUser(body('linked@acme.test'));
+      expect(res.status).toBe(409);
+      expect((res.body as any).errorCode).toBe('USER_EXISTS');
+      const repaired = await http(`${svc.adminUrl}/admin/users/${orphan}`);
+      expect((repaired.body as any).identityId).toBe('99999999-0000-4000-8000-000000000001');
+      expect(identity.server.requests.map((r) => r.method)).toEqual(['GET']);
+    });
+  });
+
   it('lists users, optionally by organisation', async () => {
     const all = await http(`${svc.adminUrl}/admin/users`);
     expect(all.status).toBe(200);

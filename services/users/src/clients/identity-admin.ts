@@ -24,6 +24,10 @@ export interface CreateIdentityInput {
 
 const identitySchema = z.object({ id: z.string().min(1) });
 
+const identityListSchema = z.array(
+  z.object({ id: z.string(), traits: z.object({ userServiceID: z.string().optional() }).loose().optional() }),
+);
+
 const sessionSchema = z.object({
   id: z.string(),
   active: z.boolean().optional(),
@@ -44,6 +48,8 @@ const kratosErrorSchema = z.object({
 export interface IdentityAdminClient {
   createIdentity(input: CreateIdentityInput): Promise<{ id: string }>;
   deleteIdentity(id: string): Promise<void>;
+  /** Identities whose login identifier is this email (Kratos `credentials_identifier`). */
+  findIdentitiesByEmail(email: string): Promise<{ id: string; userServiceID: string | undefined }[]>;
   /** The session with its identity, or null when it is unknown or no longer active. */
   getSession(sessionId: string): Promise<IdentitySession | null>;
 }
@@ -91,6 +97,15 @@ export function createIdentityAdminClient(baseUrl: string, timeoutMs: number): I
       });
       if (res.status === 204 || res.status === 200 || res.status === 404) return;
       throw upstreamError(SERVICE, `answered ${res.status} when deleting an identity`);
+    },
+
+    async findIdentitiesByEmail(email) {
+      const url = `${baseUrl}/admin/identities?credentials_identifier=${encodeURIComponent(email)}`;
+      const res = await requestJson(SERVICE, url, { method: 'GET', timeoutMs });
+      if (res.status !== 200) throw upstreamError(SERVICE, `answered ${res.status} when listing identities`);
+      const parsed = identityListSchema.safeParse(res.body);
+      if (!parsed.success) throw upstreamError(SERVICE, 'answered with an unexpected identity list shape');
+      return parsed.data.map((i) => ({ id: i.id, userServiceID: i.traits?.userServiceID }));
     },
 
     async getSession(sessionId) {

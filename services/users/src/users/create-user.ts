@@ -3,7 +3,15 @@ import type { Deps } from '../deps.ts';
 import { AppError } from '../http/errors.ts';
 import { domainOf } from '../http/schemas.ts';
 import { findOrganisation } from '../organisations/repository.ts';
-import { deleteUser, findUser, insertUser, linkIdentity } from './repository.ts';
+import {
+  deleteUnlinkedUser,
+  deleteUser,
+  findUser,
+  findUserRowByEmail,
+  insertUser,
+  linkIdentity,
+} from './repository.ts';
+import type { NewUserRow } from './repository.ts';
 import type { CreateUserInput, User } from './schemas.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -14,6 +22,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * 2. create the identity, whose `userServiceID` is the new user's id;
  * 3. link the identity to the row.
  * If step 2 fails the row is deleted; if step 3 fails the identity and the row are both removed.
+ * A process killed between 1 and 3 leaves an unlinked row; the next creation for that email
+ * repairs it (see `reserveEmail`), so the operation can always be retried.
  */
 export async function createUser(deps: Deps, input: CreateUserInput): Promise<User> {
   const organisation = await findOrganisation(deps.db, input.organisationId);
@@ -27,7 +37,7 @@ export async function createUser(deps: Deps, input: CreateUserInput): Promise<Us
 
   const now = deps.clock.now();
   const id = randomUUID();
-  await insertUser(deps.db, {
+  await reserveEmail(deps, {
     id,
     organisationId: organisation.id,
     email: input.email,
@@ -71,4 +81,36 @@ export async function createUser(deps: Deps, input: CreateUserInput): Promise<Us
   const user = await findUser(deps.db, id);
   if (!user) throw new Error('user vanished after insert');
   return user;
+}
+
+/** How long an unlinked row may be a creation still in flight before it counts as an orphan. */
+export const ORPHAN_AFTER_MS = 60_000;
+
+/**
+ * Inserts the user row. When the email is taken by a row that is still unlinked long after its
+ * creation began (the process died mid-way), the orphan is repaired first: linked to the identity
+ * that was created for it, if there is one (then the user exists: 409), or removed so that this
+ * creation proceeds.
+ */
+async function reserveEmail(deps: Deps, row: NewUserRow): Promise<void> {
+  try {
+    await insertUser(deps.db, row);
+    return;
+  } catch (error) {
+    if (!(error instanceof AppError) || error.errorCode !== 'USER_EXISTS') throw error;
+    const existing = await findUserRowByEmail(deps.db, row.email);
+    const orphan =
+      existing !== undefined &&
+      existing.identity_id === null &&
+      row.createdAt.getTime() - existing.created_at.getTime() >= ORPHAN_AFTER_MS;
+    if (!orphan) throw error;
+    const identities = await deps.identityAdmin.findIdentitiesByEmail(row.email);
+    const own = identities.find((identity) => identity.userServiceID === existing.id);
+    if (own) {
+      await linkIdentity(deps.db, existing.id, own.id);
+      throw error;
+    }
+    await deleteUnlinkedUser(deps.db, existing.id);
+    await insertUser(deps.db, row);
+  }
 }

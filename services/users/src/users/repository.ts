@@ -64,6 +64,20 @@ export async function deleteUser(db: Kysely<UsersDb>, userId: string): Promise<v
   await db.deleteFrom('users').where('id', '=', userId).execute();
 }
 
+export async function findUserRowByEmail(db: Kysely<UsersDb>, email: string) {
+  return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+/** Deletes a user row only while it is still unlinked (an orphan of an interrupted creation). */
+export async function deleteUnlinkedUser(db: Kysely<UsersDb>, userId: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('users')
+    .where('id', '=', userId)
+    .where('identity_id', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
 export async function findUser(db: Kysely<UsersDb>, id: string): Promise<User | null> {
   const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
   return row ? toUser(row) : null;
