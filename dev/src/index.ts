@@ -7,6 +7,7 @@ import { mailboxRoutes, MailStore, startSmtpCatcher } from './mailbox.ts';
 
 export { loadConfig, type StandInsConfig } from './config.ts';
 export { MailStore, type CaughtMessage } from './mailbox.ts';
+export { extractCode, waitForMessage, type WaitForMessageOptions } from './mail-client.ts';
 export {
   DEFAULT_GITHUB_CLIENTS,
   DEMO_GITHUB_USER,

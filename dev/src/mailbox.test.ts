@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import nodemailer from 'nodemailer';
-import { startStandIns, type CaughtMessage, type StandIns } from './index.ts';
+import { extractCode, startStandIns, waitForMessage, type CaughtMessage, type StandIns } from './index.ts';
 import { MailStore } from './mailbox.ts';
 
 describe('SMTP catcher and mailbox', () => {
@@ -113,6 +113,36 @@ describe('SMTP catcher and mailbox', () => {
     await transport.sendMail({ from: 'a@acme.test', to: 'late@example.com', subject: 'Late', text: 'l' });
     const res = await pending;
     expect(((await res.json()) as CaughtMessage[]).map((m) => m.subject)).toEqual(['Late']);
+  });
+
+  it('waits for a matching message and extracts its code', async () => {
+    await transport.sendMail({
+      from: 'a@acme.test',
+      to: 'code@example.com',
+      subject: 'Old',
+      text: 'code 111111',
+    });
+    const since = new Date();
+    const pending = waitForMessage(standIns.urls.mailApi, 'code@example.com', { since, subject: /recovery/ });
+    await transport.sendMail({
+      from: 'a@acme.test',
+      to: 'other@example.com',
+      subject: 'recovery',
+      text: '999999',
+    });
+    await transport.sendMail({
+      from: 'a@acme.test',
+      to: 'code@example.com',
+      subject: 'Your recovery code',
+      text: 'Enter 424242 to continue',
+    });
+    const message = await pending;
+    expect(message.subject).toBe('Your recovery code');
+    expect(extractCode(message)).toBe('424242');
+    await expect(
+      waitForMessage(standIns.urls.mailApi, 'nobody@example.com', { timeoutMs: 300 }),
+    ).rejects.toThrow('no matching message');
+    expect(() => extractCode({ text: 'no code' })).toThrow();
   });
 
   it('answers bad input with 400/404, never 500', async () => {
