@@ -228,6 +228,40 @@ describe('consent through the real identity service and authorization server', (
     expect(res.body).toEqual({ errorCode: 'SESSION_MISMATCH', message: expect.any(String) });
   });
 
+  it('created the seeded identities with the user service id and onboarding traits', async () => {
+    const users = (await new Jar().fetch(`${urls.usersAdmin}/admin/users`)).body.users as any[];
+    const ada = users.find((u) => u.email === 'ada@acme.test');
+    const identity = await new Jar().fetch(`${urls.identityAdmin}/admin/identities/${ada.identityId}`);
+    expect(identity.res.status).toBe(200);
+    expect(identity.body.traits).toMatchObject({
+      userServiceID: ada.id,
+      email: 'ada@acme.test',
+      name: { first: 'Ada', last: 'Lovelace' },
+      onboarding: { isGitUser: false, gitProviderConnected: false, tosAccepted: true },
+    });
+    expect(identity.body.verifiable_addresses[0]).toMatchObject({ value: 'ada@acme.test', verified: true });
+  });
+
+  it('passes on the identity service refusing a weak password, leaving no user behind', async () => {
+    const admin = new Jar();
+    const orgId = (await admin.fetch(`${urls.usersAdmin}/admin/organisations`)).body.organisations[0].id;
+    const res = await admin.fetch(`${urls.usersAdmin}/admin/users`, {
+      method: 'POST',
+      json: {
+        organisationId: orgId,
+        email: 'weak@acme.test',
+        firstName: 'W',
+        lastName: 'P',
+        role: 'member',
+        password: 'short',
+      },
+    });
+    expect(res.res.status).toBe(400);
+    expect(res.body).toEqual({ errorCode: 'IDENTITY_REJECTED', message: expect.any(String) });
+    const users = (await admin.fetch(`${urls.usersAdmin}/admin/users`)).body.users as any[];
+    expect(users.map((u) => u.email)).not.toContain('weak@acme.test');
+  });
+
   it('answers 404 for an unknown consent challenge', async () => {
     const { session } = await toConsent('grace@acme.test');
     const res = await postConsent('unknown-challenge', session.id);
