@@ -94,6 +94,8 @@ export function useCallbackRoute(search: CallbackSearch) {
         setError(command.message);
         break;
       case 'login-2fa-reset':
+        // The challenge was used by this login; the login screen renders the 2FA reset for the session.
+        remove(registry.loginChallenge);
         navigate(paths.login, { replace: true });
         break;
       case 'authorize':

@@ -94,14 +94,14 @@ const cases: [string, Partial<LoginEffectInput>, LoginCommand][] = [
   ['no token, no challenge → authorize', {}, { type: 'authorize' }],
   ['no token, no challenge, lock held → wait', { loginLockHeld: true }, { type: 'wait' }],
   [
-    'no token, no challenge, unauthenticated session → authorize',
+    'no token, no challenge, unauthenticated session → render its step (no authorize loop)',
     { sessionState: 'present' },
-    { type: 'authorize' },
+    { type: 'none' },
   ],
   [
-    'no token, no challenge, MFA required → authorize',
+    'no token, no challenge, MFA required → render the MFA step',
     { sessionState: 'requires-mfa' },
-    { type: 'authorize' },
+    { type: 'none' },
   ],
   ['a stored challenge without a session → render the step', { storedChallenge: 'c' }, { type: 'none' }],
   [

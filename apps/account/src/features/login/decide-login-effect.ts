@@ -77,8 +77,10 @@ export function decideLoginEffect(input: LoginEffectInput): LoginCommand {
   if (input.sessionState === 'none' && input.hasToken) {
     return input.sessionReloaded ? { type: 'remove-token' } : { type: 'reload-session' };
   }
-  // Without a token or challenge: take the lock, get an authorize URI and redirect.
-  if (!input.hasToken && !input.storedChallenge) {
+  // Without a token or challenge: take the lock, get an authorize URI and redirect. A session that is
+  // not authenticated yet (second factor to give or set up, password to confirm) renders its step
+  // first; authorizing now would only come back here through the callback.
+  if (!input.hasToken && !input.storedChallenge && input.sessionState === 'none') {
     return input.loginLockHeld ? { type: 'wait' } : { type: 'authorize' };
   }
   return { type: 'none' };
