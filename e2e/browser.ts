@@ -18,20 +18,11 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
-export interface SystemUrls {
-  platform: string;
-  magic: string;
-  identityPublic: string;
-  identityAdmin: string;
-  oauth2Public: string;
-  oauth2Admin: string;
-  usersPublic: string;
-  usersAdmin: string;
-  mail?: string;
-}
+export type { SystemUrls } from '../scripts/system.ts';
+import type { SystemUrls } from '../scripts/system.ts';
 
 export function systemUrls(): SystemUrls {
-  return inject('urls') as SystemUrls;
+  return inject('urls');
 }
 
 export async function newPage(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {

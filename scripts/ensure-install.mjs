@@ -14,7 +14,8 @@ const node24 = join(root, 'node_modules', '.bin', 'node');
 
 const digest = () => {
   const hash = createHash('sha256');
-  for (const file of [lock, join(root, 'package.json')]) if (existsSync(file)) hash.update(readFileSync(file));
+  for (const file of [lock, join(root, 'package.json')])
+    if (existsSync(file)) hash.update(readFileSync(file));
   return hash.digest('hex');
 };
 
@@ -22,9 +23,14 @@ const want = digest();
 const have = existsSync(stamp) ? readFileSync(stamp, 'utf8').trim() : '';
 if (want !== have || !existsSync(node24)) {
   console.log('Installing dependencies (npm ci)…');
-  execSync(existsSync(lock) ? 'npm ci --no-audit --no-fund --loglevel=error' : 'npm install --no-audit --no-fund --loglevel=error', {
-    cwd: root,
-    stdio: 'inherit',
-  });
+  execSync(
+    existsSync(lock)
+      ? 'npm ci --no-audit --no-fund --loglevel=error'
+      : 'npm install --no-audit --no-fund --loglevel=error',
+    {
+      cwd: root,
+      stdio: 'inherit',
+    },
+  );
   writeFileSync(stamp, digest());
 }

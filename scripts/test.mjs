@@ -14,7 +14,10 @@ function ensureChromium() {
   if (process.getuid?.() !== 0) return false;
   console.log('Installing Debian Chromium for the browser tests…');
   const ok = (cmd) => spawnSync('sh', ['-c', cmd], { stdio: 'inherit' }).status === 0;
-  return ok('apt-get update -qq') && ok('DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null');
+  return (
+    ok('apt-get update -qq') &&
+    ok('DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null')
+  );
 }
 
 const steps = [
@@ -35,7 +38,13 @@ if (has('initdb') && has('pg_ctl')) {
 }
 steps.push(['build the account app', [bin('vite'), 'build', '--logLevel', 'warn'], {}, 'apps/account']);
 steps.push(['bundle budget (size-limit)', [bin('size-limit')], {}, 'apps/account']);
-steps.push(['end-to-end journeys in Chromium', [bin('vitest'), 'run', '--config', 'e2e/vitest.config.ts'], {}, '.', ensureChromium]);
+steps.push([
+  'end-to-end journeys in Chromium',
+  [bin('vitest'), 'run', '--config', 'e2e/vitest.config.ts'],
+  {},
+  '.',
+  ensureChromium,
+]);
 
 const results = [];
 for (const [name, [cmd, ...args], env = {}, cwd = '.', precondition] of steps) {
@@ -45,11 +54,19 @@ for (const [name, [cmd, ...args], env = {}, cwd = '.', precondition] of steps) {
     continue;
   }
   const started = Date.now();
-  const run = spawnSync(cmd, args, { cwd: join(root, cwd), stdio: 'inherit', env: { ...process.env, ...env } });
+  const run = spawnSync(cmd, args, {
+    cwd: join(root, cwd),
+    stdio: 'inherit',
+    env: { ...process.env, ...env },
+  });
   const secs = ((Date.now() - started) / 1000).toFixed(1);
-  results.push([name, run.status === 0 ? `ok (${secs}s)` : `FAILED (exit ${run.status ?? run.signal}, ${secs}s)`]);
+  results.push([
+    name,
+    run.status === 0 ? `ok (${secs}s)` : `FAILED (exit ${run.status ?? run.signal}, ${secs}s)`,
+  ]);
 }
 
 console.log('\nSummary');
-for (const [name, outcome] of results) console.log(`  ${outcome.startsWith('ok') ? '✓' : '✗'} ${name}: ${outcome}`);
+for (const [name, outcome] of results)
+  console.log(`  ${outcome.startsWith('ok') ? '✓' : '✗'} ${name}: ${outcome}`);
 process.exit(results.every(([, outcome]) => outcome.startsWith('ok')) ? 0 : 1);

@@ -1,0 +1,52 @@
+import { createDb } from '@acme/db';
+import { launchBrowser } from '../e2e/browser.ts';
+import { createUser } from '../e2e/fixtures.ts';
+import { signInWithPassword } from '../e2e/journeys.ts';
+import { startSystem } from '../scripts/system.ts';
+
+function percentile(sorted: number[], p: number): number {
+  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return sorted[Math.max(0, index)] ?? NaN;
+}
+
+/**
+ * The whole browser sign-in (email → password → consent → callback → landing) in Chromium on
+ * loopback: a fresh browser context per run, timed from the first navigation to the landing page.
+ */
+export async function benchBrowserSignIn(opts: { runs: number }) {
+  const db = await createDb();
+  const system = await startSystem({
+    db,
+    portOffset: 20_000,
+    logLevel: 'silent',
+    extraEnv: { LOGIN_CONFIG_RATE_LIMIT: '100000', IDENTITY_IP_FAILURE_LIMIT: '100000' },
+  });
+  const browser = await launchBrowser();
+  const timings: number[] = [];
+  try {
+    const user = await createUser(system.urls);
+    // One warm-up run: first loads compile the app's chunks in the browser cache of nobody.
+    for (let run = 0; run <= opts.runs; run++) {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      const started = performance.now();
+      await signInWithPassword(page, system.urls, user);
+      const elapsed = performance.now() - started;
+      if (run > 0) timings.push(Math.round(elapsed));
+      await context.close();
+    }
+  } finally {
+    await browser.close();
+    await system.close();
+    await db.close();
+  }
+  const sorted = [...timings].sort((a, b) => a - b);
+  return {
+    runs: timings.length,
+    p50Ms: percentile(sorted, 50),
+    p95Ms: percentile(sorted, 95),
+    minMs: sorted[0],
+    maxMs: sorted.at(-1),
+    timingsMs: timings,
+  };
+}

@@ -1,0 +1,173 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import autocannon from 'autocannon';
+import { createDb } from '@acme/db';
+import { freePort } from '@acme/test-kit/free-port';
+import { start } from '@acme/identity';
+import { summarise } from './summarise.ts';
+
+const EMAIL = 'bench@example.com';
+const PASSWORD = 'bench passphrase for identity 1';
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+function cookiesOf(res: Response): string {
+  return res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0]!)
+    .join('; ');
+}
+
+/** One password login as a SPA does it: create the flow (JSON), then submit it with the CSRF cookie and token. */
+async function passwordLogin(publicUrl: string): Promise<number> {
+  const init = await fetch(`${publicUrl}/self-service/login/browser`, {
+    headers: { accept: 'application/json' },
+  });
+  const flow = (await init.json()) as {
+    id: string;
+    ui: { nodes: { attributes: { name?: string; value?: string } }[] };
+  };
+  const csrf = flow.ui.nodes.find((n) => n.attributes.name === 'csrf_token')?.attributes.value ?? '';
+  const res = await fetch(`${publicUrl}/self-service/login?flow=${flow.id}`, {
+    method: 'POST',
+    headers: { accept: 'application/json', 'content-type': 'application/json', cookie: cookiesOf(init) },
+    body: JSON.stringify({ method: 'password', identifier: EMAIL, password: PASSWORD, csrf_token: csrf }),
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/**
+ * Identity service workloads, in process on PGlite (temp dir) on free ports:
+ * (a) whoami with a valid cookie, (b) whoami with every request reaching the database,
+ * (c) password login (create flow + submit; argon2id 19 MiB, t=2, p=1).
+ */
+export async function benchIdentity(opts: {
+  durationSec: number;
+  connections: number;
+}): Promise<Record<string, unknown>> {
+  const dir = await mkdtemp(join(tmpdir(), 'identity-bench-'));
+  const db = await createDb({ dataDir: dir });
+  const [publicPort, adminPort] = [await freePort(), await freePort()];
+  const publicUrl = `http://127.0.0.1:${publicPort}`;
+  const adminUrl = `http://127.0.0.1:${adminPort}`;
+  const service = await start({
+    db,
+    logger: false,
+    env: {
+      IDENTITY_PUBLIC_PORT: String(publicPort),
+      IDENTITY_ADMIN_PORT: String(adminPort),
+      IDENTITY_PUBLIC_URL: publicUrl,
+      IDENTITY_ADMIN_URL: adminUrl,
+      // The load generator is one IP: keep the per-IP failure limit out of the way (no failures are made anyway).
+      IDENTITY_IP_FAILURE_LIMIT: '1000000',
+    },
+  });
+  try {
+    const created = await fetch(`${adminUrl}/admin/identities`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        schema_id: 'default',
+        traits: { email: EMAIL, name: { first: 'Bench', last: 'User' } },
+        credentials: { password: { config: { password: PASSWORD } } },
+        verifiable_addresses: [{ value: EMAIL, verified: true, via: 'email' }],
+      }),
+    });
+    if (created.status !== 201) throw new Error(`seeding failed: ${created.status} ${await created.text()}`);
+
+    // A session cookie for the whoami runs.
+    const init = await fetch(`${publicUrl}/self-service/login/browser`, {
+      headers: { accept: 'application/json' },
+    });
+    const flow = (await init.json()) as {
+      id: string;
+      ui: { nodes: { attributes: { name?: string; value?: string } }[] };
+    };
+    const csrf = flow.ui.nodes.find((n) => n.attributes.name === 'csrf_token')?.attributes.value ?? '';
+    const login = await fetch(`${publicUrl}/self-service/login?flow=${flow.id}`, {
+      method: 'POST',
+      headers: { accept: 'application/json', 'content-type': 'application/json', cookie: cookiesOf(init) },
+      body: JSON.stringify({ method: 'password', identifier: EMAIL, password: PASSWORD, csrf_token: csrf }),
+    });
+    if (login.status !== 200) throw new Error(`login failed: ${login.status}`);
+    const sessionCookie = cookiesOf(login);
+
+    const whoami = summarise(
+      await autocannon({
+        url: `${publicUrl}/sessions/whoami`,
+        connections: opts.connections,
+        duration: opts.durationSec,
+        headers: { cookie: sessionCookie, accept: 'application/json' },
+        workers: 1,
+      }),
+    );
+
+    // (c) password logins driven by a concurrent loop (each login is two dependent requests).
+    const concurrency = Math.max(1, Math.min(opts.connections, 16));
+    const latencies: number[] = [];
+    let failures = 0;
+    const lag = monitorEventLoopDelay({ resolution: 10 });
+    lag.enable();
+    const started = performance.now();
+    const deadline = started + opts.durationSec * 1000;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (performance.now() < deadline) {
+          const t0 = performance.now();
+          const status = await passwordLogin(publicUrl).catch(() => 0);
+          if (status === 200) latencies.push(performance.now() - t0);
+          else failures++;
+        }
+      }),
+    );
+    lag.disable();
+    const elapsedSec = (performance.now() - started) / 1000;
+    latencies.sort((a, b) => a - b);
+    const round = (n: number) => Math.round(n * 10) / 10;
+
+    return {
+      note:
+        'There is no session cache: every whoami reads the session and identity from PostgreSQL (PGlite here), ' +
+        'so workloads (a) "whoami, valid cookie" and (b) "whoami, every request reaching the database" are the same code path and are measured once. ' +
+        'autocannon reports p90/p97.5/p99 rather than p95 for (a)/(b).',
+      database: 'pglite (temp dir)',
+      whoamiValidCookie: whoami,
+      whoamiEveryRequestHitsDatabase: { sameAs: 'whoamiValidCookie' },
+      passwordLogin: {
+        loginsPerSec: round(latencies.length / elapsedSec),
+        concurrency,
+        latencyMs: {
+          p50: round(percentile(latencies, 50)),
+          p95: round(percentile(latencies, 95)),
+          p99: round(percentile(latencies, 99)),
+          max: round(latencies[latencies.length - 1] ?? 0),
+        },
+        completed: latencies.length,
+        failures,
+        eventLoopLagP99Ms: round(lag.percentile(99) / 1e6),
+        durationSec: round(elapsedSec),
+        hashing: 'argon2id m=19456 KiB, t=2, p=1 (@node-rs/argon2, off the event loop)',
+      },
+    };
+  } finally {
+    await service.close();
+    await db.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// Direct run: `node --import tsx bench/identity-bench.ts [seconds] [connections]`
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const result = await benchIdentity({
+    durationSec: Number(process.argv[2] ?? 5),
+    connections: Number(process.argv[3] ?? 50),
+  });
+  console.log(JSON.stringify(result, null, 2));
+  process.exit(0);
+}

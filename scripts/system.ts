@@ -1,0 +1,174 @@
+// Starts every part of the system in this process on one database: what `npm start`
+// runs, and what the browser journeys and the sign-in benchmark start for themselves.
+import type { Database } from '@acme/db';
+import { start as startIdentity } from '@acme/identity';
+import { start as startOAuth2 } from '@acme/oauth2';
+import { start as startUsers, seedDemo } from '@acme/users';
+import { start as startAgent } from '@acme/agent';
+import { startStandIns } from '@acme/dev';
+import { buildApp, serveApp } from '../apps/account/server/serve.ts';
+
+export const DEFAULT_PORTS = {
+  platform: 4000,
+  magic: 4001,
+  identityPublic: 4433,
+  identityAdmin: 4434,
+  oauth2Public: 4444,
+  oauth2Admin: 4445,
+  usersPublic: 4455,
+  usersAdmin: 4456,
+  agent: 4466,
+  standIns: 4500,
+  smtp: 2525,
+} as const;
+
+export type PortName = keyof typeof DEFAULT_PORTS;
+
+export interface SystemUrls {
+  platform: string;
+  magic: string;
+  identityPublic: string;
+  identityAdmin: string;
+  oauth2Public: string;
+  oauth2Admin: string;
+  usersPublic: string;
+  usersAdmin: string;
+  agent: string;
+  mail: string;
+}
+
+export interface SystemOptions {
+  db: Database;
+  /** Added to every default port (the journeys use another range than `npm start`). */
+  portOffset?: number;
+  seed?: boolean;
+  /** Service log level; 'silent' for tests. */
+  logLevel?: string;
+  /** Extra environment per service, e.g. higher rate limits for tests. */
+  extraEnv?: Record<string, string>;
+}
+
+export interface RunningSystem {
+  urls: SystemUrls;
+  close(): Promise<void>;
+}
+
+export async function startSystem(options: SystemOptions): Promise<RunningSystem> {
+  const offset = options.portOffset ?? 0;
+  const port = (name: PortName) => DEFAULT_PORTS[name] + offset;
+  const url = (name: PortName) => `http://localhost:${port(name)}`;
+  const urls: SystemUrls = {
+    platform: url('platform'),
+    magic: url('magic'),
+    identityPublic: url('identityPublic'),
+    identityAdmin: url('identityAdmin'),
+    oauth2Public: url('oauth2Public'),
+    oauth2Admin: url('oauth2Admin'),
+    usersPublic: url('usersPublic'),
+    usersAdmin: url('usersAdmin'),
+    agent: url('agent'),
+    mail: url('standIns'),
+  };
+  const appOrigins = [urls.platform, urls.magic];
+  const logLevel = options.logLevel ?? 'info';
+  const common = { LOG_LEVEL: logLevel, ...options.extraEnv };
+  const closers: (() => Promise<void>)[] = [];
+  const db = options.db;
+
+  try {
+    const standIns = await startStandIns({ httpPort: port('standIns'), smtpPort: port('smtp') });
+    closers.push(standIns.close);
+
+    const identity = await startIdentity({
+      db,
+      env: {
+        ...common,
+        IDENTITY_PUBLIC_PORT: String(port('identityPublic')),
+        IDENTITY_ADMIN_PORT: String(port('identityAdmin')),
+        IDENTITY_PUBLIC_URL: urls.identityPublic,
+        IDENTITY_ADMIN_URL: urls.identityAdmin,
+        IDENTITY_LOGIN_UI_URL: `${urls.platform}/account/login`,
+        IDENTITY_ERROR_UI_URL: `${urls.platform}/account/error`,
+        IDENTITY_SETTINGS_UI_URL: `${urls.platform}/account/profile`,
+        IDENTITY_RECOVERY_UI_URL: `${urls.platform}/account/forgot-password`,
+        IDENTITY_VERIFICATION_UI_URL: `${urls.platform}/account/verification`,
+        IDENTITY_DEFAULT_RETURN_URL: `${urls.platform}/`,
+        IDENTITY_CORS_ORIGINS: appOrigins.join(','),
+        IDENTITY_ALLOWED_RETURN_URLS: [...appOrigins, urls.oauth2Public].join(','),
+        OAUTH2_ADMIN_URL: urls.oauth2Admin,
+        SMTP_URL: `smtp://localhost:${port('smtp')}`,
+      },
+      logger: logLevel === 'silent' ? false : undefined,
+    });
+    closers.push(identity.close);
+
+    const oauth2 = await startOAuth2({
+      db,
+      env: {
+        ...common,
+        ISSUER: urls.oauth2Public,
+        OAUTH2_PUBLIC_PORT: String(port('oauth2Public')),
+        OAUTH2_ADMIN_PORT: String(port('oauth2Admin')),
+        APP_ORIGINS: `platform=${urls.platform},magic=${urls.magic}`,
+      },
+      logger: logLevel === 'silent' ? false : undefined,
+    });
+    closers.push(oauth2.close);
+
+    const users = await startUsers({
+      db,
+      env: {
+        ...common,
+        USERS_PUBLIC_PORT: String(port('usersPublic')),
+        USERS_ADMIN_PORT: String(port('usersAdmin')),
+        IDENTITY_ADMIN_URL: urls.identityAdmin,
+        OAUTH2_ADMIN_URL: urls.oauth2Admin,
+        APP_ORIGINS: appOrigins.join(','),
+      },
+      logger: logLevel === 'silent' ? false : undefined,
+    });
+    closers.push(users.close);
+
+    const agent = await startAgent({
+      db,
+      env: { ...common, AGENT_PORT: String(port('agent')), APP_ORIGINS: appOrigins.join(',') },
+      logger: logLevel === 'silent' ? false : undefined,
+    });
+    closers.push(agent.close);
+
+    const distDir = await buildApp();
+    const appConfig = {
+      identityUrl: urls.identityPublic,
+      oauth2Url: urls.oauth2Public,
+      usersUrl: urls.usersPublic,
+      agentUrl: urls.agent,
+      urlMap: { platform: urls.platform, magic: urls.magic },
+    };
+    const platform = await serveApp({
+      port: port('platform'),
+      application: 'platform',
+      distDir,
+      config: appConfig,
+    });
+    closers.push(platform.close);
+    const magic = await serveApp({ port: port('magic'), application: 'magic', distDir, config: appConfig });
+    closers.push(magic.close);
+
+    if (options.seed !== false) await seedDemo(urls.usersAdmin);
+  } catch (error) {
+    await closeAll(closers);
+    throw error;
+  }
+
+  return { urls, close: () => closeAll(closers) };
+}
+
+async function closeAll(closers: (() => Promise<void>)[]): Promise<void> {
+  for (const close of closers.reverse()) {
+    try {
+      await close();
+    } catch {
+      // keep closing the rest
+    }
+  }
+}
