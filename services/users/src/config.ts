@@ -2,16 +2,27 @@ import { z } from 'zod';
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 
+/**
+ * Comma-separated app origins. Entries may be bare origins (`http://localhost:4000`) or the
+ * authorization server's `client_id=origin` form, so one APP_ORIGINS can serve every service.
+ */
 const origins = z
   .string()
   .default('http://localhost:4000,http://localhost:4001')
-  .transform((value) =>
-    value
-      .split(',')
-      .map((origin) => origin.trim())
-      .filter((origin) => origin.length > 0),
-  )
-  .pipe(z.array(z.url()));
+  .transform((value, ctx) => {
+    const result: string[] = [];
+    for (const raw of value.split(',')) {
+      const entry = raw.trim().replace(/^[A-Za-z0-9_-]+=/, '');
+      if (entry.length === 0) continue;
+      try {
+        result.push(new URL(entry).origin);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `not an origin: ${entry}` });
+        return z.NEVER;
+      }
+    }
+    return result;
+  });
 
 const configSchema = z.object({
   USERS_PUBLIC_PORT: port(4455),

@@ -46,8 +46,12 @@ describe('start()', () => {
     });
     expect(loadConfig({ APP_ORIGINS: 'https://a.example, https://b.example/' }).appOrigins).toEqual([
       'https://a.example',
-      'https://b.example/',
+      'https://b.example',
     ]);
+    // The authorization server's `client_id=origin` form works too, so one variable serves all.
+    expect(
+      loadConfig({ APP_ORIGINS: 'platform=http://localhost:4000,magic=http://localhost:4001' }).appOrigins,
+    ).toEqual(['http://localhost:4000', 'http://localhost:4001']);
     expect(() => loadConfig({ USERS_PUBLIC_PORT: 'abc' })).toThrow(/USERS_PUBLIC_PORT/);
     expect(() => loadConfig({ APP_ORIGINS: 'not a url' })).toThrow();
   });
