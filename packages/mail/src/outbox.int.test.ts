@@ -180,7 +180,7 @@ describe('mail outbox', async () => {
     const smtp = await startSmtp(port);
     try {
       const mailer = createMailer({ db, clock });
-      const count = 30;
+      const count = 20;
       for (let i = 0; i < count; i++) {
         await mailer.enqueue({
           to: `user${i}@example.com`,
@@ -197,6 +197,33 @@ describe('mail outbox', async () => {
       expect(new Set(ids).size).toBe(count);
       const all = await rows();
       expect(all.every((r) => r.sent_at !== null && r.attempts === 1)).toBe(true);
+    } finally {
+      await smtp.close();
+    }
+  });
+
+  it('retries a message whose worker died mid-send once the claim has expired', async () => {
+    const port = await freePort();
+    const smtp = await startSmtp(port);
+    try {
+      await createMailer({ db, clock }).enqueue({
+        to: 'crash@example.com',
+        subject: 'C',
+        text: 'c',
+        html: '',
+      });
+      // What a worker leaves behind when it is killed after claiming: a lease five minutes long.
+      await sql`update mail_outbox set attempts = 1, lease_id = ${'00000000-0000-4000-8000-000000000001'},
+        next_attempt_at = ${new Date(clock.now().getTime() + 5 * 60_000)}`.execute(db.kysely);
+      const w = worker(port);
+      await w.drain();
+      expect(smtp.received).toHaveLength(0);
+      clock.advance(5 * 60_000);
+      await w.drain();
+      expect(smtp.received).toHaveLength(1);
+      const [row] = await rows();
+      expect(row?.attempts).toBe(2);
+      expect(row?.sent_at).not.toBeNull();
     } finally {
       await smtp.close();
     }
