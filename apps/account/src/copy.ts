@@ -49,7 +49,7 @@ export const copy = {
       title: 'Enter your 2FA code',
       prompt: 'Enter the six-digit code from your authenticator app.',
       codeLabel: '2FA code',
-      noApp: (email: string) => `Don't have access to your authenticator app? Contact ${email}.`,
+      noAppPrefix: "Don't have access to your authenticator app? Contact",
     },
     mfaSetup: {
       titleOnboarding: 'Set up 2FA',
@@ -65,6 +65,8 @@ export const copy = {
       codeLabel: '2FA code',
       skip: 'Skip for now',
       scanAgain: 'You will need to scan the QR code again if your previous attempt failed.',
+      qrAlt: 'Authenticator app QR code',
+      updateText: 'Your account already has an authenticator app. Continue to replace it with a new one.',
     },
   },
   forgotPassword: {

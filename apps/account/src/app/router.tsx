@@ -69,7 +69,11 @@ export const routes: RouteDef<unknown>[] = [
   route({ path: paths.research, search: none, component: lazy(() => import('../routes/research.tsx')) }),
   // Screens of later issues: they send the user to login for now.
   route({ path: paths.onboarding, search: none, component: later }),
-  route({ path: paths.mfaSetup, search: none, component: later }),
+  route({
+    path: paths.mfaSetup,
+    search: z.object({ profileFlow: str }),
+    component: lazy(() => import('../routes/mfa-setup.tsx')),
+  }),
   route({ path: paths.verification, search: none, component: later }),
   route({ path: paths.forgotPassword, search: none, component: later }),
   route({ path: paths.profile, search: none, component: later }),

@@ -3,6 +3,8 @@ import { ErrorView } from '../../shared/ui/error-view.tsx';
 import { Progress } from '../../shared/ui/progress.tsx';
 import { EmailStep } from './steps/email-step.tsx';
 import { EmailConfirmationStep, SsoStep } from './steps/info-steps.tsx';
+import { MfaSetupStep } from './steps/mfa-setup-step.tsx';
+import { MfaStep } from './steps/mfa-step.tsx';
 import { PasswordStep } from './steps/password-step.tsx';
 import type { LoginSearch } from './use-login.ts';
 import { useLogin } from './use-login.ts';
@@ -40,16 +42,15 @@ export function LoginScreen({ search }: { search: LoginSearch }) {
     case 'email-confirmation':
       return <EmailConfirmationStep email={login.email} />;
     case 'mfa':
+      return (
+        <MfaStep
+          supportEmail={login.config.supportEmail}
+          busy={login.busy}
+          errors={login.formErrors}
+          onSubmit={login.submitTotp}
+        />
+      );
     case 'mfa-setup':
-      return <SecondFactorPending step={view.step} />;
+      return <MfaSetupStep onDone={login.mfaSetupDone} />;
   }
-}
-
-function SecondFactorPending({ step }: { step: 'mfa' | 'mfa-setup' }) {
-  return (
-    <ErrorView
-      message={step === 'mfa' ? copy.login.mfa.title : copy.login.mfaSetup.titleOnboarding}
-      mode="login"
-    />
-  );
 }

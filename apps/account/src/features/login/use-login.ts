@@ -7,7 +7,13 @@ import { showToast } from '../../shared/errors/error-store.ts';
 import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
 import { classifyFlowError, errorId } from '../../shared/identity-client/handle-flow-error.ts';
 import { createLoginFlow, getLoginFlow, submitLogin } from '../../shared/identity-client/identity-client.ts';
-import { csrfToken, flowMessages, hasMessage, nodeMessages } from '../../shared/identity-client/nodes.ts';
+import {
+  csrfToken,
+  flowMessages,
+  hasMessage,
+  inputValue,
+  nodeMessages,
+} from '../../shared/identity-client/nodes.ts';
 import type { LoginFlow } from '../../shared/identity-client/types.ts';
 import { navigate, redirectTo, replaceLocation, useLocation } from '../../shared/navigation/history.ts';
 import { tryDecodeJwtPayload } from '../../shared/oauth2/jwt.ts';
@@ -256,8 +262,15 @@ export function useLogin(search: LoginSearch) {
     }
   }
 
+  // The identifier: the email result, else (password confirmation) the session's or the flow's.
+  const identifier =
+    emailResult?.email ??
+    session.facts?.email ??
+    (flow ? inputValue(flow, 'identifier') : undefined) ??
+    typedEmail;
+
   async function submitPassword(password: string): Promise<void> {
-    if (!emailResult) return;
+    if (!identifier) return;
     setBusy(true);
     setFormErrors([]);
     setFieldErrors([]);
@@ -271,7 +284,7 @@ export function useLogin(search: LoginSearch) {
         try {
           const result = (await submitLogin(config.identityUrl, current.id, {
             method: 'password',
-            identifier: emailResult.email,
+            identifier,
             password,
             csrf_token: csrfToken(current),
           })) as { continue_with?: { action?: string; redirect_browser_to?: string }[] };
@@ -328,6 +341,74 @@ export function useLogin(search: LoginSearch) {
     }
   }
 
+  /** SPEC §2 step 6: the code goes to an aal2 login flow (method totp). */
+  async function submitTotp(code: string): Promise<void> {
+    setBusy(true);
+    setFormErrors([]);
+    try {
+      let current = flow?.requested_aal === 'aal2' ? flow : null;
+      if (!current) {
+        try {
+          current = await createLoginFlow(config.identityUrl, {
+            aal: 'aal2',
+            login_challenge: read(registry.loginChallenge) ?? undefined,
+          });
+          setFlow(current);
+        } catch (error) {
+          handleCreateFlowError(error);
+          return;
+        }
+      }
+      try {
+        const result = (await submitLogin(config.identityUrl, current.id, {
+          method: 'totp',
+          totp_code: code,
+          csrf_token: csrfToken(current),
+        })) as { continue_with?: { action?: string; redirect_browser_to?: string }[] };
+        const next = result.continue_with?.find(
+          (c) => c.action === 'redirect_browser_to',
+        )?.redirect_browser_to;
+        setFlow(null);
+        if (next) redirectTo(next);
+        else await session.reload();
+      } catch (error) {
+        const action = classifyFlowError(error);
+        switch (action.type) {
+          case 'rerender': {
+            const updated = action.flow as LoginFlow;
+            setFlow(updated);
+            setFormErrors(
+              [...flowMessages(updated), ...nodeMessages(updated, 'totp_code')]
+                .filter((m) => m.type === 'error')
+                .map((m) => m.text),
+            );
+            break;
+          }
+          case 'redirect':
+            redirectTo(action.url);
+            break;
+          case 'home':
+            await session.reload();
+            break;
+          case 'restart':
+            setFlow(null);
+            showToast(copy.errors.loginFlow(getErrorMessage(error)));
+            break;
+          default:
+            showToast(
+              copy.errors.loginFlow(action.type === 'error' ? action.message : getErrorMessage(error)),
+            );
+        }
+      }
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const mfaSetupDone = useCallback(() => {
+    void session.reload();
+  }, [session]);
+
   const view: LoginView =
     session.state === 'error'
       ? { kind: 'error', message: copy.errors.loadingSession(session.error ?? copy.errors.unknown) }
@@ -338,7 +419,7 @@ export function useLogin(search: LoginSearch) {
   return {
     view,
     config,
-    email: emailResult?.email ?? typedEmail,
+    email: identifier,
     typedEmail,
     emailResult,
     busy,
@@ -346,6 +427,8 @@ export function useLogin(search: LoginSearch) {
     fieldErrors,
     submitEmail,
     submitPassword,
+    submitTotp,
+    mfaSetupDone,
     back,
   };
 }

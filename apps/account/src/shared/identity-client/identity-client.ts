@@ -93,6 +93,7 @@ export function getSettingsFlow(base: string, id: string): Promise<SettingsFlow>
 export type SettingsBody =
   | { method: 'password'; password: string; csrf_token: string }
   | { method: 'totp'; totp_code: string; csrf_token: string }
+  | { method: 'totp'; totp_unlink: true; csrf_token: string }
   | { method: 'profile'; traits: unknown; csrf_token: string };
 
 export function submitSettings(base: string, flowId: string, body: SettingsBody): Promise<SettingsFlow> {

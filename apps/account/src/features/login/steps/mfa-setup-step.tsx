@@ -1,0 +1,45 @@
+import { useEffect } from 'react';
+import { copy } from '../../../copy.ts';
+import { TotpSetupForm } from '../../../shared/totp/totp-setup-form.tsx';
+import { useTotpSetup } from '../../../shared/totp/use-totp-setup.ts';
+import { Card } from '../../../shared/ui/card.tsx';
+import { ErrorView } from '../../../shared/ui/error-view.tsx';
+import { Progress } from '../../../shared/ui/progress.tsx';
+
+/** SPEC §2 Login step 7 for a session without a second factor past its setup deadline: "Reset your 2FA". */
+export function MfaSetupStep({ onDone, onSkip }: { onDone: () => void; onSkip?: () => void }) {
+  const totp = useTotpSetup();
+  useEffect(() => {
+    if (totp.status === 'completed' || totp.status === 'unauthorized') onDone();
+  }, [totp.status, onDone]);
+
+  switch (totp.status) {
+    case 'loading':
+    case 'completed':
+    case 'unauthorized':
+      return <Progress label={copy.common.loading} />;
+    case 'error':
+      return <ErrorView message={totp.pageError ?? undefined} mode="retry" />;
+    case 'update':
+      return (
+        <Card title={copy.login.mfaSetup.titleUpdate}>
+          <p>{copy.login.mfaSetup.updateText}</p>
+          <button type="button" className="button" disabled={totp.busy} onClick={() => void totp.unlink()}>
+            {copy.common.continue}
+          </button>
+        </Card>
+      );
+    case 'form':
+      return (
+        <TotpSetupForm
+          title={copy.login.mfaSetup.titleReset}
+          qr={totp.qr}
+          secret={totp.secret}
+          busy={totp.busy}
+          errors={totp.errors}
+          onSubmit={totp.submit}
+          onSkip={onSkip}
+        />
+      );
+  }
+}

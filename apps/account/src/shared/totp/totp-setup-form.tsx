@@ -1,0 +1,107 @@
+import type { FormEvent, ReactNode } from 'react';
+import { useId, useState } from 'react';
+import { OTP_LENGTH } from '../../constants.ts';
+import { copy } from '../../copy.ts';
+import { Card } from '../ui/card.tsx';
+import { FormErrors } from '../ui/form-errors.tsx';
+import { OtpInput } from '../ui/otp-input.tsx';
+
+export interface TotpSetupFormProps {
+  title: string;
+  qr?: string;
+  secret?: string;
+  busy?: boolean;
+  errors?: string[];
+  onSubmit: (code: string) => void | Promise<void>;
+  onSkip?: () => void;
+  footer?: ReactNode;
+}
+
+/**
+ * SPEC §2 Login step 7 / MFA setup: app guidance, an "installed" checkbox that must be ticked first,
+ * the QR code, the manual setup code with a copy control, and the six-digit code.
+ */
+export function TotpSetupForm({
+  title,
+  qr,
+  secret,
+  busy = false,
+  errors = [],
+  onSubmit,
+  onSkip,
+  footer,
+}: TotpSetupFormProps) {
+  const [installed, setInstalled] = useState(false);
+  const [code, setCode] = useState('');
+  const [copied, setCopied] = useState(false);
+  const checkboxId = useId();
+
+  function submit(value: string) {
+    if (!installed || busy || value.length !== OTP_LENGTH) return;
+    void Promise.resolve(onSubmit(value)).finally(() => setCode(''));
+  }
+
+  function handleSubmit(event: FormEvent) {
+    event.preventDefault();
+    submit(code);
+  }
+
+  async function copySecret() {
+    if (!secret) return;
+    try {
+      await navigator.clipboard.writeText(secret);
+      setCopied(true);
+    } catch {
+      setCopied(false);
+    }
+  }
+
+  return (
+    <Card title={title} footer={footer}>
+      <p className="muted">{copy.login.mfaSetup.guidance}</p>
+      <form onSubmit={handleSubmit} aria-busy={busy}>
+        <div className="checkbox">
+          <input
+            id={checkboxId}
+            type="checkbox"
+            checked={installed}
+            onChange={(e) => setInstalled(e.target.checked)}
+            required
+          />
+          <label htmlFor={checkboxId}>{copy.login.mfaSetup.installedCheckbox}</label>
+        </div>
+        <p>{copy.login.mfaSetup.scanQr}</p>
+        {qr ? <img className="qr" src={qr} alt={copy.login.mfaSetup.qrAlt} width={200} height={200} /> : null}
+        {secret ? (
+          <div className="row">
+            <p>
+              {copy.login.mfaSetup.manualCode}{' '}
+              <code className="secret" data-testid="totp-secret">
+                {secret}
+              </code>
+            </p>
+            <button type="button" className="icon-button" onClick={() => void copySecret()}>
+              {copied ? copy.login.mfaSetup.copied : copy.login.mfaSetup.copy}
+            </button>
+          </div>
+        ) : null}
+        <OtpInput
+          label={copy.login.mfaSetup.codeLabel}
+          value={code}
+          onChange={setCode}
+          onComplete={submit}
+          disabled={busy || !installed}
+        />
+        {errors.length > 0 ? <FormErrors messages={errors} /> : null}
+        <button type="submit" className="button" disabled={!installed || code.length !== OTP_LENGTH || busy}>
+          {copy.common.continue}
+        </button>
+        {onSkip ? (
+          <button type="button" className="button secondary" onClick={onSkip}>
+            {copy.login.mfaSetup.skip}
+          </button>
+        ) : null}
+      </form>
+    </Card>
+  );
+}

@@ -1,0 +1,141 @@
+import { useCallback, useEffect, useState } from 'react';
+import { copy } from '../../copy.ts';
+import { getConfig } from '../config/env.ts';
+import { getErrorMessage } from '../errors/get-error-message.ts';
+import { classifyFlowError } from '../identity-client/handle-flow-error.ts';
+import { createSettingsFlow, getSettingsFlow, submitSettings } from '../identity-client/identity-client.ts';
+import { csrfToken, errorMessages, findInput, totpQr, totpSecret } from '../identity-client/nodes.ts';
+import type { SettingsFlow } from '../identity-client/types.ts';
+import { redirectTo } from '../navigation/history.ts';
+import { registry } from '../storage/registry.ts';
+import { remove, write } from '../storage/storage.ts';
+
+// TOTP linking through a Kratos settings flow (method totp). The secret belongs to the flow: a new
+// flow means a new secret, hence the "scan again" hint after a failed attempt.
+
+export type TotpSetupStatus = 'loading' | 'form' | 'update' | 'completed' | 'unauthorized' | 'error';
+
+export function useTotpSetup(options: { profileFlow?: string; enabled?: boolean } = {}) {
+  const enabled = options.enabled ?? true;
+  const [flow, setFlow] = useState<SettingsFlow | null>(null);
+  const [status, setStatus] = useState<TotpSetupStatus>('loading');
+  const [errors, setErrors] = useState<string[]>([]);
+  const [pageError, setPageError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const show = useCallback((f: SettingsFlow) => {
+    setFlow(f);
+    setStatus(totpQr(f) ? 'form' : findInput(f, 'totp_unlink') ? 'update' : 'form');
+  }, []);
+
+  const handleError = useCallback(
+    (error: unknown, restart: () => void) => {
+      const action = classifyFlowError(error);
+      switch (action.type) {
+        case 'redirect':
+          // session_refresh_required / session_aal2_required: re-authenticate, then resume here.
+          write(registry.mfaSetupState, { initialised: true });
+          redirectTo(action.url);
+          return;
+        case 'unauthorized':
+          setStatus('unauthorized');
+          return;
+        case 'restart':
+          restart();
+          return;
+        case 'rerender': {
+          const updated = action.flow as SettingsFlow;
+          show(updated);
+          setErrors([...errorMessages(updated).map((m) => m.text), copy.login.mfaSetup.scanAgain]);
+          return;
+        }
+        default:
+          setPageError(action.type === 'error' ? action.message : getErrorMessage(error));
+          setStatus('error');
+      }
+    },
+    [show],
+  );
+
+  const load = useCallback(
+    async (flowId?: string) => {
+      const base = getConfig().identityUrl;
+      setStatus('loading');
+      try {
+        show(flowId ? await getSettingsFlow(base, flowId) : await createSettingsFlow(base));
+        write(registry.mfaSetupState, { initialised: true });
+      } catch (error) {
+        if (flowId) {
+          // An unknown or expired flow from the query: start a fresh one.
+          void load();
+          return;
+        }
+        handleError(error, () => setStatus('error'));
+      }
+    },
+    [show, handleError],
+  );
+
+  useEffect(() => {
+    if (enabled) void load(options.profileFlow);
+  }, [enabled, options.profileFlow, load]);
+
+  const submit = useCallback(
+    async (code: string) => {
+      if (!flow) return;
+      setBusy(true);
+      setErrors([]);
+      try {
+        const result = await submitSettings(getConfig().identityUrl, flow.id, {
+          method: 'totp',
+          totp_code: code,
+          csrf_token: csrfToken(flow),
+        });
+        if (result.state === 'success') {
+          remove(registry.mfaSetupState);
+          setStatus('completed');
+        } else {
+          show(result);
+          setErrors([...errorMessages(result).map((m) => m.text), copy.login.mfaSetup.scanAgain]);
+        }
+      } catch (error) {
+        handleError(error, () => {
+          setErrors([copy.login.mfaSetup.scanAgain]);
+          void load();
+        });
+      } finally {
+        setBusy(false);
+      }
+    },
+    [flow, show, handleError, load],
+  );
+
+  /** "Update your 2FA": unlink the current app, then a new flow shows a new QR code. */
+  const unlink = useCallback(async () => {
+    if (!flow) return;
+    setBusy(true);
+    try {
+      await submitSettings(getConfig().identityUrl, flow.id, {
+        method: 'totp',
+        totp_unlink: true,
+        csrf_token: csrfToken(flow),
+      });
+      await load();
+    } catch (error) {
+      handleError(error, () => void load());
+    } finally {
+      setBusy(false);
+    }
+  }, [flow, load, handleError]);
+
+  return {
+    status,
+    qr: flow ? totpQr(flow) : undefined,
+    secret: flow ? totpSecret(flow) : undefined,
+    errors,
+    pageError,
+    busy,
+    submit,
+    unlink,
+  };
+}
