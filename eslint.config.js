@@ -15,5 +15,8 @@ export default tseslint.config(
     files: ['scripts/**', 'bench/**', 'services/*/src/cli.ts', 'dev/src/main.ts'],
     rules: { 'no-console': 'off' },
   },
-  { files: ['**/*.mjs', '**/*.cjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
+  {
+    files: ['**/*.mjs', '**/*.cjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
 );

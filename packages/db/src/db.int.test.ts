@@ -5,7 +5,9 @@ describe('database', async () => {
   const db = await createTestDb();
   afterAll(() => db.close());
 
-  it('reports its driver', () => { expect(db.kind).toBe(process.env.TEST_DB === 'postgres' ? 'postgres' : 'pglite'); });
+  it('reports its driver', () => {
+    expect(db.kind).toBe(process.env.TEST_DB === 'postgres' ? 'postgres' : 'pglite');
+  });
 
   it('applies migrations once, in order', async () => {
     const migrations = [
@@ -14,13 +16,18 @@ describe('database', async () => {
     ];
     await migrate(db, 'test', migrations);
     await migrate(db, 'test', migrations);
-    const rows = await sql<{ name: string }>`select name from schema_migrations where namespace = 'test' order by name`.execute(db.kysely);
+    const rows = await sql<{
+      name: string;
+    }>`select name from schema_migrations where namespace = 'test' order by name`.execute(db.kysely);
     expect(rows.rows.map((r) => r.name)).toEqual(['001', '002']);
   });
 
   it('round-trips jsonb, timestamptz and bigint the same on every driver', async () => {
     const at = new Date('2026-01-02T03:04:05.000Z');
-    await db.kysely.insertInto('t').values({ id: 1, doc: JSON.stringify({ a: [1, 2] }), at, n: 5 }).execute();
+    await db.kysely
+      .insertInto('t')
+      .values({ id: 1, doc: JSON.stringify({ a: [1, 2] }), at, n: 5 })
+      .execute();
     const row = await db.kysely.selectFrom('t').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
     expect(row.doc).toEqual({ a: [1, 2] });
     expect(row.at).toEqual(at);

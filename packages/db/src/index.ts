@@ -58,12 +58,16 @@ export async function migrate(db: Database, namespace: string, migrations: Migra
     await sql`create table if not exists schema_migrations (
       namespace text not null, name text not null, applied_at timestamptz not null default now(),
       primary key (namespace, name))`.execute(trx);
-    const done = await sql<{ name: string }>`select name from schema_migrations where namespace = ${namespace}`.execute(trx);
+    const done = await sql<{
+      name: string;
+    }>`select name from schema_migrations where namespace = ${namespace}`.execute(trx);
     const applied = new Set(done.rows.map((r) => r.name));
     for (const m of migrations) {
       if (applied.has(m.name)) continue;
       await sql.raw(m.sql).execute(trx);
-      await sql`insert into schema_migrations (namespace, name) values (${namespace}, ${m.name})`.execute(trx);
+      await sql`insert into schema_migrations (namespace, name) values (${namespace}, ${m.name})`.execute(
+        trx,
+      );
     }
   });
 }

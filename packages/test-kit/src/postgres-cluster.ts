@@ -29,8 +29,14 @@ export async function startCluster(): Promise<Cluster> {
       : execFileSync(cmd, args, { stdio: 'pipe' });
   run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
   run('pg_ctl', [
-    '-D', data, '-l', join(dir, 'log'), '-w', '-o',
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300`, 'start',
+    '-D',
+    data,
+    '-l',
+    join(dir, 'log'),
+    '-w',
+    '-o',
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300`,
+    'start',
   ]);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
