@@ -6,6 +6,7 @@ import { start as startOAuth2 } from '@acme/oauth2';
 import { start as startUsers, seedDemo } from '@acme/users';
 import { start as startAgent } from '@acme/agent';
 import { startStandIns } from '@acme/dev';
+import { createMailer, DEFAULT_MAIL_FROM, migrateMail, startOutboxWorker } from '@acme/mail';
 import { buildApp, serveApp } from '../apps/account/server/serve.ts';
 
 export const DEFAULT_PORTS = {
@@ -79,6 +80,18 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     const standIns = await startStandIns({ httpPort: port('standIns'), smtpPort: port('smtp') });
     closers.push(standIns.close);
 
+    // One outbox worker per process delivers what every service queues (SMTP catcher in development).
+    await migrateMail(db);
+    const worker = startOutboxWorker({
+      db,
+      smtp: { host: '127.0.0.1', port: port('smtp') },
+      from: DEFAULT_MAIL_FROM,
+      pollMs: 500,
+      ...(logLevel === 'silent' ? { logger: false as const } : {}),
+    });
+    closers.push(() => worker.stop());
+    const mailer = createMailer({ db, onEnqueued: () => worker.wake() });
+
     const identity = await startIdentity({
       db,
       env: {
@@ -96,9 +109,9 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
         IDENTITY_CORS_ORIGINS: appOrigins.join(','),
         IDENTITY_ALLOWED_RETURN_URLS: [...appOrigins, urls.oauth2Public].join(','),
         OAUTH2_ADMIN_URL: urls.oauth2Admin,
-        SMTP_URL: `smtp://localhost:${port('smtp')}`,
       },
       logger: logLevel === 'silent' ? false : undefined,
+      mailer,
     });
     closers.push(identity.close);
 
