@@ -1,0 +1,112 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeIdentityAdmin, http, recordingServer, startTestService } from './harness.ts';
+import type { FakeIdentity, RecordingServer, TestUsersService } from './harness.ts';
+
+/**
+ * Request-parser fuzzing (QUALITY.md, reliability): arbitrary JSON and arbitrary bytes sent to every
+ * endpoint get a 4xx `{errorCode, message}` or a success, never a 5xx, a hang or a non-JSON answer.
+ */
+describe('fuzzing every endpoint', () => {
+  let identity: FakeIdentity;
+  let oauth2: RecordingServer;
+  let svc: TestUsersService;
+
+  beforeAll(async () => {
+    identity = await fakeIdentityAdmin();
+    oauth2 = await recordingServer(() => ({ status: 404, body: { error: 'Not Found' } }));
+    svc = await startTestService({
+      env: {
+        IDENTITY_ADMIN_URL: identity.server.url,
+        OAUTH2_ADMIN_URL: oauth2.url,
+        LOGIN_CONFIG_RATE_LIMIT: '100000',
+      },
+    });
+  });
+  afterAll(async () => {
+    await svc.close();
+    await identity.server.close();
+    await oauth2.close();
+  });
+
+  const endpoints = () => [
+    `${svc.publicUrl}/login/consent`,
+    `${svc.publicUrl}/login/logout`,
+    `${svc.adminUrl}/admin/organisations`,
+    `${svc.adminUrl}/admin/users`,
+  ];
+
+  const expectHandled = (status: number, body: unknown) => {
+    expect(status).toBeLessThan(500);
+    if (status >= 400) {
+      expect(body).toEqual({ errorCode: expect.any(String), message: expect.any(String) });
+    }
+  };
+
+  it('answers arbitrary JSON bodies without a 5xx', async () => {
+    const shaped = fc.record(
+      {
+        consentChallenge: fc.jsonValue(),
+        identitySessionId: fc.jsonValue(),
+        logoutChallenge: fc.jsonValue(),
+        name: fc.jsonValue(),
+        domains: fc.jsonValue(),
+        products: fc.jsonValue(),
+        organisationId: fc.oneof(fc.uuid(), fc.string()),
+        email: fc.oneof(fc.emailAddress(), fc.string()),
+        role: fc.constantFrom('member', 'admin', 'owner', ''),
+      },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...endpoints()),
+        fc.oneof(fc.jsonValue(), shaped),
+        async (url, json) => {
+          const res = await http(url, { method: 'POST', json });
+          expectHandled(res.status, res.body);
+        },
+      ),
+      { numRuns: 120 },
+    );
+  });
+
+  it('answers arbitrary bytes under any content type without a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...endpoints()),
+        fc.uint8Array({ maxLength: 300 }),
+        fc.constantFrom(
+          'application/json',
+          'application/json; charset=utf-16',
+          'text/plain',
+          'application/octet-stream',
+        ),
+        async (url, bytes, type) => {
+          const res = await http(url, { method: 'POST', headers: { 'content-type': type }, body: bytes });
+          expectHandled(res.status, res.body);
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+
+  it('answers arbitrary email queries and ids without a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.string(), fc.emailAddress(), fc.string({ unit: 'grapheme' })),
+        async (value) => {
+          const config = await http(
+            `${svc.publicUrl}/login/config?emailAddress=${encodeURIComponent(value)}`,
+          );
+          expectHandled(config.status, config.body);
+          const user = await http(`${svc.adminUrl}/admin/users/${encodeURIComponent(value)}`);
+          expectHandled(user.status, user.body);
+          const list = await http(`${svc.adminUrl}/admin/users?organisationId=${encodeURIComponent(value)}`);
+          expectHandled(list.status, list.body);
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+});
