@@ -7,8 +7,8 @@ import type { AdapterRegistry } from './adapter/postgres-adapter.ts';
  * Hydra's consent session: `session.access_token` becomes the access token's `ext` claim and
  * `session.id_token` the extra userinfo claims. Stored per grant, so it survives refreshes.
  * JWT access tokens are not stored by oidc-provider; we keep a small index row per token
- * (`AccessToken` model, keyed by jti, carrying the grant id) so that revoking a grant also
- * deactivates its access tokens for introspection and userinfo.
+ * (`AccessToken` model, keyed by jti, carrying the grant id; written with the `ext` lookup) so
+ * that revoking a grant also deactivates its access tokens for introspection and userinfo.
  */
 
 export type JsonObject = Record<string, unknown>;
@@ -67,24 +67,39 @@ export function createClaimsStore(deps: {
 
     findConsentSession,
 
+    /**
+     * `{ext}` for the access token; for a JWT access token also records its index row, in the
+     * same statement (one round trip per token).
+     */
     async extraTokenClaims(_ctx, token) {
-      if (!('grantId' in token) || typeof token.grantId !== 'string') return undefined;
-      const session = await findConsentSession(token.grantId);
-      return { ext: session?.access_token ?? {} };
+      const grantId = 'grantId' in token && typeof token.grantId === 'string' ? token.grantId : undefined;
+      if (!grantId) return undefined;
+      const now = clock.now();
+      const jti = token.jti;
+      if (token.kind !== 'AccessToken' || typeof jti !== 'string') {
+        return { ext: (await findConsentSession(grantId))?.access_token ?? {} };
+      }
+      const { exp: known, expiration } = token as unknown as { exp?: number; expiration: number };
+      const exp = known ?? Math.floor(now.getTime() / 1000) + expiration;
+      const index = { jti, grantId, clientId: token.clientId, exp };
+      const row = (
+        await sql<{ access_token: JsonObject }>`
+          with indexed as (
+            insert into oauth2_models (model, id, payload, grant_id, expires_at)
+            values ('AccessToken', ${jti}, ${JSON.stringify(index)}, ${grantId},
+                    to_timestamp(${exp}::float8))
+            on conflict (model, id) do nothing
+          )
+          select access_token from oauth2_consent_sessions
+          where grant_id = ${grantId} and expires_at > ${now.toISOString()}::timestamptz`.execute(db.kysely)
+      ).rows[0];
+      return { ext: row?.access_token ?? {} };
     },
 
-    async customizeJwt(_ctx, token, jwt) {
+    async customizeJwt(_ctx, _token, jwt) {
       const payload = jwt.payload as JsonObject;
       const scope = typeof payload.scope === 'string' ? payload.scope : '';
       payload.scp = scope ? scope.split(' ') : [];
-      const grantId = 'grantId' in token && typeof token.grantId === 'string' ? token.grantId : undefined;
-      const exp = typeof payload.exp === 'number' ? payload.exp : undefined;
-      if (grantId && typeof payload.jti === 'string' && exp) {
-        const ttl = Math.max(1, exp - Math.floor(clock.now().getTime() / 1000));
-        await adapters
-          .get('AccessToken')
-          .upsert(payload.jti, { jti: payload.jti, grantId, clientId: token.clientId, exp }, ttl);
-      }
     },
 
     async accessTokenActive(jti) {
