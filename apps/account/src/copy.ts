@@ -82,8 +82,8 @@ export const copy = {
     logout: 'Log out',
   },
   password: {
-    label: 'Password',
-    confirmLabel: 'Confirm password',
+    label: 'New password',
+    confirmLabel: 'Confirm new password',
     create: 'Create password',
     reenter: 'Re-enter password',
     chooseNew: 'Choose new password',

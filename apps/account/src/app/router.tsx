@@ -74,9 +74,21 @@ export const routes: RouteDef<unknown>[] = [
     search: z.object({ profileFlow: str }),
     component: lazy(() => import('../routes/mfa-setup.tsx')),
   }),
-  route({ path: paths.verification, search: none, component: later }),
-  route({ path: paths.forgotPassword, search: none, component: later }),
-  route({ path: paths.profile, search: none, component: later }),
+  route({
+    path: paths.verification,
+    search: z.object({ flow: str, code: str }),
+    component: lazy(() => import('../routes/verification.tsx')),
+  }),
+  route({
+    path: paths.forgotPassword,
+    search: z.object({ flow: str, profileFlow: str }),
+    component: lazy(() => import('../routes/forgot-password.tsx')),
+  }),
+  route({
+    path: paths.profile,
+    search: z.object({ flow: str, profileFlow: str }),
+    component: lazy(() => import('../routes/profile.tsx')),
+  }),
   route({ path: paths.m365Login, search: none, component: later }),
   route({ path: paths.m365Logout, search: none, component: later }),
 ];

@@ -1,0 +1,140 @@
+import type { FormEvent } from 'react';
+import { useRef, useState } from 'react';
+import { copy } from '../../copy.ts';
+import { initialPagePath, paths } from '../../shared/config/paths.ts';
+import { NewPasswordForm } from '../../shared/password/new-password-form.tsx';
+import { Card } from '../../shared/ui/card.tsx';
+import { ErrorView } from '../../shared/ui/error-view.tsx';
+import { FormErrors } from '../../shared/ui/form-errors.tsx';
+import { Link } from '../../shared/ui/link.tsx';
+import { Progress } from '../../shared/ui/progress.tsx';
+import { TextField } from '../../shared/ui/text-field.tsx';
+import type { RecoverySearch } from './use-recovery.ts';
+import { useRecovery } from './use-recovery.ts';
+
+/** SPEC §2 Password recovery: Email, Code (placeholder 000000), Password; or "already signed in". */
+export function RecoveryScreen({ search }: { search: RecoverySearch }) {
+  const r = useRecovery(search);
+  if (r.pageError) return <ErrorView message={r.pageError} mode="retry" />;
+  switch (r.step) {
+    case 'loading':
+      return <Progress label={copy.common.loading} />;
+    case 'session-exists':
+      return (
+        <Card title={copy.forgotPassword.emailTitle}>
+          <p>{copy.forgotPassword.sessionExists}</p>
+          <p className="row">
+            <Link href={initialPagePath(r.config.initialPage)}>{copy.forgotPassword.goToPlatform}</Link>
+            <a href={paths.logout}>{copy.forgotPassword.logout}</a>
+          </p>
+        </Card>
+      );
+    case 'email':
+      return <EmailForm initial={r.email} busy={r.busy} errors={r.errors} onSubmit={r.submitEmail} />;
+    case 'code':
+      return <CodeForm busy={r.busy} errors={r.errors} onSubmit={r.submitCode} />;
+    case 'password':
+      return (
+        <Card title={copy.forgotPassword.passwordTitle}>
+          <NewPasswordForm
+            changing
+            busy={r.busy}
+            errors={r.errors}
+            fieldErrors={r.fieldErrors}
+            onSubmit={r.submitPassword}
+          />
+        </Card>
+      );
+  }
+}
+
+function EmailForm({
+  initial,
+  busy,
+  errors,
+  onSubmit,
+}: {
+  initial: string;
+  busy: boolean;
+  errors: string[];
+  onSubmit: (email: string) => void;
+}) {
+  const [email, setEmail] = useState(initial);
+  const [invalid, setInvalid] = useState(false);
+  const ref = useRef<HTMLInputElement>(null);
+  function handleSubmit(event: FormEvent) {
+    event.preventDefault();
+    if (!ref.current?.checkValidity()) {
+      setInvalid(true);
+      return;
+    }
+    onSubmit(email.trim());
+  }
+  return (
+    <Card title={copy.forgotPassword.emailTitle}>
+      <p className="muted">{copy.forgotPassword.emailPrompt}</p>
+      <form onSubmit={handleSubmit} noValidate aria-busy={busy}>
+        <TextField
+          ref={ref}
+          label={copy.login.email.emailLabel}
+          type="email"
+          name="email"
+          autoComplete="email"
+          required
+          autoFocus
+          value={email}
+          onChange={(e) => {
+            setEmail(e.target.value);
+            setInvalid(false);
+          }}
+          errors={invalid ? [copy.login.email.invalidEmail] : []}
+        />
+        {errors.length > 0 ? <FormErrors messages={errors} /> : null}
+        <button type="submit" className="button" disabled={email.trim() === '' || busy}>
+          {copy.common.continue}
+        </button>
+      </form>
+      <p className="notice">
+        <a href={paths.login}>{copy.login.password.back}</a>
+      </p>
+    </Card>
+  );
+}
+
+function CodeForm({
+  busy,
+  errors,
+  onSubmit,
+}: {
+  busy: boolean;
+  errors: string[];
+  onSubmit: (code: string) => void;
+}) {
+  const [code, setCode] = useState('');
+  function handleSubmit(event: FormEvent) {
+    event.preventDefault();
+    if (code.trim()) onSubmit(code.trim());
+  }
+  return (
+    <Card title={copy.forgotPassword.codeTitle}>
+      <p className="muted">{copy.forgotPassword.codePrompt}</p>
+      <form onSubmit={handleSubmit} aria-busy={busy}>
+        <TextField
+          label={copy.forgotPassword.codeLabel}
+          name="code"
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          placeholder={copy.forgotPassword.codePlaceholder}
+          required
+          autoFocus
+          value={code}
+          onChange={(e) => setCode(e.target.value)}
+        />
+        {errors.length > 0 ? <FormErrors messages={errors} /> : null}
+        <button type="submit" className="button" disabled={code.trim() === '' || busy}>
+          {copy.common.continue}
+        </button>
+      </form>
+    </Card>
+  );
+}

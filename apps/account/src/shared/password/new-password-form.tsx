@@ -1,0 +1,74 @@
+import type { FormEvent } from 'react';
+import { useState } from 'react';
+import { copy } from '../../copy.ts';
+import { FormErrors } from '../ui/form-errors.tsx';
+import { TextField } from '../ui/text-field.tsx';
+import { canSubmitPassword, checkPassword } from './password-rules.ts';
+
+/** Password + confirmation with the live checklist of SPEC §5. */
+export function NewPasswordForm({
+  changing = false,
+  busy = false,
+  errors = [],
+  fieldErrors = [],
+  onSubmit,
+}: {
+  changing?: boolean;
+  busy?: boolean;
+  errors?: string[];
+  fieldErrors?: string[];
+  onSubmit: (password: string) => void | Promise<void>;
+}) {
+  const [password, setPassword] = useState('');
+  const [confirmation, setConfirmation] = useState('');
+  const checks = checkPassword(password);
+  const ok = canSubmitPassword(password, confirmation);
+
+  function handleSubmit(event: FormEvent) {
+    event.preventDefault();
+    if (ok && !busy) void onSubmit(password);
+  }
+
+  const rules: [boolean, string][] = [
+    [checks.length, copy.password.ruleLength],
+    [checks.digit, copy.password.ruleDigit],
+    [checks.special, copy.password.ruleSpecial],
+  ];
+  return (
+    <form onSubmit={handleSubmit} aria-busy={busy}>
+      <TextField
+        label={copy.password.label}
+        type="password"
+        name="password"
+        autoComplete="new-password"
+        required
+        autoFocus
+        placeholder={changing ? copy.password.chooseNew : copy.password.create}
+        value={password}
+        onChange={(e) => setPassword(e.target.value)}
+        errors={fieldErrors}
+      />
+      <ul className="checklist" aria-label="Password requirements">
+        {rules.map(([met, text]) => (
+          <li key={text} className={met ? 'ok' : undefined}>
+            {text}
+          </li>
+        ))}
+      </ul>
+      <TextField
+        label={copy.password.confirmLabel}
+        type="password"
+        name="confirm"
+        autoComplete="new-password"
+        required
+        placeholder={changing ? copy.password.reenterNew : copy.password.reenter}
+        value={confirmation}
+        onChange={(e) => setConfirmation(e.target.value)}
+      />
+      {errors.length > 0 ? <FormErrors messages={errors} /> : null}
+      <button type="submit" className="button" disabled={!ok || busy}>
+        {copy.common.continue}
+      </button>
+    </form>
+  );
+}
