@@ -188,6 +188,18 @@ describe('admin API: users', () => {
       expect(await userCount()).toBe(before);
     });
 
+    it('removes an identity that was created although the identity service then answered 500', async () => {
+      identity.server.handler = async (req) => {
+        const answer = await saved(req);
+        return req.method === 'POST' ? { status: 500, body: { error: { code: 500 } } } : answer;
+      };
+      const before = identity.identities.size;
+      const res = await createUser({ ...newcomer, organisationId: orgId, email: 'half@acme.test' });
+      expect(res.status).toBe(502);
+      expect(identity.identities.size).toBe(before);
+      expect(identity.server.requests.map((r) => r.method)).toEqual(['POST', 'GET', 'DELETE']);
+    });
+
     it('passes on the identity service’s reason for refusing', async () => {
       identity.server.handler = () => ({
         status: 400,

@@ -66,6 +66,10 @@ export async function createUser(deps: Deps, input: CreateUserInput): Promise<Us
     });
     identityId = identity.id;
   } catch (error) {
+    // A time-out or 5xx may hide an identity that was created after all: remove it too.
+    if (error instanceof AppError && error.errorCode === 'UPSTREAM_ERROR') {
+      await removeIdentitiesOf(deps, input.email, id).catch(() => undefined);
+    }
     await deleteUser(deps.db, id);
     throw error;
   }
@@ -112,5 +116,12 @@ async function reserveEmail(deps: Deps, row: NewUserRow): Promise<void> {
     }
     await deleteUnlinkedUser(deps.db, existing.id);
     await insertUser(deps.db, row);
+  }
+}
+
+async function removeIdentitiesOf(deps: Deps, email: string, userId: string): Promise<void> {
+  const identities = await deps.identityAdmin.findIdentitiesByEmail(email);
+  for (const identity of identities) {
+    if (identity.userServiceID === userId) await deps.identityAdmin.deleteIdentity(identity.id);
   }
 }
