@@ -58,7 +58,6 @@ function baseServer(opts: AppOptions): FastifyInstance {
   const options: FastifyServerOptions = {
     bodyLimit: opts.config.bodyLimit,
     trustProxy: opts.config.trustProxy,
-    disableRequestLogging: false,
     return503OnClosing: true,
   };
   const loggerInstance = opts.logger

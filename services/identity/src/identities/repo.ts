@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Identity } from '@ory/client';
 import type {
   IdentityDb,
@@ -250,4 +250,44 @@ export function toApiIdentity(li: LoadedIdentity, publicUrl: string, admin: bool
 
 export function isUuid(id: string): boolean {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+}
+
+/**
+ * SQL selecting one identity row plus its addresses and credential metadata as JSON columns,
+ * so a session lookup is a single round trip. `alias` is the identity table alias in the outer query.
+ */
+export function identityJsonColumns(alias: string) {
+  return sql.raw(`to_jsonb(${alias}) as identity,
+  coalesce((select jsonb_agg(to_jsonb(a) order by a.created_at) from identity_verifiable_addresses a where a.identity_id = ${alias}.id), '[]'::jsonb) as verifiable,
+  coalesce((select jsonb_agg(to_jsonb(r) order by r.created_at) from identity_recovery_addresses r where r.identity_id = ${alias}.id), '[]'::jsonb) as recovery,
+  coalesce((select jsonb_agg(to_jsonb(c) - 'config' || jsonb_build_object('identifiers', coalesce((select jsonb_agg(ci.identifier) from identity_credential_identifiers ci where ci.identity_id = c.identity_id and ci.type = c.type), '[]'::jsonb))) from identity_credentials c where c.identity_id = ${alias}.id), '[]'::jsonb) as credentials`);
+}
+
+type JsonRow = Record<string, unknown>;
+const dates = <T>(o: JsonRow, keys: string[]): T => {
+  const out: JsonRow = { ...o };
+  for (const k of keys) out[k] = o[k] == null ? null : new Date(o[k] as string);
+  return out as T;
+};
+
+/** Rebuilds a LoadedIdentity from the JSON columns of `identityJsonColumns` (credential configs are not loaded). */
+export function identityFromJson(r: {
+  identity: unknown;
+  verifiable: unknown;
+  recovery: unknown;
+  credentials: unknown;
+}): LoadedIdentity {
+  const ts = ['created_at', 'updated_at'];
+  return {
+    row: dates<IdentityRow>(r.identity as JsonRow, ['state_changed_at', ...ts]),
+    verifiable: (r.verifiable as JsonRow[]).map((a) =>
+      dates<VerifiableAddressRow>(a, ['verified_at', ...ts]),
+    ),
+    recovery: (r.recovery as JsonRow[]).map((a) => dates<RecoveryAddressRow>(a, ts)),
+    credentials: (r.credentials as JsonRow[]).map((c) => ({
+      ...dates<CredentialRow>(c, ts),
+      config: {},
+      identifiers: c.identifiers as string[],
+    })),
+  };
 }

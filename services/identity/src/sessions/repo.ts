@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Session } from '@ory/client';
 import type { AuthMethod, SessionRow } from '../db/schema.ts';
-import { loadIdentity, toApiIdentity, type Db, type LoadedIdentity } from '../identities/repo.ts';
+import { sql } from 'kysely';
+import {
+  identityFromJson,
+  identityJsonColumns,
+  toApiIdentity,
+  type Db,
+  type LoadedIdentity,
+} from '../identities/repo.ts';
 import { computeAal } from './aal.ts';
 import { newToken, sha256Hex } from './tokens.ts';
 
@@ -51,6 +58,27 @@ export async function createSession(
   return { token, row };
 }
 
+/** One round trip: the session joined with its identity, addresses and credential metadata. */
+async function selectActive(
+  db: Db,
+  where: ReturnType<typeof sql>,
+  now: Date,
+): Promise<ActiveSession | undefined> {
+  const r = await sql<
+    SessionRow & { identity: unknown; verifiable: unknown; recovery: unknown; credentials: unknown }
+  >`
+    select s.*, ${identityJsonColumns('i')}
+    from identity_sessions s join identity_identities i on i.id = s.identity_id
+    where ${where} and s.active = true and s.expires_at > ${now}`.execute(db);
+  const row = r.rows[0];
+  if (!row) return undefined;
+  const { identity, verifiable, recovery, credentials, ...session } = row;
+  return {
+    row: session as SessionRow,
+    identity: identityFromJson({ identity, verifiable, recovery, credentials }),
+  };
+}
+
 /** The active, unexpired session for a token, with an active identity; else undefined. */
 export async function findSessionByToken(
   db: Db,
@@ -58,31 +86,12 @@ export async function findSessionByToken(
   now: Date,
 ): Promise<ActiveSession | undefined> {
   if (!token || token.length > 256) return undefined;
-  const row = await db
-    .selectFrom('identity_sessions')
-    .selectAll()
-    .where('token_hash', '=', sha256Hex(token))
-    .where('active', '=', true)
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  const identity = await loadIdentity(db, row.identity_id);
-  if (!identity || identity.row.state !== 'active') return undefined;
-  return { row, identity };
+  const s = await selectActive(db, sql`s.token_hash = ${sha256Hex(token)}`, now);
+  return s && s.identity.row.state === 'active' ? s : undefined;
 }
 
 export async function findSessionById(db: Db, id: string, now: Date): Promise<ActiveSession | undefined> {
-  const row = await db
-    .selectFrom('identity_sessions')
-    .selectAll()
-    .where('id', '=', id)
-    .where('active', '=', true)
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  const identity = await loadIdentity(db, row.identity_id);
-  if (!identity) return undefined;
-  return { row, identity };
+  return selectActive(db, sql`s.id = ${id}`, now);
 }
 
 export async function revokeSession(db: Db, id: string, now: Date): Promise<void> {
