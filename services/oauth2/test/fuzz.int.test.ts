@@ -1,0 +1,107 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from './harness.ts';
+
+/** Request parsers never answer 5xx, whatever the input. */
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(async () => {
+  await server?.close();
+  await server?.db.close();
+});
+
+const RUNS = 40;
+const text = fc.string({ maxLength: 200 });
+const json = fc.jsonValue({ maxDepth: 3 });
+
+describe('fuzzing (QUALITY: 0 crashes, 0 5xx)', () => {
+  it('admin login/consent/logout endpoints answer < 500 for arbitrary bodies and challenges', async () => {
+    const paths = [
+      'login/accept?login_challenge=',
+      'login/reject?login_challenge=',
+      'consent/accept?consent_challenge=',
+      'consent/reject?consent_challenge=',
+      'logout/accept?logout_challenge=',
+    ];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...paths), text, json, async (path, challenge, body) => {
+        const res = await fetch(
+          `${server.admin}/admin/oauth2/auth/requests/${path}${encodeURIComponent(challenge)}`,
+          { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+        );
+        expect(res.status).toBeLessThan(500);
+        const parsed = (await res.json()) as Record<string, unknown>;
+        if (res.status >= 400) expect(parsed.error).toEqual(expect.any(String));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('the token endpoint answers OAuth2 errors (< 500) for arbitrary form fields', async () => {
+    const field = fc.constantFrom(
+      'grant_type',
+      'code',
+      'code_verifier',
+      'redirect_uri',
+      'client_id',
+      'refresh_token',
+      'scope',
+      'resource',
+      'x',
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.dictionary(field, text, { maxKeys: 6 }), async (form) => {
+        const res = await fetch(`${server.publicUrl}/oauth2/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams(form).toString(),
+        });
+        expect(res.status).toBeLessThan(500);
+        if (res.status >= 400)
+          expect(((await res.json()) as { error: unknown }).error).toEqual(expect.any(String));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('the authorization endpoint never answers 5xx for arbitrary query parameters', async () => {
+    const field = fc.constantFrom(
+      'client_id',
+      'response_type',
+      'redirect_uri',
+      'scope',
+      'state',
+      'code_challenge',
+      'code_challenge_method',
+      'prompt',
+      'max_age',
+      'nonce',
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.dictionary(field, text, { maxKeys: 8 }), async (query) => {
+        const res = await fetch(`${server.publicUrl}/oauth2/auth?${new URLSearchParams(query).toString()}`, {
+          redirect: 'manual',
+        });
+        expect(res.status).toBeLessThan(500);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('introspection never answers 5xx for arbitrary tokens', async () => {
+    await fc.assert(
+      fc.asyncProperty(text, async (token) => {
+        const res = await fetch(`${server.admin}/admin/oauth2/introspect`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ token }).toString(),
+        });
+        expect(res.status).toBeLessThan(500);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
