@@ -109,6 +109,16 @@ export async function createApp(options: AppOptions): Promise<{ public: FastifyI
     }
   }
 
+  app.get('/health/alive', async () => ({ status: 'ok' }));
+  app.get('/health/ready', async () => {
+    try {
+      await sql`select 1`.execute(db);
+    } catch {
+      throw new AppError('NOT_READY', 'The database is not reachable.');
+    }
+    return { status: 'ok' };
+  });
+
   app.post('/misc/unregistered-user', async (request, reply) => {
     await checkRate(request.ip);
     const parsed = unregisteredUserSchema.safeParse(request.body);

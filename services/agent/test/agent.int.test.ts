@@ -138,6 +138,14 @@ describe('agent service', () => {
     expect((await http(url, { method: 'POST', json: { email: '', name: '' } })).status).toBe(202);
   });
 
+  it('answers the health probes', async () => {
+    for (const probe of ['alive', 'ready']) {
+      const res = await http(url.replace('/misc/unregistered-user', `/health/${probe}`));
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ status: 'ok' });
+    }
+  });
+
   it('reads the documented defaults', () => {
     expect(loadConfig({})).toMatchObject({
       port: 4466,

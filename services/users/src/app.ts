@@ -12,6 +12,7 @@ import type { OAuth2AdminClient } from './clients/oauth2-admin.ts';
 import type { Config } from './config.ts';
 import type { UsersDb } from './db-types.ts';
 import type { Deps } from './deps.ts';
+import { registerHealthRoutes } from './http/health.ts';
 import { createLogger } from './http/logger.ts';
 import { createHttpServer } from './http/server.ts';
 import { registerLoginRoutes } from './login/routes.ts';
@@ -64,6 +65,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
     maxAge: 600,
   });
   registerLoginRoutes(publicApp, deps);
+  registerHealthRoutes(publicApp, deps.db);
 
   const adminApp = createHttpServer({
     logger: logger.child({ api: 'admin' }),
@@ -72,6 +74,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   });
   registerOrganisationRoutes(adminApp, deps);
   registerUserRoutes(adminApp, deps);
+  registerHealthRoutes(adminApp, deps.db);
 
   return { public: publicApp, admin: adminApp };
 }

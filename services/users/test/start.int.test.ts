@@ -25,6 +25,13 @@ describe('start()', () => {
       expect(config.status).toBe(200);
       const orgs = await http(`http://127.0.0.1:${adminPort}/admin/organisations`);
       expect(orgs.body).toEqual({ organisations: [] });
+      for (const port of [publicPort, adminPort]) {
+        for (const probe of ['alive', 'ready']) {
+          const res = await http(`http://127.0.0.1:${port}/health/${probe}`);
+          expect(res.status).toBe(200);
+          expect(res.body).toEqual({ status: 'ok' });
+        }
+      }
     } finally {
       await service.close();
     }

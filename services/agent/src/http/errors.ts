@@ -6,6 +6,7 @@ export const errorCatalogue = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
+  NOT_READY: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;

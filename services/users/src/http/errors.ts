@@ -18,6 +18,7 @@ export const errorCatalogue = {
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   UPSTREAM_ERROR: 502,
+  NOT_READY: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;
