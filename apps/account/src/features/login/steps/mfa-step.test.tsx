@@ -1,0 +1,33 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MfaStep } from './mfa-step.tsx';
+
+afterEach(cleanup);
+
+describe('MfaStep', () => {
+  it('shows "Enter your 2FA code", the code input and the support contact', () => {
+    render(<MfaStep supportEmail="support@acme.test" onSubmit={() => {}} />);
+    expect(screen.getByRole('heading', { name: 'Enter your 2FA code' })).toBeTruthy();
+    expect(screen.getByLabelText('2FA code').getAttribute('autocomplete')).toBe('one-time-code');
+    expect(screen.getByRole('link', { name: 'support@acme.test' })).toBeTruthy();
+  });
+
+  it('submits on the sixth digit', () => {
+    const onSubmit = vi.fn();
+    render(<MfaStep supportEmail="s@acme.test" onSubmit={onSubmit} />);
+    fireEvent.paste(screen.getByLabelText('2FA code'), { clipboardData: { getData: () => '123456' } });
+    expect(onSubmit).toHaveBeenCalledWith('123456');
+  });
+
+  it('shows the server error', () => {
+    render(
+      <MfaStep
+        supportEmail="s@acme.test"
+        errors={['The provided authentication code is invalid, please try again.']}
+        onSubmit={() => {}}
+      />,
+    );
+    expect(screen.getByRole('alert').textContent).toContain('The provided authentication code is invalid');
+  });
+});

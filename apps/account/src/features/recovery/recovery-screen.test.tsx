@@ -1,0 +1,134 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Router } from '../../app/router.tsx';
+import { defaultConfig, setConfig } from '../../shared/config/env.ts';
+import { registry } from '../../shared/storage/registry.ts';
+import { read } from '../../shared/storage/storage.ts';
+import { clearBrowserState, flowUi } from '../../testing/dom.ts';
+import { mockFetch } from '../../testing/fetch-mock.ts';
+
+beforeEach(() => {
+  clearBrowserState();
+  setConfig(defaultConfig('platform'));
+  window.history.replaceState(null, '', '/account/forgot-password');
+});
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
+
+const recovery = (state: string, messages: unknown[] = []) => ({
+  id: 'r-1',
+  type: 'browser',
+  state,
+  ui: flowUi('r-1', 'recovery', [], messages),
+});
+
+describe('forgot-password', () => {
+  it('Email → Code (wrong, then right) → Password → login', async () => {
+    let codeTries = 0;
+    const { calls } = mockFetch(({ method, url, body }) => {
+      if (url.pathname === '/self-service/recovery/browser')
+        return { status: 200, body: recovery('choose_method') };
+      if (url.pathname === '/self-service/recovery/flows')
+        return { status: 200, body: recovery('choose_method') };
+      if (method === 'POST' && url.pathname === '/self-service/recovery') {
+        const b = body as { email?: string; code?: string };
+        if (b.email)
+          return { status: 200, body: recovery('sent_email', [{ id: 1060003, type: 'info', text: 'sent' }]) };
+        codeTries++;
+        if (codeTries === 1) {
+          return {
+            status: 200,
+            body: recovery('sent_email', [
+              {
+                id: 4060006,
+                type: 'error',
+                text: 'The recovery code is invalid or has already been used. Please try again.',
+              },
+            ]),
+          };
+        }
+        return {
+          status: 422,
+          body: {
+            error: { id: 'browser_location_change_required' },
+            redirect_browser_to: 'http://localhost:4000/account/profile?flow=s-1',
+          },
+        };
+      }
+      if (url.pathname === '/self-service/settings/flows') {
+        return {
+          status: 200,
+          body: { id: 's-1', type: 'browser', state: 'show_form', ui: flowUi('s-1', 'settings') },
+        };
+      }
+      if (method === 'POST' && url.pathname === '/self-service/settings') {
+        return {
+          status: 200,
+          body: { id: 's-1', type: 'browser', state: 'success', ui: flowUi('s-1', 'settings') },
+        };
+      }
+      if (url.pathname === '/sessions/whoami') return { status: 401, body: {} };
+      return undefined;
+    });
+    render(<Router />);
+
+    expect(await screen.findByRole('heading', { name: 'Forgot password' })).toBeTruthy();
+    await waitFor(() => expect(window.location.search).toBe('?flow=r-1'));
+    fireEvent.change(screen.getByLabelText('Email'), { target: { value: 'ada@acme.test' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
+
+    expect(await screen.findByRole('heading', { name: 'Verify your email' })).toBeTruthy();
+    expect(read(registry.resetPasswordState)).toEqual({
+      inProgress: true,
+      completed: false,
+      email: 'ada@acme.test',
+    });
+    const code = screen.getByLabelText('Code');
+    expect(code.getAttribute('placeholder')).toBe('000000');
+    fireEvent.change(code, { target: { value: '111111' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
+    expect((await screen.findByRole('alert')).textContent).toContain('The recovery code is invalid');
+
+    fireEvent.change(screen.getByLabelText('Code'), { target: { value: '222222' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
+    expect(await screen.findByRole('heading', { name: 'Change your password' })).toBeTruthy();
+    expect(window.location.search).toBe('?profileFlow=s-1');
+    const codePost = calls
+      .filter((c) => c.method === 'POST' && c.url.pathname === '/self-service/recovery')
+      .at(-1)!;
+    expect(codePost.body).toEqual({ method: 'code', code: '222222', csrf_token: 'csrf-1' });
+
+    fireEvent.change(screen.getByLabelText('New password', { exact: true }), {
+      target: { value: 'N3w-password!' },
+    });
+    fireEvent.change(screen.getByLabelText('Confirm new password'), { target: { value: 'N3w-password!' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
+    await waitFor(() => expect(window.location.pathname).toBe('/account/login'));
+    expect(read(registry.resetPasswordState)).toBeNull();
+    const passwordPost = calls.find(
+      (c) => c.method === 'POST' && c.url.pathname === '/self-service/settings',
+    )!;
+    expect(passwordPost.body).toEqual({
+      method: 'password',
+      password: 'N3w-password!',
+      csrf_token: 'csrf-1',
+    });
+  });
+
+  it('an existing session makes recovery impossible, with links to the platform and logout', async () => {
+    mockFetch(({ url }) =>
+      url.pathname === '/self-service/recovery/browser'
+        ? { status: 400, body: { error: { id: 'session_already_available', code: 400 } } }
+        : { status: 401, body: {} },
+    );
+    render(<Router />);
+    expect(
+      await screen.findByText('You are already signed in, so your password cannot be recovered here.'),
+    ).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Go to the platform' }).getAttribute('href')).toBe('/research');
+    expect(screen.getByRole('link', { name: 'Log out' }).getAttribute('href')).toBe('/account/logout');
+  });
+});
