@@ -175,4 +175,89 @@ describe('LoginScreen', () => {
     expect(await screen.findByText('Error loading session: database down')).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Retry' })).toBeTruthy();
   });
+
+  it('MFA required: "Enter your 2FA code" posts to an aal2 flow, shows a wrong code, follows the 422', async () => {
+    write(registry.loginChallenge, 'ch-1');
+    write(registry.emailResult, { email: 'ada@acme.test', isSSO: false, isM365: false, provider: null });
+    let tries = 0;
+    const { calls } = mockFetch(({ method, url }) => {
+      if (url.pathname === '/sessions/whoami') {
+        return { status: 403, body: { error: { id: 'session_aal2_required', code: 403 } } };
+      }
+      if (url.pathname === '/self-service/login/browser')
+        return { status: 200, body: { ...loginFlow('flow-2'), requested_aal: 'aal2' } };
+      if (method === 'POST') {
+        tries++;
+        return tries === 1
+          ? {
+              status: 400,
+              body: {
+                ...loginFlow('flow-2', [
+                  {
+                    id: 4000008,
+                    type: 'error',
+                    text: 'The provided authentication code is invalid, please try again.',
+                  },
+                ]),
+                requested_aal: 'aal2',
+              },
+            }
+          : { status: 422, body: { redirect_browser_to: 'http://localhost:4444/oauth2/auth/y' } };
+      }
+      return undefined;
+    });
+    render(<LoginScreen search={{}} />);
+    expect(await screen.findByRole('heading', { name: 'Enter your 2FA code' })).toBeTruthy();
+    fireEvent.paste(screen.getByLabelText('2FA code'), { clipboardData: { getData: () => '000000' } });
+    expect((await screen.findByRole('alert')).textContent).toContain(
+      'The provided authentication code is invalid',
+    );
+    const create = calls.find((c) => c.url.pathname === '/self-service/login/browser')!;
+    expect(create.url.searchParams.get('aal')).toBe('aal2');
+    expect(create.url.searchParams.get('login_challenge')).toBe('ch-1');
+    expect(calls.find((c) => c.method === 'POST')!.body).toEqual({
+      method: 'totp',
+      totp_code: '000000',
+      csrf_token: 'csrf-1',
+    });
+    fireEvent.paste(screen.getByLabelText('2FA code'), { clipboardData: { getData: () => '123456' } });
+    await waitFor(() => expect(nav.redirectTo).toHaveBeenCalledWith('http://localhost:4444/oauth2/auth/y'));
+  });
+
+  it('a refresh flow (1010003) shows "Password confirmation" for the session\'s email', async () => {
+    write(registry.loginChallenge, 'ch-1');
+    const refreshFlow = {
+      ...loginFlow('flow-3', [
+        { id: 1010003, type: 'info', text: 'Please confirm this action by verifying that it is you.' },
+      ]),
+      requested_aal: 'aal1',
+      refresh: true,
+    };
+    mockFetch(({ url }) => {
+      if (url.pathname === '/sessions/whoami') {
+        return {
+          status: 200,
+          body: {
+            id: 'sess-1',
+            authenticator_assurance_level: 'aal1',
+            authentication_methods: [{ method: 'password' }],
+            identity: {
+              id: 'i-1',
+              traits: {
+                email: 'ada@acme.test',
+                onboarding: { tosAccepted: true, mfaSetupDeadline: '2999-01-01T00:00:00Z' },
+              },
+              verifiable_addresses: [{ value: 'ada@acme.test', verified: true }],
+            },
+          },
+        };
+      }
+      if (url.pathname === '/self-service/login/browser') return { status: 200, body: refreshFlow };
+      return undefined;
+    });
+    render(<LoginScreen search={{}} />);
+    expect(await screen.findByRole('heading', { name: 'Password confirmation' })).toBeTruthy();
+    expect(screen.getByText('ada@acme.test')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Back to email' })).toBeNull();
+  });
 });
