@@ -1,0 +1,302 @@
+// @vitest-environment jsdom
+import { cleanup, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Router } from '../app/router.tsx';
+import { defaultConfig, setConfig } from '../shared/config/env.ts';
+import { registry } from '../shared/storage/registry.ts';
+import { read, write } from '../shared/storage/storage.ts';
+import { clearBrowserState } from '../testing/dom.ts';
+import { mockFetch } from '../testing/fetch-mock.ts';
+
+const nav = vi.hoisted(() => ({ redirectTo: vi.fn(), replaceLocation: vi.fn() }));
+vi.mock('../shared/navigation/history.ts', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../shared/navigation/history.ts')>()),
+  redirectTo: nav.redirectTo,
+  replaceLocation: nav.replaceLocation,
+}));
+
+const NOW = Date.now();
+function jwt(payload: unknown): string {
+  const enc = (v: unknown) =>
+    btoa(JSON.stringify(v)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return `${enc({ alg: 'RS256' })}.${enc(payload)}.sig`;
+}
+const ACCESS = jwt({
+  exp: NOW / 1000 + 3600,
+  ext: { user: { authenticationMode: 'ory' }, products: ['Platform'], scopeGroups: [] },
+});
+const SESSION = {
+  id: 'sess-1',
+  authenticator_assurance_level: 'aal1',
+  authentication_methods: [{ method: 'password' }],
+  identity: {
+    id: 'i-1',
+    traits: {
+      email: 'ada@acme.test',
+      onboarding: { tosAccepted: true, mfaSetupDeadline: '2999-01-01T00:00:00Z' },
+    },
+    verifiable_addresses: [{ value: 'ada@acme.test', verified: true }],
+  },
+};
+const whoami = (url: URL) =>
+  url.pathname === '/sessions/whoami' ? { status: 200, body: SESSION } : undefined;
+
+beforeEach(() => {
+  clearBrowserState();
+  setConfig(defaultConfig('platform'));
+  nav.redirectTo.mockReset();
+  nav.replaceLocation.mockReset();
+});
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
+
+const go = (path: string) => window.history.replaceState(null, '', path);
+
+describe('callback', () => {
+  it('validates state, exchanges the code under the lock, stores the token, clears login state, lands on /research', async () => {
+    write(registry.authorizationParams, {
+      codeVerifier: 'v'.repeat(43),
+      state: 'state-1234',
+      expiration: NOW + 60_000,
+    });
+    write(registry.loginChallenge, 'ch-1');
+    write(registry.emailResult, { email: 'ada@acme.test', isSSO: false, isM365: false, provider: null });
+    const { calls } = mockFetch(({ url }) => {
+      if (url.pathname === '/oauth2/token') {
+        return {
+          status: 200,
+          body: { access_token: ACCESS, refresh_token: 'ory_rt_1', expires_in: 3600, token_type: 'bearer' },
+        };
+      }
+      return whoami(url);
+    });
+    go('/account/callback?code=ory_ac_1&state=state-1234&scope=openid');
+    render(<Router />);
+    await waitFor(() => expect(window.location.pathname).toBe('/research'));
+    const token = read(registry.oauth2Token)!;
+    expect(token.accessToken).toBe(ACCESS);
+    expect(token.refreshToken).toBe('ory_rt_1');
+    expect(token.expiresAt).toBeGreaterThanOrEqual(NOW + 3_600_000);
+    const exchange = calls.find((c) => c.url.pathname === '/oauth2/token')!;
+    expect(Object.fromEntries(new URLSearchParams(exchange.body as string))).toEqual({
+      grant_type: 'authorization_code',
+      code: 'ory_ac_1',
+      redirect_uri: 'http://localhost:3000/account/callback',
+      code_verifier: 'v'.repeat(43),
+      client_id: 'platform',
+    });
+    expect(read(registry.loginChallenge)).toBeNull();
+    expect(read(registry.emailResult)).toBeNull();
+    expect(read(registry.authorizationParams)).toBeNull();
+    expect(read(registry.refreshLock)).toBeNull();
+    expect(await screen.findByText('ada@acme.test')).toBeTruthy();
+  });
+
+  it('shows an OAuth2 error with Back to Login', async () => {
+    mockFetch((c) => whoami(c.url));
+    go('/account/callback?error=access_denied&error_description=The+user+denied');
+    render(<Router />);
+    expect(await screen.findByText('OAuth2 error access_denied. The user denied')).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Back to Login' }).getAttribute('href')).toBe('/account/login');
+    expect(screen.getByText('If the problem persists, please contact support.')).toBeTruthy();
+  });
+
+  it('shows the token endpoint error', async () => {
+    write(registry.authorizationParams, {
+      codeVerifier: 'v'.repeat(43),
+      state: 'state-1234',
+      expiration: NOW + 60_000,
+    });
+    mockFetch(({ url }) =>
+      url.pathname === '/oauth2/token'
+        ? { status: 400, body: { error: 'invalid_grant', error_description: 'grant request is invalid' } }
+        : whoami(url),
+    );
+    go('/account/callback?code=ory_ac_1&state=state-1234');
+    render(<Router />);
+    expect(await screen.findByText('OAuth2 error invalid_grant. grant request is invalid')).toBeTruthy();
+  });
+});
+
+describe('consent', () => {
+  it('posts the consent with the session id and follows redirectTo', async () => {
+    const { calls } = mockFetch(({ url }) =>
+      url.pathname === '/login/consent'
+        ? { status: 200, body: { redirectTo: 'http://localhost:4444/oauth2/auth/z' } }
+        : whoami(url),
+    );
+    go('/account/consent?consent_challenge=cc-1');
+    render(<Router />);
+    await waitFor(() => expect(nav.redirectTo).toHaveBeenCalledWith('http://localhost:4444/oauth2/auth/z'));
+    const post = calls.find((c) => c.url.pathname === '/login/consent')!;
+    expect(post.body).toEqual({ consentChallenge: 'cc-1', identitySessionId: 'sess-1' });
+    expect(post.url.origin).toBe('http://localhost:4455');
+  });
+
+  it('without a challenge: "Error logging in: missing consent challenge"', async () => {
+    mockFetch(({ url }) => whoami(url));
+    go('/account/consent');
+    render(<Router />);
+    expect(await screen.findByText('Error logging in: missing consent challenge')).toBeTruthy();
+  });
+
+  it('without a session: retries login once, then "Error logging in: missing session"', async () => {
+    mockFetch(() => ({ status: 401, body: {} }));
+    go('/account/consent?consent_challenge=cc-1');
+    const first = render(<Router />);
+    await waitFor(() => expect(nav.redirectTo).toHaveBeenCalledWith('/account/login'));
+    expect(read(registry.missingSessionRetried)).toBe(true);
+    first.unmount();
+    go('/account/consent?consent_challenge=cc-1');
+    render(<Router />);
+    expect(await screen.findByText('Error logging in: missing session')).toBeTruthy();
+  });
+
+  it('a failed consent call shows the multi-tab error', async () => {
+    mockFetch(({ url }) =>
+      url.pathname === '/login/consent'
+        ? { status: 409, body: { errorCode: 'X', message: 'gone' } }
+        : whoami(url),
+    );
+    go('/account/consent?consent_challenge=cc-1');
+    render(<Router />);
+    expect(
+      await screen.findByText(
+        'Error in the consent flow, this can happen when login is initiated in different tabs at the same time.',
+      ),
+    ).toBeTruthy();
+  });
+});
+
+describe('logout', () => {
+  it('clears local state, creates the logout flow towards the authorization server and goes to logout_url', async () => {
+    write(registry.oauth2Token, { accessToken: ACCESS, refreshToken: null, expiresAt: null });
+    write(registry.emailResult, { email: 'ada@acme.test', isSSO: false, isM365: false, provider: null });
+    const { calls } = mockFetch(({ url }) =>
+      url.pathname === '/self-service/logout/browser'
+        ? {
+            status: 200,
+            body: {
+              logout_url: 'http://localhost:4433/self-service/logout?token=ory_lo_1',
+              logout_token: 'ory_lo_1',
+            },
+          }
+        : undefined,
+    );
+    go('/account/logout');
+    render(<Router />);
+    await waitFor(() =>
+      expect(nav.redirectTo).toHaveBeenCalledWith('http://localhost:4433/self-service/logout?token=ory_lo_1'),
+    );
+    expect(calls[0]!.url.searchParams.get('return_to')).toBe('http://localhost:4444/oauth2/sessions/logout');
+    expect(calls[0]!.credentials).toBe('include');
+    expect(read(registry.oauth2Token)).toBeNull();
+    expect(read(registry.emailResult)).toBeNull();
+    expect(read(registry.logoutState)).toBe('in_progress');
+  });
+
+  it('accepts a logout challenge through the user service', async () => {
+    write(registry.logoutState, 'in_progress');
+    const { calls } = mockFetch(({ url }) =>
+      url.pathname === '/login/logout'
+        ? {
+            status: 200,
+            body: { redirectTo: 'http://localhost:4444/oauth2/sessions/logout?logout_verifier=v' },
+          }
+        : undefined,
+    );
+    go('/account/logout?logout_challenge=lc-1');
+    render(<Router />);
+    await waitFor(() =>
+      expect(nav.redirectTo).toHaveBeenCalledWith(
+        'http://localhost:4444/oauth2/sessions/logout?logout_verifier=v',
+      ),
+    );
+    expect(calls[0]!.body).toEqual({ logoutChallenge: 'lc-1' });
+    expect(read(registry.logoutState)).toBe('completed');
+  });
+
+  it('a 401 creating the logout flow falls back to login', async () => {
+    mockFetch(() => ({ status: 401, body: { error: { code: 401 } } }));
+    go('/account/logout');
+    render(<Router />);
+    await waitFor(() => expect(nav.redirectTo).toHaveBeenCalledWith('/account/login'));
+    expect(read(registry.logoutState)).toBe('completed');
+  });
+});
+
+describe('research and access denied', () => {
+  it('shows the signed-in email, the ext claims and a logout link', async () => {
+    write(registry.oauth2Token, {
+      accessToken: ACCESS,
+      refreshToken: 'ory_rt_1',
+      expiresAt: NOW + 3_600_000,
+    });
+    mockFetch(({ url }) => whoami(url));
+    go('/research');
+    render(<Router />);
+    expect(await screen.findByText('ada@acme.test')).toBeTruthy();
+    expect(screen.getByTestId('token-ext').textContent).toContain('"Platform"');
+    expect(screen.getByRole('link', { name: 'Log out' }).getAttribute('href')).toBe('/account/logout');
+  });
+
+  it('without a token goes to login', async () => {
+    mockFetch(() => ({ status: 401, body: {} }));
+    go('/research');
+    render(<Router />);
+    await waitFor(() => expect(window.location.pathname).toBe('/account/login'));
+  });
+
+  it('an m365 token on Platform (ory only) shows the generic Access Denied page', async () => {
+    const m365 = jwt({ exp: NOW / 1000 + 3600, ext: { user: { authenticationMode: 'm365' } } });
+    write(registry.oauth2Token, { accessToken: m365, refreshToken: null, expiresAt: NOW + 3_600_000 });
+    mockFetch(() => ({ status: 401, body: {} }));
+    go('/research');
+    render(<Router />);
+    expect(await screen.findByText('You are not authorised to access this page.')).toBeTruthy();
+  });
+
+  it('renders both Access Denied texts', async () => {
+    mockFetch(() => ({ status: 401, body: {} }));
+    go('/account/access-denied?product=MAGIC');
+    const r = render(<Router />);
+    expect(
+      await screen.findByText(
+        'You are not authorised to access product MAGIC. Please contact support@acme.test for support.',
+      ),
+    ).toBeTruthy();
+    r.unmount();
+    go('/account/access-denied');
+    render(<Router />);
+    expect(await screen.findByText('You are not authorised to access this page.')).toBeTruthy();
+  });
+
+  it('the error page shows an identity-service error by id, Back to Login by default and Retry on request', async () => {
+    mockFetch(({ url }) =>
+      url.pathname === '/self-service/errors'
+        ? { status: 200, body: { id: 'e1', error: { message: 'flow broke' } } }
+        : undefined,
+    );
+    go('/account/error?id=e1');
+    const r = render(<Router />);
+    expect(await screen.findByText('flow broke')).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Back to Login' })).toBeTruthy();
+    r.unmount();
+    go('/account/error?mode=retry');
+    render(<Router />);
+    expect(await screen.findByRole('button', { name: 'Retry' })).toBeTruthy();
+  });
+
+  it('/ goes to the initial page and unknown /account paths to login', async () => {
+    mockFetch(() => ({ status: 401, body: {} }));
+    go('/');
+    const r = render(<Router />);
+    await waitFor(() => expect(window.location.pathname).not.toBe('/'));
+    r.unmount();
+    go('/account');
+    render(<Router />);
+    await waitFor(() => expect(window.location.pathname).toBe('/account/login'));
+  });
+});
