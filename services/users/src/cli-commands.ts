@@ -14,7 +14,7 @@ Commands:
   org:list
   org:get --id <organisationId>
   user:create --org <organisationId> --email <email> --first <name> --last <name> --role <role>
-              [--password <password>] [--scope-groups <a,b>]
+              [--password <password>] [--scope-groups <a,b>] [--git-user]
   user:list [--org <organisationId>]
   user:get --id <userId>
 
@@ -37,6 +37,7 @@ const options = {
   role: { type: 'string' },
   password: { type: 'string' },
   'scope-groups': { type: 'string' },
+  'git-user': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -93,6 +94,7 @@ function toCall(command: string, values: Values): Call {
           role: required(values, 'role'),
           ...(values.password === undefined ? {} : { password: values.password }),
           ...(values['scope-groups'] === undefined ? {} : { scopeGroups: list(values['scope-groups']) }),
+          ...(values['git-user'] === undefined ? {} : { isGitUser: values['git-user'] }),
         },
       };
     case 'user:list':

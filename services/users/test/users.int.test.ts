@@ -102,6 +102,19 @@ describe('admin API: users', () => {
     expect(body.traits.onboarding.tosAccepted).toBe(false);
   });
 
+  it('marks a source-code-host user in the identity’s onboarding traits', async () => {
+    const res = await createUser({
+      organisationId: orgId,
+      email: 'linus.git@acme.test',
+      firstName: 'Linus',
+      lastName: 'Git',
+      role: 'member',
+      isGitUser: true,
+    });
+    expect(res.status).toBe(201);
+    expect((identity.server.requests[0]!.body as any).traits.onboarding.isGitUser).toBe(true);
+  });
+
   it('answers 409 USER_EXISTS for an existing email, whatever its case, without calling the identity service', async () => {
     const res = await createUser({
       organisationId: orgId,

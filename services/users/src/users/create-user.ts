@@ -56,7 +56,7 @@ export async function createUser(deps: Deps, input: CreateUserInput): Promise<Us
         email: input.email,
         name: { first: input.firstName, last: input.lastName },
         onboarding: {
-          isGitUser: false,
+          isGitUser: input.isGitUser,
           mfaSetupDeadline: new Date(now.getTime() + deps.config.mfaGraceDays * DAY_MS).toISOString(),
           gitProviderConnected: false,
           tosAccepted: input.password !== undefined,
