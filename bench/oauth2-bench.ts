@@ -389,7 +389,7 @@ export async function benchOAuth2(opts: {
   connections: number;
 }): Promise<Record<string, unknown>> {
   const results: Record<string, Record<string, Figures>> = { authorizationCode: {}, refresh: {} };
-  for (const start of [startOurs, startPlain]) {
+  for (const start of process.env.BENCH_OURS_ONLY ? [startOurs] : [startOurs, startPlain]) {
     const target = await start();
     try {
       results.authorizationCode![target.name] = await measure(target, 'code', opts);

@@ -49,6 +49,18 @@ describe('CORS for the SPA origins (clientBasedCORS)', () => {
     expect(evil.headers.get('access-control-allow-origin')).toBeNull();
   });
 
+  it('allows the app origins to call /userinfo (preflight and response)', async () => {
+    const preflight = await fetch(`${server.issuer}/userinfo`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:4001', 'access-control-request-headers': 'authorization' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:4001');
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('Authorization');
+    const evil = await fetch(`${server.issuer}/userinfo`, { headers: { origin: 'https://evil.example' } });
+    expect(evil.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
   it('answers the preflight for the token endpoint', async () => {
     const res = await fetch(`${server.issuer}/oauth2/token`, {
       method: 'OPTIONS',

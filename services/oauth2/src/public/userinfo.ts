@@ -4,11 +4,27 @@ import type { TokenVerifier } from '../introspection.ts';
 
 /**
  * `/userinfo` for our JWT access tokens (oidc-provider's own userinfo only accepts opaque tokens
- * without an audience): `{sub, ...consent session.id_token}`, like Hydra.
+ * without an audience): `{sub, ...consent session.id_token}`, like Hydra. CORS for the apps' origins.
  */
 export function userinfo(rt: OAuth2Runtime, verifier: TokenVerifier, path: string): Middleware {
+  const origins = new Set(rt.config.clients.map((c) => c.origin));
   return async (ctx, next) => {
-    if (ctx.path !== path || (ctx.method !== 'GET' && ctx.method !== 'POST')) return next();
+    if (ctx.path !== path) return next();
+    const origin = ctx.get('origin');
+    if (origin && origins.has(origin)) {
+      ctx.vary('Origin');
+      ctx.set('Access-Control-Allow-Origin', origin);
+    }
+    if (ctx.method === 'OPTIONS') {
+      if (origin && origins.has(origin)) {
+        ctx.set('Access-Control-Allow-Methods', 'GET,POST');
+        ctx.set('Access-Control-Allow-Headers', 'Authorization');
+        ctx.set('Access-Control-Max-Age', '3600');
+      }
+      ctx.status = 204;
+      return;
+    }
+    if (ctx.method !== 'GET' && ctx.method !== 'POST') return next();
     ctx.set('Cache-Control', 'no-store');
     const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(ctx.get('authorization'));
     const payload = match?.[1] ? await verifier.verifyAccessToken(match[1]) : undefined;
