@@ -50,9 +50,13 @@ describe('logout through the app (Hydra logout challenge, OpenID RP-Initiated Lo
       request_url: expect.stringContaining('/oauth2/sessions/logout'),
     });
 
-    const accepted = await adminJson(server, 'PUT', `${LOGOUT}/accept?logout_challenge=${challenge}`);
-    expect(accepted.status).toBe(200);
-    const redirectTo = accepted.body.redirect_to as string;
+    // Like Hydra SDKs: a JSON content type with an empty body.
+    const acceptRes = await fetch(`${server.admin}${LOGOUT}/accept?logout_challenge=${challenge}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(acceptRes.status).toBe(200);
+    const redirectTo = ((await acceptRes.json()) as { redirect_to: string }).redirect_to;
     expect(redirectTo).toMatch(new RegExp(`^${server.issuer}/oauth2/sessions/logout\\?logout_verifier=`));
     expect((await adminJson(server, 'GET', `${LOGOUT}?logout_challenge=${challenge}`)).status).toBe(410);
 

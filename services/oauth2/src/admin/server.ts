@@ -19,6 +19,13 @@ export function createAdminServer(rt: OAuth2Runtime, verifier: TokenVerifier): F
     bodyLimit: rt.config.bodyLimitBytes,
   });
   void app.register(formbody, { bodyLimit: rt.config.bodyLimitBytes });
+  // Hydra clients may send `Content-Type: application/json` with no body (logout accept).
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '') return done(null, undefined);
+    return json(req, body as string, done);
+  });
 
   app.setErrorHandler((err, _req, reply) => {
     const mapped = asOAuth2Error(err);
