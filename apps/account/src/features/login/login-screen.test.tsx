@@ -142,7 +142,11 @@ describe('LoginScreen', () => {
   it('the back arrow returns to the email step with the email kept', async () => {
     write(registry.loginChallenge, 'ch-1');
     write(registry.emailResult, { email: 'ada@acme.test', isSSO: false, isM365: false, provider: null });
-    mockFetch(() => ({ status: 401, body: { error: { code: 401 } } }));
+    mockFetch(({ url }) =>
+      url.pathname === '/self-service/login/browser'
+        ? { status: 200, body: loginFlow('flow-1') }
+        : { status: 401, body: { error: { code: 401 } } },
+    );
     render(<LoginScreen search={{}} />);
     fireEvent.click(await screen.findByRole('button', { name: 'Back to email' }));
     expect(((await screen.findByLabelText('Email')) as HTMLInputElement).value).toBe('ada@acme.test');
@@ -259,5 +263,32 @@ describe('LoginScreen', () => {
     expect(await screen.findByRole('heading', { name: 'Password confirmation' })).toBeTruthy();
     expect(screen.getByText('ada@acme.test')).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Back to email' })).toBeNull();
+  });
+
+  it('a stale challenge (4xx creating the flow) restarts the authorization before the user types', async () => {
+    write(registry.loginChallenge, 'stale');
+    mockFetch(({ url }) =>
+      url.pathname === '/self-service/login/browser'
+        ? { status: 404, body: { error: { code: 404, message: 'login challenge not found' } } }
+        : { status: 401, body: {} },
+    );
+    render(<LoginScreen search={{}} />);
+    await waitFor(() => expect(nav.redirectTo).toHaveBeenCalled());
+    expect(new URL(nav.redirectTo.mock.calls[0]![0] as string).pathname).toBe('/oauth2/auth');
+    expect(read(registry.loginChallenge)).toBeNull();
+  });
+
+  it('an unreachable identity service does not restart the authorization (no redirect loop)', async () => {
+    write(registry.loginChallenge, 'ch-1');
+    mockFetch(({ url }) =>
+      url.pathname === '/self-service/login/browser'
+        ? { status: 503, body: { error: { code: 503, message: 'unavailable' } } }
+        : { status: 401, body: {} },
+    );
+    render(<LoginScreen search={{}} />);
+    expect(await screen.findByLabelText('Email')).toBeTruthy();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(nav.redirectTo).not.toHaveBeenCalled();
+    expect(read(registry.loginChallenge)).toBe('ch-1');
   });
 });

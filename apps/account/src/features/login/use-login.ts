@@ -4,6 +4,7 @@ import { copy } from '../../copy.ts';
 import { getConfig } from '../../shared/config/env.ts';
 import { initialPagePath, paths, withQuery } from '../../shared/config/paths.ts';
 import { showToast } from '../../shared/errors/error-store.ts';
+import { HttpError } from '../../shared/errors/http-error.ts';
 import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
 import { classifyFlowError, errorId } from '../../shared/identity-client/handle-flow-error.ts';
 import { createLoginFlow, getLoginFlow, submitLogin } from '../../shared/identity-client/identity-client.ts';
@@ -131,13 +132,13 @@ export function useLogin(search: LoginSearch) {
     return undefined;
   }, [commandKey]);
 
-  // A flow id in the query (the identity service's browser redirects), or a pending challenge with an
-  // existing session: load or create the flow now, because it decides the step (rules 1 and 3).
+  // A flow id in the query (the identity service's browser redirects) or a pending challenge: load or
+  // create the flow now. With a session it decides the step (rules 1 and 3); without one it proves the
+  // challenge is still valid, so a stale challenge restarts the authorization before the user types.
+  const hasSession = session.state === 'present' || session.state === 'requires-mfa';
   const needsEagerFlow =
-    command.type === 'none' &&
-    !flow &&
-    (Boolean(search.flow) ||
-      (storedChallenge !== null && (session.state === 'present' || session.state === 'requires-mfa')));
+    command.type === 'none' && !flow && (Boolean(search.flow) || storedChallenge !== null);
+  const stepNeedsFlow = needsEagerFlow && (Boolean(search.flow) || hasSession);
   useEffect(() => {
     if (!needsEagerFlow) return;
     let cancelled = false;
@@ -202,7 +203,10 @@ export function useLogin(search: LoginSearch) {
       navigate(initialPagePath(config.initialPage), { replace: true });
       return;
     }
-    if (challenge || action.type === 'restart') {
+    // A 4xx on a pending challenge means it is stale (unknown, expired or already used); a network
+    // error or 5xx does not, and restarting then would loop through the authorization server.
+    const clientError = error instanceof HttpError && error.status >= 400 && error.status < 500;
+    if ((challenge && clientError) || action.type === 'restart') {
       // Expired or unknown challenge or flow: start a fresh authorization; the email result is kept.
       remove(registry.loginChallenge);
       setFlow(null);
@@ -412,7 +416,7 @@ export function useLogin(search: LoginSearch) {
   const view: LoginView =
     session.state === 'error'
       ? { kind: 'error', message: copy.errors.loadingSession(session.error ?? copy.errors.unknown) }
-      : command.type !== 'none' || (needsEagerFlow && !flow)
+      : command.type !== 'none' || stepNeedsFlow
         ? { kind: 'progress' }
         : { kind: 'step', step: selection.step };
 
