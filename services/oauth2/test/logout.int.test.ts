@@ -123,6 +123,26 @@ describe('logout through the app (Hydra logout challenge, OpenID RP-Initiated Lo
     expect(appLogout.origin).toBe('http://localhost:4001');
   });
 
+  it('without client_id, a session that signed in to MAGIC only is logged out through the MAGIC app', async () => {
+    const { jar } = await signIn(server, {
+      authorize: { client_id: 'magic', redirect_uri: 'http://localhost:4001/account/callback' },
+    });
+    const appLogout = await startLogout(jar, '');
+    expect(`${appLogout.origin}${appLogout.pathname}`).toBe('http://localhost:4001/account/logout');
+    const challenge = appLogout.searchParams.get('logout_challenge')!;
+    const request = await adminJson(server, 'GET', `${LOGOUT}?logout_challenge=${challenge}`);
+    expect(request.body.client).toMatchObject({ client_id: 'magic' });
+    const accepted = await adminJson(server, 'PUT', `${LOGOUT}/accept?logout_challenge=${challenge}`);
+    const html = await (await navigate(jar, accepted.body.redirect_to as string)).text();
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)![1]!;
+    const confirmed = await navigate(jar, `${server.issuer}/oauth2/sessions/logout/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ xsrf, logout: 'yes' }).toString(),
+    });
+    expect(location(confirmed).toString()).toBe('http://localhost:4001/account/login');
+  });
+
   it('a rejected logout answers 204 and then 410', async () => {
     const { jar } = await signIn(server);
     const challenge = (await startLogout(jar)).searchParams.get('logout_challenge')!;

@@ -40,7 +40,13 @@ export function logoutSource(c: OAuth2Context) {
     const session = ctx.oidc.session;
     if (!session?.accountId) throw new Error('logoutSource called without an account');
     const state = (session.state ?? {}) as Record<string, unknown>;
-    const client = clientById(c.config, ctx.oidc.client?.clientId) ?? defaultClient(c.config);
+    // The client named by the request (client_id / id_token_hint), else the only client this
+    // session signed in to, else the default application.
+    const authorized = Object.keys(session.authorizations ?? {});
+    const client =
+      clientById(c.config, ctx.oidc.client?.clientId) ??
+      (authorized.length === 1 ? clientById(c.config, authorized[0]) : undefined) ??
+      defaultClient(c.config);
     if (!state.postLogoutRedirectUri) state.postLogoutRedirectUri = appUrls(client).postLogoutRedirectUri;
 
     const challenge = newId();
@@ -49,7 +55,7 @@ export function logoutSource(c: OAuth2Context) {
     const record: LogoutRequestRecord = {
       subject: session.accountId,
       sid: session.uid,
-      clientId: ctx.oidc.client?.clientId ?? null,
+      clientId: ctx.oidc.client?.clientId ?? (authorized.length === 1 ? client.client_id : null),
       xsrf: String(state.secret ?? ''),
       requestUrl: ctx.href,
       requestedAt: now,
