@@ -10,6 +10,7 @@ import type { Ctx } from './context.ts';
 import type { IdentityDb } from './db/schema.ts';
 import { IdentityError } from './errors/identity-error.ts';
 import { registerLoginRoutes } from './flows/login/routes.ts';
+import { registerSettingsRoutes } from './flows/settings/routes.ts';
 import { registerRawBodyParser } from './http/body.ts';
 import { sendError } from './http/respond.ts';
 import { registerAdminRoutes } from './identities/admin-routes.ts';
@@ -139,6 +140,7 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
   });
   registerLoginRoutes(pub, ctx);
   registerSessionRoutes(pub, ctx);
+  registerSettingsRoutes(pub, ctx);
   registerAdminRoutes(admin, ctx);
 
   await Promise.all([pub.ready(), admin.ready()]);

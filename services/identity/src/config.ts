@@ -70,6 +70,8 @@ const EnvSchema = z.object({
   IDENTITY_IP_FAILURE_WINDOW: duration('10m'),
   IDENTITY_TRUST_PROXY: bool(false),
   IDENTITY_BODY_LIMIT: int(4096),
+  IDENTITY_TOTP_ISSUER: z.string().min(1).max(64).default('Acme Research'),
+  IDENTITY_APP_NAME: z.string().min(1).max(64).default('Acme Research'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -92,6 +94,8 @@ export interface Config {
   ipLimit: { failures: number; windowMs: number };
   trustProxy: boolean;
   bodyLimit: number;
+  totpIssuer: string;
+  appName: string;
   logLevel: string;
 }
 
@@ -127,6 +131,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ipLimit: { failures: e.IDENTITY_IP_FAILURE_LIMIT, windowMs: e.IDENTITY_IP_FAILURE_WINDOW },
     trustProxy: e.IDENTITY_TRUST_PROXY,
     bodyLimit: e.IDENTITY_BODY_LIMIT,
+    totpIssuer: e.IDENTITY_TOTP_ISSUER,
+    appName: e.IDENTITY_APP_NAME,
     logLevel: e.LOG_LEVEL,
   });
 }

@@ -119,3 +119,29 @@ export const errors = {
       headers: { 'retry-after': String(Math.max(1, retryAfterSec)) },
     }),
 };
+
+export const sessionErrors = {
+  aal2Required: (redirectTo: string) =>
+    new IdentityError(403, {
+      id: 'session_aal2_required',
+      message: 'Session does not fulfill the requested Authenticator Assurance Level',
+      reason:
+        'An active session was found but it does not fulfill the Authenticator Assurance Level, implying that the session must first be upgraded to a higher Authenticator Assurance Level (AAL).',
+      details: { redirect_browser_to: redirectTo },
+      extra: { redirect_browser_to: redirectTo },
+    }),
+  refreshRequired: (redirectTo: string) =>
+    new IdentityError(403, {
+      id: 'session_refresh_required',
+      message: 'The requested action was forbidden',
+      reason:
+        'The login session is too old and thus not allowed to update these fields. Please re-authenticate.',
+      details: { redirect_browser_to: redirectTo },
+      extra: { redirect_browser_to: redirectTo },
+    }),
+  identityMismatch: () =>
+    new IdentityError(403, {
+      id: 'security_identity_mismatch',
+      reason: 'The flow was interrupted because the session holder does not match the identity of the flow.',
+    }),
+};

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { LogoutFlow } from '@ory/client';
 import type { Ctx } from '../context.ts';
-import { IdentityError, errors } from '../errors/identity-error.ts';
+import { IdentityError, errors, sessionErrors } from '../errors/identity-error.ts';
+import { aal2LoginUrl, meetsHighestAal } from './policy.ts';
 import { clearSessionCookie, setCsrfCookie } from '../http/cookies.ts';
 import { qs } from '../http/query.ts';
 import { redirect, wantsJson } from '../http/respond.ts';
@@ -15,6 +16,7 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.get('/sessions/whoami', async (req, reply) => {
     const session = await currentSession(ctx, req);
     if (!session) throw errors.unauthorized();
+    if (!meetsHighestAal(session)) throw sessionErrors.aal2Required(aal2LoginUrl(ctx));
     return reply
       .header('x-kratos-authenticated-identity-id', session.row.identity_id)
       .header('cache-control', 'private, no-cache, no-store')

@@ -56,4 +56,75 @@ export const messages = {
     });
   },
   saved: () => success(1050001, 'Your changes have been saved!'),
+  authCode: () => info(1010006, 'Authentication code'),
+  useAuthenticator: () => info(1010009, 'Use Authenticator'),
+  unlinkTotp: () => info(1050004, 'Unlink TOTP Authenticator App'),
+  totpQr: () => info(1050005, 'Authenticator app QR code'),
+  totpSecret: (secret: string) => info(1050006, secret, { secret }),
+  totpSecretLabel: () =>
+    info(1050017, 'This is your authenticator app secret. Use it if you can not scan the QR code.'),
+  save: () => info(1070003, 'Save'),
+  verifyCode: () => info(1070006, 'Verify code'),
+  resendCode: () => info(1070008, 'Resend code'),
+  continue: () => info(1070009, 'Continue'),
+  recoveryCode: () => info(1070010, 'Recovery code'),
+  verificationCode: () => info(1070011, 'Verification code'),
+  invalidTotp: () => error(4000008, 'The provided authentication code is invalid, please try again.'),
+  tooManyAttempts: () =>
+    error(4000001, 'The request was submitted too often. Please request another code.', {
+      reason: 'The request was submitted too often. Please request another code.',
+    }),
+  noTotp: () => error(4000011, 'You have no TOTP device set up.'),
+  recovered: (minutes: number) =>
+    success(
+      1060001,
+      `You successfully recovered your account. Please change your password or set up an alternative login method (e.g. social sign in) within the next ${minutes.toFixed(2)} minutes.`,
+    ),
+  recoveryCodeSent: () =>
+    info(
+      1060003,
+      'An email containing a recovery code has been sent to the email address you provided. If you have not received an email, check the spelling of the address and make sure to use the address you registered with.',
+    ),
+  recoveryInvalidCode: () =>
+    error(4060006, 'The recovery code is invalid or has already been used. Please try again.'),
+  recoveryExpired: (expiredAt: Date, now: Date) =>
+    error(
+      4060005,
+      `The recovery flow expired ${((now.getTime() - expiredAt.getTime()) / 60_000).toFixed(2)} minutes ago, please try again.`,
+      {
+        expired_at_unix: Math.floor(expiredAt.getTime() / 1000),
+      },
+    ),
+  verificationCodeSent: () =>
+    info(
+      1080003,
+      'An email containing a verification code has been sent to the email address you provided. If you have not received an email, check the spelling of the address and make sure to use the address you registered with.',
+    ),
+  verified: () => success(1080002, 'You successfully verified your email address.'),
+  verificationInvalidCode: () =>
+    error(4070006, 'The verification code is invalid or has already been used. Please try again.'),
+  verificationExpired: (expiredAt: Date, now: Date) =>
+    error(
+      4070005,
+      `The verification flow expired ${((now.getTime() - expiredAt.getTime()) / 60_000).toFixed(2)} minutes ago, please try again.`,
+      {
+        expired_at_unix: Math.floor(expiredAt.getTime() / 1000),
+      },
+    ),
+  settingsExpired: (expiredAt: Date, now: Date) =>
+    error(
+      4050001,
+      `The settings flow expired ${((now.getTime() - expiredAt.getTime()) / 60_000).toFixed(2)} minutes ago, please try again.`,
+      {
+        expired_at_unix: Math.floor(expiredAt.getTime() / 1000),
+      },
+    ),
+  noSettingsStrategy: () =>
+    error(
+      4000001,
+      'Could not find a strategy to update your settings. Did you fill out the form correctly?',
+      {
+        reason: 'Could not find a strategy to update your settings. Did you fill out the form correctly?',
+      },
+    ),
 };

@@ -64,6 +64,47 @@ export function passwordLoginNodes(opts: { identifier: string; refresh: boolean 
   ];
 }
 
+export function textNode(group: Group, id: string, text: UiText, label?: UiText): UiNode {
+  return {
+    type: 'text',
+    group,
+    attributes: { id, text, node_type: 'text' } as UiNode['attributes'],
+    messages: [],
+    meta: label ? { label } : {},
+  };
+}
+
+export function imgNode(group: Group, id: string, src: string, label: UiText): UiNode {
+  return {
+    type: 'img',
+    group,
+    attributes: { id, src, width: 256, height: 256, node_type: 'img' } as UiNode['attributes'],
+    messages: [],
+    meta: { label },
+  };
+}
+
+export function totpLoginNodes(): UiNode[] {
+  return [
+    csrfNode(),
+    inputNode({
+      group: 'totp',
+      name: 'totp_code',
+      type: 'text',
+      required: true,
+      autocomplete: 'one-time-code',
+      label: messages.authCode(),
+    }),
+    inputNode({
+      group: 'totp',
+      name: 'method',
+      type: 'submit',
+      value: 'totp',
+      label: messages.useAuthenticator(),
+    }),
+  ];
+}
+
 export interface FieldMessage {
   /** JSON pointer like `#/password`; `#/` (or an unknown field) means the whole form. */
   pointer: string;

@@ -14,14 +14,22 @@ import { currentSession, sessionIdentifier } from '../../sessions/current.ts';
 import { createSession, revokeSession, toApiSession, type ActiveSession } from '../../sessions/repo.ts';
 import { loadIdentity } from '../../identities/repo.ts';
 import { submitPassword } from '../../strategies/password/login.ts';
+import { submitTotpLogin } from '../../strategies/totp/login.ts';
+import { aal2LoginUrl, hasSecondFactor } from '../../sessions/policy.ts';
 import { messages } from '../../ui/messages.ts';
-import { clearMessages, placeMessages, setNodeValue, type FieldMessage } from '../../ui/nodes.ts';
+import {
+  clearMessages,
+  placeMessages,
+  setNodeValue,
+  totpLoginNodes,
+  type FieldMessage,
+} from '../../ui/nodes.ts';
 import { getFlow, isExpired, updateFlow } from '../flow-store.ts';
 import { createLoginFlow, renderLoginFlow } from './flow.ts';
 
 export function validReturnTo(ctx: Ctx, raw: string | undefined | null): string | null {
   if (raw === undefined || raw === null || raw === '') return null;
-  const ok = checkReturnTo(raw, ctx.config.allowedReturnUrls);
+  const ok = checkReturnTo(raw, [...ctx.config.allowedReturnUrls, `${ctx.config.publicUrl}/self-service/`]);
   if (!ok) throw errors.returnToForbidden(raw);
   return ok;
 }
@@ -74,8 +82,12 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: Ctx): void {
       if (!wantsJson(req)) return redirect(reply, returnTo ?? ctx.config.defaultReturnUrl);
       throw errors.sessionAlreadyAvailable();
     }
+    if (aal === 'aal2' && session && !hasSecondFactor(session.identity)) {
+      throw errors.badRequest('No second factor is set up for this identity, so aal2 can not be requested.');
+    }
     const csrfToken = ensureCsrfToken(req, reply, ctx.config);
     const flow = await createLoginFlow(ctx, {
+      aal2Nodes: totpLoginNodes(),
       refresh,
       requestedAal: aal,
       returnTo,
@@ -143,6 +155,11 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: Ctx): void {
       if (!outcome.ok) return flowFailure(ctx, req, reply, flow, outcome.messages, outcome.identifier);
       return completeLogin(ctx, req, reply, flow, outcome.identityId, 'password', session);
     }
+    if (body.method === 'totp' && flow.requested_aal === 'aal2') {
+      const outcome = await submitTotpLogin(ctx, flow, session, body);
+      if (!outcome.ok) return flowFailure(ctx, req, reply, flow, outcome.messages);
+      return completeLogin(ctx, req, reply, flow, outcome.identityId, 'totp', session);
+    }
     return flowFailure(ctx, req, reply, flow, [{ pointer: '#/', message: messages.noLoginStrategy() }]);
   });
 }
@@ -173,6 +190,7 @@ async function expiredFlow(ctx: Ctx, req: FastifyRequest, reply: FastifyReply, f
   const csrfToken = ensureCsrfToken(req, reply, ctx.config);
   const session = await currentSession(ctx, req);
   const fresh = await createLoginFlow(ctx, {
+    aal2Nodes: totpLoginNodes(),
     refresh: flow.refresh,
     requestedAal: flow.requested_aal === 'aal2' ? 'aal2' : 'aal1',
     returnTo: flow.return_to,
@@ -228,6 +246,13 @@ async function completeLogin(
   });
   setSessionCookie(reply, ctx.config, token, row.expires_at);
 
+  const identity = (await loadIdentity(ctx.db, identityId))!;
+  if (hasSecondFactor(identity) && row.aal !== 'aal2') {
+    // First factor done; whoami requires the highest available AAL: continue with the second factor.
+    const to = aal2LoginUrl(ctx, { return_to: flow.return_to, login_challenge: flow.oauth2_login_challenge });
+    if (!wantsJson(req)) return redirect(reply, to);
+    throw errors.browserLocationChange(to);
+  }
   if (flow.oauth2_login_challenge) {
     const { redirect_to } = await acceptOAuth2Login(ctx, flow.oauth2_login_challenge, row);
     if (!wantsJson(req)) return redirect(reply, redirect_to);
@@ -235,9 +260,8 @@ async function completeLogin(
   }
   const returnTo = flow.return_to ?? ctx.config.defaultReturnUrl;
   if (!wantsJson(req)) return redirect(reply, returnTo);
-  const identity = await loadIdentity(ctx.db, identityId);
   return reply.code(200).send({
-    session: toApiSession({ row, identity: identity! }, ctx.config.publicUrl),
+    session: toApiSession({ row, identity }, ctx.config.publicUrl),
     continue_with: [{ action: 'redirect_browser_to', redirect_browser_to: returnTo }],
   });
 }
