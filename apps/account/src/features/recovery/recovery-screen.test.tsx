@@ -8,7 +8,14 @@ import { read } from '../../shared/storage/storage.ts';
 import { clearBrowserState, flowUi } from '../../testing/dom.ts';
 import { mockFetch } from '../../testing/fetch-mock.ts';
 
+const nav = vi.hoisted(() => ({ redirectTo: vi.fn() }));
+vi.mock('../../shared/navigation/history.ts', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../../shared/navigation/history.ts')>()),
+  redirectTo: nav.redirectTo,
+}));
+
 beforeEach(() => {
+  nav.redirectTo.mockReset();
   clearBrowserState();
   setConfig(defaultConfig('platform'));
   window.history.replaceState(null, '', '/account/forgot-password');
@@ -70,6 +77,12 @@ describe('forgot-password', () => {
           body: { id: 's-1', type: 'browser', state: 'success', ui: flowUi('s-1', 'settings') },
         };
       }
+      if (url.pathname === '/self-service/logout/browser') {
+        return {
+          status: 200,
+          body: { logout_url: 'http://localhost:4433/self-service/logout?token=ory_lo_1' },
+        };
+      }
       if (url.pathname === '/sessions/whoami') return { status: 401, body: {} };
       return undefined;
     });
@@ -106,7 +119,12 @@ describe('forgot-password', () => {
     });
     fireEvent.change(screen.getByLabelText('Confirm new password'), { target: { value: 'N3w-password!' } });
     fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
-    await waitFor(() => expect(window.location.pathname).toBe('/account/login'));
+    // The recovery session ends, then login: a fresh sign-in with the new password.
+    await waitFor(() =>
+      expect(nav.redirectTo).toHaveBeenCalledWith('http://localhost:4433/self-service/logout?token=ory_lo_1'),
+    );
+    const logout = calls.find((c) => c.url.pathname === '/self-service/logout/browser')!;
+    expect(logout.url.searchParams.get('return_to')).toBe('http://localhost:3000/account/login');
     expect(read(registry.resetPasswordState)).toBeNull();
     const passwordPost = calls.find(
       (c) => c.method === 'POST' && c.url.pathname === '/self-service/settings',

@@ -7,6 +7,7 @@ import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
 import { HttpError } from '../../shared/errors/http-error.ts';
 import { classifyFlowError, errorId } from '../../shared/identity-client/handle-flow-error.ts';
 import {
+  createLogoutFlow,
   createRecoveryFlow,
   getRecoveryFlow,
   getSettingsFlow,
@@ -183,11 +184,19 @@ export function useRecovery(search: RecoverySearch) {
         csrf_token: csrfToken(settings),
       });
       if (next.state === 'success') {
-        // Reset done: back to login with a fresh sign-in.
+        // Reset done: end the recovery session, then a fresh sign-in with the new password on login.
         remove(registry.resetPasswordState);
         remove(registry.emailResult);
         removeToken();
-        navigate(paths.login, { replace: true });
+        try {
+          const logout = await createLogoutFlow(
+            config.identityUrl,
+            new URL(paths.login, window.location.origin).toString(),
+          );
+          redirectTo(logout.logout_url);
+        } catch {
+          navigate(paths.login, { replace: true });
+        }
         return;
       }
       setSettings(next);
