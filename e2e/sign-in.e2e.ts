@@ -2,7 +2,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, newPage, systemUrls } from './browser.ts';
 import { createUser } from './fixtures.ts';
-import { signInWithPassword } from './journeys.ts';
+import { enterCredentials } from './journeys.ts';
 
 const WRONG_CREDENTIALS =
   'The provided credentials are invalid, check for spelling mistakes in your password or username, email address, or phone number.';
@@ -79,12 +79,13 @@ describe('password sign-in, end to end', () => {
   it('a stale login_challenge recovers without a dead end', async () => {
     const user = await createUser(urls);
     const { context, page } = await newPage(browser);
-    await signInWithPassword(
-      page,
-      urls,
-      user,
-      `${urls.platform}/account/login?login_challenge=stale-challenge-that-does-not-exist`,
-    );
+    // The stale challenge is found out before the user types: the app starts a fresh authorization.
+    const restarted = page.waitForRequest((r) => r.url().startsWith(`${urls.oauth2Public}/oauth2/auth`));
+    await page.goto(`${urls.platform}/account/login?login_challenge=stale-challenge-that-does-not-exist`);
+    await restarted;
+    await page.waitForURL(`${urls.platform}/account/login`);
+    await page.getByRole('heading', { name: 'Welcome' }).waitFor();
+    await enterCredentials(page, urls, user);
     await context.close();
   });
 });
