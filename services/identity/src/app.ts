@@ -6,11 +6,12 @@ import { sql } from 'kysely';
 import { typed, type Database } from '@acme/db';
 import { systemClock, type Clock } from '@acme/db/clock';
 import type { Config } from './config.ts';
-import type { Ctx } from './context.ts';
+import type { Ctx, Mailer } from './context.ts';
 import type { IdentityDb } from './db/schema.ts';
 import { IdentityError } from './errors/identity-error.ts';
 import { registerLoginRoutes } from './flows/login/routes.ts';
 import { registerSettingsRoutes } from './flows/settings/routes.ts';
+import { registerAdminRecoveryRoutes, registerRecoveryRoutes } from './flows/recovery/routes.ts';
 import { registerRawBodyParser } from './http/body.ts';
 import { sendError } from './http/respond.ts';
 import { registerAdminRoutes } from './identities/admin-routes.ts';
@@ -25,10 +26,7 @@ declare module 'fastify' {
   }
 }
 
-/** Outbound mail (recovery, verification); queued durably by the implementation. */
-export interface Mailer {
-  enqueue(msg: { to: string; subject: string; text: string; html: string }): Promise<void>;
-}
+export type { Mailer } from './context.ts';
 
 export interface AppOptions {
   config: Config;
@@ -76,6 +74,13 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
     db: typed<IdentityDb>(opts.db),
     clock: opts.clock ?? systemClock,
     hydra: opts.hydra ?? createHydraClient(config.oauth2AdminUrl),
+    mailer:
+      opts.mailer ??
+      ({
+        async enqueue(msg) {
+          if (opts.logger) opts.logger.warn({ subject: msg.subject }, 'no mailer configured: message dropped');
+        },
+      } satisfies Mailer),
   };
 
   const pub = baseServer(opts);
@@ -141,6 +146,8 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
   registerLoginRoutes(pub, ctx);
   registerSessionRoutes(pub, ctx);
   registerSettingsRoutes(pub, ctx);
+  registerRecoveryRoutes(pub, ctx);
+  registerAdminRecoveryRoutes(admin, ctx);
   registerAdminRoutes(admin, ctx);
 
   await Promise.all([pub.ready(), admin.ready()]);

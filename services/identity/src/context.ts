@@ -4,10 +4,20 @@ import type { Config } from './config.ts';
 import type { IdentityDb } from './db/schema.ts';
 import type { HydraClient } from './oauth2/hydra.ts';
 
+/**
+ * Outbound mail (recovery and verification codes). Implementations queue durably (an outbox table);
+ * pass the caller's transaction so the message commits with the flow change.
+ */
+export interface Mailer {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  enqueue(msg: { to: string; subject: string; text: string; html: string }, trx?: Kysely<any>): Promise<void>;
+}
+
 /** What every route handler needs; built once by `createApp`. */
 export interface Ctx {
   config: Config;
   db: Kysely<IdentityDb>;
   clock: Clock;
   hydra: HydraClient;
+  mailer: Mailer;
 }

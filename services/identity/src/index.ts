@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { migrate, type Database } from '@acme/db';
 import type { Clock } from '@acme/db/clock';
+import { createMailer, migrateMail } from '@acme/mail';
 import { createApp, type Mailer } from './app.ts';
 import { loadConfig } from './config.ts';
 import { migrations } from './migrations.ts';
@@ -39,13 +40,13 @@ export async function start(opts: {
           redact: { paths: redactPaths, censor: '[redacted]' },
         })
       : opts.logger;
-  const app = await createApp({
-    config,
-    db: opts.db,
-    ...(opts.clock ? { clock: opts.clock } : {}),
-    ...(opts.mailer ? { mailer: opts.mailer } : {}),
-    logger,
-  });
+  // Without an injected mailer, messages go to the shared outbox table (@acme/mail); its worker sends them.
+  let mailer = opts.mailer;
+  if (!mailer) {
+    await migrateMail(opts.db);
+    mailer = createMailer({ db: opts.db, ...(opts.clock ? { clock: opts.clock } : {}) });
+  }
+  const app = await createApp({ config, db: opts.db, ...(opts.clock ? { clock: opts.clock } : {}), mailer, logger });
   await app.public.listen({ host: '127.0.0.1', port: config.publicPort });
   await app.admin.listen({ host: '127.0.0.1', port: config.adminPort });
   return { urls: { public: config.publicUrl, admin: config.adminUrl }, close: () => app.close() };

@@ -12,7 +12,24 @@ export interface Harness {
   config: Config;
   publicUrl: string;
   adminUrl: string;
+  /** Every message the service queued, newest last. */
+  mailbox: Mail[];
   close(): Promise<void>;
+}
+
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** The six-digit code in the newest mail to `to`. */
+export function lastCode(h: Harness, to: string): string {
+  const mail = [...h.mailbox].reverse().find((m) => m.to === to);
+  const code = mail?.text.match(/\b(\d{6})\b/)?.[1];
+  if (!code) throw new Error(`no code mailed to ${to}`);
+  return code;
 }
 
 /** Starts the service over real HTTP on 127.0.0.1 (random ports) on a fresh test database. */
@@ -26,7 +43,13 @@ export async function startHarness(
   // The public URL decides the cookie names, so it must be known before listening: use the fixed
   // loopback host with port 0 replaced after listen (the value only feeds names and `action` URLs).
   const config0 = loadConfig({ LOG_LEVEL: 'silent', ...env });
-  const app0 = await createApp({ config: config0, db, clock, logger: false });
+  const mailbox: Mail[] = [];
+  const mailer = {
+    async enqueue(msg: Mail) {
+      mailbox.push(msg);
+    },
+  };
+  const app0 = await createApp({ config: config0, db, clock, logger: false, mailer });
   await app0.public.listen({ host: '127.0.0.1', port: 0 });
   await app0.admin.listen({ host: '127.0.0.1', port: 0 });
   const publicUrl = `http://127.0.0.1:${(app0.public.server.address() as AddressInfo).port}`;
@@ -38,6 +61,7 @@ export async function startHarness(
     config: config0,
     publicUrl,
     adminUrl,
+    mailbox,
     async close() {
       await app0.close();
       if (!shared) await db.close();

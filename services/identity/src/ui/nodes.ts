@@ -105,6 +105,40 @@ export function totpLoginNodes(): UiNode[] {
   ];
 }
 
+export function anchorNode(group: Group, id: string, href: string, title: UiText): UiNode {
+  return {
+    type: 'a',
+    group,
+    attributes: { id, href, title, node_type: 'a' } as UiNode['attributes'],
+    messages: [],
+    meta: { label: title },
+  };
+}
+
+/** Code flows (recovery/verification): ask for the email address. */
+export function emailCodeNodes(withCsrf: boolean): UiNode[] {
+  return [
+    ...(withCsrf ? [csrfNode()] : []),
+    inputNode({ group: 'code', name: 'email', type: 'email', required: true, autocomplete: 'email', label: messages.labelEmail() }),
+    inputNode({ group: 'code', name: 'method', type: 'submit', value: 'code', label: messages.continue() }),
+  ];
+}
+
+/** Code flows after the code was sent: the code input, the method, and a resend button. */
+export function enterCodeNodes(opts: { withCsrf: boolean; email?: string; label: UiText }): UiNode[] {
+  const code = inputNode({ group: 'code', name: 'code', type: 'text', required: true, autocomplete: 'one-time-code', label: opts.label });
+  Object.assign(code.attributes, { pattern: '[0-9]+', maxlength: 6 });
+  return [
+    ...(opts.withCsrf ? [csrfNode()] : []),
+    code,
+    inputNode({ group: 'code', name: 'method', type: 'hidden', value: 'code' }),
+    inputNode({ group: 'code', name: 'method', type: 'submit', value: 'code', label: messages.continue() }),
+    ...(opts.email !== undefined
+      ? [inputNode({ group: 'code', name: 'email', type: 'submit', value: opts.email, label: messages.resendCode() })]
+      : []),
+  ];
+}
+
 export interface FieldMessage {
   /** JSON pointer like `#/password`; `#/` (or an unknown field) means the whole form. */
   pointer: string;
