@@ -19,6 +19,7 @@ import { createApp, loadConfig, migrations } from '@acme/oauth2';
  * different single-use body and stop exactly when they run out). Both servers
  * are measured the same way. Latencies are recorded per request; the load generator shares the
  * process (and core) with the server, so the ratio is the meaningful figure.
+ * `BENCH_OAUTH2_OURS_ONLY=1` skips the plain provider (for profiling).
  */
 
 const BATCH = 250;
@@ -389,7 +390,7 @@ export async function benchOAuth2(opts: {
   connections: number;
 }): Promise<Record<string, unknown>> {
   const results: Record<string, Record<string, Figures>> = { authorizationCode: {}, refresh: {} };
-  for (const start of process.env.BENCH_OURS_ONLY ? [startOurs] : [startOurs, startPlain]) {
+  for (const start of process.env.BENCH_OAUTH2_OURS_ONLY ? [startOurs] : [startOurs, startPlain]) {
     const target = await start();
     try {
       results.authorizationCode![target.name] = await measure(target, 'code', opts);

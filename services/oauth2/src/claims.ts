@@ -100,6 +100,8 @@ export function createClaimsStore(deps: {
       const payload = jwt.payload as JsonObject;
       const scope = typeof payload.scope === 'string' ? payload.scope : '';
       payload.scp = scope ? scope.split(' ') : [];
+      // Hydra's `aud` is a list.
+      if (typeof payload.aud === 'string') payload.aud = [payload.aud];
     },
 
     async accessTokenActive(jti) {

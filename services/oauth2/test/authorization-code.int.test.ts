@@ -128,6 +128,7 @@ describe('authorization code flow (RFC 6749 §4.1, RFC 7636)', () => {
       sub: 'identity-42',
       client_id: 'platform',
       scp: ['openid', 'offline_access'],
+      aud: ['urn:acme:api'],
       ext: DEFAULT_EXT,
     });
     expect(payload.exp! - payload.iat!).toBe(600);
