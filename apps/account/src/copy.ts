@@ -40,6 +40,7 @@ export const copy = {
     emailConfirmation: {
       title: 'Verify your email address',
       text: 'Your email address is not verified yet. We have sent you instructions to verify it.',
+      verifyNow: 'Enter verification code',
     },
     passwordConfirmation: {
       title: 'Password confirmation',

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { useEffect } from 'react';
 
 /** The form card (SPEC §9: 440 px wide). `leading` sits before the title (e.g. a back arrow). */
 export function Card({
@@ -15,6 +16,9 @@ export function Card({
   after?: ReactNode;
   footer?: ReactNode;
 }) {
+  useEffect(() => {
+    if (typeof title === 'string') document.title = title;
+  }, [title]);
   return (
     <main className="page">
       <section className="card">

@@ -1,4 +1,5 @@
 import { copy } from '../../../copy.ts';
+import { paths } from '../../../shared/config/paths.ts';
 import { Card } from '../../../shared/ui/card.tsx';
 
 /** SPEC §2 Login step 3 (the redirect itself comes with the SSO issue). */
@@ -18,6 +19,9 @@ export function EmailConfirmationStep({ email }: { email: string }) {
       <p>
         <strong>{email}</strong>
       </p>
+      <a className="button secondary" href={paths.verification}>
+        {copy.login.emailConfirmation.verifyNow}
+      </a>
     </Card>
   );
 }
