@@ -11,6 +11,7 @@ import type { IdentityDb } from './db/schema.ts';
 import { IdentityError } from './errors/identity-error.ts';
 import { registerLoginRoutes } from './flows/login/routes.ts';
 import { registerSettingsRoutes } from './flows/settings/routes.ts';
+import { registerVerificationRoutes } from './flows/verification/routes.ts';
 import { registerAdminRecoveryRoutes, registerRecoveryRoutes } from './flows/recovery/routes.ts';
 import { registerRawBodyParser } from './http/body.ts';
 import { sendError } from './http/respond.ts';
@@ -78,7 +79,8 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
       opts.mailer ??
       ({
         async enqueue(msg) {
-          if (opts.logger) opts.logger.warn({ subject: msg.subject }, 'no mailer configured: message dropped');
+          if (opts.logger)
+            opts.logger.warn({ subject: msg.subject }, 'no mailer configured: message dropped');
         },
       } satisfies Mailer),
   };
@@ -147,6 +149,7 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
   registerSessionRoutes(pub, ctx);
   registerSettingsRoutes(pub, ctx);
   registerRecoveryRoutes(pub, ctx);
+  registerVerificationRoutes(pub, ctx);
   registerAdminRecoveryRoutes(admin, ctx);
   registerAdminRoutes(admin, ctx);
 

@@ -46,7 +46,13 @@ export async function start(opts: {
     await migrateMail(opts.db);
     mailer = createMailer({ db: opts.db, ...(opts.clock ? { clock: opts.clock } : {}) });
   }
-  const app = await createApp({ config, db: opts.db, ...(opts.clock ? { clock: opts.clock } : {}), mailer, logger });
+  const app = await createApp({
+    config,
+    db: opts.db,
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    mailer,
+    logger,
+  });
   await app.public.listen({ host: '127.0.0.1', port: config.publicPort });
   await app.admin.listen({ host: '127.0.0.1', port: config.adminPort });
   return { urls: { public: config.publicUrl, admin: config.adminUrl }, close: () => app.close() };

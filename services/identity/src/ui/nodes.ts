@@ -119,14 +119,28 @@ export function anchorNode(group: Group, id: string, href: string, title: UiText
 export function emailCodeNodes(withCsrf: boolean): UiNode[] {
   return [
     ...(withCsrf ? [csrfNode()] : []),
-    inputNode({ group: 'code', name: 'email', type: 'email', required: true, autocomplete: 'email', label: messages.labelEmail() }),
+    inputNode({
+      group: 'code',
+      name: 'email',
+      type: 'email',
+      required: true,
+      autocomplete: 'email',
+      label: messages.labelEmail(),
+    }),
     inputNode({ group: 'code', name: 'method', type: 'submit', value: 'code', label: messages.continue() }),
   ];
 }
 
 /** Code flows after the code was sent: the code input, the method, and a resend button. */
 export function enterCodeNodes(opts: { withCsrf: boolean; email?: string; label: UiText }): UiNode[] {
-  const code = inputNode({ group: 'code', name: 'code', type: 'text', required: true, autocomplete: 'one-time-code', label: opts.label });
+  const code = inputNode({
+    group: 'code',
+    name: 'code',
+    type: 'text',
+    required: true,
+    autocomplete: 'one-time-code',
+    label: opts.label,
+  });
   Object.assign(code.attributes, { pattern: '[0-9]+', maxlength: 6 });
   return [
     ...(opts.withCsrf ? [csrfNode()] : []),
@@ -134,7 +148,15 @@ export function enterCodeNodes(opts: { withCsrf: boolean; email?: string; label:
     inputNode({ group: 'code', name: 'method', type: 'hidden', value: 'code' }),
     inputNode({ group: 'code', name: 'method', type: 'submit', value: 'code', label: messages.continue() }),
     ...(opts.email !== undefined
-      ? [inputNode({ group: 'code', name: 'email', type: 'submit', value: opts.email, label: messages.resendCode() })]
+      ? [
+          inputNode({
+            group: 'code',
+            name: 'email',
+            type: 'submit',
+            value: opts.email,
+            label: messages.resendCode(),
+          }),
+        ]
       : []),
   ];
 }

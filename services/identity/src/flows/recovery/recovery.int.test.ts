@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecoveryFlow, UiNode } from '@ory/client';
-import { Browser, createUser, csrfOf, lastCode, login, startHarness, type Harness } from '../../testing/harness.ts';
+import {
+  Browser,
+  createUser,
+  csrfOf,
+  lastCode,
+  login,
+  startHarness,
+  type Harness,
+} from '../../testing/harness.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -8,7 +16,11 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const names = (f: RecoveryFlow) => f.ui.nodes.map((n: UiNode) => [(n.attributes as { name?: string }).name, (n.attributes as { type?: string }).type]);
+const names = (f: RecoveryFlow) =>
+  f.ui.nodes.map((n: UiNode) => [
+    (n.attributes as { name?: string }).name,
+    (n.attributes as { type?: string }).type,
+  ]);
 const ids = (f: RecoveryFlow) => (f.ui.messages ?? []).map((m) => m.id);
 
 async function start(b: Browser) {
@@ -24,7 +36,8 @@ describe('recovery (code)', () => {
     await createUser(h, 'forgot@example.com');
     const b = new Browser(h.publicUrl);
     const f = await start(b);
-    for (const k of ['id', 'type', 'expires_at', 'issued_at', 'request_url', 'ui', 'state'] as const) expect(f[k]).toBeDefined();
+    for (const k of ['id', 'type', 'expires_at', 'issued_at', 'request_url', 'ui', 'state'] as const)
+      expect(f[k]).toBeDefined();
     expect(f.state).toBe('choose_method');
     expect(f.active).toBe('code');
     expect(names(f)).toEqual([
@@ -36,10 +49,20 @@ describe('recovery (code)', () => {
     expect(sent.status, sent.text).toBe(200);
     expect(sent.body.state).toBe('sent_email');
     expect(ids(sent.body)).toEqual([1060003]);
-    const codeNode = sent.body.ui.nodes.find((n: UiNode) => (n.attributes as { name?: string }).name === 'code');
-    expect(codeNode.attributes).toMatchObject({ type: 'text', required: true, pattern: '[0-9]+', maxlength: 6, autocomplete: 'one-time-code' });
+    const codeNode = sent.body.ui.nodes.find(
+      (n: UiNode) => (n.attributes as { name?: string }).name === 'code',
+    );
+    expect(codeNode.attributes).toMatchObject({
+      type: 'text',
+      required: true,
+      pattern: '[0-9]+',
+      maxlength: 6,
+      autocomplete: 'one-time-code',
+    });
     expect(codeNode.meta.label.id).toBe(1070010);
-    const resend = sent.body.ui.nodes.find((n: UiNode) => (n.attributes as { name?: string }).name === 'email');
+    const resend = sent.body.ui.nodes.find(
+      (n: UiNode) => (n.attributes as { name?: string }).name === 'email',
+    );
     expect(resend.attributes).toMatchObject({ type: 'submit', value: 'forgot@example.com' });
     expect(resend.meta.label.id).toBe(1070008);
     expect(h.mailbox.at(-1)!.to).toBe('forgot@example.com');
@@ -57,8 +80,12 @@ describe('recovery (code)', () => {
     expect(`${to.origin}${to.pathname}`).toBe('http://localhost:4000/account/profile');
     const who = await b.get('/sessions/whoami', { accept: 'json' });
     expect(who.status).toBe(200);
-    expect(who.body.authentication_methods).toEqual([expect.objectContaining({ method: 'code_recovery', aal: 'aal1' })]);
-    const settings = await b.get(`/self-service/settings/flows?id=${to.searchParams.get('flow')}`, { accept: 'json' });
+    expect(who.body.authentication_methods).toEqual([
+      expect.objectContaining({ method: 'code_recovery', aal: 'aal1' }),
+    ]);
+    const settings = await b.get(`/self-service/settings/flows?id=${to.searchParams.get('flow')}`, {
+      accept: 'json',
+    });
     expect(settings.status).toBe(200);
     expect(settings.body.ui.messages[0]).toMatchObject({ id: 1060001, type: 'success' });
     // The recovered session may set a new password right away.
@@ -67,7 +94,9 @@ describe('recovery (code)', () => {
       accept: 'json',
     });
     expect(pw.status, pw.text).toBe(200);
-    expect((await login(new Browser(h.publicUrl), 'forgot@example.com', 'a recovered passphrase')).status).toBe(200);
+    expect(
+      (await login(new Browser(h.publicUrl), 'forgot@example.com', 'a recovered passphrase')).status,
+    ).toBe(200);
     // A finished flow is replaced.
     const again = await post(b, sent.body, { method: 'code', code });
     expect(again.status).toBe(410);
@@ -95,7 +124,8 @@ describe('recovery (code)', () => {
     const sent = await post(b, f, { method: 'code', email: 'six@example.com' });
     const code = lastCode(h, 'six@example.com');
     const wrongCode = code === '999999' ? '888888' : '999999';
-    for (let i = 0; i < 5; i++) expect(ids((await post(b, sent.body, { method: 'code', code: wrongCode })).body)).toEqual([4060006]);
+    for (let i = 0; i < 5; i++)
+      expect(ids((await post(b, sent.body, { method: 'code', code: wrongCode })).body)).toEqual([4060006]);
     const sixth = await post(b, sent.body, { method: 'code', code });
     expect(sixth.status).toBe(410);
     expect(sixth.body.error.id).toBe('self_service_flow_replaced');
@@ -117,16 +147,32 @@ describe('recovery (code)', () => {
 
     const b = new Browser(h.publicUrl);
     const f = await start(b);
-    expect((await b.post(`/self-service/recovery?flow=${f.id}`, { json: { method: 'code', email: 'x@example.com' }, accept: 'json' })).status).toBe(403);
+    expect(
+      (
+        await b.post(`/self-service/recovery?flow=${f.id}`, {
+          json: { method: 'code', email: 'x@example.com' },
+          accept: 'json',
+        })
+      ).status,
+    ).toBe(403);
     const bad = await post(b, f, { method: 'code', email: 'not an email' });
     expect(bad.status).toBe(400);
     const missing = await post(b, f, { method: 'code' });
     expect(missing.status).toBe(400);
     const method = await post(b, f, { method: 'password' });
     expect(method.status).toBe(400);
-    const malformed = await b.post(`/self-service/recovery?flow=${f.id}`, { body: '{', headers: { 'content-type': 'application/json' } });
+    const malformed = await b.post(`/self-service/recovery?flow=${f.id}`, {
+      body: '{',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(malformed.status).toBe(400);
-    expect((await b.get('/self-service/recovery/flows?id=00000000-0000-4000-8000-000000000000', { accept: 'json' })).status).toBe(404);
+    expect(
+      (
+        await b.get('/self-service/recovery/flows?id=00000000-0000-4000-8000-000000000000', {
+          accept: 'json',
+        })
+      ).status,
+    ).toBe(404);
     h.clock.advance(3600_000 + 1);
     const expired = await post(b, f, { method: 'code', email: 'x@example.com' });
     expect(expired.status).toBe(410);
@@ -146,16 +192,29 @@ describe('POST /admin/recovery/code (invitation)', () => {
     expect(`${link.origin}${link.pathname}`).toBe('http://localhost:4000/account/forgot-password');
     expect(new Date(res.body.expires_at).getTime() - h.clock.now().getTime()).toBe(48 * 3600_000);
     const b = new Browser(h.publicUrl);
-    const flow = await b.get(`/self-service/recovery/flows?id=${link.searchParams.get('flow')}`, { accept: 'json' });
+    const flow = await b.get(`/self-service/recovery/flows?id=${link.searchParams.get('flow')}`, {
+      accept: 'json',
+    });
     expect(flow.status).toBe(200);
     expect(flow.body.state).toBe('sent_email');
     expect(names(flow.body).map((n) => n[0])).not.toContain('csrf_token');
-    const ok = await b.post(`/self-service/recovery?flow=${flow.body.id}`, { json: { method: 'code', code: res.body.recovery_code }, accept: 'json' });
+    const ok = await b.post(`/self-service/recovery?flow=${flow.body.id}`, {
+      json: { method: 'code', code: res.body.recovery_code },
+      accept: 'json',
+    });
     expect(ok.status, ok.text).toBe(422);
     expect((await b.get('/sessions/whoami', { accept: 'json' })).body.identity.id).toBe(id);
 
-    expect((await admin.post('/admin/recovery/code', { json: { identity_id: '00000000-0000-4000-8000-000000000000' } })).status).toBe(404);
+    expect(
+      (
+        await admin.post('/admin/recovery/code', {
+          json: { identity_id: '00000000-0000-4000-8000-000000000000' },
+        })
+      ).status,
+    ).toBe(404);
     expect((await admin.post('/admin/recovery/code', { json: {} })).status).toBe(400);
-    expect((await admin.post('/admin/recovery/code', { json: { identity_id: id, expires_in: 'soon' } })).status).toBe(400);
+    expect(
+      (await admin.post('/admin/recovery/code', { json: { identity_id: id, expires_in: 'soon' } })).status,
+    ).toBe(400);
   });
 });

@@ -17,7 +17,13 @@ import { MAX_CODE_SUBMISSIONS, codeMatches, hashCode, newCode } from '../../stra
 import { normalizeIdentifier } from '../../throttle/backoff.ts';
 import { resetAccount } from '../../throttle/repo.ts';
 import { messages } from '../../ui/messages.ts';
-import { clearMessages, emailCodeNodes, enterCodeNodes, placeMessages, type FieldMessage } from '../../ui/nodes.ts';
+import {
+  clearMessages,
+  emailCodeNodes,
+  enterCodeNodes,
+  placeMessages,
+  type FieldMessage,
+} from '../../ui/nodes.ts';
 import { validReturnTo } from '../login/routes.ts';
 import { createSettingsFlow } from '../settings/flow.ts';
 import { getFlow, insertFlow, isExpired, updateFlow } from '../flow-store.ts';
@@ -29,7 +35,10 @@ function render(ctx: Ctx, req: FastifyRequest, flow: FlowRow, csrfToken?: string
   return { ...baseFlow(ctx, req, flow, csrfToken), active: 'code' } as RecoveryFlow;
 }
 
-async function newRecoveryFlow(ctx: Ctx, p: { returnTo: string | null; requestUrl: string; csrfToken: string; messages?: UiContainer['messages'] }) {
+async function newRecoveryFlow(
+  ctx: Ctx,
+  p: { returnTo: string | null; requestUrl: string; csrfToken: string; messages?: UiContainer['messages'] },
+) {
   return insertFlow(ctx.db, {
     kind: 'recovery',
     type: 'browser',
@@ -37,7 +46,12 @@ async function newRecoveryFlow(ctx: Ctx, p: { returnTo: string | null; requestUr
     csrfHash: csrfHash(p.csrfToken),
     requestUrl: p.requestUrl,
     returnTo: p.returnTo,
-    ui: (id) => ({ action: action(ctx, id), method: 'POST', nodes: emailCodeNodes(true), ...(p.messages?.length ? { messages: p.messages } : {}) }),
+    ui: (id) => ({
+      action: action(ctx, id),
+      method: 'POST',
+      nodes: emailCodeNodes(true),
+      ...(p.messages?.length ? { messages: p.messages } : {}),
+    }),
     internal: { submissions: 0 },
     now: ctx.clock.now(),
     lifespanMs: ctx.config.flowLifespanMs,
@@ -53,7 +67,11 @@ export function registerRecoveryRoutes(app: FastifyInstance, ctx: Ctx): void {
       throw errors.sessionAlreadyAvailable();
     }
     const csrfToken = ensureCsrfToken(req, reply, ctx.config);
-    const flow = await newRecoveryFlow(ctx, { returnTo, requestUrl: `${ctx.config.publicUrl}${req.url}`, csrfToken });
+    const flow = await newRecoveryFlow(ctx, {
+      returnTo,
+      requestUrl: `${ctx.config.publicUrl}${req.url}`,
+      csrfToken,
+    });
     if (!wantsJson(req)) return redirect(reply, withQuery(ctx.config.ui.recovery, { flow: flow.id }));
     return reply.send(render(ctx, req, flow, csrfToken));
   });
@@ -61,11 +79,16 @@ export function registerRecoveryRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.get('/self-service/recovery/flows', async (req, reply) => {
     const flow = await getFlow(ctx.db, 'recovery', qs(req.query, 'id'));
     if (!flow) throw errors.flowNotFound();
-    if (!cookieMatchesFlow(req, ctx.config, flow.csrf_hash)) throw errors.csrf('The anti-CSRF cookie does not belong to this flow.');
+    if (!cookieMatchesFlow(req, ctx.config, flow.csrf_hash))
+      throw errors.csrf('The anti-CSRF cookie does not belong to this flow.');
     if (isExpired(flow, ctx.clock.now())) {
       throw new IdentityError(410, {
-        reason: 'The recovery flow has expired. Redirect the user to the recovery flow init endpoint to initialize a new recovery flow.',
-        details: { redirect_to: `${ctx.config.publicUrl}/self-service/recovery/browser`, ...(flow.return_to ? { return_to: flow.return_to } : {}) },
+        reason:
+          'The recovery flow has expired. Redirect the user to the recovery flow init endpoint to initialize a new recovery flow.',
+        details: {
+          redirect_to: `${ctx.config.publicUrl}/self-service/recovery/browser`,
+          ...(flow.return_to ? { return_to: flow.return_to } : {}),
+        },
       });
     }
     return reply.send(render(ctx, req, flow));
@@ -76,41 +99,110 @@ export function registerRecoveryRoutes(app: FastifyInstance, ctx: Ctx): void {
     if (!flow) throw errors.flowNotFound();
     const now = ctx.clock.now();
     if (isExpired(flow, now)) {
-      return replaceFlow(ctx, req, reply, flow, 'self_service_flow_expired', messages.recoveryExpired(flow.expires_at, now));
+      return replaceFlow(
+        ctx,
+        req,
+        reply,
+        flow,
+        'self_service_flow_expired',
+        messages.recoveryExpired(flow.expires_at, now),
+      );
     }
     let body: Record<string, unknown>;
     try {
       body = readFormOrJson(req);
     } catch (e) {
-      if (e instanceof IdentityError && e.status === 400 && !e.init.id) return answer(ctx, req, reply, flow, [{ pointer: '#/', message: messages.generic(e.message) }], 400);
+      if (e instanceof IdentityError && e.status === 400 && !e.init.id)
+        return answer(ctx, req, reply, flow, [{ pointer: '#/', message: messages.generic(e.message) }], 400);
       throw e;
     }
     verifyCsrf(req, ctx.config, flow.csrf_hash, body.csrf_token);
     if (flow.state === 'passed_challenge') {
-      return replaceFlow(ctx, req, reply, flow, 'self_service_flow_replaced', messages.generic('The request was already completed successfully and can not be retried.'));
+      return replaceFlow(
+        ctx,
+        req,
+        reply,
+        flow,
+        'self_service_flow_replaced',
+        messages.generic('The request was already completed successfully and can not be retried.'),
+      );
     }
-    if (body.method !== 'code') return answer(ctx, req, reply, flow, [{ pointer: '#/', message: messages.generic('Could not find a strategy to recover your account with. Did you fill out the form correctly?') }], 400);
+    if (body.method !== 'code')
+      return answer(
+        ctx,
+        req,
+        reply,
+        flow,
+        [
+          {
+            pointer: '#/',
+            message: messages.generic(
+              'Could not find a strategy to recover your account with. Did you fill out the form correctly?',
+            ),
+          },
+        ],
+        400,
+      );
 
     // Sending (or resending) a code. Never reveal whether the address is known.
     if (typeof body.email === 'string' && !flow.internal.admin) {
       const email = normalizeEmail(body.email);
       if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 320) {
-        return answer(ctx, req, reply, flow, [{ pointer: '#/email', message: messages.generic(`"${body.email.slice(0, 100)}" is not valid "email"`) }], 400);
+        return answer(
+          ctx,
+          req,
+          reply,
+          flow,
+          [
+            {
+              pointer: '#/email',
+              message: messages.generic(`"${body.email.slice(0, 100)}" is not valid "email"`),
+            },
+          ],
+          400,
+        );
       }
-      const owner = await ctx.db.selectFrom('identity_recovery_addresses').select('identity_id').where('value', '=', email).where('via', '=', 'email').executeTakeFirst();
+      const owner = await ctx.db
+        .selectFrom('identity_recovery_addresses')
+        .select('identity_id')
+        .where('value', '=', email)
+        .where('via', '=', 'email')
+        .executeTakeFirst();
       const code = newCode();
-      const ui: UiContainer = { action: action(ctx, flow.id), method: 'POST', nodes: enterCodeNodes({ withCsrf: flow.csrf_hash !== null, email, label: messages.recoveryCode() }), messages: [messages.recoveryCodeSent()] };
-      const internal = { submissions: 0, code_hash: hashCode(flow.id, code), identity_id: owner?.identity_id ?? null, address: email };
+      const ui: UiContainer = {
+        action: action(ctx, flow.id),
+        method: 'POST',
+        nodes: enterCodeNodes({ withCsrf: flow.csrf_hash !== null, email, label: messages.recoveryCode() }),
+        messages: [messages.recoveryCodeSent()],
+      };
+      const internal = {
+        submissions: 0,
+        code_hash: hashCode(flow.id, code),
+        identity_id: owner?.identity_id ?? null,
+        address: email,
+      };
       await ctx.db.transaction().execute(async (trx) => {
         await updateFlow(trx, flow.id, { ui, state: 'sent_email', internal }, now);
-        if (owner) await ctx.mailer.enqueue({ to: email, ...renderRecoveryCode({ code, appName: ctx.config.appName }) }, trx);
+        if (owner)
+          await ctx.mailer.enqueue(
+            { to: email, ...renderRecoveryCode({ code, appName: ctx.config.appName }) },
+            trx,
+          );
       });
       const updated: FlowRow = { ...flow, ui, state: 'sent_email', internal, updated_at: now };
       if (!wantsJson(req)) return redirect(reply, withQuery(ctx.config.ui.recovery, { flow: flow.id }));
       return reply.send(render(ctx, req, updated));
     }
 
-    if (flow.state !== 'sent_email') return answer(ctx, req, reply, flow, [{ pointer: '#/email', message: messages.required('email') }], 400);
+    if (flow.state !== 'sent_email')
+      return answer(
+        ctx,
+        req,
+        reply,
+        flow,
+        [{ pointer: '#/email', message: messages.required('email') }],
+        400,
+      );
     const submissions = Number(flow.internal.submissions ?? 0) + 1;
     if (submissions > MAX_CODE_SUBMISSIONS) {
       return replaceFlow(ctx, req, reply, flow, 'self_service_flow_replaced', messages.tooManyAttempts());
@@ -119,20 +211,39 @@ export function registerRecoveryRoutes(app: FastifyInstance, ctx: Ctx): void {
     if (!identityId || !codeMatches(flow.id, body.code, flow.internal.code_hash)) {
       const internal = { ...flow.internal, submissions };
       await updateFlow(ctx.db, flow.id, { internal }, now);
-      return answer(ctx, req, reply, { ...flow, internal }, [{ pointer: '#/', message: messages.recoveryInvalidCode() }], 200);
+      return answer(
+        ctx,
+        req,
+        reply,
+        { ...flow, internal },
+        [{ pointer: '#/', message: messages.recoveryInvalidCode() }],
+        200,
+      );
     }
     return recovered(ctx, req, reply, flow, identityId);
   });
 }
 
 /** Correct code: session (`code_recovery`), address verified (self-service only), settings flow with 1060001, 422 to the settings UI. */
-async function recovered(ctx: Ctx, req: FastifyRequest, reply: FastifyReply, flow: FlowRow, identityId: string) {
+async function recovered(
+  ctx: Ctx,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  flow: FlowRow,
+  identityId: string,
+) {
   const now = ctx.clock.now();
   const identity = await loadIdentity(ctx.db, identityId);
-  if (!identity || identity.row.state !== 'active') throw errors.badRequest('The identity can not be recovered.');
+  if (!identity || identity.row.state !== 'active')
+    throw errors.badRequest('The identity can not be recovered.');
   const previous = await currentSession(ctx, req);
   const { token, row } = await ctx.db.transaction().execute(async (trx) => {
-    await updateFlow(trx, flow.id, { state: 'passed_challenge', internal: { ...flow.internal, code_hash: null } }, now);
+    await updateFlow(
+      trx,
+      flow.id,
+      { state: 'passed_challenge', internal: { ...flow.internal, code_hash: null } },
+      now,
+    );
     if (!flow.internal.admin && typeof flow.internal.address === 'string') {
       await trx
         .updateTable('identity_verifiable_addresses')
@@ -170,7 +281,14 @@ async function recovered(ctx: Ctx, req: FastifyRequest, reply: FastifyReply, flo
 }
 
 /** 200 (wrong code) or 400 (bad input) with the flow and its messages. */
-async function answer(ctx: Ctx, req: FastifyRequest, reply: FastifyReply, flow: FlowRow, list: FieldMessage[], status: 200 | 400) {
+async function answer(
+  ctx: Ctx,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  flow: FlowRow,
+  list: FieldMessage[],
+  status: 200 | 400,
+) {
   const now = ctx.clock.now();
   const ui = placeMessages(clearMessages(flow.ui as UiContainer), list);
   await updateFlow(ctx.db, flow.id, { ui }, now);
@@ -179,16 +297,39 @@ async function answer(ctx: Ctx, req: FastifyRequest, reply: FastifyReply, flow: 
 }
 
 /** A new flow replaces this one (expired, finished, or too many codes): JSON 410 with `use_flow_id`. */
-async function replaceFlow(ctx: Ctx, req: FastifyRequest, reply: FastifyReply, flow: FlowRow, id: string, message: ReturnType<typeof messages.generic>) {
+async function replaceFlow(
+  ctx: Ctx,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  flow: FlowRow,
+  id: string,
+  message: ReturnType<typeof messages.generic>,
+) {
   const now = ctx.clock.now();
   const csrfToken = ensureCsrfToken(req, reply, ctx.config);
-  const fresh = await newRecoveryFlow(ctx, { returnTo: flow.return_to, requestUrl: flow.request_url, csrfToken, messages: [message] });
+  const fresh = await newRecoveryFlow(ctx, {
+    returnTo: flow.return_to,
+    requestUrl: flow.request_url,
+    csrfToken,
+    messages: [message],
+  });
   if (!wantsJson(req)) return redirect(reply, withQuery(ctx.config.ui.recovery, { flow: fresh.id }));
   throw new IdentityError(410, {
     id,
     message: id === 'self_service_flow_expired' ? 'self-service flow expired' : 'self-service flow replaced',
-    reason: id === 'self_service_flow_expired' ? 'The recovery flow has expired. Use the new flow.' : 'The recovery flow can not be used any more. Use the new flow.',
-    extra: { use_flow_id: fresh.id, ...(id === 'self_service_flow_expired' ? { expired_at: flow.expires_at.toISOString(), since: (now.getTime() - flow.expires_at.getTime()) * 1e6 } : {}) },
+    reason:
+      id === 'self_service_flow_expired'
+        ? 'The recovery flow has expired. Use the new flow.'
+        : 'The recovery flow can not be used any more. Use the new flow.',
+    extra: {
+      use_flow_id: fresh.id,
+      ...(id === 'self_service_flow_expired'
+        ? {
+            expired_at: flow.expires_at.toISOString(),
+            since: (now.getTime() - flow.expires_at.getTime()) * 1e6,
+          }
+        : {}),
+    },
   });
 }
 
@@ -196,8 +337,10 @@ async function replaceFlow(ctx: Ctx, req: FastifyRequest, reply: FastifyReply, f
 export function registerAdminRecoveryRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.post('/admin/recovery/code', async (req, reply) => {
     const body = readJson(req) as { identity_id?: unknown; expires_in?: unknown };
-    if (typeof body !== 'object' || body === null || typeof body.identity_id !== 'string') throw errors.badRequest('identity_id is required.');
-    if (!isUuid(body.identity_id) || !(await loadIdentity(ctx.db, body.identity_id))) throw errors.notFound('The identity could not be found.');
+    if (typeof body !== 'object' || body === null || typeof body.identity_id !== 'string')
+      throw errors.badRequest('identity_id is required.');
+    if (!isUuid(body.identity_id) || !(await loadIdentity(ctx.db, body.identity_id)))
+      throw errors.notFound('The identity could not be found.');
     let lifespan = ctx.config.flowLifespanMs;
     if (body.expires_in !== undefined) {
       try {
@@ -205,7 +348,8 @@ export function registerAdminRecoveryRoutes(app: FastifyInstance, ctx: Ctx): voi
       } catch {
         throw errors.badRequest('expires_in must be a duration like "1h" or "30m".');
       }
-      if (lifespan <= 0 || lifespan > 30 * 24 * 3600_000) throw errors.badRequest('expires_in must be between 1s and 720h.');
+      if (lifespan <= 0 || lifespan > 30 * 24 * 3600_000)
+        throw errors.badRequest('expires_in must be between 1s and 720h.');
     }
     const code = newCode();
     const now = ctx.clock.now();
@@ -216,12 +360,21 @@ export function registerAdminRecoveryRoutes(app: FastifyInstance, ctx: Ctx): voi
       csrfHash: null,
       requestUrl: `${ctx.config.adminUrl}${req.url}`,
       returnTo: null,
-      ui: (id) => ({ action: action(ctx, id), method: 'POST', nodes: enterCodeNodes({ withCsrf: false, label: messages.recoveryCode() }) }),
+      ui: (id) => ({
+        action: action(ctx, id),
+        method: 'POST',
+        nodes: enterCodeNodes({ withCsrf: false, label: messages.recoveryCode() }),
+      }),
       internal: { submissions: 0, identity_id: body.identity_id, admin: true },
       now,
       lifespanMs: lifespan,
     });
-    await updateFlow(ctx.db, flow.id, { internal: { ...flow.internal, code_hash: hashCode(flow.id, code) } }, now);
+    await updateFlow(
+      ctx.db,
+      flow.id,
+      { internal: { ...flow.internal, code_hash: hashCode(flow.id, code) } },
+      now,
+    );
     return reply.code(201).send({
       recovery_link: withQuery(ctx.config.ui.recovery, { flow: flow.id }),
       recovery_code: code,

@@ -15,6 +15,7 @@ export function hashCode(flowId: string, code: string): string {
 }
 
 export function codeMatches(flowId: string, code: unknown, storedHash: unknown): boolean {
-  if (typeof code !== 'string' || typeof storedHash !== 'string' || !/^[0-9]{6}$/.test(code.trim())) return false;
+  if (typeof code !== 'string' || typeof storedHash !== 'string' || !/^[0-9]{6}$/.test(code.trim()))
+    return false;
   return safeEqual(hashCode(flowId, code.trim()), storedHash);
 }
