@@ -37,6 +37,11 @@ export const REDACT = {
     'res.headers["set-cookie"]',
     '*.token',
     '*.code',
+    '*.code_verifier',
+    '*.access_token',
+    '*.refresh_token',
+    '*.id_token',
+    '*.xsrf',
   ],
   remove: true,
 };

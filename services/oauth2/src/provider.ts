@@ -11,8 +11,6 @@ export const ROUTES = {
   revocation: '/oauth2/revoke',
   userinfo: '/userinfo',
   jwks: '/.well-known/jwks.json',
-  // Not served publicly (Hydra introspects on the admin port); kept out of Hydra's namespace.
-  introspection: '/oauth2/introspect-disabled',
 } as const;
 
 /** Hydra prefixes; the app tells our codes from source-code-host codes by them. */
@@ -80,6 +78,7 @@ export function createProvider(c: OAuth2Context): Provider {
         enabled: true,
         allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
       },
+      // Hydra introspects on the admin port (our own route, admin/server.ts).
       introspection: { enabled: false },
       userinfo: { enabled: true },
       rpInitiatedLogout: {
