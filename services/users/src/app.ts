@@ -3,10 +3,16 @@ import type { Database } from '@acme/db';
 import { typed } from '@acme/db';
 import { systemClock } from '@acme/db/clock';
 import type { Clock } from '@acme/db/clock';
+import { createMailer } from '@acme/mail';
+import type { Mailer } from '@acme/mail';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createIdentityAdminClient } from './clients/identity-admin.ts';
 import type { IdentityAdminClient } from './clients/identity-admin.ts';
+import { createGitHostClient } from './clients/git-host.ts';
+import type { GitHostClient } from './clients/git-host.ts';
+import { createIdentityPublicClient } from './clients/identity-public.ts';
+import type { IdentityPublicClient } from './clients/identity-public.ts';
 import { createOAuth2AdminClient } from './clients/oauth2-admin.ts';
 import type { OAuth2AdminClient } from './clients/oauth2-admin.ts';
 import type { Config } from './config.ts';
@@ -15,8 +21,11 @@ import type { Deps } from './deps.ts';
 import { registerHealthRoutes } from './http/health.ts';
 import { createLogger } from './http/logger.ts';
 import { createHttpServer } from './http/server.ts';
+import { registerGitAuthRoutes } from './git-auth/routes.ts';
+import { registerInvitationAdminRoutes, registerInvitationPublicRoutes } from './invitations/routes.ts';
 import { registerLoginRoutes } from './login/routes.ts';
 import { registerOrganisationRoutes } from './organisations/routes.ts';
+import { registerTermsAdminRoutes, registerTermsPublicRoutes } from './terms/routes.ts';
 import { registerUserRoutes } from './users/routes.ts';
 
 export interface AppOptions {
@@ -26,10 +35,17 @@ export interface AppOptions {
   logger?: Logger | false;
   identityAdmin?: IdentityAdminClient;
   oauth2Admin?: OAuth2AdminClient;
+  identityPublic?: IdentityPublicClient;
+  gitHost?: GitHostClient;
+  /**
+   * Where invitation mail is queued. Defaults to the `@acme/mail` outbox on `db` (its migrations
+   * must have run: `start` runs them); `npm start` passes the process's one mailer.
+   */
+  mailer?: Mailer;
 }
 
 export interface UsersApp {
-  /** Browser-facing: /login/*. */
+  /** Browser-facing: /login/*, /terms/*, /git-auth/*, /invitations/status. */
   public: FastifyInstance;
   /** Operator-only: /admin/*. Never exposed beyond the operator's network. */
   admin: FastifyInstance;
@@ -50,6 +66,11 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
       options.identityAdmin ?? createIdentityAdminClient(config.identityAdminUrl, config.upstreamTimeoutMs),
     oauth2Admin:
       options.oauth2Admin ?? createOAuth2AdminClient(config.oauth2AdminUrl, config.upstreamTimeoutMs),
+    identityPublic:
+      options.identityPublic ??
+      createIdentityPublicClient(config.identityPublicUrl, config.upstreamTimeoutMs),
+    gitHost: options.gitHost ?? createGitHostClient(config.git, config.upstreamTimeoutMs),
+    mailer: options.mailer ?? createMailer({ db: options.db, clock: options.clock ?? systemClock }),
   };
 
   const publicApp = createHttpServer({
@@ -65,6 +86,9 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
     maxAge: 600,
   });
   registerLoginRoutes(publicApp, deps);
+  registerTermsPublicRoutes(publicApp, deps);
+  registerGitAuthRoutes(publicApp, deps);
+  registerInvitationPublicRoutes(publicApp, deps);
   registerHealthRoutes(publicApp, deps.db);
 
   const adminApp = createHttpServer({
@@ -74,6 +98,8 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   });
   registerOrganisationRoutes(adminApp, deps);
   registerUserRoutes(adminApp, deps);
+  registerInvitationAdminRoutes(adminApp, deps);
+  registerTermsAdminRoutes(adminApp, deps);
   registerHealthRoutes(adminApp, deps.db);
 
   return { public: publicApp, admin: adminApp };

@@ -17,6 +17,12 @@ Commands:
               [--password <password>] [--scope-groups <a,b>] [--git-user]
   user:list [--org <organisationId>]
   user:get --id <userId>
+  invite:create --org <organisationId> --email <email> --first <name> --last <name> --role <role>
+                [--scope-groups <a,b>] [--git-user]
+  invite:list [--org <organisationId>]
+  invite:resend --id <invitationId>
+  invite:revoke --id <invitationId>
+  terms:export [--org <organisationId>] [--format csv|json]
 
 Talks to the user service admin API at USERS_ADMIN_URL (default http://localhost:4456) and prints JSON.`;
 
@@ -38,6 +44,7 @@ const options = {
   password: { type: 'string' },
   'scope-groups': { type: 'string' },
   'git-user': { type: 'boolean' },
+  format: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -56,6 +63,9 @@ function required(values: Values, name: keyof Values): string {
   if (typeof value !== 'string' || value.length === 0) throw new UsageError(`--${name} is required`);
   return value;
 }
+
+const orgQuery = (values: Values): string =>
+  values.org === undefined ? '' : `?organisationId=${encodeURIComponent(values.org)}`;
 
 interface Call {
   method: 'GET' | 'POST';
@@ -104,6 +114,35 @@ function toCall(command: string, values: Values): Call {
       };
     case 'user:get':
       return { method: 'GET', path: `/admin/users/${encodeURIComponent(required(values, 'id'))}` };
+    case 'invite:create':
+      return {
+        method: 'POST',
+        path: '/admin/invitations',
+        body: {
+          organisationId: required(values, 'org'),
+          email: required(values, 'email'),
+          firstName: required(values, 'first'),
+          lastName: required(values, 'last'),
+          role: required(values, 'role'),
+          ...(values['scope-groups'] === undefined ? {} : { scopeGroups: list(values['scope-groups']) }),
+          ...(values['git-user'] === undefined ? {} : { isGitUser: values['git-user'] }),
+        },
+      };
+    case 'invite:list':
+      return { method: 'GET', path: `/admin/invitations${orgQuery(values)}` };
+    case 'invite:resend':
+    case 'invite:revoke':
+      return {
+        method: 'POST',
+        path: `/admin/invitations/${encodeURIComponent(required(values, 'id'))}/${command.slice('invite:'.length)}`,
+      };
+    case 'terms:export': {
+      const format = values.format ?? 'csv';
+      if (format !== 'csv' && format !== 'json') throw new UsageError('--format must be csv or json');
+      const query = new URLSearchParams({ format });
+      if (values.org !== undefined) query.set('organisationId', values.org);
+      return { method: 'GET', path: `/admin/terms/acceptances?${query.toString()}` };
+    }
     default:
       throw new UsageError(`unknown command: ${command}`);
   }

@@ -36,10 +36,70 @@ export interface RateLimitCountersTable {
   count: Generated<number>;
 }
 
+export type StoredInvitationState = 'pending' | 'accepted' | 'revoked';
+
+export interface InvitationsTable {
+  id: string;
+  organisation_id: string;
+  user_id: string;
+  identity_id: string;
+  state: StoredInvitationState;
+  recovery_flow_id: string;
+  expires_at: Date;
+  send_count: Generated<number>;
+  last_sent_at: Date;
+  accepted_at: Date | null;
+  revoked_at: Date | null;
+  created_at: Date;
+}
+
+export interface InvitationFlowsTable {
+  flow_id: string;
+  invitation_id: string;
+  issued_at: Date;
+  superseded_at: Date | null;
+}
+
+export type TermsDocument = 'terms' | 'privacy';
+
+export interface TermsAcceptancesTable {
+  id: string;
+  user_id: string;
+  document: TermsDocument;
+  version: string;
+  accepted_at: Date;
+  ip_address: string | null;
+  user_agent: string | null;
+  source: 'user' | 'operator';
+}
+
+export interface GitAuthStatesTable {
+  state_hash: string;
+  user_id: string;
+  flow: string;
+  redirect_uri: string;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+export interface GitLinksTable {
+  user_id: string;
+  provider: string;
+  host_user_id: string;
+  login: string;
+  linked_at: Date;
+}
+
 /** The user service's tables, as Kysely sees them. */
 export interface UsersDb {
   organisations: OrganisationsTable;
   organisation_domains: OrganisationDomainsTable;
   users: UsersTable;
   rate_limit_counters: RateLimitCountersTable;
+  invitations: InvitationsTable;
+  invitation_flows: InvitationFlowsTable;
+  terms_acceptances: TermsAcceptancesTable;
+  git_auth_states: GitAuthStatesTable;
+  git_links: GitLinksTable;
 }

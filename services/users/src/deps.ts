@@ -1,6 +1,9 @@
 import type { Clock } from '@acme/db/clock';
+import type { Mailer } from '@acme/mail';
 import type { Kysely } from 'kysely';
+import type { GitHostClient } from './clients/git-host.ts';
 import type { IdentityAdminClient } from './clients/identity-admin.ts';
+import type { IdentityPublicClient } from './clients/identity-public.ts';
 import type { OAuth2AdminClient } from './clients/oauth2-admin.ts';
 import type { Config } from './config.ts';
 import type { UsersDb } from './db-types.ts';
@@ -12,4 +15,8 @@ export interface Deps {
   clock: Clock;
   identityAdmin: IdentityAdminClient;
   oauth2Admin: OAuth2AdminClient;
+  identityPublic: IdentityPublicClient;
+  gitHost: GitHostClient;
+  /** The outbox invitation mail goes through. */
+  mailer: Mailer;
 }

@@ -2,6 +2,8 @@ import type { AddressInfo } from 'node:net';
 import { migrate } from '@acme/db';
 import type { Database } from '@acme/db';
 import type { Clock } from '@acme/db/clock';
+import { migrateMail } from '@acme/mail';
+import type { Mailer } from '@acme/mail';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
@@ -24,6 +26,11 @@ export interface StartOptions {
   env?: Record<string, string | undefined>;
   clock?: Clock;
   logger?: Logger | false;
+  /**
+   * Where invitation mail goes (`@acme/mail`). Without one, mail is queued in the `mail_outbox`
+   * table of `db` (migrated here) for whichever outbox worker runs on that database.
+   */
+  mailer?: Mailer;
 }
 
 /**
@@ -35,7 +42,14 @@ export async function start(
 ): Promise<{ urls: Record<string, string>; close(): Promise<void> }> {
   const config = loadConfig(opts.env ?? process.env);
   await migrate(opts.db, MIGRATION_NAMESPACE, migrations);
-  const app = await createApp({ config, db: opts.db, clock: opts.clock, logger: opts.logger });
+  if (!opts.mailer) await migrateMail(opts.db);
+  const app = await createApp({
+    config,
+    db: opts.db,
+    clock: opts.clock,
+    logger: opts.logger,
+    mailer: opts.mailer,
+  });
   const listening: FastifyInstance[] = [];
   try {
     const publicPort = await listen(app.public, config.host, config.publicPort);

@@ -59,4 +59,77 @@ export const migrations: Migration[] = [
     name: '007_rate_limit_counters_window_start',
     sql: 'create index rate_limit_counters_window_start on rate_limit_counters (window_start)',
   },
+  {
+    name: '008_invitations',
+    sql: `create table invitations (
+      id uuid primary key,
+      organisation_id uuid not null references organisations(id),
+      user_id uuid not null unique references users(id) on delete cascade,
+      identity_id uuid not null,
+      state text not null check (state in ('pending', 'accepted', 'revoked')),
+      recovery_flow_id text not null,
+      expires_at timestamptz not null,
+      send_count integer not null default 1,
+      last_sent_at timestamptz not null,
+      accepted_at timestamptz,
+      revoked_at timestamptz,
+      created_at timestamptz not null
+    )`,
+  },
+  {
+    name: '009_invitations_organisation_id',
+    sql: 'create index invitations_organisation_id on invitations (organisation_id, created_at)',
+  },
+  {
+    name: '010_invitation_flows',
+    sql: `create table invitation_flows (
+      flow_id text primary key,
+      invitation_id uuid not null references invitations(id) on delete cascade,
+      issued_at timestamptz not null,
+      superseded_at timestamptz
+    )`,
+  },
+  {
+    name: '011_terms_acceptances',
+    sql: `create table terms_acceptances (
+      id uuid primary key,
+      user_id uuid not null references users(id) on delete cascade,
+      document text not null check (document in ('terms', 'privacy')),
+      version text not null,
+      accepted_at timestamptz not null,
+      ip_address text,
+      user_agent text,
+      source text not null check (source in ('user', 'operator'))
+    )`,
+  },
+  {
+    name: '012_terms_acceptances_user',
+    sql: 'create index terms_acceptances_user on terms_acceptances (user_id, document, version)',
+  },
+  {
+    name: '013_git_auth_states',
+    sql: `create table git_auth_states (
+      state_hash text primary key,
+      user_id uuid not null references users(id) on delete cascade,
+      flow text not null,
+      redirect_uri text not null,
+      created_at timestamptz not null,
+      expires_at timestamptz not null,
+      used_at timestamptz
+    )`,
+  },
+  {
+    name: '014_git_auth_states_user',
+    sql: 'create index git_auth_states_user on git_auth_states (user_id, created_at)',
+  },
+  {
+    name: '015_git_links',
+    sql: `create table git_links (
+      user_id uuid primary key references users(id) on delete cascade,
+      provider text not null,
+      host_user_id text not null,
+      login text not null,
+      linked_at timestamptz not null
+    )`,
+  },
 ];

@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { Database } from '@acme/db';
 import { createTestDb, migrate } from '@acme/db';
 import { FakeClock } from '@acme/db/clock';
+import { createMemoryMailer } from '@acme/mail';
+import type { MailMessage, Mailer } from '@acme/mail';
 import type { KyselyPlugin } from 'kysely';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -88,6 +90,8 @@ export interface TestUsersService {
   db: Database;
   clock: FakeClock;
   config: Config;
+  /** The mailer handed to the app: by default an in-memory one whose `messages` tests read. */
+  mailer: Mailer & { messages?: MailMessage[] };
   close(): Promise<void>;
 }
 
@@ -97,6 +101,7 @@ export interface TestServiceOptions {
   /** Wraps the database handed to the app (e.g. to observe queries). */
   plugin?: KyselyPlugin;
   clock?: FakeClock;
+  mailer?: Mailer;
 }
 
 /** The user service in process on free ports, on a fresh migrated test database. */
@@ -112,7 +117,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     ...options.env,
   });
   const appDb: Database = options.plugin ? { ...db, kysely: db.kysely.withPlugin(options.plugin) } : db;
-  const app = await createApp({ config, db: appDb, clock, logger: false });
+  const mailer = options.mailer ?? createMemoryMailer();
+  const app = await createApp({ config, db: appDb, clock, logger: false, mailer });
   await app.public.listen({ host: '127.0.0.1', port: 0 });
   await app.admin.listen({ host: '127.0.0.1', port: 0 });
   return {
@@ -121,6 +127,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     db,
     clock,
     config,
+    mailer,
     close: async () => {
       await Promise.all([app.public.close(), app.admin.close()]);
       if (ownDb) await db.close();

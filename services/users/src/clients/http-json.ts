@@ -6,7 +6,8 @@ export interface JsonResponse {
 }
 
 export interface JsonRequest {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  headers?: Record<string, string>;
   body?: unknown;
   timeoutMs: number;
 }
@@ -23,6 +24,7 @@ export async function requestJson(service: string, url: string, request: JsonReq
       headers: {
         accept: 'application/json',
         ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...request.headers,
       },
       body: request.body === undefined ? undefined : JSON.stringify(request.body),
       signal: AbortSignal.timeout(request.timeoutMs),

@@ -20,7 +20,31 @@ export interface IdentityTraits {
 export interface CreateIdentityInput {
   traits: IdentityTraits;
   password?: string | undefined;
+  /** Whether the address counts as verified (default true: the operator vouches for it). */
+  emailVerified?: boolean;
 }
+
+/** One RFC 6902 operation, as Kratos's `PATCH /admin/identities/{id}` takes them. */
+export interface JsonPatchOp {
+  op: 'add' | 'replace' | 'remove' | 'test';
+  path: string;
+  value?: unknown;
+}
+
+/** An admin recovery code (Kratos `POST /admin/recovery/code`): the product's invitation. */
+export interface RecoveryCode {
+  /** The recovery flow id, read from `recovery_link`'s `flow` parameter. */
+  flowId: string;
+  /** Six digits. A secret: never logged, never answered. */
+  code: string;
+  expiresAt: string | undefined;
+}
+
+const recoveryCodeSchema = z.object({
+  recovery_link: z.string().min(1),
+  recovery_code: z.string().min(1).max(64),
+  expires_at: z.string().optional(),
+});
 
 const identitySchema = z.object({ id: z.string().min(1) });
 
@@ -52,6 +76,12 @@ export interface IdentityAdminClient {
   findIdentitiesByEmail(email: string): Promise<{ id: string; userServiceID: string | undefined }[]>;
   /** The session with its identity, or null when it is unknown or no longer active. */
   getSession(sessionId: string): Promise<IdentitySession | null>;
+  /** Applies a JSON Patch to the identity; 404 is IDENTITY_NOT_FOUND (as USER_NOT_FOUND). */
+  patchIdentity(id: string, ops: JsonPatchOp[]): Promise<void>;
+  /** Creates a recovery flow in `sent_email` with a code, valid for `expiresIn` (e.g. `72h`). */
+  createRecoveryCode(identityId: string, expiresIn: string): Promise<RecoveryCode>;
+  /** Revokes every session of the identity. */
+  deleteSessions(identityId: string): Promise<void>;
 }
 
 export function createIdentityAdminClient(baseUrl: string, timeoutMs: number): IdentityAdminClient {
@@ -64,7 +94,9 @@ export function createIdentityAdminClient(baseUrl: string, timeoutMs: number): I
           ? {}
           : { credentials: { password: { config: { password: input.password } } } }),
         verifiable_addresses: [
-          { value: input.traits.email, via: 'email', verified: true, status: 'completed' },
+          input.emailVerified === false
+            ? { value: input.traits.email, via: 'email', verified: false, status: 'pending' }
+            : { value: input.traits.email, via: 'email', verified: true, status: 'completed' },
         ],
       };
       const res = await requestJson(SERVICE, `${baseUrl}/admin/identities`, {
@@ -117,5 +149,50 @@ export function createIdentityAdminClient(baseUrl: string, timeoutMs: number): I
       if (!parsed.success) throw upstreamError(SERVICE, 'answered with an unexpected session shape');
       return parsed.data;
     },
+
+    async patchIdentity(id, ops) {
+      const res = await requestJson(SERVICE, `${baseUrl}/admin/identities/${encodeURIComponent(id)}`, {
+        method: 'PATCH',
+        body: ops,
+        timeoutMs,
+      });
+      if (res.status === 200 || res.status === 204) return;
+      if (res.status === 404) throw new AppError('USER_NOT_FOUND', "The user's identity no longer exists.");
+      throw upstreamError(SERVICE, `answered ${res.status} when updating an identity`);
+    },
+
+    async createRecoveryCode(identityId, expiresIn) {
+      const res = await requestJson(SERVICE, `${baseUrl}/admin/recovery/code`, {
+        method: 'POST',
+        body: { identity_id: identityId, expires_in: expiresIn },
+        timeoutMs,
+      });
+      if (res.status === 404) throw new AppError('USER_NOT_FOUND', "The user's identity no longer exists.");
+      if (res.status !== 201 && res.status !== 200) {
+        throw upstreamError(SERVICE, `answered ${res.status} when creating a recovery code`);
+      }
+      const parsed = recoveryCodeSchema.safeParse(res.body);
+      const flowId = parsed.success ? flowIdOf(parsed.data.recovery_link) : undefined;
+      if (!parsed.success || flowId === undefined) {
+        throw upstreamError(SERVICE, 'answered with an unexpected recovery code shape');
+      }
+      return { flowId, code: parsed.data.recovery_code, expiresAt: parsed.data.expires_at };
+    },
+
+    async deleteSessions(identityId) {
+      const url = `${baseUrl}/admin/identities/${encodeURIComponent(identityId)}/sessions`;
+      const res = await requestJson(SERVICE, url, { method: 'DELETE', timeoutMs });
+      if (res.status === 204 || res.status === 200 || res.status === 404) return;
+      throw upstreamError(SERVICE, `answered ${res.status} when revoking sessions`);
+    },
   };
+}
+
+function flowIdOf(link: string): string | undefined {
+  try {
+    const flow = new URL(link).searchParams.get('flow');
+    return flow !== null && flow.length > 0 && flow.length <= 200 ? flow : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -12,6 +12,13 @@ const redact = [
   'consentChallenge',
   'logoutChallenge',
   'identitySessionId',
+  'code',
+  '*.code',
+  'recovery_code',
+  '*.recovery_code',
+  'state',
+  'headers["x-session-token"]',
+  'req.headers["x-session-token"]',
 ];
 
 export function createLogger(option: Logger | false | undefined, level: string, name: string): Logger {

@@ -1,12 +1,14 @@
 import type { Deps } from '../deps.ts';
 import { AppError } from '../http/errors.ts';
 import { uuidSchema } from '../http/schemas.ts';
+import { recheckTermsAtSignIn } from '../terms/service.ts';
 import { findUserWithProducts } from '../users/repository.ts';
 
 /**
  * Accepts an OAuth2 consent request for the signed-in identity and returns where the browser goes
  * next. The identity session must be active and belong to the consent's subject; the access token
- * then carries the user's organisation products and scope groups (`ext` in the JWT).
+ * then carries the user's organisation products and scope groups (`ext` in the JWT). The identity's
+ * `onboarding.tosAccepted` is brought in line with the current terms versions first.
  */
 export async function acceptConsent(
   deps: Deps,
@@ -33,6 +35,8 @@ export async function acceptConsent(
   if (!user || (user.identityId !== null && user.identityId !== session.identity.id)) {
     throw new AppError('USER_NOT_LINKED', 'The signed-in identity is not linked to a user.');
   }
+  // Terms versions may have changed since the last sign-in: the app then shows the Terms step.
+  await recheckTermsAtSignIn(deps, userId!, session.identity.id, session.identity.traits);
 
   return deps.oauth2Admin.acceptConsentRequest(consentChallenge, {
     grant_scope: consent.requested_scope ?? [],

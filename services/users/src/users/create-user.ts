@@ -3,6 +3,7 @@ import type { Deps } from '../deps.ts';
 import { AppError } from '../http/errors.ts';
 import { domainOf } from '../http/schemas.ts';
 import { findOrganisation } from '../organisations/repository.ts';
+import { recordOperatorAcceptance } from '../terms/service.ts';
 import {
   deleteUnlinkedUser,
   deleteUser,
@@ -25,7 +26,16 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * A process killed between 1 and 3 leaves an unlinked row; the next creation for that email
  * repairs it (see `reserveEmail`), so the operation can always be retried.
  */
-export async function createUser(deps: Deps, input: CreateUserInput): Promise<User> {
+export interface CreateUserOptions {
+  /** Whether the identity's address starts verified (true: the operator vouches for it). */
+  emailVerified?: boolean;
+}
+
+export async function createUser(
+  deps: Deps,
+  input: CreateUserInput,
+  options: CreateUserOptions = {},
+): Promise<User> {
   const organisation = await findOrganisation(deps.db, input.organisationId);
   if (!organisation) throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
   if (!organisation.domains.includes(domainOf(input.email))) {
@@ -63,6 +73,7 @@ export async function createUser(deps: Deps, input: CreateUserInput): Promise<Us
         },
       },
       password: input.password,
+      emailVerified: options.emailVerified ?? true,
     });
     identityId = identity.id;
   } catch (error) {
@@ -76,6 +87,8 @@ export async function createUser(deps: Deps, input: CreateUserInput): Promise<Us
 
   try {
     await linkIdentity(deps.db, id, identityId);
+    // A user given a password skips onboarding: the operator accepted the current terms for them.
+    if (input.password !== undefined) await recordOperatorAcceptance(deps, id, now);
   } catch (error) {
     await deps.identityAdmin.deleteIdentity(identityId).catch(() => undefined);
     await deleteUser(deps.db, id).catch(() => undefined);
@@ -117,6 +130,12 @@ async function reserveEmail(deps: Deps, row: NewUserRow): Promise<void> {
     await deleteUnlinkedUser(deps.db, existing.id);
     await insertUser(deps.db, row);
   }
+}
+
+/** Undoes a creation: the identity, then the user row (and what cascades from it). */
+export async function removeUserAndIdentity(deps: Deps, userId: string, identityId: string): Promise<void> {
+  await deps.identityAdmin.deleteIdentity(identityId);
+  await deleteUser(deps.db, userId);
 }
 
 async function removeIdentitiesOf(deps: Deps, email: string, userId: string): Promise<void> {

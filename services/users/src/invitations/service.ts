@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { renderInvitation } from '@acme/mail';
+import type { RecoveryCode } from '../clients/identity-admin.ts';
+import type { Transaction } from 'kysely';
+import type { UsersDb } from '../db-types.ts';
+import type { Deps } from '../deps.ts';
+import { AppError } from '../http/errors.ts';
+import { uuidSchema } from '../http/schemas.ts';
+import { findOrganisation } from '../organisations/repository.ts';
+import { createUser, removeUserAndIdentity } from '../users/create-user.ts';
+import { findInvitation, insertInvitation, markInvitationRevoked, reissueInvitation } from './repository.ts';
+import type { CreateInvitationInput, Invitation } from './schemas.ts';
+
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** The link of the invitation email: the app's onboarding screen with the recovery flow and code. */
+export function onboardingLink(deps: Deps, code: RecoveryCode): string {
+  const url = new URL('/account/onboarding', deps.config.appBaseUrl);
+  url.searchParams.set('flow', code.flowId);
+  url.searchParams.set('code', code.code);
+  return url.toString();
+}
+
+function expiresIn(deps: Deps): string {
+  return `${deps.config.invitationTtlHours}h`;
+}
+
+async function organisationName(deps: Deps, organisationId: string): Promise<string> {
+  return (await findOrganisation(deps.db, organisationId))?.name ?? deps.config.appName;
+}
+
+async function sendMail(
+  deps: Deps,
+  invitation: { email: string; firstName: string },
+  inviterOrg: string,
+  code: RecoveryCode,
+  expiresAt: Date,
+  trx: Transaction<UsersDb>,
+): Promise<void> {
+  const mail = renderInvitation({
+    link: onboardingLink(deps, code),
+    inviterOrg,
+    firstName: invitation.firstName,
+    appName: deps.config.appName,
+    expiresAt,
+  });
+  await deps.mailer.enqueue({ to: invitation.email, ...mail }, trx);
+}
+
+/**
+ * Invites a person: creates the user and their identity (no password, `tosAccepted` false, MFA
+ * deadline now + grace, address not yet verified), an admin recovery code valid for the invitation's
+ * lifetime, and, in one transaction, the invitation record and its email in the outbox. Any failure
+ * after the user was created removes the user and the identity again, so the call can be retried.
+ */
+export async function createInvitation(deps: Deps, input: CreateInvitationInput): Promise<Invitation> {
+  const user = await createUser(deps, { ...input, password: undefined }, { emailVerified: false });
+  const identityId = user.identityId;
+  if (identityId === null) throw new Error('created user has no identity');
+  try {
+    const inviterOrg = await organisationName(deps, user.organisationId);
+    const code = await deps.identityAdmin.createRecoveryCode(identityId, expiresIn(deps));
+    const now = deps.clock.now();
+    const expiresAt = new Date(now.getTime() + deps.config.invitationTtlHours * HOUR_MS);
+    const id = randomUUID();
+    await deps.db.transaction().execute(async (trx) => {
+      await insertInvitation(trx, {
+        id,
+        organisationId: user.organisationId,
+        userId: user.id,
+        identityId,
+        flowId: code.flowId,
+        expiresAt,
+        now,
+      });
+      await sendMail(deps, user, inviterOrg, code, expiresAt, trx);
+    });
+    const invitation = await findInvitation(deps.db, id, now);
+    if (!invitation) throw new Error('invitation vanished after insert');
+    return invitation;
+  } catch (error) {
+    await removeUserAndIdentity(deps, user.id, identityId).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function existing(deps: Deps, id: string): Promise<Invitation> {
+  const invitation = uuidSchema.safeParse(id).success
+    ? await findInvitation(deps.db, id, deps.clock.now())
+    : null;
+  if (!invitation) throw new AppError('INVITATION_NOT_FOUND', 'No invitation has this id.');
+  return invitation;
+}
+
+function alreadyAccepted(): AppError {
+  return new AppError('INVITATION_ACCEPTED', 'The invitation was already accepted.');
+}
+
+/**
+ * Sends a fresh link: a new recovery code (new flow, new expiry, MFA deadline moved to now + grace,
+ * identity active again if the invitation had been revoked). Earlier links answer `expired` from
+ * `/invitations/status`; the identity service cannot withdraw their codes (see decision 0007).
+ */
+export async function resendInvitation(deps: Deps, id: string): Promise<Invitation> {
+  const invitation = await existing(deps, id);
+  if (invitation.state === 'accepted') throw alreadyAccepted();
+  const now = deps.clock.now();
+  await deps.identityAdmin.patchIdentity(invitation.identityId, [
+    { op: 'replace', path: '/state', value: 'active' },
+    {
+      op: 'replace',
+      path: '/traits/onboarding/mfaSetupDeadline',
+      value: new Date(now.getTime() + deps.config.mfaGraceDays * DAY_MS).toISOString(),
+    },
+  ]);
+  const inviterOrg = await organisationName(deps, invitation.organisationId);
+  const code = await deps.identityAdmin.createRecoveryCode(invitation.identityId, expiresIn(deps));
+  const expiresAt = new Date(now.getTime() + deps.config.invitationTtlHours * HOUR_MS);
+  const reissued = await deps.db.transaction().execute(async (trx) => {
+    if (!(await reissueInvitation(trx, invitation.id, code.flowId, expiresAt, now))) return false;
+    await sendMail(deps, invitation, inviterOrg, code, expiresAt, trx);
+    return true;
+  });
+  if (!reissued) throw alreadyAccepted();
+  return (await findInvitation(deps.db, invitation.id, now))!;
+}
+
+/**
+ * Revokes an invitation that was not accepted: the record says revoked (so the link answers
+ * `revoked`), the identity is deactivated (an inactive identity cannot get a session, so its
+ * pending recovery code cannot onboard) and its sessions end. Idempotent; retried after a failure.
+ */
+export async function revokeInvitation(deps: Deps, id: string): Promise<Invitation> {
+  const invitation = await existing(deps, id);
+  if (invitation.state === 'accepted') throw alreadyAccepted();
+  const now = deps.clock.now();
+  if (!(await markInvitationRevoked(deps.db, invitation.id, now))) throw alreadyAccepted();
+  await deps.identityAdmin.patchIdentity(invitation.identityId, [
+    { op: 'replace', path: '/state', value: 'inactive' },
+  ]);
+  await deps.identityAdmin.deleteSessions(invitation.identityId);
+  return (await findInvitation(deps.db, invitation.id, now))!;
+}

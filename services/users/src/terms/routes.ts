@@ -1,0 +1,77 @@
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../deps.ts';
+import { currentCaller, userAgentOf } from '../http/caller.ts';
+import { parseInput, sendOutput } from '../http/validate.ts';
+import { toCsv } from './csv.ts';
+import { listAcceptances } from './repository.ts';
+import {
+  acceptTermsAnswerSchema,
+  acceptTermsBodySchema,
+  acceptanceListSchema,
+  currentTermsSchema,
+  exportQuerySchema,
+} from './schemas.ts';
+import { acceptTerms } from './service.ts';
+
+export function registerTermsPublicRoutes(app: FastifyInstance, deps: Deps): void {
+  app.get('/terms/current', async (_request, reply) => {
+    reply.header('cache-control', 'no-cache');
+    return sendOutput(reply, 200, currentTermsSchema, {
+      terms: deps.config.terms,
+      privacy: deps.config.privacy,
+    });
+  });
+
+  app.post('/terms/accept', async (request, reply) => {
+    const body = parseInput(acceptTermsBodySchema, request.body);
+    const caller = await currentCaller(deps, request);
+    const tosAccepted = await acceptTerms(deps, caller, {
+      documents: body.documents,
+      ipAddress: request.ip ?? null,
+      userAgent: userAgentOf(request),
+    });
+    request.log.info({ userId: caller.user.id, tosAccepted }, 'terms accepted');
+    return sendOutput(reply, 200, acceptTermsAnswerSchema, { tosAccepted });
+  });
+}
+
+const CSV_HEADER = [
+  'id',
+  'userId',
+  'email',
+  'organisationId',
+  'document',
+  'version',
+  'acceptedAt',
+  'ipAddress',
+  'userAgent',
+  'source',
+];
+
+export function registerTermsAdminRoutes(app: FastifyInstance, deps: Deps): void {
+  app.get('/admin/terms/acceptances', async (request, reply) => {
+    const query = parseInput(exportQuerySchema, request.query);
+    const acceptances = await listAcceptances(deps.db, query.organisationId);
+    if (query.format === 'json') return sendOutput(reply, 200, acceptanceListSchema, { acceptances });
+    const csv = toCsv(
+      CSV_HEADER,
+      acceptances.map((a) => [
+        a.id,
+        a.userId,
+        a.email,
+        a.organisationId,
+        a.document,
+        a.version,
+        a.acceptedAt,
+        a.ipAddress,
+        a.userAgent,
+        a.source,
+      ]),
+    );
+    return reply
+      .code(200)
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', 'attachment; filename="terms-acceptances.csv"')
+      .send(csv);
+  });
+}
