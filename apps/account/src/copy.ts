@@ -80,6 +80,7 @@ export const copy = {
     passwordTitle: 'Change your password',
     sessionExists: 'You are already signed in, so your password cannot be recovered here.',
     goToPlatform: 'Go to the platform',
+    backToLogin: 'Back to sign in',
     logout: 'Log out',
   },
   password: {

@@ -30,9 +30,17 @@ export function RecoveryScreen({ search }: { search: RecoverySearch }) {
         </Card>
       );
     case 'email':
-      return <EmailForm initial={r.email} busy={r.busy} errors={r.errors} onSubmit={r.submitEmail} />;
+      return (
+        <EmailForm
+          initial={r.email}
+          busy={r.busy}
+          errors={r.errors}
+          onSubmit={r.submitEmail}
+          onBack={r.backToLogin}
+        />
+      );
     case 'code':
-      return <CodeForm busy={r.busy} errors={r.errors} onSubmit={r.submitCode} />;
+      return <CodeForm busy={r.busy} errors={r.errors} onSubmit={r.submitCode} onBack={r.backToLogin} />;
     case 'password':
       return (
         <Card title={copy.forgotPassword.passwordTitle}>
@@ -53,11 +61,13 @@ function EmailForm({
   busy,
   errors,
   onSubmit,
+  onBack,
 }: {
   initial: string;
   busy: boolean;
   errors: string[];
   onSubmit: (email: string) => void;
+  onBack: () => void;
 }) {
   const [email, setEmail] = useState(initial);
   const [invalid, setInvalid] = useState(false);
@@ -94,10 +104,18 @@ function EmailForm({
           {copy.common.continue}
         </button>
       </form>
-      <p className="notice">
-        <a href={paths.login}>{copy.login.password.back}</a>
-      </p>
+      <BackToLogin onBack={onBack} />
     </Card>
+  );
+}
+
+function BackToLogin({ onBack }: { onBack: () => void }) {
+  return (
+    <p className="notice">
+      <button type="button" className="icon-button" onClick={onBack}>
+        {copy.forgotPassword.backToLogin}
+      </button>
+    </p>
   );
 }
 
@@ -105,10 +123,12 @@ function CodeForm({
   busy,
   errors,
   onSubmit,
+  onBack,
 }: {
   busy: boolean;
   errors: string[];
   onSubmit: (code: string) => void;
+  onBack: () => void;
 }) {
   const [code, setCode] = useState('');
   function handleSubmit(event: FormEvent) {
@@ -135,6 +155,7 @@ function CodeForm({
           {copy.common.continue}
         </button>
       </form>
+      <BackToLogin onBack={onBack} />
     </Card>
   );
 }

@@ -39,7 +39,9 @@ export function useRecovery(search: RecoverySearch) {
   const [errors, setErrors] = useState<string[]>([]);
   const [fieldErrors, setFieldErrors] = useState<string[]>([]);
   const [pageError, setPageError] = useState<string | null>(null);
-  const [email, setEmail] = useState(() => read(registry.resetPasswordState)?.email ?? '');
+  const [email, setEmail] = useState(
+    () => read(registry.resetPasswordState)?.email ?? read(registry.emailResult)?.email ?? '',
+  );
 
   const startFresh = useCallback(async () => {
     try {
@@ -221,6 +223,12 @@ export function useRecovery(search: RecoverySearch) {
     }
   }
 
+  /** Leaving recovery drops the in-progress state, or login would send the user straight back here. */
+  function backToLogin() {
+    remove(registry.resetPasswordState);
+    navigate(paths.login);
+  }
+
   return {
     step,
     email,
@@ -231,6 +239,7 @@ export function useRecovery(search: RecoverySearch) {
     submitEmail,
     submitCode,
     submitPassword,
+    backToLogin,
     config,
   };
 }
