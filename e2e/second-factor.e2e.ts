@@ -39,7 +39,9 @@ describe('second factor, end to end', () => {
     await codeInput.pressSequentially(totpCode(secret));
     await page.getByRole('heading', { name: '2FA', exact: true }).waitFor({ timeout: 30_000 });
     await page
-      .getByText("You've successfully added the product Platform to your 2FA app. Your account is now extra secure.")
+      .getByText(
+        "You've successfully added the product Platform to your 2FA app. Your account is now extra secure.",
+      )
       .waitFor();
     await page.getByRole('button', { name: 'Return to the product Platform' }).waitFor();
 
