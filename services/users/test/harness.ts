@@ -7,6 +7,7 @@ import { FakeClock } from '@acme/db/clock';
 import { createMemoryMailer } from '@acme/mail';
 import type { MailMessage, Mailer } from '@acme/mail';
 import type { KyselyPlugin } from 'kysely';
+import type { Logger } from 'pino';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Config } from '../src/config.ts';
@@ -102,6 +103,8 @@ export interface TestServiceOptions {
   plugin?: KyselyPlugin;
   clock?: FakeClock;
   mailer?: Mailer;
+  /** A logger to observe (default: silent). */
+  logger?: Logger;
 }
 
 /** The user service in process on free ports, on a fresh migrated test database. */
@@ -118,7 +121,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   });
   const appDb: Database = options.plugin ? { ...db, kysely: db.kysely.withPlugin(options.plugin) } : db;
   const mailer = options.mailer ?? createMemoryMailer();
-  const app = await createApp({ config, db: appDb, clock, logger: false, mailer });
+  const app = await createApp({ config, db: appDb, clock, logger: options.logger ?? false, mailer });
   await app.public.listen({ host: '127.0.0.1', port: 0 });
   await app.admin.listen({ host: '127.0.0.1', port: 0 });
   return {
