@@ -30,6 +30,8 @@ export interface FakeKratos {
   recoveryCodes: FakeRecoveryCode[];
   /** Registers a session for the identity and returns the Cookie header a browser would send. */
   signIn(identityId: string, opts?: { aal2Required?: boolean }): string;
+  /** The session id behind a cookie returned by `signIn`. */
+  sessionIdOf(cookie: string): string;
   /** Answers whoami with this status for every request (e.g. 500), or undefined to behave. */
   whoamiFailure: number | undefined;
   recoveryFailure: number | undefined;
@@ -75,6 +77,9 @@ export async function fakeKratos(): Promise<FakeKratos> {
       });
       return `ory_kratos_session=${token}`;
     },
+    sessionIdOf(cookie) {
+      return sessions.get(cookie.slice('ory_kratos_session='.length))!.id;
+    },
   };
   const server = await recordingServer((req) => {
     if (req.method === 'GET' && req.path === '/sessions/whoami') {
@@ -93,6 +98,13 @@ export async function fakeKratos(): Promise<FakeKratos> {
         status: 200,
         body: { id: session.id, active: true, authenticator_assurance_level: 'aal1', identity },
       };
+    }
+    const adminSession = /^\/admin\/sessions\/([^/]+)$/.exec(req.path);
+    if (req.method === 'GET' && adminSession) {
+      const session = [...sessions.values()].find((s) => s.id === adminSession[1] && s.active);
+      const identity = session ? identities.get(session.identityId) : undefined;
+      if (!session || !identity) return notFound;
+      return { status: 200, body: { id: session.id, active: true, identity } };
     }
     if (req.method === 'POST' && req.path === '/admin/identities') {
       const body = req.body as any;
