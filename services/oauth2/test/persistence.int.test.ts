@@ -126,4 +126,25 @@ describe('state lives in PostgreSQL', () => {
       await b.close();
     }
   });
+
+  it('a database outage answers server_error without internals, on both ports', async () => {
+    const db = await createTestDb();
+    const server = await startServer({ db });
+    try {
+      const { callback, verifier } = await signIn(server);
+      await db.close();
+      const res = await exchangeCode(server, callback.searchParams.get('code')!, verifier);
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ error: 'server_error', error_description: expect.any(String) });
+      expect(JSON.stringify(res.body)).not.toMatch(/pglite|pool|sql|stack|at /i);
+      const admin = await adminJson(server, 'GET', '/admin/oauth2/auth/requests/login?login_challenge=x');
+      expect(admin.status).toBe(500);
+      expect(admin.body).toEqual({
+        error: 'server_error',
+        error_description: 'The server encountered an unexpected error.',
+      });
+    } finally {
+      await server.close();
+    }
+  });
 });
