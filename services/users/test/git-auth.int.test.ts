@@ -1,0 +1,275 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { sql } from '@acme/db';
+import { startStandIns } from '@acme/dev';
+import type { StandIns } from '@acme/dev';
+import { fakeKratos } from './fake-identity.ts';
+import type { FakeKratos } from './fake-identity.ts';
+import { UNREACHABLE_URL, http, startTestService } from './harness.ts';
+import type { TestUsersService } from './harness.ts';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+const APP = 'http://localhost:4000';
+
+/** What a browser does on the host's authorize page: read its form, submit it, stop at the redirect. */
+async function authorizeAtHost(authenticationUrl: string, login = 'octo-dev'): Promise<URL> {
+  const page = await fetch(authenticationUrl);
+  expect(page.status).toBe(200);
+  const html = await page.text();
+  const action = /<form method="post" action="([^"]+)"/.exec(html)![1]!;
+  const form = new URLSearchParams();
+  for (const [, name, value] of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+    form.set(name!, value!.replace(/&amp;/g, '&').replace(/&quot;/g, '"'));
+  }
+  form.set('login', login);
+  form.set('decision', 'allow');
+  const submitted = await fetch(new URL(action, authenticationUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: form.toString(),
+    redirect: 'manual',
+  });
+  expect(submitted.status).toBe(302);
+  return new URL(submitted.headers.get('location')!);
+}
+
+describe('git-auth: linking a source-code-host account (GitHub-like stand-in)', () => {
+  let kratos: FakeKratos;
+  let standIns: StandIns;
+  let svc: TestUsersService;
+  let orgId: string;
+
+  beforeAll(async () => {
+    kratos = await fakeKratos();
+    standIns = await startStandIns({ httpPort: 0, smtpPort: 0 });
+    svc = await startTestService({
+      env: {
+        IDENTITY_ADMIN_URL: kratos.url,
+        IDENTITY_PUBLIC_URL: kratos.url,
+        GIT_OAUTH_AUTHORIZE_URL: `${standIns.urls.github}/login/oauth/authorize`,
+        GIT_OAUTH_TOKEN_URL: `${standIns.urls.github}/login/oauth/access_token`,
+        GIT_API_URL: standIns.urls.githubApi,
+      },
+    });
+    orgId = (
+      (
+        await http(`${svc.adminUrl}/admin/organisations`, {
+          method: 'POST',
+          json: { name: 'Acme', domains: ['acme.test'], products: [] },
+        })
+      ).body as any
+    ).id;
+  });
+  afterAll(async () => {
+    await svc.close();
+    await standIns.close();
+    await kratos.close();
+  });
+  beforeEach(() => {
+    kratos.server.requests.length = 0;
+  });
+
+  let seq = 0;
+  async function gitUser() {
+    seq += 1;
+    const inv = (
+      await http(`${svc.adminUrl}/admin/invitations`, {
+        method: 'POST',
+        json: {
+          organisationId: orgId,
+          email: `g${seq}@acme.test`,
+          firstName: 'G',
+          lastName: 'U',
+          role: 'member',
+          isGitUser: true,
+        },
+      })
+    ).body as any;
+    return { ...inv, cookie: kratos.signIn(inv.identityId) };
+  }
+  const post = (svcUrl: string, path: string, cookie: string | undefined, json: unknown, origin = APP) =>
+    http(`${svcUrl}${path}`, {
+      method: 'POST',
+      headers: { ...(cookie ? { cookie } : {}), origin },
+      json,
+    });
+  const initialise = (cookie: string | undefined, json: unknown = { flow: 'flow-1' }, origin = APP) =>
+    post(svc.publicUrl, '/git-auth/initialise', cookie, json, origin);
+  const complete = (cookie: string | undefined, json: unknown) =>
+    post(svc.publicUrl, '/git-auth/complete', cookie, json);
+
+  it('initialise answers the host authorize URL with a state bound to the caller and flow', async () => {
+    const user = await gitUser();
+    const res = await initialise(user.cookie, { flow: 'callback-flow' }, 'http://localhost:4001');
+    expect(res.status).toBe(200);
+    const url = new URL((res.body as any).authenticationUrl);
+    expect(`${url.origin}${url.pathname}`).toBe(`${standIns.urls.github}/login/oauth/authorize`);
+    expect(url.searchParams.get('client_id')).toBe('dev-client');
+    // The MAGIC app's own callback: the caller's origin, when it is an app origin.
+    expect(url.searchParams.get('redirect_uri')).toBe('http://localhost:4001/account/callback');
+    const state = url.searchParams.get('state')!;
+    expect(state).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const rows = await sql<any>`select * from git_auth_states where user_id = ${user.userId}`.execute(
+      svc.db.kysely,
+    );
+    expect(rows.rows).toHaveLength(1);
+    expect(rows.rows[0].flow).toBe('callback-flow');
+    expect(JSON.stringify(rows.rows)).not.toContain(state);
+    expect(new Date(rows.rows[0].expires_at).getTime() - new Date(rows.rows[0].created_at).getTime()).toBe(
+      600_000,
+    );
+
+    const other = await initialise(user.cookie, { flow: 'f' }, 'http://evil.test');
+    expect(new URL((other.body as any).authenticationUrl).searchParams.get('redirect_uri')).toBe(
+      `${APP}/account/callback`,
+    );
+  });
+
+  it('completes a real OAuth round trip: the account is linked and gitProviderConnected is set', async () => {
+    const user = await gitUser();
+    const started = await initialise(user.cookie);
+    const callback = await authorizeAtHost((started.body as any).authenticationUrl);
+    expect(`${callback.origin}${callback.pathname}`).toBe(`${APP}/account/callback`);
+    const code = callback.searchParams.get('code')!;
+    const state = callback.searchParams.get('state')!;
+    expect(code).not.toMatch(/^ory/);
+
+    const done = await complete(user.cookie, { code, state });
+    expect(done.status).toBe(200);
+    expect(done.body).toEqual({ connected: true, login: 'octo-dev' });
+    expect(kratos.identities.get(user.identityId)!.traits.onboarding.gitProviderConnected).toBe(true);
+    const links = await sql<any>`select * from git_links where user_id = ${user.userId}`.execute(
+      svc.db.kysely,
+    );
+    expect(links.rows).toEqual([
+      expect.objectContaining({ provider: 'github', host_user_id: '1001', login: 'octo-dev' }),
+    ]);
+    expect(JSON.stringify(links.rows)).not.toContain('gho_');
+
+    // The state is spent: the same answer cannot be replayed.
+    const replay = await complete(user.cookie, { code, state });
+    expect(replay.status).toBe(400);
+    expect((replay.body as any).errorCode).toBe('INVALID_STATE');
+  });
+
+  it('completes with the code alone (as the app posts it), using the caller’s pending connection', async () => {
+    const user = await gitUser();
+    const started = await initialise(user.cookie);
+    const callback = await authorizeAtHost((started.body as any).authenticationUrl, 'mona');
+    const done = await complete(user.cookie, { code: callback.searchParams.get('code') });
+    expect(done.body).toEqual({ connected: true, login: 'mona' });
+  });
+
+  it('passes on host refusals as 400 GIT_AUTH_FAILED with the host message; the flow must restart', async () => {
+    const user = await gitUser();
+    await initialise(user.cookie);
+    const bad = await complete(user.cookie, { code: 'deadbeefdeadbeefdead' });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({
+      errorCode: 'GIT_AUTH_FAILED',
+      message: 'bad_verification_code: The code passed is incorrect or expired.',
+    });
+    expect(kratos.identities.get(user.identityId)!.traits.onboarding.gitProviderConnected).toBe(false);
+    const again = await complete(user.cookie, { code: 'deadbeefdeadbeefdead' });
+    expect((again.body as any).errorCode).toBe('INVALID_STATE');
+  });
+
+  it('refuses codes of the authorization server, bad bodies, strangers and stale or foreign states', async () => {
+    const user = await gitUser();
+    for (const code of ['ory_ac_abc', 'ory', 'ORY_ac_x']) {
+      const res = await complete(undefined, { code });
+      expect(res.status, code).toBe(400);
+      expect(res.body).toEqual({ errorCode: 'INVALID_CODE', message: expect.any(String) });
+    }
+    for (const json of [
+      {},
+      { code: '' },
+      { code: 42 },
+      { code: 'abc', extra: 1 },
+      { code: 'a'.repeat(600) },
+      null,
+      'code',
+    ]) {
+      const res = await complete(user.cookie, json);
+      expect(res.status, JSON.stringify(json)).toBe(400);
+      expect((res.body as any).errorCode).toBe('INVALID_REQUEST');
+    }
+    for (const json of [{}, { flow: '' }, { flow: 7 }, { flow: 'x', other: true }, []]) {
+      const res = await initialise(user.cookie, json);
+      expect(res.status, JSON.stringify(json)).toBe(400);
+      expect((res.body as any).errorCode).toBe('INVALID_REQUEST');
+    }
+    expect((await initialise(undefined)).status).toBe(401);
+    expect((await complete(undefined, { code: 'abc' })).status).toBe(401);
+    expect((await complete('ory_kratos_session=forged', { code: 'abc' })).status).toBe(401);
+
+    // Nothing started.
+    const fresh = await gitUser();
+    const none = await complete(fresh.cookie, { code: 'abc' });
+    expect(none.status).toBe(400);
+    expect((none.body as any).errorCode).toBe('INVALID_STATE');
+
+    // Someone else's state.
+    const started = await initialise(user.cookie);
+    const state = new URL((started.body as any).authenticationUrl).searchParams.get('state');
+    const foreign = await complete(fresh.cookie, { code: 'abc', state });
+    expect((foreign.body as any).errorCode).toBe('INVALID_STATE');
+    const wrong = await complete(user.cookie, { code: 'abc', state: 'not-the-state' });
+    expect((wrong.body as any).errorCode).toBe('INVALID_STATE');
+
+    // Expired after 10 minutes.
+    svc.clock.advance(10 * 60_000 + 1);
+    try {
+      const late = await complete(user.cookie, { code: 'abc', state });
+      expect((late.body as any).errorCode).toBe('INVALID_STATE');
+    } finally {
+      svc.clock.advance(-(10 * 60_000 + 1));
+    }
+    const wrongType = await http(`${svc.publicUrl}/git-auth/complete`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', cookie: user.cookie },
+      body: 'code=abc',
+    });
+    expect(wrongType.status).toBe(415);
+  });
+
+  it('answers 502 when the host cannot be reached and GIT_AUTH_FAILED on wrong client credentials', async () => {
+    const env = {
+      IDENTITY_ADMIN_URL: kratos.url,
+      IDENTITY_PUBLIC_URL: kratos.url,
+      GIT_API_URL: standIns.urls.githubApi,
+    };
+    const down = await startTestService({
+      db: svc.db,
+      clock: svc.clock,
+      env: { ...env, GIT_OAUTH_TOKEN_URL: UNREACHABLE_URL },
+    });
+    const secret = await startTestService({
+      db: svc.db,
+      clock: svc.clock,
+      env: {
+        ...env,
+        GIT_OAUTH_TOKEN_URL: `${standIns.urls.github}/login/oauth/access_token`,
+        GIT_CLIENT_SECRET: 'wrong',
+      },
+    });
+    try {
+      const user = await gitUser();
+      await post(down.publicUrl, '/git-auth/initialise', user.cookie, { flow: 'f' });
+      const res = await post(down.publicUrl, '/git-auth/complete', user.cookie, { code: 'abc' });
+      expect(res.status).toBe(502);
+      expect((res.body as any).errorCode).toBe('UPSTREAM_ERROR');
+
+      await post(secret.publicUrl, '/git-auth/initialise', user.cookie, { flow: 'f' });
+      const refused = await post(secret.publicUrl, '/git-auth/complete', user.cookie, { code: 'abc' });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({
+        errorCode: 'GIT_AUTH_FAILED',
+        message: expect.stringContaining('incorrect_client_credentials'),
+      });
+    } finally {
+      await down.close();
+      await secret.close();
+    }
+  });
+});
