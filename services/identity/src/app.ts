@@ -110,6 +110,10 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
       req.log.error({ err }, 'unhandled error');
       return sendError(ctx, req, reply, new IdentityError(500), false);
     });
+    app.addHook('onSend', async (_req, reply) => {
+      reply.header('x-content-type-options', 'nosniff');
+      reply.header('referrer-policy', 'no-referrer');
+    });
     app.setNotFoundHandler(async (req, reply) =>
       sendError(
         ctx,

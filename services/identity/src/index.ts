@@ -9,6 +9,7 @@ import { migrations } from './migrations.ts';
 export { createApp, type Mailer } from './app.ts';
 export { loadConfig, type Config } from './config.ts';
 export { migrations } from './migrations.ts';
+export { ensurePasswordIdentity, type SeedIdentity } from './seed.ts';
 
 /** Pino redaction for anything that may carry a secret. */
 export const redactPaths = [

@@ -46,14 +46,26 @@ export function unmaskToken(masked: string): string | undefined {
 
 export const csrfHash = (token: string) => sha256Hex(token);
 
-/** Throws 403 `security_csrf_violation` unless cookie, flow binding and submitted token agree. */
+/**
+ * Throws 403 `security_csrf_violation` unless the Origin (when sent) is the public URL or an app
+ * origin, and cookie, flow binding and submitted token agree.
+ */
 export function verifyCsrf(
   req: FastifyRequest,
   config: Config,
   flowCsrfHash: string | null,
   sent: unknown,
 ): void {
-  if (flowCsrfHash === null) return; // api flows
+  if (flowCsrfHash === null) return; // api and admin-made flows
+  const origin = req.headers.origin;
+  if (
+    origin &&
+    origin !== 'null' &&
+    origin !== new URL(config.publicUrl).origin &&
+    !config.corsOrigins.includes(origin)
+  ) {
+    throw errors.csrf('The request was sent from an origin that is not allowed.');
+  }
   const cookie = csrfCookieToken(req, config);
   if (!cookie) throw errors.csrf('The anti-CSRF cookie was not found in the request.');
   if (!safeEqual(csrfHash(cookie), flowCsrfHash)) {

@@ -359,10 +359,18 @@ describe('POST /self-service/login (password)', () => {
       accept: 'json',
     });
     expect(noCookie.status).toBe(403);
-    // The header works as well as the body field.
+    // A cross-site Origin is refused even with a valid token (Origin checked as well).
+    const evil = await b.post(`/self-service/login?flow=${flow.id}`, {
+      json: { ...body, csrf_token: csrf },
+      headers: { origin: 'https://evil.example' },
+      accept: 'json',
+    });
+    expect(evil.status).toBe(403);
+    expect(evil.body.error.id).toBe('security_csrf_violation');
+    // The header works as well as the body field, from an app origin too.
     const header = await b.post(`/self-service/login?flow=${flow.id}`, {
       json: body,
-      headers: { 'x-csrf-token': csrf },
+      headers: { 'x-csrf-token': csrf, origin: 'http://localhost:4000' },
       accept: 'json',
     });
     expect(header.status).toBe(200);
