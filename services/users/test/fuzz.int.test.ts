@@ -20,6 +20,7 @@ describe('fuzzing every endpoint', () => {
         IDENTITY_ADMIN_URL: identity.server.url,
         OAUTH2_ADMIN_URL: oauth2.url,
         LOGIN_CONFIG_RATE_LIMIT: '100000',
+        INVITATION_STATUS_RATE_LIMIT: '100000',
       },
     });
   });
@@ -34,6 +35,10 @@ describe('fuzzing every endpoint', () => {
     `${svc.publicUrl}/login/logout`,
     `${svc.adminUrl}/admin/organisations`,
     `${svc.adminUrl}/admin/users`,
+    `${svc.adminUrl}/admin/invitations`,
+    `${svc.publicUrl}/terms/accept`,
+    `${svc.publicUrl}/git-auth/initialise`,
+    `${svc.publicUrl}/git-auth/complete`,
   ];
 
   const expectHandled = (status: number, body: unknown) => {
@@ -55,6 +60,13 @@ describe('fuzzing every endpoint', () => {
         organisationId: fc.oneof(fc.uuid(), fc.string()),
         email: fc.oneof(fc.emailAddress(), fc.string()),
         role: fc.constantFrom('member', 'admin', 'owner', ''),
+        documents: fc.oneof(
+          fc.jsonValue(),
+          fc.array(fc.record({ document: fc.constantFrom('terms', 'privacy', 'x'), version: fc.string() })),
+        ),
+        flow: fc.jsonValue(),
+        code: fc.oneof(fc.string(), fc.jsonValue()),
+        state: fc.jsonValue(),
       },
       { requiredKeys: [] },
     );
@@ -104,6 +116,20 @@ describe('fuzzing every endpoint', () => {
           expectHandled(user.status, user.body);
           const list = await http(`${svc.adminUrl}/admin/users?organisationId=${encodeURIComponent(value)}`);
           expectHandled(list.status, list.body);
+          const v = encodeURIComponent(value);
+          for (const url of [
+            `${svc.publicUrl}/invitations/status?flow=${v}`,
+            `${svc.adminUrl}/admin/invitations/${v}`,
+            `${svc.adminUrl}/admin/invitations?organisationId=${v}`,
+            `${svc.adminUrl}/admin/terms/acceptances?format=${v}`,
+          ]) {
+            const res = await http(url);
+            expectHandled(res.status, res.body);
+          }
+          for (const action of ['resend', 'revoke']) {
+            const res = await http(`${svc.adminUrl}/admin/invitations/${v}/${action}`, { method: 'POST' });
+            expectHandled(res.status, res.body);
+          }
         },
       ),
       { numRuns: 80 },

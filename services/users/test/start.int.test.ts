@@ -3,6 +3,8 @@ import { createTestDb } from '@acme/db';
 import type { Database } from '@acme/db';
 import { freePort } from '@acme/test-kit/free-port';
 import { loadConfig, start } from '../src/index.ts';
+import { createMemoryMailer } from '@acme/mail';
+import { fakeKratos } from './fake-identity.ts';
 import { http } from './harness.ts';
 
 describe('start()', () => {
@@ -61,5 +63,66 @@ describe('start()', () => {
     ).toEqual(['http://localhost:4000', 'http://localhost:4001']);
     expect(() => loadConfig({ USERS_PUBLIC_PORT: 'abc' })).toThrow(/USERS_PUBLIC_PORT/);
     expect(() => loadConfig({ APP_ORIGINS: 'not a url' })).toThrow();
+  });
+
+  it('reads the documented defaults for invitations, terms and the source-code host', () => {
+    expect(loadConfig({})).toMatchObject({
+      identityPublicUrl: 'http://localhost:4433',
+      appBaseUrl: 'http://localhost:4000',
+      appName: 'Platform',
+      invitationTtlHours: 72,
+      invitationStatusRateLimit: 30,
+      invitationStatusRateWindowSeconds: 60,
+      terms: { version: '2026-01', url: 'http://localhost:4000/terms' },
+      privacy: { version: '2026-01', url: 'http://localhost:4000/privacy' },
+      git: {
+        authorizeUrl: 'http://localhost:4500/github/login/oauth/authorize',
+        tokenUrl: 'http://localhost:4500/github/login/oauth/access_token',
+        apiUrl: 'http://localhost:4500/github/api',
+        clientId: 'dev-client',
+        clientSecret: 'dev-secret',
+        scope: 'read:user',
+      },
+    });
+    expect(() => loadConfig({ TERMS_VERSION: 'has spaces' })).toThrow(/TERMS_VERSION/);
+    expect(() => loadConfig({ INVITATION_TTL_HOURS: '0' })).toThrow(/INVITATION_TTL_HOURS/);
+  });
+
+  it('takes a mailer: invitation mail goes to it', async () => {
+    const kratos = await fakeKratos();
+    const mailer = createMemoryMailer();
+    const [publicPort, adminPort] = [await freePort(), await freePort()];
+    const service = await start({
+      db,
+      logger: false,
+      mailer,
+      env: {
+        USERS_PUBLIC_PORT: String(publicPort),
+        USERS_ADMIN_PORT: String(adminPort),
+        IDENTITY_ADMIN_URL: kratos.url,
+      },
+    });
+    try {
+      const admin = `http://127.0.0.1:${adminPort}`;
+      const org = await http(`${admin}/admin/organisations`, {
+        method: 'POST',
+        json: { name: 'Mailco', domains: ['mail.test'], products: [] },
+      });
+      const inv = await http(`${admin}/admin/invitations`, {
+        method: 'POST',
+        json: {
+          organisationId: (org.body as { id: string }).id,
+          email: 'm@mail.test',
+          firstName: 'M',
+          lastName: 'N',
+          role: 'member',
+        },
+      });
+      expect(inv.status).toBe(201);
+      expect(mailer.messages.map((m) => m.to)).toEqual(['m@mail.test']);
+    } finally {
+      await service.close();
+      await kratos.close();
+    }
   });
 });
