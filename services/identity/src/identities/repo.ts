@@ -21,11 +21,12 @@ export interface LoadedIdentity {
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
+/** One identity with addresses and credential metadata (no credential configs), in one round trip. */
 export async function loadIdentity(db: Db, id: string): Promise<LoadedIdentity | undefined> {
   if (!isUuid(id)) return undefined;
-  const row = await db.selectFrom('identity_identities').selectAll().where('id', '=', id).executeTakeFirst();
-  if (!row) return undefined;
-  return (await loadMany(db, [row]))[0];
+  const r = await sql<{ identity: unknown; verifiable: unknown; recovery: unknown; credentials: unknown }>`
+    select ${identityJsonColumns('i')} from identity_identities i where i.id = ${id}`.execute(db);
+  return r.rows[0] ? identityFromJson(r.rows[0]) : undefined;
 }
 
 export async function loadMany(db: Db, rows: IdentityRow[]): Promise<LoadedIdentity[]> {
