@@ -68,7 +68,11 @@ export const routes: RouteDef<unknown>[] = [
   }),
   route({ path: paths.research, search: none, component: lazy(() => import('../routes/research.tsx')) }),
   // Screens of later issues: they send the user to login for now.
-  route({ path: paths.onboarding, search: none, component: later }),
+  route({
+    path: paths.onboarding,
+    search: z.object({ flow: str, code: str, profileFlow: str }),
+    component: lazy(() => import('../routes/onboarding.tsx')),
+  }),
   route({
     path: paths.mfaSetup,
     search: z.object({ profileFlow: str }),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { facts, NOW, PAST } from '../../testing/fixtures.ts';
 import type { AuthenticatedInput } from './is-authenticated.ts';
-import { isAuthenticated } from './is-authenticated.ts';
+import { isAuthenticated, onboardingDue } from './is-authenticated.ts';
 
 const noFactor = facts({ mfaSetupDeadline: PAST });
 const base: AuthenticatedInput = { tokenAuthMode: null, session: facts(), disableGitStep: false, now: NOW };
@@ -42,5 +42,23 @@ const cases: [string, Partial<AuthenticatedInput>, boolean][] = [
 describe('isAuthenticated (SPEC §4 Authenticated)', () => {
   it.each(cases)('%s', (_name, overrides, expected) => {
     expect(isAuthenticated({ ...base, ...overrides })).toBe(expected);
+  });
+});
+
+describe('onboardingDue (the callback stepper finishes these sessions)', () => {
+  it.each([
+    ['authenticated → nothing due', {}, false],
+    ['terms not accepted → due', { session: facts({ tosAccepted: false }) }, true],
+    ['git user not connected → due', { session: facts({ isGitUser: true }) }, true],
+    ['git step disabled → nothing due', { session: facts({ isGitUser: true }), disableGitStep: true }, false],
+    [
+      'second-factor clause failing → not due (2FA first)',
+      { session: facts({ tosAccepted: false, mfaSetupDeadline: PAST }) },
+      false,
+    ],
+    ['no session → not due', { session: null }, false],
+    ['m365 → not due', { tokenAuthMode: 'm365', session: facts({ tosAccepted: false }) }, false],
+  ] as [string, Partial<AuthenticatedInput>, boolean][])('%s', (_name, overrides, expected) => {
+    expect(onboardingDue({ ...base, ...overrides })).toBe(expected);
   });
 });

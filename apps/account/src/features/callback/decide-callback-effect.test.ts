@@ -64,6 +64,21 @@ const cases: [string, Partial<CallbackInput>, CallbackCommand][] = [
     { type: 'exchange', code: 'ory_ac_1' },
   ],
   [
+    'a code not starting with "ory" is a source-code-host code → complete the link (SPEC §5)',
+    { query: { code: 'gh-code-1', state: 'git-state' }, storedState: null, hasToken: true },
+    { type: 'git-complete', code: 'gh-code-1', state: 'git-state' },
+  ],
+  [
+    'a source-code-host code without state',
+    { query: { code: 'abc' }, hasToken: true },
+    { type: 'git-complete', code: 'abc' },
+  ],
+  [
+    'an OAuth2 code ("ory…") is exchanged, not sent to the source-code host',
+    { query: { code: 'ory_ac_xyz', state: 'state-123456' } },
+    { type: 'exchange', code: 'ory_ac_xyz' },
+  ],
+  [
     'no session → exchange (the token decides)',
     { sessionState: 'none', session: null },
     { type: 'exchange', code: 'ory_ac_1' },
@@ -85,6 +100,12 @@ describe('decideAfterExchange (onboarding steps)', () => {
       false,
       { type: 'onboarding', steps: ['git'] },
     ],
+    [
+      'git user connected → initial page',
+      facts({ isGitUser: true, gitProviderConnected: true }),
+      false,
+      { type: 'go-initial-page' },
+    ],
     ['git step disabled → skipped', facts({ isGitUser: true }), true, { type: 'go-initial-page' }],
     [
       'terms not accepted → tos step',
@@ -98,8 +119,25 @@ describe('decideAfterExchange (onboarding steps)', () => {
       false,
       { type: 'onboarding', steps: ['git', 'tos'] },
     ],
+    [
+      'git disabled, terms not accepted → tos only',
+      facts({ isGitUser: true, tosAccepted: false }),
+      true,
+      { type: 'onboarding', steps: ['tos'] },
+    ],
     ['no session → initial page', null, false, { type: 'go-initial-page' }],
-  ] as const)('%s', (_name, session, disableGit, expected) => {
-    expect(decideAfterExchange(session, disableGit)).toEqual(expected);
+  ] as const)('%s', (_name, session, disableGitStep, expected) => {
+    expect(decideAfterExchange({ session, disableGitStep, tokenAuthMode: null, now: NOW })).toEqual(expected);
+  });
+
+  it('an m365 token is authenticated → initial page', () => {
+    expect(
+      decideAfterExchange({
+        session: facts({ tosAccepted: false }),
+        disableGitStep: false,
+        tokenAuthMode: 'm365',
+        now: NOW,
+      }),
+    ).toEqual({ type: 'go-initial-page' });
   });
 });

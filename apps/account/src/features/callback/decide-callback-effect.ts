@@ -1,5 +1,7 @@
+import { AUTHORIZATION_CODE_PREFIX } from '../../constants.ts';
 import { copy } from '../../copy.ts';
 import { validateCallback } from '../../shared/oauth2/callback-validation.ts';
+import { isAuthenticated } from '../access-guard/is-authenticated.ts';
 import type { SessionState } from '../login/decide-login-effect.ts';
 import type { SessionFacts } from '../session/session-facts.ts';
 import { hasSecondFactor, mfaDeadlineInFuture, signedInWithOidc } from '../session/session-facts.ts';
@@ -22,7 +24,13 @@ export type CallbackCommand =
   | { type: 'login-2fa-reset' }
   | { type: 'authorize' }
   | { type: 'exchange'; code: string }
+  | { type: 'git-complete'; code: string; state?: string }
   | { type: 'go-initial-page' };
+
+/** SPEC §5: a code that does not start with "ory" comes from the source-code host. */
+export function isSourceCodeHostCode(code: string): boolean {
+  return !code.toLowerCase().startsWith(AUTHORIZATION_CODE_PREFIX);
+}
 
 export function decideCallbackEffect(input: CallbackInput): CallbackCommand {
   if (input.sessionState === 'loading') return { type: 'wait' };
@@ -47,6 +55,12 @@ export function decideCallbackEffect(input: CallbackInput): CallbackCommand {
   ) {
     return { type: 'login-2fa-reset' };
   }
+  // The source-code host's authorize page returned here (onboarding stepper, link step).
+  if (isSourceCodeHostCode(query.code)) {
+    return query.state
+      ? { type: 'git-complete', code: query.code, state: query.state }
+      : { type: 'git-complete', code: query.code };
+  }
   const validation = validateCallback(query, input.storedState);
   if (!validation.ok) {
     // A second run of an already-exchanged callback (reload, other tab): the token is there.
@@ -61,12 +75,21 @@ export type OnboardingStep = 'git' | 'tos';
 export type AfterExchangeCommand =
   { type: 'onboarding'; steps: OnboardingStep[] } | { type: 'go-initial-page' };
 
-/** Onboarding steps still due: source-code-host link (git users not connected), then Terms of Service. */
-export function decideAfterExchange(
-  session: SessionFacts | null,
-  disableGitStep: boolean,
-): AfterExchangeCommand {
-  if (!session) return { type: 'go-initial-page' };
+export interface AfterExchangeInput {
+  session: SessionFacts | null;
+  disableGitStep: boolean;
+  tokenAuthMode: string | null;
+  now: number;
+}
+
+/**
+ * Onboarding steps still due (SPEC §4 Callback): link the source-code host (a git user not yet
+ * connected, unless the step is disabled), then Terms of Service (not accepted). An authenticated
+ * user (SPEC §4 Authenticated) goes to the initial page.
+ */
+export function decideAfterExchange(input: AfterExchangeInput): AfterExchangeCommand {
+  const { session, disableGitStep } = input;
+  if (!session || isAuthenticated(input)) return { type: 'go-initial-page' };
   const steps: OnboardingStep[] = [];
   if (!disableGitStep && session.isGitUser && !session.gitProviderConnected) steps.push('git');
   if (!session.tosAccepted) steps.push('tos');

@@ -2,8 +2,10 @@ import { useEffect, useState } from 'react';
 import { copy } from '../../copy.ts';
 import { getConfig } from '../../shared/config/env.ts';
 import { initialPagePath, paths } from '../../shared/config/paths.ts';
+import { showToast } from '../../shared/errors/error-store.ts';
 import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
-import { navigate } from '../../shared/navigation/history.ts';
+import { navigate, redirectTo } from '../../shared/navigation/history.ts';
+import { tryDecodeJwtPayload } from '../../shared/oauth2/jwt.ts';
 import {
   clearAuthorizationParams,
   readAuthorizationParams,
@@ -16,9 +18,11 @@ import { acquireCookieLock } from '../../shared/storage/cookie-lock.ts';
 import type { StorageEntry } from '../../shared/storage/registry.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read, remove } from '../../shared/storage/storage.ts';
+import type { TermsDocuments } from '../../shared/users-client/users-client.ts';
+import { acceptTerms, completeGitAuth, initialiseGitAuth } from '../../shared/users-client/users-client.ts';
 import { useSession } from '../session/use-session.ts';
 import type { SessionFacts } from '../session/session-facts.ts';
-import type { CallbackCommand } from './decide-callback-effect.ts';
+import type { AfterExchangeCommand, CallbackCommand } from './decide-callback-effect.ts';
 import { decideAfterExchange, decideCallbackEffect } from './decide-callback-effect.ts';
 
 export interface CallbackSearch {
@@ -62,10 +66,18 @@ async function exchangeUnderLock(code: string): Promise<void> {
   }
 }
 
+function tokenAuthMode(): string | null {
+  return tryDecodeJwtPayload(readToken()?.accessToken)?.ext?.user?.authenticationMode ?? null;
+}
+
 export function useCallbackRoute(search: CallbackSearch) {
   const config = getConfig();
   const session = useSession();
   const [error, setError] = useState<string | null>(null);
+  /** The onboarding stepper is showing (SPEC §2 Onboarding / callback stepper). */
+  const [onboarding, setOnboarding] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [formErrors, setFormErrors] = useState<string[]>([]);
   const params = readAuthorizationParams();
   const command: CallbackCommand = decideCallbackEffect({
     query: search,
@@ -78,14 +90,19 @@ export function useCallbackRoute(search: CallbackSearch) {
   });
   const commandKey = JSON.stringify(command);
 
+  const afterExchange = (facts: SessionFacts | null): AfterExchangeCommand =>
+    decideAfterExchange({
+      session: facts,
+      disableGitStep: config.disableGitStep,
+      tokenAuthMode: tokenAuthMode(),
+      now: Date.now(),
+    });
+
   useEffect(() => {
     let cancelled = false;
     function finish(facts: SessionFacts | null) {
-      const next = decideAfterExchange(facts, config.disableGitStep);
-      // The onboarding stepper (source-code host, Terms of Service) comes with the onboarding issue;
-      // until then every outcome lands on the initial page.
-      void next;
-      navigate(initialPagePath(config.initialPage), { replace: true });
+      if (afterExchange(facts).type === 'onboarding') setOnboarding(true);
+      else navigate(initialPagePath(config.initialPage), { replace: true });
     }
     switch (command.type) {
       case 'wait':
@@ -115,11 +132,65 @@ export function useCallbackRoute(search: CallbackSearch) {
           },
         );
         break;
+      case 'git-complete':
+        // Back from the source-code host: complete the link, then the remaining steps. On failure the
+        // message is shown and the flow restarts at the link step.
+        completeGitAuth(config.usersUrl, { code: command.code, state: command.state })
+          .catch((e: unknown) => showToast(getErrorMessage(e)))
+          .then(() => session.reload())
+          .then(() => {
+            if (!cancelled) navigate(paths.callback, { replace: true });
+          });
+        break;
     }
     return () => {
       cancelled = true;
     };
   }, [commandKey]);
 
-  return { error };
+  // While the stepper shows, its steps follow the session; none left → the initial page.
+  const next = onboarding ? afterExchange(session.facts) : null;
+  const steps = next?.type === 'onboarding' ? next.steps : [];
+  const done = onboarding && next?.type === 'go-initial-page';
+  useEffect(() => {
+    if (done) navigate(initialPagePath(config.initialPage), { replace: true });
+  }, [done]);
+
+  /** Link step: start the source-code host's authorization and leave for its page. */
+  async function authenticateGit(): Promise<void> {
+    setBusy(true);
+    try {
+      const { authenticationUrl } = await initialiseGitAuth(config.usersUrl, session.facts?.id ?? 'callback');
+      redirectTo(authenticationUrl);
+    } catch (e) {
+      showToast(getErrorMessage(e));
+      setBusy(false);
+    }
+  }
+
+  /** Final Step: record the acceptance, then reload the session (the stepper moves on). */
+  async function accept(documents: TermsDocuments): Promise<void> {
+    setBusy(true);
+    setFormErrors([]);
+    try {
+      await acceptTerms(config.usersUrl, documents);
+      await session.reload();
+    } catch (e) {
+      setFormErrors([getErrorMessage(e)]);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return {
+    error,
+    onboarding: onboarding && !done && command.type !== 'git-complete',
+    steps,
+    facts: session.facts,
+    busy,
+    formErrors,
+    authenticateGit,
+    accept,
+    config,
+  };
 }

@@ -12,6 +12,7 @@ const base: LoginEffectInput = {
   storedChallenge: null,
   sessionState: 'none',
   authenticated: false,
+  onboardingDue: false,
   hasToken: false,
   emailResult: null,
   resetPasswordInProgress: false,
@@ -79,6 +80,21 @@ const cases: [string, Partial<LoginEffectInput>, LoginCommand][] = [
   [
     'authenticated session without a token but a pending challenge → render the step',
     { sessionState: 'present', authenticated: true, storedChallenge: 'c' },
+    { type: 'none' },
+  ],
+  [
+    'session owing onboarding steps (terms, source-code host), no token → callback stepper',
+    { sessionState: 'present', onboardingDue: true },
+    { type: 'go-callback' },
+  ],
+  [
+    'session owing onboarding steps with a token → callback stepper',
+    { sessionState: 'present', onboardingDue: true, hasToken: true },
+    { type: 'go-callback' },
+  ],
+  [
+    'session owing onboarding steps with a pending challenge → render the step',
+    { sessionState: 'present', onboardingDue: true, storedChallenge: 'c' },
     { type: 'none' },
   ],
   [

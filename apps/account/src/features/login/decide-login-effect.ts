@@ -15,6 +15,8 @@ export interface LoginEffectInput {
   storedChallenge: string | null;
   sessionState: SessionState;
   authenticated: boolean;
+  /** The session passed its second factor but still owes onboarding steps (source-code host, terms). */
+  onboardingDue: boolean;
   hasToken: boolean;
   emailResult: EmailResult | null;
   resetPasswordInProgress: boolean;
@@ -73,6 +75,9 @@ export function decideLoginEffect(input: LoginEffectInput): LoginCommand {
     // With a session but no OAuth2 token, go to the callback (which obtains one).
     if (!input.storedChallenge) return { type: 'go-callback' };
   }
+  // A session that still owes onboarding steps (link the source-code host, accept the terms): the
+  // callback obtains a token if needed and shows its onboarding stepper.
+  if (hasSession && input.onboardingDue && !input.storedChallenge) return { type: 'go-callback' };
   // A session that expired while a token is present: reload the session once, then remove the token.
   if (input.sessionState === 'none' && input.hasToken) {
     return input.sessionReloaded ? { type: 'remove-token' } : { type: 'reload-session' };

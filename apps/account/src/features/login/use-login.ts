@@ -25,7 +25,7 @@ import type { EmailResult } from '../../shared/storage/registry.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read, remove, write } from '../../shared/storage/storage.ts';
 import { getLoginConfig } from '../../shared/users-client/users-client.ts';
-import { isAuthenticated } from '../access-guard/is-authenticated.ts';
+import { isAuthenticated, onboardingDue } from '../access-guard/is-authenticated.ts';
 import { useSession } from '../session/use-session.ts';
 import type { LoginCommand } from './decide-login-effect.ts';
 import { decideLoginEffect } from './decide-login-effect.ts';
@@ -61,12 +61,13 @@ export function useLogin(search: LoginSearch) {
   const token = useMemo(() => readToken(), [tick, session.state]);
   const storedChallenge = read(registry.loginChallenge);
   const claims = tryDecodeJwtPayload(token?.accessToken);
-  const authenticated = isAuthenticated({
+  const authInput = {
     tokenAuthMode: claims?.ext?.user?.authenticationMode ?? null,
     session: session.facts,
     disableGitStep: config.disableGitStep,
     now,
-  });
+  };
+  const authenticated = isAuthenticated(authInput);
 
   const command: LoginCommand = decideLoginEffect({
     application: config.application,
@@ -77,6 +78,7 @@ export function useLogin(search: LoginSearch) {
     storedChallenge,
     sessionState: session.state,
     authenticated,
+    onboardingDue: onboardingDue(authInput),
     hasToken: token !== null,
     emailResult,
     resetPasswordInProgress: read(registry.resetPasswordState)?.inProgress === true,

@@ -6,6 +6,7 @@ import {
   LOGIN_CHALLENGE_TTL_MS,
   LOGOUT_STATE_TTL_MS,
   MFA_SETUP_STATE_TTL_MS,
+  ONBOARDING_CODE_LOCK_MS,
   ONBOARDING_STATE_TTL_MS,
   REFRESH_LOCK,
   SSO_REDIRECT_LOCK_TTL_MS,
@@ -132,6 +133,13 @@ export const registry = {
     schema: onboardingStateSchema,
     medium: 'cookie',
     ttlMs: ONBOARDING_STATE_TTL_MS,
+  }),
+  /** Lock around the automatic invitation-code submission (SPEC §4 Invitation onboarding). */
+  onboardingCodeLock: entry({
+    key: 'onboarding_code_lock',
+    schema: lockSchema,
+    medium: 'cookie',
+    ttlMs: ONBOARDING_CODE_LOCK_MS,
   }),
   resetPasswordState: entry({
     key: 'reset_password_state',

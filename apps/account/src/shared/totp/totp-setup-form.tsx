@@ -15,6 +15,8 @@ export interface TotpSetupFormProps {
   onSubmit: (code: string) => void | Promise<void>;
   onSkip?: () => void;
   footer?: ReactNode;
+  /** Shown above the guidance, e.g. a step indicator. */
+  header?: ReactNode;
 }
 
 /**
@@ -30,6 +32,7 @@ export function TotpSetupForm({
   onSubmit,
   onSkip,
   footer,
+  header,
 }: TotpSetupFormProps) {
   const [installed, setInstalled] = useState(false);
   const [code, setCode] = useState('');
@@ -58,6 +61,7 @@ export function TotpSetupForm({
 
   return (
     <Card title={title} footer={footer}>
+      {header}
       <p className="muted">{copy.login.mfaSetup.guidance}</p>
       <form onSubmit={handleSubmit} aria-busy={busy}>
         <div className="checkbox">

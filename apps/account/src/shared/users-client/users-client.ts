@@ -50,3 +50,59 @@ export function postLogout(
     credentials: 'include',
   });
 }
+
+// Invitations, terms and the source-code host (SPEC §7, issue 5).
+
+export type InvitationState = 'pending' | 'accepted' | 'expired' | 'revoked';
+
+/** The public state of an invitation link (404 = unknown link). */
+export async function getInvitationStatus(usersUrl: string, flow: string): Promise<InvitationState> {
+  const url = new URL('/invitations/status', usersUrl);
+  url.searchParams.set('flow', flow);
+  const body = await requestJson<{ state?: unknown }>(url.toString());
+  const state = body.state;
+  return state === 'pending' || state === 'accepted' || state === 'expired' || state === 'revoked'
+    ? state
+    : 'expired';
+}
+
+export interface TermsDocuments {
+  terms: { version: string; url: string };
+  privacy: { version: string; url: string };
+}
+
+export function getCurrentTerms(usersUrl: string): Promise<TermsDocuments> {
+  return requestJson(new URL('/terms/current', usersUrl).toString());
+}
+
+export function acceptTerms(usersUrl: string, documents: TermsDocuments): Promise<{ tosAccepted: boolean }> {
+  return requestJson(new URL('/terms/accept', usersUrl).toString(), {
+    method: 'POST',
+    credentials: 'include',
+    body: {
+      documents: [
+        { document: 'terms', version: documents.terms.version },
+        { document: 'privacy', version: documents.privacy.version },
+      ],
+    },
+  });
+}
+
+export function initialiseGitAuth(usersUrl: string, flow: string): Promise<{ authenticationUrl: string }> {
+  return requestJson(new URL('/git-auth/initialise', usersUrl).toString(), {
+    method: 'POST',
+    credentials: 'include',
+    body: { flow },
+  });
+}
+
+export function completeGitAuth(
+  usersUrl: string,
+  input: { code: string; state?: string },
+): Promise<{ connected: boolean; login?: string }> {
+  return requestJson(new URL('/git-auth/complete', usersUrl).toString(), {
+    method: 'POST',
+    credentials: 'include',
+    body: input.state ? { code: input.code, state: input.state } : { code: input.code },
+  });
+}

@@ -1,0 +1,95 @@
+import type { FormEvent, ReactNode } from 'react';
+import { useEffect, useId, useState } from 'react';
+import { copy } from '../../copy.ts';
+import { getConfig } from '../config/env.ts';
+import { getErrorMessage } from '../errors/get-error-message.ts';
+import { Card } from '../ui/card.tsx';
+import { ErrorView } from '../ui/error-view.tsx';
+import { FormErrors } from '../ui/form-errors.tsx';
+import { Progress } from '../ui/progress.tsx';
+import type { TermsDocuments } from '../users-client/users-client.ts';
+import { getCurrentTerms } from '../users-client/users-client.ts';
+import { canAcceptTerms } from './can-accept-terms.ts';
+
+/**
+ * SPEC §2 Terms step / "Final Step": two checkboxes (platform terms of service, privacy policy) that
+ * must both be ticked before Continue (SPEC §5). The current documents come from the user service.
+ */
+export function TermsForm({
+  title,
+  header,
+  footer,
+  busy = false,
+  errors = [],
+  onAccept,
+}: {
+  title: string;
+  header?: ReactNode;
+  footer?: ReactNode;
+  busy?: boolean;
+  errors?: string[];
+  onAccept: (documents: TermsDocuments) => void | Promise<void>;
+}) {
+  const [documents, setDocuments] = useState<TermsDocuments | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [terms, setTerms] = useState(false);
+  const [privacy, setPrivacy] = useState(false);
+  const termsId = useId();
+  const privacyId = useId();
+
+  useEffect(() => {
+    let cancelled = false;
+    getCurrentTerms(getConfig().usersUrl).then(
+      (d) => !cancelled && setDocuments(d),
+      (e: unknown) => !cancelled && setLoadError(getErrorMessage(e)),
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, []);
+
+  if (loadError) return <ErrorView message={loadError} mode="retry" />;
+  if (!documents) return <Progress label={copy.common.loading} />;
+  const ok = canAcceptTerms(terms, privacy);
+
+  function handleSubmit(event: FormEvent) {
+    event.preventDefault();
+    if (ok && !busy && documents) void onAccept(documents);
+  }
+
+  return (
+    <Card title={title} footer={footer}>
+      {header}
+      <p className="muted">{copy.terms.prompt}</p>
+      <form onSubmit={handleSubmit} aria-busy={busy}>
+        <div className="checkbox">
+          <input id={termsId} type="checkbox" checked={terms} onChange={(e) => setTerms(e.target.checked)} />
+          <label htmlFor={termsId}>
+            {copy.terms.agreeTermsPrefix}{' '}
+            <a href={documents.terms.url} target="_blank" rel="noreferrer">
+              {copy.terms.agreeTermsLink}
+            </a>
+          </label>
+        </div>
+        <div className="checkbox">
+          <input
+            id={privacyId}
+            type="checkbox"
+            checked={privacy}
+            onChange={(e) => setPrivacy(e.target.checked)}
+          />
+          <label htmlFor={privacyId}>
+            {copy.terms.agreePrivacyPrefix}{' '}
+            <a href={documents.privacy.url} target="_blank" rel="noreferrer">
+              {copy.terms.agreePrivacyLink}
+            </a>
+          </label>
+        </div>
+        {errors.length > 0 ? <FormErrors messages={errors} /> : null}
+        <button type="submit" className="button" disabled={!ok || busy}>
+          {copy.common.continue}
+        </button>
+      </form>
+    </Card>
+  );
+}
