@@ -42,7 +42,8 @@ export async function startHarness(
   await migrate(db, 'identity', migrations);
   // The public URL decides the cookie names, so it must be known before listening: use the fixed
   // loopback host with port 0 replaced after listen (the value only feeds names and `action` URLs).
-  const config0 = loadConfig({ LOG_LEVEL: 'silent', ...env });
+  // OAUTH2_ADMIN_URL points at a closed port unless a test brings its own stand-in.
+  const config0 = loadConfig({ LOG_LEVEL: 'silent', OAUTH2_ADMIN_URL: 'http://127.0.0.1:9', ...env });
   const mailbox: Mail[] = [];
   const mailer = {
     async enqueue(msg: Mail) {

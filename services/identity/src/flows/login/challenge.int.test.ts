@@ -161,4 +161,17 @@ describe('login_challenge (Kratos as the login UI of the authorization server)',
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe(404);
   });
+
+  it('an unreachable authorization server answers 502 in the Kratos envelope', async () => {
+    const down = await startHarness({ OAUTH2_ADMIN_URL: 'http://127.0.0.1:9' }, { db: h.db, clock: h.clock });
+    try {
+      const res = await new Browser(down.publicUrl).get('/self-service/login/browser?login_challenge=abc', {
+        accept: 'json',
+      });
+      expect(res.status).toBe(502);
+      expect(res.body.error).toMatchObject({ code: 502, status: 'Bad Gateway' });
+    } finally {
+      await down.close();
+    }
+  });
 });
