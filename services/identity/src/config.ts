@@ -1,12 +1,15 @@
 import { z } from 'zod';
 
-/** Durations like `30s`, `10m`, `1h`, `24h`, `1500ms` (or plain milliseconds). */
+/** Go-style durations: `30s`, `10m`, `1h`, `1h30m`, `1500ms` (or plain milliseconds). */
 export function parseDuration(value: string): number {
-  const m = /^(\d+)(ms|s|m|h)?$/.exec(value.trim());
-  if (!m) throw new Error(`invalid duration: ${value}`);
-  const n = Number(m[1]);
-  const unit = m[2] ?? 'ms';
-  return n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v);
+  if (!/^(\d+(ms|s|m|h))+$/.test(v)) throw new Error(`invalid duration: ${value}`);
+  let total = 0;
+  for (const [, n, unit] of v.matchAll(/(\d+)(ms|s|m|h)/g)) {
+    total += Number(n) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
+  }
+  return total;
 }
 
 const duration = (def: string) =>

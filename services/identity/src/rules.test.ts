@@ -129,6 +129,10 @@ describe('config', () => {
   it('parses durations and refuses junk', () => {
     expect(parseDuration('30s')).toBe(30_000);
     expect(parseDuration('1h')).toBe(3_600_000);
+    expect(parseDuration('1h30m')).toBe(5_400_000);
+    expect(parseDuration('72h')).toBe(259_200_000);
+    expect(() => parseDuration('1x')).toThrow();
+    expect(() => parseDuration('')).toThrow();
     expect(() => loadConfig({ IDENTITY_SESSION_LIFESPAN: 'soon' })).toThrow();
     expect(() => loadConfig({ IDENTITY_PUBLIC_URL: 'not a url' })).toThrow();
   });
