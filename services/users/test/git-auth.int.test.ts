@@ -160,6 +160,22 @@ describe('git-auth: linking a source-code-host account (GitHub-like stand-in)', 
     expect(done.body).toEqual({ connected: true, login: 'mona' });
   });
 
+  it('works across instances: started on one, completed on another (state in PostgreSQL)', async () => {
+    const other = await startTestService({ db: svc.db, clock: svc.clock, env: { ...svc.envUsed } });
+    try {
+      const user = await gitUser();
+      const started = await initialise(user.cookie);
+      const callback = await authorizeAtHost((started.body as any).authenticationUrl);
+      const done = await post(other.publicUrl, '/git-auth/complete', user.cookie, {
+        code: callback.searchParams.get('code'),
+        state: callback.searchParams.get('state'),
+      });
+      expect(done.body).toEqual({ connected: true, login: 'octo-dev' });
+    } finally {
+      await other.close();
+    }
+  });
+
   it('passes on host refusals as 400 GIT_AUTH_FAILED with the host message; the flow must restart', async () => {
     const user = await gitUser();
     await initialise(user.cookie);

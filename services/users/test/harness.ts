@@ -91,6 +91,8 @@ export interface TestUsersService {
   db: Database;
   clock: FakeClock;
   config: Config;
+  /** The environment the service was configured from (to start a second instance alike). */
+  envUsed: Record<string, string>;
   /** The mailer handed to the app: by default an in-memory one whose `messages` tests read. */
   mailer: Mailer & { messages?: MailMessage[] };
   close(): Promise<void>;
@@ -113,12 +115,16 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const db = options.db ?? (await createTestDb());
   await migrate(db, 'users', migrations);
   const clock = options.clock ?? new FakeClock(new Date('2026-03-01T09:00:00.000Z'));
-  const config = loadConfig({
+  const envUsed: Record<string, string> = {
     IDENTITY_ADMIN_URL: UNREACHABLE_URL,
+    IDENTITY_PUBLIC_URL: UNREACHABLE_URL,
     OAUTH2_ADMIN_URL: UNREACHABLE_URL,
+    GIT_OAUTH_TOKEN_URL: UNREACHABLE_URL,
+    GIT_API_URL: UNREACHABLE_URL,
     UPSTREAM_TIMEOUT_MS: '3000',
     ...options.env,
-  });
+  };
+  const config = loadConfig(envUsed);
   const appDb: Database = options.plugin ? { ...db, kysely: db.kysely.withPlugin(options.plugin) } : db;
   const mailer = options.mailer ?? createMemoryMailer();
   const app = await createApp({ config, db: appDb, clock, logger: options.logger ?? false, mailer });
@@ -130,6 +136,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     db,
     clock,
     config,
+    envUsed,
     mailer,
     close: async () => {
       await Promise.all([app.public.close(), app.admin.close()]);

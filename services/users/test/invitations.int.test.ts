@@ -367,6 +367,74 @@ describe('invitations: admin API, lifecycle and the app-facing status', () => {
     expect(retry.status).toBe(201);
   });
 
+  it('invites a user who never onboarded (e.g. left by an interrupted invitation), never one who did', async () => {
+    const bare = await http(`${svc.adminUrl}/admin/users`, {
+      method: 'POST',
+      json: {
+        organisationId: orgId,
+        email: 'bare@acme.test',
+        firstName: 'Bare',
+        lastName: 'User',
+        role: 'admin',
+      },
+    });
+    const user = bare.body as any;
+    const inv = await http(`${svc.adminUrl}/admin/invitations`, {
+      method: 'POST',
+      json: {
+        organisationId: orgId,
+        email: 'bare@acme.test',
+        firstName: 'Other',
+        lastName: 'Name',
+        role: 'member',
+        isGitUser: true,
+      },
+    });
+    expect(inv.status).toBe(201);
+    expect(inv.body).toMatchObject({
+      userId: user.id,
+      identityId: user.identityId,
+      firstName: 'Bare',
+      role: 'admin',
+    });
+    expect(kratos.identities.get(user.identityId)!.traits.onboarding).toMatchObject({
+      isGitUser: true,
+      mfaSetupDeadline: '2026-03-15T09:00:00.000Z',
+    });
+    expect(lastMail().to).toBe('bare@acme.test');
+    // Now it has an invitation: a second one is refused.
+    const again = await http(`${svc.adminUrl}/admin/invitations`, {
+      method: 'POST',
+      json: { organisationId: orgId, email: 'bare@acme.test', firstName: 'B', lastName: 'U', role: 'member' },
+    });
+    expect((again.body as any).errorCode).toBe('USER_EXISTS');
+
+    // A user given a password (terms recorded by the operator) is never re-invited.
+    await http(`${svc.adminUrl}/admin/users`, {
+      method: 'POST',
+      json: {
+        organisationId: orgId,
+        email: 'onboarded@acme.test',
+        firstName: 'On',
+        lastName: 'Boarded',
+        role: 'member',
+        password: 'Research-Demo-2026!',
+      },
+    });
+    const refused = await http(`${svc.adminUrl}/admin/invitations`, {
+      method: 'POST',
+      json: {
+        organisationId: orgId,
+        email: 'onboarded@acme.test',
+        firstName: 'O',
+        lastName: 'B',
+        role: 'member',
+      },
+    });
+    expect(refused.status).toBe(409);
+    expect((refused.body as any).errorCode).toBe('USER_EXISTS');
+  });
+
   it('lists invitations per organisation', async () => {
     const other = await http(`${svc.adminUrl}/admin/organisations`, {
       method: 'POST',

@@ -4,6 +4,7 @@ import type { RecoveryCode } from '../clients/identity-admin.ts';
 import type { Transaction } from 'kysely';
 import type { UsersDb } from '../db-types.ts';
 import type { Deps } from '../deps.ts';
+import { isUniqueViolation } from '../http/db-errors.ts';
 import { AppError } from '../http/errors.ts';
 import { uuidSchema } from '../http/schemas.ts';
 import { findOrganisation } from '../organisations/repository.ts';
@@ -55,9 +56,27 @@ async function sendMail(
  * after the user was created removes the user and the identity again, so the call can be retried.
  */
 export async function createInvitation(deps: Deps, input: CreateInvitationInput): Promise<Invitation> {
-  const user = await createUser(deps, { ...input, password: undefined }, { emailVerified: false });
+  let user: {
+    id: string;
+    organisationId: string;
+    email: string;
+    firstName: string;
+    identityId: string | null;
+  };
+  let created = true;
+  try {
+    user = await createUser(deps, { ...input, password: undefined }, { emailVerified: false });
+  } catch (error) {
+    const adopted =
+      error instanceof AppError && error.errorCode === 'USER_EXISTS'
+        ? await adoptNeverOnboardedUser(deps, input)
+        : undefined;
+    if (!adopted) throw error;
+    user = adopted;
+    created = false;
+  }
   const identityId = user.identityId;
-  if (identityId === null) throw new Error('created user has no identity');
+  if (identityId === null) throw new Error('invited user has no identity');
   try {
     const inviterOrg = await organisationName(deps, user.organisationId);
     const code = await deps.identityAdmin.createRecoveryCode(identityId, expiresIn(deps));
@@ -80,9 +99,61 @@ export async function createInvitation(deps: Deps, input: CreateInvitationInput)
     if (!invitation) throw new Error('invitation vanished after insert');
     return invitation;
   } catch (error) {
-    await removeUserAndIdentity(deps, user.id, identityId).catch(() => undefined);
+    if (created) await removeUserAndIdentity(deps, user.id, identityId).catch(() => undefined);
+    // Two invitations raced for one never-onboarded user: one invitation per user.
+    if (isUniqueViolation(error)) throw new AppError('USER_EXISTS', 'This user already has an invitation.');
     throw error;
   }
+}
+
+/**
+ * The email belongs to a user of the same organisation who never onboarded: no invitation, no
+ * terms acceptance (so no password given by an operator, nothing accepted), an identity. That is
+ * what an invitation interrupted between creating the user and recording the invitation leaves, or
+ * a user created without a password: inviting them is then what the admin wants. Their identity
+ * gets the invitation's onboarding traits. Anyone else stays 409 `USER_EXISTS`.
+ */
+async function adoptNeverOnboardedUser(deps: Deps, input: CreateInvitationInput) {
+  const row = await deps.db
+    .selectFrom('users')
+    .selectAll()
+    .where('email', '=', input.email)
+    .where('organisation_id', '=', input.organisationId)
+    .where('identity_id', 'is not', null)
+    .where((eb) =>
+      eb.not(
+        eb.exists(eb.selectFrom('invitations').select('id').whereRef('invitations.user_id', '=', 'users.id')),
+      ),
+    )
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('terms_acceptances')
+            .select('id')
+            .whereRef('terms_acceptances.user_id', '=', 'users.id'),
+        ),
+      ),
+    )
+    .executeTakeFirst();
+  if (!row || row.identity_id === null) return undefined;
+  const now = deps.clock.now();
+  await deps.identityAdmin.patchIdentity(row.identity_id, [
+    { op: 'replace', path: '/state', value: 'active' },
+    { op: 'replace', path: '/traits/onboarding/isGitUser', value: input.isGitUser },
+    {
+      op: 'replace',
+      path: '/traits/onboarding/mfaSetupDeadline',
+      value: new Date(now.getTime() + deps.config.mfaGraceDays * DAY_MS).toISOString(),
+    },
+  ]);
+  return {
+    id: row.id,
+    organisationId: row.organisation_id,
+    email: row.email,
+    firstName: row.first_name,
+    identityId: row.identity_id,
+  };
 }
 
 async function existing(deps: Deps, id: string): Promise<Invitation> {
