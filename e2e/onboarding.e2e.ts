@@ -10,7 +10,7 @@ import { newestMail } from './mailbox.ts';
 // §5 "Invitation link"): an admin invites, the link arrives by mail, the invited person sets a
 // password, sets up or skips 2FA, accepts the terms, and lands on the platform.
 
-export interface Invited {
+interface Invited {
   id: string;
   identityId: string;
   email: string;
@@ -28,7 +28,7 @@ async function adminJson<T>(url: string, init?: RequestInit): Promise<T> {
 }
 
 /** An admin invites a new member of the demo organisation; the link is read from the mailbox. */
-export async function invite(urls: SystemUrls, options: { isGitUser?: boolean } = {}): Promise<Invited> {
+async function invite(urls: SystemUrls, options: { isGitUser?: boolean } = {}): Promise<Invited> {
   const { organisations } = await adminJson<{ organisations: { id: string; name: string }[] }>(
     `${urls.usersAdmin}/admin/organisations`,
   );
@@ -55,23 +55,23 @@ export async function invite(urls: SystemUrls, options: { isGitUser?: boolean } 
   return { id: invitation.id, identityId: invitation.identityId, email, link };
 }
 
-export async function revoke(urls: SystemUrls, invitationId: string): Promise<void> {
+async function revoke(urls: SystemUrls, invitationId: string): Promise<void> {
   await adminJson(`${urls.usersAdmin}/admin/invitations/${invitationId}/revoke`, {
     method: 'POST',
     body: '{}',
   });
 }
 
-export const newPassword = () => `Invited-${randomBytes(6).toString('hex')}!1`;
+const newPassword = () => `Invited-${randomBytes(6).toString('hex')}!1`;
 
 /** Opens the invitation link: the code is submitted by itself and the Password step shows. */
-export async function openInvitation(page: Page, link: string): Promise<void> {
+async function openInvitation(page: Page, link: string): Promise<void> {
   await page.goto(link);
   await page.getByRole('heading', { name: 'Set your password' }).waitFor({ timeout: 30_000 });
 }
 
 /** The Password step: the new-password form with the checklist and the onboarding placeholders. */
-export async function setPassword(page: Page, password: string): Promise<void> {
+async function setPassword(page: Page, password: string): Promise<void> {
   await page.getByPlaceholder('Create password').fill(password);
   await page.getByPlaceholder('Re-enter password').fill(password);
   await page.getByRole('button', { name: 'Continue' }).click();
@@ -79,7 +79,7 @@ export async function setPassword(page: Page, password: string): Promise<void> {
 }
 
 /** The Terms step: Continue only once both boxes are ticked. */
-export async function acceptTermsStep(page: Page, title: string): Promise<void> {
+async function acceptTermsStep(page: Page, title: string): Promise<void> {
   await page.getByRole('heading', { name: title }).waitFor({ timeout: 30_000 });
   const next = page.getByRole('button', { name: 'Continue' });
   expect(await next.isDisabled()).toBe(true);
@@ -94,7 +94,7 @@ export async function acceptTermsStep(page: Page, title: string): Promise<void> 
  * After the terms the app goes to login, which completes the OAuth2 flow. Should the identity
  * service ask to confirm the password (a login challenge with an existing session), it is given.
  */
-export async function finishSignIn(page: Page, urls: SystemUrls, password: string): Promise<void> {
+async function finishSignIn(page: Page, urls: SystemUrls, password: string): Promise<void> {
   const research = page.waitForURL(`${urls.platform}/research`, { timeout: 45_000 }).then(() => 'research');
   const confirm = page
     .getByRole('heading', { name: 'Password confirmation' })

@@ -1,0 +1,122 @@
+import { randomBytes } from 'node:crypto';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SystemUrls } from './browser.ts';
+import { launchBrowser, newPage, systemUrls } from './browser.ts';
+import { newestMail } from './mailbox.ts';
+
+// A source-code-host user links the work account during the callback's onboarding stepper
+// (issue 5, SPEC §2 "Onboarding / callback stepper", §4 Callback, §5 "Source-code-host completion").
+
+// The invitation steps before the callback (the onboarding journeys cover them in detail).
+
+async function adminJson<T>(url: string, init?: RequestInit): Promise<T> {
+  const res = await fetch(url, {
+    ...init,
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${url} → ${res.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+/** An admin invites a source-code-host user of the demo organisation; the link comes by mail. */
+async function inviteGitUser(urls: SystemUrls) {
+  const { organisations } = await adminJson<{ organisations: { id: string; name: string }[] }>(
+    `${urls.usersAdmin}/admin/organisations`,
+  );
+  const acme = organisations.find((o) => o.name === 'Acme');
+  if (!acme) throw new Error('the demo organisation Acme was not seeded');
+  const email = `git-invitee-${randomBytes(5).toString('hex')}@acme.test`;
+  const invitation = await adminJson<{ id: string; identityId: string }>(
+    `${urls.usersAdmin}/admin/invitations`,
+    {
+      method: 'POST',
+      body: JSON.stringify({
+        organisationId: acme.id,
+        email,
+        firstName: 'Git',
+        lastName: 'Person',
+        role: 'member',
+        isGitUser: true,
+      }),
+    },
+  );
+  const mail = await newestMail(urls, email);
+  const link = /https?:\/\/\S+\/account\/onboarding\?\S+/.exec(mail.text)?.[0];
+  if (!link) throw new Error(`no onboarding link in "${mail.subject}"`);
+  return { identityId: invitation.identityId, email, link };
+}
+
+/** Invitation onboarding: password, skip 2FA, accept the terms; the app then goes to login. */
+async function onboard(page: Page, link: string, password: string): Promise<void> {
+  await page.goto(link);
+  await page.getByRole('heading', { name: 'Set your password' }).waitFor({ timeout: 30_000 });
+  await page.getByPlaceholder('Create password').fill(password);
+  await page.getByPlaceholder('Re-enter password').fill(password);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByRole('button', { name: 'Skip for now' }).click({ timeout: 30_000 });
+  await page.getByRole('heading', { name: 'Accept the terms' }).waitFor({ timeout: 30_000 });
+  await page.getByLabel('I agree to the platform terms of service').check();
+  await page.getByLabel('I agree to the privacy policy').check();
+  await page.getByRole('button', { name: 'Continue' }).click();
+}
+
+describe('source-code-host link during callback onboarding, end to end', () => {
+  let browser: Browser;
+  const urls = systemUrls();
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('an invited git user is onboarded, a forged host code fails and restarts the step, then the user links through the authorize page and lands on /research', async () => {
+    const invited = await inviteGitUser(urls);
+    const password = `Git-${randomBytes(6).toString('hex')}!1`;
+    const { context, page } = await newPage(browser);
+    await onboard(page, invited.link, password);
+
+    // Login completes the OAuth2 flow; the callback's stepper still owes the link step.
+    const linkStep = page.getByRole('heading', { name: 'Link your GitHub account' });
+    const confirm = page.getByRole('heading', { name: 'Password confirmation' });
+    await Promise.race([linkStep.waitFor({ timeout: 45_000 }), confirm.waitFor({ timeout: 45_000 })]);
+    if (await confirm.isVisible()) {
+      await page.getByLabel('Password').fill(password);
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await linkStep.waitFor({ timeout: 30_000 });
+    }
+    expect(page.url()).toContain('/account/callback');
+    await page.getByText('Signing up as').waitFor();
+    expect(await page.getByText(invited.email).isVisible()).toBe(true);
+
+    // A code that was never issued for this session: the message shows and the step starts over.
+    await page.goto(`${urls.platform}/account/callback?code=forged-host-code&state=forged-state`);
+    await page
+      .getByText(/Start again\.|No source-code-host connection/)
+      .first()
+      .waitFor({ timeout: 30_000 });
+    await linkStep.waitFor({ timeout: 30_000 });
+
+    // The real thing: the host's authorize page, then back to the callback and on to /research.
+    await page.getByRole('button', { name: 'Authenticate with GitHub' }).click();
+    await page.waitForURL(/\/github\/login\/oauth\/authorize/, { timeout: 30_000 });
+    await page.getByRole('button', { name: 'Authorize' }).click();
+    await page.waitForURL(`${urls.platform}/research`, { timeout: 45_000 });
+    await page.getByText(invited.email).first().waitFor();
+
+    const identity = (await (
+      await fetch(`${urls.identityAdmin}/admin/identities/${invited.identityId}`)
+    ).json()) as {
+      traits: { onboarding: { gitProviderConnected: boolean; tosAccepted: boolean } };
+    };
+    expect(identity.traits.onboarding).toMatchObject({ gitProviderConnected: true, tosAccepted: true });
+
+    // Signed in again later, nothing is owed: straight to /research.
+    await page.goto(`${urls.platform}/account/login`);
+    await page.waitForURL(`${urls.platform}/research`, { timeout: 30_000 });
+    await context.close();
+  });
+});
