@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { totpCodeAt } from '../../strategies/totp/totp.ts';
 import {
   Browser,
   DEMO_PASSWORD,
@@ -160,6 +161,55 @@ describe('login_challenge (Kratos as the login UI of the authorization server)',
     const unknown = await b.get('/self-service/login/browser?login_challenge=unknown', { accept: 'json' });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe(404);
+  });
+
+  it('with TOTP: password → 422 to aal2 (keeping login_challenge) → TOTP → accept with amr [password, totp]', async () => {
+    const totpId = await createUser(h, 'oauth-totp@example.com');
+    const setup = new Browser(h.publicUrl);
+    await login(setup, 'oauth-totp@example.com');
+    const sf = await setup.get('/self-service/settings/browser', { accept: 'json' });
+    const secretNode = sf.body.ui.nodes.find(
+      (n: { attributes: { id?: string } }) => n.attributes.id === 'totp_secret_key',
+    );
+    const secret = secretNode.attributes.text.text as string;
+    const linked = await setup.post(`/self-service/settings?flow=${sf.body.id}`, {
+      json: { method: 'totp', totp_code: totpCodeAt(secret, h.clock.now()), csrf_token: csrfOf(sf.body) },
+      accept: 'json',
+    });
+    expect(linked.status).toBe(200);
+    h.clock.advance(60_000);
+
+    const b = new Browser(h.publicUrl);
+    const init = await b.get('/self-service/login/browser?login_challenge=ch5', { accept: 'json' });
+    const first = await b.post(`/self-service/login?flow=${init.body.id}`, {
+      json: {
+        method: 'password',
+        identifier: 'oauth-totp@example.com',
+        password: DEMO_PASSWORD,
+        csrf_token: csrfOf(init.body),
+      },
+      accept: 'json',
+    });
+    expect(first.status).toBe(422);
+    const to = new URL(first.body.redirect_browser_to);
+    expect(to.searchParams.get('aal')).toBe('aal2');
+    expect(to.searchParams.get('login_challenge')).toBe('ch5');
+    expect(recorded.filter((r) => r.method === 'PUT')).toHaveLength(0);
+
+    const second = await b.get(`${to.pathname}${to.search}`, { accept: 'json' });
+    expect(second.status, second.text).toBe(200);
+    expect(second.body.requested_aal).toBe('aal2');
+    expect(second.body.oauth2_login_challenge).toBe('ch5');
+    const done = await b.post(`/self-service/login?flow=${second.body.id}`, {
+      json: { method: 'totp', totp_code: totpCodeAt(secret, h.clock.now()), csrf_token: csrfOf(second.body) },
+      accept: 'json',
+    });
+    expect(done.status, done.text).toBe(422);
+    expect(done.body.redirect_browser_to).toBe(REDIRECT);
+    const accept = recorded.find((r) => r.method === 'PUT')!;
+    expect(accept.body).toMatchObject({ subject: totpId, amr: ['password', 'totp'] });
+    const who = await b.get('/sessions/whoami', { accept: 'json' });
+    expect(who.body.authenticator_assurance_level).toBe('aal2');
   });
 
   it('an unreachable authorization server answers 502 in the Kratos envelope', async () => {
