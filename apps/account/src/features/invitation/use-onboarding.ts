@@ -52,6 +52,8 @@ export function useOnboarding(search: OnboardingSearch) {
   const [fieldErrors, setFieldErrors] = useState<string[]>([]);
   const [pageError, setPageError] = useState<string | null>(null);
   const codeSubmission = useRef(false);
+  const lockTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(lockTimer.current), []);
 
   /** The onboarding-state cookie (24 h) and its copy in React state. */
   const saveState = useCallback((next: OnboardingState | null) => {
@@ -102,7 +104,7 @@ export function useOnboarding(search: OnboardingSearch) {
     if (!flowId || !code) return;
     if (!tryTakeLock(registry.onboardingCodeLock, ONBOARDING_CODE_LOCK_MS)) {
       // Another tab is submitting this code: its session shows up here once it is done.
-      setTimeout(() => void session.reload(), ONBOARDING_CODE_LOCK_MS);
+      lockTimer.current = setTimeout(() => void session.reload(), ONBOARDING_CODE_LOCK_MS);
       return;
     }
     const proceed = (settingsId: string) => {

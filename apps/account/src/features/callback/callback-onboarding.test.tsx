@@ -1,0 +1,201 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Router } from '../../app/router.tsx';
+import { defaultConfig, setConfig } from '../../shared/config/env.ts';
+import { toastStore } from '../../shared/errors/error-store.ts';
+import { registry } from '../../shared/storage/registry.ts';
+import { write } from '../../shared/storage/storage.ts';
+import { clearBrowserState } from '../../testing/dom.ts';
+import { mockFetch } from '../../testing/fetch-mock.ts';
+
+const nav = vi.hoisted(() => ({ redirectTo: vi.fn(), replaceLocation: vi.fn() }));
+vi.mock('../../shared/navigation/history.ts', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../../shared/navigation/history.ts')>()),
+  redirectTo: nav.redirectTo,
+  replaceLocation: nav.replaceLocation,
+}));
+
+const NOW = Date.now();
+function jwt(payload: unknown): string {
+  const enc = (v: unknown) =>
+    btoa(JSON.stringify(v)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return `${enc({ alg: 'RS256' })}.${enc(payload)}.sig`;
+}
+const ACCESS = jwt({ exp: NOW / 1000 + 3600, ext: { user: { authenticationMode: 'ory' }, products: [] } });
+
+interface Onboarding {
+  tosAccepted: boolean;
+  isGitUser: boolean;
+  gitProviderConnected: boolean;
+}
+function session(onboarding: Onboarding, methods = ['password']) {
+  return {
+    id: 'sess-1',
+    authenticator_assurance_level: 'aal1',
+    authentication_methods: methods.map((method) => ({ method })),
+    identity: {
+      id: 'i-1',
+      traits: {
+        email: 'ada@acme.test',
+        onboarding: { ...onboarding, mfaSetupDeadline: '2999-01-01T00:00:00Z' },
+      },
+      verifiable_addresses: [{ value: 'ada@acme.test', verified: true }],
+    },
+  };
+}
+const TERMS = {
+  terms: { version: '2026-01', url: 'http://localhost:4000/terms' },
+  privacy: { version: '2026-01', url: 'http://localhost:4000/privacy' },
+};
+
+beforeEach(() => {
+  clearBrowserState();
+  setConfig(defaultConfig('platform'));
+  nav.redirectTo.mockReset();
+  for (const t of toastStore.getSnapshot()) toastStore.dismiss(t.id);
+});
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
+
+const go = (path: string) => window.history.replaceState(null, '', path);
+function withToken() {
+  write(registry.oauth2Token, { accessToken: ACCESS, refreshToken: null, expiresAt: NOW + 3_600_000 });
+}
+
+describe('callback onboarding stepper (SPEC §2, §4 Callback)', () => {
+  it('Final Step: two checkboxes, Continue only when both are ticked, footer links; accepting lands on /research', async () => {
+    withToken();
+    let onboarding: Onboarding = { tosAccepted: false, isGitUser: false, gitProviderConnected: false };
+    const { calls } = mockFetch(({ method, url }) => {
+      if (url.pathname === '/sessions/whoami') return { status: 200, body: session(onboarding) };
+      if (url.pathname === '/terms/current') return { status: 200, body: TERMS };
+      if (method === 'POST' && url.pathname === '/terms/accept') {
+        onboarding = { ...onboarding, tosAccepted: true };
+        return { status: 200, body: { tosAccepted: true } };
+      }
+      return undefined;
+    });
+    go('/account/callback');
+    render(<Router />);
+    expect(await screen.findByRole('heading', { name: 'Final Step' })).toBeTruthy();
+    const terms = await screen.findByLabelText('I agree to the platform terms of service');
+    const privacy = screen.getByLabelText('I agree to the privacy policy');
+    const next = screen.getByRole('button', { name: 'Continue' }) as HTMLButtonElement;
+    expect(next.disabled).toBe(true);
+    fireEvent.click(terms);
+    expect(next.disabled).toBe(true);
+    fireEvent.click(privacy);
+    expect(next.disabled).toBe(false);
+    expect(screen.getByRole('link', { name: 'Privacy Notice' })).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Contact support' }).getAttribute('href')).toBe(
+      'mailto:support@acme.test',
+    );
+    expect(screen.getByRole('link', { name: 'terms of service' }).getAttribute('href')).toBe(TERMS.terms.url);
+    fireEvent.click(next);
+    await waitFor(() => expect(window.location.pathname).toBe('/research'));
+    const accept = calls.find((c) => c.url.pathname === '/terms/accept')!;
+    expect(accept.credentials).toBe('include');
+    expect(accept.body).toEqual({
+      documents: [
+        { document: 'terms', version: '2026-01' },
+        { document: 'privacy', version: '2026-01' },
+      ],
+    });
+  });
+
+  it('link step for a git user: "Signing up as" the email; Authenticate initialises and leaves for the host', async () => {
+    withToken();
+    const { calls } = mockFetch(({ method, url }) => {
+      if (url.pathname === '/sessions/whoami') {
+        return {
+          status: 200,
+          body: session({ tosAccepted: false, isGitUser: true, gitProviderConnected: false }),
+        };
+      }
+      if (method === 'POST' && url.pathname === '/git-auth/initialise') {
+        return {
+          status: 200,
+          body: { authenticationUrl: 'http://localhost:4500/github/login/oauth/authorize?x=1' },
+        };
+      }
+      return undefined;
+    });
+    go('/account/callback');
+    render(<Router />);
+    expect(await screen.findByRole('heading', { name: 'Link your GitHub account' })).toBeTruthy();
+    expect(screen.getByText('Signing up as')).toBeTruthy();
+    expect(screen.getByText('ada@acme.test')).toBeTruthy();
+    // The indicator shows the steps still due: the link, then the terms.
+    const steps = screen.getByRole('list', { name: 'Onboarding steps' });
+    expect(steps.textContent).toBe('Link to GitHubTerms of Service');
+    fireEvent.click(screen.getByRole('button', { name: 'Authenticate with GitHub' }));
+    await waitFor(() =>
+      expect(nav.redirectTo).toHaveBeenCalledWith('http://localhost:4500/github/login/oauth/authorize?x=1'),
+    );
+    const init = calls.find((c) => c.url.pathname === '/git-auth/initialise')!;
+    expect(init.credentials).toBe('include');
+    expect(init.body).toEqual({ flow: 'sess-1' });
+  });
+
+  it('the link step is left out when the configuration disables it', async () => {
+    setConfig({ ...defaultConfig('platform'), disableGitStep: true });
+    withToken();
+    mockFetch(({ url }) =>
+      url.pathname === '/sessions/whoami'
+        ? { status: 200, body: session({ tosAccepted: true, isGitUser: true, gitProviderConnected: false }) }
+        : undefined,
+    );
+    go('/account/callback');
+    render(<Router />);
+    await waitFor(() => expect(window.location.pathname).toBe('/research'));
+  });
+
+  it('a source-code-host code (not "ory…") is completed with the user service, then the initial page', async () => {
+    withToken();
+    let connected = false;
+    const { calls } = mockFetch(({ method, url }) => {
+      if (url.pathname === '/sessions/whoami') {
+        return {
+          status: 200,
+          body: session({ tosAccepted: true, isGitUser: true, gitProviderConnected: connected }),
+        };
+      }
+      if (method === 'POST' && url.pathname === '/git-auth/complete') {
+        connected = true;
+        return { status: 200, body: { connected: true, login: 'octo-dev' } };
+      }
+      return undefined;
+    });
+    go('/account/callback?code=gh-code-1&state=host-state');
+    render(<Router />);
+    await waitFor(() => expect(window.location.pathname).toBe('/research'));
+    const complete = calls.find((c) => c.url.pathname === '/git-auth/complete')!;
+    expect(complete.credentials).toBe('include');
+    expect(complete.body).toEqual({ code: 'gh-code-1', state: 'host-state' });
+    expect(calls.some((c) => c.url.pathname === '/oauth2/token')).toBe(false);
+  });
+
+  it('a failed completion shows the message and the link step starts over', async () => {
+    withToken();
+    mockFetch(({ method, url }) => {
+      if (url.pathname === '/sessions/whoami') {
+        return {
+          status: 200,
+          body: session({ tosAccepted: true, isGitUser: true, gitProviderConnected: false }),
+        };
+      }
+      if (method === 'POST' && url.pathname === '/git-auth/complete') {
+        return { status: 400, body: { errorCode: 'INVALID_STATE', message: 'It expired. Start again.' } };
+      }
+      return undefined;
+    });
+    go('/account/callback?code=gh-code-1&state=stale');
+    render(<Router />);
+    expect(await screen.findByRole('heading', { name: 'Link your GitHub account' })).toBeTruthy();
+    expect(window.location.search).toBe('');
+    expect(toastStore.getSnapshot().map((t) => t.message)).toContain('It expired. Start again.');
+  });
+});
