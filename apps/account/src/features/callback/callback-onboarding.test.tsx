@@ -198,4 +198,50 @@ describe('callback onboarding stepper (SPEC §2, §4 Callback)', () => {
     expect(window.location.search).toBe('');
     expect(toastStore.getSnapshot().map((t) => t.message)).toContain('It expired. Start again.');
   });
+
+  it('a failed initialisation shows the message and keeps the link step', async () => {
+    withToken();
+    mockFetch(({ method, url }) => {
+      if (url.pathname === '/sessions/whoami') {
+        return {
+          status: 200,
+          body: session({ tosAccepted: true, isGitUser: true, gitProviderConnected: false }),
+        };
+      }
+      if (method === 'POST' && url.pathname === '/git-auth/initialise') {
+        return { status: 502, body: { errorCode: 'UPSTREAM_ERROR', message: 'The host is unreachable.' } };
+      }
+      return undefined;
+    });
+    go('/account/callback');
+    render(<Router />);
+    fireEvent.click(await screen.findByRole('button', { name: 'Authenticate with GitHub' }));
+    await waitFor(() =>
+      expect(toastStore.getSnapshot().map((t) => t.message)).toContain('The host is unreachable.'),
+    );
+    expect(nav.redirectTo).not.toHaveBeenCalled();
+    expect(
+      (screen.getByRole('button', { name: 'Authenticate with GitHub' }) as HTMLButtonElement).disabled,
+    ).toBe(false);
+  });
+
+  it('an aal1 user without a second factor past the deadline goes back to login for a 2FA reset', async () => {
+    write(registry.authorizationParams, {
+      codeVerifier: 'v'.repeat(43),
+      state: 'state-1234',
+      expiration: NOW + 60_000,
+    });
+    const { calls } = mockFetch(({ url }) => {
+      if (url.pathname === '/sessions/whoami') {
+        const s = session({ tosAccepted: true, isGitUser: false, gitProviderConnected: false });
+        s.identity.traits.onboarding.mfaSetupDeadline = '2000-01-01T00:00:00Z';
+        return { status: 200, body: s };
+      }
+      return undefined;
+    });
+    go('/account/callback?code=ory_ac_1&state=state-1234');
+    render(<Router />);
+    await waitFor(() => expect(window.location.pathname).toBe('/account/login'));
+    expect(calls.some((c) => c.url.pathname === '/oauth2/token')).toBe(false);
+  });
 });

@@ -258,4 +258,14 @@ describe('invitation onboarding screen (SPEC §2, §4 Invitation onboarding, §5
     await new Promise((r) => setTimeout(r, 50));
     expect(calls.some((c) => c.url.pathname.startsWith('/self-service/recovery'))).toBe(false);
   });
+
+  it('a session that cannot be loaded shows "Error loading session" with Retry', async () => {
+    mockFetch(({ url }) =>
+      url.pathname === '/sessions/whoami' ? { status: 500, body: { error: { message: 'boom' } } } : undefined,
+    );
+    go(LINK);
+    render(<Router />);
+    expect(await screen.findByText('Error loading session: boom')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Retry' })).toBeTruthy();
+  });
 });

@@ -245,7 +245,10 @@ export function useOnboarding(search: OnboardingSearch) {
     busy,
     errors,
     fieldErrors,
-    pageError: pageError ?? (totp.status === 'error' ? totp.pageError : null),
+    pageError:
+      pageError ??
+      (session.state === 'error' ? copy.errors.loadingSession(session.error ?? copy.errors.unknown) : null) ??
+      (totp.status === 'error' ? totp.pageError : null),
     settingsReady: settings !== null,
     totp,
     skipMfa,
