@@ -94,4 +94,37 @@ describe('logout', () => {
     h.clock.advance(7200_000 + 1);
     expect((await b.get('/sessions/whoami', { accept: 'json' })).status).toBe(401);
   });
+
+  it('lists and revokes the other sessions (GET/DELETE /sessions, DELETE /sessions/{id}) and logs out API clients', async () => {
+    const a = new Browser(h.publicUrl);
+    const b = new Browser(h.publicUrl);
+    const c = new Browser(h.publicUrl);
+    await login(a, 'bye@example.com');
+    const sb = await login(b, 'bye@example.com');
+    await login(c, 'bye@example.com');
+    const list = await a.get('/sessions', { accept: 'json' });
+    expect(list.status).toBe(200);
+    expect(list.body.length).toBeGreaterThanOrEqual(2);
+    expect(list.body.every((s: { id: string }) => s.id)).toBe(true);
+    expect((await a.request('DELETE', `/sessions/${sb.body.session.id}`)).status).toBe(204);
+    expect((await b.get('/sessions/whoami')).status).toBe(401);
+    expect((await a.request('DELETE', '/sessions/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    const all = await a.request('DELETE', '/sessions');
+    expect(all.status).toBe(200);
+    expect(all.body.count).toBeGreaterThanOrEqual(1);
+    expect((await c.get('/sessions/whoami')).status).toBe(401);
+    expect((await a.get('/sessions/whoami')).status).toBe(200);
+    expect((await new Browser(h.publicUrl).get('/sessions')).status).toBe(401);
+
+    const token = a.cookies.get('ory_kratos_session')!;
+    const api = new Browser(h.publicUrl);
+    expect(
+      (await api.request('DELETE', '/self-service/logout/api', { json: { session_token: 'nope' } })).status,
+    ).toBe(403);
+    expect((await api.request('DELETE', '/self-service/logout/api', { json: {} })).status).toBe(400);
+    expect(
+      (await api.request('DELETE', '/self-service/logout/api', { json: { session_token: token } })).status,
+    ).toBe(204);
+    expect((await a.get('/sessions/whoami')).status).toBe(401);
+  });
 });

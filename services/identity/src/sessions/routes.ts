@@ -10,7 +10,14 @@ import { redirect, wantsJson } from '../http/respond.ts';
 import { validReturnTo } from '../flows/login/routes.ts';
 import { isUuid } from '../identities/repo.ts';
 import { currentSession } from './current.ts';
-import { findSessionByLogoutToken, issueLogoutToken, revokeSession, toApiSession } from './repo.ts';
+import {
+  findSessionByLogoutToken,
+  findSessionByToken,
+  issueLogoutToken,
+  revokeSession,
+  toApiSession,
+} from './repo.ts';
+import { readJson } from '../http/body.ts';
 
 export function registerSessionRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.get('/sessions/whoami', async (req, reply) => {
@@ -52,6 +59,69 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: Ctx): void {
     setCsrfCookie(reply, ctx.config, randomBytes(32).toString('base64url')); // rotate CSRF, as Kratos does
     if (wantsJson(req)) return reply.code(204).send();
     return redirect(reply, returnTo ?? ctx.config.defaultReturnUrl);
+  });
+
+  // Session management for the signed-in user (Kratos `GET/DELETE /sessions`, `DELETE /sessions/{id}`).
+  app.get('/sessions', async (req, reply) => {
+    const session = await currentSession(ctx, req);
+    if (!session) throw errors.unauthorized();
+    const rows = await ctx.db
+      .selectFrom('identity_sessions')
+      .selectAll()
+      .where('identity_id', '=', session.row.identity_id)
+      .where('active', '=', true)
+      .where('expires_at', '>', ctx.clock.now())
+      .where('id', '<>', session.row.id)
+      .orderBy('created_at', 'desc')
+      .limit(250)
+      .execute();
+    return reply.send(
+      rows.map((row) => toApiSession({ row, identity: session.identity }, ctx.config.publicUrl, false)),
+    );
+  });
+
+  app.delete('/sessions', async (req, reply) => {
+    const session = await currentSession(ctx, req);
+    if (!session) throw errors.unauthorized();
+    const r = await ctx.db
+      .updateTable('identity_sessions')
+      .set({ active: false, updated_at: ctx.clock.now() })
+      .where('identity_id', '=', session.row.identity_id)
+      .where('active', '=', true)
+      .where('id', '<>', session.row.id)
+      .executeTakeFirst();
+    return reply.send({ count: Number(r.numUpdatedRows) });
+  });
+
+  app.delete('/sessions/:id', async (req, reply) => {
+    const session = await currentSession(ctx, req);
+    if (!session) throw errors.unauthorized();
+    const { id } = req.params as { id: string };
+    if (id === session.row.id)
+      throw errors.badRequest('Can not revoke the current session; use the logout flow instead.');
+    const r = isUuid(id)
+      ? await ctx.db
+          .updateTable('identity_sessions')
+          .set({ active: false, updated_at: ctx.clock.now() })
+          .where('id', '=', id)
+          .where('identity_id', '=', session.row.identity_id)
+          .where('active', '=', true)
+          .executeTakeFirst()
+      : undefined;
+    if (!r || Number(r.numUpdatedRows) === 0) throw errors.notFound('The session could not be found.');
+    return reply.code(204).send();
+  });
+
+  // API clients: `DELETE /self-service/logout/api {session_token}` → 204.
+  app.delete('/self-service/logout/api', async (req, reply) => {
+    const body = readJson(req) as { session_token?: unknown } | null;
+    const token = body && typeof body === 'object' ? body.session_token : undefined;
+    if (typeof token !== 'string' || !token) throw errors.badRequest('session_token is required.');
+    const now = ctx.clock.now();
+    const session = await findSessionByToken(ctx.db, token, now);
+    if (!session) throw new IdentityError(403, { reason: 'The session token is not valid.' });
+    await revokeSession(ctx.db, session.row.id, now);
+    return reply.code(204).send();
   });
 
   app.get('/self-service/errors', async (req, reply) => {
