@@ -2,7 +2,7 @@ import { createDb } from '@acme/db';
 import { launchBrowser } from '../e2e/browser.ts';
 import { createUser } from '../e2e/fixtures.ts';
 import { signInWithPassword } from '../e2e/journeys.ts';
-import { startSystem } from '../scripts/system.ts';
+import { LOOPBACK_TEST_LIMITS, startSystem } from '../scripts/system.ts';
 
 function percentile(sorted: number[], p: number): number {
   const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
@@ -19,7 +19,7 @@ export async function benchBrowserSignIn(opts: { runs: number }) {
     db,
     portOffset: 20_000,
     logLevel: 'silent',
-    extraEnv: { LOGIN_CONFIG_RATE_LIMIT: '100000', IDENTITY_IP_FAILURE_LIMIT: '100000' },
+    extraEnv: LOOPBACK_TEST_LIMITS,
   });
   const browser = await launchBrowser();
   const timings: number[] = [];

@@ -1,6 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import { createDb } from '@acme/db';
-import { startSystem } from '../scripts/system.ts';
+import { LOOPBACK_TEST_LIMITS, startSystem } from '../scripts/system.ts';
 
 // One whole system for the journeys, on a fresh in-memory database and its own port
 // range (npm start's ports + 10000), so a running `npm start` does not get in the way.
@@ -10,7 +10,7 @@ export default async function setup(project: TestProject) {
     db,
     portOffset: Number(process.env.E2E_PORT_OFFSET ?? 10_000),
     logLevel: 'silent',
-    extraEnv: { LOGIN_CONFIG_RATE_LIMIT: '100000', IDENTITY_IP_FAILURE_LIMIT: '100000' },
+    extraEnv: LOOPBACK_TEST_LIMITS,
   });
   project.provide('urls', system.urls);
   return async () => {

@@ -25,6 +25,13 @@ export const DEFAULT_PORTS = {
 
 export type PortName = keyof typeof DEFAULT_PORTS;
 
+/** Per-IP limits raised for the journeys and benchmarks, where every request comes from 127.0.0.1. */
+export const LOOPBACK_TEST_LIMITS: Record<string, string> = {
+  LOGIN_CONFIG_RATE_LIMIT: '100000',
+  IDENTITY_IP_FAILURE_LIMIT: '100000',
+  INVITATION_STATUS_RATE_LIMIT: '100000',
+};
+
 export interface SystemUrls {
   platform: string;
   magic: string;
@@ -35,6 +42,7 @@ export interface SystemUrls {
   usersPublic: string;
   usersAdmin: string;
   agent: string;
+  /** Stand-ins: mailbox at /mail, GitHub-like host at /github. */
   mail: string;
 }
 
@@ -136,9 +144,15 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
         USERS_ADMIN_PORT: String(port('usersAdmin')),
         IDENTITY_ADMIN_URL: urls.identityAdmin,
         OAUTH2_ADMIN_URL: urls.oauth2Admin,
+        IDENTITY_PUBLIC_URL: urls.identityPublic,
         APP_ORIGINS: appOrigins.join(','),
+        APP_BASE_URL: urls.platform,
+        GIT_OAUTH_AUTHORIZE_URL: `${urls.mail}/github/login/oauth/authorize`,
+        GIT_OAUTH_TOKEN_URL: `${urls.mail}/github/login/oauth/access_token`,
+        GIT_API_URL: `${urls.mail}/github/api`,
       },
       logger: logLevel === 'silent' ? false : undefined,
+      mailer,
     });
     closers.push(users.close);
 
