@@ -73,7 +73,7 @@ describe('source-code-host link during callback onboarding, end to end', () => {
     await browser?.close();
   });
 
-  it('an invited git user is onboarded, a forged host code fails and restarts the step, then the user links through the authorize page and lands on /research', async () => {
+  it('an invited git user is onboarded, a forged host code and a cancelled authorization show their message and restart the step, then the user links through the authorize page and lands on /research', async () => {
     const invited = await inviteGitUser(urls);
     const password = `Git-${randomBytes(6).toString('hex')}!1`;
     const { context, page } = await newPage(browser);
@@ -98,6 +98,13 @@ describe('source-code-host link during callback onboarding, end to end', () => {
       .getByText(/Start again\.|No source-code-host connection/)
       .first()
       .waitFor({ timeout: 30_000 });
+    await linkStep.waitFor({ timeout: 30_000 });
+
+    // Cancelling on the host's authorize page: its error is shown and the step starts over.
+    await page.getByRole('button', { name: 'Authenticate with GitHub' }).click();
+    await page.waitForURL(/\/github\/login\/oauth\/authorize/, { timeout: 30_000 });
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByText('The user has denied your application access.').first().waitFor({ timeout: 30_000 });
     await linkStep.waitFor({ timeout: 30_000 });
 
     // The real thing: the host's authorize page, then back to the callback and on to /research.

@@ -22,6 +22,23 @@ const cases: [string, Partial<CallbackInput>, CallbackCommand][] = [
     { type: 'error', message: 'OAuth2 error access_denied. denied' },
   ],
   [
+    'an error from the source-code host (token present, foreign state) → message, link step again',
+    {
+      query: { error: 'access_denied', error_description: 'denied', state: 'host-state' },
+      storedState: null,
+      hasToken: true,
+    },
+    { type: 'git-failed', message: 'OAuth2 error access_denied. denied' },
+  ],
+  [
+    'an OAuth2 error without a token stays an error page',
+    {
+      query: { error: 'access_denied', error_description: 'denied', state: 'host-state' },
+      storedState: null,
+    },
+    { type: 'error', message: 'OAuth2 error access_denied. denied' },
+  ],
+  [
     'no code, no session → missing code error',
     { query: {}, sessionState: 'none', session: null },
     { type: 'error', message: 'The url did not contain a code parameter' },

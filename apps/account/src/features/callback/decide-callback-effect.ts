@@ -25,6 +25,7 @@ export type CallbackCommand =
   | { type: 'authorize' }
   | { type: 'exchange'; code: string }
   | { type: 'git-complete'; code: string; state?: string }
+  | { type: 'git-failed'; message: string }
   | { type: 'go-initial-page' };
 
 /** SPEC §5: a code that does not start with "ory" comes from the source-code host. */
@@ -35,8 +36,14 @@ export function isSourceCodeHostCode(code: string): boolean {
 export function decideCallbackEffect(input: CallbackInput): CallbackCommand {
   if (input.sessionState === 'loading') return { type: 'wait' };
   const { query, session } = input;
-  if (query.error)
-    return { type: 'error', message: copy.errors.oauth2(query.error, query.error_description ?? '') };
+  if (query.error) {
+    const message = copy.errors.oauth2(query.error, query.error_description ?? '');
+    // The source-code host answered the link step with an error (e.g. the user cancelled): the token
+    // is there and the state is the host's, not ours. Show it; the link step starts over.
+    if (input.hasToken && query.state && query.state !== input.storedState)
+      return { type: 'git-failed', message };
+    return { type: 'error', message };
+  }
   if (!query.code) {
     // Reached from the login screen with a session but no token: obtain one.
     if (input.hasToken) return { type: 'go-initial-page' };

@@ -132,6 +132,10 @@ export function useCallbackRoute(search: CallbackSearch) {
           },
         );
         break;
+      case 'git-failed':
+        showToast(command.message);
+        navigate(paths.callback, { replace: true });
+        break;
       case 'git-complete':
         // Back from the source-code host: complete the link, then the remaining steps. On failure the
         // message is shown and the flow restarts at the link step.
@@ -184,7 +188,7 @@ export function useCallbackRoute(search: CallbackSearch) {
 
   return {
     error,
-    onboarding: onboarding && !done && command.type !== 'git-complete',
+    onboarding: onboarding && !done && command.type !== 'git-complete' && command.type !== 'git-failed',
     steps,
     facts: session.facts,
     busy,
