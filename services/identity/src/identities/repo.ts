@@ -257,11 +257,14 @@ export function isUuid(id: string): boolean {
  * SQL selecting one identity row plus its addresses and credential metadata as JSON columns,
  * so a session lookup is a single round trip. `alias` is the identity table alias in the outer query.
  */
-export function identityJsonColumns(alias: string) {
+export function identityJsonColumns(alias: string, opts: { identifiers: boolean } = { identifiers: true }) {
+  const credential = opts.identifiers
+    ? `to_jsonb(c) - 'config' || jsonb_build_object('identifiers', coalesce((select jsonb_agg(ci.identifier) from identity_credential_identifiers ci where ci.identity_id = c.identity_id and ci.type = c.type), '[]'::jsonb))`
+    : `to_jsonb(c) - 'config' || '{"identifiers":[]}'::jsonb`;
   return sql.raw(`to_jsonb(${alias}) as identity,
   coalesce((select jsonb_agg(to_jsonb(a) order by a.created_at) from identity_verifiable_addresses a where a.identity_id = ${alias}.id), '[]'::jsonb) as verifiable,
   coalesce((select jsonb_agg(to_jsonb(r) order by r.created_at) from identity_recovery_addresses r where r.identity_id = ${alias}.id), '[]'::jsonb) as recovery,
-  coalesce((select jsonb_agg(to_jsonb(c) - 'config' || jsonb_build_object('identifiers', coalesce((select jsonb_agg(ci.identifier) from identity_credential_identifiers ci where ci.identity_id = c.identity_id and ci.type = c.type), '[]'::jsonb))) from identity_credentials c where c.identity_id = ${alias}.id), '[]'::jsonb) as credentials`);
+  coalesce((select jsonb_agg(${credential}) from identity_credentials c where c.identity_id = ${alias}.id), '[]'::jsonb) as credentials`);
 }
 
 type JsonRow = Record<string, unknown>;

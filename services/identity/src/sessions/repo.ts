@@ -58,7 +58,7 @@ export async function createSession(
   return { token, row };
 }
 
-/** One round trip: the session joined with its identity, addresses and credential metadata. */
+/** One round trip: the session joined with its identity, addresses and credential types (no identifiers). */
 async function selectActive(
   db: Db,
   where: ReturnType<typeof sql>,
@@ -67,7 +67,7 @@ async function selectActive(
   const r = await sql<
     SessionRow & { identity: unknown; verifiable: unknown; recovery: unknown; credentials: unknown }
   >`
-    select s.*, ${identityJsonColumns('i')}
+    select s.*, ${identityJsonColumns('i', { identifiers: false })}
     from identity_sessions s join identity_identities i on i.id = s.identity_id
     where ${where} and s.active = true and s.expires_at > ${now}`.execute(db);
   const row = r.rows[0];
