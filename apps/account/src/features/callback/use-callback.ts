@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { copy } from '../../copy.ts';
 import { getConfig } from '../../shared/config/env.ts';
 import { initialPagePath, paths } from '../../shared/config/paths.ts';
@@ -78,6 +78,8 @@ export function useCallbackRoute(search: CallbackSearch) {
   const [onboarding, setOnboarding] = useState(false);
   const [busy, setBusy] = useState(false);
   const [formErrors, setFormErrors] = useState<string[]>([]);
+  /** A host code is single-use: complete it once, however often the effect runs. */
+  const completedGitCode = useRef<string | null>(null);
   const params = readAuthorizationParams();
   const command: CallbackCommand = decideCallbackEffect({
     query: search,
@@ -139,6 +141,8 @@ export function useCallbackRoute(search: CallbackSearch) {
       case 'git-complete':
         // Back from the source-code host: complete the link, then the remaining steps. On failure the
         // message is shown and the flow restarts at the link step.
+        if (completedGitCode.current === command.code) break;
+        completedGitCode.current = command.code;
         completeGitAuth(config.usersUrl, { code: command.code, state: command.state })
           .catch((e: unknown) => showToast(getErrorMessage(e)))
           .then(() => session.reload())
