@@ -131,6 +131,37 @@ export async function benchIdentity(opts: {
     latencies.sort((a, b) => a - b);
     const round = (n: number) => Math.round(n * 10) / 10;
 
+    // (d) whoami while logins run at about 80 % of the measured login rate (hashing must not starve it).
+    const floodRate = Math.max(1, Math.floor((latencies.length / elapsedSec) * 0.8));
+    const floodDeadline = performance.now() + opts.durationSec * 1000;
+    let floodLogins = 0;
+    const flood = (async () => {
+      const inflight: Promise<unknown>[] = [];
+      while (performance.now() < floodDeadline) {
+        inflight.push(
+          passwordLogin(publicUrl).then(
+            () => floodLogins++,
+            () => undefined,
+          ),
+        );
+        await new Promise((r) => setTimeout(r, 1000 / floodRate));
+      }
+      await Promise.all(inflight);
+    })();
+    const floodLag = monitorEventLoopDelay({ resolution: 10 });
+    floodLag.enable();
+    const whoamiUnderFlood = summarise(
+      await autocannon({
+        url: `${publicUrl}/sessions/whoami`,
+        connections: Math.min(opts.connections, 10),
+        duration: opts.durationSec,
+        headers: { cookie: sessionCookie, accept: 'application/json' },
+        workers: 1,
+      }),
+    );
+    floodLag.disable();
+    await flood;
+
     return {
       note:
         'There is no session cache: every whoami reads the session and identity from PostgreSQL (PGlite here), ' +
@@ -153,6 +184,12 @@ export async function benchIdentity(opts: {
         eventLoopLagP99Ms: round(lag.percentile(99) / 1e6),
         durationSec: round(elapsedSec),
         hashing: 'argon2id m=19456 KiB, t=2, p=1 (@node-rs/argon2, off the event loop)',
+      },
+      whoamiDuringLoginFlood: {
+        offeredLoginsPerSec: floodRate,
+        completedLoginsPerSec: round(floodLogins / opts.durationSec),
+        whoami: whoamiUnderFlood,
+        eventLoopLagP99Ms: round(floodLag.percentile(99) / 1e6),
       },
     };
   } finally {
