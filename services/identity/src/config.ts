@@ -72,6 +72,8 @@ const EnvSchema = z.object({
   IDENTITY_IP_FAILURE_LIMIT: int(100),
   IDENTITY_IP_FAILURE_WINDOW: duration('10m'),
   IDENTITY_TRUST_PROXY: bool(false),
+  IDENTITY_CODE_MAIL_LIMIT: int(5),
+  IDENTITY_CODE_MAIL_WINDOW: duration('1h'),
   IDENTITY_BODY_LIMIT: int(4096),
   IDENTITY_TOTP_ISSUER: z.string().min(1).max(64).default('Acme Research'),
   IDENTITY_APP_NAME: z.string().min(1).max(64).default('Acme Research'),
@@ -96,6 +98,8 @@ export interface Config {
   lockout: { threshold: number; baseMs: number; maxMs: number; hardLimit: number };
   ipLimit: { failures: number; windowMs: number };
   trustProxy: boolean;
+  /** Code mails (recovery, verification) per address per window. */
+  codeMailLimit: { sends: number; windowMs: number };
   bodyLimit: number;
   totpIssuer: string;
   appName: string;
@@ -133,6 +137,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     ipLimit: { failures: e.IDENTITY_IP_FAILURE_LIMIT, windowMs: e.IDENTITY_IP_FAILURE_WINDOW },
     trustProxy: e.IDENTITY_TRUST_PROXY,
+    codeMailLimit: { sends: e.IDENTITY_CODE_MAIL_LIMIT, windowMs: e.IDENTITY_CODE_MAIL_WINDOW },
     bodyLimit: e.IDENTITY_BODY_LIMIT,
     totpIssuer: e.IDENTITY_TOTP_ISSUER,
     appName: e.IDENTITY_APP_NAME,

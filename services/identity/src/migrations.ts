@@ -120,6 +120,16 @@ create table identity_ip_throttle (
 );
 `,
   },
+  {
+    name: '004_send_throttle',
+    sql: `
+create table identity_send_throttle (
+  address text primary key,
+  window_start timestamptz not null,
+  sends int not null
+);
+`,
+  },
 ];
 
 /**

@@ -111,7 +111,14 @@ export interface IpThrottleTable {
   failures: number;
 }
 
+export interface SendThrottleTable {
+  address: string;
+  window_start: Ts;
+  sends: number;
+}
+
 export interface IdentityDb {
+  identity_send_throttle: SendThrottleTable;
   identity_identities: IdentityTable;
   identity_credentials: CredentialTable;
   identity_credential_identifiers: CredentialIdentifierTable;

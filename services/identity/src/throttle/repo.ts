@@ -76,3 +76,29 @@ export async function recordIpFailure(db: Db, ip: string, now: Date, windowMs: n
     )
     .execute();
 }
+
+/**
+ * Mail bombing guard: counts code mails per address in a fixed window and says whether one more
+ * may go out. Callers answer the same either way (no enumeration), they just do not send.
+ */
+export async function allowSend(
+  db: Db,
+  address: string,
+  now: Date,
+  limit: number,
+  windowMs: number,
+): Promise<boolean> {
+  const windowOpen = new Date(now.getTime() - windowMs);
+  const row = await db
+    .insertInto('identity_send_throttle')
+    .values({ address, window_start: now, sends: 1 })
+    .onConflict((oc) =>
+      oc.column('address').doUpdateSet({
+        sends: sql<number>`case when identity_send_throttle.window_start <= ${windowOpen} then 1 else identity_send_throttle.sends + 1 end`,
+        window_start: sql<Date>`case when identity_send_throttle.window_start <= ${windowOpen} then ${now} else identity_send_throttle.window_start end`,
+      }),
+    )
+    .returning('sends')
+    .executeTakeFirstOrThrow();
+  return row.sends <= limit;
+}

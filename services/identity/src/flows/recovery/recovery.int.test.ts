@@ -181,6 +181,25 @@ describe('recovery (code)', () => {
   });
 });
 
+describe('mail bombing guard', () => {
+  it('sends at most 5 code mails per address per hour; the answer stays the same', async () => {
+    await createUser(h, 'bomb@example.com');
+    const b = new Browser(h.publicUrl);
+    const count = () => h.mailbox.filter((m) => m.to === 'bomb@example.com').length;
+    for (let i = 0; i < 7; i++) {
+      const f = await start(b);
+      const res = await post(b, f, { method: 'code', email: 'bomb@example.com' });
+      expect(res.status).toBe(200);
+      expect(ids(res.body)).toEqual([1060003]);
+    }
+    expect(count()).toBe(5);
+    h.clock.advance(3600_000 + 1);
+    const f = await start(b);
+    await post(b, f, { method: 'code', email: 'bomb@example.com' });
+    expect(count()).toBe(6);
+  });
+});
+
 describe('POST /admin/recovery/code (invitation)', () => {
   it('returns 201 {recovery_link, recovery_code, expires_at}; the flow needs no CSRF and signs the user in', async () => {
     const id = await createUser(h, 'invite@example.com');

@@ -15,7 +15,7 @@ import { currentSession } from '../../sessions/current.ts';
 import { createSession, revokeSession } from '../../sessions/repo.ts';
 import { MAX_CODE_SUBMISSIONS, codeMatches, hashCode, newCode } from '../../strategies/code/code.ts';
 import { normalizeIdentifier } from '../../throttle/backoff.ts';
-import { resetAccount } from '../../throttle/repo.ts';
+import { allowSend, resetAccount } from '../../throttle/repo.ts';
 import { messages } from '../../ui/messages.ts';
 import {
   clearMessages,
@@ -183,11 +183,13 @@ export function registerRecoveryRoutes(app: FastifyInstance, ctx: Ctx): void {
       };
       await ctx.db.transaction().execute(async (trx) => {
         await updateFlow(trx, flow.id, { ui, state: 'sent_email', internal }, now);
-        if (owner)
+        const { sends, windowMs } = ctx.config.codeMailLimit;
+        if (owner && (await allowSend(trx, email, now, sends, windowMs))) {
           await ctx.mailer.enqueue(
             { to: email, ...renderRecoveryCode({ code, appName: ctx.config.appName }) },
             trx,
           );
+        }
       });
       const updated: FlowRow = { ...flow, ui, state: 'sent_email', internal, updated_at: now };
       if (!wantsJson(req)) return redirect(reply, withQuery(ctx.config.ui.recovery, { flow: flow.id }));

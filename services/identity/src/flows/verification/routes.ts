@@ -9,6 +9,7 @@ import { cookieMatchesFlow, csrfHash, ensureCsrfToken, verifyCsrf } from '../../
 import { qs } from '../../http/query.ts';
 import { redirect, wantsJson, withQuery } from '../../http/respond.ts';
 import { normalizeEmail } from '../../identities/repo.ts';
+import { allowSend } from '../../throttle/repo.ts';
 import { MAX_CODE_SUBMISSIONS, codeMatches, hashCode, newCode } from '../../strategies/code/code.ts';
 import { messages } from '../../ui/messages.ts';
 import {
@@ -179,10 +180,13 @@ export function registerVerificationRoutes(app: FastifyInstance, ctx: Ctx): void
             .where('id', '=', address.id)
             .where('verified', '=', false)
             .execute();
-          await ctx.mailer.enqueue(
-            { to: email, ...renderVerificationCode({ code, appName: ctx.config.appName }) },
-            trx,
-          );
+          const { sends, windowMs } = ctx.config.codeMailLimit;
+          if (await allowSend(trx, email, now, sends, windowMs)) {
+            await ctx.mailer.enqueue(
+              { to: email, ...renderVerificationCode({ code, appName: ctx.config.appName }) },
+              trx,
+            );
+          }
         }
       });
       if (!wantsJson(req)) return redirect(reply, withQuery(ctx.config.ui.verification, { flow: flow.id }));
