@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { SystemUrls } from './browser.ts';
+import { newestMail } from './mailbox.ts';
 
 export interface TestUser {
   id: string;
@@ -8,7 +9,7 @@ export interface TestUser {
   password: string;
 }
 
-async function adminJson<T>(url: string, init?: RequestInit): Promise<T> {
+export async function adminJson<T>(url: string, init?: RequestInit): Promise<T> {
   const res = await fetch(url, {
     ...init,
     headers: { 'content-type': 'application/json', accept: 'application/json', ...init?.headers },
@@ -20,7 +21,8 @@ async function adminJson<T>(url: string, init?: RequestInit): Promise<T> {
 
 let acmeId: string | undefined;
 
-async function acme(urls: SystemUrls): Promise<string> {
+/** The id of the seeded demo organisation, Acme. */
+export async function demoOrganisationId(urls: SystemUrls): Promise<string> {
   if (acmeId) return acmeId;
   const { organisations } = await adminJson<{ organisations: { id: string; name: string }[] }>(
     `${urls.usersAdmin}/admin/organisations`,
@@ -41,7 +43,7 @@ export async function createUser(
   const user = await adminJson<{ id: string; identityId: string }>(`${urls.usersAdmin}/admin/users`, {
     method: 'POST',
     body: JSON.stringify({
-      organisationId: await acme(urls),
+      organisationId: await demoOrganisationId(urls),
       email,
       firstName: 'Test',
       lastName: 'Journey',
@@ -50,4 +52,35 @@ export async function createUser(
     }),
   });
   return { id: user.id, identityId: user.identityId, email, password };
+}
+
+export interface Invited {
+  id: string;
+  identityId: string;
+  email: string;
+  /** The onboarding link of the invitation email, read from the stand-ins' mailbox. */
+  link: string;
+}
+
+/** An admin invites a new member of the demo organisation; the link is read from the mailbox. */
+export async function invite(urls: SystemUrls, options: { isGitUser?: boolean } = {}): Promise<Invited> {
+  const email = `invitee-${randomBytes(5).toString('hex')}@acme.test`;
+  const invitation = await adminJson<{ id: string; identityId: string }>(
+    `${urls.usersAdmin}/admin/invitations`,
+    {
+      method: 'POST',
+      body: JSON.stringify({
+        organisationId: await demoOrganisationId(urls),
+        email,
+        firstName: 'Invited',
+        lastName: 'Person',
+        role: 'member',
+        ...(options.isGitUser ? { isGitUser: true } : {}),
+      }),
+    },
+  );
+  const mail = await newestMail(urls, email);
+  const link = /https?:\/\/\S+\/account\/onboarding\?\S+/.exec(mail.text)?.[0];
+  if (!link) throw new Error(`no onboarding link in "${mail.subject}"`);
+  return { id: invitation.id, identityId: invitation.identityId, email, link };
 }

@@ -1,52 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SystemUrls } from './browser.ts';
 import { launchBrowser, newPage, systemUrls } from './browser.ts';
-import { newestMail } from './mailbox.ts';
+import { invite } from './fixtures.ts';
 
 // A source-code-host user links the work account during the callback's onboarding stepper
 // (issue 5, SPEC §2 "Onboarding / callback stepper", §4 Callback, §5 "Source-code-host completion").
 
 // The invitation steps before the callback (the onboarding journeys cover them in detail).
-
-async function adminJson<T>(url: string, init?: RequestInit): Promise<T> {
-  const res = await fetch(url, {
-    ...init,
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${url} → ${res.status} ${text}`);
-  return JSON.parse(text) as T;
-}
-
-/** An admin invites a source-code-host user of the demo organisation; the link comes by mail. */
-async function inviteGitUser(urls: SystemUrls) {
-  const { organisations } = await adminJson<{ organisations: { id: string; name: string }[] }>(
-    `${urls.usersAdmin}/admin/organisations`,
-  );
-  const acme = organisations.find((o) => o.name === 'Acme');
-  if (!acme) throw new Error('the demo organisation Acme was not seeded');
-  const email = `git-invitee-${randomBytes(5).toString('hex')}@acme.test`;
-  const invitation = await adminJson<{ id: string; identityId: string }>(
-    `${urls.usersAdmin}/admin/invitations`,
-    {
-      method: 'POST',
-      body: JSON.stringify({
-        organisationId: acme.id,
-        email,
-        firstName: 'Git',
-        lastName: 'Person',
-        role: 'member',
-        isGitUser: true,
-      }),
-    },
-  );
-  const mail = await newestMail(urls, email);
-  const link = /https?:\/\/\S+\/account\/onboarding\?\S+/.exec(mail.text)?.[0];
-  if (!link) throw new Error(`no onboarding link in "${mail.subject}"`);
-  return { identityId: invitation.identityId, email, link };
-}
 
 /** Invitation onboarding: password, skip 2FA, accept the terms; the app then goes to login. */
 async function onboard(page: Page, link: string, password: string): Promise<void> {
@@ -74,7 +35,7 @@ describe('source-code-host link during callback onboarding, end to end', () => {
   });
 
   it('an invited git user is onboarded, a forged host code and a cancelled authorization show their message and restart the step, then the user links through the authorize page and lands on /research', async () => {
-    const invited = await inviteGitUser(urls);
+    const invited = await invite(urls, { isGitUser: true });
     const password = `Git-${randomBytes(6).toString('hex')}!1`;
     const { context, page } = await newPage(browser);
     await onboard(page, invited.link, password);

@@ -4,56 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '@acme/test-kit/totp';
 import type { SystemUrls } from './browser.ts';
 import { launchBrowser, newPage, systemUrls } from './browser.ts';
-import { newestMail } from './mailbox.ts';
+import { adminJson, invite } from './fixtures.ts';
 
 // Invitation onboarding (issue 5, SPEC §2 "Invitation onboarding screen", §4 "Invitation onboarding",
 // §5 "Invitation link"): an admin invites, the link arrives by mail, the invited person sets a
 // password, sets up or skips 2FA, accepts the terms, and lands on the platform.
-
-interface Invited {
-  id: string;
-  identityId: string;
-  email: string;
-  link: string;
-}
-
-async function adminJson<T>(url: string, init?: RequestInit): Promise<T> {
-  const res = await fetch(url, {
-    ...init,
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${url} → ${res.status} ${text}`);
-  return JSON.parse(text) as T;
-}
-
-/** An admin invites a new member of the demo organisation; the link is read from the mailbox. */
-async function invite(urls: SystemUrls, options: { isGitUser?: boolean } = {}): Promise<Invited> {
-  const { organisations } = await adminJson<{ organisations: { id: string; name: string }[] }>(
-    `${urls.usersAdmin}/admin/organisations`,
-  );
-  const acme = organisations.find((o) => o.name === 'Acme');
-  if (!acme) throw new Error('the demo organisation Acme was not seeded');
-  const email = `invitee-${randomBytes(5).toString('hex')}@acme.test`;
-  const invitation = await adminJson<{ id: string; identityId: string }>(
-    `${urls.usersAdmin}/admin/invitations`,
-    {
-      method: 'POST',
-      body: JSON.stringify({
-        organisationId: acme.id,
-        email,
-        firstName: 'Invited',
-        lastName: 'Person',
-        role: 'member',
-        ...(options.isGitUser ? { isGitUser: true } : {}),
-      }),
-    },
-  );
-  const mail = await newestMail(urls, email);
-  const link = /https?:\/\/\S+\/account\/onboarding\?\S+/.exec(mail.text)?.[0];
-  if (!link) throw new Error(`no onboarding link in "${mail.subject}"`);
-  return { id: invitation.id, identityId: invitation.identityId, email, link };
-}
 
 async function revoke(urls: SystemUrls, invitationId: string): Promise<void> {
   await adminJson(`${urls.usersAdmin}/admin/invitations/${invitationId}/revoke`, {
