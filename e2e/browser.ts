@@ -1,5 +1,5 @@
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 
 /** Debian's Chromium, with the flags this machine's closed network needs. */
 export async function launchBrowser(): Promise<Browser> {
@@ -29,4 +29,21 @@ export async function newPage(browser: Browser): Promise<{ context: BrowserConte
   const context = await browser.newContext();
   const page = await context.newPage();
   return { context, page };
+}
+
+/** Chromium for the calling test file: launched before its tests, closed after them. */
+export function useBrowser(): { newPage(): Promise<{ context: BrowserContext; page: Page }> } {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return {
+    newPage() {
+      if (!browser) throw new Error('useBrowser(): the browser is not launched yet');
+      return newPage(browser);
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newPage, systemUrls } from './browser.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { systemUrls, useBrowser } from './browser.ts';
 import { invite } from './fixtures.ts';
 
 // A source-code-host user links the work account during the callback's onboarding stepper
@@ -24,20 +24,13 @@ async function onboard(page: Page, link: string, password: string): Promise<void
 }
 
 describe('source-code-host link during callback onboarding, end to end', () => {
-  let browser: Browser;
+  const browser = useBrowser();
   const urls = systemUrls();
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
 
   it('an invited git user is onboarded, a forged host code and a cancelled authorization show their message and restart the step, then the user links through the authorize page and lands on /research', async () => {
     const invited = await invite(urls, { isGitUser: true });
     const password = `Git-${randomBytes(6).toString('hex')}!1`;
-    const { context, page } = await newPage(browser);
+    const { context, page } = await browser.newPage();
     await onboard(page, invited.link, password);
 
     // Login completes the OAuth2 flow; the callback's stepper still owes the link step.

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { totpCode } from '@acme/test-kit/totp';
 import type { SystemUrls } from './browser.ts';
-import { launchBrowser, newPage, systemUrls } from './browser.ts';
+import { systemUrls, useBrowser } from './browser.ts';
 import { adminJson, invite } from './fixtures.ts';
 
 // Invitation onboarding (issue 5, SPEC §2 "Invitation onboarding screen", §4 "Invitation onboarding",
@@ -64,20 +64,13 @@ async function finishSignIn(page: Page, urls: SystemUrls, password: string): Pro
 }
 
 describe('invitation onboarding, end to end', () => {
-  let browser: Browser;
+  const browser = useBrowser();
   const urls = systemUrls();
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
 
   it('an invited user sets a password, skips 2FA, accepts the terms, signs in and lands on /research', async () => {
     const invited = await invite(urls);
     const password = newPassword();
-    const { context, page } = await newPage(browser);
+    const { context, page } = await browser.newPage();
 
     await openInvitation(page, invited.link);
     const steps = page.getByRole('list', { name: 'Onboarding steps' }).getByRole('listitem');
@@ -113,7 +106,7 @@ describe('invitation onboarding, end to end', () => {
     await context.close();
 
     // From a fresh browser the used link has expired, and the new password signs in.
-    const fresh = await newPage(browser);
+    const fresh = await browser.newPage();
     await fresh.page.goto(invited.link);
     await fresh.page.getByRole('heading', { name: 'Link expired' }).waitFor({ timeout: 30_000 });
     await fresh.page.goto(`${urls.platform}/`);
@@ -129,7 +122,7 @@ describe('invitation onboarding, end to end', () => {
   it('an invited user sets up 2FA instead of skipping it, accepts the terms and lands on /research', async () => {
     const invited = await invite(urls);
     const password = newPassword();
-    const { context, page } = await newPage(browser);
+    const { context, page } = await browser.newPage();
 
     await openInvitation(page, invited.link);
     await setPassword(page, password);
@@ -145,7 +138,7 @@ describe('invitation onboarding, end to end', () => {
     await context.close();
 
     // The second factor is real: a fresh sign-in asks for a code.
-    const fresh = await newPage(browser);
+    const fresh = await browser.newPage();
     await fresh.page.goto(`${urls.platform}/`);
     await fresh.page.waitForURL(/\/account\/login/);
     await fresh.page.getByLabel('Email').fill(invited.email);
@@ -163,7 +156,7 @@ describe('invitation onboarding, end to end', () => {
   it('a revoked invitation, an unknown link and a link without a code show "Link expired"', async () => {
     const invited = await invite(urls);
     await revoke(urls, invited.id);
-    const { context, page } = await newPage(browser);
+    const { context, page } = await browser.newPage();
     const expectExpired = async () => {
       await page.getByRole('heading', { name: 'Link expired' }).waitFor({ timeout: 30_000 });
       expect(await page.getByText('Need a new invitation?').isVisible()).toBe(true);

@@ -1,24 +1,16 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { launchBrowser, newPage, systemUrls } from './browser.ts';
+import { describe, it } from 'vitest';
+import { systemUrls, useBrowser } from './browser.ts';
 import { createUser } from './fixtures.ts';
 import { signInWithPassword } from './journeys.ts';
 import { codeIn, newestMail } from './mailbox.ts';
 
 describe('password recovery, end to end', () => {
-  let browser: Browser;
+  const browser = useBrowser();
   const urls = systemUrls();
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
 
   it('a user recovers a forgotten password with the emailed code, then signs in with the new one', async () => {
     const user = await createUser(urls);
-    const { context, page } = await newPage(browser);
+    const { context, page } = await browser.newPage();
 
     await page.goto(`${urls.platform}/`);
     await page.waitForURL(/\/account\/login/);
@@ -48,7 +40,7 @@ describe('password recovery, end to end', () => {
     await context.close();
 
     // The new password works from a fresh browser.
-    const fresh = await newPage(browser);
+    const fresh = await browser.newPage();
     await signInWithPassword(fresh.page, urls, { email: user.email, password: newPassword });
     await fresh.context.close();
   });

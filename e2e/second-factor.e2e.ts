@@ -1,26 +1,18 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { totpCode } from '@acme/test-kit/totp';
-import { launchBrowser, newPage, systemUrls } from './browser.ts';
+import { systemUrls, useBrowser } from './browser.ts';
 import { createUser } from './fixtures.ts';
 import { signInWithPassword } from './journeys.ts';
 
 const INVALID_CODE = 'The provided authentication code is invalid, please try again.';
 
 describe('second factor, end to end', () => {
-  let browser: Browser;
+  const browser = useBrowser();
   const urls = systemUrls();
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
 
   it('a user sets up 2FA from /account/mfa-setup, logs out, and signs in again with a code; a wrong code shows the error', async () => {
     const user = await createUser(urls);
-    const { context, page } = await newPage(browser);
+    const { context, page } = await browser.newPage();
     await signInWithPassword(page, urls, user);
 
     await page.goto(`${urls.platform}/account/mfa-setup`);

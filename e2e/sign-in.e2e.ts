@@ -1,6 +1,5 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newPage, systemUrls } from './browser.ts';
+import { describe, expect, it } from 'vitest';
+import { systemUrls, useBrowser } from './browser.ts';
 import { createUser } from './fixtures.ts';
 import { enterCredentials } from './journeys.ts';
 
@@ -8,19 +7,12 @@ const WRONG_CREDENTIALS =
   'The provided credentials are invalid, check for spelling mistakes in your password or username, email address, or phone number.';
 
 describe('password sign-in, end to end', () => {
-  let browser: Browser;
+  const browser = useBrowser();
   const urls = systemUrls();
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
 
   it('a new user signs in with email and password, stays signed in on reload, and logs out', async () => {
     const user = await createUser(urls);
-    const { context, page } = await newPage(browser);
+    const { context, page } = await browser.newPage();
 
     await page.goto(`${urls.platform}/`);
     await page.waitForURL(/\/account\/login/);
@@ -60,7 +52,7 @@ describe('password sign-in, end to end', () => {
 
   it('a wrong password shows the error and the user can try again', async () => {
     const user = await createUser(urls);
-    const { context, page } = await newPage(browser);
+    const { context, page } = await browser.newPage();
     await page.goto(`${urls.platform}/`);
     await page.waitForURL(/\/account\/login/);
     await page.getByLabel('Email').fill(user.email);
@@ -78,7 +70,7 @@ describe('password sign-in, end to end', () => {
 
   it('a stale login_challenge recovers without a dead end', async () => {
     const user = await createUser(urls);
-    const { context, page } = await newPage(browser);
+    const { context, page } = await browser.newPage();
     // The stale challenge is found out before the user types: the app starts a fresh authorization.
     const restarted = page.waitForRequest((r) => r.url().startsWith(`${urls.oauth2Public}/oauth2/auth`));
     await page.goto(`${urls.platform}/account/login?login_challenge=stale-challenge-that-does-not-exist`);

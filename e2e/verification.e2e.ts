@@ -1,19 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newPage, systemUrls } from './browser.ts';
+import { describe, expect, it } from 'vitest';
+import { systemUrls, useBrowser } from './browser.ts';
 import { codeIn, newestMail } from './mailbox.ts';
 
 describe('email verification, end to end', () => {
-  let browser: Browser;
+  const browser = useBrowser();
   const urls = systemUrls();
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
 
   it('a user verifies their email address with the emailed code and goes on to login', async () => {
     // An identity whose address is not verified yet, made through the identity admin API.
@@ -40,7 +32,7 @@ describe('email verification, end to end', () => {
     const identity = (await created.json()) as { id: string; verifiable_addresses: { verified: boolean }[] };
     expect(identity.verifiable_addresses[0]?.verified).toBe(false);
 
-    const { context, page } = await newPage(browser);
+    const { context, page } = await browser.newPage();
     await page.goto(`${urls.platform}/account/verification`);
     await page.getByRole('heading', { name: 'Verify your email address' }).waitFor();
     await page.getByLabel('Email').fill(email);
