@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { migrate, type Database } from '@acme/db';
-import type { Clock } from '@acme/db/clock';
+import { systemClock, type Clock } from '@acme/db/clock';
+import { cleanupExpired } from './db/cleanup.ts';
 import { createMailer, migrateMail } from '@acme/mail';
 import { createApp, type Mailer } from './app.ts';
 import { loadConfig } from './config.ts';
@@ -56,5 +57,18 @@ export async function start(opts: {
   });
   await app.public.listen({ host: '127.0.0.1', port: config.publicPort });
   await app.admin.listen({ host: '127.0.0.1', port: config.adminPort });
-  return { urls: { public: config.publicUrl, admin: config.adminUrl }, close: () => app.close() };
+  const clock = opts.clock ?? systemClock;
+  const sweep = () =>
+    cleanupExpired(app.ctx.db, clock.now()).catch((err: unknown) => {
+      if (logger) logger.warn({ err }, 'cleanup of expired identity records failed');
+    });
+  const timer = setInterval(sweep, 10 * 60_000);
+  timer.unref();
+  return {
+    urls: { public: config.publicUrl, admin: config.adminUrl },
+    async close() {
+      clearInterval(timer);
+      await app.close();
+    },
+  };
 }

@@ -1,0 +1,32 @@
+import type { Kysely } from 'kysely';
+import type { IdentityDb } from './schema.ts';
+
+const DAY = 24 * 3600_000;
+
+/**
+ * Deletes what can no longer be used: flows a day after expiry, sessions a week after expiry or
+ * revocation, stored self-service errors after a week, and stale throttle windows (lockouts that
+ * are still running are kept). Safe to run from several instances at once.
+ */
+export async function cleanupExpired(db: Kysely<IdentityDb>, now: Date): Promise<void> {
+  const dayAgo = new Date(now.getTime() - DAY);
+  const weekAgo = new Date(now.getTime() - 7 * DAY);
+  await db.deleteFrom('identity_flows').where('expires_at', '<', dayAgo).execute();
+  await db
+    .deleteFrom('identity_sessions')
+    .where((eb) =>
+      eb.or([
+        eb('expires_at', '<', weekAgo),
+        eb.and([eb('active', '=', false), eb('updated_at', '<', weekAgo)]),
+      ]),
+    )
+    .execute();
+  await db.deleteFrom('identity_errors').where('created_at', '<', weekAgo).execute();
+  await db.deleteFrom('identity_ip_throttle').where('window_start', '<', dayAgo).execute();
+  await db.deleteFrom('identity_send_throttle').where('window_start', '<', dayAgo).execute();
+  await db
+    .deleteFrom('identity_login_throttle')
+    .where('updated_at', '<', weekAgo)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
+    .execute();
+}
