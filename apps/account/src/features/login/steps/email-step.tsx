@@ -50,7 +50,7 @@ export function EmailStep({ initialEmail = '', accessEmail, busy = false, onSubm
           label={copy.login.email.emailLabel}
           type="email"
           name="email"
-          autoComplete="username email"
+          autoComplete="username"
           placeholder={copy.login.email.emailPlaceholder}
           required
           autoFocus
