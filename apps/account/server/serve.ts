@@ -233,7 +233,21 @@ export function buildApp(options: { force?: boolean } = {}): Promise<string> {
     try {
       if (options.force || (await isBuildStale())) {
         const { build } = await import('vite');
-        await build({ root: appDir, configFile: join(appDir, 'vite.config.ts'), logLevel: 'warn' });
+        // Always a production build: under a test runner NODE_ENV is "test", which would
+        // otherwise ship React's development build.
+        const nodeEnv = process.env.NODE_ENV;
+        process.env.NODE_ENV = 'production';
+        try {
+          await build({
+            root: appDir,
+            configFile: join(appDir, 'vite.config.ts'),
+            logLevel: 'warn',
+            mode: 'production',
+          });
+        } finally {
+          if (nodeEnv === undefined) delete process.env.NODE_ENV;
+          else process.env.NODE_ENV = nodeEnv;
+        }
       }
       return defaultDistDir;
     } finally {
