@@ -1,8 +1,8 @@
 import { useEffect } from 'react';
 import { copy } from '../copy.ts';
-import { isAuthenticated } from '../features/access-guard/is-authenticated.ts';
+import { isAuthenticated } from '../shared/session/is-authenticated.ts';
 import { decideProfileEffect } from '../features/profile/decide-profile-effect.ts';
-import { useSession } from '../features/session/use-session.ts';
+import { useSession } from '../shared/session/use-session.ts';
 import { getConfig } from '../shared/config/env.ts';
 import { paths } from '../shared/config/paths.ts';
 import { classifyFlowError } from '../shared/identity-client/handle-flow-error.ts';

@@ -1,4 +1,4 @@
-import type { SessionFacts } from '../features/session/session-facts.ts';
+import type { SessionFacts } from '../shared/session/session-facts.ts';
 import type { EmailResult } from '../shared/storage/registry.ts';
 
 export const NOW = Date.parse('2026-01-01T12:00:00Z');

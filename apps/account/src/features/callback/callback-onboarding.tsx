@@ -4,8 +4,8 @@ import { AccountFooter } from '../../shared/ui/account-footer.tsx';
 import { Card } from '../../shared/ui/card.tsx';
 import { Stepper } from '../../shared/ui/stepper.tsx';
 import type { TermsDocuments } from '../../shared/users-client/users-client.ts';
-import type { SessionFacts } from '../session/session-facts.ts';
-import { signedInWithOidc } from '../session/session-facts.ts';
+import type { SessionFacts } from '../../shared/session/session-facts.ts';
+import { signedInWithOidc } from '../../shared/session/session-facts.ts';
 import type { OnboardingStep } from './decide-callback-effect.ts';
 
 /**

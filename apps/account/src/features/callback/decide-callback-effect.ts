@@ -1,10 +1,13 @@
 import { AUTHORIZATION_CODE_PREFIX } from '../../constants.ts';
 import { copy } from '../../copy.ts';
 import { validateCallback } from '../../shared/oauth2/callback-validation.ts';
-import { isAuthenticated } from '../access-guard/is-authenticated.ts';
-import type { SessionState } from '../login/decide-login-effect.ts';
-import type { SessionFacts } from '../session/session-facts.ts';
-import { hasSecondFactor, mfaDeadlineInFuture, signedInWithOidc } from '../session/session-facts.ts';
+import { isAuthenticated } from '../../shared/session/is-authenticated.ts';
+import type { SessionFacts, SessionState } from '../../shared/session/session-facts.ts';
+import {
+  hasSecondFactor,
+  mfaDeadlineInFuture,
+  signedInWithOidc,
+} from '../../shared/session/session-facts.ts';
 
 // SPEC §4 "Callback".
 

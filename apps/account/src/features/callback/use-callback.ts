@@ -20,8 +20,8 @@ import { registry } from '../../shared/storage/registry.ts';
 import { read, remove } from '../../shared/storage/storage.ts';
 import type { TermsDocuments } from '../../shared/users-client/users-client.ts';
 import { acceptTerms, completeGitAuth, initialiseGitAuth } from '../../shared/users-client/users-client.ts';
-import { useSession } from '../session/use-session.ts';
-import type { SessionFacts } from '../session/session-facts.ts';
+import { useSession } from '../../shared/session/use-session.ts';
+import type { SessionFacts } from '../../shared/session/session-facts.ts';
 import type { AfterExchangeCommand, CallbackCommand } from './decide-callback-effect.ts';
 import { decideAfterExchange, decideCallbackEffect } from './decide-callback-effect.ts';
 

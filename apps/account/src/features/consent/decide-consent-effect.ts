@@ -1,5 +1,5 @@
 import { copy } from '../../copy.ts';
-import type { SessionState } from '../login/decide-login-effect.ts';
+import type { SessionState } from '../../shared/session/session-facts.ts';
 
 // SPEC §4 "Consent": with the challenge and a session, post the consent and redirect; with no session,
 // retry login once (missing_session_retried), then fail.

@@ -6,7 +6,7 @@ import { redirectTo } from '../../shared/navigation/history.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read, remove, write } from '../../shared/storage/storage.ts';
 import { postConsent } from '../../shared/users-client/users-client.ts';
-import { useSession } from '../session/use-session.ts';
+import { useSession } from '../../shared/session/use-session.ts';
 import { decideConsentEffect } from './decide-consent-effect.ts';
 
 export function useConsent(search: { consent_challenge?: string }) {

@@ -1,8 +1,7 @@
 import type { InvitationState } from '../../shared/users-client/users-client.ts';
 import type { OnboardingState } from '../../shared/storage/registry.ts';
-import type { SessionState } from '../login/decide-login-effect.ts';
-import type { SessionFacts } from '../session/session-facts.ts';
-import { hasSecondFactor, mfaDeadlineInFuture } from '../session/session-facts.ts';
+import type { SessionFacts, SessionState } from '../../shared/session/session-facts.ts';
+import { hasSecondFactor, mfaDeadlineInFuture } from '../../shared/session/session-facts.ts';
 
 // SPEC §2 "Invitation onboarding screen", §4 "Invitation onboarding", §5 "Invitation link", as one
 // pure function. The screen's view is derived from these inputs, never stored.

@@ -16,6 +16,7 @@ import {
 } from '../../shared/identity-client/identity-client.ts';
 import { csrfToken, errorMessages, nodeMessages } from '../../shared/identity-client/nodes.ts';
 import type { SettingsFlow } from '../../shared/identity-client/types.ts';
+import { settingsFlowIdFrom } from '../../shared/identity-client/settings-flow-id.ts';
 import { navigate, redirectTo } from '../../shared/navigation/history.ts';
 import { tryTakeLock } from '../../shared/storage/cookie-lock.ts';
 import type { OnboardingState } from '../../shared/storage/registry.ts';
@@ -24,8 +25,7 @@ import { read, remove, write } from '../../shared/storage/storage.ts';
 import { useTotpSetup } from '../../shared/totp/use-totp-setup.ts';
 import type { TermsDocuments } from '../../shared/users-client/users-client.ts';
 import { acceptTerms, getInvitationStatus } from '../../shared/users-client/users-client.ts';
-import { settingsFlowIdFrom } from '../recovery/select-recovery-step.ts';
-import { useSession } from '../session/use-session.ts';
+import { useSession } from '../../shared/session/use-session.ts';
 import type { InvitationLinkState } from './select-onboarding-step.ts';
 import { canSkipMfa, selectOnboardingView } from './select-onboarding-step.ts';
 

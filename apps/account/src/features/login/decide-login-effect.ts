@@ -1,9 +1,8 @@
 import type { Application } from '../../shared/config/env.ts';
+import type { SessionState } from '../../shared/session/session-facts.ts';
 import type { EmailResult } from '../../shared/storage/registry.ts';
 
 // SPEC §4 "Login effects" as a pure function returning one command; use-login.ts runs it.
-
-export type SessionState = 'loading' | 'none' | 'present' | 'requires-mfa' | 'error';
 
 export interface LoginEffectInput {
   application: Application;

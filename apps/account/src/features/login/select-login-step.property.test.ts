@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { SessionFacts } from '../session/session-facts.ts';
+import type { SessionFacts } from '../../shared/session/session-facts.ts';
 import type { LoginStepInput } from './select-login-step.ts';
 import { selectLoginStep } from './select-login-step.ts';
 

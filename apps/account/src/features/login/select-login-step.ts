@@ -1,6 +1,10 @@
 import type { EmailResult } from '../../shared/storage/registry.ts';
-import type { SessionFacts } from '../session/session-facts.ts';
-import { hasSecondFactor, mfaDeadlineInFuture, signedInWithOidc } from '../session/session-facts.ts';
+import type { SessionFacts } from '../../shared/session/session-facts.ts';
+import {
+  hasSecondFactor,
+  mfaDeadlineInFuture,
+  signedInWithOidc,
+} from '../../shared/session/session-facts.ts';
 
 // SPEC §4 "Login step selection", rules 1–6, as one pure function. The step is derived, never stored.
 

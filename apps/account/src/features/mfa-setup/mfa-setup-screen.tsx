@@ -9,8 +9,12 @@ import { AccountFooter } from '../../shared/ui/account-footer.tsx';
 import { Card } from '../../shared/ui/card.tsx';
 import { ErrorView } from '../../shared/ui/error-view.tsx';
 import { Progress } from '../../shared/ui/progress.tsx';
-import { hasSecondFactor, mfaDeadlineInFuture, signedInWithOidc } from '../session/session-facts.ts';
-import { useSession } from '../session/use-session.ts';
+import {
+  hasSecondFactor,
+  mfaDeadlineInFuture,
+  signedInWithOidc,
+} from '../../shared/session/session-facts.ts';
+import { useSession } from '../../shared/session/use-session.ts';
 
 /**
  * SPEC §2 MFA setup screen: no session → login; SSO users → "SSO users cannot set up MFA"; otherwise

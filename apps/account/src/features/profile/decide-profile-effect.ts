@@ -1,5 +1,5 @@
 import { paths, withQuery } from '../../shared/config/paths.ts';
-import type { SessionState } from '../login/decide-login-effect.ts';
+import type { SessionState } from '../../shared/session/session-facts.ts';
 
 // SPEC §2 Profile redirect screen: no UI, it only routes the user.
 

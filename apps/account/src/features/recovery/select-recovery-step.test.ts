@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { selectRecoveryStep, settingsFlowIdFrom } from './select-recovery-step.ts';
+import { selectRecoveryStep } from './select-recovery-step.ts';
 
 describe('selectRecoveryStep (SPEC §4 Recovery)', () => {
   it.each([
@@ -23,22 +23,5 @@ describe('selectRecoveryStep (SPEC §4 Recovery)', () => {
     ['no flow yet → loading', { sessionExists: false, profileFlow: false, flowState: null }, 'loading'],
   ] as const)('%s', (_name, input, expected) => {
     expect(selectRecoveryStep(input)).toBe(expected);
-  });
-});
-
-describe('settingsFlowIdFrom', () => {
-  it('reads the 422 redirect target', () => {
-    expect(
-      settingsFlowIdFrom({ redirect_browser_to: 'http://localhost:4000/account/profile?flow=s-1' }),
-    ).toBe('s-1');
-  });
-  it('reads continue_with show_settings_ui', () => {
-    expect(
-      settingsFlowIdFrom({ continue_with: [{ action: 'show_settings_ui', flow: { id: 's-2', url: 'x' } }] }),
-    ).toBe('s-2');
-  });
-  it('null otherwise', () => {
-    expect(settingsFlowIdFrom({ redirect_browser_to: 'not a url' })).toBeNull();
-    expect(settingsFlowIdFrom(null)).toBeNull();
   });
 });

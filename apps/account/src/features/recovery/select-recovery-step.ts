@@ -23,22 +23,3 @@ export function selectRecoveryStep(input: RecoveryStepInput): RecoveryStep {
       return 'email';
   }
 }
-
-/** The settings flow id after a correct code: from the 422 redirect (`?flow=`) or continue_with. */
-export function settingsFlowIdFrom(body: unknown): string | null {
-  if (!body || typeof body !== 'object') return null;
-  const b = body as {
-    redirect_browser_to?: unknown;
-    continue_with?: { action?: string; flow?: { id?: string } }[];
-  };
-  const fromContinue = b.continue_with?.find((c) => c.action === 'show_settings_ui')?.flow?.id;
-  if (fromContinue) return fromContinue;
-  if (typeof b.redirect_browser_to === 'string') {
-    try {
-      return new URL(b.redirect_browser_to).searchParams.get('flow');
-    } catch {
-      return null;
-    }
-  }
-  return null;
-}

@@ -16,12 +16,13 @@ import {
 } from '../../shared/identity-client/identity-client.ts';
 import { csrfToken, errorMessages, nodeMessages } from '../../shared/identity-client/nodes.ts';
 import type { RecoveryFlow, SettingsFlow } from '../../shared/identity-client/types.ts';
+import { settingsFlowIdFrom } from '../../shared/identity-client/settings-flow-id.ts';
 import { navigate, redirectTo } from '../../shared/navigation/history.ts';
 import { removeToken } from '../../shared/oauth2/token-store.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read, remove, write } from '../../shared/storage/storage.ts';
 import type { RecoveryStep } from './select-recovery-step.ts';
-import { selectRecoveryStep, settingsFlowIdFrom } from './select-recovery-step.ts';
+import { selectRecoveryStep } from './select-recovery-step.ts';
 
 export interface RecoverySearch {
   flow?: string;

@@ -6,10 +6,10 @@ import { tryDecodeJwtPayload } from '../../shared/oauth2/jwt.ts';
 import { backgroundRefreshDelay, getValidToken } from '../../shared/oauth2/refresh.ts';
 import { readToken } from '../../shared/oauth2/token-store.ts';
 import type { OAuth2Token } from '../../shared/storage/registry.ts';
-import type { AccessDecision } from '../access-guard/check-access.ts';
-import { checkAccess } from '../access-guard/check-access.ts';
-import { isAuthenticated } from '../access-guard/is-authenticated.ts';
-import { useSession } from '../session/use-session.ts';
+import type { AccessDecision } from '../../shared/access/check-access.ts';
+import { checkAccess } from '../../shared/access/check-access.ts';
+import { isAuthenticated } from '../../shared/session/is-authenticated.ts';
+import { useSession } from '../../shared/session/use-session.ts';
 
 /** The initial page's guard and data: who is signed in, the token's claims, token upkeep. */
 export function useResearch() {

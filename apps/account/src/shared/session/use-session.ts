@@ -1,11 +1,10 @@
 import { useCallback, useEffect, useState } from 'react';
-import { getConfig } from '../../shared/config/env.ts';
-import { HttpError } from '../../shared/errors/http-error.ts';
-import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
-import { whoami } from '../../shared/identity-client/identity-client.ts';
-import type { Session } from '../../shared/identity-client/types.ts';
-import type { SessionState } from '../login/decide-login-effect.ts';
-import type { SessionFacts } from './session-facts.ts';
+import { getConfig } from '../config/env.ts';
+import { HttpError } from '../errors/http-error.ts';
+import { getErrorMessage } from '../errors/get-error-message.ts';
+import { whoami } from '../identity-client/identity-client.ts';
+import type { Session } from '../identity-client/types.ts';
+import type { SessionFacts, SessionState } from './session-facts.ts';
 import { sessionFacts } from './session-facts.ts';
 
 // SPEC §4 "Session loading": starts loading; 401 = no session (no error), 403 = MFA required,

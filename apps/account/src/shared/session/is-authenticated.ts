@@ -1,5 +1,5 @@
-import type { SessionFacts } from '../session/session-facts.ts';
-import { mfaDeadlineInFuture, signedInWithOidc } from '../session/session-facts.ts';
+import type { SessionFacts } from './session-facts.ts';
+import { mfaDeadlineInFuture, signedInWithOidc } from './session-facts.ts';
 
 // SPEC §4 "Authenticated":
 // - the token's authentication mode is m365 (always authenticated); or

@@ -1,4 +1,4 @@
-import type { AccessTokenClaims } from '../../shared/oauth2/jwt.ts';
+import type { AccessTokenClaims } from '../oauth2/jwt.ts';
 
 // SPEC §5 "Access guard" and §6 outcomes.
 

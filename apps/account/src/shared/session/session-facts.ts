@@ -1,6 +1,9 @@
-import type { Session, Traits } from '../../shared/identity-client/types.ts';
+import type { Session, Traits } from '../identity-client/types.ts';
 
 // The facts the pure decision functions read from a Kratos session (SPEC §3 "Identity session").
+
+/** Where loading the session stands (SPEC §4 "Session loading"). */
+export type SessionState = 'loading' | 'none' | 'present' | 'requires-mfa' | 'error';
 
 export interface SessionFacts {
   id: string;

@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { settingsFlowIdFrom } from './settings-flow-id.ts';
+
+describe('settingsFlowIdFrom', () => {
+  it('reads the 422 redirect target', () => {
+    expect(
+      settingsFlowIdFrom({ redirect_browser_to: 'http://localhost:4000/account/profile?flow=s-1' }),
+    ).toBe('s-1');
+  });
+  it('reads continue_with show_settings_ui', () => {
+    expect(
+      settingsFlowIdFrom({ continue_with: [{ action: 'show_settings_ui', flow: { id: 's-2', url: 'x' } }] }),
+    ).toBe('s-2');
+  });
+  it('null otherwise', () => {
+    expect(settingsFlowIdFrom({ redirect_browser_to: 'not a url' })).toBeNull();
+    expect(settingsFlowIdFrom(null)).toBeNull();
+  });
+});
