@@ -1,6 +1,6 @@
 import type { SystemUrls } from './browser.ts';
 
-interface Message {
+export interface Message {
   to: string;
   subject: string;
   text: string;
@@ -8,14 +8,20 @@ interface Message {
   createdAt: string;
 }
 
-/** The newest message to `to` in the stand-ins' mailbox, waiting up to 15 s for one to arrive. */
-export async function newestMail(urls: SystemUrls, to: string): Promise<Message> {
-  const res = await fetch(`${urls.mail}/mail/api/messages?to=${encodeURIComponent(to)}&waitMs=15000`);
-  if (!res.ok) throw new Error(`mailbox answered ${res.status}`);
-  const messages = (await res.json()) as Message[];
-  const newest = messages[0];
-  if (!newest) throw new Error(`no mail to ${to}`);
-  return newest;
+/**
+ * The newest message to `to` in the stand-ins' mailbox, waiting up to 15 s for one to arrive
+ * (one newer than `after`, when given).
+ */
+export async function newestMail(urls: SystemUrls, to: string, after?: Message): Promise<Message> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const res = await fetch(`${urls.mail}/mail/api/messages?to=${encodeURIComponent(to)}&waitMs=15000`);
+    if (!res.ok) throw new Error(`mailbox answered ${res.status}`);
+    const newest = ((await res.json()) as Message[])[0];
+    if (newest && (!after || newest.createdAt > after.createdAt)) return newest;
+    if (Date.now() > deadline) throw new Error(`no ${after ? 'new ' : ''}mail to ${to}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 /** The six-digit code in a message's text. */

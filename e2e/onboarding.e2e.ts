@@ -5,6 +5,7 @@ import { totpCode } from '@acme/test-kit/totp';
 import type { SystemUrls } from './browser.ts';
 import { systemUrls, useBrowser } from './browser.ts';
 import { adminJson, invite } from './fixtures.ts';
+import { newestMail } from './mailbox.ts';
 
 // Invitation onboarding (issue 5, SPEC §2 "Invitation onboarding screen", §4 "Invitation onboarding",
 // §5 "Invitation link"): an admin invites, the link arrives by mail, the invited person sets a
@@ -183,6 +184,26 @@ describe('invitation onboarding, end to end', () => {
     withoutCode.searchParams.delete('code');
     await page.goto(withoutCode.toString());
     await expectExpired();
+    await context.close();
+  });
+
+  it('a link superseded by a resent invitation has expired; the new link opens onboarding', async () => {
+    const invited = await invite(urls);
+    const first = await newestMail(urls, invited.email);
+    await adminJson(`${urls.usersAdmin}/admin/invitations/${invited.id}/resend`, {
+      method: 'POST',
+      body: '{}',
+    });
+    const resent = await newestMail(urls, invited.email, first);
+    const fresh = /https?:\/\/\S+\/account\/onboarding\?\S+/.exec(resent.text)?.[0];
+    expect(fresh).toBeDefined();
+    expect(fresh).not.toBe(invited.link);
+
+    const { context, page } = await browser.newPage();
+    await page.goto(invited.link);
+    await page.getByRole('heading', { name: 'Link expired' }).waitFor({ timeout: 30_000 });
+
+    await openInvitation(page, fresh!);
     await context.close();
   });
 });
