@@ -3,6 +3,7 @@ import cors from '@fastify/cors';
 import type { Database } from '@acme/db';
 import { sql, typed } from '@acme/db';
 import { systemClock } from '@acme/db/clock';
+import { registerHealthRoutes } from '@acme/service-kit/health';
 import type { Clock } from '@acme/db/clock';
 import Fastify, { LogController } from 'fastify';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -109,15 +110,7 @@ export async function createApp(options: AppOptions): Promise<{ public: FastifyI
     }
   }
 
-  app.get('/health/alive', async () => ({ status: 'ok' }));
-  app.get('/health/ready', async () => {
-    try {
-      await sql`select 1`.execute(db);
-    } catch {
-      throw new AppError('NOT_READY', 'The database is not reachable.');
-    }
-    return { status: 'ok' };
-  });
+  registerHealthRoutes(app, db, () => new AppError('NOT_READY', 'The database is not reachable.'));
 
   app.post('/misc/unregistered-user', async (request, reply) => {
     await checkRate(request.ip);

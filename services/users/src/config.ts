@@ -1,28 +1,5 @@
 import { z } from 'zod';
-
-const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
-
-/**
- * Comma-separated app origins. Entries may be bare origins (`http://localhost:4000`) or the
- * authorization server's `client_id=origin` form, so one APP_ORIGINS can serve every service.
- */
-const origins = z
-  .string()
-  .default('http://localhost:4000,http://localhost:4001')
-  .transform((value, ctx) => {
-    const result: string[] = [];
-    for (const raw of value.split(',')) {
-      const entry = raw.trim().replace(/^[A-Za-z0-9_-]+=/, '');
-      if (entry.length === 0) continue;
-      try {
-        result.push(new URL(entry).origin);
-      } catch {
-        ctx.addIssue({ code: 'custom', message: `not an origin: ${entry}` });
-        return z.NEVER;
-      }
-    }
-    return result;
-  });
+import { appOriginsSchema, logLevelSchema, portSchema, trustProxySchema } from '@acme/service-kit/config';
 
 /** A document version label such as `2026-01`. */
 const versionSchema = z
@@ -31,12 +8,12 @@ const versionSchema = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be a version label such as 2026-01');
 
 const configSchema = z.object({
-  USERS_PUBLIC_PORT: port(4455),
-  USERS_ADMIN_PORT: port(4456),
+  USERS_PUBLIC_PORT: portSchema(4455),
+  USERS_ADMIN_PORT: portSchema(4456),
   USERS_HOST: z.string().default('127.0.0.1'),
   IDENTITY_ADMIN_URL: z.url().default('http://localhost:4434'),
   OAUTH2_ADMIN_URL: z.url().default('http://localhost:4445'),
-  APP_ORIGINS: origins,
+  APP_ORIGINS: appOriginsSchema,
   MFA_GRACE_DAYS: z.coerce.number().int().min(0).max(365).default(14),
   LOGIN_CONFIG_RATE_LIMIT: z.coerce.number().int().min(1).default(30),
   INVITATION_STATUS_RATE_LIMIT: z.coerce.number().int().min(1).default(30),
@@ -62,11 +39,8 @@ const configSchema = z.object({
   GIT_OAUTH_SCOPE: z.string().default('read:user'),
   LOGIN_CONFIG_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(5000),
-  TRUST_PROXY: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((value) => value === 'true'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRUST_PROXY: trustProxySchema,
+  LOG_LEVEL: logLevelSchema,
 });
 
 export interface Config {

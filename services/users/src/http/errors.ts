@@ -1,3 +1,5 @@
+import { ServiceError } from '@acme/service-kit/errors';
+
 /** Every error code the user service answers with, and its HTTP status. */
 export const errorCatalogue = {
   INVALID_REQUEST: 400,
@@ -31,64 +33,18 @@ export const errorCatalogue = {
 
 export type ErrorCode = keyof typeof errorCatalogue;
 
-export interface ErrorBody {
-  errorCode: string;
-  message: string;
-}
+export type { ErrorBody } from '@acme/service-kit/errors';
 
 /** The one error type of the user service. Its message is shown to callers, so keep secrets out. */
-export class AppError extends Error {
-  readonly errorCode: ErrorCode;
-  readonly status: number;
-  readonly headers: Record<string, string>;
-
+export class AppError extends ServiceError<ErrorCode> {
   constructor(errorCode: ErrorCode, message: string, headers: Record<string, string> = {}) {
-    super(message);
+    super(errorCode, errorCatalogue[errorCode], message, headers);
     this.name = 'AppError';
-    this.errorCode = errorCode;
-    this.status = errorCatalogue[errorCode];
-    this.headers = headers;
   }
-}
-
-interface FrameworkError {
-  statusCode?: number;
-  code?: string;
-  message?: string;
 }
 
 /**
  * The one serializer: turns anything thrown while handling a request into a status and a
- * `{errorCode, message}` body. Framework errors below 500 (malformed JSON, wrong content type,
- * oversized bodies) keep their status; everything else unknown is an internal error.
+ * `{errorCode, message}` body (shared with the agent service).
  */
-export function toErrorResponse(error: unknown): {
-  status: number;
-  body: ErrorBody;
-  headers: Record<string, string>;
-} {
-  if (error instanceof AppError) {
-    return {
-      status: error.status,
-      body: { errorCode: error.errorCode, message: error.message },
-      headers: error.headers,
-    };
-  }
-  const e = (typeof error === 'object' && error !== null ? error : {}) as FrameworkError;
-  const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
-  if (status === 413) return framework(413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
-  if (status === 415)
-    return framework(415, 'UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json.');
-  if (status >= 400 && status < 500) {
-    const message =
-      e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e.message?.includes('JSON')
-        ? 'The request body is not valid JSON.'
-        : (e.message ?? 'The request is invalid.');
-    return framework(status, 'INVALID_REQUEST', message);
-  }
-  return framework(500, 'INTERNAL_ERROR', 'An unexpected error occurred.');
-}
-
-function framework(status: number, errorCode: ErrorCode, message: string) {
-  return { status, body: { errorCode, message }, headers: {} };
-}
+export { toErrorResponse } from '@acme/service-kit/errors';

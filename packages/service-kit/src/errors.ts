@@ -1,0 +1,67 @@
+/** The `{errorCode, message}` wire format of the user and agent services. */
+export interface ErrorBody {
+  errorCode: string;
+  message: string;
+}
+
+/**
+ * Base of each service's one error type (`AppError`, which fixes the status from its catalogue).
+ * Its message is shown to callers, so keep secrets out.
+ */
+export class ServiceError<Code extends string = string> extends Error {
+  readonly errorCode: Code;
+  readonly status: number;
+  readonly headers: Record<string, string>;
+
+  constructor(errorCode: Code, status: number, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = 'ServiceError';
+    this.errorCode = errorCode;
+    this.status = status;
+    this.headers = headers;
+  }
+}
+
+interface FrameworkError {
+  statusCode?: number;
+  code?: string;
+  message?: string;
+}
+
+/**
+ * The one serializer: turns anything thrown while handling a request into a status and a
+ * `{errorCode, message}` body. Framework errors below 500 (malformed JSON, wrong content type,
+ * oversized bodies) keep their status; everything else unknown is an internal error. Every
+ * catalogue using it must contain the framework codes used here (`INVALID_REQUEST`,
+ * `PAYLOAD_TOO_LARGE`, `UNSUPPORTED_MEDIA_TYPE`, `INTERNAL_ERROR`).
+ */
+export function toErrorResponse(error: unknown): {
+  status: number;
+  body: ErrorBody;
+  headers: Record<string, string>;
+} {
+  if (error instanceof ServiceError) {
+    return {
+      status: error.status,
+      body: { errorCode: error.errorCode, message: error.message },
+      headers: error.headers,
+    };
+  }
+  const e = (typeof error === 'object' && error !== null ? error : {}) as FrameworkError;
+  const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
+  if (status === 413) return framework(413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
+  if (status === 415)
+    return framework(415, 'UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json.');
+  if (status >= 400 && status < 500) {
+    const message =
+      e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e.message?.includes('JSON')
+        ? 'The request body is not valid JSON.'
+        : (e.message ?? 'The request is invalid.');
+    return framework(status, 'INVALID_REQUEST', message);
+  }
+  return framework(500, 'INTERNAL_ERROR', 'An unexpected error occurred.');
+}
+
+function framework(status: number, errorCode: string, message: string) {
+  return { status, body: { errorCode, message }, headers: {} };
+}
