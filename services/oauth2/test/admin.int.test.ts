@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   adminJson,
   authorizeUrl,
@@ -7,18 +7,10 @@ import {
   navigate,
   REDIRECT_URI,
   signIn,
-  startServer,
-  type TestServer,
+  useTestServer,
 } from './harness.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server?.close();
-  await server?.db.close();
-});
+const server = useTestServer();
 
 const LOGIN = '/admin/oauth2/auth/requests/login';
 const CONSENT = '/admin/oauth2/auth/requests/consent';

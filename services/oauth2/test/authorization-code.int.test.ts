@@ -1,6 +1,6 @@
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   authorizeUrl,
   CookieJar,
@@ -13,18 +13,10 @@ import {
   REDIRECT_URI,
   refresh,
   signIn,
-  startServer,
-  type TestServer,
+  useTestServer,
 } from './harness.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server?.close();
-  await server?.db.close();
-});
+const server = useTestServer();
 
 describe('authorization code flow (RFC 6749 §4.1, RFC 7636)', () => {
   it('openid-client completes authorize → login → consent → code ory_ac_ → tokens; the JWT verifies against the JWKS', async () => {

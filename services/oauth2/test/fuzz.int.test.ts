@@ -1,17 +1,10 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from './harness.ts';
 
 /** Request parsers never answer 5xx, whatever the input. */
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server?.close();
-  await server?.db.close();
-});
+const server = useTestServer();
 
 const RUNS = 40;
 const text = fc.string({ maxLength: 200 });

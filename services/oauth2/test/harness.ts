@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createTestDb, type Database } from '@acme/db';
 import type { Clock } from '@acme/db/clock';
 import { freePort } from '@acme/test-kit/free-port';
+import { afterAll, beforeAll } from 'vitest';
 import { start } from '../src/index.ts';
 
 /** Test harness: the server on free ports, a browser-like cookie jar, and the Hydra login dance. */
@@ -37,6 +38,22 @@ export async function startServer(
   });
   const issuer = options.env?.ISSUER ?? publicUrl;
   return { db, issuer, publicUrl, admin: started.urls.admin!, close: started.close };
+}
+
+/**
+ * One server for the whole test file: started before its tests, closed with its database after them.
+ * The returned object is filled in by `beforeAll`, so use it inside tests and hooks only.
+ */
+export function useTestServer(options: Parameters<typeof startServer>[0] = {}): TestServer {
+  const server: Partial<TestServer> = {};
+  beforeAll(async () => {
+    Object.assign(server, await startServer(options));
+  });
+  afterAll(async () => {
+    await server.close?.();
+    await server.db?.close();
+  });
+  return server as TestServer;
 }
 
 export class CookieJar {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   adminJson,
   authorizeUrl,
@@ -9,18 +9,10 @@ import {
   PLATFORM,
   refresh,
   signIn,
-  startServer,
-  type TestServer,
+  useTestServer,
 } from './harness.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server?.close();
-  await server?.db.close();
-});
+const server = useTestServer();
 
 const LOGOUT = '/admin/oauth2/auth/requests/logout';
 

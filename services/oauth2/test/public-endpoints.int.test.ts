@@ -1,14 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CookieJar, navigate, signIn, startServer, tokenRequest, type TestServer } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { CookieJar, navigate, signIn, useTestServer, tokenRequest } from './harness.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server?.close();
-  await server?.db.close();
-});
+const server = useTestServer();
 
 describe('discovery and keys', () => {
   it('OpenID Discovery: serves Hydra’s endpoint paths, S256 only, no development interactions', async () => {

@@ -1,27 +1,11 @@
 import { FakeClock } from '@acme/db/clock';
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  DEFAULT_EXT,
-  exchangeCode,
-  introspect,
-  refresh,
-  signIn,
-  startServer,
-  type TestServer,
-} from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_EXT, exchangeCode, introspect, refresh, signIn, useTestServer } from './harness.ts';
 
 const GRACE_SECONDS = 5;
 const clock = new FakeClock();
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startServer({ clock, env: { OAUTH2_REFRESH_GRACE_SECONDS: String(GRACE_SECONDS) } });
-});
-afterAll(async () => {
-  await server?.close();
-  await server?.db.close();
-});
+const server = useTestServer({ clock, env: { OAUTH2_REFRESH_GRACE_SECONDS: String(GRACE_SECONDS) } });
 
 async function freshTokens() {
   const { callback, verifier } = await signIn(server);
