@@ -1,12 +1,12 @@
 // @vitest-environment jsdom
-import { cleanup, render, screen, waitFor } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { render, screen, waitFor } from '@testing-library/react';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { Router } from '../app/router.tsx';
-import { defaultConfig, setConfig } from '../shared/config/env.ts';
 import { registry } from '../shared/storage/registry.ts';
 import { read, write } from '../shared/storage/storage.ts';
-import { clearBrowserState } from '../testing/dom.ts';
 import { mockFetch } from '../testing/fetch-mock.ts';
+import { fakeJwt, kratosSession } from '../testing/identity.ts';
+import { goTo, resetScreenBetweenTests } from '../testing/screen.ts';
 
 const nav = vi.hoisted(() => ({ redirectTo: vi.fn(), replaceLocation: vi.fn() }));
 vi.mock('../shared/navigation/history.ts', async (importOriginal) => ({
@@ -16,43 +16,19 @@ vi.mock('../shared/navigation/history.ts', async (importOriginal) => ({
 }));
 
 const NOW = Date.now();
-function jwt(payload: unknown): string {
-  const enc = (v: unknown) =>
-    btoa(JSON.stringify(v)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-  return `${enc({ alg: 'RS256' })}.${enc(payload)}.sig`;
-}
-const ACCESS = jwt({
+const ACCESS = fakeJwt({
   exp: NOW / 1000 + 3600,
   ext: { user: { authenticationMode: 'ory' }, products: ['Platform'], scopeGroups: [] },
 });
-const SESSION = {
-  id: 'sess-1',
-  authenticator_assurance_level: 'aal1',
-  authentication_methods: [{ method: 'password' }],
-  identity: {
-    id: 'i-1',
-    traits: {
-      email: 'ada@acme.test',
-      onboarding: { tosAccepted: true, mfaSetupDeadline: '2999-01-01T00:00:00Z' },
-    },
-    verifiable_addresses: [{ value: 'ada@acme.test', verified: true }],
-  },
-};
+const SESSION = kratosSession();
 const whoami = (url: URL) =>
   url.pathname === '/sessions/whoami' ? { status: 200, body: SESSION } : undefined;
 
+resetScreenBetweenTests();
 beforeEach(() => {
-  clearBrowserState();
-  setConfig(defaultConfig('platform'));
   nav.redirectTo.mockReset();
   nav.replaceLocation.mockReset();
 });
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-});
-
-const go = (path: string) => window.history.replaceState(null, '', path);
 
 describe('callback', () => {
   it('validates state, exchanges the code under the lock, stores the token, clears login state, lands on /research', async () => {
@@ -72,7 +48,7 @@ describe('callback', () => {
       }
       return whoami(url);
     });
-    go('/account/callback?code=ory_ac_1&state=state-1234&scope=openid');
+    goTo('/account/callback?code=ory_ac_1&state=state-1234&scope=openid');
     render(<Router />);
     await waitFor(() => expect(window.location.pathname).toBe('/research'));
     const token = read(registry.oauth2Token)!;
@@ -96,7 +72,7 @@ describe('callback', () => {
 
   it('shows an OAuth2 error with Back to Login', async () => {
     mockFetch((c) => whoami(c.url));
-    go('/account/callback?error=access_denied&error_description=The+user+denied');
+    goTo('/account/callback?error=access_denied&error_description=The+user+denied');
     render(<Router />);
     expect(await screen.findByText('OAuth2 error access_denied. The user denied')).toBeTruthy();
     expect(screen.getByRole('link', { name: 'Back to Login' }).getAttribute('href')).toBe('/account/login');
@@ -114,7 +90,7 @@ describe('callback', () => {
         ? { status: 400, body: { error: 'invalid_grant', error_description: 'grant request is invalid' } }
         : whoami(url),
     );
-    go('/account/callback?code=ory_ac_1&state=state-1234');
+    goTo('/account/callback?code=ory_ac_1&state=state-1234');
     render(<Router />);
     expect(await screen.findByText('OAuth2 error invalid_grant. grant request is invalid')).toBeTruthy();
   });
@@ -127,7 +103,7 @@ describe('consent', () => {
         ? { status: 200, body: { redirectTo: 'http://localhost:4444/oauth2/auth/z' } }
         : whoami(url),
     );
-    go('/account/consent?consent_challenge=cc-1');
+    goTo('/account/consent?consent_challenge=cc-1');
     render(<Router />);
     await waitFor(() => expect(nav.redirectTo).toHaveBeenCalledWith('http://localhost:4444/oauth2/auth/z'));
     const post = calls.find((c) => c.url.pathname === '/login/consent')!;
@@ -137,19 +113,19 @@ describe('consent', () => {
 
   it('without a challenge: "Error logging in: missing consent challenge"', async () => {
     mockFetch(({ url }) => whoami(url));
-    go('/account/consent');
+    goTo('/account/consent');
     render(<Router />);
     expect(await screen.findByText('Error logging in: missing consent challenge')).toBeTruthy();
   });
 
   it('without a session: retries login once, then "Error logging in: missing session"', async () => {
     mockFetch(() => ({ status: 401, body: {} }));
-    go('/account/consent?consent_challenge=cc-1');
+    goTo('/account/consent?consent_challenge=cc-1');
     const first = render(<Router />);
     await waitFor(() => expect(nav.redirectTo).toHaveBeenCalledWith('/account/login'));
     expect(read(registry.missingSessionRetried)).toBe(true);
     first.unmount();
-    go('/account/consent?consent_challenge=cc-1');
+    goTo('/account/consent?consent_challenge=cc-1');
     render(<Router />);
     expect(await screen.findByText('Error logging in: missing session')).toBeTruthy();
   });
@@ -160,7 +136,7 @@ describe('consent', () => {
         ? { status: 409, body: { errorCode: 'X', message: 'gone' } }
         : whoami(url),
     );
-    go('/account/consent?consent_challenge=cc-1');
+    goTo('/account/consent?consent_challenge=cc-1');
     render(<Router />);
     expect(
       await screen.findByText(
@@ -185,7 +161,7 @@ describe('logout', () => {
           }
         : undefined,
     );
-    go('/account/logout');
+    goTo('/account/logout');
     render(<Router />);
     await waitFor(() =>
       expect(nav.redirectTo).toHaveBeenCalledWith('http://localhost:4433/self-service/logout?token=ory_lo_1'),
@@ -207,7 +183,7 @@ describe('logout', () => {
           }
         : undefined,
     );
-    go('/account/logout?logout_challenge=lc-1');
+    goTo('/account/logout?logout_challenge=lc-1');
     render(<Router />);
     await waitFor(() =>
       expect(nav.redirectTo).toHaveBeenCalledWith(
@@ -220,7 +196,7 @@ describe('logout', () => {
 
   it('a 401 creating the logout flow falls back to login', async () => {
     mockFetch(() => ({ status: 401, body: { error: { code: 401 } } }));
-    go('/account/logout');
+    goTo('/account/logout');
     render(<Router />);
     await waitFor(() => expect(nav.redirectTo).toHaveBeenCalledWith('/account/login'));
     expect(read(registry.logoutState)).toBe('completed');
@@ -235,7 +211,7 @@ describe('research and access denied', () => {
       expiresAt: NOW + 3_600_000,
     });
     mockFetch(({ url }) => whoami(url));
-    go('/research');
+    goTo('/research');
     render(<Router />);
     expect(await screen.findByText('ada@acme.test')).toBeTruthy();
     expect(screen.getByTestId('token-ext').textContent).toContain('"Platform"');
@@ -244,23 +220,23 @@ describe('research and access denied', () => {
 
   it('without a token goes to login', async () => {
     mockFetch(() => ({ status: 401, body: {} }));
-    go('/research');
+    goTo('/research');
     render(<Router />);
     await waitFor(() => expect(window.location.pathname).toBe('/account/login'));
   });
 
   it('an m365 token on Platform (ory only) shows the generic Access Denied page', async () => {
-    const m365 = jwt({ exp: NOW / 1000 + 3600, ext: { user: { authenticationMode: 'm365' } } });
+    const m365 = fakeJwt({ exp: NOW / 1000 + 3600, ext: { user: { authenticationMode: 'm365' } } });
     write(registry.oauth2Token, { accessToken: m365, refreshToken: null, expiresAt: NOW + 3_600_000 });
     mockFetch(() => ({ status: 401, body: {} }));
-    go('/research');
+    goTo('/research');
     render(<Router />);
     expect(await screen.findByText('You are not authorised to access this page.')).toBeTruthy();
   });
 
   it('renders both Access Denied texts', async () => {
     mockFetch(() => ({ status: 401, body: {} }));
-    go('/account/access-denied?product=MAGIC');
+    goTo('/account/access-denied?product=MAGIC');
     const r = render(<Router />);
     expect(
       await screen.findByText(
@@ -268,7 +244,7 @@ describe('research and access denied', () => {
       ),
     ).toBeTruthy();
     r.unmount();
-    go('/account/access-denied');
+    goTo('/account/access-denied');
     render(<Router />);
     expect(await screen.findByText('You are not authorised to access this page.')).toBeTruthy();
   });
@@ -279,23 +255,23 @@ describe('research and access denied', () => {
         ? { status: 200, body: { id: 'e1', error: { message: 'flow broke' } } }
         : undefined,
     );
-    go('/account/error?id=e1');
+    goTo('/account/error?id=e1');
     const r = render(<Router />);
     expect(await screen.findByText('flow broke')).toBeTruthy();
     expect(screen.getByRole('link', { name: 'Back to Login' })).toBeTruthy();
     r.unmount();
-    go('/account/error?mode=retry');
+    goTo('/account/error?mode=retry');
     render(<Router />);
     expect(await screen.findByRole('button', { name: 'Retry' })).toBeTruthy();
   });
 
   it('/ goes to the initial page and unknown /account paths to login', async () => {
     mockFetch(() => ({ status: 401, body: {} }));
-    go('/');
+    goTo('/');
     const r = render(<Router />);
     await waitFor(() => expect(window.location.pathname).not.toBe('/'));
     r.unmount();
-    go('/account');
+    goTo('/account');
     render(<Router />);
     await waitFor(() => expect(window.location.pathname).toBe('/account/login'));
   });

@@ -1,13 +1,14 @@
 // @vitest-environment jsdom
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { Router } from '../../app/router.tsx';
 import { defaultConfig, setConfig } from '../../shared/config/env.ts';
 import { toastStore } from '../../shared/errors/error-store.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { write } from '../../shared/storage/storage.ts';
-import { clearBrowserState } from '../../testing/dom.ts';
 import { mockFetch } from '../../testing/fetch-mock.ts';
+import { fakeJwt, kratosSession, TERMS } from '../../testing/identity.ts';
+import { goTo, resetScreenBetweenTests } from '../../testing/screen.ts';
 
 const nav = vi.hoisted(() => ({ redirectTo: vi.fn(), replaceLocation: vi.fn() }));
 vi.mock('../../shared/navigation/history.ts', async (importOriginal) => ({
@@ -17,12 +18,10 @@ vi.mock('../../shared/navigation/history.ts', async (importOriginal) => ({
 }));
 
 const NOW = Date.now();
-function jwt(payload: unknown): string {
-  const enc = (v: unknown) =>
-    btoa(JSON.stringify(v)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-  return `${enc({ alg: 'RS256' })}.${enc(payload)}.sig`;
-}
-const ACCESS = jwt({ exp: NOW / 1000 + 3600, ext: { user: { authenticationMode: 'ory' }, products: [] } });
+const ACCESS = fakeJwt({
+  exp: NOW / 1000 + 3600,
+  ext: { user: { authenticationMode: 'ory' }, products: [] },
+});
 
 interface Onboarding {
   tosAccepted: boolean;
@@ -30,37 +29,15 @@ interface Onboarding {
   gitProviderConnected: boolean;
 }
 function session(onboarding: Onboarding, methods = ['password']) {
-  return {
-    id: 'sess-1',
-    authenticator_assurance_level: 'aal1',
-    authentication_methods: methods.map((method) => ({ method })),
-    identity: {
-      id: 'i-1',
-      traits: {
-        email: 'ada@acme.test',
-        onboarding: { ...onboarding, mfaSetupDeadline: '2999-01-01T00:00:00Z' },
-      },
-      verifiable_addresses: [{ value: 'ada@acme.test', verified: true }],
-    },
-  };
+  return kratosSession({ methods, onboarding });
 }
-const TERMS = {
-  terms: { version: '2026-01', url: 'http://localhost:4000/terms' },
-  privacy: { version: '2026-01', url: 'http://localhost:4000/privacy' },
-};
 
+resetScreenBetweenTests();
 beforeEach(() => {
-  clearBrowserState();
-  setConfig(defaultConfig('platform'));
   nav.redirectTo.mockReset();
   for (const t of toastStore.getSnapshot()) toastStore.dismiss(t.id);
 });
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-});
 
-const go = (path: string) => window.history.replaceState(null, '', path);
 function withToken() {
   write(registry.oauth2Token, { accessToken: ACCESS, refreshToken: null, expiresAt: NOW + 3_600_000 });
 }
@@ -78,7 +55,7 @@ describe('callback onboarding stepper (SPEC §2, §4 Callback)', () => {
       }
       return undefined;
     });
-    go('/account/callback');
+    goTo('/account/callback');
     render(<Router />);
     expect(await screen.findByRole('heading', { name: 'Final Step' })).toBeTruthy();
     const terms = await screen.findByLabelText('I agree to the platform terms of service');
@@ -123,7 +100,7 @@ describe('callback onboarding stepper (SPEC §2, §4 Callback)', () => {
       }
       return undefined;
     });
-    go('/account/callback');
+    goTo('/account/callback');
     render(<Router />);
     expect(await screen.findByRole('heading', { name: 'Link your GitHub account' })).toBeTruthy();
     expect(screen.getByText('Signing up as')).toBeTruthy();
@@ -148,7 +125,7 @@ describe('callback onboarding stepper (SPEC §2, §4 Callback)', () => {
         ? { status: 200, body: session({ tosAccepted: true, isGitUser: true, gitProviderConnected: false }) }
         : undefined,
     );
-    go('/account/callback');
+    goTo('/account/callback');
     render(<Router />);
     await waitFor(() => expect(window.location.pathname).toBe('/research'));
   });
@@ -169,7 +146,7 @@ describe('callback onboarding stepper (SPEC §2, §4 Callback)', () => {
       }
       return undefined;
     });
-    go('/account/callback?code=gh-code-1&state=host-state');
+    goTo('/account/callback?code=gh-code-1&state=host-state');
     render(<Router />);
     await waitFor(() => expect(window.location.pathname).toBe('/research'));
     const complete = calls.find((c) => c.url.pathname === '/git-auth/complete')!;
@@ -192,7 +169,7 @@ describe('callback onboarding stepper (SPEC §2, §4 Callback)', () => {
       }
       return undefined;
     });
-    go('/account/callback?code=gh-code-1&state=stale');
+    goTo('/account/callback?code=gh-code-1&state=stale');
     render(<Router />);
     expect(await screen.findByRole('heading', { name: 'Link your GitHub account' })).toBeTruthy();
     expect(window.location.search).toBe('');
@@ -213,7 +190,7 @@ describe('callback onboarding stepper (SPEC §2, §4 Callback)', () => {
       }
       return undefined;
     });
-    go('/account/callback');
+    goTo('/account/callback');
     render(<Router />);
     fireEvent.click(await screen.findByRole('button', { name: 'Authenticate with GitHub' }));
     await waitFor(() =>
@@ -239,7 +216,7 @@ describe('callback onboarding stepper (SPEC §2, §4 Callback)', () => {
       }
       return undefined;
     });
-    go('/account/callback?code=ory_ac_1&state=state-1234');
+    goTo('/account/callback?code=ory_ac_1&state=state-1234');
     render(<Router />);
     await waitFor(() => expect(window.location.pathname).toBe('/account/login'));
     expect(calls.some((c) => c.url.pathname === '/oauth2/token')).toBe(false);

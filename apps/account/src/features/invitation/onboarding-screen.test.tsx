@@ -1,13 +1,13 @@
 // @vitest-environment jsdom
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { Router } from '../../app/router.tsx';
-import { defaultConfig, setConfig } from '../../shared/config/env.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read, write } from '../../shared/storage/storage.ts';
-import { clearBrowserState, flowUi } from '../../testing/dom.ts';
 import type { MockCall } from '../../testing/fetch-mock.ts';
 import { mockFetch } from '../../testing/fetch-mock.ts';
+import { browserFlow, kratosSession, TERMS, totpSetupNodes } from '../../testing/identity.ts';
+import { goTo, resetScreenBetweenTests } from '../../testing/screen.ts';
 
 const nav = vi.hoisted(() => ({ redirectTo: vi.fn(), replaceLocation: vi.fn() }));
 vi.mock('../../shared/navigation/history.ts', async (importOriginal) => ({
@@ -21,24 +21,13 @@ const PAST = '2000-01-01T00:00:00Z';
 const LINK = '/account/onboarding?flow=rec-1&code=123456';
 
 function session(over: { tosAccepted?: boolean; deadline?: string; methods?: string[]; aal?: string } = {}) {
-  return {
-    id: 'sess-1',
-    authenticator_assurance_level: over.aal ?? 'aal1',
-    authentication_methods: (over.methods ?? ['code_recovery']).map((method) => ({ method })),
-    identity: {
-      id: 'i-1',
-      traits: {
-        email: 'new@acme.test',
-        onboarding: {
-          tosAccepted: over.tosAccepted ?? false,
-          mfaSetupDeadline: over.deadline ?? FUTURE,
-          isGitUser: false,
-          gitProviderConnected: false,
-        },
-      },
-      verifiable_addresses: [{ value: 'new@acme.test', verified: false }],
-    },
-  };
+  return kratosSession({
+    email: 'new@acme.test',
+    aal: over.aal,
+    methods: over.methods ?? ['code_recovery'],
+    verified: false,
+    onboarding: { tosAccepted: over.tosAccepted ?? false, mfaSetupDeadline: over.deadline ?? FUTURE },
+  });
 }
 const recoveryFlow = {
   id: 'rec-1',
@@ -46,49 +35,14 @@ const recoveryFlow = {
   state: 'sent_email',
   ui: { action: 'x', method: 'POST', messages: [], nodes: [] },
 };
-const settingsFlow = (id: string, nodes: unknown[] = []) => ({
-  id,
-  type: 'browser',
-  state: 'show_form',
-  ui: flowUi(id, 'settings', nodes),
-});
-const totpNodes = [
-  {
-    type: 'img',
-    group: 'totp',
-    attributes: { id: 'totp_qr', src: 'data:image/png;base64,AAAA', node_type: 'img' },
-    messages: [],
-    meta: {},
-  },
-  {
-    type: 'text',
-    group: 'totp',
-    attributes: {
-      id: 'totp_secret_key',
-      text: { id: 1050006, type: 'info', text: 'JBSWY3DPEHPK3PXP' },
-      node_type: 'text',
-    },
-    messages: [],
-    meta: {},
-  },
-];
-const TERMS = {
-  terms: { version: '2026-01', url: 'http://localhost:4000/terms' },
-  privacy: { version: '2026-01', url: 'http://localhost:4000/privacy' },
-};
+const settingsFlow = (id: string, nodes: unknown[] = []) => browserFlow('settings', id, 'show_form', nodes);
 const unauthorized = { status: 401, body: { error: { code: 401, message: 'no session' } } };
 
+resetScreenBetweenTests();
 beforeEach(() => {
-  clearBrowserState();
-  setConfig(defaultConfig('platform'));
   nav.redirectTo.mockReset();
 });
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-});
 
-const go = (path: string) => window.history.replaceState(null, '', path);
 const posts = (calls: MockCall[], path: string) =>
   calls.filter((c) => c.method === 'POST' && c.url.pathname === path);
 
@@ -112,7 +66,7 @@ describe('invitation onboarding screen (SPEC §2, §4 Invitation onboarding, §5
       if (url.pathname === '/self-service/settings/flows')
         return { status: 200, body: settingsFlow('set-1') };
       if (url.pathname === '/self-service/settings/browser') {
-        return { status: 200, body: settingsFlow('set-2', totpNodes) };
+        return { status: 200, body: settingsFlow('set-2', totpSetupNodes) };
       }
       if (method === 'POST' && url.pathname === '/self-service/settings') {
         return { status: 200, body: { ...settingsFlow('set-1'), state: 'success' } };
@@ -124,7 +78,7 @@ describe('invitation onboarding screen (SPEC §2, §4 Invitation onboarding, §5
       }
       return undefined;
     });
-    go(LINK);
+    goTo(LINK);
     render(<Router />);
 
     expect(await screen.findByRole('heading', { name: 'Set your password' })).toBeTruthy();
@@ -181,11 +135,11 @@ describe('invitation onboarding screen (SPEC §2, §4 Invitation onboarding, §5
     mockFetch(({ url }) => {
       if (url.pathname === '/sessions/whoami') return { status: 200, body: session({ deadline: PAST }) };
       if (url.pathname === '/self-service/settings/browser') {
-        return { status: 200, body: settingsFlow('set-2', totpNodes) };
+        return { status: 200, body: settingsFlow('set-2', totpSetupNodes) };
       }
       return undefined;
     });
-    go('/account/onboarding');
+    goTo('/account/onboarding');
     render(<Router />);
     expect(await screen.findByRole('heading', { name: 'Set up 2FA' })).toBeTruthy();
     expect(screen.getByTestId('totp-secret').textContent).toBe('JBSWY3DPEHPK3PXP');
@@ -202,7 +156,7 @@ describe('invitation onboarding screen (SPEC §2, §4 Invitation onboarding, §5
       if (url.pathname === '/invitations/status') return status;
       return undefined;
     });
-    go(LINK);
+    goTo(LINK);
     render(<Router />);
     expect(await screen.findByRole('heading', { name: 'Link expired' })).toBeTruthy();
     expect(screen.getByText('Need a new invitation?')).toBeTruthy();
@@ -217,14 +171,14 @@ describe('invitation onboarding screen (SPEC §2, §4 Invitation onboarding, §5
       if (url.pathname === '/self-service/recovery/flows') return { status: code, body: { error: { code } } };
       return undefined;
     });
-    go(LINK);
+    goTo(LINK);
     render(<Router />);
     expect(await screen.findByRole('heading', { name: 'Link expired' })).toBeTruthy();
   });
 
   it('a link without a code and no session shows "Link expired"', async () => {
     mockFetch(({ url }) => (url.pathname === '/sessions/whoami' ? unauthorized : undefined));
-    go('/account/onboarding?flow=rec-1');
+    goTo('/account/onboarding?flow=rec-1');
     render(<Router />);
     expect(await screen.findByRole('heading', { name: 'Link expired' })).toBeTruthy();
   });
@@ -235,7 +189,7 @@ describe('invitation onboarding screen (SPEC §2, §4 Invitation onboarding, §5
         ? { status: 200, body: session({ tosAccepted: true, methods: ['password'] }) }
         : undefined,
     );
-    go(LINK);
+    goTo(LINK);
     render(<Router />);
     expect(
       await screen.findByRole('heading', { name: 'You are already logged in as new@acme.test' }),
@@ -252,7 +206,7 @@ describe('invitation onboarding screen (SPEC §2, §4 Invitation onboarding, §5
       if (url.pathname === '/invitations/status') return { status: 200, body: { state: 'pending' } };
       return undefined;
     });
-    go(LINK);
+    goTo(LINK);
     render(<Router />);
     expect(await screen.findByRole('heading', { name: 'Verifying your invitation…' })).toBeTruthy();
     await new Promise((r) => setTimeout(r, 50));
@@ -263,7 +217,7 @@ describe('invitation onboarding screen (SPEC §2, §4 Invitation onboarding, §5
     mockFetch(({ url }) =>
       url.pathname === '/sessions/whoami' ? { status: 500, body: { error: { message: 'boom' } } } : undefined,
     );
-    go(LINK);
+    goTo(LINK);
     render(<Router />);
     expect(await screen.findByText('Error loading session: boom')).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Retry' })).toBeTruthy();

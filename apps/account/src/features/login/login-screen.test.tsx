@@ -1,10 +1,11 @@
 // @vitest-environment jsdom
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { defaultConfig, setConfig } from '../../shared/config/env.ts';
+import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { registry } from '../../shared/storage/registry.ts';
 import { read, write } from '../../shared/storage/storage.ts';
 import { mockFetch } from '../../testing/fetch-mock.ts';
+import { browserFlow, kratosSession } from '../../testing/identity.ts';
+import { resetScreenBetweenTests } from '../../testing/screen.ts';
 import { LoginScreen } from './login-screen.tsx';
 
 const nav = vi.hoisted(() => ({ redirectTo: vi.fn(), replaceLocation: vi.fn() }));
@@ -17,47 +18,14 @@ vi.mock('../../shared/navigation/history.ts', async (importOriginal) => ({
 const INVALID =
   'The provided credentials are invalid, check for spelling mistakes in your password or username, email address, or phone number.';
 
-function loginFlow(id: string, messages: unknown[] = []) {
-  return {
-    id,
-    type: 'browser',
-    state: 'choose_method',
-    ui: {
-      action: `http://localhost:4433/self-service/login?flow=${id}`,
-      method: 'POST',
-      messages,
-      nodes: [
-        {
-          type: 'input',
-          group: 'default',
-          attributes: { name: 'csrf_token', type: 'hidden', value: 'csrf-1', node_type: 'input' },
-          messages: [],
-          meta: {},
-        },
-      ],
-    },
-  };
-}
+const loginFlow = (id: string, messages: unknown[] = []) =>
+  browserFlow('login', id, 'choose_method', [], messages);
 
-function clearCookies() {
-  for (const c of document.cookie.split(';')) {
-    const name = c.split('=')[0]?.trim();
-    if (name) document.cookie = `${name}=; Path=/; Max-Age=0`;
-  }
-  localStorage.clear();
-}
-
+resetScreenBetweenTests();
 beforeEach(() => {
-  clearCookies();
-  setConfig(defaultConfig('platform'));
   window.history.replaceState(null, '', '/account/login');
   nav.redirectTo.mockReset();
   nav.replaceLocation.mockReset();
-});
-
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
 });
 
 describe('LoginScreen', () => {
@@ -241,19 +209,7 @@ describe('LoginScreen', () => {
       if (url.pathname === '/sessions/whoami') {
         return {
           status: 200,
-          body: {
-            id: 'sess-1',
-            authenticator_assurance_level: 'aal1',
-            authentication_methods: [{ method: 'password' }],
-            identity: {
-              id: 'i-1',
-              traits: {
-                email: 'ada@acme.test',
-                onboarding: { tosAccepted: true, mfaSetupDeadline: '2999-01-01T00:00:00Z' },
-              },
-              verifiable_addresses: [{ value: 'ada@acme.test', verified: true }],
-            },
-          },
+          body: kratosSession(),
         };
       }
       if (url.pathname === '/self-service/login/browser') return { status: 200, body: refreshFlow };

@@ -10,6 +10,7 @@ import { classifyFlowError, errorId } from '../../shared/identity-client/handle-
 import { createLoginFlow, getLoginFlow, submitLogin } from '../../shared/identity-client/identity-client.ts';
 import {
   csrfToken,
+  errorTexts,
   flowMessages,
   hasMessage,
   inputValue,
@@ -275,6 +276,17 @@ export function useLogin(search: LoginSearch) {
     (flow ? inputValue(flow, 'identifier') : undefined) ??
     typedEmail;
 
+  /** After a successful submit: follow continue_with's browser redirect, else reload the session. */
+  async function finishLogin(result: unknown): Promise<void> {
+    const { continue_with } = result as {
+      continue_with?: { action?: string; redirect_browser_to?: string }[];
+    };
+    const next = continue_with?.find((c) => c.action === 'redirect_browser_to')?.redirect_browser_to;
+    setFlow(null);
+    if (next) redirectTo(next);
+    else await session.reload();
+  }
+
   async function submitPassword(password: string): Promise<void> {
     if (!identifier) return;
     setBusy(true);
@@ -288,18 +300,14 @@ export function useLogin(search: LoginSearch) {
         current ??= await obtainFlow(refresh);
         if (!current) return;
         try {
-          const result = (await submitLogin(config.identityUrl, current.id, {
-            method: 'password',
-            identifier,
-            password,
-            csrf_token: csrfToken(current),
-          })) as { continue_with?: { action?: string; redirect_browser_to?: string }[] };
-          const next = result.continue_with?.find(
-            (c) => c.action === 'redirect_browser_to',
-          )?.redirect_browser_to;
-          setFlow(null);
-          if (next) redirectTo(next);
-          else await session.reload();
+          await finishLogin(
+            await submitLogin(config.identityUrl, current.id, {
+              method: 'password',
+              identifier,
+              password,
+              csrf_token: csrfToken(current),
+            }),
+          );
           return;
         } catch (error) {
           const action = classifyFlowError(error);
@@ -312,16 +320,8 @@ export function useLogin(search: LoginSearch) {
             case 'rerender': {
               const updated = action.flow as LoginFlow;
               setFlow(updated);
-              setFormErrors(
-                flowMessages(updated)
-                  .filter((m) => m.type === 'error')
-                  .map((m) => m.text),
-              );
-              setFieldErrors(
-                nodeMessages(updated, 'password')
-                  .filter((m) => m.type === 'error')
-                  .map((m) => m.text),
-              );
+              setFormErrors(errorTexts(flowMessages(updated)));
+              setFieldErrors(errorTexts(nodeMessages(updated, 'password')));
               break;
             }
             case 'redirect':
@@ -366,28 +366,20 @@ export function useLogin(search: LoginSearch) {
         }
       }
       try {
-        const result = (await submitLogin(config.identityUrl, current.id, {
-          method: 'totp',
-          totp_code: code,
-          csrf_token: csrfToken(current),
-        })) as { continue_with?: { action?: string; redirect_browser_to?: string }[] };
-        const next = result.continue_with?.find(
-          (c) => c.action === 'redirect_browser_to',
-        )?.redirect_browser_to;
-        setFlow(null);
-        if (next) redirectTo(next);
-        else await session.reload();
+        await finishLogin(
+          await submitLogin(config.identityUrl, current.id, {
+            method: 'totp',
+            totp_code: code,
+            csrf_token: csrfToken(current),
+          }),
+        );
       } catch (error) {
         const action = classifyFlowError(error);
         switch (action.type) {
           case 'rerender': {
             const updated = action.flow as LoginFlow;
             setFlow(updated);
-            setFormErrors(
-              [...flowMessages(updated), ...nodeMessages(updated, 'totp_code')]
-                .filter((m) => m.type === 'error')
-                .map((m) => m.text),
-            );
+            setFormErrors(errorTexts([...flowMessages(updated), ...nodeMessages(updated, 'totp_code')]));
             break;
           }
           case 'redirect':

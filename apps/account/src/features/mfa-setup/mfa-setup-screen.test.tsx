@@ -1,65 +1,23 @@
 // @vitest-environment jsdom
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { Router } from '../../app/router.tsx';
-import { defaultConfig, setConfig } from '../../shared/config/env.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read } from '../../shared/storage/storage.ts';
-import { clearBrowserState, flowUi } from '../../testing/dom.ts';
 import type { MockCall } from '../../testing/fetch-mock.ts';
 import { mockFetch } from '../../testing/fetch-mock.ts';
+import { browserFlow, kratosSession, totpSetupNodes } from '../../testing/identity.ts';
+import { goTo, resetScreenBetweenTests } from '../../testing/screen.ts';
 
-beforeEach(() => {
-  clearBrowserState();
-  setConfig(defaultConfig('magic'));
-  window.history.replaceState(null, '', '/account/mfa-setup');
-});
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-});
+resetScreenBetweenTests('magic');
+beforeEach(() => goTo('/account/mfa-setup'));
 
 function session(methods: string[]) {
-  return {
-    id: 'sess-1',
-    active: true,
-    authenticator_assurance_level: 'aal1',
-    authentication_methods: methods.map((method) => ({ method })),
-    identity: {
-      id: 'id-1',
-      traits: {
-        email: 'ada@acme.test',
-        onboarding: {
-          tosAccepted: true,
-          mfaSetupDeadline: '2999-01-01T00:00:00Z',
-          isGitUser: false,
-          gitProviderConnected: false,
-        },
-      },
-      verifiable_addresses: [{ value: 'ada@acme.test', verified: true }],
-    },
-  };
+  return kratosSession({ methods });
 }
 
 const totpNodes = [
-  {
-    type: 'img',
-    group: 'totp',
-    attributes: { id: 'totp_qr', src: 'data:image/png;base64,AAAA', node_type: 'img' },
-    messages: [],
-    meta: {},
-  },
-  {
-    type: 'text',
-    group: 'totp',
-    attributes: {
-      id: 'totp_secret_key',
-      text: { id: 1050006, type: 'info', text: 'JBSWY3DPEHPK3PXP' },
-      node_type: 'text',
-    },
-    messages: [],
-    meta: {},
-  },
+  ...totpSetupNodes,
   {
     type: 'input',
     group: 'totp',
@@ -93,7 +51,7 @@ describe('MFA setup screen', () => {
       if (url.pathname === '/self-service/settings/browser') {
         return {
           status: 200,
-          body: { id: 's-1', type: 'browser', state: 'show_form', ui: flowUi('s-1', 'settings', totpNodes) },
+          body: browserFlow('settings', 's-1', 'show_form', totpNodes),
         };
       }
       if (method === 'POST' && url.pathname === '/self-service/settings') {
@@ -101,7 +59,7 @@ describe('MFA setup screen', () => {
         tries++;
         if (tries === 1) {
           const nodes = totpNodes.map((n) =>
-            n.attributes.name === 'totp_code'
+            (n.attributes as { name?: string }).name === 'totp_code'
               ? {
                   ...n,
                   messages: [
@@ -116,12 +74,12 @@ describe('MFA setup screen', () => {
           );
           return {
             status: 400,
-            body: { id: 's-1', type: 'browser', state: 'show_form', ui: flowUi('s-1', 'settings', nodes) },
+            body: browserFlow('settings', 's-1', 'show_form', nodes),
           };
         }
         return {
           status: 200,
-          body: { id: 's-1', type: 'browser', state: 'success', ui: flowUi('s-1', 'settings') },
+          body: browserFlow('settings', 's-1', 'success'),
         };
       }
       return undefined;

@@ -1,12 +1,12 @@
 // @vitest-environment jsdom
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { Router } from '../../app/router.tsx';
-import { defaultConfig, setConfig } from '../../shared/config/env.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read } from '../../shared/storage/storage.ts';
-import { clearBrowserState, flowUi } from '../../testing/dom.ts';
 import { mockFetch } from '../../testing/fetch-mock.ts';
+import { browserFlow } from '../../testing/identity.ts';
+import { goTo, resetScreenBetweenTests } from '../../testing/screen.ts';
 
 const nav = vi.hoisted(() => ({ redirectTo: vi.fn() }));
 vi.mock('../../shared/navigation/history.ts', async (importOriginal) => ({
@@ -14,23 +14,14 @@ vi.mock('../../shared/navigation/history.ts', async (importOriginal) => ({
   redirectTo: nav.redirectTo,
 }));
 
+resetScreenBetweenTests();
 beforeEach(() => {
   nav.redirectTo.mockReset();
-  clearBrowserState();
-  setConfig(defaultConfig('platform'));
-  window.history.replaceState(null, '', '/account/forgot-password');
-});
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
+  goTo('/account/forgot-password');
 });
 
-const recovery = (state: string, messages: unknown[] = []) => ({
-  id: 'r-1',
-  type: 'browser',
-  state,
-  ui: flowUi('r-1', 'recovery', [], messages),
-});
+const recovery = (state: string, messages: unknown[] = []) =>
+  browserFlow('recovery', 'r-1', state, [], messages);
 
 describe('forgot-password', () => {
   it('Email → Code (wrong, then right) → Password → login', async () => {
@@ -68,13 +59,13 @@ describe('forgot-password', () => {
       if (url.pathname === '/self-service/settings/flows') {
         return {
           status: 200,
-          body: { id: 's-1', type: 'browser', state: 'show_form', ui: flowUi('s-1', 'settings') },
+          body: browserFlow('settings', 's-1', 'show_form'),
         };
       }
       if (method === 'POST' && url.pathname === '/self-service/settings') {
         return {
           status: 200,
-          body: { id: 's-1', type: 'browser', state: 'success', ui: flowUi('s-1', 'settings') },
+          body: browserFlow('settings', 's-1', 'success'),
         };
       }
       if (url.pathname === '/self-service/logout/browser') {

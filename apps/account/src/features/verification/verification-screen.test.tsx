@@ -1,26 +1,15 @@
 // @vitest-environment jsdom
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
 import { Router } from '../../app/router.tsx';
-import { defaultConfig, setConfig } from '../../shared/config/env.ts';
-import { clearBrowserState, flowUi } from '../../testing/dom.ts';
 import { mockFetch } from '../../testing/fetch-mock.ts';
+import { browserFlow } from '../../testing/identity.ts';
+import { resetScreenBetweenTests } from '../../testing/screen.ts';
 
-beforeEach(() => {
-  clearBrowserState();
-  setConfig(defaultConfig('platform'));
-});
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-});
+resetScreenBetweenTests();
 
-const flow = (state: string, messages: unknown[] = []) => ({
-  id: 'v-1',
-  type: 'browser',
-  state,
-  ui: flowUi('v-1', 'verification', [], messages),
-});
+const flow = (state: string, messages: unknown[] = []) =>
+  browserFlow('verification', 'v-1', state, [], messages);
 
 describe('verification screen', () => {
   it('prefills the code from the query, shows a wrong code, and goes to login on success', async () => {

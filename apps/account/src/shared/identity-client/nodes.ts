@@ -38,6 +38,11 @@ export function errorMessages(flow: FlowLike): UiText[] {
   return all.filter((m) => m.type === 'error');
 }
 
+/** The texts of the error messages among `messages`. */
+export function errorTexts(messages: UiText[]): string[] {
+  return messages.filter((m) => m.type === 'error').map((m) => m.text);
+}
+
 export function hasMessage(flow: FlowLike, id: number): boolean {
   return flowMessages(flow).some((m) => m.id === id);
 }
