@@ -4,6 +4,7 @@ import { copy } from '../../copy.ts';
 import { initialPagePath, paths } from '../../shared/config/paths.ts';
 import { NewPasswordForm } from '../../shared/password/new-password-form.tsx';
 import { Card } from '../../shared/ui/card.tsx';
+import { CodeForm } from '../../shared/ui/code-form.tsx';
 import { ErrorView } from '../../shared/ui/error-view.tsx';
 import { FormErrors } from '../../shared/ui/form-errors.tsx';
 import { Link } from '../../shared/ui/link.tsx';
@@ -40,7 +41,7 @@ export function RecoveryScreen({ search }: { search: RecoverySearch }) {
         />
       );
     case 'code':
-      return <CodeForm busy={r.busy} errors={r.errors} onSubmit={r.submitCode} onBack={r.backToLogin} />;
+      return <CodeStep busy={r.busy} errors={r.errors} onSubmit={r.submitCode} onBack={r.backToLogin} />;
     case 'password':
       return (
         <Card title={copy.forgotPassword.passwordTitle}>
@@ -99,7 +100,7 @@ function EmailForm({
           }}
           errors={invalid ? [copy.login.email.invalidEmail] : []}
         />
-        {errors.length > 0 ? <FormErrors messages={errors} /> : null}
+        <FormErrors messages={errors} />
         <button type="submit" className="button" disabled={email.trim() === '' || busy}>
           {copy.common.continue}
         </button>
@@ -119,7 +120,7 @@ function BackToLogin({ onBack }: { onBack: () => void }) {
   );
 }
 
-function CodeForm({
+function CodeStep({
   busy,
   errors,
   onSubmit,
@@ -130,31 +131,16 @@ function CodeForm({
   onSubmit: (code: string) => void;
   onBack: () => void;
 }) {
-  const [code, setCode] = useState('');
-  function handleSubmit(event: FormEvent) {
-    event.preventDefault();
-    if (code.trim()) onSubmit(code.trim());
-  }
   return (
     <Card title={copy.forgotPassword.codeTitle}>
       <p className="muted">{copy.forgotPassword.codePrompt}</p>
-      <form onSubmit={handleSubmit} aria-busy={busy}>
-        <TextField
-          label={copy.forgotPassword.codeLabel}
-          name="code"
-          inputMode="numeric"
-          autoComplete="one-time-code"
-          placeholder={copy.forgotPassword.codePlaceholder}
-          required
-          autoFocus
-          value={code}
-          onChange={(e) => setCode(e.target.value)}
-        />
-        {errors.length > 0 ? <FormErrors messages={errors} /> : null}
-        <button type="submit" className="button" disabled={code.trim() === '' || busy}>
-          {copy.common.continue}
-        </button>
-      </form>
+      <CodeForm
+        label={copy.forgotPassword.codeLabel}
+        placeholder={copy.forgotPassword.codePlaceholder}
+        busy={busy}
+        errors={errors}
+        onSubmit={onSubmit}
+      />
       <BackToLogin onBack={onBack} />
     </Card>
   );

@@ -2,6 +2,7 @@ import type { FormEvent } from 'react';
 import { useState } from 'react';
 import { copy } from '../../copy.ts';
 import { Card } from '../../shared/ui/card.tsx';
+import { CodeForm } from '../../shared/ui/code-form.tsx';
 import { FormErrors } from '../../shared/ui/form-errors.tsx';
 import { Progress } from '../../shared/ui/progress.tsx';
 import { TextField } from '../../shared/ui/text-field.tsx';
@@ -11,14 +12,9 @@ import { useVerification } from './use-verification.ts';
 /** SPEC §2 Email verification screen. */
 export function VerificationScreen({ search }: { search: VerificationSearch }) {
   const v = useVerification(search);
-  const [code, setCode] = useState(v.initialCode);
   const [email, setEmail] = useState('');
   if (v.loading) return <Progress label={copy.common.loading} />;
 
-  function handleCode(event: FormEvent) {
-    event.preventDefault();
-    if (code.trim()) void v.submitCode(code.trim());
-  }
   function handleEmail(event: FormEvent) {
     event.preventDefault();
     if (email.trim()) void v.sendCode(email.trim());
@@ -37,7 +33,7 @@ export function VerificationScreen({ search }: { search: VerificationSearch }) {
             value={email}
             onChange={(e) => setEmail(e.target.value)}
           />
-          {v.errors.length > 0 ? <FormErrors messages={v.errors} /> : null}
+          <FormErrors messages={v.errors} />
           <button type="submit" className="button" disabled={email.trim() === '' || v.busy}>
             {copy.common.continue}
           </button>
@@ -45,23 +41,14 @@ export function VerificationScreen({ search }: { search: VerificationSearch }) {
       ) : (
         <>
           <p>{copy.verification.text}</p>
-          <form onSubmit={handleCode} aria-busy={v.busy}>
-            <TextField
-              label={copy.verification.codeLabel}
-              name="code"
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              placeholder={copy.verification.placeholder}
-              required
-              autoFocus
-              value={code}
-              onChange={(e) => setCode(e.target.value)}
-            />
-            {v.errors.length > 0 ? <FormErrors messages={v.errors} /> : null}
-            <button type="submit" className="button" disabled={code.trim() === '' || v.busy}>
-              {copy.common.continue}
-            </button>
-          </form>
+          <CodeForm
+            label={copy.verification.codeLabel}
+            placeholder={copy.verification.placeholder}
+            initialCode={v.initialCode}
+            busy={v.busy}
+            errors={v.errors}
+            onSubmit={(code) => void v.submitCode(code)}
+          />
         </>
       )}
     </Card>

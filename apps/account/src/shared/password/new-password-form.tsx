@@ -65,7 +65,7 @@ export function NewPasswordForm({
         value={confirmation}
         onChange={(e) => setConfirmation(e.target.value)}
       />
-      {errors.length > 0 ? <FormErrors messages={errors} /> : null}
+      <FormErrors messages={errors} />
       <button type="submit" className="button" disabled={!ok || busy}>
         {copy.common.continue}
       </button>

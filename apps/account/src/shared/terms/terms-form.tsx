@@ -85,7 +85,7 @@ export function TermsForm({
             </a>
           </label>
         </div>
-        {errors.length > 0 ? <FormErrors messages={errors} /> : null}
+        <FormErrors messages={errors} />
         <button type="submit" className="button" disabled={!ok || busy}>
           {copy.common.continue}
         </button>

@@ -96,7 +96,7 @@ export function TotpSetupForm({
           onComplete={submit}
           disabled={busy || !installed}
         />
-        {errors.length > 0 ? <FormErrors messages={errors} /> : null}
+        <FormErrors messages={errors} />
         <button type="submit" className="button" disabled={!installed || code.length !== OTP_LENGTH || busy}>
           {copy.common.continue}
         </button>

@@ -39,7 +39,7 @@ export function MfaStep({ supportEmail, busy = false, errors = [], onSubmit }: M
           disabled={busy}
           autoFocus
         />
-        {errors.length > 0 ? <FormErrors messages={errors} /> : null}
+        <FormErrors messages={errors} />
         <button type="submit" className="button" disabled={code.length !== OTP_LENGTH || busy}>
           {copy.common.continue}
         </button>

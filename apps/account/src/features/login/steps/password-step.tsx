@@ -72,7 +72,7 @@ export function PasswordStep({
           onChange={(e) => setPassword(e.target.value)}
           errors={fieldErrors}
         />
-        {errors.length > 0 ? <FormErrors messages={errors} /> : null}
+        <FormErrors messages={errors} />
         <div className="row">
           <Link href={paths.forgotPassword}>{copy.login.password.forgotPassword}</Link>
         </div>
