@@ -127,6 +127,22 @@ describe('forgot-password', () => {
     });
   });
 
+  it('checks the email with the browser validity check before sending it', async () => {
+    const { calls } = mockFetch(({ url }) =>
+      url.pathname === '/self-service/recovery/browser'
+        ? { status: 200, body: recovery('choose_method') }
+        : { status: 401, body: {} },
+    );
+    render(<Router />);
+    fireEvent.change(await screen.findByLabelText('Email'), { target: { value: 'not-an-email' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
+    expect(await screen.findByText('Enter a valid email address.')).toBeTruthy();
+    expect(screen.getByLabelText('Email').getAttribute('aria-invalid')).toBe('true');
+    expect(calls.some((c) => c.method === 'POST')).toBe(false);
+    fireEvent.change(screen.getByLabelText('Email'), { target: { value: 'ada@acme.test' } });
+    expect(screen.queryByText('Enter a valid email address.')).toBeNull();
+  });
+
   it('an existing session makes recovery impossible, with links to the platform and logout', async () => {
     mockFetch(({ url }) =>
       url.pathname === '/self-service/recovery/browser'

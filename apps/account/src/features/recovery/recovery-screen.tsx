@@ -1,5 +1,4 @@
 import type { FormEvent } from 'react';
-import { useRef, useState } from 'react';
 import { copy } from '../../copy.ts';
 import { initialPagePath, paths } from '../../shared/config/paths.ts';
 import { NewPasswordForm } from '../../shared/password/new-password-form.tsx';
@@ -10,6 +9,7 @@ import { FormErrors } from '../../shared/ui/form-errors.tsx';
 import { Link } from '../../shared/ui/link.tsx';
 import { Progress } from '../../shared/ui/progress.tsx';
 import { TextField } from '../../shared/ui/text-field.tsx';
+import { useEmailInput } from '../../shared/ui/use-email-input.ts';
 import type { RecoverySearch } from './use-recovery.ts';
 import { useRecovery } from './use-recovery.ts';
 
@@ -70,36 +70,17 @@ function EmailForm({
   onSubmit: (email: string) => void;
   onBack: () => void;
 }) {
-  const [email, setEmail] = useState(initial);
-  const [invalid, setInvalid] = useState(false);
-  const ref = useRef<HTMLInputElement>(null);
+  const input = useEmailInput(initial);
+  const email = input.email;
   function handleSubmit(event: FormEvent) {
     event.preventDefault();
-    if (!ref.current?.checkValidity()) {
-      setInvalid(true);
-      return;
-    }
-    onSubmit(email.trim());
+    if (input.validate()) onSubmit(email.trim());
   }
   return (
     <Card title={copy.forgotPassword.emailTitle}>
       <p className="muted">{copy.forgotPassword.emailPrompt}</p>
       <form onSubmit={handleSubmit} noValidate aria-busy={busy}>
-        <TextField
-          ref={ref}
-          label={copy.login.email.emailLabel}
-          type="email"
-          name="email"
-          autoComplete="email"
-          required
-          autoFocus
-          value={email}
-          onChange={(e) => {
-            setEmail(e.target.value);
-            setInvalid(false);
-          }}
-          errors={invalid ? [copy.login.email.invalidEmail] : []}
-        />
+        <TextField {...input.field} autoComplete="email" />
         <FormErrors messages={errors} />
         <button type="submit" className="button" disabled={email.trim() === '' || busy}>
           {copy.common.continue}

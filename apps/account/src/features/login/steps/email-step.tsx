@@ -1,8 +1,8 @@
 import type { FormEvent } from 'react';
-import { useRef, useState } from 'react';
 import { copy } from '../../../copy.ts';
 import { Card } from '../../../shared/ui/card.tsx';
 import { TextField } from '../../../shared/ui/text-field.tsx';
+import { useEmailInput } from '../../../shared/ui/use-email-input.ts';
 
 export interface EmailStepProps {
   initialEmail?: string;
@@ -13,20 +13,15 @@ export interface EmailStepProps {
 
 /** SPEC §2 Login step 1: title "Welcome", email prompt, Continue, access contact, terms notice. */
 export function EmailStep({ initialEmail = '', accessEmail, busy = false, onSubmit }: EmailStepProps) {
-  const [email, setEmail] = useState(initialEmail);
-  const [invalid, setInvalid] = useState(false);
-  const inputRef = useRef<HTMLInputElement>(null);
+  const input = useEmailInput(initialEmail);
+  const email = input.email;
 
   function handleSubmit(event: FormEvent) {
     event.preventDefault();
-    const input = inputRef.current;
-    // The browser's email validity check (SPEC §5).
-    if (!input || !input.checkValidity()) {
-      setInvalid(true);
-      input?.focus();
+    if (!input.validate()) {
+      input.focus();
       return;
     }
-    setInvalid(false);
     void onSubmit(email.trim());
   }
 
@@ -45,22 +40,7 @@ export function EmailStep({ initialEmail = '', accessEmail, busy = false, onSubm
     >
       <p className="muted">{copy.login.email.prompt}</p>
       <form onSubmit={handleSubmit} noValidate aria-busy={busy}>
-        <TextField
-          ref={inputRef}
-          label={copy.login.email.emailLabel}
-          type="email"
-          name="email"
-          autoComplete="username"
-          placeholder={copy.login.email.emailPlaceholder}
-          required
-          autoFocus
-          value={email}
-          onChange={(e) => {
-            setEmail(e.target.value);
-            if (invalid) setInvalid(false);
-          }}
-          errors={invalid ? [copy.login.email.invalidEmail] : []}
-        />
+        <TextField {...input.field} autoComplete="username" placeholder={copy.login.email.emailPlaceholder} />
         <button type="submit" className="button" disabled={email.trim() === '' || busy}>
           {copy.common.continue}
         </button>
