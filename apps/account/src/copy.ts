@@ -90,6 +90,7 @@ export const copy = {
     reenter: 'Re-enter password',
     chooseNew: 'Choose new password',
     reenterNew: 'Re-enter new password',
+    rulesLabel: 'Password requirements',
     ruleLength: 'Minimum 8 characters',
     ruleDigit: 'At least one number',
     ruleSpecial: 'At least one special character (e.g. !@#$%^&*)',

@@ -48,7 +48,7 @@ export function NewPasswordForm({
         onChange={(e) => setPassword(e.target.value)}
         errors={fieldErrors}
       />
-      <ul className="checklist" aria-label="Password requirements">
+      <ul className="checklist" aria-label={copy.password.rulesLabel}>
         {rules.map(([met, text]) => (
           <li key={text} className={met ? 'ok' : undefined}>
             {text}
