@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli-commands.ts';
 import { fakeKratos } from './fake-identity.ts';
 import type { FakeKratos } from './fake-identity.ts';
-import { http, startTestService } from './harness.ts';
+import { http, runCliJson, startTestService } from './harness.ts';
 import type { TestUsersService } from './harness.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -22,23 +21,7 @@ describe('admin CLI: invitations and the terms export', () => {
     await kratos.close();
   });
 
-  async function cli(...argv: string[]) {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runCli(argv, {
-      env: { USERS_ADMIN_URL: svc.adminUrl },
-      out: (t) => out.push(t),
-      err: (t) => err.push(t),
-    });
-    const stdout = out.join('\n');
-    let json: any;
-    try {
-      json = JSON.parse(stdout);
-    } catch {
-      json = undefined;
-    }
-    return { code, stdout, stderr: err.join('\n'), json };
-  }
+  const cli = (...argv: string[]) => runCliJson(svc.adminUrl, argv);
 
   it('invite:create, invite:list, invite:resend, invite:revoke and terms:export', async () => {
     const org = await cli('org:create', '--name', 'Acme', '--domains', 'acme.test');

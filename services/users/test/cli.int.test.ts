@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli-commands.ts';
-import { fakeIdentityAdmin, startTestService } from './harness.ts';
+import { fakeIdentityAdmin, runCliJson, startTestService } from './harness.ts';
 import type { FakeIdentity, TestUsersService } from './harness.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -24,23 +24,7 @@ describe('admin CLI', () => {
     await identity.server.close();
   });
 
-  async function cli(...argv: string[]) {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runCli(argv, {
-      env: { USERS_ADMIN_URL: svc.adminUrl },
-      out: (t) => out.push(t),
-      err: (t) => err.push(t),
-    });
-    const stdout = out.join('\n');
-    let json: any;
-    try {
-      json = JSON.parse(stdout);
-    } catch {
-      json = undefined;
-    }
-    return { code, stdout, stderr: err.join('\n'), json };
-  }
+  const cli = (...argv: string[]) => runCliJson(svc.adminUrl, argv);
 
   it('creates and lists organisations and users, printing JSON', async () => {
     const org = await cli(

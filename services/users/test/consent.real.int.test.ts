@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHash, randomBytes } from 'node:crypto';
 import { createTestDb } from '@acme/db';
 import type { Database } from '@acme/db';
 import { freePort } from '@acme/test-kit/free-port';
-import { start as startIdentity } from '@acme/identity';
-import { start as startOAuth2 } from '@acme/oauth2';
 import { start as startUsers } from '../src/index.ts';
 import { DEMO_PASSWORD, seedDemo } from '../src/seed.ts';
+import { platformAuthorizeUrl, startAuthStack } from './auth-stack.ts';
 import { Jar } from './jar.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -26,34 +24,8 @@ describe('consent through the real identity service and authorization server', (
 
   beforeAll(async () => {
     db = await createTestDb();
-    const [idPublic, idAdmin, oaPublic, oaAdmin, usersPublic, usersAdmin] = await Promise.all(
-      Array.from({ length: 6 }, () => freePort()),
-    );
-    urls.identityPublic = `http://localhost:${idPublic}`;
-    urls.identityAdmin = `http://localhost:${idAdmin}`;
-    urls.issuer = `http://localhost:${oaPublic}`;
-    urls.oauth2Admin = `http://localhost:${oaAdmin}`;
-
-    const oauth2 = await startOAuth2({
-      db,
-      logger: false,
-      env: { ISSUER: urls.issuer, OAUTH2_PUBLIC_PORT: String(oaPublic), OAUTH2_ADMIN_PORT: String(oaAdmin) },
-    });
-    closers.push(oauth2.close);
-    const identity = await startIdentity({
-      db,
-      logger: false,
-      env: {
-        IDENTITY_PUBLIC_PORT: String(idPublic),
-        IDENTITY_ADMIN_PORT: String(idAdmin),
-        IDENTITY_PUBLIC_URL: urls.identityPublic,
-        IDENTITY_ADMIN_URL: urls.identityAdmin,
-        OAUTH2_ADMIN_URL: urls.oauth2Admin,
-        IDENTITY_ALLOWED_RETURN_URLS: `${APP_ORIGIN},${urls.issuer}`,
-        LOG_LEVEL: 'silent',
-      },
-    });
-    closers.push(identity.close);
+    Object.assign(urls, await startAuthStack(db, closers, { appOrigin: APP_ORIGIN }));
+    const [usersPublic, usersAdmin] = await Promise.all([freePort(), freePort()]);
     const users = await startUsers({
       db,
       logger: false,
@@ -77,20 +49,8 @@ describe('consent through the real identity service and authorization server', (
   /** Authorize, sign in with the identity service, and stop at the consent screen. */
   async function toConsent(email: string) {
     const jar = new Jar();
-    const verifier = randomBytes(32).toString('base64url');
-    const authorize = new URL(`${urls.issuer}/oauth2/auth`);
-    for (const [k, v] of Object.entries({
-      client_id: 'platform',
-      response_type: 'code',
-      redirect_uri: `${APP_ORIGIN}/account/callback`,
-      scope: 'openid offline_access',
-      state: randomBytes(12).toString('base64url'),
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-      code_challenge_method: 'S256',
-    })) {
-      authorize.searchParams.set(k, v);
-    }
-    const login = await jar.navigateToApp(authorize.toString());
+    const { url: authorizeUrl, verifier } = platformAuthorizeUrl(urls.issuer!, APP_ORIGIN);
+    const login = await jar.navigateToApp(authorizeUrl);
     expect(login.pathname).toBe('/account/login');
     const loginChallenge = login.searchParams.get('login_challenge')!;
 

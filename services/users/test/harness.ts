@@ -9,6 +9,7 @@ import type { MailMessage, Mailer } from '@acme/mail';
 import type { KyselyPlugin } from 'kysely';
 import type { Logger } from 'pino';
 import { createApp } from '../src/app.ts';
+import { runCli } from '../src/cli-commands.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Config } from '../src/config.ts';
 import { migrations } from '../src/migrations.ts';
@@ -214,4 +215,28 @@ export async function fakeIdentityAdmin(): Promise<FakeIdentity> {
     return { status: 404, body: { error: { code: 404, message: 'Not Found' } } };
   });
   return { server, identities, sessions };
+}
+
+/** Runs the admin CLI in process against `adminUrl`; `json` is stdout parsed, if it is JSON. */
+export async function runCliJson(
+  adminUrl: string,
+  argv: string[],
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<{ code: number; stdout: string; stderr: string; json: any }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(argv, {
+    env: { USERS_ADMIN_URL: adminUrl },
+    out: (t) => out.push(t),
+    err: (t) => err.push(t),
+  });
+  const stdout = out.join('\n');
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  let json: any;
+  try {
+    json = JSON.parse(stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code, stdout, stderr: err.join('\n'), json };
 }

@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHash, randomBytes } from 'node:crypto';
 import { createTestDb } from '@acme/db';
 import type { Database } from '@acme/db';
 import { startStandIns } from '@acme/dev';
 import { createMemoryMailer } from '@acme/mail';
 import { freePort } from '@acme/test-kit/free-port';
-import { start as startIdentity } from '@acme/identity';
-import { start as startOAuth2 } from '@acme/oauth2';
 import { start as startUsers } from '../src/index.ts';
 import { seedDemo } from '../src/seed.ts';
+import { platformAuthorizeUrl, startAuthStack } from './auth-stack.ts';
 import { Jar } from './jar.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -37,36 +35,16 @@ describe('onboarding through the real identity service', () => {
 
   beforeAll(async () => {
     db = await createTestDb();
-    const ports = await Promise.all(Array.from({ length: 8 }, () => freePort()));
-    const [idPublic, idAdmin, oaPublic, oaAdmin, usersPublic, usersAdmin, users2Public, users2Admin] = ports;
-    urls.identityPublic = `http://localhost:${idPublic}`;
-    urls.identityAdmin = `http://localhost:${idAdmin}`;
-    urls.issuer = `http://localhost:${oaPublic}`;
-    urls.oauth2Admin = `http://localhost:${oaAdmin}`;
+    const [usersPublic, usersAdmin, users2Public, users2Admin] = await Promise.all(
+      Array.from({ length: 4 }, () => freePort()),
+    );
 
     const standIns = await startStandIns({ httpPort: 0, smtpPort: 0 });
     closers.push(standIns.close);
-    const oauth2 = await startOAuth2({
-      db,
-      logger: false,
-      env: { ISSUER: urls.issuer, OAUTH2_PUBLIC_PORT: String(oaPublic), OAUTH2_ADMIN_PORT: String(oaAdmin) },
-    });
-    closers.push(oauth2.close);
-    const identity = await startIdentity({
-      db,
-      logger: false,
-      mailer: createMemoryMailer(),
-      env: {
-        IDENTITY_PUBLIC_PORT: String(idPublic),
-        IDENTITY_ADMIN_PORT: String(idAdmin),
-        IDENTITY_PUBLIC_URL: urls.identityPublic,
-        IDENTITY_ADMIN_URL: urls.identityAdmin,
-        OAUTH2_ADMIN_URL: urls.oauth2Admin,
-        IDENTITY_ALLOWED_RETURN_URLS: `${APP},${urls.issuer}`,
-        LOG_LEVEL: 'silent',
-      },
-    });
-    closers.push(identity.close);
+    Object.assign(
+      urls,
+      await startAuthStack(db, closers, { appOrigin: APP, identityMailer: createMemoryMailer() }),
+    );
     const env = {
       IDENTITY_ADMIN_URL: urls.identityAdmin,
       IDENTITY_PUBLIC_URL: urls.identityPublic,
@@ -135,20 +113,8 @@ describe('onboarding through the real identity service', () => {
   /** Authorize as the app does, sign in with the password, and post the consent as the app does. */
   async function signInThroughConsent(usersUrl: string, email: string) {
     const jar = new Jar();
-    const verifier = randomBytes(32).toString('base64url');
-    const authorize = new URL(`${urls.issuer}/oauth2/auth`);
-    for (const [k, v] of Object.entries({
-      client_id: 'platform',
-      response_type: 'code',
-      redirect_uri: `${APP}/account/callback`,
-      scope: 'openid offline_access',
-      state: randomBytes(12).toString('base64url'),
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-      code_challenge_method: 'S256',
-    })) {
-      authorize.searchParams.set(k, v);
-    }
-    const login = await jar.navigateToApp(authorize.toString());
+    const { url: authorizeUrl } = platformAuthorizeUrl(urls.issuer!, APP);
+    const login = await jar.navigateToApp(authorizeUrl);
     const challenge = login.searchParams.get('login_challenge')!;
     const flow = await jar.fetch(
       `${urls.identityPublic}/self-service/login/browser?login_challenge=${encodeURIComponent(challenge)}`,
