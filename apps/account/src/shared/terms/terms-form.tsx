@@ -1,9 +1,10 @@
 import type { FormEvent, ReactNode } from 'react';
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { copy } from '../../copy.ts';
 import { getConfig } from '../config/env.ts';
 import { getErrorMessage } from '../errors/get-error-message.ts';
 import { Card } from '../ui/card.tsx';
+import { Checkbox } from '../ui/checkbox.tsx';
 import { ErrorView } from '../ui/error-view.tsx';
 import { FormErrors } from '../ui/form-errors.tsx';
 import { Progress } from '../ui/progress.tsx';
@@ -34,8 +35,6 @@ export function TermsForm({
   const [loadError, setLoadError] = useState<string | null>(null);
   const [terms, setTerms] = useState(false);
   const [privacy, setPrivacy] = useState(false);
-  const termsId = useId();
-  const privacyId = useId();
 
   useEffect(() => {
     let cancelled = false;
@@ -62,29 +61,18 @@ export function TermsForm({
       {header}
       <p className="muted">{copy.terms.prompt}</p>
       <form onSubmit={handleSubmit} aria-busy={busy}>
-        <div className="checkbox">
-          <input id={termsId} type="checkbox" checked={terms} onChange={(e) => setTerms(e.target.checked)} />
-          <label htmlFor={termsId}>
-            {copy.terms.agreeTermsPrefix}{' '}
-            <a href={documents.terms.url} target="_blank" rel="noreferrer">
-              {copy.terms.agreeTermsLink}
-            </a>
-          </label>
-        </div>
-        <div className="checkbox">
-          <input
-            id={privacyId}
-            type="checkbox"
-            checked={privacy}
-            onChange={(e) => setPrivacy(e.target.checked)}
-          />
-          <label htmlFor={privacyId}>
-            {copy.terms.agreePrivacyPrefix}{' '}
-            <a href={documents.privacy.url} target="_blank" rel="noreferrer">
-              {copy.terms.agreePrivacyLink}
-            </a>
-          </label>
-        </div>
+        <Checkbox checked={terms} onChange={setTerms}>
+          {copy.terms.agreeTermsPrefix}{' '}
+          <a href={documents.terms.url} target="_blank" rel="noreferrer">
+            {copy.terms.agreeTermsLink}
+          </a>
+        </Checkbox>
+        <Checkbox checked={privacy} onChange={setPrivacy}>
+          {copy.terms.agreePrivacyPrefix}{' '}
+          <a href={documents.privacy.url} target="_blank" rel="noreferrer">
+            {copy.terms.agreePrivacyLink}
+          </a>
+        </Checkbox>
         <FormErrors messages={errors} />
         <button type="submit" className="button" disabled={!ok || busy}>
           {copy.common.continue}

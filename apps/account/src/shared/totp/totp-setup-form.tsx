@@ -1,8 +1,9 @@
 import type { FormEvent, ReactNode } from 'react';
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import { OTP_LENGTH } from '../../constants.ts';
 import { copy } from '../../copy.ts';
 import { Card } from '../ui/card.tsx';
+import { Checkbox } from '../ui/checkbox.tsx';
 import { FormErrors } from '../ui/form-errors.tsx';
 import { OtpInput } from '../ui/otp-input.tsx';
 
@@ -37,7 +38,6 @@ export function TotpSetupForm({
   const [installed, setInstalled] = useState(false);
   const [code, setCode] = useState('');
   const [copied, setCopied] = useState(false);
-  const checkboxId = useId();
 
   function submit(value: string) {
     if (!installed || busy || value.length !== OTP_LENGTH) return;
@@ -64,16 +64,9 @@ export function TotpSetupForm({
       {header}
       <p className="muted">{copy.login.mfaSetup.guidance}</p>
       <form onSubmit={handleSubmit} aria-busy={busy}>
-        <div className="checkbox">
-          <input
-            id={checkboxId}
-            type="checkbox"
-            checked={installed}
-            onChange={(e) => setInstalled(e.target.checked)}
-            required
-          />
-          <label htmlFor={checkboxId}>{copy.login.mfaSetup.installedCheckbox}</label>
-        </div>
+        <Checkbox checked={installed} onChange={setInstalled} required>
+          {copy.login.mfaSetup.installedCheckbox}
+        </Checkbox>
         <p>{copy.login.mfaSetup.scanQr}</p>
         {qr ? <img className="qr" src={qr} alt={copy.login.mfaSetup.qrAlt} width={200} height={200} /> : null}
         {secret ? (
