@@ -92,19 +92,22 @@ export class PostgresAdapter implements Adapter {
         user_code = excluded.user_code, expires_at = excluded.expires_at`.execute(this.#db);
   }
 
-  /** The stored row, including soft-deleted or consumed ones (admin API only). */
-  async findRecord(id: string): Promise<StoredRecord | undefined> {
+  /** The unexpired row whose `column` is `value`, including soft-deleted or consumed ones. */
+  async #findBy(column: 'id' | 'uid' | 'user_code', value: string): Promise<StoredRecord | undefined> {
     const row = (
       await sql<Row>`
         select payload, (extract(epoch from consumed_at) * 1000)::float8 as consumed_ms
         from oauth2_models
-        where model = ${this.model} and id = ${id}
-          and (expires_at is null or expires_at > ${this.#now().toISOString()}::timestamptz)`.execute(
-        this.#db,
-      )
+        where model = ${this.model} and ${sql.ref(column)} = ${value}
+          and (expires_at is null or expires_at > ${this.#now().toISOString()}::timestamptz)
+        limit 1`.execute(this.#db)
     ).rows[0];
-    if (!row) return undefined;
-    return { payload: row.payload, consumedAt: row.consumed_ms ?? undefined };
+    return row ? { payload: row.payload, consumedAt: row.consumed_ms ?? undefined } : undefined;
+  }
+
+  /** The stored row, including soft-deleted or consumed ones (admin API only). */
+  async findRecord(id: string): Promise<StoredRecord | undefined> {
+    return this.#findBy('id', id);
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
@@ -135,31 +138,13 @@ export class PostgresAdapter implements Adapter {
   }
 
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-    const row = (
-      await sql<Row>`
-        select payload, (extract(epoch from consumed_at) * 1000)::float8 as consumed_ms
-        from oauth2_models
-        where model = ${this.model} and uid = ${uid}
-          and (expires_at is null or expires_at > ${this.#now().toISOString()}::timestamptz)
-        limit 1`.execute(this.#db)
-    ).rows[0];
-    return row
-      ? this.#present({ payload: row.payload, consumedAt: row.consumed_ms ?? undefined })
-      : undefined;
+    const record = await this.#findBy('uid', uid);
+    return record ? this.#present(record) : undefined;
   }
 
   async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
-    const row = (
-      await sql<Row>`
-        select payload, (extract(epoch from consumed_at) * 1000)::float8 as consumed_ms
-        from oauth2_models
-        where model = ${this.model} and user_code = ${userCode}
-          and (expires_at is null or expires_at > ${this.#now().toISOString()}::timestamptz)
-        limit 1`.execute(this.#db)
-    ).rows[0];
-    return row
-      ? this.#present({ payload: row.payload, consumedAt: row.consumed_ms ?? undefined })
-      : undefined;
+    const record = await this.#findBy('user_code', userCode);
+    return record ? this.#present(record) : undefined;
   }
 
   #present({ payload, consumedAt }: StoredRecord): AdapterPayload | undefined {

@@ -1,15 +1,8 @@
 import { z } from 'zod';
 import { ACCESS_TOKEN_RESOURCE, type OAuth2Runtime } from '../context.ts';
 import { OAuth2Error } from '../errors.ts';
-import {
-  clientView,
-  loadPendingInteraction,
-  oidcContext,
-  rejectionResult,
-  saveInteraction,
-  splitScope,
-} from './challenge.ts';
-import { parseBody, RejectBody } from './login.ts';
+import { clientView, loadPendingInteraction, oidcContext, saveInteraction, splitScope } from './challenge.ts';
+import { parseBody, rejectPendingRequest } from './login.ts';
 
 /** Hydra's consent request: GET, PUT accept, PUT reject (`/admin/oauth2/auth/requests/consent`). */
 
@@ -91,9 +84,5 @@ export async function acceptConsentRequest(rt: OAuth2Runtime, challenge: string,
 }
 
 export async function rejectConsentRequest(rt: OAuth2Runtime, challenge: string, rawBody: unknown) {
-  const body = parseBody(RejectBody, rawBody);
-  const { interaction } = await loadPendingInteraction(rt, challenge, 'consent');
-  interaction.result = rejectionResult(body);
-  await saveInteraction(interaction);
-  return { redirect_to: interaction.returnTo };
+  return rejectPendingRequest(rt, challenge, rawBody, 'consent');
 }

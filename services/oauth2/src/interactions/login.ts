@@ -79,10 +79,20 @@ export async function acceptLoginRequest(rt: OAuth2Runtime, challenge: string, r
   return { redirect_to: interaction.returnTo };
 }
 
-export async function rejectLoginRequest(rt: OAuth2Runtime, challenge: string, rawBody: unknown) {
+/** PUT `…/{login,consent}/reject`: the browser lands on `redirect_uri?error=…`. */
+export async function rejectPendingRequest(
+  rt: OAuth2Runtime,
+  challenge: string,
+  rawBody: unknown,
+  prompt: 'login' | 'consent',
+) {
   const body = parseBody(RejectBody, rawBody);
-  const { interaction } = await loadPendingInteraction(rt, challenge, 'login');
+  const { interaction } = await loadPendingInteraction(rt, challenge, prompt);
   interaction.result = rejectionResult(body);
   await saveInteraction(interaction);
   return { redirect_to: interaction.returnTo };
+}
+
+export async function rejectLoginRequest(rt: OAuth2Runtime, challenge: string, rawBody: unknown) {
+  return rejectPendingRequest(rt, challenge, rawBody, 'login');
 }
