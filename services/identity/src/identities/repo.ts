@@ -12,6 +12,11 @@ import { SCHEMA_ID, schemaUrl, type Traits } from './schema.ts';
 
 export type Db = Kysely<IdentityDb>;
 
+/** The `email` trait as a string (`fallback` when the trait is absent). */
+export function identityEmail(identity: LoadedIdentity, fallback = ''): string {
+  return String((identity.row.traits as { email?: unknown }).email ?? fallback);
+}
+
 export interface LoadedIdentity {
   row: IdentityRow;
   verifiable: VerifiableAddressRow[];

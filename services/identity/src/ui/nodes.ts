@@ -84,17 +84,22 @@ export function imgNode(group: Group, id: string, src: string, label: UiText): U
   };
 }
 
+/** The six-digit authenticator code input (login and linking in settings). */
+export function totpCodeNode(label: UiText): UiNode {
+  return inputNode({
+    group: 'totp',
+    name: 'totp_code',
+    type: 'text',
+    required: true,
+    autocomplete: 'one-time-code',
+    label,
+  });
+}
+
 export function totpLoginNodes(): UiNode[] {
   return [
     csrfNode(),
-    inputNode({
-      group: 'totp',
-      name: 'totp_code',
-      type: 'text',
-      required: true,
-      autocomplete: 'one-time-code',
-      label: messages.authCode(),
-    }),
+    totpCodeNode(messages.authCode()),
     inputNode({
       group: 'totp',
       name: 'method',

@@ -8,7 +8,7 @@ import { setSessionCookie } from '../../http/cookies.ts';
 import { ensureCsrfToken } from '../../http/csrf.ts';
 import { qs } from '../../http/query.ts';
 import { redirect, wantsJson, withQuery } from '../../http/respond.ts';
-import { isUuid, loadIdentity, normalizeEmail } from '../../identities/repo.ts';
+import { identityEmail, isUuid, loadIdentity, normalizeEmail } from '../../identities/repo.ts';
 import { parseDuration } from '../../config.ts';
 import { currentSession } from '../../sessions/current.ts';
 import { createSession, revokeSession } from '../../sessions/repo.ts';
@@ -99,7 +99,7 @@ async function recovered(
         .where('verified', '=', false)
         .execute();
     }
-    const email = normalizeEmail(String((identity.row.traits as { email?: unknown }).email ?? ''));
+    const email = normalizeEmail(identityEmail(identity));
     await resetAccount(trx, normalizeIdentifier(email));
     if (previous) await revokeSession(trx, previous.row.id, now);
     return createSession(trx, {

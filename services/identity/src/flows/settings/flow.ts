@@ -7,7 +7,7 @@ import { toApiIdentity, type LoadedIdentity } from '../../identities/repo.ts';
 import { hasSecondFactor } from '../../sessions/policy.ts';
 import { newTotpSecret, totpQrDataUrl, totpUri } from '../../strategies/totp/totp.ts';
 import { messages } from '../../ui/messages.ts';
-import { csrfNode, imgNode, inputNode, textNode } from '../../ui/nodes.ts';
+import { csrfNode, imgNode, inputNode, textNode, totpCodeNode } from '../../ui/nodes.ts';
 import { baseFlow } from '../render.ts';
 import { insertFlow } from '../flow-store.ts';
 
@@ -100,16 +100,7 @@ export async function settingsNodes(
     nodes.push(
       textNode('totp', 'totp_secret_key', messages.totpSecret(totpSecret), messages.totpSecretLabel()),
     );
-    nodes.push(
-      inputNode({
-        group: 'totp',
-        name: 'totp_code',
-        type: 'text',
-        required: true,
-        autocomplete: 'one-time-code',
-        label: messages.verifyCode(),
-      }),
-    );
+    nodes.push(totpCodeNode(messages.verifyCode()));
     nodes.push(
       inputNode({ group: 'totp', name: 'method', type: 'submit', value: 'totp', label: messages.save() }),
     );

@@ -1,6 +1,11 @@
 import type { Ctx } from '../../context.ts';
 import { sessionErrors } from '../../errors/identity-error.ts';
-import { normalizeEmail, upsertCredential, type LoadedIdentity } from '../../identities/repo.ts';
+import {
+  identityEmail,
+  normalizeEmail,
+  upsertCredential,
+  type LoadedIdentity,
+} from '../../identities/repo.ts';
 import { hashPassword } from '../../password/hasher.ts';
 import { checkPasswordPolicy } from '../../password/policy.ts';
 import type { ActiveSession } from '../../sessions/repo.ts';
@@ -23,7 +28,7 @@ export async function submitPasswordSettings(
   if (typeof password !== 'string' || password === '') {
     return { ok: false, messages: [{ pointer: '#/password', message: messages.required('password') }] };
   }
-  const email = normalizeEmail(String((identity.row.traits as { email?: unknown }).email ?? ''));
+  const email = normalizeEmail(identityEmail(identity));
   const problem = checkPasswordPolicy(password, email);
   if (problem) return { ok: false, messages: [{ pointer: '#/password', message: problem }] };
   const hashed = await hashPassword(password);

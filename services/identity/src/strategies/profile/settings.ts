@@ -1,6 +1,6 @@
 import type { Ctx } from '../../context.ts';
 import { sessionErrors } from '../../errors/identity-error.ts';
-import { normalizeEmail, type LoadedIdentity } from '../../identities/repo.ts';
+import { identityEmail, normalizeEmail, type LoadedIdentity } from '../../identities/repo.ts';
 import { TraitsSchema } from '../../identities/schema.ts';
 import { updateIdentity } from '../../identities/service.ts';
 import type { ActiveSession } from '../../sessions/repo.ts';
@@ -56,7 +56,7 @@ export async function submitProfile(
       })),
     };
   }
-  const current = String((identity.row.traits as { email?: unknown }).email ?? '');
+  const current = identityEmail(identity);
   if (normalizeEmail(parsed.data.email) !== normalizeEmail(current) && !isPrivileged(ctx, session)) {
     throw sessionErrors.refreshRequired(refreshUrl);
   }

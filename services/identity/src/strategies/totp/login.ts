@@ -2,14 +2,14 @@ import { sql } from 'kysely';
 import type { Ctx } from '../../context.ts';
 import type { FlowRow } from '../../db/schema.ts';
 import { errors } from '../../errors/identity-error.ts';
-import { getCredential, normalizeEmail } from '../../identities/repo.ts';
+import { getCredential, identityEmail, normalizeEmail } from '../../identities/repo.ts';
 import type { ActiveSession } from '../../sessions/repo.ts';
 import { normalizeIdentifier } from '../../throttle/backoff.ts';
 import { isAccountLocked, recordAccountFailure, resetAccount } from '../../throttle/repo.ts';
 import { messages } from '../../ui/messages.ts';
 import { updateFlow } from '../../flows/flow-store.ts';
 import type { LoginOutcome } from '../password/login.ts';
-import { MAX_CODE_ATTEMPTS } from './settings.ts';
+import { readTotpCode } from './settings.ts';
 import { verifyTotp } from './totp.ts';
 
 /**
@@ -25,17 +25,12 @@ export async function submitTotpLogin(
 ): Promise<LoginOutcome> {
   if (!session) throw errors.aal1Required();
   const now = ctx.clock.now();
-  const failures = Number(flow.internal.totp_failures ?? 0);
-  if (failures >= MAX_CODE_ATTEMPTS)
-    return { ok: false, messages: [{ pointer: '#/', message: messages.tooManyAttempts() }] };
-  const code = typeof body.totp_code === 'string' ? body.totp_code.trim() : '';
-  if (!code)
-    return { ok: false, messages: [{ pointer: '#/totp_code', message: messages.required('totp_code') }] };
+  const attempt = readTotpCode(flow, body);
+  if ('refused' in attempt) return attempt.refused;
+  const { failures, code } = attempt;
 
   const identityId = session.row.identity_id;
-  const key = normalizeIdentifier(
-    normalizeEmail(String((session.identity.row.traits as { email?: unknown }).email ?? identityId)),
-  );
+  const key = normalizeIdentifier(normalizeEmail(identityEmail(session.identity, identityId)));
   const invalid: LoginOutcome = { ok: false, messages: [{ pointer: '#/', message: messages.invalidTotp() }] };
   const fail = async () => {
     await updateFlow(ctx.db, flow.id, { internal: { ...flow.internal, totp_failures: failures + 1 } }, now);

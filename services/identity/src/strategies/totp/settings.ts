@@ -6,11 +6,28 @@ import { computeAal } from '../../sessions/aal.ts';
 import type { ActiveSession } from '../../sessions/repo.ts';
 import { hasSecondFactor, isPrivileged } from '../../sessions/policy.ts';
 import { messages } from '../../ui/messages.ts';
+import type { FieldMessage } from '../../ui/nodes.ts';
 import { updateFlow } from '../../flows/flow-store.ts';
 import type { SettingsOutcome } from '../profile/settings.ts';
 import { verifyTotp } from './totp.ts';
 
 export const MAX_CODE_ATTEMPTS = 5;
+
+/** Checked first on every TOTP code submission (login and linking): the per-flow cap on wrong codes, then a non-empty `totp_code`. */
+export function readTotpCode(
+  flow: FlowRow,
+  body: Record<string, unknown>,
+): { refused: { ok: false; messages: FieldMessage[] } } | { failures: number; code: string } {
+  const failures = Number(flow.internal.totp_failures ?? 0);
+  if (failures >= MAX_CODE_ATTEMPTS)
+    return { refused: { ok: false, messages: [{ pointer: '#/', message: messages.tooManyAttempts() }] } };
+  const code = typeof body.totp_code === 'string' ? body.totp_code.trim() : '';
+  if (!code)
+    return {
+      refused: { ok: false, messages: [{ pointer: '#/totp_code', message: messages.required('totp_code') }] },
+    };
+  return { failures, code };
+}
 
 /**
  * Links TOTP with the flow's secret (the current session gains an aal2 `totp` method at once) or
@@ -44,12 +61,9 @@ export async function submitTotpSettings(
         },
       ],
     };
-  const failures = Number(flow.internal.totp_failures ?? 0);
-  if (failures >= MAX_CODE_ATTEMPTS)
-    return { ok: false, messages: [{ pointer: '#/', message: messages.tooManyAttempts() }] };
-  const code = typeof body.totp_code === 'string' ? body.totp_code.trim() : '';
-  if (!code)
-    return { ok: false, messages: [{ pointer: '#/totp_code', message: messages.required('totp_code') }] };
+  const attempt = readTotpCode(flow, body);
+  if ('refused' in attempt) return attempt.refused;
+  const { failures, code } = attempt;
   const secret = String(flow.internal.totp_secret ?? '');
   const step = secret ? verifyTotp(secret, code, now, undefined) : null;
   if (step === null) {
