@@ -1,6 +1,7 @@
 import type { ClipboardEvent, KeyboardEvent } from 'react';
 import { useId, useRef, useState } from 'react';
 import { OTP_LENGTH } from '../../constants.ts';
+import { FieldErrors } from './field-errors.tsx';
 
 // SPEC §5 One-time code: six single-digit cells backed by ONE real input (autocomplete="one-time-code",
 // inputmode="numeric") so password managers and OS autofill work. Only digits; pastes of up to six
@@ -147,13 +148,7 @@ export function OtpInput({
           </span>
         ))}
       </div>
-      {errors.length > 0 ? (
-        <div id={errorId} className="field-error">
-          {errors.map((e) => (
-            <p key={e}>{e}</p>
-          ))}
-        </div>
-      ) : null}
+      <FieldErrors id={errorId} errors={errors} />
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import type { InputHTMLAttributes, Ref } from 'react';
 import { useId } from 'react';
+import { FieldErrors } from './field-errors.tsx';
 
 export function TextField({
   label,
@@ -23,13 +24,7 @@ export function TextField({
         aria-describedby={errors.length > 0 ? errorId : undefined}
         {...input}
       />
-      {errors.length > 0 ? (
-        <div id={errorId} className="field-error">
-          {errors.map((e) => (
-            <p key={e}>{e}</p>
-          ))}
-        </div>
-      ) : null}
+      <FieldErrors id={errorId} errors={errors} />
     </div>
   );
 }
