@@ -31,6 +31,11 @@ interface Onboarding {
 function session(onboarding: Onboarding, methods = ['password']) {
   return kratosSession({ methods, onboarding });
 }
+/** whoami of a git user who accepted the terms but has not linked the source-code host yet. */
+const linkPending = {
+  status: 200,
+  body: session({ tosAccepted: true, isGitUser: true, gitProviderConnected: false }),
+};
 
 resetScreenBetweenTests();
 beforeEach(() => {
@@ -120,11 +125,7 @@ describe('callback onboarding stepper (SPEC §2, §4 Callback)', () => {
   it('the link step is left out when the configuration disables it', async () => {
     setConfig({ ...defaultConfig('platform'), disableGitStep: true });
     withToken();
-    mockFetch(({ url }) =>
-      url.pathname === '/sessions/whoami'
-        ? { status: 200, body: session({ tosAccepted: true, isGitUser: true, gitProviderConnected: false }) }
-        : undefined,
-    );
+    mockFetch(({ url }) => (url.pathname === '/sessions/whoami' ? linkPending : undefined));
     goTo('/account/callback');
     render(<Router />);
     await waitFor(() => expect(window.location.pathname).toBe('/research'));
@@ -158,12 +159,7 @@ describe('callback onboarding stepper (SPEC §2, §4 Callback)', () => {
   it('a failed completion shows the message and the link step starts over', async () => {
     withToken();
     mockFetch(({ method, url }) => {
-      if (url.pathname === '/sessions/whoami') {
-        return {
-          status: 200,
-          body: session({ tosAccepted: true, isGitUser: true, gitProviderConnected: false }),
-        };
-      }
+      if (url.pathname === '/sessions/whoami') return linkPending;
       if (method === 'POST' && url.pathname === '/git-auth/complete') {
         return { status: 400, body: { errorCode: 'INVALID_STATE', message: 'It expired. Start again.' } };
       }
@@ -179,12 +175,7 @@ describe('callback onboarding stepper (SPEC §2, §4 Callback)', () => {
   it('a failed initialisation shows the message and keeps the link step', async () => {
     withToken();
     mockFetch(({ method, url }) => {
-      if (url.pathname === '/sessions/whoami') {
-        return {
-          status: 200,
-          body: session({ tosAccepted: true, isGitUser: true, gitProviderConnected: false }),
-        };
-      }
+      if (url.pathname === '/sessions/whoami') return linkPending;
       if (method === 'POST' && url.pathname === '/git-auth/initialise') {
         return { status: 502, body: { errorCode: 'UPSTREAM_ERROR', message: 'The host is unreachable.' } };
       }
