@@ -16,7 +16,10 @@ import {
 } from '../../shared/identity-client/identity-client.ts';
 import { csrfToken, errorMessages, nodeMessages } from '../../shared/identity-client/nodes.ts';
 import type { SettingsFlow } from '../../shared/identity-client/types.ts';
-import { settingsFlowIdFrom } from '../../shared/identity-client/settings-flow-id.ts';
+import {
+  settingsFlowIdFrom,
+  settingsFlowIdFromError,
+} from '../../shared/identity-client/settings-flow-id.ts';
 import { navigate, redirectTo } from '../../shared/navigation/history.ts';
 import { tryTakeLock } from '../../shared/storage/cookie-lock.ts';
 import type { OnboardingState } from '../../shared/storage/registry.ts';
@@ -124,7 +127,7 @@ export function useOnboarding(search: OnboardingSearch) {
       if (settingsId) proceed(settingsId);
       else setCodeRejected(true);
     } catch (error) {
-      const settingsId = error instanceof HttpError ? settingsFlowIdFrom(error.body) : null;
+      const settingsId = settingsFlowIdFromError(error);
       if (settingsId) proceed(settingsId);
       else if (errorId(error) === 'session_already_available') void session.reload();
       else if (error instanceof HttpError && (error.status === 404 || error.status === 410)) {

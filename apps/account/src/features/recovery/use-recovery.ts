@@ -16,7 +16,10 @@ import {
 } from '../../shared/identity-client/identity-client.ts';
 import { csrfToken, errorMessages, nodeMessages } from '../../shared/identity-client/nodes.ts';
 import type { RecoveryFlow, SettingsFlow } from '../../shared/identity-client/types.ts';
-import { settingsFlowIdFrom } from '../../shared/identity-client/settings-flow-id.ts';
+import {
+  settingsFlowIdFrom,
+  settingsFlowIdFromError,
+} from '../../shared/identity-client/settings-flow-id.ts';
 import { navigate, redirectTo } from '../../shared/navigation/history.ts';
 import { removeToken } from '../../shared/oauth2/token-store.ts';
 import { registry } from '../../shared/storage/registry.ts';
@@ -131,22 +134,23 @@ export function useRecovery(search: RecoverySearch) {
       });
       const settingsId = settingsFlowIdFrom(next);
       if (settingsId) {
-        navigate(withQuery(paths.forgotPassword, { profileFlow: settingsId }), { replace: true });
+        toPasswordStep(settingsId);
         return;
       }
       setFlow(next);
       setErrors(errorsOf(next));
     } catch (error) {
-      const settingsId = error instanceof HttpError ? settingsFlowIdFrom(error.body) : null;
-      if (settingsId) {
-        // 422 browser_location_change_required → the settings flow: the Password step.
-        navigate(withQuery(paths.forgotPassword, { profileFlow: settingsId }), { replace: true });
-        return;
-      }
-      handleRecoveryError(error);
+      // 422 browser_location_change_required → the settings flow: the Password step.
+      const settingsId = settingsFlowIdFromError(error);
+      if (settingsId) toPasswordStep(settingsId);
+      else handleRecoveryError(error);
     } finally {
       setBusy(false);
     }
+  }
+
+  function toPasswordStep(settingsId: string) {
+    navigate(withQuery(paths.forgotPassword, { profileFlow: settingsId }), { replace: true });
   }
 
   function handleRecoveryError(error: unknown) {

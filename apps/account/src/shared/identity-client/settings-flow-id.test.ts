@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { settingsFlowIdFrom } from './settings-flow-id.ts';
+import { HttpError } from '../errors/http-error.ts';
+import { settingsFlowIdFrom, settingsFlowIdFromError } from './settings-flow-id.ts';
 
 describe('settingsFlowIdFrom', () => {
   it('reads the 422 redirect target', () => {
@@ -15,5 +16,19 @@ describe('settingsFlowIdFrom', () => {
   it('null otherwise', () => {
     expect(settingsFlowIdFrom({ redirect_browser_to: 'not a url' })).toBeNull();
     expect(settingsFlowIdFrom(null)).toBeNull();
+  });
+});
+
+describe('settingsFlowIdFromError', () => {
+  it('reads the 422 body of a failed submit', () => {
+    const error = new HttpError(422, 'Unprocessable Entity', {
+      error: { id: 'browser_location_change_required' },
+      redirect_browser_to: 'http://localhost:4000/account/profile?flow=s-3',
+    });
+    expect(settingsFlowIdFromError(error)).toBe('s-3');
+  });
+  it('null for other errors', () => {
+    expect(settingsFlowIdFromError(new Error('network'))).toBeNull();
+    expect(settingsFlowIdFromError(new HttpError(400, 'Bad Request', { ui: {} }))).toBeNull();
   });
 });

@@ -1,3 +1,5 @@
+import { HttpError } from '../errors/http-error.ts';
+
 // After a correct recovery or invitation code the identity service hands over a settings flow.
 
 /** The settings flow id after a correct code: from the 422 redirect (`?flow=`) or continue_with. */
@@ -17,4 +19,9 @@ export function settingsFlowIdFrom(body: unknown): string | null {
     }
   }
   return null;
+}
+
+/** The same, from a failed submit: Kratos answers a correct code for a browser flow with a 422 redirect. */
+export function settingsFlowIdFromError(error: unknown): string | null {
+  return error instanceof HttpError ? settingsFlowIdFrom(error.body) : null;
 }
