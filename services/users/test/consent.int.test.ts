@@ -158,6 +158,41 @@ describe('POST /login/consent and /login/logout', () => {
     expect(oauth2.requests.filter((r) => r.method === 'PUT')).toHaveLength(0);
   });
 
+  describe('SPEC §4 Authenticated, enforced at consent: the second-factor grace period', () => {
+    const pastDeadline = (aal: string, methods: string[]) => {
+      const session = identity.sessions.get(sessionId)!;
+      const traits = session.identity.traits as any;
+      session.identity = {
+        ...session.identity,
+        traits: {
+          ...traits,
+          onboarding: { ...traits.onboarding, mfaSetupDeadline: '2020-01-01T00:00:00.000Z' },
+        },
+      };
+      Object.assign(session, {
+        authenticator_assurance_level: aal,
+        authentication_methods: methods.map((method) => ({ method })),
+      });
+    };
+
+    it('refuses an aal1 password session past the deadline with 403 SECOND_FACTOR_REQUIRED, and accepts nothing', async () => {
+      pastDeadline('aal1', ['password']);
+      const res = await consent({ consentChallenge: CHALLENGE, identitySessionId: sessionId });
+      expect(res.status).toBe(403);
+      expect((res.body as any).errorCode).toBe('SECOND_FACTOR_REQUIRED');
+      expect(oauth2.requests.filter((r) => r.method === 'PUT')).toHaveLength(0);
+    });
+
+    it.each([
+      ['a session that reached aal2', 'aal2', ['password', 'totp']],
+      ['a session signed in through SSO', 'aal1', ['oidc']],
+    ])('accepts %s past the deadline', async (_name, aal, methods) => {
+      pastDeadline(aal, methods);
+      const res = await consent({ consentChallenge: CHALLENGE, identitySessionId: sessionId });
+      expect(res.status).toBe(200);
+    });
+  });
+
   it('refuses with 403 SESSION_MISMATCH for an unknown session', async () => {
     const res = await consent({ consentChallenge: CHALLENGE, identitySessionId: 'unknown-session' });
     expect(res.status).toBe(403);

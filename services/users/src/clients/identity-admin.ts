@@ -56,6 +56,8 @@ const sessionSchema = z.object({
   id: z.string(),
   active: z.boolean().optional(),
   expires_at: z.string().optional(),
+  authenticator_assurance_level: z.string().optional(),
+  authentication_methods: z.array(z.object({ method: z.string().optional() }).loose()).optional(),
   identity: z.object({
     id: z.string(),
     traits: z.object({ userServiceID: z.string().optional() }).loose(),

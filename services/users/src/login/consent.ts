@@ -1,3 +1,4 @@
+import type { IdentitySession } from '../clients/identity-admin.ts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../http/errors.ts';
 import { uuidSchema } from '../http/schemas.ts';
@@ -27,6 +28,13 @@ export async function acceptConsent(
     );
   }
 
+  if (secondFactorOverdue(session, deps.clock.now())) {
+    throw new AppError(
+      'SECOND_FACTOR_REQUIRED',
+      'The second-factor grace period is over: set up a second factor to sign in.',
+    );
+  }
+
   const userId = session.identity.traits.userServiceID;
   const user =
     userId !== undefined && uuidSchema.safeParse(userId).success
@@ -51,4 +59,19 @@ export async function acceptConsent(
       id_token: { email: user.email },
     },
   });
+}
+
+/**
+ * SPEC §4 "Authenticated", enforced on the server: a session counts only if it signed in through
+ * SSO (oidc), reached aal2, or its identity's `onboarding.mfaSetupDeadline` is still in the future.
+ * An identity with TOTP never reaches consent at aal1 (the identity service steps the login up to
+ * aal2 first), so an aal1 password session past the deadline has no second factor: it gets no tokens.
+ */
+export function secondFactorOverdue(session: IdentitySession, now: Date): boolean {
+  if (session.authenticator_assurance_level === 'aal2') return false;
+  if (session.authentication_methods?.some((m) => m.method === 'oidc')) return false;
+  const onboarding = session.identity.traits.onboarding as { mfaSetupDeadline?: unknown } | undefined;
+  const deadline =
+    typeof onboarding?.mfaSetupDeadline === 'string' ? Date.parse(onboarding.mfaSetupDeadline) : NaN;
+  return !(deadline > now.getTime());
 }
