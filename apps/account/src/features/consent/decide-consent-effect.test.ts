@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ConsentCommand, ConsentInput } from './decide-consent-effect.ts';
-import { decideConsentEffect } from './decide-consent-effect.ts';
+import { decideConsentEffect, decideConsentFailure } from './decide-consent-effect.ts';
 
 const base: ConsentInput = { challenge: 'cc', sessionState: 'present', sessionId: 's1', retried: false };
 
@@ -32,5 +32,35 @@ const cases: [string, Partial<ConsentInput>, ConsentCommand][] = [
 describe('decideConsentEffect (SPEC §4 Consent)', () => {
   it.each(cases)('%s', (_name, overrides, expected) => {
     expect(decideConsentEffect({ ...base, ...overrides })).toEqual(expected);
+  });
+});
+
+describe('decideConsentFailure (a refused consent)', () => {
+  it.each([
+    [
+      'second-factor grace period over → login for the 2FA reset',
+      { status: 403, errorCode: 'SECOND_FACTOR_REQUIRED' },
+      { type: 'login-2fa-reset' },
+    ],
+    [
+      'another refusal → the consent-flow error',
+      { status: 403, errorCode: 'SESSION_MISMATCH' },
+      {
+        type: 'error',
+        message:
+          'Error in the consent flow, this can happen when login is initiated in different tabs at the same time.',
+      },
+    ],
+    [
+      'a network failure → the consent-flow error',
+      {},
+      {
+        type: 'error',
+        message:
+          'Error in the consent flow, this can happen when login is initiated in different tabs at the same time.',
+      },
+    ],
+  ])('%s', (_name, failure, expected) => {
+    expect(decideConsentFailure(failure)).toEqual(expected);
   });
 });

@@ -26,3 +26,19 @@ export function decideConsentEffect(input: ConsentInput): ConsentCommand {
   if (!input.retried) return { type: 'retry-login' };
   return { type: 'error', message: copy.errors.missingSession };
 }
+
+export type ConsentFailureCommand = { type: 'login-2fa-reset' } | { type: 'error'; message: string };
+
+/**
+ * A refused consent. The user service refuses a password session whose second-factor grace period
+ * is over (SPEC §4 Authenticated, enforced on the server): the login screen then shows the 2FA reset
+ * for that session, as the callback does. Anything else is the consent-flow error of SPEC §8.
+ */
+export function decideConsentFailure(failure: {
+  status?: number;
+  errorCode?: unknown;
+}): ConsentFailureCommand {
+  if (failure.status === 403 && failure.errorCode === 'SECOND_FACTOR_REQUIRED')
+    return { type: 'login-2fa-reset' };
+  return { type: 'error', message: copy.errors.consentFlow };
+}

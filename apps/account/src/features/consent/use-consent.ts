@@ -1,13 +1,13 @@
 import { useEffect, useState } from 'react';
-import { copy } from '../../copy.ts';
 import { getConfig } from '../../shared/config/env.ts';
+import { HttpError } from '../../shared/errors/http-error.ts';
 import { paths } from '../../shared/config/paths.ts';
 import { redirectTo } from '../../shared/navigation/history.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read, remove, write } from '../../shared/storage/storage.ts';
 import { postConsent } from '../../shared/users-client/users-client.ts';
 import { useSession } from '../../shared/session/use-session.ts';
-import { decideConsentEffect } from './decide-consent-effect.ts';
+import { decideConsentEffect, decideConsentFailure } from './decide-consent-effect.ts';
 
 export function useConsent(search: { consent_challenge?: string }) {
   const config = getConfig();
@@ -43,7 +43,20 @@ export function useConsent(search: { consent_challenge?: string }) {
             remove(registry.missingSessionRetried);
             redirectTo(target);
           },
-          () => setError(copy.errors.consentFlow),
+          (error: unknown) => {
+            const failure = decideConsentFailure(
+              error instanceof HttpError
+                ? {
+                    status: error.status,
+                    errorCode: (error.body as { errorCode?: unknown } | null)?.errorCode,
+                  }
+                : {},
+            );
+            if (failure.type === 'error') return setError(failure.message);
+            // The login screen renders the 2FA reset for this session; a fresh authorization follows.
+            remove(registry.loginChallenge);
+            redirectTo(paths.login);
+          },
         );
         break;
     }

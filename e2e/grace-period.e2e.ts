@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { totpCode } from '@acme/test-kit/totp';
+import { systemUrls, useBrowser } from './browser.ts';
+import { createUser } from './fixtures.ts';
+
+// SPEC §4 "Authenticated": past the second-factor grace period (onboarding.mfaSetupDeadline), a password
+// session without a second factor is not authenticated — the user service refuses the consent, and the
+// login screen asks for a 2FA set-up before the platform can be reached.
+describe('second-factor grace period, end to end', () => {
+  const browser = useBrowser();
+  const urls = systemUrls();
+
+  it('a user past the deadline must set up 2FA at sign-in, then reaches the platform', async () => {
+    const user = await createUser(urls);
+    const patched = await fetch(`${urls.identityAdmin}/admin/identities/${user.identityId}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([
+        { op: 'replace', path: '/traits/onboarding/mfaSetupDeadline', value: '2020-01-01T00:00:00.000Z' },
+      ]),
+    });
+    expect(patched.status).toBe(200);
+
+    const { context, page } = await browser.newPage();
+    await page.goto(`${urls.platform}/`);
+    await page.waitForURL(/\/account\/login/);
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Continue' }).click();
+
+    // No tokens yet: the 2FA set-up, without "Skip for now".
+    const install = page.getByLabel('I have installed an authenticator app');
+    await install.waitFor({ timeout: 30_000 });
+    expect(page.url()).toContain('/account/login');
+    expect(await page.getByText('Skip for now').count()).toBe(0);
+    const cookies = await context.cookies(urls.platform);
+    expect(cookies.find((c) => c.name === 'oauth2_token')).toBeUndefined();
+
+    const secret = (await page.getByTestId('totp-secret').textContent())?.trim() ?? '';
+    await install.check();
+    await page.getByLabel('2FA code').pressSequentially(totpCode(secret));
+    await page.waitForURL(`${urls.platform}/research`, { timeout: 30_000 });
+    await page.getByText(user.email).first().waitFor();
+    await context.close();
+  });
+});
