@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Browser, DEMO_PASSWORD, createUser, csrfOf, startHarness, type Harness } from './testing/harness.ts';
+import {
+  Browser,
+  DEMO_PASSWORD,
+  createUser,
+  csrfOf,
+  startHarness,
+  submitFlow,
+  type Harness,
+} from './testing/harness.ts';
 
 /** Two instances on one database behave as one: flows and sessions live only in PostgreSQL. */
 describe('two instances on one database', () => {
@@ -22,14 +30,11 @@ describe('two instances on one database', () => {
     for (const [k, v] of onA.cookies) onB.cookies.set(k, v);
     const flow = await onB.get(`/self-service/login/flows?id=${init.body.id}`, { accept: 'json' });
     expect(flow.status).toBe(200);
-    const res = await onB.post(`/self-service/login?flow=${init.body.id}`, {
-      json: {
-        method: 'password',
-        identifier: 'both@example.com',
-        password: DEMO_PASSWORD,
-        csrf_token: csrfOf(init.body),
-      },
-      accept: 'json',
+    const res = await submitFlow(onB, 'login', init.body, {
+      method: 'password',
+      identifier: 'both@example.com',
+      password: DEMO_PASSWORD,
+      csrf_token: csrfOf(init.body),
     });
     expect(res.status, res.text).toBe(200);
     onA.cookies.set('ory_kratos_session', onB.cookies.get('ory_kratos_session')!);

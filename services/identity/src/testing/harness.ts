@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { expect } from 'vitest';
 import { createTestDb, migrate, type Database } from '@acme/db';
 import { FakeClock } from '@acme/db/clock';
 import { createApp, type IdentityApp } from '../app.ts';
@@ -189,6 +190,24 @@ export async function newLoginFlow(b: Browser, query = '') {
   return { flow: res.body, csrf: csrfOf(res.body) };
 }
 
+type FlowKind = 'login' | 'settings' | 'recovery' | 'verification';
+
+/** `GET /self-service/{kind}/browser{query}` as a SPA would (JSON); expects 200 and returns the flow. */
+export async function startFlow<F>(b: Browser, kind: FlowKind, query = ''): Promise<F> {
+  const res = await b.get(`/self-service/${kind}/browser${query}`, { accept: 'json' });
+  expect(res.status, res.text).toBe(200);
+  return res.body as F;
+}
+
+/** `POST /self-service/{kind}?flow=` with a JSON body, asking for JSON. */
+export function submitFlow(b: Browser, kind: FlowKind, flow: { id: string }, json: Record<string, unknown>) {
+  return b.post(`/self-service/${kind}?flow=${flow.id}`, { json, accept: 'json' });
+}
+
+/** The ids of a flow's `ui.messages`. */
+export const messageIds = (f: { ui: { messages?: { id: number }[] } }) =>
+  (f.ui.messages ?? []).map((m) => m.id);
+
 export function csrfOf(flow: { ui: { nodes: { attributes: object }[] } }): string {
   const n = flow.ui.nodes.find((x) => (x.attributes as { name?: string }).name === 'csrf_token');
   return String((n?.attributes as { value?: unknown } | undefined)?.value ?? '');
@@ -196,8 +215,5 @@ export function csrfOf(flow: { ui: { nodes: { attributes: object }[] } }): strin
 
 export async function login(b: Browser, identifier: string, password = DEMO_PASSWORD, query = '') {
   const { flow, csrf } = await newLoginFlow(b, query);
-  return b.post(`/self-service/login?flow=${flow.id}`, {
-    json: { method: 'password', identifier, password, csrf_token: csrf },
-    accept: 'json',
-  });
+  return submitFlow(b, 'login', flow, { method: 'password', identifier, password, csrf_token: csrf });
 }

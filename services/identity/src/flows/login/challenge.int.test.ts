@@ -9,6 +9,7 @@ import {
   csrfOf,
   login,
   startHarness,
+  submitFlow,
   type Harness,
 } from '../../testing/harness.ts';
 
@@ -85,14 +86,11 @@ describe('login_challenge (Kratos as the login UI of the authorization server)',
       url: '/admin/oauth2/auth/requests/login?login_challenge=ch1',
     });
 
-    const res = await b.post(`/self-service/login?flow=${init.body.id}`, {
-      json: {
-        method: 'password',
-        identifier: 'oauth@example.com',
-        password: DEMO_PASSWORD,
-        csrf_token: csrfOf(init.body),
-      },
-      accept: 'json',
+    const res = await submitFlow(b, 'login', init.body, {
+      method: 'password',
+      identifier: 'oauth@example.com',
+      password: DEMO_PASSWORD,
+      csrf_token: csrfOf(init.body),
     });
     expect(res.status, res.text).toBe(422);
     expect(res.body).toEqual({
@@ -172,23 +170,21 @@ describe('login_challenge (Kratos as the login UI of the authorization server)',
       (n: { attributes: { id?: string } }) => n.attributes.id === 'totp_secret_key',
     );
     const secret = secretNode.attributes.text.text as string;
-    const linked = await setup.post(`/self-service/settings?flow=${sf.body.id}`, {
-      json: { method: 'totp', totp_code: totpCodeAt(secret, h.clock.now()), csrf_token: csrfOf(sf.body) },
-      accept: 'json',
+    const linked = await submitFlow(setup, 'settings', sf.body, {
+      method: 'totp',
+      totp_code: totpCodeAt(secret, h.clock.now()),
+      csrf_token: csrfOf(sf.body),
     });
     expect(linked.status).toBe(200);
     h.clock.advance(60_000);
 
     const b = new Browser(h.publicUrl);
     const init = await b.get('/self-service/login/browser?login_challenge=ch5', { accept: 'json' });
-    const first = await b.post(`/self-service/login?flow=${init.body.id}`, {
-      json: {
-        method: 'password',
-        identifier: 'oauth-totp@example.com',
-        password: DEMO_PASSWORD,
-        csrf_token: csrfOf(init.body),
-      },
-      accept: 'json',
+    const first = await submitFlow(b, 'login', init.body, {
+      method: 'password',
+      identifier: 'oauth-totp@example.com',
+      password: DEMO_PASSWORD,
+      csrf_token: csrfOf(init.body),
     });
     expect(first.status).toBe(422);
     const to = new URL(first.body.redirect_browser_to);
@@ -200,9 +196,10 @@ describe('login_challenge (Kratos as the login UI of the authorization server)',
     expect(second.status, second.text).toBe(200);
     expect(second.body.requested_aal).toBe('aal2');
     expect(second.body.oauth2_login_challenge).toBe('ch5');
-    const done = await b.post(`/self-service/login?flow=${second.body.id}`, {
-      json: { method: 'totp', totp_code: totpCodeAt(secret, h.clock.now()), csrf_token: csrfOf(second.body) },
-      accept: 'json',
+    const done = await submitFlow(b, 'login', second.body, {
+      method: 'totp',
+      totp_code: totpCodeAt(secret, h.clock.now()),
+      csrf_token: csrfOf(second.body),
     });
     expect(done.status, done.text).toBe(422);
     expect(done.body.redirect_browser_to).toBe(REDIRECT);

@@ -8,6 +8,7 @@ import {
   login,
   newLoginFlow,
   startHarness,
+  submitFlow,
   type Harness,
 } from '../../testing/harness.ts';
 
@@ -225,9 +226,11 @@ describe('POST /self-service/login (password)', () => {
       }),
     ]);
     expect(node(refresh.flow, 'identifier')!.attributes).toMatchObject({ type: 'hidden', value: email });
-    const res = await b.post(`/self-service/login?flow=${refresh.flow.id}`, {
-      json: { method: 'password', identifier: email, password: DEMO_PASSWORD, csrf_token: refresh.csrf },
-      accept: 'json',
+    const res = await submitFlow(b, 'login', refresh.flow, {
+      method: 'password',
+      identifier: email,
+      password: DEMO_PASSWORD,
+      csrf_token: refresh.csrf,
     });
     expect(res.status).toBe(200);
     const t2 = b.cookies.get('ory_kratos_session');
@@ -258,9 +261,11 @@ describe('POST /self-service/login (password)', () => {
   it('a wrong password answers 400 with the flow and 4000006 in ui.messages', async () => {
     const b = new Browser(h.publicUrl);
     const { flow, csrf } = await newLoginFlow(b);
-    const res = await b.post(`/self-service/login?flow=${flow.id}`, {
-      json: { method: 'password', identifier: email, password: 'wrong password!', csrf_token: csrf },
-      accept: 'json',
+    const res = await submitFlow(b, 'login', flow, {
+      method: 'password',
+      identifier: email,
+      password: 'wrong password!',
+      csrf_token: csrf,
     });
     expect(res.status).toBe(400);
     assertLoginFlow(res.body);
@@ -281,14 +286,11 @@ describe('POST /self-service/login (password)', () => {
   it('an unknown identifier gets exactly the same answer shape', async () => {
     const b = new Browser(h.publicUrl);
     const { flow, csrf } = await newLoginFlow(b);
-    const res = await b.post(`/self-service/login?flow=${flow.id}`, {
-      json: {
-        method: 'password',
-        identifier: 'nobody@example.com',
-        password: 'wrong password!',
-        csrf_token: csrf,
-      },
-      accept: 'json',
+    const res = await submitFlow(b, 'login', flow, {
+      method: 'password',
+      identifier: 'nobody@example.com',
+      password: 'wrong password!',
+      csrf_token: csrf,
     });
     expect(res.status).toBe(400);
     expect(res.body.ui.messages.map((m: { id: number }) => m.id)).toEqual([4000006]);
@@ -297,10 +299,7 @@ describe('POST /self-service/login (password)', () => {
   it('missing fields: 400 flow with 4000002 on the nodes', async () => {
     const b = new Browser(h.publicUrl);
     const { flow, csrf } = await newLoginFlow(b);
-    const res = await b.post(`/self-service/login?flow=${flow.id}`, {
-      json: { method: 'password', csrf_token: csrf },
-      accept: 'json',
-    });
+    const res = await submitFlow(b, 'login', flow, { method: 'password', csrf_token: csrf });
     expect(res.status).toBe(400);
     expect(node(res.body, 'identifier')!.messages).toEqual([
       {
@@ -320,10 +319,7 @@ describe('POST /self-service/login (password)', () => {
     const b = new Browser(h.publicUrl);
     const { flow, csrf } = await newLoginFlow(b);
     for (const method of ['magic', undefined]) {
-      const res = await b.post(`/self-service/login?flow=${flow.id}`, {
-        json: { method, csrf_token: csrf },
-        accept: 'json',
-      });
+      const res = await submitFlow(b, 'login', flow, { method, csrf_token: csrf });
       expect(res.status).toBe(400);
       expect(res.body.ui.messages.map((m: { id: number }) => m.id)).toEqual([4010002]);
     }
@@ -341,23 +337,14 @@ describe('POST /self-service/login (password)', () => {
       status: 'Forbidden',
     });
     expect(missing.body.error.details.reject_reason).toBeDefined();
-    const wrong = await b.post(`/self-service/login?flow=${flow.id}`, {
-      json: { ...body, csrf_token: 'A'.repeat(86) },
-      accept: 'json',
-    });
+    const wrong = await submitFlow(b, 'login', flow, { ...body, csrf_token: 'A'.repeat(86) });
     expect(wrong.status).toBe(403);
     // A valid token of another browser does not work with this flow either.
     const other = new Browser(h.publicUrl);
     const theirs = await newLoginFlow(other);
-    const mixed = await b.post(`/self-service/login?flow=${flow.id}`, {
-      json: { ...body, csrf_token: theirs.csrf },
-      accept: 'json',
-    });
+    const mixed = await submitFlow(b, 'login', flow, { ...body, csrf_token: theirs.csrf });
     expect(mixed.status).toBe(403);
-    const noCookie = await other.post(`/self-service/login?flow=${flow.id}`, {
-      json: { ...body, csrf_token: csrf },
-      accept: 'json',
-    });
+    const noCookie = await submitFlow(other, 'login', flow, { ...body, csrf_token: csrf });
     expect(noCookie.status).toBe(403);
     // A cross-site Origin is refused even with a valid token (Origin checked as well).
     const evil = await b.post(`/self-service/login?flow=${flow.id}`, {
@@ -392,9 +379,11 @@ describe('POST /self-service/login (password)', () => {
     });
     expect(ct.status).toBe(415);
     expect(ct.body.error).toMatchObject({ code: 415, status: 'Unsupported Media Type' });
-    const big = await b.post(`/self-service/login?flow=${flow.id}`, {
-      json: { method: 'password', identifier: email, password: 'x'.repeat(5000), csrf_token: 'x' },
-      accept: 'json',
+    const big = await submitFlow(b, 'login', flow, {
+      method: 'password',
+      identifier: email,
+      password: 'x'.repeat(5000),
+      csrf_token: 'x',
     });
     expect(big.status).toBe(413);
     expect(big.body.error.code).toBe(413);
@@ -420,9 +409,11 @@ describe('POST /self-service/login (password)', () => {
       const got = await b.get(`/self-service/login/flows?id=${flow.id}`, { accept: 'json' });
       expect(got.status).toBe(410);
       expect(got.body.error.id).toBe('self_service_flow_expired');
-      const res = await b.post(`/self-service/login?flow=${flow.id}`, {
-        json: { method: 'password', identifier: email, password: DEMO_PASSWORD, csrf_token: csrf },
-        accept: 'json',
+      const res = await submitFlow(b, 'login', flow, {
+        method: 'password',
+        identifier: email,
+        password: DEMO_PASSWORD,
+        csrf_token: csrf,
       });
       expect(res.status).toBe(410);
       expect(res.body.error).toMatchObject({ id: 'self_service_flow_expired', code: 410, status: 'Gone' });

@@ -6,7 +6,10 @@ import {
   csrfOf,
   lastCode,
   login,
+  messageIds,
+  startFlow,
   startHarness,
+  submitFlow,
   type Harness,
 } from '../../testing/harness.ts';
 
@@ -21,15 +24,9 @@ const names = (f: RecoveryFlow) =>
     (n.attributes as { name?: string }).name,
     (n.attributes as { type?: string }).type,
   ]);
-const ids = (f: RecoveryFlow) => (f.ui.messages ?? []).map((m) => m.id);
-
-async function start(b: Browser) {
-  const res = await b.get('/self-service/recovery/browser', { accept: 'json' });
-  expect(res.status, res.text).toBe(200);
-  return res.body as RecoveryFlow;
-}
+const start = (b: Browser) => startFlow<RecoveryFlow>(b, 'recovery');
 const post = (b: Browser, f: RecoveryFlow, body: Record<string, unknown>, csrf = csrfOf(f)) =>
-  b.post(`/self-service/recovery?flow=${f.id}`, { json: { csrf_token: csrf, ...body }, accept: 'json' });
+  submitFlow(b, 'recovery', f, { csrf_token: csrf, ...body });
 
 describe('recovery (code)', () => {
   it('choose_method → sent_email (1060003, code mailed) → passed_challenge: session code_recovery, settings flow 1060001, 422', async () => {
@@ -48,7 +45,7 @@ describe('recovery (code)', () => {
     const sent = await post(b, f, { method: 'code', email: 'Forgot@example.com' });
     expect(sent.status, sent.text).toBe(200);
     expect(sent.body.state).toBe('sent_email');
-    expect(ids(sent.body)).toEqual([1060003]);
+    expect(messageIds(sent.body)).toEqual([1060003]);
     const codeNode = sent.body.ui.nodes.find(
       (n: UiNode) => (n.attributes as { name?: string }).name === 'code',
     );
@@ -71,7 +68,7 @@ describe('recovery (code)', () => {
 
     const wrong = await post(b, sent.body, { method: 'code', code: code === '000000' ? '111111' : '000000' });
     expect(wrong.status).toBe(200);
-    expect(ids(wrong.body)).toEqual([4060006]);
+    expect(messageIds(wrong.body)).toEqual([4060006]);
 
     const ok = await post(b, sent.body, { method: 'code', code });
     expect(ok.status, ok.text).toBe(422);
@@ -89,9 +86,10 @@ describe('recovery (code)', () => {
     expect(settings.status).toBe(200);
     expect(settings.body.ui.messages[0]).toMatchObject({ id: 1060001, type: 'success' });
     // The recovered session may set a new password right away.
-    const pw = await b.post(`/self-service/settings?flow=${settings.body.id}`, {
-      json: { method: 'password', password: 'a recovered passphrase', csrf_token: csrfOf(settings.body) },
-      accept: 'json',
+    const pw = await submitFlow(b, 'settings', settings.body, {
+      method: 'password',
+      password: 'a recovered passphrase',
+      csrf_token: csrfOf(settings.body),
     });
     expect(pw.status, pw.text).toBe(200);
     expect(
@@ -110,11 +108,11 @@ describe('recovery (code)', () => {
     const res = await post(b, f, { method: 'code', email: 'nobody@example.com' });
     expect(res.status).toBe(200);
     expect(res.body.state).toBe('sent_email');
-    expect(ids(res.body)).toEqual([1060003]);
+    expect(messageIds(res.body)).toEqual([1060003]);
     expect(h.mailbox.length).toBe(before);
     const wrong = await post(b, res.body, { method: 'code', code: '123456' });
     expect(wrong.status).toBe(200);
-    expect(ids(wrong.body)).toEqual([4060006]);
+    expect(messageIds(wrong.body)).toEqual([4060006]);
   });
 
   it('the sixth code submission replaces the flow (4000001), even with the right code', async () => {
@@ -125,7 +123,9 @@ describe('recovery (code)', () => {
     const code = lastCode(h, 'six@example.com');
     const wrongCode = code === '999999' ? '888888' : '999999';
     for (let i = 0; i < 5; i++)
-      expect(ids((await post(b, sent.body, { method: 'code', code: wrongCode })).body)).toEqual([4060006]);
+      expect(messageIds((await post(b, sent.body, { method: 'code', code: wrongCode })).body)).toEqual([
+        4060006,
+      ]);
     const sixth = await post(b, sent.body, { method: 'code', code });
     expect(sixth.status).toBe(410);
     expect(sixth.body.error.id).toBe('self_service_flow_replaced');
@@ -147,14 +147,7 @@ describe('recovery (code)', () => {
 
     const b = new Browser(h.publicUrl);
     const f = await start(b);
-    expect(
-      (
-        await b.post(`/self-service/recovery?flow=${f.id}`, {
-          json: { method: 'code', email: 'x@example.com' },
-          accept: 'json',
-        })
-      ).status,
-    ).toBe(403);
+    expect((await submitFlow(b, 'recovery', f, { method: 'code', email: 'x@example.com' })).status).toBe(403);
     const bad = await post(b, f, { method: 'code', email: 'not an email' });
     expect(bad.status).toBe(400);
     const missing = await post(b, f, { method: 'code' });
@@ -190,7 +183,7 @@ describe('mail bombing guard', () => {
       const f = await start(b);
       const res = await post(b, f, { method: 'code', email: 'bomb@example.com' });
       expect(res.status).toBe(200);
-      expect(ids(res.body)).toEqual([1060003]);
+      expect(messageIds(res.body)).toEqual([1060003]);
     }
     expect(count()).toBe(5);
     h.clock.advance(3600_000 + 1);
@@ -217,10 +210,7 @@ describe('POST /admin/recovery/code (invitation)', () => {
     expect(flow.status).toBe(200);
     expect(flow.body.state).toBe('sent_email');
     expect(names(flow.body).map((n) => n[0])).not.toContain('csrf_token');
-    const ok = await b.post(`/self-service/recovery?flow=${flow.body.id}`, {
-      json: { method: 'code', code: res.body.recovery_code },
-      accept: 'json',
-    });
+    const ok = await submitFlow(b, 'recovery', flow.body, { method: 'code', code: res.body.recovery_code });
     expect(ok.status, ok.text).toBe(422);
     expect((await b.get('/sessions/whoami', { accept: 'json' })).body.identity.id).toBe(id);
 

@@ -8,7 +8,9 @@ import {
   csrfOf,
   login,
   newLoginFlow,
+  startFlow,
   startHarness,
+  submitFlow,
   type Harness,
 } from '../../testing/harness.ts';
 
@@ -29,16 +31,9 @@ const attr = (n: UiNode) =>
 const byName = (f: SettingsFlow, name: string) => f.ui.nodes.find((n) => attr(n).name === name);
 const byId = (f: SettingsFlow, id: string) => f.ui.nodes.find((n) => attr(n).id === id);
 
-async function settingsFlow(b: Browser) {
-  const res = await b.get('/self-service/settings/browser', { accept: 'json' });
-  expect(res.status, res.text).toBe(200);
-  return res.body as SettingsFlow;
-}
+const settingsFlow = (b: Browser) => startFlow<SettingsFlow>(b, 'settings');
 const submit = (b: Browser, flow: SettingsFlow, body: Record<string, unknown>) =>
-  b.post(`/self-service/settings?flow=${flow.id}`, {
-    json: { csrf_token: csrfOf(flow), ...body },
-    accept: 'json',
-  });
+  submitFlow(b, 'settings', flow, { csrf_token: csrfOf(flow), ...body });
 
 const secretOf = (f: SettingsFlow) => attr(byId(f, 'totp_secret_key')!).text!.text;
 
@@ -164,10 +159,7 @@ describe('settings flow', () => {
     const b = new Browser(h.publicUrl);
     await login(b, 'set4@example.com');
     const f = await settingsFlow(b);
-    const noCsrf = await b.post(`/self-service/settings?flow=${f.id}`, {
-      json: { method: 'profile', traits: f.identity.traits },
-      accept: 'json',
-    });
+    const noCsrf = await submitFlow(b, 'settings', f, { method: 'profile', traits: f.identity.traits });
     expect(noCsrf.status).toBe(403);
     expect(noCsrf.body.error.id).toBe('security_csrf_violation');
     const unknown = await submit(b, f, { method: 'nope' });
@@ -245,17 +237,15 @@ describe('TOTP', () => {
     expect(flow.requested_aal).toBe('aal2');
     expect(flow.ui.messages.map((m: { id: number }) => m.id)).toEqual([1010004]);
     expect(flow.ui.nodes.map((n: UiNode) => attr(n).name)).toEqual(['csrf_token', 'totp_code', 'method']);
-    const wrong = await b.post(`/self-service/login?flow=${flow.id}`, {
-      json: { method: 'totp', totp_code: '12345', csrf_token: csrf },
-      accept: 'json',
+    const wrong = await submitFlow(b, 'login', flow, {
+      method: 'totp',
+      totp_code: '12345',
+      csrf_token: csrf,
     });
     expect(wrong.status).toBe(400);
     expect(wrong.body.ui.messages.map((m: { id: number }) => m.id)).toEqual([4000008]);
     const code = totpCodeAt(secret, h.clock.now());
-    const ok = await b.post(`/self-service/login?flow=${flow.id}`, {
-      json: { method: 'totp', totp_code: code, csrf_token: csrf },
-      accept: 'json',
-    });
+    const ok = await submitFlow(b, 'login', flow, { method: 'totp', totp_code: code, csrf_token: csrf });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.body.session.authenticator_assurance_level).toBe('aal2');
     expect(ok.body.session.authentication_methods.map((m: { method: string }) => m.method)).toEqual([
@@ -268,16 +258,18 @@ describe('TOTP', () => {
     const c = new Browser(h.publicUrl);
     await login(c, email);
     const second = await newLoginFlow(c, '?aal=aal2');
-    const replay = await c.post(`/self-service/login?flow=${second.flow.id}`, {
-      json: { method: 'totp', totp_code: code, csrf_token: second.csrf },
-      accept: 'json',
+    const replay = await submitFlow(c, 'login', second.flow, {
+      method: 'totp',
+      totp_code: code,
+      csrf_token: second.csrf,
     });
     expect(replay.status).toBe(400);
     expect(replay.body.ui.messages.map((m: { id: number }) => m.id)).toEqual([4000008]);
     h.clock.advance(30_000);
-    const fresh = await c.post(`/self-service/login?flow=${second.flow.id}`, {
-      json: { method: 'totp', totp_code: totpCodeAt(secret, h.clock.now()), csrf_token: second.csrf },
-      accept: 'json',
+    const fresh = await submitFlow(c, 'login', second.flow, {
+      method: 'totp',
+      totp_code: totpCodeAt(secret, h.clock.now()),
+      csrf_token: second.csrf,
     });
     expect(fresh.status).toBe(200);
   });
@@ -290,22 +282,21 @@ describe('TOTP', () => {
     const right = totpCodeAt(secret, h.clock.now());
     const wrongCode = right === '999999' ? '888888' : '999999';
     for (let i = 0; i < 5; i++) {
-      const r = await b.post(`/self-service/login?flow=${flow.id}`, {
-        json: { method: 'totp', totp_code: wrongCode, csrf_token: csrf },
-        accept: 'json',
+      const r = await submitFlow(b, 'login', flow, {
+        method: 'totp',
+        totp_code: wrongCode,
+        csrf_token: csrf,
       });
       expect(r.body.ui.messages.map((m: { id: number }) => m.id)).toEqual([4000008]);
     }
-    const sixth = await b.post(`/self-service/login?flow=${flow.id}`, {
-      json: { method: 'totp', totp_code: right, csrf_token: csrf },
-      accept: 'json',
-    });
+    const sixth = await submitFlow(b, 'login', flow, { method: 'totp', totp_code: right, csrf_token: csrf });
     expect(sixth.status).toBe(400);
     expect(sixth.body.ui.messages).toEqual([expect.objectContaining({ id: 4000001, type: 'error' })]);
     const next = await newLoginFlow(b, '?aal=aal2');
-    const ok = await b.post(`/self-service/login?flow=${next.flow.id}`, {
-      json: { method: 'totp', totp_code: right, csrf_token: next.csrf },
-      accept: 'json',
+    const ok = await submitFlow(b, 'login', next.flow, {
+      method: 'totp',
+      totp_code: right,
+      csrf_token: next.csrf,
     });
     expect(ok.status).toBe(200);
   });
@@ -315,9 +306,10 @@ describe('TOTP', () => {
     const b = new Browser(h.publicUrl);
     await login(b, email);
     const { flow, csrf } = await newLoginFlow(b, '?aal=aal2');
-    await b.post(`/self-service/login?flow=${flow.id}`, {
-      json: { method: 'totp', totp_code: totpCodeAt(secret, h.clock.now()), csrf_token: csrf },
-      accept: 'json',
+    await submitFlow(b, 'login', flow, {
+      method: 'totp',
+      totp_code: totpCodeAt(secret, h.clock.now()),
+      csrf_token: csrf,
     });
     const f = await settingsFlow(b);
     const res = await submit(b, f, { method: 'totp', totp_unlink: true });

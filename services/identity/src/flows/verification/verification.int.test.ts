@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerificationFlow } from '@ory/client';
-import { Browser, csrfOf, lastCode, startHarness, type Harness } from '../../testing/harness.ts';
+import {
+  Browser,
+  csrfOf,
+  lastCode,
+  messageIds,
+  startFlow,
+  startHarness,
+  submitFlow,
+  type Harness,
+} from '../../testing/harness.ts';
 
 let h: Harness;
 let admin: Browser;
@@ -15,14 +24,9 @@ async function unverified(email: string): Promise<string> {
   expect(res.status).toBe(201);
   return res.body.id;
 }
-async function start(b: Browser, query = '') {
-  const res = await b.get(`/self-service/verification/browser${query}`, { accept: 'json' });
-  expect(res.status, res.text).toBe(200);
-  return res.body as VerificationFlow;
-}
+const start = (b: Browser, query = '') => startFlow<VerificationFlow>(b, 'verification', query);
 const post = (b: Browser, f: VerificationFlow, body: Record<string, unknown>) =>
-  b.post(`/self-service/verification?flow=${f.id}`, { json: body, accept: 'json' });
-const ids = (f: VerificationFlow) => (f.ui.messages ?? []).map((m) => m.id);
+  submitFlow(b, 'verification', f, body);
 
 describe('verification (code)', () => {
   it('sends a code (1080003), refuses a wrong one (200 + 4070006), verifies (1080002) and replaces a finished flow (410)', async () => {
@@ -34,7 +38,7 @@ describe('verification (code)', () => {
     const sent = await post(b, f, { method: 'code', email: 'verify@example.com', csrf_token: csrfOf(f) });
     expect(sent.status, sent.text).toBe(200);
     expect(sent.body.state).toBe('sent_email');
-    expect(ids(sent.body)).toEqual([1080003]);
+    expect(messageIds(sent.body)).toEqual([1080003]);
     const codeNode = sent.body.ui.nodes.find(
       (n: { attributes: { name?: string } }) => n.attributes.name === 'code',
     );
@@ -48,7 +52,7 @@ describe('verification (code)', () => {
       code: code === '000000' ? '111111' : '000000',
     });
     expect(wrong.status).toBe(200);
-    expect(ids(wrong.body)).toEqual([4070006]);
+    expect(messageIds(wrong.body)).toEqual([4070006]);
     const ok = await post(other, sent.body, { method: 'code', code });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.body.state).toBe('passed_challenge');
@@ -77,10 +81,12 @@ describe('verification (code)', () => {
     const before = h.mailbox.length;
     const sent = await post(b, f, { method: 'code', email: 'unknown@example.com', csrf_token: csrfOf(f) });
     expect(sent.status).toBe(200);
-    expect(ids(sent.body)).toEqual([1080003]);
+    expect(messageIds(sent.body)).toEqual([1080003]);
     expect(h.mailbox.length).toBe(before);
     for (let i = 0; i < 5; i++)
-      expect(ids((await post(b, sent.body, { method: 'code', code: '123456' })).body)).toEqual([4070006]);
+      expect(messageIds((await post(b, sent.body, { method: 'code', code: '123456' })).body)).toEqual([
+        4070006,
+      ]);
     const sixth = await post(b, sent.body, { method: 'code', code: '123456' });
     expect(sixth.status).toBe(410);
     expect(sixth.body.error.id).toBe('self_service_flow_replaced');
