@@ -29,6 +29,7 @@ import { MAX_CODE_SUBMISSIONS, codeMatches, hashCode, newCode } from './code.ts'
 export type CodeFlowKind = 'recovery' | 'verification';
 
 type Message = ReturnType<typeof messages.generic>;
+type ReplacedBecause = 'self_service_flow_expired' | 'self_service_flow_replaced';
 
 export interface CodeFlowSpec<Target> {
   kind: CodeFlowKind;
@@ -145,55 +146,28 @@ export async function submitCodeFlow<Target>(
   const flow = await getFlow(ctx.db, kind, qs(req.query, 'flow'));
   if (!flow) throw errors.flowNotFound();
   const now = ctx.clock.now();
-  if (isExpired(flow, now)) {
-    return replaceFlow(
-      ctx,
-      req,
-      reply,
-      kind,
-      flow,
-      'self_service_flow_expired',
-      spec.expired(flow.expires_at, now),
-    );
-  }
+  const replaceWith = (id: ReplacedBecause, message: Message) =>
+    replaceFlow(ctx, req, reply, kind, flow, id, message);
+  const badInput = (pointer: string, message: Message) =>
+    answer(ctx, req, reply, kind, flow, [{ pointer, message }], 400);
+  if (isExpired(flow, now))
+    return replaceWith('self_service_flow_expired', spec.expired(flow.expires_at, now));
   let body: Record<string, unknown>;
   try {
     body = readFormOrJson(req);
   } catch (e) {
     if (e instanceof IdentityError && e.status === 400 && !e.init.id)
-      return answer(
-        ctx,
-        req,
-        reply,
-        kind,
-        flow,
-        [{ pointer: '#/', message: messages.generic(e.message) }],
-        400,
-      );
+      return badInput('#/', messages.generic(e.message));
     throw e;
   }
   if (spec.csrfOnEverySubmit) verifyCsrf(req, ctx.config, flow.csrf_hash, body.csrf_token);
   if (flow.state === 'passed_challenge') {
-    return replaceFlow(
-      ctx,
-      req,
-      reply,
-      kind,
-      flow,
+    return replaceWith(
       'self_service_flow_replaced',
       messages.generic('The request was already completed successfully and can not be retried.'),
     );
   }
-  if (body.method !== 'code')
-    return answer(
-      ctx,
-      req,
-      reply,
-      kind,
-      flow,
-      [{ pointer: '#/', message: messages.generic(spec.noStrategy) }],
-      400,
-    );
+  if (body.method !== 'code') return badInput('#/', messages.generic(spec.noStrategy));
 
   // Sending (or resending) a code. Never reveal whether the address is known.
   if (typeof body.email === 'string' && spec.isSendRequest(flow, body)) {
@@ -201,19 +175,10 @@ export async function submitCodeFlow<Target>(
     return sendCode(ctx, req, reply, spec, flow, body.email, now);
   }
 
-  if (flow.state !== 'sent_email')
-    return answer(
-      ctx,
-      req,
-      reply,
-      kind,
-      flow,
-      [{ pointer: '#/email', message: messages.required('email') }],
-      400,
-    );
+  if (flow.state !== 'sent_email') return badInput('#/email', messages.required('email'));
   const submissions = Number(flow.internal.submissions ?? 0) + 1;
   if (submissions > MAX_CODE_SUBMISSIONS) {
-    return replaceFlow(ctx, req, reply, kind, flow, 'self_service_flow_replaced', messages.tooManyAttempts());
+    return replaceWith('self_service_flow_replaced', messages.tooManyAttempts());
   }
   const target = flow.internal[spec.targetKey];
   const targetId = typeof target === 'string' ? target : null;
@@ -311,7 +276,7 @@ async function replaceFlow(
   reply: FastifyReply,
   kind: CodeFlowKind,
   flow: FlowRow,
-  id: 'self_service_flow_expired' | 'self_service_flow_replaced',
+  id: ReplacedBecause,
   message: Message,
 ) {
   const now = ctx.clock.now();
