@@ -88,17 +88,15 @@ describe('settings flow', () => {
     const b = new Browser(h.publicUrl);
     await login(b, 'set2@example.com');
     const f = await settingsFlow(b);
-    const traits = {
-      ...f.identity.traits,
-      onboarding: { ...f.identity.traits.onboarding, tosAccepted: false, isGitUser: true },
-    };
+    const traits = { ...f.identity.traits, name: { first: 'Renamed', last: 'Person' } };
     const ok = await submit(b, f, { method: 'profile', traits });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.body.state).toBe('success');
     expect(ok.body.ui.messages).toEqual([
       { id: 1050001, text: 'Your changes have been saved!', type: 'success' },
     ]);
-    expect(ok.body.identity.traits.onboarding).toMatchObject({ tosAccepted: false, isGitUser: true });
+    expect(ok.body.identity.traits.name).toEqual({ first: 'Renamed', last: 'Person' });
+    expect(ok.body.identity.traits.onboarding).toEqual(f.identity.traits.onboarding);
     const bad = await submit(b, f, { method: 'profile', traits: { ...traits, email: 'not-an-email' } });
     expect(bad.status).toBe(400);
     expect(byName(bad.body, 'traits.email')!.messages[0]).toMatchObject({ type: 'error' });
@@ -107,12 +105,39 @@ describe('settings flow', () => {
         csrf_token: csrfOf(f),
         method: 'profile',
         'traits.email': 'set2@example.com',
-        'traits.onboarding.tosAccepted': 'true',
+        'traits.name.first': 'Form',
       },
     });
     expect(form.status).toBe(303);
     const who = await b.get('/sessions/whoami', { accept: 'json' });
-    expect(who.body.identity.traits.onboarding.tosAccepted).toBe(true);
+    expect(who.body.identity.traits.name.first).toBe('Form');
+    // Traits the form leaves out that the user service manages are kept, not wiped.
+    expect(who.body.identity.traits.onboarding).toEqual(f.identity.traits.onboarding);
+  });
+
+  it('profile: the traits the user service manages (userServiceID, onboarding) can not be changed by the user', async () => {
+    await createUser(h, 'set2b@example.com');
+    const b = new Browser(h.publicUrl);
+    await login(b, 'set2b@example.com');
+    const f = await settingsFlow(b);
+    const onboarding = f.identity.traits.onboarding ?? {};
+    for (const [name, traits] of [
+      [
+        'traits.onboarding.tosAccepted',
+        { ...f.identity.traits, onboarding: { ...onboarding, tosAccepted: !onboarding.tosAccepted } },
+      ],
+      [
+        'traits.onboarding.mfaSetupDeadline',
+        { ...f.identity.traits, onboarding: { ...onboarding, mfaSetupDeadline: '2999-01-01T00:00:00.000Z' } },
+      ],
+      ['traits.userServiceID', { ...f.identity.traits, userServiceID: 'someone-else' }],
+    ] as const) {
+      const res = await submit(b, f, { method: 'profile', traits });
+      expect(res.status, name).toBe(400);
+      expect(byName(res.body, name)!.messages[0], name).toMatchObject({ type: 'error' });
+    }
+    const who = await b.get('/sessions/whoami', { accept: 'json' });
+    expect(who.body.identity.traits).toEqual(f.identity.traits);
   });
 
   it('password: needs a privileged session (403 session_refresh_required), enforces the policy, then works', async () => {

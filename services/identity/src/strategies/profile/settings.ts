@@ -56,10 +56,71 @@ export async function submitProfile(
       })),
     };
   }
+  const locked = changedAdminTraits(identity.row.traits, parsed.data);
+  if (locked.length > 0) {
+    return {
+      ok: false,
+      messages: locked.map((path) => ({
+        pointer: `#/traits/${path.join('/')}`,
+        message: messages.generic(
+          `${path.join('.')} is managed by your organisation and can only be changed by an administrator.`,
+        ),
+      })),
+    };
+  }
   const current = identityEmail(identity);
   if (normalizeEmail(parsed.data.email) !== normalizeEmail(current) && !isPrivileged(ctx, session)) {
     throw sessionErrors.refreshRequired(refreshUrl);
   }
-  await updateIdentity(ctx.db, ctx.clock, identity.row.id, { schema_id: 'default', traits: parsed.data });
+  await updateIdentity(ctx.db, ctx.clock, identity.row.id, {
+    schema_id: 'default',
+    traits: withAdminTraits(parsed.data, identity.row.traits),
+  });
   return { ok: true };
+}
+
+/**
+ * Traits the user service manages (who the user is, and where onboarding stands: the terms, the
+ * source-code-host link, the second-factor grace period). Self-service may send them back
+ * unchanged (the app posts full traits) but never change them: otherwise anyone could accept the
+ * terms or extend their own grace period without the user service.
+ */
+const ADMIN_TRAITS: string[][] = [
+  ['userServiceID'],
+  ['onboarding', 'isGitUser'],
+  ['onboarding', 'mfaSetupDeadline'],
+  ['onboarding', 'gitProviderConnected'],
+  ['onboarding', 'tosAccepted'],
+];
+
+function valueAt(obj: unknown, path: string[]): unknown {
+  let v: unknown = obj;
+  for (const p of path) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[p] : undefined;
+  return v;
+}
+
+/** The admin-managed trait paths that `submitted` sets to something other than `current`. */
+export function changedAdminTraits(current: unknown, submitted: unknown): string[][] {
+  // Absent booleans read as false and an absent deadline as null, as the profile form shows them.
+  const normal = (path: string[], value: unknown) =>
+    BOOLEAN_TRAITS.has(path.join('.')) ? value === true : value === undefined ? null : value;
+  return ADMIN_TRAITS.filter((path) => {
+    const next = valueAt(submitted, path);
+    return next !== undefined && normal(path, next) !== normal(path, valueAt(current, path));
+  });
+}
+
+/** `submitted` with every admin-managed trait taken from `current`. */
+function withAdminTraits<T extends object>(submitted: T, current: unknown): T {
+  const out = structuredClone(submitted) as Record<string, unknown>;
+  for (const path of ADMIN_TRAITS) {
+    const value = valueAt(current, path);
+    let target = out;
+    for (const p of path.slice(0, -1)) target = (target[p] ??= {}) as Record<string, unknown>;
+    if (value === undefined) delete target[path[path.length - 1]!];
+    else target[path[path.length - 1]!] = value;
+  }
+  const onboarding = out.onboarding as Record<string, unknown> | undefined;
+  if (onboarding && Object.keys(onboarding).length === 0) delete out.onboarding;
+  return out as T;
 }
