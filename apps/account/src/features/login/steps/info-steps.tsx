@@ -1,6 +1,6 @@
 import { copy } from '../../../copy.ts';
-import { paths } from '../../../shared/config/paths.ts';
 import { Card } from '../../../shared/ui/card.tsx';
+import { useSendVerification } from '../use-send-verification.ts';
 
 /** SPEC §2 Login step 3 (the redirect itself comes with the SSO issue). */
 export function SsoStep({ loop = false }: { loop?: boolean }) {
@@ -13,13 +13,14 @@ export function SsoStep({ loop = false }: { loop?: boolean }) {
 
 /** SPEC §2 Login step 4: the address is not verified yet; instructions were sent. */
 export function EmailConfirmationStep({ email }: { email: string }) {
+  const verifyHref = useSendVerification(email);
   return (
     <Card title={copy.login.emailConfirmation.title}>
       <p>{copy.login.emailConfirmation.text}</p>
       <p>
         <strong>{email}</strong>
       </p>
-      <a className="button secondary" href={paths.verification}>
+      <a className="button secondary" href={verifyHref}>
         {copy.login.emailConfirmation.verifyNow}
       </a>
     </Card>
