@@ -11,7 +11,7 @@ import {
   readAuthorizationParams,
 } from '../../shared/oauth2/authorization-params.ts';
 import { redirectUri } from '../../shared/oauth2/authorize-url.ts';
-import { startAuthorization } from '../../shared/oauth2/start-authorization.ts';
+import { startAuthorizationWhenFree } from '../../shared/oauth2/start-authorization.ts';
 import { exchangeCode } from '../../shared/oauth2/token-endpoint.ts';
 import { readToken, storeToken, tokenFromResponse } from '../../shared/oauth2/token-store.ts';
 import { acquireCookieLock } from '../../shared/storage/cookie-lock.ts';
@@ -118,7 +118,7 @@ export function useCallbackRoute(search: CallbackSearch) {
         navigate(paths.login, { replace: true });
         break;
       case 'authorize':
-        void startAuthorization(config);
+        void startAuthorizationWhenFree(config);
         break;
       case 'go-initial-page':
         finish(session.facts);

@@ -33,3 +33,16 @@ export async function startAuthorization(
   redirectTo(await authorizeUrlFor(config, window.location.origin));
   return true;
 }
+
+/**
+ * `startAuthorization`, waiting for the application-login lock when it is held: a page that must
+ * obtain a token (the callback after a 2FA set-up, say) may arrive while the lock taken before the
+ * previous navigation is still running. Tries again every quarter of the lock's lifetime.
+ */
+export async function startAuthorizationWhenFree(
+  config: AccountConfig,
+  lockMs = APPLICATION_LOGIN_LOCK_MS,
+  sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+): Promise<void> {
+  while (!(await startAuthorization(config, lockMs))) await sleep(lockMs / 4);
+}
