@@ -24,7 +24,7 @@ function cookiesOf(res: Response): string {
 }
 
 /** One password login as a SPA does it: create the flow (JSON), then submit it with the CSRF cookie and token. */
-async function passwordLogin(publicUrl: string): Promise<number> {
+async function passwordLogin(publicUrl: string): Promise<{ status: number; cookie: string }> {
   const init = await fetch(`${publicUrl}/self-service/login/browser`, {
     headers: { accept: 'application/json' },
   });
@@ -39,7 +39,7 @@ async function passwordLogin(publicUrl: string): Promise<number> {
     body: JSON.stringify({ method: 'password', identifier: EMAIL, password: PASSWORD, csrf_token: csrf }),
   });
   await res.arrayBuffer();
-  return res.status;
+  return { status: res.status, cookie: cookiesOf(res) };
 }
 
 /**
@@ -82,21 +82,9 @@ export async function benchIdentity(opts: {
     if (created.status !== 201) throw new Error(`seeding failed: ${created.status} ${await created.text()}`);
 
     // A session cookie for the whoami runs.
-    const init = await fetch(`${publicUrl}/self-service/login/browser`, {
-      headers: { accept: 'application/json' },
-    });
-    const flow = (await init.json()) as {
-      id: string;
-      ui: { nodes: { attributes: { name?: string; value?: string } }[] };
-    };
-    const csrf = flow.ui.nodes.find((n) => n.attributes.name === 'csrf_token')?.attributes.value ?? '';
-    const login = await fetch(`${publicUrl}/self-service/login?flow=${flow.id}`, {
-      method: 'POST',
-      headers: { accept: 'application/json', 'content-type': 'application/json', cookie: cookiesOf(init) },
-      body: JSON.stringify({ method: 'password', identifier: EMAIL, password: PASSWORD, csrf_token: csrf }),
-    });
+    const login = await passwordLogin(publicUrl);
     if (login.status !== 200) throw new Error(`login failed: ${login.status}`);
-    const sessionCookie = cookiesOf(login);
+    const sessionCookie = login.cookie;
 
     const whoami = summarise(
       await autocannon({
@@ -120,7 +108,7 @@ export async function benchIdentity(opts: {
       Array.from({ length: concurrency }, async () => {
         while (performance.now() < deadline) {
           const t0 = performance.now();
-          const status = await passwordLogin(publicUrl).catch(() => 0);
+          const { status } = await passwordLogin(publicUrl).catch(() => ({ status: 0 }));
           if (status === 200) latencies.push(performance.now() - t0);
           else failures++;
         }
