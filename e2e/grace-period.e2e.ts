@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { totpCode } from '@acme/test-kit/totp';
 import { systemUrls, useBrowser } from './browser.ts';
 import { createUser } from './fixtures.ts';
+import { openLogin, submitPassword } from './journeys.ts';
 
 // SPEC §4 "Authenticated": past the second-factor grace period (onboarding.mfaSetupDeadline), a password
 // session without a second factor is not authenticated — the user service refuses the consent, and the
@@ -22,12 +23,8 @@ describe('second-factor grace period, end to end', () => {
     expect(patched.status).toBe(200);
 
     const { context, page } = await browser.newPage();
-    await page.goto(`${urls.platform}/`);
-    await page.waitForURL(/\/account\/login/);
-    await page.getByLabel('Email').fill(user.email);
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Continue' }).click();
+    await openLogin(page, urls);
+    await submitPassword(page, user);
 
     // No tokens yet: the 2FA set-up, without "Skip for now".
     const install = page.getByLabel('I have installed an authenticator app');

@@ -5,6 +5,7 @@ import { totpCode } from '@acme/test-kit/totp';
 import type { SystemUrls } from './browser.ts';
 import { systemUrls, useBrowser } from './browser.ts';
 import { adminJson, invite } from './fixtures.ts';
+import { enterEmail, openLogin } from './journeys.ts';
 import { newestMail } from './mailbox.ts';
 
 // Invitation onboarding (issue 5, SPEC §2 "Invitation onboarding screen", §4 "Invitation onboarding",
@@ -110,10 +111,8 @@ describe('invitation onboarding, end to end', () => {
     const fresh = await browser.newPage();
     await fresh.page.goto(invited.link);
     await fresh.page.getByRole('heading', { name: 'Link expired' }).waitFor({ timeout: 30_000 });
-    await fresh.page.goto(`${urls.platform}/`);
-    await fresh.page.waitForURL(/\/account\/login/);
-    await fresh.page.getByLabel('Email').fill(invited.email);
-    await fresh.page.getByRole('button', { name: 'Continue' }).click();
+    await openLogin(fresh.page, urls);
+    await enterEmail(fresh.page, invited.email);
     await fresh.page.getByLabel('Password').fill(password);
     await fresh.page.getByRole('button', { name: 'Continue' }).click();
     await fresh.page.waitForURL(`${urls.platform}/research`, { timeout: 30_000 });
@@ -140,10 +139,8 @@ describe('invitation onboarding, end to end', () => {
 
     // The second factor is real: a fresh sign-in asks for a code.
     const fresh = await browser.newPage();
-    await fresh.page.goto(`${urls.platform}/`);
-    await fresh.page.waitForURL(/\/account\/login/);
-    await fresh.page.getByLabel('Email').fill(invited.email);
-    await fresh.page.getByRole('button', { name: 'Continue' }).click();
+    await openLogin(fresh.page, urls);
+    await enterEmail(fresh.page, invited.email);
     await fresh.page.getByLabel('Password').fill(password);
     await fresh.page.getByRole('button', { name: 'Continue' }).click();
     await fresh.page.getByRole('heading', { name: 'Enter your 2FA code' }).waitFor({ timeout: 30_000 });

@@ -1,7 +1,7 @@
 import { describe, it } from 'vitest';
 import { systemUrls, useBrowser } from './browser.ts';
 import { createUser } from './fixtures.ts';
-import { signInWithPassword } from './journeys.ts';
+import { enterEmail, openLogin, signInWithPassword } from './journeys.ts';
 import { codeIn, newestMail } from './mailbox.ts';
 
 describe('password recovery, end to end', () => {
@@ -12,10 +12,8 @@ describe('password recovery, end to end', () => {
     const user = await createUser(urls);
     const { context, page } = await browser.newPage();
 
-    await page.goto(`${urls.platform}/`);
-    await page.waitForURL(/\/account\/login/);
-    await page.getByLabel('Email').fill(user.email);
-    await page.getByRole('button', { name: 'Continue' }).click();
+    await openLogin(page, urls);
+    await enterEmail(page, user.email);
     await page.getByRole('link', { name: 'Forgot Password' }).click();
 
     await page.waitForURL(/\/account\/forgot-password/);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { totpCode } from '@acme/test-kit/totp';
 import { systemUrls, useBrowser } from './browser.ts';
 import { createUser } from './fixtures.ts';
-import { signInWithPassword } from './journeys.ts';
+import { signInWithPassword, submitPassword } from './journeys.ts';
 
 const INVALID_CODE = 'The provided authentication code is invalid, please try again.';
 
@@ -41,10 +41,7 @@ describe('second factor, end to end', () => {
     await page.goto(`${urls.platform}/account/logout`);
     await page.waitForURL(/\/account\/login/, { timeout: 30_000 });
     await page.getByRole('heading', { name: 'Welcome' }).waitFor();
-    await page.getByLabel('Email').fill(user.email);
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Continue' }).click();
+    await submitPassword(page, user);
     await page.getByRole('heading', { name: 'Enter your 2FA code' }).waitFor({ timeout: 30_000 });
 
     // A code from far in the past is wrong.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { systemUrls, useBrowser } from './browser.ts';
 import { createUser } from './fixtures.ts';
-import { enterCredentials } from './journeys.ts';
+import { enterCredentials, enterEmail, openLogin } from './journeys.ts';
 
 const WRONG_CREDENTIALS =
   'The provided credentials are invalid, check for spelling mistakes in your password or username, email address, or phone number.';
@@ -53,10 +53,8 @@ describe('password sign-in, end to end', () => {
   it('a wrong password shows the error and the user can try again', async () => {
     const user = await createUser(urls);
     const { context, page } = await browser.newPage();
-    await page.goto(`${urls.platform}/`);
-    await page.waitForURL(/\/account\/login/);
-    await page.getByLabel('Email').fill(user.email);
-    await page.getByRole('button', { name: 'Continue' }).click();
+    await openLogin(page, urls);
+    await enterEmail(page, user.email);
     await page.getByLabel('Password').fill('not-the-password-1!');
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.getByText(WRONG_CREDENTIALS).waitFor();
