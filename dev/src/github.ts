@@ -216,39 +216,38 @@ ${hidden('scope', params.scope)}
         .send({ message: status === 500 ? 'Server Error' : err.message, documentation_url: DOCS });
     });
 
-    app.get('/login/oauth/authorize', async (req, reply) => {
-      const q = authorizeQuery.safeParse(req.query);
-      if (!q.success) return errorPage(reply, 400, 'Bad request', 'client_id is required.');
-      const client = findClient(q.data.client_id);
-      if (!client)
-        return errorPage(reply, 404, 'Application not found', 'No application has this client_id.');
-      const redirectUri = allowedRedirect(client, q.data.redirect_uri);
-      if (!redirectUri) {
-        return errorPage(
+    /** The client's redirect URI for an authorize request, or undefined once the error page is sent. */
+    const authorizeTarget = (reply: FastifyReply, clientId: string, redirectUri: string | undefined) => {
+      const client = findClient(clientId);
+      if (!client) {
+        void errorPage(reply, 404, 'Application not found', 'No application has this client_id.');
+        return undefined;
+      }
+      const allowed = allowedRedirect(client, redirectUri);
+      if (!allowed) {
+        void errorPage(
           reply,
           400,
           'Redirect URI mismatch',
           'The redirect_uri is not associated with this application.',
         );
       }
+      return allowed;
+    };
+
+    app.get('/login/oauth/authorize', async (req, reply) => {
+      const q = authorizeQuery.safeParse(req.query);
+      if (!q.success) return errorPage(reply, 400, 'Bad request', 'client_id is required.');
+      const redirectUri = authorizeTarget(reply, q.data.client_id, q.data.redirect_uri);
+      if (!redirectUri) return reply;
       return authorizePage(reply, q.data, redirectUri);
     });
 
     app.post('/login/oauth/authorize', async (req, reply) => {
       const f = authorizeForm.safeParse(req.body ?? {});
       if (!f.success) return errorPage(reply, 400, 'Bad request', 'client_id is required.');
-      const client = findClient(f.data.client_id);
-      if (!client)
-        return errorPage(reply, 404, 'Application not found', 'No application has this client_id.');
-      const redirectUri = allowedRedirect(client, f.data.redirect_uri);
-      if (!redirectUri) {
-        return errorPage(
-          reply,
-          400,
-          'Redirect URI mismatch',
-          'The redirect_uri is not associated with this application.',
-        );
-      }
+      const redirectUri = authorizeTarget(reply, f.data.client_id, f.data.redirect_uri);
+      if (!redirectUri) return reply;
       if (f.data.decision === 'deny') {
         return redirectWith(reply, redirectUri, {
           error: 'access_denied',
@@ -263,7 +262,7 @@ ${hidden('scope', params.scope)}
       // 20 hex characters, like GitHub's codes; hex never starts with "ory".
       const code = randomBytes(10).toString('hex');
       codes.set(code, {
-        clientId: client.clientId,
+        clientId: f.data.client_id,
         redirectUri,
         login: userFor(login.data, users).login,
         scope: (f.data.scope ?? '')

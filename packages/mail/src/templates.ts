@@ -52,56 +52,40 @@ export interface CodeMailInput {
   appName: string;
 }
 
-export function renderRecoveryCode({ code, appName }: CodeMailInput): RenderedMail {
-  const app = oneLine(appName);
-  const subject = `Your ${app} password recovery code`;
-  const text = [
-    'Hello,',
-    '',
-    `Someone asked to recover the password of your ${app} account. Enter this code to continue:`,
-    '',
-    code,
-    '',
-    'If you did not ask for this, you can ignore this email: your password stays unchanged.',
-    '',
-    `The ${app} team`,
-    '',
-  ].join('\n');
+/** A mail that hands over a one-time code: greeting, lead line, the code, a reassurance, the signature. */
+function codeMail(app: string, subject: string, lead: string, ignore: string, code: string): RenderedMail {
+  const text = ['Hello,', '', lead, '', code, '', ignore, '', `The ${app} team`, ''].join('\n');
   const html = layout(
     app,
     `<p>Hello,</p>
-<p>Someone asked to recover the password of your ${escapeHtml(app)} account. Enter this code to continue:</p>
+<p>${escapeHtml(lead)}</p>
 ${codeBlock(code)}
-<p>If you did not ask for this, you can ignore this email: your password stays unchanged.</p>
+<p>${escapeHtml(ignore)}</p>
 <p>The ${escapeHtml(app)} team</p>`,
   );
   return { subject, text, html };
 }
 
+export function renderRecoveryCode({ code, appName }: CodeMailInput): RenderedMail {
+  const app = oneLine(appName);
+  return codeMail(
+    app,
+    `Your ${app} password recovery code`,
+    `Someone asked to recover the password of your ${app} account. Enter this code to continue:`,
+    'If you did not ask for this, you can ignore this email: your password stays unchanged.',
+    code,
+  );
+}
+
 export function renderVerificationCode({ code, appName }: CodeMailInput): RenderedMail {
   const app = oneLine(appName);
-  const subject = `Verify your email address for ${app}`;
-  const text = [
-    'Hello,',
-    '',
-    `Enter this code to verify your email address for ${app}:`,
-    '',
-    code,
-    '',
-    'If you did not ask for this, you can ignore this email.',
-    '',
-    `The ${app} team`,
-    '',
-  ].join('\n');
-  const html = layout(
+  return codeMail(
     app,
-    `<p>Hello,</p>
-<p>Enter this code to verify your email address for ${escapeHtml(app)}:</p>
-${codeBlock(code)}
-<p>If you did not ask for this, you can ignore this email.</p>
-<p>The ${escapeHtml(app)} team</p>`,
+    `Verify your email address for ${app}`,
+    `Enter this code to verify your email address for ${app}:`,
+    'If you did not ask for this, you can ignore this email.',
+    code,
   );
-  return { subject, text, html };
 }
 
 export interface InvitationMailInput {
