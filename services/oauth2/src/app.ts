@@ -10,6 +10,7 @@ import type { OAuth2Config } from './config.ts';
 import type { OAuth2Runtime } from './context.ts';
 import { createTokenVerifier } from './introspection.ts';
 import { logoutEndpointMiddleware } from './interactions/logout.ts';
+import { resumeGuard } from './interactions/resume-verifier.ts';
 import { loadKeyMaterial } from './keys.ts';
 import { createProvider, ROUTES } from './provider.ts';
 import { publicHttp } from './public/http.ts';
@@ -65,6 +66,7 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   provider.use(publicHttp(logger));
   provider.use(userinfo(runtime, verifier, ROUTES.userinfo));
   provider.use(offlineAccessPrompt(ROUTES.authorization));
+  provider.use(resumeGuard(runtime));
   provider.use(logoutEndpointMiddleware(runtime));
 
   const admin = createAdminServer(runtime, verifier);

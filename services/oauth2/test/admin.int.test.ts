@@ -119,9 +119,9 @@ describe('admin login requests (Hydra)', () => {
       subject: 'identity-1',
     });
     const res = await navigate(new CookieJar(), accepted.body.redirect_to as string);
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(403);
     expect(res.headers.get('location')).toBeNull();
-    expect(await res.json()).toMatchObject({ error: 'invalid_request' });
+    expect(await res.json()).toMatchObject({ error: 'access_denied' });
   });
 });
 

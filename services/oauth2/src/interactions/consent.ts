@@ -3,6 +3,7 @@ import { ACCESS_TOKEN_RESOURCE, type OAuth2Runtime } from '../context.ts';
 import { OAuth2Error } from '../errors.ts';
 import { clientView, loadPendingInteraction, oidcContext, saveInteraction, splitScope } from './challenge.ts';
 import { parseBody, rejectPendingRequest } from './login.ts';
+import { resumeRedirect } from './resume-verifier.ts';
 
 /** Hydra's consent request: GET, PUT accept, PUT reject (`/admin/oauth2/auth/requests/consent`). */
 
@@ -80,7 +81,7 @@ export async function acceptConsentRequest(rt: OAuth2Runtime, challenge: string,
 
   interaction.result = { ...interaction.lastSubmission, consent: { grantId } };
   await saveInteraction(interaction);
-  return { redirect_to: interaction.returnTo };
+  return { redirect_to: await resumeRedirect(rt, interaction, 'consent') };
 }
 
 export async function rejectConsentRequest(rt: OAuth2Runtime, challenge: string, rawBody: unknown) {

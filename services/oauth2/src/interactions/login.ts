@@ -10,6 +10,7 @@ import {
   saveInteraction,
   splitScope,
 } from './challenge.ts';
+import { resumeRedirect } from './resume-verifier.ts';
 
 /** Hydra's login request: GET, PUT accept, PUT reject (`/admin/oauth2/auth/requests/login`). */
 
@@ -76,7 +77,7 @@ export async function acceptLoginRequest(rt: OAuth2Runtime, challenge: string, r
     },
   };
   await saveInteraction(interaction);
-  return { redirect_to: interaction.returnTo };
+  return { redirect_to: await resumeRedirect(rt, interaction, 'login') };
 }
 
 /** PUT `…/{login,consent}/reject`: the browser lands on `redirect_uri?error=…`. */
@@ -90,7 +91,7 @@ export async function rejectPendingRequest(
   const { interaction } = await loadPendingInteraction(rt, challenge, prompt);
   interaction.result = rejectionResult(body);
   await saveInteraction(interaction);
-  return { redirect_to: interaction.returnTo };
+  return { redirect_to: await resumeRedirect(rt, interaction, prompt) };
 }
 
 export async function rejectLoginRequest(rt: OAuth2Runtime, challenge: string, rawBody: unknown) {
