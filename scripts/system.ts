@@ -131,6 +131,8 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
         OAUTH2_PUBLIC_PORT: String(port('oauth2Public')),
         OAUTH2_ADMIN_PORT: String(port('oauth2Admin')),
         APP_ORIGINS: `platform=${urls.platform},magic=${urls.magic}`,
+        // Grant claims and the identity-session check at every refresh; consent skip for our apps.
+        USERS_ADMIN_URL: urls.usersAdmin,
       },
       logger: logLevel === 'silent' ? false : undefined,
     });

@@ -6,6 +6,7 @@ import pino, { type Logger } from 'pino';
 import { createAdapterRegistry } from './adapter/postgres-adapter.ts';
 import { createAdminServer } from './admin/server.ts';
 import { createClaimsStore } from './claims.ts';
+import { createClaimsSource } from './claims-source.ts';
 import type { OAuth2Config } from './config.ts';
 import type { OAuth2Runtime } from './context.ts';
 import { createTokenVerifier } from './introspection.ts';
@@ -58,7 +59,15 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   const keys = await loadKeyMaterial(db);
   const adapters = createAdapterRegistry({ db, clock, graceSeconds: config.refreshGraceSeconds });
   const claims = createClaimsStore({ db, clock, adapters });
-  const base = { config, clock, adapters, claims, keys, logger };
+  const claimsSource = config.usersAdminUrl
+    ? createClaimsSource(config.usersAdminUrl, config.upstreamTimeoutMs)
+    : undefined;
+  if (!claimsSource) {
+    logger.warn(
+      'USERS_ADMIN_URL is not set: refreshes do not re-check the identity session or re-read claims',
+    );
+  }
+  const base = { config, clock, adapters, claims, claimsSource, keys, logger };
   const provider = createProvider(base);
   const runtime: OAuth2Runtime = { ...base, provider };
   const verifier = createTokenVerifier(runtime);

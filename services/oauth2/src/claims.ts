@@ -2,6 +2,7 @@ import { sql, type Database } from '@acme/db';
 import type { Clock } from '@acme/db/clock';
 import type { AccessToken, ClientCredentials, JWTStructured, KoaContextWithOIDC } from 'oidc-provider';
 import type { AdapterRegistry } from './adapter/postgres-adapter.ts';
+import { requestState, type StoredConsent } from './request-state.ts';
 
 /**
  * Hydra's consent session: `session.access_token` becomes the access token's `ext` claim and
@@ -18,9 +19,24 @@ export interface ConsentSession {
   id_token: JsonObject;
 }
 
+/** Who a grant stands for: the identity session it was signed in with (Hydra's identity_provider_session_id). */
+export interface GrantBinding {
+  identitySessionId: string | null;
+  subject: string | null;
+}
+
 export interface ClaimsStore {
-  saveConsentSession(grantId: string, session: ConsentSession, ttlSeconds: number): Promise<void>;
+  saveConsentSession(
+    grantId: string,
+    session: ConsentSession,
+    ttlSeconds: number,
+    binding?: GrantBinding,
+  ): Promise<void>;
   findConsentSession(grantId: string): Promise<ConsentSession | undefined>;
+  /** The stored consent with its binding: from this request's state when the adapter already read it. */
+  storedConsent(grantId: string): Promise<StoredConsent | undefined>;
+  /** Ends a grant: the grant, every token of it and its consent session. */
+  endGrant(grantId: string): Promise<void>;
   extraTokenClaims(
     ctx: KoaContextWithOIDC,
     token: AccessToken | ClientCredentials,
@@ -52,20 +68,55 @@ export function createClaimsStore(deps: {
     return row ? { access_token: row.access_token, id_token: row.id_token } : undefined;
   }
 
+  async function storedConsent(grantId: string): Promise<StoredConsent | undefined> {
+    const known = requestState()?.consents.get(grantId);
+    if (known !== undefined) return known ?? undefined;
+    const row = (
+      await sql<{
+        access_token: JsonObject;
+        id_token: JsonObject;
+        identity_session_id: string | null;
+        subject: string | null;
+      }>`
+        select access_token, id_token, identity_session_id, subject from oauth2_consent_sessions
+        where grant_id = ${grantId} and expires_at > ${clock.now().toISOString()}::timestamptz`.execute(
+        db.kysely,
+      )
+    ).rows[0];
+    return row
+      ? {
+          access_token: row.access_token,
+          id_token: row.id_token,
+          identitySessionId: row.identity_session_id,
+          subject: row.subject,
+        }
+      : undefined;
+  }
+
   return {
-    async saveConsentSession(grantId, session, ttlSeconds) {
+    async saveConsentSession(grantId, session, ttlSeconds, binding) {
       const expiresAt = new Date(clock.now().getTime() + ttlSeconds * 1000).toISOString();
       await sql`
-        insert into oauth2_consent_sessions (grant_id, access_token, id_token, expires_at)
+        insert into oauth2_consent_sessions
+          (grant_id, access_token, id_token, expires_at, identity_session_id, subject)
         values (${grantId}, ${JSON.stringify(session.access_token)}, ${JSON.stringify(session.id_token)},
-                ${expiresAt}::timestamptz)
+                ${expiresAt}::timestamptz, ${binding?.identitySessionId ?? null}, ${binding?.subject ?? null})
         on conflict (grant_id) do update set access_token = excluded.access_token,
-          id_token = excluded.id_token, expires_at = excluded.expires_at, updated_at = now()`.execute(
-        db.kysely,
-      );
+          id_token = excluded.id_token, expires_at = excluded.expires_at,
+          identity_session_id = excluded.identity_session_id, subject = excluded.subject,
+          updated_at = now()`.execute(db.kysely);
     },
 
     findConsentSession,
+    storedConsent,
+
+    async endGrant(grantId) {
+      await sql`
+        with tokens as (
+          delete from oauth2_models where grant_id = ${grantId} or (model = 'Grant' and id = ${grantId})
+        )
+        delete from oauth2_consent_sessions where grant_id = ${grantId}`.execute(db.kysely);
+    },
 
     /**
      * `{ext}` for the access token; for a JWT access token also records its index row, in the
@@ -76,20 +127,35 @@ export function createClaimsStore(deps: {
       if (!grantId) return undefined;
       const now = clock.now();
       const jti = token.jti;
+      const fresh = requestState()?.fresh.get(grantId);
       if (token.kind !== 'AccessToken' || typeof jti !== 'string') {
-        return { ext: (await findConsentSession(grantId))?.access_token ?? {} };
+        return { ext: fresh?.access_token ?? (await storedConsent(grantId))?.access_token ?? {} };
       }
       const { exp: known, expiration } = token as unknown as { exp?: number; expiration: number };
       const exp = known ?? Math.floor(now.getTime() / 1000) + expiration;
-      const index = { jti, grantId, clientId: token.clientId, exp };
+      const index = JSON.stringify({ jti, grantId, clientId: token.clientId, exp });
+      const insertIndex = sql`
+        insert into oauth2_models (model, id, payload, grant_id, expires_at)
+        values ('AccessToken', ${jti}, ${index}, ${grantId}, to_timestamp(${exp}::float8))
+        on conflict (model, id) do nothing`;
+      if (fresh) {
+        // Claims re-read at this refresh: store them with the index row, in one statement.
+        await sql`
+          with indexed as (${insertIndex})
+          update oauth2_consent_sessions
+          set access_token = ${JSON.stringify(fresh.access_token)}, id_token = ${JSON.stringify(fresh.id_token)},
+              updated_at = now()
+          where grant_id = ${grantId}`.execute(db.kysely);
+        return { ext: fresh.access_token };
+      }
+      const known2 = requestState()?.consents.get(grantId);
+      if (known2 !== undefined) {
+        await insertIndex.execute(db.kysely);
+        return { ext: known2?.access_token ?? {} };
+      }
       const row = (
         await sql<{ access_token: JsonObject }>`
-          with indexed as (
-            insert into oauth2_models (model, id, payload, grant_id, expires_at)
-            values ('AccessToken', ${jti}, ${JSON.stringify(index)}, ${grantId},
-                    to_timestamp(${exp}::float8))
-            on conflict (model, id) do nothing
-          )
+          with indexed as (${insertIndex})
           select access_token from oauth2_consent_sessions
           where grant_id = ${grantId} and expires_at > ${now.toISOString()}::timestamptz`.execute(db.kysely)
       ).rows[0];

@@ -9,8 +9,11 @@ describe('loadConfig', () => {
       publicPort: 4444,
       adminPort: 4445,
       refreshGraceSeconds: 5,
-      ttl: { accessToken: 600, refreshToken: 2_592_000, authorizationCode: 60 },
+      ttl: { accessToken: 600, refreshToken: 2_592_000, authorizationCode: 60, grant: 7_776_000 },
+      usersAdminUrl: undefined,
     });
+    // The platform's own applications are first-party: the server grants their consent.
+    expect(config.clients.every((c) => c.skip_consent === true)).toBe(true);
     expect(config.clients.map((c) => [c.client_id, c.origin])).toEqual([
       ['platform', 'http://localhost:4000'],
       ['magic', 'http://localhost:4001'],
@@ -31,9 +34,17 @@ describe('loadConfig', () => {
       loadConfig({ OAUTH2_CLIENTS: '[{"client_id":"x","origin":"https://x.example/ignored"}]' }).clients,
     ).toEqual([{ client_id: 'x', origin: 'https://x.example' }]);
     expect(loadConfig({ APP_ORIGINS: 'a=http://localhost:5000, b=http://localhost:5001' }).clients).toEqual([
-      { client_id: 'a', origin: 'http://localhost:5000' },
-      { client_id: 'b', origin: 'http://localhost:5001' },
+      { client_id: 'a', origin: 'http://localhost:5000', skip_consent: true },
+      { client_id: 'b', origin: 'http://localhost:5001', skip_consent: true },
     ]);
+  });
+
+  it('refresh tokens last 30 days idle and 90 days at most, from configuration', () => {
+    expect(loadConfig({}).ttl).toMatchObject({ refreshToken: 30 * 86400, grant: 90 * 86400 });
+    expect(loadConfig({ OAUTH2_REFRESH_TOKEN_TTL: '3600', OAUTH2_GRANT_TTL: '7200' }).ttl).toMatchObject({
+      refreshToken: 3600,
+      grant: 7200,
+    });
   });
 
   it('derives the issuer from the public port and strips a trailing slash', () => {

@@ -10,12 +10,14 @@ const ClientSchema = z.object({
   /** The application's origin, e.g. http://localhost:4000; URIs below derive from it. */
   origin: z.url().transform((v) => new URL(v).origin),
   client_name: z.string().optional(),
+  /** First-party client: consent is granted by the server without the consent screen (Hydra's flag). */
+  skip_consent: z.boolean().optional(),
 });
 export type ClientConfig = z.infer<typeof ClientSchema>;
 
 const DEFAULT_CLIENTS: ClientConfig[] = [
-  { client_id: 'platform', origin: 'http://localhost:4000', client_name: 'Platform' },
-  { client_id: 'magic', origin: 'http://localhost:4001', client_name: 'MAGIC' },
+  { client_id: 'platform', origin: 'http://localhost:4000', client_name: 'Platform', skip_consent: true },
+  { client_id: 'magic', origin: 'http://localhost:4001', client_name: 'MAGIC', skip_consent: true },
 ];
 
 const seconds = (def: number) => z.coerce.number().int().positive().default(def);
@@ -52,7 +54,15 @@ const EnvSchema = z.object({
   OAUTH2_AUTH_CODE_TTL: seconds(60),
   OAUTH2_INTERACTION_TTL: seconds(1800),
   OAUTH2_SESSION_TTL: seconds(24 * 3600),
-  OAUTH2_GRANT_TTL: seconds(365 * 24 * 3600),
+  /** Absolute lifetime of a grant and so of every refresh token of it (90 days). */
+  OAUTH2_GRANT_TTL: seconds(90 * 24 * 3600),
+  /**
+   * The user service's admin API. When set, every refresh re-reads the grant's claims there (which
+   * checks that the identity session is still active), and first-party clients skip the consent
+   * screen. Unset only when the server runs alone (its own tests).
+   */
+  USERS_ADMIN_URL: z.url().optional(),
+  OAUTH2_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   OAUTH2_REFRESH_GRACE_SECONDS: z.coerce.number().min(0).max(60).default(5),
   OAUTH2_TRUST_PROXY: bool(false),
   OAUTH2_BODY_LIMIT_BYTES: z.coerce
@@ -76,6 +86,9 @@ export interface OAuth2Config {
     session: number;
     grant: number;
   };
+  /** The user service's admin API (grant claims and session checks), when configured. */
+  usersAdminUrl: string | undefined;
+  upstreamTimeoutMs: number;
   /** Seconds during which a rotated refresh token may still be used once more (parallel tabs). */
   refreshGraceSeconds: number;
   trustProxy: boolean;
@@ -90,7 +103,12 @@ function parseAppOrigins(value: string): ClientConfig[] {
     .map((pair) => {
       const at = pair.indexOf('=');
       if (at <= 0) throw new Error(`APP_ORIGINS entry must be client_id=origin: ${pair}`);
-      return ClientSchema.parse({ client_id: pair.slice(0, at), origin: pair.slice(at + 1) });
+      // APP_ORIGINS lists the platform's own applications: first-party clients.
+      return ClientSchema.parse({
+        client_id: pair.slice(0, at),
+        origin: pair.slice(at + 1),
+        skip_consent: true,
+      });
     });
 }
 
@@ -114,6 +132,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       session: e.OAUTH2_SESSION_TTL,
       grant: e.OAUTH2_GRANT_TTL,
     },
+    usersAdminUrl: e.USERS_ADMIN_URL?.replace(/\/+$/, ''),
+    upstreamTimeoutMs: e.OAUTH2_UPSTREAM_TIMEOUT_MS,
     refreshGraceSeconds: e.OAUTH2_REFRESH_GRACE_SECONDS,
     trustProxy: e.OAUTH2_TRUST_PROXY,
     bodyLimitBytes: e.OAUTH2_BODY_LIMIT_BYTES,

@@ -3,6 +3,7 @@ import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { AdapterRegistry } from './adapter/postgres-adapter.ts';
 import type { ClaimsStore } from './claims.ts';
+import type { ClaimsSource } from './claims-source.ts';
 import type { ClientConfig, OAuth2Config } from './config.ts';
 import type { KeyMaterial } from './keys.ts';
 
@@ -12,6 +13,8 @@ export interface OAuth2Context {
   clock: Clock;
   adapters: AdapterRegistry;
   claims: ClaimsStore;
+  /** The user service's claims (and session check); undefined when the server runs alone. */
+  claimsSource: ClaimsSource | undefined;
   keys: KeyMaterial;
   logger: Logger;
 }

@@ -59,4 +59,14 @@ export const migrations: Migration[] = [
       cookie_keys jsonb not null,
       created_at timestamptz not null default now())`,
   },
+  {
+    // The identity session a grant stands for (Hydra's accept-login identity_provider_session_id):
+    // each refresh checks it is still active.
+    name: '120_consent_sessions_identity_session',
+    sql: 'alter table oauth2_consent_sessions add column identity_session_id text',
+  },
+  {
+    name: '121_consent_sessions_subject',
+    sql: 'alter table oauth2_consent_sessions add column subject text',
+  },
 ];

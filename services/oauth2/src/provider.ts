@@ -2,6 +2,8 @@ import Provider, { errors, type Configuration, type KoaContextWithOIDC, type Err
 import { appUrls } from './config.ts';
 import { ACCESS_TOKEN_RESOURCE, SUPPORTED_SCOPES, clientById, type OAuth2Context } from './context.ts';
 import { logoutSource, postLogoutSuccessSource } from './interactions/logout.ts';
+import { skipFirstPartyConsent } from './interactions/consent.ts';
+import { checkGrantAtRefresh } from './grant-guard.ts';
 
 /** Hydra's public routes on oidc-provider. */
 export const ROUTES = {
@@ -58,13 +60,21 @@ export function createProvider(c: OAuth2Context): Provider {
     responseTypes: ['code'],
     pkce: { required: () => true },
     claims: { openid: ['sub'], sid: null, auth_time: null, acr: null, iss: null },
-    findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
+    findAccount: async (_ctx, sub, token) => {
+      // At each refresh the grant must still stand for a live identity session and a user.
+      if (token?.kind === 'RefreshToken' && !(await checkGrantAtRefresh(c, token))) return undefined;
+      return { accountId: sub, claims: async () => ({ sub }) };
+    },
     interactions: {
       url: async (ctx, interaction) => {
         const client = clientById(config, ctx.oidc.client?.clientId ?? interaction.params.client_id);
         if (!client) throw new errors.InvalidClient('client is invalid');
         const urls = appUrls(client);
         const uid = encodeURIComponent(interaction.uid);
+        if (interaction.prompt.name === 'consent' && client.skip_consent) {
+          const skipped = await skipFirstPartyConsent({ ...c, provider }, interaction);
+          if (skipped) return skipped;
+        }
         return interaction.prompt.name === 'login'
           ? `${urls.login}?login_challenge=${uid}`
           : `${urls.consent}?consent_challenge=${uid}`;
@@ -112,7 +122,13 @@ export function createProvider(c: OAuth2Context): Provider {
       AccessToken: ttl.accessToken,
       AuthorizationCode: ttl.authorizationCode,
       IdToken: ttl.idToken,
-      RefreshToken: ttl.refreshToken,
+      // Idle limit, capped by the grant's absolute limit.
+      RefreshToken: (ctx) => {
+        const grantExp = ctx.oidc.entities.Grant?.exp;
+        const left =
+          typeof grantExp === 'number' ? grantExp - Math.floor(Date.now() / 1000) : ttl.refreshToken;
+        return Math.max(1, Math.min(ttl.refreshToken, left));
+      },
       Interaction: ttl.interaction,
       Session: ttl.session,
       Grant: ttl.grant,
@@ -121,7 +137,9 @@ export function createProvider(c: OAuth2Context): Provider {
     enableHttpPostMethods: false,
   };
 
-  const provider = new Provider(config.issuer, configuration);
+  // eslint-disable-next-line prefer-const -- the interaction hook above runs after construction
+  let provider: Provider;
+  provider = new Provider(config.issuer, configuration);
   provider.proxy = config.trustProxy;
 
   for (const [model, prefix] of Object.entries(PREFIXES)) {

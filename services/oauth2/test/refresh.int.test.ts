@@ -95,3 +95,36 @@ describe('refresh token rotation (RFC 9700 §4.14.2)', () => {
     expect(res.body.error).toBe('invalid_grant');
   });
 });
+
+describe('refresh token lifetimes: an idle limit and an absolute limit (30 and 90 days by default)', () => {
+  const DAY = 24 * 3600 * 1000;
+
+  it('refresh token idle expiry: unused for longer than the idle limit, it is refused', async () => {
+    const tokens = await freshTokens();
+    clock.advance(29 * DAY);
+    const used = await refresh(server, tokens.refresh);
+    expect(used.status).toBe(200);
+    // Each rotation restarts the idle limit, but never past 30 days without use.
+    clock.advance(30 * DAY + 60_000);
+    const idle = await refresh(server, used.body.refresh_token as string);
+    expect(idle.status).toBe(400);
+    expect(idle.body.error).toBe('invalid_grant');
+  });
+
+  it('refresh token absolute expiry: refreshing every 29 days still ends 90 days after sign-in', async () => {
+    const tokens = await freshTokens();
+    let current = tokens.refresh;
+    for (let i = 0; i < 3; i += 1) {
+      clock.advance(29 * DAY);
+      const res = await refresh(server, current);
+      expect(res.status).toBe(200);
+      current = res.body.refresh_token as string;
+    }
+    // Day 87: still inside both limits. Day 91: past the absolute limit, though used 4 days ago.
+    clock.advance(4 * DAY);
+    const late = await refresh(server, current);
+    expect(late.status).toBe(400);
+    expect(late.body.error).toBe('invalid_grant');
+    expect((await introspect(server, current)).body).toEqual({ active: false });
+  });
+});

@@ -23,7 +23,7 @@ import { createLogger } from './http/logger.ts';
 import { createHttpServer } from './http/server.ts';
 import { registerGitAuthRoutes } from './git-auth/routes.ts';
 import { registerInvitationAdminRoutes, registerInvitationPublicRoutes } from './invitations/routes.ts';
-import { registerLoginRoutes } from './login/routes.ts';
+import { registerLoginAdminRoutes, registerLoginRoutes } from './login/routes.ts';
 import { registerOrganisationRoutes } from './organisations/routes.ts';
 import { registerTermsAdminRoutes, registerTermsPublicRoutes } from './terms/routes.ts';
 import { registerUserRoutes } from './users/routes.ts';
@@ -98,6 +98,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   });
   registerOrganisationRoutes(adminApp, deps);
   registerUserRoutes(adminApp, deps);
+  registerLoginAdminRoutes(adminApp, deps);
   registerInvitationAdminRoutes(adminApp, deps);
   registerTermsAdminRoutes(adminApp, deps);
   registerHealthRoutes(adminApp, deps.db);

@@ -20,7 +20,12 @@ export interface AuthStackUrls {
 export async function startAuthStack(
   db: Database,
   closers: (() => Promise<void>)[],
-  options: { appOrigin: string; identityMailer?: Mailer },
+  options: {
+    appOrigin: string;
+    identityMailer?: Mailer;
+    usersAdminUrl?: string;
+    oauth2Env?: Record<string, string>;
+  },
 ): Promise<AuthStackUrls> {
   const [idPublic, idAdmin, oaPublic, oaAdmin] = await Promise.all(
     Array.from({ length: 4 }, () => freePort()),
@@ -34,7 +39,14 @@ export async function startAuthStack(
   const oauth2 = await startOAuth2({
     db,
     logger: false,
-    env: { ISSUER: urls.issuer, OAUTH2_PUBLIC_PORT: String(oaPublic), OAUTH2_ADMIN_PORT: String(oaAdmin) },
+    env: {
+      ISSUER: urls.issuer,
+      OAUTH2_PUBLIC_PORT: String(oaPublic),
+      OAUTH2_ADMIN_PORT: String(oaAdmin),
+      // With the user service's admin API, first-party clients skip consent and refreshes re-check.
+      ...(options.usersAdminUrl ? { USERS_ADMIN_URL: options.usersAdminUrl } : {}),
+      ...options.oauth2Env,
+    },
   });
   closers.push(oauth2.close);
   const identity = await startIdentity({

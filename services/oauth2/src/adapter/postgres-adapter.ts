@@ -1,6 +1,7 @@
-import Provider, { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
+import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import { sql, type Database } from '@acme/db';
 import type { Clock } from '@acme/db/clock';
+import { requestState, type StoredConsent } from '../request-state.ts';
 
 /**
  * oidc-provider storage in one PostgreSQL table, `oauth2_models`.
@@ -31,28 +32,14 @@ export interface StoredRecord {
 const GRACE_MODELS = new Set(['RefreshToken']);
 const GRANT_BEARING_MODELS = new Set(['AuthorizationCode', 'RefreshToken']);
 
-/** Grants read alongside a code or refresh token, per request (keyed by the request context). */
-const requestGrants = new WeakMap<object, Map<string, AdapterPayload | null>>();
-
 function takeRequestGrant(grantId: string): AdapterPayload | null | undefined {
-  const ctx = Provider.ctx;
-  const cache = ctx ? requestGrants.get(ctx) : undefined;
-  if (!cache?.has(grantId)) return undefined;
-  const payload = cache.get(grantId);
-  cache.delete(grantId);
+  const grants = requestState()?.grants;
+  if (!grants?.has(grantId)) return undefined;
+  const payload = grants.get(grantId);
+  grants.delete(grantId);
   return payload;
 }
 
-function keepRequestGrant(grantId: string, payload: AdapterPayload | null): void {
-  const ctx = Provider.ctx;
-  if (!ctx) return;
-  let cache = requestGrants.get(ctx);
-  if (!cache) {
-    cache = new Map();
-    requestGrants.set(ctx, cache);
-  }
-  cache.set(grantId, payload);
-}
 const SOFT_DELETE_MODELS = new Set(['Interaction']);
 
 interface Row {
@@ -123,17 +110,42 @@ export class PostgresAdapter implements Adapter {
   async #findWithGrant(id: string): Promise<AdapterPayload | undefined> {
     const now = this.#now().toISOString();
     const row = (
-      await sql<Row & { grant_payload: AdapterPayload | null }>`
+      await sql<
+        Row & {
+          grant_payload: AdapterPayload | null;
+          cs_access_token: Record<string, unknown> | null;
+          cs_id_token: Record<string, unknown> | null;
+          cs_identity_session_id: string | null;
+          cs_subject: string | null;
+        }
+      >`
         select m.payload, (extract(epoch from m.consumed_at) * 1000)::float8 as consumed_ms,
-               g.payload as grant_payload
+               g.payload as grant_payload,
+               cs.access_token as cs_access_token, cs.id_token as cs_id_token,
+               cs.identity_session_id as cs_identity_session_id, cs.subject as cs_subject
         from oauth2_models m
         left join oauth2_models g on g.model = 'Grant' and g.id = m.grant_id
           and (g.expires_at is null or g.expires_at > ${now}::timestamptz)
+        left join oauth2_consent_sessions cs on cs.grant_id = m.grant_id
+          and cs.expires_at > ${now}::timestamptz
         where m.model = ${this.model} and m.id = ${id}
           and (m.expires_at is null or m.expires_at > ${now}::timestamptz)`.execute(this.#db)
     ).rows[0];
     if (!row) return undefined;
-    if (typeof row.payload.grantId === 'string') keepRequestGrant(row.payload.grantId, row.grant_payload);
+    const grantId = row.payload.grantId;
+    const state = requestState();
+    if (state && typeof grantId === 'string') {
+      state.grants.set(grantId, row.grant_payload);
+      const consent: StoredConsent | null = row.cs_access_token
+        ? {
+            access_token: row.cs_access_token,
+            id_token: row.cs_id_token ?? {},
+            identitySessionId: row.cs_identity_session_id,
+            subject: row.cs_subject,
+          }
+        : null;
+      state.consents.set(grantId, consent);
+    }
     return this.#present({ payload: row.payload, consumedAt: row.consumed_ms ?? undefined });
   }
 

@@ -63,7 +63,7 @@ export function clientView(rt: OAuth2Runtime, clientId: unknown) {
     response_types: ['code'],
     scope: 'openid offline_access',
     token_endpoint_auth_method: 'none',
-    skip_consent: false,
+    skip_consent: client.skip_consent ?? false,
     metadata: {},
   };
 }

@@ -1,8 +1,11 @@
 import { z } from 'zod';
-import { ACCESS_TOKEN_RESOURCE, type OAuth2Runtime } from '../context.ts';
+import type { Interaction } from 'oidc-provider';
+import type { ConsentSession } from '../claims.ts';
+import { ACCESS_TOKEN_RESOURCE, type OAuth2Context, type OAuth2Runtime } from '../context.ts';
 import { OAuth2Error } from '../errors.ts';
 import { clientView, loadPendingInteraction, oidcContext, saveInteraction, splitScope } from './challenge.ts';
 import { parseBody, rejectPendingRequest } from './login.ts';
+import { bindingFor } from './grant-binding.ts';
 import { resumeRedirect } from './resume-verifier.ts';
 
 /** Hydra's consent request: GET, PUT accept, PUT reject (`/admin/oauth2/auth/requests/consent`). */
@@ -56,12 +59,29 @@ export async function acceptConsentRequest(rt: OAuth2Runtime, challenge: string,
     throw OAuth2Error.invalidRequest('The consent request has no authenticated subject.');
   }
 
+  const session = {
+    access_token: body.session?.access_token ?? {},
+    id_token: body.session?.id_token ?? {},
+  };
+  await grantConsent(rt, interaction, accountId, clientId, body.grant_scope ?? [], session);
+  return { redirect_to: await resumeRedirect(rt, interaction, 'consent') };
+}
+
+/** Saves the grant and its consent session (bound to the identity session), and answers the interaction. */
+async function grantConsent(
+  rt: OAuth2Runtime,
+  interaction: Interaction,
+  accountId: string,
+  clientId: string,
+  grantScope: string[],
+  session: ConsentSession,
+): Promise<void> {
   const { Grant } = rt.provider;
   const existing = interaction.grantId ? await Grant.find(interaction.grantId) : undefined;
   const grant = existing ?? new Grant({ accountId, clientId });
 
   const requested = splitScope(interaction.params.scope);
-  const wanted = new Set(body.grant_scope ?? []);
+  const wanted = new Set(grantScope);
   const granted = requested.filter((s) => wanted.has(s));
   const refused = requested.filter((s) => !wanted.has(s));
   if (granted.length) {
@@ -75,13 +95,54 @@ export async function acceptConsentRequest(rt: OAuth2Runtime, challenge: string,
   const grantId = await grant.save();
   await rt.claims.saveConsentSession(
     grantId,
-    { access_token: body.session?.access_token ?? {}, id_token: body.session?.id_token ?? {} },
+    session,
     rt.config.ttl.grant,
+    await bindingFor(rt, interaction),
   );
 
   interaction.result = { ...interaction.lastSubmission, consent: { grantId } };
   await saveInteraction(interaction);
-  return { redirect_to: await resumeRedirect(rt, interaction, 'consent') };
+}
+
+/**
+ * Hydra's `skip_consent` for first-party clients: the server grants every requested scope with the
+ * claims the user service reads for the identity session (the same checks as the consent route),
+ * and sends the browser straight back to the resume URL with a consent verifier. When the claims
+ * cannot be granted (no identity session known, second factor overdue, user not linked, user
+ * service down), the consent screen runs as usual and shows the reason.
+ */
+export async function skipFirstPartyConsent(
+  c: OAuth2Context & { provider: OAuth2Runtime['provider'] },
+  interaction: Interaction,
+): Promise<string | undefined> {
+  if (!c.claimsSource) return undefined;
+  const accountId = interaction.session?.accountId;
+  const clientId = interaction.params.client_id;
+  if (!accountId || typeof clientId !== 'string') return undefined;
+  const binding = await bindingFor(c, interaction);
+  if (!binding.identitySessionId) return undefined;
+  let lookup;
+  try {
+    lookup = await c.claimsSource.fetch({
+      identitySessionId: binding.identitySessionId,
+      subject: accountId,
+      purpose: 'sign-in',
+    });
+  } catch (err) {
+    c.logger.warn({ err: { message: (err as Error).message } }, 'consent skip unavailable');
+    return undefined;
+  }
+  if (lookup.kind !== 'granted') return undefined;
+  const rt = c as OAuth2Runtime;
+  await grantConsent(
+    rt,
+    interaction,
+    accountId,
+    clientId,
+    splitScope(interaction.params.scope),
+    lookup.session,
+  );
+  return resumeRedirect(rt, interaction, 'consent');
 }
 
 export async function rejectConsentRequest(rt: OAuth2Runtime, challenge: string, rawBody: unknown) {

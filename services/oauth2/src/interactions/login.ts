@@ -10,6 +10,7 @@ import {
   saveInteraction,
   splitScope,
 } from './challenge.ts';
+import { rememberSessionBinding } from './grant-binding.ts';
 import { resumeRedirect } from './resume-verifier.ts';
 
 /** Hydra's login request: GET, PUT accept, PUT reject (`/admin/oauth2/auth/requests/login`). */
@@ -77,6 +78,10 @@ export async function acceptLoginRequest(rt: OAuth2Runtime, challenge: string, r
     },
   };
   await saveInteraction(interaction);
+  await rememberSessionBinding(rt, interaction.session?.uid, {
+    identitySessionId: body.identity_provider_session_id ?? '',
+    subject: body.subject,
+  });
   return { redirect_to: await resumeRedirect(rt, interaction, 'login') };
 }
 

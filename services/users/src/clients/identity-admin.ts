@@ -60,6 +60,7 @@ const sessionSchema = z.object({
   authentication_methods: z.array(z.object({ method: z.string().optional() }).loose()).optional(),
   identity: z.object({
     id: z.string(),
+    state: z.string().optional(),
     traits: z.object({ userServiceID: z.string().optional() }).loose(),
   }),
 });

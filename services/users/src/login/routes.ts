@@ -5,12 +5,15 @@ import { parseInput, sendOutput } from '../http/validate.ts';
 import { acceptConsent } from './consent.ts';
 import { loginConfigFor } from './login-config.ts';
 import { createRateLimiter } from './rate-limit.ts';
+import { tokenClaimsFor } from './token-claims.ts';
 import {
   consentBodySchema,
   loginConfigQuerySchema,
   loginConfigSchema,
   logoutBodySchema,
   redirectSchema,
+  tokenClaimsBodySchema,
+  tokenClaimsSchema,
 } from './schemas.ts';
 
 export function registerLoginRoutes(app: FastifyInstance, deps: Deps): void {
@@ -43,5 +46,18 @@ export function registerLoginRoutes(app: FastifyInstance, deps: Deps): void {
     const body = parseInput(logoutBodySchema, request.body);
     const redirectTo = await deps.oauth2Admin.acceptLogoutRequest(body.logoutChallenge);
     return sendOutput(reply, 200, redirectSchema, { redirectTo });
+  });
+}
+
+/**
+ * Operator network only: the authorization server reads a grant's claims here at sign-in (consent
+ * skipped for first-party clients) and at every refresh. 403 means the grant must end.
+ */
+export function registerLoginAdminRoutes(app: FastifyInstance, deps: Deps): void {
+  app.post('/admin/token-claims', async (request, reply) => {
+    const body = parseInput(tokenClaimsBodySchema, request.body);
+    const { claims } = await tokenClaimsFor(deps, body);
+    reply.header('cache-control', 'no-store');
+    return sendOutput(reply, 200, tokenClaimsSchema, claims);
   });
 }

@@ -18,3 +18,17 @@ export const consentBodySchema = z.object({ consentChallenge: opaque, identitySe
 export const logoutBodySchema = z.object({ logoutChallenge: opaque });
 
 export const redirectSchema = z.object({ redirectTo: z.string().min(1) });
+
+/** `POST /admin/token-claims`: the authorization server asks for a grant's claims. */
+export const tokenClaimsBodySchema = z
+  .object({
+    identitySessionId: opaque,
+    subject: opaque,
+    purpose: z.enum(['sign-in', 'refresh']),
+  })
+  .strict();
+
+export const tokenClaimsSchema = z.object({
+  access_token: z.record(z.string(), z.unknown()),
+  id_token: z.record(z.string(), z.unknown()),
+});

@@ -94,17 +94,41 @@ export async function listUsers(db: Kysely<UsersDb>, organisationId: string | un
 export async function findUserWithProducts(
   db: Kysely<UsersDb>,
   id: string,
-): Promise<{ identityId: string | null; email: string; scopeGroups: string[]; products: string[] } | null> {
+): Promise<{
+  identityId: string | null;
+  email: string;
+  role: string;
+  scopeGroups: string[];
+  products: string[];
+} | null> {
   const row = await db
     .selectFrom('users')
     .innerJoin('organisations', 'organisations.id', 'users.organisation_id')
     .select([
       'users.identity_id as identityId',
       'users.email as email',
+      'users.role as role',
       'users.scope_groups as scopeGroups',
       'organisations.products as products',
     ])
     .where('users.id', '=', id)
     .executeTakeFirst();
   return row ?? null;
+}
+
+/** Changes a user's role and/or scope groups; false when no user has this id. */
+export async function updateUser(
+  db: Kysely<UsersDb>,
+  id: string,
+  change: { role?: string | undefined; scopeGroups?: string[] | undefined },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({
+      ...(change.role !== undefined ? { role: change.role } : {}),
+      ...(change.scopeGroups !== undefined ? { scope_groups: JSON.stringify(change.scopeGroups) } : {}),
+    })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }

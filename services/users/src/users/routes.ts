@@ -4,10 +4,11 @@ import { AppError } from '../http/errors.ts';
 import { uuidSchema } from '../http/schemas.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
 import { createUser } from './create-user.ts';
-import { findUser, listUsers } from './repository.ts';
+import { deleteUser, findUser, listUsers, updateUser } from './repository.ts';
 import {
   createUserSchema,
   listUsersQuerySchema,
+  updateUserSchema,
   userIdParamsSchema,
   userListSchema,
   userSchema,
@@ -31,5 +32,30 @@ export function registerUserRoutes(app: FastifyInstance, deps: Deps): void {
     const user = uuidSchema.safeParse(id).success ? await findUser(deps.db, id) : null;
     if (!user) throw new AppError('USER_NOT_FOUND', 'No user has this id.');
     return sendOutput(reply, 200, userSchema, user);
+  });
+
+  app.patch('/admin/users/:id', async (request, reply) => {
+    const { id } = parseInput(userIdParamsSchema, request.params);
+    const change = parseInput(updateUserSchema, request.body);
+    if (!uuidSchema.safeParse(id).success || !(await updateUser(deps.db, id, change))) {
+      throw new AppError('USER_NOT_FOUND', 'No user has this id.');
+    }
+    request.log.info({ userId: id }, 'user updated');
+    return sendOutput(reply, 200, userSchema, (await findUser(deps.db, id))!);
+  });
+
+  /**
+   * Removes the user from their organisation. Their identity's sessions are revoked first, so every
+   * token grant bound to them ends at once (the authorization server checks the session at each
+   * refresh); then the user row goes, so no new sign-in gets claims either.
+   */
+  app.delete('/admin/users/:id', async (request, reply) => {
+    const { id } = parseInput(userIdParamsSchema, request.params);
+    const user = uuidSchema.safeParse(id).success ? await findUser(deps.db, id) : null;
+    if (!user) throw new AppError('USER_NOT_FOUND', 'No user has this id.');
+    if (user.identityId) await deps.identityAdmin.deleteSessions(user.identityId);
+    await deleteUser(deps.db, id);
+    request.log.info({ userId: id }, 'user removed from organisation');
+    return reply.code(204).send();
   });
 }

@@ -51,3 +51,16 @@ export const userListSchema = z.object({ users: z.array(userSchema) });
 export const listUsersQuerySchema = z.object({ organisationId: z.uuid().optional() }).strict();
 
 export const userIdParamsSchema = z.object({ id: z.string() });
+
+/** `PATCH /admin/users/:id`: what an operator may change; it shows in the next refreshed token. */
+export const updateUserSchema = z
+  .object({
+    role: z.enum(ROLES).optional(),
+    scopeGroups: z
+      .array(scopeGroupSchema)
+      .max(50)
+      .transform((groups) => [...new Set(groups)])
+      .optional(),
+  })
+  .strict()
+  .refine((v) => v.role !== undefined || v.scopeGroups !== undefined, 'nothing to change');

@@ -1,0 +1,54 @@
+import type { ConsentSession, JsonObject } from './claims.ts';
+
+/**
+ * The user service's `POST /admin/token-claims`: the claims a grant carries, read fresh, after the
+ * user service checked (through the identity admin API) that the identity session is still active
+ * and belongs to the subject, and that the identity is still a user of an organisation.
+ */
+export type ClaimsLookup = { kind: 'granted'; session: ConsentSession } | { kind: 'refused'; reason: string };
+
+export interface ClaimsSource {
+  fetch(input: {
+    identitySessionId: string;
+    subject: string;
+    purpose: 'sign-in' | 'refresh';
+  }): Promise<ClaimsLookup>;
+}
+
+export class ClaimsSourceUnavailable extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ClaimsSourceUnavailable';
+  }
+}
+
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function createClaimsSource(baseUrl: string, timeoutMs: number): ClaimsSource {
+  return {
+    async fetch(input) {
+      let res: Response;
+      try {
+        res = await fetch(`${baseUrl}/admin/token-claims`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          body: JSON.stringify(input),
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+      } catch {
+        throw new ClaimsSourceUnavailable('the user service could not be reached');
+      }
+      const body = (await res.json().catch(() => undefined)) as unknown;
+      if (res.status === 200 && isObject(body) && isObject(body.access_token) && isObject(body.id_token)) {
+        return { kind: 'granted', session: { access_token: body.access_token, id_token: body.id_token } };
+      }
+      // 4xx: the session ended, belongs to someone else, or the user left the organisation.
+      if (res.status >= 400 && res.status < 500) {
+        const code =
+          isObject(body) && typeof body.errorCode === 'string' ? body.errorCode : String(res.status);
+        return { kind: 'refused', reason: code };
+      }
+      throw new ClaimsSourceUnavailable(`the user service answered ${res.status}`);
+    },
+  };
+}

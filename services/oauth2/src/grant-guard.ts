@@ -1,0 +1,41 @@
+import { errors } from 'oidc-provider';
+import type { OAuth2Context } from './context.ts';
+import { requestState } from './request-state.ts';
+
+/**
+ * A refresh token must not outlive what it stands for. At every refresh, before anything is
+ * rotated or issued, the grant's identity session is checked and its claims re-read through the
+ * user service (which asks the identity admin API): a logout, an admin revocation, an expired
+ * session, a password change that ended other sessions, a deactivated or deleted identity, or a
+ * user removed from their organisation all refuse the refresh and end the grant with every token
+ * of it. A role, product or scope-group change shows in the refreshed access token.
+ * When the user service cannot be reached the refresh answers `temporarily_unavailable` and the
+ * grant is kept (the client retries).
+ */
+export async function checkGrantAtRefresh(c: OAuth2Context, token: object): Promise<boolean> {
+  const grantId = (token as unknown as { grantId?: unknown }).grantId;
+  if (!c.claimsSource || typeof grantId !== 'string') return true;
+  const consent = await c.claims.storedConsent(grantId);
+  // Grants from before the binding existed, or accepted without an identity session, cannot be
+  // checked: they keep their lifetime limits only.
+  if (!consent?.identitySessionId) return true;
+  const accountId = (token as unknown as { accountId?: unknown }).accountId;
+  let lookup;
+  try {
+    lookup = await c.claimsSource.fetch({
+      identitySessionId: consent.identitySessionId,
+      subject: typeof accountId === 'string' ? accountId : (consent.subject ?? ''),
+      purpose: 'refresh',
+    });
+  } catch (err) {
+    c.logger.warn({ err: { message: (err as Error).message } }, 'grant check unavailable at refresh');
+    throw new errors.TemporarilyUnavailable('the grant cannot be checked right now; retry later');
+  }
+  if (lookup.kind === 'refused') {
+    await c.claims.endGrant(grantId);
+    c.logger.info({ reason: lookup.reason }, 'grant ended at refresh');
+    return false;
+  }
+  requestState()?.fresh.set(grantId, lookup.session);
+  return true;
+}

@@ -1,0 +1,40 @@
+import type { AdapterPayload, Interaction } from 'oidc-provider';
+import type { GrantBinding } from '../claims.ts';
+import type { OAuth2Context } from '../context.ts';
+
+/**
+ * Which identity session a grant stands for. The login accept names it
+ * (`identity_provider_session_id`); it is kept with the authorization server's own browser session
+ * too, so that a later authorization in the same browser (signed in silently, without a login
+ * request) binds its grant to the same identity session.
+ */
+
+const MODEL = 'SessionBinding';
+
+interface LoginSubmission {
+  identityProviderSessionId?: string;
+}
+
+export async function rememberSessionBinding(
+  c: OAuth2Context,
+  sessionUid: string | undefined,
+  binding: { identitySessionId: string; subject: string },
+): Promise<void> {
+  if (!sessionUid || !binding.identitySessionId) return;
+  await c.adapters.get(MODEL).upsert(sessionUid, binding as unknown as AdapterPayload, c.config.ttl.session);
+}
+
+export async function bindingFor(c: OAuth2Context, interaction: Interaction): Promise<GrantBinding> {
+  const subject = interaction.session?.accountId ?? null;
+  const login = (interaction.lastSubmission?.login ?? {}) as LoginSubmission;
+  if (login.identityProviderSessionId) return { identitySessionId: login.identityProviderSessionId, subject };
+  const uid = interaction.session?.uid;
+  const stored = uid
+    ? ((await c.adapters.get(MODEL).findRecord(uid))?.payload as unknown as
+        { identitySessionId?: string; subject?: string } | undefined)
+    : undefined;
+  if (stored?.identitySessionId && stored.subject === subject) {
+    return { identitySessionId: stored.identitySessionId, subject };
+  }
+  return { identitySessionId: null, subject };
+}

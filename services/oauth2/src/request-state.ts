@@ -1,0 +1,35 @@
+import Provider, { type AdapterPayload } from 'oidc-provider';
+
+/**
+ * What one token request learned from the database and the user service, kept for the rest of
+ * that request only (keyed by its Koa context; nothing survives between requests). The token
+ * endpoint reads a code or refresh token, then its grant, then the grant's claims: the adapter
+ * fetches all three in one query and the later steps find them here.
+ */
+export interface StoredConsent {
+  access_token: Record<string, unknown>;
+  id_token: Record<string, unknown>;
+  identitySessionId: string | null;
+  subject: string | null;
+}
+
+export interface RequestState {
+  grants: Map<string, AdapterPayload | null>;
+  consents: Map<string, StoredConsent | null>;
+  /** Claims read fresh from the user service at this refresh, to store and put in the token. */
+  fresh: Map<string, { access_token: Record<string, unknown>; id_token: Record<string, unknown> }>;
+}
+
+const states = new WeakMap<object, RequestState>();
+
+/** The current request's state (oidc-provider's async-local context), created on first use. */
+export function requestState(): RequestState | undefined {
+  const ctx = Provider.ctx;
+  if (!ctx) return undefined;
+  let state = states.get(ctx);
+  if (!state) {
+    state = { grants: new Map(), consents: new Map(), fresh: new Map() };
+    states.set(ctx, state);
+  }
+  return state;
+}

@@ -1,0 +1,267 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDb } from '@acme/db';
+import type { Database } from '@acme/db';
+import { freePort } from '@acme/test-kit/free-port';
+import { start as startUsers } from '../src/index.ts';
+import { DEMO_PASSWORD, seedDemo } from '../src/seed.ts';
+import { platformAuthorizeUrl, startAuthStack } from './auth-stack.ts';
+import { Jar } from './jar.ts';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+/**
+ * Refresh tokens end with what they stand for. The real identity service, user service and
+ * authorization server run in process on one database; the authorization server knows the user
+ * service's admin API, so first-party clients skip consent and every refresh re-checks the grant's
+ * identity session and re-reads its claims.
+ */
+
+const APP_ORIGIN = 'http://localhost:4000';
+
+describe('grants end with their identity session and user', () => {
+  let db: Database;
+  const urls: Record<string, string> = {};
+  const closers: (() => Promise<void>)[] = [];
+  let organisationId = '';
+  let seq = 0;
+
+  beforeAll(async () => {
+    db = await createTestDb();
+    const [usersPublic, usersAdmin] = await Promise.all([freePort(), freePort()]);
+    const usersAdminUrl = `http://localhost:${usersAdmin}`;
+    Object.assign(urls, await startAuthStack(db, closers, { appOrigin: APP_ORIGIN, usersAdminUrl }));
+    const users = await startUsers({
+      db,
+      logger: false,
+      env: {
+        USERS_PUBLIC_PORT: String(usersPublic),
+        USERS_ADMIN_PORT: String(usersAdmin),
+        IDENTITY_ADMIN_URL: urls.identityAdmin!,
+        OAUTH2_ADMIN_URL: urls.oauth2Admin!,
+      },
+    });
+    closers.push(users.close);
+    urls.users = users.urls.public!;
+    urls.usersAdmin = users.urls.admin!;
+    await seedDemo(urls.usersAdmin);
+    const list = (await new Jar().fetch(`${urls.usersAdmin}/admin/users`)).body.users as any[];
+    organisationId = list[0].organisationId;
+  });
+  afterAll(async () => {
+    for (const close of closers.reverse()) await close();
+    await db.close();
+  });
+
+  async function newUser(role = 'member') {
+    seq += 1;
+    const created = await new Jar().fetch(`${urls.usersAdmin}/admin/users`, {
+      method: 'POST',
+      json: {
+        organisationId,
+        email: `grant-${seq}-${Date.now()}@acme.test`,
+        firstName: 'Grant',
+        lastName: `Tester${seq}`,
+        role,
+        password: DEMO_PASSWORD,
+      },
+    });
+    expect(created.res.status).toBe(201);
+    return created.body as { id: string; email: string; identityId: string };
+  }
+
+  /** Authorize → password login at the identity service → (consent skipped) → code → tokens. */
+  async function signIn(email: string) {
+    const jar = new Jar();
+    const { url: authorizeUrl, verifier } = platformAuthorizeUrl(urls.issuer!, APP_ORIGIN);
+    const login = await jar.navigateToApp(authorizeUrl);
+    const loginChallenge = login.searchParams.get('login_challenge')!;
+    const flow = await jar.fetch(
+      `${urls.identityPublic}/self-service/login/browser?login_challenge=${encodeURIComponent(loginChallenge)}`,
+      { headers: { accept: 'application/json' } },
+    );
+    const csrf = flow.body.ui.nodes.find((n: any) => n.attributes.name === 'csrf_token').attributes.value;
+    const submitted = await jar.fetch(`${urls.identityPublic}/self-service/login?flow=${flow.body.id}`, {
+      method: 'POST',
+      headers: { accept: 'application/json' },
+      json: { method: 'password', identifier: email, password: DEMO_PASSWORD, csrf_token: csrf },
+    });
+    expect(submitted.res.status).toBe(422);
+    const whoami = await jar.fetch(`${urls.identityPublic}/sessions/whoami`, {
+      headers: { accept: 'application/json' },
+    });
+    // First-party client: no consent screen, straight to the callback.
+    const callback = await jar.navigateToApp(submitted.body.redirect_browser_to);
+    expect(callback.pathname).toBe('/account/callback');
+    const token = await tokenRequest({
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code')!,
+      redirect_uri: `${APP_ORIGIN}/account/callback`,
+      code_verifier: verifier,
+      client_id: 'platform',
+    });
+    expect(token.status).toBe(200);
+    return { jar, session: whoami.body, tokens: token.body };
+  }
+
+  async function tokenRequest(form: Record<string, string>) {
+    const res = await fetch(`${urls.issuer}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  }
+
+  const refresh = (refreshToken: string) =>
+    tokenRequest({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: 'platform' });
+
+  const ext = (accessToken: string) =>
+    JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString('utf8')).ext;
+
+  async function introspect(token: string) {
+    const res = await fetch(`${urls.oauth2Admin}/admin/oauth2/introspect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token }).toString(),
+    });
+    return (await res.json()) as any;
+  }
+
+  /** The refresh is refused, and the grant with every token of it is gone. */
+  async function expectGrantEnded(tokens: { refresh_token: string; access_token: string }) {
+    const res = await refresh(tokens.refresh_token);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('invalid_grant');
+    expect(await introspect(tokens.access_token)).toEqual({ active: false });
+    expect(await introspect(tokens.refresh_token)).toEqual({ active: false });
+  }
+
+  it('first-party clients skip consent on the server; the grant refreshes while its session lives', async () => {
+    const user = await newUser();
+    const { tokens } = await signIn(user.email);
+    expect(ext(tokens.access_token)).toEqual({
+      user: { authenticationMode: 'ory' },
+      products: expect.any(Array),
+      scopeGroups: [],
+      role: 'member',
+    });
+    const res = await refresh(tokens.refresh_token);
+    expect(res.status).toBe(200);
+    expect(res.body.refresh_token).toMatch(/^ory_rt_/);
+  });
+
+  it('refresh after browser logout is refused: the grant ends with its identity session', async () => {
+    const user = await newUser();
+    const { jar, tokens } = await signIn(user.email);
+    const logout = await jar.fetch(`${urls.identityPublic}/self-service/logout/browser`, {
+      headers: { accept: 'application/json' },
+    });
+    expect(logout.res.status).toBe(200);
+    const done = await jar.fetch(logout.body.logout_url, { headers: { accept: 'application/json' } });
+    expect(done.res.status).toBeLessThan(400);
+    await expectGrantEnded(tokens);
+  });
+
+  it('refresh after admin session revocation (DELETE /admin/identities/{id}/sessions) is refused', async () => {
+    const user = await newUser();
+    const { tokens } = await signIn(user.email);
+    const revoked = await fetch(`${urls.identityAdmin}/admin/identities/${user.identityId}/sessions`, {
+      method: 'DELETE',
+    });
+    expect(revoked.status).toBe(204);
+    await expectGrantEnded(tokens);
+  });
+
+  it('refresh after the identity is deactivated is refused', async () => {
+    const user = await newUser();
+    const { tokens } = await signIn(user.email);
+    const patched = await new Jar().fetch(`${urls.identityAdmin}/admin/identities/${user.identityId}`, {
+      method: 'PATCH',
+      json: [{ op: 'replace', path: '/state', value: 'inactive' }],
+    });
+    expect(patched.res.status).toBe(200);
+    await expectGrantEnded(tokens);
+  });
+
+  it('refresh after the identity is deleted is refused', async () => {
+    const user = await newUser();
+    const { tokens } = await signIn(user.email);
+    const deleted = await fetch(`${urls.identityAdmin}/admin/identities/${user.identityId}`, {
+      method: 'DELETE',
+    });
+    expect(deleted.status).toBe(204);
+    await expectGrantEnded(tokens);
+  });
+
+  it('refresh after the user is removed from their organisation is refused, and their sessions are revoked', async () => {
+    const user = await newUser();
+    const { jar, tokens } = await signIn(user.email);
+    const removed = await fetch(`${urls.usersAdmin}/admin/users/${user.id}`, { method: 'DELETE' });
+    expect(removed.status).toBe(204);
+    const whoami = await jar.fetch(`${urls.identityPublic}/sessions/whoami`, {
+      headers: { accept: 'application/json' },
+    });
+    expect(whoami.res.status).toBe(401);
+    await expectGrantEnded(tokens);
+    expect((await fetch(`${urls.usersAdmin}/admin/users/${user.id}`)).status).toBe(404);
+  });
+
+  it('a role change shows in ext at the next refresh', async () => {
+    const user = await newUser('member');
+    const { tokens } = await signIn(user.email);
+    expect(ext(tokens.access_token).role).toBe('member');
+    const changed = await new Jar().fetch(`${urls.usersAdmin}/admin/users/${user.id}`, {
+      method: 'PATCH',
+      json: { role: 'admin', scopeGroups: ['research'] },
+    });
+    expect(changed.res.status).toBe(200);
+    const res = await refresh(tokens.refresh_token);
+    expect(res.status).toBe(200);
+    expect(ext(res.body.access_token)).toMatchObject({ role: 'admin', scopeGroups: ['research'] });
+    // Introspection of the new refresh token reports the stored, fresh claims too.
+    expect((await introspect(res.body.refresh_token)).ext).toMatchObject({ role: 'admin' });
+  });
+
+  it('the token-claims admin API refuses bad input and foreign sessions with {errorCode, message}', async () => {
+    const user = await newUser();
+    const other = await newUser();
+    const { session } = await signIn(user.email);
+    const post = (json: unknown) =>
+      new Jar().fetch(`${urls.usersAdmin}/admin/token-claims`, { method: 'POST', json });
+    const foreign = await post({
+      identitySessionId: session.id,
+      subject: other.identityId,
+      purpose: 'refresh',
+    });
+    expect(foreign.res.status).toBe(403);
+    expect(foreign.body).toEqual({ errorCode: 'SESSION_MISMATCH', message: expect.any(String) });
+    const bad = await post({ identitySessionId: session.id });
+    expect(bad.res.status).toBe(400);
+    expect(bad.body.errorCode).toBe('INVALID_REQUEST');
+    const unknown = await post({ identitySessionId: 'nope', subject: user.identityId, purpose: 'refresh' });
+    expect(unknown.res.status).toBe(403);
+  });
+
+  it('PATCH and DELETE /admin/users/:id answer USER_NOT_FOUND for unknown users and refuse empty changes', async () => {
+    const missing = '00000000-0000-4000-8000-000000000000';
+    const patch = await new Jar().fetch(`${urls.usersAdmin}/admin/users/${missing}`, {
+      method: 'PATCH',
+      json: { role: 'admin' },
+    });
+    expect(patch.res.status).toBe(404);
+    expect(patch.body.errorCode).toBe('USER_NOT_FOUND');
+    const del = await fetch(`${urls.usersAdmin}/admin/users/not-a-uuid`, { method: 'DELETE' });
+    expect(del.status).toBe(404);
+    const user = await newUser();
+    const empty = await new Jar().fetch(`${urls.usersAdmin}/admin/users/${user.id}`, {
+      method: 'PATCH',
+      json: {},
+    });
+    expect(empty.res.status).toBe(400);
+    const badRole = await new Jar().fetch(`${urls.usersAdmin}/admin/users/${user.id}`, {
+      method: 'PATCH',
+      json: { role: 'emperor' },
+    });
+    expect(badRole.res.status).toBe(400);
+  });
+});
