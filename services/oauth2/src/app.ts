@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Database } from '@acme/db';
 import { systemClock, type Clock } from '@acme/db/clock';
 import type { FastifyInstance } from 'fastify';
@@ -12,7 +13,7 @@ import type { OAuth2Runtime } from './context.ts';
 import { createTokenVerifier } from './introspection.ts';
 import { logoutEndpointMiddleware } from './interactions/logout.ts';
 import { resumeGuard } from './interactions/resume-verifier.ts';
-import { loadKeyMaterial } from './keys.ts';
+import { loadKeyMaterial, rotateSigningKey, type KeyMaterial } from './keys.ts';
 import { createProvider, ROUTES } from './provider.ts';
 import { publicHttp } from './public/http.ts';
 import { offlineAccessPrompt } from './public/offline-access.ts';
@@ -26,10 +27,14 @@ export interface CreateAppOptions {
 }
 
 export interface OAuth2App {
-  /** The oidc-provider Koa app: mount with `http.createServer(provider.callback())`. */
-  provider: Provider;
+  /** The current oidc-provider (rebuilt when the signing keys change). */
+  readonly provider: Provider;
+  /** The public app's request handler: `http.createServer(app.handler)`; follows key changes. */
+  handler: (req: IncomingMessage, res: ServerResponse) => void;
   admin: FastifyInstance;
   runtime: OAuth2Runtime;
+  /** Re-reads the signing keys (another instance may have rotated them); true when they changed. */
+  reloadKeys(): Promise<boolean>;
 }
 
 export const REDACT = {
@@ -56,7 +61,10 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
     opts.logger === false
       ? pino({ enabled: false })
       : (opts.logger ?? pino({ name: 'oauth2', level: 'info', redact: REDACT }));
-  const keys = await loadKeyMaterial(db);
+  // A retired signing key stays published as long as a JWT it signed may still be valid.
+  const retentionSeconds = Math.max(config.ttl.accessToken, config.ttl.idToken);
+  const loadKeys = () => loadKeyMaterial(db, { now: clock.now(), retentionSeconds });
+  const keys = await loadKeys();
   const adapters = createAdapterRegistry({ db, clock, graceSeconds: config.refreshGraceSeconds });
   const claims = createClaimsStore({ db, clock, adapters });
   const claimsSource = config.usersAdminUrl
@@ -67,17 +75,48 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
       'USERS_ADMIN_URL is not set: refreshes do not re-check the identity session or re-read claims',
     );
   }
-  const base = { config, clock, adapters, claims, claimsSource, keys, logger };
-  const provider = createProvider(base);
-  const runtime: OAuth2Runtime = { ...base, provider };
+  const base = { config, clock, adapters, claims, claimsSource, logger };
+  const runtime = { ...base, keys } as OAuth2Runtime;
   const verifier = createTokenVerifier(runtime);
 
-  provider.use(publicHttp(logger));
-  provider.use(userinfo(runtime, verifier, ROUTES.userinfo));
-  provider.use(offlineAccessPrompt(ROUTES.authorization));
-  provider.use(resumeGuard(runtime));
-  provider.use(logoutEndpointMiddleware(runtime));
+  const build = (material: KeyMaterial): Provider => {
+    const provider = createProvider({ ...base, keys: material });
+    provider.use(publicHttp(logger));
+    provider.use(userinfo(runtime, verifier, ROUTES.userinfo));
+    provider.use(offlineAccessPrompt(ROUTES.authorization));
+    provider.use(resumeGuard(runtime));
+    provider.use(logoutEndpointMiddleware(runtime));
+    return provider;
+  };
+  runtime.provider = build(keys);
+  let handler = runtime.provider.callback();
 
-  const admin = createAdminServer(runtime, verifier);
-  return { provider, admin, runtime };
+  /** Re-reads the keys; when the signing or published keys changed, serves from a provider built with them. */
+  async function reloadKeys(): Promise<boolean> {
+    const material = await loadKeys();
+    if (material.fingerprint === runtime.keys.fingerprint) return false;
+    const provider = build(material);
+    runtime.keys = material;
+    runtime.provider = provider;
+    handler = provider.callback();
+    logger.info({ kids: material.fingerprint }, 'signing keys reloaded');
+    return true;
+  }
+
+  async function rotateKeys() {
+    const rotated = await rotateSigningKey(db, { now: clock.now(), retentionSeconds });
+    await reloadKeys();
+    return { kid: rotated.kid, published: runtime.keys.publicJwks.keys.map((k) => k.kid) };
+  }
+
+  const admin = createAdminServer(runtime, verifier, { rotateKeys });
+  return {
+    get provider() {
+      return runtime.provider;
+    },
+    handler: (req, res) => handler(req, res),
+    admin,
+    runtime,
+    reloadKeys,
+  };
 }

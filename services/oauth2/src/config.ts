@@ -64,6 +64,8 @@ const EnvSchema = z.object({
   USERS_ADMIN_URL: z.url().optional(),
   OAUTH2_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   OAUTH2_REFRESH_GRACE_SECONDS: z.coerce.number().min(0).max(60).default(5),
+  /** How often each instance re-reads the signing keys (a rotation elsewhere, a retired key's end). */
+  OAUTH2_KEY_RELOAD_SECONDS: seconds(30),
   OAUTH2_TRUST_PROXY: bool(false),
   OAUTH2_BODY_LIMIT_BYTES: z.coerce
     .number()
@@ -91,6 +93,7 @@ export interface OAuth2Config {
   upstreamTimeoutMs: number;
   /** Seconds during which a rotated refresh token may still be used once more (parallel tabs). */
   refreshGraceSeconds: number;
+  keyReloadSeconds: number;
   trustProxy: boolean;
   bodyLimitBytes: number;
 }
@@ -135,6 +138,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     usersAdminUrl: e.USERS_ADMIN_URL?.replace(/\/+$/, ''),
     upstreamTimeoutMs: e.OAUTH2_UPSTREAM_TIMEOUT_MS,
     refreshGraceSeconds: e.OAUTH2_REFRESH_GRACE_SECONDS,
+    keyReloadSeconds: e.OAUTH2_KEY_RELOAD_SECONDS,
     trustProxy: e.OAUTH2_TRUST_PROXY,
     bodyLimitBytes: e.OAUTH2_BODY_LIMIT_BYTES,
   });

@@ -26,9 +26,10 @@ export async function start(opts: {
   const clock = opts.clock ?? systemClock;
   await migrate(opts.db, 'oauth2', migrations);
   await deleteExpired(opts.db, clock);
-  const { provider, admin } = await createApp({ config, db: opts.db, clock, logger: opts.logger });
+  const app = await createApp({ config, db: opts.db, clock, logger: opts.logger });
+  const { admin } = app;
 
-  const publicServer: Server = createServer(provider.callback());
+  const publicServer: Server = createServer(app.handler);
   publicServer.requestTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     publicServer.once('error', reject);
@@ -42,6 +43,11 @@ export async function start(opts: {
     deleteExpired(opts.db, clock).catch(() => undefined);
   }, CLEANUP_INTERVAL_MS);
   cleanup.unref();
+  // Another instance (or the CLI through it) may rotate the signing keys: pick them up.
+  const keyWatch = setInterval(() => {
+    app.reloadKeys().catch(() => undefined);
+  }, config.keyReloadSeconds * 1000);
+  keyWatch.unref();
 
   return {
     urls: {
@@ -50,6 +56,7 @@ export async function start(opts: {
     },
     async close() {
       clearInterval(cleanup);
+      clearInterval(keyWatch);
       await admin.close();
       publicServer.closeAllConnections();
       await new Promise<void>((resolve) => publicServer.close(() => resolve()));

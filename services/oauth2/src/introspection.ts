@@ -33,7 +33,17 @@ function looksLikeJwt(token: string): boolean {
 }
 
 export function createTokenVerifier(rt: OAuth2Runtime) {
-  const jwks = createLocalJWKSet(rt.keys.publicJwks as Parameters<typeof createLocalJWKSet>[0]);
+  // Follows key rotation: rebuilt when the runtime's key material changes.
+  let current = rt.keys;
+  let localJwks = createLocalJWKSet(current.publicJwks as Parameters<typeof createLocalJWKSet>[0]);
+  const jwks = (...args: Parameters<typeof localJwks>) => {
+    const [header, token] = args;
+    if (rt.keys !== current) {
+      current = rt.keys;
+      localJwks = createLocalJWKSet(current.publicJwks as Parameters<typeof createLocalJWKSet>[0]);
+    }
+    return localJwks(header, token);
+  };
 
   /** The verified payload of a live JWT access token, or undefined. */
   async function verifyAccessToken(token: string): Promise<JWTPayload | undefined> {

@@ -69,4 +69,9 @@ export const migrations: Migration[] = [
     name: '121_consent_sessions_subject',
     sql: 'alter table oauth2_consent_sessions add column subject text',
   },
+  {
+    // kid → {retiredAt} of signing keys replaced by a rotation (kept in the JWKS until their tokens expire).
+    name: '122_keys_meta',
+    sql: 'alter table oauth2_keys add column key_meta jsonb',
+  },
 ];

@@ -137,9 +137,8 @@ export function createProvider(c: OAuth2Context): Provider {
     enableHttpPostMethods: false,
   };
 
-  // eslint-disable-next-line prefer-const -- the interaction hook above runs after construction
-  let provider: Provider;
-  provider = new Provider(config.issuer, configuration);
+  // The interaction hook above reads `provider`; it only runs once construction is done.
+  const provider = new Provider(config.issuer, configuration);
   provider.proxy = config.trustProxy;
 
   for (const [model, prefix] of Object.entries(PREFIXES)) {

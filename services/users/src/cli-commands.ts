@@ -23,8 +23,11 @@ Commands:
   invite:resend --id <invitationId>
   invite:revoke --id <invitationId>
   terms:export [--org <organisationId>] [--format csv|json]
+  keys:rotate   a new token-signing key; the old one stays published until its tokens expire
 
-Talks to the user service admin API at USERS_ADMIN_URL (default http://localhost:4456) and prints JSON.`;
+Talks to the user service admin API at USERS_ADMIN_URL (default http://localhost:4456), and for
+keys:rotate to the authorization server's admin API at OAUTH2_ADMIN_URL (default
+http://localhost:4445), and prints JSON.`;
 
 class UsageError extends Error {}
 
@@ -68,6 +71,8 @@ const orgQuery = (values: Values): string =>
   values.org === undefined ? '' : `?organisationId=${encodeURIComponent(values.org)}`;
 
 interface Call {
+  /** Which admin API: the user service's (default) or the authorization server's. */
+  service?: 'users' | 'oauth2';
   method: 'GET' | 'POST';
   path: string;
   body?: unknown;
@@ -136,6 +141,8 @@ function toCall(command: string, values: Values): Call {
         method: 'POST',
         path: `/admin/invitations/${encodeURIComponent(required(values, 'id'))}/${command.slice('invite:'.length)}`,
       };
+    case 'keys:rotate':
+      return { service: 'oauth2', method: 'POST', path: '/admin/keys/rotate' };
     case 'terms:export': {
       const format = values.format ?? 'csv';
       if (format !== 'csv' && format !== 'json') throw new UsageError('--format must be csv or json');
@@ -169,7 +176,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
 
-  const base = (io.env.USERS_ADMIN_URL ?? 'http://localhost:4456').replace(/\/+$/, '');
+  const base = (
+    call.service === 'oauth2'
+      ? (io.env.OAUTH2_ADMIN_URL ?? 'http://localhost:4445')
+      : (io.env.USERS_ADMIN_URL ?? 'http://localhost:4456')
+  ).replace(/\/+$/, '');
   let response: Response;
   try {
     response = await fetch(`${base}${call.path}`, {

@@ -12,7 +12,15 @@ import { acceptLogoutRequest, getLogoutRequest, rejectLogoutRequest } from '../i
  * Hydra's admin API (never exposed beyond the operator's network): login/consent/logout
  * requests and token introspection. Every error answers `{error, error_description}`.
  */
-export function createAdminServer(rt: OAuth2Runtime, verifier: TokenVerifier): FastifyInstance {
+export interface AdminOperations {
+  rotateKeys(): Promise<{ kid: string; published: (string | undefined)[] }>;
+}
+
+export function createAdminServer(
+  rt: OAuth2Runtime,
+  verifier: TokenVerifier,
+  ops: AdminOperations,
+): FastifyInstance {
   const app = Fastify({
     // Fastify's own request lines (info) would carry query strings with challenges: keep warn+.
     loggerInstance: rt.logger.child({ server: 'oauth2-admin' }, { level: 'warn' }) as FastifyBaseLogger,
@@ -81,6 +89,14 @@ export function createAdminServer(rt: OAuth2Runtime, verifier: TokenVerifier): F
     const scope = typeof body.scope === 'string' ? body.scope : undefined;
     reply.header('Cache-Control', 'no-store');
     return verifier.introspect(token, scope);
+  });
+
+  // Operator: a new signing key signs from now on; the old ones stay in the JWKS until their tokens expire.
+  app.post('/admin/keys/rotate', async (_req, reply) => {
+    const rotated = await ops.rotateKeys();
+    rt.logger.info({ kid: rotated.kid }, 'signing key rotated');
+    reply.header('Cache-Control', 'no-store');
+    return { kid: rotated.kid, jwks_kids: rotated.published };
   });
 
   app.get('/health/alive', async () => ({ status: 'ok' }));

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDb, type Database } from '@acme/db';
+import { freePort } from '@acme/test-kit/free-port';
+import { start as startOAuth2 } from '@acme/oauth2';
+import { runCli } from '../src/cli-commands.ts';
+
+/** `npm run admin -- keys:rotate` against the real authorization server's admin API. */
+describe('admin CLI keys:rotate', () => {
+  let db: Database;
+  let close: () => Promise<void>;
+  const urls: Record<string, string> = {};
+
+  beforeAll(async () => {
+    db = await createTestDb();
+    const [pub, adm] = await Promise.all([freePort(), freePort()]);
+    const oauth2 = await startOAuth2({
+      db,
+      logger: false,
+      env: {
+        ISSUER: `http://localhost:${pub}`,
+        OAUTH2_PUBLIC_PORT: String(pub),
+        OAUTH2_ADMIN_PORT: String(adm),
+      },
+    });
+    close = oauth2.close;
+    urls.public = `http://localhost:${pub}`;
+    urls.admin = oauth2.urls.admin!;
+  });
+  afterAll(async () => {
+    await close();
+    await db.close();
+  });
+
+  async function run(argv: string[], env: Record<string, string>) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(argv, { env, out: (t) => out.push(t), err: (t) => err.push(t) });
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  }
+
+  it('rotates the signing key: the JWKS then lists the new key first and keeps the old one', async () => {
+    const kids = async () =>
+      (
+        (await fetch(`${urls.public}/.well-known/jwks.json`).then((r) => r.json())) as {
+          keys: { kid: string }[];
+        }
+      ).keys.map((k) => k.kid);
+    const [before] = await kids();
+    const result = await run(['keys:rotate'], { OAUTH2_ADMIN_URL: urls.admin! });
+    expect(result.code).toBe(0);
+    const printed = JSON.parse(result.out) as { kid: string; jwks_kids: string[] };
+    expect(printed.kid).not.toBe(before);
+    expect(await kids()).toEqual([printed.kid, before]);
+  });
+
+  it('reports an unreachable authorization server with exit code 1', async () => {
+    const port = await freePort();
+    const result = await run(['keys:rotate'], { OAUTH2_ADMIN_URL: `http://localhost:${port}` });
+    expect(result.code).toBe(1);
+    expect(result.err).toContain('UNREACHABLE');
+  });
+});
