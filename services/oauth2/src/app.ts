@@ -16,6 +16,7 @@ import { resumeGuard } from './interactions/resume-verifier.ts';
 import { loadKeyMaterial, rotateSigningKey, type KeyMaterial } from './keys.ts';
 import { createProvider, ROUTES } from './provider.ts';
 import { publicHttp } from './public/http.ts';
+import { tokenWrites } from './public/token-writes.ts';
 import { offlineAccessPrompt } from './public/offline-access.ts';
 import { userinfo } from './public/userinfo.ts';
 
@@ -82,6 +83,7 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   const build = (material: KeyMaterial): Provider => {
     const provider = createProvider({ ...base, keys: material });
     provider.use(publicHttp(logger));
+    provider.use(tokenWrites(db, ROUTES.token));
     provider.use(userinfo(runtime, verifier, ROUTES.userinfo));
     provider.use(offlineAccessPrompt(ROUTES.authorization));
     provider.use(resumeGuard(runtime));

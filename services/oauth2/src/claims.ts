@@ -1,4 +1,5 @@
 import { sql, type Database } from '@acme/db';
+import type { RawBuilder } from 'kysely';
 import type { Clock } from '@acme/db/clock';
 import type { AccessToken, ClientCredentials, JWTStructured, KoaContextWithOIDC } from 'oidc-provider';
 import type { AdapterRegistry } from './adapter/postgres-adapter.ts';
@@ -134,28 +135,31 @@ export function createClaimsStore(deps: {
       const { exp: known, expiration } = token as unknown as { exp?: number; expiration: number };
       const exp = known ?? Math.floor(now.getTime() / 1000) + expiration;
       const index = JSON.stringify({ jti, grantId, clientId: token.clientId, exp });
-      const insertIndex = sql`
+      const insertIndex = (cond: RawBuilder<unknown>) => sql`
         insert into oauth2_models (model, id, payload, grant_id, expires_at)
-        values ('AccessToken', ${jti}, ${index}, ${grantId}, to_timestamp(${exp}::float8))
+        select 'AccessToken', ${jti}::text, ${index}::jsonb, ${grantId}::text, to_timestamp(${exp}::float8)
+        where ${cond}
         on conflict (model, id) do nothing`;
-      if (fresh) {
-        // Claims re-read at this refresh: store them with the index row, in one statement.
-        await sql`
-          with indexed as (${insertIndex})
-          update oauth2_consent_sessions
-          set access_token = ${JSON.stringify(fresh.access_token)}, id_token = ${JSON.stringify(fresh.id_token)},
-              updated_at = now()
-          where grant_id = ${grantId}`.execute(db.kysely);
-        return { ext: fresh.access_token };
+      const storeFresh = (cond: RawBuilder<unknown>) => sql`
+        update oauth2_consent_sessions
+        set access_token = ${JSON.stringify(fresh?.access_token ?? {})}::jsonb,
+            id_token = ${JSON.stringify(fresh?.id_token ?? {})}::jsonb, updated_at = now()
+        where grant_id = ${grantId} and ${cond}`;
+      const state = requestState();
+      if (state?.deferWrites) {
+        // Token endpoint: written with the request's other writes, in one statement.
+        state.pending.push(insertIndex);
+        if (fresh) state.pending.push(storeFresh);
+        const known = state.consents.get(grantId);
+        if (fresh || known !== undefined) return { ext: fresh?.access_token ?? known?.access_token ?? {} };
       }
-      const known2 = requestState()?.consents.get(grantId);
-      if (known2 !== undefined) {
-        await insertIndex.execute(db.kysely);
-        return { ext: known2?.access_token ?? {} };
+      if (fresh) {
+        await sql`with indexed as (${insertIndex(sql`true`)}) ${storeFresh(sql`true`)}`.execute(db.kysely);
+        return { ext: fresh.access_token };
       }
       const row = (
         await sql<{ access_token: JsonObject }>`
-          with indexed as (${insertIndex})
+          with indexed as (${state?.deferWrites ? sql`select 1` : insertIndex(sql`true`)})
           select access_token from oauth2_consent_sessions
           where grant_id = ${grantId} and expires_at > ${now.toISOString()}::timestamptz`.execute(db.kysely)
       ).rows[0];

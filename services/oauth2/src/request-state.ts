@@ -1,4 +1,5 @@
 import Provider, { type AdapterPayload } from 'oidc-provider';
+import type { RawBuilder } from 'kysely';
 
 /**
  * What one token request learned from the database and the user service, kept for the rest of
@@ -18,17 +19,35 @@ export interface RequestState {
   consents: Map<string, StoredConsent | null>;
   /** Claims read fresh from the user service at this refresh, to store and put in the token. */
   fresh: Map<string, { access_token: Record<string, unknown>; id_token: Record<string, unknown> }>;
+  /**
+   * Token endpoint only: writes are collected and sent as ONE statement once the response is
+   * ready (see `token-writes.ts`). `gate` is the authorization code's consumption: the other
+   * writes happen only if this request consumed the code.
+   */
+  deferWrites: boolean;
+  gate: RawBuilder<unknown> | undefined;
+  pending: ((cond: RawBuilder<unknown>) => RawBuilder<unknown>)[];
 }
 
 const states = new WeakMap<object, RequestState>();
 
-/** The current request's state (oidc-provider's async-local context), created on first use. */
-export function requestState(): RequestState | undefined {
-  const ctx = Provider.ctx;
+/**
+ * The current request's state, created on first use: of `ctx`, or of oidc-provider's
+ * async-local context (the same Koa context, inside its routes).
+ */
+export function requestState(koaCtx?: object): RequestState | undefined {
+  const ctx = koaCtx ?? Provider.ctx;
   if (!ctx) return undefined;
   let state = states.get(ctx);
   if (!state) {
-    state = { grants: new Map(), consents: new Map(), fresh: new Map() };
+    state = {
+      grants: new Map(),
+      consents: new Map(),
+      fresh: new Map(),
+      deferWrites: false,
+      gate: undefined,
+      pending: [],
+    };
     states.set(ctx, state);
   }
   return state;

@@ -1,5 +1,6 @@
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import { sql, type Database } from '@acme/db';
+import type { RawBuilder } from 'kysely';
 import type { Clock } from '@acme/db/clock';
 import { requestState, type StoredConsent } from '../request-state.ts';
 
@@ -30,6 +31,8 @@ export interface StoredRecord {
 }
 
 const GRACE_MODELS = new Set(['RefreshToken']);
+/** Written once per token request, with the rest of its writes (token endpoint only). */
+const DEFERRED_MODELS = new Set(['AuthorizationCode', 'RefreshToken']);
 const GRANT_BEARING_MODELS = new Set(['AuthorizationCode', 'RefreshToken']);
 
 function takeRequestGrant(grantId: string): AdapterPayload | null | undefined {
@@ -70,13 +73,20 @@ export class PostgresAdapter implements Adapter {
     const grantId = typeof payload.grantId === 'string' ? payload.grantId : null;
     const uid = typeof payload.uid === 'string' ? payload.uid : null;
     const userCode = typeof payload.userCode === 'string' ? payload.userCode : null;
-    await sql`
+    const write = (cond: RawBuilder<unknown>) => sql`
       insert into oauth2_models (model, id, payload, grant_id, uid, user_code, expires_at)
-      values (${this.model}, ${id}, ${JSON.stringify(payload)}, ${grantId}, ${uid}, ${userCode},
-              ${expiresAt}::timestamptz)
+      select ${this.model}::text, ${id}::text, ${JSON.stringify(payload)}::jsonb, ${grantId}::text,
+             ${uid}::text, ${userCode}::text, ${expiresAt}::timestamptz
+      where ${cond}
       on conflict (model, id) do update set
         payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid,
-        user_code = excluded.user_code, expires_at = excluded.expires_at`.execute(this.#db);
+        user_code = excluded.user_code, expires_at = excluded.expires_at`;
+    const state = requestState();
+    if (state?.deferWrites && DEFERRED_MODELS.has(this.model)) {
+      state.pending.push(write);
+      return;
+    }
+    await write(sql`true`).execute(this.#db);
   }
 
   /** The unexpired row whose `column` is `value`, including soft-deleted or consumed ones. */
@@ -183,6 +193,17 @@ export class PostgresAdapter implements Adapter {
   }
 
   async consume(id: string): Promise<void> {
+    const state = requestState();
+    if (state?.deferWrites && DEFERRED_MODELS.has(this.model)) {
+      const consume = sql`
+        update oauth2_models set consumed_at = ${this.#now().toISOString()}::timestamptz
+        where model = ${this.model} and id = ${id} and consumed_at is null`;
+      // A code yields tokens once: the request's other writes depend on consuming it. A refresh
+      // token's consumption is no gate (the grace window lets a second tab rotate it too).
+      if (this.model === 'AuthorizationCode') state.gate = sql`${consume} returning id`;
+      else state.pending.push(() => consume);
+      return;
+    }
     const first = await this.consumeOnce(id);
     if (!first && this.model === 'AuthorizationCode') {
       throw new errors.InvalidGrant('authorization code already consumed');
