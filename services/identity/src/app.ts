@@ -16,6 +16,7 @@ import { registerAdminRecoveryRoutes, registerRecoveryRoutes } from './flows/rec
 import { registerRawBodyParser } from './http/body.ts';
 import { sendError } from './http/respond.ts';
 import { registerAdminRoutes } from './identities/admin-routes.ts';
+import { registerAdminGuard } from '@acme/service-kit/admin-access';
 import { SCHEMA_ID, identitySchema } from './identities/schema.ts';
 import { createHydraClient, type HydraClient } from './oauth2/hydra.ts';
 import { registerSessionRoutes } from './sessions/routes.ts';
@@ -74,7 +75,7 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
     config,
     db: typed<IdentityDb>(opts.db),
     clock: opts.clock ?? systemClock,
-    hydra: opts.hydra ?? createHydraClient(config.oauth2AdminUrl),
+    hydra: opts.hydra ?? createHydraClient(config.oauth2AdminUrl, fetch, config.oauth2AdminKey),
     mailer:
       opts.mailer ??
       ({
@@ -154,6 +155,7 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
   registerSettingsRoutes(pub, ctx);
   registerRecoveryRoutes(pub, ctx);
   registerVerificationRoutes(pub, ctx);
+  registerAdminGuard(admin, config.admin, (r) => new IdentityError(r.status, { reason: r.message }));
   registerAdminRecoveryRoutes(admin, ctx);
   registerAdminRoutes(admin, ctx);
 

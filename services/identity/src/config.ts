@@ -1,4 +1,11 @@
 import { z } from 'zod';
+import {
+  adminAccess,
+  adminHostSchema,
+  adminKeySchema,
+  hostListSchema,
+  type AdminAccess,
+} from '@acme/service-kit/admin-access';
 
 /** Go-style durations: `30s`, `10m`, `1h`, `1h30m`, `1500ms` (or plain milliseconds). */
 export function parseDuration(value: string): number {
@@ -61,6 +68,11 @@ const EnvSchema = z.object({
   IDENTITY_CORS_ORIGINS: list('http://localhost:4000,http://localhost:4001'),
   IDENTITY_ALLOWED_RETURN_URLS: list('http://localhost:4000,http://localhost:4001,http://localhost:4444'),
   OAUTH2_ADMIN_URL: url('http://localhost:4445'),
+  /** Bearer token for the authorization server's admin API, when it requires one. */
+  OAUTH2_ADMIN_KEY: adminKeySchema,
+  IDENTITY_ADMIN_HOST: adminHostSchema,
+  IDENTITY_ADMIN_KEY: adminKeySchema,
+  IDENTITY_ADMIN_ALLOWED_HOSTS: hostListSchema,
   IDENTITY_SESSION_LIFESPAN: duration('24h'),
   IDENTITY_FLOW_LIFESPAN: duration('1h'),
   IDENTITY_PRIVILEGED_SESSION_MAX_AGE: duration('1h'),
@@ -86,11 +98,14 @@ export interface Config {
   /** Browser-facing base URL of the public API (no trailing slash). Decides cookie `Secure` and the CSRF cookie name. */
   publicUrl: string;
   adminUrl: string;
+  /** Admin listener: bind address, bearer key, accepted Host names. */
+  admin: AdminAccess;
   ui: { login: string; error: string; settings: string; recovery: string; verification: string };
   defaultReturnUrl: string;
   corsOrigins: string[];
   allowedReturnUrls: string[];
   oauth2AdminUrl: string;
+  oauth2AdminKey: string | undefined;
   sessionLifespanMs: number;
   flowLifespanMs: number;
   privilegedSessionMaxAgeMs: number;
@@ -114,6 +129,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminPort: e.IDENTITY_ADMIN_PORT,
     publicUrl: e.IDENTITY_PUBLIC_URL,
     adminUrl: e.IDENTITY_ADMIN_URL,
+    admin: adminAccess('IDENTITY', {
+      host: e.IDENTITY_ADMIN_HOST,
+      key: e.IDENTITY_ADMIN_KEY,
+      allowedHosts: [new URL(e.IDENTITY_ADMIN_URL).hostname.toLowerCase(), ...e.IDENTITY_ADMIN_ALLOWED_HOSTS],
+    }),
     ui: {
       login: e.IDENTITY_LOGIN_UI_URL,
       error: e.IDENTITY_ERROR_UI_URL,
@@ -125,6 +145,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     corsOrigins: e.IDENTITY_CORS_ORIGINS,
     allowedReturnUrls: e.IDENTITY_ALLOWED_RETURN_URLS,
     oauth2AdminUrl: e.OAUTH2_ADMIN_URL,
+    oauth2AdminKey: e.OAUTH2_ADMIN_KEY,
     sessionLifespanMs: e.IDENTITY_SESSION_LIFESPAN,
     flowLifespanMs: e.IDENTITY_FLOW_LIFESPAN,
     privilegedSessionMaxAgeMs: e.IDENTITY_PRIVILEGED_SESSION_MAX_AGE,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../http/errors.ts';
-import { requestJson, upstreamError } from './http-json.ts';
+import { adminAuthHeaders } from '@acme/service-kit/admin-access';
+import { requestJson as sendJson, upstreamError, type JsonRequest } from './http-json.ts';
 
 const SERVICE = 'identity service';
 
@@ -86,7 +87,14 @@ export interface IdentityAdminClient {
   deleteSessions(identityId: string): Promise<void>;
 }
 
-export function createIdentityAdminClient(baseUrl: string, timeoutMs: number): IdentityAdminClient {
+export function createIdentityAdminClient(
+  baseUrl: string,
+  timeoutMs: number,
+  adminKey?: string,
+): IdentityAdminClient {
+  const auth = adminAuthHeaders(adminKey);
+  const requestJson = (service: string, url: string, req: JsonRequest) =>
+    sendJson(service, url, { ...req, headers: { ...auth, ...req.headers } });
   return {
     async createIdentity(input) {
       const body = {
