@@ -20,6 +20,7 @@ import { registerAdminGuard } from '@acme/service-kit/admin-access';
 import { SCHEMA_ID, identitySchema } from './identities/schema.ts';
 import { createHydraClient, type HydraClient } from './oauth2/hydra.ts';
 import { registerSessionRoutes } from './sessions/routes.ts';
+import { registerLockoutAdminRoutes } from './throttle/admin-routes.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -158,6 +159,7 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
   registerAdminGuard(admin, config.admin, (r) => new IdentityError(r.status, { reason: r.message }));
   registerAdminRecoveryRoutes(admin, ctx);
   registerAdminRoutes(admin, ctx);
+  registerLockoutAdminRoutes(admin, ctx);
 
   await Promise.all([pub.ready(), admin.ready()]);
   return {

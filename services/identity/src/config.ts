@@ -78,9 +78,9 @@ const EnvSchema = z.object({
   IDENTITY_PRIVILEGED_SESSION_MAX_AGE: duration('1h'),
   IDENTITY_COOKIE_DOMAIN: z.string().optional(),
   IDENTITY_LOCKOUT_THRESHOLD: int(10),
-  IDENTITY_LOCKOUT_BASE: duration('30s'),
-  IDENTITY_LOCKOUT_MAX: duration('1h'),
-  IDENTITY_LOCKOUT_HARD_LIMIT: int(100),
+  IDENTITY_LOCKOUT_BASE: duration('15m'),
+  IDENTITY_LOCKOUT_MAX: duration('24h'),
+  IDENTITY_LOCKOUT_RESET_AFTER: duration('24h'),
   IDENTITY_IP_FAILURE_LIMIT: int(100),
   IDENTITY_IP_FAILURE_WINDOW: duration('10m'),
   IDENTITY_TRUST_PROXY: bool(false),
@@ -110,7 +110,7 @@ export interface Config {
   flowLifespanMs: number;
   privilegedSessionMaxAgeMs: number;
   cookieDomain: string | undefined;
-  lockout: { threshold: number; baseMs: number; maxMs: number; hardLimit: number };
+  lockout: { threshold: number; baseMs: number; maxMs: number; resetAfterMs: number };
   ipLimit: { failures: number; windowMs: number };
   trustProxy: boolean;
   /** Code mails (recovery, verification) per address per window. */
@@ -154,7 +154,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       threshold: e.IDENTITY_LOCKOUT_THRESHOLD,
       baseMs: e.IDENTITY_LOCKOUT_BASE,
       maxMs: e.IDENTITY_LOCKOUT_MAX,
-      hardLimit: e.IDENTITY_LOCKOUT_HARD_LIMIT,
+      resetAfterMs: e.IDENTITY_LOCKOUT_RESET_AFTER,
     },
     ipLimit: { failures: e.IDENTITY_IP_FAILURE_LIMIT, windowMs: e.IDENTITY_IP_FAILURE_WINDOW },
     trustProxy: e.IDENTITY_TRUST_PROXY,

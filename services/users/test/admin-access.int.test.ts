@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { runCli } from '../src/cli-commands.ts';
-import { fakeIdentityAdmin, http, startTestService } from './harness.ts';
+import { fakeIdentityAdmin, http, recordingServer, startTestService } from './harness.ts';
 import type { FakeIdentity, TestUsersService } from './harness.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -101,5 +101,31 @@ describe('user service admin API access', () => {
     expect(config.host).toBe('0.0.0.0');
     expect(config.admin.host).toBe('127.0.0.1');
     expect(() => loadConfig({ USERS_ADMIN_HOST: '0.0.0.0' })).toThrow(/USERS_ADMIN_KEY/);
+  });
+
+  it('account:unlock asks the identity admin API to end a lockout, with its key', async () => {
+    const stub = await recordingServer(() => ({ status: 204 }));
+    try {
+      const out: string[] = [];
+      const code = await runCli(['account:unlock', '--email', 'Locked@Example.com'], {
+        env: { IDENTITY_ADMIN_URL: stub.url, IDENTITY_ADMIN_KEY: IDENTITY_KEY },
+        out: (t) => out.push(t),
+        err: () => undefined,
+      });
+      expect(code).toBe(0);
+      expect(JSON.parse(out.join(''))).toEqual({ ok: true });
+      expect(stub.requests).toHaveLength(1);
+      expect(stub.requests[0]).toMatchObject({
+        method: 'POST',
+        path: '/admin/lockouts/reset',
+        body: { identifier: 'Locked@Example.com' },
+      });
+      expect(stub.requests[0]!.headers.authorization).toBe(`Bearer ${IDENTITY_KEY}`);
+      expect(await runCli(['account:unlock'], { env: {}, out: () => undefined, err: () => undefined })).toBe(
+        2,
+      );
+    } finally {
+      await stub.close();
+    }
   });
 });
