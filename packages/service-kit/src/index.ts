@@ -13,3 +13,4 @@ export {
   registerAdminGuard,
 } from './admin-access.ts';
 export type { AdminAccess } from './admin-access.ts';
+export { isOpaqueOriginWrite, refuseOpaqueOrigins } from './origin.ts';

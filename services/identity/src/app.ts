@@ -8,7 +8,7 @@ import { systemClock, type Clock } from '@acme/db/clock';
 import type { Config } from './config.ts';
 import type { Ctx, Mailer } from './context.ts';
 import type { IdentityDb } from './db/schema.ts';
-import { IdentityError } from './errors/identity-error.ts';
+import { IdentityError, errors } from './errors/identity-error.ts';
 import { registerLoginRoutes } from './flows/login/routes.ts';
 import { registerSettingsRoutes } from './flows/settings/routes.ts';
 import { registerVerificationRoutes } from './flows/verification/routes.ts';
@@ -17,6 +17,7 @@ import { registerRawBodyParser } from './http/body.ts';
 import { sendError } from './http/respond.ts';
 import { registerAdminRoutes } from './identities/admin-routes.ts';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
+import { refuseOpaqueOrigins } from '@acme/service-kit/origin';
 import { SCHEMA_ID, identitySchema } from './identities/schema.ts';
 import { createHydraClient, type HydraClient } from './oauth2/hydra.ts';
 import { registerSessionRoutes } from './sessions/routes.ts';
@@ -151,6 +152,9 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
     allowedHeaders: ['Content-Type', 'Accept', 'Authorization', 'X-CSRF-Token', 'X-Session-Token', 'Cookie'],
     exposedHeaders: ['Content-Type', 'Set-Cookie'],
   });
+  refuseOpaqueOrigins(pub, () =>
+    errors.csrf('The request came from an opaque origin (Origin: null), which no allow-list can vouch for.'),
+  );
   registerLoginRoutes(pub, ctx);
   registerSessionRoutes(pub, ctx);
   registerSettingsRoutes(pub, ctx);

@@ -19,6 +19,7 @@ import type { Config } from './config.ts';
 import type { UsersDb } from './db-types.ts';
 import type { Deps } from './deps.ts';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
+import { refuseOpaqueOrigins } from '@acme/service-kit/origin';
 import { AppError } from './http/errors.ts';
 import { registerHealthRoutes } from './http/health.ts';
 import { createLogger } from './http/logger.ts';
@@ -89,6 +90,10 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
     allowedHeaders: ['Content-Type', 'Authorization'],
     maxAge: 600,
   });
+  refuseOpaqueOrigins(
+    publicApp,
+    () => new AppError('FORBIDDEN', 'Requests from an opaque origin (Origin: null) are not accepted.'),
+  );
   registerLoginRoutes(publicApp, deps);
   registerTermsPublicRoutes(publicApp, deps);
   registerGitAuthRoutes(publicApp, deps);
