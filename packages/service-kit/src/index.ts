@@ -14,3 +14,4 @@ export {
 } from './admin-access.ts';
 export type { AdminAccess } from './admin-access.ts';
 export { isOpaqueOriginWrite, refuseOpaqueOrigins } from './origin.ts';
+export { exitOnUnhandledErrors } from './crash.ts';
