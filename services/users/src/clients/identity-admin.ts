@@ -85,6 +85,8 @@ export interface IdentityAdminClient {
   createRecoveryCode(identityId: string, expiresIn: string): Promise<RecoveryCode>;
   /** Revokes every session of the identity. */
   deleteSessions(identityId: string): Promise<void>;
+  /** Ends every unfinished recovery flow of the identity: earlier invitation links stop working. */
+  endRecoveryFlows(identityId: string): Promise<void>;
 }
 
 export function createIdentityAdminClient(
@@ -187,6 +189,14 @@ export function createIdentityAdminClient(
         throw upstreamError(SERVICE, 'answered with an unexpected recovery code shape');
       }
       return { flowId, code: parsed.data.recovery_code, expiresAt: parsed.data.expires_at };
+    },
+
+    async endRecoveryFlows(identityId) {
+      const url = `${baseUrl}/admin/identities/${encodeURIComponent(identityId)}/recovery-flows`;
+      const res = await requestJson(SERVICE, url, { method: 'DELETE', timeoutMs });
+      // 404: the identity is gone, and with it anything its links could open.
+      if (res.status === 204 || res.status === 200 || res.status === 404) return;
+      throw upstreamError(SERVICE, `answered ${res.status} when ending recovery flows`);
     },
 
     async deleteSessions(identityId) {
