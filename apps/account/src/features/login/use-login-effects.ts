@@ -24,10 +24,14 @@ export interface LoginEffectsContext {
   markSessionReloaded: () => void;
 }
 
-/** How long to wait for a held lock before looking again: until it expires, within bounds. */
+/**
+ * How long to wait for a held lock before looking again: until it expires, but at most a quarter of
+ * the lock's lifetime, since its holder may release it early (its authorization came back).
+ */
 export function lockWaitMs(lockExpiresAt: number | null, now: number): number {
-  if (lockExpiresAt === null) return APPLICATION_LOGIN_LOCK_MS;
-  return Math.min(Math.max(lockExpiresAt - now + 25, 25), 30_000);
+  const poll = APPLICATION_LOGIN_LOCK_MS / 4;
+  if (lockExpiresAt === null) return poll;
+  return Math.min(Math.max(lockExpiresAt - now + 25, 25), poll);
 }
 
 /**
