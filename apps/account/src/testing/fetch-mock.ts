@@ -26,7 +26,10 @@ export function mockFetch(handler: Handler) {
     }
     const call: MockCall = { method: init.method ?? 'GET', url, body, credentials: init.credentials };
     calls.push(call);
-    const answer = (await handler(call)) ?? { status: 404, body: { error: { code: 404, message: 'not mocked' } } };
+    const answer = (await handler(call)) ?? {
+      status: 404,
+      body: { error: { code: 404, message: 'not mocked' } },
+    };
     return new Response(answer.body === undefined ? null : JSON.stringify(answer.body), {
       status: answer.status,
       headers: { 'Content-Type': 'application/json' },
