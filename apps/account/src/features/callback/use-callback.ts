@@ -33,7 +33,7 @@ export interface CallbackSearch {
   error_description?: string;
 }
 
-/** After a successful exchange: clear the email result, SSO lock and challenge (SPEC §4 Callback). */
+/** After a successful exchange: clear the email result, SSO lock and challenge. */
 function clearAfterExchange(): void {
   const entries: StorageEntry<unknown>[] = [
     registry.emailResult,
@@ -75,7 +75,7 @@ export function useCallbackRoute(search: CallbackSearch) {
   const config = getConfig();
   const session = useSession();
   const [error, setError] = useState<string | null>(null);
-  /** The onboarding stepper is showing (SPEC §2 Onboarding / callback stepper). */
+  /** The onboarding stepper is showing. */
   const [onboarding, setOnboarding] = useState(false);
   const [busy, setBusy] = useState(false);
   const [formErrors, setFormErrors] = useState<string[]>([]);

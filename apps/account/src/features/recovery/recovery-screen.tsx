@@ -14,7 +14,7 @@ import { useEmailInput } from '../../shared/ui/use-email-input.ts';
 import type { RecoverySearch } from './use-recovery.ts';
 import { useRecovery } from './use-recovery.ts';
 
-/** SPEC §2 Password recovery: Email, Code (placeholder 000000), Password; or "already signed in". */
+/** Password recovery: Email, Code (placeholder 000000), Password; or "already signed in". */
 export function RecoveryScreen({ search }: { search: RecoverySearch }) {
   const r = useRecovery(search);
   if (r.pageError) return <ErrorView message={r.pageError} mode="retry" />;

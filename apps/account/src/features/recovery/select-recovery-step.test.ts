@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { selectRecoveryStep } from './select-recovery-step.ts';
 
-describe('selectRecoveryStep (SPEC §4 Recovery)', () => {
+describe('selectRecoveryStep', () => {
   it.each([
     [
       'choose_method → email',

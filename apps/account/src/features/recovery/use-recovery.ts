@@ -5,7 +5,7 @@ import { paths, withQuery } from '../../shared/config/paths.ts';
 import { showToast } from '../../shared/errors/error-store.ts';
 import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
 import { HttpError } from '../../shared/errors/http-error.ts';
-import { classifyFlowError, errorId } from '../../shared/identity-client/handle-flow-error.ts';
+import { errorId, handleFlowError } from '../../shared/identity-client/handle-flow-error.ts';
 import {
   createLoginFlow,
   createLogoutFlow,
@@ -73,13 +73,20 @@ export function useRecovery(search: RecoverySearch) {
           setSettings(f);
         },
         (error: unknown) => {
-          if (errorId(error) === SECOND_FACTOR_REQUIRED) return setSecondFactorDue(true);
-          const action = classifyFlowError(error);
-          if (action.type === 'redirect') redirectTo(action.url);
-          else if (action.type === 'restart' || action.type === 'unauthorized') {
+          const startOver = () => {
             remove(registry.resetPasswordState);
             navigate(paths.forgotPassword, { replace: true });
-          } else setPageError(copy.errors.recoveryFlow(getErrorMessage(error)));
+          };
+          const fail = () => setPageError(copy.errors.recoveryFlow(getErrorMessage(error)));
+          handleFlowError<SettingsFlow>(error, {
+            overrides: { [SECOND_FACTOR_REQUIRED]: () => setSecondFactorDue(true) },
+            redirect: redirectTo,
+            restart: startOver,
+            unauthorized: startOver,
+            rerender: fail,
+            home: fail,
+            error: fail,
+          });
         },
       ),
     [config.identityUrl],

@@ -18,7 +18,7 @@ export function useResearch() {
   const [token, setToken] = useState<OAuth2Token | null | undefined>(undefined);
   const [, rerender] = useReducer((x: number) => x + 1, 0);
 
-  // Refresh a token that is expired or about to expire (SPEC §4); failure sends the user to logout.
+  // Refresh a token that is expired or about to expire; failure sends the user to logout.
   useEffect(() => {
     const checking = readToken() ? getValidToken(config).then((valid) => valid ?? 'failed') : null;
     void Promise.resolve(checking).then((valid) => {

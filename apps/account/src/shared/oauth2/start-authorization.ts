@@ -46,7 +46,7 @@ export function loginLockBlocks(lock: Lock | null, now: number): boolean {
 }
 
 /**
- * SPEC §4: take the application-login lock (2 s), record which application starts the login,
+ * Takes the application-login lock (2 s), record which application starts the login,
  * build the authorize URI and redirect. Returns false when another run holds the lock.
  */
 export async function startAuthorization(

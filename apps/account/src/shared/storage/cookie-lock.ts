@@ -4,7 +4,7 @@ import { registry } from './registry.ts';
 import { read, remove, write } from './storage.ts';
 
 // A lock held in a cookie, shared by every tab of the site: write our id, wait, read it back.
-// SPEC §9 (refresh lock): 4 s expiry, up to 40 tries, 70 ms wait, 30 ms confirm delay.
+// The refresh lock: 4 s expiry, up to 40 tries, 70 ms wait, 30 ms confirm delay.
 
 export interface LockDeps {
   now: () => number;
