@@ -69,7 +69,7 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   const adapters = createAdapterRegistry({ db, clock, graceSeconds: config.refreshGraceSeconds });
   const claims = createClaimsStore({ db, clock, adapters });
   const claimsSource = config.usersAdminUrl
-    ? createClaimsSource(config.usersAdminUrl, config.upstreamTimeoutMs)
+    ? createClaimsSource(config.usersAdminUrl, config.upstreamTimeoutMs, config.usersAdminKey)
     : undefined;
   if (!claimsSource) {
     logger.warn(

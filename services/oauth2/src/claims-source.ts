@@ -1,3 +1,4 @@
+import { adminAuthHeaders } from '@acme/service-kit/admin-access';
 import type { ConsentSession, JsonObject } from './claims.ts';
 
 /**
@@ -24,14 +25,19 @@ export class ClaimsSourceUnavailable extends Error {
 
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function createClaimsSource(baseUrl: string, timeoutMs: number): ClaimsSource {
+export function createClaimsSource(
+  baseUrl: string,
+  timeoutMs: number,
+  adminKey: string | undefined,
+): ClaimsSource {
+  const auth = adminAuthHeaders(adminKey);
   return {
     async fetch(input) {
       let res: Response;
       try {
         res = await fetch(`${baseUrl}/admin/token-claims`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          headers: { ...auth, 'content-type': 'application/json', accept: 'application/json' },
           body: JSON.stringify(input),
           signal: AbortSignal.timeout(timeoutMs),
         });

@@ -1,4 +1,11 @@
 import { z } from 'zod';
+import {
+  adminAccess,
+  adminHostSchema,
+  adminKeySchema,
+  hostListSchema,
+  type AdminAccess,
+} from '@acme/service-kit/admin-access';
 
 /**
  * Configuration of the authorization server, parsed once at start-up from an env-like record.
@@ -44,6 +51,9 @@ const EnvSchema = z.object({
   ISSUER: z.url().optional(),
   OAUTH2_PUBLIC_PORT: port(4444),
   OAUTH2_ADMIN_PORT: port(4445),
+  OAUTH2_ADMIN_HOST: adminHostSchema,
+  OAUTH2_ADMIN_KEY: adminKeySchema,
+  OAUTH2_ADMIN_ALLOWED_HOSTS: hostListSchema,
   /** JSON array of `{client_id, origin, client_name?}`; wins over APP_ORIGINS. */
   OAUTH2_CLIENTS: clientsFromJson.optional(),
   /** `platform=http://localhost:4000,magic=http://localhost:4001` */
@@ -62,6 +72,8 @@ const EnvSchema = z.object({
    * screen. Unset only when the server runs alone (its own tests).
    */
   USERS_ADMIN_URL: z.url().optional(),
+  /** Bearer key of the user service's admin API, when it requires one. */
+  USERS_ADMIN_KEY: adminKeySchema,
   OAUTH2_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   OAUTH2_REFRESH_GRACE_SECONDS: z.coerce.number().min(0).max(60).default(5),
   /** How often each instance re-reads the signing keys (a rotation elsewhere, a retired key's end). */
@@ -78,6 +90,8 @@ export interface OAuth2Config {
   issuer: string;
   publicPort: number;
   adminPort: number;
+  /** Admin listener: bind address, bearer key, accepted Host names. */
+  admin: AdminAccess;
   clients: ClientConfig[];
   ttl: {
     accessToken: number;
@@ -90,6 +104,7 @@ export interface OAuth2Config {
   };
   /** The user service's admin API (grant claims and session checks), when configured. */
   usersAdminUrl: string | undefined;
+  usersAdminKey: string | undefined;
   upstreamTimeoutMs: number;
   /** Seconds during which a rotated refresh token may still be used once more (parallel tabs). */
   refreshGraceSeconds: number;
@@ -125,6 +140,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     issuer,
     publicPort: e.OAUTH2_PUBLIC_PORT,
     adminPort: e.OAUTH2_ADMIN_PORT,
+    admin: adminAccess('OAUTH2', {
+      host: e.OAUTH2_ADMIN_HOST,
+      key: e.OAUTH2_ADMIN_KEY,
+      allowedHosts: e.OAUTH2_ADMIN_ALLOWED_HOSTS,
+    }),
     clients,
     ttl: {
       accessToken: e.OAUTH2_ACCESS_TOKEN_TTL,
@@ -136,6 +156,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       grant: e.OAUTH2_GRANT_TTL,
     },
     usersAdminUrl: e.USERS_ADMIN_URL?.replace(/\/+$/, ''),
+    usersAdminKey: e.USERS_ADMIN_KEY,
     upstreamTimeoutMs: e.OAUTH2_UPSTREAM_TIMEOUT_MS,
     refreshGraceSeconds: e.OAUTH2_REFRESH_GRACE_SECONDS,
     keyReloadSeconds: e.OAUTH2_KEY_RELOAD_SECONDS,

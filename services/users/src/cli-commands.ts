@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { adminAuthHeaders } from '@acme/service-kit/admin-access';
 
 export interface CliIo {
   env: Record<string, string | undefined>;
@@ -23,11 +24,14 @@ Commands:
   invite:resend --id <invitationId>
   invite:revoke --id <invitationId>
   terms:export [--org <organisationId>] [--format csv|json]
+  account:unlock --email <email>      ends the sign-in lockout of an address (password, codes, 2FA)
   keys:rotate   a new token-signing key; the old one stays published until its tokens expire
 
-Talks to the user service admin API at USERS_ADMIN_URL (default http://localhost:4456), and for
+Talks to the user service admin API at USERS_ADMIN_URL (default http://localhost:4456), for
+account:unlock to the identity admin API at IDENTITY_ADMIN_URL (default http://localhost:4434), for
 keys:rotate to the authorization server's admin API at OAUTH2_ADMIN_URL (default
-http://localhost:4445), and prints JSON.`;
+http://localhost:4445), and prints JSON. When the admin APIs require a key, set USERS_ADMIN_KEY,
+IDENTITY_ADMIN_KEY and OAUTH2_ADMIN_KEY.`;
 
 class UsageError extends Error {}
 
@@ -71,11 +75,11 @@ const orgQuery = (values: Values): string =>
   values.org === undefined ? '' : `?organisationId=${encodeURIComponent(values.org)}`;
 
 interface Call {
-  /** Which admin API: the user service's (default) or the authorization server's. */
-  service?: 'users' | 'oauth2';
   method: 'GET' | 'POST';
   path: string;
   body?: unknown;
+  /** Which admin API answers: the user service's (default), the identity service's or the authorization server's. */
+  api?: 'users' | 'identity' | 'oauth2';
 }
 
 function toCall(command: string, values: Values): Call {
@@ -142,7 +146,7 @@ function toCall(command: string, values: Values): Call {
         path: `/admin/invitations/${encodeURIComponent(required(values, 'id'))}/${command.slice('invite:'.length)}`,
       };
     case 'keys:rotate':
-      return { service: 'oauth2', method: 'POST', path: '/admin/keys/rotate' };
+      return { api: 'oauth2', method: 'POST', path: '/admin/keys/rotate' };
     case 'terms:export': {
       const format = values.format ?? 'csv';
       if (format !== 'csv' && format !== 'json') throw new UsageError('--format must be csv or json');
@@ -150,6 +154,13 @@ function toCall(command: string, values: Values): Call {
       if (values.org !== undefined) query.set('organisationId', values.org);
       return { method: 'GET', path: `/admin/terms/acceptances?${query.toString()}` };
     }
+    case 'account:unlock':
+      return {
+        method: 'POST',
+        path: '/admin/lockouts/reset',
+        body: { identifier: required(values, 'email') },
+        api: 'identity',
+      };
     default:
       throw new UsageError(`unknown command: ${command}`);
   }
@@ -176,16 +187,27 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
 
-  const base = (
-    call.service === 'oauth2'
-      ? (io.env.OAUTH2_ADMIN_URL ?? 'http://localhost:4445')
-      : (io.env.USERS_ADMIN_URL ?? 'http://localhost:4456')
-  ).replace(/\/+$/, '');
+  const urls = {
+    users: io.env.USERS_ADMIN_URL ?? 'http://localhost:4456',
+    identity: io.env.IDENTITY_ADMIN_URL ?? 'http://localhost:4434',
+    oauth2: io.env.OAUTH2_ADMIN_URL ?? 'http://localhost:4445',
+  };
+  const keys = {
+    users: io.env.USERS_ADMIN_KEY,
+    identity: io.env.IDENTITY_ADMIN_KEY,
+    oauth2: io.env.OAUTH2_ADMIN_KEY,
+  };
+  const api = call.api ?? 'users';
+  const base = urls[api].replace(/\/+$/, '');
+  const key = keys[api];
   let response: Response;
   try {
     response = await fetch(`${base}${call.path}`, {
       method: call.method,
-      headers: call.body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: {
+        ...adminAuthHeaders(key || undefined),
+        ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: call.body === undefined ? undefined : JSON.stringify(call.body),
     });
   } catch (error) {
@@ -195,6 +217,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 1;
   }
   const text = await response.text();
+  if (response.ok && text === '') {
+    io.out(JSON.stringify({ ok: true }, null, 2));
+    return 0;
+  }
   let body: unknown = text;
   try {
     body = JSON.parse(text);
