@@ -124,7 +124,7 @@ export function createProvider(c: OAuth2Context): Provider {
       IdToken: ttl.idToken,
       // Idle limit, capped by the grant's absolute limit.
       RefreshToken: (ctx) => {
-        const grantExp = ctx.oidc.entities.Grant?.exp;
+        const grantExp = ctx?.oidc?.entities?.Grant?.exp;
         const left =
           typeof grantExp === 'number' ? grantExp - Math.floor(Date.now() / 1000) : ttl.refreshToken;
         return Math.max(1, Math.min(ttl.refreshToken, left));
