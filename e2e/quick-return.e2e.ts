@@ -40,9 +40,9 @@ describe('coming back at once after logging out', () => {
     // lock must still be held when the next page asks for it: give it 15 s more, same holder.
     const lock = (await context.cookies(urls.platform)).find((c) => c.name === 'login_lock');
     expect(lock, 'the login page took the application-login lock').toBeDefined();
-    const held = { ...JSON.parse(decodeURIComponent(lock!.value)), expiresAt: Date.now() + 15_000 };
+    const longer = { ...JSON.parse(decodeURIComponent(lock!.value)), expiresAt: Date.now() + 15_000 };
     await context.addCookies([
-      { ...lock!, value: encodeURIComponent(JSON.stringify(held)), expires: Date.now() / 1000 + 15 },
+      { ...lock!, value: encodeURIComponent(JSON.stringify(longer)), expires: Date.now() / 1000 + 15 },
     ]);
     await page.goto(`${urls.platform}/`);
     await emailStep(page);
