@@ -57,6 +57,7 @@ export function useLoginEffects(command: LoginCommand, ctx: LoginEffectsContext)
           write(registry.loginChallenge, command.challenge);
           // The authorize redirect the lock guarded has come back: nothing left to guard.
           remove(registry.loginLock);
+          // The challenge leaves the address bar in place: no reload, no second whoami.
           replaceLocation(command.reloadTo);
           break;
         case 'go-m365-login':
