@@ -55,6 +55,11 @@ export interface SystemOptions {
   logLevel?: string;
   /** Extra environment per service, e.g. higher rate limits for tests. */
   extraEnv?: Record<string, string>;
+  /**
+   * One key for every admin API (identity, authorization server, user service): each then needs
+   * it as a bearer token, and every caller here sends it. Defaults to ADMIN_KEY in the environment.
+   */
+  adminKey?: string;
 }
 
 export interface RunningSystem {
@@ -80,7 +85,11 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   };
   const appOrigins = [urls.platform, urls.magic];
   const logLevel = options.logLevel ?? 'info';
-  const common = { LOG_LEVEL: logLevel, ...options.extraEnv };
+  const adminKey = options.adminKey ?? (process.env.ADMIN_KEY || undefined);
+  const keys: Record<string, string> = adminKey
+    ? { IDENTITY_ADMIN_KEY: adminKey, OAUTH2_ADMIN_KEY: adminKey, USERS_ADMIN_KEY: adminKey }
+    : {};
+  const common = { LOG_LEVEL: logLevel, ...keys, ...options.extraEnv };
   const closers: (() => Promise<void>)[] = [];
   const db = options.db;
 
@@ -181,7 +190,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     const magic = await serveApp({ port: port('magic'), application: 'magic', distDir, config: appConfig });
     closers.push(magic.close);
 
-    if (options.seed !== false) await seedDemo(urls.usersAdmin);
+    if (options.seed !== false) await seedDemo(urls.usersAdmin, adminKey);
   } catch (error) {
     await closeAll(closers);
     throw error;
