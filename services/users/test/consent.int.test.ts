@@ -117,6 +117,7 @@ describe('POST /login/consent and /login/logout', () => {
           user: { authenticationMode: 'ory' },
           products: ['Platform', 'MAGIC'],
           scopeGroups: ['research', 'quant'],
+          subscriptionStatus: 'subscribed',
         },
         id_token: { email: 'ada@acme.test' },
       },

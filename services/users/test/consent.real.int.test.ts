@@ -119,6 +119,7 @@ describe('consent through the real identity service and authorization server', (
       user: { authenticationMode: 'ory' },
       products: ['Platform', 'MAGIC'],
       scopeGroups: [],
+      subscriptionStatus: 'subscribed',
     });
 
     // The consent request is now handled: posting it again returns where it went (Hydra's 410).

@@ -55,6 +55,8 @@ export async function acceptConsent(
         user: { authenticationMode: 'ory' },
         products: user.products,
         scopeGroups: user.scopeGroups,
+        // The app shows the welcome page instead of the product to an organisation without one.
+        subscriptionStatus: user.subscriptionStatus,
       },
       id_token: { email: user.email },
     },

@@ -94,7 +94,13 @@ export async function listUsers(db: Kysely<UsersDb>, organisationId: string | un
 export async function findUserWithProducts(
   db: Kysely<UsersDb>,
   id: string,
-): Promise<{ identityId: string | null; email: string; scopeGroups: string[]; products: string[] } | null> {
+): Promise<{
+  identityId: string | null;
+  email: string;
+  scopeGroups: string[];
+  products: string[];
+  subscriptionStatus: 'subscribed' | 'not_subscribed';
+} | null> {
   const row = await db
     .selectFrom('users')
     .innerJoin('organisations', 'organisations.id', 'users.organisation_id')
@@ -103,6 +109,7 @@ export async function findUserWithProducts(
       'users.email as email',
       'users.scope_groups as scopeGroups',
       'organisations.products as products',
+      'organisations.subscription_status as subscriptionStatus',
     ])
     .where('users.id', '=', id)
     .executeTakeFirst();

@@ -1,24 +1,33 @@
 import { useEffect, useReducer, useState } from 'react';
-import { allowedAuthModes, getConfig } from '../../shared/config/env.ts';
+import { allowedAuthModes, getConfig, requiredProducts } from '../../shared/config/env.ts';
 import { paths } from '../../shared/config/paths.ts';
 import { navigate } from '../../shared/navigation/history.ts';
 import { tryDecodeJwtPayload } from '../../shared/oauth2/jwt.ts';
 import { backgroundRefreshDelay, getValidToken } from '../../shared/oauth2/refresh.ts';
 import { readToken } from '../../shared/oauth2/token-store.ts';
 import type { OAuth2Token } from '../../shared/storage/registry.ts';
-import type { AccessDecision } from '../../shared/access/check-access.ts';
-import { checkAccess } from '../../shared/access/check-access.ts';
 import { isAuthenticated } from '../../shared/session/is-authenticated.ts';
 import { useSession } from '../../shared/session/use-session.ts';
+import type { AccessDecision, AccessInput } from './decide-access.ts';
+import { decideAccess } from './decide-access.ts';
 
-/** The initial page's guard and data: who is signed in, the token's claims, token upkeep. */
-export function useResearch() {
+/** Per-page options; required products and scope groups default to the application's configuration. */
+export type GuardOptions = Pick<
+  AccessInput,
+  'logoutGuests' | 'hasModePage' | 'welcomeUnsubscribed' | 'requiredProducts' | 'requiredScopeGroups'
+>;
+
+/**
+ * A protected page's guard and data: loads the session and the token (refreshing one that is expired
+ * or about to expire; failure sends the user to logout), keeps the token fresh in the background,
+ * asks decideAccess with the application's configuration, and runs the navigations it decides.
+ */
+export function useAccessGuard(options: GuardOptions = {}) {
   const config = getConfig();
   const session = useSession();
   const [token, setToken] = useState<OAuth2Token | null | undefined>(undefined);
   const [, rerender] = useReducer((x: number) => x + 1, 0);
 
-  // Refresh a token that is expired or about to expire (SPEC §4); failure sends the user to logout.
   useEffect(() => {
     const stored = readToken();
     if (!stored) {
@@ -54,10 +63,19 @@ export function useResearch() {
   });
   const access: AccessDecision | null = loading
     ? null
-    : checkAccess({ authenticated, claims, allowedModes: allowedAuthModes(config) });
+    : decideAccess({
+        authenticated,
+        claims,
+        allowedModes: allowedAuthModes(config),
+        requiredProducts: requiredProducts(config),
+        requiredScopeGroups: config.requiredScopeGroups,
+        ...options,
+      });
 
   useEffect(() => {
     if (access?.type === 'login') navigate(paths.login, { replace: true });
+    else if (access?.type === 'logout') navigate(paths.logout, { replace: true });
+    else if (access?.type === 'welcome') navigate(paths.welcome, { replace: true });
   }, [access?.type]);
 
   return { session, claims, access, loading, config };
