@@ -4,6 +4,7 @@ import type { OAuth2Runtime } from '../context.ts';
 import { asOAuth2Error, OAuth2Error, toOAuth2Body } from '../errors.ts';
 import type { TokenVerifier } from '../introspection.ts';
 import { requireChallenge } from '../interactions/challenge.ts';
+import { registerClientRoutes } from './clients.ts';
 import { acceptConsentRequest, getConsentRequest, rejectConsentRequest } from '../interactions/consent.ts';
 import { acceptLoginRequest, getLoginRequest, rejectLoginRequest } from '../interactions/login.ts';
 import { acceptLogoutRequest, getLogoutRequest, rejectLogoutRequest } from '../interactions/logout.ts';
@@ -82,6 +83,8 @@ export function createAdminServer(rt: OAuth2Runtime, verifier: TokenVerifier): F
     reply.header('Cache-Control', 'no-store');
     return verifier.introspect(token, scope);
   });
+
+  registerClientRoutes(app, rt);
 
   app.get('/health/alive', async () => ({ status: 'ok' }));
   app.get('/health/ready', async () => ({ status: 'ok' }));
