@@ -22,6 +22,8 @@ import { registerHealthRoutes } from './http/health.ts';
 import { createLogger } from './http/logger.ts';
 import { createHttpServer } from './http/server.ts';
 import { registerGitAuthRoutes } from './git-auth/routes.ts';
+import { registerApiClientAdminRoutes } from './api-clients/routes.ts';
+import { createOAuth2ClientsAdmin } from './clients/oauth2-clients.ts';
 import { registerInvitationAdminRoutes, registerInvitationPublicRoutes } from './invitations/routes.ts';
 import { registerLoginRoutes } from './login/routes.ts';
 import { registerOrganisationRoutes } from './organisations/routes.ts';
@@ -66,6 +68,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
       options.identityAdmin ?? createIdentityAdminClient(config.identityAdminUrl, config.upstreamTimeoutMs),
     oauth2Admin:
       options.oauth2Admin ?? createOAuth2AdminClient(config.oauth2AdminUrl, config.upstreamTimeoutMs),
+    oauth2Clients: createOAuth2ClientsAdmin(config.oauth2AdminUrl, config.upstreamTimeoutMs),
     identityPublic:
       options.identityPublic ??
       createIdentityPublicClient(config.identityPublicUrl, config.upstreamTimeoutMs),
@@ -100,6 +103,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   registerUserRoutes(adminApp, deps);
   registerInvitationAdminRoutes(adminApp, deps);
   registerTermsAdminRoutes(adminApp, deps);
+  registerApiClientAdminRoutes(adminApp, deps);
   registerHealthRoutes(adminApp, deps.db);
 
   return { public: publicApp, admin: adminApp };

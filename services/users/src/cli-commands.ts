@@ -23,6 +23,10 @@ Commands:
   invite:resend --id <invitationId>
   invite:revoke --id <invitationId>
   terms:export [--org <organisationId>] [--format csv|json]
+  api-client:create --org <organisationId> --scope-groups <a,b> [--name <name>] [--as <admin email>]
+                    (prints the client id and its secret: the only time the secret is shown)
+  api-client:list --org <organisationId>
+  api-client:revoke --id <clientId> [--as <admin email>]
 
 Talks to the user service admin API at USERS_ADMIN_URL (default http://localhost:4456) and prints JSON.`;
 
@@ -45,6 +49,7 @@ const options = {
   'scope-groups': { type: 'string' },
   'git-user': { type: 'boolean' },
   format: { type: 'string' },
+  as: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -143,6 +148,28 @@ function toCall(command: string, values: Values): Call {
       if (values.org !== undefined) query.set('organisationId', values.org);
       return { method: 'GET', path: `/admin/terms/acceptances?${query.toString()}` };
     }
+    case 'api-client:create':
+      return {
+        method: 'POST',
+        path: '/admin/api-clients',
+        body: {
+          organisationId: required(values, 'org'),
+          name: values.name ?? 'API client',
+          scopeGroups: list(required(values, 'scope-groups')),
+          ...(values.as === undefined ? {} : { actorEmail: values.as }),
+        },
+      };
+    case 'api-client:list':
+      return {
+        method: 'GET',
+        path: `/admin/api-clients?organisationId=${encodeURIComponent(required(values, 'org'))}`,
+      };
+    case 'api-client:revoke':
+      return {
+        method: 'POST',
+        path: `/admin/api-clients/${encodeURIComponent(required(values, 'id'))}/revoke`,
+        ...(values.as === undefined ? {} : { body: { actorEmail: values.as } }),
+      };
     default:
       throw new UsageError(`unknown command: ${command}`);
   }
