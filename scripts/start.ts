@@ -3,7 +3,10 @@
 import { join } from 'node:path';
 import { createDb } from '@acme/db';
 import { DEMO_PASSWORD, DEMO_USERS } from '@acme/users';
+import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { startSystem } from './system.ts';
+
+exitOnUnhandledErrors('system');
 
 const production = process.env.NODE_ENV === 'production';
 if (production) {

@@ -62,6 +62,11 @@ export interface SystemOptions {
   logLevel?: string;
   /** Extra environment per service, e.g. higher rate limits for tests. */
   extraEnv?: Record<string, string>;
+  /**
+   * One key for every admin API (identity, authorization server, user service): each then needs
+   * it as a bearer token, and every caller here sends it. Defaults to ADMIN_KEY in the environment.
+   */
+  adminKey?: string;
 }
 
 export interface RunningSystem {
@@ -88,7 +93,11 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   };
   const appOrigins = APPLICATIONS.map((app) => urls.apps[app]);
   const logLevel = options.logLevel ?? 'info';
-  const common = { LOG_LEVEL: logLevel, ...options.extraEnv };
+  const adminKey = options.adminKey ?? (process.env.ADMIN_KEY || undefined);
+  const keys: Record<string, string> = adminKey
+    ? { IDENTITY_ADMIN_KEY: adminKey, OAUTH2_ADMIN_KEY: adminKey, USERS_ADMIN_KEY: adminKey }
+    : {};
+  const common = { LOG_LEVEL: logLevel, ...keys, ...options.extraEnv };
   const closers: (() => Promise<void>)[] = [];
   const db = options.db;
 
@@ -191,7 +200,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       closers.push(served.close);
     }
 
-    if (options.seed !== false) await seedDemo(urls.usersAdmin);
+    if (options.seed !== false) await seedDemo(urls.usersAdmin, adminKey);
   } catch (error) {
     await closeAll(closers);
     throw error;

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { adminAuthHeaders } from '@acme/service-kit/admin-access';
 
 export interface CliIo {
   env: Record<string, string | undefined>;
@@ -27,8 +28,11 @@ Commands:
                     (prints the client id and its secret: the only time the secret is shown)
   api-client:list --org <organisationId>
   api-client:revoke --id <clientId> [--as <admin email>]
+  account:unlock --email <email>      ends the sign-in lockout of an address (password, codes, 2FA)
 
-Talks to the user service admin API at USERS_ADMIN_URL (default http://localhost:4456) and prints JSON.`;
+Talks to the user service admin API at USERS_ADMIN_URL (default http://localhost:4456), and for
+account:unlock to the identity admin API at IDENTITY_ADMIN_URL (default http://localhost:4434),
+and prints JSON. When the admin APIs require a key, set USERS_ADMIN_KEY and IDENTITY_ADMIN_KEY.`;
 
 class UsageError extends Error {}
 
@@ -76,6 +80,8 @@ interface Call {
   method: 'GET' | 'POST';
   path: string;
   body?: unknown;
+  /** Which admin API answers: the user service's (default) or the identity service's. */
+  api?: 'users' | 'identity';
 }
 
 function toCall(command: string, values: Values): Call {
@@ -170,6 +176,13 @@ function toCall(command: string, values: Values): Call {
         path: `/admin/api-clients/${encodeURIComponent(required(values, 'id'))}/revoke`,
         ...(values.as === undefined ? {} : { body: { actorEmail: values.as } }),
       };
+    case 'account:unlock':
+      return {
+        method: 'POST',
+        path: '/admin/lockouts/reset',
+        body: { identifier: required(values, 'email') },
+        api: 'identity',
+      };
     default:
       throw new UsageError(`unknown command: ${command}`);
   }
@@ -196,12 +209,20 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
 
-  const base = (io.env.USERS_ADMIN_URL ?? 'http://localhost:4456').replace(/\/+$/, '');
+  const identityApi = call.api === 'identity';
+  const base = (
+    (identityApi ? io.env.IDENTITY_ADMIN_URL : io.env.USERS_ADMIN_URL) ??
+    (identityApi ? 'http://localhost:4434' : 'http://localhost:4456')
+  ).replace(/\/+$/, '');
+  const key = identityApi ? io.env.IDENTITY_ADMIN_KEY : io.env.USERS_ADMIN_KEY;
   let response: Response;
   try {
     response = await fetch(`${base}${call.path}`, {
       method: call.method,
-      headers: call.body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: {
+        ...adminAuthHeaders(key || undefined),
+        ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: call.body === undefined ? undefined : JSON.stringify(call.body),
     });
   } catch (error) {
@@ -211,6 +232,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 1;
   }
   const text = await response.text();
+  if (response.ok && text === '') {
+    io.out(JSON.stringify({ ok: true }, null, 2));
+    return 0;
+  }
   let body: unknown = text;
   try {
     body = JSON.parse(text);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { adminAuthHeaders } from '@acme/service-kit/admin-access';
 
 export const DEMO_PASSWORD = 'Research-Demo-2026!';
 
@@ -29,8 +30,10 @@ const errorSchema = z.object({ errorCode: z.string(), message: z.string() });
  * Idempotently creates the demo organisation "Acme" and its password users through the user
  * service's admin API (which creates their identities). Existing records are left alone.
  */
-export async function seedDemo(adminUrl: string): Promise<SeedResult> {
+export async function seedDemo(adminUrl: string, adminKey?: string): Promise<SeedResult> {
   const base = adminUrl.replace(/\/+$/, '');
+  const auth = adminAuthHeaders(adminKey);
+  const call = (url: string, method: 'GET' | 'POST', body?: unknown) => send(url, method, auth, body);
   const list = organisationListSchema.parse(await call(`${base}/admin/organisations`, 'GET'));
   const existing = list.organisations.find((o) => o.domains.includes(DEMO_ORGANISATION.domains[0]));
   const organisationId =
@@ -41,7 +44,7 @@ export async function seedDemo(adminUrl: string): Promise<SeedResult> {
   for (const user of DEMO_USERS) {
     const res = await fetch(`${base}/admin/users`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...auth },
       body: JSON.stringify({ ...user, organisationId, password: DEMO_PASSWORD }),
     });
     const body: unknown = await res.json();
@@ -56,10 +59,15 @@ export async function seedDemo(adminUrl: string): Promise<SeedResult> {
   return { organisationId, users };
 }
 
-async function call(url: string, method: 'GET' | 'POST', body?: unknown): Promise<unknown> {
+async function send(
+  url: string,
+  method: 'GET' | 'POST',
+  auth: Record<string, string>,
+  body?: unknown,
+): Promise<unknown> {
   const res = await fetch(url, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const parsed: unknown = await res.json();

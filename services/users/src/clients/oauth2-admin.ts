@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../http/errors.ts';
-import { requestJson, upstreamError } from './http-json.ts';
+import { adminAuthHeaders } from '@acme/service-kit/admin-access';
+import { requestJson as sendJson, upstreamError, type JsonRequest } from './http-json.ts';
 
 const SERVICE = 'authorization server';
 
@@ -38,7 +39,14 @@ export interface OAuth2AdminClient {
   acceptLogoutRequest(challenge: string): Promise<string>;
 }
 
-export function createOAuth2AdminClient(baseUrl: string, timeoutMs: number): OAuth2AdminClient {
+export function createOAuth2AdminClient(
+  baseUrl: string,
+  timeoutMs: number,
+  adminKey?: string,
+): OAuth2AdminClient {
+  const auth = adminAuthHeaders(adminKey);
+  const requestJson = (service: string, url: string, req: JsonRequest) =>
+    sendJson(service, url, { ...req, headers: { ...auth, ...req.headers } });
   const requests = `${baseUrl}/admin/oauth2/auth/requests`;
 
   const redirectOf = (body: unknown): string => {

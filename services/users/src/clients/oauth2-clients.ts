@@ -1,5 +1,6 @@
+import { adminAuthHeaders } from '@acme/service-kit/admin-access';
 import { z } from 'zod';
-import { requestJson, upstreamError } from './http-json.ts';
+import { requestJson as sendJson, upstreamError, type JsonRequest } from './http-json.ts';
 
 const SERVICE = 'authorization server';
 
@@ -16,7 +17,14 @@ export interface OAuth2ClientsAdmin {
   deleteClient(clientId: string): Promise<boolean>;
 }
 
-export function createOAuth2ClientsAdmin(baseUrl: string, timeoutMs: number): OAuth2ClientsAdmin {
+export function createOAuth2ClientsAdmin(
+  baseUrl: string,
+  timeoutMs: number,
+  adminKey?: string,
+): OAuth2ClientsAdmin {
+  const auth = adminAuthHeaders(adminKey);
+  const requestJson = (service: string, url: string, req: JsonRequest) =>
+    sendJson(service, url, { ...req, headers: { ...auth, ...req.headers } });
   return {
     async createApiClient(name, ext) {
       const res = await requestJson(SERVICE, `${baseUrl}/admin/clients`, {

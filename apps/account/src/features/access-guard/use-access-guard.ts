@@ -29,14 +29,10 @@ export function useAccessGuard(options: GuardOptions = {}) {
   const [, rerender] = useReducer((x: number) => x + 1, 0);
 
   useEffect(() => {
-    const stored = readToken();
-    if (!stored) {
-      setToken(null);
-      return;
-    }
-    void getValidToken(config).then((valid) => {
-      if (valid) setToken(valid);
-      else navigate(paths.logout, { replace: true });
+    const checking = readToken() ? getValidToken(config).then((valid) => valid ?? 'failed') : null;
+    void Promise.resolve(checking).then((valid) => {
+      if (valid === 'failed') navigate(paths.logout, { replace: true });
+      else setToken(valid);
     });
   }, [config]);
 
@@ -59,7 +55,7 @@ export function useAccessGuard(options: GuardOptions = {}) {
     tokenAuthMode: claims?.ext?.user?.authenticationMode ?? null,
     session: session.facts,
     disableGitStep: config.disableGitStep,
-    now: Date.now(),
+    now: session.checkedAt,
   });
   const access: AccessDecision | null = loading
     ? null
