@@ -17,7 +17,11 @@ export const TOKEN_REFRESH_ATTEMPTS = 3;
 export const TOKEN_REFRESH_RETRY_DELAY_MS = 1000;
 export const BACKGROUND_REFRESH_BEFORE_EXPIRY_MS = 60 * 1000;
 export const BACKGROUND_REFRESH_MIN_REMAINING_MS = 120 * 1000;
+/** A second expired token this soon after starting a new authorization: the full-reauth message. */
+export const REAUTHORIZE_WINDOW_MS = 60 * 1000;
 export const ERROR_TOAST_MS = 60 * 1000;
+/** `performance.mark` set when the initial page shows the signed-in user (read by the sign-in benchmark). */
+export const LANDING_MARK = 'account:landing';
 export const MISSING_SESSION_RETRIES = 1;
 export const CODE_VERIFIER_BYTES = 32;
 export const TOKEN_EXPIRY_FACTOR_MS = 1000;

@@ -83,4 +83,29 @@ describe('source layout', () => {
     const barrels = sourceFiles(srcDir).filter((file) => /^index\.tsx?$/.test(file.split(sep).pop() ?? ''));
     expect(barrels.map((file) => relative(srcDir, file))).toEqual([]);
   });
+
+  // A test of the whole folder is named after the folder (routes/routes.test.tsx); this file checks
+  // the whole tree.
+  it('tests sit beside the file they test: x.test.ts or x.<aspect>.test.ts, never in a test folder', () => {
+    const misplaced = sourceFiles(srcDir)
+      .filter(isTest)
+      .map((file) => relative(srcDir, file))
+      .filter((file) => {
+        const parts = file.split(sep);
+        if (parts.some((p) => p === 'test' || p === '__tests__')) return true;
+        const name = parts.pop() ?? '';
+        const subject = name.replace(/(\.[a-z-]+)?\.test\.tsx?$/, '');
+        if (subject === (parts.at(-1) ?? 'conventions')) return false;
+        const siblings = readdirSync(join(srcDir, ...parts));
+        return !siblings.some((s) => s.startsWith(`${subject}.`) && !isTest(s));
+      });
+    expect(misplaced).toEqual([]);
+  });
+
+  it('context objects are named …Context (no Deps or Ctx)', () => {
+    const offenders = sourceFiles(srcDir)
+      .filter((file) => /\b(interface|type)\s+\w*(Deps|Ctx)\b/.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(srcDir, file));
+    expect(offenders).toEqual([]);
+  });
 });

@@ -9,7 +9,7 @@ import { handleFlowError } from '../shared/identity-client/handle-flow-error.ts'
 import { createSettingsFlow } from '../shared/identity-client/identity-client.ts';
 import { navigate, redirectTo } from '../shared/navigation/history.ts';
 import { tryDecodeJwtPayload } from '../shared/oauth2/jwt.ts';
-import { readToken, removeToken } from '../shared/oauth2/token-store.ts';
+import { readToken, removeToken } from '../shared/oauth2/token-lifecycle.ts';
 import { registry } from '../shared/storage/registry.ts';
 import { read } from '../shared/storage/storage.ts';
 import { ErrorView } from '../shared/ui/error-view.tsx';

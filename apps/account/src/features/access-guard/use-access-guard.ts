@@ -1,11 +1,9 @@
-import { useEffect, useReducer, useState } from 'react';
+import { useEffect } from 'react';
 import { allowedAuthModes, getConfig, requiredProducts } from '../../shared/config/env.ts';
 import { paths } from '../../shared/config/paths.ts';
 import { navigate } from '../../shared/navigation/history.ts';
 import { tryDecodeJwtPayload } from '../../shared/oauth2/jwt.ts';
-import { backgroundRefreshDelay, getValidToken } from '../../shared/oauth2/refresh.ts';
-import { readToken } from '../../shared/oauth2/token-store.ts';
-import type { OAuth2Token } from '../../shared/storage/registry.ts';
+import { useToken } from '../../shared/oauth2/use-token.ts';
 import { isAuthenticated } from '../../shared/session/is-authenticated.ts';
 import { useSession } from '../../shared/session/use-session.ts';
 import type { AccessDecision, AccessInput } from './decide-access.ts';
@@ -18,37 +16,14 @@ export type GuardOptions = Pick<
 >;
 
 /**
- * A protected page's guard and data: loads the session and the token (refreshing one that is expired
- * or about to expire; failure sends the user to logout), keeps the token fresh in the background,
+ * A protected page's guard and data: loads the session and the token (useToken renews one that is
+ * expired or about to expire and keeps it fresh; `tokenError` when even a new authorization failed),
  * asks decideAccess with the application's configuration, and runs the navigations it decides.
  */
 export function useAccessGuard(options: GuardOptions = {}) {
   const config = getConfig();
   const session = useSession();
-  const [token, setToken] = useState<OAuth2Token | null | undefined>(undefined);
-  const [, rerender] = useReducer((x: number) => x + 1, 0);
-
-  useEffect(() => {
-    const checking = readToken() ? getValidToken(config).then((valid) => valid ?? 'failed') : null;
-    void Promise.resolve(checking).then((valid) => {
-      if (valid === 'failed') navigate(paths.logout, { replace: true });
-      else setToken(valid);
-    });
-  }, [config]);
-
-  // Background refresh 60 s before expiry, only when more than 120 s are left.
-  useEffect(() => {
-    const delay = backgroundRefreshDelay(token ?? null, Date.now());
-    if (delay === null) return;
-    const timer = setTimeout(() => {
-      void getValidToken(config, { force: true }).then((t) => {
-        if (t) setToken(t);
-        rerender();
-      });
-    }, delay);
-    return () => clearTimeout(timer);
-  }, [token, config]);
-
+  const { token, error: tokenError } = useToken(config);
   const claims = tryDecodeJwtPayload(token?.accessToken);
   const loading = session.state === 'loading' || token === undefined;
   const authenticated = isAuthenticated({
@@ -74,5 +49,5 @@ export function useAccessGuard(options: GuardOptions = {}) {
     else if (access?.type === 'welcome') navigate(paths.welcome, { replace: true });
   }, [access?.type]);
 
-  return { session, claims, access, loading, config };
+  return { session, claims, access, loading, config, tokenError };
 }

@@ -13,7 +13,7 @@ import {
 import { redirectUri } from '../../shared/oauth2/authorize-url.ts';
 import { startAuthorizationWhenFree } from '../../shared/oauth2/start-authorization.ts';
 import { exchangeCode } from '../../shared/oauth2/token-endpoint.ts';
-import { readToken, storeToken, tokenFromResponse } from '../../shared/oauth2/token-store.ts';
+import { readToken, storeToken, tokenFromResponse } from '../../shared/oauth2/token-lifecycle.ts';
 import { acquireCookieLock } from '../../shared/storage/cookie-lock.ts';
 import type { StorageEntry } from '../../shared/storage/registry.ts';
 import { registry } from '../../shared/storage/registry.ts';

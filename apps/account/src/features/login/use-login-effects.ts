@@ -3,7 +3,7 @@ import type { AccountConfig } from '../../shared/config/env.ts';
 import { paths, withQuery } from '../../shared/config/paths.ts';
 import { navigate, redirectTo, replaceLocation } from '../../shared/navigation/history.ts';
 import { startAuthorization } from '../../shared/oauth2/start-authorization.ts';
-import { removeToken } from '../../shared/oauth2/token-store.ts';
+import { removeToken } from '../../shared/oauth2/token-lifecycle.ts';
 import { useCommand } from '../../shared/react/use-command.ts';
 import type { SessionState } from '../../shared/session/session-facts.ts';
 import { registry } from '../../shared/storage/registry.ts';
@@ -57,6 +57,7 @@ export function useLoginEffects(command: LoginCommand, ctx: LoginEffectsContext)
           write(registry.loginChallenge, command.challenge);
           // The authorize redirect the lock guarded has come back: nothing left to guard.
           remove(registry.loginLock);
+          // The challenge leaves the address bar in place: no reload, no second whoami.
           replaceLocation(command.reloadTo);
           break;
         case 'go-m365-login':

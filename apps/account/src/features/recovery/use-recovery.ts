@@ -24,7 +24,7 @@ import {
 } from '../../shared/identity-client/settings-flow-id.ts';
 import { useFlowSubmit } from '../../shared/identity-client/use-flow-submit.ts';
 import { navigate, redirectTo } from '../../shared/navigation/history.ts';
-import { removeToken } from '../../shared/oauth2/token-store.ts';
+import { removeToken } from '../../shared/oauth2/token-lifecycle.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read, remove, write } from '../../shared/storage/storage.ts';
 import type { RecoveryStep } from './select-recovery-step.ts';

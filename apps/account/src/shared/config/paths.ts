@@ -1,5 +1,5 @@
 import { tryDecodeJwtPayload } from '../oauth2/jwt.ts';
-import { readToken } from '../oauth2/token-store.ts';
+import { readToken } from '../oauth2/token-lifecycle.ts';
 import type { InitialPageTable } from './env.ts';
 import { selectInitialPage, WELCOME_PATH } from './select-initial-page.ts';
 

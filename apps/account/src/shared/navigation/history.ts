@@ -57,9 +57,12 @@ export function redirectTo(url: string): void {
   window.location.href = url;
 }
 
-/** Full-page navigation replacing the current history entry. */
-export function replaceLocation(url: string): void {
-  window.location.replace(url);
+/**
+ * Replaces the current history entry with an in-app path, without a reload (history.replaceState):
+ * the screen re-renders for the new location and keeps what it already loaded.
+ */
+export function replaceLocation(path: string): void {
+  navigate(path, { replace: true });
 }
 
 export function searchParams(search: string): Record<string, string> {

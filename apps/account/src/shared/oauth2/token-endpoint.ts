@@ -1,5 +1,5 @@
 import { copy } from '../../copy.ts';
-import type { TokenResponse } from './token-store.ts';
+import type { TokenResponse } from './token-lifecycle.ts';
 
 // POST {oauth2Url}/oauth2/token, form-encoded. Public client: no credentials, no secret.
 

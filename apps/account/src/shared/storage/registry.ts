@@ -182,6 +182,12 @@ export const registry = {
     ttlMs: REFRESH_LOCK.expiryMs,
   }),
   m365Token: entry({ key: 'm365-token', schema: z.string(), medium: 'localStorage' }),
+  /** When this tab last started a new authorization because its token could not be renewed. */
+  reauthorizeStartedAt: entry({
+    key: 'reauthorize_started_at',
+    schema: z.number(),
+    medium: 'sessionStorage',
+  }),
   /**
    * This tab's id (per tab, survives its navigations): the application-login lock names its holder,
    * so a tab that left its own authorize redirect half-way does not wait for itself.
