@@ -28,6 +28,8 @@ System ready in ${((Date.now() - started) / 1000).toFixed(1)} s, database: ${dat
 
   Platform app            ${urls.platform}/   (sign in here)
   MAGIC app               ${urls.magic}/
+  admin, dashboard, local ${urls.apps.admin}/  ${urls.apps.dashboard}/  ${urls.apps.local}/
+  AI, sandbox, UAT        ${urls.apps.ai}/  ${urls.apps['ai-sandbox']}/  ${urls.apps['ai-uat']}/
   Identity (Kratos API)   ${urls.identityPublic}   admin ${urls.identityAdmin}
   Authorization (Hydra)   ${urls.oauth2Public}   admin ${urls.oauth2Admin}
   User service            ${urls.usersPublic}   admin ${urls.usersAdmin}

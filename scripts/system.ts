@@ -8,6 +8,8 @@ import { start as startAgent } from '@acme/agent';
 import { startStandIns } from '@acme/dev';
 import { createMailer, DEFAULT_MAIL_FROM, migrateMail, startOutboxWorker } from '@acme/mail';
 import { buildApp, serveApp } from '../apps/account/server/serve.ts';
+import type { Application } from '../apps/account/src/shared/config/applications.ts';
+import { APPLICATIONS, defaultUrlMap } from '../apps/account/src/shared/config/applications.ts';
 
 export const DEFAULT_PORTS = {
   platform: 4000,
@@ -25,6 +27,9 @@ export const DEFAULT_PORTS = {
 
 export type PortName = keyof typeof DEFAULT_PORTS;
 
+/** The marketplace stand-in's page (the offer link of the welcome page points at it). */
+const MARKETPLACE_PORT = 4540;
+
 /** Per-IP limits raised for the journeys and benchmarks, where every request comes from 127.0.0.1. */
 export const LOOPBACK_TEST_LIMITS: Record<string, string> = {
   LOGIN_CONFIG_RATE_LIMIT: '100000',
@@ -35,6 +40,8 @@ export const LOOPBACK_TEST_LIMITS: Record<string, string> = {
 export interface SystemUrls {
   platform: string;
   magic: string;
+  /** Every application's origin (Platform, MAGIC, admin, dashboard, local, AI, AI sandbox, AI UAT: 4000–4007). */
+  apps: Record<Application, string>;
   identityPublic: string;
   identityAdmin: string;
   oauth2Public: string;
@@ -74,6 +81,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   const urls: SystemUrls = {
     platform: url('platform'),
     magic: url('magic'),
+    apps: defaultUrlMap('http://localhost', offset),
     identityPublic: url('identityPublic'),
     identityAdmin: url('identityAdmin'),
     oauth2Public: url('oauth2Public'),
@@ -83,7 +91,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     agent: url('agent'),
     mail: url('standIns'),
   };
-  const appOrigins = [urls.platform, urls.magic];
+  const appOrigins = APPLICATIONS.map((app) => urls.apps[app]);
   const logLevel = options.logLevel ?? 'info';
   const adminKey = options.adminKey ?? (process.env.ADMIN_KEY || undefined);
   const keys: Record<string, string> = adminKey
@@ -139,7 +147,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
         ISSUER: urls.oauth2Public,
         OAUTH2_PUBLIC_PORT: String(port('oauth2Public')),
         OAUTH2_ADMIN_PORT: String(port('oauth2Admin')),
-        APP_ORIGINS: `platform=${urls.platform},magic=${urls.magic}`,
+        APP_ORIGINS: APPLICATIONS.map((app) => `${app}=${urls.apps[app]}`).join(','),
         // Grant claims and the identity-session check at every refresh; consent skip for our apps.
         USERS_ADMIN_URL: urls.usersAdmin,
       },
@@ -180,17 +188,19 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       oauth2Url: urls.oauth2Public,
       usersUrl: urls.usersPublic,
       agentUrl: urls.agent,
-      urlMap: { platform: urls.platform, magic: urls.magic },
+      urlMap: urls.apps,
+      offerUrl: `http://localhost:${MARKETPLACE_PORT + offset}/`,
     };
-    const platform = await serveApp({
-      port: port('platform'),
-      application: 'platform',
-      distDir,
-      config: appConfig,
-    });
-    closers.push(platform.close);
-    const magic = await serveApp({ port: port('magic'), application: 'magic', distDir, config: appConfig });
-    closers.push(magic.close);
+    // One build, eight origins: each application is the same files with its own runtime configuration.
+    for (const application of APPLICATIONS) {
+      const served = await serveApp({
+        port: Number(new URL(urls.apps[application]).port),
+        application,
+        distDir,
+        config: appConfig,
+      });
+      closers.push(served.close);
+    }
 
     if (options.seed !== false) await seedDemo(urls.usersAdmin, adminKey);
   } catch (error) {

@@ -93,7 +93,7 @@ describe('configuration', () => {
     expect(resolveConfig('platform')).toMatchObject({
       appName: 'Platform',
       clientId: 'platform',
-      initialPage: 'research',
+      initialPage: { default: 'research', rules: [] },
     });
     expect(() => resolveConfig('platform', { identityUrl: 'not a url' })).toThrow(/identityUrl/);
   });

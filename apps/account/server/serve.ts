@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { AccountConfig, Application } from '../src/shared/config/env.ts';
 import { accountConfigSchema, defaultConfig } from '../src/shared/config/env.ts';
 
-// Serves the one Vite build for an application (Platform on 4000, MAGIC on 4001) with its runtime
+// Serves the one Vite build for an application (Platform on 4000, MAGIC on 4001, … AI UAT on 4007) with its runtime
 // configuration and the security headers below. No inline script: the configuration is a
 // separate script, /account/runtime-config.js.
 

@@ -1,6 +1,13 @@
 // Every user-facing text of the specification, in one place.
 // Placeholders are filled by the small functions below; never inline these strings in components.
 
+/** How an authentication mode is named to users (the unauthorised-mode page). */
+function modeLabel(mode: string): string {
+  if (mode === 'ory') return 'email and password or single sign-on';
+  if (mode === 'm365') return 'Microsoft 365';
+  return mode;
+}
+
 export const copy = {
   common: {
     continue: 'Continue',
@@ -145,6 +152,19 @@ export const copy = {
     page: 'You are not authorised to access this page.',
     product: (product: string, email: string) =>
       `You are not authorised to access product ${product}. Please contact ${email} for support.`,
+    mode: (app: string, mode: string, allowed: string[]) =>
+      `You are not authorised to access ${app} with ${modeLabel(mode)} sign-in. Log out, then sign in with ${allowed.map(modeLabel).join(' or ')}.`,
+  },
+  welcome: {
+    title: (app: string) => `Welcome to ${app}`,
+    product:
+      'A quantitative research and strategy-deployment platform: data, research environments, strategy deployments and AI agents for your organisation.',
+    noSubscription:
+      "Your organisation does not have a subscription yet, so the product's features are not available to you.",
+    howToSubscribe: 'An administrator of your organisation can subscribe through the offer page:',
+    offerLink: 'Subscribe to the offer',
+    contact: 'Questions? Contact',
+    signedInAs: 'Signed in as',
   },
   errorPage: {
     title: 'Something went wrong',
@@ -158,7 +178,8 @@ export const copy = {
     dismiss: 'Dismiss',
   },
   research: {
-    title: 'Research',
+    /** A landing page's heading: the application and the page, e.g. "Platform · research". */
+    title: (app: string, page: string) => `${app} · ${page}`,
     signedInAs: 'Signed in as',
     claims: 'Token claims (ext)',
     logout: 'Log out',

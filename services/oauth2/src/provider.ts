@@ -1,4 +1,5 @@
 import Provider, { errors, type Configuration, type KoaContextWithOIDC, type ErrorOut } from 'oidc-provider';
+import { acceptHashedClientSecrets, clientCredentialsClaims, extraClientMetadata } from './api-clients.ts';
 import { appUrls } from './config.ts';
 import { ACCESS_TOKEN_RESOURCE, SUPPORTED_SCOPES, clientById, type OAuth2Context } from './context.ts';
 import { logoutSource, postLogoutSuccessSource } from './interactions/logout.ts';
@@ -49,6 +50,8 @@ export function createProvider(c: OAuth2Context): Provider {
   const configuration: Configuration = {
     adapter: c.adapters.factory,
     clients: clientMetadata(c),
+    // API clients (api-clients.ts) carry Hydra's `metadata`; its `ext` becomes their tokens' ext.
+    extraClientMetadata,
     jwks: c.keys.jwks as Configuration['jwks'],
     cookies: {
       keys: c.keys.cookieKeys,
@@ -82,6 +85,7 @@ export function createProvider(c: OAuth2Context): Provider {
     },
     features: {
       devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
       dPoP: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
       revocation: {
@@ -115,7 +119,10 @@ export function createProvider(c: OAuth2Context): Provider {
     clientBasedCORS: (_ctx, origin, client) =>
       client.clientAuthMethod === 'none' &&
       (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
-    extraTokenClaims: (ctx, token) => c.claims.extraTokenClaims(ctx, token),
+    extraTokenClaims: (ctx, token) =>
+      token.kind === 'ClientCredentials'
+        ? clientCredentialsClaims(ctx, token)
+        : c.claims.extraTokenClaims(ctx, token),
     formats: { customizers: { jwt: (ctx, token, jwt) => c.claims.customizeJwt(ctx, token, jwt) } },
     rotateRefreshToken: true,
     ttl: {
@@ -140,6 +147,7 @@ export function createProvider(c: OAuth2Context): Provider {
   // The interaction hook above reads `provider`; it only runs once construction is done.
   const provider = new Provider(config.issuer, configuration);
   provider.proxy = config.trustProxy;
+  acceptHashedClientSecrets(provider);
 
   for (const [model, prefix] of Object.entries(PREFIXES)) {
     const proto = provider[model as keyof typeof PREFIXES].prototype as unknown as {

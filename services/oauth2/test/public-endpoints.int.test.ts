@@ -73,9 +73,10 @@ describe('token endpoint bad input answers OAuth2 errors, never 5xx (RFC 6749 §
     ['missing grant_type', { client_id: 'platform' }, 'invalid_request'],
     ['unknown grant_type', { grant_type: 'password', client_id: 'platform' }, 'unsupported_grant_type'],
     [
-      'client_credentials',
+      // Enabled for API clients only (api-clients.int.test.ts): a browser client may not use it.
+      'client_credentials from a browser client',
       { grant_type: 'client_credentials', client_id: 'platform' },
-      'unsupported_grant_type',
+      'invalid_request',
     ],
     ['missing code', { grant_type: 'authorization_code', client_id: 'platform' }, 'invalid_request'],
     [

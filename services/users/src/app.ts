@@ -25,6 +25,8 @@ import { registerHealthRoutes } from './http/health.ts';
 import { createLogger } from './http/logger.ts';
 import { createHttpServer } from './http/server.ts';
 import { registerGitAuthRoutes } from './git-auth/routes.ts';
+import { registerApiClientAdminRoutes } from './api-clients/routes.ts';
+import { createOAuth2ClientsAdmin } from './clients/oauth2-clients.ts';
 import { registerInvitationAdminRoutes, registerInvitationPublicRoutes } from './invitations/routes.ts';
 import { registerLoginAdminRoutes, registerLoginRoutes } from './login/routes.ts';
 import { registerOrganisationRoutes } from './organisations/routes.ts';
@@ -71,6 +73,11 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
     oauth2Admin:
       options.oauth2Admin ??
       createOAuth2AdminClient(config.oauth2AdminUrl, config.upstreamTimeoutMs, config.oauth2AdminKey),
+    oauth2Clients: createOAuth2ClientsAdmin(
+      config.oauth2AdminUrl,
+      config.upstreamTimeoutMs,
+      config.oauth2AdminKey,
+    ),
     identityPublic:
       options.identityPublic ??
       createIdentityPublicClient(config.identityPublicUrl, config.upstreamTimeoutMs),
@@ -115,6 +122,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   registerLoginAdminRoutes(adminApp, deps);
   registerInvitationAdminRoutes(adminApp, deps);
   registerTermsAdminRoutes(adminApp, deps);
+  registerApiClientAdminRoutes(adminApp, deps);
   registerHealthRoutes(adminApp, deps.db);
 
   return { public: publicApp, admin: adminApp };

@@ -24,6 +24,10 @@ Commands:
   invite:resend --id <invitationId>
   invite:revoke --id <invitationId>
   terms:export [--org <organisationId>] [--format csv|json]
+  api-client:create --org <organisationId> --scope-groups <a,b> [--name <name>] [--as <admin email>]
+                    (prints the client id and its secret: the only time the secret is shown)
+  api-client:list --org <organisationId>
+  api-client:revoke --id <clientId> [--as <admin email>]
   account:unlock --email <email>      ends the sign-in lockout of an address (password, codes, 2FA)
   keys:rotate   a new token-signing key; the old one stays published until its tokens expire
 
@@ -52,6 +56,7 @@ const options = {
   'scope-groups': { type: 'string' },
   'git-user': { type: 'boolean' },
   format: { type: 'string' },
+  as: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -154,6 +159,28 @@ function toCall(command: string, values: Values): Call {
       if (values.org !== undefined) query.set('organisationId', values.org);
       return { method: 'GET', path: `/admin/terms/acceptances?${query.toString()}` };
     }
+    case 'api-client:create':
+      return {
+        method: 'POST',
+        path: '/admin/api-clients',
+        body: {
+          organisationId: required(values, 'org'),
+          name: values.name ?? 'API client',
+          scopeGroups: list(required(values, 'scope-groups')),
+          ...(values.as === undefined ? {} : { actorEmail: values.as }),
+        },
+      };
+    case 'api-client:list':
+      return {
+        method: 'GET',
+        path: `/admin/api-clients?organisationId=${encodeURIComponent(required(values, 'org'))}`,
+      };
+    case 'api-client:revoke':
+      return {
+        method: 'POST',
+        path: `/admin/api-clients/${encodeURIComponent(required(values, 'id'))}/revoke`,
+        ...(values.as === undefined ? {} : { body: { actorEmail: values.as } }),
+      };
     case 'account:unlock':
       return {
         method: 'POST',

@@ -91,6 +91,17 @@ export interface GitLinksTable {
   linked_at: Date;
 }
 
+export interface ApiClientsTable {
+  /** The authorization server's client id. */
+  id: string;
+  organisation_id: string;
+  name: string;
+  scope_groups: Json<string[]>;
+  created_by: string | null;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
 /** The user service's tables, as Kysely sees them. */
 export interface UsersDb {
   organisations: OrganisationsTable;
@@ -102,4 +113,5 @@ export interface UsersDb {
   terms_acceptances: TermsAcceptancesTable;
   git_auth_states: GitAuthStatesTable;
   git_links: GitLinksTable;
+  api_clients: ApiClientsTable;
 }

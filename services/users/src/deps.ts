@@ -5,6 +5,7 @@ import type { GitHostClient } from './clients/git-host.ts';
 import type { IdentityAdminClient } from './clients/identity-admin.ts';
 import type { IdentityPublicClient } from './clients/identity-public.ts';
 import type { OAuth2AdminClient } from './clients/oauth2-admin.ts';
+import type { OAuth2ClientsAdmin } from './clients/oauth2-clients.ts';
 import type { Config } from './config.ts';
 import type { UsersDb } from './db-types.ts';
 
@@ -15,6 +16,8 @@ export interface Deps {
   clock: Clock;
   identityAdmin: IdentityAdminClient;
   oauth2Admin: OAuth2AdminClient;
+  /** The authorization server's client API (API clients). */
+  oauth2Clients: OAuth2ClientsAdmin;
   identityPublic: IdentityPublicClient;
   gitHost: GitHostClient;
   /** The outbox invitation mail goes through. */

@@ -132,4 +132,21 @@ export const migrations: Migration[] = [
       linked_at timestamptz not null
     )`,
   },
+  {
+    // API clients of an organisation; the secret lives (hashed) in the authorization server only.
+    name: '180_api_clients',
+    sql: `create table api_clients (
+      id text primary key,
+      organisation_id uuid not null references organisations(id) on delete cascade,
+      name text not null check (length(name) between 1 and 200),
+      scope_groups jsonb not null default '[]'::jsonb,
+      created_by uuid references users(id) on delete set null,
+      created_at timestamptz not null,
+      revoked_at timestamptz
+    )`,
+  },
+  {
+    name: '181_api_clients_organisation_id',
+    sql: 'create index api_clients_organisation_id on api_clients (organisation_id, created_at)',
+  },
 ];

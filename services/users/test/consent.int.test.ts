@@ -118,6 +118,7 @@ describe('POST /login/consent and /login/logout', () => {
           products: ['Platform', 'MAGIC'],
           scopeGroups: ['research', 'quant'],
           role: 'member',
+          subscriptionStatus: 'subscribed',
         },
         id_token: { email: 'ada@acme.test' },
       },

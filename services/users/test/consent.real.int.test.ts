@@ -120,6 +120,7 @@ describe('consent through the real identity service and authorization server', (
       products: ['Platform', 'MAGIC'],
       scopeGroups: [],
       role: 'org-admin',
+      subscriptionStatus: 'subscribed',
     });
 
     // The consent request is now handled: posting it again returns where it went (Hydra's 410).

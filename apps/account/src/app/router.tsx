@@ -3,7 +3,9 @@ import { lazy, Suspense, useEffect } from 'react';
 import * as z from 'zod/mini';
 import { copy } from '../copy.ts';
 import LoginRoute from '../routes/login.tsx';
-import { BASE, paths } from '../shared/config/paths.ts';
+import { getConfig } from '../shared/config/env.ts';
+import { BASE, initialPagePath, paths } from '../shared/config/paths.ts';
+import { landingPaths } from '../shared/config/select-initial-page.ts';
 import { navigate, searchParams, useLocation } from '../shared/navigation/history.ts';
 import { Progress } from '../shared/ui/progress.tsx';
 
@@ -66,7 +68,7 @@ export const routes: RouteDef<unknown>[] = [
     search: z.object({ product: str }),
     component: lazy(() => import('../routes/access-denied.tsx')),
   }),
-  route({ path: paths.research, search: none, component: lazy(() => import('../routes/research.tsx')) }),
+  route({ path: paths.welcome, search: none, component: lazy(() => import('../routes/welcome.tsx')) }),
   // Screens of later issues: they send the user to login for now.
   route({
     path: paths.onboarding,
@@ -101,9 +103,16 @@ function normalise(pathname: string): string {
   return pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
 }
 
+/** `/research` and every page of the configured initial-page table: one landing page each. */
+const landing = route({ path: '', search: none, component: lazy(() => import('../routes/landing.tsx')) });
+
+function isLandingPath(path: string): boolean {
+  return path === paths.research || landingPaths(getConfig().initialPage).includes(path);
+}
+
 export function matchRoute(pathname: string): RouteDef<unknown> | null {
   const path = normalise(pathname);
-  return routes.find((r) => r.path === path) ?? null;
+  return routes.find((r) => r.path === path) ?? (isLandingPath(path) ? landing : null);
 }
 
 export function parseSearch<S>(def: RouteDef<S>, search: string): S {
@@ -122,12 +131,16 @@ export function Router() {
   const def = matchRoute(path);
   if (!def) {
     // /account → login; everything else → the initial page (which guards itself).
-    return <Redirect to={path === BASE ? paths.login + location.search : paths.research} />;
+    return (
+      <Redirect
+        to={path === BASE ? paths.login + location.search : initialPagePath(getConfig().initialPage)}
+      />
+    );
   }
   const Component = def.component;
   return (
     <Suspense fallback={<Progress label={copy.common.loading} />}>
-      <Component key={def.path} search={parseSearch(def, location.search)} />
+      <Component key={def.path || path} search={parseSearch(def, location.search)} />
     </Suspense>
   );
 }

@@ -1,18 +1,7 @@
-import { copy } from '../copy.ts';
+import { AccessDeniedView } from '../features/access-guard/access-guard.tsx';
 import { getConfig } from '../shared/config/env.ts';
-import { Card } from '../shared/ui/card.tsx';
 
-/** Access Denied pages: the generic one, and the product one with a support address. */
-export function AccessDeniedView({ product, email }: { product?: string; email?: string }) {
-  return (
-    <Card title={copy.accessDenied.title}>
-      <p role="alert">
-        {product && email ? copy.accessDenied.product(product, email) : copy.accessDenied.page}
-      </p>
-    </Card>
-  );
-}
-
+/** The Access Denied pages as a route: the generic one, or the product one with the support address. */
 export default function AccessDeniedRoute({ search }: { search: { product?: string } }) {
   return (
     <AccessDeniedView

@@ -225,13 +225,17 @@ describe('research and access denied', () => {
     await waitFor(() => expect(window.location.pathname).toBe('/account/login'));
   });
 
-  it('an m365 token on Platform (ory only) shows the generic Access Denied page', async () => {
+  it('an m365 token on Platform (ory only) shows the unauthorised-mode page', async () => {
     const m365 = fakeJwt({ exp: NOW / 1000 + 3600, ext: { user: { authenticationMode: 'm365' } } });
     write(registry.oauth2Token, { accessToken: m365, refreshToken: null, expiresAt: NOW + 3_600_000 });
     mockFetch(() => ({ status: 401, body: {} }));
     goTo('/research');
     render(<Router />);
-    expect(await screen.findByText('You are not authorised to access this page.')).toBeTruthy();
+    expect(
+      await screen.findByText(
+        'You are not authorised to access Platform with Microsoft 365 sign-in. Log out, then sign in with email and password or single sign-on.',
+      ),
+    ).toBeTruthy();
   });
 
   it('renders both Access Denied texts', async () => {

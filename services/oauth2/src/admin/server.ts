@@ -5,6 +5,7 @@ import type { OAuth2Runtime } from '../context.ts';
 import { asOAuth2Error, OAuth2Error, toOAuth2Body } from '../errors.ts';
 import type { TokenVerifier } from '../introspection.ts';
 import { requireChallenge } from '../interactions/challenge.ts';
+import { registerClientRoutes } from './clients.ts';
 import { acceptConsentRequest, getConsentRequest, rejectConsentRequest } from '../interactions/consent.ts';
 import { acceptLoginRequest, getLoginRequest, rejectLoginRequest } from '../interactions/login.ts';
 import { acceptLogoutRequest, getLogoutRequest, rejectLogoutRequest } from '../interactions/logout.ts';
@@ -105,6 +106,7 @@ export function createAdminServer(
     reply.header('Cache-Control', 'no-store');
     return { kid: rotated.kid, jwks_kids: rotated.published };
   });
+  registerClientRoutes(app, rt);
 
   app.get('/health/alive', async () => ({ status: 'ok' }));
   app.get('/health/ready', async () => ({ status: 'ok' }));

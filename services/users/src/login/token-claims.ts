@@ -63,6 +63,8 @@ export async function tokenClaimsFor(
         products: user.products,
         scopeGroups: user.scopeGroups,
         role: user.role,
+        // The app shows the welcome page instead of the product to an organisation without one.
+        subscriptionStatus: user.subscriptionStatus,
       },
       id_token: { email: user.email },
     },

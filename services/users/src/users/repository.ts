@@ -100,6 +100,7 @@ export async function findUserWithProducts(
   role: string;
   scopeGroups: string[];
   products: string[];
+  subscriptionStatus: 'subscribed' | 'not_subscribed';
 } | null> {
   const row = await db
     .selectFrom('users')
@@ -110,6 +111,7 @@ export async function findUserWithProducts(
       'users.role as role',
       'users.scope_groups as scopeGroups',
       'organisations.products as products',
+      'organisations.subscription_status as subscriptionStatus',
     ])
     .where('users.id', '=', id)
     .executeTakeFirst();

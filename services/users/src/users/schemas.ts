@@ -3,7 +3,7 @@ import { emailSchema } from '../http/schemas.ts';
 import { PERMISSIONS, ROLES } from './roles.ts';
 
 const nameSchema = z.string().trim().min(1).max(100);
-const scopeGroupSchema = z
+export const scopeGroupSchema = z
   .string()
   .trim()
   .min(1)

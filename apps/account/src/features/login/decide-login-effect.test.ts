@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { defaultUrlMap } from '../../shared/config/applications.ts';
 import { emailResult } from '../../testing/fixtures.ts';
 import type { LoginCommand, LoginEffectInput } from './decide-login-effect.ts';
 import { decideLoginEffect } from './decide-login-effect.ts';
@@ -6,7 +7,7 @@ import { decideLoginEffect } from './decide-login-effect.ts';
 const base: LoginEffectInput = {
   application: 'platform',
   applicationCookie: null,
-  urlMap: { platform: 'http://localhost:4000', magic: 'http://localhost:4001' },
+  urlMap: defaultUrlMap(),
   location: { pathname: '/account/login', search: '' },
   queryChallenge: null,
   storedChallenge: null,
@@ -35,6 +36,15 @@ const cases: [string, Partial<LoginEffectInput>, LoginCommand][] = [
       location: { pathname: '/account/login', search: '?login_challenge=abc' },
     },
     { type: 'redirect-application', url: 'http://localhost:4001/account/login?login_challenge=abc' },
+  ],
+  [
+    'a login started on dashboard returns to dashboard, same path and query',
+    {
+      applicationCookie: 'dashboard',
+      queryChallenge: 'abc',
+      location: { pathname: '/account/login', search: '?login_challenge=abc&x=1' },
+    },
+    { type: 'redirect-application', url: 'http://localhost:4003/account/login?login_challenge=abc&x=1' },
   ],
   [
     'the same application stores the challenge',

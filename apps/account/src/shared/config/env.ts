@@ -1,30 +1,54 @@
 import * as z from 'zod/mini';
+import type { Application, AuthMode } from './applications.ts';
+import { APPLICATION_DEFAULTS, APPLICATIONS, AUTH_MODES, defaultUrlMap } from './applications.ts';
 
 // Runtime configuration: one build serves every application; /account/runtime-config.js sets
 // window.__ACCOUNT_CONFIG__ before the bundle runs. Parsed once here; nothing else reads it.
 
-export const applicationSchema = z.enum(['platform', 'magic']);
-export type Application = z.infer<typeof applicationSchema>;
-export const authModeSchema = z.enum(['ory', 'm365']);
-export type AuthMode = z.infer<typeof authModeSchema>;
+export type { Application, AuthMode } from './applications.ts';
+export const applicationSchema = z.enum(APPLICATIONS);
+export const authModeSchema = z.enum(AUTH_MODES);
 
 const httpUrl = z.string().check(z.regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, 'must be an http(s) URL'));
 
+/** A landing page's name: its path is `/<name>` (never `account` or `welcome`, which are taken). */
+const pageName = z.string().check(
+  z.regex(/^[a-z][a-z0-9-]{0,39}$/, 'must be a lower-case page name'),
+  z.refine((v) => v !== 'account' && v !== 'welcome', 'is reserved'),
+);
+const names = z.array(z.string().check(z.minLength(1)));
+
+/**
+ * The initial page after sign-in: the first rule whose products and scope groups (each list: at
+ * least one must be in the token; an absent list always matches) match the token, else `default`.
+ */
+export const initialPageTableSchema = z.object({
+  default: pageName,
+  rules: z.array(z.object({ products: z.optional(names), scopeGroups: z.optional(names), page: pageName })),
+});
+export type InitialPageTable = z.infer<typeof initialPageTableSchema>;
+
 export const accountConfigSchema = z.object({
   application: applicationSchema,
-  appName: z.enum(['Platform', 'MAGIC']),
+  appName: z.string().check(z.minLength(1)),
   clientId: z.string().check(z.minLength(1)),
   identityUrl: httpUrl,
   oauth2Url: httpUrl,
   usersUrl: httpUrl,
   agentUrl: httpUrl,
   cookieDomain: z.optional(z.string()),
-  initialPage: z.literal('research'),
+  initialPage: initialPageTableSchema,
   supportEmail: z.string().check(z.minLength(3)),
   accessEmail: z.string().check(z.minLength(3)),
-  urlMap: z.object({ platform: httpUrl, magic: httpUrl }),
+  urlMap: z.record(applicationSchema, httpUrl),
   disableGitStep: z.boolean(),
   allowedAuthModes: z.optional(z.array(authModeSchema)),
+  /** Products the application's pages require (at least one); empty: no product check. */
+  requiredProducts: z.optional(names),
+  /** Scope groups the application's pages require (at least one); empty: no scope check. */
+  requiredScopeGroups: z.optional(names),
+  /** Where an organisation's admin subscribes (the offer's page), shown on the welcome page. */
+  offerUrl: httpUrl,
 });
 export type AccountConfig = z.infer<typeof accountConfigSchema>;
 
@@ -56,26 +80,32 @@ export function setConfig(config: AccountConfig): void {
   current = config;
 }
 
-/** The configured list, else local/MAGIC allow ory and m365 and every other application ory only. */
+/** The configured list, else local and MAGIC allow ory and m365 and every other application ory only. */
 export function allowedAuthModes(config: AccountConfig): AuthMode[] {
   if (config.allowedAuthModes && config.allowedAuthModes.length > 0) return config.allowedAuthModes;
-  return config.application === 'magic' ? ['ory', 'm365'] : ['ory'];
+  return [...APPLICATION_DEFAULTS[config.application].authModes];
+}
+
+/** The configured products the application's pages require, else the application's default. */
+export function requiredProducts(config: AccountConfig): string[] {
+  return config.requiredProducts ?? [...APPLICATION_DEFAULTS[config.application].requiredProducts];
 }
 
 /** Development defaults (ARCHITECTURE "Default ports"). */
 export function defaultConfig(application: Application): AccountConfig {
   return {
     application,
-    appName: application === 'magic' ? 'MAGIC' : 'Platform',
+    appName: APPLICATION_DEFAULTS[application].name,
     clientId: application,
     identityUrl: 'http://localhost:4433',
     oauth2Url: 'http://localhost:4444',
     usersUrl: 'http://localhost:4455',
     agentUrl: 'http://localhost:4466',
-    initialPage: 'research',
+    initialPage: { default: 'research', rules: [] },
     supportEmail: 'support@acme.test',
     accessEmail: 'access@acme.test',
-    urlMap: { platform: 'http://localhost:4000', magic: 'http://localhost:4001' },
+    urlMap: defaultUrlMap(),
     disableGitStep: false,
+    offerUrl: 'http://localhost:4540/',
   };
 }

@@ -1,3 +1,8 @@
+import { tryDecodeJwtPayload } from '../oauth2/jwt.ts';
+import { readToken } from '../oauth2/token-lifecycle.ts';
+import type { InitialPageTable } from './env.ts';
+import { selectInitialPage, WELCOME_PATH } from './select-initial-page.ts';
+
 // Every path of the app, one place (account routes under /account).
 
 export const BASE = '/account';
@@ -17,13 +22,18 @@ export const paths = {
   error: `${BASE}/error`,
   accessDenied: `${BASE}/access-denied`,
   research: '/research',
+  welcome: WELCOME_PATH,
 } as const;
 
 export type AppPath = (typeof paths)[keyof typeof paths];
 
-/** The initial page after sign-in (default "research"). */
-export function initialPagePath(_initialPage: 'research'): string {
-  return paths.research;
+/**
+ * The initial page after sign-in for the stored token: the configured table picks it from
+ * `ext.products` and `ext.scopeGroups` (default "research"); the welcome page when the organisation
+ * has no subscription. Without a token, the table's default.
+ */
+export function initialPagePath(table: InitialPageTable): string {
+  return selectInitialPage(table, tryDecodeJwtPayload(readToken()?.accessToken));
 }
 
 export function withQuery(path: string, query: Record<string, string | undefined>): string {

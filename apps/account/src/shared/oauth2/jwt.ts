@@ -11,6 +11,7 @@ export const accessTokenClaimsSchema = z.looseObject({
       user: z.optional(z.looseObject({ authenticationMode: z.optional(z.string()) })),
       products: z.optional(z.array(z.string())),
       scopeGroups: z.optional(z.array(z.string())),
+      subscriptionStatus: z.optional(z.string()),
     }),
   ),
 });

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { APPLICATIONS } from '../config/applications.ts';
 import {
   APPLICATION_LOGIN_LOCK_MS,
   AUTHORIZATION_PARAMS_TTL_MS,
@@ -118,7 +119,7 @@ export const registry = {
   /** Which application started the login. */
   application: entry({
     key: 'application',
-    schema: z.enum(['platform', 'magic']),
+    schema: z.enum(APPLICATIONS),
     medium: 'cookie',
     ttlMs: LOGIN_CHALLENGE_TTL_MS,
   }),

@@ -1,0 +1,117 @@
+// @vitest-environment jsdom
+import { render, screen, waitFor } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { Router } from '../../app/router.tsx';
+import { defaultConfig, setConfig } from '../../shared/config/env.ts';
+import { initialPagePath } from '../../shared/config/paths.ts';
+import { registry } from '../../shared/storage/registry.ts';
+import { write } from '../../shared/storage/storage.ts';
+import { mockFetch } from '../../testing/fetch-mock.ts';
+import { fakeJwt, kratosSession } from '../../testing/identity.ts';
+import { goTo, resetScreenBetweenTests } from '../../testing/screen.ts';
+
+// The guard as the pages run it: the landing pages and the welcome page, on several applications.
+
+const NOW = Date.now();
+const SESSION = kratosSession();
+
+function signIn(ext: Record<string, unknown>) {
+  write(registry.oauth2Token, {
+    accessToken: fakeJwt({ exp: NOW / 1000 + 3600, ext: { user: { authenticationMode: 'ory' }, ...ext } }),
+    refreshToken: 'ory_rt_1',
+    expiresAt: NOW + 3_600_000,
+  });
+  mockFetch(({ url }) =>
+    url.pathname === '/sessions/whoami' ? { status: 200, body: SESSION } : { status: 404, body: {} },
+  );
+}
+
+resetScreenBetweenTests();
+
+describe('access guard on the pages', () => {
+  it('Platform without the Platform product shows the product Access Denied page', async () => {
+    signIn({ products: ['MAGIC'], scopeGroups: [], subscriptionStatus: 'subscribed' });
+    goTo('/research');
+    render(<Router />);
+    expect(
+      await screen.findByText(
+        'You are not authorised to access product Platform. Please contact support@acme.test for support.',
+      ),
+    ).toBeTruthy();
+    expect(screen.queryByTestId('token-ext')).toBeNull();
+  });
+
+  it('a configured scope group the token lacks shows the generic page', async () => {
+    setConfig({ ...defaultConfig('admin'), requiredScopeGroups: ['operators'] });
+    signIn({ products: ['Platform'], scopeGroups: ['research'] });
+    goTo('/research');
+    render(<Router />);
+    expect(await screen.findByText('You are not authorised to access this page.')).toBeTruthy();
+  });
+
+  it('an m365 token is let into MAGIC (which allows m365)', async () => {
+    setConfig(defaultConfig('magic'));
+    write(registry.oauth2Token, {
+      accessToken: fakeJwt({
+        exp: NOW / 1000 + 3600,
+        ext: { user: { authenticationMode: 'm365' }, products: ['MAGIC'] },
+      }),
+      refreshToken: null,
+      expiresAt: NOW + 3_600_000,
+    });
+    mockFetch(() => ({ status: 401, body: {} }));
+    goTo('/research');
+    render(<Router />);
+    expect(await screen.findByTestId('token-ext')).toBeTruthy();
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('MAGIC · research');
+  });
+
+  it('an unsubscribed organisation is sent from the landing page to the welcome page', async () => {
+    signIn({ products: [], scopeGroups: [], subscriptionStatus: 'not_subscribed' });
+    goTo('/research');
+    render(<Router />);
+    await waitFor(() => expect(window.location.pathname).toBe('/welcome'));
+    expect(await screen.findByTestId('welcome-no-subscription')).toBeTruthy();
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Welcome to Platform');
+    expect(screen.getByRole('link', { name: 'Subscribe to the offer' }).getAttribute('href')).toBe(
+      'http://localhost:4540/',
+    );
+    expect(screen.getByRole('link', { name: 'support@acme.test' }).getAttribute('href')).toBe(
+      'mailto:support@acme.test',
+    );
+    expect(screen.getByRole('link', { name: 'Log out' }).getAttribute('href')).toBe('/account/logout');
+  });
+
+  it('the welcome page needs a signed-in user: a guest goes to login', async () => {
+    mockFetch(() => ({ status: 401, body: {} }));
+    goTo('/welcome');
+    render(<Router />);
+    await waitFor(() => expect(window.location.pathname).toBe('/account/login'));
+  });
+
+  it('a page of the initial-page table is a landing page, and the table picks it after sign-in', async () => {
+    setConfig({
+      ...defaultConfig('dashboard'),
+      initialPage: { default: 'research', rules: [{ scopeGroups: ['ops'], page: 'deployments' }] },
+    });
+    signIn({ products: ['Platform'], scopeGroups: ['ops'] });
+    expect(initialPagePath(defaultConfig('dashboard').initialPage)).toBe('/research');
+    expect(
+      initialPagePath({ default: 'research', rules: [{ scopeGroups: ['ops'], page: 'deployments' }] }),
+    ).toBe('/deployments');
+    goTo('/deployments');
+    render(<Router />);
+    expect(await screen.findByTestId('token-ext')).toBeTruthy();
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('dashboard · deployments');
+  });
+});
+
+describe('welcome page for a subscribed organisation', () => {
+  it('sends the user on to the initial page', async () => {
+    signIn({ products: ['Platform'], scopeGroups: [], subscriptionStatus: 'subscribed' });
+    goTo('/welcome');
+    render(<Router />);
+    await waitFor(() => expect(window.location.pathname).toBe('/research'));
+    expect(await screen.findByTestId('token-ext')).toBeTruthy();
+  });
+});

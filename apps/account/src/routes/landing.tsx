@@ -1,0 +1,35 @@
+import { copy } from '../copy.ts';
+import { AccessGuard } from '../features/access-guard/access-guard.tsx';
+import { getConfig } from '../shared/config/env.ts';
+import { paths } from '../shared/config/paths.ts';
+
+/**
+ * A landing page (outside /account: `/research` and every page of the initial-page table): the
+ * application, the signed-in user, the token's ext claims and a logout link, behind the access guard.
+ */
+export default function LandingRoute() {
+  const config = getConfig();
+  return (
+    <AccessGuard welcomeUnsubscribed>
+      {({ session, claims }) => (
+        <main className="page">
+          <section className="card">
+            <h1 id="research-title" className="card-title">
+              {copy.research.title(config.appName, window.location.pathname.slice(1))}
+            </h1>
+            <p>
+              {copy.research.signedInAs} <strong data-testid="signed-in-email">{session.facts?.email}</strong>
+            </p>
+            <h2 className="muted">{copy.research.claims}</h2>
+            <pre className="claims" data-testid="token-ext">
+              {JSON.stringify(claims?.ext ?? {}, null, 2)}
+            </pre>
+            <a className="button secondary" href={paths.logout}>
+              {copy.research.logout}
+            </a>
+          </section>
+        </main>
+      )}
+    </AccessGuard>
+  );
+}

@@ -1,0 +1,121 @@
+import type { Kysely } from 'kysely';
+import type { ApiClientsTable, UsersDb } from '../db-types.ts';
+import type { Deps } from '../deps.ts';
+import { AppError } from '../http/errors.ts';
+import { findOrganisation } from '../organisations/repository.ts';
+import { hasPermission, isRole } from '../users/roles.ts';
+import type { ApiClient, CreateApiClientInput } from './schemas.ts';
+
+/**
+ * API clients of an organisation (audience kind API). Creating one registers a client-credentials
+ * client with the authorization server, whose tokens carry the organisation, the scope groups and
+ * `authenticationMode: "api"`; the secret comes back once and is stored there, hashed, only.
+ * Revoking deletes that client: its next token request fails.
+ */
+
+type Row = Pick<ApiClientsTable, 'id' | 'organisation_id' | 'name' | 'created_at' | 'revoked_at'> & {
+  scope_groups: string[];
+};
+
+function toApiClient(row: Row): ApiClient {
+  return {
+    id: row.id,
+    organisationId: row.organisation_id,
+    name: row.name,
+    scopeGroups: row.scope_groups,
+    createdAt: row.created_at.toISOString(),
+    revokedAt: row.revoked_at ? row.revoked_at.toISOString() : null,
+  };
+}
+
+const COLUMNS = ['id', 'organisation_id', 'name', 'scope_groups', 'created_at', 'revoked_at'] as const;
+
+/** The acting user, when named: a user of the organisation whose role holds ManageAccessTokens. */
+async function checkActor(
+  db: Kysely<UsersDb>,
+  organisationId: string,
+  actorEmail: string | undefined,
+): Promise<string | null> {
+  if (actorEmail === undefined) return null;
+  const actor = await db
+    .selectFrom('users')
+    .select(['id', 'organisation_id', 'role'])
+    .where('email', '=', actorEmail)
+    .executeTakeFirst();
+  if (
+    !actor ||
+    actor.organisation_id !== organisationId ||
+    !isRole(actor.role) ||
+    !hasPermission(actor.role, 'ManageAccessTokens')
+  ) {
+    throw new AppError(
+      'PERMISSION_DENIED',
+      "The acting user may not manage this organisation's API clients (ManageAccessTokens).",
+    );
+  }
+  return actor.id;
+}
+
+export async function createApiClient(
+  deps: Deps,
+  input: CreateApiClientInput,
+): Promise<ApiClient & { clientSecret: string }> {
+  const organisation = await findOrganisation(deps.db, input.organisationId);
+  if (!organisation) throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
+  const createdBy = await checkActor(deps.db, organisation.id, input.actorEmail);
+
+  const ext = {
+    user: { authenticationMode: 'api' },
+    organisation: { id: organisation.id, name: organisation.name },
+    scopeGroups: input.scopeGroups,
+  };
+  const { clientId, clientSecret } = await deps.oauth2Clients.createApiClient(
+    `${organisation.name}: ${input.name}`,
+    ext,
+  );
+  const row = {
+    id: clientId,
+    organisation_id: organisation.id,
+    name: input.name,
+    scope_groups: JSON.stringify(input.scopeGroups),
+    created_by: createdBy,
+    created_at: deps.clock.now(),
+    revoked_at: null,
+  };
+  try {
+    await deps.db.insertInto('api_clients').values(row).execute();
+  } catch (error) {
+    // Never leave a working client behind that no one can list or revoke.
+    await deps.oauth2Clients.deleteClient(clientId).catch(() => undefined);
+    throw error;
+  }
+  return { ...toApiClient({ ...row, scope_groups: input.scopeGroups }), clientSecret };
+}
+
+export async function listApiClients(db: Kysely<UsersDb>, organisationId: string): Promise<ApiClient[]> {
+  const rows = await db
+    .selectFrom('api_clients')
+    .select(COLUMNS)
+    .where('organisation_id', '=', organisationId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(toApiClient);
+}
+
+/** Idempotent: revoking a revoked client answers it unchanged. */
+export async function revokeApiClient(
+  deps: Deps,
+  id: string,
+  actorEmail: string | undefined,
+): Promise<ApiClient> {
+  const row = await deps.db.selectFrom('api_clients').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+  if (!row) throw new AppError('API_CLIENT_NOT_FOUND', 'No API client has this id.');
+  await checkActor(deps.db, row.organisation_id, actorEmail);
+  if (row.revoked_at) return toApiClient(row);
+  // Delete at the authorization server first: only then is the client really unusable.
+  await deps.oauth2Clients.deleteClient(row.id);
+  const revokedAt = deps.clock.now();
+  await deps.db.updateTable('api_clients').set({ revoked_at: revokedAt }).where('id', '=', id).execute();
+  return toApiClient({ ...row, revoked_at: revokedAt });
+}
