@@ -1,4 +1,4 @@
-// Business constants and limits (SPEC §9). Durations in milliseconds unless the name says otherwise.
+// Business constants and limits. Durations in milliseconds unless the name says otherwise.
 
 export const MIN_PASSWORD_LENGTH = 8;
 export const OTP_LENGTH = 6;
@@ -44,7 +44,7 @@ export const EMAIL_RESULT_TTL_MS = 60 * 60 * 1000;
 /** Kratos message id: re-authenticate (refresh=true), the product's "Password confirmation". */
 export const MESSAGE_ID_REAUTHENTICATE = 1010003;
 export const OAUTH2_SCOPES = 'openid offline_access';
-/** Lock around the automatic invitation-code submission (one tab, one submission; not in the SPEC). */
+/** Lock around the automatic invitation-code submission (one tab, one submission). */
 export const ONBOARDING_CODE_LOCK_MS = 10 * 1000;
-/** Prefix of the authorization server's codes: a callback code without it is a source-code-host code (SPEC §5). */
+/** Prefix of the authorization server's codes: a callback code without it is a source-code-host code. */
 export const AUTHORIZATION_CODE_PREFIX = 'ory';

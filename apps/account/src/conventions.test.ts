@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// CONVENTIONS.md: imports flow one way (shared → features → app) and features never import each other.
+// Imports flow one way (shared → features → app) and features never import each other.
 // The root ESLint config is not this app's to change, so the rule is checked here by reading the tree.
 
 const srcDir = dirname(fileURLToPath(import.meta.url));
@@ -45,7 +45,7 @@ function edges(): Edge[] {
 
 const isTest = (path: string) => /\.test\.tsx?$/.test(path);
 
-describe('source layout (CONVENTIONS.md)', () => {
+describe('source layout', () => {
   const all = edges();
 
   it('reads the tree', () => {

@@ -1,10 +1,10 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useEffectEvent, useState } from 'react';
 import { copy } from '../../copy.ts';
 import { getConfig } from '../../shared/config/env.ts';
 import { paths, withQuery } from '../../shared/config/paths.ts';
 import { showToast } from '../../shared/errors/error-store.ts';
 import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
-import { classifyFlowError } from '../../shared/identity-client/handle-flow-error.ts';
+import { handleFlowError } from '../../shared/identity-client/handle-flow-error.ts';
 import {
   createVerificationFlow,
   getVerificationFlow,
@@ -19,31 +19,35 @@ export interface VerificationSearch {
   code?: string;
 }
 
-/** SPEC §2 Email verification: flow id from the query, code optionally prefilled; success → login. */
+/** Email verification: flow id from the query, code optionally prefilled; success → login. */
 export function useVerification(search: VerificationSearch) {
   const config = getConfig();
   const [flow, setFlow] = useState<VerificationFlow | null>(null);
   const [busy, setBusy] = useState(false);
   const [errors, setErrors] = useState<string[]>([]);
 
-  const startFresh = useCallback(async () => {
-    try {
-      const created = await createVerificationFlow(config.identityUrl);
-      setFlow(created);
-      navigate(withQuery(paths.verification, { flow: created.id }), { replace: true });
-    } catch (error) {
-      showToast(copy.errors.verifyingEmail(getErrorMessage(error)));
-    }
-  }, [config.identityUrl]);
+  const startFresh = useCallback(
+    () =>
+      createVerificationFlow(config.identityUrl).then(
+        (created) => {
+          setFlow(created);
+          navigate(withQuery(paths.verification, { flow: created.id }), { replace: true });
+        },
+        (error: unknown) => showToast(copy.errors.verifyingEmail(getErrorMessage(error))),
+      ),
+    [config.identityUrl],
+  );
 
-  useEffect(() => {
+  // A new flow id in the query (or none): load that flow, or start a fresh one.
+  const onFlowParam = useEffectEvent(() => {
     if (flow && flow.id === search.flow) return;
     if (!search.flow) {
       void startFresh();
       return;
     }
     getVerificationFlow(config.identityUrl, search.flow).then(setFlow, () => void startFresh());
-  }, [search.flow]);
+  });
+  useEffect(() => onFlowParam(), [search.flow]);
 
   function handle(next: VerificationFlow) {
     if (next.state === 'passed_challenge') {
@@ -67,14 +71,15 @@ export function useVerification(search: VerificationSearch) {
         }),
       );
     } catch (error) {
-      const action = classifyFlowError(error);
-      if (action.type === 'rerender') handle(action.flow as VerificationFlow);
-      else if (action.type === 'redirect') redirectTo(action.url);
-      else if (action.type === 'restart') void startFresh();
-      else
-        showToast(
-          copy.errors.verifyingEmail(action.type === 'error' ? action.message : getErrorMessage(error)),
-        );
+      const toast = (message: string) => showToast(copy.errors.verifyingEmail(message));
+      handleFlowError<VerificationFlow>(error, {
+        rerender: handle,
+        redirect: redirectTo,
+        restart: () => void startFresh(),
+        home: () => toast(getErrorMessage(error)),
+        unauthorized: () => toast(getErrorMessage(error)),
+        error: toast,
+      });
     } finally {
       setBusy(false);
     }

@@ -3,7 +3,7 @@ import type { AccountConfig } from '../config/env.ts';
 import type { RefreshDeps } from './refresh.ts';
 import { getValidToken } from './refresh.ts';
 
-// Calls that carry the OAuth2 bearer token (SPEC §7 user service). SPEC §4: a request answered with 401
+// Calls that carry the OAuth2 bearer token. A request answered with 401
 // triggers one refresh and one retry. Null token (refresh failed): the caller sends the user to logout.
 
 export class NoTokenError extends Error {

@@ -9,7 +9,7 @@ const token = (expiresAt: number | null, refreshToken: string | null = 'ory_rt_1
   expiresAt,
 });
 
-describe('decideTokenAction (SPEC §4 Token refresh)', () => {
+describe('decideTokenAction', () => {
   it.each([
     ['no token → missing', null, 'missing'],
     ['no expiry → valid', token(null), 'valid'],

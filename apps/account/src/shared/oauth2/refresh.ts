@@ -12,7 +12,7 @@ import { acquireCookieLock, defaultLockDeps } from '../storage/cookie-lock.ts';
 import { refreshTokens } from './token-endpoint.ts';
 import { readToken, storeToken, tokenFromResponse } from './token-store.ts';
 
-// SPEC §4 Token refresh.
+// Token refresh.
 
 export type TokenAction = 'missing' | 'valid' | 'refresh' | 'reauthorize';
 

@@ -9,7 +9,7 @@ export interface TokenResponse {
   expires_in?: number | null;
 }
 
-/** SPEC §3: accessToken, refreshToken (nullable), expiresAt = now + expires_in × 1000 (nullable). */
+/** The stored token: accessToken, refreshToken (nullable), expiresAt = now + expires_in × 1000 (nullable). */
 export function tokenFromResponse(response: TokenResponse, now: number): OAuth2Token {
   return {
     accessToken: response.access_token,

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { copy } from '../../copy.ts';
 import { getConfig } from '../config/env.ts';
 import { getErrorMessage } from '../errors/get-error-message.ts';
-import { classifyFlowError } from '../identity-client/handle-flow-error.ts';
+import { handleFlowError } from '../identity-client/handle-flow-error.ts';
 import { createSettingsFlow, getSettingsFlow, submitSettings } from '../identity-client/identity-client.ts';
 import { csrfToken, errorMessages, findInput, totpQr, totpSecret } from '../identity-client/nodes.ts';
 import type { SettingsFlow } from '../identity-client/types.ts';
@@ -14,6 +14,13 @@ import { remove, write } from '../storage/storage.ts';
 // flow means a new secret, hence the "scan again" hint after a failed attempt.
 
 export type TotpSetupStatus = 'loading' | 'form' | 'update' | 'completed' | 'unauthorized' | 'error';
+
+/** The flow of the query, or a new one when there is none or it is unknown or expired. */
+function requestFlow(flowId?: string): Promise<SettingsFlow> {
+  const base = getConfig().identityUrl;
+  if (!flowId) return createSettingsFlow(base);
+  return getSettingsFlow(base, flowId).catch(() => createSettingsFlow(base));
+}
 
 export function useTotpSetup(options: { profileFlow?: string; enabled?: boolean } = {}) {
   const enabled = options.enabled ?? true;
@@ -30,55 +37,51 @@ export function useTotpSetup(options: { profileFlow?: string; enabled?: boolean 
 
   const handleError = useCallback(
     (error: unknown, restart: () => void) => {
-      const action = classifyFlowError(error);
-      switch (action.type) {
-        case 'redirect':
-          // session_refresh_required / session_aal2_required: re-authenticate, then resume here.
+      const fail = (message: string) => {
+        setPageError(message);
+        setStatus('error');
+      };
+      handleFlowError<SettingsFlow>(error, {
+        // session_refresh_required / session_aal2_required: re-authenticate, then resume here.
+        redirect: (url) => {
           write(registry.mfaSetupState, { initialised: true });
-          redirectTo(action.url);
-          return;
-        case 'unauthorized':
-          setStatus('unauthorized');
-          return;
-        case 'restart':
-          restart();
-          return;
-        case 'rerender': {
-          const updated = action.flow as SettingsFlow;
+          redirectTo(url);
+        },
+        unauthorized: () => setStatus('unauthorized'),
+        restart: () => restart(),
+        rerender: (updated) => {
           show(updated);
           setErrors([...errorMessages(updated).map((m) => m.text), copy.login.mfaSetup.scanAgain]);
-          return;
-        }
-        default:
-          setPageError(action.type === 'error' ? action.message : getErrorMessage(error));
-          setStatus('error');
-      }
+        },
+        home: () => fail(getErrorMessage(error)),
+        error: fail,
+      });
     },
     [show],
   );
 
-  const load = useCallback(
-    async (flowId?: string) => {
-      const base = getConfig().identityUrl;
-      setStatus('loading');
-      try {
-        show(flowId ? await getSettingsFlow(base, flowId) : await createSettingsFlow(base));
-        write(registry.mfaSetupState, { initialised: true });
-      } catch (error) {
-        if (flowId) {
-          // An unknown or expired flow from the query: start a fresh one.
-          void load();
-          return;
-        }
-        handleError(error, () => setStatus('error'));
-      }
-    },
+  /** Shows a loaded flow, or routes the failure to load one. */
+  const settle = useCallback(
+    (loading: Promise<SettingsFlow>) =>
+      loading.then(
+        (loaded) => {
+          show(loaded);
+          write(registry.mfaSetupState, { initialised: true });
+        },
+        (error: unknown) => handleError(error, () => setStatus('error')),
+      ),
     [show, handleError],
   );
 
+  /** A fresh flow (new secret) after a failed or undone setup. */
+  const load = useCallback(async () => {
+    setStatus('loading');
+    await settle(requestFlow());
+  }, [settle]);
+
   useEffect(() => {
-    if (enabled) void load(options.profileFlow);
-  }, [enabled, options.profileFlow, load]);
+    if (enabled) void settle(requestFlow(options.profileFlow));
+  }, [enabled, options.profileFlow, settle]);
 
   const submit = useCallback(
     async (code: string) => {

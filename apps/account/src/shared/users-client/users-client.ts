@@ -1,6 +1,6 @@
 import { requestJson } from '../errors/http-error.ts';
 
-// The user service (SPEC §7), errors `{errorCode, message}`.
+// The user service, errors `{errorCode, message}`.
 
 export interface LoginConfig {
   email: string;
@@ -51,7 +51,7 @@ export function postLogout(
   });
 }
 
-// Invitations, terms and the source-code host (SPEC §7, issue 5).
+// Invitations, terms and the source-code host.
 
 export type InvitationState = 'pending' | 'accepted' | 'expired' | 'revoked';
 
