@@ -244,7 +244,12 @@ describe('POST /m365/login', () => {
       sub: megan.find((u) => u.email === 'megan@contoso.test')!.identityId,
       client_id: 'magic',
       aud: ['urn:acme:api'],
-      ext: { user: { authenticationMode: 'm365' }, products: ['MAGIC'], scopeGroups: ['research'] },
+      ext: {
+        user: { authenticationMode: 'm365' },
+        products: ['MAGIC'],
+        scopeGroups: ['research'],
+        subscriptionStatus: 'subscribed',
+      },
     });
     const introspected = await fetch(`${oauth2Admin}/admin/oauth2/introspect`, {
       method: 'POST',

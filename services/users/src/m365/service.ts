@@ -109,6 +109,8 @@ export async function m365Login(
         user: { authenticationMode: 'm365' },
         products: organisation.products,
         scopeGroups: user.scope_groups,
+        // Same claim shape as the password and SSO sign-ins (always subscribed here).
+        subscriptionStatus: organisation.subscriptionStatus,
       },
       id_token: { email: user.email },
     },
