@@ -5,7 +5,16 @@ import { start as startIdentity } from '@acme/identity';
 import { start as startOAuth2 } from '@acme/oauth2';
 import { start as startUsers, seedDemo } from '@acme/users';
 import { start as startAgent } from '@acme/agent';
-import { startStandIns } from '@acme/dev';
+import {
+  DEMO_CONTOSO_TENANT_ID,
+  DEMO_FABRIKAM_TENANT_ID,
+  DEMO_M365_CLIENT_ID,
+  DEMO_M365_CLIENT_SECRET,
+  DEMO_PUBLISHER_TENANT_ID,
+  startStandIns,
+  TEAMS_HOST_PATH,
+  type MicrosoftStandIns,
+} from '@acme/dev';
 import { createMailer, DEFAULT_MAIL_FROM, migrateMail, startOutboxWorker } from '@acme/mail';
 import { buildApp, serveApp } from '../apps/account/server/serve.ts';
 import type { Application } from '../apps/account/src/shared/config/applications.ts';
@@ -21,8 +30,12 @@ export const DEFAULT_PORTS = {
   usersPublic: 4455,
   usersAdmin: 4456,
   agent: 4466,
+  agentAdmin: 4467,
   standIns: 4500,
   smtp: 2525,
+  entra: 4510,
+  graph: 4511,
+  marketplace: 4540,
 } as const;
 
 export type PortName = keyof typeof DEFAULT_PORTS;
@@ -35,6 +48,7 @@ export const LOOPBACK_TEST_LIMITS: Record<string, string> = {
   LOGIN_CONFIG_RATE_LIMIT: '100000',
   IDENTITY_IP_FAILURE_LIMIT: '100000',
   INVITATION_STATUS_RATE_LIMIT: '100000',
+  AGENT_RATE_LIMIT: '100000',
 };
 
 export interface SystemUrls {
@@ -49,8 +63,18 @@ export interface SystemUrls {
   usersPublic: string;
   usersAdmin: string;
   agent: string;
+  /** Agent service admin API (requests:list). */
+  agentAdmin: string;
   /** Stand-ins: mailbox at /mail, GitHub-like host at /github. */
   mail: string;
+  /** Entra stand-in (like https://login.microsoftonline.com). */
+  entra: string;
+  /** Graph stand-in (like https://graph.microsoft.com). */
+  graph: string;
+  /** Marketplace stand-in: SaaS Fulfillment API, and the buyer page at `/`. */
+  marketplace: string;
+  /** Teams host page, served on MAGIC's origin (teams-js trusts only the app's own http origin). */
+  teamsHost: string;
 }
 
 export interface SystemOptions {
@@ -89,21 +113,45 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     usersPublic: url('usersPublic'),
     usersAdmin: url('usersAdmin'),
     agent: url('agent'),
+    agentAdmin: url('agentAdmin'),
     mail: url('standIns'),
+    entra: url('entra'),
+    graph: url('graph'),
+    marketplace: url('marketplace'),
+    teamsHost: `${url('magic')}${TEAMS_HOST_PATH}`,
   };
   const appOrigins = APPLICATIONS.map((app) => urls.apps[app]);
   const logLevel = options.logLevel ?? 'info';
   const adminKey = options.adminKey ?? (process.env.ADMIN_KEY || undefined);
   const keys: Record<string, string> = adminKey
-    ? { IDENTITY_ADMIN_KEY: adminKey, OAUTH2_ADMIN_KEY: adminKey, USERS_ADMIN_KEY: adminKey }
+    ? {
+        IDENTITY_ADMIN_KEY: adminKey,
+        OAUTH2_ADMIN_KEY: adminKey,
+        USERS_ADMIN_KEY: adminKey,
+        AGENT_ADMIN_KEY: adminKey,
+      }
     : {};
   const common = { LOG_LEVEL: logLevel, ...keys, ...options.extraEnv };
   const closers: (() => Promise<void>)[] = [];
   const db = options.db;
 
   try {
-    const standIns = await startStandIns({ httpPort: port('standIns'), smtpPort: port('smtp') });
+    const standIns = await startStandIns({
+      httpPort: port('standIns'),
+      smtpPort: port('smtp'),
+      microsoft: {
+        entraPort: port('entra'),
+        graphPort: port('graph'),
+        marketplacePort: port('marketplace'),
+        appOrigins,
+        marketplace: {
+          landingPageUrl: `${urls.magic}/account/m365-login`,
+          webhookUrl: `${urls.usersPublic}/m365/marketplace/webhook`,
+        },
+      },
+    });
     closers.push(standIns.close);
+    const microsoft = standIns.microsoft as MicrosoftStandIns;
 
     // One outbox worker per process delivers what every service queues (SMTP catcher in development).
     await migrateMail(db);
@@ -169,6 +217,14 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
         GIT_OAUTH_AUTHORIZE_URL: `${urls.mail}/github/login/oauth/authorize`,
         GIT_OAUTH_TOKEN_URL: `${urls.mail}/github/login/oauth/access_token`,
         GIT_API_URL: `${urls.mail}/github/api`,
+        M365_AUTHORITY_URL: urls.entra,
+        M365_CLIENT_ID: DEMO_M365_CLIENT_ID,
+        M365_CLIENT_SECRET: DEMO_M365_CLIENT_SECRET,
+        M365_PUBLISHER_TENANT_ID: DEMO_PUBLISHER_TENANT_ID,
+        M365_OFFER_URL: `${urls.marketplace}/`,
+        GRAPH_URL: urls.graph,
+        MARKETPLACE_API_URL: urls.marketplace,
+        AGENT_URL: urls.agent,
       },
       logger: logLevel === 'silent' ? false : undefined,
       mailer,
@@ -177,7 +233,12 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
 
     const agent = await startAgent({
       db,
-      env: { ...common, AGENT_PORT: String(port('agent')), APP_ORIGINS: appOrigins.join(',') },
+      env: {
+        ...common,
+        AGENT_PORT: String(port('agent')),
+        AGENT_ADMIN_PORT: String(port('agentAdmin')),
+        APP_ORIGINS: appOrigins.join(','),
+      },
       logger: logLevel === 'silent' ? false : undefined,
     });
     closers.push(agent.close);
@@ -198,11 +259,17 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
         application,
         distDir,
         config: appConfig,
+        // The Teams host page (stand-in) must share MAGIC's origin: teams-js trusts only https or the app's own origin.
+        ...(application === 'magic' ? { devHandler: microsoft.teamsHost() } : {}),
       });
       closers.push(served.close);
     }
 
-    if (options.seed !== false) await seedDemo(urls.usersAdmin, adminKey);
+    if (options.seed !== false) {
+      await seedDemo(urls.usersAdmin, adminKey, {
+        m365: { contosoTenantId: DEMO_CONTOSO_TENANT_ID, fabrikamTenantId: DEMO_FABRIKAM_TENANT_ID },
+      });
+    }
   } catch (error) {
     await closeAll(closers);
     throw error;

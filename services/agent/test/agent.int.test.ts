@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, sql } from '@acme/db';
 import type { Database } from '@acme/db';
@@ -21,6 +22,7 @@ async function http(url: string, init: RequestInit & { json?: unknown } = {}) {
 describe('agent service', () => {
   let db: Database;
   let url: string;
+  let adminUrl: string;
   let close: () => Promise<void>;
   const clock = new FakeClock(new Date('2026-03-01T09:00:00.000Z'));
 
@@ -29,11 +31,12 @@ describe('agent service', () => {
     const port = await freePort();
     const service = await start({
       db,
-      env: { AGENT_PORT: String(port), AGENT_RATE_LIMIT: '50' },
+      env: { AGENT_PORT: String(port), AGENT_ADMIN_PORT: '0', AGENT_RATE_LIMIT: '50' },
       clock,
       logger: false,
     });
-    expect(service.urls).toEqual({ public: `http://localhost:${port}` });
+    expect(service.urls.public).toBe(`http://localhost:${port}`);
+    adminUrl = service.urls.admin!;
     url = `http://127.0.0.1:${port}/misc/unregistered-user`;
     close = service.close;
   });
@@ -152,5 +155,63 @@ describe('agent service', () => {
       appOrigins: ['http://localhost:4000', 'http://localhost:4001'],
       rateLimit: 20,
     });
+  });
+
+  it('lists the recorded requests, newest first, on the admin API only', async () => {
+    await http(url, { method: 'POST', json: { email: 'listed@contoso.test', name: 'Listed Person' } });
+    const res = await fetch(`${adminUrl}/admin/unregistered-user-requests?limit=1000`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { requests: { email: string; name: string; createdAt: string }[] };
+    expect(body.requests).toContainEqual(
+      expect.objectContaining({ email: 'listed@contoso.test', name: 'Listed Person' }),
+    );
+    const times = body.requests.map((r) => r.createdAt);
+    expect(times).toEqual([...times].sort().reverse());
+    const one = (await (await fetch(`${adminUrl}/admin/unregistered-user-requests?limit=1`)).json()) as {
+      requests: unknown[];
+    };
+    expect(one.requests).toHaveLength(1);
+    expect((await fetch(`${adminUrl}/admin/unregistered-user-requests?limit=0`)).status).toBe(400);
+    expect(
+      (await fetch(url.replace('/misc/unregistered-user', '/admin/unregistered-user-requests'))).status,
+    ).toBe(404);
+  });
+});
+
+describe('agent admin API access', () => {
+  it('requires the admin key when one is configured, and refuses foreign Host headers', async () => {
+    const db = await createTestDb();
+    const key = 'k'.repeat(40);
+    const service = await start({
+      db,
+      env: { AGENT_PORT: '0', AGENT_ADMIN_PORT: '0', AGENT_ADMIN_KEY: key },
+      logger: false,
+    });
+    try {
+      const list = `${service.urls.admin}/admin/unregistered-user-requests`;
+      const none = await fetch(list);
+      expect(none.status).toBe(401);
+      expect(((await none.json()) as { errorCode: string }).errorCode).toBe('UNAUTHENTICATED');
+      expect((await fetch(list, { headers: { authorization: `Bearer ${'x'.repeat(40)}` } })).status).toBe(
+        401,
+      );
+      expect((await fetch(list, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+      const rebound = await new Promise<number>((resolve, reject) => {
+        const req = request(
+          list,
+          { headers: { authorization: `Bearer ${key}`, host: 'evil.example' } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      expect(rebound).toBe(403);
+    } finally {
+      await service.close();
+      await db.close();
+    }
   });
 });

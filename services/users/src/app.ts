@@ -29,6 +29,10 @@ import { registerApiClientAdminRoutes } from './api-clients/routes.ts';
 import { createOAuth2ClientsAdmin } from './clients/oauth2-clients.ts';
 import { registerInvitationAdminRoutes, registerInvitationPublicRoutes } from './invitations/routes.ts';
 import { registerLoginAdminRoutes, registerLoginRoutes } from './login/routes.ts';
+import { createAgentClient } from './clients/agent.ts';
+import { createMicrosoftClient } from './m365/microsoft.ts';
+import type { MicrosoftClient } from './m365/microsoft.ts';
+import { registerM365Routes } from './m365/routes.ts';
 import { registerOrganisationRoutes } from './organisations/routes.ts';
 import { registerTermsAdminRoutes, registerTermsPublicRoutes } from './terms/routes.ts';
 import { registerUserRoutes } from './users/routes.ts';
@@ -42,6 +46,7 @@ export interface AppOptions {
   oauth2Admin?: OAuth2AdminClient;
   identityPublic?: IdentityPublicClient;
   gitHost?: GitHostClient;
+  microsoft?: MicrosoftClient;
   /**
    * Where invitation mail is queued. Defaults to the `@acme/mail` outbox on `db` (its migrations
    * must have run: `start` runs them); `npm start` passes the process's one mailer.
@@ -105,6 +110,11 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   registerTermsPublicRoutes(publicApp, deps);
   registerGitAuthRoutes(publicApp, deps);
   registerInvitationPublicRoutes(publicApp, deps);
+  registerM365Routes(publicApp, {
+    ...deps,
+    microsoft: options.microsoft ?? createMicrosoftClient(config, deps.clock),
+    agent: createAgentClient(config.agentUrl, config.upstreamTimeoutMs, logger),
+  });
   registerHealthRoutes(publicApp, deps.db);
 
   const adminApp = createHttpServer({

@@ -12,6 +12,7 @@ const USAGE = `Usage: npm run admin -- <command> [options]
 Commands:
   org:create --name <name> --domains <a.com,b.com> --products <Platform,MAGIC>
              [--subscription subscribed|not_subscribed] [--sso-provider <id>] [--m365]
+             [--m365-tenants <tenantId,…>]
   org:list
   org:get --id <organisationId>
   user:create --org <organisationId> --email <email> --first <name> --last <name> --role <role>
@@ -30,12 +31,14 @@ Commands:
   api-client:revoke --id <clientId> [--as <admin email>]
   account:unlock --email <email>      ends the sign-in lockout of an address (password, codes, 2FA)
   keys:rotate   a new token-signing key; the old one stays published until its tokens expire
+  requests:list [--limit <n>]         Microsoft 365 people who asked to join (agent service)
 
 Talks to the user service admin API at USERS_ADMIN_URL (default http://localhost:4456), for
 account:unlock to the identity admin API at IDENTITY_ADMIN_URL (default http://localhost:4434), for
 keys:rotate to the authorization server's admin API at OAUTH2_ADMIN_URL (default
-http://localhost:4445), and prints JSON. When the admin APIs require a key, set USERS_ADMIN_KEY,
-IDENTITY_ADMIN_KEY and OAUTH2_ADMIN_KEY.`;
+http://localhost:4445), for requests:list to the agent service admin API at AGENT_ADMIN_URL (default
+http://localhost:4467), and prints JSON. When the admin APIs require a key, set USERS_ADMIN_KEY,
+IDENTITY_ADMIN_KEY, OAUTH2_ADMIN_KEY and AGENT_ADMIN_KEY.`;
 
 class UsageError extends Error {}
 
@@ -57,6 +60,8 @@ const options = {
   'git-user': { type: 'boolean' },
   format: { type: 'string' },
   as: { type: 'string' },
+  limit: { type: 'string' },
+  'm365-tenants': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -83,9 +88,20 @@ interface Call {
   method: 'GET' | 'POST';
   path: string;
   body?: unknown;
-  /** Which admin API answers: the user service's (default), the identity service's or the authorization server's. */
-  api?: 'users' | 'identity' | 'oauth2';
+  /** Which admin API answers: the user service's (default), the identity service's, the authorization server's or the agent service's. */
+  api?: keyof typeof ADMIN_APIS;
 }
+
+const ADMIN_APIS = {
+  users: { urlVar: 'USERS_ADMIN_URL', keyVar: 'USERS_ADMIN_KEY', defaultUrl: 'http://localhost:4456' },
+  identity: {
+    urlVar: 'IDENTITY_ADMIN_URL',
+    keyVar: 'IDENTITY_ADMIN_KEY',
+    defaultUrl: 'http://localhost:4434',
+  },
+  oauth2: { urlVar: 'OAUTH2_ADMIN_URL', keyVar: 'OAUTH2_ADMIN_KEY', defaultUrl: 'http://localhost:4445' },
+  agent: { urlVar: 'AGENT_ADMIN_URL', keyVar: 'AGENT_ADMIN_KEY', defaultUrl: 'http://localhost:4467' },
+} as const;
 
 function toCall(command: string, values: Values): Call {
   switch (command) {
@@ -100,6 +116,7 @@ function toCall(command: string, values: Values): Call {
           ...(values.subscription === undefined ? {} : { subscriptionStatus: values.subscription }),
           ...(values['sso-provider'] === undefined ? {} : { sso: { provider: values['sso-provider'] } }),
           ...(values.m365 === undefined ? {} : { m365: values.m365 }),
+          ...(values['m365-tenants'] === undefined ? {} : { m365TenantIds: list(values['m365-tenants']) }),
         },
       };
     case 'org:list':
@@ -188,6 +205,11 @@ function toCall(command: string, values: Values): Call {
         body: { identifier: required(values, 'email') },
         api: 'identity',
       };
+    case 'requests:list': {
+      const limit = values.limit ?? '100';
+      if (!/^\d{1,4}$/.test(limit)) throw new UsageError('--limit must be a number');
+      return { api: 'agent', method: 'GET', path: `/admin/unregistered-user-requests?limit=${limit}` };
+    }
     default:
       throw new UsageError(`unknown command: ${command}`);
   }
@@ -214,19 +236,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
 
-  const urls = {
-    users: io.env.USERS_ADMIN_URL ?? 'http://localhost:4456',
-    identity: io.env.IDENTITY_ADMIN_URL ?? 'http://localhost:4434',
-    oauth2: io.env.OAUTH2_ADMIN_URL ?? 'http://localhost:4445',
-  };
-  const keys = {
-    users: io.env.USERS_ADMIN_KEY,
-    identity: io.env.IDENTITY_ADMIN_KEY,
-    oauth2: io.env.OAUTH2_ADMIN_KEY,
-  };
-  const api = call.api ?? 'users';
-  const base = urls[api].replace(/\/+$/, '');
-  const key = keys[api];
+  const target = ADMIN_APIS[call.api ?? 'users'];
+  const base = (io.env[target.urlVar] ?? target.defaultUrl).replace(/\/+$/, '');
+  const key = io.env[target.keyVar];
   let response: Response;
   try {
     response = await fetch(`${base}${call.path}`, {

@@ -6,6 +6,7 @@ import { asOAuth2Error, OAuth2Error, toOAuth2Body } from '../errors.ts';
 import type { TokenVerifier } from '../introspection.ts';
 import { requireChallenge } from '../interactions/challenge.ts';
 import { registerClientRoutes } from './clients.ts';
+import { issueFederatedToken } from './federated-token.ts';
 import { acceptConsentRequest, getConsentRequest, rejectConsentRequest } from '../interactions/consent.ts';
 import { acceptLoginRequest, getLoginRequest, rejectLoginRequest } from '../interactions/login.ts';
 import { acceptLogoutRequest, getLogoutRequest, rejectLogoutRequest } from '../interactions/logout.ts';
@@ -107,6 +108,10 @@ export function createAdminServer(
     return { kid: rotated.kid, jwks_kids: rotated.published };
   });
   registerClientRoutes(app, rt);
+  app.post('/admin/oauth2/federated-tokens', async (req, reply) => {
+    reply.header('Cache-Control', 'no-store');
+    return issueFederatedToken(rt, req.body);
+  });
 
   app.get('/health/alive', async () => ({ status: 'ok' }));
   app.get('/health/ready', async () => ({ status: 'ok' }));
