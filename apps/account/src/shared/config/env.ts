@@ -10,6 +10,22 @@ export type AuthMode = z.infer<typeof authModeSchema>;
 
 const httpUrl = z.string().check(z.regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, 'must be an http(s) URL'));
 
+/**
+ * Microsoft 365 sign-in (MAGIC only). `entraUrl` points MSAL at a local Entra stand-in (development
+ * and tests); production leaves it out and MSAL talks to the real authority.
+ */
+export const m365ConfigSchema = z.object({
+  /** The app registration's client id in Entra (also the Teams app's web-app id). */
+  clientId: z.string().check(z.minLength(1)),
+  authority: z.string().check(z.regex(/^https:\/\/[^\s/]+\/[^\s/]+$/, 'must be https://host/tenant')),
+  entraUrl: z.optional(httpUrl),
+  /** The offer's subscription set-up link, shown to cloud admins on subscription-required. */
+  subscriptionUrl: httpUrl,
+  /** Origins allowed to frame MAGIC besides Teams and Office (the development Teams host page). */
+  extraFrameAncestors: z.array(httpUrl),
+});
+export type M365Config = z.infer<typeof m365ConfigSchema>;
+
 export const accountConfigSchema = z.object({
   application: applicationSchema,
   appName: z.enum(['Platform', 'MAGIC']),
@@ -25,6 +41,7 @@ export const accountConfigSchema = z.object({
   urlMap: z.object({ platform: httpUrl, magic: httpUrl }),
   disableGitStep: z.boolean(),
   allowedAuthModes: z.optional(z.array(authModeSchema)),
+  m365: z.optional(m365ConfigSchema),
 });
 export type AccountConfig = z.infer<typeof accountConfigSchema>;
 
