@@ -58,6 +58,8 @@ export const M365_ERROR_CODES = {
   notSubscribed: 'UserNotSubscribedException',
   notGranted: 'UserNotGrantedAccessException',
   unauthorised: 'UnauthorisedUserException',
+  /** Activation: the purchase's tenant already has a subscribed organisation. */
+  alreadySubscribed: 'OrganisationAlreadySubscribedException',
 } as const;
 /** The activation flag starts the marketplace activation by itself only when it is exactly this string. */
 export const M365_ACTIVATION_FLAG_ON = 'true';

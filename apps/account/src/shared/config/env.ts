@@ -94,5 +94,17 @@ export function defaultConfig(application: Application): AccountConfig {
     accessEmail: 'access@acme.test',
     urlMap: { platform: 'http://localhost:4000', magic: 'http://localhost:4001' },
     disableGitStep: false,
+    ...(application === 'magic' ? { m365: defaultM365Config() } : {}),
+  };
+}
+
+/** MAGIC's Microsoft 365 sign-in in development: the demo app registration on the local Entra stand-in. */
+export function defaultM365Config(): M365Config {
+  return {
+    clientId: '6f2d4c1a-8b3e-4f5d-9a7c-1e2b3c4d5e6f',
+    authority: 'https://login.microsoftonline.com/organizations',
+    entraUrl: 'http://localhost:4510',
+    subscriptionUrl: 'http://localhost:4540/',
+    extraFrameAncestors: [],
   };
 }
