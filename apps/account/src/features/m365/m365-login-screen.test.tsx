@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { useMemo, useState } from 'react';
+import type { Mock } from 'vitest';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { registry } from '../../shared/storage/registry.ts';
 import { read, write } from '../../shared/storage/storage.ts';
@@ -22,18 +23,21 @@ function jwt(payload: object): string {
 const OUR_TOKEN = jwt({ ext: { user: { authenticationMode: 'm365' } } });
 
 interface Microsoft {
-  signIn: ReturnType<typeof vi.fn>;
-  acquireTokens: ReturnType<typeof vi.fn>;
-  teamsToken: ReturnType<typeof vi.fn>;
-  openExternal: ReturnType<typeof vi.fn>;
+  signIn: Mock<M365Driver['signIn']>;
+  acquireTokens: Mock<M365Driver['acquireTokens']>;
+  teamsToken: Mock<M365Driver['teamsToken']>;
+  openExternal: Mock<M365Driver['openExternal']>;
 }
 
 function microsoft(): Microsoft {
   return {
-    signIn: vi.fn(async () => undefined),
-    acquireTokens: vi.fn(async () => ({ identityToken: 'ms-id', directoryToken: 'ms-graph' })),
-    teamsToken: vi.fn(async () => 'teams-sso'),
-    openExternal: vi.fn(async () => undefined),
+    signIn: vi.fn<M365Driver['signIn']>(async () => undefined),
+    acquireTokens: vi.fn<M365Driver['acquireTokens']>(async () => ({
+      identityToken: 'ms-id',
+      directoryToken: 'ms-graph',
+    })),
+    teamsToken: vi.fn<M365Driver['teamsToken']>(async () => 'teams-sso'),
+    openExternal: vi.fn<M365Driver['openExternal']>(async () => undefined),
   };
 }
 
