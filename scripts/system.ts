@@ -5,7 +5,7 @@ import { start as startIdentity } from '@acme/identity';
 import { start as startOAuth2 } from '@acme/oauth2';
 import { start as startUsers, seedDemo } from '@acme/users';
 import { start as startAgent } from '@acme/agent';
-import { startStandIns } from '@acme/dev';
+import { startStandIns, TEAMS_HOST_PATH, type MicrosoftStandIns } from '@acme/dev';
 import { createMailer, DEFAULT_MAIL_FROM, migrateMail, startOutboxWorker } from '@acme/mail';
 import { buildApp, serveApp } from '../apps/account/server/serve.ts';
 
@@ -21,6 +21,9 @@ export const DEFAULT_PORTS = {
   agent: 4466,
   standIns: 4500,
   smtp: 2525,
+  entra: 4510,
+  graph: 4511,
+  marketplace: 4540,
 } as const;
 
 export type PortName = keyof typeof DEFAULT_PORTS;
@@ -44,6 +47,14 @@ export interface SystemUrls {
   agent: string;
   /** Stand-ins: mailbox at /mail, GitHub-like host at /github. */
   mail: string;
+  /** Entra stand-in (like https://login.microsoftonline.com). */
+  entra: string;
+  /** Graph stand-in (like https://graph.microsoft.com). */
+  graph: string;
+  /** Marketplace stand-in: SaaS Fulfillment API, and the buyer page at `/`. */
+  marketplace: string;
+  /** Teams host page, served on MAGIC's origin (teams-js trusts only the app's own http origin). */
+  teamsHost: string;
 }
 
 export interface SystemOptions {
@@ -77,6 +88,10 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     usersAdmin: url('usersAdmin'),
     agent: url('agent'),
     mail: url('standIns'),
+    entra: url('entra'),
+    graph: url('graph'),
+    marketplace: url('marketplace'),
+    teamsHost: `${url('magic')}${TEAMS_HOST_PATH}`,
   };
   const appOrigins = [urls.platform, urls.magic];
   const logLevel = options.logLevel ?? 'info';
@@ -85,8 +100,22 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   const db = options.db;
 
   try {
-    const standIns = await startStandIns({ httpPort: port('standIns'), smtpPort: port('smtp') });
+    const standIns = await startStandIns({
+      httpPort: port('standIns'),
+      smtpPort: port('smtp'),
+      microsoft: {
+        entraPort: port('entra'),
+        graphPort: port('graph'),
+        marketplacePort: port('marketplace'),
+        appOrigins,
+        marketplace: {
+          landingPageUrl: `${urls.magic}/account/m365-login`,
+          webhookUrl: `${urls.usersPublic}/m365/marketplace/webhook`,
+        },
+      },
+    });
     closers.push(standIns.close);
+    const microsoft = standIns.microsoft as MicrosoftStandIns;
 
     // One outbox worker per process delivers what every service queues (SMTP catcher in development).
     await migrateMail(db);
@@ -178,7 +207,13 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       config: appConfig,
     });
     closers.push(platform.close);
-    const magic = await serveApp({ port: port('magic'), application: 'magic', distDir, config: appConfig });
+    const magic = await serveApp({
+      port: port('magic'),
+      application: 'magic',
+      distDir,
+      config: appConfig,
+      devHandler: microsoft.teamsHost(),
+    });
     closers.push(magic.close);
 
     if (options.seed !== false) await seedDemo(urls.usersAdmin);

@@ -4,6 +4,11 @@ import formbody from '@fastify/formbody';
 import { githubRoutes, type GitHubClient, type GitHubUser } from './github.ts';
 import { sendPage } from './html.ts';
 import { mailboxRoutes, MailStore, startSmtpCatcher } from './mailbox.ts';
+import {
+  startMicrosoftStandIns,
+  type MicrosoftStandIns,
+  type MicrosoftStandInsOptions,
+} from './microsoft/index.ts';
 
 export { loadConfig, type StandInsConfig } from './config.ts';
 export { MailStore, type CaughtMessage } from './mailbox.ts';
@@ -15,6 +20,8 @@ export {
   type GitHubStandInOptions,
   type GitHubUser,
 } from './github.ts';
+export * from './microsoft/index.ts';
+export { startMicrosoftStandIns, type MicrosoftStandIns, type MicrosoftStandInsOptions };
 
 export interface StandInsOptions {
   /** HTTP port (4500); 0 picks a free one. */
@@ -28,6 +35,8 @@ export interface StandInsOptions {
   /** Messages kept by the mailbox (1000). */
   mailboxCapacity?: number;
   github?: { clients?: GitHubClient[]; users?: GitHubUser[]; codeTtlMs?: number; clock?: { now(): Date } };
+  /** Entra, Graph and marketplace stand-ins, each on its own port (started only when given). */
+  microsoft?: MicrosoftStandInsOptions;
 }
 
 export interface StandIns {
@@ -46,6 +55,8 @@ export interface StandIns {
     githubApi: string;
   };
   mailStore: MailStore;
+  /** Present when `options.microsoft` was given. */
+  microsoft?: MicrosoftStandIns;
   close(): Promise<void>;
 }
 
@@ -81,6 +92,16 @@ export async function startStandIns(options: StandInsOptions = {}): Promise<Stan
     await smtp.close();
     throw err;
   }
+  let microsoft: MicrosoftStandIns | undefined;
+  if (options.microsoft) {
+    try {
+      microsoft = await startMicrosoftStandIns({ host, ...options.microsoft });
+    } catch (err) {
+      await app.close().catch(() => {});
+      await smtp.close();
+      throw err;
+    }
+  }
   const httpPort = (app.server.address() as AddressInfo).port;
   const base = (options.publicUrl ?? `http://localhost:${httpPort}`).replace(/\/+$/, '');
 
@@ -94,9 +115,10 @@ export async function startStandIns(options: StandInsOptions = {}): Promise<Stan
       githubApi: `${base}/github/api`,
     },
     mailStore,
+    ...(microsoft ? { microsoft } : {}),
     async close() {
       mailStore.releaseWaiters();
-      await Promise.all([app.close(), smtp.close()]);
+      await Promise.all([app.close(), smtp.close(), microsoft?.close()]);
     },
   };
 }

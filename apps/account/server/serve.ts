@@ -21,6 +21,11 @@ export interface ServeAppOptions {
   /** Overrides of the development defaults for this application (validated). */
   config?: Partial<AccountConfig>;
   host?: string;
+  /**
+   * Development only: a handler tried before everything else (the Teams host page of the
+   * stand-ins, which teams-js accepts only from the app's own origin). Returns true if it answered.
+   */
+  devHandler?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
 
 export interface ServedApp {
@@ -165,6 +170,7 @@ export async function serveApp(options: ServeAppOptions): Promise<ServedApp> {
 
   const server = createServer((req, res) => {
     void (async () => {
+      if (options.devHandler?.(req, res)) return;
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         res.writeHead(405, { ...headers, Allow: 'GET, HEAD', 'Content-Type': 'text/plain' });
         res.end('Method Not Allowed');

@@ -4,6 +4,7 @@ import type { OAuth2Runtime } from '../context.ts';
 import { asOAuth2Error, OAuth2Error, toOAuth2Body } from '../errors.ts';
 import type { TokenVerifier } from '../introspection.ts';
 import { requireChallenge } from '../interactions/challenge.ts';
+import { issueFederatedToken } from './federated-token.ts';
 import { acceptConsentRequest, getConsentRequest, rejectConsentRequest } from '../interactions/consent.ts';
 import { acceptLoginRequest, getLoginRequest, rejectLoginRequest } from '../interactions/login.ts';
 import { acceptLogoutRequest, getLogoutRequest, rejectLogoutRequest } from '../interactions/logout.ts';
@@ -81,6 +82,11 @@ export function createAdminServer(rt: OAuth2Runtime, verifier: TokenVerifier): F
     const scope = typeof body.scope === 'string' ? body.scope : undefined;
     reply.header('Cache-Control', 'no-store');
     return verifier.introspect(token, scope);
+  });
+
+  app.post('/admin/oauth2/federated-tokens', async (req, reply) => {
+    reply.header('Cache-Control', 'no-store');
+    return issueFederatedToken(rt, req.body);
   });
 
   app.get('/health/alive', async () => ({ status: 'ok' }));
