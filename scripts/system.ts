@@ -5,9 +5,10 @@ import { start as startIdentity } from '@acme/identity';
 import { start as startOAuth2 } from '@acme/oauth2';
 import { start as startUsers, seedDemo } from '@acme/users';
 import { start as startAgent } from '@acme/agent';
-import { startStandIns, TEAMS_HOST_PATH, type MicrosoftStandIns } from '@acme/dev';
+import { DEMO_M365_CLIENT_ID, startStandIns, TEAMS_HOST_PATH, type MicrosoftStandIns } from '@acme/dev';
 import { createMailer, DEFAULT_MAIL_FROM, migrateMail, startOutboxWorker } from '@acme/mail';
 import { buildApp, serveApp } from '../apps/account/server/serve.ts';
+import { defaultM365Config } from '../apps/account/src/shared/config/env.ts';
 
 export const DEFAULT_PORTS = {
   platform: 4000,
@@ -211,7 +212,17 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       port: port('magic'),
       application: 'magic',
       distDir,
-      config: appConfig,
+      // MAGIC signs in with Microsoft 365: MSAL is pointed at the Entra stand-in; the offer's set-up
+      // link is the marketplace stand-in's buyer page. The Teams host page is on MAGIC's own origin.
+      config: {
+        ...appConfig,
+        m365: {
+          ...defaultM365Config(),
+          clientId: DEMO_M365_CLIENT_ID,
+          entraUrl: microsoft.urls.entra,
+          subscriptionUrl: `${microsoft.urls.marketplace}/`,
+        },
+      },
       devHandler: microsoft.teamsHost(),
     });
     closers.push(magic.close);
