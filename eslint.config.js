@@ -1,5 +1,82 @@
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
+
+const services = ['identity', 'oauth2', 'users', 'agent'];
+const apps = ['account'];
+
+/** Import patterns that reach into a service's source tree, by package name or by relative path. */
+const serviceInternals = (names) =>
+  names.flatMap((name) => [`@acme/${name}/src/**`, `**/services/${name}/**`, `**/${name}/src/**`]);
+
+/**
+ * Import boundaries (the shape of the repository):
+ * - an app talks to the services over HTTP only, so it imports no service code at all;
+ * - a service reaches another service through that service's client export, never its `src/` files;
+ * - a package (code with two or more users) depends on no app and no service.
+ */
+const boundaries = [
+  {
+    files: ['apps/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                ...services.map((s) => `@acme/${s}`),
+                ...services.map((s) => `@acme/${s}/**`),
+                '**/services/**',
+              ],
+              message: 'Apps call services over HTTP; they never import service code.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  ...services.map((name) => ({
+    files: [`services/${name}/**`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: serviceInternals(services.filter((s) => s !== name)),
+              message: "Services reach each other through the other service's client, not its src/ files.",
+            },
+            {
+              group: [...apps.map((a) => `@acme/${a}`), ...apps.map((a) => `@acme/${a}/**`), '**/apps/**'],
+              message: 'Services never import app code.',
+            },
+          ],
+        },
+      ],
+    },
+  })),
+  {
+    files: ['packages/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                ...[...services, ...apps].flatMap((s) => [`@acme/${s}`, `@acme/${s}/**`]),
+                '**/services/**',
+                '**/apps/**',
+              ],
+              message: 'Packages import no app and no service.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+];
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '.data/**', 'bench/results/**'] },
@@ -11,6 +88,11 @@ export default tseslint.config(
       'no-console': ['error', { allow: ['warn', 'error'] }],
     },
   },
+  {
+    files: ['apps/**/*.{ts,tsx}'],
+    ...reactHooks.configs.flat.recommended,
+  },
+  ...boundaries,
   {
     files: ['scripts/**', 'bench/**', 'services/*/src/cli.ts', 'dev/src/main.ts'],
     rules: { 'no-console': 'off' },

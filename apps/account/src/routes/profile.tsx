@@ -1,7 +1,7 @@
-import { useEffect } from 'react';
 import { copy } from '../copy.ts';
 import { isAuthenticated } from '../shared/session/is-authenticated.ts';
 import { decideProfileEffect } from '../features/profile/decide-profile-effect.ts';
+import { useCommand } from '../shared/react/use-command.ts';
 import { useSession } from '../shared/session/use-session.ts';
 import { getConfig } from '../shared/config/env.ts';
 import { paths } from '../shared/config/paths.ts';
@@ -28,14 +28,13 @@ export default function ProfileRoute({ search }: { search: { flow?: string; prof
       tokenAuthMode: claims?.ext?.user?.authenticationMode ?? null,
       session: session.facts,
       disableGitStep: config.disableGitStep,
-      now: Date.now(),
+      now: session.checkedAt,
     }),
     onboardingCodeSubmitted: read(registry.onboardingState)?.codeSubmitted === true,
     mfaSetupInitialised: read(registry.mfaSetupState)?.initialised === true,
   });
-  const key = JSON.stringify(command);
 
-  useEffect(() => {
+  useCommand(command, (command) => {
     switch (command.type) {
       case 'wait':
         return;
@@ -57,7 +56,7 @@ export default function ProfileRoute({ search }: { search: { flow?: string; prof
         navigate(paths.login, { replace: true });
         return;
     }
-  }, [key]);
+  });
 
   if (session.state === 'error') {
     return (

@@ -20,6 +20,7 @@ import { registry } from '../../shared/storage/registry.ts';
 import { read, remove } from '../../shared/storage/storage.ts';
 import type { TermsDocuments } from '../../shared/users-client/users-client.ts';
 import { acceptTerms, completeGitAuth, initialiseGitAuth } from '../../shared/users-client/users-client.ts';
+import { useCommand } from '../../shared/react/use-command.ts';
 import { useSession } from '../../shared/session/use-session.ts';
 import type { SessionFacts } from '../../shared/session/session-facts.ts';
 import type { AfterExchangeCommand, CallbackCommand } from './decide-callback-effect.ts';
@@ -88,22 +89,21 @@ export function useCallbackRoute(search: CallbackSearch) {
     session: session.facts,
     isSsoEmailResult: read(registry.emailResult)?.isSSO === true,
     hasToken: readToken() !== null,
-    now: Date.now(),
+    now: session.checkedAt,
   });
-  const commandKey = JSON.stringify(command);
 
-  const afterExchange = (facts: SessionFacts | null): AfterExchangeCommand =>
+  const afterExchange = (facts: SessionFacts | null, now: number): AfterExchangeCommand =>
     decideAfterExchange({
       session: facts,
       disableGitStep: config.disableGitStep,
       tokenAuthMode: tokenAuthMode(),
-      now: Date.now(),
+      now,
     });
 
-  useEffect(() => {
+  useCommand(command, (command) => {
     let cancelled = false;
     function finish(facts: SessionFacts | null) {
-      if (afterExchange(facts).type === 'onboarding') setOnboarding(true);
+      if (afterExchange(facts, Date.now()).type === 'onboarding') setOnboarding(true);
       else navigate(initialPagePath(config.initialPage), { replace: true });
     }
     switch (command.type) {
@@ -154,15 +154,16 @@ export function useCallbackRoute(search: CallbackSearch) {
     return () => {
       cancelled = true;
     };
-  }, [commandKey]);
+  });
 
   // While the stepper shows, its steps follow the session; none left → the initial page.
-  const next = onboarding ? afterExchange(session.facts) : null;
+  const next = onboarding ? afterExchange(session.facts, session.checkedAt) : null;
   const steps = next?.type === 'onboarding' ? next.steps : [];
   const done = onboarding && next?.type === 'go-initial-page';
+  const initialPage = initialPagePath(config.initialPage);
   useEffect(() => {
-    if (done) navigate(initialPagePath(config.initialPage), { replace: true });
-  }, [done]);
+    if (done) navigate(initialPage, { replace: true });
+  }, [done, initialPage]);
 
   /** Link step: start the source-code host's authorization and leave for its page. */
   async function authenticateGit(): Promise<void> {

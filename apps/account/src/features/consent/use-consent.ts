@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { getConfig } from '../../shared/config/env.ts';
 import { HttpError } from '../../shared/errors/http-error.ts';
 import { paths } from '../../shared/config/paths.ts';
@@ -6,6 +6,7 @@ import { redirectTo } from '../../shared/navigation/history.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read, remove, write } from '../../shared/storage/storage.ts';
 import { postConsent } from '../../shared/users-client/users-client.ts';
+import { useCommand } from '../../shared/react/use-command.ts';
 import { useSession } from '../../shared/session/use-session.ts';
 import { decideConsentEffect, decideConsentFailure } from './decide-consent-effect.ts';
 
@@ -19,9 +20,8 @@ export function useConsent(search: { consent_challenge?: string }) {
     sessionId: session.session?.id ?? null,
     retried: read(registry.missingSessionRetried) === true,
   });
-  const commandKey = JSON.stringify(command);
 
-  useEffect(() => {
+  useCommand(command, (command) => {
     switch (command.type) {
       case 'wait':
         break;
@@ -60,7 +60,7 @@ export function useConsent(search: { consent_challenge?: string }) {
         );
         break;
     }
-  }, [commandKey]);
+  });
 
   return { error };
 }

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useEffectEvent, useRef, useState } from 'react';
 import { ONBOARDING_CODE_LOCK_MS } from '../../constants.ts';
 import { copy } from '../../copy.ts';
 import { getConfig } from '../../shared/config/env.ts';
@@ -49,6 +49,7 @@ export function useOnboarding(search: OnboardingSearch) {
   const [codeRejected, setCodeRejected] = useState(false);
   const [mfaSkipped, setMfaSkipped] = useState(false);
   const [mfaCompleted, setMfaCompleted] = useState(false);
+  const reloadSession = session.reload;
   const [settings, setSettings] = useState<SettingsFlow | null>(null);
   const [busy, setBusy] = useState(false);
   const [errors, setErrors] = useState<string[]>([]);
@@ -92,14 +93,7 @@ export function useOnboarding(search: OnboardingSearch) {
     return () => {
       cancelled = true;
     };
-  }, [needsLinkState]);
-
-  // Email: the invitation code is submitted automatically, once, under a lock (method code).
-  useEffect(() => {
-    if (view !== 'email' || codeSubmission.current) return;
-    codeSubmission.current = true;
-    void submitCode();
-  }, [view]);
+  }, [needsLinkState, config.usersUrl, search.flow]);
 
   async function submitCode(): Promise<void> {
     const flowId = search.flow;
@@ -138,9 +132,20 @@ export function useOnboarding(search: OnboardingSearch) {
     }
   }
 
-  // Password: the settings flow the code led to (or a new one when it is gone).
+  // Email: the invitation code is submitted automatically, once, under a lock (method code).
+  const onEmailView = useEffectEvent(() => {
+    if (codeSubmission.current) return;
+    codeSubmission.current = true;
+    void submitCode();
+  });
   useEffect(() => {
-    if (view !== 'password' || settings) return;
+    if (view === 'email') onEmailView();
+  }, [view]);
+
+  // Password: the settings flow the code led to (or a new one when it is gone).
+  const hasSettings = settings !== null;
+  useEffect(() => {
+    if (view !== 'password' || hasSettings) return;
     let cancelled = false;
     const create = () =>
       createSettingsFlow(config.identityUrl).then(
@@ -161,7 +166,7 @@ export function useOnboarding(search: OnboardingSearch) {
     return () => {
       cancelled = true;
     };
-  }, [view, search.profileFlow]);
+  }, [view, hasSettings, search.profileFlow, config.identityUrl]);
 
   async function submitPassword(password: string): Promise<void> {
     if (!settings) return;
@@ -197,13 +202,13 @@ export function useOnboarding(search: OnboardingSearch) {
 
   // 2FA: the shared TOTP setup (a settings flow of its own, so a fresh QR code).
   const totp = useTotpSetup({ enabled: view === 'mfa' });
+  // Once completed, the 2FA step stays done (the setup hook is disabled when the view moves on).
+  if (totp.status === 'completed' && !mfaCompleted) setMfaCompleted(true);
   useEffect(() => {
-    if (totp.status !== 'completed') return;
-    setMfaCompleted(true);
-    void session.reload();
-  }, [totp.status]);
+    if (totp.status === 'completed') void reloadSession();
+  }, [totp.status, reloadSession]);
 
-  const skipMfa = canSkipMfa(session.facts, Date.now())
+  const skipMfa = canSkipMfa(session.facts, session.checkedAt)
     ? () => {
         remove(registry.mfaSetupState);
         setMfaSkipped(true);
@@ -239,7 +244,7 @@ export function useOnboarding(search: OnboardingSearch) {
     return () => {
       cancelled = true;
     };
-  }, [view]);
+  }, [view, config.identityUrl, saveState]);
 
   return {
     view,

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { copy } from '../../copy.ts';
 import { getConfig } from '../../shared/config/env.ts';
 import { paths } from '../../shared/config/paths.ts';
@@ -8,6 +8,7 @@ import { createLogoutFlow } from '../../shared/identity-client/identity-client.t
 import { navigate, redirectTo } from '../../shared/navigation/history.ts';
 import { tryDecodeJwtPayload } from '../../shared/oauth2/jwt.ts';
 import { readToken } from '../../shared/oauth2/token-store.ts';
+import { useCommand } from '../../shared/react/use-command.ts';
 import { clearLoginState } from '../../shared/storage/clear-login-state.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read, write } from '../../shared/storage/storage.ts';
@@ -35,9 +36,8 @@ export function useLogout(search: LogoutSearch) {
     postLogout: search.post_logout !== undefined,
     m365: claims?.ext?.user?.authenticationMode === 'm365',
   });
-  const commandKey = JSON.stringify(command);
 
-  useEffect(() => {
+  useCommand(command, (command) => {
     switch (command.type) {
       case 'accept-challenge':
         postLogout(config.usersUrl, { logoutChallenge: command.logoutChallenge }).then(
@@ -75,7 +75,7 @@ export function useLogout(search: LogoutSearch) {
         );
         break;
     }
-  }, [commandKey]);
+  });
 
   return { error, label: copy.progress.signingOut };
 }

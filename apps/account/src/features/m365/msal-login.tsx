@@ -1,7 +1,7 @@
 import type { IPublicClientApplication, PublicClientApplication } from '@azure/msal-browser';
 import { stubbedPublicClientApplication } from '@azure/msal-browser';
 import { MsalProvider, useMsal } from '@azure/msal-react';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { copy } from '../../copy.ts';
 import type { M365Config } from '../../shared/config/env.ts';
 import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
@@ -21,8 +21,6 @@ import { useM365Login } from './use-m365-login.ts';
 export function useMsalDriver(): M365Driver {
   const { instance, inProgress, accounts } = useMsal();
   const account = instance.getActiveAccount() ?? accounts[0] ?? null;
-  const status = useRef(inProgress);
-  status.current = inProgress;
   return useMemo(() => {
     const pca: IPublicClientApplication = instance;
     const withoutProvider = pca === stubbedPublicClientApplication;
@@ -44,7 +42,7 @@ export function useMsalDriver(): M365Driver {
         if (!active) throw new Error(copy.m365.noIdentityToken);
         pca.setActiveAccount(active);
         // Another popup or redirect already running: the interaction_required fallback must not start one.
-        const busy = () => status.current !== 'none';
+        const busy = () => inProgress !== 'none';
         const directoryToken = await acquireToken(pca, active, 'directory', 'popup', busy);
         const identityToken = await acquireToken(pca, active, 'identity', 'popup', busy);
         return { identityToken, directoryToken };
@@ -54,7 +52,7 @@ export function useMsalDriver(): M365Driver {
         window.open(url, '_blank', 'noopener,noreferrer');
       },
     } satisfies M365Driver;
-  }, [instance, inProgress, account?.homeAccountId, account?.username]);
+  }, [instance, inProgress, account]);
 }
 
 function MsalM365Screen({ search }: { search: M365LoginSearch }) {

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { IS_TEAMS_QUERY_VALUE, M365_ACTIVATION_FLAG_ON } from '../../constants.ts';
 import { copy } from '../../copy.ts';
 import { getConfig } from '../../shared/config/env.ts';
@@ -8,6 +8,7 @@ import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
 import { navigate } from '../../shared/navigation/history.ts';
 import { tryDecodeJwtPayload } from '../../shared/oauth2/jwt.ts';
 import { readToken, storeToken } from '../../shared/oauth2/token-store.ts';
+import { useCommand } from '../../shared/react/use-command.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read, remove, write } from '../../shared/storage/storage.ts';
 import type { Phase } from './decide-m365-effect.ts';
@@ -100,12 +101,8 @@ export function useM365Login(search: M365LoginSearch, driver: M365Driver) {
     autoContinue,
     redirectAttempted: read(registry.m365RedirectAttempted) === true,
   });
-  const commandKey = JSON.stringify(command);
-  const driverRef = useRef(driver);
-  driverRef.current = driver;
-
-  useEffect(() => {
-    const d = driverRef.current;
+  useCommand(command, (command) => {
+    const d = driver;
     switch (command.type) {
       case 'none':
         return;
@@ -185,7 +182,7 @@ export function useM365Login(search: M365LoginSearch, driver: M365Driver) {
         );
         return;
     }
-  }, [commandKey]);
+  });
 
   const view: M365View = selectM365View({
     isTeams: driver.isTeams,
@@ -202,36 +199,32 @@ export function useM365Login(search: M365LoginSearch, driver: M365Driver) {
   });
 
   /** Continue on the login mode: a popup in the browser, the SDK's token again in Teams. */
-  const signIn = useCallback(() => {
-    if (driverRef.current.isTeams) {
-      patch({ ...initial });
-      return;
-    }
+  const signIn = () => {
     patch({ ...initial });
-    driverRef.current.signIn('popup').catch((error: unknown) => {
+    if (driver.isTeams) return; // the Teams token is fetched again
+    driver.signIn('popup').catch((error: unknown) => {
       if (!isCancellation(error)) showToast(getErrorMessage(error));
     });
-  }, [patch]);
+  };
 
   /** Continue on the Final Step: sign in first when there is no identity token, then activate. */
-  const activate = useCallback(() => {
+  const activate = () => {
     write(registry.m365ActivationFlag, M365_ACTIVATION_FLAG_ON);
     patch({ activationPhase: 'idle' });
-    if (!driverRef.current.hasAccount) {
-      driverRef.current.signIn('popup').catch((error: unknown) => {
+    if (!driver.hasAccount) {
+      driver.signIn('popup').catch((error: unknown) => {
         remove(registry.m365ActivationFlag);
         if (!isCancellation(error)) showToast(getErrorMessage(error));
         patch({ activationPhase: 'idle' });
       });
     }
-  }, [patch]);
+  };
 
   const continueToApp = useCallback(() => navigate(initialPagePath(config.initialPage)), [config]);
   const retryTeams = useCallback(() => patch({ ...initial }), [patch]);
-  const openSubscription = useCallback(
-    (url: string) => driverRef.current.openExternal(url).catch((e: unknown) => showToast(getErrorMessage(e))),
-    [],
-  );
+  const openSubscription = (url: string) => {
+    driver.openExternal(url).catch((e: unknown) => showToast(getErrorMessage(e)));
+  };
 
   return {
     view,

@@ -67,7 +67,7 @@ export function MfaSetupScreen({ profileFlow }: { profileFlow?: string }) {
     );
   }
   if (totp.status !== 'form' || !facts) return <Progress label={copy.common.loading} />;
-  const canSkip = mfaDeadlineInFuture(facts, Date.now());
+  const canSkip = mfaDeadlineInFuture(facts, session.checkedAt);
   return (
     <TotpSetupForm
       title={hasSecondFactor(facts) ? copy.login.mfaSetup.titleUpdate : copy.login.mfaSetup.titleOnboarding}

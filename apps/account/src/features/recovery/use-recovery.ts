@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useEffectEvent, useState } from 'react';
 import { copy } from '../../copy.ts';
 import { getConfig } from '../../shared/config/env.ts';
 import { paths, withQuery } from '../../shared/config/paths.ts';
@@ -47,18 +47,23 @@ export function useRecovery(search: RecoverySearch) {
     () => read(registry.resetPasswordState)?.email ?? read(registry.emailResult)?.email ?? '',
   );
 
-  const startFresh = useCallback(async () => {
-    try {
-      const created = await createRecoveryFlow(config.identityUrl);
-      setFlow(created);
-      navigate(withQuery(paths.forgotPassword, { flow: created.id }), { replace: true });
-    } catch (error) {
-      if (errorId(error) === 'session_already_available') setSessionExists(true);
-      else setPageError(copy.errors.recoveryFlow(getErrorMessage(error)));
-    }
-  }, [config.identityUrl]);
+  const startFresh = useCallback(
+    () =>
+      createRecoveryFlow(config.identityUrl).then(
+        (created) => {
+          setFlow(created);
+          navigate(withQuery(paths.forgotPassword, { flow: created.id }), { replace: true });
+        },
+        (error: unknown) => {
+          if (errorId(error) === 'session_already_available') setSessionExists(true);
+          else setPageError(copy.errors.recoveryFlow(getErrorMessage(error)));
+        },
+      ),
+    [config.identityUrl],
+  );
 
-  useEffect(() => {
+  // The query names the step's flow: a settings flow after the code, else a recovery flow, else none.
+  const onFlowParams = useEffectEvent(() => {
     let cancelled = false;
     if (search.profileFlow) {
       getSettingsFlow(config.identityUrl, search.profileFlow).then(
@@ -90,7 +95,8 @@ export function useRecovery(search: RecoverySearch) {
     return () => {
       cancelled = true;
     };
-  }, [search.flow, search.profileFlow]);
+  });
+  useEffect(() => onFlowParams(), [search.flow, search.profileFlow]);
 
   const step: RecoveryStep = selectRecoveryStep({
     sessionExists,

@@ -20,14 +20,10 @@ export function useResearch() {
 
   // Refresh a token that is expired or about to expire (SPEC §4); failure sends the user to logout.
   useEffect(() => {
-    const stored = readToken();
-    if (!stored) {
-      setToken(null);
-      return;
-    }
-    void getValidToken(config).then((valid) => {
-      if (valid) setToken(valid);
-      else navigate(paths.logout, { replace: true });
+    const checking = readToken() ? getValidToken(config).then((valid) => valid ?? 'failed') : null;
+    void Promise.resolve(checking).then((valid) => {
+      if (valid === 'failed') navigate(paths.logout, { replace: true });
+      else setToken(valid);
     });
   }, [config]);
 
@@ -50,7 +46,7 @@ export function useResearch() {
     tokenAuthMode: claims?.ext?.user?.authenticationMode ?? null,
     session: session.facts,
     disableGitStep: config.disableGitStep,
-    now: Date.now(),
+    now: session.checkedAt,
   });
   const access: AccessDecision | null = loading
     ? null

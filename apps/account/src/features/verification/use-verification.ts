@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useEffectEvent, useState } from 'react';
 import { copy } from '../../copy.ts';
 import { getConfig } from '../../shared/config/env.ts';
 import { paths, withQuery } from '../../shared/config/paths.ts';
@@ -26,24 +26,28 @@ export function useVerification(search: VerificationSearch) {
   const [busy, setBusy] = useState(false);
   const [errors, setErrors] = useState<string[]>([]);
 
-  const startFresh = useCallback(async () => {
-    try {
-      const created = await createVerificationFlow(config.identityUrl);
-      setFlow(created);
-      navigate(withQuery(paths.verification, { flow: created.id }), { replace: true });
-    } catch (error) {
-      showToast(copy.errors.verifyingEmail(getErrorMessage(error)));
-    }
-  }, [config.identityUrl]);
+  const startFresh = useCallback(
+    () =>
+      createVerificationFlow(config.identityUrl).then(
+        (created) => {
+          setFlow(created);
+          navigate(withQuery(paths.verification, { flow: created.id }), { replace: true });
+        },
+        (error: unknown) => showToast(copy.errors.verifyingEmail(getErrorMessage(error))),
+      ),
+    [config.identityUrl],
+  );
 
-  useEffect(() => {
+  // A new flow id in the query (or none): load that flow, or start a fresh one.
+  const onFlowParam = useEffectEvent(() => {
     if (flow && flow.id === search.flow) return;
     if (!search.flow) {
       void startFresh();
       return;
     }
     getVerificationFlow(config.identityUrl, search.flow).then(setFlow, () => void startFresh());
-  }, [search.flow]);
+  });
+  useEffect(() => onFlowParam(), [search.flow]);
 
   function handle(next: VerificationFlow) {
     if (next.state === 'passed_challenge') {

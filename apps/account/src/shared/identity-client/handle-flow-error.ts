@@ -105,3 +105,63 @@ export function handleFlowError<F>(error: unknown, handlers: FlowErrorHandlers<F
   }
   return action;
 }
+
+/**
+ * Server messages that judge what the user typed (wrong credentials, wrong code, a password the
+ * policy refuses): they stay on the form, next to the input. Every other error message of a flow
+ * (a lockout, an expired flow, a code sent too often, a method that cannot be used) is not something
+ * the user can fix by retyping, so it goes to a toast ("Action could not be completed", 60 s).
+ */
+export const FORM_MESSAGE_IDS: ReadonlySet<number> = new Set([
+  4000002, // a required property is missing
+  4000005, // the password cannot be used
+  4000006, // invalid credentials
+  4000008, // invalid authentication code
+  4000031, // password too similar to the identifier
+  4000032, // password too short
+  4000034, // password found in data breaches
+  4060006, // invalid recovery code
+  4070006, // invalid verification code
+]);
+
+interface MessageLike {
+  id: number;
+  type: string;
+  text: string;
+}
+interface NodeLike {
+  attributes: unknown;
+  messages?: MessageLike[];
+}
+interface FlowLike {
+  ui: { messages?: MessageLike[]; nodes: NodeLike[] };
+}
+
+export interface RoutedMessages {
+  /** Messages shown on the form (an alert above the submit button). */
+  form: string[];
+  /** Messages of the named inputs, shown under each input. */
+  fields: Record<string, string[]>;
+  /** Messages for a toast. */
+  toasts: string[];
+}
+
+/**
+ * Where each error message of a flow goes: a message of one of `fields` under that input, a message
+ * about the user's input on the form, everything else to a toast.
+ */
+export function routeFlowMessages(flow: FlowLike, fields: readonly string[] = []): RoutedMessages {
+  const routed: RoutedMessages = { form: [], fields: {}, toasts: [] };
+  const place = (m: MessageLike, field?: string) => {
+    if (m.type !== 'error') return;
+    if (field && fields.includes(field)) (routed.fields[field] ??= []).push(m.text);
+    else if (FORM_MESSAGE_IDS.has(m.id) || field) routed.form.push(m.text);
+    else routed.toasts.push(m.text);
+  };
+  for (const m of flow.ui.messages ?? []) place(m);
+  for (const node of flow.ui.nodes) {
+    const name = (node.attributes as { name?: unknown }).name;
+    for (const m of node.messages ?? []) place(m, typeof name === 'string' ? name : '');
+  }
+  return routed;
+}

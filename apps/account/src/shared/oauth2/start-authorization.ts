@@ -1,9 +1,10 @@
 import { APPLICATION_LOGIN_LOCK_MS } from '../../constants.ts';
 import type { AccountConfig } from '../config/env.ts';
 import { redirectTo } from '../navigation/history.ts';
-import { tryTakeLock } from '../storage/cookie-lock.ts';
+import { defaultLockDeps, isLockHeld, tabId, tryTakeLock } from '../storage/cookie-lock.ts';
+import type { Lock } from '../storage/registry.ts';
 import { registry } from '../storage/registry.ts';
-import { write } from '../storage/storage.ts';
+import { read, remove, write } from '../storage/storage.ts';
 import { getOrCreateAuthorizationParams } from './authorization-params.ts';
 import { buildAuthorizeUrl } from './authorize-url.ts';
 import { codeChallengeS256 } from './pkce.ts';
@@ -20,6 +21,30 @@ export async function authorizeUrlFor(config: AccountConfig, origin: string): Pr
   });
 }
 
+/** This document, for the life of the page. */
+const pageId = crypto.randomUUID();
+
+/** The application-login lock names its holder: this tab, and the page in it. */
+function lockOwner(): string {
+  return `${tabId()}/${pageId}`;
+}
+
+/**
+ * A lock taken by an earlier page of this tab: its authorize redirect was abandoned when the user
+ * navigated again (opened the site at once after a logout, say), so nobody will release it.
+ */
+function leftByEarlierPage(lock: Lock | null): boolean {
+  return lock !== null && lock.id.startsWith(`${tabId()}/`) && lock.id !== lockOwner();
+}
+
+/**
+ * Whether the application-login lock keeps this page from authorizing now: held, by another tab or
+ * by this very page. A lock left by an earlier page of this tab does not count.
+ */
+export function loginLockBlocks(lock: Lock | null, now: number): boolean {
+  return isLockHeld(lock, now) && !leftByEarlierPage(lock);
+}
+
 /**
  * SPEC §4: take the application-login lock (2 s), record which application starts the login,
  * build the authorize URI and redirect. Returns false when another run holds the lock.
@@ -28,7 +53,8 @@ export async function startAuthorization(
   config: AccountConfig,
   lockMs = APPLICATION_LOGIN_LOCK_MS,
 ): Promise<boolean> {
-  if (!tryTakeLock(registry.loginLock, lockMs)) return false;
+  if (leftByEarlierPage(read(registry.loginLock))) remove(registry.loginLock);
+  if (!tryTakeLock(registry.loginLock, lockMs, { ...defaultLockDeps, newId: lockOwner })) return false;
   write(registry.application, config.application);
   redirectTo(await authorizeUrlFor(config, window.location.origin));
   return true;

@@ -7,43 +7,54 @@ import type { Session } from '../identity-client/types.ts';
 import type { SessionFacts, SessionState } from './session-facts.ts';
 import { sessionFacts } from './session-facts.ts';
 
-// SPEC §4 "Session loading": starts loading; 401 = no session (no error), 403 = MFA required,
-// other errors record the message.
+// Session loading: starts in `loading`; 401 means no session (not an error), 403 means the second
+// factor is still owed, any other failure records its message.
 
 export interface SessionResult {
   state: SessionState;
   session: Session | null;
   facts: SessionFacts | null;
   error: string | null;
+  /** When the identity service answered (ms); decisions that compare times use it as "now". */
+  checkedAt: number;
   reload: () => Promise<void>;
 }
 
+type Loaded = Omit<SessionResult, 'reload'>;
+
+async function loadSession(): Promise<Loaded> {
+  try {
+    const session = await whoami(getConfig().identityUrl);
+    return { state: 'present', session, facts: sessionFacts(session), error: null, checkedAt: Date.now() };
+  } catch (error) {
+    const base = { session: null, facts: null, checkedAt: Date.now() };
+    if (error instanceof HttpError && error.status === 401) return { ...base, state: 'none', error: null };
+    if (error instanceof HttpError && error.status === 403)
+      return { ...base, state: 'requires-mfa', error: null };
+    return { ...base, state: 'error', error: getErrorMessage(error) };
+  }
+}
+
 export function useSession(): SessionResult {
-  const [result, setResult] = useState<Omit<SessionResult, 'reload'>>({
+  const [result, setResult] = useState<Loaded>({
     state: 'loading',
     session: null,
     facts: null,
     error: null,
+    checkedAt: 0,
   });
 
-  const load = useCallback(async () => {
-    try {
-      const session = await whoami(getConfig().identityUrl);
-      setResult({ state: 'present', session, facts: sessionFacts(session), error: null });
-    } catch (error) {
-      if (error instanceof HttpError && error.status === 401) {
-        setResult({ state: 'none', session: null, facts: null, error: null });
-      } else if (error instanceof HttpError && error.status === 403) {
-        setResult({ state: 'requires-mfa', session: null, facts: null, error: null });
-      } else {
-        setResult({ state: 'error', session: null, facts: null, error: getErrorMessage(error) });
-      }
-    }
-  }, []);
+  const reload = useCallback(() => loadSession().then(setResult), []);
 
   useEffect(() => {
-    void load();
-  }, [load]);
+    let live = true;
+    void loadSession().then((loaded) => {
+      if (live) setResult(loaded);
+    });
+    return () => {
+      live = false;
+    };
+  }, []);
 
-  return { ...result, reload: load };
+  return { ...result, reload };
 }

@@ -1,5 +1,6 @@
 import { REFRESH_LOCK } from '../../constants.ts';
 import type { Lock, StorageEntry } from './registry.ts';
+import { registry } from './registry.ts';
 import { read, remove, write } from './storage.ts';
 
 // A lock held in a cookie, shared by every tab of the site: write our id, wait, read it back.
@@ -26,6 +27,19 @@ export interface LockOptions {
 
 export function isLockHeld(lock: Lock | null, now: number): boolean {
   return lock !== null && lock.expiresAt > now;
+}
+
+/** This tab's id: kept in session storage, so it is the same across the tab's own navigations. */
+export function tabId(): string {
+  const known = read(registry.tabId);
+  if (known) return known;
+  const id = crypto.randomUUID();
+  try {
+    write(registry.tabId, id);
+  } catch {
+    // No session storage: every page is a tab of its own.
+  }
+  return id;
 }
 
 /** Resolves to a release function, or null when the lock could not be taken within maxTries. */

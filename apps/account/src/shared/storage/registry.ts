@@ -16,7 +16,7 @@ import {
 // key, zod schema, lifetime and medium. Invalid values are dropped on read. Nothing outside
 // shared/storage touches document.cookie or localStorage.
 
-export type Medium = 'cookie' | 'localStorage';
+export type Medium = 'cookie' | 'localStorage' | 'sessionStorage';
 
 export interface StorageEntry<T> {
   key: string;
@@ -190,6 +190,11 @@ export const registry = {
     medium: 'cookie',
     ttlMs: LOGIN_CHALLENGE_TTL_MS,
   }),
+  /**
+   * This tab's id (per tab, survives its navigations): the application-login lock names its holder,
+   * so a tab that left its own authorize redirect half-way does not wait for itself.
+   */
+  tabId: entry({ key: 'tab_id', schema: z.string(), medium: 'sessionStorage' }),
 } as const;
 
 export type RegistryKey = keyof typeof registry;

@@ -1,4 +1,4 @@
-import type { StorageEntry } from './registry.ts';
+import type { Medium, StorageEntry } from './registry.ts';
 import { registry } from './registry.ts';
 
 // Reads and writes registry entries. Cookies: path /, SameSite=Lax, Secure on https, domain from config.
@@ -39,6 +39,10 @@ function writeCookie(key: string, value: string, maxAgeSeconds: number | null): 
   document.cookie = cookie;
 }
 
+function webStorage(medium: Medium): Storage {
+  return medium === 'sessionStorage' ? window.sessionStorage : window.localStorage;
+}
+
 function isTeams(): boolean {
   try {
     return window.localStorage.getItem(registry.isTeams.key) === 'true';
@@ -47,14 +51,15 @@ function isTeams(): boolean {
   }
 }
 
-function mediumOf(entry: StorageEntry<unknown>): 'cookie' | 'localStorage' {
+function mediumOf(entry: StorageEntry<unknown>): Medium {
   return entry.mediumInTeams && isTeams() ? entry.mediumInTeams : entry.medium;
 }
 
 function readRaw(entry: StorageEntry<unknown>): string | null {
-  if (mediumOf(entry) === 'cookie') return readCookie(entry.key);
+  const medium = mediumOf(entry);
+  if (medium === 'cookie') return readCookie(entry.key);
   try {
-    return window.localStorage.getItem(entry.key);
+    return webStorage(medium).getItem(entry.key);
   } catch {
     return null;
   }
@@ -85,7 +90,7 @@ export function write<T>(entry: StorageEntry<T>, value: T, opts: { ttlMs?: numbe
     const ttl = opts.ttlMs ?? entry.ttlMs;
     writeCookie(entry.key, raw, ttl === undefined ? null : Math.max(1, Math.ceil(ttl / 1000)));
   } else {
-    window.localStorage.setItem(entry.key, raw);
+    webStorage(mediumOf(entry as StorageEntry<unknown>)).setItem(entry.key, raw);
   }
 }
 
@@ -94,6 +99,7 @@ export function remove<T>(entry: StorageEntry<T>): void {
   writeCookie(entry.key, '', 0);
   try {
     window.localStorage.removeItem(entry.key);
+    if (entry.medium === 'sessionStorage') window.sessionStorage.removeItem(entry.key);
   } catch {
     // storage unavailable: nothing to remove
   }

@@ -15,6 +15,13 @@ import { remove, write } from '../storage/storage.ts';
 
 export type TotpSetupStatus = 'loading' | 'form' | 'update' | 'completed' | 'unauthorized' | 'error';
 
+/** The flow of the query, or a new one when there is none or it is unknown or expired. */
+function requestFlow(flowId?: string): Promise<SettingsFlow> {
+  const base = getConfig().identityUrl;
+  if (!flowId) return createSettingsFlow(base);
+  return getSettingsFlow(base, flowId).catch(() => createSettingsFlow(base));
+}
+
 export function useTotpSetup(options: { profileFlow?: string; enabled?: boolean } = {}) {
   const enabled = options.enabled ?? true;
   const [flow, setFlow] = useState<SettingsFlow | null>(null);
@@ -57,28 +64,28 @@ export function useTotpSetup(options: { profileFlow?: string; enabled?: boolean 
     [show],
   );
 
-  const load = useCallback(
-    async (flowId?: string) => {
-      const base = getConfig().identityUrl;
-      setStatus('loading');
-      try {
-        show(flowId ? await getSettingsFlow(base, flowId) : await createSettingsFlow(base));
-        write(registry.mfaSetupState, { initialised: true });
-      } catch (error) {
-        if (flowId) {
-          // An unknown or expired flow from the query: start a fresh one.
-          void load();
-          return;
-        }
-        handleError(error, () => setStatus('error'));
-      }
-    },
+  /** Shows a loaded flow, or routes the failure to load one. */
+  const settle = useCallback(
+    (loading: Promise<SettingsFlow>) =>
+      loading.then(
+        (loaded) => {
+          show(loaded);
+          write(registry.mfaSetupState, { initialised: true });
+        },
+        (error: unknown) => handleError(error, () => setStatus('error')),
+      ),
     [show, handleError],
   );
 
+  /** A fresh flow (new secret) after a failed or undone setup. */
+  const load = useCallback(async () => {
+    setStatus('loading');
+    await settle(requestFlow());
+  }, [settle]);
+
   useEffect(() => {
-    if (enabled) void load(options.profileFlow);
-  }, [enabled, options.profileFlow, load]);
+    if (enabled) void settle(requestFlow(options.profileFlow));
+  }, [enabled, options.profileFlow, settle]);
 
   const submit = useCallback(
     async (code: string) => {

@@ -1,0 +1,51 @@
+import { useCallback, useState } from 'react';
+import { copy } from '../../copy.ts';
+import type { AccountConfig } from '../../shared/config/env.ts';
+import { showToast } from '../../shared/errors/error-store.ts';
+import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
+import type { EmailResult } from '../../shared/storage/registry.ts';
+import { registry } from '../../shared/storage/registry.ts';
+import { read, remove, write } from '../../shared/storage/storage.ts';
+import { getLoginConfig } from '../../shared/users-client/users-client.ts';
+
+/** The Email step: the typed address, its login configuration (the email result) and going back. */
+export function useEmailStep(config: AccountConfig, onChange: () => void) {
+  const [emailResult, setEmailResultState] = useState<EmailResult | null>(() => read(registry.emailResult));
+  const [typedEmail, setTypedEmail] = useState(() => emailResult?.email ?? '');
+  const [busy, setBusy] = useState(false);
+
+  const setEmailResult = useCallback((result: EmailResult | null) => {
+    if (result) write(registry.emailResult, result);
+    else remove(registry.emailResult);
+    setEmailResultState(result);
+  }, []);
+
+  const submitEmail = useCallback(
+    async (email: string) => {
+      setTypedEmail(email);
+      setBusy(true);
+      try {
+        const found = await getLoginConfig(config.usersUrl, email);
+        setEmailResult({
+          email: found.email || email,
+          isSSO: found.sso,
+          isM365: found.m365,
+          provider: found.provider,
+        });
+        onChange();
+      } catch (error) {
+        showToast(copy.errors.verifyingEmail(getErrorMessage(error)));
+      } finally {
+        setBusy(false);
+      }
+    },
+    [config.usersUrl, setEmailResult, onChange],
+  );
+
+  const back = useCallback(() => {
+    setEmailResult(null);
+    onChange();
+  }, [setEmailResult, onChange]);
+
+  return { emailResult, setEmailResult, typedEmail, busy, submitEmail, back };
+}

@@ -1,0 +1,107 @@
+import { useEffect, useEffectEvent, useState } from 'react';
+import { copy } from '../../copy.ts';
+import type { AccountConfig } from '../../shared/config/env.ts';
+import { initialPagePath, paths } from '../../shared/config/paths.ts';
+import { showToast } from '../../shared/errors/error-store.ts';
+import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
+import { HttpError } from '../../shared/errors/http-error.ts';
+import { handleFlowError } from '../../shared/identity-client/handle-flow-error.ts';
+import { createLoginFlow, getLoginFlow } from '../../shared/identity-client/identity-client.ts';
+import type { LoginFlow } from '../../shared/identity-client/types.ts';
+import { navigate, redirectTo } from '../../shared/navigation/history.ts';
+import { startAuthorization } from '../../shared/oauth2/start-authorization.ts';
+import { registry } from '../../shared/storage/registry.ts';
+import { read, remove } from '../../shared/storage/storage.ts';
+
+export interface LoginFlowInput {
+  config: AccountConfig;
+  /** A flow id from the query (the identity service's browser redirects). */
+  flowId: string | undefined;
+  storedChallenge: string | null;
+  /** Load or create the flow now (the step depends on it, or a pending challenge must be checked). */
+  eager: boolean;
+  aal2: boolean;
+  /** Reads the clock again after an authorization could not start (the lock is held). */
+  refresh: () => void;
+}
+
+/** The login flow of the screen: loaded eagerly when needed, created on the first submit otherwise. */
+export function useLoginFlow(input: LoginFlowInput) {
+  const { config } = input;
+  const [flow, setFlow] = useState<LoginFlow | null>(null);
+
+  /** A login flow could not be created or loaded: a stale challenge restarts the authorization. */
+  function failToLoad(error: unknown): void {
+    const challenge = read(registry.loginChallenge);
+    const restart = () => {
+      // Expired or unknown challenge or flow: a fresh authorization; the email result is kept.
+      remove(registry.loginChallenge);
+      setFlow(null);
+      if (input.flowId) navigate(paths.login, { replace: true });
+      void startAuthorization(config).then((started) => {
+        if (!started) input.refresh();
+      });
+    };
+    // A 4xx on a pending challenge means it is stale (unknown, expired or already used); a network
+    // error or 5xx does not, and restarting then would loop through the authorization server.
+    const stale = challenge !== null && error instanceof HttpError && error.status < 500;
+    const toast = (message: string) => showToast(copy.errors.loginFlow(message));
+    handleFlowError<LoginFlow>(error, {
+      overrides: challenge
+        ? {
+            // The identity service accepted the login request already; a browser navigation follows it.
+            session_already_available: () => {
+              const url = new URL('/self-service/login/browser', config.identityUrl);
+              url.searchParams.set('login_challenge', challenge);
+              redirectTo(url.toString());
+            },
+          }
+        : undefined,
+      redirect: redirectTo,
+      home: () => navigate(initialPagePath(config.initialPage), { replace: true }),
+      restart,
+      rerender: () => (stale ? restart() : toast(getErrorMessage(error))),
+      unauthorized: () => (stale ? restart() : toast(getErrorMessage(error))),
+      error: (message) => (stale ? restart() : toast(message)),
+    });
+  }
+
+  const onEager = useEffectEvent(() => {
+    let cancelled = false;
+    const load = input.flowId
+      ? getLoginFlow(config.identityUrl, input.flowId)
+      : createLoginFlow(config.identityUrl, {
+          login_challenge: input.storedChallenge ?? undefined,
+          aal: input.aal2 ? 'aal2' : undefined,
+        });
+    load.then(
+      (f) => !cancelled && setFlow(f),
+      (error: unknown) => !cancelled && failToLoad(error),
+    );
+    return () => {
+      cancelled = true;
+    };
+  });
+  const eager = input.eager && !flow;
+  useEffect(() => (eager ? onEager() : undefined), [eager]);
+
+  /** The current flow, or a new one (aal2 for the second factor, refresh for a password confirmation). */
+  async function obtainFlow(options: { refresh?: boolean; aal2?: boolean }): Promise<LoginFlow | null> {
+    const usable = options.aal2 ? flow?.requested_aal === 'aal2' : true;
+    if (flow && usable) return flow;
+    try {
+      const created = await createLoginFlow(config.identityUrl, {
+        login_challenge: read(registry.loginChallenge) ?? undefined,
+        refresh: options.refresh,
+        aal: options.aal2 ? 'aal2' : undefined,
+      });
+      setFlow(created);
+      return created;
+    } catch (error) {
+      failToLoad(error);
+      return null;
+    }
+  }
+
+  return { flow, setFlow, obtainFlow };
+}

@@ -1,0 +1,41 @@
+import { copy } from '../../copy.ts';
+import type { AccountConfig } from '../../shared/config/env.ts';
+import { showToast } from '../../shared/errors/error-store.ts';
+import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
+import { submitLogin } from '../../shared/identity-client/identity-client.ts';
+import { csrfToken } from '../../shared/identity-client/nodes.ts';
+import type { LoginFlow } from '../../shared/identity-client/types.ts';
+import type { FlowSubmit } from '../../shared/identity-client/use-flow-submit.ts';
+
+export interface MfaStepInput {
+  config: AccountConfig;
+  obtainFlow: (options: { aal2: true }) => Promise<LoginFlow | null>;
+  finishLogin: (result: unknown) => Promise<void>;
+  submitter: FlowSubmit<LoginFlow>;
+}
+
+/** TOTP toasts, restarts and the signed-in case: a session already there is reloaded. */
+export const mfaRoutes = (setFlow: (flow: LoginFlow | null) => void, reloadSession: () => void) => ({
+  toast: copy.errors.loginFlow,
+  rerender: (flow: LoginFlow) => setFlow(flow),
+  home: reloadSession,
+  restart: (_reason: string, error: unknown) => {
+    setFlow(null);
+    showToast(copy.errors.loginFlow(getErrorMessage(error)));
+  },
+});
+
+/** The 2FA step: the code goes to an aal2 login flow (method totp). */
+export function useMfaStep(input: MfaStepInput) {
+  return (code: string): Promise<void> =>
+    input.submitter.submit(async () => {
+      const flow = await input.obtainFlow({ aal2: true });
+      if (!flow) return;
+      const result = await submitLogin(input.config.identityUrl, flow.id, {
+        method: 'totp',
+        totp_code: code,
+        csrf_token: csrfToken(flow),
+      });
+      await input.finishLogin(result);
+    });
+}
