@@ -24,7 +24,8 @@ export interface MicrosoftStandInsOptions {
   appOrigins?: string[];
   clock?: { now(): Date };
   tokenTtlSeconds?: number;
-  marketplace?: Omit<MarketplaceOptions, 'entra' | 'clock'>;
+  /** Marketplace settings; its `clock` defaults to the stand-ins' clock. */
+  marketplace?: Omit<MarketplaceOptions, 'entra'>;
 }
 
 export interface MicrosoftStandIns {
@@ -77,7 +78,7 @@ export async function startMicrosoftStandIns(
     const marketplaceApp = Fastify({ logger: false, bodyLimit: 64 * 1024 });
     servers.push(marketplaceApp);
     await marketplaceApp.register(formbody);
-    const marketplace = createMarketplace({ ...options.marketplace, entra, clock });
+    const marketplace = createMarketplace({ clock, ...options.marketplace, entra });
     marketplace.register(marketplaceApp);
     marketplace.base = await listen(marketplaceApp, options.marketplacePort ?? 4540, host);
 

@@ -12,13 +12,22 @@ export class ServiceError<Code extends string = string> extends Error {
   readonly errorCode: Code;
   readonly status: number;
   readonly headers: Record<string, string>;
+  /** Extra fields of the body beside errorCode and message (e.g. a link the client shows). */
+  readonly details: Record<string, string>;
 
-  constructor(errorCode: Code, status: number, message: string, headers: Record<string, string> = {}) {
+  constructor(
+    errorCode: Code,
+    status: number,
+    message: string,
+    headers: Record<string, string> = {},
+    details: Record<string, string> = {},
+  ) {
     super(message);
     this.name = 'ServiceError';
     this.errorCode = errorCode;
     this.status = status;
     this.headers = headers;
+    this.details = details;
   }
 }
 
@@ -43,7 +52,7 @@ export function toErrorResponse(error: unknown): {
   if (error instanceof ServiceError) {
     return {
       status: error.status,
-      body: { errorCode: error.errorCode, message: error.message },
+      body: { ...error.details, errorCode: error.errorCode, message: error.message },
       headers: error.headers,
     };
   }

@@ -24,6 +24,10 @@ import { createHttpServer } from './http/server.ts';
 import { registerGitAuthRoutes } from './git-auth/routes.ts';
 import { registerInvitationAdminRoutes, registerInvitationPublicRoutes } from './invitations/routes.ts';
 import { registerLoginRoutes } from './login/routes.ts';
+import { createAgentClient } from './clients/agent.ts';
+import { createMicrosoftClient } from './m365/microsoft.ts';
+import type { MicrosoftClient } from './m365/microsoft.ts';
+import { registerM365Routes } from './m365/routes.ts';
 import { registerOrganisationRoutes } from './organisations/routes.ts';
 import { registerTermsAdminRoutes, registerTermsPublicRoutes } from './terms/routes.ts';
 import { registerUserRoutes } from './users/routes.ts';
@@ -37,6 +41,7 @@ export interface AppOptions {
   oauth2Admin?: OAuth2AdminClient;
   identityPublic?: IdentityPublicClient;
   gitHost?: GitHostClient;
+  microsoft?: MicrosoftClient;
   /**
    * Where invitation mail is queued. Defaults to the `@acme/mail` outbox on `db` (its migrations
    * must have run: `start` runs them); `npm start` passes the process's one mailer.
@@ -89,6 +94,11 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   registerTermsPublicRoutes(publicApp, deps);
   registerGitAuthRoutes(publicApp, deps);
   registerInvitationPublicRoutes(publicApp, deps);
+  registerM365Routes(publicApp, {
+    ...deps,
+    microsoft: options.microsoft ?? createMicrosoftClient(config, deps.clock),
+    agent: createAgentClient(config.agentUrl, config.upstreamTimeoutMs, logger),
+  });
   registerHealthRoutes(publicApp, deps.db);
 
   const adminApp = createHttpServer({

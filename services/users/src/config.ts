@@ -38,6 +38,17 @@ const configSchema = z.object({
   GIT_CLIENT_SECRET: z.string().min(1).default('dev-secret'),
   GIT_OAUTH_SCOPE: z.string().default('read:user'),
   LOGIN_CONFIG_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
+  M365_AUTHORITY_URL: z.url().default('http://localhost:4510'),
+  M365_CLIENT_ID: z.uuid().default('6f2d4c1a-8b3e-4f5d-9a7c-1e2b3c4d5e6f'),
+  M365_CLIENT_SECRET: z.string().min(1).default('magic-dev-client-secret'),
+  M365_APP_ID_URI: z.string().min(1).optional(),
+  M365_PUBLISHER_TENANT_ID: z.uuid().default('5f1e2d3c-4b5a-4968-8776-a5b4c3d2e133'),
+  M365_OAUTH2_CLIENT_ID: z.string().min(1).default('magic'),
+  M365_PRODUCTS: z.string().default('MAGIC'),
+  M365_OFFER_URL: z.url().default('http://localhost:4540/'),
+  GRAPH_URL: z.url().default('http://localhost:4511'),
+  MARKETPLACE_API_URL: z.url().default('http://localhost:4540'),
+  AGENT_URL: z.url().default('http://localhost:4466'),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(5000),
   TRUST_PROXY: trustProxySchema,
   LOG_LEVEL: logLevelSchema,
@@ -71,6 +82,26 @@ export interface Config {
     clientSecret: string;
     scope: string;
   };
+  m365: {
+    /** Entra's base (https://login.microsoftonline.com); tenant paths go below it. */
+    authorityUrl: string;
+    /** Our app registration: the audience of ID tokens and Teams tokens. */
+    clientId: string;
+    clientSecret: string;
+    /** Also accepted as a token audience (Teams SSO tokens of v1 apps). */
+    appIdUri?: string;
+    /** Tenant of our app registration (client credentials for the marketplace API). */
+    publisherTenantId: string;
+    /** OAuth2 client our access tokens name (`client_id`). */
+    oauth2ClientId: string;
+    /** Products of an organisation created by a marketplace activation. */
+    products: string[];
+    /** The offer's subscription set-up link, sent with UserNotSubscribedException. */
+    offerUrl: string;
+    graphUrl: string;
+    marketplaceUrl: string;
+  };
+  agentUrl: string;
   upstreamTimeoutMs: number;
   trustProxy: boolean;
   logLevel: string;
@@ -112,6 +143,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       clientSecret: c.GIT_CLIENT_SECRET,
       scope: c.GIT_OAUTH_SCOPE,
     },
+    m365: {
+      authorityUrl: stripSlash(c.M365_AUTHORITY_URL),
+      clientId: c.M365_CLIENT_ID.toLowerCase(),
+      clientSecret: c.M365_CLIENT_SECRET,
+      ...(c.M365_APP_ID_URI ? { appIdUri: c.M365_APP_ID_URI } : {}),
+      publisherTenantId: c.M365_PUBLISHER_TENANT_ID.toLowerCase(),
+      oauth2ClientId: c.M365_OAUTH2_CLIENT_ID,
+      products: c.M365_PRODUCTS.split(',')
+        .map((p) => p.trim())
+        .filter(Boolean),
+      offerUrl: c.M365_OFFER_URL,
+      graphUrl: stripSlash(c.GRAPH_URL),
+      marketplaceUrl: stripSlash(c.MARKETPLACE_API_URL),
+    },
+    agentUrl: stripSlash(c.AGENT_URL),
     upstreamTimeoutMs: c.UPSTREAM_TIMEOUT_MS,
     trustProxy: c.TRUST_PROXY,
     logLevel: c.LOG_LEVEL,

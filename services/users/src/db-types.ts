@@ -91,6 +91,33 @@ export interface GitLinksTable {
   linked_at: Date;
 }
 
+export interface OrganisationM365TenantsTable {
+  tenant_id: string;
+  organisation_id: string;
+}
+
+export type MarketplaceSubscriptionStatus = 'Subscribed' | 'Suspended' | 'Unsubscribed';
+
+export interface MarketplaceSubscriptionsTable {
+  id: string;
+  organisation_id: string;
+  tenant_id: string;
+  offer_id: string;
+  plan_id: string;
+  quantity: number;
+  status: MarketplaceSubscriptionStatus;
+  purchaser_email: string;
+  activated_at: Date;
+  updated_at: Date;
+}
+
+export interface MarketplaceWebhookEventsTable {
+  id: string;
+  subscription_id: string;
+  action: string;
+  received_at: Date;
+}
+
 /** The user service's tables, as Kysely sees them. */
 export interface UsersDb {
   organisations: OrganisationsTable;
@@ -102,4 +129,7 @@ export interface UsersDb {
   terms_acceptances: TermsAcceptancesTable;
   git_auth_states: GitAuthStatesTable;
   git_links: GitLinksTable;
+  organisation_m365_tenants: OrganisationM365TenantsTable;
+  marketplace_subscriptions: MarketplaceSubscriptionsTable;
+  marketplace_webhook_events: MarketplaceWebhookEventsTable;
 }

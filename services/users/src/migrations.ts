@@ -132,4 +132,43 @@ export const migrations: Migration[] = [
       linked_at timestamptz not null
     )`,
   },
+  {
+    name: '160_organisation_m365_tenants',
+    sql: `create table organisation_m365_tenants (
+      tenant_id text primary key check (tenant_id = lower(tenant_id)),
+      organisation_id uuid not null references organisations(id) on delete cascade
+    )`,
+  },
+  {
+    name: '161_organisation_m365_tenants_organisation_id',
+    sql: 'create index organisation_m365_tenants_organisation_id on organisation_m365_tenants (organisation_id)',
+  },
+  {
+    name: '162_marketplace_subscriptions',
+    sql: `create table marketplace_subscriptions (
+      id text primary key,
+      organisation_id uuid not null references organisations(id) on delete cascade,
+      tenant_id text not null,
+      offer_id text not null,
+      plan_id text not null,
+      quantity integer not null,
+      status text not null check (status in ('Subscribed', 'Suspended', 'Unsubscribed')),
+      purchaser_email text not null,
+      activated_at timestamptz not null,
+      updated_at timestamptz not null
+    )`,
+  },
+  {
+    name: '163_marketplace_subscriptions_organisation_id',
+    sql: 'create index marketplace_subscriptions_organisation_id on marketplace_subscriptions (organisation_id)',
+  },
+  {
+    name: '164_marketplace_webhook_events',
+    sql: `create table marketplace_webhook_events (
+      id text primary key,
+      subscription_id text not null,
+      action text not null,
+      received_at timestamptz not null
+    )`,
+  },
 ];

@@ -36,7 +36,18 @@ export interface OAuth2AdminClient {
   getConsentRequest(challenge: string): Promise<ConsentLookup>;
   acceptConsentRequest(challenge: string, body: AcceptConsentBody): Promise<string>;
   acceptLogoutRequest(challenge: string): Promise<string>;
+  /** An access token for a user verified through Microsoft 365 (`/admin/oauth2/federated-tokens`). */
+  issueFederatedToken(body: {
+    subject: string;
+    client_id: string;
+    session: ConsentSession;
+  }): Promise<{ accessToken: string; expiresIn: number }>;
 }
+
+const federatedTokenSchema = z.object({
+  access_token: z.string().min(1),
+  expires_in: z.number().int().positive(),
+});
 
 export function createOAuth2AdminClient(baseUrl: string, timeoutMs: number): OAuth2AdminClient {
   const requests = `${baseUrl}/admin/oauth2/auth/requests`;
@@ -75,6 +86,16 @@ export function createOAuth2AdminClient(baseUrl: string, timeoutMs: number): OAu
         throw new AppError('LOGOUT_REQUEST_NOT_FOUND', 'The logout request does not exist or has expired.');
       }
       throw upstreamError(SERVICE, `answered ${res.status} when accepting a logout request`);
+    },
+
+    async issueFederatedToken(body) {
+      const url = `${baseUrl}/admin/oauth2/federated-tokens`;
+      const res = await requestJson(SERVICE, url, { method: 'POST', body, timeoutMs });
+      const parsed = federatedTokenSchema.safeParse(res.body);
+      if (res.status !== 200 || !parsed.success) {
+        throw upstreamError(SERVICE, `answered ${res.status} when issuing a federated token`);
+      }
+      return { accessToken: parsed.data.access_token, expiresIn: parsed.data.expires_in };
     },
   };
 }

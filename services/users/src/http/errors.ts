@@ -8,18 +8,31 @@ export const errorCatalogue = {
   IDENTITY_REJECTED: 400,
   INVALID_CODE: 400,
   INVALID_STATE: 400,
+  /** The marketplace does not know the purchase token, or it has expired. */
+  InvalidMarketplaceTokenException: 400,
   GIT_AUTH_FAILED: 400,
   UNAUTHENTICATED: 401,
   SECOND_FACTOR_REQUIRED: 403,
   SESSION_MISMATCH: 403,
   USER_NOT_LINKED: 403,
+  /** Microsoft 365: the tenant's organisation has no subscription (or there is none). */
+  UserNotSubscribedException: 403,
+  /** Microsoft 365: an administrator has not consented to the app's permissions in the tenant. */
+  UserNotGrantedAccessException: 403,
+  /** Microsoft 365: the tenant's organisation is known, the person is not one of its users. */
+  UnauthorisedUserException: 403,
+  /** The marketplace purchase belongs to another tenant than the caller's. */
+  MarketplaceTenantMismatchException: 403,
   NOT_FOUND: 404,
+  SUBSCRIPTION_NOT_FOUND: 404,
   ORGANISATION_NOT_FOUND: 404,
   USER_NOT_FOUND: 404,
   CONSENT_REQUEST_NOT_FOUND: 404,
   LOGOUT_REQUEST_NOT_FOUND: 404,
   INVITATION_NOT_FOUND: 404,
   DOMAIN_TAKEN: 409,
+  /** The purchase's tenant already has an organisation with another active subscription. */
+  OrganisationAlreadySubscribedException: 409,
   USER_EXISTS: 409,
   INVITATION_ACCEPTED: 409,
   TERMS_VERSION_OUTDATED: 409,
@@ -37,8 +50,13 @@ export type { ErrorBody } from '@acme/service-kit/errors';
 
 /** The one error type of the user service. Its message is shown to callers, so keep secrets out. */
 export class AppError extends ServiceError<ErrorCode> {
-  constructor(errorCode: ErrorCode, message: string, headers: Record<string, string> = {}) {
-    super(errorCode, errorCatalogue[errorCode], message, headers);
+  constructor(
+    errorCode: ErrorCode,
+    message: string,
+    headers: Record<string, string> = {},
+    details: Record<string, string> = {},
+  ) {
+    super(errorCode, errorCatalogue[errorCode], message, headers, details);
     this.name = 'AppError';
   }
 }

@@ -14,7 +14,7 @@ interface OrganisationRow {
   created_at: Date;
 }
 
-function toOrganisation(row: OrganisationRow, domains: string[]): Organisation {
+function toOrganisation(row: OrganisationRow, domains: string[], tenantIds: string[] = []): Organisation {
   return {
     id: row.id,
     name: row.name,
@@ -23,6 +23,7 @@ function toOrganisation(row: OrganisationRow, domains: string[]): Organisation {
     subscriptionStatus: row.subscription_status,
     sso: row.sso_config,
     m365: row.m365,
+    m365TenantIds: [...tenantIds].sort(),
     createdAt: row.created_at.toISOString(),
   };
 }
@@ -51,10 +52,19 @@ export async function insertOrganisation(
         .insertInto('organisation_domains')
         .values(input.domains.map((domain) => ({ domain, organisation_id: id })))
         .execute();
+      if (input.m365TenantIds.length > 0) {
+        await trx
+          .insertInto('organisation_m365_tenants')
+          .values(input.m365TenantIds.map((tenantId) => ({ tenant_id: tenantId, organisation_id: id })))
+          .execute();
+      }
     });
   } catch (error) {
     if (isUniqueViolation(error)) {
-      throw new AppError('DOMAIN_TAKEN', 'One of the domains already belongs to another organisation.');
+      throw new AppError(
+        'DOMAIN_TAKEN',
+        'One of the domains or Microsoft 365 tenants already belongs to another organisation.',
+      );
     }
     throw error;
   }
@@ -71,9 +81,15 @@ export async function findOrganisation(db: Kysely<UsersDb>, id: string): Promise
     .select('domain')
     .where('organisation_id', '=', id)
     .execute();
+  const tenants = await db
+    .selectFrom('organisation_m365_tenants')
+    .select('tenant_id')
+    .where('organisation_id', '=', id)
+    .execute();
   return toOrganisation(
     row,
     domains.map((d) => d.domain),
+    tenants.map((t) => t.tenant_id),
   );
 }
 
@@ -92,7 +108,20 @@ export async function listOrganisations(db: Kysely<UsersDb>): Promise<Organisati
     list.push(d.domain);
     byOrganisation.set(d.organisation_id, list);
   }
-  return rows.map((row) => toOrganisation(row, byOrganisation.get(row.id) ?? []));
+  const tenants = await db
+    .selectFrom('organisation_m365_tenants')
+    .select(['tenant_id', 'organisation_id'])
+    .execute();
+  const tenantsByOrganisation = new Map<string, string[]>();
+  for (const t of tenants) {
+    tenantsByOrganisation.set(t.organisation_id, [
+      ...(tenantsByOrganisation.get(t.organisation_id) ?? []),
+      t.tenant_id,
+    ]);
+  }
+  return rows.map((row) =>
+    toOrganisation(row, byOrganisation.get(row.id) ?? [], tenantsByOrganisation.get(row.id) ?? []),
+  );
 }
 
 /** What sign-in needs to know about the organisation owning an email domain. One indexed query. */

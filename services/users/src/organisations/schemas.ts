@@ -23,6 +23,12 @@ export const createOrganisationSchema = z
     subscriptionStatus: z.enum(SUBSCRIPTION_STATUSES).default('subscribed'),
     sso: ssoConfigSchema.nullable().default(null),
     m365: z.boolean().default(false),
+    /** Microsoft 365 tenants whose people sign in to this organisation. */
+    m365TenantIds: z
+      .array(z.uuid().transform((id) => id.toLowerCase()))
+      .max(20)
+      .default([])
+      .transform(unique),
   })
   .strict();
 
@@ -36,6 +42,7 @@ export const organisationSchema = z.object({
   subscriptionStatus: z.enum(SUBSCRIPTION_STATUSES),
   sso: ssoConfigSchema.nullable(),
   m365: z.boolean(),
+  m365TenantIds: z.array(z.string()),
   createdAt: z.iso.datetime(),
 });
 

@@ -1,0 +1,366 @@
+import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload } from 'jose';
+import { z } from 'zod';
+import type { Clock } from '@acme/db/clock';
+import type { Config } from '../config.ts';
+import { AppError } from '../http/errors.ts';
+
+/**
+ * What the user service asks of Microsoft: token checks against the tenant's keys (Entra),
+ * on-behalf-of and app tokens (Entra), the signed-in person and their tenant (Graph), and the SaaS
+ * Fulfillment API (marketplace). Tokens and codes are never logged or put in messages.
+ */
+
+/** The Azure Marketplace SaaS Fulfillment API's application id (Microsoft's). */
+export const MARKETPLACE_APP_ID = '20e940b3-4c77-4b0b-9a53-9e16a1b010a7';
+const GRAPH_SCOPES =
+  'https://graph.microsoft.com/User.Read https://graph.microsoft.com/Organization.Read.All';
+const MARKETPLACE_API_VERSION = '2018-08-31';
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const MAX_TENANT_KEY_SETS = 200;
+
+export interface MicrosoftIdentity {
+  tenantId: string;
+  objectId: string;
+  email?: string;
+  name?: string;
+}
+
+export interface GraphMe {
+  id: string;
+  displayName: string | null;
+  givenName: string | null;
+  surname: string | null;
+  mail: string | null;
+  userPrincipalName: string | null;
+}
+
+export interface GraphOrganization {
+  id: string;
+  displayName: string;
+  verifiedDomains: { name: string; isDefault?: boolean }[];
+}
+
+export interface ResolvedPurchase {
+  id: string;
+  offerId: string;
+  planId: string;
+  quantity: number;
+  purchaser: { emailId: string; tenantId: string };
+  beneficiary: { emailId: string; tenantId: string };
+}
+
+const meSchema = z.object({
+  id: z.string(),
+  displayName: z.string().nullish(),
+  givenName: z.string().nullish(),
+  surname: z.string().nullish(),
+  mail: z.string().nullish(),
+  userPrincipalName: z.string().nullish(),
+});
+
+const organizationSchema = z.object({
+  value: z
+    .array(
+      z.object({
+        id: z.string(),
+        displayName: z.string().nullish(),
+        verifiedDomains: z.array(z.object({ name: z.string(), isDefault: z.boolean().nullish() })).nullish(),
+      }),
+    )
+    .min(1),
+});
+
+const party = z.object({ emailId: z.string().default(''), tenantId: z.string() });
+const resolveSchema = z.object({
+  id: z.string().min(1).max(100),
+  offerId: z.string(),
+  planId: z.string(),
+  quantity: z.number().int().nullish(),
+  subscription: z.object({ purchaser: party, beneficiary: party }),
+});
+
+const tokenResponseSchema = z.object({ access_token: z.string().min(1), expires_in: z.coerce.number() });
+const entraErrorSchema = z.object({
+  error: z.string(),
+  error_codes: z.array(z.number()).optional(),
+  suberror: z.string().optional(),
+});
+
+export interface MicrosoftClient {
+  /** Verifies an ID token or Teams SSO token for our app; 401 UNAUTHENTICATED if not valid. */
+  verifyUserToken(token: string): Promise<MicrosoftIdentity>;
+  /** Verifies a marketplace webhook's bearer token (app token of the marketplace for our app). */
+  verifyMarketplaceCaller(token: string): Promise<void>;
+  /** A Graph token for the user of `assertion` (on-behalf-of). */
+  graphTokenOnBehalfOf(assertion: string, tenantId: string): Promise<string>;
+  me(graphToken: string): Promise<GraphMe>;
+  organization(graphToken: string): Promise<GraphOrganization>;
+  resolvePurchase(marketplaceToken: string): Promise<ResolvedPurchase>;
+  activatePurchase(subscriptionId: string, planId: string, quantity: number): Promise<void>;
+}
+
+function unauthenticated(what = 'The Microsoft token is invalid or has expired.'): AppError {
+  return new AppError('UNAUTHENTICATED', what);
+}
+
+function notGranted(): AppError {
+  return new AppError(
+    'UserNotGrantedAccessException',
+    "An administrator of your organisation's Microsoft 365 tenant has not granted this app access.",
+  );
+}
+
+function upstream(service: string, what: string): AppError {
+  return new AppError('UPSTREAM_ERROR', `The ${service} ${what}.`);
+}
+
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+async function call(service: string, url: string, init: RequestInit, timeoutMs: number): Promise<Answer> {
+  let res: Response;
+  try {
+    res = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+  } catch {
+    throw upstream(service, 'is unreachable');
+  }
+  const text = await res.text().catch(() => '');
+  if (text.length === 0) return { status: res.status, body: undefined };
+  try {
+    return { status: res.status, body: JSON.parse(text) as unknown };
+  } catch {
+    throw upstream(service, `answered ${res.status} with a body that is not JSON`);
+  }
+}
+
+export function createMicrosoftClient(config: Config, clock: Clock): MicrosoftClient {
+  const m = config.m365;
+  const timeoutMs = config.upstreamTimeoutMs;
+  const audiences = [m.clientId, ...(m.appIdUri ? [m.appIdUri] : [])];
+  const keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
+  let marketplaceToken: { value: string; until: number } | undefined;
+
+  function keysOf(tenantId: string) {
+    let keys = keySets.get(tenantId);
+    if (!keys) {
+      if (keySets.size >= MAX_TENANT_KEY_SETS) keySets.delete(keySets.keys().next().value!);
+      keys = createRemoteJWKSet(new URL(`${m.authorityUrl}/${tenantId}/discovery/v2.0/keys`), {
+        timeoutDuration: timeoutMs,
+      });
+      keySets.set(tenantId, keys);
+    }
+    return keys;
+  }
+
+  /** Signature against the tenant's keys, issuer of that tenant, audience, lifetime. */
+  async function verifyEntraToken(token: string, audience: string[]): Promise<JWTPayload> {
+    let tenantId: string;
+    try {
+      const unverified = decodeJwt(token);
+      tenantId = typeof unverified.tid === 'string' ? unverified.tid.toLowerCase() : '';
+    } catch {
+      throw unauthenticated();
+    }
+    if (!GUID.test(tenantId)) throw unauthenticated();
+    try {
+      const { payload } = await jwtVerify(token, keysOf(tenantId), {
+        issuer: `${m.authorityUrl}/${tenantId}/v2.0`,
+        audience,
+        algorithms: ['RS256'],
+        currentDate: clock.now(),
+        clockTolerance: 60,
+      });
+      return payload;
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'ERR_JWKS_TIMEOUT') {
+        throw upstream('Microsoft identity platform', 'did not answer with its keys');
+      }
+      throw unauthenticated();
+    }
+  }
+
+  async function tokenRequest(tenantId: string, form: Record<string, string>): Promise<Answer> {
+    return call(
+      'Microsoft identity platform',
+      `${m.authorityUrl}/${tenantId}/oauth2/v2.0/token`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: new URLSearchParams(form).toString(),
+      },
+      timeoutMs,
+    );
+  }
+
+  async function graph(path: string, token: string): Promise<unknown> {
+    const res = await call(
+      'Microsoft Graph API',
+      `${m.graphUrl}/v1.0/${path}`,
+      { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } },
+      timeoutMs,
+    );
+    if (res.status === 401) throw unauthenticated('The Microsoft Graph token is invalid or has expired.');
+    if (res.status === 403) throw notGranted();
+    if (res.status !== 200) throw upstream('Microsoft Graph API', `answered ${res.status}`);
+    return res.body;
+  }
+
+  async function appTokenForMarketplace(): Promise<string> {
+    const now = clock.now().getTime();
+    if (marketplaceToken && marketplaceToken.until > now) return marketplaceToken.value;
+    const res = await tokenRequest(m.publisherTenantId, {
+      grant_type: 'client_credentials',
+      client_id: m.clientId,
+      client_secret: m.clientSecret,
+      scope: `${MARKETPLACE_APP_ID}/.default`,
+    });
+    const parsed = tokenResponseSchema.safeParse(res.body);
+    if (res.status !== 200 || !parsed.success) {
+      throw upstream('Microsoft identity platform', `refused the marketplace app token (${res.status})`);
+    }
+    marketplaceToken = {
+      value: parsed.data.access_token,
+      until: now + Math.max(0, parsed.data.expires_in - 120) * 1000,
+    };
+    return marketplaceToken.value;
+  }
+
+  async function marketplace(path: string, init: RequestInit): Promise<Answer> {
+    const token = await appTokenForMarketplace();
+    const separator = path.includes('?') ? '&' : '?';
+    return call(
+      'marketplace API',
+      `${m.marketplaceUrl}/api/saas/subscriptions${path}${separator}api-version=${MARKETPLACE_API_VERSION}`,
+      {
+        ...init,
+        headers: {
+          ...(init.headers as Record<string, string>),
+          authorization: `Bearer ${token}`,
+          accept: 'application/json',
+        },
+      },
+      timeoutMs,
+    );
+  }
+
+  return {
+    async verifyUserToken(token) {
+      const claims = await verifyEntraToken(token, audiences);
+      const tid = String(claims.tid).toLowerCase();
+      const oid = typeof claims.oid === 'string' ? claims.oid.toLowerCase() : '';
+      if (!GUID.test(oid)) throw unauthenticated();
+      const email =
+        typeof claims.email === 'string'
+          ? claims.email
+          : typeof claims.preferred_username === 'string'
+            ? claims.preferred_username
+            : undefined;
+      return {
+        tenantId: tid,
+        objectId: oid,
+        ...(email ? { email: email.toLowerCase() } : {}),
+        ...(typeof claims.name === 'string' ? { name: claims.name } : {}),
+      };
+    },
+
+    async verifyMarketplaceCaller(token) {
+      const claims = await verifyEntraToken(token, audiences);
+      const caller = claims.azp ?? claims.appid;
+      if (caller !== MARKETPLACE_APP_ID || String(claims.tid).toLowerCase() !== m.publisherTenantId) {
+        throw unauthenticated('The caller is not the Azure Marketplace.');
+      }
+    },
+
+    async graphTokenOnBehalfOf(assertion, tenantId) {
+      const res = await tokenRequest(tenantId, {
+        grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+        client_id: m.clientId,
+        client_secret: m.clientSecret,
+        assertion,
+        requested_token_use: 'on_behalf_of',
+        scope: GRAPH_SCOPES,
+      });
+      const ok = tokenResponseSchema.safeParse(res.body);
+      if (res.status === 200 && ok.success) return ok.data.access_token;
+      const err = entraErrorSchema.safeParse(res.body);
+      if (err.success) {
+        const codes = err.data.error_codes ?? [];
+        if (err.data.suberror === 'consent_required' || codes.includes(65001)) throw notGranted();
+        if (err.data.error === 'invalid_grant') throw unauthenticated();
+      }
+      throw upstream('Microsoft identity platform', `refused the on-behalf-of request (${res.status})`);
+    },
+
+    async me(graphToken) {
+      const parsed = meSchema.safeParse(await graph('me', graphToken));
+      if (!parsed.success) throw upstream('Microsoft Graph API', 'answered /me with an unexpected shape');
+      const d = parsed.data;
+      return {
+        id: d.id.toLowerCase(),
+        displayName: d.displayName ?? null,
+        givenName: d.givenName ?? null,
+        surname: d.surname ?? null,
+        mail: d.mail ?? null,
+        userPrincipalName: d.userPrincipalName ?? null,
+      };
+    },
+
+    async organization(graphToken) {
+      const parsed = organizationSchema.safeParse(await graph('organization', graphToken));
+      if (!parsed.success)
+        throw upstream('Microsoft Graph API', 'answered /organization with an unexpected shape');
+      const org = parsed.data.value[0]!;
+      return {
+        id: org.id.toLowerCase(),
+        displayName: org.displayName ?? '',
+        verifiedDomains: (org.verifiedDomains ?? []).map((d) => ({
+          name: d.name.toLowerCase(),
+          isDefault: d.isDefault ?? false,
+        })),
+      };
+    },
+
+    async resolvePurchase(marketplaceTokenValue) {
+      const res = await marketplace('/resolve', {
+        method: 'POST',
+        headers: { 'x-ms-marketplace-token': marketplaceTokenValue },
+      });
+      if (res.status === 400 || res.status === 404) {
+        throw new AppError(
+          'InvalidMarketplaceTokenException',
+          'The marketplace purchase token is invalid or has expired.',
+        );
+      }
+      const parsed = resolveSchema.safeParse(res.body);
+      if (res.status !== 200 || !parsed.success)
+        throw upstream('marketplace API', `answered ${res.status} to resolve`);
+      const d = parsed.data;
+      return {
+        id: d.id,
+        offerId: d.offerId,
+        planId: d.planId,
+        quantity: d.quantity ?? 1,
+        purchaser: {
+          emailId: d.subscription.purchaser.emailId.toLowerCase(),
+          tenantId: d.subscription.purchaser.tenantId.toLowerCase(),
+        },
+        beneficiary: {
+          emailId: d.subscription.beneficiary.emailId.toLowerCase(),
+          tenantId: d.subscription.beneficiary.tenantId.toLowerCase(),
+        },
+      };
+    },
+
+    async activatePurchase(subscriptionId, planId, quantity) {
+      const res = await marketplace(`/${encodeURIComponent(subscriptionId)}/activate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ planId, quantity }),
+      });
+      if (res.status !== 200) throw upstream('marketplace API', `answered ${res.status} to activate`);
+    },
+  };
+}

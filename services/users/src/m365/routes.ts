@@ -1,0 +1,77 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { AppError } from '../http/errors.ts';
+import { parseInput, sendOutput } from '../http/validate.ts';
+import { activateSubscription, applyWebhook, m365Login, type M365Deps } from './service.ts';
+
+/** A JWT-sized opaque string; an empty Graph token counts as none (Teams: on-behalf-of). */
+const tokenString = z.string().min(1).max(8192);
+const optionalGraphToken = z
+  .union([tokenString, z.literal(''), z.null()])
+  .optional()
+  .transform((v) => (v ? v : undefined));
+
+const loginBodySchema = z.object({ graphAccessToken: optionalGraphToken }).strict();
+const activateBodySchema = z
+  .object({ token: z.string().min(1).max(4096), graphAccessToken: optionalGraphToken })
+  .strict();
+const webhookBodySchema = z
+  .object({
+    id: z.string().min(1).max(100),
+    subscriptionId: z.string().min(1).max(100),
+    action: z.string().min(1).max(50),
+    planId: z.string().max(100).optional(),
+    quantity: z.number().int().min(0).optional(),
+  })
+  .loose();
+
+const loginResponseSchema = z.object({ accessToken: z.string(), expiresIn: z.number().int() });
+const activationResponseSchema = z.object({
+  organisationId: z.uuid(),
+  subscriptionId: z.string(),
+  planId: z.string(),
+  created: z.boolean(),
+});
+
+function bearerOf(request: FastifyRequest): string {
+  const match = /^Bearer\s+([A-Za-z0-9._~+/=-]{1,8192})$/.exec(request.headers.authorization ?? '');
+  if (!match) throw new AppError('UNAUTHENTICATED', 'A Microsoft token is required (Authorization: Bearer).');
+  return match[1]!;
+}
+
+export function registerM365Routes(app: FastifyInstance, deps: M365Deps): void {
+  app.post('/m365/login', async (request, reply) => {
+    const bearer = bearerOf(request);
+    const body = parseInput(loginBodySchema, request.body ?? {});
+    const result = await m365Login(deps, bearer, body.graphAccessToken);
+    reply.header('cache-control', 'no-store');
+    return sendOutput(reply, 200, loginResponseSchema, result);
+  });
+
+  app.post('/m365/marketplace/activate', async (request, reply) => {
+    const bearer = bearerOf(request);
+    const body = parseInput(activateBodySchema, request.body ?? {});
+    const result = await activateSubscription(deps, bearer, body.token, body.graphAccessToken);
+    request.log.info(
+      {
+        organisationId: result.organisationId,
+        subscriptionId: result.subscriptionId,
+        created: result.created,
+      },
+      'marketplace subscription activated',
+    );
+    reply.header('cache-control', 'no-store');
+    return sendOutput(reply, 200, activationResponseSchema, result);
+  });
+
+  app.post('/m365/marketplace/webhook', async (request, reply) => {
+    await deps.microsoft.verifyMarketplaceCaller(bearerOf(request));
+    const event = parseInput(webhookBodySchema, request.body);
+    const result = await applyWebhook(deps, event);
+    request.log.info(
+      { subscriptionId: event.subscriptionId, action: event.action, applied: result.applied },
+      'marketplace webhook',
+    );
+    return reply.code(200).send({ applied: result.applied });
+  });
+}

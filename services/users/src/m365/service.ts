@@ -1,0 +1,369 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Deps } from '../deps.ts';
+import { AppError } from '../http/errors.ts';
+import { isUniqueViolation } from '../http/db-errors.ts';
+import { domainSchema, emailSchema } from '../http/schemas.ts';
+import { createUser } from '../users/create-user.ts';
+import type { GraphMe, GraphOrganization, MicrosoftClient, MicrosoftIdentity } from './microsoft.ts';
+
+/**
+ * Microsoft 365 sign-in and Azure Marketplace activation. The caller's Microsoft token (an ID token
+ * from MSAL, or Teams' SSO token) is verified against its tenant's keys; Graph says who the person
+ * and the tenant are (Graph's answer must match the verified token); the tenant maps to an
+ * organisation and the person, by email, to one of its users.
+ */
+
+export interface M365Deps extends Deps {
+  microsoft: MicrosoftClient;
+  agent: { recordUnregisteredUser(email: string, name: string): Promise<void> };
+}
+
+export interface M365Caller {
+  identity: MicrosoftIdentity;
+  me: GraphMe;
+  organization: GraphOrganization;
+}
+
+/** Verifies the bearer token, gets Graph's view (on-behalf-of when no Graph token came), cross-checks. */
+export async function identifyCaller(
+  deps: M365Deps,
+  bearer: string,
+  graphAccessToken: string | undefined,
+): Promise<M365Caller> {
+  const identity = await deps.microsoft.verifyUserToken(bearer);
+  const graphToken =
+    graphAccessToken ?? (await deps.microsoft.graphTokenOnBehalfOf(bearer, identity.tenantId));
+  const [me, organization] = await Promise.all([
+    deps.microsoft.me(graphToken),
+    deps.microsoft.organization(graphToken),
+  ]);
+  if (me.id !== identity.objectId || organization.id !== identity.tenantId) {
+    throw new AppError('UNAUTHENTICATED', 'The Graph token does not belong to the signed-in user.');
+  }
+  return { identity, me, organization };
+}
+
+function emailOf(caller: M365Caller): string {
+  const candidates = [caller.me.mail, caller.me.userPrincipalName, caller.identity.email];
+  for (const candidate of candidates) {
+    const parsed = emailSchema.safeParse(candidate ?? '');
+    if (parsed.success) return parsed.data;
+  }
+  throw new AppError('UNAUTHENTICATED', 'The Microsoft account has no email address.');
+}
+
+async function organisationOfTenant(deps: Deps, tenantId: string) {
+  return deps.db
+    .selectFrom('organisation_m365_tenants')
+    .innerJoin('organisations', 'organisations.id', 'organisation_m365_tenants.organisation_id')
+    .select([
+      'organisations.id as id',
+      'organisations.products as products',
+      'organisations.subscription_status as subscriptionStatus',
+      'organisations.m365 as m365',
+    ])
+    .where('organisation_m365_tenants.tenant_id', '=', tenantId)
+    .executeTakeFirst();
+}
+
+function notSubscribed(deps: Deps): AppError {
+  return new AppError(
+    'UserNotSubscribedException',
+    'Your organisation has no subscription. An Owner or Contributor of its Azure subscription can subscribe.',
+    {},
+    { subscriptionSetupUrl: deps.config.m365.offerUrl },
+  );
+}
+
+/** `POST /m365/login`: our access token for a Microsoft 365 user of a subscribed organisation. */
+export async function m365Login(
+  deps: M365Deps,
+  bearer: string,
+  graphAccessToken: string | undefined,
+): Promise<{ accessToken: string; expiresIn: number }> {
+  const caller = await identifyCaller(deps, bearer, graphAccessToken);
+  const organisation = await organisationOfTenant(deps, caller.identity.tenantId);
+  if (!organisation || !organisation.m365 || organisation.subscriptionStatus !== 'subscribed') {
+    throw notSubscribed(deps);
+  }
+  const email = emailOf(caller);
+  const user = await deps.db
+    .selectFrom('users')
+    .select(['id', 'identity_id', 'email', 'scope_groups'])
+    .where('email', '=', email)
+    .where('organisation_id', '=', organisation.id)
+    .executeTakeFirst();
+  if (!user) {
+    await deps.agent.recordUnregisteredUser(email, caller.me.displayName ?? caller.identity.name ?? '');
+    throw new AppError(
+      'UnauthorisedUserException',
+      'You are not a user of your organisation in this product yet. Your request to join has been recorded.',
+    );
+  }
+  return deps.oauth2Admin.issueFederatedToken({
+    subject: user.identity_id ?? user.id,
+    client_id: deps.config.m365.oauth2ClientId,
+    session: {
+      access_token: {
+        user: { authenticationMode: 'm365' },
+        products: organisation.products,
+        scopeGroups: user.scope_groups,
+      },
+      id_token: { email: user.email },
+    },
+  });
+}
+
+export interface ActivationResult {
+  organisationId: string;
+  subscriptionId: string;
+  planId: string;
+  created: boolean;
+}
+
+/**
+ * `POST /m365/marketplace/activate`: resolves the purchase token, checks it belongs to the
+ * caller's tenant, activates it at the marketplace, creates the tenant's organisation if new
+ * (domains from Graph's verified domains), marks it subscribed and makes the purchaser its
+ * org-admin. Replaying the same purchase changes nothing; another purchase for an organisation
+ * that is already subscribed is refused.
+ */
+export async function activateSubscription(
+  deps: M365Deps,
+  bearer: string,
+  marketplaceToken: string,
+  graphAccessToken: string | undefined,
+): Promise<ActivationResult> {
+  const caller = await identifyCaller(deps, bearer, graphAccessToken);
+  const purchase = await deps.microsoft.resolvePurchase(marketplaceToken);
+  const tenantId = caller.identity.tenantId;
+  if (purchase.beneficiary.tenantId !== tenantId && purchase.purchaser.tenantId !== tenantId) {
+    throw new AppError(
+      'MarketplaceTenantMismatchException',
+      "The purchase belongs to another organisation's Microsoft 365 tenant.",
+    );
+  }
+
+  const existing = await organisationOfTenant(deps, tenantId);
+  const known = await deps.db
+    .selectFrom('marketplace_subscriptions')
+    .select(['id', 'organisation_id', 'status'])
+    .where('id', '=', purchase.id)
+    .executeTakeFirst();
+  if (existing && existing.subscriptionStatus === 'subscribed' && known?.organisation_id !== existing.id) {
+    throw new AppError(
+      'OrganisationAlreadySubscribedException',
+      'Your organisation already has a subscription. Please contact support.',
+    );
+  }
+
+  await deps.microsoft.activatePurchase(purchase.id, purchase.planId, purchase.quantity);
+
+  const now = deps.clock.now();
+  let organisationId = existing?.id;
+  let created = false;
+  if (!organisationId) {
+    organisationId = await createTenantOrganisation(deps, caller, now);
+    created = true;
+  }
+  const orgId = organisationId;
+  await deps.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('organisations')
+      .set({ subscription_status: 'subscribed', m365: true })
+      .where('id', '=', orgId)
+      .execute();
+    await trx
+      .insertInto('marketplace_subscriptions')
+      .values({
+        id: purchase.id,
+        organisation_id: orgId,
+        tenant_id: tenantId,
+        offer_id: purchase.offerId,
+        plan_id: purchase.planId,
+        quantity: purchase.quantity,
+        status: 'Subscribed',
+        purchaser_email: purchase.purchaser.emailId,
+        activated_at: now,
+        updated_at: now,
+      })
+      .onConflict((oc) =>
+        oc.column('id').doUpdateSet({ status: 'Subscribed', plan_id: purchase.planId, updated_at: now }),
+      )
+      .execute();
+  });
+
+  await makePurchaserOrgAdmin(deps, caller, orgId);
+  return { organisationId: orgId, subscriptionId: purchase.id, planId: purchase.planId, created };
+}
+
+/** A new organisation for the tenant; a concurrent activation that won the race is reused. */
+async function createTenantOrganisation(deps: M365Deps, caller: M365Caller, now: Date): Promise<string> {
+  const tenantId = caller.identity.tenantId;
+  const domains = [
+    ...new Set(
+      caller.organization.verifiedDomains
+        .map((d) => domainSchema.safeParse(d.name))
+        .filter((r) => r.success)
+        .map((r) => r.data),
+    ),
+  ];
+  const taken = domains.length
+    ? await deps.db
+        .selectFrom('organisation_domains')
+        .select('domain')
+        .where('domain', 'in', domains)
+        .execute()
+    : [];
+  const free = domains.filter((d) => !taken.some((t) => t.domain === d));
+  if (free.length === 0) {
+    throw new AppError(
+      'DOMAIN_TAKEN',
+      "The tenant's verified domains already belong to another organisation. Please contact support.",
+    );
+  }
+  const id = randomUUID();
+  try {
+    await deps.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('organisations')
+        .values({
+          id,
+          name: (caller.organization.displayName || free[0]!).slice(0, 200),
+          products: JSON.stringify(deps.config.m365.products),
+          subscription_status: 'not_subscribed',
+          sso_config: null,
+          m365: true,
+          created_at: now,
+        })
+        .execute();
+      await trx
+        .insertInto('organisation_domains')
+        .values(free.map((domain) => ({ domain, organisation_id: id })))
+        .execute();
+      await trx
+        .insertInto('organisation_m365_tenants')
+        .values({ tenant_id: tenantId, organisation_id: id })
+        .execute();
+    });
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const winner = await organisationOfTenant(deps, tenantId);
+    if (!winner) {
+      throw new AppError(
+        'DOMAIN_TAKEN',
+        "The tenant's verified domains already belong to another organisation.",
+      );
+    }
+    return winner.id;
+  }
+  return id;
+}
+
+async function makePurchaserOrgAdmin(
+  deps: M365Deps,
+  caller: M365Caller,
+  organisationId: string,
+): Promise<void> {
+  const email = emailOf(caller);
+  const user = await deps.db
+    .selectFrom('users')
+    .select(['id', 'organisation_id', 'role'])
+    .where('email', '=', email)
+    .executeTakeFirst();
+  if (user) {
+    if (user.organisation_id !== organisationId) {
+      throw new AppError(
+        'USER_EXISTS',
+        'This email address already belongs to a user of another organisation.',
+      );
+    }
+    if (user.role === 'member' || user.role === 'admin') {
+      await deps.db.updateTable('users').set({ role: 'org-admin' }).where('id', '=', user.id).execute();
+    }
+    return;
+  }
+  const first = caller.me.givenName?.trim() || caller.me.displayName?.trim() || email.split('@')[0]!;
+  const last = caller.me.surname?.trim() || '-';
+  try {
+    await createUser(
+      deps,
+      {
+        organisationId,
+        email,
+        firstName: first.slice(0, 100),
+        lastName: last.slice(0, 100),
+        role: 'org-admin',
+        isGitUser: false,
+        scopeGroups: [],
+      },
+      { emailVerified: true },
+    );
+  } catch (error) {
+    // A concurrent activation created the purchaser first.
+    if (!(error instanceof AppError && error.errorCode === 'USER_EXISTS')) throw error;
+  }
+}
+
+export type WebhookAction =
+  'Unsubscribe' | 'Suspend' | 'Reinstate' | 'ChangePlan' | 'ChangeQuantity' | 'Renew';
+
+/**
+ * `POST /m365/marketplace/webhook` after the caller was verified: applies the action to our record
+ * of the subscription and the organisation's subscription state. Each event id is applied once.
+ */
+export async function applyWebhook(
+  deps: Deps,
+  event: { id: string; subscriptionId: string; action: string; planId?: string; quantity?: number },
+): Promise<{ applied: boolean }> {
+  const subscription = await deps.db
+    .selectFrom('marketplace_subscriptions')
+    .select(['id', 'organisation_id', 'status'])
+    .where('id', '=', event.subscriptionId)
+    .executeTakeFirst();
+  if (!subscription) throw new AppError('SUBSCRIPTION_NOT_FOUND', 'No activated subscription has this id.');
+  const now = deps.clock.now();
+  return deps.db.transaction().execute(async (trx) => {
+    const inserted = await trx
+      .insertInto('marketplace_webhook_events')
+      .values({ id: event.id, subscription_id: event.subscriptionId, action: event.action, received_at: now })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (!inserted) return { applied: false };
+    const status =
+      event.action === 'Unsubscribe'
+        ? 'Unsubscribed'
+        : event.action === 'Suspend'
+          ? 'Suspended'
+          : event.action === 'Reinstate'
+            ? 'Subscribed'
+            : undefined;
+    await trx
+      .updateTable('marketplace_subscriptions')
+      .set({
+        ...(status ? { status } : {}),
+        ...(event.action === 'ChangePlan' && event.planId ? { plan_id: event.planId } : {}),
+        ...(event.action === 'ChangeQuantity' && event.quantity ? { quantity: event.quantity } : {}),
+        updated_at: now,
+      })
+      .where('id', '=', event.subscriptionId)
+      .execute();
+    if (status) {
+      // The organisation is subscribed while any of its marketplace subscriptions is.
+      const active = await trx
+        .selectFrom('marketplace_subscriptions')
+        .select(sql<number>`count(*)`.as('n'))
+        .where('organisation_id', '=', subscription.organisation_id)
+        .where('status', '=', 'Subscribed')
+        .executeTakeFirstOrThrow();
+      await trx
+        .updateTable('organisations')
+        .set({ subscription_status: Number(active.n) > 0 ? 'subscribed' : 'not_subscribed' })
+        .where('id', '=', subscription.organisation_id)
+        .execute();
+    }
+    return { applied: true };
+  });
+}

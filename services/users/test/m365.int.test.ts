@@ -1,0 +1,523 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify, SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDb, sql } from '@acme/db';
+import type { Database } from '@acme/db';
+import { start as startAgent } from '@acme/agent';
+import {
+  demoDirectory,
+  DEMO_CONTOSO_PASSWORD,
+  DEMO_CONTOSO_TENANT_ID,
+  DEMO_FABRIKAM_PASSWORD,
+  DEMO_FABRIKAM_TENANT_ID,
+  DEMO_M365_CLIENT_ID,
+  DEMO_MARKETPLACE_CLIENT_SECRET,
+  DEMO_M365_CLIENT_SECRET,
+  DEMO_NORTHWIND_PASSWORD,
+  DEMO_PUBLISHER_TENANT_ID,
+  MARKETPLACE_APP_ID,
+  startMicrosoftStandIns,
+  type MicrosoftStandIns,
+} from '@acme/dev';
+import { freePort } from '@acme/test-kit/free-port';
+import { start as startUsers } from '../src/index.ts';
+import { startAuthStack } from './auth-stack.ts';
+
+/**
+ * Microsoft 365 sign-in and marketplace activation against the Entra, Graph and marketplace
+ * stand-ins, with our real authorization server, identity service and agent service, in process
+ * on one database.
+ */
+
+const APP = 'http://localhost:4001';
+const REDIRECT = `${APP}/account/redirect.html`;
+const TAILSPIN_TENANT_ID = '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+const TAILSPIN_PASSWORD = 'Tailspin-Test-2026!';
+
+let db: Database;
+let ms: MicrosoftStandIns;
+let users: string;
+let usersAdmin: string;
+let issuer: string;
+let oauth2Admin: string;
+/** Added to the marketplace's clock, to let its purchase tokens expire. */
+let marketplaceSkewMs = 0;
+const closers: (() => Promise<void>)[] = [];
+
+async function json(url: string, init: RequestInit & { json?: unknown } = {}) {
+  const res = await fetch(url, {
+    ...init,
+    headers: {
+      ...(init.json === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(init.headers as Record<string, string>),
+    },
+    body: init.json === undefined ? init.body : JSON.stringify(init.json),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as Record<string, unknown> };
+}
+
+/** What MSAL gets from a popup sign-in: the ID token and the directory (Graph) token. */
+async function msalSignIn(email: string, password: string): Promise<{ idToken: string; graphToken: string }> {
+  const verifier = randomBytes(32).toString('base64url');
+  const query = new URLSearchParams({
+    client_id: DEMO_M365_CLIENT_ID,
+    response_type: 'code',
+    redirect_uri: REDIRECT,
+    scope: 'email User.Read Organization.Read.All openid profile offline_access',
+    state: 's',
+    nonce: 'n',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  });
+  const page = await (await fetch(`${ms.urls.entra}/organizations/oauth2/v2.0/authorize?${query}`)).text();
+  const ctx = /name="ctx" value="([^"]+)"/.exec(page)![1]!;
+  const res = await fetch(`${ms.urls.entra}/organizations/oauth2/v2.0/authorize`, {
+    method: 'POST',
+    body: new URLSearchParams({ ctx, email, password, action: 'signin' }),
+    redirect: 'manual',
+  });
+  const code = new URLSearchParams(res.headers.get('location')!.split('#')[1]).get('code')!;
+  const tokens = (await (
+    await fetch(`${ms.urls.entra}/organizations/oauth2/v2.0/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        client_id: DEMO_M365_CLIENT_ID,
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+      }),
+    })
+  ).json()) as { id_token: string; access_token: string };
+  return { idToken: tokens.id_token, graphToken: tokens.access_token };
+}
+
+const login = (bearer: string | undefined, body: unknown = {}) =>
+  json(`${users}/m365/login`, {
+    method: 'POST',
+    headers: bearer ? { authorization: `Bearer ${bearer}` } : {},
+    json: body,
+  });
+
+const activate = (bearer: string, body: unknown) =>
+  json(`${users}/m365/marketplace/activate`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${bearer}` },
+    json: body,
+  });
+
+async function organisationOfTenant(tenantId: string) {
+  const list = await json(`${usersAdmin}/admin/organisations`);
+  return (
+    list.body.organisations as {
+      id: string;
+      m365TenantIds: string[];
+      subscriptionStatus: string;
+      domains: string[];
+    }[]
+  ).filter((o) => o.m365TenantIds.includes(tenantId));
+}
+
+beforeAll(async () => {
+  db = await createTestDb();
+  const directory = demoDirectory([APP]);
+  directory.tenants.push({
+    tenantId: TAILSPIN_TENANT_ID,
+    displayName: 'Tailspin Toys',
+    domains: [
+      { name: 'tailspin.test', isDefault: true },
+      { name: 'tailspintoys.test', isDefault: false },
+    ],
+    adminConsent: true,
+    users: [
+      {
+        objectId: '4f3d5e6a-7b8c-4d9e-8f0a-000000000001',
+        email: 'kim@tailspin.test',
+        displayName: 'Kim Akers',
+        givenName: 'Kim',
+        surname: 'Akers',
+        password: TAILSPIN_PASSWORD,
+        azureRoles: ['Owner'],
+      },
+    ],
+  });
+  ms = await startMicrosoftStandIns({
+    entraPort: 0,
+    graphPort: 0,
+    marketplacePort: 0,
+    directory,
+    marketplace: { clock: { now: () => new Date(Date.now() + marketplaceSkewMs) } },
+  });
+  closers.push(ms.close);
+  const stack = await startAuthStack(db, closers, { appOrigin: APP });
+  issuer = stack.issuer;
+  oauth2Admin = stack.oauth2Admin;
+  const agentPort = await freePort();
+  const agent = await startAgent({ db, logger: false, env: { AGENT_PORT: String(agentPort) } });
+  closers.push(agent.close);
+  const [publicPort, adminPort] = [await freePort(), await freePort()];
+  const started = await startUsers({
+    db,
+    logger: false,
+    env: {
+      USERS_PUBLIC_PORT: String(publicPort),
+      USERS_ADMIN_PORT: String(adminPort),
+      IDENTITY_ADMIN_URL: stack.identityAdmin,
+      IDENTITY_PUBLIC_URL: stack.identityPublic,
+      OAUTH2_ADMIN_URL: stack.oauth2Admin,
+      M365_AUTHORITY_URL: ms.urls.entra,
+      GRAPH_URL: ms.urls.graph,
+      MARKETPLACE_API_URL: ms.urls.marketplace,
+      M365_OFFER_URL: `${ms.urls.marketplace}/`,
+      AGENT_URL: agent.urls.public!,
+    },
+  });
+  closers.push(started.close);
+  users = started.urls.public!;
+  usersAdmin = started.urls.admin!;
+  ms.marketplace.setWebhookUrl(`${users}/m365/marketplace/webhook`);
+
+  const contoso = await json(`${usersAdmin}/admin/organisations`, {
+    method: 'POST',
+    json: {
+      name: 'Contoso',
+      domains: ['contoso.test'],
+      products: ['MAGIC'],
+      subscriptionStatus: 'subscribed',
+      m365: true,
+      m365TenantIds: [DEMO_CONTOSO_TENANT_ID],
+    },
+  });
+  expect(contoso.status).toBe(201);
+  const megan = await json(`${usersAdmin}/admin/users`, {
+    method: 'POST',
+    json: {
+      organisationId: contoso.body.id,
+      email: 'megan@contoso.test',
+      firstName: 'Megan',
+      lastName: 'Bowen',
+      role: 'member',
+      scopeGroups: ['research'],
+    },
+  });
+  expect(megan.status).toBe(201);
+  const fabrikam = await json(`${usersAdmin}/admin/organisations`, {
+    method: 'POST',
+    json: {
+      name: 'Fabrikam',
+      domains: ['fabrikam.test'],
+      products: ['MAGIC'],
+      subscriptionStatus: 'not_subscribed',
+      m365: true,
+      m365TenantIds: [DEMO_FABRIKAM_TENANT_ID],
+    },
+  });
+  expect(fabrikam.status).toBe(201);
+}, 60_000);
+
+afterAll(async () => {
+  for (const close of closers.reverse()) await close().catch(() => undefined);
+  await db?.close();
+});
+
+describe('POST /m365/login', () => {
+  it('signs Megan in with her ID token and Graph token: our token, authenticationMode m365', async () => {
+    const { idToken, graphToken } = await msalSignIn('megan@contoso.test', DEMO_CONTOSO_PASSWORD);
+    const res = await login(idToken, { graphAccessToken: graphToken });
+    expect(res.status).toBe(200);
+    expect(res.body.expiresIn).toBe(600);
+    const jwks = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));
+    const { payload } = await jwtVerify(String(res.body.accessToken), jwks, { issuer, typ: 'at+jwt' });
+    const megan = (await json(`${usersAdmin}/admin/users`)).body.users as {
+      email: string;
+      identityId: string;
+    }[];
+    expect(payload).toMatchObject({
+      sub: megan.find((u) => u.email === 'megan@contoso.test')!.identityId,
+      client_id: 'magic',
+      aud: ['urn:acme:api'],
+      ext: { user: { authenticationMode: 'm365' }, products: ['MAGIC'], scopeGroups: ['research'] },
+    });
+    const introspected = await fetch(`${oauth2Admin}/admin/oauth2/introspect`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: String(res.body.accessToken) }),
+    });
+    expect(((await introspected.json()) as { active: boolean }).active).toBe(true);
+  });
+
+  it('signs Megan in from Teams: her Teams token alone, Graph on-behalf-of', async () => {
+    const teams = await ms.entra.teamsToken(DEMO_M365_CLIENT_ID, 'megan@contoso.test');
+    const res = await login(teams, { graphAccessToken: '' });
+    expect(res.status).toBe(200);
+    expect(typeof res.body.accessToken).toBe('string');
+  });
+
+  it('Diego (in Entra, not a user): UnauthorisedUserException, and his request is recorded', async () => {
+    const teams = await ms.entra.teamsToken(DEMO_M365_CLIENT_ID, 'diego@contoso.test');
+    const res = await login(teams, {});
+    expect(res.status).toBe(403);
+    expect(res.body.errorCode).toBe('UnauthorisedUserException');
+    const recorded = await sql<{ email: string; name: string }>`
+      select email, name from agent_unregistered_user_requests where email = 'diego@contoso.test'`.execute(
+      db.kysely,
+    );
+    expect(recorded.rows).toEqual([{ email: 'diego@contoso.test', name: 'Diego Siciliani' }]);
+  });
+
+  it('a Fabrikam user: UserNotSubscribedException with the offer set-up link', async () => {
+    const { idToken, graphToken } = await msalSignIn('alex@fabrikam.test', DEMO_FABRIKAM_PASSWORD);
+    const res = await login(idToken, { graphAccessToken: graphToken });
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({
+      errorCode: 'UserNotSubscribedException',
+      subscriptionSetupUrl: `${ms.urls.marketplace}/`,
+    });
+  });
+
+  it('a tenant without admin consent: UserNotGrantedAccessException (browser and Teams)', async () => {
+    const { idToken, graphToken } = await msalSignIn('lee@northwind.test', DEMO_NORTHWIND_PASSWORD);
+    const browser = await login(idToken, { graphAccessToken: graphToken });
+    expect(browser).toMatchObject({ status: 403, body: { errorCode: 'UserNotGrantedAccessException' } });
+    const teams = await login(await ms.entra.teamsToken(DEMO_M365_CLIENT_ID, 'lee@northwind.test'));
+    expect(teams).toMatchObject({ status: 403, body: { errorCode: 'UserNotGrantedAccessException' } });
+  });
+
+  it('refuses a missing, expired, forged or foreign-audience token, and another user’s Graph token', async () => {
+    const { idToken, graphToken } = await msalSignIn('megan@contoso.test', DEMO_CONTOSO_PASSWORD);
+    const diego = await msalSignIn('diego@contoso.test', DEMO_CONTOSO_PASSWORD);
+    const now = Math.floor(Date.now() / 1000);
+    const claims = {
+      ver: '2.0',
+      iss: `${ms.urls.entra}/${DEMO_CONTOSO_TENANT_ID}/v2.0`,
+      aud: DEMO_M365_CLIENT_ID,
+      tid: DEMO_CONTOSO_TENANT_ID,
+      oid: '1c0a2b3d-4e5f-4a6b-8c7d-000000000001',
+      preferred_username: 'megan@contoso.test',
+      iat: now - 7200,
+      nbf: now - 7200,
+      exp: now - 3600,
+    };
+    const expired = await ms.entra.sign(claims);
+    const otherAudience = await ms.entra.sign({
+      ...claims,
+      aud: randomUUID(),
+      iat: now,
+      nbf: now,
+      exp: now + 600,
+    });
+    const otherIssuer = await ms.entra.sign({
+      ...claims,
+      iss: `${ms.urls.entra}/${DEMO_FABRIKAM_TENANT_ID}/v2.0`,
+      iat: now,
+      nbf: now,
+      exp: now + 600,
+    });
+    const { privateKey, publicKey } = await generateKeyPair('RS256');
+    const kid = ms.entra.publicJwks.keys[0]!.kid!;
+    expect((await exportJWK(publicKey)).n).not.toBe(ms.entra.publicJwks.keys[0]!.n);
+    const forged = await new SignJWT({ ...claims, iat: now, nbf: now, exp: now + 600 })
+      .setProtectedHeader({ alg: 'RS256', kid })
+      .sign(privateKey);
+    const unsigned = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify({ ...claims, exp: now + 600 })).toString('base64url')}.`;
+
+    for (const bearer of [
+      undefined,
+      'not-a-jwt',
+      expired,
+      otherAudience,
+      otherIssuer,
+      forged,
+      unsigned,
+      graphToken,
+    ]) {
+      const res = await login(bearer, { graphAccessToken: graphToken });
+      expect(res.status, String(bearer).slice(0, 20)).toBe(401);
+      expect(res.body.errorCode).toBe('UNAUTHENTICATED');
+    }
+    const mixed = await login(idToken, { graphAccessToken: diego.graphToken });
+    expect(mixed).toMatchObject({ status: 401, body: { errorCode: 'UNAUTHENTICATED' } });
+  });
+
+  it('answers bad bodies with INVALID_REQUEST, never a 500', async () => {
+    const { idToken } = await msalSignIn('megan@contoso.test', DEMO_CONTOSO_PASSWORD);
+    for (const body of [{ graphAccessToken: 42 }, { graphAccessToken: 'x', extra: 1 }, []]) {
+      const res = await login(idToken, body);
+      expect(res).toMatchObject({ status: 400, body: { errorCode: 'INVALID_REQUEST' } });
+    }
+    const raw = await fetch(`${users}/m365/login`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${idToken}`, 'content-type': 'application/json' },
+      body: '{"graphAccessToken":',
+    });
+    expect(raw.status).toBe(400);
+    const large = await fetch(`${users}/m365/login`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${idToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ graphAccessToken: 'x'.repeat(20_000) }),
+    });
+    expect(large.status).toBe(413);
+  });
+});
+
+describe('marketplace activation and webhooks', () => {
+  async function marketplaceAppToken(): Promise<string> {
+    const res = await fetch(`${ms.urls.entra}/${DEMO_PUBLISHER_TENANT_ID}/oauth2/v2.0/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: MARKETPLACE_APP_ID,
+        client_secret: DEMO_MARKETPLACE_CLIENT_SECRET,
+        scope: `${DEMO_M365_CLIENT_ID}/.default`,
+      }),
+    });
+    return ((await res.json()) as { access_token: string }).access_token;
+  }
+
+  it('Fabrikam: activation subscribes the organisation, the purchaser becomes org-admin, replay is harmless', async () => {
+    const { token, subscription } = ms.marketplace.purchase('alex@fabrikam.test');
+    const alex = await msalSignIn('alex@fabrikam.test', DEMO_FABRIKAM_PASSWORD);
+    const first = await activate(alex.idToken, { token, graphAccessToken: alex.graphToken });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({
+      subscriptionId: subscription.id,
+      planId: 'magic-team',
+      created: false,
+    });
+    expect(ms.marketplace.subscriptions.get(subscription.id)!.saasSubscriptionStatus).toBe('Subscribed');
+    const [org] = await organisationOfTenant(DEMO_FABRIKAM_TENANT_ID);
+    expect(org!.subscriptionStatus).toBe('subscribed');
+    const people = (await json(`${usersAdmin}/admin/users?organisationId=${org!.id}`)).body.users as {
+      email: string;
+      role: string;
+    }[];
+    expect(people).toEqual([expect.objectContaining({ email: 'alex@fabrikam.test', role: 'org-admin' })]);
+
+    const replay = await activate(alex.idToken, { token, graphAccessToken: alex.graphToken });
+    expect(replay.status).toBe(200);
+    expect(await organisationOfTenant(DEMO_FABRIKAM_TENANT_ID)).toHaveLength(1);
+
+    const signedIn = await login(alex.idToken, { graphAccessToken: alex.graphToken });
+    expect(signedIn.status).toBe(200);
+
+    // A second purchase for an organisation that already has a subscription.
+    const second = ms.marketplace.purchase('alex@fabrikam.test');
+    const again = await activate(alex.idToken, { token: second.token, graphAccessToken: alex.graphToken });
+    expect(again).toMatchObject({
+      status: 409,
+      body: { errorCode: 'OrganisationAlreadySubscribedException' },
+    });
+  });
+
+  it('a new tenant: the organisation is created from Graph’s verified domains', async () => {
+    const { token } = ms.marketplace.purchase('kim@tailspin.test');
+    const kim = await msalSignIn('kim@tailspin.test', TAILSPIN_PASSWORD);
+    const res = await activate(kim.idToken, { token, graphAccessToken: kim.graphToken });
+    expect(res).toMatchObject({ status: 200, body: { created: true } });
+    const [org] = await organisationOfTenant(TAILSPIN_TENANT_ID);
+    expect(org).toMatchObject({
+      domains: ['tailspin.test', 'tailspintoys.test'],
+      subscriptionStatus: 'subscribed',
+    });
+    expect((await activate(kim.idToken, { token, graphAccessToken: kim.graphToken })).status).toBe(200);
+    expect(await organisationOfTenant(TAILSPIN_TENANT_ID)).toHaveLength(1);
+  });
+
+  it('refuses invalid, expired and other tenants’ purchase tokens', async () => {
+    const megan = await msalSignIn('megan@contoso.test', DEMO_CONTOSO_PASSWORD);
+    const invalid = await activate(megan.idToken, {
+      token: 'bogus+token==',
+      graphAccessToken: megan.graphToken,
+    });
+    expect(invalid).toMatchObject({ status: 400, body: { errorCode: 'InvalidMarketplaceTokenException' } });
+
+    const fabrikamPurchase = ms.marketplace.purchase('alex@fabrikam.test');
+    const foreign = await activate(megan.idToken, {
+      token: fabrikamPurchase.token,
+      graphAccessToken: megan.graphToken,
+    });
+    expect(foreign).toMatchObject({ status: 403, body: { errorCode: 'MarketplaceTenantMismatchException' } });
+
+    const { token } = ms.marketplace.purchase('megan@contoso.test');
+    marketplaceSkewMs = 2 * 3600_000;
+    try {
+      const expired = await activate(megan.idToken, { token, graphAccessToken: megan.graphToken });
+      expect(expired).toMatchObject({ status: 400, body: { errorCode: 'InvalidMarketplaceTokenException' } });
+    } finally {
+      marketplaceSkewMs = 0;
+    }
+    const noBearer = await json(`${users}/m365/marketplace/activate`, { method: 'POST', json: { token } });
+    expect(noBearer).toMatchObject({ status: 401, body: { errorCode: 'UNAUTHENTICATED' } });
+    const noToken = await activate(megan.idToken, { graphAccessToken: megan.graphToken });
+    expect(noToken).toMatchObject({ status: 400, body: { errorCode: 'INVALID_REQUEST' } });
+  });
+
+  it('webhooks: Unsubscribe ends the subscription (sign-in then not subscribed), Reinstate restores it', async () => {
+    const { subscription } = [...ms.marketplace.subscriptions.values()]
+      .filter(
+        (s) =>
+          s.beneficiary.tenantId === DEMO_FABRIKAM_TENANT_ID && s.saasSubscriptionStatus === 'Subscribed',
+      )
+      .map((s) => ({ subscription: s }))[0]!;
+    const alex = await msalSignIn('alex@fabrikam.test', DEMO_FABRIKAM_PASSWORD);
+
+    const unsubscribed = await ms.marketplace.sendWebhook(subscription.id, 'Unsubscribe');
+    expect(unsubscribed.status).toBe(200);
+    const refused = await login(alex.idToken, { graphAccessToken: alex.graphToken });
+    expect(refused.body.errorCode).toBe('UserNotSubscribedException');
+
+    expect((await ms.marketplace.sendWebhook(subscription.id, 'Reinstate')).status).toBe(200);
+    expect((await login(alex.idToken, { graphAccessToken: alex.graphToken })).status).toBe(200);
+
+    // The same event twice is applied once.
+    const event = {
+      id: randomUUID(),
+      subscriptionId: subscription.id,
+      action: 'Suspend',
+      planId: 'magic-team',
+    };
+    const bearer = await marketplaceAppToken();
+    const post = (auth: string | undefined) =>
+      json(`${users}/m365/marketplace/webhook`, {
+        method: 'POST',
+        headers: auth ? { authorization: `Bearer ${auth}` } : {},
+        json: event,
+      });
+    expect((await post(bearer)).body).toEqual({ applied: true });
+    expect((await post(bearer)).body).toEqual({ applied: false });
+    expect((await organisationOfTenant(DEMO_FABRIKAM_TENANT_ID))[0]!.subscriptionStatus).toBe(
+      'not_subscribed',
+    );
+  });
+
+  it('webhooks with a bad token are refused and change nothing', async () => {
+    const [before] = await organisationOfTenant(DEMO_FABRIKAM_TENANT_ID);
+    const subscriptionId = [...ms.marketplace.subscriptions.values()].find(
+      (s) => s.beneficiary.tenantId === DEMO_FABRIKAM_TENANT_ID,
+    )!.id;
+    const ownAppToken = (
+      (await (
+        await fetch(`${ms.urls.entra}/${DEMO_PUBLISHER_TENANT_ID}/oauth2/v2.0/token`, {
+          method: 'POST',
+          body: new URLSearchParams({
+            grant_type: 'client_credentials',
+            client_id: DEMO_M365_CLIENT_ID,
+            client_secret: DEMO_M365_CLIENT_SECRET,
+            scope: `${DEMO_M365_CLIENT_ID}/.default`,
+          }),
+        })
+      ).json()) as { access_token: string }
+    ).access_token;
+    const { idToken } = await msalSignIn('megan@contoso.test', DEMO_CONTOSO_PASSWORD);
+    for (const bearer of [undefined, 'garbage', idToken, ownAppToken]) {
+      const res = await json(`${users}/m365/marketplace/webhook`, {
+        method: 'POST',
+        headers: bearer ? { authorization: `Bearer ${bearer}` } : {},
+        json: { id: randomUUID(), subscriptionId, action: 'Reinstate' },
+      });
+      expect(res).toMatchObject({ status: 401, body: { errorCode: 'UNAUTHENTICATED' } });
+    }
+    const [after] = await organisationOfTenant(DEMO_FABRIKAM_TENANT_ID);
+    expect(after!.subscriptionStatus).toBe(before!.subscriptionStatus);
+  });
+});
