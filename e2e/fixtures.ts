@@ -84,3 +84,55 @@ export async function invite(urls: SystemUrls, options: { isGitUser?: boolean } 
   if (!link) throw new Error(`no onboarding link in "${mail.subject}"`);
   return { id: invitation.id, identityId: invitation.identityId, email, link };
 }
+
+export const CONTOSO_TENANT_ID = 'b8f2c0a1-6d3e-4f7a-9c2b-1e5d8a4f0c11';
+export const FABRIKAM_TENANT_ID = 'e3a9d7c5-2b1f-4e8d-a6c4-7f0b9d2e5a22';
+
+/**
+ * The Microsoft 365 demo organisations, made through the admin API when the seed has not made them:
+ * Contoso (subscribed, megan@contoso.test a user; diego@contoso.test only in Entra) and Fabrikam
+ * (not subscribed). Idempotent: an organisation found by its domain is left as it is.
+ */
+export async function ensureMicrosoftDemo(urls: SystemUrls): Promise<void> {
+  const { organisations } = await adminJson<{ organisations: { id: string; domains: string[] }[] }>(
+    `${urls.usersAdmin}/admin/organisations`,
+  );
+  const find = (domain: string) => organisations.find((o) => o.domains.includes(domain));
+  let contoso = find('contoso.test');
+  if (!contoso) {
+    contoso = await adminJson<{ id: string; domains: string[] }>(`${urls.usersAdmin}/admin/organisations`, {
+      method: 'POST',
+      body: JSON.stringify({
+        name: 'Contoso',
+        domains: ['contoso.test'],
+        products: ['MAGIC'],
+        subscriptionStatus: 'subscribed',
+        m365: true,
+        m365TenantIds: [CONTOSO_TENANT_ID],
+      }),
+    });
+    await adminJson(`${urls.usersAdmin}/admin/users`, {
+      method: 'POST',
+      body: JSON.stringify({
+        organisationId: contoso.id,
+        email: 'megan@contoso.test',
+        firstName: 'Megan',
+        lastName: 'Bowen',
+        role: 'member',
+      }),
+    });
+  }
+  if (!find('fabrikam.test')) {
+    await adminJson(`${urls.usersAdmin}/admin/organisations`, {
+      method: 'POST',
+      body: JSON.stringify({
+        name: 'Fabrikam',
+        domains: ['fabrikam.test'],
+        products: ['MAGIC'],
+        subscriptionStatus: 'not_subscribed',
+        m365: true,
+        m365TenantIds: [FABRIKAM_TENANT_ID],
+      }),
+    });
+  }
+}

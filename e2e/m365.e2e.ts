@@ -1,6 +1,7 @@
 import type { Frame, Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { systemUrls, useBrowser } from './browser.ts';
+import { ensureMicrosoftDemo } from './fixtures.ts';
 
 // Microsoft 365 sign-in in MAGIC with the real MSAL and teams-js against the Entra, Graph and Teams
 // host stand-ins. Sign-in times are printed (console) for the note; nothing here asserts a duration.
@@ -38,6 +39,7 @@ function ext(text: string | null): { user?: { authenticationMode?: string } } {
 describe('Microsoft 365 sign-in, end to end', () => {
   const browser = useBrowser();
   const urls = systemUrls();
+  beforeAll(() => ensureMicrosoftDemo(urls));
 
   it('Megan signs in to MAGIC by popup, lands on the initial page with authenticationMode m365, and logs out of Microsoft', async () => {
     const { context, page } = await browser.newPage();
@@ -57,7 +59,8 @@ describe('Microsoft 365 sign-in, end to end', () => {
     );
     await page.getByRole('link', { name: /log ?out/i }).click();
     await entraLogout;
-    await page.waitForURL(`${urls.magic}/account/m365-login`, { timeout: 30_000 });
+    // Entra returns to the post-logout address with MSAL's state appended.
+    await page.waitForURL(new RegExp(`^${urls.magic}/account/m365-login(\\?|$)`), { timeout: 30_000 });
     await page.getByRole('heading', { name: 'Welcome' }).waitFor();
     expect((await context.cookies(urls.magic)).find((c) => c.name === 'oauth2_token')).toBeUndefined();
     await context.close();
@@ -95,6 +98,9 @@ describe('Microsoft 365 sign-in, end to end', () => {
     await page.getByRole('heading', { name: 'Welcome, not connected' }).waitFor({ timeout: 30_000 });
     const link = page.getByRole('link', { name: 'Set up a subscription' });
     expect(await link.getAttribute('href')).toMatch(/^http/);
+    // The tooltip shows on hover (and on keyboard focus).
+    expect(await page.getByRole('tooltip').count()).toBe(0);
+    await page.getByRole('button', { name: 'Who can subscribe?' }).hover();
     expect(await page.getByRole('tooltip').textContent()).toContain('Owner or Contributor');
     await context.close();
   });

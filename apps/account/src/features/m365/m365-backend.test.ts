@@ -63,13 +63,13 @@ describe('classifyBackendLoginError', () => {
       answer(403, {
         errorCode: 'UserNotSubscribedException',
         message: 'm',
-        subscriptionUrl: 'https://offer.example/x',
+        subscriptionSetupUrl: 'https://offer.example/x',
       }),
       { type: 'outcome', outcome: 'not-subscribed', subscriptionUrl: 'https://offer.example/x' },
     ],
     [
       'a link that is not http(s) is dropped',
-      answer(403, { errorCode: 'UserNotSubscribedException', subscriptionUrl: 'javascript:alert(1)' }),
+      answer(403, { errorCode: 'UserNotSubscribedException', subscriptionSetupUrl: 'javascript:alert(1)' }),
       { type: 'outcome', outcome: 'not-subscribed', subscriptionUrl: null },
     ],
     [

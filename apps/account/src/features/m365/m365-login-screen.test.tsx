@@ -151,7 +151,7 @@ describe('m365 login in the browser', () => {
     answerLogin(403, {
       errorCode: 'UserNotSubscribedException',
       message: 'not subscribed',
-      subscriptionUrl: 'https://marketplace.example/offer',
+      subscriptionSetupUrl: 'https://marketplace.example/offer',
     });
     render(<Harness search={{}} ms={microsoft()} />);
     fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
@@ -244,7 +244,7 @@ describe('m365 login inside Teams (isTeams=1)', () => {
     const ms = microsoft();
     answerLogin(403, {
       errorCode: 'UserNotSubscribedException',
-      subscriptionUrl: 'https://marketplace.example/o',
+      subscriptionSetupUrl: 'https://marketplace.example/o',
     });
     render(<Harness search={{ isTeams: '1' }} ms={ms} isTeams />);
     await screen.findByRole('heading', { name: 'Welcome, not connected' });
@@ -268,7 +268,7 @@ describe('Final Step (activate-subscription)', () => {
           },
         };
       }
-      if (url.pathname === '/m365/activate') {
+      if (url.pathname === '/m365/marketplace/activate') {
         activations += 1;
         return activations === 1
           ? {
@@ -304,7 +304,7 @@ describe('Final Step (activate-subscription)', () => {
     await waitFor(() => expect(continueButton().disabled).toBe(false));
     await act(async () => fireEvent.click(continueButton()));
     await waitFor(() => expect(window.location.pathname).toBe('/research'));
-    const activate = calls.filter((c) => c.url.pathname === '/m365/activate');
+    const activate = calls.filter((c) => c.url.pathname === '/m365/marketplace/activate');
     expect(activate[1]?.body).toEqual({ token: 'mp-token', graphAccessToken: 'ms-graph' });
     expect(calls.at(-1)?.url.pathname).toBe('/m365/login');
   });
@@ -317,7 +317,7 @@ describe('Final Step (activate-subscription)', () => {
           body: { terms: { version: '1', url: 'https://t' }, privacy: { version: '1', url: 'https://p' } },
         };
       }
-      if (url.pathname === '/m365/activate') {
+      if (url.pathname === '/m365/marketplace/activate') {
         return { status: 409, body: { errorCode: 'OrganisationAlreadySubscribedException', message: 'x' } };
       }
       return undefined;
