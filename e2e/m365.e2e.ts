@@ -66,6 +66,23 @@ describe('Microsoft 365 sign-in, end to end', () => {
     await context.close();
   });
 
+  it("from MAGIC's front door: the email step sends an m365 address to the m365 login, which signs in by redirect", async () => {
+    const { context, page } = await browser.newPage();
+    await page.goto(`${urls.magic}/`);
+    await page.waitForURL(/\/account\/login/);
+    await page.getByLabel('Email').fill('megan@contoso.test');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    // autoContinue: a full-page redirect to Entra (no popup), then back through the bridge page.
+    await page.waitForURL((url) => url.origin === urls.entra, { timeout: 30_000 });
+    // The address typed on the email step is Entra's login hint.
+    expect(await page.getByLabel('Email').inputValue()).toBe('megan@contoso.test');
+    await page.getByLabel('Password').fill(CONTOSO_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${urls.magic}/research`, { timeout: 30_000 });
+    expect(ext(await page.getByTestId('token-ext').textContent()).user?.authenticationMode).toBe('m365');
+    await context.close();
+  });
+
   it('Cancel in the popup returns to login', async () => {
     const { context, page } = await browser.newPage();
     await openM365Login(page, urls.magic);

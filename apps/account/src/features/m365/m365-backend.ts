@@ -52,7 +52,9 @@ export function classifyBackendLoginError(error: unknown): BackendLoginFailure {
   const errorCode =
     body && typeof body === 'object' ? (body as { errorCode?: unknown }).errorCode : undefined;
   const link =
-    body && typeof body === 'object' ? (body as { subscriptionSetupUrl?: unknown }).subscriptionSetupUrl : undefined;
+    body && typeof body === 'object'
+      ? (body as { subscriptionSetupUrl?: unknown }).subscriptionSetupUrl
+      : undefined;
   const subscriptionUrl = typeof link === 'string' && /^https?:\/\//.test(link) ? link : null;
   switch (errorCode) {
     case M365_ERROR_CODES.notSubscribed:

@@ -12,7 +12,10 @@ export interface M365Driver {
   username: string | null;
   hasAccount: boolean;
   /** Browser: sign in by popup or redirect. */
-  signIn(kind: 'popup' | 'redirect', options?: { redirectStartPage?: string }): Promise<void>;
+  signIn(
+    kind: 'popup' | 'redirect',
+    options?: { redirectStartPage?: string; loginHint?: string },
+  ): Promise<void>;
   /** Browser: the identity token and the directory (Graph) token of the signed-in account. */
   acquireTokens(): Promise<{ identityToken: string; directoryToken: string }>;
   /** Teams: initialise the SDK and get its token for our app. */

@@ -116,9 +116,11 @@ export function useM365Login(search: M365LoginSearch, driver: M365Driver) {
       case 'redirect-login':
         if (command.reason === 'final-step') write(registry.m365RedirectAttempted, true);
         setAutoContinue(false);
-        d.signIn('redirect', { redirectStartPage: withoutAutoContinue() }).catch((error: unknown) =>
-          showToast(getErrorMessage(error)),
-        );
+        // The address typed on the login screen's email step, when that is how the user came here.
+        d.signIn('redirect', {
+          redirectStartPage: withoutAutoContinue(),
+          loginHint: read(registry.emailResult)?.email,
+        }).catch((error: unknown) => showToast(getErrorMessage(error)));
         return;
       case 'acquire-tokens':
         patch({ tokensPhase: 'running' });
