@@ -1,7 +1,7 @@
 import type { Frame, Page } from 'playwright-core';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemUrls, useBrowser } from './browser.ts';
-import { ensureMicrosoftDemo } from './fixtures.ts';
+import { adminJson } from './fixtures.ts';
 
 // Microsoft 365 sign-in in MAGIC with the real MSAL and teams-js against the Entra, Graph and Teams
 // host stand-ins. Sign-in times are printed (console) for the note; nothing here asserts a duration.
@@ -39,7 +39,6 @@ function ext(text: string | null): { user?: { authenticationMode?: string } } {
 describe('Microsoft 365 sign-in, end to end', () => {
   const browser = useBrowser();
   const urls = systemUrls();
-  beforeAll(() => ensureMicrosoftDemo(urls));
 
   it('Megan signs in to MAGIC by popup, lands on the initial page with authenticationMode m365, and logs out of Microsoft', async () => {
     const { context, page } = await browser.newPage();
@@ -98,12 +97,18 @@ describe('Microsoft 365 sign-in, end to end', () => {
     await context.close();
   });
 
-  it('Diego (in Entra, not a MAGIC user) sees unauthorised-user', async () => {
+  it('Diego (in Entra, not a MAGIC user) sees unauthorised-user, and his request is recorded', async () => {
     const { context, page } = await browser.newPage();
     await openM365Login(page, urls.magic);
     await signInByPopup(page, 'diego@contoso.test', CONTOSO_PASSWORD);
     await page.getByRole('heading', { name: 'Access not granted yet' }).waitFor({ timeout: 30_000 });
     expect(await page.getByText('We have passed your request').isVisible()).toBe(true);
+    const { requests } = await adminJson<{ requests: { email: string; name: string }[] }>(
+      `${urls.agentAdmin}/admin/unregistered-user-requests`,
+    );
+    expect(requests).toContainEqual(
+      expect.objectContaining({ email: 'diego@contoso.test', name: 'Diego Siciliani' }),
+    );
     expect((await context.cookies(urls.magic)).find((c) => c.name === 'oauth2_token')).toBeUndefined();
     await context.close();
   });
@@ -158,6 +163,45 @@ describe('Microsoft 365 sign-in, end to end', () => {
     await page.selectOption('#fail', '');
     await frame.getByRole('button', { name: 'Retry' }).click();
     await frame.waitForURL(`${urls.magic}/research`, { timeout: 30_000 });
+    await context.close();
+  });
+
+  // Runs after the Fabrikam journey above: it subscribes Fabrikam.
+  it('Fabrikam\'s Owner buys on the marketplace, lands on Final Step, ticks both boxes and reaches MAGIC; a second purchase shows "already subscribed"', async () => {
+    const purchase = () =>
+      adminJson<{ token: string; landingUrl: string }>(`${urls.marketplace}/_dev/purchases`, {
+        method: 'POST',
+        body: JSON.stringify({ email: 'alex@fabrikam.test' }),
+      });
+    const { context, page } = await browser.newPage();
+    const first = await purchase();
+    await page.goto(first.landingUrl);
+    // No Microsoft account yet: the Final Step forces a redirect sign-in, which returns to the landing page.
+    await page.waitForURL((url) => url.origin === urls.entra, { timeout: 30_000 });
+    await page.getByLabel('Email').fill('alex@fabrikam.test');
+    await page.getByLabel('Password').fill(FABRIKAM_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Final Step' }).waitFor({ timeout: 30_000 });
+    await page.getByText('alex@fabrikam.test').waitFor();
+    expect(await page.getByText('Signing up as').isVisible()).toBe(true);
+    const continueButton = page.getByRole('button', { name: 'Continue' });
+    expect(await continueButton.isDisabled()).toBe(true);
+    const [terms, privacy] = await page.getByRole('checkbox').all();
+    await terms!.check();
+    expect(await continueButton.isDisabled()).toBe(true);
+    await privacy!.check();
+    await continueButton.click();
+    await page.waitForURL(`${urls.magic}/research`, { timeout: 30_000 });
+    expect(ext(await page.getByTestId('token-ext').textContent()).user?.authenticationMode).toBe('m365');
+
+    const second = await purchase();
+    await page.goto(second.landingUrl);
+    await page.getByRole('heading', { name: 'Final Step' }).waitFor({ timeout: 30_000 });
+    for (const box of await page.getByRole('checkbox').all()) await box.check();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page
+      .getByRole('heading', { name: 'Welcome, organisation already subscribed' })
+      .waitFor({ timeout: 30_000 });
     await context.close();
   });
 });

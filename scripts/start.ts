@@ -3,6 +3,13 @@
 import { join } from 'node:path';
 import { createDb } from '@acme/db';
 import { DEMO_PASSWORD, DEMO_USERS } from '@acme/users';
+import {
+  DEMO_CONTOSO_PASSWORD,
+  DEMO_CONTOSO_TENANT_ID,
+  DEMO_FABRIKAM_PASSWORD,
+  DEMO_FABRIKAM_TENANT_ID,
+  DEMO_NORTHWIND_PASSWORD,
+} from '@acme/dev';
 import { startSystem } from './system.ts';
 
 const production = process.env.NODE_ENV === 'production';
@@ -28,11 +35,22 @@ System ready in ${((Date.now() - started) / 1000).toFixed(1)} s, database: ${dat
   Identity (Kratos API)   ${urls.identityPublic}   admin ${urls.identityAdmin}
   Authorization (Hydra)   ${urls.oauth2Public}   admin ${urls.oauth2Admin}
   User service            ${urls.usersPublic}   admin ${urls.usersAdmin}
-  Agent service           ${urls.agent}
+  Agent service           ${urls.agent}   admin ${urls.agentAdmin}
   Mailbox                 ${urls.mail}/mail   (SMTP catcher on localhost:2525)
 
 Demo accounts (organisation Acme, domain acme.test), password ${DEMO_PASSWORD}:
 ${DEMO_USERS.map((u) => `  ${u.email}`).join('\n')}
+
+Microsoft 365 (stand-ins): Entra ${urls.entra}   Graph ${urls.graph}
+  Teams host page         ${urls.teamsHost}   (MAGIC inside Teams; ?user=<email>)
+  Marketplace buyer page  ${urls.marketplace}/
+  Contoso   contoso.test, subscribed, tenant ${DEMO_CONTOSO_TENANT_ID}
+            megan@contoso.test / ${DEMO_CONTOSO_PASSWORD}  (user)
+            diego@contoso.test / ${DEMO_CONTOSO_PASSWORD}  (in Entra only: unauthorised user)
+  Fabrikam  fabrikam.test, not subscribed, tenant ${DEMO_FABRIKAM_TENANT_ID}
+            alex@fabrikam.test / ${DEMO_FABRIKAM_PASSWORD}  (Owner: buys on the marketplace)
+  Northwind lee@northwind.test / ${DEMO_NORTHWIND_PASSWORD}  (no admin consent)
+  Unregistered-user requests: npm run admin -- requests:list
 
 Press Ctrl+C to stop.`);
 

@@ -5,7 +5,16 @@ import { start as startIdentity } from '@acme/identity';
 import { start as startOAuth2 } from '@acme/oauth2';
 import { start as startUsers, seedDemo } from '@acme/users';
 import { start as startAgent } from '@acme/agent';
-import { DEMO_M365_CLIENT_ID, startStandIns, TEAMS_HOST_PATH, type MicrosoftStandIns } from '@acme/dev';
+import {
+  DEMO_CONTOSO_TENANT_ID,
+  DEMO_FABRIKAM_TENANT_ID,
+  DEMO_M365_CLIENT_ID,
+  DEMO_M365_CLIENT_SECRET,
+  DEMO_PUBLISHER_TENANT_ID,
+  startStandIns,
+  TEAMS_HOST_PATH,
+  type MicrosoftStandIns,
+} from '@acme/dev';
 import { createMailer, DEFAULT_MAIL_FROM, migrateMail, startOutboxWorker } from '@acme/mail';
 import { buildApp, serveApp } from '../apps/account/server/serve.ts';
 import { defaultM365Config } from '../apps/account/src/shared/config/env.ts';
@@ -20,6 +29,7 @@ export const DEFAULT_PORTS = {
   usersPublic: 4455,
   usersAdmin: 4456,
   agent: 4466,
+  agentAdmin: 4467,
   standIns: 4500,
   smtp: 2525,
   entra: 4510,
@@ -34,6 +44,7 @@ export const LOOPBACK_TEST_LIMITS: Record<string, string> = {
   LOGIN_CONFIG_RATE_LIMIT: '100000',
   IDENTITY_IP_FAILURE_LIMIT: '100000',
   INVITATION_STATUS_RATE_LIMIT: '100000',
+  AGENT_RATE_LIMIT: '100000',
 };
 
 export interface SystemUrls {
@@ -46,6 +57,8 @@ export interface SystemUrls {
   usersPublic: string;
   usersAdmin: string;
   agent: string;
+  /** Agent service admin API (requests:list). */
+  agentAdmin: string;
   /** Stand-ins: mailbox at /mail, GitHub-like host at /github. */
   mail: string;
   /** Entra stand-in (like https://login.microsoftonline.com). */
@@ -88,6 +101,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     usersPublic: url('usersPublic'),
     usersAdmin: url('usersAdmin'),
     agent: url('agent'),
+    agentAdmin: url('agentAdmin'),
     mail: url('standIns'),
     entra: url('entra'),
     graph: url('graph'),
@@ -180,10 +194,13 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
         GIT_OAUTH_AUTHORIZE_URL: `${urls.mail}/github/login/oauth/authorize`,
         GIT_OAUTH_TOKEN_URL: `${urls.mail}/github/login/oauth/access_token`,
         GIT_API_URL: `${urls.mail}/github/api`,
-        M365_AUTHORITY_URL: microsoft.urls.entra,
-        GRAPH_URL: microsoft.urls.graph,
-        MARKETPLACE_API_URL: microsoft.urls.marketplace,
-        M365_OFFER_URL: `${microsoft.urls.marketplace}/`,
+        M365_AUTHORITY_URL: urls.entra,
+        M365_CLIENT_ID: DEMO_M365_CLIENT_ID,
+        M365_CLIENT_SECRET: DEMO_M365_CLIENT_SECRET,
+        M365_PUBLISHER_TENANT_ID: DEMO_PUBLISHER_TENANT_ID,
+        M365_OFFER_URL: `${urls.marketplace}/`,
+        GRAPH_URL: urls.graph,
+        MARKETPLACE_API_URL: urls.marketplace,
         AGENT_URL: urls.agent,
       },
       logger: logLevel === 'silent' ? false : undefined,
@@ -193,7 +210,12 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
 
     const agent = await startAgent({
       db,
-      env: { ...common, AGENT_PORT: String(port('agent')), APP_ORIGINS: appOrigins.join(',') },
+      env: {
+        ...common,
+        AGENT_PORT: String(port('agent')),
+        AGENT_ADMIN_PORT: String(port('agentAdmin')),
+        APP_ORIGINS: appOrigins.join(','),
+      },
       logger: logLevel === 'silent' ? false : undefined,
     });
     closers.push(agent.close);
@@ -232,7 +254,11 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     });
     closers.push(magic.close);
 
-    if (options.seed !== false) await seedDemo(urls.usersAdmin);
+    if (options.seed !== false) {
+      await seedDemo(urls.usersAdmin, {
+        m365: { contosoTenantId: DEMO_CONTOSO_TENANT_ID, fabrikamTenantId: DEMO_FABRIKAM_TENANT_ID },
+      });
+    }
   } catch (error) {
     await closeAll(closers);
     throw error;

@@ -37,7 +37,9 @@ const acceptedSchema = z.object({ id: z.uuid() });
 const BODY_LIMIT = 8 * 1024;
 
 /** Builds the agent service's HTTP server without listening. */
-export async function createApp(options: AppOptions): Promise<{ public: FastifyInstance }> {
+export async function createApp(
+  options: AppOptions,
+): Promise<{ public: FastifyInstance; admin: FastifyInstance }> {
   const { config } = options;
   const db = typed<AgentDb>(options.db);
   const clock = options.clock ?? systemClock;
@@ -47,31 +49,35 @@ export async function createApp(options: AppOptions): Promise<{ public: FastifyI
       : (options.logger ??
         pino({ name: 'agent', level: config.logLevel, redact: ['headers.authorization', 'headers.cookie'] }));
 
-  const app = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
-    logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: BODY_LIMIT,
-    trustProxy: config.trustProxy,
-    return503OnClosing: true,
-  });
-  app.removeContentTypeParser('text/plain');
-  app.setErrorHandler((error, request, reply) => {
-    const { status, body, headers } = toErrorResponse(error);
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
-    return reply.code(status).headers(headers).send(body);
-  });
-  app.setNotFoundHandler((request, reply) => {
-    const { status, body } = toErrorResponse(
-      new AppError('NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}.`),
-    );
-    return reply.code(status).send(body);
-  });
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      { method: request.method, path: request.url.split('?')[0], status: reply.statusCode },
-      'request',
-    );
-  });
+  const server = (trustProxy: boolean) => {
+    const instance = Fastify({
+      loggerInstance: logger as FastifyBaseLogger,
+      logController: new LogController({ disableRequestLogging: true }),
+      bodyLimit: BODY_LIMIT,
+      trustProxy,
+      return503OnClosing: true,
+    });
+    instance.removeContentTypeParser('text/plain');
+    instance.setErrorHandler((error, request, reply) => {
+      const { status, body, headers } = toErrorResponse(error);
+      if (status >= 500) request.log.error({ err: error }, 'request failed');
+      return reply.code(status).headers(headers).send(body);
+    });
+    instance.setNotFoundHandler((request, reply) => {
+      const { status, body } = toErrorResponse(
+        new AppError('NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}.`),
+      );
+      return reply.code(status).send(body);
+    });
+    instance.addHook('onResponse', async (request, reply) => {
+      request.log.info(
+        { method: request.method, path: request.url.split('?')[0], status: reply.statusCode },
+        'request',
+      );
+    });
+    return instance;
+  };
+  const app = server(config.trustProxy);
   await app.register(cors, {
     origin: config.appOrigins,
     credentials: true,
@@ -128,5 +134,28 @@ export async function createApp(options: AppOptions): Promise<{ public: FastifyI
     return reply.code(202).send(acceptedSchema.parse({ id }));
   });
 
-  return { public: app };
+  const admin = server(false);
+  registerHealthRoutes(admin, db, () => new AppError('NOT_READY', 'The database is not reachable.'));
+  const listQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) }).strict();
+  admin.get('/admin/unregistered-user-requests', async (request) => {
+    const parsed = listQuerySchema.safeParse(request.query ?? {});
+    if (!parsed.success) throw new AppError('INVALID_REQUEST', 'limit must be a number from 1 to 1000.');
+    const rows = await db
+      .selectFrom('agent_unregistered_user_requests')
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .limit(parsed.data.limit)
+      .execute();
+    return {
+      requests: rows.map((r) => ({
+        id: r.id,
+        email: r.email,
+        name: r.name,
+        createdAt: r.created_at.toISOString(),
+      })),
+    };
+  });
+
+  return { public: app, admin };
 }

@@ -3,6 +3,7 @@ import { appOriginsSchema, logLevelSchema, portSchema, trustProxySchema } from '
 
 const configSchema = z.object({
   AGENT_PORT: portSchema(4466),
+  AGENT_ADMIN_PORT: portSchema(4467),
   AGENT_HOST: z.string().default('127.0.0.1'),
   APP_ORIGINS: appOriginsSchema,
   AGENT_RATE_LIMIT: z.coerce.number().int().min(1).default(20),
@@ -13,6 +14,8 @@ const configSchema = z.object({
 
 export interface Config {
   port: number;
+  /** Operator-only API (lists the recorded requests); never exposed beyond the operator's network. */
+  adminPort: number;
   host: string;
   appOrigins: string[];
   rateLimit: number;
@@ -29,6 +32,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const c = parsed.data;
   return {
     port: c.AGENT_PORT,
+    adminPort: c.AGENT_ADMIN_PORT,
     host: c.AGENT_HOST,
     appOrigins: c.APP_ORIGINS,
     rateLimit: c.AGENT_RATE_LIMIT,

@@ -25,6 +25,18 @@ export async function start(opts: {
   await migrate(opts.db, MIGRATION_NAMESPACE, migrations);
   const app = await createApp({ config, db: opts.db, clock: opts.clock, logger: opts.logger });
   await app.public.listen({ host: config.host, port: config.port });
+  try {
+    await app.admin.listen({ host: config.host, port: config.adminPort });
+  } catch (error) {
+    await app.public.close();
+    throw error;
+  }
   const port = (app.public.server.address() as AddressInfo).port;
-  return { urls: { public: `http://localhost:${port}` }, close: () => app.public.close() };
+  const adminPort = (app.admin.server.address() as AddressInfo).port;
+  return {
+    urls: { public: `http://localhost:${port}`, admin: `http://localhost:${adminPort}` },
+    close: async () => {
+      await Promise.all([app.public.close(), app.admin.close()]);
+    },
+  };
 }

@@ -21,6 +21,7 @@ async function http(url: string, init: RequestInit & { json?: unknown } = {}) {
 describe('agent service', () => {
   let db: Database;
   let url: string;
+  let adminUrl: string;
   let close: () => Promise<void>;
   const clock = new FakeClock(new Date('2026-03-01T09:00:00.000Z'));
 
@@ -29,11 +30,12 @@ describe('agent service', () => {
     const port = await freePort();
     const service = await start({
       db,
-      env: { AGENT_PORT: String(port), AGENT_RATE_LIMIT: '50' },
+      env: { AGENT_PORT: String(port), AGENT_ADMIN_PORT: '0', AGENT_RATE_LIMIT: '50' },
       clock,
       logger: false,
     });
-    expect(service.urls).toEqual({ public: `http://localhost:${port}` });
+    expect(service.urls.public).toBe(`http://localhost:${port}`);
+    adminUrl = service.urls.admin!;
     url = `http://127.0.0.1:${port}/misc/unregistered-user`;
     close = service.close;
   });
@@ -152,5 +154,18 @@ describe('agent service', () => {
       appOrigins: ['http://localhost:4000', 'http://localhost:4001'],
       rateLimit: 20,
     });
+  });
+
+  it('lists the recorded requests, newest first, on the admin API only', async () => {
+    await http(url, { method: 'POST', json: { email: 'listed@contoso.test', name: 'Listed Person' } });
+    const res = await fetch(`${adminUrl}/admin/unregistered-user-requests?limit=1`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { requests: { email: string; name: string; createdAt: string }[] };
+    expect(body.requests).toHaveLength(1);
+    expect(body.requests[0]).toMatchObject({ email: 'listed@contoso.test', name: 'Listed Person' });
+    expect((await fetch(`${adminUrl}/admin/unregistered-user-requests?limit=0`)).status).toBe(400);
+    expect(
+      (await fetch(url.replace('/misc/unregistered-user', '/admin/unregistered-user-requests'))).status,
+    ).toBe(404);
   });
 });

@@ -11,6 +11,7 @@ const USAGE = `Usage: npm run admin -- <command> [options]
 Commands:
   org:create --name <name> --domains <a.com,b.com> --products <Platform,MAGIC>
              [--subscription subscribed|not_subscribed] [--sso-provider <id>] [--m365]
+             [--m365-tenants <tenantId,…>]
   org:list
   org:get --id <organisationId>
   user:create --org <organisationId> --email <email> --first <name> --last <name> --role <role>
@@ -23,8 +24,11 @@ Commands:
   invite:resend --id <invitationId>
   invite:revoke --id <invitationId>
   terms:export [--org <organisationId>] [--format csv|json]
+  requests:list [--limit <n>]   Microsoft 365 people who asked to join (agent service)
 
-Talks to the user service admin API at USERS_ADMIN_URL (default http://localhost:4456) and prints JSON.`;
+Talks to the user service admin API at USERS_ADMIN_URL (default http://localhost:4456), and for
+requests:list to the agent service admin API at AGENT_ADMIN_URL (default http://localhost:4467);
+prints JSON.`;
 
 class UsageError extends Error {}
 
@@ -45,6 +49,8 @@ const options = {
   'scope-groups': { type: 'string' },
   'git-user': { type: 'boolean' },
   format: { type: 'string' },
+  limit: { type: 'string' },
+  'm365-tenants': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -68,6 +74,8 @@ const orgQuery = (values: Values): string =>
   values.org === undefined ? '' : `?organisationId=${encodeURIComponent(values.org)}`;
 
 interface Call {
+  /** Which admin API answers (the user service by default). */
+  service?: 'agent';
   method: 'GET' | 'POST';
   path: string;
   body?: unknown;
@@ -86,6 +94,7 @@ function toCall(command: string, values: Values): Call {
           ...(values.subscription === undefined ? {} : { subscriptionStatus: values.subscription }),
           ...(values['sso-provider'] === undefined ? {} : { sso: { provider: values['sso-provider'] } }),
           ...(values.m365 === undefined ? {} : { m365: values.m365 }),
+          ...(values['m365-tenants'] === undefined ? {} : { m365TenantIds: list(values['m365-tenants']) }),
         },
       };
     case 'org:list':
@@ -143,6 +152,11 @@ function toCall(command: string, values: Values): Call {
       if (values.org !== undefined) query.set('organisationId', values.org);
       return { method: 'GET', path: `/admin/terms/acceptances?${query.toString()}` };
     }
+    case 'requests:list': {
+      const limit = values.limit ?? '100';
+      if (!/^\d{1,4}$/.test(limit)) throw new UsageError('--limit must be a number');
+      return { service: 'agent', method: 'GET', path: `/admin/unregistered-user-requests?limit=${limit}` };
+    }
     default:
       throw new UsageError(`unknown command: ${command}`);
   }
@@ -169,7 +183,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
 
-  const base = (io.env.USERS_ADMIN_URL ?? 'http://localhost:4456').replace(/\/+$/, '');
+  const base = (
+    call.service === 'agent'
+      ? (io.env.AGENT_ADMIN_URL ?? 'http://localhost:4467')
+      : (io.env.USERS_ADMIN_URL ?? 'http://localhost:4456')
+  ).replace(/\/+$/, '');
   let response: Response;
   try {
     response = await fetch(`${base}${call.path}`, {

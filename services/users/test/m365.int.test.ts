@@ -20,6 +20,7 @@ import {
   type MicrosoftStandIns,
 } from '@acme/dev';
 import { freePort } from '@acme/test-kit/free-port';
+import { runCli } from '../src/cli-commands.ts';
 import { start as startUsers } from '../src/index.ts';
 import { startAuthStack } from './auth-stack.ts';
 
@@ -40,6 +41,7 @@ let users: string;
 let usersAdmin: string;
 let issuer: string;
 let oauth2Admin: string;
+let agentAdmin: string;
 /** Added to the marketplace's clock, to let its purchase tokens expire. */
 let marketplaceSkewMs = 0;
 const closers: (() => Promise<void>)[] = [];
@@ -154,8 +156,13 @@ beforeAll(async () => {
   issuer = stack.issuer;
   oauth2Admin = stack.oauth2Admin;
   const agentPort = await freePort();
-  const agent = await startAgent({ db, logger: false, env: { AGENT_PORT: String(agentPort) } });
+  const agent = await startAgent({
+    db,
+    logger: false,
+    env: { AGENT_PORT: String(agentPort), AGENT_ADMIN_PORT: '0' },
+  });
   closers.push(agent.close);
+  agentAdmin = agent.urls.admin!;
   const [publicPort, adminPort] = [await freePort(), await freePort()];
   const started = await startUsers({
     db,
@@ -263,6 +270,19 @@ describe('POST /m365/login', () => {
       db.kysely,
     );
     expect(recorded.rows).toEqual([{ email: 'diego@contoso.test', name: 'Diego Siciliani' }]);
+
+    // `npm run admin -- requests:list` shows it.
+    const out: string[] = [];
+    const code = await runCli(['requests:list'], {
+      env: { AGENT_ADMIN_URL: agentAdmin },
+      out: (t) => out.push(t),
+      err: () => undefined,
+    });
+    expect(code).toBe(0);
+    const listed = JSON.parse(out.join('\n')) as { requests: { email: string; name: string }[] };
+    expect(listed.requests).toContainEqual(
+      expect.objectContaining({ email: 'diego@contoso.test', name: 'Diego Siciliani' }),
+    );
   });
 
   it('a Fabrikam user: UserNotSubscribedException with the offer set-up link', async () => {
