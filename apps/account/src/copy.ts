@@ -175,7 +175,6 @@ export const copy = {
     termsAnd: 'and acknowledge the',
     privacyLink: 'Privacy Notice',
     signingIn: 'Signing you in with Microsoft…',
-    finalStep: 'Final Step',
     signingUpAs: 'Signing up as',
     activating: 'Activating your subscription…',
     notConnectedTitle: 'Welcome, not connected',

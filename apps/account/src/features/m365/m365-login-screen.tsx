@@ -91,11 +91,18 @@ export function M365LoginScreen(props: M365LoginScreenProps) {
           title={copy.callbackOnboarding.finalStep}
           busy={props.activating || props.signingIn}
           header={
-            props.username ? (
-              <p>
-                {t.signingUpAs} <strong data-testid="signing-up-as">{props.username}</strong>
-              </p>
-            ) : null
+            <>
+              {props.username ? (
+                <p>
+                  {t.signingUpAs} <strong data-testid="signing-up-as">{props.username}</strong>
+                </p>
+              ) : null}
+              {props.activating ? (
+                <p className="muted" role="status">
+                  {t.activating}
+                </p>
+              ) : null}
+            </>
           }
           footer={<AccountFooter supportEmail={props.supportEmail} />}
           onAccept={() => props.activate()}
