@@ -950,11 +950,23 @@ ${error ? `<p id="error" role="alert" style="color:#cf222e">${escapeHtml(error)}
     });
     server.get('/common/discovery/instance', async (request, reply) => {
       cors(request, reply);
-      const host = new URL(entra.base).host;
+      // Microsoft's answer: the aliases are Microsoft's hosts, so MSAL (whose authority string stays
+      // https://login.microsoftonline.com/…) matches it; only the discovery endpoint is ours.
       return reply.send({
-        tenant_discovery_endpoint: `${entra.base}/common/v2.0/.well-known/openid-configuration`,
+        tenant_discovery_endpoint: `${entra.base}/organizations/v2.0/.well-known/openid-configuration`,
         'api-version': '1.1',
-        metadata: [{ preferred_network: host, preferred_cache: host, aliases: [host] }],
+        metadata: [
+          {
+            preferred_network: 'login.microsoftonline.com',
+            preferred_cache: 'login.windows.net',
+            aliases: [
+              'login.microsoftonline.com',
+              'login.windows.net',
+              'login.microsoft.com',
+              'sts.windows.net',
+            ],
+          },
+        ],
       });
     });
     server.get('/:tenant/oauth2/v2.0/authorize', authorizeGet);
