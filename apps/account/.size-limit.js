@@ -1,4 +1,4 @@
-// The login route's initial JavaScript (QUALITY.md budget: ≤ 130 KB gzip): the entry chunk and every
+// The login route's initial JavaScript (budget: ≤ 130 KB gzip): the entry chunk and every
 // chunk it imports statically, read from Vite's manifest so hashed and split chunk names need no globs.
 // Lazy routes (dynamicImports) are not counted. Run `npx vite build` first (npm run size does).
 import { existsSync, readFileSync } from 'node:fs';

@@ -7,7 +7,7 @@ import type { AccountConfig, Application } from '../src/shared/config/env.ts';
 import { accountConfigSchema, defaultConfig } from '../src/shared/config/env.ts';
 
 // Serves the one Vite build for an application (Platform on 4000, MAGIC on 4001) with its runtime
-// configuration and the security headers of QUALITY.md. No inline script: the configuration is a
+// configuration and the security headers below. No inline script: the configuration is a
 // separate script, /account/runtime-config.js.
 
 export const appDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');

@@ -1,4 +1,4 @@
-// Business constants and limits (SPEC §9). Durations in milliseconds unless the name says otherwise.
+// Business constants and limits. Durations in milliseconds unless the name says otherwise.
 
 export const MIN_PASSWORD_LENGTH = 8;
 export const OTP_LENGTH = 6;
@@ -17,6 +17,8 @@ export const TOKEN_REFRESH_ATTEMPTS = 3;
 export const TOKEN_REFRESH_RETRY_DELAY_MS = 1000;
 export const BACKGROUND_REFRESH_BEFORE_EXPIRY_MS = 60 * 1000;
 export const BACKGROUND_REFRESH_MIN_REMAINING_MS = 120 * 1000;
+/** A second expired token this soon after starting a new authorization: the full-reauth message. */
+export const REAUTHORIZE_WINDOW_MS = 60 * 1000;
 export const ERROR_TOAST_MS = 60 * 1000;
 export const MISSING_SESSION_RETRIES = 1;
 export const CODE_VERIFIER_BYTES = 32;
@@ -44,9 +46,9 @@ export const EMAIL_RESULT_TTL_MS = 60 * 60 * 1000;
 /** Kratos message id: re-authenticate (refresh=true), the product's "Password confirmation". */
 export const MESSAGE_ID_REAUTHENTICATE = 1010003;
 export const OAUTH2_SCOPES = 'openid offline_access';
-/** Lock around the automatic invitation-code submission (one tab, one submission; not in the SPEC). */
+/** Lock around the automatic invitation-code submission (one tab, one submission). */
 export const ONBOARDING_CODE_LOCK_MS = 10 * 1000;
-/** Prefix of the authorization server's codes: a callback code without it is a source-code-host code (SPEC §5). */
+/** Prefix of the authorization server's codes: a callback code without it is a source-code-host code. */
 export const AUTHORIZATION_CODE_PREFIX = 'ory';
 /** Microsoft 365 sign-in: the directory (Graph) token's and the identity token's scopes. */
 export const M365_SCOPES = {

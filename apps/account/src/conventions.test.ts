@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// CONVENTIONS.md: imports flow one way (shared → features → app) and features never import each other.
+// Imports flow one way (shared → features → app) and features never import each other.
 // The root ESLint config is not this app's to change, so the rule is checked here by reading the tree.
 
 const srcDir = dirname(fileURLToPath(import.meta.url));
@@ -45,7 +45,7 @@ function edges(): Edge[] {
 
 const isTest = (path: string) => /\.test\.tsx?$/.test(path);
 
-describe('source layout (CONVENTIONS.md)', () => {
+describe('source layout', () => {
   const all = edges();
 
   it('reads the tree', () => {
@@ -82,5 +82,30 @@ describe('source layout (CONVENTIONS.md)', () => {
   it('no barrel files', () => {
     const barrels = sourceFiles(srcDir).filter((file) => /^index\.tsx?$/.test(file.split(sep).pop() ?? ''));
     expect(barrels.map((file) => relative(srcDir, file))).toEqual([]);
+  });
+
+  // A test of the whole folder is named after the folder (routes/routes.test.tsx); this file checks
+  // the whole tree.
+  it('tests sit beside the file they test: x.test.ts or x.<aspect>.test.ts, never in a test folder', () => {
+    const misplaced = sourceFiles(srcDir)
+      .filter(isTest)
+      .map((file) => relative(srcDir, file))
+      .filter((file) => {
+        const parts = file.split(sep);
+        if (parts.some((p) => p === 'test' || p === '__tests__')) return true;
+        const name = parts.pop() ?? '';
+        const subject = name.replace(/(\.[a-z-]+)?\.test\.tsx?$/, '');
+        if (subject === (parts.at(-1) ?? 'conventions')) return false;
+        const siblings = readdirSync(join(srcDir, ...parts));
+        return !siblings.some((s) => s.startsWith(`${subject}.`) && !isTest(s));
+      });
+    expect(misplaced).toEqual([]);
+  });
+
+  it('context objects are named …Context (no Deps or Ctx)', () => {
+    const offenders = sourceFiles(srcDir)
+      .filter((file) => /\b(interface|type)\s+\w*(Deps|Ctx)\b/.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(srcDir, file));
+    expect(offenders).toEqual([]);
   });
 });

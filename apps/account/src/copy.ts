@@ -1,4 +1,4 @@
-// Every user-facing text of the specification (SPEC §2, §5, §8), in one place.
+// Every user-facing text of the specification, in one place.
 // Placeholders are filled by the small functions below; never inline these strings in components.
 
 export const copy = {

@@ -1,6 +1,9 @@
 import '../shared/ui/styles.css';
 import { createRoot } from 'react-dom/client';
 import { getConfig } from '../shared/config/env.ts';
+import { paths } from '../shared/config/paths.ts';
+import { redirectTo } from '../shared/navigation/history.ts';
+import { setTokenLostHandler } from '../shared/oauth2/token-lifecycle.ts';
 import { configureStorage } from '../shared/storage/storage.ts';
 import { ErrorView } from '../shared/ui/error-view.tsx';
 import { Providers } from './providers.tsx';
@@ -11,6 +14,8 @@ const root = createRoot(document.getElementById('root')!);
 try {
   const config = getConfig();
   configureStorage({ cookieDomain: config.cookieDomain });
+  // A bearer token that cannot be renewed ends the sign-in: logout.
+  setTokenLostHandler(() => redirectTo(paths.logout));
   root.render(
     <Providers>
       <Router />

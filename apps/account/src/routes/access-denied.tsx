@@ -2,7 +2,7 @@ import { copy } from '../copy.ts';
 import { getConfig } from '../shared/config/env.ts';
 import { Card } from '../shared/ui/card.tsx';
 
-/** SPEC §2 Access Denied pages: the generic one, and the product one with a support address. */
+/** Access Denied pages: the generic one, and the product one with a support address. */
 export function AccessDeniedView({ product, email }: { product?: string; email?: string }) {
   return (
     <Card title={copy.accessDenied.title}>

@@ -7,7 +7,7 @@ import { useLocation } from '../shared/navigation/history.ts';
 import { ErrorView } from '../shared/ui/error-view.tsx';
 
 /**
- * SPEC §2 Error page. With `id` (the identity service's error UI) it shows that error; with a message
+ * Error page. With `id` (the identity service's error UI) it shows that error; with a message
  * passed in history state it shows the message; otherwise an empty error box.
  */
 export default function ErrorRoute({ search }: { search: { id?: string; mode?: string } }) {

@@ -5,17 +5,17 @@ import { useCommand } from '../shared/react/use-command.ts';
 import { useSession } from '../shared/session/use-session.ts';
 import { getConfig } from '../shared/config/env.ts';
 import { paths } from '../shared/config/paths.ts';
-import { classifyFlowError } from '../shared/identity-client/handle-flow-error.ts';
+import { handleFlowError } from '../shared/identity-client/handle-flow-error.ts';
 import { createSettingsFlow } from '../shared/identity-client/identity-client.ts';
 import { navigate, redirectTo } from '../shared/navigation/history.ts';
 import { tryDecodeJwtPayload } from '../shared/oauth2/jwt.ts';
-import { readToken, removeToken } from '../shared/oauth2/token-store.ts';
+import { readToken, removeToken } from '../shared/oauth2/token-lifecycle.ts';
 import { registry } from '../shared/storage/registry.ts';
 import { read } from '../shared/storage/storage.ts';
 import { ErrorView } from '../shared/ui/error-view.tsx';
 import { Progress } from '../shared/ui/progress.tsx';
 
-/** SPEC §2 Profile redirect screen: no visible UI, it only routes the user. */
+/** Profile redirect screen: no visible UI, it only routes the user. */
 export default function ProfileRoute({ search }: { search: { flow?: string; profileFlow?: string } }) {
   const config = getConfig();
   const session = useSession();
@@ -42,9 +42,15 @@ export default function ProfileRoute({ search }: { search: { flow?: string; prof
         createSettingsFlow(config.identityUrl).then(
           () => navigate(paths.login, { replace: true }),
           (error: unknown) => {
-            const action = classifyFlowError(error);
-            if (action.type === 'redirect') redirectTo(action.url);
-            else navigate(paths.login, { replace: true });
+            const toLogin = () => navigate(paths.login, { replace: true });
+            handleFlowError(error, {
+              redirect: redirectTo,
+              rerender: toLogin,
+              restart: toLogin,
+              home: toLogin,
+              unauthorized: toLogin,
+              error: toLogin,
+            });
           },
         );
         return;

@@ -7,7 +7,8 @@ import { AccessDeniedView } from './access-denied.tsx';
 
 /** The initial page (outside /account): the signed-in user, the token's ext claims, a logout link. */
 export default function ResearchRoute() {
-  const { session, claims, access, config } = useResearch();
+  const { session, claims, access, config, tokenError } = useResearch();
+  if (tokenError) return <ErrorView message={tokenError} mode="login" />;
   if (session.state === 'error') {
     return (
       <ErrorView message={copy.errors.loadingSession(session.error ?? copy.errors.unknown)} mode="retry" />

@@ -7,7 +7,9 @@ export interface MockCall {
   credentials?: RequestCredentials;
 }
 
-type Handler = (call: MockCall) => { status: number; body?: unknown } | undefined;
+type Answer = { status: number; body?: unknown } | undefined;
+/** Answers a call; a promise delays the answer (an answer racing another event). */
+type Handler = (call: MockCall) => Answer | Promise<Answer>;
 
 /** A fetch stand-in answering JSON by method + path; records every call. */
 export function mockFetch(handler: Handler) {
@@ -24,7 +26,10 @@ export function mockFetch(handler: Handler) {
     }
     const call: MockCall = { method: init.method ?? 'GET', url, body, credentials: init.credentials };
     calls.push(call);
-    const answer = handler(call) ?? { status: 404, body: { error: { code: 404, message: 'not mocked' } } };
+    const answer = (await handler(call)) ?? {
+      status: 404,
+      body: { error: { code: 404, message: 'not mocked' } },
+    };
     return new Response(answer.body === undefined ? null : JSON.stringify(answer.body), {
       status: answer.status,
       headers: { 'Content-Type': 'application/json' },

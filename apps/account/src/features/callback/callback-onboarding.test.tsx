@@ -47,7 +47,7 @@ function withToken() {
   write(registry.oauth2Token, { accessToken: ACCESS, refreshToken: null, expiresAt: NOW + 3_600_000 });
 }
 
-describe('callback onboarding stepper (SPEC §2, §4 Callback)', () => {
+describe('callback onboarding stepper', () => {
   it('Final Step: two checkboxes, Continue only when both are ticked, footer links; accepting lands on /research', async () => {
     withToken();
     let onboarding: Onboarding = { tosAccepted: false, isGitUser: false, gitProviderConnected: false };

@@ -9,7 +9,7 @@ import { signedInWithOidc } from '../../shared/session/session-facts.ts';
 import type { OnboardingStep } from './decide-callback-effect.ts';
 
 /**
- * SPEC §2 "Onboarding / callback stepper": SSO (done for SSO users), Link to the source-code host
+ * SSO (done for SSO users), Link to the source-code host
  * ("Signing up as", an authenticate button), Terms of Service ("Final Step", two checkboxes, footer).
  */
 export function CallbackOnboarding({

@@ -81,7 +81,7 @@ const cases: [string, Partial<CallbackInput>, CallbackCommand][] = [
     { type: 'exchange', code: 'ory_ac_1' },
   ],
   [
-    'a code not starting with "ory" is a source-code-host code → complete the link (SPEC §5)',
+    'a code not starting with "ory" is a source-code-host code → complete the link',
     { query: { code: 'gh-code-1', state: 'git-state' }, storedState: null, hasToken: true },
     { type: 'git-complete', code: 'gh-code-1', state: 'git-state' },
   ],
@@ -102,7 +102,7 @@ const cases: [string, Partial<CallbackInput>, CallbackCommand][] = [
   ],
 ];
 
-describe('decideCallbackEffect (SPEC §4 Callback)', () => {
+describe('decideCallbackEffect', () => {
   it.each(cases)('%s', (_name, overrides, expected) => {
     expect(decideCallbackEffect({ ...base, ...overrides })).toEqual(expected);
   });

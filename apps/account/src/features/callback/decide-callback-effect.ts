@@ -9,7 +9,7 @@ import {
   signedInWithOidc,
 } from '../../shared/session/session-facts.ts';
 
-// SPEC §4 "Callback".
+// The callback's effects as a pure function returning one command.
 
 export interface CallbackInput {
   query: { code?: string; state?: string; error?: string; error_description?: string };
@@ -31,7 +31,7 @@ export type CallbackCommand =
   | { type: 'git-failed'; message: string }
   | { type: 'go-initial-page' };
 
-/** SPEC §5: a code that does not start with "ory" comes from the source-code host. */
+/** A code that does not start with "ory" comes from the source-code host. */
 export function isSourceCodeHostCode(code: string): boolean {
   return !code.toLowerCase().startsWith(AUTHORIZATION_CODE_PREFIX);
 }
@@ -93,9 +93,9 @@ export interface AfterExchangeInput {
 }
 
 /**
- * Onboarding steps still due (SPEC §4 Callback): link the source-code host (a git user not yet
+ * Onboarding steps still due: link the source-code host (a git user not yet
  * connected, unless the step is disabled), then Terms of Service (not accepted). An authenticated
- * user (SPEC §4 Authenticated) goes to the initial page.
+ * user goes to the initial page.
  */
 export function decideAfterExchange(input: AfterExchangeInput): AfterExchangeCommand {
   const { session, disableGitStep } = input;

@@ -13,7 +13,7 @@ import {
 import { redirectUri } from '../../shared/oauth2/authorize-url.ts';
 import { startAuthorizationWhenFree } from '../../shared/oauth2/start-authorization.ts';
 import { exchangeCode } from '../../shared/oauth2/token-endpoint.ts';
-import { readToken, storeToken, tokenFromResponse } from '../../shared/oauth2/token-store.ts';
+import { readToken, storeToken, tokenFromResponse } from '../../shared/oauth2/token-lifecycle.ts';
 import { acquireCookieLock } from '../../shared/storage/cookie-lock.ts';
 import type { StorageEntry } from '../../shared/storage/registry.ts';
 import { registry } from '../../shared/storage/registry.ts';
@@ -33,7 +33,7 @@ export interface CallbackSearch {
   error_description?: string;
 }
 
-/** After a successful exchange: clear the email result, SSO lock and challenge (SPEC §4 Callback). */
+/** After a successful exchange: clear the email result, SSO lock and challenge. */
 function clearAfterExchange(): void {
   const entries: StorageEntry<unknown>[] = [
     registry.emailResult,
@@ -75,7 +75,7 @@ export function useCallbackRoute(search: CallbackSearch) {
   const config = getConfig();
   const session = useSession();
   const [error, setError] = useState<string | null>(null);
-  /** The onboarding stepper is showing (SPEC §2 Onboarding / callback stepper). */
+  /** The onboarding stepper is showing. */
   const [onboarding, setOnboarding] = useState(false);
   const [busy, setBusy] = useState(false);
   const [formErrors, setFormErrors] = useState<string[]>([]);

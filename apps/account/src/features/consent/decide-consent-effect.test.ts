@@ -29,7 +29,7 @@ const cases: [string, Partial<ConsentInput>, ConsentCommand][] = [
   ],
 ];
 
-describe('decideConsentEffect (SPEC §4 Consent)', () => {
+describe('decideConsentEffect', () => {
   it.each(cases)('%s', (_name, overrides, expected) => {
     expect(decideConsentEffect({ ...base, ...overrides })).toEqual(expected);
   });

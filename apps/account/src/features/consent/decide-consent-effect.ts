@@ -1,7 +1,7 @@
 import { copy } from '../../copy.ts';
 import type { SessionState } from '../../shared/session/session-facts.ts';
 
-// SPEC §4 "Consent": with the challenge and a session, post the consent and redirect; with no session,
+// Consent: with the challenge and a session, post the consent and redirect; with no session,
 // retry login once (missing_session_retried), then fail.
 
 export interface ConsentInput {
@@ -31,9 +31,8 @@ export type ConsentFailureCommand = { type: 'login-2fa-reset' } | { type: 'error
 
 /**
  * A refused consent. The user service refuses a password session whose second-factor grace period
- * is over (SPEC §4 Authenticated, enforced on the server): the login screen then shows the 2FA reset
- * for that session, as the callback does. Anything else is the consent-flow error of SPEC §8.
- */
+ * is over: the login screen then shows the 2FA reset
+ * for that session, as the callback does. Anything else is the consent-flow error. */
 export function decideConsentFailure(failure: {
   status?: number;
   errorCode?: unknown;

@@ -46,7 +46,7 @@ beforeEach(() => {
 const posts = (calls: MockCall[], path: string) =>
   calls.filter((c) => c.method === 'POST' && c.url.pathname === path);
 
-describe('invitation onboarding screen (SPEC §2, §4 Invitation onboarding, §5)', () => {
+describe('invitation onboarding screen', () => {
   it('submits the code once (method code), then Password → 2FA (skippable) → Terms → session refresh → login', async () => {
     let current: ReturnType<typeof session> | null = null;
     const { calls } = mockFetch(({ method, url }) => {

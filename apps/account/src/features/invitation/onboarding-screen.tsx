@@ -26,7 +26,7 @@ function Steps({ view }: { view: OnboardingView }) {
   return <Stepper label={copy.onboarding.stepsLabel} steps={STEPS} current={stepIndex(view)} />;
 }
 
-/** SPEC §2 Invitation onboarding screen: Email, Password, 2FA, Terms; Link expired; already logged in. */
+/** Invitation onboarding screen: Email, Password, 2FA, Terms; Link expired; already logged in. */
 export function OnboardingScreen({ search }: { search: OnboardingSearch }) {
   const o = useOnboarding(search);
   const footer: ReactNode = <AccountFooter supportEmail={o.config.supportEmail} />;

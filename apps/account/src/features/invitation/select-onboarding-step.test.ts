@@ -24,13 +24,13 @@ const cases: [string, Partial<OnboardingInput>, OnboardingView][] = [
   ['a pending link without a session → Email (the code is submitted)', {}, 'email'],
   ['waits for the link status', { link: 'unknown' }, 'loading'],
   ['a status failure lets the recovery flow decide', { link: 'unavailable' }, 'email'],
-  ['no code and no session → Link expired (SPEC §5)', { query: { flow: 'rec-1' } }, 'expired'],
+  ['no code and no session → Link expired', { query: { flow: 'rec-1' } }, 'expired'],
   ['no flow and no session → Link expired', { query: { code: '123456' } }, 'expired'],
   ['an expired invitation → Link expired', { link: 'expired' }, 'expired'],
   ['a revoked invitation → Link expired', { link: 'revoked' }, 'expired'],
   ['an accepted (used) invitation → Link expired', { link: 'accepted' }, 'expired'],
   ['an unknown link (404) → Link expired', { link: 'not-found' }, 'expired'],
-  ['the recovery flow answered 404/410 → Link expired (SPEC §5)', { codeRejected: true }, 'expired'],
+  ['the recovery flow answered 404/410 → Link expired', { codeRejected: true }, 'expired'],
   [
     'a session without onboarding state → already logged in',
     { sessionState: 'present', session: facts() },
@@ -91,7 +91,7 @@ const cases: [string, Partial<OnboardingInput>, OnboardingView][] = [
   ],
 ];
 
-describe('selectOnboardingView (SPEC §4 Invitation onboarding)', () => {
+describe('selectOnboardingView', () => {
   it.each(cases)('%s', (_name, overrides, expected) => {
     expect(selectOnboardingView({ ...base, ...overrides })).toBe(expected);
   });

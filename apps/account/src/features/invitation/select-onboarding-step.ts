@@ -3,7 +3,7 @@ import type { OnboardingState } from '../../shared/storage/registry.ts';
 import type { SessionFacts, SessionState } from '../../shared/session/session-facts.ts';
 import { hasSecondFactor, mfaDeadlineInFuture } from '../../shared/session/session-facts.ts';
 
-// SPEC §2 "Invitation onboarding screen", §4 "Invitation onboarding", §5 "Invitation link", as one
+// The invitation onboarding screen, its effects and the invitation link rules, as one
 // pure function. The screen's view is derived from these inputs, never stored.
 
 export type OnboardingView =

@@ -5,7 +5,7 @@ import { getConfig } from '../../shared/config/env.ts';
 import { paths, withQuery } from '../../shared/config/paths.ts';
 import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
 import { HttpError } from '../../shared/errors/http-error.ts';
-import { classifyFlowError, errorId } from '../../shared/identity-client/handle-flow-error.ts';
+import { errorId, handleFlowError } from '../../shared/identity-client/handle-flow-error.ts';
 import {
   createSettingsFlow,
   getRecoveryFlow,
@@ -152,9 +152,15 @@ export function useOnboarding(search: OnboardingSearch) {
         (f) => !cancelled && setSettings(f),
         (error: unknown) => {
           if (cancelled) return;
-          const action = classifyFlowError(error);
-          if (action.type === 'redirect') redirectTo(action.url);
-          else setPageError(getErrorMessage(error));
+          const fail = () => setPageError(getErrorMessage(error));
+          handleFlowError<SettingsFlow>(error, {
+            redirect: redirectTo,
+            rerender: fail,
+            restart: fail,
+            home: fail,
+            unauthorized: fail,
+            error: fail,
+          });
         },
       );
     if (search.profileFlow) {
@@ -188,13 +194,18 @@ export function useOnboarding(search: OnboardingSearch) {
         saveState({ ...(state ?? fresh), codeSubmitted: true, passwordSet: true });
       else show(next);
     } catch (error) {
-      const action = classifyFlowError(error);
-      if (action.type === 'rerender') show(action.flow as SettingsFlow);
-      else if (action.type === 'redirect') redirectTo(action.url);
-      else if (action.type === 'restart') {
-        setSettings(null);
-        setErrors([getErrorMessage(error)]);
-      } else setErrors([action.type === 'error' ? action.message : getErrorMessage(error)]);
+      const onForm = () => setErrors([getErrorMessage(error)]);
+      handleFlowError<SettingsFlow>(error, {
+        rerender: show,
+        redirect: redirectTo,
+        restart: () => {
+          setSettings(null);
+          onForm();
+        },
+        home: onForm,
+        unauthorized: onForm,
+        error: (message) => setErrors([message]),
+      });
     } finally {
       setBusy(false);
     }

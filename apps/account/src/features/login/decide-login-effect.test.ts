@@ -127,7 +127,7 @@ const cases: [string, Partial<LoginEffectInput>, LoginCommand][] = [
   ],
 ];
 
-describe('decideLoginEffect (SPEC §4 Login effects)', () => {
+describe('decideLoginEffect', () => {
   it.each(cases)('%s', (_name, overrides, expected) => {
     expect(decideLoginEffect({ ...base, ...overrides })).toEqual(expected);
   });

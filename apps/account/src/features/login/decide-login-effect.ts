@@ -2,7 +2,7 @@ import type { Application } from '../../shared/config/env.ts';
 import type { SessionState } from '../../shared/session/session-facts.ts';
 import type { EmailResult } from '../../shared/storage/registry.ts';
 
-// SPEC §4 "Login effects" as a pure function returning one command; use-login.ts runs it.
+// The login effects as a pure function returning one command; use-login-effects.ts runs it.
 
 export interface LoginEffectInput {
   application: Application;

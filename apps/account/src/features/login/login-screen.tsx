@@ -4,7 +4,7 @@ import { Progress } from '../../shared/ui/progress.tsx';
 import { EmailStep } from './steps/email-step.tsx';
 import { EmailConfirmationStep, SsoStep } from './steps/info-steps.tsx';
 import { MfaSetupStep } from './steps/mfa-setup-step.tsx';
-import { MfaStep } from './steps/mfa-step.tsx';
+import { MfaStep } from '../../shared/totp/mfa-step.tsx';
 import { PasswordStep } from './steps/password-step.tsx';
 import type { LoginSearch } from './use-login.ts';
 import { useLogin } from './use-login.ts';

@@ -101,7 +101,7 @@ const cases: [string, Partial<LoginStepInput>, LoginStepSelection['step'], boole
   ['5: no deadline and no factor → mfa setup', { session: facts({ mfaSetupDeadline: null }) }, 'mfa-setup'],
 ];
 
-describe('selectLoginStep (SPEC §4 Login step selection)', () => {
+describe('selectLoginStep', () => {
   it.each(cases)('%s', (_name, overrides, step, clear = false) => {
     expect(selectLoginStep({ ...base, ...overrides })).toEqual({ step, clearSsoEmailResult: clear });
   });

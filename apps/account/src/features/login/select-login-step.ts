@@ -6,7 +6,7 @@ import {
   signedInWithOidc,
 } from '../../shared/session/session-facts.ts';
 
-// SPEC §4 "Login step selection", rules 1–6, as one pure function. The step is derived, never stored.
+// The login step selection, rules 1–6, as one pure function. The step is derived, never stored.
 
 export type LoginStep =
   'email' | 'password' | 'sso' | 'mfa' | 'mfa-setup' | 'email-confirmation' | 'password-confirmation';

@@ -3,7 +3,7 @@ import type { AccountConfig } from '../../shared/config/env.ts';
 import { paths, withQuery } from '../../shared/config/paths.ts';
 import { navigate, redirectTo, replaceLocation } from '../../shared/navigation/history.ts';
 import { startAuthorization } from '../../shared/oauth2/start-authorization.ts';
-import { removeToken } from '../../shared/oauth2/token-store.ts';
+import { removeToken } from '../../shared/oauth2/token-lifecycle.ts';
 import { useCommand } from '../../shared/react/use-command.ts';
 import type { SessionState } from '../../shared/session/session-facts.ts';
 import { registry } from '../../shared/storage/registry.ts';
@@ -24,10 +24,14 @@ export interface LoginEffectsContext {
   markSessionReloaded: () => void;
 }
 
-/** How long to wait for a held lock before looking again: until it expires, within bounds. */
+/**
+ * How long to wait for a held lock before looking again: until it expires, but at most a quarter of
+ * the lock's lifetime, since its holder may release it early (its authorization came back).
+ */
 export function lockWaitMs(lockExpiresAt: number | null, now: number): number {
-  if (lockExpiresAt === null) return APPLICATION_LOGIN_LOCK_MS;
-  return Math.min(Math.max(lockExpiresAt - now + 25, 25), 30_000);
+  const poll = APPLICATION_LOGIN_LOCK_MS / 4;
+  if (lockExpiresAt === null) return poll;
+  return Math.min(Math.max(lockExpiresAt - now + 25, 25), poll);
 }
 
 /**

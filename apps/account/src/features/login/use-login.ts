@@ -9,7 +9,7 @@ import { useFlowSubmit } from '../../shared/identity-client/use-flow-submit.ts';
 import { redirectTo, useLocation } from '../../shared/navigation/history.ts';
 import { tryDecodeJwtPayload } from '../../shared/oauth2/jwt.ts';
 import { loginLockBlocks } from '../../shared/oauth2/start-authorization.ts';
-import { readToken } from '../../shared/oauth2/token-store.ts';
+import { readToken } from '../../shared/oauth2/token-lifecycle.ts';
 import { useNow } from '../../shared/react/use-now.ts';
 import { isAuthenticated, onboardingDue } from '../../shared/session/is-authenticated.ts';
 import { useSession } from '../../shared/session/use-session.ts';

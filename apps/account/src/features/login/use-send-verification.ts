@@ -5,7 +5,7 @@ import { createVerificationFlow, submitVerification } from '../../shared/identit
 import { csrfToken } from '../../shared/identity-client/nodes.ts';
 
 /**
- * SPEC §2 Login step 4 says the instructions were sent: on showing the step, start a verification
+ * Login step 4 says the instructions were sent: on showing the step, start a verification
  * flow and have the identity service email its code (once per visit; the identity service limits
  * code mails per address). Answers where the "verify" link goes: the verification screen with that
  * flow, so the user only types the code; before the flow exists, the plain verification screen.

@@ -17,7 +17,7 @@ const cases: [string, Partial<LogoutInput>, LogoutCommand][] = [
   ['m365 sign-in mode → m365 logout subpage', { m365: true }, { type: 'go-m365-logout' }],
 ];
 
-describe('decideLogoutEffect (SPEC §4 Logout)', () => {
+describe('decideLogoutEffect', () => {
   it.each(cases)('%s', (_name, overrides, expected) => {
     expect(decideLogoutEffect({ ...base, ...overrides })).toEqual(expected);
   });

@@ -1,6 +1,6 @@
 import type { LogoutState } from '../../shared/storage/registry.ts';
 
-// SPEC §2 Logout and §4 Logout: undefined → in_progress → completed (15 s cookie).
+// Logout: undefined → in_progress → completed (15 s cookie).
 
 export interface LogoutInput {
   state: LogoutState | null;

@@ -7,7 +7,7 @@ import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
 import { createLogoutFlow } from '../../shared/identity-client/identity-client.ts';
 import { navigate, redirectTo } from '../../shared/navigation/history.ts';
 import { tryDecodeJwtPayload } from '../../shared/oauth2/jwt.ts';
-import { readToken } from '../../shared/oauth2/token-store.ts';
+import { readToken } from '../../shared/oauth2/token-lifecycle.ts';
 import { useCommand } from '../../shared/react/use-command.ts';
 import { clearLoginState } from '../../shared/storage/clear-login-state.ts';
 import { registry } from '../../shared/storage/registry.ts';

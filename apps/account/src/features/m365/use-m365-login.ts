@@ -7,7 +7,12 @@ import { showToast } from '../../shared/errors/error-store.ts';
 import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
 import { navigate } from '../../shared/navigation/history.ts';
 import { tryDecodeJwtPayload } from '../../shared/oauth2/jwt.ts';
-import { readToken, storeToken } from '../../shared/oauth2/token-store.ts';
+import {
+  readToken,
+  storeToken,
+  // Not a React hook despite its name: it moves the stored token to the Teams medium (or back).
+  useTeamsMedium as switchTokenMedium,
+} from '../../shared/oauth2/token-lifecycle.ts';
 import { useCommand } from '../../shared/react/use-command.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read, remove, write } from '../../shared/storage/storage.ts';
@@ -79,10 +84,7 @@ export function useM365Login(search: M365LoginSearch, driver: M365Driver) {
   const [hasM365Token] = useState(() => hasValidM365Token(Date.now()));
 
   // In Teams the token lives in local storage (the isTeams flag picks the medium); elsewhere, a cookie.
-  useEffect(() => {
-    if (driver.isTeams) write(registry.isTeams, true);
-    else remove(registry.isTeams);
-  }, [driver.isTeams]);
+  useEffect(() => switchTokenMedium(driver.isTeams), [driver.isTeams]);
 
   const command = decideM365Effect({
     isTeams: driver.isTeams,
@@ -159,7 +161,7 @@ export function useM365Login(search: M365LoginSearch, driver: M365Driver) {
         patch({ backendLoginPhase: 'running' });
         backendLogin(config.usersUrl, command.bearer, command.graphAccessToken).then(
           (answer) => {
-            if (d.isTeams) write(registry.isTeams, true);
+            switchTokenMedium(d.isTeams);
             storeToken(tokenFromBackendLogin(answer, Date.now()));
             remove(registry.m365ActivationFlag);
             patch({ backendLoginPhase: 'done', outcome: 'authenticated' });

@@ -17,7 +17,7 @@ import {
 import { useSession } from '../../shared/session/use-session.ts';
 
 /**
- * SPEC §2 MFA setup screen: no session → login; SSO users → "SSO users cannot set up MFA"; otherwise
+ * MFA setup screen: no session → login; SSO users → "SSO users cannot set up MFA"; otherwise
  * the 2FA setup form, then the "2FA" success view with a return button and the footer.
  */
 export function MfaSetupScreen({ profileFlow }: { profileFlow?: string }) {

@@ -46,7 +46,7 @@ const cases: [string, Partial<ProfileInput>, ProfileCommand][] = [
   ],
 ];
 
-describe('decideProfileEffect (SPEC §2 Profile redirect)', () => {
+describe('decideProfileEffect', () => {
   it.each(cases)('%s', (_name, overrides, expected) => {
     expect(decideProfileEffect({ ...base, ...overrides })).toEqual(expected);
   });

@@ -1,7 +1,7 @@
 import { paths, withQuery } from '../../shared/config/paths.ts';
 import type { SessionState } from '../../shared/session/session-facts.ts';
 
-// SPEC §2 Profile redirect screen: no UI, it only routes the user.
+// Profile redirect screen: no UI, it only routes the user.
 
 export interface ProfileInput {
   /** The settings flow id (`flow` from the identity service, or `profileFlow`). */

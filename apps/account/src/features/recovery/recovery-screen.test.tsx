@@ -156,4 +156,49 @@ describe('forgot-password', () => {
     expect(screen.getByRole('link', { name: 'Go to the platform' }).getAttribute('href')).toBe('/research');
     expect(screen.getByRole('link', { name: 'Log out' }).getAttribute('href')).toBe('/account/logout');
   });
+
+  it('a user with 2FA: after the code, "Enter your 2FA code" (aal2 login flow), then the new password', async () => {
+    let secondFactorGiven = false;
+    const { calls } = mockFetch(({ method, url }) => {
+      if (url.pathname === '/self-service/settings/flows') {
+        if (!secondFactorGiven) {
+          return {
+            status: 403,
+            body: {
+              error: { id: 'session_aal2_required', code: 403 },
+              redirect_browser_to: 'http://localhost:4433/self-service/login/browser?aal=aal2',
+            },
+          };
+        }
+        return { status: 200, body: browserFlow('settings', 's-1', 'show_form') };
+      }
+      if (url.pathname === '/self-service/login/browser')
+        return {
+          status: 200,
+          body: { ...browserFlow('login', 'l-2', 'choose_method'), requested_aal: 'aal2' },
+        };
+      if (method === 'POST' && url.pathname === '/self-service/login') {
+        secondFactorGiven = true;
+        return { status: 200, body: { session: { id: 'sess' } } };
+      }
+      return { status: 401, body: {} };
+    });
+    goTo('/account/forgot-password?profileFlow=s-1');
+    render(<Router />);
+
+    expect(await screen.findByRole('heading', { name: 'Enter your 2FA code' })).toBeTruthy();
+    expect(nav.redirectTo).not.toHaveBeenCalled();
+    fireEvent.paste(screen.getByLabelText('2FA code'), { clipboardData: { getData: () => '123456' } });
+
+    expect(await screen.findByRole('heading', { name: 'Change your password' })).toBeTruthy();
+    const create = calls.find((c) => c.url.pathname === '/self-service/login/browser')!;
+    expect(create.url.searchParams.get('aal')).toBe('aal2');
+    expect(calls.find((c) => c.method === 'POST')!.body).toMatchObject({
+      method: 'totp',
+      totp_code: '123456',
+    });
+    expect(
+      screen.queryByText('You are already signed in, so your password cannot be recovered here.'),
+    ).toBeNull();
+  });
 });

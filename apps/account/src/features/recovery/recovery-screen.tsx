@@ -1,6 +1,7 @@
 import type { FormEvent } from 'react';
 import { copy } from '../../copy.ts';
 import { initialPagePath, paths } from '../../shared/config/paths.ts';
+import { MfaStep } from '../../shared/totp/mfa-step.tsx';
 import { NewPasswordForm } from '../../shared/password/new-password-form.tsx';
 import { Card } from '../../shared/ui/card.tsx';
 import { CodeForm } from '../../shared/ui/code-form.tsx';
@@ -13,7 +14,7 @@ import { useEmailInput } from '../../shared/ui/use-email-input.ts';
 import type { RecoverySearch } from './use-recovery.ts';
 import { useRecovery } from './use-recovery.ts';
 
-/** SPEC §2 Password recovery: Email, Code (placeholder 000000), Password; or "already signed in". */
+/** Password recovery: Email, Code (placeholder 000000), Password; or "already signed in". */
 export function RecoveryScreen({ search }: { search: RecoverySearch }) {
   const r = useRecovery(search);
   if (r.pageError) return <ErrorView message={r.pageError} mode="retry" />;
@@ -42,6 +43,15 @@ export function RecoveryScreen({ search }: { search: RecoverySearch }) {
       );
     case 'code':
       return <CodeStep busy={r.busy} errors={r.errors} onSubmit={r.submitCode} onBack={r.backToLogin} />;
+    case 'mfa':
+      return (
+        <MfaStep
+          supportEmail={r.config.supportEmail}
+          busy={r.busy}
+          errors={r.errors}
+          onSubmit={r.submitTotp}
+        />
+      );
     case 'password':
       return (
         <Card title={copy.forgotPassword.passwordTitle}>

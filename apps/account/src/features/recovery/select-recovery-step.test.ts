@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { selectRecoveryStep } from './select-recovery-step.ts';
 
-describe('selectRecoveryStep (SPEC §4 Recovery)', () => {
+describe('selectRecoveryStep', () => {
   it.each([
     [
       'choose_method → email',
@@ -21,6 +21,16 @@ describe('selectRecoveryStep (SPEC §4 Recovery)', () => {
       'session-exists',
     ],
     ['no flow yet → loading', { sessionExists: false, profileFlow: false, flowState: null }, 'loading'],
+    [
+      'profileFlow, second factor owed (a user with 2FA) → mfa before the password',
+      { sessionExists: false, profileFlow: true, secondFactorDue: true, flowState: null },
+      'mfa',
+    ],
+    [
+      'profileFlow, second factor given → password',
+      { sessionExists: false, profileFlow: true, secondFactorDue: false, flowState: 'profile' },
+      'password',
+    ],
   ] as const)('%s', (_name, input, expected) => {
     expect(selectRecoveryStep(input)).toBe(expected);
   });

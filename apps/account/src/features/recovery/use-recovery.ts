@@ -5,23 +5,26 @@ import { paths, withQuery } from '../../shared/config/paths.ts';
 import { showToast } from '../../shared/errors/error-store.ts';
 import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
 import { HttpError } from '../../shared/errors/http-error.ts';
-import { classifyFlowError, errorId } from '../../shared/identity-client/handle-flow-error.ts';
+import { errorId, handleFlowError } from '../../shared/identity-client/handle-flow-error.ts';
 import {
+  createLoginFlow,
   createLogoutFlow,
   createRecoveryFlow,
   getRecoveryFlow,
   getSettingsFlow,
+  submitLogin,
   submitRecovery,
   submitSettings,
 } from '../../shared/identity-client/identity-client.ts';
-import { csrfToken, errorMessages, nodeMessages } from '../../shared/identity-client/nodes.ts';
-import type { RecoveryFlow, SettingsFlow } from '../../shared/identity-client/types.ts';
+import { csrfToken } from '../../shared/identity-client/nodes.ts';
+import type { LoginFlow, RecoveryFlow, SettingsFlow } from '../../shared/identity-client/types.ts';
 import {
   settingsFlowIdFrom,
   settingsFlowIdFromError,
 } from '../../shared/identity-client/settings-flow-id.ts';
+import { useFlowSubmit } from '../../shared/identity-client/use-flow-submit.ts';
 import { navigate, redirectTo } from '../../shared/navigation/history.ts';
-import { removeToken } from '../../shared/oauth2/token-store.ts';
+import { removeToken } from '../../shared/oauth2/token-lifecycle.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read, remove, write } from '../../shared/storage/storage.ts';
 import type { RecoveryStep } from './select-recovery-step.ts';
@@ -32,16 +35,15 @@ export interface RecoverySearch {
   profileFlow?: string;
 }
 
-const errorsOf = (flow: { ui: RecoveryFlow['ui'] }) => errorMessages(flow).map((m) => m.text);
+const SECOND_FACTOR_REQUIRED = 'session_aal2_required';
 
 export function useRecovery(search: RecoverySearch) {
   const config = getConfig();
   const [flow, setFlow] = useState<RecoveryFlow | null>(null);
   const [settings, setSettings] = useState<SettingsFlow | null>(null);
   const [sessionExists, setSessionExists] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [errors, setErrors] = useState<string[]>([]);
-  const [fieldErrors, setFieldErrors] = useState<string[]>([]);
+  /** The code signed the user in at aal1, and their second factor is owed before the new password. */
+  const [secondFactorDue, setSecondFactorDue] = useState(false);
   const [pageError, setPageError] = useState<string | null>(null);
   const [email, setEmail] = useState(
     () => read(registry.resetPasswordState)?.email ?? read(registry.emailResult)?.email ?? '',
@@ -62,22 +64,39 @@ export function useRecovery(search: RecoverySearch) {
     [config.identityUrl],
   );
 
+  /** The settings flow the code led to; a second factor still owed shows the 2FA step first. */
+  const loadSettings = useCallback(
+    (id: string) =>
+      getSettingsFlow(config.identityUrl, id).then(
+        (f) => {
+          setSecondFactorDue(false);
+          setSettings(f);
+        },
+        (error: unknown) => {
+          const startOver = () => {
+            remove(registry.resetPasswordState);
+            navigate(paths.forgotPassword, { replace: true });
+          };
+          const fail = () => setPageError(copy.errors.recoveryFlow(getErrorMessage(error)));
+          handleFlowError<SettingsFlow>(error, {
+            overrides: { [SECOND_FACTOR_REQUIRED]: () => setSecondFactorDue(true) },
+            redirect: redirectTo,
+            restart: startOver,
+            unauthorized: startOver,
+            rerender: fail,
+            home: fail,
+            error: fail,
+          });
+        },
+      ),
+    [config.identityUrl],
+  );
+
   // The query names the step's flow: a settings flow after the code, else a recovery flow, else none.
   const onFlowParams = useEffectEvent(() => {
     let cancelled = false;
     if (search.profileFlow) {
-      getSettingsFlow(config.identityUrl, search.profileFlow).then(
-        (f) => !cancelled && setSettings(f),
-        (error: unknown) => {
-          if (cancelled) return;
-          const action = classifyFlowError(error);
-          if (action.type === 'redirect') redirectTo(action.url);
-          else if (action.type === 'restart' || action.type === 'unauthorized') {
-            remove(registry.resetPasswordState);
-            navigate(paths.forgotPassword, { replace: true });
-          } else setPageError(copy.errors.recoveryFlow(getErrorMessage(error)));
-        },
-      );
+      void loadSettings(search.profileFlow);
     } else if (search.flow) {
       if (flow?.id === search.flow) return;
       getRecoveryFlow(config.identityUrl, search.flow).then(
@@ -101,138 +120,112 @@ export function useRecovery(search: RecoverySearch) {
   const step: RecoveryStep = selectRecoveryStep({
     sessionExists,
     profileFlow: Boolean(search.profileFlow),
+    secondFactorDue,
     flowState: search.profileFlow ? (settings ? 'profile' : null) : (flow?.state ?? null),
   });
 
-  async function submitEmail(address: string) {
-    if (!flow) return;
-    setBusy(true);
-    setErrors([]);
-    setEmail(address);
-    try {
+  const recovery = useFlowSubmit<RecoveryFlow>({
+    toast: copy.errors.recoveryFlow,
+    rerender: setFlow,
+    home: () => setSessionExists(true),
+    restart: (_reason, error) => {
+      showToast(copy.errors.recoveryFlow(getErrorMessage(error)));
+      void startFresh();
+    },
+  });
+  const password = useFlowSubmit<SettingsFlow>({
+    toast: copy.errors.recoveryFlow,
+    fields: ['password'],
+    rerender: setSettings,
+    overrides: { [SECOND_FACTOR_REQUIRED]: () => setSecondFactorDue(true) },
+  });
+  const secondFactor = useFlowSubmit<LoginFlow>({
+    toast: copy.errors.recoveryFlow,
+    // Already at the second level: go on to the new password.
+    home: () => void (search.profileFlow && loadSettings(search.profileFlow)),
+  });
+
+  const submitEmail = (address: string) =>
+    recovery.submit(async () => {
+      if (!flow) return;
+      setEmail(address);
       const next = await submitRecovery(config.identityUrl, flow.id, {
         method: 'code',
         email: address,
         csrf_token: csrfToken(flow),
       });
       setFlow(next);
-      setErrors(errorsOf(next));
+      recovery.show(next);
       if (next.state === 'sent_email') {
         write(registry.resetPasswordState, { inProgress: true, completed: false, email: address });
       }
-    } catch (error) {
-      handleRecoveryError(error);
-    } finally {
-      setBusy(false);
-    }
-  }
+    });
 
-  async function submitCode(code: string) {
-    if (!flow) return;
-    setBusy(true);
-    setErrors([]);
-    try {
-      // Never send the email here: it would resend and invalidate the code (CONTRACT-NOTES §2).
-      const next = await submitRecovery(config.identityUrl, flow.id, {
-        method: 'code',
-        code,
-        csrf_token: csrfToken(flow),
-      });
-      const settingsId = settingsFlowIdFrom(next);
-      if (settingsId) {
-        toPasswordStep(settingsId);
-        return;
+  const submitCode = (code: string) =>
+    recovery.submit(async () => {
+      if (!flow) return;
+      try {
+        // Never send the email here: it would resend and invalidate the code.
+        const next = await submitRecovery(config.identityUrl, flow.id, {
+          method: 'code',
+          code,
+          csrf_token: csrfToken(flow),
+        });
+        const settingsId = settingsFlowIdFrom(next);
+        if (settingsId) return toPasswordStep(settingsId);
+        setFlow(next);
+        recovery.show(next);
+      } catch (error) {
+        // 422 browser_location_change_required → the settings flow: the Password step.
+        const settingsId = settingsFlowIdFromError(error);
+        if (settingsId) toPasswordStep(settingsId);
+        else throw error;
       }
-      setFlow(next);
-      setErrors(errorsOf(next));
-    } catch (error) {
-      // 422 browser_location_change_required → the settings flow: the Password step.
-      const settingsId = settingsFlowIdFromError(error);
-      if (settingsId) toPasswordStep(settingsId);
-      else handleRecoveryError(error);
-    } finally {
-      setBusy(false);
-    }
-  }
+    });
 
   function toPasswordStep(settingsId: string) {
     navigate(withQuery(paths.forgotPassword, { profileFlow: settingsId }), { replace: true });
   }
 
-  function handleRecoveryError(error: unknown) {
-    const action = classifyFlowError(error);
-    switch (action.type) {
-      case 'rerender': {
-        const updated = action.flow as RecoveryFlow;
-        setFlow(updated);
-        setErrors(errorsOf(updated));
-        return;
-      }
-      case 'redirect':
-        redirectTo(action.url);
-        return;
-      case 'home':
-        setSessionExists(true);
-        return;
-      case 'restart':
-        showToast(copy.errors.recoveryFlow(getErrorMessage(error)));
-        void startFresh();
-        return;
-      default:
-        showToast(
-          copy.errors.recoveryFlow(action.type === 'error' ? action.message : getErrorMessage(error)),
-        );
-    }
-  }
+  /** The second factor of a user who has one: an aal2 login flow, then the new password. */
+  const submitTotp = (code: string) =>
+    secondFactor.submit(async () => {
+      const login = await createLoginFlow(config.identityUrl, { aal: 'aal2' });
+      await submitLogin(config.identityUrl, login.id, {
+        method: 'totp',
+        totp_code: code,
+        csrf_token: csrfToken(login),
+      });
+      if (search.profileFlow) await loadSettings(search.profileFlow);
+    });
 
-  async function submitPassword(password: string) {
-    if (!settings) return;
-    setBusy(true);
-    setErrors([]);
-    setFieldErrors([]);
-    try {
+  const submitPassword = (newPassword: string) =>
+    password.submit(async () => {
+      if (!settings) return;
       const next = await submitSettings(config.identityUrl, settings.id, {
         method: 'password',
-        password,
+        password: newPassword,
         csrf_token: csrfToken(settings),
       });
-      if (next.state === 'success') {
-        // Reset done: end the recovery session, then a fresh sign-in with the new password on login.
-        remove(registry.resetPasswordState);
-        remove(registry.emailResult);
-        removeToken();
-        try {
-          const logout = await createLogoutFlow(
-            config.identityUrl,
-            new URL(paths.login, window.location.origin).toString(),
-          );
-          redirectTo(logout.logout_url);
-        } catch {
-          navigate(paths.login, { replace: true });
-        }
+      if (next.state !== 'success') {
+        setSettings(next);
+        password.show(next);
         return;
       }
-      setSettings(next);
-      setErrors(errorsOf({ ui: { ...next.ui, nodes: [] } }));
-      setFieldErrors(nodeMessages(next, 'password').map((m) => m.text));
-    } catch (error) {
-      const action = classifyFlowError(error);
-      if (action.type === 'rerender') {
-        const updated = action.flow as SettingsFlow;
-        setSettings(updated);
-        setErrors(errorsOf({ ui: { ...updated.ui, nodes: [] } }));
-        setFieldErrors(nodeMessages(updated, 'password').map((m) => m.text));
-      } else if (action.type === 'redirect') {
-        redirectTo(action.url);
-      } else {
-        showToast(
-          copy.errors.recoveryFlow(action.type === 'error' ? action.message : getErrorMessage(error)),
+      // Reset done: end the recovery session, then a fresh sign-in with the new password on login.
+      remove(registry.resetPasswordState);
+      remove(registry.emailResult);
+      removeToken();
+      try {
+        const logout = await createLogoutFlow(
+          config.identityUrl,
+          new URL(paths.login, window.location.origin).toString(),
         );
+        redirectTo(logout.logout_url);
+      } catch {
+        navigate(paths.login, { replace: true });
       }
-    } finally {
-      setBusy(false);
-    }
-  }
+    });
 
   /** Leaving recovery drops the in-progress state, or login would send the user straight back here. */
   function backToLogin() {
@@ -240,15 +233,17 @@ export function useRecovery(search: RecoverySearch) {
     navigate(paths.login);
   }
 
+  const current = step === 'password' ? password : step === 'mfa' ? secondFactor : recovery;
   return {
     step,
     email,
-    busy,
-    errors,
-    fieldErrors,
+    busy: current.busy,
+    errors: current.formErrors,
+    fieldErrors: password.fieldErrors.password ?? [],
     pageError,
     submitEmail,
     submitCode,
+    submitTotp,
     submitPassword,
     backToLogin,
     config,

@@ -4,7 +4,7 @@ import { getConfig } from '../../shared/config/env.ts';
 import { paths, withQuery } from '../../shared/config/paths.ts';
 import { showToast } from '../../shared/errors/error-store.ts';
 import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
-import { classifyFlowError } from '../../shared/identity-client/handle-flow-error.ts';
+import { handleFlowError } from '../../shared/identity-client/handle-flow-error.ts';
 import {
   createVerificationFlow,
   getVerificationFlow,
@@ -19,7 +19,7 @@ export interface VerificationSearch {
   code?: string;
 }
 
-/** SPEC §2 Email verification: flow id from the query, code optionally prefilled; success → login. */
+/** Email verification: flow id from the query, code optionally prefilled; success → login. */
 export function useVerification(search: VerificationSearch) {
   const config = getConfig();
   const [flow, setFlow] = useState<VerificationFlow | null>(null);
@@ -71,14 +71,15 @@ export function useVerification(search: VerificationSearch) {
         }),
       );
     } catch (error) {
-      const action = classifyFlowError(error);
-      if (action.type === 'rerender') handle(action.flow as VerificationFlow);
-      else if (action.type === 'redirect') redirectTo(action.url);
-      else if (action.type === 'restart') void startFresh();
-      else
-        showToast(
-          copy.errors.verifyingEmail(action.type === 'error' ? action.message : getErrorMessage(error)),
-        );
+      const toast = (message: string) => showToast(copy.errors.verifyingEmail(message));
+      handleFlowError<VerificationFlow>(error, {
+        rerender: handle,
+        redirect: redirectTo,
+        restart: () => void startFresh(),
+        home: () => toast(getErrorMessage(error)),
+        unauthorized: () => toast(getErrorMessage(error)),
+        error: toast,
+      });
     } finally {
       setBusy(false);
     }

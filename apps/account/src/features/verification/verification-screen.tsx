@@ -9,7 +9,7 @@ import { TextField } from '../../shared/ui/text-field.tsx';
 import type { VerificationSearch } from './use-verification.ts';
 import { useVerification } from './use-verification.ts';
 
-/** SPEC §2 Email verification screen. */
+/** Email verification screen. */
 export function VerificationScreen({ search }: { search: VerificationSearch }) {
   const v = useVerification(search);
   const [email, setEmail] = useState('');

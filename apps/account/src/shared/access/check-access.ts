@@ -1,6 +1,6 @@
 import type { AccessTokenClaims } from '../oauth2/jwt.ts';
 
-// SPEC §5 "Access guard" and §6 outcomes.
+// The access guard and its outcomes: login, denied for the mode, the product or the scope group.
 
 export type AccessDecision =
   | { type: 'allow' }

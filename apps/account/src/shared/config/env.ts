@@ -73,7 +73,7 @@ export function setConfig(config: AccountConfig): void {
   current = config;
 }
 
-/** SPEC §6: the configured list, else local/MAGIC allow ory and m365 and every other application ory only. */
+/** The configured list, else local/MAGIC allow ory and m365 and every other application ory only. */
 export function allowedAuthModes(config: AccountConfig): AuthMode[] {
   if (config.allowedAuthModes && config.allowedAuthModes.length > 0) return config.allowedAuthModes;
   return config.application === 'magic' ? ['ory', 'm365'] : ['ory'];

@@ -1,4 +1,4 @@
-// Every path of the app, one place (SPEC §2: account routes under /account).
+// Every path of the app, one place (account routes under /account).
 
 export const BASE = '/account';
 
@@ -21,7 +21,7 @@ export const paths = {
 
 export type AppPath = (typeof paths)[keyof typeof paths];
 
-/** The initial page after sign-in (SPEC §4: default "research"). */
+/** The initial page after sign-in (default "research"). */
 export function initialPagePath(_initialPage: 'research'): string {
   return paths.research;
 }

@@ -1,6 +1,6 @@
 import { ERROR_TOAST_MS } from '../../constants.ts';
 
-// The one place that decides how an error reaches the user (CONVENTIONS "Error conventions"):
+// The one place that decides how an error reaches the user:
 // field errors render in the form; flow errors toast "Action could not be completed" for 60 s;
 // page errors replace the screen with the error page (Back to Login or Retry).
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { getErrorMessage } from './get-error-message.ts';
 import { HttpError } from './http-error.ts';
 
-describe('getErrorMessage (SPEC §8 message extraction)', () => {
+describe('getErrorMessage', () => {
   it.each([
     ['error.message first', { error: { message: 'nested' }, message: 'top' }, 'nested'],
     ['then message', { errorCode: 'x', message: 'top' }, 'top'],

@@ -1,6 +1,6 @@
 import { copy } from '../../copy.ts';
 
-// SPEC §8 message extraction: server body error.message, else message, else a generic message.
+// Message extraction: server body error.message, else message, else a generic message.
 
 export function messageFromBody(body: unknown): string | null {
   if (!body || typeof body !== 'object') return null;

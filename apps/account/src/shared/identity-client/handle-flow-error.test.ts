@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { HttpError } from '../errors/http-error.ts';
-import { classifyFlowError, handleFlowError } from './handle-flow-error.ts';
+import { classifyFlowError, handleFlowError, routeFlowMessages } from './handle-flow-error.ts';
 
 const err = (status: number, body: unknown) => new HttpError(status, '', body);
 const flow = {
@@ -75,5 +75,68 @@ describe('handleFlowError', () => {
     expect(handlers.home).not.toHaveBeenCalled();
     handleFlowError(err(422, { redirect_browser_to: 'http://h/n' }), handlers);
     expect(handlers.redirect).toHaveBeenCalledWith('http://h/n');
+  });
+});
+
+describe('routeFlowMessages: each server message goes to exactly one place', () => {
+  const msg = (id: number, text: string, type = 'error') => ({ id, type, text });
+  const node = (name: string, messages: unknown[]) => ({
+    attributes: { node_type: 'input', name },
+    messages,
+  });
+  const flowWith = (messages: unknown[], nodes: unknown[] = []) =>
+    ({ ui: { messages, nodes } }) as Parameters<typeof routeFlowMessages>[0];
+
+  it.each([
+    [
+      'invalid credentials → the form',
+      flowWith([msg(4000006, 'bad creds')]),
+      [],
+      { form: ['bad creds'], fields: {}, toasts: [] },
+    ],
+    [
+      'invalid 2FA code → the form',
+      flowWith([msg(4000008, 'bad code')]),
+      [],
+      { form: ['bad code'], fields: {}, toasts: [] },
+    ],
+    [
+      'invalid recovery code → the form',
+      flowWith([msg(4060006, 'bad rc')]),
+      [],
+      { form: ['bad rc'], fields: {}, toasts: [] },
+    ],
+    [
+      'a lockout or "sent too often" → a toast',
+      flowWith([msg(4000001, 'too often')]),
+      [],
+      { form: [], fields: {}, toasts: ['too often'] },
+    ],
+    [
+      'an expired flow → a toast',
+      flowWith([msg(4010001, 'expired')]),
+      [],
+      { form: [], fields: {}, toasts: ['expired'] },
+    ],
+    [
+      'info messages → nowhere',
+      flowWith([msg(1010003, 'confirm', 'info')]),
+      [],
+      { form: [], fields: {}, toasts: [] },
+    ],
+    [
+      "a listed input's message → under that input",
+      flowWith([], [node('password', [msg(4000032, 'too short')])]),
+      ['password'],
+      { form: [], fields: { password: ['too short'] }, toasts: [] },
+    ],
+    [
+      "an unlisted input's message → the form",
+      flowWith([], [node('totp_code', [msg(4000008, 'bad code')])]),
+      ['password'],
+      { form: ['bad code'], fields: {}, toasts: [] },
+    ],
+  ])('%s', (_name, flow, fields, expected) => {
+    expect(routeFlowMessages(flow, fields)).toEqual(expected);
   });
 });

@@ -8,7 +8,7 @@ import type {
   VerificationFlow,
 } from './types.ts';
 
-// Kratos public API, called as JSON with the browser's cookies (CONTRACT-NOTES §0.1, §8).
+// Kratos public API, called as JSON with the browser's cookies.
 
 const withCredentials = { credentials: 'include' as const };
 

@@ -13,7 +13,7 @@ export type {
   VerificationFlow,
 } from '@ory/client';
 
-/** The identity traits of this product (SPEC §3). */
+/** The identity traits of this product. */
 export interface Traits {
   userServiceID?: string;
   email: string;

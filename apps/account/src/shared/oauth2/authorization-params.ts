@@ -4,7 +4,7 @@ import { registry } from '../storage/registry.ts';
 import { read, remove, write } from '../storage/storage.ts';
 import { createCodeVerifier, createState } from './pkce.ts';
 
-/** Stored params are reused while valid and regenerated when absent or expired (SPEC §4). */
+/** Stored params are reused while valid and regenerated when absent or expired. */
 export function needsNewParams(params: AuthorizationParams | null, now: number): boolean {
   return params === null || params.expiration <= now;
 }

@@ -5,7 +5,7 @@ export function redirectUri(origin: string): string {
   return `${origin}${paths.callback}`;
 }
 
-/** `{oauth2Url}/oauth2/auth` with PKCE S256 (SPEC §7 Authorization server). */
+/** `{oauth2Url}/oauth2/auth` with PKCE S256. */
 export function buildAuthorizeUrl(input: {
   oauth2Url: string;
   clientId: string;

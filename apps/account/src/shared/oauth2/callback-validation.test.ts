@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateCallback } from './callback-validation.ts';
 
-describe('validateCallback (SPEC §5 Callback URL)', () => {
+describe('validateCallback', () => {
   it.each([
     [
       'code and matching state',

@@ -1,6 +1,6 @@
 import { copy } from '../../copy.ts';
 
-// SPEC §5 "Callback URL": must carry a code and no error, and its state must match the stored one.
+// The callback URL must carry a code and no error, and its state must match the stored one.
 
 export type CallbackValidation = { ok: true; code: string } | { ok: false; message: string };
 

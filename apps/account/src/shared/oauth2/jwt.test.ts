@@ -6,7 +6,7 @@ function jwt(payload: unknown): string {
   return `${enc({ alg: 'RS256' })}.${enc(payload)}.sig`;
 }
 
-describe('decodeJwtPayload (SPEC §5 Token)', () => {
+describe('decodeJwtPayload', () => {
   it('reads exp and the ext claims', () => {
     const claims = decodeJwtPayload(
       jwt({

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 
-// SPEC §5 "Token": a string with a decodable base64 JSON payload, otherwise an invalid-token error.
+// A token is a string with a decodable base64 JSON payload, otherwise an invalid-token error.
 
 export const accessTokenClaimsSchema = z.looseObject({
   exp: z.optional(z.number()),

@@ -8,7 +8,7 @@ import { registry } from '../storage/registry.ts';
 import { remove } from '../storage/storage.ts';
 import { startAuthorization, startAuthorizationWhenFree } from './start-authorization.ts';
 
-describe('starting the authorization under the application-login lock (SPEC §4 Login effects)', () => {
+describe('starting the authorization under the application-login lock', () => {
   const config = defaultConfig('platform');
   let redirects: string[];
 

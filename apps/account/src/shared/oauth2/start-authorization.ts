@@ -1,7 +1,7 @@
 import { APPLICATION_LOGIN_LOCK_MS } from '../../constants.ts';
 import type { AccountConfig } from '../config/env.ts';
 import { redirectTo } from '../navigation/history.ts';
-import { defaultLockDeps, isLockHeld, tabId, tryTakeLock } from '../storage/cookie-lock.ts';
+import { defaultLockContext, isLockHeld, tabId, tryTakeLock } from '../storage/cookie-lock.ts';
 import type { Lock } from '../storage/registry.ts';
 import { registry } from '../storage/registry.ts';
 import { read, remove, write } from '../storage/storage.ts';
@@ -46,7 +46,7 @@ export function loginLockBlocks(lock: Lock | null, now: number): boolean {
 }
 
 /**
- * SPEC §4: take the application-login lock (2 s), record which application starts the login,
+ * Takes the application-login lock (2 s), record which application starts the login,
  * build the authorize URI and redirect. Returns false when another run holds the lock.
  */
 export async function startAuthorization(
@@ -54,7 +54,7 @@ export async function startAuthorization(
   lockMs = APPLICATION_LOGIN_LOCK_MS,
 ): Promise<boolean> {
   if (leftByEarlierPage(read(registry.loginLock))) remove(registry.loginLock);
-  if (!tryTakeLock(registry.loginLock, lockMs, { ...defaultLockDeps, newId: lockOwner })) return false;
+  if (!tryTakeLock(registry.loginLock, lockMs, { ...defaultLockContext, newId: lockOwner })) return false;
   write(registry.application, config.application);
   redirectTo(await authorizeUrlFor(config, window.location.origin));
   return true;

@@ -55,7 +55,7 @@ describe('token endpoint', () => {
     });
   });
 
-  it('maps errors to the SPEC §8 texts', async () => {
+  it('maps errors to the texts', async () => {
     await expect(
       parseTokenResponse(json(400, { error: 'invalid_grant', error_description: 'used' })),
     ).rejects.toThrow('OAuth2 error invalid_grant. used');

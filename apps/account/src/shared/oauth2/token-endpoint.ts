@@ -1,7 +1,7 @@
 import { copy } from '../../copy.ts';
-import type { TokenResponse } from './token-store.ts';
+import type { TokenResponse } from './token-lifecycle.ts';
 
-// POST {oauth2Url}/oauth2/token, form-encoded (SPEC §7). Public client: no credentials, no secret.
+// POST {oauth2Url}/oauth2/token, form-encoded. Public client: no credentials, no secret.
 
 export class OAuth2Error extends Error {
   constructor(message: string) {

@@ -5,7 +5,7 @@ import { FormErrors } from '../ui/form-errors.tsx';
 import { TextField } from '../ui/text-field.tsx';
 import { canSubmitPassword, checkPassword } from './password-rules.ts';
 
-/** Password + confirmation with the live checklist of SPEC §5. */
+/** Password + confirmation with the live checklist of the password rules. */
 export function NewPasswordForm({
   changing = false,
   busy = false,

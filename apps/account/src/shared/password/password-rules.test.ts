@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { canSubmitPassword, checkPassword, SPECIAL_CHARACTERS } from './password-rules.ts';
 
-describe('checkPassword (SPEC §5)', () => {
+describe('checkPassword', () => {
   it.each([
     ['', { length: false, digit: false, special: false }],
     ['abcdefgh', { length: true, digit: false, special: false }],

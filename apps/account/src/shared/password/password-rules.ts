@@ -1,6 +1,6 @@
 import { MIN_PASSWORD_LENGTH } from '../../constants.ts';
 
-// SPEC §5 Password: at least 8 characters, one digit, one special character from the listed set.
+// Password: at least 8 characters, one digit, one special character from the listed set.
 
 export const SPECIAL_CHARACTERS = ' `!@#$%^&*()_+-=[]{};\':"\\|,.<>/?~';
 

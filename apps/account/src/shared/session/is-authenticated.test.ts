@@ -39,7 +39,7 @@ const cases: [string, Partial<AuthenticatedInput>, boolean][] = [
   ['not a git user → authenticated', { session: facts({ isGitUser: false }) }, true],
 ];
 
-describe('isAuthenticated (SPEC §4 Authenticated)', () => {
+describe('isAuthenticated', () => {
   it.each(cases)('%s', (_name, overrides, expected) => {
     expect(isAuthenticated({ ...base, ...overrides })).toBe(expected);
   });

@@ -1,7 +1,7 @@
 import type { SessionFacts } from './session-facts.ts';
 import { mfaDeadlineInFuture, signedInWithOidc } from './session-facts.ts';
 
-// SPEC §4 "Authenticated":
+// Authenticated when:
 // - the token's authentication mode is m365 (always authenticated); or
 // - a session exists, and (oidc OR aal2 OR mfa setup deadline in the future)
 //   AND terms accepted

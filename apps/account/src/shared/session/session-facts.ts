@@ -1,8 +1,8 @@
 import type { Session, Traits } from '../identity-client/types.ts';
 
-// The facts the pure decision functions read from a Kratos session (SPEC §3 "Identity session").
+// The facts the pure decision functions read from a Kratos session.
 
-/** Where loading the session stands (SPEC §4 "Session loading"). */
+/** Where loading the session stands. */
 export type SessionState = 'loading' | 'none' | 'present' | 'requires-mfa' | 'error';
 
 export interface SessionFacts {

@@ -1,7 +1,7 @@
 import { loginStateEntries } from './registry.ts';
 import { remove } from './storage.ts';
 
-/** Clears every piece of local login state, the OAuth2 token included (SPEC §2 Logout). */
+/** Clears every piece of local login state, the OAuth2 token included. */
 export function clearLoginState(): void {
   for (const entry of loginStateEntries) remove(entry);
 }

@@ -4,15 +4,15 @@ import { registry } from './registry.ts';
 import { read, remove, write } from './storage.ts';
 
 // A lock held in a cookie, shared by every tab of the site: write our id, wait, read it back.
-// SPEC §9 (refresh lock): 4 s expiry, up to 40 tries, 70 ms wait, 30 ms confirm delay.
+// The refresh lock: 4 s expiry, up to 40 tries, 70 ms wait, 30 ms confirm delay.
 
-export interface LockDeps {
+export interface LockContext {
   now: () => number;
   sleep: (ms: number) => Promise<void>;
   newId: () => string;
 }
 
-export const defaultLockDeps: LockDeps = {
+export const defaultLockContext: LockContext = {
   now: () => Date.now(),
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   newId: () => crypto.randomUUID(),
@@ -46,20 +46,20 @@ export function tabId(): string {
 export async function acquireCookieLock(
   entry: StorageEntry<Lock>,
   options: LockOptions = REFRESH_LOCK,
-  deps: LockDeps = defaultLockDeps,
+  context: LockContext = defaultLockContext,
 ): Promise<(() => void) | null> {
-  const id = deps.newId();
+  const id = context.newId();
   for (let attempt = 0; attempt < options.maxTries; attempt++) {
-    if (!isLockHeld(read(entry), deps.now())) {
-      write(entry, { id, expiresAt: deps.now() + options.expiryMs }, { ttlMs: options.expiryMs });
-      await deps.sleep(options.confirmDelayMs);
+    if (!isLockHeld(read(entry), context.now())) {
+      write(entry, { id, expiresAt: context.now() + options.expiryMs }, { ttlMs: options.expiryMs });
+      await context.sleep(options.confirmDelayMs);
       if (read(entry)?.id === id) {
         return () => {
           if (read(entry)?.id === id) remove(entry);
         };
       }
     }
-    await deps.sleep(options.waitMs);
+    await context.sleep(options.waitMs);
   }
   return null;
 }
@@ -68,9 +68,9 @@ export async function acquireCookieLock(
 export function tryTakeLock(
   entry: StorageEntry<Lock>,
   ttlMs: number,
-  deps: LockDeps = defaultLockDeps,
+  context: LockContext = defaultLockContext,
 ): boolean {
-  if (isLockHeld(read(entry), deps.now())) return false;
-  write(entry, { id: deps.newId(), expiresAt: deps.now() + ttlMs }, { ttlMs });
+  if (isLockHeld(read(entry), context.now())) return false;
+  write(entry, { id: context.newId(), expiresAt: context.now() + ttlMs }, { ttlMs });
   return true;
 }

@@ -35,7 +35,7 @@ describe('storage registry', () => {
     );
   });
 
-  it('declares the SPEC §9 lifetimes', () => {
+  it('declares the lifetimes', () => {
     expect(registry.loginChallenge.ttlMs).toBe(600_000);
     expect(registry.ssoRedirectLock.ttlMs).toBe(600_000);
     expect(registry.onboardingState.ttlMs).toBe(86_400_000);

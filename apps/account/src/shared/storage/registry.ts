@@ -12,7 +12,7 @@ import {
   SSO_REDIRECT_LOCK_TTL_MS,
 } from '../../constants.ts';
 
-// Every cookie and localStorage key of the app, declared once (CONVENTIONS "Client state is typed"):
+// Every cookie and localStorage key of the app, declared once:
 // key, zod schema, lifetime and medium. Invalid values are dropped on read. Nothing outside
 // shared/storage touches document.cookie or localStorage.
 
@@ -75,14 +75,14 @@ export const resetPasswordStateSchema = z.object({
 export type ResetPasswordState = z.infer<typeof resetPasswordStateSchema>;
 
 export const registry = {
-  /** Hydra login challenge, stored then the login page reloads without it (SPEC §4). */
+  /** Hydra login challenge, stored then the login page reloads without it. */
   loginChallenge: entry({
     key: 'login_challenge',
     schema: z.string().check(z.minLength(1)),
     medium: 'cookie',
     ttlMs: LOGIN_CHALLENGE_TTL_MS,
   }),
-  /** The OAuth2 token; local storage in the team client (SPEC §9). Session cookie. */
+  /** The OAuth2 token; local storage in the team client. Session cookie. */
   oauth2Token: entry({
     key: 'oauth2_token',
     schema: oauth2TokenSchema,
@@ -115,7 +115,7 @@ export const registry = {
     medium: 'cookie',
     ttlMs: SSO_REDIRECT_LOCK_TTL_MS,
   }),
-  /** Which application started the login (SPEC §4 Login effects). */
+  /** Which application started the login. */
   application: entry({
     key: 'application',
     schema: z.enum(['platform', 'magic']),
@@ -134,7 +134,7 @@ export const registry = {
     medium: 'cookie',
     ttlMs: ONBOARDING_STATE_TTL_MS,
   }),
-  /** Lock around the automatic invitation-code submission (SPEC §4 Invitation onboarding). */
+  /** Lock around the automatic invitation-code submission. */
   onboardingCodeLock: entry({
     key: 'onboarding_code_lock',
     schema: lockSchema,
@@ -153,7 +153,7 @@ export const registry = {
     medium: 'cookie',
     ttlMs: MFA_SETUP_STATE_TTL_MS,
   }),
-  /** Result of the email step (SPEC §3 "Email verification result"). */
+  /** Result of the email step. */
   emailResult: entry({
     key: 'email_verification_result',
     schema: emailResultSchema,
@@ -173,7 +173,7 @@ export const registry = {
     medium: 'cookie',
     ttlMs: APPLICATION_LOGIN_LOCK_MS,
   }),
-  /** Cookie lock around code exchange and refresh (SPEC §9: 4 s). */
+  /** Cookie lock around code exchange and refresh (4 s). */
   refreshLock: entry({
     key: 'oauth2_refresh_lock',
     schema: lockSchema,
@@ -190,6 +190,12 @@ export const registry = {
     medium: 'cookie',
     ttlMs: LOGIN_CHALLENGE_TTL_MS,
   }),
+  /** When this tab last started a new authorization because its token could not be renewed. */
+  reauthorizeStartedAt: entry({
+    key: 'reauthorize_started_at',
+    schema: z.number(),
+    medium: 'sessionStorage',
+  }),
   /**
    * This tab's id (per tab, survives its navigations): the application-login lock names its holder,
    * so a tab that left its own authorize redirect half-way does not wait for itself.
@@ -199,7 +205,7 @@ export const registry = {
 
 export type RegistryKey = keyof typeof registry;
 
-/** Everything that is local login state, cleared by logout (SPEC §2 Logout). */
+/** Everything that is local login state, cleared by logout. */
 export const loginStateEntries: StorageEntry<unknown>[] = [
   registry.loginChallenge,
   registry.oauth2Token,

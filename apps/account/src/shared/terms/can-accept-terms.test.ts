@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { canAcceptTerms } from './can-accept-terms.ts';
 
-describe('canAcceptTerms (SPEC §5 Terms step)', () => {
+describe('canAcceptTerms', () => {
   it.each([
     [false, false, false],
     [true, false, false],

@@ -1,4 +1,4 @@
-/** SPEC §5 "Terms step": both checkboxes must be ticked. */
+/** Terms step: both checkboxes must be ticked. */
 export function canAcceptTerms(termsOfService: boolean, privacyPolicy: boolean): boolean {
   return termsOfService && privacyPolicy;
 }

@@ -13,8 +13,8 @@ import { getCurrentTerms } from '../users-client/users-client.ts';
 import { canAcceptTerms } from './can-accept-terms.ts';
 
 /**
- * SPEC §2 Terms step / "Final Step": two checkboxes (platform terms of service, privacy policy) that
- * must both be ticked before Continue (SPEC §5). The current documents come from the user service.
+ * Terms step / "Final Step": two checkboxes (platform terms of service, privacy policy) that
+ * must both be ticked before Continue. The current documents come from the user service.
  */
 export function TermsForm({
   title,

@@ -21,7 +21,7 @@ export interface TotpSetupFormProps {
 }
 
 /**
- * SPEC §2 Login step 7 / MFA setup: app guidance, an "installed" checkbox that must be ticked first,
+ * Login step 7 / MFA setup: app guidance, an "installed" checkbox that must be ticked first,
  * the QR code, the manual setup code with a copy control, and the six-digit code.
  */
 export function TotpSetupForm({

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { copy } from '../../copy.ts';
 import { getConfig } from '../config/env.ts';
 import { getErrorMessage } from '../errors/get-error-message.ts';
-import { classifyFlowError } from '../identity-client/handle-flow-error.ts';
+import { handleFlowError } from '../identity-client/handle-flow-error.ts';
 import { createSettingsFlow, getSettingsFlow, submitSettings } from '../identity-client/identity-client.ts';
 import { csrfToken, errorMessages, findInput, totpQr, totpSecret } from '../identity-client/nodes.ts';
 import type { SettingsFlow } from '../identity-client/types.ts';
@@ -37,29 +37,25 @@ export function useTotpSetup(options: { profileFlow?: string; enabled?: boolean 
 
   const handleError = useCallback(
     (error: unknown, restart: () => void) => {
-      const action = classifyFlowError(error);
-      switch (action.type) {
-        case 'redirect':
-          // session_refresh_required / session_aal2_required: re-authenticate, then resume here.
+      const fail = (message: string) => {
+        setPageError(message);
+        setStatus('error');
+      };
+      handleFlowError<SettingsFlow>(error, {
+        // session_refresh_required / session_aal2_required: re-authenticate, then resume here.
+        redirect: (url) => {
           write(registry.mfaSetupState, { initialised: true });
-          redirectTo(action.url);
-          return;
-        case 'unauthorized':
-          setStatus('unauthorized');
-          return;
-        case 'restart':
-          restart();
-          return;
-        case 'rerender': {
-          const updated = action.flow as SettingsFlow;
+          redirectTo(url);
+        },
+        unauthorized: () => setStatus('unauthorized'),
+        restart: () => restart(),
+        rerender: (updated) => {
           show(updated);
           setErrors([...errorMessages(updated).map((m) => m.text), copy.login.mfaSetup.scanAgain]);
-          return;
-        }
-        default:
-          setPageError(action.type === 'error' ? action.message : getErrorMessage(error));
-          setStatus('error');
-      }
+        },
+        home: () => fail(getErrorMessage(error)),
+        error: fail,
+      });
     },
     [show],
   );

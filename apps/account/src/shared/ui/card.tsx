@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { useEffect } from 'react';
 
-/** The form card (SPEC §9: 440 px wide). `leading` sits before the title (e.g. a back arrow). */
+/** The form card (440 px wide). `leading` sits before the title (e.g. a back arrow). */
 export function Card({
   title,
   leading,

@@ -2,7 +2,7 @@ import { copy } from '../../copy.ts';
 import type { ErrorPageMode } from '../errors/error-store.ts';
 import { paths } from '../config/paths.ts';
 
-/** SPEC §2 Error page: a message, a retry control (Back to Login, or Retry = refresh), support hint. */
+/** Error page: a message, a retry control (Back to Login, or Retry = refresh), support hint. */
 export function ErrorView({ message, mode = 'login' }: { message?: string; mode?: ErrorPageMode }) {
   return (
     <main className="page">

@@ -3,7 +3,7 @@ import { useId, useRef, useState } from 'react';
 import { OTP_LENGTH } from '../../constants.ts';
 import { FieldErrors } from './field-errors.tsx';
 
-// SPEC §5 One-time code: six single-digit cells backed by ONE real input (autocomplete="one-time-code",
+// One-time code: six single-digit cells backed by ONE real input (autocomplete="one-time-code",
 // inputmode="numeric") so password managers and OS autofill work. Only digits; pastes of up to six
 // digits when all numeric; Backspace, Delete and the arrow keys move between cells; the sixth digit
 // completes the code.

@@ -3,7 +3,7 @@ import { useRef, useState } from 'react';
 import { copy } from '../../copy.ts';
 
 /**
- * An email input checked by the browser's own email validity (SPEC §5) on submit: `validate()` marks the
+ * An email input checked by the browser's own email validity on submit: `validate()` marks the
  * field invalid when the check fails, typing clears the mark. Spread `field` into a `TextField`.
  */
 export function useEmailInput(initial: string) {

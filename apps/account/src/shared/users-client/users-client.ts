@@ -1,6 +1,16 @@
-import { requestJson } from '../errors/http-error.ts';
+import { getConfig } from '../config/env.ts';
+import type { JsonRequestInit } from '../errors/http-error.ts';
+import { requestJson as plainRequestJson } from '../errors/http-error.ts';
+import { tokenFetch } from '../oauth2/token-lifecycle.ts';
 
-// The user service (SPEC §7), errors `{errorCode, message}`.
+// The user service, errors `{errorCode, message}`. Every call goes through the token module: once
+// the app holds a token, the call carries it as a bearer header (renewed when due, one retry on 401).
+
+const withToken = tokenFetch(() => getConfig());
+
+function requestJson<T>(url: string, init: JsonRequestInit = {}): Promise<T> {
+  return plainRequestJson<T>(url, { ...init, fetchImpl: withToken });
+}
 
 export interface LoginConfig {
   email: string;
@@ -9,18 +19,10 @@ export interface LoginConfig {
   m365: boolean;
 }
 
-function headers(accessToken?: string | null): Record<string, string> {
-  return accessToken ? { Authorization: `Bearer ${accessToken}` } : {};
-}
-
-export async function getLoginConfig(
-  usersUrl: string,
-  emailAddress: string,
-  accessToken?: string | null,
-): Promise<LoginConfig> {
+export async function getLoginConfig(usersUrl: string, emailAddress: string): Promise<LoginConfig> {
   const url = new URL('/login/config', usersUrl);
   url.searchParams.set('emailAddress', emailAddress);
-  const body = await requestJson<Partial<LoginConfig>>(url.toString(), { headers: headers(accessToken) });
+  const body = await requestJson<Partial<LoginConfig>>(url.toString());
   return {
     email: typeof body.email === 'string' ? body.email : emailAddress,
     sso: body.sso === true,
@@ -51,7 +53,7 @@ export function postLogout(
   });
 }
 
-// Invitations, terms and the source-code host (SPEC §7, issue 5).
+// Invitations, terms and the source-code host.
 
 export type InvitationState = 'pending' | 'accepted' | 'expired' | 'revoked';
 

@@ -11,7 +11,7 @@ export interface EmailStepProps {
   onSubmit: (email: string) => void | Promise<void>;
 }
 
-/** SPEC §2 Login step 1: title "Welcome", email prompt, Continue, access contact, terms notice. */
+/** Login step 1: title "Welcome", email prompt, Continue, access contact, terms notice. */
 export function EmailStep({ initialEmail = '', accessEmail, busy = false, onSubmit }: EmailStepProps) {
   const input = useEmailInput(initialEmail);
   const email = input.email;

@@ -2,7 +2,7 @@ import { copy } from '../../../copy.ts';
 import { Card } from '../../../shared/ui/card.tsx';
 import { useSendVerification } from '../use-send-verification.ts';
 
-/** SPEC §2 Login step 3 (the redirect itself comes with the SSO issue). */
+/** Login step 3 (the redirect itself comes with the SSO issue). */
 export function SsoStep({ loop = false }: { loop?: boolean }) {
   return (
     <Card>
@@ -11,7 +11,7 @@ export function SsoStep({ loop = false }: { loop?: boolean }) {
   );
 }
 
-/** SPEC §2 Login step 4: the address is not verified yet; instructions were sent. */
+/** Login step 4: the address is not verified yet; instructions were sent. */
 export function EmailConfirmationStep({ email }: { email: string }) {
   const verifyHref = useSendVerification(email);
   return (

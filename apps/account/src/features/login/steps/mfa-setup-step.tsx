@@ -6,7 +6,7 @@ import { Card } from '../../../shared/ui/card.tsx';
 import { ErrorView } from '../../../shared/ui/error-view.tsx';
 import { Progress } from '../../../shared/ui/progress.tsx';
 
-/** SPEC §2 Login step 7 for a session without a second factor past its setup deadline: "Reset your 2FA". */
+/** Login step 7 for a session without a second factor past its setup deadline: "Reset your 2FA". */
 export function MfaSetupStep({ onDone, onSkip }: { onDone: () => void; onSkip?: () => void }) {
   const totp = useTotpSetup();
   useEffect(() => {

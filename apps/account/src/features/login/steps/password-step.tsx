@@ -12,13 +12,13 @@ export interface PasswordStepProps {
   busy?: boolean;
   errors?: string[];
   fieldErrors?: string[];
-  /** Password confirmation (SPEC §2 step 5) reuses this form with its own title and text. */
+  /** Password confirmation reuses this form with its own title and text. */
   variant?: 'password' | 'confirmation';
   onBack?: () => void;
   onSubmit: (password: string) => void | Promise<void>;
 }
 
-/** SPEC §2 Login step 2: "Enter password", "Logging in as" the email, back arrow, Forgot Password, Continue. */
+/** Login step 2: "Enter password", "Logging in as" the email, back arrow, Forgot Password, Continue. */
 export function PasswordStep({
   email,
   busy = false,

@@ -5,7 +5,7 @@ import { browserFlow } from '../../../testing/identity.ts';
 import { resetScreenBetweenTests } from '../../../testing/screen.ts';
 import { EmailConfirmationStep } from './info-steps.tsx';
 
-describe('Email confirmation step (SPEC §2 login step 4)', () => {
+describe('Email confirmation step', () => {
   resetScreenBetweenTests();
 
   it('sends the verification code once and links to the verification screen with that flow', async () => {

@@ -1,10 +1,10 @@
 import type { FormEvent } from 'react';
 import { useState } from 'react';
-import { OTP_LENGTH } from '../../../constants.ts';
-import { copy } from '../../../copy.ts';
-import { Card } from '../../../shared/ui/card.tsx';
-import { FormErrors } from '../../../shared/ui/form-errors.tsx';
-import { OtpInput } from '../../../shared/ui/otp-input.tsx';
+import { OTP_LENGTH } from '../../constants.ts';
+import { copy } from '../../copy.ts';
+import { Card } from '../ui/card.tsx';
+import { FormErrors } from '../ui/form-errors.tsx';
+import { OtpInput } from '../ui/otp-input.tsx';
 
 export interface MfaStepProps {
   supportEmail: string;
@@ -13,7 +13,7 @@ export interface MfaStepProps {
   onSubmit: (code: string) => void | Promise<void>;
 }
 
-/** SPEC §2 Login step 6: "Enter your 2FA code", six-digit input, a contact for users without the app. */
+/** The second-factor step (login, and recovery for a user with 2FA): "Enter your 2FA code", six-digit input, a contact for users without the app. */
 export function MfaStep({ supportEmail, busy = false, errors = [], onSubmit }: MfaStepProps) {
   const [code, setCode] = useState('');
 

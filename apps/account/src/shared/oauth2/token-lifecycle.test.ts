@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { backgroundRefreshDelay, decideTokenAction } from './refresh.ts';
-import { tokenFromResponse } from './token-store.ts';
+import { backgroundRefreshDelay, decideTokenAction } from './token-lifecycle.ts';
+import { tokenFromResponse } from './token-lifecycle.ts';
 
 const NOW = 1_000_000_000;
 const token = (expiresAt: number | null, refreshToken: string | null = 'ory_rt_1') => ({
@@ -9,7 +9,7 @@ const token = (expiresAt: number | null, refreshToken: string | null = 'ory_rt_1
   expiresAt,
 });
 
-describe('decideTokenAction (SPEC §4 Token refresh)', () => {
+describe('decideTokenAction', () => {
   it.each([
     ['no token → missing', null, 'missing'],
     ['no expiry → valid', token(null), 'valid'],

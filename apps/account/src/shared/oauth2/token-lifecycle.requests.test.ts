@@ -3,14 +3,14 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { clearBrowserState } from '../../testing/dom.ts';
 import { registry } from '../storage/registry.ts';
 import { read, write } from '../storage/storage.ts';
-import { authorizedFetch, NoTokenError } from './authorized-fetch.ts';
-import type { RefreshDeps } from './refresh.ts';
-import { getValidToken } from './refresh.ts';
+import { authorizedFetch, NoTokenError } from './token-lifecycle.ts';
+import type { TokenContext } from './token-lifecycle.ts';
+import { getValidToken } from './token-lifecycle.ts';
 
 const config = { oauth2Url: 'http://localhost:4444', clientId: 'platform' };
 let now = 1_000_000;
 
-function deps(fetchImpl: (url: string, init: RequestInit) => Promise<Response>): RefreshDeps {
+function deps(fetchImpl: (url: string, init: RequestInit) => Promise<Response>): TokenContext {
   return {
     now: () => now,
     sleep: async (ms) => void (now += ms),

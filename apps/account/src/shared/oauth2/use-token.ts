@@ -1,0 +1,46 @@
+import { useEffect, useState } from 'react';
+import type { AccountConfig } from '../config/env.ts';
+import type { OAuth2Token } from '../storage/registry.ts';
+import { startAuthorization } from './start-authorization.ts';
+import { obtainToken, readToken, scheduleBackgroundRefresh } from './token-lifecycle.ts';
+
+export interface TokenState {
+  /** undefined while it is being checked, null when there is none. */
+  token: OAuth2Token | null | undefined;
+  /** The token could not be obtained even by a new authorization. */
+  error: string | null;
+}
+
+/**
+ * The token of a page that needs one: a stored token is checked and renewed (rule 1: refresh, then
+ * a new authorization, then the full-reauth message) and kept fresh in the background (rule 3).
+ */
+export function useToken(config: AccountConfig): TokenState {
+  const [state, setState] = useState<TokenState>({ token: undefined, error: null });
+
+  useEffect(() => {
+    let live = true;
+    const checking = readToken() ? obtainToken(config) : Promise.resolve(null);
+    void checking.then((outcome) => {
+      if (!live) return;
+      if (outcome === null) setState({ token: null, error: null });
+      else if (outcome.type === 'token') setState({ token: outcome.token, error: null });
+      else if (outcome.type === 'failed') setState({ token: null, error: outcome.message });
+      // A new authorization: the page stays in progress until the browser leaves for it.
+      else void startAuthorization(config);
+    });
+    return () => {
+      live = false;
+    };
+  }, [config]);
+
+  const token = state.token;
+  useEffect(() => {
+    if (!token) return;
+    return scheduleBackgroundRefresh(config, (renewed) => {
+      if (renewed) setState({ token: renewed, error: null });
+    });
+  }, [token, config]);
+
+  return state;
+}

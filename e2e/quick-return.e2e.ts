@@ -1,0 +1,74 @@
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { systemUrls, useBrowser } from './browser.ts';
+import { createUser } from './fixtures.ts';
+import { signInWithPassword } from './journeys.ts';
+
+// Dead end: after logging out, opening the site again at once could hang on "Signing you in…" at
+// /account/login (whoami 401 twice, then nothing). These journeys hit the race on purpose.
+
+/** The Email step of the login screen. */
+async function emailStep(page: Page, timeout = 10_000): Promise<void> {
+  await page.getByRole('heading', { name: 'Welcome' }).waitFor({ timeout });
+  await page.getByLabel('Email').waitFor();
+}
+
+describe('coming back at once after logging out', () => {
+  const browser = useBrowser();
+  const urls = systemUrls();
+
+  it("opening / while the logout's own authorize redirect is still under way shows the Email step", async () => {
+    const user = await createUser(urls);
+    const { context, page } = await browser.newPage();
+    await signInWithPassword(page, urls, user);
+
+    // Hold the first authorize request after the logout, so that the user is faster than it.
+    let held = false;
+    await page.route(
+      (url) => url.href.startsWith(`${urls.oauth2Public}/oauth2/auth?`),
+      async (route) => {
+        if (held) return route.continue();
+        held = true;
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        await route.continue().catch(() => undefined);
+      },
+    );
+    const leaving = page.waitForRequest((r) => r.url().startsWith(`${urls.oauth2Public}/oauth2/auth?`));
+    await page.getByRole('link', { name: /log ?out/i }).click();
+    await leaving;
+    // The login page that left took the application-login lock. However slow this machine is, the
+    // lock must still be held when the next page asks for it: give it 15 s more, same holder.
+    const lock = (await context.cookies(urls.platform)).find((c) => c.name === 'login_lock');
+    expect(lock, 'the login page took the application-login lock').toBeDefined();
+    const longer = { ...JSON.parse(decodeURIComponent(lock!.value)), expiresAt: Date.now() + 15_000 };
+    await context.addCookies([
+      { ...lock!, value: encodeURIComponent(JSON.stringify(longer)), expires: Date.now() / 1000 + 15 },
+    ]);
+    await page.goto(`${urls.platform}/`);
+    await emailStep(page);
+    await context.close();
+  });
+
+  it('a login lock held by another tab and a slow whoami still end at the Email step', async () => {
+    const { context, page } = await browser.newPage();
+    await page.goto(`${urls.platform}/account/error`);
+    // Another tab of this browser is on its way to the authorization server (its lock, 8 s).
+    await page.evaluate(() => {
+      const lock = { id: 'another-tab/page', expiresAt: Date.now() + 8_000 };
+      document.cookie = `login_lock=${encodeURIComponent(JSON.stringify(lock))}; Path=/; SameSite=Lax; Max-Age=8`;
+    });
+    // whoami answers 401 while that lock is still held.
+    await page.route(
+      (url) => url.href.startsWith(`${urls.identityPublic}/sessions/whoami`),
+      async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await route.continue();
+      },
+    );
+    await page.goto(`${urls.platform}/`);
+    await page.waitForURL(/\/account\/login/);
+    // The other tab's lock is waited out (it is looked at again until it is free), never forever.
+    await emailStep(page, 20_000);
+    await context.close();
+  });
+});
