@@ -152,3 +152,25 @@ export async function signOut(pca: IPublicClientApplication, postLogoutRedirectU
   forgetTokens();
   await pca.logoutRedirect({ account, postLogoutRedirectUri });
 }
+
+/**
+ * Token renewal (no window may open): the directory token and a fresh identity token of the signed-in
+ * account, from MSAL's cache or its refresh token. Null without a signed-in account.
+ */
+export async function silentTokens(
+  pca: IPublicClientApplication,
+): Promise<{ identityToken: string; directoryToken: string } | null> {
+  const account = pca.getActiveAccount() ?? pca.getAllAccounts()[0] ?? null;
+  if (!account) return null;
+  const directory = await pca.acquireTokenSilent({ scopes: scopesOf('directory'), account });
+  // The backend login checks the ID token's lifetime: ask for a new one rather than a cached one.
+  const identity = await pca.acquireTokenSilent({
+    scopes: scopesOf('identity'),
+    account,
+    forceRefresh: true,
+  });
+  if (!identity.idToken) throw new Error(copy.m365.noIdentityToken);
+  remember(account.username, 'directory', directory.accessToken, directory.expiresOn);
+  remember(account.username, 'identity', identity.idToken, null);
+  return { identityToken: identity.idToken, directoryToken: directory.accessToken };
+}
