@@ -10,7 +10,10 @@ import {
   DEMO_FABRIKAM_TENANT_ID,
   DEMO_NORTHWIND_PASSWORD,
 } from '@acme/dev';
+import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { startSystem } from './system.ts';
+
+exitOnUnhandledErrors('system');
 
 const production = process.env.NODE_ENV === 'production';
 if (production) {

@@ -80,6 +80,11 @@ export interface SystemOptions {
   logLevel?: string;
   /** Extra environment per service, e.g. higher rate limits for tests. */
   extraEnv?: Record<string, string>;
+  /**
+   * One key for every admin API (identity, authorization server, user service): each then needs
+   * it as a bearer token, and every caller here sends it. Defaults to ADMIN_KEY in the environment.
+   */
+  adminKey?: string;
 }
 
 export interface RunningSystem {
@@ -110,7 +115,16 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   };
   const appOrigins = [urls.platform, urls.magic];
   const logLevel = options.logLevel ?? 'info';
-  const common = { LOG_LEVEL: logLevel, ...options.extraEnv };
+  const adminKey = options.adminKey ?? (process.env.ADMIN_KEY || undefined);
+  const keys: Record<string, string> = adminKey
+    ? {
+        IDENTITY_ADMIN_KEY: adminKey,
+        OAUTH2_ADMIN_KEY: adminKey,
+        USERS_ADMIN_KEY: adminKey,
+        AGENT_ADMIN_KEY: adminKey,
+      }
+    : {};
+  const common = { LOG_LEVEL: logLevel, ...keys, ...options.extraEnv };
   const closers: (() => Promise<void>)[] = [];
   const db = options.db;
 
@@ -255,7 +269,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     closers.push(magic.close);
 
     if (options.seed !== false) {
-      await seedDemo(urls.usersAdmin, {
+      await seedDemo(urls.usersAdmin, adminKey, {
         m365: { contosoTenantId: DEMO_CONTOSO_TENANT_ID, fabrikamTenantId: DEMO_FABRIKAM_TENANT_ID },
       });
     }

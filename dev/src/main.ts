@@ -1,4 +1,7 @@
+import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { loadConfig, startStandIns } from './index.ts';
+
+exitOnUnhandledErrors('dev-stand-ins');
 
 const config = loadConfig();
 const standIns = await startStandIns({

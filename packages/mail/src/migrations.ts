@@ -5,7 +5,8 @@ export const MAIL_NAMESPACE = 'mail';
 
 /**
  * The outbox. One statement per migration (PGlite's extended protocol takes one at a time).
- * It holds the message as it will be sent and delivery bookkeeping, nothing more secret.
+ * It holds the message as it will be sent and delivery bookkeeping, nothing more secret; the
+ * body is emptied once the message is delivered.
  * `lease_id` marks the claim of the worker currently sending a message.
  */
 export const migrations: Migration[] = [

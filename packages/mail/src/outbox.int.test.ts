@@ -278,4 +278,45 @@ describe('mail outbox', async () => {
     await expect(mailer.enqueue({ to: 'x@y.z', subject: '', text: '', html: '' })).rejects.toThrow();
     expect(await rows()).toHaveLength(0);
   });
+
+  it('a delivered mail leaves no code or link in clear text in mail_outbox', async () => {
+    const port = await freePort();
+    const smtp = await startSmtp(port);
+    try {
+      const pending = {
+        to: 'kept@example.com',
+        subject: 'Pending',
+        text: 'code 551122 https://app.test/account/onboarding?flow=f1',
+        html: '<p>551122</p>',
+      };
+      await createMailer({ db, clock }).enqueue({
+        to: 'done@example.com',
+        subject: 'Your code',
+        text: 'code 662233 https://app.test/account/onboarding?flow=f2',
+        html: '<a href="https://app.test/account/onboarding?flow=f2">662233</a>',
+      });
+      await worker(port).drain();
+      expect(smtp.received[0]?.raw).toContain('662233');
+      await createMailer({ db, clock }).enqueue(pending);
+      const stored = await sql<{
+        to: string;
+        subject: string;
+        text: string;
+        html: string;
+        sent_at: Date | null;
+      }>`
+        select "to", subject, text, html, sent_at from mail_outbox order by created_at, id`.execute(
+        db.kysely,
+      );
+      const delivered = stored.rows.find((r) => r.to === 'done@example.com')!;
+      expect(delivered.sent_at).not.toBeNull();
+      expect(delivered.subject).toBe('Your code');
+      expect(`${delivered.text}${delivered.html}`).not.toMatch(/662233|onboarding|flow=/);
+      // Mail still waiting to go out keeps its body, or it could not be sent.
+      const waiting = stored.rows.find((r) => r.to === 'kept@example.com')!;
+      expect(waiting).toMatchObject({ text: pending.text, html: pending.html, sent_at: null });
+    } finally {
+      await smtp.close();
+    }
+  });
 });

@@ -277,7 +277,10 @@ export function startOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       return;
     }
     const result =
-      await sql`update mail_outbox set sent_at = ${clock.now()}, last_error = null, lease_id = null
+      // Once delivered, the body (which carries codes and sign-in links) is no longer needed: keep
+      // only the bookkeeping, so a database dump or backup holds no usable secret.
+      await sql`update mail_outbox set sent_at = ${clock.now()}, last_error = null, lease_id = null,
+        text = '', html = ''
       where id = ${row.id} and lease_id = ${leaseId}`.execute(db);
     if (Number(result.numAffectedRows ?? 0n) === 0) {
       logger.warn({ mailId: row.id }, 'mail sent after its claim had expired; it may have been sent twice');

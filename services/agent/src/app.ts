@@ -4,6 +4,7 @@ import type { Database } from '@acme/db';
 import { sql, typed } from '@acme/db';
 import { systemClock } from '@acme/db/clock';
 import { registerHealthRoutes } from '@acme/service-kit/health';
+import { registerAdminGuard } from '@acme/service-kit/admin-access';
 import type { Clock } from '@acme/db/clock';
 import Fastify, { LogController } from 'fastify';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -135,6 +136,11 @@ export async function createApp(
   });
 
   const admin = server(false);
+  registerAdminGuard(
+    admin,
+    config.admin,
+    (r) => new AppError(r.status === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN', r.message),
+  );
   registerHealthRoutes(admin, db, () => new AppError('NOT_READY', 'The database is not reachable.'));
   const listQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) }).strict();
   admin.get('/admin/unregistered-user-requests', async (request) => {

@@ -1,9 +1,19 @@
 import { z } from 'zod';
 import { appOriginsSchema, logLevelSchema, portSchema, trustProxySchema } from '@acme/service-kit/config';
+import {
+  adminAccess,
+  adminHostSchema,
+  adminKeySchema,
+  hostListSchema,
+  type AdminAccess,
+} from '@acme/service-kit/admin-access';
 
 const configSchema = z.object({
   AGENT_PORT: portSchema(4466),
   AGENT_ADMIN_PORT: portSchema(4467),
+  AGENT_ADMIN_HOST: adminHostSchema,
+  AGENT_ADMIN_KEY: adminKeySchema,
+  AGENT_ADMIN_ALLOWED_HOSTS: hostListSchema,
   AGENT_HOST: z.string().default('127.0.0.1'),
   APP_ORIGINS: appOriginsSchema,
   AGENT_RATE_LIMIT: z.coerce.number().int().min(1).default(20),
@@ -16,6 +26,8 @@ export interface Config {
   port: number;
   /** Operator-only API (lists the recorded requests); never exposed beyond the operator's network. */
   adminPort: number;
+  /** Who may reach the admin API (loopback by default; a key is required elsewhere). */
+  admin: AdminAccess;
   host: string;
   appOrigins: string[];
   rateLimit: number;
@@ -33,6 +45,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     port: c.AGENT_PORT,
     adminPort: c.AGENT_ADMIN_PORT,
+    admin: adminAccess('AGENT', {
+      host: c.AGENT_ADMIN_HOST,
+      key: c.AGENT_ADMIN_KEY,
+      allowedHosts: c.AGENT_ADMIN_ALLOWED_HOSTS,
+    }),
     host: c.AGENT_HOST,
     appOrigins: c.APP_ORIGINS,
     rateLimit: c.AGENT_RATE_LIMIT,

@@ -26,7 +26,7 @@ export async function start(opts: {
   const app = await createApp({ config, db: opts.db, clock: opts.clock, logger: opts.logger });
   await app.public.listen({ host: config.host, port: config.port });
   try {
-    await app.admin.listen({ host: config.host, port: config.adminPort });
+    await app.admin.listen({ host: config.admin.host, port: config.adminPort });
   } catch (error) {
     await app.public.close();
     throw error;

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, sql } from '@acme/db';
 import type { Database } from '@acme/db';
@@ -158,14 +159,59 @@ describe('agent service', () => {
 
   it('lists the recorded requests, newest first, on the admin API only', async () => {
     await http(url, { method: 'POST', json: { email: 'listed@contoso.test', name: 'Listed Person' } });
-    const res = await fetch(`${adminUrl}/admin/unregistered-user-requests?limit=1`);
+    const res = await fetch(`${adminUrl}/admin/unregistered-user-requests?limit=1000`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as { requests: { email: string; name: string; createdAt: string }[] };
-    expect(body.requests).toHaveLength(1);
-    expect(body.requests[0]).toMatchObject({ email: 'listed@contoso.test', name: 'Listed Person' });
+    expect(body.requests).toContainEqual(
+      expect.objectContaining({ email: 'listed@contoso.test', name: 'Listed Person' }),
+    );
+    const times = body.requests.map((r) => r.createdAt);
+    expect(times).toEqual([...times].sort().reverse());
+    const one = (await (await fetch(`${adminUrl}/admin/unregistered-user-requests?limit=1`)).json()) as {
+      requests: unknown[];
+    };
+    expect(one.requests).toHaveLength(1);
     expect((await fetch(`${adminUrl}/admin/unregistered-user-requests?limit=0`)).status).toBe(400);
     expect(
       (await fetch(url.replace('/misc/unregistered-user', '/admin/unregistered-user-requests'))).status,
     ).toBe(404);
+  });
+});
+
+describe('agent admin API access', () => {
+  it('requires the admin key when one is configured, and refuses foreign Host headers', async () => {
+    const db = await createTestDb();
+    const key = 'k'.repeat(40);
+    const service = await start({
+      db,
+      env: { AGENT_PORT: '0', AGENT_ADMIN_PORT: '0', AGENT_ADMIN_KEY: key },
+      logger: false,
+    });
+    try {
+      const list = `${service.urls.admin}/admin/unregistered-user-requests`;
+      const none = await fetch(list);
+      expect(none.status).toBe(401);
+      expect(((await none.json()) as { errorCode: string }).errorCode).toBe('UNAUTHENTICATED');
+      expect((await fetch(list, { headers: { authorization: `Bearer ${'x'.repeat(40)}` } })).status).toBe(
+        401,
+      );
+      expect((await fetch(list, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+      const rebound = await new Promise<number>((resolve, reject) => {
+        const req = request(
+          list,
+          { headers: { authorization: `Bearer ${key}`, host: 'evil.example' } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      expect(rebound).toBe(403);
+    } finally {
+      await service.close();
+      await db.close();
+    }
   });
 });

@@ -8,7 +8,7 @@ import { systemClock, type Clock } from '@acme/db/clock';
 import type { Config } from './config.ts';
 import type { Ctx, Mailer } from './context.ts';
 import type { IdentityDb } from './db/schema.ts';
-import { IdentityError } from './errors/identity-error.ts';
+import { IdentityError, errors } from './errors/identity-error.ts';
 import { registerLoginRoutes } from './flows/login/routes.ts';
 import { registerSettingsRoutes } from './flows/settings/routes.ts';
 import { registerVerificationRoutes } from './flows/verification/routes.ts';
@@ -16,9 +16,12 @@ import { registerAdminRecoveryRoutes, registerRecoveryRoutes } from './flows/rec
 import { registerRawBodyParser } from './http/body.ts';
 import { sendError } from './http/respond.ts';
 import { registerAdminRoutes } from './identities/admin-routes.ts';
+import { registerAdminGuard } from '@acme/service-kit/admin-access';
+import { refuseOpaqueOrigins } from '@acme/service-kit/origin';
 import { SCHEMA_ID, identitySchema } from './identities/schema.ts';
 import { createHydraClient, type HydraClient } from './oauth2/hydra.ts';
 import { registerSessionRoutes } from './sessions/routes.ts';
+import { registerLockoutAdminRoutes } from './throttle/admin-routes.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -74,7 +77,7 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
     config,
     db: typed<IdentityDb>(opts.db),
     clock: opts.clock ?? systemClock,
-    hydra: opts.hydra ?? createHydraClient(config.oauth2AdminUrl),
+    hydra: opts.hydra ?? createHydraClient(config.oauth2AdminUrl, fetch, config.oauth2AdminKey),
     mailer:
       opts.mailer ??
       ({
@@ -149,13 +152,18 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
     allowedHeaders: ['Content-Type', 'Accept', 'Authorization', 'X-CSRF-Token', 'X-Session-Token', 'Cookie'],
     exposedHeaders: ['Content-Type', 'Set-Cookie'],
   });
+  refuseOpaqueOrigins(pub, () =>
+    errors.csrf('The request came from an opaque origin (Origin: null), which no allow-list can vouch for.'),
+  );
   registerLoginRoutes(pub, ctx);
   registerSessionRoutes(pub, ctx);
   registerSettingsRoutes(pub, ctx);
   registerRecoveryRoutes(pub, ctx);
   registerVerificationRoutes(pub, ctx);
+  registerAdminGuard(admin, config.admin, (r) => new IdentityError(r.status, { reason: r.message }));
   registerAdminRecoveryRoutes(admin, ctx);
   registerAdminRoutes(admin, ctx);
+  registerLockoutAdminRoutes(admin, ctx);
 
   await Promise.all([pub.ready(), admin.ready()]);
   return {

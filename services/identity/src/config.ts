@@ -1,4 +1,11 @@
 import { z } from 'zod';
+import {
+  adminAccess,
+  adminHostSchema,
+  adminKeySchema,
+  hostListSchema,
+  type AdminAccess,
+} from '@acme/service-kit/admin-access';
 
 /** Go-style durations: `30s`, `10m`, `1h`, `1h30m`, `1500ms` (or plain milliseconds). */
 export function parseDuration(value: string): number {
@@ -61,14 +68,19 @@ const EnvSchema = z.object({
   IDENTITY_CORS_ORIGINS: list('http://localhost:4000,http://localhost:4001'),
   IDENTITY_ALLOWED_RETURN_URLS: list('http://localhost:4000,http://localhost:4001,http://localhost:4444'),
   OAUTH2_ADMIN_URL: url('http://localhost:4445'),
+  /** Bearer token for the authorization server's admin API, when it requires one. */
+  OAUTH2_ADMIN_KEY: adminKeySchema,
+  IDENTITY_ADMIN_HOST: adminHostSchema,
+  IDENTITY_ADMIN_KEY: adminKeySchema,
+  IDENTITY_ADMIN_ALLOWED_HOSTS: hostListSchema,
   IDENTITY_SESSION_LIFESPAN: duration('24h'),
   IDENTITY_FLOW_LIFESPAN: duration('1h'),
   IDENTITY_PRIVILEGED_SESSION_MAX_AGE: duration('1h'),
   IDENTITY_COOKIE_DOMAIN: z.string().optional(),
   IDENTITY_LOCKOUT_THRESHOLD: int(10),
-  IDENTITY_LOCKOUT_BASE: duration('30s'),
-  IDENTITY_LOCKOUT_MAX: duration('1h'),
-  IDENTITY_LOCKOUT_HARD_LIMIT: int(100),
+  IDENTITY_LOCKOUT_BASE: duration('15m'),
+  IDENTITY_LOCKOUT_MAX: duration('24h'),
+  IDENTITY_LOCKOUT_RESET_AFTER: duration('24h'),
   IDENTITY_IP_FAILURE_LIMIT: int(100),
   IDENTITY_IP_FAILURE_WINDOW: duration('10m'),
   IDENTITY_TRUST_PROXY: bool(false),
@@ -86,16 +98,19 @@ export interface Config {
   /** Browser-facing base URL of the public API (no trailing slash). Decides cookie `Secure` and the CSRF cookie name. */
   publicUrl: string;
   adminUrl: string;
+  /** Admin listener: bind address, bearer key, accepted Host names. */
+  admin: AdminAccess;
   ui: { login: string; error: string; settings: string; recovery: string; verification: string };
   defaultReturnUrl: string;
   corsOrigins: string[];
   allowedReturnUrls: string[];
   oauth2AdminUrl: string;
+  oauth2AdminKey: string | undefined;
   sessionLifespanMs: number;
   flowLifespanMs: number;
   privilegedSessionMaxAgeMs: number;
   cookieDomain: string | undefined;
-  lockout: { threshold: number; baseMs: number; maxMs: number; hardLimit: number };
+  lockout: { threshold: number; baseMs: number; maxMs: number; resetAfterMs: number };
   ipLimit: { failures: number; windowMs: number };
   trustProxy: boolean;
   /** Code mails (recovery, verification) per address per window. */
@@ -114,6 +129,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminPort: e.IDENTITY_ADMIN_PORT,
     publicUrl: e.IDENTITY_PUBLIC_URL,
     adminUrl: e.IDENTITY_ADMIN_URL,
+    admin: adminAccess('IDENTITY', {
+      host: e.IDENTITY_ADMIN_HOST,
+      key: e.IDENTITY_ADMIN_KEY,
+      allowedHosts: [new URL(e.IDENTITY_ADMIN_URL).hostname.toLowerCase(), ...e.IDENTITY_ADMIN_ALLOWED_HOSTS],
+    }),
     ui: {
       login: e.IDENTITY_LOGIN_UI_URL,
       error: e.IDENTITY_ERROR_UI_URL,
@@ -125,6 +145,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     corsOrigins: e.IDENTITY_CORS_ORIGINS,
     allowedReturnUrls: e.IDENTITY_ALLOWED_RETURN_URLS,
     oauth2AdminUrl: e.OAUTH2_ADMIN_URL,
+    oauth2AdminKey: e.OAUTH2_ADMIN_KEY,
     sessionLifespanMs: e.IDENTITY_SESSION_LIFESPAN,
     flowLifespanMs: e.IDENTITY_FLOW_LIFESPAN,
     privilegedSessionMaxAgeMs: e.IDENTITY_PRIVILEGED_SESSION_MAX_AGE,
@@ -133,7 +154,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       threshold: e.IDENTITY_LOCKOUT_THRESHOLD,
       baseMs: e.IDENTITY_LOCKOUT_BASE,
       maxMs: e.IDENTITY_LOCKOUT_MAX,
-      hardLimit: e.IDENTITY_LOCKOUT_HARD_LIMIT,
+      resetAfterMs: e.IDENTITY_LOCKOUT_RESET_AFTER,
     },
     ipLimit: { failures: e.IDENTITY_IP_FAILURE_LIMIT, windowMs: e.IDENTITY_IP_FAILURE_WINDOW },
     trustProxy: e.IDENTITY_TRUST_PROXY,

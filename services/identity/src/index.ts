@@ -56,7 +56,7 @@ export async function start(opts: {
     logger,
   });
   await app.public.listen({ host: '127.0.0.1', port: config.publicPort });
-  await app.admin.listen({ host: '127.0.0.1', port: config.adminPort });
+  await app.admin.listen({ host: config.admin.host, port: config.adminPort });
   const clock = opts.clock ?? systemClock;
   const sweep = () =>
     cleanupExpired(app.ctx.db, clock.now()).catch((err: unknown) => {

@@ -130,6 +130,19 @@ create table identity_send_throttle (
 );
 `,
   },
+  {
+    name: '200_attempt_budgets',
+    sql: `
+create table identity_attempts (
+  scope text not null,
+  key text not null,
+  window_start timestamptz not null,
+  count int not null,
+  primary key (scope, key)
+);
+alter table identity_login_throttle add column admitted boolean not null default true;
+`,
+  },
 ];
 
 /**

@@ -1,4 +1,11 @@
 import { z } from 'zod';
+import {
+  adminAccess,
+  adminHostSchema,
+  adminKeySchema,
+  hostListSchema,
+  type AdminAccess,
+} from '@acme/service-kit/admin-access';
 
 /**
  * Configuration of the authorization server, parsed once at start-up from an env-like record.
@@ -42,6 +49,9 @@ const EnvSchema = z.object({
   ISSUER: z.url().optional(),
   OAUTH2_PUBLIC_PORT: port(4444),
   OAUTH2_ADMIN_PORT: port(4445),
+  OAUTH2_ADMIN_HOST: adminHostSchema,
+  OAUTH2_ADMIN_KEY: adminKeySchema,
+  OAUTH2_ADMIN_ALLOWED_HOSTS: hostListSchema,
   /** JSON array of `{client_id, origin, client_name?}`; wins over APP_ORIGINS. */
   OAUTH2_CLIENTS: clientsFromJson.optional(),
   /** `platform=http://localhost:4000,magic=http://localhost:4001` */
@@ -66,6 +76,8 @@ export interface OAuth2Config {
   issuer: string;
   publicPort: number;
   adminPort: number;
+  /** Admin listener: bind address, bearer key, accepted Host names. */
+  admin: AdminAccess;
   clients: ClientConfig[];
   ttl: {
     accessToken: number;
@@ -104,6 +116,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     issuer,
     publicPort: e.OAUTH2_PUBLIC_PORT,
     adminPort: e.OAUTH2_ADMIN_PORT,
+    admin: adminAccess('OAUTH2', {
+      host: e.OAUTH2_ADMIN_HOST,
+      key: e.OAUTH2_ADMIN_KEY,
+      allowedHosts: e.OAUTH2_ADMIN_ALLOWED_HOSTS,
+    }),
     clients,
     ttl: {
       accessToken: e.OAUTH2_ACCESS_TOKEN_TTL,

@@ -15,7 +15,7 @@ export { migrations } from './migrations.ts';
 
 const CLEANUP_INTERVAL_MS = 15 * 60 * 1000;
 
-/** Starts the authorization server: public (issuer) and admin ports on 127.0.0.1. */
+/** Starts the authorization server: public (issuer) on 127.0.0.1, admin on its configured interface. */
 export async function start(opts: {
   db: Database;
   env?: Record<string, string | undefined>;
@@ -34,7 +34,7 @@ export async function start(opts: {
     publicServer.once('error', reject);
     publicServer.listen(config.publicPort, '127.0.0.1', () => resolve());
   });
-  await admin.listen({ port: config.adminPort, host: '127.0.0.1' });
+  await admin.listen({ port: config.adminPort, host: config.admin.host });
 
   const publicPort = (publicServer.address() as AddressInfo).port;
   const adminPort = (admin.server.address() as AddressInfo).port;

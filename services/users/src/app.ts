@@ -18,6 +18,9 @@ import type { OAuth2AdminClient } from './clients/oauth2-admin.ts';
 import type { Config } from './config.ts';
 import type { UsersDb } from './db-types.ts';
 import type { Deps } from './deps.ts';
+import { registerAdminGuard } from '@acme/service-kit/admin-access';
+import { refuseOpaqueOrigins } from '@acme/service-kit/origin';
+import { AppError } from './http/errors.ts';
 import { registerHealthRoutes } from './http/health.ts';
 import { createLogger } from './http/logger.ts';
 import { createHttpServer } from './http/server.ts';
@@ -68,9 +71,11 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
     db: typed<UsersDb>(options.db),
     clock: options.clock ?? systemClock,
     identityAdmin:
-      options.identityAdmin ?? createIdentityAdminClient(config.identityAdminUrl, config.upstreamTimeoutMs),
+      options.identityAdmin ??
+      createIdentityAdminClient(config.identityAdminUrl, config.upstreamTimeoutMs, config.identityAdminKey),
     oauth2Admin:
-      options.oauth2Admin ?? createOAuth2AdminClient(config.oauth2AdminUrl, config.upstreamTimeoutMs),
+      options.oauth2Admin ??
+      createOAuth2AdminClient(config.oauth2AdminUrl, config.upstreamTimeoutMs, config.oauth2AdminKey),
     identityPublic:
       options.identityPublic ??
       createIdentityPublicClient(config.identityPublicUrl, config.upstreamTimeoutMs),
@@ -90,6 +95,10 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
     allowedHeaders: ['Content-Type', 'Authorization'],
     maxAge: 600,
   });
+  refuseOpaqueOrigins(
+    publicApp,
+    () => new AppError('FORBIDDEN', 'Requests from an opaque origin (Origin: null) are not accepted.'),
+  );
   registerLoginRoutes(publicApp, deps);
   registerTermsPublicRoutes(publicApp, deps);
   registerGitAuthRoutes(publicApp, deps);
@@ -106,6 +115,11 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
     bodyLimit: ADMIN_BODY_LIMIT,
     trustProxy: false,
   });
+  registerAdminGuard(
+    adminApp,
+    config.admin,
+    (r) => new AppError(r.status === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN', r.message),
+  );
   registerOrganisationRoutes(adminApp, deps);
   registerUserRoutes(adminApp, deps);
   registerInvitationAdminRoutes(adminApp, deps);

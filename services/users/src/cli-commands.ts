@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { adminAuthHeaders } from '@acme/service-kit/admin-access';
 
 export interface CliIo {
   env: Record<string, string | undefined>;
@@ -24,11 +25,14 @@ Commands:
   invite:resend --id <invitationId>
   invite:revoke --id <invitationId>
   terms:export [--org <organisationId>] [--format csv|json]
-  requests:list [--limit <n>]   Microsoft 365 people who asked to join (agent service)
+  account:unlock --email <email>      ends the sign-in lockout of an address (password, codes, 2FA)
+  requests:list [--limit <n>]         Microsoft 365 people who asked to join (agent service)
 
-Talks to the user service admin API at USERS_ADMIN_URL (default http://localhost:4456), and for
-requests:list to the agent service admin API at AGENT_ADMIN_URL (default http://localhost:4467);
-prints JSON.`;
+Talks to the user service admin API at USERS_ADMIN_URL (default http://localhost:4456), for
+account:unlock to the identity admin API at IDENTITY_ADMIN_URL (default http://localhost:4434),
+for requests:list to the agent service admin API at AGENT_ADMIN_URL (default http://localhost:4467),
+and prints JSON. When the admin APIs require a key, set USERS_ADMIN_KEY, IDENTITY_ADMIN_KEY and
+AGENT_ADMIN_KEY.`;
 
 class UsageError extends Error {}
 
@@ -74,12 +78,22 @@ const orgQuery = (values: Values): string =>
   values.org === undefined ? '' : `?organisationId=${encodeURIComponent(values.org)}`;
 
 interface Call {
-  /** Which admin API answers (the user service by default). */
-  service?: 'agent';
   method: 'GET' | 'POST';
   path: string;
   body?: unknown;
+  /** Which admin API answers: the user service's (default), the identity service's or the agent service's. */
+  api?: keyof typeof ADMIN_APIS;
 }
+
+const ADMIN_APIS = {
+  users: { urlVar: 'USERS_ADMIN_URL', keyVar: 'USERS_ADMIN_KEY', defaultUrl: 'http://localhost:4456' },
+  identity: {
+    urlVar: 'IDENTITY_ADMIN_URL',
+    keyVar: 'IDENTITY_ADMIN_KEY',
+    defaultUrl: 'http://localhost:4434',
+  },
+  agent: { urlVar: 'AGENT_ADMIN_URL', keyVar: 'AGENT_ADMIN_KEY', defaultUrl: 'http://localhost:4467' },
+} as const;
 
 function toCall(command: string, values: Values): Call {
   switch (command) {
@@ -152,10 +166,17 @@ function toCall(command: string, values: Values): Call {
       if (values.org !== undefined) query.set('organisationId', values.org);
       return { method: 'GET', path: `/admin/terms/acceptances?${query.toString()}` };
     }
+    case 'account:unlock':
+      return {
+        method: 'POST',
+        path: '/admin/lockouts/reset',
+        body: { identifier: required(values, 'email') },
+        api: 'identity',
+      };
     case 'requests:list': {
       const limit = values.limit ?? '100';
       if (!/^\d{1,4}$/.test(limit)) throw new UsageError('--limit must be a number');
-      return { service: 'agent', method: 'GET', path: `/admin/unregistered-user-requests?limit=${limit}` };
+      return { api: 'agent', method: 'GET', path: `/admin/unregistered-user-requests?limit=${limit}` };
     }
     default:
       throw new UsageError(`unknown command: ${command}`);
@@ -183,16 +204,17 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
 
-  const base = (
-    call.service === 'agent'
-      ? (io.env.AGENT_ADMIN_URL ?? 'http://localhost:4467')
-      : (io.env.USERS_ADMIN_URL ?? 'http://localhost:4456')
-  ).replace(/\/+$/, '');
+  const target = ADMIN_APIS[call.api ?? 'users'];
+  const base = (io.env[target.urlVar] ?? target.defaultUrl).replace(/\/+$/, '');
+  const key = io.env[target.keyVar];
   let response: Response;
   try {
     response = await fetch(`${base}${call.path}`, {
       method: call.method,
-      headers: call.body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: {
+        ...adminAuthHeaders(key || undefined),
+        ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: call.body === undefined ? undefined : JSON.stringify(call.body),
     });
   } catch (error) {
@@ -202,6 +224,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 1;
   }
   const text = await response.text();
+  if (response.ok && text === '') {
+    io.out(JSON.stringify({ ok: true }, null, 2));
+    return 0;
+  }
   let body: unknown = text;
   try {
     body = JSON.parse(text);

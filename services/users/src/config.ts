@@ -1,5 +1,12 @@
 import { z } from 'zod';
 import { appOriginsSchema, logLevelSchema, portSchema, trustProxySchema } from '@acme/service-kit/config';
+import {
+  adminAccess,
+  adminHostSchema,
+  adminKeySchema,
+  hostListSchema,
+  type AdminAccess,
+} from '@acme/service-kit/admin-access';
 
 /** A document version label such as `2026-01`. */
 const versionSchema = z
@@ -10,9 +17,16 @@ const versionSchema = z
 const configSchema = z.object({
   USERS_PUBLIC_PORT: portSchema(4455),
   USERS_ADMIN_PORT: portSchema(4456),
+  /** Bind address of the public API only; the admin API has its own. */
   USERS_HOST: z.string().default('127.0.0.1'),
+  USERS_ADMIN_HOST: adminHostSchema,
+  USERS_ADMIN_KEY: adminKeySchema,
+  USERS_ADMIN_ALLOWED_HOSTS: hostListSchema,
   IDENTITY_ADMIN_URL: z.url().default('http://localhost:4434'),
+  /** Bearer token for the identity service's admin API, when it requires one. */
+  IDENTITY_ADMIN_KEY: adminKeySchema,
   OAUTH2_ADMIN_URL: z.url().default('http://localhost:4445'),
+  OAUTH2_ADMIN_KEY: adminKeySchema,
   APP_ORIGINS: appOriginsSchema,
   MFA_GRACE_DAYS: z.coerce.number().int().min(0).max(365).default(14),
   LOGIN_CONFIG_RATE_LIMIT: z.coerce.number().int().min(1).default(30),
@@ -57,9 +71,14 @@ const configSchema = z.object({
 export interface Config {
   publicPort: number;
   adminPort: number;
+  /** Bind address of the public API. */
   host: string;
+  /** Admin listener: bind address, bearer key, accepted Host names. */
+  admin: AdminAccess;
   identityAdminUrl: string;
+  identityAdminKey: string | undefined;
   oauth2AdminUrl: string;
+  oauth2AdminKey: string | undefined;
   appOrigins: string[];
   mfaGraceDays: number;
   loginConfigRateLimit: number;
@@ -118,8 +137,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicPort: c.USERS_PUBLIC_PORT,
     adminPort: c.USERS_ADMIN_PORT,
     host: c.USERS_HOST,
+    admin: adminAccess('USERS', {
+      host: c.USERS_ADMIN_HOST,
+      key: c.USERS_ADMIN_KEY,
+      allowedHosts: c.USERS_ADMIN_ALLOWED_HOSTS,
+    }),
     identityAdminUrl: stripSlash(c.IDENTITY_ADMIN_URL),
+    identityAdminKey: c.IDENTITY_ADMIN_KEY,
     oauth2AdminUrl: stripSlash(c.OAUTH2_ADMIN_URL),
+    oauth2AdminKey: c.OAUTH2_ADMIN_KEY,
     appOrigins: c.APP_ORIGINS,
     mfaGraceDays: c.MFA_GRACE_DAYS,
     loginConfigRateLimit: c.LOGIN_CONFIG_RATE_LIMIT,

@@ -54,7 +54,7 @@ export async function start(
   try {
     const publicPort = await listen(app.public, config.host, config.publicPort);
     listening.push(app.public);
-    const adminPort = await listen(app.admin, config.host, config.adminPort);
+    const adminPort = await listen(app.admin, config.admin.host, config.adminPort);
     listening.push(app.admin);
     return {
       urls: { public: `http://localhost:${publicPort}`, admin: `http://localhost:${adminPort}` },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { adminAuthHeaders } from '@acme/service-kit/admin-access';
 
 export const DEMO_PASSWORD = 'Research-Demo-2026!';
 
@@ -76,9 +77,12 @@ const errorSchema = z.object({ errorCode: z.string(), message: z.string() });
  */
 export async function seedDemo(
   adminUrl: string,
+  adminKey?: string,
   options: { m365?: DemoM365Tenants } = {},
 ): Promise<SeedResult> {
   const base = adminUrl.replace(/\/+$/, '');
+  const auth = adminAuthHeaders(adminKey);
+  const call = (url: string, method: 'GET' | 'POST', body?: unknown) => send(url, method, auth, body);
   const list = organisationListSchema.parse(await call(`${base}/admin/organisations`, 'GET'));
   if (options.m365) {
     for (const entry of demoM365Organisations(options.m365)) {
@@ -86,7 +90,7 @@ export async function seedDemo(
       const id =
         found?.id ??
         organisationSchema.parse(await call(`${base}/admin/organisations`, 'POST', entry.organisation)).id;
-      for (const user of entry.users) await createIfMissing(base, { ...user, organisationId: id });
+      for (const user of entry.users) await createIfMissing(base, auth, { ...user, organisationId: id });
     }
   }
   const existing = list.organisations.find((o) => o.domains.includes(DEMO_ORGANISATION.domains[0]));
@@ -98,7 +102,7 @@ export async function seedDemo(
   for (const user of DEMO_USERS) {
     const res = await fetch(`${base}/admin/users`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...auth },
       body: JSON.stringify({ ...user, organisationId, password: DEMO_PASSWORD }),
     });
     const body: unknown = await res.json();
@@ -114,10 +118,14 @@ export async function seedDemo(
 }
 
 /** Creates a user without a password (they sign in with Microsoft); an existing one is kept. */
-async function createIfMissing(base: string, user: Record<string, unknown>): Promise<void> {
+async function createIfMissing(
+  base: string,
+  auth: Record<string, string>,
+  user: Record<string, unknown>,
+): Promise<void> {
   const res = await fetch(`${base}/admin/users`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...auth },
     body: JSON.stringify(user),
   });
   const body: unknown = await res.json();
@@ -126,10 +134,15 @@ async function createIfMissing(base: string, user: Record<string, unknown>): Pro
   throw new Error(`seeding ${String(user.email)} failed: ${res.status} ${JSON.stringify(body)}`);
 }
 
-async function call(url: string, method: 'GET' | 'POST', body?: unknown): Promise<unknown> {
+async function send(
+  url: string,
+  method: 'GET' | 'POST',
+  auth: Record<string, string>,
+  body?: unknown,
+): Promise<unknown> {
   const res = await fetch(url, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const parsed: unknown = await res.json();

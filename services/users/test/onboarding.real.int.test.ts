@@ -293,4 +293,83 @@ describe('onboarding through the real identity service', () => {
     const submitted = await submitCode(browser, flow, link.searchParams.get('code')!);
     expect(submitted.res.status).toBe(422);
   });
+
+  const signsIn = async (flow: string, code: string) => {
+    const browser = new Jar();
+    const submitted = await submitCode(browser, flow, code);
+    const whoami = await browser.fetch(`${urls.identityPublic}/sessions/whoami`, {
+      headers: { accept: 'application/json' },
+    });
+    return submitted.res.status === 422 && whoami.res.status === 200;
+  };
+
+  it('a superseded invitation link no longer signs in after a resend', async () => {
+    const first = await invite('superseded@acme.test');
+    const resent = await admin.fetch(`${urls.usersAdmin}/admin/invitations/${first.invitation.id}/resend`, {
+      method: 'POST',
+    });
+    expect(resent.res.status).toBe(200);
+    // The first mail's code, in the first mail's flow: refused, and no session.
+    expect(await signsIn(first.flow, first.code)).toBe(false);
+    const second = new URL(
+      /https?:\/\/\S+/.exec(mailer.messages.filter((m) => m.to === 'superseded@acme.test').at(-1)!.text)![0],
+    );
+    expect(await signsIn(second.searchParams.get('flow')!, second.searchParams.get('code')!)).toBe(true);
+  });
+
+  it('a revoked invitation link stays dead when the invitation is resent', async () => {
+    const first = await invite('revoked-then-resent@acme.test');
+    await admin.fetch(`${urls.usersAdmin}/admin/invitations/${first.invitation.id}/revoke`, {
+      method: 'POST',
+    });
+    await admin.fetch(`${urls.usersAdmin}/admin/invitations/${first.invitation.id}/resend`, {
+      method: 'POST',
+    });
+    expect((await identityOf(first.invitation.identityId)).state).toBe('active');
+    expect(await signsIn(first.flow, first.code)).toBe(false);
+  });
+
+  it('a resend that crashes before its mail is queued leaves no usable link behind', async () => {
+    const first = await invite('crash@acme.test');
+    // The same service on the same database, whose outbox fails: the resend dies after the
+    // identity service has acted and before the invitation's transaction commits.
+    const broken = await startUsers({
+      db,
+      logger: false,
+      mailer: {
+        async enqueue() {
+          throw new Error('outbox unavailable');
+        },
+      },
+      env: {
+        IDENTITY_ADMIN_URL: urls.identityAdmin!,
+        IDENTITY_PUBLIC_URL: urls.identityPublic!,
+        OAUTH2_ADMIN_URL: urls.oauth2Admin!,
+        USERS_PUBLIC_PORT: '0',
+        USERS_ADMIN_PORT: '0',
+      },
+    });
+    try {
+      const failed = await admin.fetch(
+        `${broken.urls.admin}/admin/invitations/${first.invitation.id}/resend`,
+        {
+          method: 'POST',
+        },
+      );
+      expect(failed.res.status).toBe(500);
+    } finally {
+      await broken.close();
+    }
+    expect(mailer.messages.filter((m) => m.to === 'crash@acme.test')).toHaveLength(1);
+    expect(await signsIn(first.flow, first.code)).toBe(false);
+    // The operator retries; the retried link works.
+    const retried = await admin.fetch(`${urls.usersAdmin}/admin/invitations/${first.invitation.id}/resend`, {
+      method: 'POST',
+    });
+    expect(retried.body).toMatchObject({ state: 'pending', sendCount: 2 });
+    const link = new URL(
+      /https?:\/\/\S+/.exec(mailer.messages.filter((m) => m.to === 'crash@acme.test').at(-1)!.text)![0],
+    );
+    expect(await signsIn(link.searchParams.get('flow')!, link.searchParams.get('code')!)).toBe(true);
+  });
 });

@@ -3,6 +3,8 @@ import { ServiceError } from '@acme/service-kit/errors';
 /** Every error code the agent service answers with, and its HTTP status. */
 export const errorCatalogue = {
   INVALID_REQUEST: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
   NOT_FOUND: 404,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,

@@ -104,6 +104,15 @@ export interface LoginThrottleTable {
   failures: number;
   locked_until: ColumnType<Date | null, Date | null, Date | null>;
   updated_at: Ts;
+  /** Whether the last admission (see throttle/attempts.ts) let the attempt through. */
+  admitted: ColumnType<boolean, boolean | undefined, boolean>;
+}
+/** Fixed-window attempt budgets: `scope` names the limit, `key` what it counts (address, identity, IP). */
+export interface AttemptTable {
+  scope: string;
+  key: string;
+  window_start: Ts;
+  count: number;
 }
 export interface IpThrottleTable {
   ip: string;
@@ -129,6 +138,7 @@ export interface IdentityDb {
   identity_errors: ErrorTable;
   identity_login_throttle: LoginThrottleTable;
   identity_ip_throttle: IpThrottleTable;
+  identity_attempts: AttemptTable;
 }
 
 export type IdentityRow = Selectable<IdentityTable>;

@@ -6,6 +6,7 @@ import { readJson } from '../http/body.ts';
 import { qs } from '../http/query.ts';
 import { findSessionById, revokeIdentitySessions, toApiSession } from '../sessions/repo.ts';
 import { applyJsonPatch } from './json-patch.ts';
+import { endRecoveryFlows } from './recovery-flows.ts';
 import { isUuid, loadIdentity, loadMany, normalizeEmail, toApiIdentity } from './repo.ts';
 import {
   CreateIdentityBodySchema,
@@ -96,6 +97,17 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: Ctx): void {
     const { id } = req.params as { id: string };
     if (!(await loadIdentity(ctx.db, id))) throw errors.notFound();
     await revokeIdentitySessions(ctx.db, id, ctx.clock.now());
+    return reply.code(204).send();
+  });
+
+  /**
+   * Not in Kratos: ends every unfinished recovery flow of the identity (its codes and links stop
+   * working at once). The user service calls it before it resends or revokes an invitation.
+   */
+  app.delete('/admin/identities/:id/recovery-flows', async (req, reply) => {
+    const { id } = req.params as { id: string };
+    if (!(await loadIdentity(ctx.db, id))) throw errors.notFound();
+    await endRecoveryFlows(ctx.db, id, ctx.clock.now());
     return reply.code(204).send();
   });
 

@@ -15,6 +15,8 @@ import {
   type LoadedIdentity,
 } from './repo.ts';
 import { SCHEMA_ID, validateTraits, type Traits } from './schema.ts';
+import { endRecoveryFlows } from './recovery-flows.ts';
+import { revokeIdentitySessions } from '../sessions/repo.ts';
 
 const Address = z.looseObject({ value: z.string().max(320), verified: z.boolean().optional() });
 const PasswordCredential = z.looseObject({
@@ -171,6 +173,12 @@ export async function updateIdentity(
         .where('id', '=', id)
         .execute();
       await syncAddresses(trx, id, traits, now, addr?.verified);
+      if (state === 'inactive' && current.row.state !== 'inactive') {
+        // A deactivated identity keeps nothing that signs in: its sessions and recovery codes end
+        // in the same transaction as the state change.
+        await revokeIdentitySessions(trx, id, now);
+        await endRecoveryFlows(trx, id, now);
+      }
       if (password) {
         await upsertCredential(trx, id, 'password', password, [email], now);
         await resetAccount(trx, normalizeIdentifier(email));

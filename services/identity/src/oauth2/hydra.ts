@@ -1,3 +1,4 @@
+import { adminAuthHeaders } from '@acme/service-kit/admin-access';
 import { IdentityError } from '../errors/identity-error.ts';
 
 export interface LoginRequest {
@@ -15,13 +16,21 @@ export interface HydraClient {
 }
 
 /** Minimal client for the authorization server's admin API (Hydra-compatible). */
-export function createHydraClient(adminUrl: string, fetchImpl: typeof fetch = fetch): HydraClient {
+export function createHydraClient(
+  adminUrl: string,
+  fetchImpl: typeof fetch = fetch,
+  adminKey?: string,
+): HydraClient {
   async function call(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
     let res: Response;
     try {
       res = await fetchImpl(`${adminUrl}${path}`, {
         method,
-        headers: { accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          accept: 'application/json',
+          ...adminAuthHeaders(adminKey),
+          ...(body ? { 'content-type': 'application/json' } : {}),
+        },
         ...(body ? { body: JSON.stringify(body) } : {}),
         signal: AbortSignal.timeout(10_000),
       });

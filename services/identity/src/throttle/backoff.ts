@@ -3,16 +3,16 @@ export interface LockoutPolicy {
   threshold: number;
   baseMs: number;
   maxMs: number;
-  /** At this many consecutive failures the account is locked until reset (recovery or admin). */
-  hardLimit: number;
+  /** A quiet period after which the failure count starts again from zero. */
+  resetAfterMs: number;
 }
 
 /**
- * Wait imposed after `failures` consecutive failures: 0 below the threshold, then
- * base, 2×base, 4×base… capped at max; Infinity once the hard limit is reached.
+ * Wait imposed after `failures` consecutive failures: 0 below the threshold, then base, 2×base,
+ * 4×base… capped at max. Every lockout ends: there is no permanent lock an attacker could use to
+ * keep a user out; an operator can also end one early (`npm run admin -- account:unlock`).
  */
 export function lockoutDelayMs(failures: number, p: LockoutPolicy): number {
-  if (failures >= p.hardLimit) return Number.POSITIVE_INFINITY;
   if (failures < p.threshold) return 0;
   const exp = failures - p.threshold;
   if (exp >= 30) return p.maxMs;

@@ -2,8 +2,6 @@ import { sql } from 'kysely';
 import type { Db } from '../identities/repo.ts';
 import { lockoutDelayMs, type LockoutPolicy } from './backoff.ts';
 
-const FOREVER = new Date('9999-01-01T00:00:00.000Z');
-
 /** True while the per-account wait is running: the attempt is refused without checking the password. */
 export async function isAccountLocked(db: Db, key: string, now: Date): Promise<boolean> {
   const row = await db
@@ -34,7 +32,7 @@ export async function recordAccountFailure(
     .executeTakeFirstOrThrow();
   const delay = lockoutDelayMs(row.failures, policy);
   if (delay > 0) {
-    const until = Number.isFinite(delay) ? new Date(now.getTime() + delay) : FOREVER;
+    const until = new Date(now.getTime() + delay);
     await db
       .updateTable('identity_login_throttle')
       .set({ locked_until: until })

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import formbody from '@fastify/formbody';
+import { registerAdminGuard } from '@acme/service-kit/admin-access';
 import type { OAuth2Runtime } from '../context.ts';
 import { asOAuth2Error, OAuth2Error, toOAuth2Body } from '../errors.ts';
 import type { TokenVerifier } from '../introspection.ts';
@@ -34,6 +35,12 @@ export function createAdminServer(rt: OAuth2Runtime, verifier: TokenVerifier): F
     return sendError(reply, mapped);
   });
   app.setNotFoundHandler((_req, reply) => sendError(reply, OAuth2Error.notFound()));
+  registerAdminGuard(
+    app,
+    rt.config.admin,
+    (r) =>
+      new OAuth2Error(r.status, r.status === 401 ? 'request_unauthorized' : 'request_forbidden', r.message),
+  );
   app.addHook('onResponse', async (req, reply) => {
     rt.logger.debug(
       {

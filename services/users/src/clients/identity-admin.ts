@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../http/errors.ts';
-import { requestJson, upstreamError } from './http-json.ts';
+import { adminAuthHeaders } from '@acme/service-kit/admin-access';
+import { requestJson as sendJson, upstreamError, type JsonRequest } from './http-json.ts';
 
 const SERVICE = 'identity service';
 
@@ -84,9 +85,18 @@ export interface IdentityAdminClient {
   createRecoveryCode(identityId: string, expiresIn: string): Promise<RecoveryCode>;
   /** Revokes every session of the identity. */
   deleteSessions(identityId: string): Promise<void>;
+  /** Ends every unfinished recovery flow of the identity: earlier invitation links stop working. */
+  endRecoveryFlows(identityId: string): Promise<void>;
 }
 
-export function createIdentityAdminClient(baseUrl: string, timeoutMs: number): IdentityAdminClient {
+export function createIdentityAdminClient(
+  baseUrl: string,
+  timeoutMs: number,
+  adminKey?: string,
+): IdentityAdminClient {
+  const auth = adminAuthHeaders(adminKey);
+  const requestJson = (service: string, url: string, req: JsonRequest) =>
+    sendJson(service, url, { ...req, headers: { ...auth, ...req.headers } });
   return {
     async createIdentity(input) {
       const body = {
@@ -179,6 +189,14 @@ export function createIdentityAdminClient(baseUrl: string, timeoutMs: number): I
         throw upstreamError(SERVICE, 'answered with an unexpected recovery code shape');
       }
       return { flowId, code: parsed.data.recovery_code, expiresAt: parsed.data.expires_at };
+    },
+
+    async endRecoveryFlows(identityId) {
+      const url = `${baseUrl}/admin/identities/${encodeURIComponent(identityId)}/recovery-flows`;
+      const res = await requestJson(SERVICE, url, { method: 'DELETE', timeoutMs });
+      // 404: the identity is gone, and with it anything its links could open.
+      if (res.status === 204 || res.status === 200 || res.status === 404) return;
+      throw upstreamError(SERVICE, `answered ${res.status} when ending recovery flows`);
     },
 
     async deleteSessions(identityId) {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../http/errors.ts';
-import { requestJson, upstreamError } from './http-json.ts';
+import { adminAuthHeaders } from '@acme/service-kit/admin-access';
+import { requestJson as sendJson, upstreamError, type JsonRequest } from './http-json.ts';
 
 const SERVICE = 'authorization server';
 
@@ -49,7 +50,14 @@ const federatedTokenSchema = z.object({
   expires_in: z.number().int().positive(),
 });
 
-export function createOAuth2AdminClient(baseUrl: string, timeoutMs: number): OAuth2AdminClient {
+export function createOAuth2AdminClient(
+  baseUrl: string,
+  timeoutMs: number,
+  adminKey?: string,
+): OAuth2AdminClient {
+  const auth = adminAuthHeaders(adminKey);
+  const requestJson = (service: string, url: string, req: JsonRequest) =>
+    sendJson(service, url, { ...req, headers: { ...auth, ...req.headers } });
   const requests = `${baseUrl}/admin/oauth2/auth/requests`;
 
   const redirectOf = (body: unknown): string => {

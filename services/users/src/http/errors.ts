@@ -12,6 +12,7 @@ export const errorCatalogue = {
   InvalidMarketplaceTokenException: 400,
   GIT_AUTH_FAILED: 400,
   UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
   SECOND_FACTOR_REQUIRED: 403,
   SESSION_MISMATCH: 403,
   USER_NOT_LINKED: 403,

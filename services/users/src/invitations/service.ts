@@ -170,13 +170,19 @@ function alreadyAccepted(): AppError {
 
 /**
  * Sends a fresh link: a new recovery code (new flow, new expiry, MFA deadline moved to now + grace,
- * identity active again if the invitation had been revoked). Earlier links answer `expired` from
- * `/invitations/status`; the identity service cannot withdraw their codes (see decision 0007).
+ * identity active again if the invitation had been revoked). Every earlier link dies first: the
+ * identity service ends all unfinished recovery flows of the identity (one statement) and its
+ * sessions, and only then issues the new code; the invitation record, its flow history and the
+ * mail then commit in one transaction. A crash at any point therefore leaves no usable link:
+ * before the new code the old ones are already dead, and a new code that never reached the
+ * outbox is known to no one. Earlier links answer `expired` from `/invitations/status`.
  */
 export async function resendInvitation(deps: Deps, id: string): Promise<Invitation> {
   const invitation = await existing(deps, id);
   if (invitation.state === 'accepted') throw alreadyAccepted();
   const now = deps.clock.now();
+  await deps.identityAdmin.endRecoveryFlows(invitation.identityId);
+  await deps.identityAdmin.deleteSessions(invitation.identityId);
   await deps.identityAdmin.patchIdentity(invitation.identityId, [
     { op: 'replace', path: '/state', value: 'active' },
     {
@@ -198,18 +204,28 @@ export async function resendInvitation(deps: Deps, id: string): Promise<Invitati
 }
 
 /**
- * Revokes an invitation that was not accepted: the record says revoked (so the link answers
- * `revoked`), the identity is deactivated (an inactive identity cannot get a session, so its
- * pending recovery code cannot onboard) and its sessions end. Idempotent; retried after a failure.
+ * Revokes an invitation that was not accepted. The identity side goes first: deactivating the
+ * identity ends its sessions and every unfinished recovery flow in the identity service's own
+ * transaction (the explicit calls after it repeat that for older identity services, and are
+ * harmless). Only then does the record say revoked (so the link answers `revoked`). A crash in
+ * between leaves a pending record whose links no longer sign in; the call is idempotent, so the
+ * operator retries it.
  */
 export async function revokeInvitation(deps: Deps, id: string): Promise<Invitation> {
   const invitation = await existing(deps, id);
   if (invitation.state === 'accepted') throw alreadyAccepted();
   const now = deps.clock.now();
-  if (!(await markInvitationRevoked(deps.db, invitation.id, now))) throw alreadyAccepted();
   await deps.identityAdmin.patchIdentity(invitation.identityId, [
     { op: 'replace', path: '/state', value: 'inactive' },
   ]);
+  await deps.identityAdmin.endRecoveryFlows(invitation.identityId);
   await deps.identityAdmin.deleteSessions(invitation.identityId);
+  if (!(await markInvitationRevoked(deps.db, invitation.id, now))) {
+    // Accepted while we were revoking: the person onboarded, so give the identity back.
+    await deps.identityAdmin.patchIdentity(invitation.identityId, [
+      { op: 'replace', path: '/state', value: 'active' },
+    ]);
+    throw alreadyAccepted();
+  }
   return (await findInvitation(deps.db, invitation.id, now))!;
 }

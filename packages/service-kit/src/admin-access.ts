@@ -1,0 +1,125 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+
+/**
+ * Who may reach an admin API. Admin listeners bind to the loopback interface unless configured
+ * otherwise; binding anywhere else needs an admin key (sent as `Authorization: Bearer <key>`),
+ * and every request's `Host` header must name this machine or an allowed host, so a web page
+ * that rebinds its own DNS name to 127.0.0.1 cannot drive the API from a browser.
+ */
+export interface AdminAccess {
+  /** Interface the admin listener binds to. */
+  host: string;
+  /** Bearer token every admin request must carry; undefined means none (loopback only). */
+  key: string | undefined;
+  /** Host names (without port) accepted in the `Host` header besides the loopback names. */
+  allowedHosts: string[];
+}
+
+/** The loopback interface: the admin listener's default bind address. */
+export const DEFAULT_ADMIN_HOST = '127.0.0.1';
+
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1'];
+
+export const adminHostSchema = z.string().trim().min(1).default(DEFAULT_ADMIN_HOST);
+/** Long enough that guessing it is hopeless. */
+export const adminKeySchema = z.string().min(32, 'an admin key needs at least 32 characters').optional();
+export const hostListSchema = z
+  .string()
+  .default('')
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
+  );
+
+export function isLoopback(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, '');
+  return LOOPBACK_NAMES.includes(h) || /^127(\.\d{1,3}){3}$/.test(h);
+}
+
+/**
+ * Builds the admin access settings and refuses a configuration that would expose an admin API
+ * without a key. `name` is the env prefix, used in the error message.
+ */
+export function adminAccess(
+  name: string,
+  p: { host: string; key: string | undefined; allowedHosts: string[] },
+): AdminAccess {
+  if (!isLoopback(p.host) && !p.key) {
+    throw new Error(
+      `${name}_ADMIN_HOST is ${p.host}, which is not the loopback interface: set ${name}_ADMIN_KEY (at least 32 characters) so the admin API requires a bearer token.`,
+    );
+  }
+  return Object.freeze({ host: p.host, key: p.key, allowedHosts: [...p.allowedHosts] });
+}
+
+/** The host name of a `Host` header value, lower-cased, without port or IPv6 brackets. */
+export function hostnameOf(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const v = header.trim().toLowerCase();
+  if (v.startsWith('[')) {
+    const end = v.indexOf(']');
+    return end > 0 ? v.slice(1, end) : undefined;
+  }
+  const colon = v.indexOf(':');
+  return colon === -1 ? v : v.slice(0, colon);
+}
+
+export function hostAllowed(access: AdminAccess, header: string | undefined): boolean {
+  const name = hostnameOf(header);
+  if (!name) return false;
+  if (isLoopback(name)) return true;
+  if (name === access.host.toLowerCase() && access.host !== '0.0.0.0' && access.host !== '::') return true;
+  return access.allowedHosts.includes(name);
+}
+
+const digest = (v: string) => createHash('sha256').update(v).digest();
+
+/** Constant-time check of an `Authorization` header against the key. */
+export function bearerMatches(key: string, header: string | undefined): boolean {
+  const m = /^Bearer\s+(.+)$/i.exec(header?.trim() ?? '');
+  return !!m && timingSafeEqual(digest(m[1]!), digest(key));
+}
+
+export type AdminRefusal = { status: 401 | 403; message: string };
+
+/** What an admin request is refused for, if anything. Health checks need no key. */
+export function checkAdminRequest(
+  access: AdminAccess,
+  req: { url: string; headers: Record<string, string | string[] | undefined> },
+): AdminRefusal | undefined {
+  const host = req.headers.host;
+  if (!hostAllowed(access, typeof host === 'string' ? host : undefined)) {
+    return { status: 403, message: 'The Host header does not name this admin API.' };
+  }
+  if (access.key && !req.url.startsWith('/health/')) {
+    const auth = req.headers.authorization;
+    if (!bearerMatches(access.key, typeof auth === 'string' ? auth : undefined)) {
+      return { status: 401, message: 'The admin API requires a valid bearer token.' };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Adds the Host and key checks to an admin Fastify instance. `refuse` builds the service's own
+ * error (it is thrown, so the service's error handler serialises it).
+ */
+export function registerAdminGuard(
+  app: FastifyInstance,
+  access: AdminAccess,
+  refuse: (r: AdminRefusal) => Error,
+): void {
+  app.addHook('onRequest', async (req) => {
+    const refusal = checkAdminRequest(access, req);
+    if (refusal) throw refuse(refusal);
+  });
+}
+
+/** Headers a caller of an admin API sends: the bearer token when a key is configured. */
+export function adminAuthHeaders(key: string | undefined): Record<string, string> {
+  return key ? { authorization: `Bearer ${key}` } : {};
+}
