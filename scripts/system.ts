@@ -19,6 +19,7 @@ import { createMailer, DEFAULT_MAIL_FROM, migrateMail, startOutboxWorker } from 
 import { buildApp, serveApp } from '../apps/account/server/serve.ts';
 import type { Application } from '../apps/account/src/shared/config/applications.ts';
 import { APPLICATIONS, defaultUrlMap } from '../apps/account/src/shared/config/applications.ts';
+import { defaultM365Config } from '../apps/account/src/shared/config/env.ts';
 
 export const DEFAULT_PORTS = {
   platform: 4000,
@@ -253,13 +254,26 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       offerUrl: `http://localhost:${MARKETPLACE_PORT + offset}/`,
     };
     // One build, eight origins: each application is the same files with its own runtime configuration.
+    // MAGIC signs in with Microsoft 365 too: MSAL is pointed at the Entra stand-in and the offer's set-up
+    // link is the marketplace stand-in's buyer page. The Teams host page (stand-in) must share MAGIC's
+    // origin: teams-js trusts only https or the app's own origin.
     for (const application of APPLICATIONS) {
       const served = await serveApp({
         port: Number(new URL(urls.apps[application]).port),
         application,
         distDir,
-        config: appConfig,
-        // The Teams host page (stand-in) must share MAGIC's origin: teams-js trusts only https or the app's own origin.
+        config:
+          application === 'magic'
+            ? {
+                ...appConfig,
+                m365: {
+                  ...defaultM365Config(),
+                  clientId: DEMO_M365_CLIENT_ID,
+                  entraUrl: microsoft.urls.entra,
+                  subscriptionUrl: `${microsoft.urls.marketplace}/`,
+                },
+              }
+            : appConfig,
         ...(application === 'magic' ? { devHandler: microsoft.teamsHost() } : {}),
       });
       closers.push(served.close);

@@ -13,7 +13,8 @@ if (!existsSync(manifestPath)) {
 const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
 
 function initialChunks() {
-  const entryKey = Object.keys(manifest).find((key) => manifest[key].isEntry);
+  // The app's entry (index.html), not the Microsoft redirect bridge page (redirect.html).
+  const entryKey = Object.keys(manifest).find((key) => manifest[key].isEntry && key === 'index.html');
   const seen = new Set();
   const files = [];
   const visit = (key) => {

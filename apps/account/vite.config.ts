@@ -31,5 +31,12 @@ export default defineConfig({
     manifest: true,
     target: 'es2022',
     sourcemap: false,
+    // Two pages: the app, and the bridge page Microsoft's sign-in responses land on (MSAL's redirect URI).
+    rollupOptions: {
+      input: {
+        index: `${import.meta.dirname}/index.html`,
+        redirect: `${import.meta.dirname}/redirect.html`,
+      },
+    },
   },
 });

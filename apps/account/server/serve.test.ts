@@ -65,10 +65,10 @@ describe('serveApp', () => {
     const csp = res.headers.get('content-security-policy') ?? '';
     expect(csp).toContain("default-src 'self'");
     expect(csp).toContain("script-src 'self'");
-    expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).toContain("base-uri 'none'");
+    // MAGIC also talks to Entra (its development stand-in) for Microsoft sign-in.
     expect(csp).toContain(
-      "connect-src 'self' http://localhost:4433 http://localhost:4444 http://localhost:4455 http://localhost:4466",
+      "connect-src 'self' http://localhost:4433 http://localhost:4444 http://localhost:4455 http://localhost:4466 http://localhost:4510",
     );
     expect(csp).toContain("form-action 'self' http://localhost:4433 http://localhost:4444");
     expect(csp).not.toContain('unsafe-inline');
@@ -85,6 +85,51 @@ describe('serveApp', () => {
 
   it('answers 405 to other methods', async () => {
     expect((await fetch(`${app.url}/account/login`, { method: 'POST' })).status).toBe(405);
+  });
+});
+
+describe('framing', () => {
+  const cspOf = (headers: Record<string, string>) => headers['Content-Security-Policy'] ?? '';
+
+  it('MAGIC runs inside Teams and Office: they (and its own origin) may frame it', async () => {
+    const res = await fetch(`${app.url}/account/m365-login?isTeams=1`);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    const ancestors = /frame-ancestors ([^;]+)/.exec(csp)?.[1]?.split(' ') ?? [];
+    expect(ancestors).toEqual(
+      expect.arrayContaining([
+        "'self'",
+        'https://teams.microsoft.com',
+        'https://*.teams.microsoft.com',
+        'https://*.office.com',
+        'https://*.cloud.microsoft',
+      ]),
+    );
+    expect(ancestors).not.toContain("'none'");
+    expect(ancestors.some((a) => a === '*' || a.startsWith('http:'))).toBe(false);
+    expect(res.headers.get('x-frame-options')).toBeNull();
+  });
+
+  it('a configured Teams host origin (the development host page) is added, as an origin', () => {
+    const config = resolveConfig('magic', {
+      m365: {
+        ...resolveConfig('magic').m365!,
+        extraFrameAncestors: ['http://localhost:4999/dev/teams-host'],
+      },
+    });
+    expect(cspOf(securityHeaders(config))).toMatch(/frame-ancestors [^;]*http:\/\/localhost:4999(;| )/);
+    expect(cspOf(securityHeaders(config))).not.toContain('/dev/teams-host');
+  });
+
+  it('Platform refuses framing', () => {
+    const headers = securityHeaders(resolveConfig('platform'));
+    expect(cspOf(headers)).toContain("frame-ancestors 'none'");
+    expect(headers['X-Frame-Options']).toBe('DENY');
+    expect(cspOf(headers)).not.toContain('teams.microsoft.com');
+  });
+
+  it('Platform refuses framing even when given a Microsoft configuration', () => {
+    const headers = securityHeaders(resolveConfig('platform', { m365: resolveConfig('magic').m365 }));
+    expect(cspOf(headers)).toContain("frame-ancestors 'none'");
   });
 });
 

@@ -60,9 +60,32 @@ function origin(url: string): string {
   return new URL(url).origin;
 }
 
+/** Microsoft's Teams and Office hosts, which frame MAGIC (it runs inside Teams and Office). */
+export const MICROSOFT_FRAME_ANCESTORS = [
+  'https://teams.microsoft.com',
+  'https://*.teams.microsoft.com',
+  'https://teams.cloud.microsoft',
+  'https://*.cloud.microsoft',
+  'https://*.office.com',
+  'https://*.office365.com',
+  'https://*.microsoft365.com',
+  'https://outlook.office.com',
+] as const;
+
+/** Who may frame the app: MAGIC's Teams and Office hosts (and the dev Teams host page); Platform nobody. */
+export function frameAncestors(config: AccountConfig): string {
+  if (config.application !== 'magic' || !config.m365) return "'none'";
+  const extra = config.m365.extraFrameAncestors.map(origin);
+  return ["'self'", ...MICROSOFT_FRAME_ANCESTORS, ...new Set(extra)].join(' ');
+}
+
 export function securityHeaders(config: AccountConfig): Record<string, string> {
+  // MSAL calls Entra's token endpoint from the browser: the real authority, or the local stand-in.
+  const microsoft = config.m365 ? [origin(config.m365.entraUrl ?? config.m365.authority)] : [];
   const services = [
-    ...new Set([config.identityUrl, config.oauth2Url, config.usersUrl, config.agentUrl].map(origin)),
+    ...new Set(
+      [config.identityUrl, config.oauth2Url, config.usersUrl, config.agentUrl].map(origin).concat(microsoft),
+    ),
   ];
   const formTargets = [...new Set([origin(config.identityUrl), origin(config.oauth2Url)])];
   const csp = [
@@ -71,15 +94,18 @@ export function securityHeaders(config: AccountConfig): Record<string, string> {
     `connect-src 'self' ${services.join(' ')}`,
     "img-src 'self' data:",
     "style-src 'self'",
-    "frame-ancestors 'none'",
+    `frame-ancestors ${frameAncestors(config)}`,
     "base-uri 'none'",
     `form-action 'self' ${formTargets.join(' ')}`,
   ].join('; ');
-  return {
+  const headers: Record<string, string> = {
     'Content-Security-Policy': csp,
     'Referrer-Policy': 'no-referrer',
     'X-Content-Type-Options': 'nosniff',
   };
+  // Older browsers ignore frame-ancestors: an app nobody may frame says so twice.
+  if (frameAncestors(config) === "'none'") headers['X-Frame-Options'] = 'DENY';
+  return headers;
 }
 
 const CONTENT_TYPES: Record<string, string> = {

@@ -52,3 +52,20 @@ export const OAUTH2_SCOPES = 'openid offline_access';
 export const ONBOARDING_CODE_LOCK_MS = 10 * 1000;
 /** Prefix of the authorization server's codes: a callback code without it is a source-code-host code. */
 export const AUTHORIZATION_CODE_PREFIX = 'ory';
+/** Microsoft 365 sign-in: the directory (Graph) token's and the identity token's scopes. */
+export const M365_SCOPES = {
+  directory: ['email', 'User.Read', 'Organization.Read.All'],
+  identity: ['email', 'profile', 'User.Read'],
+} as const;
+/** The user service's `/m365/login` error codes and the screen modes they lead to. */
+export const M365_ERROR_CODES = {
+  notSubscribed: 'UserNotSubscribedException',
+  notGranted: 'UserNotGrantedAccessException',
+  unauthorised: 'UnauthorisedUserException',
+  /** Activation: the purchase's tenant already has a subscribed organisation. */
+  alreadySubscribed: 'OrganisationAlreadySubscribedException',
+} as const;
+/** The activation flag starts the marketplace activation by itself only when it is exactly this string. */
+export const M365_ACTIVATION_FLAG_ON = 'true';
+/** Query value of isTeams that means "inside the team-collaboration client". */
+export const IS_TEAMS_QUERY_VALUE = '1';

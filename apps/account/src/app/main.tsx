@@ -3,7 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { getConfig } from '../shared/config/env.ts';
 import { paths } from '../shared/config/paths.ts';
 import { redirectTo } from '../shared/navigation/history.ts';
-import { setTokenLostHandler } from '../shared/oauth2/token-lifecycle.ts';
+import { registerTokenRenewal, setTokenLostHandler } from '../shared/oauth2/token-lifecycle.ts';
 import { configureStorage } from '../shared/storage/storage.ts';
 import { ErrorView } from '../shared/ui/error-view.tsx';
 import { Providers } from './providers.tsx';
@@ -16,6 +16,11 @@ try {
   configureStorage({ cookieDomain: config.cookieDomain });
   // A bearer token that cannot be renewed ends the sign-in: logout.
   setTokenLostHandler(() => redirectTo(paths.logout));
+  // An m365 token is renewed with a silent Microsoft token and the backend login (loaded on demand).
+  registerTokenRenewal('m365', {
+    needsRefreshToken: false,
+    renew: () => import('../features/m365/renew-m365-token.ts').then((m) => m.renewM365TokenSilently()),
+  });
   root.render(
     <Providers>
       <Router />

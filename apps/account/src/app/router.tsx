@@ -25,7 +25,6 @@ function route<S>(def: RouteDef<S>): RouteDef<unknown> {
 }
 
 const none = z.object({});
-const later = lazy(() => import('../routes/redirect-to-login.tsx'));
 
 export const routes: RouteDef<unknown>[] = [
   route({
@@ -95,8 +94,12 @@ export const routes: RouteDef<unknown>[] = [
     search: z.object({ flow: str, profileFlow: str }),
     component: lazy(() => import('../routes/profile.tsx')),
   }),
-  route({ path: paths.m365Login, search: none, component: later }),
-  route({ path: paths.m365Logout, search: none, component: later }),
+  route({
+    path: paths.m365Login,
+    search: z.object({ token: str, autoContinue: str, isTeams: str }),
+    component: lazy(() => import('../routes/m365-login.tsx')),
+  }),
+  route({ path: paths.m365Logout, search: none, component: lazy(() => import('../routes/m365-logout.tsx')) }),
 ];
 
 function normalise(pathname: string): string {

@@ -27,6 +27,21 @@ export const initialPageTableSchema = z.object({
   rules: z.array(z.object({ products: z.optional(names), scopeGroups: z.optional(names), page: pageName })),
 });
 export type InitialPageTable = z.infer<typeof initialPageTableSchema>;
+/**
+ * Microsoft 365 sign-in (MAGIC only). `entraUrl` points MSAL at a local Entra stand-in (development
+ * and tests); production leaves it out and MSAL talks to the real authority.
+ */
+export const m365ConfigSchema = z.object({
+  /** The app registration's client id in Entra (also the Teams app's web-app id). */
+  clientId: z.string().check(z.minLength(1)),
+  authority: z.string().check(z.regex(/^https:\/\/[^\s/]+\/[^\s/]+$/, 'must be https://host/tenant')),
+  entraUrl: z.optional(httpUrl),
+  /** The offer's subscription set-up link, shown to cloud admins on subscription-required. */
+  subscriptionUrl: httpUrl,
+  /** Origins allowed to frame MAGIC besides Teams and Office (the development Teams host page). */
+  extraFrameAncestors: z.array(httpUrl),
+});
+export type M365Config = z.infer<typeof m365ConfigSchema>;
 
 export const accountConfigSchema = z.object({
   application: applicationSchema,
@@ -49,6 +64,7 @@ export const accountConfigSchema = z.object({
   requiredScopeGroups: z.optional(names),
   /** Where an organisation's admin subscribes (the offer's page), shown on the welcome page. */
   offerUrl: httpUrl,
+  m365: z.optional(m365ConfigSchema),
 });
 export type AccountConfig = z.infer<typeof accountConfigSchema>;
 
@@ -107,5 +123,17 @@ export function defaultConfig(application: Application): AccountConfig {
     urlMap: defaultUrlMap(),
     disableGitStep: false,
     offerUrl: 'http://localhost:4540/',
+    ...(application === 'magic' ? { m365: defaultM365Config() } : {}),
+  };
+}
+
+/** MAGIC's Microsoft 365 sign-in in development: the demo app registration on the local Entra stand-in. */
+export function defaultM365Config(): M365Config {
+  return {
+    clientId: '6f2d4c1a-8b3e-4f5d-9a7c-1e2b3c4d5e6f',
+    authority: 'https://login.microsoftonline.com/organizations',
+    entraUrl: 'http://localhost:4510',
+    subscriptionUrl: 'http://localhost:4540/',
+    extraFrameAncestors: [],
   };
 }

@@ -182,6 +182,15 @@ export const registry = {
     ttlMs: REFRESH_LOCK.expiryMs,
   }),
   m365Token: entry({ key: 'm365-token', schema: z.string(), medium: 'localStorage' }),
+  /** m365 login: start the marketplace activation by itself once signed in (only the string 'true'). */
+  m365ActivationFlag: entry({ key: 'm365_activation', schema: z.string(), medium: 'localStorage' }),
+  /** m365 login: the Final Step already sent the browser to a redirect sign-in (once per purchase). */
+  m365RedirectAttempted: entry({
+    key: 'm365_redirect_attempted',
+    schema: z.boolean(),
+    medium: 'cookie',
+    ttlMs: LOGIN_CHALLENGE_TTL_MS,
+  }),
   /** When this tab last started a new authorization because its token could not be renewed. */
   reauthorizeStartedAt: entry({
     key: 'reauthorize_started_at',
@@ -213,4 +222,6 @@ export const loginStateEntries: StorageEntry<unknown>[] = [
   registry.missingSessionRetried,
   registry.loginLock,
   registry.m365Token,
+  registry.m365ActivationFlag,
+  registry.m365RedirectAttempted,
 ] as StorageEntry<unknown>[];

@@ -1,0 +1,30 @@
+import { M365_ERROR_CODES } from '../../constants.ts';
+import { assertParam, postJson } from './http-client.ts';
+
+// Marketplace activation from the Final Step: the purchase token with the caller's Microsoft identity
+// token as the bearer and the Graph token, `{token, graphAccessToken}`.
+
+export const ACTIVATION_PATH = '/m365/marketplace/activate';
+
+export async function activateSubscription(
+  usersUrl: string,
+  input: { marketplaceToken: string | null; identityToken: string | null; graphAccessToken: string | null },
+): Promise<void> {
+  const token = assertParam(input.marketplaceToken, 'token', 'activateSubscription');
+  const bearer = assertParam(input.identityToken, 'bearer', 'activateSubscription');
+  await postJson(new URL(ACTIVATION_PATH, usersUrl).toString(), {
+    bearer,
+    body: { token, graphAccessToken: input.graphAccessToken },
+  });
+}
+
+/** The purchase belongs to a tenant whose organisation already has a subscription. */
+export function isAlreadySubscribed(error: unknown): boolean {
+  const body =
+    error && typeof error === 'object' && 'body' in error ? (error as { body: unknown }).body : null;
+  return (
+    !!body &&
+    typeof body === 'object' &&
+    (body as { errorCode?: unknown }).errorCode === M365_ERROR_CODES.alreadySubscribed
+  );
+}

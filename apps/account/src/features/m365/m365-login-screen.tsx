@@ -1,0 +1,184 @@
+import type { ReactNode } from 'react';
+import { copy } from '../../copy.ts';
+import { TermsForm } from '../../shared/terms/terms-form.tsx';
+import { AccountFooter } from '../../shared/ui/account-footer.tsx';
+import { Card } from '../../shared/ui/card.tsx';
+import { Progress } from '../../shared/ui/progress.tsx';
+import type { M365View } from './select-m365-view.ts';
+
+// The m365 login screen, one view per mode. Presentational: everything comes from use-m365-login.
+
+export interface M365LoginScreenProps {
+  view: M365View;
+  isTeams: boolean;
+  appName: string;
+  username: string | null;
+  supportEmail: string;
+  subscriptionUrl: string | null;
+  fatalError: string | null;
+  activating: boolean;
+  signingIn: boolean;
+  signIn(): void;
+  activate(): void;
+  continueToApp(): void;
+  retryTeams(): void;
+  openSubscription(url: string): void;
+}
+
+const t = copy.m365;
+
+function Frame({
+  title,
+  supportEmail,
+  children,
+}: {
+  title: string;
+  supportEmail: string;
+  children: ReactNode;
+}) {
+  return (
+    <Card title={title} footer={<AccountFooter supportEmail={supportEmail} />}>
+      {children}
+    </Card>
+  );
+}
+
+function SubscriptionLink(props: M365LoginScreenProps) {
+  const url = props.subscriptionUrl;
+  if (!url) return null;
+  if (props.isTeams) {
+    return (
+      <button type="button" className="button" onClick={() => props.openSubscription(url)}>
+        {t.setUpSubscription}
+      </button>
+    );
+  }
+  return (
+    <a className="button" href={url} target="_blank" rel="noreferrer">
+      {t.setUpSubscription}
+    </a>
+  );
+}
+
+export function M365LoginScreen(props: M365LoginScreenProps) {
+  const mail = props.supportEmail;
+  switch (props.view) {
+    case 'loading':
+      return <Progress label={t.signingIn} />;
+    case 'login':
+      return (
+        <Frame title={t.loginTitle} supportEmail={mail}>
+          <p className="muted">{t.loginText(props.appName)}</p>
+          <button type="button" className="button" onClick={props.signIn} disabled={props.signingIn}>
+            {copy.common.continue}
+          </button>
+          <p className="notice">
+            {t.termsNotice}{' '}
+            <a href="/terms" target="_blank" rel="noreferrer">
+              {t.termsLink}
+            </a>{' '}
+            {t.termsAnd}{' '}
+            <a href="/privacy" target="_blank" rel="noreferrer">
+              {t.privacyLink}
+            </a>
+            .
+          </p>
+        </Frame>
+      );
+    case 'activate-subscription':
+      return (
+        <TermsForm
+          title={copy.callbackOnboarding.finalStep}
+          busy={props.activating || props.signingIn}
+          header={
+            <>
+              {props.username ? (
+                <p>
+                  {t.signingUpAs} <strong data-testid="signing-up-as">{props.username}</strong>
+                </p>
+              ) : null}
+              {props.activating ? (
+                <p className="muted" role="status">
+                  {t.activating}
+                </p>
+              ) : null}
+            </>
+          }
+          footer={<AccountFooter supportEmail={props.supportEmail} />}
+          onAccept={() => props.activate()}
+        />
+      );
+    case 'subscription-required':
+      return (
+        <Frame title={t.notConnectedTitle} supportEmail={mail}>
+          <p>{t.notConnectedText(props.appName)}</p>
+          {props.isTeams ? <p className="muted">{t.notConnectedTeams(props.appName)}</p> : null}
+          <p className="muted">{t.notConnectedAdmin}</p>
+          <SubscriptionLink {...props} />
+          <p>
+            <span className="tooltip-anchor">
+              <button type="button" className="icon-button" aria-describedby="owner-tooltip">
+                {t.whoCanSubscribe}
+              </button>
+              <span id="owner-tooltip" role="tooltip" className="tooltip">
+                {t.ownerTooltip}
+              </span>
+            </span>
+          </p>
+        </Frame>
+      );
+    case 'consent-required':
+      return (
+        <Frame title={t.consentTitle} supportEmail={mail}>
+          <p>{t.consentText(props.appName)}</p>
+          <button type="button" className="button" onClick={props.signIn}>
+            {t.tryAgain}
+          </button>
+        </Frame>
+      );
+    case 'unauthorised-user':
+      return (
+        <Frame title={t.unauthorisedTitle} supportEmail={mail}>
+          <p>{t.unauthorisedText(props.appName)}</p>
+          {props.isTeams ? null : (
+            <button type="button" className="button secondary" onClick={props.signIn}>
+              {t.useAnotherAccount}
+            </button>
+          )}
+        </Frame>
+      );
+    case 'authenticated':
+      return (
+        <Frame title={t.authenticatedTitle} supportEmail={mail}>
+          <button type="button" className="button" onClick={props.continueToApp}>
+            {t.continueTo(props.appName)}
+          </button>
+        </Frame>
+      );
+    case 'already-subscribed':
+      return (
+        <Frame title={t.alreadySubscribedTitle} supportEmail={mail}>
+          <p>{t.alreadySubscribedText}</p>
+          <a className="button" href={`mailto:${props.supportEmail}`}>
+            {copy.common.contactSupport}
+          </a>
+        </Frame>
+      );
+    case 'error':
+      return (
+        <Frame title={t.errorTitle} supportEmail={mail}>
+          <div className="error-box" role="alert">
+            <p>{props.fatalError ?? copy.errors.unknown}</p>
+          </div>
+          <p className="muted">{copy.errorPage.persist}</p>
+          <button
+            type="button"
+            className="button"
+            onClick={props.isTeams ? props.retryTeams : () => window.location.reload()}
+          >
+            {copy.errorPage.retry}
+          </button>
+        </Frame>
+      );
+  }
+}
