@@ -17,7 +17,7 @@ import { createOAuth2AdminClient } from './clients/oauth2-admin.ts';
 import type { OAuth2AdminClient } from './clients/oauth2-admin.ts';
 import type { Config } from './config.ts';
 import type { UsersDb } from './db-types.ts';
-import type { Deps } from './deps.ts';
+import type { UsersContext } from './context.ts';
 import { registerHealthRoutes } from './http/health.ts';
 import { createLogger } from './http/logger.ts';
 import { createHttpServer } from './http/server.ts';
@@ -58,7 +58,7 @@ const ADMIN_BODY_LIMIT = 64 * 1024;
 export async function createApp(options: AppOptions): Promise<UsersApp> {
   const { config } = options;
   const logger = createLogger(options.logger, config.logLevel, 'users');
-  const deps: Deps = {
+  const ctx: UsersContext = {
     config,
     db: typed<UsersDb>(options.db),
     clock: options.clock ?? systemClock,
@@ -85,22 +85,22 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
     allowedHeaders: ['Content-Type', 'Authorization'],
     maxAge: 600,
   });
-  registerLoginRoutes(publicApp, deps);
-  registerTermsPublicRoutes(publicApp, deps);
-  registerGitAuthRoutes(publicApp, deps);
-  registerInvitationPublicRoutes(publicApp, deps);
-  registerHealthRoutes(publicApp, deps.db);
+  registerLoginRoutes(publicApp, ctx);
+  registerTermsPublicRoutes(publicApp, ctx);
+  registerGitAuthRoutes(publicApp, ctx);
+  registerInvitationPublicRoutes(publicApp, ctx);
+  registerHealthRoutes(publicApp, ctx.db);
 
   const adminApp = createHttpServer({
     logger: logger.child({ api: 'admin' }),
     bodyLimit: ADMIN_BODY_LIMIT,
     trustProxy: false,
   });
-  registerOrganisationRoutes(adminApp, deps);
-  registerUserRoutes(adminApp, deps);
-  registerInvitationAdminRoutes(adminApp, deps);
-  registerTermsAdminRoutes(adminApp, deps);
-  registerHealthRoutes(adminApp, deps.db);
+  registerOrganisationRoutes(adminApp, ctx);
+  registerUserRoutes(adminApp, ctx);
+  registerInvitationAdminRoutes(adminApp, ctx);
+  registerTermsAdminRoutes(adminApp, ctx);
+  registerHealthRoutes(adminApp, ctx.db);
 
   return { public: publicApp, admin: adminApp };
 }

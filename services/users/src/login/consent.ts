@@ -1,5 +1,5 @@
 import type { IdentitySession } from '../clients/identity-admin.ts';
-import type { Deps } from '../deps.ts';
+import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { uuidSchema } from '../http/schemas.ts';
 import { recheckTermsAtSignIn } from '../terms/service.ts';
@@ -12,15 +12,15 @@ import { findUserWithProducts } from '../users/repository.ts';
  * `onboarding.tosAccepted` is brought in line with the current terms versions first.
  */
 export async function acceptConsent(
-  deps: Deps,
+  ctx: UsersContext,
   consentChallenge: string,
   identitySessionId: string,
 ): Promise<string> {
-  const lookup = await deps.oauth2Admin.getConsentRequest(consentChallenge);
+  const lookup = await ctx.oauth2Admin.getConsentRequest(consentChallenge);
   if (lookup.kind === 'handled') return lookup.redirectTo;
   const consent = lookup.request;
 
-  const session = await deps.identityAdmin.getSession(identitySessionId);
+  const session = await ctx.identityAdmin.getSession(identitySessionId);
   if (!session || session.active === false || session.identity.id !== consent.subject) {
     throw new AppError(
       'SESSION_MISMATCH',
@@ -28,7 +28,7 @@ export async function acceptConsent(
     );
   }
 
-  if (secondFactorOverdue(session, deps.clock.now())) {
+  if (secondFactorOverdue(session, ctx.clock.now())) {
     throw new AppError(
       'SECOND_FACTOR_REQUIRED',
       'The second-factor grace period is over: set up a second factor to sign in.',
@@ -38,15 +38,15 @@ export async function acceptConsent(
   const userId = session.identity.traits.userServiceID;
   const user =
     userId !== undefined && uuidSchema.safeParse(userId).success
-      ? await findUserWithProducts(deps.db, userId)
+      ? await findUserWithProducts(ctx.db, userId)
       : null;
   if (!user || (user.identityId !== null && user.identityId !== session.identity.id)) {
     throw new AppError('USER_NOT_LINKED', 'The signed-in identity is not linked to a user.');
   }
   // Terms versions may have changed since the last sign-in: the app then shows the Terms step.
-  await recheckTermsAtSignIn(deps, userId!, session.identity.id, session.identity.traits);
+  await recheckTermsAtSignIn(ctx, userId!, session.identity.id, session.identity.traits);
 
-  return deps.oauth2Admin.acceptConsentRequest(consentChallenge, {
+  return ctx.oauth2Admin.acceptConsentRequest(consentChallenge, {
     grant_scope: consent.requested_scope ?? [],
     grant_access_token_audience: consent.requested_access_token_audience ?? [],
     remember: false,

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Deps } from '../deps.ts';
+import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { uuidSchema } from '../http/schemas.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
@@ -13,22 +13,22 @@ import {
   userSchema,
 } from './schemas.ts';
 
-export function registerUserRoutes(app: FastifyInstance, deps: Deps): void {
+export function registerUserRoutes(app: FastifyInstance, ctx: UsersContext): void {
   app.post('/admin/users', async (request, reply) => {
     const input = parseInput(createUserSchema, request.body);
-    const user = await createUser(deps, input);
+    const user = await createUser(ctx, input);
     request.log.info({ userId: user.id, identityId: user.identityId }, 'user created');
     return sendOutput(reply, 201, userSchema, user);
   });
 
   app.get('/admin/users', async (request, reply) => {
     const { organisationId } = parseInput(listUsersQuerySchema, request.query);
-    return sendOutput(reply, 200, userListSchema, { users: await listUsers(deps.db, organisationId) });
+    return sendOutput(reply, 200, userListSchema, { users: await listUsers(ctx.db, organisationId) });
   });
 
   app.get('/admin/users/:id', async (request, reply) => {
     const { id } = parseInput(userIdParamsSchema, request.params);
-    const user = uuidSchema.safeParse(id).success ? await findUser(deps.db, id) : null;
+    const user = uuidSchema.safeParse(id).success ? await findUser(ctx.db, id) : null;
     if (!user) throw new AppError('USER_NOT_FOUND', 'No user has this id.');
     return sendOutput(reply, 200, userSchema, user);
   });
