@@ -17,7 +17,7 @@ import { createOAuth2AdminClient } from './clients/oauth2-admin.ts';
 import type { OAuth2AdminClient } from './clients/oauth2-admin.ts';
 import type { Config } from './config.ts';
 import type { UsersDb } from './db-types.ts';
-import type { Deps } from './deps.ts';
+import type { UsersContext } from './context.ts';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
 import { refuseOpaqueOrigins } from '@acme/service-kit/origin';
 import { AppError } from './http/errors.ts';
@@ -68,7 +68,7 @@ const ADMIN_BODY_LIMIT = 64 * 1024;
 export async function createApp(options: AppOptions): Promise<UsersApp> {
   const { config } = options;
   const logger = createLogger(options.logger, config.logLevel, 'users');
-  const deps: Deps = {
+  const ctx: UsersContext = {
     config,
     db: typed<UsersDb>(options.db),
     clock: options.clock ?? systemClock,
@@ -106,16 +106,16 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
     publicApp,
     () => new AppError('FORBIDDEN', 'Requests from an opaque origin (Origin: null) are not accepted.'),
   );
-  registerLoginRoutes(publicApp, deps);
-  registerTermsPublicRoutes(publicApp, deps);
-  registerGitAuthRoutes(publicApp, deps);
-  registerInvitationPublicRoutes(publicApp, deps);
+  registerLoginRoutes(publicApp, ctx);
+  registerTermsPublicRoutes(publicApp, ctx);
+  registerGitAuthRoutes(publicApp, ctx);
+  registerInvitationPublicRoutes(publicApp, ctx);
   registerM365Routes(publicApp, {
-    ...deps,
-    microsoft: options.microsoft ?? createMicrosoftClient(config, deps.clock),
+    ...ctx,
+    microsoft: options.microsoft ?? createMicrosoftClient(config, ctx.clock),
     agent: createAgentClient(config.agentUrl, config.upstreamTimeoutMs, logger),
   });
-  registerHealthRoutes(publicApp, deps.db);
+  registerHealthRoutes(publicApp, ctx.db);
 
   const adminApp = createHttpServer({
     logger: logger.child({ api: 'admin' }),
@@ -127,13 +127,13 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
     config.admin,
     (r) => new AppError(r.status === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN', r.message),
   );
-  registerOrganisationRoutes(adminApp, deps);
-  registerUserRoutes(adminApp, deps);
-  registerLoginAdminRoutes(adminApp, deps);
-  registerInvitationAdminRoutes(adminApp, deps);
-  registerTermsAdminRoutes(adminApp, deps);
-  registerApiClientAdminRoutes(adminApp, deps);
-  registerHealthRoutes(adminApp, deps.db);
+  registerOrganisationRoutes(adminApp, ctx);
+  registerUserRoutes(adminApp, ctx);
+  registerLoginAdminRoutes(adminApp, ctx);
+  registerInvitationAdminRoutes(adminApp, ctx);
+  registerTermsAdminRoutes(adminApp, ctx);
+  registerApiClientAdminRoutes(adminApp, ctx);
+  registerHealthRoutes(adminApp, ctx.db);
 
   return { public: publicApp, admin: adminApp };
 }

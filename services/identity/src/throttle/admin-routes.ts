@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { Ctx } from '../context.ts';
+import type { IdentityContext } from '../context.ts';
 import { readJson } from '../http/body.ts';
 import { findIdentityIdByIdentifier } from '../identities/repo.ts';
 import { parseBody } from '../identities/service.ts';
@@ -14,7 +14,7 @@ const UnlockBody = z.object({ identifier: z.string().min(1).max(320) });
  * (password failures, wrong recovery or verification codes, wrong 2FA codes). Answers 204 whether
  * or not anything was locked, and whether or not the address belongs to an identity.
  */
-export function registerLockoutAdminRoutes(app: FastifyInstance, ctx: Ctx): void {
+export function registerLockoutAdminRoutes(app: FastifyInstance, ctx: IdentityContext): void {
   app.post('/admin/lockouts/reset', async (req, reply) => {
     const { identifier } = parseBody(UnlockBody, readJson(req));
     const key = normalizeIdentifier(identifier);

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../identities/repo.ts';
+import type { Db } from '../db/db.ts';
 import { lockoutDelayMs, type LockoutPolicy } from './backoff.ts';
 
 /** True while the per-account wait is running: the attempt is refused without checking the password. */

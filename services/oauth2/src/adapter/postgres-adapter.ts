@@ -19,7 +19,7 @@ import { requestState, type StoredConsent } from '../request-state.ts';
  *   less per token request, no state kept between requests.
  */
 
-export interface AdapterDeps {
+export interface AdapterContext {
   db: Database;
   clock: Clock;
   graceSeconds: number;
@@ -52,19 +52,19 @@ interface Row {
 
 export class PostgresAdapter implements Adapter {
   readonly model: string;
-  readonly #deps: AdapterDeps;
+  readonly #ctx: AdapterContext;
 
-  constructor(model: string, deps: AdapterDeps) {
+  constructor(model: string, ctx: AdapterContext) {
     this.model = model;
-    this.#deps = deps;
+    this.#ctx = ctx;
   }
 
   get #db() {
-    return this.#deps.db.kysely;
+    return this.#ctx.db.kysely;
   }
 
   #now(): Date {
-    return this.#deps.clock.now();
+    return this.#ctx.clock.now();
   }
 
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
@@ -172,7 +172,7 @@ export class PostgresAdapter implements Adapter {
   #present({ payload, consumedAt }: StoredRecord): AdapterPayload | undefined {
     if (consumedAt === undefined) return payload;
     if (SOFT_DELETE_MODELS.has(this.model)) return undefined;
-    if (GRACE_MODELS.has(this.model) && this.#now().getTime() - consumedAt < this.#deps.graceSeconds * 1000) {
+    if (GRACE_MODELS.has(this.model) && this.#now().getTime() - consumedAt < this.#ctx.graceSeconds * 1000) {
       return payload;
     }
     return { ...payload, consumed: Math.floor(consumedAt / 1000) };
@@ -231,12 +231,12 @@ export interface AdapterRegistry {
 }
 
 /** One adapter instance per model, shared by oidc-provider and our own modules. */
-export function createAdapterRegistry(deps: AdapterDeps): AdapterRegistry {
+export function createAdapterRegistry(ctx: AdapterContext): AdapterRegistry {
   const adapters = new Map<string, PostgresAdapter>();
   const get = (model: string) => {
     let adapter = adapters.get(model);
     if (!adapter) {
-      adapter = new PostgresAdapter(model, deps);
+      adapter = new PostgresAdapter(model, ctx);
       adapters.set(model, adapter);
     }
     return adapter;

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Deps } from '../deps.ts';
+import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { uuidSchema } from '../http/schemas.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
@@ -15,10 +15,10 @@ import {
 } from './schemas.ts';
 import { createApiClient, listApiClients, revokeApiClient } from './service.ts';
 
-export function registerApiClientAdminRoutes(app: FastifyInstance, deps: Deps): void {
+export function registerApiClientAdminRoutes(app: FastifyInstance, ctx: UsersContext): void {
   app.post('/admin/api-clients', async (request, reply) => {
     const input = parseInput(createApiClientSchema, request.body);
-    const created = await createApiClient(deps, input);
+    const created = await createApiClient(ctx, input);
     request.log.info(
       { apiClientId: created.id, organisationId: created.organisationId },
       'API client created',
@@ -29,11 +29,11 @@ export function registerApiClientAdminRoutes(app: FastifyInstance, deps: Deps): 
 
   app.get('/admin/api-clients', async (request, reply) => {
     const { organisationId } = parseInput(listApiClientsQuerySchema, request.query);
-    if (!(await findOrganisation(deps.db, organisationId))) {
+    if (!(await findOrganisation(ctx.db, organisationId))) {
       throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
     }
     return sendOutput(reply, 200, apiClientListSchema, {
-      apiClients: await listApiClients(deps.db, organisationId),
+      apiClients: await listApiClients(ctx.db, organisationId),
     });
   });
 
@@ -42,7 +42,7 @@ export function registerApiClientAdminRoutes(app: FastifyInstance, deps: Deps): 
     const { actorEmail } = parseInput(revokeApiClientSchema, request.body ?? {});
     if (!uuidSchema.safeParse(id).success)
       throw new AppError('API_CLIENT_NOT_FOUND', 'No API client has this id.');
-    const revoked = await revokeApiClient(deps, id, actorEmail);
+    const revoked = await revokeApiClient(ctx, id, actorEmail);
     request.log.info({ apiClientId: revoked.id }, 'API client revoked');
     return sendOutput(reply, 200, apiClientSchema, revoked);
   });

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ApiClientsTable, UsersDb } from '../db-types.ts';
-import type { Deps } from '../deps.ts';
+import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { findOrganisation } from '../organisations/repository.ts';
 import { hasPermission, isRole } from '../users/roles.ts';
@@ -57,19 +57,19 @@ async function checkActor(
 }
 
 export async function createApiClient(
-  deps: Deps,
+  ctx: UsersContext,
   input: CreateApiClientInput,
 ): Promise<ApiClient & { clientSecret: string }> {
-  const organisation = await findOrganisation(deps.db, input.organisationId);
+  const organisation = await findOrganisation(ctx.db, input.organisationId);
   if (!organisation) throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
-  const createdBy = await checkActor(deps.db, organisation.id, input.actorEmail);
+  const createdBy = await checkActor(ctx.db, organisation.id, input.actorEmail);
 
   const ext = {
     user: { authenticationMode: 'api' },
     organisation: { id: organisation.id, name: organisation.name },
     scopeGroups: input.scopeGroups,
   };
-  const { clientId, clientSecret } = await deps.oauth2Clients.createApiClient(
+  const { clientId, clientSecret } = await ctx.oauth2Clients.createApiClient(
     `${organisation.name}: ${input.name}`,
     ext,
   );
@@ -79,14 +79,14 @@ export async function createApiClient(
     name: input.name,
     scope_groups: JSON.stringify(input.scopeGroups),
     created_by: createdBy,
-    created_at: deps.clock.now(),
+    created_at: ctx.clock.now(),
     revoked_at: null,
   };
   try {
-    await deps.db.insertInto('api_clients').values(row).execute();
+    await ctx.db.insertInto('api_clients').values(row).execute();
   } catch (error) {
     // Never leave a working client behind that no one can list or revoke.
-    await deps.oauth2Clients.deleteClient(clientId).catch(() => undefined);
+    await ctx.oauth2Clients.deleteClient(clientId).catch(() => undefined);
     throw error;
   }
   return { ...toApiClient({ ...row, scope_groups: input.scopeGroups }), clientSecret };
@@ -105,17 +105,17 @@ export async function listApiClients(db: Kysely<UsersDb>, organisationId: string
 
 /** Idempotent: revoking a revoked client answers it unchanged. */
 export async function revokeApiClient(
-  deps: Deps,
+  ctx: UsersContext,
   id: string,
   actorEmail: string | undefined,
 ): Promise<ApiClient> {
-  const row = await deps.db.selectFrom('api_clients').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+  const row = await ctx.db.selectFrom('api_clients').select(COLUMNS).where('id', '=', id).executeTakeFirst();
   if (!row) throw new AppError('API_CLIENT_NOT_FOUND', 'No API client has this id.');
-  await checkActor(deps.db, row.organisation_id, actorEmail);
+  await checkActor(ctx.db, row.organisation_id, actorEmail);
   if (row.revoked_at) return toApiClient(row);
   // Delete at the authorization server first: only then is the client really unusable.
-  await deps.oauth2Clients.deleteClient(row.id);
-  const revokedAt = deps.clock.now();
-  await deps.db.updateTable('api_clients').set({ revoked_at: revokedAt }).where('id', '=', id).execute();
+  await ctx.oauth2Clients.deleteClient(row.id);
+  const revokedAt = ctx.clock.now();
+  await ctx.db.updateTable('api_clients').set({ revoked_at: revokedAt }).where('id', '=', id).execute();
   return toApiClient({ ...row, revoked_at: revokedAt });
 }

@@ -5,7 +5,7 @@ import { requestJson as sendJson, upstreamError, type JsonRequest } from './http
 
 const SERVICE = 'identity service';
 
-/** Identity traits of SPEC §3, exactly as the identity schema `default` defines them. */
+/** The identity traits, exactly as the identity schema `default` defines them. */
 export interface IdentityTraits {
   userServiceID: string;
   email: string;

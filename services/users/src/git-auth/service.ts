@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Deps } from '../deps.ts';
+import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import type { Caller } from '../http/caller.ts';
 
@@ -9,9 +9,9 @@ export const STATE_TTL_MS = 10 * 60 * 1000;
 const hashState = (state: string) => createHash('sha256').update(state).digest('hex');
 
 /** The app's callback route on the caller's origin (an allowed app origin), else the configured app. */
-export function redirectUriFor(deps: Deps, origin: string | undefined): string {
+export function redirectUriFor(ctx: UsersContext, origin: string | undefined): string {
   const base =
-    origin !== undefined && deps.config.appOrigins.includes(origin) ? origin : deps.config.appBaseUrl;
+    origin !== undefined && ctx.config.appOrigins.includes(origin) ? origin : ctx.config.appBaseUrl;
   return `${base}/account/callback`;
 }
 
@@ -20,16 +20,21 @@ export function redirectUriFor(deps: Deps, origin: string | undefined): string {
  * SHA-256, bound to the caller, the app's `flow` and the redirect URI, valid 10 minutes) and the
  * host's authorize URL carrying it.
  */
-export async function initialise(deps: Deps, caller: Caller, flow: string, origin: string | undefined) {
+export async function initialise(
+  ctx: UsersContext,
+  caller: Caller,
+  flow: string,
+  origin: string | undefined,
+) {
   const state = randomBytes(32).toString('base64url');
-  const now = deps.clock.now();
-  const redirectUri = redirectUriFor(deps, origin);
-  await deps.db
+  const now = ctx.clock.now();
+  const redirectUri = redirectUriFor(ctx, origin);
+  await ctx.db
     .deleteFrom('git_auth_states')
     .where('user_id', '=', caller.user.id)
     .where('expires_at', '<', now)
     .execute();
-  await deps.db
+  await ctx.db
     .insertInto('git_auth_states')
     .values({
       state_hash: hashState(state),
@@ -41,7 +46,7 @@ export async function initialise(deps: Deps, caller: Caller, flow: string, origi
       used_at: null,
     })
     .execute();
-  return { authenticationUrl: deps.gitHost.authorizeUrl(state, redirectUri) };
+  return { authenticationUrl: ctx.gitHost.authorizeUrl(state, redirectUri) };
 }
 
 /**
@@ -50,9 +55,9 @@ export async function initialise(deps: Deps, caller: Caller, flow: string, origi
  * unexpired one) and is spent whatever happens next, the code is exchanged at the host, and the
  * account read from `GET /user` is stored and marked on the identity (`gitProviderConnected`).
  */
-export async function complete(deps: Deps, caller: Caller, code: string, state: string | undefined) {
-  const now = deps.clock.now();
-  let query = deps.db
+export async function complete(ctx: UsersContext, caller: Caller, code: string, state: string | undefined) {
+  const now = ctx.clock.now();
+  let query = ctx.db
     .selectFrom('git_auth_states')
     .select(['state_hash', 'redirect_uri'])
     .where('user_id', '=', caller.user.id)
@@ -62,7 +67,7 @@ export async function complete(deps: Deps, caller: Caller, code: string, state: 
   const pending = await query.orderBy('created_at', 'desc').limit(1).executeTakeFirst();
   const spent =
     pending &&
-    (await deps.db
+    (await ctx.db
       .updateTable('git_auth_states')
       .set({ used_at: now })
       .where('state_hash', '=', pending.state_hash)
@@ -75,8 +80,8 @@ export async function complete(deps: Deps, caller: Caller, code: string, state: 
     );
   }
 
-  const account = await deps.gitHost.userForCode(code, pending.redirect_uri);
-  await deps.db
+  const account = await ctx.gitHost.userForCode(code, pending.redirect_uri);
+  await ctx.db
     .insertInto('git_links')
     .values({
       user_id: caller.user.id,
@@ -94,7 +99,7 @@ export async function complete(deps: Deps, caller: Caller, code: string, state: 
       }),
     )
     .execute();
-  await deps.identityAdmin.patchIdentity(caller.user.identityId, [
+  await ctx.identityAdmin.patchIdentity(caller.user.identityId, [
     { op: 'replace', path: '/traits/onboarding/gitProviderConnected', value: true },
   ]);
   return { connected: true as const, login: account.login };

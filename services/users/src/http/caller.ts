@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { WhoamiSession } from '../clients/identity-public.ts';
-import type { Deps } from '../deps.ts';
+import type { UsersContext } from '../context.ts';
 import { AppError } from './errors.ts';
 import { uuidSchema } from './schemas.ts';
 
@@ -14,16 +14,16 @@ export interface Caller {
  * `X-Session-Token`) is forwarded to the identity service's `/sessions/whoami`, and the session's
  * identity must be linked to one of our users (`traits.userServiceID` and `users.identity_id`).
  */
-export async function currentCaller(deps: Deps, request: FastifyRequest): Promise<Caller> {
+export async function currentCaller(ctx: UsersContext, request: FastifyRequest): Promise<Caller> {
   const token = request.headers['x-session-token'];
-  const session = await deps.identityPublic.whoami({
+  const session = await ctx.identityPublic.whoami({
     cookie: request.headers.cookie,
     sessionToken: typeof token === 'string' ? token : undefined,
   });
   const userId = session.identity.traits.userServiceID;
   const row =
     userId !== undefined && uuidSchema.safeParse(userId).success
-      ? await deps.db
+      ? await ctx.db
           .selectFrom('users')
           .select(['id', 'identity_id', 'organisation_id', 'email'])
           .where('id', '=', userId)

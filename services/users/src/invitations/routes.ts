@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Deps } from '../deps.ts';
+import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
 import { createRateLimiter } from '../login/rate-limit.ts';
@@ -16,24 +16,24 @@ import {
 import { createInvitation, resendInvitation, revokeInvitation } from './service.ts';
 import { uuidSchema } from '../http/schemas.ts';
 
-export function registerInvitationAdminRoutes(app: FastifyInstance, deps: Deps): void {
+export function registerInvitationAdminRoutes(app: FastifyInstance, ctx: UsersContext): void {
   app.post('/admin/invitations', async (request, reply) => {
     const input = parseInput(createInvitationSchema, request.body);
-    const invitation = await createInvitation(deps, input);
+    const invitation = await createInvitation(ctx, input);
     request.log.info({ invitationId: invitation.id, userId: invitation.userId }, 'invitation created');
     return sendOutput(reply, 201, invitationSchema, invitation);
   });
 
   app.get('/admin/invitations', async (request, reply) => {
     const { organisationId } = parseInput(listInvitationsQuerySchema, request.query);
-    const invitations = await listInvitations(deps.db, organisationId, deps.clock.now());
+    const invitations = await listInvitations(ctx.db, organisationId, ctx.clock.now());
     return sendOutput(reply, 200, invitationListSchema, { invitations });
   });
 
   app.get('/admin/invitations/:id', async (request, reply) => {
     const { id } = parseInput(invitationIdParamsSchema, request.params);
     const invitation = uuidSchema.safeParse(id).success
-      ? await findInvitation(deps.db, id, deps.clock.now())
+      ? await findInvitation(ctx.db, id, ctx.clock.now())
       : null;
     if (!invitation) throw new AppError('INVITATION_NOT_FOUND', 'No invitation has this id.');
     return sendOutput(reply, 200, invitationSchema, invitation);
@@ -41,35 +41,35 @@ export function registerInvitationAdminRoutes(app: FastifyInstance, deps: Deps):
 
   app.post('/admin/invitations/:id/resend', async (request, reply) => {
     const { id } = parseInput(invitationIdParamsSchema, request.params);
-    const invitation = await resendInvitation(deps, id);
+    const invitation = await resendInvitation(ctx, id);
     request.log.info({ invitationId: invitation.id, sendCount: invitation.sendCount }, 'invitation resent');
     return sendOutput(reply, 200, invitationSchema, invitation);
   });
 
   app.post('/admin/invitations/:id/revoke', async (request, reply) => {
     const { id } = parseInput(invitationIdParamsSchema, request.params);
-    const invitation = await revokeInvitation(deps, id);
+    const invitation = await revokeInvitation(ctx, id);
     request.log.info({ invitationId: invitation.id }, 'invitation revoked');
     return sendOutput(reply, 200, invitationSchema, invitation);
   });
 }
 
-export function registerInvitationPublicRoutes(app: FastifyInstance, deps: Deps): void {
+export function registerInvitationPublicRoutes(app: FastifyInstance, ctx: UsersContext): void {
   const limiter = createRateLimiter(
-    deps.db,
-    deps.config.invitationStatusRateLimit,
-    deps.config.invitationStatusRateWindowSeconds,
+    ctx.db,
+    ctx.config.invitationStatusRateLimit,
+    ctx.config.invitationStatusRateWindowSeconds,
   );
 
   app.get('/invitations/status', async (request, reply) => {
-    const decision = await limiter.hit(`invitation-status:${request.ip}`, deps.clock.now());
+    const decision = await limiter.hit(`invitation-status:${request.ip}`, ctx.clock.now());
     if (!decision.allowed) {
       throw new AppError('RATE_LIMITED', 'Too many requests. Try again later.', {
         'retry-after': String(decision.retryAfterSeconds),
       });
     }
     const { flow } = parseInput(statusQuerySchema, request.query);
-    const state = await stateForFlow(deps.db, flow, deps.clock.now());
+    const state = await stateForFlow(ctx.db, flow, ctx.clock.now());
     if (state === null) throw new AppError('INVITATION_NOT_FOUND', 'No invitation has this link.');
     reply.header('cache-control', 'no-store');
     return sendOutput(reply, 200, statusAnswerSchema, { state });

@@ -3,7 +3,7 @@ import { renderInvitation } from '@acme/mail';
 import type { RecoveryCode } from '../clients/identity-admin.ts';
 import type { Transaction } from 'kysely';
 import type { UsersDb } from '../db-types.ts';
-import type { Deps } from '../deps.ts';
+import type { UsersContext } from '../context.ts';
 import { isUniqueViolation } from '../http/db-errors.ts';
 import { AppError } from '../http/errors.ts';
 import { uuidSchema } from '../http/schemas.ts';
@@ -16,23 +16,23 @@ const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 
 /** The link of the invitation email: the app's onboarding screen with the recovery flow and code. */
-export function onboardingLink(deps: Deps, code: RecoveryCode): string {
-  const url = new URL('/account/onboarding', deps.config.appBaseUrl);
+export function onboardingLink(ctx: UsersContext, code: RecoveryCode): string {
+  const url = new URL('/account/onboarding', ctx.config.appBaseUrl);
   url.searchParams.set('flow', code.flowId);
   url.searchParams.set('code', code.code);
   return url.toString();
 }
 
-function expiresIn(deps: Deps): string {
-  return `${deps.config.invitationTtlHours}h`;
+function expiresIn(ctx: UsersContext): string {
+  return `${ctx.config.invitationTtlHours}h`;
 }
 
-async function organisationName(deps: Deps, organisationId: string): Promise<string> {
-  return (await findOrganisation(deps.db, organisationId))?.name ?? deps.config.appName;
+async function organisationName(ctx: UsersContext, organisationId: string): Promise<string> {
+  return (await findOrganisation(ctx.db, organisationId))?.name ?? ctx.config.appName;
 }
 
 async function sendMail(
-  deps: Deps,
+  ctx: UsersContext,
   invitation: { email: string; firstName: string },
   inviterOrg: string,
   code: RecoveryCode,
@@ -40,13 +40,13 @@ async function sendMail(
   trx: Transaction<UsersDb>,
 ): Promise<void> {
   const mail = renderInvitation({
-    link: onboardingLink(deps, code),
+    link: onboardingLink(ctx, code),
     inviterOrg,
     firstName: invitation.firstName,
-    appName: deps.config.appName,
+    appName: ctx.config.appName,
     expiresAt,
   });
-  await deps.mailer.enqueue({ to: invitation.email, ...mail }, trx);
+  await ctx.mailer.enqueue({ to: invitation.email, ...mail }, trx);
 }
 
 /**
@@ -55,7 +55,7 @@ async function sendMail(
  * lifetime, and, in one transaction, the invitation record and its email in the outbox. Any failure
  * after the user was created removes the user and the identity again, so the call can be retried.
  */
-export async function createInvitation(deps: Deps, input: CreateInvitationInput): Promise<Invitation> {
+export async function createInvitation(ctx: UsersContext, input: CreateInvitationInput): Promise<Invitation> {
   let user: {
     id: string;
     organisationId: string;
@@ -65,11 +65,11 @@ export async function createInvitation(deps: Deps, input: CreateInvitationInput)
   };
   let created = true;
   try {
-    user = await createUser(deps, { ...input, password: undefined }, { emailVerified: false });
+    user = await createUser(ctx, { ...input, password: undefined }, { emailVerified: false });
   } catch (error) {
     const adopted =
       error instanceof AppError && error.errorCode === 'USER_EXISTS'
-        ? await adoptNeverOnboardedUser(deps, input)
+        ? await adoptNeverOnboardedUser(ctx, input)
         : undefined;
     if (!adopted) throw error;
     user = adopted;
@@ -78,12 +78,12 @@ export async function createInvitation(deps: Deps, input: CreateInvitationInput)
   const identityId = user.identityId;
   if (identityId === null) throw new Error('invited user has no identity');
   try {
-    const inviterOrg = await organisationName(deps, user.organisationId);
-    const code = await deps.identityAdmin.createRecoveryCode(identityId, expiresIn(deps));
-    const now = deps.clock.now();
-    const expiresAt = new Date(now.getTime() + deps.config.invitationTtlHours * HOUR_MS);
+    const inviterOrg = await organisationName(ctx, user.organisationId);
+    const code = await ctx.identityAdmin.createRecoveryCode(identityId, expiresIn(ctx));
+    const now = ctx.clock.now();
+    const expiresAt = new Date(now.getTime() + ctx.config.invitationTtlHours * HOUR_MS);
     const id = randomUUID();
-    await deps.db.transaction().execute(async (trx) => {
+    await ctx.db.transaction().execute(async (trx) => {
       await insertInvitation(trx, {
         id,
         organisationId: user.organisationId,
@@ -93,13 +93,13 @@ export async function createInvitation(deps: Deps, input: CreateInvitationInput)
         expiresAt,
         now,
       });
-      await sendMail(deps, user, inviterOrg, code, expiresAt, trx);
+      await sendMail(ctx, user, inviterOrg, code, expiresAt, trx);
     });
-    const invitation = await findInvitation(deps.db, id, now);
+    const invitation = await findInvitation(ctx.db, id, now);
     if (!invitation) throw new Error('invitation vanished after insert');
     return invitation;
   } catch (error) {
-    if (created) await removeUserAndIdentity(deps, user.id, identityId).catch(() => undefined);
+    if (created) await removeUserAndIdentity(ctx, user.id, identityId).catch(() => undefined);
     // Two invitations raced for one never-onboarded user: one invitation per user.
     if (isUniqueViolation(error)) throw new AppError('USER_EXISTS', 'This user already has an invitation.');
     throw error;
@@ -113,8 +113,8 @@ export async function createInvitation(deps: Deps, input: CreateInvitationInput)
  * a user created without a password: inviting them is then what the admin wants. Their identity
  * gets the invitation's onboarding traits. Anyone else stays 409 `USER_EXISTS`.
  */
-async function adoptNeverOnboardedUser(deps: Deps, input: CreateInvitationInput) {
-  const row = await deps.db
+async function adoptNeverOnboardedUser(ctx: UsersContext, input: CreateInvitationInput) {
+  const row = await ctx.db
     .selectFrom('users')
     .selectAll()
     .where('email', '=', input.email)
@@ -137,14 +137,14 @@ async function adoptNeverOnboardedUser(deps: Deps, input: CreateInvitationInput)
     )
     .executeTakeFirst();
   if (!row || row.identity_id === null) return undefined;
-  const now = deps.clock.now();
-  await deps.identityAdmin.patchIdentity(row.identity_id, [
+  const now = ctx.clock.now();
+  await ctx.identityAdmin.patchIdentity(row.identity_id, [
     { op: 'replace', path: '/state', value: 'active' },
     { op: 'replace', path: '/traits/onboarding/isGitUser', value: input.isGitUser },
     {
       op: 'replace',
       path: '/traits/onboarding/mfaSetupDeadline',
-      value: new Date(now.getTime() + deps.config.mfaGraceDays * DAY_MS).toISOString(),
+      value: new Date(now.getTime() + ctx.config.mfaGraceDays * DAY_MS).toISOString(),
     },
   ]);
   return {
@@ -156,9 +156,9 @@ async function adoptNeverOnboardedUser(deps: Deps, input: CreateInvitationInput)
   };
 }
 
-async function existing(deps: Deps, id: string): Promise<Invitation> {
+async function existing(ctx: UsersContext, id: string): Promise<Invitation> {
   const invitation = uuidSchema.safeParse(id).success
-    ? await findInvitation(deps.db, id, deps.clock.now())
+    ? await findInvitation(ctx.db, id, ctx.clock.now())
     : null;
   if (!invitation) throw new AppError('INVITATION_NOT_FOUND', 'No invitation has this id.');
   return invitation;
@@ -177,30 +177,30 @@ function alreadyAccepted(): AppError {
  * before the new code the old ones are already dead, and a new code that never reached the
  * outbox is known to no one. Earlier links answer `expired` from `/invitations/status`.
  */
-export async function resendInvitation(deps: Deps, id: string): Promise<Invitation> {
-  const invitation = await existing(deps, id);
+export async function resendInvitation(ctx: UsersContext, id: string): Promise<Invitation> {
+  const invitation = await existing(ctx, id);
   if (invitation.state === 'accepted') throw alreadyAccepted();
-  const now = deps.clock.now();
-  await deps.identityAdmin.endRecoveryFlows(invitation.identityId);
-  await deps.identityAdmin.deleteSessions(invitation.identityId);
-  await deps.identityAdmin.patchIdentity(invitation.identityId, [
+  const now = ctx.clock.now();
+  await ctx.identityAdmin.endRecoveryFlows(invitation.identityId);
+  await ctx.identityAdmin.deleteSessions(invitation.identityId);
+  await ctx.identityAdmin.patchIdentity(invitation.identityId, [
     { op: 'replace', path: '/state', value: 'active' },
     {
       op: 'replace',
       path: '/traits/onboarding/mfaSetupDeadline',
-      value: new Date(now.getTime() + deps.config.mfaGraceDays * DAY_MS).toISOString(),
+      value: new Date(now.getTime() + ctx.config.mfaGraceDays * DAY_MS).toISOString(),
     },
   ]);
-  const inviterOrg = await organisationName(deps, invitation.organisationId);
-  const code = await deps.identityAdmin.createRecoveryCode(invitation.identityId, expiresIn(deps));
-  const expiresAt = new Date(now.getTime() + deps.config.invitationTtlHours * HOUR_MS);
-  const reissued = await deps.db.transaction().execute(async (trx) => {
+  const inviterOrg = await organisationName(ctx, invitation.organisationId);
+  const code = await ctx.identityAdmin.createRecoveryCode(invitation.identityId, expiresIn(ctx));
+  const expiresAt = new Date(now.getTime() + ctx.config.invitationTtlHours * HOUR_MS);
+  const reissued = await ctx.db.transaction().execute(async (trx) => {
     if (!(await reissueInvitation(trx, invitation.id, code.flowId, expiresAt, now))) return false;
-    await sendMail(deps, invitation, inviterOrg, code, expiresAt, trx);
+    await sendMail(ctx, invitation, inviterOrg, code, expiresAt, trx);
     return true;
   });
   if (!reissued) throw alreadyAccepted();
-  return (await findInvitation(deps.db, invitation.id, now))!;
+  return (await findInvitation(ctx.db, invitation.id, now))!;
 }
 
 /**
@@ -211,21 +211,21 @@ export async function resendInvitation(deps: Deps, id: string): Promise<Invitati
  * between leaves a pending record whose links no longer sign in; the call is idempotent, so the
  * operator retries it.
  */
-export async function revokeInvitation(deps: Deps, id: string): Promise<Invitation> {
-  const invitation = await existing(deps, id);
+export async function revokeInvitation(ctx: UsersContext, id: string): Promise<Invitation> {
+  const invitation = await existing(ctx, id);
   if (invitation.state === 'accepted') throw alreadyAccepted();
-  const now = deps.clock.now();
-  await deps.identityAdmin.patchIdentity(invitation.identityId, [
+  const now = ctx.clock.now();
+  await ctx.identityAdmin.patchIdentity(invitation.identityId, [
     { op: 'replace', path: '/state', value: 'inactive' },
   ]);
-  await deps.identityAdmin.endRecoveryFlows(invitation.identityId);
-  await deps.identityAdmin.deleteSessions(invitation.identityId);
-  if (!(await markInvitationRevoked(deps.db, invitation.id, now))) {
+  await ctx.identityAdmin.endRecoveryFlows(invitation.identityId);
+  await ctx.identityAdmin.deleteSessions(invitation.identityId);
+  if (!(await markInvitationRevoked(ctx.db, invitation.id, now))) {
     // Accepted while we were revoking: the person onboarded, so give the identity back.
-    await deps.identityAdmin.patchIdentity(invitation.identityId, [
+    await ctx.identityAdmin.patchIdentity(invitation.identityId, [
       { op: 'replace', path: '/state', value: 'active' },
     ]);
     throw alreadyAccepted();
   }
-  return (await findInvitation(deps.db, invitation.id, now))!;
+  return (await findInvitation(ctx.db, invitation.id, now))!;
 }

@@ -1,4 +1,4 @@
-import type { Deps } from '../deps.ts';
+import type { UsersContext } from '../context.ts';
 import { tokenClaimsFor } from './token-claims.ts';
 
 export { secondFactorOverdue } from './token-claims.ts';
@@ -10,19 +10,19 @@ export { secondFactorOverdue } from './token-claims.ts';
  * identity's `onboarding.tosAccepted` is brought in line with the current terms versions first.
  */
 export async function acceptConsent(
-  deps: Deps,
+  ctx: UsersContext,
   consentChallenge: string,
   identitySessionId: string,
 ): Promise<string> {
-  const lookup = await deps.oauth2Admin.getConsentRequest(consentChallenge);
+  const lookup = await ctx.oauth2Admin.getConsentRequest(consentChallenge);
   if (lookup.kind === 'handled') return lookup.redirectTo;
   const consent = lookup.request;
-  const { claims } = await tokenClaimsFor(deps, {
+  const { claims } = await tokenClaimsFor(ctx, {
     identitySessionId,
     subject: consent.subject,
     purpose: 'sign-in',
   });
-  return deps.oauth2Admin.acceptConsentRequest(consentChallenge, {
+  return ctx.oauth2Admin.acceptConsentRequest(consentChallenge, {
     grant_scope: consent.requested_scope ?? [],
     grant_access_token_audience: consent.requested_access_token_audience ?? [],
     remember: false,

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Deps } from '../deps.ts';
+import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
 import { acceptConsent } from './consent.ts';
@@ -16,16 +16,16 @@ import {
   tokenClaimsSchema,
 } from './schemas.ts';
 
-export function registerLoginRoutes(app: FastifyInstance, deps: Deps): void {
+export function registerLoginRoutes(app: FastifyInstance, ctx: UsersContext): void {
   const limiter = createRateLimiter(
-    deps.db,
-    deps.config.loginConfigRateLimit,
-    deps.config.loginConfigRateWindowSeconds,
+    ctx.db,
+    ctx.config.loginConfigRateLimit,
+    ctx.config.loginConfigRateWindowSeconds,
   );
 
   app.get('/login/config', async (request, reply) => {
     // Counted before validation, so malformed probes use up the allowance too.
-    const decision = await limiter.hit(`login-config:${request.ip}`, deps.clock.now());
+    const decision = await limiter.hit(`login-config:${request.ip}`, ctx.clock.now());
     if (!decision.allowed) {
       throw new AppError('RATE_LIMITED', 'Too many requests. Try again later.', {
         'retry-after': String(decision.retryAfterSeconds),
@@ -33,18 +33,18 @@ export function registerLoginRoutes(app: FastifyInstance, deps: Deps): void {
     }
     const query = parseInput(loginConfigQuerySchema, request.query);
     reply.header('cache-control', 'no-store');
-    return sendOutput(reply, 200, loginConfigSchema, await loginConfigFor(deps.db, query.emailAddress));
+    return sendOutput(reply, 200, loginConfigSchema, await loginConfigFor(ctx.db, query.emailAddress));
   });
 
   app.post('/login/consent', async (request, reply) => {
     const body = parseInput(consentBodySchema, request.body);
-    const redirectTo = await acceptConsent(deps, body.consentChallenge, body.identitySessionId);
+    const redirectTo = await acceptConsent(ctx, body.consentChallenge, body.identitySessionId);
     return sendOutput(reply, 200, redirectSchema, { redirectTo });
   });
 
   app.post('/login/logout', async (request, reply) => {
     const body = parseInput(logoutBodySchema, request.body);
-    const redirectTo = await deps.oauth2Admin.acceptLogoutRequest(body.logoutChallenge);
+    const redirectTo = await ctx.oauth2Admin.acceptLogoutRequest(body.logoutChallenge);
     return sendOutput(reply, 200, redirectSchema, { redirectTo });
   });
 }
@@ -53,10 +53,10 @@ export function registerLoginRoutes(app: FastifyInstance, deps: Deps): void {
  * Operator network only: the authorization server reads a grant's claims here at sign-in (consent
  * skipped for first-party clients) and at every refresh. 403 means the grant must end.
  */
-export function registerLoginAdminRoutes(app: FastifyInstance, deps: Deps): void {
+export function registerLoginAdminRoutes(app: FastifyInstance, ctx: UsersContext): void {
   app.post('/admin/token-claims', async (request, reply) => {
     const body = parseInput(tokenClaimsBodySchema, request.body);
-    const { claims } = await tokenClaimsFor(deps, body);
+    const { claims } = await tokenClaimsFor(ctx, body);
     reply.header('cache-control', 'no-store');
     return sendOutput(reply, 200, tokenClaimsSchema, claims);
   });

@@ -1,6 +1,6 @@
 import type { IdentitySession } from '../clients/identity-admin.ts';
 import type { ConsentSession } from '../clients/oauth2-admin.ts';
-import type { Deps } from '../deps.ts';
+import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { uuidSchema } from '../http/schemas.ts';
 import { recheckTermsAtSignIn } from '../terms/service.ts';
@@ -20,10 +20,10 @@ import { findUserWithProducts } from '../users/repository.ts';
  * - at sign-in only: the second-factor grace period is over (SECOND_FACTOR_REQUIRED).
  */
 export async function tokenClaimsFor(
-  deps: Deps,
+  ctx: UsersContext,
   input: { identitySessionId: string; subject: string; purpose: 'sign-in' | 'refresh' },
 ): Promise<{ session: IdentitySession; claims: ConsentSession }> {
-  const session = await deps.identityAdmin.getSession(input.identitySessionId);
+  const session = await ctx.identityAdmin.getSession(input.identitySessionId);
   if (
     !session ||
     session.active === false ||
@@ -36,7 +36,7 @@ export async function tokenClaimsFor(
       'The session does not belong to the user of this consent request.',
     );
   }
-  if (input.purpose === 'sign-in' && secondFactorOverdue(session, deps.clock.now())) {
+  if (input.purpose === 'sign-in' && secondFactorOverdue(session, ctx.clock.now())) {
     throw new AppError(
       'SECOND_FACTOR_REQUIRED',
       'The second-factor grace period is over: set up a second factor to sign in.',
@@ -46,14 +46,14 @@ export async function tokenClaimsFor(
   const userId = session.identity.traits.userServiceID;
   const user =
     userId !== undefined && uuidSchema.safeParse(userId).success
-      ? await findUserWithProducts(deps.db, userId)
+      ? await findUserWithProducts(ctx.db, userId)
       : null;
   if (!user || (user.identityId !== null && user.identityId !== session.identity.id)) {
     throw new AppError('USER_NOT_LINKED', 'The signed-in identity is not linked to a user.');
   }
   if (input.purpose === 'sign-in') {
     // Terms versions may have changed since the last sign-in: the app then shows the Terms step.
-    await recheckTermsAtSignIn(deps, userId!, session.identity.id, session.identity.traits);
+    await recheckTermsAtSignIn(ctx, userId!, session.identity.id, session.identity.traits);
   }
   return {
     session,

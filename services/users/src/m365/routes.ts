@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../http/errors.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
-import { activateSubscription, applyWebhook, m365Login, type M365Deps } from './service.ts';
+import { activateSubscription, applyWebhook, m365Login, type M365Context } from './service.ts';
 
 /** A JWT-sized opaque string; an empty Graph token counts as none (Teams: on-behalf-of). */
 const tokenString = z.string().min(1).max(8192);
@@ -39,11 +39,11 @@ function bearerOf(request: FastifyRequest): string {
   return match[1]!;
 }
 
-export function registerM365Routes(app: FastifyInstance, deps: M365Deps): void {
+export function registerM365Routes(app: FastifyInstance, ctx: M365Context): void {
   app.post('/m365/login', async (request, reply) => {
     const bearer = bearerOf(request);
     const body = parseInput(loginBodySchema, request.body ?? {});
-    const result = await m365Login(deps, bearer, body.graphAccessToken);
+    const result = await m365Login(ctx, bearer, body.graphAccessToken);
     reply.header('cache-control', 'no-store');
     return sendOutput(reply, 200, loginResponseSchema, result);
   });
@@ -51,7 +51,7 @@ export function registerM365Routes(app: FastifyInstance, deps: M365Deps): void {
   app.post('/m365/marketplace/activate', async (request, reply) => {
     const bearer = bearerOf(request);
     const body = parseInput(activateBodySchema, request.body ?? {});
-    const result = await activateSubscription(deps, bearer, body.token, body.graphAccessToken);
+    const result = await activateSubscription(ctx, bearer, body.token, body.graphAccessToken);
     request.log.info(
       {
         organisationId: result.organisationId,
@@ -65,9 +65,9 @@ export function registerM365Routes(app: FastifyInstance, deps: M365Deps): void {
   });
 
   app.post('/m365/marketplace/webhook', async (request, reply) => {
-    await deps.microsoft.verifyMarketplaceCaller(bearerOf(request));
+    await ctx.microsoft.verifyMarketplaceCaller(bearerOf(request));
     const event = parseInput(webhookBodySchema, request.body);
-    const result = await applyWebhook(deps, event);
+    const result = await applyWebhook(ctx, event);
     request.log.info(
       { subscriptionId: event.subscriptionId, action: event.action, applied: result.applied },
       'marketplace webhook',

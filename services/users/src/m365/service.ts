@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Deps } from '../deps.ts';
+import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { isUniqueViolation } from '../http/db-errors.ts';
 import { domainSchema, emailSchema } from '../http/schemas.ts';
@@ -14,7 +14,7 @@ import type { GraphMe, GraphOrganization, MicrosoftClient, MicrosoftIdentity } f
  * organisation and the person, by email, to one of its users.
  */
 
-export interface M365Deps extends Deps {
+export interface M365Context extends UsersContext {
   microsoft: MicrosoftClient;
   agent: { recordUnregisteredUser(email: string, name: string): Promise<void> };
 }
@@ -27,16 +27,16 @@ export interface M365Caller {
 
 /** Verifies the bearer token, gets Graph's view (on-behalf-of when no Graph token came), cross-checks. */
 export async function identifyCaller(
-  deps: M365Deps,
+  ctx: M365Context,
   bearer: string,
   graphAccessToken: string | undefined,
 ): Promise<M365Caller> {
-  const identity = await deps.microsoft.verifyUserToken(bearer);
+  const identity = await ctx.microsoft.verifyUserToken(bearer);
   const graphToken =
-    graphAccessToken ?? (await deps.microsoft.graphTokenOnBehalfOf(bearer, identity.tenantId));
+    graphAccessToken ?? (await ctx.microsoft.graphTokenOnBehalfOf(bearer, identity.tenantId));
   const [me, organization] = await Promise.all([
-    deps.microsoft.me(graphToken),
-    deps.microsoft.organization(graphToken),
+    ctx.microsoft.me(graphToken),
+    ctx.microsoft.organization(graphToken),
   ]);
   if (me.id !== identity.objectId || organization.id !== identity.tenantId) {
     throw new AppError('UNAUTHENTICATED', 'The Graph token does not belong to the signed-in user.');
@@ -53,8 +53,8 @@ function emailOf(caller: M365Caller): string {
   throw new AppError('UNAUTHENTICATED', 'The Microsoft account has no email address.');
 }
 
-async function organisationOfTenant(deps: Deps, tenantId: string) {
-  return deps.db
+async function organisationOfTenant(ctx: UsersContext, tenantId: string) {
+  return ctx.db
     .selectFrom('organisation_m365_tenants')
     .innerJoin('organisations', 'organisations.id', 'organisation_m365_tenants.organisation_id')
     .select([
@@ -67,43 +67,43 @@ async function organisationOfTenant(deps: Deps, tenantId: string) {
     .executeTakeFirst();
 }
 
-function notSubscribed(deps: Deps): AppError {
+function notSubscribed(ctx: UsersContext): AppError {
   return new AppError(
     'UserNotSubscribedException',
     'Your organisation has no subscription. An Owner or Contributor of its Azure subscription can subscribe.',
     {},
-    { subscriptionSetupUrl: deps.config.m365.offerUrl },
+    { subscriptionSetupUrl: ctx.config.m365.offerUrl },
   );
 }
 
 /** `POST /m365/login`: our access token for a Microsoft 365 user of a subscribed organisation. */
 export async function m365Login(
-  deps: M365Deps,
+  ctx: M365Context,
   bearer: string,
   graphAccessToken: string | undefined,
 ): Promise<{ accessToken: string; expiresIn: number }> {
-  const caller = await identifyCaller(deps, bearer, graphAccessToken);
-  const organisation = await organisationOfTenant(deps, caller.identity.tenantId);
+  const caller = await identifyCaller(ctx, bearer, graphAccessToken);
+  const organisation = await organisationOfTenant(ctx, caller.identity.tenantId);
   if (!organisation || !organisation.m365 || organisation.subscriptionStatus !== 'subscribed') {
-    throw notSubscribed(deps);
+    throw notSubscribed(ctx);
   }
   const email = emailOf(caller);
-  const user = await deps.db
+  const user = await ctx.db
     .selectFrom('users')
     .select(['id', 'identity_id', 'email', 'scope_groups'])
     .where('email', '=', email)
     .where('organisation_id', '=', organisation.id)
     .executeTakeFirst();
   if (!user) {
-    await deps.agent.recordUnregisteredUser(email, caller.me.displayName ?? caller.identity.name ?? '');
+    await ctx.agent.recordUnregisteredUser(email, caller.me.displayName ?? caller.identity.name ?? '');
     throw new AppError(
       'UnauthorisedUserException',
       'You are not a user of your organisation in this product yet. Your request to join has been recorded.',
     );
   }
-  return deps.oauth2Admin.issueFederatedToken({
+  return ctx.oauth2Admin.issueFederatedToken({
     subject: user.identity_id ?? user.id,
-    client_id: deps.config.m365.oauth2ClientId,
+    client_id: ctx.config.m365.oauth2ClientId,
     session: {
       access_token: {
         user: { authenticationMode: 'm365' },
@@ -132,13 +132,13 @@ export interface ActivationResult {
  * that is already subscribed is refused.
  */
 export async function activateSubscription(
-  deps: M365Deps,
+  ctx: M365Context,
   bearer: string,
   marketplaceToken: string,
   graphAccessToken: string | undefined,
 ): Promise<ActivationResult> {
-  const caller = await identifyCaller(deps, bearer, graphAccessToken);
-  const purchase = await deps.microsoft.resolvePurchase(marketplaceToken);
+  const caller = await identifyCaller(ctx, bearer, graphAccessToken);
+  const purchase = await ctx.microsoft.resolvePurchase(marketplaceToken);
   const tenantId = caller.identity.tenantId;
   if (purchase.beneficiary.tenantId !== tenantId && purchase.purchaser.tenantId !== tenantId) {
     throw new AppError(
@@ -147,8 +147,8 @@ export async function activateSubscription(
     );
   }
 
-  const existing = await organisationOfTenant(deps, tenantId);
-  const known = await deps.db
+  const existing = await organisationOfTenant(ctx, tenantId);
+  const known = await ctx.db
     .selectFrom('marketplace_subscriptions')
     .select(['id', 'organisation_id', 'status'])
     .where('id', '=', purchase.id)
@@ -160,17 +160,17 @@ export async function activateSubscription(
     );
   }
 
-  await deps.microsoft.activatePurchase(purchase.id, purchase.planId, purchase.quantity);
+  await ctx.microsoft.activatePurchase(purchase.id, purchase.planId, purchase.quantity);
 
-  const now = deps.clock.now();
+  const now = ctx.clock.now();
   let organisationId = existing?.id;
   let created = false;
   if (!organisationId) {
-    organisationId = await createTenantOrganisation(deps, caller, now);
+    organisationId = await createTenantOrganisation(ctx, caller, now);
     created = true;
   }
   const orgId = organisationId;
-  await deps.db.transaction().execute(async (trx) => {
+  await ctx.db.transaction().execute(async (trx) => {
     await trx
       .updateTable('organisations')
       .set({ subscription_status: 'subscribed', m365: true })
@@ -196,12 +196,12 @@ export async function activateSubscription(
       .execute();
   });
 
-  await makePurchaserOrgAdmin(deps, caller, orgId);
+  await makePurchaserOrgAdmin(ctx, caller, orgId);
   return { organisationId: orgId, subscriptionId: purchase.id, planId: purchase.planId, created };
 }
 
 /** A new organisation for the tenant; a concurrent activation that won the race is reused. */
-async function createTenantOrganisation(deps: M365Deps, caller: M365Caller, now: Date): Promise<string> {
+async function createTenantOrganisation(ctx: M365Context, caller: M365Caller, now: Date): Promise<string> {
   const tenantId = caller.identity.tenantId;
   const domains = [
     ...new Set(
@@ -212,7 +212,7 @@ async function createTenantOrganisation(deps: M365Deps, caller: M365Caller, now:
     ),
   ];
   const taken = domains.length
-    ? await deps.db
+    ? await ctx.db
         .selectFrom('organisation_domains')
         .select('domain')
         .where('domain', 'in', domains)
@@ -227,13 +227,13 @@ async function createTenantOrganisation(deps: M365Deps, caller: M365Caller, now:
   }
   const id = randomUUID();
   try {
-    await deps.db.transaction().execute(async (trx) => {
+    await ctx.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('organisations')
         .values({
           id,
           name: (caller.organization.displayName || free[0]!).slice(0, 200),
-          products: JSON.stringify(deps.config.m365.products),
+          products: JSON.stringify(ctx.config.m365.products),
           subscription_status: 'not_subscribed',
           sso_config: null,
           m365: true,
@@ -251,7 +251,7 @@ async function createTenantOrganisation(deps: M365Deps, caller: M365Caller, now:
     });
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
-    const winner = await organisationOfTenant(deps, tenantId);
+    const winner = await organisationOfTenant(ctx, tenantId);
     if (!winner) {
       throw new AppError(
         'DOMAIN_TAKEN',
@@ -264,12 +264,12 @@ async function createTenantOrganisation(deps: M365Deps, caller: M365Caller, now:
 }
 
 async function makePurchaserOrgAdmin(
-  deps: M365Deps,
+  ctx: M365Context,
   caller: M365Caller,
   organisationId: string,
 ): Promise<void> {
   const email = emailOf(caller);
-  const user = await deps.db
+  const user = await ctx.db
     .selectFrom('users')
     .select(['id', 'organisation_id', 'role'])
     .where('email', '=', email)
@@ -282,7 +282,7 @@ async function makePurchaserOrgAdmin(
       );
     }
     if (user.role === 'member' || user.role === 'admin') {
-      await deps.db.updateTable('users').set({ role: 'org-admin' }).where('id', '=', user.id).execute();
+      await ctx.db.updateTable('users').set({ role: 'org-admin' }).where('id', '=', user.id).execute();
     }
     return;
   }
@@ -290,7 +290,7 @@ async function makePurchaserOrgAdmin(
   const last = caller.me.surname?.trim() || '-';
   try {
     await createUser(
-      deps,
+      ctx,
       {
         organisationId,
         email,
@@ -316,17 +316,17 @@ export type WebhookAction =
  * of the subscription and the organisation's subscription state. Each event id is applied once.
  */
 export async function applyWebhook(
-  deps: Deps,
+  ctx: UsersContext,
   event: { id: string; subscriptionId: string; action: string; planId?: string; quantity?: number },
 ): Promise<{ applied: boolean }> {
-  const subscription = await deps.db
+  const subscription = await ctx.db
     .selectFrom('marketplace_subscriptions')
     .select(['id', 'organisation_id', 'status'])
     .where('id', '=', event.subscriptionId)
     .executeTakeFirst();
   if (!subscription) throw new AppError('SUBSCRIPTION_NOT_FOUND', 'No activated subscription has this id.');
-  const now = deps.clock.now();
-  return deps.db.transaction().execute(async (trx) => {
+  const now = ctx.clock.now();
+  return ctx.db.transaction().execute(async (trx) => {
     const inserted = await trx
       .insertInto('marketplace_webhook_events')
       .values({ id: event.id, subscription_id: event.subscriptionId, action: event.action, received_at: now })

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { Deps } from '../deps.ts';
+import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { uuidSchema } from '../http/schemas.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
@@ -12,23 +12,23 @@ import {
   organisationSchema,
 } from './schemas.ts';
 
-export function registerOrganisationRoutes(app: FastifyInstance, deps: Deps): void {
+export function registerOrganisationRoutes(app: FastifyInstance, ctx: UsersContext): void {
   app.post('/admin/organisations', async (request, reply) => {
     const input = parseInput(createOrganisationSchema, request.body);
-    const organisation = await insertOrganisation(deps.db, randomUUID(), input, deps.clock.now());
+    const organisation = await insertOrganisation(ctx.db, randomUUID(), input, ctx.clock.now());
     request.log.info({ organisationId: organisation.id }, 'organisation created');
     return sendOutput(reply, 201, organisationSchema, organisation);
   });
 
   app.get('/admin/organisations', async (_request, reply) => {
     return sendOutput(reply, 200, organisationListSchema, {
-      organisations: await listOrganisations(deps.db),
+      organisations: await listOrganisations(ctx.db),
     });
   });
 
   app.get('/admin/organisations/:id', async (request, reply) => {
     const { id } = parseInput(organisationIdParamsSchema, request.params);
-    const organisation = uuidSchema.safeParse(id).success ? await findOrganisation(deps.db, id) : null;
+    const organisation = uuidSchema.safeParse(id).success ? await findOrganisation(ctx.db, id) : null;
     if (!organisation) throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
     return sendOutput(reply, 200, organisationSchema, organisation);
   });

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Deps } from '../deps.ts';
+import type { UsersContext } from '../context.ts';
 import { currentCaller, userAgentOf } from '../http/caller.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
 import { toCsv } from './csv.ts';
@@ -13,19 +13,19 @@ import {
 } from './schemas.ts';
 import { acceptTerms } from './service.ts';
 
-export function registerTermsPublicRoutes(app: FastifyInstance, deps: Deps): void {
+export function registerTermsPublicRoutes(app: FastifyInstance, ctx: UsersContext): void {
   app.get('/terms/current', async (_request, reply) => {
     reply.header('cache-control', 'no-cache');
     return sendOutput(reply, 200, currentTermsSchema, {
-      terms: deps.config.terms,
-      privacy: deps.config.privacy,
+      terms: ctx.config.terms,
+      privacy: ctx.config.privacy,
     });
   });
 
   app.post('/terms/accept', async (request, reply) => {
     const body = parseInput(acceptTermsBodySchema, request.body);
-    const caller = await currentCaller(deps, request);
-    const tosAccepted = await acceptTerms(deps, caller, {
+    const caller = await currentCaller(ctx, request);
+    const tosAccepted = await acceptTerms(ctx, caller, {
       documents: body.documents,
       ipAddress: request.ip ?? null,
       userAgent: userAgentOf(request),
@@ -48,10 +48,10 @@ const CSV_HEADER = [
   'source',
 ];
 
-export function registerTermsAdminRoutes(app: FastifyInstance, deps: Deps): void {
+export function registerTermsAdminRoutes(app: FastifyInstance, ctx: UsersContext): void {
   app.get('/admin/terms/acceptances', async (request, reply) => {
     const query = parseInput(exportQuerySchema, request.query);
-    const acceptances = await listAcceptances(deps.db, query.organisationId);
+    const acceptances = await listAcceptances(ctx.db, query.organisationId);
     if (query.format === 'json') return sendOutput(reply, 200, acceptanceListSchema, { acceptances });
     const csv = toCsv(
       CSV_HEADER,

@@ -1,4 +1,4 @@
-import type { Deps } from '../deps.ts';
+import type { UsersContext } from '../context.ts';
 import type { TermsDocument } from '../db-types.ts';
 import { AppError } from '../http/errors.ts';
 import type { Caller } from '../http/caller.ts';
@@ -12,8 +12,8 @@ export interface AcceptInput {
 }
 
 /** The configured current version of each document. */
-export function currentVersion(deps: Deps, document: TermsDocument): string {
-  return document === 'terms' ? deps.config.terms.version : deps.config.privacy.version;
+export function currentVersion(ctx: UsersContext, document: TermsDocument): string {
+  return document === 'terms' ? ctx.config.terms.version : ctx.config.privacy.version;
 }
 
 /**
@@ -23,18 +23,18 @@ export function currentVersion(deps: Deps, document: TermsDocument): string {
  * the caller's pending invitation: only an invited person can have a session before then (the
  * identity has no password until the emailed code was used), so it also proves the email address.
  */
-export async function acceptTerms(deps: Deps, caller: Caller, input: AcceptInput): Promise<boolean> {
+export async function acceptTerms(ctx: UsersContext, caller: Caller, input: AcceptInput): Promise<boolean> {
   for (const { document, version } of input.documents) {
-    if (version !== currentVersion(deps, document)) {
+    if (version !== currentVersion(ctx, document)) {
       throw new AppError(
         'TERMS_VERSION_OUTDATED',
-        `Version ${version} of the ${document === 'terms' ? 'terms of service' : 'privacy policy'} is not the current one (${currentVersion(deps, document)}). Reload and accept the current version.`,
+        `Version ${version} of the ${document === 'terms' ? 'terms of service' : 'privacy policy'} is not the current one (${currentVersion(ctx, document)}). Reload and accept the current version.`,
       );
     }
   }
-  const now = deps.clock.now();
+  const now = ctx.clock.now();
   await insertAcceptances(
-    deps.db,
+    ctx.db,
     input.documents.map((d) => ({
       userId: caller.user.id,
       document: d.document,
@@ -45,34 +45,34 @@ export async function acceptTerms(deps: Deps, caller: Caller, input: AcceptInput
       source: 'user' as const,
     })),
   );
-  const accepted = await hasAcceptedCurrent(deps.db, caller.user.id, deps.config);
+  const accepted = await hasAcceptedCurrent(ctx.db, caller.user.id, ctx.config);
   if (!accepted) {
-    await syncTosAccepted(deps, caller.user.identityId, caller.session.identity.traits.onboarding, false);
+    await syncTosAccepted(ctx, caller.user.identityId, caller.session.identity.traits.onboarding, false);
     return false;
   }
-  const invitation = await findPendingInvitationOfUser(deps.db, caller.user.id);
+  const invitation = await findPendingInvitationOfUser(ctx.db, caller.user.id);
   if (invitation) {
     // The identity first, so a failure leaves the invitation pending and the call can be retried.
-    await deps.identityAdmin.patchIdentity(caller.user.identityId, [
+    await ctx.identityAdmin.patchIdentity(caller.user.identityId, [
       { op: 'replace', path: '/traits/onboarding/tosAccepted', value: true },
       { op: 'replace', path: '/verifiable_addresses/0/verified', value: true },
     ]);
-    await markInvitationAccepted(deps.db, invitation.id, now);
+    await markInvitationAccepted(ctx.db, invitation.id, now);
   } else {
-    await syncTosAccepted(deps, caller.user.identityId, caller.session.identity.traits.onboarding, true);
+    await syncTosAccepted(ctx, caller.user.identityId, caller.session.identity.traits.onboarding, true);
   }
   return true;
 }
 
 /** Sets `onboarding.tosAccepted` on the identity when it differs from `value` (or is unknown). */
 export async function syncTosAccepted(
-  deps: Deps,
+  ctx: UsersContext,
   identityId: string,
   onboarding: { tosAccepted?: boolean | undefined } | undefined,
   value: boolean,
 ): Promise<void> {
   if (onboarding?.tosAccepted === value) return;
-  await deps.identityAdmin.patchIdentity(identityId, [
+  await ctx.identityAdmin.patchIdentity(identityId, [
     { op: 'replace', path: '/traits/onboarding/tosAccepted', value },
   ]);
 }
@@ -83,7 +83,7 @@ export async function syncTosAccepted(
  * them to the Terms step; and back to true once they have.
  */
 export async function recheckTermsAtSignIn(
-  deps: Deps,
+  ctx: UsersContext,
   userId: string,
   identityId: string,
   traits: Record<string, unknown>,
@@ -93,18 +93,18 @@ export async function recheckTermsAtSignIn(
     typeof onboarding === 'object' && onboarding !== null
       ? (onboarding as { tosAccepted?: unknown }).tosAccepted
       : undefined;
-  const accepted = await hasAcceptedCurrent(deps.db, userId, deps.config);
+  const accepted = await hasAcceptedCurrent(ctx.db, userId, ctx.config);
   if (current === accepted) return;
-  await deps.identityAdmin.patchIdentity(identityId, [
+  await ctx.identityAdmin.patchIdentity(identityId, [
     { op: 'replace', path: '/traits/onboarding/tosAccepted', value: accepted },
   ]);
 }
 
 /** Users an operator creates with a password skip onboarding: their acceptance is recorded as the operator's. */
-export async function recordOperatorAcceptance(deps: Deps, userId: string, at: Date): Promise<void> {
-  await insertAcceptances(deps.db, [
-    operatorRecord(userId, 'terms', deps.config.terms.version, at),
-    operatorRecord(userId, 'privacy', deps.config.privacy.version, at),
+export async function recordOperatorAcceptance(ctx: UsersContext, userId: string, at: Date): Promise<void> {
+  await insertAcceptances(ctx.db, [
+    operatorRecord(userId, 'terms', ctx.config.terms.version, at),
+    operatorRecord(userId, 'privacy', ctx.config.privacy.version, at),
   ]);
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Deps } from '../deps.ts';
+import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { domainOf } from '../http/schemas.ts';
 import { findOrganisation } from '../organisations/repository.ts';
@@ -32,11 +32,11 @@ export interface CreateUserOptions {
 }
 
 export async function createUser(
-  deps: Deps,
+  ctx: UsersContext,
   input: CreateUserInput,
   options: CreateUserOptions = {},
 ): Promise<User> {
-  const organisation = await findOrganisation(deps.db, input.organisationId);
+  const organisation = await findOrganisation(ctx.db, input.organisationId);
   if (!organisation) throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
   if (!organisation.domains.includes(domainOf(input.email))) {
     throw new AppError(
@@ -45,9 +45,9 @@ export async function createUser(
     );
   }
 
-  const now = deps.clock.now();
+  const now = ctx.clock.now();
   const id = randomUUID();
-  await reserveEmail(deps, {
+  await reserveEmail(ctx, {
     id,
     organisationId: organisation.id,
     email: input.email,
@@ -60,14 +60,14 @@ export async function createUser(
 
   let identityId: string;
   try {
-    const identity = await deps.identityAdmin.createIdentity({
+    const identity = await ctx.identityAdmin.createIdentity({
       traits: {
         userServiceID: id,
         email: input.email,
         name: { first: input.firstName, last: input.lastName },
         onboarding: {
           isGitUser: input.isGitUser,
-          mfaSetupDeadline: new Date(now.getTime() + deps.config.mfaGraceDays * DAY_MS).toISOString(),
+          mfaSetupDeadline: new Date(now.getTime() + ctx.config.mfaGraceDays * DAY_MS).toISOString(),
           gitProviderConnected: false,
           tosAccepted: input.password !== undefined,
         },
@@ -79,23 +79,23 @@ export async function createUser(
   } catch (error) {
     // A time-out or 5xx may hide an identity that was created after all: remove it too.
     if (error instanceof AppError && error.errorCode === 'UPSTREAM_ERROR') {
-      await removeIdentitiesOf(deps, input.email, id).catch(() => undefined);
+      await removeIdentitiesOf(ctx, input.email, id).catch(() => undefined);
     }
-    await deleteUser(deps.db, id);
+    await deleteUser(ctx.db, id);
     throw error;
   }
 
   try {
-    await linkIdentity(deps.db, id, identityId);
+    await linkIdentity(ctx.db, id, identityId);
     // A user given a password skips onboarding: the operator accepted the current terms for them.
-    if (input.password !== undefined) await recordOperatorAcceptance(deps, id, now);
+    if (input.password !== undefined) await recordOperatorAcceptance(ctx, id, now);
   } catch (error) {
-    await deps.identityAdmin.deleteIdentity(identityId).catch(() => undefined);
-    await deleteUser(deps.db, id).catch(() => undefined);
+    await ctx.identityAdmin.deleteIdentity(identityId).catch(() => undefined);
+    await deleteUser(ctx.db, id).catch(() => undefined);
     throw error;
   }
 
-  const user = await findUser(deps.db, id);
+  const user = await findUser(ctx.db, id);
   if (!user) throw new Error('user vanished after insert');
   return user;
 }
@@ -109,38 +109,42 @@ export const ORPHAN_AFTER_MS = 60_000;
  * that was created for it, if there is one (then the user exists: 409), or removed so that this
  * creation proceeds.
  */
-async function reserveEmail(deps: Deps, row: NewUserRow): Promise<void> {
+async function reserveEmail(ctx: UsersContext, row: NewUserRow): Promise<void> {
   try {
-    await insertUser(deps.db, row);
+    await insertUser(ctx.db, row);
     return;
   } catch (error) {
     if (!(error instanceof AppError) || error.errorCode !== 'USER_EXISTS') throw error;
-    const existing = await findUserRowByEmail(deps.db, row.email);
+    const existing = await findUserRowByEmail(ctx.db, row.email);
     const orphan =
       existing !== undefined &&
       existing.identity_id === null &&
       row.createdAt.getTime() - existing.created_at.getTime() >= ORPHAN_AFTER_MS;
     if (!orphan) throw error;
-    const identities = await deps.identityAdmin.findIdentitiesByEmail(row.email);
+    const identities = await ctx.identityAdmin.findIdentitiesByEmail(row.email);
     const own = identities.find((identity) => identity.userServiceID === existing.id);
     if (own) {
-      await linkIdentity(deps.db, existing.id, own.id);
+      await linkIdentity(ctx.db, existing.id, own.id);
       throw error;
     }
-    await deleteUnlinkedUser(deps.db, existing.id);
-    await insertUser(deps.db, row);
+    await deleteUnlinkedUser(ctx.db, existing.id);
+    await insertUser(ctx.db, row);
   }
 }
 
 /** Undoes a creation: the identity, then the user row (and what cascades from it). */
-export async function removeUserAndIdentity(deps: Deps, userId: string, identityId: string): Promise<void> {
-  await deps.identityAdmin.deleteIdentity(identityId);
-  await deleteUser(deps.db, userId);
+export async function removeUserAndIdentity(
+  ctx: UsersContext,
+  userId: string,
+  identityId: string,
+): Promise<void> {
+  await ctx.identityAdmin.deleteIdentity(identityId);
+  await deleteUser(ctx.db, userId);
 }
 
-async function removeIdentitiesOf(deps: Deps, email: string, userId: string): Promise<void> {
-  const identities = await deps.identityAdmin.findIdentitiesByEmail(email);
+async function removeIdentitiesOf(ctx: UsersContext, email: string, userId: string): Promise<void> {
+  const identities = await ctx.identityAdmin.findIdentitiesByEmail(email);
   for (const identity of identities) {
-    if (identity.userServiceID === userId) await deps.identityAdmin.deleteIdentity(identity.id);
+    if (identity.userServiceID === userId) await ctx.identityAdmin.deleteIdentity(identity.id);
   }
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Deps } from '../deps.ts';
+import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { uuidSchema } from '../http/schemas.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
@@ -14,22 +14,22 @@ import {
   userSchema,
 } from './schemas.ts';
 
-export function registerUserRoutes(app: FastifyInstance, deps: Deps): void {
+export function registerUserRoutes(app: FastifyInstance, ctx: UsersContext): void {
   app.post('/admin/users', async (request, reply) => {
     const input = parseInput(createUserSchema, request.body);
-    const user = await createUser(deps, input);
+    const user = await createUser(ctx, input);
     request.log.info({ userId: user.id, identityId: user.identityId }, 'user created');
     return sendOutput(reply, 201, userSchema, user);
   });
 
   app.get('/admin/users', async (request, reply) => {
     const { organisationId } = parseInput(listUsersQuerySchema, request.query);
-    return sendOutput(reply, 200, userListSchema, { users: await listUsers(deps.db, organisationId) });
+    return sendOutput(reply, 200, userListSchema, { users: await listUsers(ctx.db, organisationId) });
   });
 
   app.get('/admin/users/:id', async (request, reply) => {
     const { id } = parseInput(userIdParamsSchema, request.params);
-    const user = uuidSchema.safeParse(id).success ? await findUser(deps.db, id) : null;
+    const user = uuidSchema.safeParse(id).success ? await findUser(ctx.db, id) : null;
     if (!user) throw new AppError('USER_NOT_FOUND', 'No user has this id.');
     return sendOutput(reply, 200, userSchema, user);
   });
@@ -37,11 +37,11 @@ export function registerUserRoutes(app: FastifyInstance, deps: Deps): void {
   app.patch('/admin/users/:id', async (request, reply) => {
     const { id } = parseInput(userIdParamsSchema, request.params);
     const change = parseInput(updateUserSchema, request.body);
-    if (!uuidSchema.safeParse(id).success || !(await updateUser(deps.db, id, change))) {
+    if (!uuidSchema.safeParse(id).success || !(await updateUser(ctx.db, id, change))) {
       throw new AppError('USER_NOT_FOUND', 'No user has this id.');
     }
     request.log.info({ userId: id }, 'user updated');
-    return sendOutput(reply, 200, userSchema, (await findUser(deps.db, id))!);
+    return sendOutput(reply, 200, userSchema, (await findUser(ctx.db, id))!);
   });
 
   /**
@@ -51,10 +51,10 @@ export function registerUserRoutes(app: FastifyInstance, deps: Deps): void {
    */
   app.delete('/admin/users/:id', async (request, reply) => {
     const { id } = parseInput(userIdParamsSchema, request.params);
-    const user = uuidSchema.safeParse(id).success ? await findUser(deps.db, id) : null;
+    const user = uuidSchema.safeParse(id).success ? await findUser(ctx.db, id) : null;
     if (!user) throw new AppError('USER_NOT_FOUND', 'No user has this id.');
-    if (user.identityId) await deps.identityAdmin.deleteSessions(user.identityId);
-    await deleteUser(deps.db, id);
+    if (user.identityId) await ctx.identityAdmin.deleteSessions(user.identityId);
+    await deleteUser(ctx.db, id);
     request.log.info({ userId: id }, 'user removed from organisation');
     return reply.code(204).send();
   });

@@ -9,8 +9,8 @@ import type { OAuth2ClientsAdmin } from './clients/oauth2-clients.ts';
 import type { Config } from './config.ts';
 import type { UsersDb } from './db-types.ts';
 
-/** What route modules need, built once by `createApp`. */
-export interface Deps {
+/** The user service's context: what route modules need, built once by `createApp` (tests inject a fake clock and clients). */
+export interface UsersContext {
   config: Config;
   db: Kysely<UsersDb>;
   clock: Clock;
