@@ -27,6 +27,8 @@ import { registerLoginRoutes } from './login/routes.ts';
 import { registerOrganisationRoutes } from './organisations/routes.ts';
 import { registerTermsAdminRoutes, registerTermsPublicRoutes } from './terms/routes.ts';
 import { registerUserRoutes } from './users/routes.ts';
+import { createSecretBox } from './sso/secret-box.ts';
+import { registerSsoRoutes } from './sso/routes.ts';
 
 export interface AppOptions {
   config: Config;
@@ -71,6 +73,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
       createIdentityPublicClient(config.identityPublicUrl, config.upstreamTimeoutMs),
     gitHost: options.gitHost ?? createGitHostClient(config.git, config.upstreamTimeoutMs),
     mailer: options.mailer ?? createMailer({ db: options.db, clock: options.clock ?? systemClock }),
+    secretBox: createSecretBox(config.ssoSecretKey),
   };
 
   const publicApp = createHttpServer({
@@ -100,6 +103,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   registerUserRoutes(adminApp, deps);
   registerInvitationAdminRoutes(adminApp, deps);
   registerTermsAdminRoutes(adminApp, deps);
+  registerSsoRoutes(adminApp, deps);
   registerHealthRoutes(adminApp, deps.db);
 
   return { public: publicApp, admin: adminApp };

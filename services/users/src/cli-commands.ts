@@ -23,6 +23,12 @@ Commands:
   invite:resend --id <invitationId>
   invite:revoke --id <invitationId>
   terms:export [--org <organisationId>] [--format csv|json]
+  sso:set --org <organisationId> --issuer <url> --client-id <id> [--client-secret <secret>]
+          [--provider <id>] [--scopes openid,email,profile] [--jit on|off] [--userinfo]
+          (without --client-secret the secret is read from SSO_CLIENT_SECRET, keeping it out of
+          shell history and process lists)
+  sso:show --org <organisationId>
+  sso:remove --org <organisationId>
 
 Talks to the user service admin API at USERS_ADMIN_URL (default http://localhost:4456) and prints JSON.`;
 
@@ -45,6 +51,13 @@ const options = {
   'scope-groups': { type: 'string' },
   'git-user': { type: 'boolean' },
   format: { type: 'string' },
+  issuer: { type: 'string' },
+  'client-id': { type: 'string' },
+  'client-secret': { type: 'string' },
+  provider: { type: 'string' },
+  scopes: { type: 'string' },
+  jit: { type: 'string' },
+  userinfo: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -68,12 +81,12 @@ const orgQuery = (values: Values): string =>
   values.org === undefined ? '' : `?organisationId=${encodeURIComponent(values.org)}`;
 
 interface Call {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   body?: unknown;
 }
 
-function toCall(command: string, values: Values): Call {
+function toCall(command: string, values: Values, env: CliIo['env']): Call {
   switch (command) {
     case 'org:create':
       return {
@@ -143,6 +156,31 @@ function toCall(command: string, values: Values): Call {
       if (values.org !== undefined) query.set('organisationId', values.org);
       return { method: 'GET', path: `/admin/terms/acceptances?${query.toString()}` };
     }
+    case 'sso:set': {
+      const secret = values['client-secret'] ?? env.SSO_CLIENT_SECRET;
+      if (!secret) throw new UsageError('--client-secret (or SSO_CLIENT_SECRET) is required');
+      if (values.jit !== undefined && values.jit !== 'on' && values.jit !== 'off')
+        throw new UsageError('--jit must be on or off');
+      return {
+        method: 'PUT',
+        path: `/admin/organisations/${encodeURIComponent(required(values, 'org'))}/sso`,
+        body: {
+          issuer: required(values, 'issuer'),
+          clientId: required(values, 'client-id'),
+          clientSecret: secret,
+          ...(values.provider === undefined ? {} : { provider: values.provider }),
+          ...(values.scopes === undefined ? {} : { scopes: list(values.scopes) }),
+          ...(values.jit === undefined ? {} : { jit: values.jit === 'on' }),
+          ...(values.userinfo === undefined ? {} : { userinfo: values.userinfo }),
+        },
+      };
+    }
+    case 'sso:show':
+    case 'sso:remove':
+      return {
+        method: command === 'sso:show' ? 'GET' : 'DELETE',
+        path: `/admin/organisations/${encodeURIComponent(required(values, 'org'))}/sso`,
+      };
     default:
       throw new UsageError(`unknown command: ${command}`);
   }
@@ -163,7 +201,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     if (command === undefined) throw new UsageError('a command is required');
     if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]}`);
-    call = toCall(command, values);
+    call = toCall(command, values, io.env);
   } catch (error) {
     io.err(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
     return 2;
@@ -190,7 +228,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   } catch {
     // not JSON: print as received
   }
-  const printed = typeof body === 'string' ? body : JSON.stringify(body, null, 2);
+  const printed =
+    response.status === 204
+      ? JSON.stringify({ status: 'removed' })
+      : typeof body === 'string'
+        ? body
+        : JSON.stringify(body, null, 2);
   if (!response.ok) {
     io.err(printed);
     return 1;

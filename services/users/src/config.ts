@@ -38,6 +38,8 @@ const configSchema = z.object({
   GIT_CLIENT_SECRET: z.string().min(1).default('dev-secret'),
   GIT_OAUTH_SCOPE: z.string().default('read:user'),
   LOGIN_CONFIG_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
+  /** Encrypts SSO client secrets at rest (≥ 32 characters). The default is for development only. */
+  SSO_SECRET_KEY: z.string().min(32).optional(),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(5000),
   TRUST_PROXY: trustProxySchema,
   LOG_LEVEL: logLevelSchema,
@@ -72,6 +74,7 @@ export interface Config {
     scope: string;
   };
   upstreamTimeoutMs: number;
+  ssoSecretKey: string;
   trustProxy: boolean;
   logLevel: string;
 }
@@ -113,9 +116,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       scope: c.GIT_OAUTH_SCOPE,
     },
     upstreamTimeoutMs: c.UPSTREAM_TIMEOUT_MS,
+    ssoSecretKey: c.SSO_SECRET_KEY ?? developmentSsoKey(env),
     trustProxy: c.TRUST_PROXY,
     logLevel: c.LOG_LEVEL,
   };
+}
+
+/** Development and tests only: production must set SSO_SECRET_KEY. */
+function developmentSsoKey(env: Record<string, string | undefined>): string {
+  if (env.NODE_ENV === 'production')
+    throw new Error('Invalid user service configuration: SSO_SECRET_KEY is required in production');
+  return 'development-only-sso-secret-key-not-for-production';
 }
 
 function stripSlash(url: string): string {

@@ -91,6 +91,21 @@ export interface GitLinksTable {
   linked_at: Date;
 }
 
+export interface SsoProvidersTable {
+  provider_id: string;
+  organisation_id: string;
+  issuer: string;
+  client_id: string;
+  /** AES-256-GCM, see sso/secret-box.ts. */
+  client_secret_enc: string;
+  scopes: Json<string[]>;
+  claim_mapping: Json<{ email: string; emailVerified: string; firstName: string; lastName: string }>;
+  jit: boolean;
+  userinfo: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
 /** The user service's tables, as Kysely sees them. */
 export interface UsersDb {
   organisations: OrganisationsTable;
@@ -102,4 +117,5 @@ export interface UsersDb {
   terms_acceptances: TermsAcceptancesTable;
   git_auth_states: GitAuthStatesTable;
   git_links: GitLinksTable;
+  sso_providers: SsoProvidersTable;
 }

@@ -7,6 +7,7 @@ import type { IdentityPublicClient } from './clients/identity-public.ts';
 import type { OAuth2AdminClient } from './clients/oauth2-admin.ts';
 import type { Config } from './config.ts';
 import type { UsersDb } from './db-types.ts';
+import type { SecretBox } from './sso/secret-box.ts';
 
 /** What route modules need, built once by `createApp`. */
 export interface Deps {
@@ -19,4 +20,6 @@ export interface Deps {
   gitHost: GitHostClient;
   /** The outbox invitation mail goes through. */
   mailer: Mailer;
+  /** Encrypts SSO client secrets at rest. */
+  secretBox: SecretBox;
 }
