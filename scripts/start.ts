@@ -2,7 +2,8 @@
 // (or on a PostgreSQL server when DATABASE_URL is set).
 import { join } from 'node:path';
 import { createDb } from '@acme/db';
-import { DEMO_PASSWORD, DEMO_USERS } from '@acme/users';
+import { ORG_IDP_DEMO_PASSWORD, ORG_IDP_DEMO_USERS } from '@acme/dev';
+import { DEMO_PASSWORD, DEMO_SSO_USERS, DEMO_USERS } from '@acme/users';
 import { startSystem } from './system.ts';
 
 const production = process.env.NODE_ENV === 'production';
@@ -33,6 +34,10 @@ System ready in ${((Date.now() - started) / 1000).toFixed(1)} s, database: ${dat
 
 Demo accounts (organisation Acme, domain acme.test), password ${DEMO_PASSWORD}:
 ${DEMO_USERS.map((u) => `  ${u.email}`).join('\n')}
+
+Single sign-on demo (organisation Globex, domain globex.test, products Platform and MAGIC): type the
+address in the app, sign in at Globex's identity provider ${urls.orgIdp} with password ${ORG_IDP_DEMO_PASSWORD}:
+${ORG_IDP_DEMO_USERS.map((u) => `  ${u.email}${DEMO_SSO_USERS.some((d) => d.email === u.email) ? '' : '   (no account yet: created at first sign-in)'}`).join('\n')}
 
 Press Ctrl+C to stop.`);
 

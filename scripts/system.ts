@@ -5,6 +5,8 @@ import { start as startIdentity } from '@acme/identity';
 import { start as startOAuth2 } from '@acme/oauth2';
 import { start as startUsers, seedDemo } from '@acme/users';
 import { start as startAgent } from '@acme/agent';
+import { randomBytes } from 'node:crypto';
+import { startOrgIdp, type OrgIdp } from '@acme/dev';
 import { startStandIns } from '@acme/dev';
 import { createMailer, DEFAULT_MAIL_FROM, migrateMail, startOutboxWorker } from '@acme/mail';
 import { buildApp, serveApp } from '../apps/account/server/serve.ts';
@@ -20,6 +22,8 @@ export const DEFAULT_PORTS = {
   usersAdmin: 4456,
   agent: 4466,
   standIns: 4500,
+  /** Organisation Globex's identity provider (stand-in for its Okta or Entra ID). */
+  orgIdp: 4520,
   smtp: 2525,
 } as const;
 
@@ -44,6 +48,8 @@ export interface SystemUrls {
   agent: string;
   /** Stand-ins: mailbox at /mail, GitHub-like host at /github. */
   mail: string;
+  /** Globex's identity provider (issuer). */
+  orgIdp: string;
 }
 
 export interface SystemOptions {
@@ -59,6 +65,8 @@ export interface SystemOptions {
 
 export interface RunningSystem {
   urls: SystemUrls;
+  /** The organisation identity provider stand-in (rotate its keys, switch faults on). */
+  orgIdp: OrgIdp;
   close(): Promise<void>;
 }
 
@@ -77,16 +85,27 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     usersAdmin: url('usersAdmin'),
     agent: url('agent'),
     mail: url('standIns'),
+    orgIdp: url('orgIdp'),
   };
   const appOrigins = [urls.platform, urls.magic];
   const logLevel = options.logLevel ?? 'info';
   const common = { LOG_LEVEL: logLevel, ...options.extraEnv };
   const closers: (() => Promise<void>)[] = [];
   const db = options.db;
+  let orgIdp: OrgIdp | undefined;
+  // The identity service's client at Globex's provider; a new secret each start (the seed stores it).
+  const orgIdpClient = {
+    clientId: 'acme-platform',
+    clientSecret: randomBytes(24).toString('base64url'),
+    redirectUris: [`${urls.identityPublic}/self-service/methods/oidc/callback/globex`],
+  };
 
   try {
     const standIns = await startStandIns({ httpPort: port('standIns'), smtpPort: port('smtp') });
     closers.push(standIns.close);
+    const idp = await startOrgIdp({ port: port('orgIdp'), clients: [orgIdpClient] });
+    orgIdp = idp;
+    closers.push(idp.close);
 
     // One outbox worker per process delivers what every service queues (SMTP catcher in development).
     await migrateMail(db);
@@ -181,13 +200,13 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     const magic = await serveApp({ port: port('magic'), application: 'magic', distDir, config: appConfig });
     closers.push(magic.close);
 
-    if (options.seed !== false) await seedDemo(urls.usersAdmin);
+    if (options.seed !== false) await seedDemo(urls.usersAdmin, { issuer: idp.issuer, ...orgIdpClient });
   } catch (error) {
     await closeAll(closers);
     throw error;
   }
 
-  return { urls, close: () => closeAll(closers) };
+  return { urls, orgIdp: orgIdp!, close: () => closeAll(closers) };
 }
 
 async function closeAll(closers: (() => Promise<void>)[]): Promise<void> {
