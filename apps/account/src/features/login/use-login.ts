@@ -1,5 +1,9 @@
 import { useCallback, useEffect, useMemo, useReducer, useState } from 'react';
-import { APPLICATION_LOGIN_LOCK_MS, MESSAGE_ID_REAUTHENTICATE } from '../../constants.ts';
+import {
+  APPLICATION_LOGIN_LOCK_BEFORE_SSO_MS,
+  APPLICATION_LOGIN_LOCK_MS,
+  MESSAGE_ID_REAUTHENTICATE,
+} from '../../constants.ts';
 import { copy } from '../../copy.ts';
 import { getConfig } from '../../shared/config/env.ts';
 import { initialPagePath, paths, withQuery } from '../../shared/config/paths.ts';
@@ -8,8 +12,10 @@ import { HttpError } from '../../shared/errors/http-error.ts';
 import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
 import { classifyFlowError, errorId } from '../../shared/identity-client/handle-flow-error.ts';
 import { createLoginFlow, getLoginFlow, submitLogin } from '../../shared/identity-client/identity-client.ts';
+import { postHiddenForm } from '../../shared/identity-client/hidden-form.ts';
 import {
   csrfToken,
+  errorMessages,
   errorTexts,
   flowMessages,
   hasMessage,
@@ -32,6 +38,7 @@ import type { LoginCommand } from './decide-login-effect.ts';
 import { decideLoginEffect } from './decide-login-effect.ts';
 import type { LoginStep } from './select-login-step.ts';
 import { selectLoginStep } from './select-login-step.ts';
+import { planSsoRedirect, ssoStepView } from './sso-redirect.ts';
 
 export interface LoginSearch {
   flow?: string;
@@ -153,7 +160,12 @@ export function useLogin(search: LoginSearch) {
         });
     load.then(
       (f) => {
-        if (!cancelled) setFlow(f);
+        if (cancelled) return;
+        setFlow(f);
+        // Errors the identity service put on the flow (a provider's refusal after single sign-on,
+        // a failed submit) are shown as toasts.
+        if (search.flow)
+          for (const text of errorTexts(errorMessages(f))) showToast(copy.errors.loginFlow(text));
       },
       (error) => {
         if (!cancelled) handleCreateFlowError(error);
@@ -403,6 +415,41 @@ export function useLogin(search: LoginSearch) {
     }
   }
 
+  /**
+   * SPEC §2 Login step 3: take the SSO redirect lock (10 min), raise the application-login lock to 30 s,
+   * count the redirect, and post the hidden form (method oidc, provider, csrf_token) to the flow's action.
+   */
+  async function redirectToSso(): Promise<void> {
+    const provider = emailResult?.provider;
+    if (!provider) {
+      showToast(copy.errors.loginFlow(copy.errors.unknown));
+      return;
+    }
+    setBusy(true);
+    const current = flow ?? (await obtainFlow(false));
+    if (!current) {
+      setBusy(false);
+      return;
+    }
+    const plan = planSsoRedirect({
+      now: Date.now(),
+      newId: () => crypto.randomUUID(),
+      redirects: read(registry.ssoRedirects) ?? 0,
+      flow: { action: current.ui.action, csrfToken: csrfToken(current) },
+      provider,
+    });
+    write(registry.ssoRedirectLock, plan.ssoLock);
+    write(registry.ssoRedirects, plan.redirects);
+    write(registry.loginLock, plan.loginLock, { ttlMs: APPLICATION_LOGIN_LOCK_BEFORE_SSO_MS });
+    postHiddenForm(plan.form.action, plan.form.fields);
+  }
+
+  const ssoView = ssoStepView({
+    lock: read(registry.ssoRedirectLock),
+    redirects: read(registry.ssoRedirects) ?? 0,
+    now,
+  });
+
   const mfaSetupDone = useCallback(() => {
     void session.reload();
   }, [session]);
@@ -427,6 +474,8 @@ export function useLogin(search: LoginSearch) {
     submitPassword,
     submitTotp,
     mfaSetupDone,
+    ssoView,
+    redirectToSso,
     back,
   };
 }
