@@ -136,6 +136,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
         IDENTITY_CORS_ORIGINS: appOrigins.join(','),
         IDENTITY_ALLOWED_RETURN_URLS: [...appOrigins, urls.oauth2Public].join(','),
         OAUTH2_ADMIN_URL: urls.oauth2Admin,
+        IDENTITY_USERS_ADMIN_URL: urls.usersAdmin,
       },
       logger: logLevel === 'silent' ? false : undefined,
       mailer,

@@ -15,6 +15,7 @@ import { createSession, revokeSession, toApiSession, type ActiveSession } from '
 import { loadIdentity } from '../../identities/repo.ts';
 import { submitPassword } from '../../strategies/password/login.ts';
 import { submitTotpLogin } from '../../strategies/totp/login.ts';
+import { finishOidcCallback, OIDC_CALLBACK_PATH, startOidcLogin } from '../../strategies/oidc/oidc-login.ts';
 import { aal2LoginUrl, hasSecondFactor } from '../../sessions/policy.ts';
 import { messages } from '../../ui/messages.ts';
 import {
@@ -160,7 +161,60 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: Ctx): void {
       if (!outcome.ok) return flowFailure(ctx, req, reply, flow, outcome.messages);
       return completeLogin(ctx, req, reply, flow, outcome.identityId, 'totp', session);
     }
+    if (body.method === 'oidc' && flow.requested_aal === 'aal1') {
+      // Browsers go to the organisation's provider (303); JSON clients get 422 with redirect_browser_to.
+      const outcome = await startOidcLogin(ctx, flow, body);
+      if (!outcome.ok) return flowFailure(ctx, req, reply, flow, outcome.messages);
+      if (!wantsJson(req)) return redirect(reply, outcome.redirectTo);
+      throw errors.browserLocationChange(outcome.redirectTo);
+    }
     return flowFailure(ctx, req, reply, flow, [{ pointer: '#/', message: messages.noLoginStrategy() }]);
+  });
+
+  // Kratos answers a POST callback (response_mode=form_post) by redirecting it to the GET.
+  app.post(OIDC_CALLBACK_PATH, { config: { browserErrors: true } }, async (req, reply) => {
+    const { provider } = req.params as { provider: string };
+    let body: Record<string, unknown> = {};
+    try {
+      body = readFormOrJson(req);
+    } catch {
+      // an empty or malformed body carries nothing to forward
+    }
+    const query = new URLSearchParams();
+    for (const [k, v] of Object.entries(body)) if (typeof v === 'string') query.set(k, v);
+    const qsText = query.toString();
+    return redirect(
+      reply,
+      `${ctx.config.publicUrl}/self-service/methods/oidc/callback/${encodeURIComponent(provider)}${qsText ? `?${qsText}` : ''}`,
+    );
+  });
+
+  app.get(OIDC_CALLBACK_PATH, { config: { browserErrors: true } }, async (req, reply) => {
+    const { provider } = req.params as { provider: string };
+    const query: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.query as Record<string, unknown>)) {
+      if (typeof v === 'string') query[k] = v;
+    }
+    const rawQuery = req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '';
+    const outcome = await finishOidcCallback(ctx, provider.slice(0, 100), query, rawQuery, async (flowId) => {
+      const flow = await getFlow(ctx.db, 'login', flowId);
+      if (!flow) return { type: 'no_flow', reason: 'The login flow of this sign-in no longer exists.' };
+      // The answer must come back to the browser that started the sign-in (no login CSRF).
+      if (!cookieMatchesFlow(req, ctx.config, flow.csrf_hash)) {
+        return {
+          type: 'no_flow',
+          reason: 'This sign-in was started in another browser. Please start again.',
+        };
+      }
+      return undefined;
+    });
+    if (outcome.type === 'no_flow') throw errors.badRequest(outcome.reason);
+    const flow = await getFlow(ctx.db, 'login', outcome.flowId);
+    if (!flow) throw errors.flowNotFound();
+    if (outcome.type === 'flow_error') return flowFailure(ctx, req, reply, flow, outcome.messages);
+    if (isExpired(flow, ctx.clock.now())) return expiredFlow(ctx, req, reply, flow);
+    const session = await currentSession(ctx, req);
+    return completeLogin(ctx, req, reply, flow, outcome.identityId, 'oidc', session, outcome.provider);
   });
 }
 
@@ -225,12 +279,14 @@ async function completeLogin(
   identityId: string,
   method: string,
   previous: ActiveSession | undefined,
+  provider?: string,
 ) {
   const now = ctx.clock.now();
   const step: AuthMethod = {
     method,
     aal: METHOD_AAL[method] === 'aal2' ? 'aal2' : 'aal1',
     completed_at: now.toISOString(),
+    ...(provider ? { provider } : {}),
   };
   const keep = previous && previous.row.identity_id === identityId ? previous.row.authentication_methods : [];
   const { token, row } = await ctx.db.transaction().execute(async (trx) => {
