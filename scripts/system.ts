@@ -196,9 +196,16 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       application: 'platform',
       distDir,
       config: appConfig,
+      ssoProviderOrigins: [urls.orgIdp, ...ssoFormOrigins()],
     });
     closers.push(platform.close);
-    const magic = await serveApp({ port: port('magic'), application: 'magic', distDir, config: appConfig });
+    const magic = await serveApp({
+      port: port('magic'),
+      application: 'magic',
+      distDir,
+      config: appConfig,
+      ssoProviderOrigins: [urls.orgIdp, ...ssoFormOrigins()],
+    });
     closers.push(magic.close);
 
     if (options.seed !== false) await seedDemo(urls.usersAdmin, { issuer: idp.issuer, ...orgIdpClient });
@@ -208,6 +215,15 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   }
 
   return { urls, orgIdp: orgIdp!, close: () => closeAll(closers) };
+}
+
+/** `SSO_PROVIDER_ORIGINS`: comma-separated origins of real identity providers pointed at this system. */
+function ssoFormOrigins(): string[] {
+  return (process.env.SSO_PROVIDER_ORIGINS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => URL.canParse(s))
+    .map((s) => new URL(s).origin);
 }
 
 async function closeAll(closers: (() => Promise<void>)[]): Promise<void> {

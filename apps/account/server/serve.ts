@@ -21,6 +21,12 @@ export interface ServeAppOptions {
   /** Overrides of the development defaults for this application (validated). */
   config?: Partial<AccountConfig>;
   host?: string;
+  /**
+   * Origins of organisations' identity providers. The SSO step's form post is answered by the
+   * identity service with a redirect to the provider, and CSP `form-action` also governs that
+   * redirect, so each provider origin must be listed here.
+   */
+  ssoProviderOrigins?: string[];
 }
 
 export interface ServedApp {
@@ -55,11 +61,16 @@ function origin(url: string): string {
   return new URL(url).origin;
 }
 
-export function securityHeaders(config: AccountConfig): Record<string, string> {
+export function securityHeaders(
+  config: AccountConfig,
+  ssoProviderOrigins: string[] = [],
+): Record<string, string> {
   const services = [
     ...new Set([config.identityUrl, config.oauth2Url, config.usersUrl, config.agentUrl].map(origin)),
   ];
-  const formTargets = [...new Set([origin(config.identityUrl), origin(config.oauth2Url)])];
+  const formTargets = [
+    ...new Set([origin(config.identityUrl), origin(config.oauth2Url), ...ssoProviderOrigins.map(origin)]),
+  ];
   const csp = [
     "default-src 'self'",
     "script-src 'self'",
@@ -116,7 +127,7 @@ function assetPath(distDir: string, pathname: string): string | null {
 export async function serveApp(options: ServeAppOptions): Promise<ServedApp> {
   const distDir = resolve(options.distDir ?? defaultDistDir);
   const config = resolveConfig(options.application, options.config);
-  const headers = securityHeaders(config);
+  const headers = securityHeaders(config, options.ssoProviderOrigins);
   const configScript = runtimeConfigScript(config);
   const indexHtml = await readFile(join(distDir, 'index.html'));
 
