@@ -60,8 +60,8 @@ describe('organisation single sign-on, end to end', () => {
     await enterEmail(second.page, 'hopper@globex.test');
     await atProvider(second.page, urls, 'hopper@globex.test');
     await second.page.waitForURL(`${urls.platform}/research`, { timeout: 30_000 });
-    console.log(`SSO sign-in, email → /research (returning user): ${Date.now() - again} ms`);
     await second.page.getByText('hopper@globex.test').first().waitFor();
+    console.log(`SSO sign-in, email → /research (returning user): ${Date.now() - again} ms`);
     await second.context.close();
     await context.close();
   });
