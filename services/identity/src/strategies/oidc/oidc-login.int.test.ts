@@ -230,6 +230,30 @@ describe('identity: login with method oidc (organisation single sign-on)', () =>
     ]);
   });
 
+  it('refuses to set up MFA for a session signed in through SSO (server side too)', async () => {
+    const { browser } = await signIn('hopper@globex.test');
+    const res = await browser.go(`${identityPublic}/self-service/settings/browser`, {
+      headers: { accept: 'application/json' },
+    });
+    expect(res.status).toBe(200);
+    const flow = (await res.json()) as any;
+    const csrf = flow.ui.nodes.find((n: any) => n.attributes.name === 'csrf_token').attributes.value;
+    const submit = await browser.go(flow.ui.action, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', origin: APP },
+      body: JSON.stringify({ method: 'totp', totp_code: '123456', csrf_token: csrf }),
+    });
+    expect(submit.status).toBe(400);
+    const body = (await submit.json()) as any;
+    expect(body.ui.messages.map((m: any) => m.text)).toEqual(['SSO users cannot set up MFA']);
+    const credentials = await db.kysely
+      .selectFrom('identity_credentials' as any)
+      .select('type' as any)
+      .where('identity_id' as any, '=', body.identity.id)
+      .execute();
+    expect(credentials.map((c: any) => c.type)).not.toContain('totp');
+  });
+
   it('answers a JSON client 422 browser_location_change_required with the provider URL', async () => {
     const browser = new Browser();
     const flow = await newFlow(browser);

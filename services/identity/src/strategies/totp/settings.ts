@@ -41,6 +41,13 @@ export async function submitTotpSettings(
   body: Record<string, unknown>,
   refreshUrl: string,
 ): Promise<SettingsOutcome> {
+  // A session signed in through the organisation's provider gets its assurance from there.
+  if (session.row.authentication_methods.some((m) => m.method === 'oidc')) {
+    return {
+      ok: false,
+      messages: [{ pointer: '#/', message: messages.generic('SSO users cannot set up MFA') }],
+    };
+  }
   if (!isPrivileged(ctx, session)) throw sessionErrors.refreshRequired(refreshUrl);
   const now = ctx.clock.now();
   if (body.totp_unlink === true || body.totp_unlink === 'true') {
