@@ -61,7 +61,7 @@ describe('organisation single sign-on, end to end', () => {
     await atProvider(second.page, urls, 'hopper@globex.test');
     await second.page.waitForURL(`${urls.platform}/research`, { timeout: 30_000 });
     await second.page.getByText('hopper@globex.test').first().waitFor();
-    console.log(`SSO sign-in, email → /research (returning user): ${Date.now() - again} ms`);
+    console.warn(`SSO sign-in, email → /research (returning user): ${Date.now() - again} ms`);
     await second.context.close();
     await context.close();
   });
