@@ -5,7 +5,7 @@ import { systemUrls, useBrowser } from './browser.ts';
 import { createUser } from './fixtures.ts';
 import { signInWithPassword } from './journeys.ts';
 
-// QUALITY.md: WCAG 2.2 AA, axe on every screen with 0 serious or critical violations.
+// Accessibility bar: WCAG 2.2 AA, axe on every screen with 0 serious or critical violations.
 async function seriousViolations(page: Page): Promise<string[]> {
   const results = await new AxeBuilder({ page })
     .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])

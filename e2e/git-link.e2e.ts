@@ -5,7 +5,7 @@ import { systemUrls, useBrowser } from './browser.ts';
 import { invite } from './fixtures.ts';
 
 // A source-code-host user links the work account during the callback's onboarding stepper
-// (issue 5, SPEC §2 "Onboarding / callback stepper", §4 Callback, §5 "Source-code-host completion").
+// (issue 5: the onboarding/callback stepper, the callback screen, the source-code-host completion).
 
 // The invitation steps before the callback (the onboarding journeys cover them in detail).
 

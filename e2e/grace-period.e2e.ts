@@ -4,7 +4,8 @@ import { systemUrls, useBrowser } from './browser.ts';
 import { createUser } from './fixtures.ts';
 import { openLogin, submitPassword } from './journeys.ts';
 
-// SPEC §4 "Authenticated": past the second-factor grace period (onboarding.mfaSetupDeadline), a password
+// Authenticated means a second factor once the grace period is over: past the second-factor grace
+// period (onboarding.mfaSetupDeadline), a password
 // session without a second factor is not authenticated — the user service refuses the consent, and the
 // login screen asks for a 2FA set-up before the platform can be reached.
 describe('second-factor grace period, end to end', () => {

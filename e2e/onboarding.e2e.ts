@@ -8,8 +8,8 @@ import { adminJson, invite } from './fixtures.ts';
 import { enterEmail, openLogin } from './journeys.ts';
 import { newestMail } from './mailbox.ts';
 
-// Invitation onboarding (issue 5, SPEC §2 "Invitation onboarding screen", §4 "Invitation onboarding",
-// §5 "Invitation link"): an admin invites, the link arrives by mail, the invited person sets a
+// Invitation onboarding (issue 5: the invitation onboarding screen, its rules and the invitation
+// link): an admin invites, the link arrives by mail, the invited person sets a
 // password, sets up or skips 2FA, accepts the terms, and lands on the platform.
 
 async function revoke(urls: SystemUrls, invitationId: string): Promise<void> {

@@ -22,7 +22,7 @@ export interface AppOptions {
 }
 
 /**
- * SPEC §3: taken from the team client's principal name and display name, each empty if missing.
+ * The user's identity: taken from the team client's principal name and display name, each empty if missing.
  * So empty strings are valid; a non-empty email must look like one.
  */
 const unregisteredUserSchema = z

@@ -6,15 +6,16 @@ import { sql } from 'kysely';
 import { typed, type Database } from '@acme/db';
 import { systemClock, type Clock } from '@acme/db/clock';
 import type { Config } from './config.ts';
-import type { Ctx, Mailer } from './context.ts';
+import type { IdentityContext, Mailer } from './context.ts';
 import type { IdentityDb } from './db/schema.ts';
 import { IdentityError } from './errors/identity-error.ts';
-import { registerLoginRoutes } from './flows/login/routes.ts';
-import { registerSettingsRoutes } from './flows/settings/routes.ts';
-import { registerVerificationRoutes } from './flows/verification/routes.ts';
-import { registerAdminRecoveryRoutes, registerRecoveryRoutes } from './flows/recovery/routes.ts';
+import { createFlowEngine } from './flows/engine.ts';
+import { registerAdminRecoveryRoutes } from './flows/kinds/recovery.ts';
+import { enabledStrategies, flowKinds, knownStrategies } from './flows/registry.ts';
+import { registerFlowRoutes } from './flows/routes.ts';
+import type { Registry } from './flows/strategy.ts';
 import { registerRawBodyParser } from './http/body.ts';
-import { sendError } from './http/respond.ts';
+import { sendError } from './http/responder.ts';
 import { registerAdminRoutes } from './identities/admin-routes.ts';
 import { SCHEMA_ID, identitySchema } from './identities/schema.ts';
 import { createHydraClient, type HydraClient } from './oauth2/hydra.ts';
@@ -36,12 +37,14 @@ export interface AppOptions {
   mailer?: Mailer;
   logger?: pino.Logger | false;
   hydra?: HydraClient;
+  /** The methods the service knows per flow kind (default: `knownStrategies`); `config.methods` picks the enabled ones. */
+  strategies?: Registry;
 }
 
 export interface IdentityApp {
   public: FastifyInstance;
   admin: FastifyInstance;
-  ctx: Ctx;
+  ctx: IdentityContext;
   close(): Promise<void>;
 }
 
@@ -70,7 +73,7 @@ function baseServer(opts: AppOptions): FastifyInstance {
 
 export async function createApp(opts: AppOptions): Promise<IdentityApp> {
   const { config } = opts;
-  const ctx: Ctx = {
+  const ctx: IdentityContext = {
     config,
     db: typed<IdentityDb>(opts.db),
     clock: opts.clock ?? systemClock,
@@ -149,12 +152,14 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
     allowedHeaders: ['Content-Type', 'Accept', 'Authorization', 'X-CSRF-Token', 'X-Session-Token', 'Cookie'],
     exposedHeaders: ['Content-Type', 'Set-Cookie'],
   });
-  registerLoginRoutes(pub, ctx);
+  const engine = createFlowEngine(
+    ctx,
+    flowKinds,
+    enabledStrategies(opts.strategies ?? knownStrategies, config.methods),
+  );
+  registerFlowRoutes(pub, ctx, engine);
   registerSessionRoutes(pub, ctx);
-  registerSettingsRoutes(pub, ctx);
-  registerRecoveryRoutes(pub, ctx);
-  registerVerificationRoutes(pub, ctx);
-  registerAdminRecoveryRoutes(admin, ctx);
+  registerAdminRecoveryRoutes(admin, ctx, engine);
   registerAdminRoutes(admin, ctx);
 
   await Promise.all([pub.ready(), admin.ready()]);

@@ -75,6 +75,7 @@ const EnvSchema = z.object({
   IDENTITY_CODE_MAIL_LIMIT: int(5),
   IDENTITY_CODE_MAIL_WINDOW: duration('1h'),
   IDENTITY_BODY_LIMIT: int(4096),
+  IDENTITY_METHODS: list('password,totp,code,profile,oidc'),
   IDENTITY_TOTP_ISSUER: z.string().min(1).max(64).default('Acme Research'),
   IDENTITY_APP_NAME: z.string().min(1).max(64).default('Acme Research'),
   /** The user service's admin API: organisations' SSO providers and just-in-time members. */
@@ -105,6 +106,8 @@ export interface Config {
   /** Code mails (recovery, verification) per address per window. */
   codeMailLimit: { sends: number; windowMs: number };
   bodyLimit: number;
+  /** Enabled self-service methods (strategies), as Kratos's `selfservice.methods`. */
+  methods: string[];
   totpIssuer: string;
   appName: string;
   usersAdminUrl: string;
@@ -145,6 +148,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: e.IDENTITY_TRUST_PROXY,
     codeMailLimit: { sends: e.IDENTITY_CODE_MAIL_LIMIT, windowMs: e.IDENTITY_CODE_MAIL_WINDOW },
     bodyLimit: e.IDENTITY_BODY_LIMIT,
+    methods: e.IDENTITY_METHODS,
     totpIssuer: e.IDENTITY_TOTP_ISSUER,
     appName: e.IDENTITY_APP_NAME,
     usersAdminUrl: e.IDENTITY_USERS_ADMIN_URL,

@@ -14,7 +14,7 @@ export interface Mailer {
 }
 
 /** What every route handler needs; built once by `createApp`. */
-export interface Ctx {
+export interface IdentityContext {
   config: Config;
   db: Kysely<IdentityDb>;
   clock: Clock;

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { Browser, createUser, newLoginFlow, startHarness, type Harness } from './testing/harness.ts';
 
 /**
- * QUALITY "fuzzing of every request parser": random bodies, content types and queries never get a 5xx.
+ * Every request parser is fuzzed: random bodies, content types and queries never get a 5xx.
  * (`login_challenge` is left out: it calls the authorization server, whose absence is a 502 by design.)
  */
 let h: Harness;

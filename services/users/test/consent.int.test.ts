@@ -158,7 +158,7 @@ describe('POST /login/consent and /login/logout', () => {
     expect(oauth2.requests.filter((r) => r.method === 'PUT')).toHaveLength(0);
   });
 
-  describe('SPEC §4 Authenticated, enforced at consent: the second-factor grace period', () => {
+  describe('authenticated means a second factor after the grace period, enforced at consent', () => {
     const pastDeadline = (aal: string, methods: string[]) => {
       const session = identity.sessions.get(sessionId)!;
       const traits = session.identity.traits as any;

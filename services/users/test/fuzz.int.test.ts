@@ -4,7 +4,7 @@ import { fakeIdentityAdmin, http, recordingServer, startTestService } from './ha
 import type { FakeIdentity, RecordingServer, TestUsersService } from './harness.ts';
 
 /**
- * Request-parser fuzzing (QUALITY.md, reliability): arbitrary JSON and arbitrary bytes sent to every
+ * Request-parser fuzzing (reliability: bad input never gets a 500 or a hang): arbitrary JSON and arbitrary bytes sent to every
  * endpoint get a 4xx `{errorCode, message}` or a success, never a 5xx, a hang or a non-JSON answer.
  */
 describe('fuzzing every endpoint', () => {

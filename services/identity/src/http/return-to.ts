@@ -1,3 +1,6 @@
+import type { Config } from '../config.ts';
+import { errors } from '../errors/identity-error.ts';
+
 /**
  * `return_to` allow-list check after WHATWG URL parsing. An entry matches on scheme, host
  * (`*.example.com` allows sub-domains), port and path prefix. Returns the normalised URL or null.
@@ -33,4 +36,16 @@ function matches(url: URL, entry: string): boolean {
   if (a.pathname === '/' || a.pathname === '') return true;
   const prefix = a.pathname.endsWith('/') ? a.pathname : `${a.pathname}/`;
   return url.pathname === a.pathname.replace(/\/$/, '') || url.pathname.startsWith(prefix);
+}
+
+/**
+ * A request's `return_to` checked against the configured allow-list (and the service's own
+ * `/self-service/` URLs): null when absent, the normalised URL when allowed, otherwise the Kratos
+ * 400 `self_service_flow_return_to_forbidden`.
+ */
+export function validReturnTo(config: Config, raw: string | undefined | null): string | null {
+  if (raw === undefined || raw === null || raw === '') return null;
+  const ok = checkReturnTo(raw, [...config.allowedReturnUrls, `${config.publicUrl}/self-service/`]);
+  if (!ok) throw errors.returnToForbidden(raw);
+  return ok;
 }

@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { Ctx } from '../context.ts';
+import type { IdentityContext } from '../context.ts';
 import { errors } from '../errors/identity-error.ts';
 import { readJson } from '../http/body.ts';
 import { qs } from '../http/query.ts';
 import { findSessionById, revokeIdentitySessions, toApiSession } from '../sessions/repo.ts';
 import { applyJsonPatch } from './json-patch.ts';
-import { isUuid, loadIdentity, loadMany, normalizeEmail, toApiIdentity } from './repo.ts';
+import { isUuid } from '../db/db.ts';
+import { loadIdentity, loadMany, normalizeEmail, toApiIdentity } from './repo.ts';
 import {
   CreateIdentityBodySchema,
   createIdentity,
@@ -18,7 +19,7 @@ import {
 
 const UpdateBodySchema = CreateIdentityBodySchema;
 
-export function registerAdminRoutes(app: FastifyInstance, ctx: Ctx): void {
+export function registerAdminRoutes(app: FastifyInstance, ctx: IdentityContext): void {
   const api = (li: Parameters<typeof toApiIdentity>[0]) => toApiIdentity(li, ctx.config.publicUrl, true);
 
   app.post('/admin/identities', async (req, reply) => {

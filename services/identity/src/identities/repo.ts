@@ -1,16 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type { Identity } from '@ory/client';
-import type {
-  IdentityDb,
-  IdentityRow,
-  VerifiableAddressRow,
-  RecoveryAddressRow,
-  CredentialRow,
-} from '../db/schema.ts';
+import type { IdentityRow, VerifiableAddressRow, RecoveryAddressRow, CredentialRow } from '../db/schema.ts';
 import { SCHEMA_ID, schemaUrl, type Traits } from './schema.ts';
-
-export type Db = Kysely<IdentityDb>;
+import { isUuid, type Db } from '../db/db.ts';
 
 /** The `email` trait as a string (`fallback` when the trait is absent). */
 export function identityEmail(identity: LoadedIdentity, fallback = ''): string {
@@ -252,10 +245,6 @@ export function toApiIdentity(li: LoadedIdentity, publicUrl: string, admin: bool
     );
   }
   return identity;
-}
-
-export function isUuid(id: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Traits of SPEC §3. `email` is required; the rest is typed but optional so partial records can be created. */
+/** The identity traits (email, user-service id, name, onboarding state). `email` is required; the rest is typed but optional so partial records can be created. */
 export const TraitsSchema = z.strictObject({
   userServiceID: z.string().max(256).optional(),
   email: z.email().max(320),

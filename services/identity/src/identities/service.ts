@@ -11,9 +11,9 @@ import {
   normalizeEmail,
   syncAddresses,
   upsertCredential,
-  type Db,
   type LoadedIdentity,
 } from './repo.ts';
+import type { Db } from '../db/db.ts';
 import { SCHEMA_ID, validateTraits, type Traits } from './schema.ts';
 
 const Address = z.looseObject({ value: z.string().max(320), verified: z.boolean().optional() });

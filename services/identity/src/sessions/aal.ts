@@ -2,7 +2,7 @@ import type { AuthenticatorAssuranceLevel, SessionAuthenticationMethod } from '@
 
 export type Aal = 'aal0' | 'aal1' | 'aal2';
 
-/** The AAL each first-party method grants (CONTRACT-NOTES §3). */
+/** The AAL each first-party method grants, as Kratos assigns them: a first factor aal1, TOTP and lookup secrets aal2. */
 export const METHOD_AAL: Record<string, Aal> = {
   password: 'aal1',
   oidc: 'aal1',

@@ -1,9 +1,12 @@
 import type { FastifyRequest } from 'fastify';
-import type { Ctx } from '../context.ts';
+import type { IdentityContext } from '../context.ts';
 import { sessionTokenFrom } from '../http/cookies.ts';
 import { findSessionByToken, type ActiveSession } from './repo.ts';
 
-export async function currentSession(ctx: Ctx, req: FastifyRequest): Promise<ActiveSession | undefined> {
+export async function currentSession(
+  ctx: IdentityContext,
+  req: FastifyRequest,
+): Promise<ActiveSession | undefined> {
   const token = sessionTokenFrom(req);
   return token ? findSessionByToken(ctx.db, token, ctx.clock.now()) : undefined;
 }

@@ -1,4 +1,4 @@
-import type { Ctx } from '../context.ts';
+import type { IdentityContext } from '../context.ts';
 import type { LoadedIdentity } from '../identities/repo.ts';
 import type { ActiveSession } from './repo.ts';
 
@@ -10,10 +10,13 @@ export const hasSecondFactor = (identity: LoadedIdentity) =>
 export const meetsHighestAal = (s: ActiveSession) => !hasSecondFactor(s.identity) || s.row.aal === 'aal2';
 
 /** Privileged for `privileged_session_max_age` after the last authentication. */
-export const isPrivileged = (ctx: Ctx, s: ActiveSession) =>
+export const isPrivileged = (ctx: IdentityContext, s: ActiveSession) =>
   s.row.authenticated_at.getTime() + ctx.config.privilegedSessionMaxAgeMs > ctx.clock.now().getTime();
 
-export function aal2LoginUrl(ctx: Ctx, params: Record<string, string | null | undefined> = {}): string {
+export function aal2LoginUrl(
+  ctx: IdentityContext,
+  params: Record<string, string | null | undefined> = {},
+): string {
   const u = new URL(`${ctx.config.publicUrl}/self-service/login/browser`);
   u.searchParams.set('aal', 'aal2');
   for (const [k, v] of Object.entries(params)) if (v) u.searchParams.set(k, v);

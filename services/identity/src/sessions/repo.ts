@@ -6,9 +6,9 @@ import {
   identityFromJson,
   identityJsonColumns,
   toApiIdentity,
-  type Db,
   type LoadedIdentity,
 } from '../identities/repo.ts';
+import type { Db } from '../db/db.ts';
 import { computeAal } from './aal.ts';
 import { newToken, sha256Hex } from './tokens.ts';
 

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { LogoutFlow } from '@ory/client';
-import type { Ctx } from '../context.ts';
+import type { IdentityContext } from '../context.ts';
 import { IdentityError, errors, sessionErrors } from '../errors/identity-error.ts';
 import { aal2LoginUrl, meetsHighestAal } from './policy.ts';
 import { clearSessionCookie, setCsrfCookie } from '../http/cookies.ts';
 import { qs } from '../http/query.ts';
-import { redirect, wantsJson } from '../http/respond.ts';
-import { validReturnTo } from '../flows/login/routes.ts';
-import { isUuid } from '../identities/repo.ts';
+import { respond } from '../http/responder.ts';
+import { validReturnTo } from '../http/return-to.ts';
+import { isUuid } from '../db/db.ts';
 import { currentSession } from './current.ts';
 import {
   findSessionByLogoutToken,
@@ -19,7 +19,7 @@ import {
 } from './repo.ts';
 import { readJson } from '../http/body.ts';
 
-export function registerSessionRoutes(app: FastifyInstance, ctx: Ctx): void {
+export function registerSessionRoutes(app: FastifyInstance, ctx: IdentityContext): void {
   app.get('/sessions/whoami', async (req, reply) => {
     const session = await currentSession(ctx, req);
     if (!session) throw errors.unauthorized();
@@ -31,7 +31,7 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: Ctx): void {
   });
 
   app.get('/self-service/logout/browser', async (req, reply) => {
-    const returnTo = validReturnTo(ctx, qs(req.query, 'return_to'));
+    const returnTo = validReturnTo(ctx.config, qs(req.query, 'return_to'));
     const session = await currentSession(ctx, req);
     if (!session) throw errors.unauthorized();
     const token = await issueLogoutToken(ctx.db, session.row.id);
@@ -45,7 +45,7 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.get('/self-service/logout', { config: { browserErrors: true } }, async (req, reply) => {
     const token = qs(req.query, 'token');
     if (!token) throw errors.badRequest('Please include a token in the URL query.');
-    const returnTo = validReturnTo(ctx, qs(req.query, 'return_to'));
+    const returnTo = validReturnTo(ctx.config, qs(req.query, 'return_to'));
     const now = ctx.clock.now();
     const session = await findSessionByLogoutToken(ctx.db, token, now);
     if (!session) {
@@ -57,8 +57,11 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: Ctx): void {
     await revokeSession(ctx.db, session.id, now);
     clearSessionCookie(reply, ctx.config);
     setCsrfCookie(reply, ctx.config, randomBytes(32).toString('base64url')); // rotate CSRF, as Kratos does
-    if (wantsJson(req)) return reply.code(204).send();
-    return redirect(reply, returnTo ?? ctx.config.defaultReturnUrl);
+    return respond(req, reply, {
+      type: 'answer',
+      status: 204,
+      browserTo: returnTo ?? ctx.config.defaultReturnUrl,
+    });
   });
 
   // Session management for the signed-in user (Kratos `GET/DELETE /sessions`, `DELETE /sessions/{id}`).

@@ -4,6 +4,7 @@ import { createTestDb, migrate, type Database } from '@acme/db';
 import { FakeClock } from '@acme/db/clock';
 import { createApp, type IdentityApp } from '../app.ts';
 import { loadConfig, type Config } from '../config.ts';
+import type { Registry } from '../flows/strategy.ts';
 import { migrations } from '../migrations.ts';
 
 export interface Harness {
@@ -37,6 +38,7 @@ export function lastCode(h: Harness, to: string): string {
 export async function startHarness(
   env: Record<string, string> = {},
   shared?: { db: Database; clock: FakeClock },
+  options: { strategies?: Registry } = {},
 ): Promise<Harness> {
   const db = shared?.db ?? (await createTestDb());
   const clock = shared?.clock ?? new FakeClock(new Date('2026-03-01T10:00:00.000Z'));
@@ -51,7 +53,7 @@ export async function startHarness(
       mailbox.push(msg);
     },
   };
-  const app0 = await createApp({ config: config0, db, clock, logger: false, mailer });
+  const app0 = await createApp({ config: config0, db, clock, logger: false, mailer, ...options });
   await app0.public.listen({ host: '127.0.0.1', port: 0 });
   await app0.admin.listen({ host: '127.0.0.1', port: 0 });
   const publicUrl = `http://127.0.0.1:${(app0.public.server.address() as AddressInfo).port}`;

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../identities/repo.ts';
+import type { Db } from '../db/db.ts';
 import { lockoutDelayMs, type LockoutPolicy } from './backoff.ts';
 
 const FOREVER = new Date('9999-01-01T00:00:00.000Z');

@@ -1,7 +1,8 @@
 import type { UiContainer, UiNode, UiText } from '@ory/client';
 import { messages } from './messages.ts';
 
-type Group = UiNode['group'];
+/** A node group: Kratos's (`default`, `password`, `totp`, `code`, `oidc`, …) or a new method's own. */
+type Group = UiNode['group'] | (string & {});
 
 interface InputOpts {
   group: Group;
@@ -16,7 +17,7 @@ interface InputOpts {
 export function inputNode(o: InputOpts): UiNode {
   return {
     type: 'input',
-    group: o.group,
+    group: o.group as UiNode['group'],
     attributes: {
       name: o.name,
       type: o.type,
@@ -35,9 +36,9 @@ export function inputNode(o: InputOpts): UiNode {
 export const csrfNode = (value = ''): UiNode =>
   inputNode({ group: 'default', name: 'csrf_token', type: 'hidden', value, required: true });
 
+/** Password login: the identifier (hidden on a refresh), the password and its submit button. */
 export function passwordLoginNodes(opts: { identifier: string; refresh: boolean }): UiNode[] {
   return [
-    csrfNode(),
     inputNode({
       group: 'default',
       name: 'identifier',
@@ -46,14 +47,7 @@ export function passwordLoginNodes(opts: { identifier: string; refresh: boolean 
       required: true,
       label: messages.labelId(),
     }),
-    inputNode({
-      group: 'password',
-      name: 'password',
-      type: 'password',
-      required: true,
-      autocomplete: 'current-password',
-      label: messages.labelPassword(),
-    }),
+    passwordNode('current-password'),
     inputNode({
       group: 'password',
       name: 'method',
@@ -64,10 +58,21 @@ export function passwordLoginNodes(opts: { identifier: string; refresh: boolean 
   ];
 }
 
+/** The password input (login: `current-password`; settings: `new-password`). */
+export const passwordNode = (autocomplete: 'current-password' | 'new-password'): UiNode =>
+  inputNode({
+    group: 'password',
+    name: 'password',
+    type: 'password',
+    required: true,
+    autocomplete,
+    label: messages.labelPassword(),
+  });
+
 export function textNode(group: Group, id: string, text: UiText, label?: UiText): UiNode {
   return {
     type: 'text',
-    group,
+    group: group as UiNode['group'],
     attributes: { id, text, node_type: 'text' } as UiNode['attributes'],
     messages: [],
     meta: label ? { label } : {},
@@ -77,7 +82,7 @@ export function textNode(group: Group, id: string, text: UiText, label?: UiText)
 export function imgNode(group: Group, id: string, src: string, label: UiText): UiNode {
   return {
     type: 'img',
-    group,
+    group: group as UiNode['group'],
     attributes: { id, src, width: 256, height: 256, node_type: 'img' } as UiNode['attributes'],
     messages: [],
     meta: { label },
@@ -98,7 +103,6 @@ export function totpCodeNode(label: UiText): UiNode {
 
 export function totpLoginNodes(): UiNode[] {
   return [
-    csrfNode(),
     totpCodeNode(messages.authCode()),
     inputNode({
       group: 'totp',
@@ -113,7 +117,7 @@ export function totpLoginNodes(): UiNode[] {
 export function anchorNode(group: Group, id: string, href: string, title: UiText): UiNode {
   return {
     type: 'a',
-    group,
+    group: group as UiNode['group'],
     attributes: { id, href, title, node_type: 'a' } as UiNode['attributes'],
     messages: [],
     meta: { label: title },

@@ -4,7 +4,7 @@ import { requestJson, upstreamError } from './http-json.ts';
 
 const SERVICE = 'identity service';
 
-/** Identity traits of SPEC §3, exactly as the identity schema `default` defines them. */
+/** The identity traits, exactly as the identity schema `default` defines them. */
 export interface IdentityTraits {
   userServiceID: string;
   email: string;

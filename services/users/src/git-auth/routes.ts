@@ -23,7 +23,7 @@ export function registerGitAuthRoutes(app: FastifyInstance, deps: Deps): void {
 
   app.post('/git-auth/complete', async (request, reply) => {
     const body = parseInput(completeBodySchema, request.body);
-    // The app's callback tells the two apart by this prefix (SPEC §5): never send ours to the host.
+    // The app's callback tells the two apart by this prefix (our codes start `ory_ac_`): never send ours to the host.
     if (body.code.toLowerCase().startsWith('ory')) {
       throw new AppError(
         'INVALID_CODE',

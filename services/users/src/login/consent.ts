@@ -62,7 +62,7 @@ export async function acceptConsent(
 }
 
 /**
- * SPEC §4 "Authenticated", enforced on the server: a session counts only if it signed in through
+ * The "authenticated" rule (a second factor once the grace period is over), enforced on the server: a session counts only if it signed in through
  * SSO (oidc), reached aal2, or its identity's `onboarding.mfaSetupDeadline` is still in the future.
  * An identity with TOTP never reaches consent at aal1 (the identity service steps the login up to
  * aal2 first), so an aal1 password session past the deadline has no second factor: it gets no tokens.

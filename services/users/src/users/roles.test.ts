@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PERMISSIONS, ROLES, ROLE_PERMISSIONS, hasPermission, isRole, permissionsOf } from './roles.ts';
 
 describe('roles and permissions', () => {
-  it('lists exactly the 27 permissions of SPEC §6, without duplicates', () => {
+  it('lists exactly the 27 permissions of the product, without duplicates', () => {
     expect(PERMISSIONS).toHaveLength(27);
     expect(new Set(PERMISSIONS).size).toBe(27);
   });

@@ -1,4 +1,4 @@
-/** The 27 permissions of SPEC §6, in the specification's order. */
+/** The product's 27 permissions, in the order the product defines them. */
 export const PERMISSIONS = [
   'ViewDataBundles',
   'ManageDataBundles',

@@ -19,7 +19,7 @@ export const createUserSchema = z
     role: z.enum(ROLES),
     // Length only: the identity service applies the password policy and answers IDENTITY_REJECTED.
     password: z.string().min(1).max(1024).optional(),
-    /** A source-code-host user links that account during onboarding (SPEC §2, issue 5). */
+    /** A source-code-host user links that account during onboarding (the onboarding stepper's source-code-host step). */
     isGitUser: z.boolean().default(false),
     scopeGroups: z
       .array(scopeGroupSchema)

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { UiText } from '@ory/client';
-import type { Ctx } from '../../context.ts';
+import type { IdentityContext as Ctx } from '../../context.ts';
 import type { Config } from '../../config.ts';
 import type { FlowRow } from '../../db/schema.ts';
 import { messages } from '../../ui/messages.ts';
@@ -107,7 +107,11 @@ export async function startOidcLogin(
   }
   if (!provider) return { ok: false, messages: [flowMessage(text.unknownProvider)] };
   try {
-    const request = await rp.authorizationRequest(provider, callbackUrl(ctx.config, provider.provider));
+    const request = await rp.authorizationRequest(
+      provider,
+      callbackUrl(ctx.config, provider.provider),
+      flow.id,
+    );
     const now = ctx.clock.now();
     await ctx.db
       .insertInto('identity_oidc_states')

@@ -40,7 +40,12 @@ function isLoopbackHttp(issuer: string): boolean {
 const METADATA_TTL_MS = 10 * 60 * 1000;
 
 export interface RelyingParty {
-  authorizationRequest(provider: SsoProvider, redirectUri: string): Promise<AuthorizationRequest>;
+  /** `statePrefix` (the flow id) lets the callback name its flow before anything is looked up. */
+  authorizationRequest(
+    provider: SsoProvider,
+    redirectUri: string,
+    statePrefix?: string,
+  ): Promise<AuthorizationRequest>;
   /** Exchanges the callback's code and returns the validated claims (merged with userinfo when configured). */
   finish(
     provider: SsoProvider,
@@ -120,11 +125,11 @@ export function createRelyingParty(options: RelyingPartyOptions): RelyingParty {
   }
 
   return {
-    async authorizationRequest(provider, redirectUri) {
+    async authorizationRequest(provider, redirectUri, statePrefix) {
       try {
         const config = await configuration(provider);
         const codeVerifier = client.randomPKCECodeVerifier();
-        const state = client.randomState();
+        const state = statePrefix ? `${statePrefix}.${client.randomState()}` : client.randomState();
         const nonce = client.randomNonce();
         const url = client.buildAuthorizationUrl(config, {
           redirect_uri: redirectUri,

@@ -1,41 +1,49 @@
-import type { Ctx } from '../../context.ts';
+import { settingsRefreshUrl } from '../../flows/kinds/settings.ts';
+import type { Strategy } from '../../flows/strategy.ts';
 import { sessionErrors } from '../../errors/identity-error.ts';
-import {
-  identityEmail,
-  normalizeEmail,
-  upsertCredential,
-  type LoadedIdentity,
-} from '../../identities/repo.ts';
+import { identityEmail, normalizeEmail, upsertCredential } from '../../identities/repo.ts';
 import { hashPassword } from '../../password/hasher.ts';
 import { checkPasswordPolicy } from '../../password/policy.ts';
-import type { ActiveSession } from '../../sessions/repo.ts';
 import { isPrivileged } from '../../sessions/policy.ts';
 import { normalizeIdentifier } from '../../throttle/backoff.ts';
 import { resetAccount } from '../../throttle/repo.ts';
 import { messages } from '../../ui/messages.ts';
-import type { SettingsOutcome } from '../profile/settings.ts';
+import { inputNode, passwordNode } from '../../ui/nodes.ts';
 
 /** Sets or changes the password (privileged session required; server-side policy on the `password` node). */
-export async function submitPasswordSettings(
-  ctx: Ctx,
-  session: ActiveSession,
-  identity: LoadedIdentity,
-  body: Record<string, unknown>,
-  refreshUrl: string,
-): Promise<SettingsOutcome> {
-  if (!isPrivileged(ctx, session)) throw sessionErrors.refreshRequired(refreshUrl);
-  const { password } = body;
-  if (typeof password !== 'string' || password === '') {
-    return { ok: false, messages: [{ pointer: '#/password', message: messages.required('password') }] };
-  }
-  const email = normalizeEmail(identityEmail(identity));
-  const problem = checkPasswordPolicy(password, email);
-  if (problem) return { ok: false, messages: [{ pointer: '#/password', message: problem }] };
-  const hashed = await hashPassword(password);
-  const now = ctx.clock.now();
-  await ctx.db.transaction().execute(async (trx) => {
-    await upsertCredential(trx, identity.row.id, 'password', { hashed_password: hashed }, [email], now);
-    await resetAccount(trx, normalizeIdentifier(email));
-  });
-  return { ok: true };
-}
+export const passwordSettings: Strategy = {
+  method: 'password',
+  group: 'password',
+  nodes: () => [
+    passwordNode('new-password'),
+    inputNode({
+      group: 'password',
+      name: 'method',
+      type: 'submit',
+      value: 'password',
+      label: messages.save(),
+    }),
+  ],
+  async submit(flow, input, { service, now, session }) {
+    if (!session || !isPrivileged(service, session))
+      return { type: 'error', error: sessionErrors.refreshRequired(settingsRefreshUrl(service, flow.id)) };
+    const { password } = input;
+    if (typeof password !== 'string' || password === '')
+      return {
+        type: 'flow_updated',
+        messages: [{ pointer: '#/password', message: messages.required('password') }],
+      };
+    const email = normalizeEmail(identityEmail(session.identity));
+    const problem = checkPasswordPolicy(password, email);
+    if (problem) return { type: 'flow_updated', messages: [{ pointer: '#/password', message: problem }] };
+    const hashed = await hashPassword(password);
+    const identityId = session.identity.row.id;
+    return {
+      type: 'success',
+      async commit(trx) {
+        await upsertCredential(trx, identityId, 'password', { hashed_password: hashed }, [email], now);
+        await resetAccount(trx, normalizeIdentifier(email));
+      },
+    };
+  },
+};

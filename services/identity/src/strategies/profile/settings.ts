@@ -1,12 +1,15 @@
-import type { Ctx } from '../../context.ts';
+import type { UiNode } from '@ory/client';
+import type { FlowRow } from '../../db/schema.ts';
+import { settingsRefreshUrl } from '../../flows/kinds/settings.ts';
+import type { Outcome } from '../../flows/outcome.ts';
+import type { Strategy, StrategyContext } from '../../flows/strategy.ts';
 import { sessionErrors } from '../../errors/identity-error.ts';
-import { identityEmail, normalizeEmail, type LoadedIdentity } from '../../identities/repo.ts';
+import { identityEmail, normalizeEmail } from '../../identities/repo.ts';
 import { TraitsSchema } from '../../identities/schema.ts';
 import { updateIdentity } from '../../identities/service.ts';
-import type { ActiveSession } from '../../sessions/repo.ts';
 import { isPrivileged } from '../../sessions/policy.ts';
 import { messages } from '../../ui/messages.ts';
-import type { FieldMessage } from '../../ui/nodes.ts';
+import { inputNode } from '../../ui/nodes.ts';
 
 const BOOLEAN_TRAITS = new Set([
   'onboarding.isGitUser',
@@ -33,23 +36,69 @@ export function traitsFromBody(body: Record<string, unknown>): unknown {
   return Object.keys(out).length ? out : undefined;
 }
 
-export type SettingsOutcome = { ok: true } | { ok: false; messages: FieldMessage[] };
+const TRAIT_FIELDS: { name: string; type: string; path: string[] }[] = [
+  { name: 'traits.email', type: 'email', path: ['email'] },
+  { name: 'traits.userServiceID', type: 'text', path: ['userServiceID'] },
+  { name: 'traits.name.first', type: 'text', path: ['name', 'first'] },
+  { name: 'traits.name.last', type: 'text', path: ['name', 'last'] },
+  { name: 'traits.onboarding.isGitUser', type: 'checkbox', path: ['onboarding', 'isGitUser'] },
+  { name: 'traits.onboarding.mfaSetupDeadline', type: 'text', path: ['onboarding', 'mfaSetupDeadline'] },
+  {
+    name: 'traits.onboarding.gitProviderConnected',
+    type: 'checkbox',
+    path: ['onboarding', 'gitProviderConnected'],
+  },
+  { name: 'traits.onboarding.tosAccepted', type: 'checkbox', path: ['onboarding', 'tosAccepted'] },
+];
 
 /** Profile: full traits. Changing the email (identifier and addresses) needs a privileged session. */
-export async function submitProfile(
-  ctx: Ctx,
-  session: ActiveSession,
-  identity: LoadedIdentity,
+export const profileSettings: Strategy = {
+  method: 'profile',
+  group: 'profile',
+  nodes(_flow, { identity }) {
+    const traits = identity?.row.traits;
+    const nodes: UiNode[] = TRAIT_FIELDS.map((f) => {
+      const value = valueAt(traits, f.path);
+      return inputNode({
+        group: 'profile',
+        name: f.name,
+        type: f.type,
+        ...(value !== undefined ? { value } : {}),
+        ...(f.name === 'traits.email' ? { required: true, autocomplete: 'email' } : {}),
+      });
+    });
+    nodes.push(
+      inputNode({
+        group: 'profile',
+        name: 'method',
+        type: 'submit',
+        value: 'profile',
+        label: messages.save(),
+      }),
+    );
+    return nodes;
+  },
+  submit: (flow, input, ctx) => submitProfile(flow, input, ctx),
+};
+
+async function submitProfile(
+  flow: FlowRow,
   body: Record<string, unknown>,
-  refreshUrl: string,
-): Promise<SettingsOutcome> {
+  ctx: StrategyContext,
+): Promise<Outcome> {
+  const { service } = ctx;
+  const session = ctx.session!;
+  const identity = session.identity;
   const traits = traitsFromBody(body);
   if (traits === undefined)
-    return { ok: false, messages: [{ pointer: '#/traits', message: messages.required('traits') }] };
+    return {
+      type: 'flow_updated',
+      messages: [{ pointer: '#/traits', message: messages.required('traits') }],
+    };
   const parsed = TraitsSchema.safeParse(traits);
   if (!parsed.success) {
     return {
-      ok: false,
+      type: 'flow_updated',
       messages: parsed.error.issues.map((i) => ({
         pointer: `#/traits/${i.path.join('/')}`,
         message: messages.generic(`${i.path.join('.') || 'traits'}: ${i.message}`),
@@ -59,7 +108,7 @@ export async function submitProfile(
   const locked = changedAdminTraits(identity.row.traits, parsed.data);
   if (locked.length > 0) {
     return {
-      ok: false,
+      type: 'flow_updated',
       messages: locked.map((path) => ({
         pointer: `#/traits/${path.join('/')}`,
         message: messages.generic(
@@ -69,14 +118,14 @@ export async function submitProfile(
     };
   }
   const current = identityEmail(identity);
-  if (normalizeEmail(parsed.data.email) !== normalizeEmail(current) && !isPrivileged(ctx, session)) {
-    throw sessionErrors.refreshRequired(refreshUrl);
+  if (normalizeEmail(parsed.data.email) !== normalizeEmail(current) && !isPrivileged(service, session)) {
+    return { type: 'error', error: sessionErrors.refreshRequired(settingsRefreshUrl(service, flow.id)) };
   }
-  await updateIdentity(ctx.db, ctx.clock, identity.row.id, {
+  await updateIdentity(service.db, service.clock, identity.row.id, {
     schema_id: 'default',
     traits: withAdminTraits(parsed.data, identity.row.traits),
   });
-  return { ok: true };
+  return { type: 'success' };
 }
 
 /**

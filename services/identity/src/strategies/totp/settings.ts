@@ -1,106 +1,100 @@
-import type { Ctx } from '../../context.ts';
 import { sessionErrors } from '../../errors/identity-error.ts';
-import type { FlowRow } from '../../db/schema.ts';
-import type { LoadedIdentity } from '../../identities/repo.ts';
+import { settingsRefreshUrl } from '../../flows/kinds/settings.ts';
+import type { Strategy } from '../../flows/strategy.ts';
+import { identityEmail } from '../../identities/repo.ts';
 import { computeAal } from '../../sessions/aal.ts';
-import type { ActiveSession } from '../../sessions/repo.ts';
 import { hasSecondFactor, isPrivileged } from '../../sessions/policy.ts';
 import { messages } from '../../ui/messages.ts';
-import type { FieldMessage } from '../../ui/nodes.ts';
-import { updateFlow } from '../../flows/flow-store.ts';
-import type { SettingsOutcome } from '../profile/settings.ts';
-import { verifyTotp } from './totp.ts';
-
-export const MAX_CODE_ATTEMPTS = 5;
-
-/** Checked first on every TOTP code submission (login and linking): the per-flow cap on wrong codes, then a non-empty `totp_code`. */
-export function readTotpCode(
-  flow: FlowRow,
-  body: Record<string, unknown>,
-): { refused: { ok: false; messages: FieldMessage[] } } | { failures: number; code: string } {
-  const failures = Number(flow.internal.totp_failures ?? 0);
-  if (failures >= MAX_CODE_ATTEMPTS)
-    return { refused: { ok: false, messages: [{ pointer: '#/', message: messages.tooManyAttempts() }] } };
-  const code = typeof body.totp_code === 'string' ? body.totp_code.trim() : '';
-  if (!code)
-    return {
-      refused: { ok: false, messages: [{ pointer: '#/totp_code', message: messages.required('totp_code') }] },
-    };
-  return { failures, code };
-}
+import { imgNode, inputNode, textNode, totpCodeNode } from '../../ui/nodes.ts';
+import { MAX_TOTP_ATTEMPTS, readTotpCode } from './read-code.ts';
+import { newTotpSecret, totpQrDataUrl, totpUri, verifyTotp } from './totp.ts';
 
 /**
  * Links TOTP with the flow's secret (the current session gains an aal2 `totp` method at once) or
- * unlinks it. At most 5 wrong codes per flow.
+ * unlinks it. At most 5 wrong codes per flow. The secret is made with the flow and spent by linking.
  */
-export async function submitTotpSettings(
-  ctx: Ctx,
-  session: ActiveSession,
-  identity: LoadedIdentity,
-  flow: FlowRow,
-  body: Record<string, unknown>,
-  refreshUrl: string,
-): Promise<SettingsOutcome> {
-  // A session signed in through the organisation's provider gets its assurance from there.
-  if (session.row.authentication_methods.some((m) => m.method === 'oidc')) {
+export const totpSettings: Strategy = {
+  method: 'totp',
+  group: 'totp',
+  prepare(flow, { identity }) {
+    let secret = typeof flow.internal.totp_secret === 'string' ? flow.internal.totp_secret : '';
+    if (identity && !hasSecondFactor(identity) && !secret) secret = newTotpSecret();
+    return { totp_secret: secret || null };
+  },
+  async nodes(flow, { service, identity }) {
+    if (!identity || hasSecondFactor(identity)) {
+      const label = messages.unlinkTotp();
+      return [inputNode({ group: 'totp', name: 'totp_unlink', type: 'submit', value: true, label })];
+    }
+    const secret = String(flow.internal.totp_secret ?? '');
+    const uri = totpUri(secret, service.config.totpIssuer, identityEmail(identity));
+    return [
+      imgNode('totp', 'totp_qr', await totpQrDataUrl(uri), messages.totpQr()),
+      textNode('totp', 'totp_secret_key', messages.totpSecret(secret), messages.totpSecretLabel()),
+      totpCodeNode(messages.verifyCode()),
+      inputNode({ group: 'totp', name: 'method', type: 'submit', value: 'totp', label: messages.save() }),
+    ];
+  },
+  maxAttempts: MAX_TOTP_ATTEMPTS,
+  async submit(flow, input, { service, now, session, attempts }) {
+    // A session signed in through the organisation's provider gets its assurance from there.
+    if (session?.row.authentication_methods.some((m) => m.method === 'oidc')) {
+      const message = messages.generic('SSO users cannot set up MFA');
+      return { type: 'flow_updated', messages: [{ pointer: '#/', message }] };
+    }
+    if (!session || !isPrivileged(service, session))
+      return { type: 'error', error: sessionErrors.refreshRequired(settingsRefreshUrl(service, flow.id)) };
+    const identity = session.identity;
+    if (input.totp_unlink === true || input.totp_unlink === 'true') {
+      await service.db
+        .deleteFrom('identity_credentials')
+        .where('identity_id', '=', identity.row.id)
+        .where('type', '=', 'totp')
+        .execute();
+      return { type: 'success' };
+    }
+    if (hasSecondFactor(identity)) {
+      const message = messages.generic('A TOTP authenticator is already set up; unlink it first.');
+      return { type: 'flow_updated', messages: [{ pointer: '#/', message }] };
+    }
+    const attempt = readTotpCode(attempts, input);
+    if ('refused' in attempt) return attempt.refused;
+    const secret = String(flow.internal.totp_secret ?? '');
+    const step = secret ? verifyTotp(secret, attempt.code, now, undefined) : null;
+    if (step === null) {
+      return {
+        type: 'flow_updated',
+        messages: [{ pointer: '#/totp_code', message: messages.invalidTotp() }],
+        countAttempt: true,
+      };
+    }
+    const methods = [
+      ...session.row.authentication_methods,
+      { method: 'totp', aal: 'aal2' as const, completed_at: now.toISOString() },
+    ];
     return {
-      ok: false,
-      messages: [{ pointer: '#/', message: messages.generic('SSO users cannot set up MFA') }],
+      type: 'success',
+      // The flow's secret is spent: a new setup needs a new flow (and a new secret).
+      patch: { internal: { totp_secret: null } },
+      async commit(trx) {
+        await trx
+          .insertInto('identity_credentials')
+          .values({
+            id: crypto.randomUUID(),
+            identity_id: identity.row.id,
+            type: 'totp',
+            config: JSON.stringify({ secret, last_step: step }),
+            version: 0,
+            created_at: now,
+            updated_at: now,
+          })
+          .execute();
+        await trx
+          .updateTable('identity_sessions')
+          .set({ authentication_methods: JSON.stringify(methods), aal: computeAal(methods), updated_at: now })
+          .where('id', '=', session.row.id)
+          .execute();
+      },
     };
-  }
-  if (!isPrivileged(ctx, session)) throw sessionErrors.refreshRequired(refreshUrl);
-  const now = ctx.clock.now();
-  if (body.totp_unlink === true || body.totp_unlink === 'true') {
-    await ctx.db
-      .deleteFrom('identity_credentials')
-      .where('identity_id', '=', identity.row.id)
-      .where('type', '=', 'totp')
-      .execute();
-    return { ok: true };
-  }
-  if (hasSecondFactor(identity))
-    return {
-      ok: false,
-      messages: [
-        {
-          pointer: '#/',
-          message: messages.generic('A TOTP authenticator is already set up; unlink it first.'),
-        },
-      ],
-    };
-  const attempt = readTotpCode(flow, body);
-  if ('refused' in attempt) return attempt.refused;
-  const { failures, code } = attempt;
-  const secret = String(flow.internal.totp_secret ?? '');
-  const step = secret ? verifyTotp(secret, code, now, undefined) : null;
-  if (step === null) {
-    await updateFlow(ctx.db, flow.id, { internal: { ...flow.internal, totp_failures: failures + 1 } }, now);
-    return { ok: false, messages: [{ pointer: '#/totp_code', message: messages.invalidTotp() }] };
-  }
-  const methods = [
-    ...session.row.authentication_methods,
-    { method: 'totp', aal: 'aal2' as const, completed_at: now.toISOString() },
-  ];
-  await ctx.db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('identity_credentials')
-      .values({
-        id: crypto.randomUUID(),
-        identity_id: identity.row.id,
-        type: 'totp',
-        config: JSON.stringify({ secret, last_step: step }),
-        version: 0,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
-    await trx
-      .updateTable('identity_sessions')
-      .set({ authentication_methods: JSON.stringify(methods), aal: computeAal(methods), updated_at: now })
-      .where('id', '=', session.row.id)
-      .execute();
-    // The flow's secret is spent: a new setup needs a new flow (and a new secret).
-    await updateFlow(trx, flow.id, { internal: { ...flow.internal, totp_secret: null } }, now);
-  });
-  return { ok: true };
-}
+  },
+};

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { UiContainer } from '@ory/client';
-import type { FlowRow } from '../db/schema.ts';
-import type { Db } from '../identities/repo.ts';
-import { isUuid } from '../identities/repo.ts';
+import { isUuid, type Db } from './db.ts';
+import type { FlowRow } from './schema.ts';
 
 export type FlowKind = 'login' | 'settings' | 'recovery' | 'verification';
 

@@ -1,0 +1,201 @@
+import type { LoginFlow, UiContainer, UiText } from '@ory/client';
+import type { IdentityContext } from '../../context.ts';
+import type { AuthMethod, FlowRow } from '../../db/schema.ts';
+import { errors } from '../../errors/identity-error.ts';
+import { validReturnTo } from '../../http/return-to.ts';
+import { loadIdentity } from '../../identities/repo.ts';
+import { METHOD_AAL } from '../../sessions/aal.ts';
+import { aal2LoginUrl, hasSecondFactor } from '../../sessions/policy.ts';
+import { createSession, revokeSession, toApiSession, type ActiveSession } from '../../sessions/repo.ts';
+import { messages } from '../../ui/messages.ts';
+import type { FlowKindSpec, FlowStart } from '../kind.ts';
+import { flowRequestFields } from '../render.ts';
+
+/** Hydra's accept-login for a session (the login challenge of an OAuth2 authorization). */
+async function acceptOAuth2Login(
+  ctx: IdentityContext,
+  challenge: string,
+  session: { id: string; identity_id: string; authentication_methods: AuthMethod[] },
+) {
+  return ctx.hydra.acceptLoginRequest(challenge, {
+    subject: session.identity_id,
+    identity_provider_session_id: session.id,
+    remember: true,
+    remember_for: Math.floor(ctx.config.sessionLifespanMs / 1000),
+    amr: [...new Set(session.authentication_methods.map((m) => m.method))],
+  });
+}
+
+const sessionSatisfies = (s: ActiveSession, refresh: boolean, aal: string) =>
+  !refresh && !(aal === 'aal2' && s.row.aal !== 'aal2');
+
+/** A login flow's start: the reauthentication and second-factor messages follow from its parameters. */
+function loginStart(
+  p: { refresh: boolean; requestedAal: 'aal1' | 'aal2'; returnTo: string | null; challenge: string | null },
+  session: ActiveSession | undefined,
+  extraMessages: UiText[],
+): FlowStart {
+  const msgs = [...extraMessages];
+  if (session && p.refresh) msgs.push(messages.loginReauth());
+  if (p.requestedAal === 'aal2') msgs.push(messages.loginMfa());
+  return {
+    state: 'choose_method',
+    returnTo: p.returnTo,
+    refresh: p.refresh,
+    requestedAal: p.requestedAal,
+    oauth2LoginChallenge: p.challenge,
+    session,
+    messages: msgs,
+  };
+}
+
+/** The Kratos login flow JSON. */
+function renderLoginFlow(flow: FlowRow, ui: UiContainer, oauth2LoginRequest: unknown): LoginFlow {
+  return {
+    id: flow.id,
+    organization_id: null,
+    ...flowRequestFields(flow),
+    ui,
+    created_at: flow.created_at.toISOString(),
+    updated_at: flow.updated_at.toISOString(),
+    refresh: flow.refresh,
+    requested_aal: flow.requested_aal as LoginFlow['requested_aal'],
+    state: flow.state,
+    ...(flow.oauth2_login_challenge
+      ? { oauth2_login_challenge: flow.oauth2_login_challenge, oauth2_login_request: oauth2LoginRequest }
+      : {}),
+  } as LoginFlow;
+}
+
+/**
+ * Login (`refresh`, `aal`, `return_to`, `login_challenge`). A first factor on an identity with a second
+ * factor continues with an aal2 flow; a login challenge is accepted at Hydra once the session is complete.
+ */
+export const loginKind: FlowKindSpec = {
+  kind: 'login',
+
+  async begin(req, ctx) {
+    const aal = req.query('aal') || 'aal1';
+    if (aal !== 'aal1' && aal !== 'aal2') {
+      throw errors.badRequest(
+        `Unable to parse AuthenticationMethod Assurance Level (AAL): expected one of [aal1, aal2] but got ${aal.slice(0, 20)}`,
+      );
+    }
+    let refresh = req.query('refresh') === 'true';
+    const returnTo = validReturnTo(ctx.config, req.query('return_to'));
+    const challenge = req.query('login_challenge');
+    if (challenge !== undefined && challenge === '')
+      throw errors.badRequest('the login_challenge parameter is present but empty');
+    const session = await req.session();
+
+    let loginRequest: unknown;
+    if (challenge) {
+      const lr = await ctx.hydra.getLoginRequest(challenge);
+      loginRequest = lr;
+      if (lr.skip && session && session.row.identity_id === lr.subject) {
+        const { redirect_to } = await acceptOAuth2Login(ctx, challenge, session.row);
+        return { reply: { type: 'error', error: errors.sessionAlreadyAvailable(), browserTo: redirect_to } };
+      }
+      if (!lr.skip) refresh = true; // Kratos forces a refresh when Hydra cannot skip (kratos #3670)
+    }
+    if (aal === 'aal2' && !session) throw errors.aal1Required();
+    if (session && sessionSatisfies(session, refresh, aal)) {
+      const browserTo = returnTo ?? ctx.config.defaultReturnUrl;
+      return { reply: { type: 'error', error: errors.sessionAlreadyAvailable(), browserTo } };
+    }
+    if (aal === 'aal2' && session && !hasSecondFactor(session.identity)) {
+      throw errors.badRequest('No second factor is set up for this identity, so aal2 can not be requested.');
+    }
+    const start = loginStart(
+      { refresh, requestedAal: aal, returnTo, challenge: challenge ?? null },
+      session,
+      [],
+    );
+    return { start, extra: loginRequest };
+  },
+
+  async restart(flow, req, extraMessages) {
+    const p = {
+      refresh: flow.refresh,
+      requestedAal: flow.requested_aal === 'aal2' ? ('aal2' as const) : ('aal1' as const),
+      returnTo: flow.return_to,
+      challenge: flow.oauth2_login_challenge,
+    };
+    return loginStart(p, await req.session(), extraMessages);
+  },
+
+  render: (flow, ui, _ctx, { extra }) => renderLoginFlow(flow, ui, extra),
+
+  fetchExtra: (flow, ctx) =>
+    flow.oauth2_login_challenge
+      ? ctx.hydra.getLoginRequest(flow.oauth2_login_challenge).catch(() => undefined)
+      : Promise.resolve(undefined),
+
+  fetchCsrfReason: 'The anti-CSRF cookie was not found or does not belong to this flow.',
+  fetchExpiredHasId: true,
+
+  async afterExpiry(flow, req, ctx) {
+    const session = await req.session();
+    if (session && sessionSatisfies(session, flow.refresh, flow.requested_aal)) {
+      const browserTo = flow.return_to ?? ctx.config.defaultReturnUrl;
+      return { type: 'error', error: errors.sessionAlreadyAvailable(), browserTo };
+    }
+  },
+
+  expiredMessage: messages.loginExpired,
+  replacedWording: 'minutes',
+  csrfFirst: true,
+  noStrategy: messages.noLoginStrategy,
+
+  /** Issues a new session (a new token at every authentication), then answers or hands over to Hydra. */
+  async finish({ flow, outcome, req, transact }, ctx) {
+    const identityId = outcome.identityId!;
+    const method = outcome.method!;
+    const previous = await req.session();
+    const now = ctx.clock.now();
+    const step: AuthMethod = {
+      method,
+      aal: METHOD_AAL[method] === 'aal2' ? 'aal2' : 'aal1',
+      completed_at: now.toISOString(),
+      ...(outcome.provider ? { provider: outcome.provider } : {}),
+    };
+    const keep =
+      previous && previous.row.identity_id === identityId ? previous.row.authentication_methods : [];
+    const { token, row } = await transact(async (trx) => {
+      if (previous) await revokeSession(trx, previous.row.id, now);
+      return createSession(trx, {
+        identityId,
+        methods: [...keep, step],
+        now,
+        lifespanMs: ctx.config.sessionLifespanMs,
+        ip: req.ip,
+        userAgent: req.userAgent,
+      });
+    });
+    req.setSessionCookie(token, row.expires_at);
+
+    const identity = (await loadIdentity(ctx.db, identityId))!;
+    if (hasSecondFactor(identity) && row.aal !== 'aal2') {
+      // First factor done; whoami requires the highest available AAL: continue with the second factor.
+      const to = aal2LoginUrl(ctx, {
+        return_to: flow.return_to,
+        login_challenge: flow.oauth2_login_challenge,
+      });
+      return { type: 'location_change', to };
+    }
+    if (flow.oauth2_login_challenge) {
+      const { redirect_to } = await acceptOAuth2Login(ctx, flow.oauth2_login_challenge, row);
+      return { type: 'location_change', to: redirect_to };
+    }
+    const returnTo = flow.return_to ?? ctx.config.defaultReturnUrl;
+    return {
+      type: 'answer',
+      status: 200,
+      body: {
+        session: toApiSession({ row, identity }, ctx.config.publicUrl),
+        continue_with: [{ action: 'redirect_browser_to', redirect_browser_to: returnTo }],
+      },
+      browserTo: returnTo,
+    };
+  },
+};

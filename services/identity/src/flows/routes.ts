@@ -1,0 +1,90 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IdentityContext } from '../context.ts';
+import { getFlow, type FlowKind } from '../db/flows.ts';
+import { errors } from '../errors/identity-error.ts';
+import { readFormOrJson } from '../http/body.ts';
+import { setSessionCookie } from '../http/cookies.ts';
+import { cookieMatchesFlow, csrfCookieToken, ensureCsrfToken, verifyCsrf } from '../http/csrf.ts';
+import { qs } from '../http/query.ts';
+import { redirect, respond } from '../http/responder.ts';
+import { currentSession } from '../sessions/current.ts';
+import type { ActiveSession } from '../sessions/repo.ts';
+import type { FlowEngine } from './engine.ts';
+import type { FlowRequest } from './kind.ts';
+import type { CallbackInput } from './strategy.ts';
+
+/** The engine's view of one HTTP exchange (cookies it sets go on `reply`). */
+export function flowRequest(ctx: IdentityContext, req: FastifyRequest, reply: FastifyReply): FlowRequest {
+  let session: Promise<ActiveSession | undefined> | undefined;
+  return {
+    url: req.url,
+    ip: req.ip,
+    userAgent: req.headers['user-agent'] ?? '',
+    query: (key) => qs(req.query, key),
+    body: () => readFormOrJson(req),
+    session: () => (session ??= currentSession(ctx, req)),
+    csrf: {
+      ensure: () => ensureCsrfToken(req, reply, ctx.config),
+      tokenFor: (hash) =>
+        cookieMatchesFlow(req, ctx.config, hash) ? csrfCookieToken(req, ctx.config) : undefined,
+      matches: (hash) => cookieMatchesFlow(req, ctx.config, hash),
+      verify: (hash, sent) => verifyCsrf(req, ctx.config, hash, sent),
+    },
+    setSessionCookie: (token, expiresAt) => setSessionCookie(reply, ctx.config, token, expiresAt),
+  };
+}
+
+const KINDS: FlowKind[] = ['login', 'settings', 'recovery', 'verification'];
+
+/**
+ * The self-service endpoints of every flow kind, all answered by the engine:
+ * `GET /self-service/<kind>/browser`, `GET /self-service/<kind>/flows?id=`, `POST /self-service/<kind>?flow=`,
+ * plus the extra endpoints strategies declare.
+ */
+export function registerFlowRoutes(app: FastifyInstance, ctx: IdentityContext, engine: FlowEngine): void {
+  const browserErrors = { config: { browserErrors: true } };
+  for (const kind of KINDS) {
+    app.get(`/self-service/${kind}/browser`, browserErrors, async (req, reply) =>
+      respond(req, reply, await engine.create(kind, flowRequest(ctx, req, reply))),
+    );
+    app.get(`/self-service/${kind}/flows`, async (req, reply) =>
+      respond(req, reply, await engine.fetch(kind, flowRequest(ctx, req, reply))),
+    );
+    app.post(`/self-service/${kind}`, browserErrors, async (req, reply) =>
+      respond(req, reply, await engine.submit(kind, flowRequest(ctx, req, reply))),
+    );
+    for (const strategy of engine.registry[kind]) {
+      for (const cb of strategy.callbacks ?? []) {
+        app.route({
+          method: cb.method,
+          url: cb.path,
+          config: { browserErrors: true },
+          handler: async (req, reply) => {
+            const input: CallbackInput = {
+              query: stringRecord(req.query),
+              params: stringRecord(req.params),
+              body: cb.method === 'POST' ? readFormOrJson(req) : {},
+            };
+            return respond(req, reply, await engine.callback(kind, cb, input, flowRequest(ctx, req, reply)));
+          },
+        });
+      }
+    }
+  }
+
+  // After a re-authentication Kratos returns the browser here; continue in the settings UI.
+  app.get('/self-service/settings', async (req, reply) => {
+    const flow = await getFlow(ctx.db, 'settings', qs(req.query, 'flow'));
+    if (!flow) throw errors.flowNotFound();
+    return redirect(reply, engine.uiUrl('settings', flow.id));
+  });
+}
+
+function stringRecord(v: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, x] of Object.entries((v ?? {}) as Record<string, unknown>)) {
+    const first = Array.isArray(x) ? x[0] : x;
+    if (typeof first === 'string') out[k] = first;
+  }
+  return out;
+}

@@ -1,0 +1,52 @@
+import { renderRecoveryCode } from '@acme/mail';
+import { errors } from '../../errors/identity-error.ts';
+import { identityEmail, loadIdentity, normalizeEmail } from '../../identities/repo.ts';
+import { normalizeIdentifier } from '../../throttle/backoff.ts';
+import { resetAccount } from '../../throttle/repo.ts';
+import { messages } from '../../ui/messages.ts';
+import { codeStrategy } from './strategy.ts';
+
+/**
+ * Recovery by code. A correct code verifies the address it was sent to (self-service flows) and lifts
+ * a login lockout; the recovery flow kind then signs the user in.
+ */
+export const recoveryCode = codeStrategy<{ identity_id: string }>({
+  // Admin-made flows already hold their code: a submitted address never sends one.
+  isSendRequest: (flow) => !flow.internal.admin,
+  codeLabel: messages.recoveryCode,
+  codeSent: messages.recoveryCodeSent,
+  invalidCode: messages.recoveryInvalidCode,
+  findAddress: (db, email) =>
+    db
+      .selectFrom('identity_recovery_addresses')
+      .select('identity_id')
+      .where('value', '=', email)
+      .where('via', '=', 'email')
+      .executeTakeFirst(),
+  sentInternal: (owner, email) => ({ identity_id: owner?.identity_id ?? null, address: email }),
+  renderMail: renderRecoveryCode,
+  targetKey: 'identity_id',
+  async succeed(flow, identityId, { service, now }) {
+    const identity = await loadIdentity(service.db, identityId);
+    if (!identity || identity.row.state !== 'active')
+      return { type: 'error', error: errors.badRequest('The identity can not be recovered.') };
+    const address = flow.internal.address;
+    return {
+      type: 'success',
+      identityId,
+      method: 'code_recovery',
+      async commit(trx) {
+        if (!flow.internal.admin && typeof address === 'string') {
+          await trx
+            .updateTable('identity_verifiable_addresses')
+            .set({ verified: true, status: 'completed', verified_at: now, updated_at: now })
+            .where('identity_id', '=', identityId)
+            .where('value', '=', address)
+            .where('verified', '=', false)
+            .execute();
+        }
+        await resetAccount(trx, normalizeIdentifier(normalizeEmail(identityEmail(identity))));
+      },
+    };
+  },
+});

@@ -1,0 +1,110 @@
+import type { UiContainer, UiText } from '@ory/client';
+import type { Db } from '../../db/db.ts';
+import type { FlowRow } from '../../db/schema.ts';
+import type { Outcome } from '../../flows/outcome.ts';
+import type { Strategy, StrategyContext } from '../../flows/strategy.ts';
+import { normalizeEmail } from '../../identities/repo.ts';
+import { allowSend } from '../../throttle/repo.ts';
+import { messages } from '../../ui/messages.ts';
+import { emailCodeNodes, enterCodeNodes } from '../../ui/nodes.ts';
+import { MAX_CODE_SUBMISSIONS, codeMatches, hashCode, newCode } from './code.ts';
+
+/** What the `code` method does differently in recovery and in verification. */
+export interface CodeMethodSpec<Target> {
+  /** Whether this submission asks for a code to be (re)sent rather than checking one. */
+  isSendRequest(flow: FlowRow, input: Record<string, unknown>): boolean;
+  codeLabel(): UiText;
+  codeSent(): UiText;
+  invalidCode(): UiText;
+  /** The owner of an address, if known (unknown addresses get the same answer, but no mail). */
+  findAddress(db: Db, email: string): Promise<Target | undefined>;
+  /** What the flow remembers besides the code hash after sending. */
+  sentInternal(target: Target | undefined, email: string): Record<string, unknown>;
+  /** Runs in the sending transaction before the mail, for a known address. */
+  beforeMail?(trx: Db, target: Target, now: Date): Promise<void>;
+  renderMail(p: { code: string; appName: string }): { subject: string; text: string; html: string };
+  /** The `internal` key that a correct code acts on. */
+  targetKey: string;
+  /** The outcome of a correct code for `targetId`. */
+  succeed(flow: FlowRow, targetId: string, ctx: StrategyContext): Promise<Outcome>;
+}
+
+/**
+ * The `code` method: a six-digit code mailed to an address (never revealing whether it is known),
+ * then checked; at most five code submissions per flow.
+ */
+export function codeStrategy<Target>(spec: CodeMethodSpec<Target>): Strategy {
+  const wantsSend = (flow: FlowRow, input: Record<string, unknown>) =>
+    typeof input.email === 'string' && spec.isSendRequest(flow, input);
+  return {
+    method: 'code',
+    group: 'code',
+    nodes: () => emailCodeNodes(false),
+    needsCsrf: wantsSend,
+    maxAttempts: MAX_CODE_SUBMISSIONS,
+    async submit(flow, input, ctx) {
+      if (wantsSend(flow, input)) return sendCode(spec, flow, input.email as string, ctx);
+      if (flow.state !== 'sent_email')
+        return {
+          type: 'flow_updated',
+          messages: [{ pointer: '#/email', message: messages.required('email') }],
+        };
+      if (ctx.attempts.exhausted) return { type: 'flow_replaced', message: messages.tooManyAttempts() };
+      const target = flow.internal[spec.targetKey];
+      const targetId = typeof target === 'string' ? target : null;
+      if (!targetId || !codeMatches(flow.id, input.code, flow.internal.code_hash)) {
+        return {
+          type: 'flow_updated',
+          messages: [{ pointer: '#/', message: spec.invalidCode() }],
+          status: 200,
+          countAttempt: true,
+        };
+      }
+      const outcome = await spec.succeed(flow, targetId, ctx);
+      return outcome.type === 'success' ? { ...outcome, countAttempt: true } : outcome;
+    },
+  };
+}
+
+async function sendCode<Target>(
+  spec: CodeMethodSpec<Target>,
+  flow: FlowRow,
+  rawEmail: string,
+  ctx: StrategyContext,
+): Promise<Outcome> {
+  const { service, now } = ctx;
+  const email = normalizeEmail(rawEmail);
+  if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 320) {
+    const message = messages.generic(`"${rawEmail.slice(0, 100)}" is not valid "email"`);
+    return { type: 'flow_updated', messages: [{ pointer: '#/email', message }] };
+  }
+  const target = await spec.findAddress(service.db, email);
+  const code = newCode();
+  const ui: UiContainer = {
+    action: (flow.ui as UiContainer).action,
+    method: 'POST',
+    nodes: enterCodeNodes({ withCsrf: flow.csrf_hash !== null, email, label: spec.codeLabel() }),
+    messages: [spec.codeSent()],
+  };
+  return {
+    type: 'flow_updated',
+    status: 200,
+    patch: {
+      ui,
+      state: 'sent_email',
+      internal: { code_hash: hashCode(flow.id, code), ...spec.sentInternal(target, email) },
+    },
+    resetAttempts: true,
+    async commit(trx) {
+      if (!target) return;
+      await spec.beforeMail?.(trx, target, now);
+      const { sends, windowMs } = service.config.codeMailLimit;
+      if (await allowSend(trx, email, now, sends, windowMs)) {
+        await service.mailer.enqueue(
+          { to: email, ...spec.renderMail({ code, appName: service.config.appName }) },
+          trx,
+        );
+      }
+    },
+  };
+}
