@@ -49,7 +49,7 @@ describe('organisation single sign-on, end to end', () => {
     await enterEmail(page, 'hopper@globex.test');
     await atProvider(page, urls, 'hopper@globex.test');
     await landOnResearch(page, urls, 'hopper@globex.test');
-    console.log(
+    console.warn(
       `SSO sign-in, email → /research (first sign-in, with the Terms step): ${Date.now() - started} ms`,
     );
 
