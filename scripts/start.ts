@@ -2,13 +2,15 @@
 // (or on a PostgreSQL server when DATABASE_URL is set).
 import { join } from 'node:path';
 import { createDb } from '@acme/db';
-import { DEMO_PASSWORD, DEMO_USERS } from '@acme/users';
+import { DEMO_PASSWORD, DEMO_SSO_USERS, DEMO_USERS } from '@acme/users';
 import {
   DEMO_CONTOSO_PASSWORD,
   DEMO_CONTOSO_TENANT_ID,
   DEMO_FABRIKAM_PASSWORD,
   DEMO_FABRIKAM_TENANT_ID,
   DEMO_NORTHWIND_PASSWORD,
+  ORG_IDP_DEMO_PASSWORD,
+  ORG_IDP_DEMO_USERS,
 } from '@acme/dev';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { startSystem } from './system.ts';
@@ -56,6 +58,10 @@ Microsoft 365 (stand-ins): Entra ${urls.entra}   Graph ${urls.graph}
             alex@fabrikam.test / ${DEMO_FABRIKAM_PASSWORD}  (Owner: buys on the marketplace)
   Northwind lee@northwind.test / ${DEMO_NORTHWIND_PASSWORD}  (no admin consent)
   Unregistered-user requests: npm run admin -- requests:list
+
+Single sign-on demo (organisation Globex, domain globex.test, products Platform and MAGIC): type the
+address in the app, sign in at Globex's identity provider ${urls.orgIdp} with password ${ORG_IDP_DEMO_PASSWORD}:
+${ORG_IDP_DEMO_USERS.map((u) => `  ${u.email}${DEMO_SSO_USERS.some((d) => d.email === u.email) ? '' : '   (no account yet: created at first sign-in)'}`).join('\n')}
 
 Press Ctrl+C to stop.`);
 

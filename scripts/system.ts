@@ -5,15 +5,18 @@ import { start as startIdentity } from '@acme/identity';
 import { start as startOAuth2 } from '@acme/oauth2';
 import { start as startUsers, seedDemo } from '@acme/users';
 import { start as startAgent } from '@acme/agent';
+import { randomBytes } from 'node:crypto';
 import {
   DEMO_CONTOSO_TENANT_ID,
   DEMO_FABRIKAM_TENANT_ID,
   DEMO_M365_CLIENT_ID,
   DEMO_M365_CLIENT_SECRET,
   DEMO_PUBLISHER_TENANT_ID,
+  startOrgIdp,
   startStandIns,
   TEAMS_HOST_PATH,
   type MicrosoftStandIns,
+  type OrgIdp,
 } from '@acme/dev';
 import { createMailer, DEFAULT_MAIL_FROM, migrateMail, startOutboxWorker } from '@acme/mail';
 import { buildApp, serveApp } from '../apps/account/server/serve.ts';
@@ -33,6 +36,8 @@ export const DEFAULT_PORTS = {
   agent: 4466,
   agentAdmin: 4467,
   standIns: 4500,
+  /** Organisation Globex's identity provider (stand-in for its Okta or Entra ID). */
+  orgIdp: 4520,
   smtp: 2525,
   entra: 4510,
   graph: 4511,
@@ -76,6 +81,8 @@ export interface SystemUrls {
   marketplace: string;
   /** Teams host page, served on MAGIC's origin (teams-js trusts only the app's own http origin). */
   teamsHost: string;
+  /** Globex's identity provider (issuer). */
+  orgIdp: string;
 }
 
 export interface SystemOptions {
@@ -96,6 +103,8 @@ export interface SystemOptions {
 
 export interface RunningSystem {
   urls: SystemUrls;
+  /** The organisation identity provider stand-in (rotate its keys, switch faults on). */
+  orgIdp: OrgIdp;
   close(): Promise<void>;
 }
 
@@ -120,6 +129,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     graph: url('graph'),
     marketplace: url('marketplace'),
     teamsHost: `${url('magic')}${TEAMS_HOST_PATH}`,
+    orgIdp: url('orgIdp'),
   };
   const appOrigins = APPLICATIONS.map((app) => urls.apps[app]);
   const logLevel = options.logLevel ?? 'info';
@@ -135,6 +145,13 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   const common = { LOG_LEVEL: logLevel, ...keys, ...options.extraEnv };
   const closers: (() => Promise<void>)[] = [];
   const db = options.db;
+  let orgIdp: OrgIdp | undefined;
+  // The identity service's client at Globex's provider; a new secret each start (the seed stores it).
+  const orgIdpClient = {
+    clientId: 'acme-platform',
+    clientSecret: randomBytes(24).toString('base64url'),
+    redirectUris: [`${urls.identityPublic}/self-service/methods/oidc/callback/globex`],
+  };
 
   try {
     const standIns = await startStandIns({
@@ -153,6 +170,9 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     });
     closers.push(standIns.close);
     const microsoft = standIns.microsoft as MicrosoftStandIns;
+    const idp = await startOrgIdp({ port: port('orgIdp'), clients: [orgIdpClient] });
+    orgIdp = idp;
+    closers.push(idp.close);
 
     // One outbox worker per process delivers what every service queues (SMTP catcher in development).
     await migrateMail(db);
@@ -183,6 +203,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
         IDENTITY_CORS_ORIGINS: appOrigins.join(','),
         IDENTITY_ALLOWED_RETURN_URLS: [...appOrigins, urls.oauth2Public].join(','),
         OAUTH2_ADMIN_URL: urls.oauth2Admin,
+        IDENTITY_USERS_ADMIN_URL: urls.usersAdmin,
       },
       logger: logLevel === 'silent' ? false : undefined,
       mailer,
@@ -275,6 +296,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
               }
             : appConfig,
         ...(application === 'magic' ? { devHandler: microsoft.teamsHost() } : {}),
+        ssoProviderOrigins: [urls.orgIdp, ...ssoFormOrigins()],
       });
       closers.push(served.close);
     }
@@ -282,6 +304,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     if (options.seed !== false) {
       await seedDemo(urls.usersAdmin, adminKey, {
         m365: { contosoTenantId: DEMO_CONTOSO_TENANT_ID, fabrikamTenantId: DEMO_FABRIKAM_TENANT_ID },
+        sso: { issuer: idp.issuer, ...orgIdpClient },
       });
     }
   } catch (error) {
@@ -289,7 +312,16 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     throw error;
   }
 
-  return { urls, close: () => closeAll(closers) };
+  return { urls, orgIdp: orgIdp!, close: () => closeAll(closers) };
+}
+
+/** `SSO_PROVIDER_ORIGINS`: comma-separated origins of real identity providers pointed at this system. */
+function ssoFormOrigins(): string[] {
+  return (process.env.SSO_PROVIDER_ORIGINS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => URL.canParse(s))
+    .map((s) => new URL(s).origin);
 }
 
 async function closeAll(closers: (() => Promise<void>)[]): Promise<void> {

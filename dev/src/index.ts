@@ -14,6 +14,17 @@ export { loadConfig, type StandInsConfig } from './config.ts';
 export { MailStore, type CaughtMessage } from './mailbox.ts';
 export { extractCode, waitForMessage, type WaitForMessageOptions } from './mail-client.ts';
 export {
+  ORG_IDP_DEMO_PASSWORD,
+  ORG_IDP_DEMO_USERS,
+  orgIdpSubject,
+  startOrgIdp,
+  type OrgIdp,
+  type OrgIdpClient,
+  type OrgIdpFaults,
+  type OrgIdpOptions,
+  type OrgIdpUser,
+} from './org-idp.ts';
+export {
   DEFAULT_GITHUB_CLIENTS,
   DEMO_GITHUB_USER,
   type GitHubClient,

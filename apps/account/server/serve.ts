@@ -26,6 +26,12 @@ export interface ServeAppOptions {
    * stand-ins, which teams-js accepts only from the app's own origin). Returns true if it answered.
    */
   devHandler?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /**
+   * Origins of organisations' identity providers. The SSO step's form post is answered by the
+   * identity service with a redirect to the provider, and CSP `form-action` also governs that
+   * redirect, so each provider origin must be listed here.
+   */
+  ssoProviderOrigins?: string[];
 }
 
 export interface ServedApp {
@@ -79,7 +85,10 @@ export function frameAncestors(config: AccountConfig): string {
   return ["'self'", ...MICROSOFT_FRAME_ANCESTORS, ...new Set(extra)].join(' ');
 }
 
-export function securityHeaders(config: AccountConfig): Record<string, string> {
+export function securityHeaders(
+  config: AccountConfig,
+  ssoProviderOrigins: string[] = [],
+): Record<string, string> {
   // MSAL calls Entra's token endpoint from the browser: the real authority, or the local stand-in.
   const microsoft = config.m365 ? [origin(config.m365.entraUrl ?? config.m365.authority)] : [];
   const services = [
@@ -87,7 +96,9 @@ export function securityHeaders(config: AccountConfig): Record<string, string> {
       [config.identityUrl, config.oauth2Url, config.usersUrl, config.agentUrl].map(origin).concat(microsoft),
     ),
   ];
-  const formTargets = [...new Set([origin(config.identityUrl), origin(config.oauth2Url)])];
+  const formTargets = [
+    ...new Set([origin(config.identityUrl), origin(config.oauth2Url), ...ssoProviderOrigins.map(origin)]),
+  ];
   const csp = [
     "default-src 'self'",
     "script-src 'self'",
@@ -147,7 +158,7 @@ function assetPath(distDir: string, pathname: string): string | null {
 export async function serveApp(options: ServeAppOptions): Promise<ServedApp> {
   const distDir = resolve(options.distDir ?? defaultDistDir);
   const config = resolveConfig(options.application, options.config);
-  const headers = securityHeaders(config);
+  const headers = securityHeaders(config, options.ssoProviderOrigins);
   const configScript = runtimeConfigScript(config);
   const indexHtml = await readFile(join(distDir, 'index.html'));
 

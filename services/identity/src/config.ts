@@ -87,9 +87,13 @@ const EnvSchema = z.object({
   IDENTITY_CODE_MAIL_LIMIT: int(5),
   IDENTITY_CODE_MAIL_WINDOW: duration('1h'),
   IDENTITY_BODY_LIMIT: int(4096),
-  IDENTITY_METHODS: list('password,totp,code,profile'),
+  IDENTITY_METHODS: list('password,totp,code,profile,oidc'),
   IDENTITY_TOTP_ISSUER: z.string().min(1).max(64).default('Acme Research'),
   IDENTITY_APP_NAME: z.string().min(1).max(64).default('Acme Research'),
+  /** The user service's admin API: organisations' SSO providers and just-in-time members. */
+  IDENTITY_USERS_ADMIN_URL: url('http://localhost:4456'),
+  /** Time-out of each call to an organisation's identity provider. */
+  IDENTITY_OIDC_TIMEOUT: duration('10s'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -121,6 +125,8 @@ export interface Config {
   methods: string[];
   totpIssuer: string;
   appName: string;
+  usersAdminUrl: string;
+  oidcTimeoutMs: number;
   logLevel: string;
 }
 
@@ -166,6 +172,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     methods: e.IDENTITY_METHODS,
     totpIssuer: e.IDENTITY_TOTP_ISSUER,
     appName: e.IDENTITY_APP_NAME,
+    usersAdminUrl: e.IDENTITY_USERS_ADMIN_URL,
+    oidcTimeoutMs: e.IDENTITY_OIDC_TIMEOUT,
     logLevel: e.LOG_LEVEL,
   });
 }

@@ -143,6 +143,22 @@ create table identity_attempts (
 alter table identity_login_throttle add column admitted boolean not null default true;
 `,
   },
+  {
+    name: '140_oidc_states',
+    sql: `
+create table identity_oidc_states (
+  state_hash text primary key,
+  flow_id uuid not null,
+  provider text not null,
+  nonce text not null,
+  code_verifier text not null,
+  created_at timestamptz not null,
+  expires_at timestamptz not null,
+  used_at timestamptz
+);
+create index identity_oidc_states_expires_at on identity_oidc_states (expires_at);
+`,
+  },
 ];
 
 /**

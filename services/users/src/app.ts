@@ -36,6 +36,8 @@ import { registerM365Routes } from './m365/routes.ts';
 import { registerOrganisationRoutes } from './organisations/routes.ts';
 import { registerTermsAdminRoutes, registerTermsPublicRoutes } from './terms/routes.ts';
 import { registerUserRoutes } from './users/routes.ts';
+import { createSecretBox } from './sso/secret-box.ts';
+import { registerSsoRoutes } from './sso/routes.ts';
 
 export interface AppOptions {
   config: Config;
@@ -88,6 +90,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
       createIdentityPublicClient(config.identityPublicUrl, config.upstreamTimeoutMs),
     gitHost: options.gitHost ?? createGitHostClient(config.git, config.upstreamTimeoutMs),
     mailer: options.mailer ?? createMailer({ db: options.db, clock: options.clock ?? systemClock }),
+    secretBox: createSecretBox(config.ssoSecretKey),
   };
 
   const publicApp = createHttpServer({
@@ -133,6 +136,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   registerInvitationAdminRoutes(adminApp, ctx);
   registerTermsAdminRoutes(adminApp, ctx);
   registerApiClientAdminRoutes(adminApp, ctx);
+  registerSsoRoutes(adminApp, ctx);
   registerHealthRoutes(adminApp, ctx.db);
 
   return { public: publicApp, admin: adminApp };

@@ -32,6 +32,12 @@ Commands:
   account:unlock --email <email>      ends the sign-in lockout of an address (password, codes, 2FA)
   keys:rotate   a new token-signing key; the old one stays published until its tokens expire
   requests:list [--limit <n>]         Microsoft 365 people who asked to join (agent service)
+  sso:set --org <organisationId> --issuer <url> --client-id <id> [--client-secret <secret>]
+          [--provider <id>] [--scopes openid,email,profile] [--jit on|off] [--userinfo]
+          (without --client-secret the secret is read from SSO_CLIENT_SECRET, keeping it out of
+          shell history and process lists)
+  sso:show --org <organisationId>
+  sso:remove --org <organisationId>
 
 Talks to the user service admin API at USERS_ADMIN_URL (default http://localhost:4456), for
 account:unlock to the identity admin API at IDENTITY_ADMIN_URL (default http://localhost:4434), for
@@ -62,6 +68,13 @@ const options = {
   as: { type: 'string' },
   limit: { type: 'string' },
   'm365-tenants': { type: 'string' },
+  issuer: { type: 'string' },
+  'client-id': { type: 'string' },
+  'client-secret': { type: 'string' },
+  provider: { type: 'string' },
+  scopes: { type: 'string' },
+  jit: { type: 'string' },
+  userinfo: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -85,7 +98,7 @@ const orgQuery = (values: Values): string =>
   values.org === undefined ? '' : `?organisationId=${encodeURIComponent(values.org)}`;
 
 interface Call {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   body?: unknown;
   /** Which admin API answers: the user service's (default), the identity service's, the authorization server's or the agent service's. */
@@ -103,7 +116,7 @@ const ADMIN_APIS = {
   agent: { urlVar: 'AGENT_ADMIN_URL', keyVar: 'AGENT_ADMIN_KEY', defaultUrl: 'http://localhost:4467' },
 } as const;
 
-function toCall(command: string, values: Values): Call {
+function toCall(command: string, values: Values, env: CliIo['env']): Call {
   switch (command) {
     case 'org:create':
       return {
@@ -210,6 +223,31 @@ function toCall(command: string, values: Values): Call {
       if (!/^\d{1,4}$/.test(limit)) throw new UsageError('--limit must be a number');
       return { api: 'agent', method: 'GET', path: `/admin/unregistered-user-requests?limit=${limit}` };
     }
+    case 'sso:set': {
+      const secret = values['client-secret'] ?? env.SSO_CLIENT_SECRET;
+      if (!secret) throw new UsageError('--client-secret (or SSO_CLIENT_SECRET) is required');
+      if (values.jit !== undefined && values.jit !== 'on' && values.jit !== 'off')
+        throw new UsageError('--jit must be on or off');
+      return {
+        method: 'PUT',
+        path: `/admin/organisations/${encodeURIComponent(required(values, 'org'))}/sso`,
+        body: {
+          issuer: required(values, 'issuer'),
+          clientId: required(values, 'client-id'),
+          clientSecret: secret,
+          ...(values.provider === undefined ? {} : { provider: values.provider }),
+          ...(values.scopes === undefined ? {} : { scopes: list(values.scopes) }),
+          ...(values.jit === undefined ? {} : { jit: values.jit === 'on' }),
+          ...(values.userinfo === undefined ? {} : { userinfo: values.userinfo }),
+        },
+      };
+    }
+    case 'sso:show':
+    case 'sso:remove':
+      return {
+        method: command === 'sso:show' ? 'GET' : 'DELETE',
+        path: `/admin/organisations/${encodeURIComponent(required(values, 'org'))}/sso`,
+      };
     default:
       throw new UsageError(`unknown command: ${command}`);
   }
@@ -230,7 +268,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     if (command === undefined) throw new UsageError('a command is required');
     if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]}`);
-    call = toCall(command, values);
+    call = toCall(command, values, io.env);
   } catch (error) {
     io.err(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
     return 2;
@@ -266,7 +304,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   } catch {
     // not JSON: print as received
   }
-  const printed = typeof body === 'string' ? body : JSON.stringify(body, null, 2);
+  const printed =
+    response.status === 204
+      ? JSON.stringify({ status: 'removed' })
+      : typeof body === 'string'
+        ? body
+        : JSON.stringify(body, null, 2);
   if (!response.ok) {
     io.err(printed);
     return 1;

@@ -63,6 +63,8 @@ const configSchema = z.object({
   GRAPH_URL: z.url().default('http://localhost:4511'),
   MARKETPLACE_API_URL: z.url().default('http://localhost:4540'),
   AGENT_URL: z.url().default('http://localhost:4466'),
+  /** Encrypts SSO client secrets at rest (≥ 32 characters). The default is for development only. */
+  SSO_SECRET_KEY: z.string().min(32).optional(),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(5000),
   TRUST_PROXY: trustProxySchema,
   LOG_LEVEL: logLevelSchema,
@@ -122,6 +124,7 @@ export interface Config {
   };
   agentUrl: string;
   upstreamTimeoutMs: number;
+  ssoSecretKey: string;
   trustProxy: boolean;
   logLevel: string;
 }
@@ -185,9 +188,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     agentUrl: stripSlash(c.AGENT_URL),
     upstreamTimeoutMs: c.UPSTREAM_TIMEOUT_MS,
+    ssoSecretKey: c.SSO_SECRET_KEY ?? developmentSsoKey(env),
     trustProxy: c.TRUST_PROXY,
     logLevel: c.LOG_LEVEL,
   };
+}
+
+/** Development and tests only: production must set SSO_SECRET_KEY. */
+function developmentSsoKey(env: Record<string, string | undefined>): string {
+  if (env.NODE_ENV === 'production')
+    throw new Error('Invalid user service configuration: SSO_SECRET_KEY is required in production');
+  return 'development-only-sso-secret-key-not-for-production';
 }
 
 function stripSlash(url: string): string {

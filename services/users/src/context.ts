@@ -8,6 +8,7 @@ import type { OAuth2AdminClient } from './clients/oauth2-admin.ts';
 import type { OAuth2ClientsAdmin } from './clients/oauth2-clients.ts';
 import type { Config } from './config.ts';
 import type { UsersDb } from './db-types.ts';
+import type { SecretBox } from './sso/secret-box.ts';
 
 /** The user service's context: what route modules need, built once by `createApp` (tests inject a fake clock and clients). */
 export interface UsersContext {
@@ -22,4 +23,6 @@ export interface UsersContext {
   gitHost: GitHostClient;
   /** The outbox invitation mail goes through. */
   mailer: Mailer;
+  /** Encrypts SSO client secrets at rest. */
+  secretBox: SecretBox;
 }

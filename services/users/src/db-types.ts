@@ -129,6 +129,21 @@ export interface MarketplaceWebhookEventsTable {
   received_at: Date;
 }
 
+export interface SsoProvidersTable {
+  provider_id: string;
+  organisation_id: string;
+  issuer: string;
+  client_id: string;
+  /** AES-256-GCM, see sso/secret-box.ts. */
+  client_secret_enc: string;
+  scopes: Json<string[]>;
+  claim_mapping: Json<{ email: string; emailVerified: string; firstName: string; lastName: string }>;
+  jit: boolean;
+  userinfo: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
 /** The user service's tables, as Kysely sees them. */
 export interface UsersDb {
   organisations: OrganisationsTable;
@@ -144,4 +159,5 @@ export interface UsersDb {
   organisation_m365_tenants: OrganisationM365TenantsTable;
   marketplace_subscriptions: MarketplaceSubscriptionsTable;
   marketplace_webhook_events: MarketplaceWebhookEventsTable;
+  sso_providers: SsoProvidersTable;
 }

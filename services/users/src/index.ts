@@ -14,8 +14,17 @@ export { createApp } from './app.ts';
 export { loadConfig } from './config.ts';
 export type { Config } from './config.ts';
 export { migrations } from './migrations.ts';
-export { seedDemo, demoM365Organisations, DEMO_PASSWORD, DEMO_USERS, DEMO_ORGANISATION } from './seed.ts';
-export type { DemoM365Tenants, SeedResult } from './seed.ts';
+export {
+  seedDemo,
+  demoM365Organisations,
+  DEMO_PASSWORD,
+  DEMO_USERS,
+  DEMO_ORGANISATION,
+  DEMO_SSO_ORGANISATION,
+  DEMO_SSO_PROVIDER,
+  DEMO_SSO_USERS,
+} from './seed.ts';
+export type { DemoM365Tenants, SeedResult, SeedSsoOptions } from './seed.ts';
 export { PERMISSIONS, ROLES, ROLE_PERMISSIONS } from './users/roles.ts';
 export type { Permission, Role } from './users/roles.ts';
 

@@ -188,4 +188,20 @@ export const migrations: Migration[] = [
       received_at timestamptz not null
     )`,
   },
+  {
+    name: '140_sso_providers',
+    sql: `create table sso_providers (
+      provider_id text primary key check (provider_id ~ '^[a-z0-9][a-z0-9-]{0,62}$'),
+      organisation_id uuid not null unique references organisations(id) on delete cascade,
+      issuer text not null,
+      client_id text not null,
+      client_secret_enc text not null,
+      scopes jsonb not null,
+      claim_mapping jsonb not null,
+      jit boolean not null,
+      userinfo boolean not null,
+      created_at timestamptz not null,
+      updated_at timestamptz not null
+    )`,
+  },
 ];

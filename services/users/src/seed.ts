@@ -15,9 +15,31 @@ export const DEMO_USERS = [
   { email: 'grace@acme.test', firstName: 'Grace', lastName: 'Hopper', role: 'member' },
 ] as const;
 
+/** Organisation Globex signs in through its own identity provider (the stand-in in `dev/`). */
+export const DEMO_SSO_ORGANISATION = {
+  name: 'Globex',
+  domains: ['globex.test'],
+  products: ['Platform', 'MAGIC'],
+  subscriptionStatus: 'subscribed',
+} as const;
+
+export const DEMO_SSO_PROVIDER = 'globex';
+
+/** Has a user-service account; lovelace@globex.test has none and is created at first sign-in. */
+export const DEMO_SSO_USERS = [
+  { email: 'hopper@globex.test', firstName: 'Grace', lastName: 'Hopper', role: 'member' },
+] as const;
+
+export interface SeedSsoOptions {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+}
+
 export interface SeedResult {
   organisationId: string;
   users: { email: string; password: string; created: boolean }[];
+  sso?: { organisationId: string; provider: string; users: { email: string; created: boolean }[] };
 }
 
 /** The Microsoft 365 tenants of the demo (their ids come from the Entra stand-in's directory). */
@@ -78,8 +100,53 @@ const errorSchema = z.object({ errorCode: z.string(), message: z.string() });
 export async function seedDemo(
   adminUrl: string,
   adminKey?: string,
-  options: { m365?: DemoM365Tenants } = {},
+  options: { m365?: DemoM365Tenants; sso?: SeedSsoOptions } = {},
 ): Promise<SeedResult> {
+  const result = await seedPasswordAndM365(adminUrl, adminKey, options.m365);
+  if (!options.sso) return result;
+  const base = adminUrl.replace(/\/+$/, '');
+  const auth = adminAuthHeaders(adminKey);
+  return { ...result, sso: await seedSsoOrganisation(base, auth, options.sso) };
+}
+
+/**
+ * Globex with single sign-on through `sso.issuer`. The provider is set on every start (the
+ * stand-in's client secret is new each time); Hopper gets a user-service account without a password.
+ */
+async function seedSsoOrganisation(
+  base: string,
+  auth: Record<string, string>,
+  sso: SeedSsoOptions,
+): Promise<NonNullable<SeedResult['sso']>> {
+  const list = organisationListSchema.parse(await send(`${base}/admin/organisations`, 'GET', auth));
+  const existing = list.organisations.find((o) => o.domains.includes(DEMO_SSO_ORGANISATION.domains[0]));
+  const organisationId =
+    existing?.id ??
+    organisationSchema.parse(await send(`${base}/admin/organisations`, 'POST', auth, DEMO_SSO_ORGANISATION))
+      .id;
+  await send(`${base}/admin/organisations/${organisationId}/sso`, 'PUT', auth, {
+    provider: DEMO_SSO_PROVIDER,
+    issuer: sso.issuer,
+    clientId: sso.clientId,
+    clientSecret: sso.clientSecret,
+    jit: true,
+  });
+  const users: { email: string; created: boolean }[] = [];
+  for (const user of DEMO_SSO_USERS) {
+    users.push({
+      email: user.email,
+      created: await createIfMissing(base, auth, { ...user, organisationId }),
+    });
+  }
+  return { organisationId, provider: DEMO_SSO_PROVIDER, users };
+}
+
+async function seedPasswordAndM365(
+  adminUrl: string,
+  adminKey: string | undefined,
+  m365: DemoM365Tenants | undefined,
+): Promise<SeedResult> {
+  const options = { m365 };
   const base = adminUrl.replace(/\/+$/, '');
   const auth = adminAuthHeaders(adminKey);
   const call = (url: string, method: 'GET' | 'POST', body?: unknown) => send(url, method, auth, body);
@@ -122,21 +189,21 @@ async function createIfMissing(
   base: string,
   auth: Record<string, string>,
   user: Record<string, unknown>,
-): Promise<void> {
+): Promise<boolean> {
   const res = await fetch(`${base}/admin/users`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...auth },
     body: JSON.stringify(user),
   });
   const body: unknown = await res.json();
-  if (res.ok) return;
-  if (res.status === 409 && errorSchema.safeParse(body).data?.errorCode === 'USER_EXISTS') return;
+  if (res.ok) return true;
+  if (res.status === 409 && errorSchema.safeParse(body).data?.errorCode === 'USER_EXISTS') return false;
   throw new Error(`seeding ${String(user.email)} failed: ${res.status} ${JSON.stringify(body)}`);
 }
 
 async function send(
   url: string,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PUT',
   auth: Record<string, string>,
   body?: unknown,
 ): Promise<unknown> {

@@ -46,6 +46,34 @@ describe('seedDemo', () => {
     expect(identity.identities.size).toBe(2);
   });
 
+  it('creates Globex with single sign-on and Hopper (no password, no Lovelace); a second run updates the secret', async () => {
+    const sso = { issuer: 'http://localhost:4520', clientId: 'acme-platform', clientSecret: 'first' };
+    const first = await seedDemo(svc.adminUrl, undefined, { sso });
+    expect(first.sso).toMatchObject({
+      provider: 'globex',
+      users: [{ email: 'hopper@globex.test', created: true }],
+    });
+    const org = await http(`${svc.adminUrl}/admin/organisations/${first.sso!.organisationId}`);
+    expect(org.body).toMatchObject({
+      name: 'Globex',
+      domains: ['globex.test'],
+      products: ['Platform', 'MAGIC'],
+      subscriptionStatus: 'subscribed',
+      sso: { provider: 'globex' },
+    });
+    const users = await http(`${svc.adminUrl}/admin/users?organisationId=${first.sso!.organisationId}`);
+    expect((users.body as any).users.map((u: any) => u.email)).toEqual(['hopper@globex.test']);
+    const created = identity.server.requests.filter(
+      (r) => r.method === 'POST' && r.path === '/admin/identities',
+    );
+    expect((created.at(-1)!.body as any).credentials).toBeUndefined();
+
+    const second = await seedDemo(svc.adminUrl, undefined, { sso: { ...sso, clientSecret: 'second' } });
+    expect(second.sso!.users[0]!.created).toBe(false);
+    const cfg = await http(`${svc.adminUrl}/admin/sso/providers/globex`);
+    expect(cfg.body).toMatchObject({ issuer: 'http://localhost:4520', clientSecret: 'second', jit: true });
+  });
+
   it('fails loudly when the admin API is unreachable', async () => {
     await expect(seedDemo('http://127.0.0.1:9')).rejects.toThrow();
   });

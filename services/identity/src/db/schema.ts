@@ -66,6 +66,19 @@ export interface AuthMethod {
   method: string;
   aal: 'aal1' | 'aal2';
   completed_at: string;
+  /** The organisation's identity provider, for method `oidc`. */
+  provider?: string;
+}
+/** One sign-in at an organisation's identity provider in progress (strategies/oidc). */
+export interface OidcStateTable {
+  state_hash: string;
+  flow_id: string;
+  provider: string;
+  nonce: string;
+  code_verifier: string;
+  created_at: Ts;
+  expires_at: Ts;
+  used_at: ColumnType<Date | null, Date | null, Date | null>;
 }
 export interface Device {
   id: string;
@@ -139,6 +152,7 @@ export interface IdentityDb {
   identity_login_throttle: LoginThrottleTable;
   identity_ip_throttle: IpThrottleTable;
   identity_attempts: AttemptTable;
+  identity_oidc_states: OidcStateTable;
 }
 
 export type IdentityRow = Selectable<IdentityTable>;

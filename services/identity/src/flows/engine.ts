@@ -321,6 +321,9 @@ export function createFlowEngine(
       const spec = kinds[kind];
       const flow = await getFlow(service.db, kind, cb.flowId(input));
       if (!flow) throw errors.flowNotFound();
+      if (cb.sameBrowser && !req.csrf.matches(flow.csrf_hash)) {
+        throw errors.csrf('This sign-in was started in another browser (the flow cookie is missing).');
+      }
       const expired = await replaceIfExpired(spec, flow, req);
       if (expired) return expired;
       const strategy = registry[kind].find((s) => s.callbacks?.includes(cb));

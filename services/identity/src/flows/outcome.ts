@@ -43,6 +43,8 @@ export type Outcome =
       type: 'success';
       identityId?: string;
       method?: string;
+      /** The identity provider behind `method` (oidc), recorded on the session's method entry. */
+      provider?: string;
       patch?: FlowPatch;
       commit?: (trx: Db) => Promise<void>;
       countAttempt?: boolean;

@@ -6,6 +6,7 @@ import { passwordSettings } from '../strategies/password/settings.ts';
 import { profileSettings } from '../strategies/profile/settings.ts';
 import { totpLogin } from '../strategies/totp/login.ts';
 import { totpSettings } from '../strategies/totp/settings.ts';
+import { oidcLogin } from '../strategies/oidc/strategy.ts';
 import { loginKind } from './kinds/login.ts';
 import { recoveryKind } from './kinds/recovery.ts';
 import { settingsKind } from './kinds/settings.ts';
@@ -26,7 +27,7 @@ export const flowKinds: Record<FlowKind, FlowKindSpec> = {
  * method is one strategy file and one line here; `IDENTITY_METHODS` decides which are enabled.
  */
 export const knownStrategies: Registry = {
-  login: [passwordLogin, totpLogin],
+  login: [passwordLogin, totpLogin, oidcLogin],
   settings: [profileSettings, passwordSettings, totpSettings],
   recovery: [recoveryCode],
   verification: [verificationCode],

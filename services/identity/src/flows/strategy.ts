@@ -47,6 +47,11 @@ export interface StrategyCallback {
   /** Fastify route path, e.g. `/self-service/methods/oidc/callback/:provider`. */
   path: string;
   flowId(input: CallbackInput): string | undefined;
+  /**
+   * The callback must come from the browser that started the flow (its CSRF cookie is bound to the
+   * flow), as after a round trip through an identity provider: otherwise 403, before `handle`.
+   */
+  sameBrowser?: boolean;
   handle(flow: FlowRow, input: CallbackInput, ctx: StrategyContext): Promise<Outcome>;
 }
 

@@ -25,6 +25,7 @@ export const errorCatalogue = {
   UnauthorisedUserException: 403,
   /** The marketplace purchase belongs to another tenant than the caller's. */
   MarketplaceTenantMismatchException: 403,
+  JIT_DISABLED: 403,
   NOT_FOUND: 404,
   SUBSCRIPTION_NOT_FOUND: 404,
   ORGANISATION_NOT_FOUND: 404,
@@ -33,10 +34,12 @@ export const errorCatalogue = {
   LOGOUT_REQUEST_NOT_FOUND: 404,
   INVITATION_NOT_FOUND: 404,
   API_CLIENT_NOT_FOUND: 404,
+  SSO_NOT_CONFIGURED: 404,
   DOMAIN_TAKEN: 409,
   /** The purchase's tenant already has an organisation with another active subscription. */
   OrganisationAlreadySubscribedException: 409,
   USER_EXISTS: 409,
+  SSO_PROVIDER_TAKEN: 409,
   INVITATION_ACCEPTED: 409,
   TERMS_VERSION_OUTDATED: 409,
   PAYLOAD_TOO_LARGE: 413,

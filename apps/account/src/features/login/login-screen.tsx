@@ -2,10 +2,11 @@ import { copy } from '../../copy.ts';
 import { ErrorView } from '../../shared/ui/error-view.tsx';
 import { Progress } from '../../shared/ui/progress.tsx';
 import { EmailStep } from './steps/email-step.tsx';
-import { EmailConfirmationStep, SsoStep } from './steps/info-steps.tsx';
+import { EmailConfirmationStep } from './steps/info-steps.tsx';
 import { MfaSetupStep } from './steps/mfa-setup-step.tsx';
 import { MfaStep } from '../../shared/totp/mfa-step.tsx';
 import { PasswordStep } from './steps/password-step.tsx';
+import { SsoStep } from './steps/sso-step.tsx';
 import type { LoginSearch } from './use-login.ts';
 import { useLogin } from './use-login.ts';
 
@@ -38,7 +39,7 @@ export function LoginScreen({ search }: { search: LoginSearch }) {
         />
       );
     case 'sso':
-      return <SsoStep />;
+      return <SsoStep view={login.ssoView} busy={login.busy} onRedirect={() => void login.redirectToSso()} />;
     case 'email-confirmation':
       return <EmailConfirmationStep email={login.email} />;
     case 'mfa':

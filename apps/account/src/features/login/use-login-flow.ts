@@ -6,6 +6,7 @@ import { showToast } from '../../shared/errors/error-store.ts';
 import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
 import { HttpError } from '../../shared/errors/http-error.ts';
 import { handleFlowError } from '../../shared/identity-client/handle-flow-error.ts';
+import { errorMessages, errorTexts } from '../../shared/identity-client/nodes.ts';
 import { createLoginFlow, getLoginFlow } from '../../shared/identity-client/identity-client.ts';
 import type { LoginFlow } from '../../shared/identity-client/types.ts';
 import { navigate, redirectTo } from '../../shared/navigation/history.ts';
@@ -75,8 +76,17 @@ export function useLoginFlow(input: LoginFlowInput) {
           aal: input.aal2 ? 'aal2' : undefined,
         });
     load.then(
-      (f) => !cancelled && setFlow(f),
-      (error: unknown) => !cancelled && failToLoad(error),
+      (f) => {
+        if (cancelled) return;
+        setFlow(f);
+        // Errors the identity service put on the flow (a provider's refusal after single sign-on,
+        // a failed submit) are shown as toasts.
+        if (input.flowId)
+          for (const text of errorTexts(errorMessages(f))) showToast(copy.errors.loginFlow(text));
+      },
+      (error: unknown) => {
+        if (!cancelled) failToLoad(error);
+      },
     );
     return () => {
       cancelled = true;

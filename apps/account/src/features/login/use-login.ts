@@ -21,6 +21,7 @@ import { selectLoginStep } from './select-login-step.ts';
 import { useEmailStep } from './use-email-step.ts';
 import { useLoginEffects } from './use-login-effects.ts';
 import { useLoginFlow } from './use-login-flow.ts';
+import { useSsoStep } from './use-sso-step.ts';
 import { mfaRoutes, useMfaStep } from './use-mfa-step.ts';
 import { passwordRoutes, usePasswordStep } from './use-password-step.ts';
 
@@ -165,6 +166,8 @@ export function useLogin(search: LoginSearch) {
     submitter: mfaSubmitter,
   });
 
+  const sso = useSsoStep({ emailResult, flow, obtainFlow: loginFlow.obtainFlow, now });
+
   const clearPasswordErrors = passwordSubmitter.clear;
   const back = useCallback(() => {
     email.back();
@@ -188,7 +191,7 @@ export function useLogin(search: LoginSearch) {
     email: identifier,
     typedEmail: email.typedEmail,
     emailResult,
-    busy: email.busy || passwordSubmitter.busy || mfaSubmitter.busy,
+    busy: email.busy || passwordSubmitter.busy || mfaSubmitter.busy || sso.busy,
     formErrors: onMfa ? mfaSubmitter.formErrors : passwordSubmitter.formErrors,
     fieldErrors: passwordSubmitter.fieldErrors.password ?? [],
     submitEmail: email.submitEmail,
@@ -196,5 +199,7 @@ export function useLogin(search: LoginSearch) {
     submitTotp,
     mfaSetupDone,
     back,
+    ssoView: sso.ssoView,
+    redirectToSso: sso.redirectToSso,
   };
 }

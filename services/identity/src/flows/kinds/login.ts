@@ -157,6 +157,7 @@ export const loginKind: FlowKindSpec = {
       method,
       aal: METHOD_AAL[method] === 'aal2' ? 'aal2' : 'aal1',
       completed_at: now.toISOString(),
+      ...(outcome.provider ? { provider: outcome.provider } : {}),
     };
     const keep =
       previous && previous.row.identity_id === identityId ? previous.row.authentication_methods : [];

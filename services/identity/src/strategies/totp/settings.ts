@@ -37,6 +37,11 @@ export const totpSettings: Strategy = {
   },
   maxAttempts: MAX_TOTP_ATTEMPTS,
   async submit(flow, input, { service, now, session, attempts }) {
+    // A session signed in through the organisation's provider gets its assurance from there.
+    if (session?.row.authentication_methods.some((m) => m.method === 'oidc')) {
+      const message = messages.generic('SSO users cannot set up MFA');
+      return { type: 'flow_updated', messages: [{ pointer: '#/', message }] };
+    }
     if (!session || !isPrivileged(service, session))
       return { type: 'error', error: sessionErrors.refreshRequired(settingsRefreshUrl(service, flow.id)) };
     const identity = session.identity;

@@ -1,0 +1,50 @@
+import {
+  APPLICATION_LOGIN_LOCK_BEFORE_SSO_MS,
+  SSO_REDIRECT_LOCK_TTL_MS,
+  SSO_REDIRECT_MAX,
+} from '../../constants.ts';
+import { isLockHeld } from '../../shared/storage/cookie-lock.ts';
+import type { Lock } from '../../shared/storage/registry.ts';
+
+// SPEC §2 Login step 3 (single sign-on) as pure functions; the SSO step component runs them.
+
+export type SsoStepView = 'redirect' | 'proceed' | 'loop';
+
+/**
+ * More than 5 redirects: a loop. A redirect lock still held (a redirect started less than 10 minutes
+ * ago, e.g. the user came back from the provider without signing in): wait for the Proceed button.
+ * Otherwise redirect now.
+ */
+export function ssoStepView(input: { lock: Lock | null; redirects: number; now: number }): SsoStepView {
+  if (input.redirects > SSO_REDIRECT_MAX) return 'loop';
+  if (isLockHeld(input.lock, input.now)) return 'proceed';
+  return 'redirect';
+}
+
+export interface SsoRedirectPlan {
+  /** The SSO redirect lock (10 min). */
+  ssoLock: Lock;
+  /** The application-login lock, raised to 30 s so no authorize redirect races the provider's. */
+  loginLock: Lock;
+  redirects: number;
+  /** The hidden form posted to the flow's action. */
+  form: { action: string; fields: Record<string, string> };
+}
+
+export function planSsoRedirect(input: {
+  now: number;
+  newId: () => string;
+  redirects: number;
+  flow: { action: string; csrfToken: string };
+  provider: string;
+}): SsoRedirectPlan {
+  return {
+    ssoLock: { id: input.newId(), expiresAt: input.now + SSO_REDIRECT_LOCK_TTL_MS },
+    loginLock: { id: input.newId(), expiresAt: input.now + APPLICATION_LOGIN_LOCK_BEFORE_SSO_MS },
+    redirects: input.redirects + 1,
+    form: {
+      action: input.flow.action,
+      fields: { method: 'oidc', provider: input.provider, csrf_token: input.flow.csrfToken },
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import { useState } from 'react';
+import { APPLICATION_LOGIN_LOCK_BEFORE_SSO_MS } from '../../constants.ts';
+import { copy } from '../../copy.ts';
+import { showToast } from '../../shared/errors/error-store.ts';
+import { postHiddenForm } from '../../shared/identity-client/hidden-form.ts';
+import { csrfToken } from '../../shared/identity-client/nodes.ts';
+import type { LoginFlow } from '../../shared/identity-client/types.ts';
+import { registry } from '../../shared/storage/registry.ts';
+import { read, write } from '../../shared/storage/storage.ts';
+import type { EmailResult } from '../../shared/storage/registry.ts';
+import { planSsoRedirect, ssoStepView } from './sso-redirect.ts';
+
+export interface SsoStepInput {
+  emailResult: EmailResult | null;
+  flow: LoginFlow | null;
+  obtainFlow: (options: { refresh?: boolean }) => Promise<LoginFlow | null>;
+  now: number;
+}
+
+/**
+ * Login step 3 (single sign-on): take the SSO redirect lock (10 min), raise the application-login
+ * lock to 30 s, count the redirect, and post the hidden form (method oidc, provider, csrf_token) to
+ * the flow's action. The view says whether to redirect at once, offer Proceed, or stop a loop.
+ */
+export function useSsoStep(input: SsoStepInput) {
+  const [busy, setBusy] = useState(false);
+
+  async function redirectToSso(): Promise<void> {
+    const provider = input.emailResult?.provider;
+    if (!provider) {
+      showToast(copy.errors.loginFlow(copy.errors.unknown));
+      return;
+    }
+    setBusy(true);
+    const current = input.flow ?? (await input.obtainFlow({}));
+    if (!current) {
+      setBusy(false);
+      return;
+    }
+    const plan = planSsoRedirect({
+      now: Date.now(),
+      newId: () => crypto.randomUUID(),
+      redirects: read(registry.ssoRedirects) ?? 0,
+      flow: { action: current.ui.action, csrfToken: csrfToken(current) },
+      provider,
+    });
+    write(registry.ssoRedirectLock, plan.ssoLock);
+    write(registry.ssoRedirects, plan.redirects);
+    write(registry.loginLock, plan.loginLock, { ttlMs: APPLICATION_LOGIN_LOCK_BEFORE_SSO_MS });
+    postHiddenForm(plan.form.action, plan.form.fields);
+  }
+
+  const ssoView = ssoStepView({
+    lock: read(registry.ssoRedirectLock),
+    redirects: read(registry.ssoRedirects) ?? 0,
+    now: input.now,
+  });
+
+  return { busy, ssoView, redirectToSso };
+}

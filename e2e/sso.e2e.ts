@@ -1,0 +1,110 @@
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { systemUrls, useBrowser, type SystemUrls } from './browser.ts';
+import { enterEmail, openLogin } from './journeys.ts';
+
+// Organisation single sign-on through the organisation IdP stand-in (seeded: Globex, globex.test).
+const PASSWORD = 'Globex-Demo-2026!';
+
+/** At Globex's identity provider: its own page with email, password, Sign in and Cancel. */
+async function atProvider(page: Page, urls: SystemUrls, email: string): Promise<void> {
+  await page.waitForURL((u) => u.toString().startsWith(`${urls.orgIdp}/interaction/`), { timeout: 30_000 });
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** After the provider: the callback's Terms step on a first sign-in, then /research. */
+async function landOnResearch(page: Page, urls: SystemUrls, email: string): Promise<void> {
+  const research = `${urls.platform}/research`;
+  const terms = page.getByLabel('I agree to the platform terms of service');
+  const deadline = Date.now() + 30_000;
+  while (page.url() !== research && !(await terms.isVisible())) {
+    if (Date.now() > deadline) {
+      const text = await page
+        .locator('body')
+        .innerText()
+        .catch(() => '');
+      throw new Error(`stuck at ${page.url()}: ${text.slice(0, 400)}`);
+    }
+    await page.waitForTimeout(200);
+  }
+  if (page.url() !== research) {
+    await terms.check();
+    await page.getByLabel('I agree to the privacy policy').check();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(research, { timeout: 30_000 });
+  }
+  await page.getByText(email).first().waitFor();
+}
+
+describe('organisation single sign-on, end to end', () => {
+  const browser = useBrowser();
+  const urls = systemUrls();
+
+  it('a known SSO user goes from the front door through the provider to /research, without a password in our app', async () => {
+    const { context, page } = await browser.newPage();
+    await openLogin(page, urls);
+    const started = Date.now();
+    await enterEmail(page, 'hopper@globex.test');
+    await atProvider(page, urls, 'hopper@globex.test');
+    await landOnResearch(page, urls, 'hopper@globex.test');
+    console.warn(
+      `SSO sign-in, email → /research (first sign-in, with the Terms step): ${Date.now() - started} ms`,
+    );
+
+    // A second sign-in in a new browser: no Terms step this time.
+    const second = await browser.newPage();
+    await openLogin(second.page, urls);
+    const again = Date.now();
+    await enterEmail(second.page, 'hopper@globex.test');
+    await atProvider(second.page, urls, 'hopper@globex.test');
+    await second.page.waitForURL(`${urls.platform}/research`, { timeout: 30_000 });
+    await second.page.getByText('hopper@globex.test').first().waitFor();
+    console.warn(`SSO sign-in, email → /research (returning user): ${Date.now() - again} ms`);
+    await second.context.close();
+    await context.close();
+  });
+
+  it('a first-time SSO user gets an account at the first sign-in and lands on /research', async () => {
+    const { context, page } = await browser.newPage();
+    await openLogin(page, urls);
+    await enterEmail(page, 'lovelace@globex.test');
+    await atProvider(page, urls, 'lovelace@globex.test');
+    await landOnResearch(page, urls, 'lovelace@globex.test');
+    const { users } = (await (await fetch(`${urls.usersAdmin}/admin/users`)).json()) as {
+      users: { email: string }[];
+    };
+    expect(users.map((u) => u.email)).toContain('lovelace@globex.test');
+    await context.close();
+  });
+
+  it('Cancel at the provider comes back with a message and a Proceed button; trying again signs in', async () => {
+    const { context, page } = await browser.newPage();
+    await openLogin(page, urls);
+    await enterEmail(page, 'hopper@globex.test');
+    await page.waitForURL((u) => u.toString().startsWith(`${urls.orgIdp}/interaction/`), { timeout: 30_000 });
+    await page.getByRole('button', { name: 'Cancel' }).click();
+
+    await page.waitForURL(/\/account\/login\?flow=/, { timeout: 30_000 });
+    await page.getByText("Sign-in was cancelled at your organisation's identity provider.").waitFor();
+    await page.getByText("Redirecting you to your organisation's SSO provider...").waitFor();
+    await page.getByRole('button', { name: 'Proceed' }).click();
+
+    await atProvider(page, urls, 'hopper@globex.test');
+    await landOnResearch(page, urls, 'hopper@globex.test');
+    await context.close();
+  });
+
+  it('an SSO user who opens MFA setup sees "SSO users cannot set up MFA"', async () => {
+    const { context, page } = await browser.newPage();
+    await openLogin(page, urls);
+    await enterEmail(page, 'hopper@globex.test');
+    await atProvider(page, urls, 'hopper@globex.test');
+    await landOnResearch(page, urls, 'hopper@globex.test');
+    await page.goto(`${urls.platform}/account/mfa-setup`);
+    await page.getByText('SSO users cannot set up MFA').waitFor({ timeout: 30_000 });
+    expect(await page.getByLabel('I have installed an authenticator app').count()).toBe(0);
+    await context.close();
+  });
+});

@@ -1,0 +1,75 @@
+import { errors } from '../../errors/identity-error.ts';
+import type { Strategy, StrategyCallback } from '../../flows/strategy.ts';
+import { callbackUrl, finishOidcCallback, OIDC_CALLBACK_PATH, startOidcLogin } from './oidc-login.ts';
+
+// Login method `oidc` on the flow engine: an organisation's identity provider signs the person in.
+// The state sent to the provider is `<flow id>.<random>`, so the callback names its flow; the rest
+// of the state is checked against the attempt stored at submit (single use).
+
+const flowIdFromState = (state: string | undefined) => {
+  const id = state?.split('.')[0];
+  return id && /^[0-9a-f-]{36}$/i.test(id) ? id : undefined;
+};
+
+const callback: StrategyCallback = {
+  method: 'GET',
+  path: OIDC_CALLBACK_PATH,
+  sameBrowser: true,
+  flowId: (input) => flowIdFromState(input.query.state),
+  async handle(flow, input, { service }) {
+    const raw = new URLSearchParams(input.query).toString();
+    const outcome = await finishOidcCallback(
+      service,
+      (input.params.provider ?? '').slice(0, 100),
+      input.query,
+      raw,
+      async (flowId) =>
+        flowId === flow.id
+          ? undefined
+          : { type: 'no_flow', reason: 'The sign-in state does not match its flow.' },
+    );
+    switch (outcome.type) {
+      case 'no_flow':
+        return { type: 'error', error: errors.badRequest(outcome.reason) };
+      case 'flow_error':
+        return { type: 'flow_updated', messages: outcome.messages };
+      case 'success':
+        return {
+          type: 'success',
+          identityId: outcome.identityId,
+          method: 'oidc',
+          provider: outcome.provider,
+        };
+    }
+  },
+};
+
+/** Kratos answers a POST callback (response_mode=form_post) by redirecting it to the GET. */
+const postCallback: StrategyCallback = {
+  method: 'POST',
+  path: OIDC_CALLBACK_PATH,
+  flowId: (input) => flowIdFromState(typeof input.body.state === 'string' ? input.body.state : undefined),
+  async handle(_flow, input, { service }) {
+    const query = new URLSearchParams();
+    for (const [k, v] of Object.entries(input.body)) if (typeof v === 'string') query.set(k, v);
+    return {
+      type: 'location_change',
+      to: `${callbackUrl(service.config, (input.params.provider ?? '').slice(0, 100))}?${query.toString()}`,
+    };
+  },
+};
+
+export const oidcLogin: Strategy = {
+  method: 'oidc',
+  group: 'oidc',
+  // A first factor: not on the second-factor (aal2) flows.
+  accepts: (flow) => flow.requested_aal !== 'aal2',
+  // Providers belong to organisations; the email step finds the one to use, so none is listed.
+  nodes: () => [],
+  async submit(flow, input, { service }) {
+    const outcome = await startOidcLogin(service, flow, input);
+    if (!outcome.ok) return { type: 'flow_updated', messages: outcome.messages };
+    return { type: 'location_change', to: outcome.redirectTo };
+  },
+  callbacks: [callback, postCallback],
+};

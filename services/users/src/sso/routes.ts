@@ -1,0 +1,83 @@
+import type { FastifyInstance } from 'fastify';
+import type { UsersContext } from '../context.ts';
+import { AppError } from '../http/errors.ts';
+import { uuidSchema } from '../http/schemas.ts';
+import { parseInput, sendOutput } from '../http/validate.ts';
+import {
+  organisationParamsSchema,
+  providerIdSchema,
+  providerParamsSchema,
+  setSsoProviderSchema,
+  ssoMemberResultSchema,
+  ssoMemberSchema,
+  ssoProviderConfigSchema,
+  ssoProviderSchema,
+} from './schemas.ts';
+import {
+  getSsoProvider,
+  providerConfig,
+  provisionSsoMember,
+  removeSsoProvider,
+  setSsoProvider,
+} from './service.ts';
+
+// Admin API (operator network only). Once admin callers are authenticated, these need the
+// ConfigureSSO permission; the two /admin/sso/providers routes are for the identity service.
+
+function organisationId(params: unknown): string {
+  const { id } = parseInput(organisationParamsSchema, params);
+  if (!uuidSchema.safeParse(id).success)
+    throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
+  return id;
+}
+
+function providerId(params: unknown): string {
+  const { provider } = parseInput(providerParamsSchema, params);
+  const parsed = providerIdSchema.safeParse(provider);
+  if (!parsed.success) throw new AppError('SSO_NOT_CONFIGURED', 'No single sign-on provider has this id.');
+  return parsed.data;
+}
+
+export function registerSsoRoutes(app: FastifyInstance, ctx: UsersContext): void {
+  app.put('/admin/organisations/:id/sso', async (request, reply) => {
+    const id = organisationId(request.params);
+    const input = parseInput(setSsoProviderSchema, request.body);
+    const provider = await setSsoProvider(ctx, id, input);
+    request.log.info({ organisationId: id, provider: provider.provider }, 'sso provider set');
+    return sendOutput(reply, 200, ssoProviderSchema, provider);
+  });
+
+  app.get('/admin/organisations/:id/sso', async (request, reply) => {
+    return sendOutput(
+      reply,
+      200,
+      ssoProviderSchema,
+      await getSsoProvider(ctx, organisationId(request.params)),
+    );
+  });
+
+  app.delete('/admin/organisations/:id/sso', async (request, reply) => {
+    const id = organisationId(request.params);
+    await removeSsoProvider(ctx, id);
+    request.log.info({ organisationId: id }, 'sso provider removed');
+    return reply.code(204).send();
+  });
+
+  app.get('/admin/sso/providers/:provider', async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return sendOutput(
+      reply,
+      200,
+      ssoProviderConfigSchema,
+      await providerConfig(ctx, providerId(request.params)),
+    );
+  });
+
+  app.post('/admin/sso/providers/:provider/members', async (request, reply) => {
+    const provider = providerId(request.params);
+    const person = parseInput(ssoMemberSchema, request.body);
+    const member = await provisionSsoMember(ctx, provider, person);
+    request.log.info({ provider, userId: member.userId }, 'sso member resolved');
+    return sendOutput(reply, 200, ssoMemberResultSchema, member);
+  });
+}

@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { emailSchema } from '../http/schemas.ts';
+
+/** A provider id as it appears in the callback URL `/self-service/methods/oidc/callback/{provider}`. */
+export const providerIdSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lower-case letters, digits and dashes'));
+
+const claimName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9_:./-]+$/, 'must be a claim name');
+
+/** Which ID token (or userinfo) claims carry the traits we need. Okta, Entra and Google agree on these. */
+export const claimMappingSchema = z
+  .object({
+    email: claimName.default('email'),
+    emailVerified: claimName.default('email_verified'),
+    firstName: claimName.default('given_name'),
+    lastName: claimName.default('family_name'),
+  })
+  .strict();
+
+export type ClaimMapping = z.output<typeof claimMappingSchema>;
+
+const scopeSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be a scope token');
+
+export const setSsoProviderSchema = z
+  .object({
+    /** Defaults to the organisation's first domain label (globex.test: `globex`). */
+    provider: providerIdSchema.optional(),
+    issuer: z
+      .url()
+      .max(500)
+      .refine((v) => {
+        const u = new URL(v);
+        const web = u.protocol === 'https:' || u.protocol === 'http:';
+        return web && !u.search && !u.hash && !u.username && !u.password;
+      }, 'must be an http(s) issuer URL without query, fragment or credentials'),
+    clientId: z.string().trim().min(1).max(500),
+    clientSecret: z.string().min(1).max(2000),
+    scopes: z
+      .array(scopeSchema)
+      .max(20)
+      .default(['openid', 'email', 'profile'])
+      .transform((s) => [...new Set(s)])
+      .refine((s) => s.includes('openid'), 'must include openid'),
+    claimMapping: claimMappingSchema.default({
+      email: 'email',
+      emailVerified: 'email_verified',
+      firstName: 'given_name',
+      lastName: 'family_name',
+    }),
+    /** Create a user on first sign-in (just-in-time) instead of refusing addresses without one. */
+    jit: z.boolean().default(true),
+    /** Also read claims from the userinfo endpoint. */
+    userinfo: z.boolean().default(false),
+  })
+  .strict();
+
+export type SetSsoProviderInput = z.output<typeof setSsoProviderSchema>;
+
+/** What operators see: never the secret. */
+export const ssoProviderSchema = z.object({
+  provider: z.string(),
+  organisationId: z.uuid(),
+  issuer: z.string(),
+  clientId: z.string(),
+  clientSecretSet: z.literal(true),
+  scopes: z.array(z.string()),
+  claimMapping: claimMappingSchema,
+  jit: z.boolean(),
+  userinfo: z.boolean(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+});
+
+export type SsoProvider = z.input<typeof ssoProviderSchema>;
+
+/** What the identity service gets (admin network only): the secret, and the domains the org owns. */
+export const ssoProviderConfigSchema = ssoProviderSchema
+  .omit({ clientSecretSet: true, createdAt: true, updatedAt: true })
+  .extend({ clientSecret: z.string(), domains: z.array(z.string()) });
+
+export type SsoProviderConfig = z.input<typeof ssoProviderConfigSchema>;
+
+export const organisationParamsSchema = z.object({ id: z.string() });
+export const providerParamsSchema = z.object({ provider: z.string().max(100) });
+
+const nameSchema = z.string().trim().min(1).max(100);
+
+/** A just-in-time member: what the provider said about the person. */
+export const ssoMemberSchema = z
+  .object({
+    email: emailSchema,
+    firstName: nameSchema.optional(),
+    lastName: nameSchema.optional(),
+  })
+  .strict();
+
+export const ssoMemberResultSchema = z.object({ userId: z.uuid(), identityId: z.string() });

@@ -1,0 +1,145 @@
+import type { UsersContext } from '../context.ts';
+import { AppError } from '../http/errors.ts';
+import { domainOf } from '../http/schemas.ts';
+import { findOrganisation } from '../organisations/repository.ts';
+import { createUser } from '../users/create-user.ts';
+import { findUserRowByEmail } from '../users/repository.ts';
+import {
+  deleteProvider,
+  findProviderById,
+  findProviderByOrganisation,
+  upsertProvider,
+  type SsoProviderRow,
+} from './repository.ts';
+import type { SetSsoProviderInput, SsoProvider, SsoProviderConfig } from './schemas.ts';
+
+function toView(row: SsoProviderRow): SsoProvider {
+  return {
+    provider: row.provider_id,
+    organisationId: row.organisation_id,
+    issuer: row.issuer,
+    clientId: row.client_id,
+    clientSecretSet: true,
+    scopes: row.scopes,
+    claimMapping: row.claim_mapping,
+    jit: row.jit,
+    userinfo: row.userinfo,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+async function organisationOrThrow(ctx: UsersContext, organisationId: string) {
+  const organisation = await findOrganisation(ctx.db, organisationId);
+  if (!organisation) throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
+  return organisation;
+}
+
+export async function setSsoProvider(
+  ctx: UsersContext,
+  organisationId: string,
+  input: SetSsoProviderInput,
+): Promise<SsoProvider> {
+  const organisation = await organisationOrThrow(ctx, organisationId);
+  const existing = await findProviderByOrganisation(ctx.db, organisationId);
+  const providerId =
+    input.provider ?? existing?.provider_id ?? organisation.domains[0]!.split('.')[0]!.slice(0, 63);
+  const now = ctx.clock.now();
+  const row: SsoProviderRow = {
+    provider_id: providerId,
+    organisation_id: organisationId,
+    issuer: input.issuer.replace(/\/+$/, ''),
+    client_id: input.clientId,
+    client_secret_enc: ctx.secretBox.seal(input.clientSecret, providerId),
+    scopes: input.scopes,
+    claim_mapping: input.claimMapping,
+    jit: input.jit,
+    userinfo: input.userinfo,
+    created_at: existing?.created_at ?? now,
+    updated_at: now,
+  };
+  await upsertProvider(ctx.db, row);
+  return toView(row);
+}
+
+export async function getSsoProvider(ctx: UsersContext, organisationId: string): Promise<SsoProvider> {
+  await organisationOrThrow(ctx, organisationId);
+  const row = await findProviderByOrganisation(ctx.db, organisationId);
+  if (!row) throw new AppError('SSO_NOT_CONFIGURED', 'This organisation has no single sign-on provider.');
+  return toView(row);
+}
+
+export async function removeSsoProvider(ctx: UsersContext, organisationId: string): Promise<void> {
+  await organisationOrThrow(ctx, organisationId);
+  if (!(await deleteProvider(ctx.db, organisationId))) {
+    throw new AppError('SSO_NOT_CONFIGURED', 'This organisation has no single sign-on provider.');
+  }
+}
+
+/** The relying-party configuration the identity service needs, secret included. */
+export async function providerConfig(ctx: UsersContext, providerId: string): Promise<SsoProviderConfig> {
+  const row = await findProviderById(ctx.db, providerId);
+  if (!row) throw new AppError('SSO_NOT_CONFIGURED', 'No single sign-on provider has this id.');
+  const organisation = await organisationOrThrow(ctx, row.organisation_id);
+  return {
+    provider: row.provider_id,
+    organisationId: row.organisation_id,
+    issuer: row.issuer,
+    clientId: row.client_id,
+    clientSecret: ctx.secretBox.open(row.client_secret_enc, row.provider_id),
+    scopes: row.scopes,
+    claimMapping: row.claim_mapping,
+    jit: row.jit,
+    userinfo: row.userinfo,
+    domains: organisation.domains,
+  };
+}
+
+/**
+ * A person the organisation's provider vouched for signs in for the first time: they become a
+ * member of the organisation owning the provider, with a verified identity and no password.
+ * An existing user of that organisation is answered as is (the identity service then links it).
+ */
+export async function provisionSsoMember(
+  ctx: UsersContext,
+  providerId: string,
+  person: { email: string; firstName?: string | undefined; lastName?: string | undefined },
+): Promise<{ userId: string; identityId: string }> {
+  const row = await findProviderById(ctx.db, providerId);
+  if (!row) throw new AppError('SSO_NOT_CONFIGURED', 'No single sign-on provider has this id.');
+  const organisation = await organisationOrThrow(ctx, row.organisation_id);
+  if (!organisation.domains.includes(domainOf(person.email))) {
+    throw new AppError(
+      'EMAIL_DOMAIN_MISMATCH',
+      "The email address's domain does not belong to the provider's organisation.",
+    );
+  }
+  const existing = await findUserRowByEmail(ctx.db, person.email);
+  if (existing) {
+    if (existing.organisation_id !== organisation.id || existing.identity_id === null) {
+      throw new AppError('USER_EXISTS', 'A user with this email address already exists.');
+    }
+    return { userId: existing.id, identityId: existing.identity_id };
+  }
+  if (!row.jit) {
+    throw new AppError(
+      'JIT_DISABLED',
+      'Your organisation does not create accounts at first sign-in. Ask your administrator to add you.',
+    );
+  }
+  const local = person.email.slice(0, person.email.indexOf('@'));
+  const user = await createUser(
+    ctx,
+    {
+      organisationId: organisation.id,
+      email: person.email,
+      firstName: person.firstName ?? local.slice(0, 100),
+      lastName: person.lastName ?? organisation.name.slice(0, 100),
+      role: 'member',
+      isGitUser: false,
+      scopeGroups: [],
+    },
+    { emailVerified: true },
+  );
+  return { userId: user.id, identityId: user.identityId! };
+}

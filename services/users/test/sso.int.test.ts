@@ -1,0 +1,211 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeIdentityAdmin, http, runCliJson, startTestService } from './harness.ts';
+import type { FakeIdentity, TestUsersService } from './harness.ts';
+import { runCli } from '../src/cli-commands.ts';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+describe('SSO providers per organisation', () => {
+  let identity: FakeIdentity;
+  let svc: TestUsersService;
+  let globex: string;
+  let initech: string;
+  let acme: string;
+
+  beforeAll(async () => {
+    identity = await fakeIdentityAdmin();
+    svc = await startTestService({
+      env: { IDENTITY_ADMIN_URL: identity.server.url, LOGIN_CONFIG_RATE_LIMIT: '1000' },
+    });
+    const org = async (name: string, domain: string) =>
+      (
+        (
+          await http(`${svc.adminUrl}/admin/organisations`, {
+            method: 'POST',
+            json: { name, domains: [domain], products: ['Platform', 'MAGIC'] },
+          })
+        ).body as any
+      ).id as string;
+    globex = await org('Globex', 'globex.test');
+    initech = await org('Initech', 'initech.test');
+    acme = await org('Acme', 'acme.test');
+  });
+  afterAll(async () => {
+    await svc.close();
+    await identity.server.close();
+  });
+
+  const cli = (...argv: string[]) => runCliJson(svc.adminUrl, argv);
+  const loginConfig = async (email: string) =>
+    (await http(`${svc.publicUrl}/login/config?emailAddress=${encodeURIComponent(email)}`)).body;
+
+  it('sso:set stores the provider, shows it without the secret, and /login/config answers from it', async () => {
+    const set = await cli(
+      'sso:set',
+      '--org',
+      globex,
+      '--issuer',
+      'http://localhost:4520/',
+      '--client-id',
+      'acme-platform',
+      '--client-secret',
+      'very-secret-value',
+    );
+    expect(set.code).toBe(0);
+    expect(set.json).toMatchObject({
+      provider: 'globex',
+      organisationId: globex,
+      issuer: 'http://localhost:4520',
+      clientId: 'acme-platform',
+      clientSecretSet: true,
+      scopes: ['openid', 'email', 'profile'],
+      jit: true,
+      userinfo: false,
+    });
+    expect(set.stdout).not.toContain('very-secret-value');
+
+    const show = await cli('sso:show', '--org', globex);
+    expect(show.json).toEqual(set.json);
+    expect(await loginConfig('someone@globex.test')).toEqual({
+      email: 'someone@globex.test',
+      sso: true,
+      provider: 'globex',
+      m365: false,
+    });
+  });
+
+  it('keeps the client secret encrypted at rest', async () => {
+    const row = await svc.db.kysely
+      .selectFrom('sso_providers' as any)
+      .select(['client_secret_enc' as any])
+      .executeTakeFirstOrThrow();
+    const stored = (row as any).client_secret_enc as string;
+    expect(stored).not.toContain('very-secret-value');
+    expect(stored.startsWith('v1.')).toBe(true);
+  });
+
+  it('gives the identity service the relying-party configuration with the secret and the domains', async () => {
+    const res = await http(`${svc.adminUrl}/admin/sso/providers/globex`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.body).toMatchObject({
+      provider: 'globex',
+      clientSecret: 'very-secret-value',
+      domains: ['globex.test'],
+      claimMapping: { email: 'email', emailVerified: 'email_verified' },
+    });
+    const unknown = await http(`${svc.adminUrl}/admin/sso/providers/nope`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ errorCode: 'SSO_NOT_CONFIGURED', message: expect.any(String) });
+  });
+
+  it('reads the secret from SSO_CLIENT_SECRET when the flag is absent, and takes options', async () => {
+    const out: string[] = [];
+    const code = await runCli(
+      [
+        'sso:set',
+        '--org',
+        initech,
+        '--issuer',
+        'https://login.initech.test',
+        '--client-id',
+        'c1',
+        '--provider',
+        'initech-okta',
+        '--jit',
+        'off',
+        '--userinfo',
+      ],
+      {
+        env: { USERS_ADMIN_URL: svc.adminUrl, SSO_CLIENT_SECRET: 'from-env' },
+        out: (t) => out.push(t),
+        err: () => {},
+      },
+    );
+    expect(code).toBe(0);
+    expect(JSON.parse(out.join(''))).toMatchObject({ provider: 'initech-okta', jit: false, userinfo: true });
+    const cfg = await http(`${svc.adminUrl}/admin/sso/providers/initech-okta`);
+    expect((cfg.body as any).clientSecret).toBe('from-env');
+  });
+
+  it('refuses a provider id another organisation uses, a bad issuer, scopes without openid, a usage error', async () => {
+    const put = (org: string, json: unknown) =>
+      http(`${svc.adminUrl}/admin/organisations/${org}/sso`, { method: 'PUT', json });
+    const taken = await put(acme, {
+      provider: 'globex',
+      issuer: 'https://x.test',
+      clientId: 'a',
+      clientSecret: 'b',
+    });
+    expect(taken.status).toBe(409);
+    expect((taken.body as any).errorCode).toBe('SSO_PROVIDER_TAKEN');
+    for (const body of [
+      { issuer: 'https://x.test/?a=1', clientId: 'a', clientSecret: 'b' },
+      { issuer: 'javascript:alert(1)', clientId: 'a', clientSecret: 'b' },
+      { issuer: 'https://x.test', clientId: 'a', clientSecret: 'b', scopes: ['email'] },
+      { issuer: 'https://x.test', clientId: 'a' },
+      { issuer: 'https://x.test', clientId: 'a', clientSecret: 'b', extra: 1 },
+    ]) {
+      const res = await put(acme, body);
+      expect(res.status).toBe(400);
+      expect((res.body as any).errorCode).toBe('INVALID_REQUEST');
+    }
+    const missingOrg = await put('00000000-0000-4000-8000-000000000000', {
+      issuer: 'https://x.test',
+      clientId: 'a',
+      clientSecret: 'b',
+    });
+    expect(missingOrg.status).toBe(404);
+    const usage = await cli('sso:set', '--org', acme, '--issuer', 'https://x.test', '--client-id', 'a');
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('--client-secret');
+  });
+
+  it('creates a just-in-time member with a verified identity, then answers the same member again', async () => {
+    const first = await http(`${svc.adminUrl}/admin/sso/providers/globex/members`, {
+      method: 'POST',
+      json: { email: 'Lovelace@Globex.test', firstName: 'Ada', lastName: 'Lovelace' },
+    });
+    expect(first.status).toBe(200);
+    const { userId, identityId } = first.body as any;
+    const created = identity.server.requests.filter(
+      (r) => r.method === 'POST' && r.path === '/admin/identities',
+    );
+    const body = created.at(-1)!.body as any;
+    expect(body.traits).toMatchObject({ email: 'lovelace@globex.test', userServiceID: userId });
+    expect(body.credentials).toBeUndefined();
+    expect(body.verifiable_addresses?.[0]?.verified).toBe(true);
+
+    const again = await http(`${svc.adminUrl}/admin/sso/providers/globex/members`, {
+      method: 'POST',
+      json: { email: 'lovelace@globex.test' },
+    });
+    expect(again.body).toEqual({ userId, identityId });
+    const user = await http(`${svc.adminUrl}/admin/users/${userId}`);
+    expect((user.body as any).organisationId).toBe(globex);
+  });
+
+  it('refuses a member when just-in-time creation is off, or for an address outside the organisation', async () => {
+    const off = await http(`${svc.adminUrl}/admin/sso/providers/initech-okta/members`, {
+      method: 'POST',
+      json: { email: 'new@initech.test' },
+    });
+    expect(off.status).toBe(403);
+    expect((off.body as any).errorCode).toBe('JIT_DISABLED');
+    const foreign = await http(`${svc.adminUrl}/admin/sso/providers/globex/members`, {
+      method: 'POST',
+      json: { email: 'ceo@acme.test' },
+    });
+    expect(foreign.status).toBe(400);
+    expect((foreign.body as any).errorCode).toBe('EMAIL_DOMAIN_MISMATCH');
+  });
+
+  it('sso:remove turns single sign-on off for the domain', async () => {
+    const removed = await cli('sso:remove', '--org', initech);
+    expect(removed.code).toBe(0);
+    expect((await loginConfig('x@initech.test')) as any).toMatchObject({ sso: false, provider: null });
+    const show = await cli('sso:show', '--org', initech);
+    expect(show.code).toBe(1);
+    expect(show.stderr).toContain('SSO_NOT_CONFIGURED');
+  });
+});
