@@ -4,7 +4,7 @@ import { planSsoRedirect, ssoStepView } from './sso-redirect.ts';
 const NOW = 1_800_000_000_000;
 const lock = (expiresInMs: number) => ({ id: 'l', expiresAt: NOW + expiresInMs });
 
-describe('SSO step view (SPEC §2 login step 3)', () => {
+describe('SSO step view (login step 3)', () => {
   it.each([
     ['no lock, no redirects yet → redirect now', { lock: null, redirects: 0 }, 'redirect'],
     ['an expired lock → redirect now', { lock: lock(-1), redirects: 2 }, 'redirect'],

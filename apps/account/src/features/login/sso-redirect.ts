@@ -6,7 +6,7 @@ import {
 import { isLockHeld } from '../../shared/storage/cookie-lock.ts';
 import type { Lock } from '../../shared/storage/registry.ts';
 
-// SPEC §2 Login step 3 (single sign-on) as pure functions; the SSO step component runs them.
+// Login step 3 (single sign-on) as pure functions; the SSO step component runs them.
 
 export type SsoStepView = 'redirect' | 'proceed' | 'loop';
 

@@ -1,6 +1,6 @@
 /**
  * Posts `fields` to `action` as a plain HTML form (a top-level navigation): single sign-on and TOTP
- * setup go to the identity service this way, so its redirects happen in the browser (SPEC §7).
+ * setup go to the identity service this way, so its redirects happen in the browser.
  */
 export function postHiddenForm(action: string, fields: Record<string, string>): void {
   const form = document.createElement('form');

@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { resetScreenBetweenTests } from '../../../testing/screen.ts';
 import { SsoStep } from './sso-step.tsx';
 
-describe('SSO step (SPEC §2 login step 3)', () => {
+describe('SSO step (login step 3)', () => {
   resetScreenBetweenTests();
 
   it('says it is redirecting and redirects once, without a Proceed button', () => {

@@ -1,10 +1,10 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useEffectEvent, useRef } from 'react';
 import { copy } from '../../../copy.ts';
 import { Card } from '../../../shared/ui/card.tsx';
 import type { SsoStepView } from '../sso-redirect.ts';
 
 /**
- * SPEC §2 Login step 3: "Redirecting you to your organisation's SSO provider...". Redirects at once
+ * Login step 3 (single sign-on): "Redirecting you to your organisation's SSO provider...". Redirects at once
  * unless a redirect lock is present (then a Proceed button) or more than 5 redirects happened.
  */
 export function SsoStep({
@@ -17,11 +17,12 @@ export function SsoStep({
   onRedirect: () => void;
 }) {
   const started = useRef(false);
-  useEffect(() => {
+  const redirectOnce = useEffectEvent(() => {
     if (view !== 'redirect' || started.current) return;
     started.current = true;
     onRedirect();
-  }, [view]);
+  });
+  useEffect(() => redirectOnce(), [view]);
 
   if (view === 'loop') {
     return (
