@@ -144,6 +144,7 @@ describe('grants end with their identity session and user', () => {
       products: expect.any(Array),
       scopeGroups: [],
       role: 'member',
+      subscriptionStatus: 'subscribed',
     });
     const res = await refresh(tokens.refresh_token);
     expect(res.status).toBe(200);
