@@ -168,7 +168,7 @@ export async function benchEnumeration(opts: { pairs: number }): Promise<Record<
     );
 
     // One login flow per address, submitted again and again with a wrong password (answer 400).
-    const loginFlows = {
+    const loginFlows: Record<string, Flow> = {
       [KNOWN]: await newFlow(identityPublic, 'login'),
       [UNKNOWN]: await newFlow(identityPublic, 'login'),
     };
