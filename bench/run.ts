@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark workload, written as JSON to bench/results/.
 // BENCH_DURATION (seconds per workload, default 10), BENCH_CONNECTIONS (default 50),
-// BENCH_ONLY (comma-separated subset: ceiling,identity,oauth2,browser).
+// BENCH_ONLY (comma-separated subset: ceiling,identity,oauth2,browser,enumeration),
+// BENCH_ENUM_PAIRS (known/unknown address pairs per entry point, default 1000).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -8,10 +9,11 @@ import { benchCeiling } from './ceiling.ts';
 import { benchIdentity } from './identity-bench.ts';
 import { benchOAuth2 } from './oauth2-bench.ts';
 import { benchBrowserSignIn } from './browser-sign-in.ts';
+import { benchEnumeration } from './enumeration.ts';
 
 const durationSec = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const only = new Set((process.env.BENCH_ONLY ?? 'ceiling,identity,oauth2,browser').split(','));
+const only = new Set((process.env.BENCH_ONLY ?? 'ceiling,identity,oauth2,browser,enumeration').split(','));
 const opts = { durationSec, connections };
 
 const results: Record<string, unknown> = {
@@ -25,6 +27,7 @@ const workloads: [string, () => Promise<unknown>][] = [
   ['identity', () => benchIdentity(opts)],
   ['oauth2', () => benchOAuth2(opts)],
   ['browser', () => benchBrowserSignIn({ runs: Number(process.env.BENCH_BROWSER_RUNS ?? 20) })],
+  ['enumeration', () => benchEnumeration({ pairs: Number(process.env.BENCH_ENUM_PAIRS ?? 1000) })],
 ];
 
 for (const [name, run] of workloads) {

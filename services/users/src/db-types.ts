@@ -81,6 +81,8 @@ export interface GitAuthStatesTable {
   created_at: Date;
   expires_at: Date;
   used_at: Date | null;
+  /** The identity session that started it (null only for rows from before this was recorded). */
+  session_id: string | null;
 }
 
 export interface GitLinksTable {

@@ -204,4 +204,9 @@ export const migrations: Migration[] = [
       updated_at timestamptz not null
     )`,
   },
+  {
+    // The identity session that started a source-code-host connection: only it may finish it.
+    name: '200_git_auth_states_session',
+    sql: 'alter table git_auth_states add column session_id text',
+  },
 ];

@@ -152,11 +152,41 @@ describe('git-auth: linking a source-code-host account (GitHub-like stand-in)', 
     expect((replay.body as any).errorCode).toBe('INVALID_STATE');
   });
 
-  it('completes with the code alone (as the app posts it), using the caller’s pending connection', async () => {
+  it('git link without state is refused: an attacker’s host code cannot be linked to a victim', async () => {
+    const victim = await gitUser();
+    // The victim has a connection pending (started, not finished) …
+    await initialise(victim.cookie);
+    // … and is made to post the attacker's host code without a state.
+    const attacker = await gitUser();
+    const attackerStart = await initialise(attacker.cookie);
+    const attackerCallback = await authorizeAtHost((attackerStart.body as any).authenticationUrl, 'mallory');
+    const forced = await complete(victim.cookie, { code: attackerCallback.searchParams.get('code') });
+    expect(forced.status).toBe(400);
+    expect((forced.body as any).errorCode).toBe('INVALID_REQUEST');
+    // With the attacker's state, it is not the victim's session's state either.
+    const withState = await complete(victim.cookie, {
+      code: attackerCallback.searchParams.get('code'),
+      state: attackerCallback.searchParams.get('state'),
+    });
+    expect((withState.body as any).errorCode).toBe('INVALID_STATE');
+    expect(kratos.identities.get(victim.identityId)!.traits.onboarding.gitProviderConnected).toBe(false);
+  });
+
+  it('git link state is bound to the session that started it', async () => {
     const user = await gitUser();
     const started = await initialise(user.cookie);
     const callback = await authorizeAtHost((started.body as any).authenticationUrl, 'mona');
-    const done = await complete(user.cookie, { code: callback.searchParams.get('code') });
+    // Same user, another session (another browser): refused, and the state is not spent by it.
+    const otherSession = kratos.signIn(user.identityId);
+    const elsewhere = await complete(otherSession, {
+      code: callback.searchParams.get('code'),
+      state: callback.searchParams.get('state'),
+    });
+    expect((elsewhere.body as any).errorCode).toBe('INVALID_STATE');
+    const done = await complete(user.cookie, {
+      code: callback.searchParams.get('code'),
+      state: callback.searchParams.get('state'),
+    });
     expect(done.body).toEqual({ connected: true, login: 'mona' });
   });
 
@@ -178,22 +208,23 @@ describe('git-auth: linking a source-code-host account (GitHub-like stand-in)', 
 
   it('passes on host refusals as 400 GIT_AUTH_FAILED with the host message; the flow must restart', async () => {
     const user = await gitUser();
-    await initialise(user.cookie);
-    const bad = await complete(user.cookie, { code: 'deadbeefdeadbeefdead' });
+    const started = await initialise(user.cookie);
+    const state = new URL((started.body as any).authenticationUrl).searchParams.get('state');
+    const bad = await complete(user.cookie, { code: 'deadbeefdeadbeefdead', state });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({
       errorCode: 'GIT_AUTH_FAILED',
       message: 'bad_verification_code: The code passed is incorrect or expired.',
     });
     expect(kratos.identities.get(user.identityId)!.traits.onboarding.gitProviderConnected).toBe(false);
-    const again = await complete(user.cookie, { code: 'deadbeefdeadbeefdead' });
+    const again = await complete(user.cookie, { code: 'deadbeefdeadbeefdead', state });
     expect((again.body as any).errorCode).toBe('INVALID_STATE');
   });
 
   it('refuses codes of the authorization server, bad bodies, strangers and stale or foreign states', async () => {
     const user = await gitUser();
     for (const code of ['ory_ac_abc', 'ory', 'ORY_ac_x']) {
-      const res = await complete(undefined, { code });
+      const res = await complete(undefined, { code, state: 's' });
       expect(res.status, code).toBe(400);
       expect(res.body).toEqual({ errorCode: 'INVALID_CODE', message: expect.any(String) });
     }
@@ -202,6 +233,8 @@ describe('git-auth: linking a source-code-host account (GitHub-like stand-in)', 
       { code: '' },
       { code: 42 },
       { code: 'abc', extra: 1 },
+      { code: 'abc' },
+      { code: 'abc', state: '' },
       { code: 'a'.repeat(600) },
       null,
       'code',
@@ -216,12 +249,12 @@ describe('git-auth: linking a source-code-host account (GitHub-like stand-in)', 
       expect((res.body as any).errorCode).toBe('INVALID_REQUEST');
     }
     expect((await initialise(undefined)).status).toBe(401);
-    expect((await complete(undefined, { code: 'abc' })).status).toBe(401);
-    expect((await complete('ory_kratos_session=forged', { code: 'abc' })).status).toBe(401);
+    expect((await complete(undefined, { code: 'abc', state: 's' })).status).toBe(401);
+    expect((await complete('ory_kratos_session=forged', { code: 'abc', state: 's' })).status).toBe(401);
 
     // Nothing started.
     const fresh = await gitUser();
-    const none = await complete(fresh.cookie, { code: 'abc' });
+    const none = await complete(fresh.cookie, { code: 'abc', state: 'never-issued' });
     expect(none.status).toBe(400);
     expect((none.body as any).errorCode).toBe('INVALID_STATE');
 
@@ -271,13 +304,21 @@ describe('git-auth: linking a source-code-host account (GitHub-like stand-in)', 
     });
     try {
       const user = await gitUser();
-      await post(down.publicUrl, '/git-auth/initialise', user.cookie, { flow: 'f' });
-      const res = await post(down.publicUrl, '/git-auth/complete', user.cookie, { code: 'abc' });
+      const stateOf = (r: { body: unknown }) =>
+        new URL((r.body as any).authenticationUrl).searchParams.get('state');
+      const first = await post(down.publicUrl, '/git-auth/initialise', user.cookie, { flow: 'f' });
+      const res = await post(down.publicUrl, '/git-auth/complete', user.cookie, {
+        code: 'abc',
+        state: stateOf(first),
+      });
       expect(res.status).toBe(502);
       expect((res.body as any).errorCode).toBe('UPSTREAM_ERROR');
 
-      await post(secret.publicUrl, '/git-auth/initialise', user.cookie, { flow: 'f' });
-      const refused = await post(secret.publicUrl, '/git-auth/complete', user.cookie, { code: 'abc' });
+      const second = await post(secret.publicUrl, '/git-auth/initialise', user.cookie, { flow: 'f' });
+      const refused = await post(secret.publicUrl, '/git-auth/complete', user.cookie, {
+        code: 'abc',
+        state: stateOf(second),
+      });
       expect(refused.status).toBe(400);
       expect(refused.body).toEqual({
         errorCode: 'GIT_AUTH_FAILED',

@@ -228,7 +228,7 @@ describe('onboarding through the real identity service', () => {
     const linked = await browser.fetch(`${urls.users}/git-auth/complete`, {
       method: 'POST',
       headers: { origin: APP },
-      json: { code: callback.searchParams.get('code') },
+      json: { code: callback.searchParams.get('code'), state: callback.searchParams.get('state') },
     });
     expect(linked.res.status).toBe(200);
     expect(linked.body).toEqual({ connected: true, login: 'octo-dev' });

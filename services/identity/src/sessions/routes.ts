@@ -68,6 +68,8 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: IdentityContext
   app.get('/sessions', async (req, reply) => {
     const session = await currentSession(ctx, req);
     if (!session) throw errors.unauthorized();
+    // Listing or ending other sessions needs the highest AAL the identity has (Kratos highest_available).
+    if (!meetsHighestAal(session)) throw sessionErrors.aal2Required(aal2LoginUrl(ctx));
     const rows = await ctx.db
       .selectFrom('identity_sessions')
       .selectAll()
@@ -86,6 +88,8 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: IdentityContext
   app.delete('/sessions', async (req, reply) => {
     const session = await currentSession(ctx, req);
     if (!session) throw errors.unauthorized();
+    // Listing or ending other sessions needs the highest AAL the identity has (Kratos highest_available).
+    if (!meetsHighestAal(session)) throw sessionErrors.aal2Required(aal2LoginUrl(ctx));
     const r = await ctx.db
       .updateTable('identity_sessions')
       .set({ active: false, updated_at: ctx.clock.now() })
@@ -99,6 +103,8 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: IdentityContext
   app.delete('/sessions/:id', async (req, reply) => {
     const session = await currentSession(ctx, req);
     if (!session) throw errors.unauthorized();
+    // Listing or ending other sessions needs the highest AAL the identity has (Kratos highest_available).
+    if (!meetsHighestAal(session)) throw sessionErrors.aal2Required(aal2LoginUrl(ctx));
     const { id } = req.params as { id: string };
     if (id === session.row.id)
       throw errors.badRequest('Can not revoke the current session; use the logout flow instead.');

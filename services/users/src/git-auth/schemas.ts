@@ -7,7 +7,7 @@ export const initialiseAnswerSchema = z.object({ authenticationUrl: z.url() });
 export const completeBodySchema = z
   .object({
     code: z.string().trim().min(1).max(512),
-    state: z.string().trim().min(1).max(512).optional(),
+    state: z.string().trim().min(1).max(512),
   })
   .strict();
 

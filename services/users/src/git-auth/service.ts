@@ -17,8 +17,8 @@ export function redirectUriFor(ctx: UsersContext, origin: string | undefined): s
 
 /**
  * Starts linking the caller's source-code-host account: a random `state` (stored only as its
- * SHA-256, bound to the caller, the app's `flow` and the redirect URI, valid 10 minutes) and the
- * host's authorize URL carrying it.
+ * SHA-256, bound to the caller's user and identity session, the app's `flow` and the redirect URI,
+ * valid 10 minutes, single use) and the host's authorize URL carrying it.
  */
 export async function initialise(
   ctx: UsersContext,
@@ -44,36 +44,33 @@ export async function initialise(
       created_at: now,
       expires_at: new Date(now.getTime() + STATE_TTL_MS),
       used_at: null,
+      session_id: caller.session.id,
     })
     .execute();
   return { authenticationUrl: ctx.gitHost.authorizeUrl(state, redirectUri) };
 }
 
 /**
- * Finishes linking: the code must not be an authorization-server code (prefix "ory"), a started
- * connection of this caller must exist (the given `state`, or without one the caller's newest
- * unexpired one) and is spent whatever happens next, the code is exchanged at the host, and the
- * account read from `GET /user` is stored and marked on the identity (`gitProviderConnected`).
+ * Finishes linking: the code must not be an authorization-server code (prefix "ory"), and the
+ * `state` must be one this caller's identity session started less than 10 minutes ago and not
+ * used yet. Checking and spending the state is one conditional update, so it works once; without
+ * that binding an attacker could have their own host code linked to a victim's account. Then the
+ * code is exchanged at the host, and the account read from `GET /user` is stored and marked on the
+ * identity (`gitProviderConnected`).
  */
-export async function complete(ctx: UsersContext, caller: Caller, code: string, state: string | undefined) {
+export async function complete(ctx: UsersContext, caller: Caller, code: string, state: string) {
   const now = ctx.clock.now();
-  let query = ctx.db
-    .selectFrom('git_auth_states')
-    .select(['state_hash', 'redirect_uri'])
+  const pending = await ctx.db
+    .updateTable('git_auth_states')
+    .set({ used_at: now })
+    .where('state_hash', '=', hashState(state))
     .where('user_id', '=', caller.user.id)
+    .where('session_id', '=', caller.session.id)
     .where('used_at', 'is', null)
-    .where('expires_at', '>', now);
-  if (state !== undefined) query = query.where('state_hash', '=', hashState(state));
-  const pending = await query.orderBy('created_at', 'desc').limit(1).executeTakeFirst();
-  const spent =
-    pending &&
-    (await ctx.db
-      .updateTable('git_auth_states')
-      .set({ used_at: now })
-      .where('state_hash', '=', pending.state_hash)
-      .where('used_at', 'is', null)
-      .executeTakeFirst());
-  if (!pending || !spent || Number(spent.numUpdatedRows) === 0) {
+    .where('expires_at', '>', now)
+    .returning(['state_hash', 'redirect_uri'])
+    .executeTakeFirst();
+  if (!pending) {
     throw new AppError(
       'INVALID_STATE',
       'No source-code-host connection was started for this session, or it expired. Start again.',

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { UiText } from '@ory/client';
-import type { IdentityContext as Ctx } from '../../context.ts';
+import type { IdentityContext } from '../../context.ts';
 import type { Config } from '../../config.ts';
 import type { FlowRow } from '../../db/schema.ts';
 import { messages } from '../../ui/messages.ts';
@@ -26,7 +26,7 @@ interface OidcServices {
 const services = new WeakMap<Config, OidcServices>();
 
 /** One provider directory and relying party per running service (keyed by its configuration). */
-export function oidcServices(ctx: Pick<Ctx, 'config'>): OidcServices {
+export function oidcServices(ctx: Pick<IdentityContext, 'config'>): OidcServices {
   let s = services.get(ctx.config);
   if (!s) {
     s = {
@@ -87,7 +87,7 @@ export type StartOutcome = { ok: true; redirectTo: string } | { ok: false; messa
 
 /** A submit with `method: oidc`: remember state, nonce and PKCE verifier for the flow, and send the browser off. */
 export async function startOidcLogin(
-  ctx: Ctx,
+  ctx: IdentityContext,
   flow: FlowRow,
   body: Record<string, unknown>,
 ): Promise<StartOutcome> {
@@ -150,7 +150,7 @@ export type CallbackOutcome =
  * redirect URI check). The state is single use: a replayed callback is refused on its flow.
  */
 export async function finishOidcCallback(
-  ctx: Ctx,
+  ctx: IdentityContext,
   providerParam: string,
   query: Record<string, string>,
   rawQuery: string,
