@@ -6,8 +6,8 @@ import { adminJson, createUser } from './fixtures.ts';
 import { submitPassword } from './journeys.ts';
 
 // The eight applications, the access guard and the welcome page, in a real browser against the
-// whole system. (The m365-on-Platform unauthorised-mode page needs the Microsoft 365 stand-ins; the
-// guard's mode check is covered by decide-access.test.ts and access-guard.test.tsx.)
+// whole system. (The m365-on-Platform unauthorised-mode page is in m365.e2e.ts, beside the
+// Microsoft 365 sign-ins it starts from.)
 
 /** A fresh organisation with one password user, through the user service's admin API. */
 async function organisationWithUser(

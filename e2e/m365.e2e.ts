@@ -127,6 +127,24 @@ describe('Microsoft 365 sign-in, end to end', () => {
     await context.close();
   });
 
+  it('an m365 user on Platform (which allows only ory) gets the unauthorised-mode page', async () => {
+    const { context, page } = await browser.newPage();
+    await openM365Login(page, urls.magic);
+    await signInByPopup(page, 'megan@contoso.test', CONTOSO_PASSWORD);
+    await page.waitForURL(`${urls.magic}/research`, { timeout: 30_000 });
+    expect(ext(await page.getByTestId('token-ext').textContent()).user?.authenticationMode).toBe('m365');
+    // The same token (the cookie is per host, not per port) opens a Platform page.
+    await page.goto(`${urls.platform}/research`);
+    await page
+      .getByText(
+        'You are not authorised to access Platform with Microsoft 365 sign-in. Log out, then sign in with email and password or single sign-on.',
+      )
+      .waitFor({ timeout: 30_000 });
+    expect(page.url()).toBe(`${urls.platform}/research`);
+    expect(await page.getByTestId('token-ext').count()).toBe(0);
+    await context.close();
+  });
+
   it('Megan inside the Teams host page: signed in with the Teams token, kept in local storage; logout returns to m365 login with isTeams=1', async () => {
     const { context, page } = await browser.newPage();
     const started = Date.now();
@@ -166,15 +184,22 @@ describe('Microsoft 365 sign-in, end to end', () => {
     await context.close();
   });
 
+  // Set by the purchase journey below; the Unsubscribe journey after it ends that subscription.
+  let fabrikamSubscriptionId: string | undefined;
+
   // Runs after the Fabrikam journey above: it subscribes Fabrikam.
   it('Fabrikam\'s Owner buys on the marketplace, lands on Final Step, ticks both boxes and reaches MAGIC; a second purchase shows "already subscribed"', async () => {
     const purchase = () =>
-      adminJson<{ token: string; landingUrl: string }>(`${urls.marketplace}/_dev/purchases`, {
-        method: 'POST',
-        body: JSON.stringify({ email: 'alex@fabrikam.test' }),
-      });
+      adminJson<{ subscriptionId: string; token: string; landingUrl: string }>(
+        `${urls.marketplace}/_dev/purchases`,
+        {
+          method: 'POST',
+          body: JSON.stringify({ email: 'alex@fabrikam.test' }),
+        },
+      );
     const { context, page } = await browser.newPage();
     const first = await purchase();
+    fabrikamSubscriptionId = first.subscriptionId;
     await page.goto(first.landingUrl);
     // No Microsoft account yet: the Final Step forces a redirect sign-in, which returns to the landing page.
     await page.waitForURL((url) => url.origin === urls.entra, { timeout: 30_000 });
@@ -202,6 +227,25 @@ describe('Microsoft 365 sign-in, end to end', () => {
     await page
       .getByRole('heading', { name: 'Welcome, organisation already subscribed' })
       .waitFor({ timeout: 30_000 });
+    await context.close();
+  });
+
+  // Runs after the purchase journey above: Fabrikam is subscribed, and the marketplace ends it.
+  it('an Unsubscribe webhook, then the next sign-in shows subscription-required', async () => {
+    if (!fabrikamSubscriptionId) throw new Error('the purchase journey did not run first');
+    // The marketplace stand-in posts the signed webhook to the user service, as its Unsubscribe button does.
+    const sent = await adminJson<{ status: number; body: unknown }>(
+      `${urls.marketplace}/_dev/subscriptions/${fabrikamSubscriptionId}/webhook`,
+      { method: 'POST', body: JSON.stringify({ action: 'Unsubscribe' }) },
+    );
+    expect(sent.status).toBe(200);
+
+    const { context, page } = await browser.newPage();
+    await openM365Login(page, urls.magic);
+    await signInByPopup(page, 'alex@fabrikam.test', FABRIKAM_PASSWORD);
+    await page.getByRole('heading', { name: 'Welcome, not connected' }).waitFor({ timeout: 30_000 });
+    expect(await page.getByRole('link', { name: 'Set up a subscription' }).isVisible()).toBe(true);
+    expect((await context.cookies(urls.magic)).find((c) => c.name === 'oauth2_token')).toBeUndefined();
     await context.close();
   });
 });
