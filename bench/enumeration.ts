@@ -17,7 +17,14 @@ import { start as startUsers } from '@acme/users';
 
 const DOMAIN = 'enum.test';
 const KNOWN = `known@${DOMAIN}`;
+const KNOWN_ADDRESS = KNOWN;
 const UNKNOWN = `nobody@${DOMAIN}`;
+const UNKNOWN_ADDRESS = UNKNOWN;
+/** An address of an organisation that signs in through its own identity provider (SSO). */
+const SSO_DOMAIN = 'sso-enum.test';
+const SSO_ADDRESS = `someone@${SSO_DOMAIN}`;
+/** An address whose domain belongs to no organisation at all. */
+const NO_ORGANISATION = `nobody@unknown-enum.test`;
 const PASSWORD = 'Enumeration-Bench-2026!';
 export const THRESHOLD_MS = 5;
 
@@ -68,6 +75,7 @@ const round = (n: number) => Math.round(n * 100) / 100;
 async function pairs(
   count: number,
   probe: (address: string) => Promise<number>,
+  [KNOWN, UNKNOWN]: [string, string] = [KNOWN_ADDRESS, UNKNOWN_ADDRESS],
 ): Promise<Record<string, number | boolean>> {
   const diffs: number[] = [];
   const known: number[] = [];
@@ -160,12 +168,44 @@ export async function benchEnumeration(opts: { pairs: number }): Promise<Record<
       password: PASSWORD,
     });
 
-    const loginConfig = await pairs(opts.pairs, (address) =>
+    const ssoOrg = await admin('/admin/organisations', {
+      name: 'Enum SSO',
+      domains: [SSO_DOMAIN],
+      products: ['Platform'],
+    });
+    const sso = await fetch(`${users.urls.admin}/admin/organisations/${ssoOrg.id}/sso`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        issuer: 'https://idp.sso-enum.test',
+        clientId: 'enumeration-bench',
+        clientSecret: 'enumeration-bench-secret',
+        jit: true,
+      }),
+    });
+    if (!sso.ok) throw new Error(`seeding the SSO provider failed: ${sso.status}`);
+
+    const configProbe = (address: string) =>
       timed(
         () => fetch(`${users.urls.public}/login/config?emailAddress=${encodeURIComponent(address)}`),
         [200],
-      ),
-    );
+      );
+    const loginConfig = await pairs(opts.pairs, configProbe);
+    // SSO, password and unknown domains: the same answer shape and the same work.
+    const shapeOf = async (address: string) =>
+      Object.keys(
+        (await (
+          await fetch(`${users.urls.public}/login/config?emailAddress=${encodeURIComponent(address)}`)
+        ).json()) as object,
+      )
+        .sort()
+        .join(',');
+    const shapes = await Promise.all([KNOWN, SSO_ADDRESS, NO_ORGANISATION].map(shapeOf));
+    const loginConfigSsoVsUnknownDomain: Record<string, number | boolean> = {
+      ...(await pairs(opts.pairs, configProbe, [SSO_ADDRESS, NO_ORGANISATION])),
+      sameShape: shapes.every((shape) => shape === shapes[0]),
+    };
+    const loginConfigPasswordVsSso = await pairs(opts.pairs, configProbe, [KNOWN, SSO_ADDRESS]);
 
     // One login flow per address, submitted again and again with a wrong password (answer 400).
     const loginFlows: Record<string, Flow> = {
@@ -213,9 +253,19 @@ export async function benchEnumeration(opts: { pairs: number }): Promise<Record<
       loadAverage1m: Math.round(loadavg()[0]! * 10) / 10,
       thresholdMs: THRESHOLD_MS,
       loginConfig,
+      loginConfigSsoVsUnknownDomain,
+      loginConfigPasswordVsSso,
       passwordLogin,
       recoveryRequest,
-      pass: [loginConfig, passwordLogin, recoveryRequest].every((r) => r.pass === true),
+      pass:
+        loginConfigSsoVsUnknownDomain.sameShape === true &&
+        [
+          loginConfig,
+          loginConfigSsoVsUnknownDomain,
+          loginConfigPasswordVsSso,
+          passwordLogin,
+          recoveryRequest,
+        ].every((r) => r.pass === true),
     };
   } finally {
     await users.close();
