@@ -54,6 +54,9 @@ const bool = (def: boolean) =>
     .default(def ? 'true' : 'false')
     .transform((v) => v === 'true' || v === '1');
 
+/** Development-only default; production must set IDENTITY_CODE_SECRET (start-up refuses otherwise). */
+export const DEV_CODE_SECRET = 'development-only-code-secret-change-me-0000';
+
 const EnvSchema = z.object({
   IDENTITY_PUBLIC_PORT: int(4433),
   IDENTITY_ADMIN_PORT: int(4434),
@@ -86,6 +89,16 @@ const EnvSchema = z.object({
   IDENTITY_TRUST_PROXY: bool(false),
   IDENTITY_CODE_MAIL_LIMIT: int(5),
   IDENTITY_CODE_MAIL_WINDOW: duration('1h'),
+  /** Key of the HMAC under which one-time codes are stored (at least 32 characters). */
+  IDENTITY_CODE_SECRET: z.string().min(32).default(DEV_CODE_SECRET),
+  IDENTITY_CODE_FAILURES_PER_FLOW: int(5),
+  IDENTITY_CODE_FAILURES_PER_ADDRESS: int(10),
+  IDENTITY_CODE_FAILURE_WINDOW: duration('1h'),
+  IDENTITY_CODE_IP_LIMIT: int(50),
+  IDENTITY_CODE_IP_WINDOW: duration('1h'),
+  IDENTITY_TOTP_FAILURES_PER_FLOW: int(5),
+  IDENTITY_TOTP_FAILURES_PER_ACCOUNT: int(10),
+  IDENTITY_TOTP_FAILURE_WINDOW: duration('1h'),
   IDENTITY_BODY_LIMIT: int(4096),
   IDENTITY_METHODS: list('password,totp,code,profile'),
   IDENTITY_TOTP_ISSUER: z.string().min(1).max(64).default('Acme Research'),
@@ -116,6 +129,12 @@ export interface Config {
   trustProxy: boolean;
   /** Code mails (recovery, verification) per address per window. */
   codeMailLimit: { sends: number; windowMs: number };
+  /** HMAC key of stored one-time codes. */
+  codeSecret: string;
+  /** Wrong recovery/verification codes: per flow, per address per window, attempts per IP per window. */
+  codeLimits: { perFlow: number; perAddress: number; windowMs: number; perIp: number; ipWindowMs: number };
+  /** Wrong second-factor codes: per flow, per account per window. */
+  totpLimits: { perFlow: number; perAccount: number; windowMs: number };
   bodyLimit: number;
   /** Enabled self-service methods (strategies), as Kratos's `selfservice.methods`. */
   methods: string[];
@@ -162,10 +181,29 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ipLimit: { failures: e.IDENTITY_IP_FAILURE_LIMIT, windowMs: e.IDENTITY_IP_FAILURE_WINDOW },
     trustProxy: e.IDENTITY_TRUST_PROXY,
     codeMailLimit: { sends: e.IDENTITY_CODE_MAIL_LIMIT, windowMs: e.IDENTITY_CODE_MAIL_WINDOW },
+    codeSecret: codeSecret(e.IDENTITY_CODE_SECRET, env.NODE_ENV),
+    codeLimits: {
+      perFlow: e.IDENTITY_CODE_FAILURES_PER_FLOW,
+      perAddress: e.IDENTITY_CODE_FAILURES_PER_ADDRESS,
+      windowMs: e.IDENTITY_CODE_FAILURE_WINDOW,
+      perIp: e.IDENTITY_CODE_IP_LIMIT,
+      ipWindowMs: e.IDENTITY_CODE_IP_WINDOW,
+    },
+    totpLimits: {
+      perFlow: e.IDENTITY_TOTP_FAILURES_PER_FLOW,
+      perAccount: e.IDENTITY_TOTP_FAILURES_PER_ACCOUNT,
+      windowMs: e.IDENTITY_TOTP_FAILURE_WINDOW,
+    },
     bodyLimit: e.IDENTITY_BODY_LIMIT,
     methods: e.IDENTITY_METHODS,
     totpIssuer: e.IDENTITY_TOTP_ISSUER,
     appName: e.IDENTITY_APP_NAME,
     logLevel: e.LOG_LEVEL,
   });
+}
+
+function codeSecret(secret: string, nodeEnv: string | undefined): string {
+  if (secret === DEV_CODE_SECRET && nodeEnv === 'production')
+    throw new Error('IDENTITY_CODE_SECRET must be set in production (at least 32 characters).');
+  return secret;
 }
