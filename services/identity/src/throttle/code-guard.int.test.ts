@@ -50,7 +50,13 @@ async function flow(): Promise<string> {
   return id;
 }
 
-const attempt = (flowId: string, subject: string, now = t0, ip = '203.0.113.1', scope: string = CODE_SCOPE.address) =>
+const attempt = (
+  flowId: string,
+  subject: string,
+  now = t0,
+  ip = '203.0.113.1',
+  scope: string = CODE_SCOPE.address,
+) =>
   admitCodeAttempt(db, { flowId, flowKey: 'code_failures', subject, subjectScope: scope, ip, now, limits });
 
 describe('one-time code guessing', () => {
@@ -119,7 +125,9 @@ describe('one-time code guessing', () => {
     expect(next.refused).toBe('address');
     // An operator's unlock ends it.
     await unlockAccount(db, 'totp-user@example.com', identityId);
-    expect((await attempt(await flow(), identityId, t0, '192.0.2.2', CODE_SCOPE.totpAccount)).refused).toBeUndefined();
+    expect(
+      (await attempt(await flow(), identityId, t0, '192.0.2.2', CODE_SCOPE.totpAccount)).refused,
+    ).toBeUndefined();
   });
 });
 

@@ -94,7 +94,10 @@ export async function admitCodeAttempt(
   };
   const perFlow = await countFlowAttempt(db, p.flowId, p.flowKey, now);
   if (perFlow > limits.perFlow) return { refused: 'flow', settle };
-  const ip = await takeBudget(db, CODE_SCOPE.ip, p.ip, now, { limit: limits.perIp, windowMs: limits.ipWindowMs });
+  const ip = await takeBudget(db, CODE_SCOPE.ip, p.ip, now, {
+    limit: limits.perIp,
+    windowMs: limits.ipWindowMs,
+  });
   taken.push({ scope: CODE_SCOPE.ip, key: p.ip });
   if (!ip.allowed) return { refused: 'ip', retryAfterSec: ip.retryAfterSec, settle };
   if (p.subject !== null) {
