@@ -109,7 +109,7 @@ export function registerAdminRecoveryRoutes(
     await updateFlow(
       ctx.db,
       flow.id,
-      { internal: { ...flow.internal, code_hash: hashCode(flow.id, code) } },
+      { internal: { ...flow.internal, code_hash: hashCode(ctx.config.codeSecret, flow.id, code) } },
       now,
     );
     return reply.code(201).send({

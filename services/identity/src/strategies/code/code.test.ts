@@ -23,7 +23,6 @@ describe('code strategy (no HTTP)', () => {
     expect(unknown).toMatchObject({
       type: 'flow_updated',
       status: 200,
-      resetAttempts: true,
       patch: { state: 'sent_email' },
     });
     await t.commit(unknown);

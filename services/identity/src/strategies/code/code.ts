@@ -1,7 +1,7 @@
-import { createHash, randomInt } from 'node:crypto';
-import { safeEqual } from '../../sessions/tokens.ts';
+import { randomInt } from 'node:crypto';
+import { codeMatchesHmac, hmacCode } from '../../throttle/code-guard.ts';
 
-/** At most this many code submissions per flow. */
+/** At most this many code submissions per flow (the engine's own cap; the code guard counts too). */
 export const MAX_CODE_SUBMISSIONS = 5;
 
 /** A six-digit one-time code from the CSPRNG. */
@@ -9,13 +9,12 @@ export function newCode(): string {
   return randomInt(0, 1_000_000).toString().padStart(6, '0');
 }
 
-/** Codes are stored only as a hash bound to their flow. */
-export function hashCode(flowId: string, code: string): string {
-  return createHash('sha256').update(`${flowId}:${code}`).digest('hex');
+/** Codes are stored only as an HMAC under the server's code secret, bound to their flow. */
+export function hashCode(secret: string, flowId: string, code: string): string {
+  return hmacCode(secret, flowId, code);
 }
 
-export function codeMatches(flowId: string, code: unknown, storedHash: unknown): boolean {
-  if (typeof code !== 'string' || typeof storedHash !== 'string' || !/^[0-9]{6}$/.test(code.trim()))
-    return false;
-  return safeEqual(hashCode(flowId, code.trim()), storedHash);
+/** Constant-time check of a submitted code against the stored HMAC. */
+export function codeMatches(secret: string, flowId: string, code: unknown, storedHash: unknown): boolean {
+  return codeMatchesHmac(secret, flowId, code, storedHash);
 }

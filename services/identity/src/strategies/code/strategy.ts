@@ -4,6 +4,7 @@ import type { FlowRow } from '../../db/schema.ts';
 import type { Outcome } from '../../flows/outcome.ts';
 import type { Strategy, StrategyContext } from '../../flows/strategy.ts';
 import { normalizeEmail } from '../../identities/repo.ts';
+import { CODE_SCOPE, admitCodeAttempt } from '../../throttle/code-guard.ts';
 import { allowSend } from '../../throttle/repo.ts';
 import { messages } from '../../ui/messages.ts';
 import { emailCodeNodes, enterCodeNodes } from '../../ui/nodes.ts';
@@ -31,7 +32,8 @@ export interface CodeMethodSpec<Target> {
 
 /**
  * The `code` method: a six-digit code mailed to an address (never revealing whether it is known),
- * then checked; at most five code submissions per flow.
+ * then checked. Guessing is bounded by the code guard (`throttle/code-guard.ts`): five wrong codes
+ * per flow (never reset by a resend), ten per address per hour across flows, and an IP budget.
  */
 export function codeStrategy<Target>(spec: CodeMethodSpec<Target>): Strategy {
   const wantsSend = (flow: FlowRow, input: Record<string, unknown>) =>
@@ -43,16 +45,41 @@ export function codeStrategy<Target>(spec: CodeMethodSpec<Target>): Strategy {
     needsCsrf: wantsSend,
     maxAttempts: MAX_CODE_SUBMISSIONS,
     async submit(flow, input, ctx) {
+      // A flow whose code died (too many wrong codes) stays dead: a resend neither resets its
+      // counter nor revives it.
+      if (ctx.attempts.exhausted) return { type: 'flow_replaced', message: messages.tooManyAttempts() };
       if (wantsSend(flow, input)) return sendCode(spec, flow, input.email as string, ctx);
       if (flow.state !== 'sent_email')
         return {
           type: 'flow_updated',
           messages: [{ pointer: '#/email', message: messages.required('email') }],
         };
-      if (ctx.attempts.exhausted) return { type: 'flow_replaced', message: messages.tooManyAttempts() };
       const target = flow.internal[spec.targetKey];
       const targetId = typeof target === 'string' ? target : null;
-      if (!targetId || !codeMatches(flow.id, input.code, flow.internal.code_hash)) {
+      const address = flow.internal.code_address;
+      // Wrong codes per address (across flows and resends) and per IP, counted atomically before
+      // the code is compared. The flow's own cap is the engine's attempt counter above.
+      const attempt = await admitCodeAttempt(ctx.service.db, {
+        flowId: flow.id,
+        flowKey: 'code_guard_attempts',
+        subject: typeof address === 'string' ? address : targetId,
+        subjectScope: CODE_SCOPE.address,
+        ip: ctx.client.ip,
+        now: ctx.now,
+        limits: { ...ctx.service.config.codeLimits, perFlow: Number.POSITIVE_INFINITY },
+      });
+      if (attempt.refused)
+        return {
+          type: 'flow_updated',
+          messages: [{ pointer: '#/', message: messages.codeLocked() }],
+          status: 400,
+          countAttempt: true,
+        };
+      const correct =
+        targetId !== null &&
+        codeMatches(ctx.service.config.codeSecret, flow.id, input.code, flow.internal.code_hash);
+      await attempt.settle(correct);
+      if (!correct || !targetId) {
         return {
           type: 'flow_updated',
           messages: [{ pointer: '#/', message: spec.invalidCode() }],
@@ -92,9 +119,12 @@ async function sendCode<Target>(
     patch: {
       ui,
       state: 'sent_email',
-      internal: { code_hash: hashCode(flow.id, code), ...spec.sentInternal(target, email) },
+      internal: {
+        code_hash: hashCode(service.config.codeSecret, flow.id, code),
+        code_address: email,
+        ...spec.sentInternal(target, email),
+      },
     },
-    resetAttempts: true,
     async commit(trx) {
       if (!target) return;
       await spec.beforeMail?.(trx, target, now);
