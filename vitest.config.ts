@@ -1,18 +1,45 @@
 import { defineConfig } from 'vitest/config';
 
-// Unit and integration tests of every workspace. TEST_DB=postgres re-runs the
-// database-backed suites against a throwaway PostgreSQL cluster (see scripts/test.mjs).
+// Unit and integration tests of every workspace, as two projects: the account app (React screens
+// under jsdom, with Testing Library's set-up) and the services, packages and stand-ins.
+// TEST_DB=postgres re-runs only the database-backed suites against a throwaway PostgreSQL cluster
+// (see scripts/test.mjs).
 const onPostgres = process.env.TEST_DB === 'postgres';
+
+const shared = { testTimeout: 30_000, hookTimeout: 60_000, pool: 'forks' } as const;
 
 export default defineConfig({
   test: {
-    include: onPostgres
-      ? ['{services,packages}/**/*.int.test.ts']
-      : ['{apps,services,packages,dev}/**/*.test.{ts,tsx}'],
-    exclude: ['**/node_modules/**', 'e2e/**'],
-    globalSetup: onPostgres ? ['packages/test-kit/src/postgres-global-setup.ts'] : [],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    pool: 'forks',
+    projects: onPostgres
+      ? [
+          {
+            test: {
+              ...shared,
+              name: 'postgres',
+              include: ['{services,packages,dev}/**/*.int.test.ts'],
+              exclude: ['**/node_modules/**'],
+              globalSetup: ['packages/test-kit/src/postgres-global-setup.ts'],
+            },
+          },
+        ]
+      : [
+          {
+            test: {
+              ...shared,
+              name: 'app',
+              include: ['apps/**/*.test.{ts,tsx}'],
+              exclude: ['**/node_modules/**'],
+              setupFiles: ['apps/account/src/testing/setup.ts'],
+            },
+          },
+          {
+            test: {
+              ...shared,
+              name: 'services',
+              include: ['{services,packages,dev}/**/*.test.{ts,tsx}'],
+              exclude: ['**/node_modules/**'],
+            },
+          },
+        ],
   },
 });

@@ -1,8 +1,9 @@
 // `npm test`: every check the project has, in order, with a summary at the end.
 // Runs under Node 24 (node_modules/.bin/node, put on PATH by npm).
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -46,8 +47,33 @@ steps.push([
   ensureChromium,
 ]);
 
+// Each Vitest step also writes a JSON report, so that the summary can name every failed test: a
+// failure scrolled past in a long CI log is otherwise hard to find.
+const reports = mkdtempSync(join(tmpdir(), 'acme-test-'));
+const failedTests = [];
+function readFailures(file) {
+  if (!existsSync(file)) return;
+  try {
+    const report = JSON.parse(readFileSync(file, 'utf8'));
+    for (const suite of report.testResults ?? []) {
+      const where = relative(root, suite.name);
+      const failed = (suite.assertionResults ?? []).filter((t) => t.status === 'failed');
+      if (failed.length === 0 && suite.status === 'failed')
+        failedTests.push(`${where}: ${String(suite.message ?? 'the file failed to run').split('\n')[0]}`);
+      for (const t of failed) failedTests.push(`${where} > ${t.fullName}`);
+    }
+  } catch {
+    failedTests.push(`(could not read ${file})`);
+  }
+}
+
 const results = [];
-for (const [name, [cmd, ...args], env = {}, cwd = '.', precondition] of steps) {
+for (const [index, [name, [cmd, ...originalArgs], env = {}, cwd = '.', precondition]] of steps.entries()) {
+  const report = join(reports, `step-${index}.json`);
+  const args =
+    cmd === bin('vitest')
+      ? [...originalArgs, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`]
+      : originalArgs;
   console.log(`\n▶ ${name}`);
   if (precondition && !precondition()) {
     results.push([name, 'FAILED (Chromium could not be installed)']);
@@ -60,6 +86,7 @@ for (const [name, [cmd, ...args], env = {}, cwd = '.', precondition] of steps) {
     env: { ...process.env, ...env },
   });
   const secs = ((Date.now() - started) / 1000).toFixed(1);
+  if (run.status !== 0) readFailures(report);
   results.push([
     name,
     run.status === 0 ? `ok (${secs}s)` : `FAILED (exit ${run.status ?? run.signal}, ${secs}s)`,
@@ -69,4 +96,8 @@ for (const [name, [cmd, ...args], env = {}, cwd = '.', precondition] of steps) {
 console.log('\nSummary');
 for (const [name, outcome] of results)
   console.log(`  ${outcome.startsWith('ok') ? '✓' : '✗'} ${name}: ${outcome}`);
+if (failedTests.length > 0) {
+  console.log('\nFailed tests');
+  for (const line of failedTests) console.log(`  ✗ ${line}`);
+}
 process.exit(results.every(([, outcome]) => outcome.startsWith('ok')) ? 0 : 1);
