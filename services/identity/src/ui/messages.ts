@@ -78,6 +78,10 @@ export const messages = {
     error(4000001, 'Too many wrong codes were entered for this address. Please try again in an hour.', {
       reason: 'Too many wrong codes were entered for this address. Please try again in an hour.',
     }),
+  totpLocked: () =>
+    error(4000001, 'Too many wrong authentication codes were entered. Please try again in an hour.', {
+      reason: 'Too many wrong authentication codes were entered. Please try again in an hour.',
+    }),
   noTotp: () => error(4000011, 'You have no TOTP device set up.'),
   recovered: (minutes: number) =>
     success(

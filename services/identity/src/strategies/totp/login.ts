@@ -4,6 +4,7 @@ import type { Outcome } from '../../flows/outcome.ts';
 import type { Strategy } from '../../flows/strategy.ts';
 import { getCredential, identityEmail, normalizeEmail } from '../../identities/repo.ts';
 import { normalizeIdentifier } from '../../throttle/backoff.ts';
+import { CODE_SCOPE, admitCodeAttempt } from '../../throttle/code-guard.ts';
 import { isAccountLocked, recordAccountFailure, resetAccount } from '../../throttle/repo.ts';
 import { messages } from '../../ui/messages.ts';
 import { totpLoginNodes } from '../../ui/nodes.ts';
@@ -14,6 +15,11 @@ import { verifyTotp } from './totp.ts';
  * Second factor at login (aal2 flows). Wrong codes answer 4000008 in `ui.messages`; after 5 wrong
  * codes the flow is dead. Each time step is accepted once (the last accepted step is stored and the
  * update is conditional, so two concurrent submits of one code cannot both pass).
+ *
+ * Guessing is bounded by the code guard as well, counted atomically before the code is compared:
+ * per flow, per account per hour across every flow (a password success does not reset this count,
+ * so alternating password logins with guesses gains nothing) and per IP. Once the account budget is
+ * spent even the right code is refused until the window ends.
  */
 export const totpLogin: Strategy = {
   method: 'totp',
@@ -21,7 +27,7 @@ export const totpLogin: Strategy = {
   accepts: (flow) => flow.requested_aal === 'aal2',
   nodes: () => totpLoginNodes(),
   maxAttempts: MAX_TOTP_ATTEMPTS,
-  async submit(_flow, input, { service, now, session, attempts }) {
+  async submit(flow, input, { service, now, session, attempts, client }) {
     if (!session) return { type: 'error', error: errors.aal1Required() };
     const attempt = readTotpCode(attempts, input);
     if ('refused' in attempt) return attempt.refused;
@@ -36,6 +42,33 @@ export const totpLogin: Strategy = {
       };
     };
     if (await isAccountLocked(service.db, key, now)) return fail();
+    const limits = service.config.totpLimits;
+    const guard = await admitCodeAttempt(service.db, {
+      flowId: flow.id,
+      flowKey: 'totp_guard_attempts',
+      subject: identityId,
+      subjectScope: CODE_SCOPE.totpAccount,
+      ip: client.ip,
+      now,
+      limits: {
+        perFlow: limits.perFlow,
+        perAddress: limits.perAccount,
+        windowMs: limits.windowMs,
+        perIp: service.config.codeLimits.perIp,
+        ipWindowMs: service.config.codeLimits.ipWindowMs,
+      },
+    });
+    if (guard.refused)
+      return {
+        type: 'flow_updated',
+        messages: [
+          {
+            pointer: '#/',
+            message: guard.refused === 'flow' ? messages.tooManyAttempts() : messages.totpLocked(),
+          },
+        ],
+        countAttempt: true,
+      };
     const credential = await getCredential(service.db, identityId, 'totp');
     if (!credential)
       return { type: 'flow_updated', messages: [{ pointer: '#/', message: messages.noTotp() }] };
@@ -50,6 +83,7 @@ export const totpLogin: Strategy = {
       service.db,
     );
     if (Number(claimed.numAffectedRows ?? 0) !== 1) return fail();
+    await guard.settle(true);
     await resetAccount(service.db, key);
     return { type: 'success', identityId, method: 'totp' };
   },
