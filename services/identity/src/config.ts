@@ -96,7 +96,6 @@ const EnvSchema = z.object({
   IDENTITY_CODE_FAILURE_WINDOW: duration('1h'),
   IDENTITY_CODE_IP_LIMIT: int(50),
   IDENTITY_CODE_IP_WINDOW: duration('1h'),
-  IDENTITY_TOTP_FAILURES_PER_FLOW: int(5),
   IDENTITY_TOTP_FAILURES_PER_ACCOUNT: int(10),
   IDENTITY_TOTP_FAILURE_WINDOW: duration('1h'),
   IDENTITY_BODY_LIMIT: int(4096),
@@ -138,7 +137,7 @@ export interface Config {
   /** Wrong recovery/verification codes: per flow, per address per window, attempts per IP per window. */
   codeLimits: { perFlow: number; perAddress: number; windowMs: number; perIp: number; ipWindowMs: number };
   /** Wrong second-factor codes: per flow, per account per window. */
-  totpLimits: { perFlow: number; perAccount: number; windowMs: number };
+  totpLimits: { perAccount: number; windowMs: number };
   bodyLimit: number;
   /** Enabled self-service methods (strategies), as Kratos's `selfservice.methods`. */
   methods: string[];
@@ -196,7 +195,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ipWindowMs: e.IDENTITY_CODE_IP_WINDOW,
     },
     totpLimits: {
-      perFlow: e.IDENTITY_TOTP_FAILURES_PER_FLOW,
       perAccount: e.IDENTITY_TOTP_FAILURES_PER_ACCOUNT,
       windowMs: e.IDENTITY_TOTP_FAILURE_WINDOW,
     },

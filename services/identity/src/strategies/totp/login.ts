@@ -51,7 +51,9 @@ export const totpLogin: Strategy = {
       ip: client.ip,
       now,
       limits: {
-        perFlow: limits.perFlow,
+        // The per-flow cap is the engine's attempt counter (`maxAttempts`, checked by readTotpCode);
+        // the atomic per-account count bounds what parallel submits of one flow could overshoot.
+        perFlow: Number.POSITIVE_INFINITY,
         perAddress: limits.perAccount,
         windowMs: limits.windowMs,
         perIp: service.config.codeLimits.perIp,

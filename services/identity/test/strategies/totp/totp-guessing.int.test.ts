@@ -33,10 +33,9 @@ async function userWithTotp(email: string): Promise<string> {
   await createUser(h, email);
   const b = new Browser(h.publicUrl);
   await login(b, email);
-  const settings = await startFlow<
-    Flow & { ui: { nodes: { attributes: { id?: string; text?: { text: string } } }[] } }
-  >(b, 'settings');
-  const secret = settings.ui.nodes.find((n) => n.attributes.id === 'totp_secret_key')!.attributes.text!.text;
+  const settings = await startFlow<Flow>(b, 'settings');
+  const node = settings.ui.nodes.find((n) => (n.attributes as { id?: string }).id === 'totp_secret_key');
+  const secret = (node!.attributes as { text: { text: string } }).text.text;
   const linked = await submitFlow(b, 'settings', settings, {
     method: 'totp',
     totp_code: totpCodeAt(secret, h.clock.now()),
