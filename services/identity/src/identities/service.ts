@@ -182,6 +182,8 @@ export async function updateIdentity(
       if (password) {
         await upsertCredential(trx, id, 'password', password, [email], now);
         await resetAccount(trx, normalizeIdentifier(email));
+        // An administrator's password reset ends every session: none of them made the change.
+        await revokeIdentitySessions(trx, id, now);
       }
     });
   } catch (e) {

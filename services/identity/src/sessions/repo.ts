@@ -111,6 +111,22 @@ export async function revokeIdentitySessions(db: Db, identityId: string, now: Da
     .execute();
 }
 
+/**
+ * Ends every active session of the identity except `keepId` (the one that changed the password):
+ * a stolen session must not survive the owner's password change. The authorization server ends
+ * each ended session's grants at their next refresh.
+ */
+export async function revokeOtherSessions(db: Db, identityId: string, keepId: string, now: Date): Promise<number> {
+  const r = await db
+    .updateTable('identity_sessions')
+    .set({ active: false, updated_at: now })
+    .where('identity_id', '=', identityId)
+    .where('active', '=', true)
+    .where('id', '!=', keepId)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
 /** Issues a logout token for the session (replacing any earlier one). */
 export async function issueLogoutToken(db: Db, sessionId: string): Promise<string> {
   const token = newToken('ory_lo_');

@@ -5,12 +5,17 @@ import { identityEmail, normalizeEmail, upsertCredential } from '../../identitie
 import { hashPassword } from '../../password/hasher.ts';
 import { checkPasswordPolicy } from '../../password/policy.ts';
 import { isPrivileged } from '../../sessions/policy.ts';
+import { revokeOtherSessions } from '../../sessions/repo.ts';
 import { normalizeIdentifier } from '../../throttle/backoff.ts';
 import { resetAccount } from '../../throttle/repo.ts';
 import { messages } from '../../ui/messages.ts';
 import { inputNode, passwordNode } from '../../ui/nodes.ts';
 
-/** Sets or changes the password (privileged session required; server-side policy on the `password` node). */
+/**
+ * Sets or changes the password (privileged session required; server-side policy on the `password`
+ * node). The change ends every other session of the identity in the same transaction, so a session
+ * taken by whoever knew the old password ends with it; the session making the change stays.
+ */
 export const passwordSettings: Strategy = {
   method: 'password',
   group: 'password',
@@ -38,11 +43,13 @@ export const passwordSettings: Strategy = {
     if (problem) return { type: 'flow_updated', messages: [{ pointer: '#/password', message: problem }] };
     const hashed = await hashPassword(password);
     const identityId = session.identity.row.id;
+    const keepSessionId = session.row.id;
     return {
       type: 'success',
       async commit(trx) {
         await upsertCredential(trx, identityId, 'password', { hashed_password: hashed }, [email], now);
         await resetAccount(trx, normalizeIdentifier(email));
+        await revokeOtherSessions(trx, identityId, keepSessionId, now);
       },
     };
   },
