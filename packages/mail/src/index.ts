@@ -22,8 +22,11 @@ export {
   formatExpiry,
   renderInvitation,
   renderRecoveryCode,
+  renderSecurityNotice,
   renderVerificationCode,
   type CodeMailInput,
+  type SecurityNoticeInput,
+  type SecurityNoticeKind,
   type InvitationMailInput,
   type RenderedMail,
 } from './templates.ts';

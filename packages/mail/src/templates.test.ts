@@ -4,7 +4,9 @@ import {
   formatExpiry,
   renderInvitation,
   renderRecoveryCode,
+  renderSecurityNotice,
   renderVerificationCode,
+  type SecurityNoticeKind,
 } from './templates.ts';
 import { createMemoryMailer, retryDelayMs } from './outbox.ts';
 import { loadMailConfig, parseSmtpUrl } from './config.ts';
@@ -143,5 +145,32 @@ describe('mail config', () => {
       from: '"Acme Research" <no-reply@acme.localhost>',
     });
     expect(() => loadMailConfig({ SMTP_URL: 'ftp://x' })).toThrow();
+  });
+});
+
+describe('security notices', () => {
+  const kinds: [SecurityNoticeKind, RegExp][] = [
+    ['password_changed', /^Your Acme password was changed$/],
+    ['totp_added', /^Two-factor authentication was turned on for Acme$/],
+    ['totp_removed', /^Two-factor authentication was turned off for Acme$/],
+    ['email_changed', /^The email address of your Acme account was changed$/],
+  ];
+  it.each(kinds)('%s: subject, when, and what to do', (kind, subject) => {
+    const mail = renderSecurityNotice({ kind, appName: 'Acme', at: new Date('2026-11-25T13:00:00Z') });
+    expect(mail.subject).toMatch(subject);
+    expect(mail.text).toContain('on 25 November 2026 at 13:00 UTC.');
+    expect(mail.text).toContain('If you did not, recover your password at once');
+    expectNoExternalResources(mail.html);
+  });
+
+  it('escapes a hostile new address and keeps it on one line', () => {
+    const mail = renderSecurityNotice({
+      kind: 'email_changed',
+      appName: 'Acme',
+      at: '2026-11-25T13:00:00Z',
+      newEmail: `${hostile}\nBcc: x@evil.test`,
+    });
+    expect(mail.html).not.toContain('<script>');
+    expect(mail.text).not.toMatch(/\nBcc:/);
   });
 });

@@ -151,3 +151,59 @@ export function renderInvitation(input: InvitationMailInput): RenderedMail {
   );
   return { subject, text, html };
 }
+
+/** Account changes the owner is told about, so that a change they did not make is noticed. */
+export type SecurityNoticeKind = 'password_changed' | 'totp_added' | 'totp_removed' | 'email_changed';
+
+export interface SecurityNoticeInput {
+  kind: SecurityNoticeKind;
+  appName: string;
+  at: Date | string;
+  /** For `email_changed`: the new address (the notice goes to the old one). */
+  newEmail?: string;
+}
+
+const NOTICES: Record<
+  SecurityNoticeKind,
+  { subject: (app: string) => string; lead: (app: string) => string }
+> = {
+  password_changed: {
+    subject: (app) => `Your ${app} password was changed`,
+    lead: (app) => `The password of your ${app} account was changed`,
+  },
+  totp_added: {
+    subject: (app) => `Two-factor authentication was turned on for ${app}`,
+    lead: (app) => `An authenticator app was added as the second factor of your ${app} account`,
+  },
+  totp_removed: {
+    subject: (app) => `Two-factor authentication was turned off for ${app}`,
+    lead: (app) => `The authenticator app was removed from your ${app} account`,
+  },
+  email_changed: {
+    subject: (app) => `The email address of your ${app} account was changed`,
+    lead: (app) => `The email address of your ${app} account was changed`,
+  },
+};
+
+/**
+ * A notice of a security-relevant change. It carries no code, link or secret: only what changed
+ * and when, and what to do if the owner did not make the change.
+ */
+export function renderSecurityNotice(input: SecurityNoticeInput): RenderedMail {
+  const app = oneLine(input.appName);
+  const notice = NOTICES[input.kind];
+  const when = formatExpiry(input.at);
+  const target = input.kind === 'email_changed' && input.newEmail ? ` to ${oneLine(input.newEmail)}` : '';
+  const lead = `${notice.lead(app)}${target} on ${when}.`;
+  const ifYou = 'If you made this change, there is nothing more to do.';
+  const ifNot = `If you did not, recover your password at once and tell your ${app} administrator.`;
+  const text = ['Hello,', '', lead, '', ifYou, ifNot, '', `The ${app} team`, ''].join('\n');
+  const html = layout(
+    app,
+    `<p>Hello,</p>
+<p>${escapeHtml(lead)}</p>
+<p>${escapeHtml(ifYou)} ${escapeHtml(ifNot)}</p>
+<p>The ${escapeHtml(app)} team</p>`,
+  );
+  return { subject: notice.subject(app), text, html };
+}

@@ -1,6 +1,7 @@
 import { settingsRefreshUrl } from '../../flows/kinds/settings.ts';
 import type { Strategy } from '../../flows/strategy.ts';
 import { sessionErrors } from '../../errors/identity-error.ts';
+import { queueSecurityNotice } from '../../identities/notices.ts';
 import { identityEmail, normalizeEmail, upsertCredential } from '../../identities/repo.ts';
 import { hashPassword } from '../../password/hasher.ts';
 import { checkPasswordPolicy } from '../../password/policy.ts';
@@ -14,7 +15,8 @@ import { inputNode, passwordNode } from '../../ui/nodes.ts';
 /**
  * Sets or changes the password (privileged session required; server-side policy on the `password`
  * node). The change ends every other session of the identity in the same transaction, so a session
- * taken by whoever knew the old password ends with it; the session making the change stays.
+ * taken by whoever knew the old password ends with it; the session making the change stays. The
+ * owner is told by mail.
  */
 export const passwordSettings: Strategy = {
   method: 'password',
@@ -50,6 +52,7 @@ export const passwordSettings: Strategy = {
         await upsertCredential(trx, identityId, 'password', { hashed_password: hashed }, [email], now);
         await resetAccount(trx, normalizeIdentifier(email));
         await revokeOtherSessions(trx, identityId, keepSessionId, now);
+        await queueSecurityNotice(service, { to: email, kind: 'password_changed', at: now }, trx);
       },
     };
   },

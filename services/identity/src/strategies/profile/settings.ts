@@ -4,6 +4,7 @@ import { settingsRefreshUrl } from '../../flows/kinds/settings.ts';
 import type { Outcome } from '../../flows/outcome.ts';
 import type { Strategy, StrategyContext } from '../../flows/strategy.ts';
 import { sessionErrors } from '../../errors/identity-error.ts';
+import { queueSecurityNotice } from '../../identities/notices.ts';
 import { identityEmail, normalizeEmail } from '../../identities/repo.ts';
 import { TraitsSchema } from '../../identities/schema.ts';
 import { updateIdentity } from '../../identities/service.ts';
@@ -125,6 +126,14 @@ async function submitProfile(
     schema_id: 'default',
     traits: withAdminTraits(parsed.data, identity.row.traits),
   });
+  // The old address hears of the change: if someone else made it, the owner still learns of it.
+  if (current && normalizeEmail(parsed.data.email) !== normalizeEmail(current))
+    await queueSecurityNotice(service, {
+      to: current,
+      kind: 'email_changed',
+      at: service.clock.now(),
+      newEmail: parsed.data.email,
+    });
   return { type: 'success' };
 }
 

@@ -1,6 +1,7 @@
 import { sessionErrors } from '../../errors/identity-error.ts';
 import { settingsRefreshUrl } from '../../flows/kinds/settings.ts';
 import type { Strategy } from '../../flows/strategy.ts';
+import { queueSecurityNotice } from '../../identities/notices.ts';
 import { identityEmail } from '../../identities/repo.ts';
 import { computeAal } from '../../sessions/aal.ts';
 import { hasSecondFactor, isPrivileged } from '../../sessions/policy.ts';
@@ -12,6 +13,7 @@ import { newTotpSecret, totpQrDataUrl, totpUri, verifyTotp } from './totp.ts';
 /**
  * Links TOTP with the flow's secret (the current session gains an aal2 `totp` method at once) or
  * unlinks it. At most 5 wrong codes per flow. The secret is made with the flow and spent by linking.
+ * Either change is told to the owner by mail, in the same transaction.
  */
 export const totpSettings: Strategy = {
   method: 'totp',
@@ -45,13 +47,20 @@ export const totpSettings: Strategy = {
     if (!session || !isPrivileged(service, session))
       return { type: 'error', error: sessionErrors.refreshRequired(settingsRefreshUrl(service, flow.id)) };
     const identity = session.identity;
+    const ownerEmail = identityEmail(identity);
     if (input.totp_unlink === true || input.totp_unlink === 'true') {
-      await service.db
-        .deleteFrom('identity_credentials')
-        .where('identity_id', '=', identity.row.id)
-        .where('type', '=', 'totp')
-        .execute();
-      return { type: 'success' };
+      return {
+        type: 'success',
+        async commit(trx) {
+          const removed = await trx
+            .deleteFrom('identity_credentials')
+            .where('identity_id', '=', identity.row.id)
+            .where('type', '=', 'totp')
+            .executeTakeFirst();
+          if (Number(removed.numDeletedRows) > 0 && ownerEmail)
+            await queueSecurityNotice(service, { to: ownerEmail, kind: 'totp_removed', at: now }, trx);
+        },
+      };
     }
     if (hasSecondFactor(identity)) {
       const message = messages.generic('A TOTP authenticator is already set up; unlink it first.');
@@ -94,6 +103,8 @@ export const totpSettings: Strategy = {
           .set({ authentication_methods: JSON.stringify(methods), aal: computeAal(methods), updated_at: now })
           .where('id', '=', session.row.id)
           .execute();
+        if (ownerEmail)
+          await queueSecurityNotice(service, { to: ownerEmail, kind: 'totp_added', at: now }, trx);
       },
     };
   },
