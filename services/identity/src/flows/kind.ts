@@ -32,6 +32,8 @@ export interface FlowRequest {
     verify(flowCsrfHash: string | null, sent: unknown): void;
   };
   setSessionCookie(token: string, expiresAt: Date): void;
+  /** Whether the caller's session came from the session cookie (a browser), not a token header. */
+  sessionFromCookie(): boolean;
 }
 
 /** A new flow as a kind describes it; the engine adds id, CSRF, action, nodes and lifetimes. */

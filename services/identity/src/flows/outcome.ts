@@ -48,6 +48,8 @@ export type Outcome =
       patch?: FlowPatch;
       commit?: (trx: Db) => Promise<void>;
       countAttempt?: boolean;
+      /** The caller's session reached a higher assurance level: its browser token is replaced. */
+      aalRaised?: boolean;
     }
   /**
    * The browser has to go elsewhere (the second factor, an OAuth2 consent, an external identity

@@ -3,7 +3,7 @@ import type { IdentityContext } from '../context.ts';
 import { getFlow, type FlowKind } from '../db/flows.ts';
 import { errors } from '../errors/identity-error.ts';
 import { readFormOrJson } from '../http/body.ts';
-import { setSessionCookie } from '../http/cookies.ts';
+import { SESSION_COOKIE, sessionTokenFrom, setSessionCookie } from '../http/cookies.ts';
 import { cookieMatchesFlow, csrfCookieToken, ensureCsrfToken, verifyCsrf } from '../http/csrf.ts';
 import { qs } from '../http/query.ts';
 import { redirect, respond } from '../http/responder.ts';
@@ -31,6 +31,10 @@ export function flowRequest(ctx: IdentityContext, req: FastifyRequest, reply: Fa
       verify: (hash, sent) => verifyCsrf(req, ctx.config, hash, sent),
     },
     setSessionCookie: (token, expiresAt) => setSessionCookie(reply, ctx.config, token, expiresAt),
+    sessionFromCookie: () => {
+      const token = sessionTokenFrom(req);
+      return token !== undefined && token === req.cookies[SESSION_COOKIE];
+    },
   };
 }
 

@@ -116,7 +116,12 @@ export async function revokeIdentitySessions(db: Db, identityId: string, now: Da
  * a stolen session must not survive the owner's password change. The authorization server ends
  * each ended session's grants at their next refresh.
  */
-export async function revokeOtherSessions(db: Db, identityId: string, keepId: string, now: Date): Promise<number> {
+export async function revokeOtherSessions(
+  db: Db,
+  identityId: string,
+  keepId: string,
+  now: Date,
+): Promise<number> {
   const r = await db
     .updateTable('identity_sessions')
     .set({ active: false, updated_at: now })
@@ -125,6 +130,20 @@ export async function revokeOtherSessions(db: Db, identityId: string, keepId: st
     .where('id', '!=', keepId)
     .executeTakeFirst();
   return Number(r.numUpdatedRows);
+}
+
+/**
+ * Gives the session a new token and answers it; the old token stops working at once. Used when the
+ * session's assurance level rises, so a token captured before the second factor is worth nothing.
+ */
+export async function rotateSessionToken(db: Db, sessionId: string, now: Date): Promise<string> {
+  const token = newToken('ory_st_');
+  await db
+    .updateTable('identity_sessions')
+    .set({ token_hash: sha256Hex(token), updated_at: now })
+    .where('id', '=', sessionId)
+    .execute();
+  return token;
 }
 
 /** Issues a logout token for the session (replacing any earlier one). */

@@ -6,7 +6,7 @@ import { errors, sessionErrors } from '../../errors/identity-error.ts';
 import { validReturnTo } from '../../http/return-to.ts';
 import { loadIdentity, toApiIdentity, type LoadedIdentity } from '../../identities/repo.ts';
 import { aal2LoginUrl, meetsHighestAal } from '../../sessions/policy.ts';
-import type { ActiveSession } from '../../sessions/repo.ts';
+import { rotateSessionToken, type ActiveSession } from '../../sessions/repo.ts';
 import { messages } from '../../ui/messages.ts';
 import type { FlowKindSpec, FlowRequest } from '../kind.ts';
 import { baseFlow } from '../render.ts';
@@ -110,9 +110,16 @@ export const settingsKind: FlowKindSpec = {
   noStrategy: messages.noSettingsStrategy,
 
   /** Saved: the form is rebuilt from the updated identity, state `success`, message 1050001. */
-  async finish({ flow, req, transact }, ctx, engine) {
-    await transact(async () => undefined);
+  async finish({ flow, outcome, req, transact }, ctx, engine) {
     const session = (await req.session())!;
+    // A session that just gained its second factor gets a new token (the cookie is replaced), so a
+    // token copied before the second factor does not carry the new assurance level. API clients keep
+    // their token: a settings answer has no place to hand them a new one.
+    const rotate = outcome.aalRaised === true && req.sessionFromCookie();
+    const token = await transact(async (trx) =>
+      rotate ? rotateSessionToken(trx, session.row.id, ctx.clock.now()) : undefined,
+    );
+    if (token) req.setSessionCookie(token, session.row.expires_at);
     const identity = (await loadIdentity(ctx.db, session.row.identity_id))!;
     const { nodes, internal } = await engine.formFor('settings', flow, { session, identity });
     const ui: UiContainer = {

@@ -85,6 +85,7 @@ export const totpSettings: Strategy = {
       type: 'success',
       // The flow's secret is spent: a new setup needs a new flow (and a new secret).
       patch: { internal: { totp_secret: null } },
+      aalRaised: true,
       async commit(trx) {
         await trx
           .insertInto('identity_credentials')
