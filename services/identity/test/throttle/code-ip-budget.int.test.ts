@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  Browser,
+  createUser,
+  csrfOf,
+  lastCode,
+  startFlow,
+  startHarness,
+  submitFlow,
+  type Harness,
+} from '../../src/testing/harness.ts';
+
+// One attacker, many addresses: each address stays under its own limit, so only a budget per IP
+// stops guessing spread thinly across accounts. The budget is shrunk to 6 here (50 by default).
+
+type Flow = {
+  id: string;
+  ui: { nodes: { attributes: object }[]; messages?: { id: number; text: string }[] };
+};
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ IDENTITY_CODE_IP_LIMIT: '6' });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const wrongFor = (code: string) => (code === '000000' ? '111111' : '000000');
+
+async function sentRecoveryFlow(email: string): Promise<{ b: Browser; flow: Flow }> {
+  const b = new Browser(h.publicUrl);
+  const flow = await startFlow<Flow>(b, 'recovery');
+  const sent = await submitFlow(b, 'recovery', flow, { method: 'code', email, csrf_token: csrfOf(flow) });
+  expect(sent.status, sent.text).toBe(200);
+  return { b, flow: sent.body as Flow };
+}
+
+describe('code guessing per IP', () => {
+  it('recovery code guessing spread across many addresses from one IP is refused', async () => {
+    const emails = ['ip-a@example.com', 'ip-b@example.com', 'ip-c@example.com', 'ip-d@example.com'];
+    for (const email of emails) await createUser(h, email);
+    // Two wrong codes for each of three addresses: far under each address's limit of 10.
+    for (const email of emails.slice(0, 3)) {
+      const { b, flow } = await sentRecoveryFlow(email);
+      for (let i = 0; i < 2; i++) {
+        const res = await submitFlow(b, 'recovery', flow, {
+          method: 'code',
+          code: wrongFor(lastCode(h, email)),
+          csrf_token: csrfOf(flow),
+        });
+        expect(res.status, res.text).toBe(200);
+      }
+    }
+    // The IP's budget is spent: a fourth address's right code is refused too.
+    const last = emails[3]!;
+    const { b, flow } = await sentRecoveryFlow(last);
+    const right = await submitFlow(b, 'recovery', flow, {
+      method: 'code',
+      code: lastCode(h, last),
+      csrf_token: csrfOf(flow),
+    });
+    expect(right.status, right.text).toBe(400);
+    expect(right.body.ui.messages[0].id).toBe(4000001);
+    expect((await b.get('/sessions/whoami', { accept: 'json' })).status).toBe(401);
+
+    // After the window, the same IP may try again and the right code works.
+    h.clock.advance(61 * 60_000);
+    const later = await sentRecoveryFlow(last);
+    const ok = await submitFlow(later.b, 'recovery', later.flow, {
+      method: 'code',
+      code: lastCode(h, last),
+      csrf_token: csrfOf(later.flow),
+    });
+    expect(ok.status, ok.text).toBe(422);
+  });
+});
