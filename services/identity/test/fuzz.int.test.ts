@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { Browser, createUser, newLoginFlow, startHarness, type Harness } from '../src/testing/harness.ts';
+import { Browser, createUser, newLoginFlow, startHarness, type Harness } from './harness.ts';
 
 /**
  * Every request parser is fuzzed: random bodies, content types and queries never get a 5xx.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensurePasswordIdentity } from '../src/seed.ts';
-import { Browser, login, startHarness, type Harness } from '../src/testing/harness.ts';
+import { Browser, login, startHarness, type Harness } from './harness.ts';
 
 describe('ensurePasswordIdentity (demo seeding)', () => {
   let h: Harness;

@@ -7,7 +7,7 @@ import {
   startHarness,
   submitFlow,
   type Harness,
-} from '../src/testing/harness.ts';
+} from './harness.ts';
 
 /** Two instances on one database behave as one: flows and sessions live only in PostgreSQL. */
 describe('two instances on one database', () => {

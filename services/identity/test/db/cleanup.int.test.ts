@@ -1,12 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  Browser,
-  createUser,
-  login,
-  newLoginFlow,
-  startHarness,
-  type Harness,
-} from '../../src/testing/harness.ts';
+import { Browser, createUser, login, newLoginFlow, startHarness, type Harness } from '../harness.ts';
 import { cleanupExpired } from '../../src/db/cleanup.ts';
 
 describe('cleanupExpired', () => {

@@ -8,7 +8,7 @@ import {
   startHarness,
   submitFlow,
   type Harness,
-} from '../../src/testing/harness.ts';
+} from '../harness.ts';
 import { messages } from '../../src/ui/messages.ts';
 import { inputNode } from '../../src/ui/nodes.ts';
 import { knownStrategies } from '../../src/flows/registry.ts';

@@ -1,12 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  Browser,
-  DEMO_PASSWORD,
-  createUser,
-  newLoginFlow,
-  startHarness,
-  type Harness,
-} from '../../src/testing/harness.ts';
+import { Browser, DEMO_PASSWORD, createUser, newLoginFlow, startHarness, type Harness } from '../harness.ts';
 
 let h: Harness;
 beforeAll(async () => {

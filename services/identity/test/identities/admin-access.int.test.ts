@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { start } from '../../src/index.ts';
-import { startHarness, type Harness } from '../../src/testing/harness.ts';
+import { startHarness, type Harness } from '../harness.ts';
 
 const KEY = 'k'.repeat(20) + '-admin-key-for-tests-0123456789';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Browser, createUser, startHarness, traits, type Harness } from '../../src/testing/harness.ts';
+import { Browser, createUser, startHarness, traits, type Harness } from '../harness.ts';
 
 let h: Harness;
 let admin: Browser;

@@ -2,15 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import bcrypt from 'bcryptjs';
 import { hash as argonHash } from '@node-rs/argon2';
 import type { Identity, Session } from '@ory/client';
-import {
-  Browser,
-  DEMO_PASSWORD,
-  createUser,
-  login,
-  startHarness,
-  traits,
-  type Harness,
-} from '../../src/testing/harness.ts';
+import { Browser, DEMO_PASSWORD, createUser, login, startHarness, traits, type Harness } from '../harness.ts';
 
 let h: Harness;
 let admin: Browser;

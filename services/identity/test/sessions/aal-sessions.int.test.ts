@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { typed } from '@acme/db';
 import type { IdentityDb } from '../../src/db/schema.ts';
 import { upsertCredential } from '../../src/identities/repo.ts';
-import { Browser, createUser, login, startHarness, type Harness } from '../../src/testing/harness.ts';
+import { Browser, createUser, login, startHarness, type Harness } from '../harness.ts';
 
 let h: Harness;
 beforeAll(async () => {

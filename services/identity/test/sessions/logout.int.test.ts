@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogoutFlow } from '@ory/client';
-import { Browser, createUser, login, startHarness, type Harness } from '../../src/testing/harness.ts';
+import { Browser, createUser, login, startHarness, type Harness } from '../harness.ts';
 
 let h: Harness;
 beforeAll(async () => {

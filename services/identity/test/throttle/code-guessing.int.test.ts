@@ -12,7 +12,7 @@ import {
   startHarness,
   submitFlow,
   type Harness,
-} from '../../src/testing/harness.ts';
+} from '../harness.ts';
 
 /**
  * The code guard as the live recovery and verification flows use it, over HTTP: an attacker who

@@ -11,7 +11,7 @@ import {
   startHarness,
   submitFlow,
   type Harness,
-} from '../../../src/testing/harness.ts';
+} from '../../harness.ts';
 
 interface Recorded {
   method: string;

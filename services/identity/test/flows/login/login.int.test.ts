@@ -10,7 +10,7 @@ import {
   startHarness,
   submitFlow,
   type Harness,
-} from '../../../src/testing/harness.ts';
+} from '../../harness.ts';
 
 let h: Harness;
 const email = 'ada@example.com';

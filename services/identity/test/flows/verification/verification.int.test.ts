@@ -9,7 +9,7 @@ import {
   startHarness,
   submitFlow,
   type Harness,
-} from '../../../src/testing/harness.ts';
+} from '../../harness.ts';
 
 let h: Harness;
 let admin: Browser;

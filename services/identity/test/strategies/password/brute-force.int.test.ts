@@ -1,12 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  Browser,
-  DEMO_PASSWORD,
-  createUser,
-  login,
-  startHarness,
-  type Harness,
-} from '../../../src/testing/harness.ts';
+import { Browser, DEMO_PASSWORD, createUser, login, startHarness, type Harness } from '../../harness.ts';
 
 const INVALID = 4000006;
 const ids = (res: { body: { ui: { messages: { id: number }[] } } }) => res.body.ui.messages.map((m) => m.id);

@@ -2,10 +2,12 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import { createTestDb, migrate, type Database } from '@acme/db';
 import { FakeClock } from '@acme/db/clock';
-import { createApp, type IdentityApp } from '../app.ts';
-import { loadConfig, type Config } from '../config.ts';
-import type { Registry } from '../flows/strategy.ts';
-import { migrations } from '../migrations.ts';
+import { createApp, type IdentityApp } from '../src/app.ts';
+import { createIdentityAdminClient } from '../src/client.ts';
+import { loadConfig, type Config } from '../src/config.ts';
+import type { Registry } from '../src/flows/strategy.ts';
+import { migrations } from '../src/migrations.ts';
+import type { Mail } from '../src/testing/strategy-context.ts';
 
 export interface Harness {
   db: Database;
@@ -17,13 +19,6 @@ export interface Harness {
   /** Every message the service queued, newest last. */
   mailbox: Mail[];
   close(): Promise<void>;
-}
-
-export interface Mail {
-  to: string;
-  subject: string;
-  text: string;
-  html: string;
 }
 
 /** The six-digit code in the newest mail to `to`. */
@@ -171,18 +166,13 @@ export function traits(email: string, extra: Record<string, unknown> = {}) {
 
 /** Creates a password identity through the admin API; returns its id. */
 export async function createUser(h: Harness, email: string, password = DEMO_PASSWORD): Promise<string> {
-  const res = await fetch(`${h.adminUrl}/admin/identities`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      schema_id: 'default',
-      traits: traits(email),
-      credentials: { password: { config: { password } } },
-      verifiable_addresses: [{ value: email, verified: true, via: 'email' }],
-    }),
+  const created = await createIdentityAdminClient({ baseUrl: h.adminUrl }).createIdentity({
+    schema_id: 'default',
+    traits: traits(email),
+    credentials: { password: { config: { password } } },
+    verifiable_addresses: [{ value: email, verified: true, via: 'email' }],
   });
-  if (res.status !== 201) throw new Error(`create failed ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { id: string }).id;
+  return created.id;
 }
 
 /** Creates a login flow as a SPA would and returns the flow and the masked csrf token. */
