@@ -6,6 +6,7 @@ import autocannon from 'autocannon';
 import { createDb } from '@acme/db';
 import { freePort } from '@acme/test-kit/free-port';
 import { start } from '@acme/identity';
+import { createIdentityAdminClient } from '@acme/identity/client';
 import { summarise } from './summarise.ts';
 
 const EMAIL = 'bench@example.com';
@@ -69,17 +70,13 @@ export async function benchIdentity(opts: {
     },
   });
   try {
-    const created = await fetch(`${adminUrl}/admin/identities`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        schema_id: 'default',
-        traits: { email: EMAIL, name: { first: 'Bench', last: 'User' } },
-        credentials: { password: { config: { password: PASSWORD } } },
-        verifiable_addresses: [{ value: EMAIL, verified: true, via: 'email' }],
-      }),
+    // Throws (with the status) unless the identity was created.
+    await createIdentityAdminClient({ baseUrl: adminUrl }).createIdentity({
+      schema_id: 'default',
+      traits: { email: EMAIL, name: { first: 'Bench', last: 'User' } },
+      credentials: { password: { config: { password: PASSWORD } } },
+      verifiable_addresses: [{ value: EMAIL, verified: true, via: 'email' }],
     });
-    if (created.status !== 201) throw new Error(`seeding failed: ${created.status} ${await created.text()}`);
 
     // A session cookie for the whoami runs.
     const login = await passwordLogin(publicUrl);

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createIdentityAdminClient, type IdentityAdminClient } from '@acme/identity/client';
 import type { SystemUrls } from './browser.ts';
 import { newestMail } from './mailbox.ts';
 
@@ -17,6 +18,11 @@ export async function adminJson<T>(url: string, init?: RequestInit): Promise<T> 
   const body = await res.text();
   if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${url} → ${res.status} ${body}`);
   return JSON.parse(body) as T;
+}
+
+/** The identity service's admin API of the running system, through its typed client. */
+export function identityAdmin(urls: SystemUrls): IdentityAdminClient {
+  return createIdentityAdminClient({ baseUrl: urls.identityAdmin });
 }
 
 let acmeId: string | undefined;

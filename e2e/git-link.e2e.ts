@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { systemUrls, useBrowser } from './browser.ts';
-import { invite } from './fixtures.ts';
+import { identityAdmin, invite } from './fixtures.ts';
 
 // A source-code-host user links the work account during the callback's onboarding stepper
 // (issue 5: the onboarding/callback stepper, the callback screen, the source-code-host completion).
@@ -68,12 +68,8 @@ describe('source-code-host link during callback onboarding, end to end', () => {
     await page.waitForURL(`${urls.platform}/research`, { timeout: 45_000 });
     await page.getByText(invited.email).first().waitFor();
 
-    const identity = (await (
-      await fetch(`${urls.identityAdmin}/admin/identities/${invited.identityId}`)
-    ).json()) as {
-      traits: { onboarding: { gitProviderConnected: boolean; tosAccepted: boolean } };
-    };
-    expect(identity.traits.onboarding).toMatchObject({ gitProviderConnected: true, tosAccepted: true });
+    const identity = await identityAdmin(urls).getIdentity(invited.identityId);
+    expect(identity?.traits?.onboarding).toMatchObject({ gitProviderConnected: true, tosAccepted: true });
 
     // Signed in again later, nothing is owed: straight to /research.
     await page.goto(`${urls.platform}/account/login`);

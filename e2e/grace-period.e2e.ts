@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { totpCode } from '@acme/test-kit/totp';
 import { systemUrls, useBrowser } from './browser.ts';
-import { createUser } from './fixtures.ts';
+import { createUser, identityAdmin } from './fixtures.ts';
 import { openLogin, submitPassword } from './journeys.ts';
 
 // Authenticated means a second factor once the grace period is over: past the second-factor grace
@@ -14,14 +14,10 @@ describe('second-factor grace period, end to end', () => {
 
   it('a user past the deadline must set up 2FA at sign-in, then reaches the platform', async () => {
     const user = await createUser(urls);
-    const patched = await fetch(`${urls.identityAdmin}/admin/identities/${user.identityId}`, {
-      method: 'PATCH',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify([
-        { op: 'replace', path: '/traits/onboarding/mfaSetupDeadline', value: '2020-01-01T00:00:00.000Z' },
-      ]),
-    });
-    expect(patched.status).toBe(200);
+    const patched = await identityAdmin(urls).patchIdentity(user.identityId, [
+      { op: 'replace', path: '/traits/onboarding/mfaSetupDeadline', value: '2020-01-01T00:00:00.000Z' },
+    ]);
+    expect(patched?.traits?.onboarding).toMatchObject({ mfaSetupDeadline: '2020-01-01T00:00:00.000Z' });
 
     const { context, page } = await browser.newPage();
     await openLogin(page, urls);

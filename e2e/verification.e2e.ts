@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { systemUrls, useBrowser } from './browser.ts';
+import { identityAdmin } from './fixtures.ts';
 import { codeIn, newestMail } from './mailbox.ts';
 
 describe('email verification, end to end', () => {
@@ -10,27 +11,21 @@ describe('email verification, end to end', () => {
   it('a user verifies their email address with the emailed code and goes on to login', async () => {
     // An identity whose address is not verified yet, made through the identity admin API.
     const email = `unverified-${randomBytes(4).toString('hex')}@acme.test`;
-    const created = await fetch(`${urls.identityAdmin}/admin/identities`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        schema_id: 'default',
-        traits: {
-          userServiceID: randomUUID(),
-          email,
-          name: { first: 'Una', last: 'Verified' },
-          onboarding: {
-            isGitUser: false,
-            mfaSetupDeadline: new Date(Date.now() + 86_400_000).toISOString(),
-            gitProviderConnected: false,
-            tosAccepted: true,
-          },
+    const identity = await identityAdmin(urls).createIdentity({
+      schema_id: 'default',
+      traits: {
+        userServiceID: randomUUID(),
+        email,
+        name: { first: 'Una', last: 'Verified' },
+        onboarding: {
+          isGitUser: false,
+          mfaSetupDeadline: new Date(Date.now() + 86_400_000).toISOString(),
+          gitProviderConnected: false,
+          tosAccepted: true,
         },
-      }),
+      },
     });
-    expect(created.status).toBe(201);
-    const identity = (await created.json()) as { id: string; verifiable_addresses: { verified: boolean }[] };
-    expect(identity.verifiable_addresses[0]?.verified).toBe(false);
+    expect(identity.verifiable_addresses?.[0]?.verified).toBe(false);
 
     const { context, page } = await browser.newPage();
     await page.goto(`${urls.platform}/account/verification`);
@@ -47,9 +42,7 @@ describe('email verification, end to end', () => {
     await page.waitForURL(/\/account\/login/, { timeout: 30_000 });
     await context.close();
 
-    const after = (await (await fetch(`${urls.identityAdmin}/admin/identities/${identity.id}`)).json()) as {
-      verifiable_addresses: { verified: boolean }[];
-    };
-    expect(after.verifiable_addresses[0]?.verified).toBe(true);
+    const after = await identityAdmin(urls).getIdentity(identity.id);
+    expect(after?.verifiable_addresses?.[0]?.verified).toBe(true);
   });
 });

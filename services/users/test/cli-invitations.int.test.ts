@@ -1,24 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeKratos } from './fake-identity.ts';
-import type { FakeKratos } from './fake-identity.ts';
+import { startIdentityUnderTest, type IdentityUnderTest } from './identity-stack.ts';
 import { http, runCliJson, startTestService } from './harness.ts';
 import type { TestUsersService } from './harness.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
 describe('admin CLI: invitations and the terms export', () => {
-  let kratos: FakeKratos;
+  let identity: IdentityUnderTest;
   let svc: TestUsersService;
 
   beforeAll(async () => {
-    kratos = await fakeKratos();
+    identity = await startIdentityUnderTest();
     svc = await startTestService({
-      env: { IDENTITY_ADMIN_URL: kratos.url, IDENTITY_PUBLIC_URL: kratos.url },
+      env: { IDENTITY_ADMIN_URL: identity.adminUrl, IDENTITY_PUBLIC_URL: identity.publicUrl },
     });
   });
   afterAll(async () => {
     await svc.close();
-    await kratos.close();
+    await identity.close();
   });
 
   const cli = (...argv: string[]) => runCliJson(svc.adminUrl, argv);
@@ -42,8 +41,8 @@ describe('admin CLI: invitations and the terms export', () => {
     );
     expect(created.code).toBe(0);
     expect(created.json).toMatchObject({ state: 'pending', email: 'new@acme.test', sendCount: 1 });
-    expect(kratos.identities.get(created.json.identityId)!.traits.onboarding.isGitUser).toBe(true);
-    expect(created.stdout).not.toContain(kratos.recoveryCodes.at(-1)!.code);
+    expect((await identity.identity(created.json.identityId)).traits.onboarding.isGitUser).toBe(true);
+    expect(created.stdout).not.toContain(identity.recoveryCodes.at(-1)!.code);
 
     const list = await cli('invite:list', '--org', orgId);
     expect(list.json.invitations.map((i: any) => i.id)).toEqual([created.json.id]);
@@ -72,7 +71,7 @@ describe('admin CLI: invitations and the terms export', () => {
     );
     await http(`${svc.publicUrl}/terms/accept`, {
       method: 'POST',
-      headers: { cookie: kratos.signIn(second.json.identityId) },
+      headers: { cookie: await identity.signIn(second.json.identityId) },
       json: {
         documents: [
           { document: 'terms', version: '2026-01' },

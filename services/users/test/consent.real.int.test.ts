@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb } from '@acme/db';
 import type { Database } from '@acme/db';
+import { createIdentityAdminClient } from '@acme/identity/client';
 import { freePort } from '@acme/test-kit/free-port';
 import { start as startUsers } from '../src/index.ts';
 import { DEMO_PASSWORD, seedDemo } from '../src/seed.ts';
@@ -140,15 +141,17 @@ describe('consent through the real identity service and authorization server', (
   it('created the seeded identities with the user service id and onboarding traits', async () => {
     const users = (await new Jar().fetch(`${urls.usersAdmin}/admin/users`)).body.users as any[];
     const ada = users.find((u) => u.email === 'ada@acme.test');
-    const identity = await new Jar().fetch(`${urls.identityAdmin}/admin/identities/${ada.identityId}`);
-    expect(identity.res.status).toBe(200);
-    expect(identity.body.traits).toMatchObject({
+    const identity = await createIdentityAdminClient({ baseUrl: urls.identityAdmin! }).getIdentity(
+      ada.identityId,
+    );
+    expect(identity).not.toBeNull();
+    expect(identity?.traits).toMatchObject({
       userServiceID: ada.id,
       email: 'ada@acme.test',
       name: { first: 'Ada', last: 'Lovelace' },
       onboarding: { isGitUser: false, gitProviderConnected: false, tosAccepted: true },
     });
-    expect(identity.body.verifiable_addresses[0]).toMatchObject({ value: 'ada@acme.test', verified: true });
+    expect(identity?.verifiable_addresses?.[0]).toMatchObject({ value: 'ada@acme.test', verified: true });
   });
 
   it('passes on the identity service refusing a weak password, leaving no user behind', async () => {

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from '@acme/db';
 import { startStandIns } from '@acme/dev';
 import type { StandIns } from '@acme/dev';
-import { fakeKratos } from './fake-identity.ts';
-import type { FakeKratos } from './fake-identity.ts';
+import { startIdentityUnderTest, type IdentityUnderTest } from './identity-stack.ts';
 import { UNREACHABLE_URL, http, startTestService } from './harness.ts';
 import type { TestUsersService } from './harness.ts';
 
@@ -34,18 +33,18 @@ async function authorizeAtHost(authenticationUrl: string, login = 'octo-dev'): P
 }
 
 describe('git-auth: linking a source-code-host account (GitHub-like stand-in)', () => {
-  let kratos: FakeKratos;
+  let identityService: IdentityUnderTest;
   let standIns: StandIns;
   let svc: TestUsersService;
   let orgId: string;
 
   beforeAll(async () => {
-    kratos = await fakeKratos();
+    identityService = await startIdentityUnderTest();
     standIns = await startStandIns({ httpPort: 0, smtpPort: 0 });
     svc = await startTestService({
       env: {
-        IDENTITY_ADMIN_URL: kratos.url,
-        IDENTITY_PUBLIC_URL: kratos.url,
+        IDENTITY_ADMIN_URL: identityService.adminUrl,
+        IDENTITY_PUBLIC_URL: identityService.publicUrl,
         GIT_OAUTH_AUTHORIZE_URL: `${standIns.urls.github}/login/oauth/authorize`,
         GIT_OAUTH_TOKEN_URL: `${standIns.urls.github}/login/oauth/access_token`,
         GIT_API_URL: standIns.urls.githubApi,
@@ -63,10 +62,10 @@ describe('git-auth: linking a source-code-host account (GitHub-like stand-in)', 
   afterAll(async () => {
     await svc.close();
     await standIns.close();
-    await kratos.close();
+    await identityService.close();
   });
   beforeEach(() => {
-    kratos.server.requests.length = 0;
+    identityService.requests.length = 0;
   });
 
   let seq = 0;
@@ -85,7 +84,7 @@ describe('git-auth: linking a source-code-host account (GitHub-like stand-in)', 
         },
       })
     ).body as any;
-    return { ...inv, cookie: kratos.signIn(inv.identityId) };
+    return { ...inv, cookie: await identityService.signIn(inv.identityId) };
   }
   const post = (svcUrl: string, path: string, cookie: string | undefined, json: unknown, origin = APP) =>
     http(`${svcUrl}${path}`, {
@@ -137,7 +136,9 @@ describe('git-auth: linking a source-code-host account (GitHub-like stand-in)', 
     const done = await complete(user.cookie, { code, state });
     expect(done.status).toBe(200);
     expect(done.body).toEqual({ connected: true, login: 'octo-dev' });
-    expect(kratos.identities.get(user.identityId)!.traits.onboarding.gitProviderConnected).toBe(true);
+    expect((await identityService.identity(user.identityId)).traits.onboarding.gitProviderConnected).toBe(
+      true,
+    );
     const links = await sql<any>`select * from git_links where user_id = ${user.userId}`.execute(
       svc.db.kysely,
     );
@@ -169,7 +170,9 @@ describe('git-auth: linking a source-code-host account (GitHub-like stand-in)', 
       state: attackerCallback.searchParams.get('state'),
     });
     expect((withState.body as any).errorCode).toBe('INVALID_STATE');
-    expect(kratos.identities.get(victim.identityId)!.traits.onboarding.gitProviderConnected).toBe(false);
+    expect((await identityService.identity(victim.identityId)).traits.onboarding.gitProviderConnected).toBe(
+      false,
+    );
   });
 
   it('git link state is bound to the session that started it', async () => {
@@ -177,7 +180,7 @@ describe('git-auth: linking a source-code-host account (GitHub-like stand-in)', 
     const started = await initialise(user.cookie);
     const callback = await authorizeAtHost((started.body as any).authenticationUrl, 'mona');
     // Same user, another session (another browser): refused, and the state is not spent by it.
-    const otherSession = kratos.signIn(user.identityId);
+    const otherSession = await identityService.signIn(user.identityId);
     const elsewhere = await complete(otherSession, {
       code: callback.searchParams.get('code'),
       state: callback.searchParams.get('state'),
@@ -216,7 +219,9 @@ describe('git-auth: linking a source-code-host account (GitHub-like stand-in)', 
       errorCode: 'GIT_AUTH_FAILED',
       message: 'bad_verification_code: The code passed is incorrect or expired.',
     });
-    expect(kratos.identities.get(user.identityId)!.traits.onboarding.gitProviderConnected).toBe(false);
+    expect((await identityService.identity(user.identityId)).traits.onboarding.gitProviderConnected).toBe(
+      false,
+    );
     const again = await complete(user.cookie, { code: 'deadbeefdeadbeefdead', state });
     expect((again.body as any).errorCode).toBe('INVALID_STATE');
   });
@@ -284,8 +289,8 @@ describe('git-auth: linking a source-code-host account (GitHub-like stand-in)', 
 
   it('answers 502 when the host cannot be reached and GIT_AUTH_FAILED on wrong client credentials', async () => {
     const env = {
-      IDENTITY_ADMIN_URL: kratos.url,
-      IDENTITY_PUBLIC_URL: kratos.url,
+      IDENTITY_ADMIN_URL: identityService.adminUrl,
+      IDENTITY_PUBLIC_URL: identityService.publicUrl,
       GIT_API_URL: standIns.urls.githubApi,
     };
     const down = await startTestService({

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb } from '@acme/db';
 import type { Database } from '@acme/db';
+import { createIdentityAdminClient } from '@acme/identity/client';
 import { freePort } from '@acme/test-kit/free-port';
 import { start as startUsers } from '../src/index.ts';
 import { DEMO_PASSWORD, seedDemo } from '../src/seed.ts';
@@ -24,6 +25,7 @@ describe('grants end with their identity session and user', () => {
   const closers: (() => Promise<void>)[] = [];
   let organisationId = '';
   let seq = 0;
+  const identityAdmin = () => createIdentityAdminClient({ baseUrl: urls.identityAdmin! });
 
   beforeAll(async () => {
     db = await createTestDb();
@@ -166,31 +168,26 @@ describe('grants end with their identity session and user', () => {
   it('refresh after admin session revocation (DELETE /admin/identities/{id}/sessions) is refused', async () => {
     const user = await newUser();
     const { tokens } = await signIn(user.email);
-    const revoked = await fetch(`${urls.identityAdmin}/admin/identities/${user.identityId}/sessions`, {
-      method: 'DELETE',
-    });
-    expect(revoked.status).toBe(204);
+    const revoked = await identityAdmin().deleteSessions(user.identityId);
+    expect(revoked).toBe(true);
     await expectGrantEnded(tokens);
   });
 
   it('refresh after the identity is deactivated is refused', async () => {
     const user = await newUser();
     const { tokens } = await signIn(user.email);
-    const patched = await new Jar().fetch(`${urls.identityAdmin}/admin/identities/${user.identityId}`, {
-      method: 'PATCH',
-      json: [{ op: 'replace', path: '/state', value: 'inactive' }],
-    });
-    expect(patched.res.status).toBe(200);
+    const patched = await identityAdmin().patchIdentity(user.identityId, [
+      { op: 'replace', path: '/state', value: 'inactive' },
+    ]);
+    expect(patched?.state).toBe('inactive');
     await expectGrantEnded(tokens);
   });
 
   it('refresh after the identity is deleted is refused', async () => {
     const user = await newUser();
     const { tokens } = await signIn(user.email);
-    const deleted = await fetch(`${urls.identityAdmin}/admin/identities/${user.identityId}`, {
-      method: 'DELETE',
-    });
-    expect(deleted.status).toBe(204);
+    const deleted = await identityAdmin().deleteIdentity(user.identityId);
+    expect(deleted).toBe(true);
     await expectGrantEnded(tokens);
   });
 

@@ -4,8 +4,7 @@ import pino from 'pino';
 import { sql } from '@acme/db';
 import { createMailer, migrateMail } from '@acme/mail';
 import { createTestDb } from '@acme/db';
-import { fakeKratos } from './fake-identity.ts';
-import type { FakeKratos } from './fake-identity.ts';
+import { startIdentityUnderTest, type IdentityUnderTest } from './identity-stack.ts';
 import { http, startTestService } from './harness.ts';
 import type { TestUsersService } from './harness.ts';
 
@@ -14,13 +13,13 @@ import type { TestUsersService } from './harness.ts';
 const HOUR = 3_600_000;
 
 describe('invitations: admin API, lifecycle and the app-facing status', () => {
-  let kratos: FakeKratos;
+  let identityService: IdentityUnderTest;
   let svc: TestUsersService;
   let orgId: string;
   const logLines: string[] = [];
 
   beforeAll(async () => {
-    kratos = await fakeKratos();
+    identityService = await startIdentityUnderTest();
     const logger = pino(
       { level: 'info' },
       new Writable({
@@ -32,8 +31,8 @@ describe('invitations: admin API, lifecycle and the app-facing status', () => {
     );
     svc = await startTestService({
       env: {
-        IDENTITY_ADMIN_URL: kratos.url,
-        IDENTITY_PUBLIC_URL: kratos.url,
+        IDENTITY_ADMIN_URL: identityService.adminUrl,
+        IDENTITY_PUBLIC_URL: identityService.publicUrl,
         APP_BASE_URL: 'http://localhost:4001/ignored-path',
         INVITATION_TTL_HOURS: '48',
         INVITATION_STATUS_RATE_LIMIT: '1000',
@@ -48,11 +47,11 @@ describe('invitations: admin API, lifecycle and the app-facing status', () => {
   });
   afterAll(async () => {
     await svc.close();
-    await kratos.close();
+    await identityService.close();
   });
   beforeEach(() => {
-    kratos.server.requests.length = 0;
-    kratos.recoveryFailure = undefined;
+    identityService.requests.length = 0;
+    identityService.failures.delete('/admin/recovery/code');
   });
 
   let seq = 0;
@@ -100,7 +99,7 @@ describe('invitations: admin API, lifecycle and the app-facing status', () => {
       revokedAt: null,
     });
 
-    const identity = kratos.identities.get(inv.identityId)!;
+    const identity = await identityService.identity(inv.identityId);
     expect(identity.traits).toEqual({
       userServiceID: inv.userId,
       email: inv.email,
@@ -112,11 +111,12 @@ describe('invitations: admin API, lifecycle and the app-facing status', () => {
         tosAccepted: false,
       },
     });
-    expect(identity.verifiable_addresses).toEqual([{ value: inv.email, verified: false }]);
-    const create = kratos.server.requests.find((r) => r.path === '/admin/identities')!;
+    const addresses = identity.verifiable_addresses.map(({ value, verified }: any) => ({ value, verified }));
+    expect(addresses).toEqual([{ value: inv.email, verified: false }]);
+    const create = identityService.requests.find((r) => r.path === '/admin/identities')!;
     expect((create.body as any).credentials).toBeUndefined();
 
-    const code = kratos.recoveryCodes.at(-1)!;
+    const code = identityService.recoveryCodes.at(-1)!;
     expect(code).toMatchObject({ identityId: inv.identityId, expiresIn: '48h' });
 
     expect(messages()).toHaveLength(before + 1);
@@ -143,7 +143,7 @@ describe('invitations: admin API, lifecycle and the app-facing status', () => {
 
   it('shows expired past its expiry (injected clock); resend issues a fresh link and kills the old one', async () => {
     const inv = (await invite()).body as any;
-    const first = kratos.recoveryCodes.at(-1)!;
+    const first = identityService.recoveryCodes.at(-1)!;
     svc.clock.advance(48 * HOUR);
     try {
       expect((await listed(inv.id)).state).toBe('expired');
@@ -158,14 +158,14 @@ describe('invitations: admin API, lifecycle and the app-facing status', () => {
         lastSentAt: '2026-03-03T09:00:00.000Z',
         expiresAt: '2026-03-05T09:00:00.000Z',
       });
-      const second = kratos.recoveryCodes.at(-1)!;
+      const second = identityService.recoveryCodes.at(-1)!;
       expect(second.flowId).not.toBe(first.flowId);
       expect(linkOf(lastMail().text).searchParams.get('flow')).toBe(second.flowId);
       expect(lastMail().to).toBe(inv.email);
       expect((await status(second.flowId)).body).toEqual({ state: 'pending' });
       expect((await status(first.flowId)).body).toEqual({ state: 'expired' });
       // The grace period starts again with the new link.
-      expect(kratos.identities.get(inv.identityId)!.traits.onboarding.mfaSetupDeadline).toBe(
+      expect((await identityService.identity(inv.identityId)).traits.onboarding.mfaSetupDeadline).toBe(
         '2026-03-17T09:00:00.000Z',
       );
 
@@ -180,16 +180,16 @@ describe('invitations: admin API, lifecycle and the app-facing status', () => {
 
   it('revoke: the state and the link say revoked, the identity is deactivated and its sessions end', async () => {
     const inv = (await invite()).body as any;
-    const code = kratos.recoveryCodes.at(-1)!;
-    const cookie = kratos.signIn(inv.identityId);
+    const code = identityService.recoveryCodes.at(-1)!;
+    const cookie = await identityService.signIn(inv.identityId);
     const revoked = await http(`${svc.adminUrl}/admin/invitations/${inv.id}/revoke`, { method: 'POST' });
     expect(revoked.status).toBe(200);
     expect(revoked.body).toMatchObject({ state: 'revoked', revokedAt: '2026-03-01T09:00:00.000Z' });
     expect((await status(code.flowId)).body).toEqual({ state: 'revoked' });
     expect((await listed(inv.id)).state).toBe('revoked');
-    expect(kratos.identities.get(inv.identityId)!.state).toBe('inactive');
+    expect((await identityService.identity(inv.identityId)).state).toBe('inactive');
     expect(
-      kratos.server.requests.some(
+      identityService.requests.some(
         (r) => r.method === 'DELETE' && r.path === `/admin/identities/${inv.identityId}/sessions`,
       ),
     ).toBe(true);
@@ -212,15 +212,15 @@ describe('invitations: admin API, lifecycle and the app-facing status', () => {
     expect((again.body as any).revokedAt).toBe('2026-03-01T09:00:00.000Z');
     const resent = await http(`${svc.adminUrl}/admin/invitations/${inv.id}/resend`, { method: 'POST' });
     expect(resent.body).toMatchObject({ state: 'pending', revokedAt: null });
-    expect(kratos.identities.get(inv.identityId)!.state).toBe('active');
+    expect((await identityService.identity(inv.identityId)).state).toBe('active');
     expect((await status(code.flowId)).body).toEqual({ state: 'expired' });
-    expect((await status(kratos.recoveryCodes.at(-1)!.flowId)).body).toEqual({ state: 'pending' });
+    expect((await status(identityService.recoveryCodes.at(-1)!.flowId)).body).toEqual({ state: 'pending' });
   });
 
   it('is accepted when the invited person accepts the current terms; then it can be neither resent nor revoked', async () => {
     const inv = (await invite()).body as any;
-    const code = kratos.recoveryCodes.at(-1)!;
-    const cookie = kratos.signIn(inv.identityId);
+    const code = identityService.recoveryCodes.at(-1)!;
+    const cookie = await identityService.signIn(inv.identityId);
     const accept = await http(`${svc.publicUrl}/terms/accept`, {
       method: 'POST',
       headers: { cookie, 'user-agent': 'vitest' },
@@ -233,7 +233,7 @@ describe('invitations: admin API, lifecycle and the app-facing status', () => {
     });
     expect(accept.status).toBe(200);
     expect(accept.body).toEqual({ tosAccepted: true });
-    const identity = kratos.identities.get(inv.identityId)!;
+    const identity = await identityService.identity(inv.identityId);
     expect(identity.traits.onboarding.tosAccepted).toBe(true);
     expect(identity.verifiable_addresses[0]!.verified).toBe(true);
     expect(await listed(inv.id)).toMatchObject({ state: 'accepted', acceptedAt: '2026-03-01T09:00:00.000Z' });
@@ -340,19 +340,19 @@ describe('invitations: admin API, lifecycle and the app-facing status', () => {
   });
 
   it('leaves no user or identity behind when the recovery code cannot be created', async () => {
-    kratos.recoveryFailure = 500;
-    const before = kratos.identities.size;
+    identityService.failures.set('/admin/recovery/code', 500);
+    const before = (await identityService.admin.listIdentities()).length;
     const res = await invite();
     expect(res.status).toBe(502);
     expect((res.body as any).errorCode).toBe('UPSTREAM_ERROR');
-    expect(kratos.identities.size).toBe(before);
+    expect((await identityService.admin.listIdentities()).length).toBe(before);
     const users = await sql<{
       c: number;
     }>`select count(*)::int as c from users where email = ${`invitee${seq}@acme.test`}`.execute(
       svc.db.kysely,
     );
     expect(users.rows[0]!.c).toBe(0);
-    kratos.recoveryFailure = undefined;
+    identityService.failures.delete('/admin/recovery/code');
     // The same invitation can then be made.
     const retry = await http(`${svc.adminUrl}/admin/invitations`, {
       method: 'POST',
@@ -397,7 +397,7 @@ describe('invitations: admin API, lifecycle and the app-facing status', () => {
       firstName: 'Bare',
       role: 'admin',
     });
-    expect(kratos.identities.get(user.identityId)!.traits.onboarding).toMatchObject({
+    expect((await identityService.identity(user.identityId)).traits.onboarding).toMatchObject({
       isGitUser: true,
       mfaSetupDeadline: '2026-03-15T09:00:00.000Z',
     });
@@ -460,14 +460,14 @@ describe('invitations: admin API, lifecycle and the app-facing status', () => {
 
 describe('invitations: outbox and rate limit', () => {
   it('queues the email in the mail outbox with the invitation, and limits status look-ups per IP', async () => {
-    const kratos = await fakeKratos();
+    const identityService = await startIdentityUnderTest();
     const db = await createTestDb();
     await migrateMail(db);
     const svc = await startTestService({
       db,
       mailer: createMailer({ db }),
       env: {
-        IDENTITY_ADMIN_URL: kratos.url,
+        IDENTITY_ADMIN_URL: identityService.adminUrl,
         INVITATION_STATUS_RATE_LIMIT: '3',
       },
     });
@@ -494,9 +494,9 @@ describe('invitations: outbox and rate limit', () => {
       );
       expect(rows.rows).toHaveLength(1);
       expect(rows.rows[0]!.to).toBe('ola@acme.test');
-      const flow = kratos.recoveryCodes.at(-1)!.flowId;
+      const flow = identityService.recoveryCodes.at(-1)!.flowId;
       expect(rows.rows[0]!.text).toContain(
-        `http://localhost:4000/account/onboarding?flow=${flow}&code=${kratos.recoveryCodes.at(-1)!.code}`,
+        `http://localhost:4000/account/onboarding?flow=${flow}&code=${identityService.recoveryCodes.at(-1)!.code}`,
       );
 
       const statuses: number[] = [];
@@ -510,7 +510,7 @@ describe('invitations: outbox and rate limit', () => {
     } finally {
       await svc.close();
       await db.close();
-      await kratos.close();
+      await identityService.close();
     }
   });
 });

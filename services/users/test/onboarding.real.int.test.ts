@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb } from '@acme/db';
 import type { Database } from '@acme/db';
 import { startStandIns } from '@acme/dev';
+import { createIdentityAdminClient } from '@acme/identity/client';
 import { createMemoryMailer } from '@acme/mail';
 import { freePort } from '@acme/test-kit/free-port';
 import { start as startUsers } from '../src/index.ts';
@@ -107,8 +108,9 @@ describe('onboarding through the real identity service', () => {
       headers: { accept: 'application/json' },
       json: { method: 'code', code },
     });
-  const identityOf = async (id: string) =>
-    (await admin.fetch(`${urls.identityAdmin}/admin/identities/${id}`)).body;
+  /** The identity as the admin API answers it (null when there is none). */
+  const identityOf = (id: string): Promise<any> =>
+    createIdentityAdminClient({ baseUrl: urls.identityAdmin! }).getIdentity(id);
 
   /** Authorize as the app does, sign in with the password, and post the consent as the app does. */
   async function signInThroughConsent(usersUrl: string, email: string) {

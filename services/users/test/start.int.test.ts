@@ -4,7 +4,7 @@ import type { Database } from '@acme/db';
 import { freePort } from '@acme/test-kit/free-port';
 import { loadConfig, start } from '../src/index.ts';
 import { createMemoryMailer } from '@acme/mail';
-import { fakeKratos } from './fake-identity.ts';
+import { startIdentityUnderTest } from './identity-stack.ts';
 import { http } from './harness.ts';
 
 describe('start()', () => {
@@ -89,7 +89,7 @@ describe('start()', () => {
   });
 
   it('takes a mailer: invitation mail goes to it', async () => {
-    const kratos = await fakeKratos();
+    const identity = await startIdentityUnderTest();
     const mailer = createMemoryMailer();
     const [publicPort, adminPort] = [await freePort(), await freePort()];
     const service = await start({
@@ -99,7 +99,7 @@ describe('start()', () => {
       env: {
         USERS_PUBLIC_PORT: String(publicPort),
         USERS_ADMIN_PORT: String(adminPort),
-        IDENTITY_ADMIN_URL: kratos.url,
+        IDENTITY_ADMIN_URL: identity.adminUrl,
       },
     });
     try {
@@ -122,7 +122,7 @@ describe('start()', () => {
       expect(mailer.messages.map((m) => m.to)).toEqual(['m@mail.test']);
     } finally {
       await service.close();
-      await kratos.close();
+      await identity.close();
     }
   });
 });

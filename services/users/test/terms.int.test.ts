@@ -2,8 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from '@acme/db';
 import { createTestDb } from '@acme/db';
 import type { Database } from '@acme/db';
-import { fakeKratos } from './fake-identity.ts';
-import type { FakeKratos } from './fake-identity.ts';
+import { startIdentityUnderTest, type IdentityUnderTest } from './identity-stack.ts';
 import { http, recordingServer, startTestService } from './harness.ts';
 import type { RecordingServer, TestUsersService } from './harness.ts';
 
@@ -18,7 +17,7 @@ const both = (terms: string, privacy: string) => ({
 });
 
 describe('terms of service and privacy policy', () => {
-  let kratos: FakeKratos;
+  let identity: IdentityUnderTest;
   let oauth2: RecordingServer;
   let db: Database;
   /** The service as deployed with the 2026-01 documents. */
@@ -28,7 +27,7 @@ describe('terms of service and privacy policy', () => {
   let orgId: string;
 
   beforeAll(async () => {
-    kratos = await fakeKratos();
+    identity = await startIdentityUnderTest();
     // Consent requests name the identity in the challenge: `consent-<identityId>`.
     oauth2 = await recordingServer((req) => {
       const subject = String(req.query.consent_challenge ?? '').replace(/^consent-/, '');
@@ -37,8 +36,8 @@ describe('terms of service and privacy policy', () => {
     });
     db = await createTestDb();
     const env = {
-      IDENTITY_ADMIN_URL: kratos.url,
-      IDENTITY_PUBLIC_URL: kratos.url,
+      IDENTITY_ADMIN_URL: identity.adminUrl,
+      IDENTITY_PUBLIC_URL: identity.publicUrl,
       OAUTH2_ADMIN_URL: oauth2.url,
     };
     v1 = await startTestService({ db, env: { ...env, TERMS_URL: 'https://acme.example/terms?v=1' } });
@@ -53,12 +52,12 @@ describe('terms of service and privacy policy', () => {
     await v1.close();
     await v2.close();
     await db.close();
-    await kratos.close();
+    await identity.close();
     await oauth2.close();
   });
   beforeEach(() => {
-    kratos.server.requests.length = 0;
-    kratos.whoamiFailure = undefined;
+    identity.requests.length = 0;
+    identity.failures.clear();
   });
 
   let seq = 0;
@@ -75,7 +74,7 @@ describe('terms of service and privacy policy', () => {
       },
     });
     const body = inv.body as any;
-    return { ...body, cookie: kratos.signIn(body.identityId) };
+    return { ...body, cookie: await identity.signIn(body.identityId) };
   }
   const accept = (svc: TestUsersService, cookie: string | undefined, json: unknown, headers = {}) =>
     http(`${svc.publicUrl}/terms/accept`, {
@@ -83,11 +82,14 @@ describe('terms of service and privacy policy', () => {
       headers: { ...(cookie ? { cookie } : {}), origin: APP, ...headers },
       json,
     });
-  const traits = (identityId: string) => kratos.identities.get(identityId)!.traits.onboarding;
-  const consent = (svc: TestUsersService, identityId: string, cookie: string) =>
+  const traits = async (identityId: string) => (await identity.identity(identityId)).traits.onboarding;
+  const consent = async (svc: TestUsersService, identityId: string, cookie: string) =>
     http(`${svc.publicUrl}/login/consent`, {
       method: 'POST',
-      json: { consentChallenge: `consent-${identityId}`, identitySessionId: kratos.sessionIdOf(cookie) },
+      json: {
+        consentChallenge: `consent-${identityId}`,
+        identitySessionId: await identity.sessionIdOf(cookie),
+      },
     });
 
   it('GET /terms/current answers the configured versions and links', async () => {
@@ -115,14 +117,14 @@ describe('terms of service and privacy policy', () => {
     );
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ tosAccepted: false });
-    expect(traits(user.identityId).tosAccepted).toBe(false);
-    expect(kratos.server.requests.filter((r) => r.method === 'PATCH')).toHaveLength(0);
+    expect((await traits(user.identityId)).tosAccepted).toBe(false);
+    expect(identity.requests.filter((r) => r.method === 'PATCH')).toHaveLength(0);
 
     const second = await accept(v1, user.cookie, {
       documents: [{ document: 'privacy', version: '2026-01' }],
     });
     expect(second.body).toEqual({ tosAccepted: true });
-    expect(traits(user.identityId).tosAccepted).toBe(true);
+    expect((await traits(user.identityId)).tosAccepted).toBe(true);
 
     const rows = await sql<any>`select document, version, accepted_at, ip_address, user_agent, source
       from terms_acceptances where user_id = ${user.userId} order by document desc`.execute(db.kysely);
@@ -161,23 +163,23 @@ describe('terms of service and privacy policy', () => {
     // Signing in while 2026-01 is current changes nothing.
     const same = await consent(v1, user.identityId, user.cookie);
     expect(same.status).toBe(200);
-    expect(kratos.server.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
+    expect(identity.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
 
     // The terms change: at the next sign-in the identity is sent back to the Terms step…
     const bumped = await consent(v2, user.identityId, user.cookie);
     expect(bumped.status).toBe(200);
     expect(bumped.body).toEqual({ redirectTo: expect.any(String) });
-    expect(traits(user.identityId).tosAccepted).toBe(false);
+    expect((await traits(user.identityId)).tosAccepted).toBe(false);
 
     // …where the current versions are accepted…
     expect((await accept(v2, user.cookie, both('2026-02', '2026-01'))).body).toEqual({ tosAccepted: true });
-    expect(traits(user.identityId).tosAccepted).toBe(true);
+    expect((await traits(user.identityId)).tosAccepted).toBe(true);
 
     // …and the sign-in after that leaves it alone.
-    kratos.server.requests.length = 0;
+    identity.requests.length = 0;
     await consent(v2, user.identityId, user.cookie);
-    expect(kratos.server.requests.filter((r) => r.method === 'PATCH')).toHaveLength(0);
-    expect(traits(user.identityId).tosAccepted).toBe(true);
+    expect(identity.requests.filter((r) => r.method === 'PATCH')).toHaveLength(0);
+    expect((await traits(user.identityId)).tosAccepted).toBe(true);
   });
 
   it('users an operator created with a password count as accepted, until the version changes', async () => {
@@ -193,12 +195,12 @@ describe('terms of service and privacy policy', () => {
       },
     });
     const user = res.body as any;
-    expect(traits(user.identityId).tosAccepted).toBe(true);
-    const cookie = kratos.signIn(user.identityId);
+    expect((await traits(user.identityId)).tosAccepted).toBe(true);
+    const cookie = await identity.signIn(user.identityId);
     await consent(v1, user.identityId, cookie);
-    expect(traits(user.identityId).tosAccepted).toBe(true);
+    expect((await traits(user.identityId)).tosAccepted).toBe(true);
     await consent(v2, user.identityId, cookie);
-    expect(traits(user.identityId).tosAccepted).toBe(false);
+    expect((await traits(user.identityId)).tosAccepted).toBe(false);
   });
 
   it('needs a signed-in, linked caller', async () => {
@@ -210,23 +212,20 @@ describe('terms of service and privacy policy', () => {
     expect(unknownCookie.status).toBe(401);
 
     const user = await invitedUser();
-    const aal = await accept(v1, kratos.signIn(user.identityId, { aal2Required: true }), body);
+    const aal = await accept(v1, await identity.signIn(user.identityId, { aal2Required: true }), body);
     expect(aal.status).toBe(403);
     expect((aal.body as any).errorCode).toBe('SECOND_FACTOR_REQUIRED');
 
     // An identity the user service does not know (not linked to a user).
-    const stray = `00000000-0000-4000-8000-${'9'.repeat(12)}`;
-    kratos.identities.set(stray, {
-      id: stray,
-      state: 'active',
+    const { id: stray } = await identity.admin.createIdentity({
+      schema_id: 'default',
       traits: { userServiceID: '00000000-0000-4000-8000-000000000001', email: 'x@acme.test' },
-      verifiable_addresses: [],
     });
-    const unlinked = await accept(v1, kratos.signIn(stray), body);
+    const unlinked = await accept(v1, await identity.signIn(stray), body);
     expect(unlinked.status).toBe(403);
     expect((unlinked.body as any).errorCode).toBe('USER_NOT_LINKED');
 
-    kratos.whoamiFailure = 500;
+    identity.failures.set('/sessions/whoami', 500);
     const down = await accept(v1, user.cookie, body);
     expect(down.status).toBe(502);
     expect((down.body as any).errorCode).toBe('UPSTREAM_ERROR');
@@ -255,7 +254,7 @@ describe('terms of service and privacy policy', () => {
       expect(res.status, JSON.stringify(json)).toBe(400);
       expect((res.body as any).errorCode).toBe('INVALID_REQUEST');
     }
-    expect(kratos.server.requests.filter((r) => r.path === '/sessions/whoami')).toHaveLength(0);
+    expect(identity.requests.filter((r) => r.path === '/sessions/whoami')).toHaveLength(0);
   });
 
   it('allows the app origins with credentials (CORS) and no others', async () => {
@@ -292,7 +291,7 @@ describe('terms of service and privacy policy', () => {
         },
       })
     ).body as any;
-    const cookie = kratos.signIn(inv.identityId);
+    const cookie = await identity.signIn(inv.identityId);
     await accept(v1, cookie, both('2026-01', '2026-01'), { 'user-agent': '=HYPERLINK("x"), "quoted"' });
 
     const json = await http(`${v1.adminUrl}/admin/terms/acceptances?organisationId=${otherId}&format=json`);

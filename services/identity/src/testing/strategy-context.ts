@@ -11,7 +11,14 @@ import { createHydraClient } from '../oauth2/hydra.ts';
 import { migrations } from '../migrations.ts';
 import { ensurePasswordIdentity } from '../seed.ts';
 import { createSession, findSessionByToken, type ActiveSession } from '../sessions/repo.ts';
-import type { Mail } from './harness.ts';
+
+/** A message the service queued, as the capturing mailers of the tests keep it. */
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
 
 export const PASSWORD = 'correct horse battery staple 42';
 

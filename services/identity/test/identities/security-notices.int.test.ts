@@ -10,7 +10,7 @@ import {
   submitFlow,
   type Harness,
   type Mail,
-} from '../../src/testing/harness.ts';
+} from '../harness.ts';
 
 // A change someone else made to an account (password, second factor, email address) must not go
 // unnoticed: the owner is told by mail, and the mail carries no secret.

@@ -9,7 +9,7 @@ import {
   startHarness,
   submitFlow,
   type Harness,
-} from '../../src/testing/harness.ts';
+} from '../harness.ts';
 
 // A session token copied while the session was at aal1 (a shoulder-surfed cookie, a leaked log
 // line) must not become an aal2 token when the owner adds or passes the second factor.

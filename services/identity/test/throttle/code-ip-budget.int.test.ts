@@ -8,7 +8,7 @@ import {
   startHarness,
   submitFlow,
   type Harness,
-} from '../../src/testing/harness.ts';
+} from '../harness.ts';
 
 // One attacker, many addresses: each address stays under its own limit, so only a budget per IP
 // stops guessing spread thinly across accounts. The budget is shrunk to 6 here (50 by default).

@@ -1,11 +1,18 @@
-import { z } from 'zod';
+import {
+  createIdentityAdminClient as createClient,
+  IdentityAdminError,
+  type AdminSession,
+  type JsonPatchOp,
+  type RecoveryCode,
+} from '@acme/identity/client';
 import { AppError } from '../http/errors.ts';
-import { adminAuthHeaders } from '@acme/service-kit/admin-access';
-import { requestJson as sendJson, upstreamError, type JsonRequest } from './http-json.ts';
+import { upstreamError } from './http-json.ts';
+
+export type { JsonPatchOp, RecoveryCode } from '@acme/identity/client';
 
 const SERVICE = 'identity service';
 
-/** The identity traits, exactly as the identity schema `default` defines them. */
+/** The identity traits the user service writes: every field of the identity schema `default`. */
 export interface IdentityTraits {
   userServiceID: string;
   email: string;
@@ -25,54 +32,13 @@ export interface CreateIdentityInput {
   emailVerified?: boolean;
 }
 
-/** One RFC 6902 operation, as Kratos's `PATCH /admin/identities/{id}` takes them. */
-export interface JsonPatchOp {
-  op: 'add' | 'replace' | 'remove' | 'test';
-  path: string;
-  value?: unknown;
-}
+export type IdentitySession = AdminSession;
 
-/** An admin recovery code (Kratos `POST /admin/recovery/code`): the product's invitation. */
-export interface RecoveryCode {
-  /** The recovery flow id, read from `recovery_link`'s `flow` parameter. */
-  flowId: string;
-  /** Six digits. A secret: never logged, never answered. */
-  code: string;
-  expiresAt: string | undefined;
-}
-
-const recoveryCodeSchema = z.object({
-  recovery_link: z.string().min(1),
-  recovery_code: z.string().min(1).max(64),
-  expires_at: z.string().optional(),
-});
-
-const identitySchema = z.object({ id: z.string().min(1) });
-
-const identityListSchema = z.array(
-  z.object({ id: z.string(), traits: z.object({ userServiceID: z.string().optional() }).loose().optional() }),
-);
-
-const sessionSchema = z.object({
-  id: z.string(),
-  active: z.boolean().optional(),
-  expires_at: z.string().optional(),
-  authenticator_assurance_level: z.string().optional(),
-  authentication_methods: z.array(z.object({ method: z.string().optional() }).loose()).optional(),
-  identity: z.object({
-    id: z.string(),
-    state: z.string().optional(),
-    traits: z.object({ userServiceID: z.string().optional() }).loose(),
-  }),
-});
-
-export type IdentitySession = z.infer<typeof sessionSchema>;
-
-const kratosErrorSchema = z.object({
-  error: z.object({ message: z.string().optional(), reason: z.string().optional() }),
-});
-
-/** The identity service's (Kratos-compatible) admin API, as far as the user service uses it. */
+/**
+ * The identity service's admin API as the user service uses it: the identity service's own client
+ * (`@acme/identity/client`), with its answers turned into this service's errors (404 is
+ * USER_NOT_FOUND, 409 USER_EXISTS, 400 IDENTITY_REJECTED, anything else 502 UPSTREAM_ERROR).
+ */
 export interface IdentityAdminClient {
   createIdentity(input: CreateIdentityInput): Promise<{ id: string }>;
   deleteIdentity(id: string): Promise<void>;
@@ -90,130 +56,82 @@ export interface IdentityAdminClient {
   endRecoveryFlows(identityId: string): Promise<void>;
 }
 
+const identityGone = () => new AppError('USER_NOT_FOUND', "The user's identity no longer exists.");
+
+/** Runs one call; `onStatus` may turn a failure into this service's error, anything else is a 502. */
+async function guarded<T>(run: () => Promise<T>, onStatus?: (e: IdentityAdminError) => AppError | undefined) {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof IdentityAdminError)) throw error;
+    throw onStatus?.(error) ?? upstreamError(SERVICE, error.detail);
+  }
+}
+
 export function createIdentityAdminClient(
   baseUrl: string,
   timeoutMs: number,
   adminKey?: string,
 ): IdentityAdminClient {
-  const auth = adminAuthHeaders(adminKey);
-  const requestJson = (service: string, url: string, req: JsonRequest) =>
-    sendJson(service, url, { ...req, headers: { ...auth, ...req.headers } });
+  const client = createClient({ baseUrl, timeoutMs, adminKey });
+  const on404 = (e: IdentityAdminError) => (e.status === 404 ? identityGone() : undefined);
   return {
     async createIdentity(input) {
-      const body = {
-        schema_id: 'default',
-        traits: input.traits,
-        ...(input.password === undefined
-          ? {}
-          : { credentials: { password: { config: { password: input.password } } } }),
-        verifiable_addresses: [
-          input.emailVerified === false
-            ? { value: input.traits.email, via: 'email', verified: false, status: 'pending' }
-            : { value: input.traits.email, via: 'email', verified: true, status: 'completed' },
-        ],
-      };
-      const res = await requestJson(SERVICE, `${baseUrl}/admin/identities`, {
-        method: 'POST',
-        body,
-        timeoutMs,
-      });
-      if (res.status === 201 || res.status === 200) {
-        const parsed = identitySchema.safeParse(res.body);
-        if (!parsed.success) throw upstreamError(SERVICE, 'answered with an unexpected identity shape');
-        return parsed.data;
-      }
-      if (res.status === 409)
-        throw new AppError('USER_EXISTS', 'An identity with this email address already exists.');
-      if (res.status === 400) {
-        const reason = kratosErrorSchema.safeParse(res.body);
-        const detail = reason.success ? (reason.data.error.reason ?? reason.data.error.message) : undefined;
-        throw new AppError(
-          'IDENTITY_REJECTED',
-          `The identity service refused the identity${detail ? `: ${detail}` : '.'}`,
-        );
-      }
-      throw upstreamError(SERVICE, `answered ${res.status} when creating an identity`);
+      const address = input.traits.email;
+      const created = await guarded(
+        () =>
+          client.createIdentity({
+            schema_id: 'default',
+            traits: input.traits,
+            ...(input.password === undefined
+              ? {}
+              : { credentials: { password: { config: { password: input.password } } } }),
+            verifiable_addresses: [
+              input.emailVerified === false
+                ? { value: address, via: 'email', verified: false, status: 'pending' }
+                : { value: address, via: 'email', verified: true, status: 'completed' },
+            ],
+          }),
+        (e) => {
+          if (e.status === 409)
+            return new AppError('USER_EXISTS', 'An identity with this email address already exists.');
+          if (e.status === 400) {
+            return new AppError(
+              'IDENTITY_REJECTED',
+              `The identity service refused the identity${e.reason ? `: ${e.reason}` : '.'}`,
+            );
+          }
+          return undefined;
+        },
+      );
+      return { id: created.id };
     },
 
     async deleteIdentity(id) {
-      const res = await requestJson(SERVICE, `${baseUrl}/admin/identities/${encodeURIComponent(id)}`, {
-        method: 'DELETE',
-        timeoutMs,
-      });
-      if (res.status === 204 || res.status === 200 || res.status === 404) return;
-      throw upstreamError(SERVICE, `answered ${res.status} when deleting an identity`);
+      await guarded(() => client.deleteIdentity(id));
     },
 
     async findIdentitiesByEmail(email) {
-      const url = `${baseUrl}/admin/identities?credentials_identifier=${encodeURIComponent(email)}`;
-      const res = await requestJson(SERVICE, url, { method: 'GET', timeoutMs });
-      if (res.status !== 200) throw upstreamError(SERVICE, `answered ${res.status} when listing identities`);
-      const parsed = identityListSchema.safeParse(res.body);
-      if (!parsed.success) throw upstreamError(SERVICE, 'answered with an unexpected identity list shape');
-      return parsed.data.map((i) => ({ id: i.id, userServiceID: i.traits?.userServiceID }));
+      const found = await guarded(() => client.listIdentities({ credentialsIdentifier: email }));
+      return found.map((i) => ({ id: i.id, userServiceID: i.traits?.userServiceID }));
     },
 
-    async getSession(sessionId) {
-      const url = `${baseUrl}/admin/sessions/${encodeURIComponent(sessionId)}?expand=identity`;
-      const res = await requestJson(SERVICE, url, { method: 'GET', timeoutMs });
-      if (res.status === 404 || res.status === 400) return null;
-      if (res.status !== 200) throw upstreamError(SERVICE, `answered ${res.status} for a session`);
-      const parsed = sessionSchema.safeParse(res.body);
-      if (!parsed.success) throw upstreamError(SERVICE, 'answered with an unexpected session shape');
-      return parsed.data;
-    },
+    getSession: (sessionId) => guarded(() => client.getSession(sessionId)),
 
     async patchIdentity(id, ops) {
-      const res = await requestJson(SERVICE, `${baseUrl}/admin/identities/${encodeURIComponent(id)}`, {
-        method: 'PATCH',
-        body: ops,
-        timeoutMs,
-      });
-      if (res.status === 200 || res.status === 204) return;
-      if (res.status === 404) throw new AppError('USER_NOT_FOUND', "The user's identity no longer exists.");
-      throw upstreamError(SERVICE, `answered ${res.status} when updating an identity`);
+      await guarded(() => client.patchIdentity(id, ops), on404);
     },
 
-    async createRecoveryCode(identityId, expiresIn) {
-      const res = await requestJson(SERVICE, `${baseUrl}/admin/recovery/code`, {
-        method: 'POST',
-        body: { identity_id: identityId, expires_in: expiresIn },
-        timeoutMs,
-      });
-      if (res.status === 404) throw new AppError('USER_NOT_FOUND', "The user's identity no longer exists.");
-      if (res.status !== 201 && res.status !== 200) {
-        throw upstreamError(SERVICE, `answered ${res.status} when creating a recovery code`);
-      }
-      const parsed = recoveryCodeSchema.safeParse(res.body);
-      const flowId = parsed.success ? flowIdOf(parsed.data.recovery_link) : undefined;
-      if (!parsed.success || flowId === undefined) {
-        throw upstreamError(SERVICE, 'answered with an unexpected recovery code shape');
-      }
-      return { flowId, code: parsed.data.recovery_code, expiresAt: parsed.data.expires_at };
-    },
+    createRecoveryCode: (identityId, expiresIn) =>
+      guarded(() => client.createRecoveryCode({ identityId, expiresIn }), on404),
 
     async endRecoveryFlows(identityId) {
-      const url = `${baseUrl}/admin/identities/${encodeURIComponent(identityId)}/recovery-flows`;
-      const res = await requestJson(SERVICE, url, { method: 'DELETE', timeoutMs });
-      // 404: the identity is gone, and with it anything its links could open.
-      if (res.status === 204 || res.status === 200 || res.status === 404) return;
-      throw upstreamError(SERVICE, `answered ${res.status} when ending recovery flows`);
+      // false: the identity is gone, and with it anything its links could open.
+      await guarded(() => client.endRecoveryFlows(identityId));
     },
 
     async deleteSessions(identityId) {
-      const url = `${baseUrl}/admin/identities/${encodeURIComponent(identityId)}/sessions`;
-      const res = await requestJson(SERVICE, url, { method: 'DELETE', timeoutMs });
-      if (res.status === 204 || res.status === 200 || res.status === 404) return;
-      throw upstreamError(SERVICE, `answered ${res.status} when revoking sessions`);
+      await guarded(() => client.deleteSessions(identityId));
     },
   };
-}
-
-function flowIdOf(link: string): string | undefined {
-  try {
-    const flow = new URL(link).searchParams.get('flow');
-    return flow !== null && flow.length > 0 && flow.length <= 200 ? flow : undefined;
-  } catch {
-    return undefined;
-  }
 }

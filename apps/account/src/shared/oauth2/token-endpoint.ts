@@ -3,10 +3,11 @@ import type { TokenResponse } from './token-lifecycle.ts';
 
 // POST {oauth2Url}/oauth2/token, form-encoded. Public client: no credentials, no secret.
 
-export class OAuth2Error extends Error {
+/** The token endpoint refused the request or answered something that is not a token response. */
+export class TokenEndpointError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = 'OAuth2Error';
+    this.name = 'TokenEndpointError';
   }
 }
 
@@ -19,13 +20,13 @@ export async function parseTokenResponse(res: Response): Promise<TokenResponse> 
   }
   const obj = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
   if (typeof obj.error === 'string') {
-    throw new OAuth2Error(
+    throw new TokenEndpointError(
       copy.errors.oauth2(obj.error, typeof obj.error_description === 'string' ? obj.error_description : ''),
     );
   }
-  if (!res.ok) throw new OAuth2Error(copy.errors.http(res.status, res.statusText));
+  if (!res.ok) throw new TokenEndpointError(copy.errors.http(res.status, res.statusText));
   if (typeof obj.access_token !== 'string' || obj.access_token === '') {
-    throw new OAuth2Error(copy.errors.invalidTokenResponse);
+    throw new TokenEndpointError(copy.errors.invalidTokenResponse);
   }
   return {
     access_token: obj.access_token,

@@ -10,7 +10,7 @@ import {
   submitFlow,
   traits,
   type Harness,
-} from '../../../src/testing/harness.ts';
+} from '../../harness.ts';
 
 // Someone who learnt the old password (or stole a session cookie) must not keep their session once
 // the owner changes the password, nor after an administrator resets it.

@@ -10,7 +10,7 @@ import {
   startHarness,
   submitFlow,
   type Harness,
-} from '../../../src/testing/harness.ts';
+} from '../../harness.ts';
 
 // Guessing the second factor: a six-digit TOTP code is hopeless to guess only while the number of
 // guesses stays small. These tests play the attacker who already holds the password.

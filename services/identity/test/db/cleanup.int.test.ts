@@ -1,0 +1,29 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Browser, createUser, login, newLoginFlow, startHarness, type Harness } from '../harness.ts';
+import { cleanupExpired } from '../../src/db/cleanup.ts';
+
+describe('cleanupExpired', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => h.close());
+
+  it('removes expired flows and sessions but keeps live ones', async () => {
+    await createUser(h, 'clean@example.com');
+    const old = new Browser(h.publicUrl);
+    await login(old, 'clean@example.com');
+    await newLoginFlow(new Browser(h.publicUrl));
+    h.clock.advance(9 * 24 * 3600_000);
+    const fresh = new Browser(h.publicUrl);
+    await login(fresh, 'clean@example.com');
+    const { flow } = await newLoginFlow(new Browser(h.publicUrl));
+    await cleanupExpired(h.app.ctx.db, h.clock.now());
+    const flows = await h.app.ctx.db.selectFrom('identity_flows').select('id').execute();
+    expect(flows.map((f) => f.id)).toContain(flow.id);
+    expect(flows.length).toBe(2); // the fresh login's flow and the new one
+    const sessions = await h.app.ctx.db.selectFrom('identity_sessions').select('id').execute();
+    expect(sessions).toHaveLength(1);
+    expect((await fresh.get('/sessions/whoami', { accept: 'json' })).status).toBe(200);
+  });
+});

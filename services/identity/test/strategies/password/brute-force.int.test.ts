@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Browser, DEMO_PASSWORD, createUser, login, startHarness, type Harness } from '../../harness.ts';
+
+const INVALID = 4000006;
+const ids = (res: { body: { ui: { messages: { id: number }[] } } }) => res.body.ui.messages.map((m) => m.id);
+
+describe('per-account lockout (ASVS 6.3.1, NIST SP 800-63B 5.2.2)', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+    await createUser(h, 'target@example.com');
+  });
+  afterAll(() => h.close());
+
+  it('after 10 failures the 11th attempt is refused like a wrong password, even with the right password; the wait grows', async () => {
+    const b = new Browser(h.publicUrl);
+    for (let i = 1; i <= 10; i++) {
+      const res = await login(b, 'target@example.com', `wrong-${i}-password`);
+      expect(res.status).toBe(400);
+      expect(ids(res)).toEqual([INVALID]);
+    }
+    const eleventh = await login(b, 'target@example.com', 'wrong-11-password');
+    expect(eleventh.status).toBe(400);
+    expect(ids(eleventh)).toEqual([INVALID]);
+    const right = await login(b, 'Target@Example.com', DEMO_PASSWORD);
+    expect(right.status).toBe(400);
+    expect(ids(right)).toEqual([INVALID]);
+
+    // 15 min wait after the 10th failure; the 11th real failure then makes it 30 min.
+    h.clock.advance(15 * 60_000 + 1000);
+    expect((await login(b, 'target@example.com', 'wrong-again-11')).status).toBe(400);
+    h.clock.advance(15 * 60_000);
+    expect((await login(b, 'target@example.com', DEMO_PASSWORD)).status).toBe(400); // still inside 30 min
+    h.clock.advance(15 * 60_000);
+    const ok = await login(b, 'target@example.com', DEMO_PASSWORD);
+    expect(ok.status).toBe(200);
+    const row = await h.db.kysely
+      .selectFrom('identity_login_throttle')
+      .selectAll()
+      .where('identifier', '=', 'target@example.com')
+      .executeTakeFirst();
+    expect(row).toBeUndefined(); // reset on success
+  });
+
+  it('unknown identifiers are counted and locked the same way (no existence oracle)', async () => {
+    const b = new Browser(h.publicUrl);
+    for (let i = 0; i < 11; i++) {
+      const res = await login(b, 'ghost@example.com', `wrong-${i}-password`);
+      expect(res.status).toBe(400);
+      expect(ids(res)).toEqual([INVALID]);
+    }
+    const row = await h.db.kysely
+      .selectFrom('identity_login_throttle')
+      .selectAll()
+      .where('identifier', '=', 'ghost@example.com')
+      .executeTakeFirstOrThrow();
+    expect(row.failures).toBe(10);
+    expect(row.locked_until!.getTime()).toBeGreaterThan(h.clock.now().getTime());
+  });
+});
+
+describe('per-IP failure limit', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ IDENTITY_IP_FAILURE_LIMIT: '5', IDENTITY_IP_FAILURE_WINDOW: '10m' });
+    await createUser(h, 'ip@example.com');
+  });
+  afterAll(() => h.close());
+
+  it('answers 429 in the Kratos envelope with Retry-After once the window holds too many failures', async () => {
+    const b = new Browser(h.publicUrl);
+    for (let i = 0; i < 5; i++)
+      expect((await login(b, `spray${i}@example.com`, 'wrong password')).status).toBe(400);
+    const res = await login(b, 'ip@example.com', DEMO_PASSWORD);
+    expect(res.status).toBe(429);
+    expect(res.body.error).toMatchObject({ code: 429, status: 'Too Many Requests' });
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    h.clock.advance(10 * 60_000 + 1000);
+    expect((await login(b, 'ip@example.com', DEMO_PASSWORD)).status).toBe(200);
+  });
+});
+
+describe('operator unlock', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+    await createUser(h, 'locked@example.com');
+  });
+  afterAll(() => h.close());
+
+  it('a locked-out user is let back in by the admin unlock before the lockout ends', async () => {
+    const b = new Browser(h.publicUrl);
+    for (let i = 0; i < 10; i++) await login(b, 'locked@example.com', `wrong-${i}-password`);
+    expect((await login(b, 'locked@example.com', DEMO_PASSWORD)).status).toBe(400);
+    const admin = new Browser(h.adminUrl);
+    const bad = await admin.post('/admin/lockouts/reset', { json: {}, accept: 'json' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe(400);
+    const res = await admin.post('/admin/lockouts/reset', {
+      json: { identifier: 'Locked@Example.com' },
+      accept: 'json',
+    });
+    expect(res.status).toBe(204);
+    expect((await login(b, 'locked@example.com', DEMO_PASSWORD)).status).toBe(200);
+  });
+});

@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  Browser,
+  DEMO_PASSWORD,
+  createUser,
+  csrfOf,
+  startHarness,
+  submitFlow,
+  type Harness,
+} from './harness.ts';
+
+/** Two instances on one database behave as one: flows and sessions live only in PostgreSQL. */
+describe('two instances on one database', () => {
+  let a: Harness;
+  let b: Harness;
+  beforeAll(async () => {
+    a = await startHarness();
+    b = await startHarness({}, { db: a.db, clock: a.clock });
+    await createUser(a, 'both@example.com');
+  });
+  afterAll(async () => {
+    await b.close();
+    await a.close();
+  });
+
+  it('a flow created on one is submitted on the other, and the session is served by both', async () => {
+    const onA = new Browser(a.publicUrl);
+    const init = await onA.get('/self-service/login/browser', { accept: 'json' });
+    const onB = new Browser(b.publicUrl);
+    for (const [k, v] of onA.cookies) onB.cookies.set(k, v);
+    const flow = await onB.get(`/self-service/login/flows?id=${init.body.id}`, { accept: 'json' });
+    expect(flow.status).toBe(200);
+    const res = await submitFlow(onB, 'login', init.body, {
+      method: 'password',
+      identifier: 'both@example.com',
+      password: DEMO_PASSWORD,
+      csrf_token: csrfOf(init.body),
+    });
+    expect(res.status, res.text).toBe(200);
+    onA.cookies.set('ory_kratos_session', onB.cookies.get('ory_kratos_session')!);
+    const whoA = await onA.get('/sessions/whoami', { accept: 'json' });
+    expect(whoA.status).toBe(200);
+    expect(whoA.body.id).toBe(res.body.session.id);
+    const admin = await new Browser(a.adminUrl).get(`/admin/sessions/${res.body.session.id}`);
+    expect(admin.status).toBe(200);
+    // Logout on A is seen by B at once.
+    const lf = await onA.get('/self-service/logout/browser', { accept: 'json' });
+    expect(
+      (await onA.get(`/self-service/logout?token=${lf.body.logout_token}`, { accept: 'json' })).status,
+    ).toBe(204);
+    expect((await onB.get('/sessions/whoami', { accept: 'json' })).status).toBe(401);
+  });
+});

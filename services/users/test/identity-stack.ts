@@ -1,0 +1,251 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createTestDb } from '@acme/db';
+import { start as startIdentity } from '@acme/identity';
+import {
+  createIdentityAdminClient,
+  type AdminIdentity,
+  type IdentityAdminClient,
+} from '@acme/identity/client';
+import { createMemoryMailer } from '@acme/mail';
+import { freePort } from '@acme/test-kit/free-port';
+import { totpCode } from '@acme/test-kit/totp';
+import type { RecordedRequest } from './harness.ts';
+import { Jar } from './jar.ts';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+/** A recovery code the identity service issued to the user service (`POST /admin/recovery/code`). */
+export interface IssuedRecoveryCode {
+  flowId: string;
+  identityId: string;
+  code: string;
+  expiresIn: string | undefined;
+}
+
+/**
+ * Our real identity service, in process on its own test database and free ports, seen by the user
+ * service through a pass-through proxy per API that records every request (so tests can count
+ * what the user service asked) and can answer one path with a failure status instead (to test
+ * how the user service copes with an identity service that fails).
+ */
+export interface IdentityUnderTest {
+  /** The public API, through the recording proxy: give it to the user service as IDENTITY_PUBLIC_URL. */
+  publicUrl: string;
+  /** The admin API, through the recording proxy: give it to the user service as IDENTITY_ADMIN_URL. */
+  adminUrl: string;
+  /** Every request that went through the proxies, oldest first (empty it with `length = 0`). */
+  requests: RecordedRequest[];
+  /** Every recovery code the admin API issued through the proxy, oldest first. */
+  recoveryCodes: IssuedRecoveryCode[];
+  /** Path → status: the proxy answers such requests itself with this status (`clear()` to stop). */
+  failures: Map<string, number>;
+  /** The admin API's client, straight to the service (not recorded). */
+  admin: IdentityAdminClient;
+  /** The identity, read from the admin API; throws when there is none. */
+  identity(id: string): Promise<AdminIdentity & { traits: any; verifiable_addresses: any[] }>;
+  /**
+   * Signs the identity in with a password (set through the admin API on first use) and returns the
+   * Cookie header a browser would send. `aal2Required`: the identity gets an authenticator app
+   * first, so the password-only session this returns must still pass a second factor.
+   */
+  signIn(identityId: string, opts?: { aal2Required?: boolean }): Promise<string>;
+  /** The session id behind a cookie returned by `signIn`. */
+  sessionIdOf(cookie: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+const PASSWORD = 'a long passphrase for the identity under test';
+
+export async function startIdentityUnderTest(): Promise<IdentityUnderTest> {
+  const db = await createTestDb();
+  const [publicPort, adminPort] = [await freePort(), await freePort()];
+  const direct = { public: `http://127.0.0.1:${publicPort}`, admin: `http://127.0.0.1:${adminPort}` };
+  const service = await startIdentity({
+    db,
+    logger: false,
+    mailer: createMemoryMailer(),
+    env: {
+      IDENTITY_PUBLIC_PORT: String(publicPort),
+      IDENTITY_ADMIN_PORT: String(adminPort),
+      IDENTITY_PUBLIC_URL: direct.public,
+      IDENTITY_ADMIN_URL: direct.admin,
+      LOG_LEVEL: 'silent',
+    },
+  });
+  const requests: RecordedRequest[] = [];
+  const recoveryCodes: IssuedRecoveryCode[] = [];
+  const failures = new Map<string, number>();
+  const onAnswer = (req: RecordedRequest, status: number, body: unknown) => {
+    if (req.method !== 'POST' || req.path !== '/admin/recovery/code' || status !== 201) return;
+    const sent = req.body as { identity_id: string; expires_in?: string };
+    const answer = body as { recovery_link: string; recovery_code: string };
+    recoveryCodes.push({
+      flowId: new URL(answer.recovery_link).searchParams.get('flow')!,
+      identityId: sent.identity_id,
+      code: answer.recovery_code,
+      expiresIn: sent.expires_in,
+    });
+  };
+  const publicProxy = await recordingProxy(direct.public, requests, failures, onAnswer);
+  const adminProxy = await recordingProxy(direct.admin, requests, failures, onAnswer);
+  const admin = createIdentityAdminClient({ baseUrl: direct.admin });
+  const withPassword = new Set<string>();
+
+  async function identity(id: string) {
+    const found = await admin.getIdentity(id);
+    if (!found) throw new Error(`no identity ${id}`);
+    return found as AdminIdentity & { traits: any; verifiable_addresses: any[] };
+  }
+
+  async function passwordLogin(email: string): Promise<Jar> {
+    const jar = new Jar();
+    const flow = await jar.fetch(`${direct.public}/self-service/login/browser`, {
+      headers: { accept: 'application/json' },
+    });
+    const submitted = await jar.fetch(`${direct.public}/self-service/login?flow=${flow.body.id}`, {
+      method: 'POST',
+      headers: { accept: 'application/json' },
+      json: { method: 'password', identifier: email, password: PASSWORD, csrf_token: csrfOf(flow.body) },
+    });
+    // 422: the session stands at aal1 and the browser is sent on to the second factor.
+    const signedIn = submitted.res.status === 200 || submitted.res.status === 422;
+    if (!signedIn || !jar.cookies.has('ory_kratos_session')) {
+      throw new Error(`password login answered ${submitted.res.status}`);
+    }
+    return jar;
+  }
+
+  async function linkAuthenticatorApp(jar: Jar): Promise<void> {
+    const flow = await jar.fetch(`${direct.public}/self-service/settings/browser`, {
+      headers: { accept: 'application/json' },
+    });
+    const secret = flow.body.ui.nodes.find((n: any) => n.attributes.id === 'totp_secret_key').attributes.text
+      .text as string;
+    const linked = await jar.fetch(`${direct.public}/self-service/settings?flow=${flow.body.id}`, {
+      method: 'POST',
+      headers: { accept: 'application/json' },
+      json: { method: 'totp', totp_code: totpCode(secret), csrf_token: csrfOf(flow.body) },
+    });
+    if (linked.res.status !== 200) throw new Error(`linking TOTP answered ${linked.res.status}`);
+  }
+
+  return {
+    publicUrl: publicProxy.url,
+    adminUrl: adminProxy.url,
+    requests,
+    recoveryCodes,
+    failures,
+    admin,
+    identity,
+    async signIn(identityId, opts = {}) {
+      const { traits } = await identity(identityId);
+      if (!withPassword.has(identityId)) {
+        await admin.patchIdentity(identityId, [
+          { op: 'add', path: '/credentials/password/config/password', value: PASSWORD },
+        ]);
+        withPassword.add(identityId);
+      }
+      let jar = await passwordLogin(traits.email);
+      if (opts.aal2Required) {
+        await linkAuthenticatorApp(jar);
+        jar = await passwordLogin(traits.email);
+      }
+      return `ory_kratos_session=${jar.cookies.get('ory_kratos_session')!}`;
+    },
+    async sessionIdOf(cookie) {
+      const res = await fetch(`${direct.public}/sessions/whoami`, {
+        headers: { cookie, accept: 'application/json' },
+      });
+      const body = (await res.json()) as { id?: string; error?: { id?: string } };
+      if (body.id) return body.id;
+      throw new Error(`whoami answered ${res.status}`);
+    },
+    async close() {
+      await publicProxy.close();
+      await adminProxy.close();
+      await service.close();
+      await db.close();
+    },
+  };
+}
+
+function csrfOf(flow: any): string {
+  return flow.ui.nodes.find((n: any) => n.attributes.name === 'csrf_token').attributes.value;
+}
+
+const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
+
+/** An HTTP pass-through to `target` that records each request and may answer some paths itself. */
+async function recordingProxy(
+  target: string,
+  requests: RecordedRequest[],
+  failures: Map<string, number>,
+  onAnswer: (req: RecordedRequest, status: number, body: unknown) => void,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks);
+    const url = new URL(req.url ?? '/', 'http://proxy');
+    const text = raw.toString('utf8');
+    let body: unknown;
+    try {
+      body = text.length > 0 ? JSON.parse(text) : undefined;
+    } catch {
+      body = text;
+    }
+    const recorded: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers: req.headers,
+      body,
+    };
+    requests.push(recorded);
+    const failure = failures.get(url.pathname);
+    if (failure !== undefined) {
+      res.writeHead(failure, { 'content-type': 'application/json' }).end(JSON.stringify({ error: {} }));
+      return;
+    }
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (HOP_BY_HOP.has(name) || value === undefined) continue;
+      headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+    const answer = await fetch(`${target}${req.url ?? '/'}`, {
+      method: recorded.method,
+      headers,
+      body: raw.length > 0 ? raw : undefined,
+      redirect: 'manual',
+    });
+    const answerText = await answer.text();
+    try {
+      onAnswer(recorded, answer.status, answerText ? JSON.parse(answerText) : undefined);
+    } catch {
+      // not JSON: nothing to note
+    }
+    const out: Record<string, string | string[]> = {};
+    answer.headers.forEach((value, name) => {
+      if (!HOP_BY_HOP.has(name) && name !== 'content-encoding' && name !== 'set-cookie') out[name] = value;
+    });
+    const cookies = answer.headers.getSetCookie();
+    if (cookies.length > 0) out['set-cookie'] = cookies;
+    res.writeHead(answer.status, out).end(answerText);
+  };
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(502).end();
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
