@@ -50,6 +50,8 @@ async function passwordLogin(publicUrl: string): Promise<{ status: number; cooki
 export async function benchIdentity(opts: {
   durationSec: number;
   connections: number;
+  /** Only workload (a): whoami with a valid cookie (no logins, no flood). */
+  whoamiOnly?: boolean;
 }): Promise<Record<string, unknown>> {
   const dir = await mkdtemp(join(tmpdir(), 'identity-bench-'));
   const db = await createDb({ dataDir: dir });
@@ -95,6 +97,7 @@ export async function benchIdentity(opts: {
         workers: 1,
       }),
     );
+    if (opts.whoamiOnly) return { database: 'pglite (temp dir)', whoamiValidCookie: whoami };
 
     // (c) password logins driven by a concurrent loop (each login is two dependent requests).
     const concurrency = Math.max(1, Math.min(opts.connections, 16));
