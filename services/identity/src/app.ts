@@ -22,6 +22,7 @@ import { refuseOpaqueOrigins } from '@acme/service-kit/origin';
 import { SCHEMA_ID, identitySchema } from './identities/schema.ts';
 import { createHydraClient, type HydraClient } from './oauth2/hydra.ts';
 import { SESSION_CHANGES_CHANNEL, SessionCache } from './sessions/cache.ts';
+import { LocalWritesPlugin, registerLocalWrites } from './sessions/local-writes.ts';
 import { registerSessionRoutes } from './sessions/routes.ts';
 import { registerLockoutAdminRoutes } from './throttle/admin-routes.ts';
 
@@ -81,7 +82,7 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
   const sessionCache = new SessionCache({ ...config.sessionCache, clock });
   const ctx: IdentityContext = {
     config,
-    db: typed<IdentityDb>(opts.db),
+    db: typed<IdentityDb>(opts.db).withPlugin(new LocalWritesPlugin()),
     clock,
     sessionCache,
     hydra: opts.hydra ?? createHydraClient(config.oauth2AdminUrl, fetch, config.oauth2AdminKey),
@@ -102,6 +103,7 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
   });
 
   for (const app of [pub, admin]) {
+    registerLocalWrites(app, sessionCache);
     registerRawBodyParser(app);
     await app.register(cookie);
     app.setErrorHandler(async (err, req, reply) => {
