@@ -9,7 +9,11 @@ const T0 = new Date('2026-03-01T10:00:00.000Z').getTime();
 
 function session(identityId: string, expiresInMs = 3_600_000): ActiveSession {
   return {
-    row: { id: `s-${identityId}`, identity_id: identityId, expires_at: new Date(T0 + expiresInMs) } as SessionRow,
+    row: {
+      id: `s-${identityId}`,
+      identity_id: identityId,
+      expires_at: new Date(T0 + expiresInMs),
+    } as SessionRow,
     identity: { row: { id: identityId } } as LoadedIdentity,
   };
 }

@@ -85,15 +85,13 @@ describe('local writes empty the cache before the response', () => {
     expect(writesWatchedTable(node(db.deleteFrom('identity_identities').where('id', '=', 1) as never))).toBe(
       true,
     );
-    expect(
-      writesWatchedTable(node(db.insertInto('identity_credentials').values({ id: 1 }) as never)),
-    ).toBe(true);
+    expect(writesWatchedTable(node(db.insertInto('identity_credentials').values({ id: 1 }) as never))).toBe(
+      true,
+    );
     expect(writesWatchedTable(node(db.insertInto('identity_flows').values({ id: 1 }) as never))).toBe(false);
     expect(writesWatchedTable(node(db.selectFrom('identity_sessions').selectAll() as never))).toBe(false);
     expect(
-      writesWatchedTable(
-        node(sql`delete from identity_verifiable_addresses where id = ${1}` as never),
-      ),
+      writesWatchedTable(node(sql`delete from identity_verifiable_addresses where id = ${1}` as never)),
     ).toBe(true);
     expect(writesWatchedTable(node(sql`select * from identity_sessions` as never))).toBe(false);
   });

@@ -1,14 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '@acme/db';
-import {
-  Browser,
-  createUser,
-  login,
-  startHarness,
-  type Harness,
-  type Res,
-} from '../testing/harness.ts';
+import { Browser, createUser, login, startHarness, type Harness, type Res } from '../testing/harness.ts';
 
 /**
  * whoami answers from each instance's session cache; a change committed through one instance (or by
@@ -198,7 +191,8 @@ describe('session cache on two instances of one database', () => {
       expect(cache.size).toBe(0);
       // Listening again within the back-off; then the cache fills again.
       const started = performance.now();
-      while (!cache.enabled && performance.now() - started < 5000) await new Promise((r) => setTimeout(r, 20));
+      while (!cache.enabled && performance.now() - started < 5000)
+        await new Promise((r) => setTimeout(r, 20));
       expect(cache.enabled).toBe(true);
       expect((await whoami(onB)).status).toBe(200);
       expect(cache.size).toBe(1);
