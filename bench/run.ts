@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark workload, written as JSON to bench/results/.
 // BENCH_DURATION (seconds per workload, default 10), BENCH_CONNECTIONS (default 50),
-// BENCH_ONLY (comma-separated subset: ceiling,identity,oauth2,browser,enumeration),
+// BENCH_ONLY (comma-separated subset: ceiling,identity,oauth2,browser,enumeration; `whoami` runs only
+// the identity service's whoami workload and is not part of the default set),
 // BENCH_ENUM_PAIRS (known/unknown address pairs per entry point, default 1000).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
@@ -25,6 +26,7 @@ const results: Record<string, unknown> = {
 const workloads: [string, () => Promise<unknown>][] = [
   ['ceiling', () => benchCeiling(opts)],
   ['identity', () => benchIdentity(opts)],
+  ['whoami', () => benchIdentity({ ...opts, whoamiOnly: true })],
   ['oauth2', () => benchOAuth2(opts)],
   ['browser', () => benchBrowserSignIn({ runs: Number(process.env.BENCH_BROWSER_RUNS ?? 20) })],
   ['enumeration', () => benchEnumeration({ pairs: Number(process.env.BENCH_ENUM_PAIRS ?? 1000) })],

@@ -15,7 +15,32 @@ export interface Database {
   /** Untyped handle; services narrow it with `typed<T>()`. */
   kysely: Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   kind: 'pglite' | 'postgres';
+  /**
+   * Receives `NOTIFY`s on `channel` (sent by `pg_notify` in any transaction, delivered on its commit).
+   * `ready` is called once the channel is listened to (again after each reconnect) and `lost` when the
+   * listening connection goes away: notices may have been missed from then until the next `ready`.
+   */
+  listen(channel: string, handlers: ListenHandlers): Promise<Listener>;
   close(): Promise<void>;
+}
+
+export interface ListenHandlers {
+  notice(payload: string): void;
+  ready(): void;
+  lost(err: unknown): void;
+}
+
+export interface Listener {
+  close(): Promise<void>;
+}
+
+/** Timings of the dedicated listening connection on PostgreSQL. */
+export interface ListenOptions {
+  /** Wait before reconnecting; doubles on each failed attempt up to `maxRetryMs`. */
+  retryMs?: number;
+  maxRetryMs?: number;
+  /** A `select 1` on the listening connection this often; no answer within the same time drops it. */
+  heartbeatMs?: number;
 }
 
 export function typed<T>(db: Database): Kysely<T> {
@@ -27,19 +52,153 @@ export interface DbOptions {
   url?: string | undefined;
   /** PGlite data directory; absent means in memory. */
   dataDir?: string | undefined;
+  listen?: ListenOptions;
+}
+
+const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * LISTEN on its own connection (pooled connections cannot hold a LISTEN), reconnecting with back-off
+ * after an error, an end or a heartbeat that went unanswered.
+ */
+async function listenOnPostgres(
+  url: string,
+  channel: string,
+  h: ListenHandlers,
+  opts: ListenOptions,
+): Promise<Listener> {
+  const retryMs = opts.retryMs ?? 100;
+  const maxRetryMs = opts.maxRetryMs ?? 5000;
+  const heartbeatMs = opts.heartbeatMs ?? 5000;
+  let closed = false;
+  let client: pg.Client | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let delay = retryMs;
+  let first: ((err?: unknown) => void) | undefined;
+
+  const drop = (c: pg.Client, err: unknown) => {
+    if (client !== c) return; // already dropped
+    client = undefined;
+    clearInterval(heartbeat);
+    c.removeAllListeners('notification');
+    c.on('error', () => undefined);
+    c.end().catch(() => undefined);
+    h.lost(err);
+    if (!closed) {
+      retry = setTimeout(connect, delay);
+      delay = Math.min(delay * 2, maxRetryMs);
+    }
+  };
+
+  const connect = async () => {
+    if (closed) return;
+    const c = new pg.Client({
+      connectionString: url,
+      application_name: `listen:${channel}`,
+      keepAlive: true,
+      connectionTimeoutMillis: heartbeatMs,
+    });
+    client = c;
+    c.on('error', (err) => drop(c, err));
+    c.on('end', () => drop(c, new Error('listening connection ended')));
+    c.on('notification', (m) => {
+      if (m.channel === channel) h.notice(m.payload ?? '');
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${quoteIdent(channel)}`);
+    } catch (err) {
+      if (first) {
+        first(err);
+        first = undefined;
+      }
+      drop(c, err);
+      return;
+    }
+    if (client !== c || closed) return;
+    delay = retryMs;
+    heartbeat = setInterval(() => {
+      const timer = setTimeout(() => drop(c, new Error('listening connection did not answer')), heartbeatMs);
+      c.query('select 1').then(
+        () => clearTimeout(timer),
+        (err: unknown) => {
+          clearTimeout(timer);
+          drop(c, err);
+        },
+      );
+    }, heartbeatMs);
+    heartbeat.unref();
+    h.ready();
+    if (first) {
+      first();
+      first = undefined;
+    }
+  };
+
+  // The first attempt settles the returned promise either way; later ones run in the background.
+  await new Promise<void>((resolve) => {
+    first = () => resolve();
+    void connect();
+  });
+  return {
+    async close() {
+      closed = true;
+      clearTimeout(retry);
+      clearInterval(heartbeat);
+      const c = client;
+      client = undefined;
+      if (c) {
+        c.removeAllListeners();
+        c.on('error', () => undefined);
+        await c.end().catch(() => undefined);
+      }
+    },
+  };
+}
+
+/**
+ * PGlite delivers notices in-process, as part of the query that commits them. LISTEN and UNLISTEN go
+ * through Kysely's connection queue so that they never run inside another caller's open transaction.
+ */
+async function listenOnPglite(
+  pglite: PGlite,
+  kysely: Kysely<unknown>,
+  channel: string,
+  h: ListenHandlers,
+): Promise<Listener> {
+  const unlisten = await kysely.connection().execute(() => pglite.listen(channel, (p) => h.notice(p)));
+  h.ready();
+  return {
+    async close() {
+      if (pglite.closed) return;
+      await kysely.connection().execute(() => unlisten());
+    },
+  };
 }
 
 export async function createDb(options: DbOptions = {}): Promise<Database> {
   if (options.url) {
     const pool = new pg.Pool({ connectionString: options.url, max: 10 });
     const kysely = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
-    return { kysely, kind: 'postgres', close: () => kysely.destroy() };
+    const url = options.url;
+    return {
+      kysely,
+      kind: 'postgres',
+      listen: (channel, h) => listenOnPostgres(url, channel, h, options.listen ?? {}),
+      close: () => kysely.destroy(),
+    };
   }
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
   const pglite = options.dataDir ? new PGlite(options.dataDir) : new PGlite();
   await pglite.waitReady;
   const kysely = new Kysely<unknown>({ dialect: new PGliteDialect(pglite) });
-  return { kysely, kind: 'pglite', close: () => kysely.destroy() };
+  return {
+    kysely,
+    kind: 'pglite',
+    listen: (channel, h) => listenOnPglite(pglite, kysely, channel, h),
+    close: () => kysely.destroy(),
+  };
 }
 
 export interface Migration {

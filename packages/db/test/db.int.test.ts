@@ -57,3 +57,63 @@ describe('database', async () => {
     expect(count.rows[0]?.c).toBe(5);
   });
 });
+
+describe('listen', async () => {
+  const db = await createTestDb();
+  afterAll(() => db.close());
+
+  const until = async (cond: () => boolean, ms = 2000) => {
+    const t0 = performance.now();
+    while (!cond() && performance.now() - t0 < ms) await new Promise((r) => setTimeout(r, 10));
+    return cond();
+  };
+
+  it('delivers a notice on commit, never for a rollback, and stops after close', async () => {
+    const got: string[] = [];
+    let ready = 0;
+    const listener = await db.listen('test_channel', {
+      notice: (p) => got.push(p),
+      ready: () => ready++,
+      lost: () => undefined,
+    });
+    expect(ready).toBe(1);
+    await expect(
+      db.kysely.transaction().execute(async (trx) => {
+        await sql`select pg_notify('test_channel', 'rolled back')`.execute(trx);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    await db.kysely.transaction().execute(async (trx) => {
+      await sql`select pg_notify('test_channel', 'one')`.execute(trx);
+      await sql`select pg_notify('other_channel', 'elsewhere')`.execute(trx);
+      expect(got).toEqual([]); // not before the commit
+    });
+    expect(await until(() => got.length > 0)).toBe(true);
+    expect(got).toEqual(['one']);
+    await listener.close();
+    await sql`select pg_notify('test_channel', 'after close')`.execute(db.kysely);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(got).toEqual(['one']);
+  });
+
+  it.runIf(db.kind === 'postgres')('reports a lost connection and listens again', async () => {
+    const got: string[] = [];
+    const events: string[] = [];
+    const listener = await db.listen('test_channel', {
+      notice: (p) => got.push(p),
+      ready: () => events.push('ready'),
+      lost: () => events.push('lost'),
+    });
+    try {
+      await sql`select pg_terminate_backend(pid) from pg_stat_activity
+        where datname = current_database() and application_name = 'listen:test_channel'`.execute(db.kysely);
+      expect(await until(() => events.length >= 3)).toBe(true);
+      expect(events).toEqual(['ready', 'lost', 'ready']);
+      await sql`select pg_notify('test_channel', 'again')`.execute(db.kysely);
+      expect(await until(() => got.length > 0)).toBe(true);
+      expect(got).toEqual(['again']);
+    } finally {
+      await listener.close();
+    }
+  });
+});

@@ -21,6 +21,8 @@ import { registerAdminGuard } from '@acme/service-kit/admin-access';
 import { refuseOpaqueOrigins } from '@acme/service-kit/origin';
 import { SCHEMA_ID, identitySchema } from './identities/schema.ts';
 import { createHydraClient, type HydraClient } from './oauth2/hydra.ts';
+import { SESSION_CHANGES_CHANNEL, SessionCache } from './sessions/cache.ts';
+import { LocalWritesPlugin, registerLocalWrites } from './sessions/local-writes.ts';
 import { registerSessionRoutes } from './sessions/routes.ts';
 import { registerLockoutAdminRoutes } from './throttle/admin-routes.ts';
 
@@ -76,10 +78,13 @@ function baseServer(opts: AppOptions): FastifyInstance {
 
 export async function createApp(opts: AppOptions): Promise<IdentityApp> {
   const { config } = opts;
+  const clock = opts.clock ?? systemClock;
+  const sessionCache = new SessionCache({ ...config.sessionCache, clock });
   const ctx: IdentityContext = {
     config,
-    db: typed<IdentityDb>(opts.db),
-    clock: opts.clock ?? systemClock,
+    db: typed<IdentityDb>(opts.db).withPlugin(new LocalWritesPlugin()),
+    clock,
+    sessionCache,
     hydra: opts.hydra ?? createHydraClient(config.oauth2AdminUrl, fetch, config.oauth2AdminKey),
     mailer:
       opts.mailer ??
@@ -98,6 +103,7 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
   });
 
   for (const app of [pub, admin]) {
+    registerLocalWrites(app, sessionCache);
     registerRawBodyParser(app);
     await app.register(cookie);
     app.setErrorHandler(async (err, req, reply) => {
@@ -170,6 +176,20 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
   registerAdminRoutes(admin, ctx);
   registerLockoutAdminRoutes(admin, ctx);
 
+  // The cache serves only while change notices arrive: it starts empty and off, turns on once the
+  // channel is listened to, and is emptied and turned off whenever the listening connection is lost.
+  const listener =
+    config.sessionCache.ttlMs > 0
+      ? await opts.db.listen(SESSION_CHANGES_CHANNEL, {
+          notice: (payload) => sessionCache.notice(payload),
+          ready: () => sessionCache.listening(true),
+          lost: (err) => {
+            sessionCache.listening(false);
+            if (opts.logger) opts.logger.warn({ err }, 'session change notices lost: session cache off');
+          },
+        })
+      : undefined;
+
   await Promise.all([pub.ready(), admin.ready()]);
   return {
     public: pub,
@@ -177,6 +197,8 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
     ctx,
     async close() {
       await Promise.all([pub.close(), admin.close()]);
+      sessionCache.listening(false);
+      await listener?.close();
     },
   };
 }

@@ -79,6 +79,10 @@ const EnvSchema = z.object({
   IDENTITY_SESSION_LIFESPAN: duration('24h'),
   IDENTITY_FLOW_LIFESPAN: duration('1h'),
   IDENTITY_PRIVILEGED_SESSION_MAX_AGE: duration('1h'),
+  /** How long whoami may answer from the in-memory session cache (0 turns the cache off). */
+  IDENTITY_SESSION_CACHE_TTL: duration('30s'),
+  /** Sessions the cache holds at most (least recently used go first). */
+  IDENTITY_SESSION_CACHE_SIZE: int(10_000),
   IDENTITY_COOKIE_DOMAIN: z.string().optional(),
   IDENTITY_LOCKOUT_THRESHOLD: int(10),
   IDENTITY_LOCKOUT_BASE: duration('15m'),
@@ -126,6 +130,8 @@ export interface Config {
   sessionLifespanMs: number;
   flowLifespanMs: number;
   privilegedSessionMaxAgeMs: number;
+  /** whoami's session cache: entry lifetime (0 = off) and bound. */
+  sessionCache: { ttlMs: number; maxEntries: number };
   cookieDomain: string | undefined;
   lockout: { threshold: number; baseMs: number; maxMs: number; resetAfterMs: number };
   ipLimit: { failures: number; windowMs: number };
@@ -176,6 +182,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sessionLifespanMs: e.IDENTITY_SESSION_LIFESPAN,
     flowLifespanMs: e.IDENTITY_FLOW_LIFESPAN,
     privilegedSessionMaxAgeMs: e.IDENTITY_PRIVILEGED_SESSION_MAX_AGE,
+    sessionCache: { ttlMs: e.IDENTITY_SESSION_CACHE_TTL, maxEntries: e.IDENTITY_SESSION_CACHE_SIZE },
     cookieDomain: e.IDENTITY_COOKIE_DOMAIN,
     lockout: {
       threshold: e.IDENTITY_LOCKOUT_THRESHOLD,

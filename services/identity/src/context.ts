@@ -3,6 +3,7 @@ import type { Clock } from '@acme/db/clock';
 import type { Config } from './config.ts';
 import type { IdentityDb } from './db/schema.ts';
 import type { HydraClient } from './oauth2/hydra.ts';
+import type { SessionCache } from './sessions/cache.ts';
 
 /**
  * Outbound mail (recovery and verification codes). Implementations queue durably (an outbox table);
@@ -20,4 +21,6 @@ export interface IdentityContext {
   clock: Clock;
   hydra: HydraClient;
   mailer: Mailer;
+  /** Resolved sessions for whoami, evicted on the database's change notices. */
+  sessionCache: SessionCache;
 }

@@ -159,6 +159,38 @@ create table identity_oidc_states (
 create index identity_oidc_states_expires_at on identity_oidc_states (expires_at);
 `,
   },
+  {
+    // Every committed change that can alter a whoami answer announces the identity it concerns on
+    // 'identity_session_changes', so that each instance's session cache can drop it. The triggers run
+    // inside the writing transaction: the notice is delivered on commit and never for a rollback.
+    // (Function bodies stay on one line: files are split into statements at a semicolon ending a line.)
+    name: '210_session_notices',
+    sql: `
+create function identity_notify_identity_change() returns trigger language plpgsql as $$ begin if tg_op = 'DELETE' then perform pg_notify('identity_session_changes', old.id::text); else perform pg_notify('identity_session_changes', new.id::text); end if; return null; end $$;
+create function identity_notify_identity_part_change() returns trigger language plpgsql as $$ begin if tg_op = 'DELETE' then perform pg_notify('identity_session_changes', old.identity_id::text); else perform pg_notify('identity_session_changes', new.identity_id::text); if tg_op = 'UPDATE' and old.identity_id is distinct from new.identity_id then perform pg_notify('identity_session_changes', old.identity_id::text); end if; end if; return null; end $$;
+create function identity_notify_all_changed() returns trigger language plpgsql as $$ begin perform pg_notify('identity_session_changes', '*'); return null; end $$;
+create trigger identity_identities_notify after update or delete on identity_identities
+  for each row execute function identity_notify_identity_change();
+create trigger identity_sessions_notify after update or delete on identity_sessions
+  for each row execute function identity_notify_identity_part_change();
+create trigger identity_credentials_notify after insert or update or delete on identity_credentials
+  for each row execute function identity_notify_identity_part_change();
+create trigger identity_verifiable_addresses_notify after insert or update or delete on identity_verifiable_addresses
+  for each row execute function identity_notify_identity_part_change();
+create trigger identity_recovery_addresses_notify after insert or update or delete on identity_recovery_addresses
+  for each row execute function identity_notify_identity_part_change();
+create trigger identity_identities_truncate_notify after truncate on identity_identities
+  for each statement execute function identity_notify_all_changed();
+create trigger identity_sessions_truncate_notify after truncate on identity_sessions
+  for each statement execute function identity_notify_all_changed();
+create trigger identity_credentials_truncate_notify after truncate on identity_credentials
+  for each statement execute function identity_notify_all_changed();
+create trigger identity_verifiable_addresses_truncate_notify after truncate on identity_verifiable_addresses
+  for each statement execute function identity_notify_all_changed();
+create trigger identity_recovery_addresses_truncate_notify after truncate on identity_recovery_addresses
+  for each statement execute function identity_notify_all_changed();
+`,
+  },
 ];
 
 /**

@@ -9,7 +9,7 @@ import { qs } from '../http/query.ts';
 import { respond } from '../http/responder.ts';
 import { validReturnTo } from '../http/return-to.ts';
 import { isUuid } from '../db/db.ts';
-import { currentSession } from './current.ts';
+import { currentSession, currentSessionCached } from './current.ts';
 import {
   findSessionByLogoutToken,
   findSessionByToken,
@@ -21,7 +21,7 @@ import { readJson } from '../http/body.ts';
 
 export function registerSessionRoutes(app: FastifyInstance, ctx: IdentityContext): void {
   app.get('/sessions/whoami', async (req, reply) => {
-    const session = await currentSession(ctx, req);
+    const session = await currentSessionCached(ctx, req);
     if (!session) throw errors.unauthorized();
     if (!meetsHighestAal(session)) throw sessionErrors.aal2Required(aal2LoginUrl(ctx));
     return reply

@@ -10,6 +10,7 @@ import type { StrategyContext } from '../flows/strategy.ts';
 import { createHydraClient } from '../oauth2/hydra.ts';
 import { migrations } from '../migrations.ts';
 import { ensurePasswordIdentity } from '../seed.ts';
+import { SessionCache } from '../sessions/cache.ts';
 import { createSession, findSessionByToken, type ActiveSession } from '../sessions/repo.ts';
 
 /** A message the service queued, as the capturing mailers of the tests keep it. */
@@ -31,10 +32,13 @@ export async function strategyTestbed(env: Record<string, string> = {}) {
   await migrate(db, 'identity', migrations);
   const clock = new FakeClock(new Date('2026-03-01T10:00:00.000Z'));
   const mailbox: Mail[] = [];
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...env });
   const service: IdentityContext = {
-    config: loadConfig({ LOG_LEVEL: 'silent', ...env }),
+    config,
     db: typed<IdentityDb>(db),
     clock,
+    // Never told it is listening, so it caches nothing.
+    sessionCache: new SessionCache({ ...config.sessionCache, clock }),
     hydra: createHydraClient('http://127.0.0.1:9'),
     mailer: {
       async enqueue(msg) {

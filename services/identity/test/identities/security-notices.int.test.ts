@@ -9,8 +9,8 @@ import {
   startHarness,
   submitFlow,
   type Harness,
-  type Mail,
 } from '../harness.ts';
+import type { Mail } from '../../src/testing/strategy-context.ts';
 
 // A change someone else made to an account (password, second factor, email address) must not go
 // unnoticed: the owner is told by mail, and the mail carries no secret.
