@@ -16,6 +16,13 @@ import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { startSystem } from './system.ts';
 
 exitOnUnhandledErrors('system');
+// `npm start` loads packages/service-kit/threadpool.mjs first, which sizes libuv's thread pool for
+// password hashing plus other work; it cannot be done here (the pool already exists by now).
+if (!process.env.UV_THREADPOOL_SIZE) {
+  console.warn(
+    'UV_THREADPOOL_SIZE is not set: libuv runs 4 threads, which password hashing can fill. Use `npm start`.',
+  );
+}
 
 const production = process.env.NODE_ENV === 'production';
 if (production) {

@@ -21,6 +21,7 @@ import { registerAdminGuard } from '@acme/service-kit/admin-access';
 import { refuseOpaqueOrigins } from '@acme/service-kit/origin';
 import { SCHEMA_ID, identitySchema } from './identities/schema.ts';
 import { createHydraClient, type HydraClient } from './oauth2/hydra.ts';
+import { createPasswordHasher } from './password/hasher.ts';
 import { registerSessionRoutes } from './sessions/routes.ts';
 import { registerLockoutAdminRoutes } from './throttle/admin-routes.ts';
 
@@ -89,6 +90,7 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
             opts.logger.warn({ subject: msg.subject }, 'no mailer configured: message dropped');
         },
       } satisfies Mailer),
+    passwords: createPasswordHasher(config.hashPool),
   };
 
   const pub = baseServer(opts);

@@ -3,6 +3,7 @@ import type { Clock } from '@acme/db/clock';
 import type { Config } from './config.ts';
 import type { IdentityDb } from './db/schema.ts';
 import type { HydraClient } from './oauth2/hydra.ts';
+import type { PasswordHasher } from './password/hasher.ts';
 
 /**
  * Outbound mail (recovery and verification codes). Implementations queue durably (an outbox table);
@@ -20,4 +21,6 @@ export interface IdentityContext {
   clock: Clock;
   hydra: HydraClient;
   mailer: Mailer;
+  /** Every password hash and verification goes through this bounded pool. */
+  passwords: PasswordHasher;
 }

@@ -8,6 +8,7 @@ import type { FlowRow, IdentityDb } from '../db/schema.ts';
 import type { Outcome } from '../flows/outcome.ts';
 import type { StrategyContext } from '../flows/strategy.ts';
 import { createHydraClient } from '../oauth2/hydra.ts';
+import { createPasswordHasher } from '../password/hasher.ts';
 import { migrations } from '../migrations.ts';
 import { ensurePasswordIdentity } from '../seed.ts';
 import { createSession, findSessionByToken, type ActiveSession } from '../sessions/repo.ts';
@@ -24,8 +25,9 @@ export async function strategyTestbed(env: Record<string, string> = {}) {
   await migrate(db, 'identity', migrations);
   const clock = new FakeClock(new Date('2026-03-01T10:00:00.000Z'));
   const mailbox: Mail[] = [];
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...env });
   const service: IdentityContext = {
-    config: loadConfig({ LOG_LEVEL: 'silent', ...env }),
+    config,
     db: typed<IdentityDb>(db),
     clock,
     hydra: createHydraClient('http://127.0.0.1:9'),
@@ -34,6 +36,7 @@ export async function strategyTestbed(env: Record<string, string> = {}) {
         mailbox.push(msg);
       },
     },
+    passwords: createPasswordHasher(config.hashPool),
   };
   return {
     service,

@@ -2,7 +2,6 @@ import { settingsRefreshUrl } from '../../flows/kinds/settings.ts';
 import type { Strategy } from '../../flows/strategy.ts';
 import { sessionErrors } from '../../errors/identity-error.ts';
 import { identityEmail, normalizeEmail, upsertCredential } from '../../identities/repo.ts';
-import { hashPassword } from '../../password/hasher.ts';
 import { checkPasswordPolicy } from '../../password/policy.ts';
 import { isPrivileged } from '../../sessions/policy.ts';
 import { normalizeIdentifier } from '../../throttle/backoff.ts';
@@ -36,7 +35,7 @@ export const passwordSettings: Strategy = {
     const email = normalizeEmail(identityEmail(session.identity));
     const problem = checkPasswordPolicy(password, email);
     if (problem) return { type: 'flow_updated', messages: [{ pointer: '#/password', message: problem }] };
-    const hashed = await hashPassword(password);
+    const hashed = await service.passwords.hash(password);
     const identityId = session.identity.row.id;
     return {
       type: 'success',
