@@ -16,6 +16,8 @@ export interface Database {
   kysely: Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   kind: 'pglite' | 'postgres';
   close(): Promise<void>;
+  /** Connection-pool use (PostgreSQL only; PGlite is one in-process connection). */
+  poolStats?(): { total: number; idle: number; waiting: number; max: number };
 }
 
 export function typed<T>(db: Database): Kysely<T> {
@@ -33,7 +35,17 @@ export async function createDb(options: DbOptions = {}): Promise<Database> {
   if (options.url) {
     const pool = new pg.Pool({ connectionString: options.url, max: 10 });
     const kysely = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
-    return { kysely, kind: 'postgres', close: () => kysely.destroy() };
+    return {
+      kysely,
+      kind: 'postgres',
+      close: () => kysely.destroy(),
+      poolStats: () => ({
+        total: pool.totalCount,
+        idle: pool.idleCount,
+        waiting: pool.waitingCount,
+        max: pool.options.max,
+      }),
+    };
   }
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
   const pglite = options.dataDir ? new PGlite(options.dataDir) : new PGlite();

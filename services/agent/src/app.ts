@@ -4,6 +4,7 @@ import type { Database } from '@acme/db';
 import { sql, typed } from '@acme/db';
 import { systemClock } from '@acme/db/clock';
 import { registerHealthRoutes } from '@acme/service-kit/health';
+import { attachMetrics, createServiceMetrics } from '@acme/service-kit/metrics';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
 import type { Clock } from '@acme/db/clock';
 import Fastify, { LogController } from 'fastify';
@@ -163,5 +164,6 @@ export async function createApp(
     };
   });
 
+  attachMetrics(createServiceMetrics('agent', { db: options.db }), { public: app, admin });
   return { public: app, admin };
 }

@@ -22,6 +22,8 @@ import { refuseOpaqueOrigins } from '@acme/service-kit/origin';
 import { SCHEMA_ID, identitySchema } from './identities/schema.ts';
 import { createHydraClient, type HydraClient } from './oauth2/hydra.ts';
 import { createPasswordHasher } from './password/hasher.ts';
+import { createIdentityMetrics } from './metrics.ts';
+import { instrumentFastify, registerMetricsRoute } from '@acme/service-kit/metrics';
 import { registerSessionRoutes } from './sessions/routes.ts';
 import { registerLockoutAdminRoutes } from './throttle/admin-routes.ts';
 
@@ -77,6 +79,7 @@ function baseServer(opts: AppOptions): FastifyInstance {
 
 export async function createApp(opts: AppOptions): Promise<IdentityApp> {
   const { config } = opts;
+  const passwords = createPasswordHasher(config.hashPool);
   const ctx: IdentityContext = {
     config,
     db: typed<IdentityDb>(opts.db),
@@ -90,7 +93,8 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
             opts.logger.warn({ subject: msg.subject }, 'no mailer configured: message dropped');
         },
       } satisfies Mailer),
-    passwords: createPasswordHasher(config.hashPool),
+    passwords,
+    metrics: createIdentityMetrics({ db: opts.db, passwordPool: passwords.pool }),
   };
 
   const pub = baseServer(opts);
@@ -99,6 +103,8 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
     config: { ...config, bodyLimit: Math.max(config.bodyLimit, 64 * 1024) },
   });
 
+  instrumentFastify(pub, ctx.metrics.service, 'public');
+  instrumentFastify(admin, ctx.metrics.service, 'admin');
   for (const app of [pub, admin]) {
     registerRawBodyParser(app);
     await app.register(cookie);
@@ -171,6 +177,7 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
   registerAdminRecoveryRoutes(admin, ctx, engine);
   registerAdminRoutes(admin, ctx);
   registerLockoutAdminRoutes(admin, ctx);
+  registerMetricsRoute(admin, ctx.metrics.service);
 
   await Promise.all([pub.ready(), admin.ready()]);
   return {
@@ -179,6 +186,7 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
     ctx,
     async close() {
       await Promise.all([pub.close(), admin.close()]);
+      ctx.metrics.close();
     },
   };
 }

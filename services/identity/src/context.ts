@@ -3,6 +3,7 @@ import type { Clock } from '@acme/db/clock';
 import type { Config } from './config.ts';
 import type { IdentityDb } from './db/schema.ts';
 import type { HydraClient } from './oauth2/hydra.ts';
+import type { IdentityMetrics } from './metrics.ts';
 import type { PasswordHasher } from './password/hasher.ts';
 
 /**
@@ -23,4 +24,6 @@ export interface IdentityContext {
   mailer: Mailer;
   /** Every password hash and verification goes through this bounded pool. */
   passwords: PasswordHasher;
+  /** This instance's Prometheus registry and counters. */
+  metrics: IdentityMetrics;
 }

@@ -26,6 +26,8 @@ export interface WorkPool {
   readonly active: number;
   /** Tasks waiting now. */
   readonly queued: number;
+  /** Tasks refused since the pool was made. */
+  readonly rejected: number;
   readonly options: Readonly<PoolOptions>;
 }
 
@@ -35,6 +37,7 @@ export function createWorkPool(options: PoolOptions): WorkPool {
   if (!Number.isInteger(options.maxQueue) || options.maxQueue < 0)
     throw new Error('pool queue size must be a non-negative integer');
   let active = 0;
+  let rejected = 0;
   const waiting: (() => void)[] = [];
 
   const release = () => {
@@ -51,11 +54,17 @@ export function createWorkPool(options: PoolOptions): WorkPool {
     get queued() {
       return waiting.length;
     },
+    get rejected() {
+      return rejected;
+    },
     async run<T>(task: () => Promise<T>): Promise<T> {
       if (active < options.concurrency) {
         active++;
       } else {
-        if (waiting.length >= options.maxQueue) throw new PoolSaturatedError();
+        if (waiting.length >= options.maxQueue) {
+          rejected++;
+          throw new PoolSaturatedError();
+        }
         // The slot is handed over by `release` (active stays the same).
         await new Promise<void>((resolve) => waiting.push(resolve));
       }
