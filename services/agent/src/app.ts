@@ -5,6 +5,8 @@ import { sql, typed } from '@acme/db';
 import { systemClock } from '@acme/db/clock';
 import { registerHealthRoutes } from '@acme/service-kit/health';
 import { attachMetrics, createServiceMetrics } from '@acme/service-kit/metrics';
+import { createServiceLogger } from '@acme/service-kit/logging';
+import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-id';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
 import type { Clock } from '@acme/db/clock';
 import Fastify, { LogController } from 'fastify';
@@ -48,8 +50,7 @@ export async function createApp(
   const logger =
     options.logger === false
       ? pino({ level: 'silent' })
-      : (options.logger ??
-        pino({ name: 'agent', level: config.logLevel, redact: ['headers.authorization', 'headers.cookie'] }));
+      : (options.logger ?? createServiceLogger('agent', config.logLevel));
 
   const server = (trustProxy: boolean) => {
     const instance = Fastify({
@@ -58,7 +59,9 @@ export async function createApp(
       bodyLimit: BODY_LIMIT,
       trustProxy,
       return503OnClosing: true,
+      ...requestIdOptions(),
     });
+    registerRequestId(instance);
     instance.removeContentTypeParser('text/plain');
     instance.setErrorHandler((error, request, reply) => {
       const { status, body, headers } = toErrorResponse(error);

@@ -19,6 +19,8 @@ import { sendError } from './http/responder.ts';
 import { registerAdminRoutes } from './identities/admin-routes.ts';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
 import { refuseOpaqueOrigins } from '@acme/service-kit/origin';
+import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-id';
+import { requestSummary } from '@acme/service-kit/logging';
 import { SCHEMA_ID, identitySchema } from './identities/schema.ts';
 import { createHydraClient, type HydraClient } from './oauth2/hydra.ts';
 import { createPasswordHasher } from './password/hasher.ts';
@@ -55,26 +57,23 @@ export interface IdentityApp {
 }
 
 /** Never log query strings: they carry logout tokens and challenges. */
-const serializers = {
-  req: (req: { method: string; url: string; ip?: string }) => ({
-    method: req.method,
-    url: req.url.split('?')[0],
-    ip: req.ip,
-  }),
-};
+const serializers = { req: requestSummary };
 
 function baseServer(opts: AppOptions): FastifyInstance {
   const options: FastifyServerOptions = {
     bodyLimit: opts.config.bodyLimit,
     trustProxy: opts.config.trustProxy,
     return503OnClosing: true,
+    ...requestIdOptions(),
   };
   const loggerInstance = opts.logger
     ? (opts.logger.child({}, { serializers }) as FastifyBaseLogger)
     : undefined;
-  return (
+  const app = (
     loggerInstance ? Fastify({ ...options, loggerInstance }) : Fastify({ ...options, logger: false })
   ) as FastifyInstance;
+  registerRequestId(app);
+  return app;
 }
 
 export async function createApp(opts: AppOptions): Promise<IdentityApp> {

@@ -17,6 +17,7 @@ import { loadKeyMaterial, rotateSigningKey, type KeyMaterial } from './keys.ts';
 import { createProvider, ROUTES } from './provider.ts';
 import { publicHttp } from './public/http.ts';
 import { attachMetrics, createServiceMetrics } from '@acme/service-kit/metrics';
+import { createServiceLogger } from '@acme/service-kit/logging';
 import { tokenWrites } from './public/token-writes.ts';
 import { offlineAccessPrompt } from './public/offline-access.ts';
 import { userinfo } from './public/userinfo.ts';
@@ -62,7 +63,7 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   const logger =
     opts.logger === false
       ? pino({ enabled: false })
-      : (opts.logger ?? pino({ name: 'oauth2', level: 'info', redact: REDACT }));
+      : (opts.logger ?? createServiceLogger('oauth2', 'info', { redact: REDACT.paths }));
   // A retired signing key stays published as long as a JWT it signed may still be valid.
   const retentionSeconds = Math.max(config.ttl.accessToken, config.ttl.idToken);
   const loadKeys = () => loadKeyMaterial(db, { now: clock.now(), retentionSeconds });

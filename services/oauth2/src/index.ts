@@ -6,6 +6,7 @@ import { systemClock } from '@acme/db/clock';
 import type pino from 'pino';
 import { deleteExpired } from './adapter/postgres-adapter.ts';
 import { createApp } from './app.ts';
+import { handleWithRequestId } from '@acme/service-kit/request-id';
 import { loadConfig } from './config.ts';
 import { migrations } from './migrations.ts';
 
@@ -29,7 +30,7 @@ export async function start(opts: {
   const app = await createApp({ config, db: opts.db, clock, logger: opts.logger });
   const { admin } = app;
 
-  const publicServer: Server = createServer(app.handler);
+  const publicServer: Server = createServer(handleWithRequestId(app.handler));
   publicServer.requestTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     publicServer.once('error', reject);

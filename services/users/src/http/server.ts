@@ -1,4 +1,5 @@
 import Fastify, { LogController } from 'fastify';
+import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-id';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError, toErrorResponse } from './errors.ts';
@@ -21,7 +22,9 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     bodyLimit: options.bodyLimit,
     trustProxy: options.trustProxy,
     return503OnClosing: true,
+    ...requestIdOptions(),
   });
+  registerRequestId(app);
 
   // JSON only: a text/plain body is a wrong content type, not a string to validate.
   app.removeContentTypeParser('text/plain');
