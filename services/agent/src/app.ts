@@ -7,6 +7,7 @@ import { registerHealthRoutes } from '@acme/service-kit/health';
 import { attachMetrics, createServiceMetrics } from '@acme/service-kit/metrics';
 import { createServiceLogger } from '@acme/service-kit/logging';
 import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-id';
+import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
 import type { Clock } from '@acme/db/clock';
 import Fastify, { LogController } from 'fastify';
@@ -62,6 +63,7 @@ export async function createApp(
       ...requestIdOptions(),
     });
     registerRequestId(instance);
+    hangUpWhenClosing(instance);
     instance.removeContentTypeParser('text/plain');
     instance.setErrorHandler((error, request, reply) => {
       const { status, body, headers } = toErrorResponse(error);

@@ -20,6 +20,7 @@ import { registerAdminRoutes } from './identities/admin-routes.ts';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
 import { refuseOpaqueOrigins } from '@acme/service-kit/origin';
 import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-id';
+import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
 import { requestSummary } from '@acme/service-kit/logging';
 import { SCHEMA_ID, identitySchema } from './identities/schema.ts';
 import { createHydraClient, type HydraClient } from './oauth2/hydra.ts';
@@ -73,6 +74,7 @@ function baseServer(opts: AppOptions): FastifyInstance {
     loggerInstance ? Fastify({ ...options, loggerInstance }) : Fastify({ ...options, logger: false })
   ) as FastifyInstance;
   registerRequestId(app);
+  hangUpWhenClosing(app);
   return app;
 }
 

@@ -4,6 +4,7 @@
 // packages/service-kit/threadpool.mjs for why the pool size must be set before anything else runs.
 import { createDb } from '@acme/db';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
+import { drainOnSignals } from '@acme/service-kit/shutdown';
 import { start } from './index.ts';
 
 exitOnUnhandledErrors('identity');
@@ -18,10 +19,8 @@ const dataDir = url ? undefined : process.env.IDENTITY_DATA_DIR || undefined;
 const db = await createDb({ url, dataDir });
 const service = await start({ db });
 
-const stop = async () => {
+// SIGTERM: stop accepting, let the requests in flight finish (up to 10 s), close the database, exit 0.
+drainOnSignals('identity', async () => {
   await service.close();
   await db.close();
-  process.exit(0);
-};
-process.once('SIGINT', stop);
-process.once('SIGTERM', stop);
+});

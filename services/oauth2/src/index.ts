@@ -58,9 +58,12 @@ export async function start(opts: {
     async close() {
       clearInterval(cleanup);
       clearInterval(keyWatch);
-      await admin.close();
-      publicServer.closeAllConnections();
-      await new Promise<void>((resolve) => publicServer.close(() => resolve()));
+      // Stop accepting, close idle keep-alive connections, let requests in flight finish; a
+      // connection whose response is done is then closed at once instead of kept alive.
+      publicServer.keepAliveTimeout = 1;
+      const publicClosed = new Promise<void>((resolve) => publicServer.close(() => resolve()));
+      publicServer.closeIdleConnections();
+      await Promise.all([admin.close(), publicClosed]);
     },
   };
 }

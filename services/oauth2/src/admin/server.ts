@@ -2,6 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import formbody from '@fastify/formbody';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
 import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-id';
+import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
 import type { OAuth2Runtime } from '../context.ts';
 import { asOAuth2Error, OAuth2Error, toOAuth2Body } from '../errors.ts';
 import type { TokenVerifier } from '../introspection.ts';
@@ -32,6 +33,7 @@ export function createAdminServer(
     ...requestIdOptions(),
   });
   registerRequestId(app);
+  hangUpWhenClosing(app);
   void app.register(formbody, { bodyLimit: rt.config.bodyLimitBytes });
   // Hydra clients may send `Content-Type: application/json` with no body (logout accept).
   const json = app.getDefaultJsonParser('error', 'error');
