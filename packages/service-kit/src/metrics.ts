@@ -96,6 +96,24 @@ export function sampledGauge(metrics: ServiceMetrics, name: string, help: string
   });
 }
 
+/** A counter whose total is kept elsewhere (e.g. by a pool) and copied at scrape time. */
+export function sampledCounter(
+  metrics: ServiceMetrics,
+  name: string,
+  help: string,
+  read: () => number,
+): void {
+  new Counter({
+    name,
+    help,
+    registers: [metrics.registry],
+    collect() {
+      this.reset();
+      this.inc(read());
+    },
+  });
+}
+
 const startedAt = Symbol('metricsStartedAt');
 type Timed = FastifyRequest & { [startedAt]?: bigint };
 

@@ -1,5 +1,11 @@
 import type { Database } from '@acme/db';
-import { counter, createServiceMetrics, sampledGauge, type ServiceMetrics } from '@acme/service-kit/metrics';
+import {
+  counter,
+  createServiceMetrics,
+  sampledCounter,
+  sampledGauge,
+  type ServiceMetrics,
+} from '@acme/service-kit/metrics';
 import { IdentityError } from './errors/identity-error.ts';
 import type { FlowKind } from './db/flows.ts';
 import type { FlowRow } from './db/schema.ts';
@@ -70,10 +76,10 @@ export function createIdentityMetrics(opts: { db?: Database; passwordPool: WorkP
     () => pool.queued,
   );
   sampledGauge(service, 'identity_password_hash_active', 'Password hashes running now.', () => pool.active);
-  sampledGauge(
+  sampledCounter(
     service,
-    'identity_password_hash_rejected',
-    'Password hashes refused (503) since start because the queue was full.',
+    'identity_password_hash_rejected_total',
+    'Password hashes refused (503) because the queue was full.',
     () => pool.rejected,
   );
   return {
