@@ -69,7 +69,8 @@ async function submitPassword(
   const credential = identityId ? await getCredential(service.db, identityId, 'password') : undefined;
   const hashed =
     typeof credential?.config.hashed_password === 'string' ? credential.config.hashed_password : undefined;
-  const ok = hashed ? await service.passwords.verify(hashed, password)
+  const ok = hashed
+    ? await service.passwords.verify(hashed, password)
     : await service.passwords.verifyDummy(password);
   const identity =
     ok && identityId
