@@ -71,6 +71,13 @@ describe('GET /metrics', () => {
       sample(m.text, 'http_request_duration_seconds_count', { route: '/admin/identities', method: 'POST' }),
     ).toBe(1);
     expect(m.text).toContain('service="identity"');
+    // On PostgreSQL (TEST_DB=postgres) the connection pool is measured; PGlite has none.
+    if (h.db.kind === 'postgres') {
+      expect(sample(m.text, 'db_pool_connections', { state: 'max' })).toBe(10);
+      expect(sample(m.text, 'db_pool_connections', { state: 'total' })).toBeGreaterThan(0);
+    } else {
+      expect(m.text).not.toContain('db_pool_connections');
+    }
   });
 
   it('is not served on the public listener', async () => {
