@@ -13,9 +13,17 @@ import {
   ORG_IDP_DEMO_USERS,
 } from '@acme/dev';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
+import { drainOnSignals } from '@acme/service-kit/shutdown';
 import { startSystem } from './system.ts';
 
 exitOnUnhandledErrors('system');
+// `npm start` loads packages/service-kit/threadpool.mjs first, which sizes libuv's thread pool for
+// password hashing plus other work; it cannot be done here (the pool already exists by now).
+if (!process.env.UV_THREADPOOL_SIZE) {
+  console.warn(
+    'UV_THREADPOOL_SIZE is not set: libuv runs 4 threads, which password hashing can fill. Use `npm start`.',
+  );
+}
 
 const production = process.env.NODE_ENV === 'production';
 if (production) {
@@ -65,10 +73,9 @@ ${ORG_IDP_DEMO_USERS.map((u) => `  ${u.email}${DEMO_SSO_USERS.some((d) => d.emai
 
 Press Ctrl+C to stop.`);
 
-const stop = async () => {
+// SIGTERM or Ctrl+C: every server stops accepting and finishes its requests in flight (up to 10 s),
+// then the database closes and the process exits 0.
+drainOnSignals('system', async () => {
   await system.close();
   await db.close();
-  process.exit(0);
-};
-process.once('SIGINT', stop);
-process.once('SIGTERM', stop);
+});

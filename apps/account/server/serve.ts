@@ -230,8 +230,11 @@ export async function serveApp(options: ServeAppOptions): Promise<ServedApp> {
     config,
     close: () =>
       new Promise<void>((resolvePromise, reject) => {
+        // Requests in flight finish (SIGTERM drain); idle keep-alive connections close now, and
+        // the others as soon as their response is written.
+        server.keepAliveTimeout = 1;
         server.close((err) => (err ? reject(err) : resolvePromise()));
-        server.closeAllConnections();
+        server.closeIdleConnections();
       }),
   };
 }

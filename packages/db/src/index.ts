@@ -22,6 +22,8 @@ export interface Database {
    */
   listen(channel: string, handlers: ListenHandlers): Promise<Listener>;
   close(): Promise<void>;
+  /** Connection-pool use (PostgreSQL only; PGlite is one in-process connection). */
+  poolStats?(): { total: number; idle: number; waiting: number; max: number };
 }
 
 export interface ListenHandlers {
@@ -187,6 +189,12 @@ export async function createDb(options: DbOptions = {}): Promise<Database> {
       kind: 'postgres',
       listen: (channel, h) => listenOnPostgres(url, channel, h, options.listen ?? {}),
       close: () => kysely.destroy(),
+      poolStats: () => ({
+        total: pool.totalCount,
+        idle: pool.idleCount,
+        waiting: pool.waitingCount,
+        max: pool.options.max,
+      }),
     };
   }
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true });

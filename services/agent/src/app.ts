@@ -4,6 +4,10 @@ import type { Database } from '@acme/db';
 import { sql, typed } from '@acme/db';
 import { systemClock } from '@acme/db/clock';
 import { registerHealthRoutes } from '@acme/service-kit/health';
+import { attachMetrics, createServiceMetrics } from '@acme/service-kit/metrics';
+import { createServiceLogger } from '@acme/service-kit/logging';
+import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-id';
+import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
 import type { Clock } from '@acme/db/clock';
 import Fastify, { LogController } from 'fastify';
@@ -47,8 +51,7 @@ export async function createApp(
   const logger =
     options.logger === false
       ? pino({ level: 'silent' })
-      : (options.logger ??
-        pino({ name: 'agent', level: config.logLevel, redact: ['headers.authorization', 'headers.cookie'] }));
+      : (options.logger ?? createServiceLogger('agent', config.logLevel));
 
   const server = (trustProxy: boolean) => {
     const instance = Fastify({
@@ -57,7 +60,10 @@ export async function createApp(
       bodyLimit: BODY_LIMIT,
       trustProxy,
       return503OnClosing: true,
+      ...requestIdOptions(),
     });
+    registerRequestId(instance);
+    hangUpWhenClosing(instance);
     instance.removeContentTypeParser('text/plain');
     instance.setErrorHandler((error, request, reply) => {
       const { status, body, headers } = toErrorResponse(error);
@@ -163,5 +169,6 @@ export async function createApp(
     };
   });
 
+  attachMetrics(createServiceMetrics('agent', { db: options.db }), { public: app, admin });
   return { public: app, admin };
 }

@@ -176,6 +176,23 @@ describe('agent service', () => {
       (await fetch(url.replace('/misc/unregistered-user', '/admin/unregistered-user-requests'))).status,
     ).toBe(404);
   });
+
+  it('serves /metrics on the admin listener only', async () => {
+    const res = await fetch(`${adminUrl}/metrics`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain('# TYPE http_request_duration_seconds histogram');
+    const line = text
+      .split('\n')
+      .find(
+        (l) =>
+          l.startsWith('http_request_duration_seconds_count{') &&
+          l.includes('route="/misc/unregistered-user"'),
+      );
+    expect(line).toContain('service="agent"');
+    const pub = await fetch(new URL('/metrics', url));
+    expect(pub.status).toBe(404);
+  });
 });
 
 describe('agent admin API access', () => {

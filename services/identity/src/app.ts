@@ -19,10 +19,16 @@ import { sendError } from './http/responder.ts';
 import { registerAdminRoutes } from './identities/admin-routes.ts';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
 import { refuseOpaqueOrigins } from '@acme/service-kit/origin';
+import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-id';
+import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
+import { requestSummary } from '@acme/service-kit/logging';
 import { SCHEMA_ID, identitySchema } from './identities/schema.ts';
 import { createHydraClient, type HydraClient } from './oauth2/hydra.ts';
 import { SESSION_CHANGES_CHANNEL, SessionCache } from './sessions/cache.ts';
 import { LocalWritesPlugin, registerLocalWrites } from './sessions/local-writes.ts';
+import { createPasswordHasher } from './password/hasher.ts';
+import { createIdentityMetrics } from './metrics.ts';
+import { instrumentFastify, registerMetricsRoute } from '@acme/service-kit/metrics';
 import { registerSessionRoutes } from './sessions/routes.ts';
 import { registerLockoutAdminRoutes } from './throttle/admin-routes.ts';
 
@@ -54,32 +60,31 @@ export interface IdentityApp {
 }
 
 /** Never log query strings: they carry logout tokens and challenges. */
-const serializers = {
-  req: (req: { method: string; url: string; ip?: string }) => ({
-    method: req.method,
-    url: req.url.split('?')[0],
-    ip: req.ip,
-  }),
-};
+const serializers = { req: requestSummary };
 
 function baseServer(opts: AppOptions): FastifyInstance {
   const options: FastifyServerOptions = {
     bodyLimit: opts.config.bodyLimit,
     trustProxy: opts.config.trustProxy,
     return503OnClosing: true,
+    ...requestIdOptions(),
   };
   const loggerInstance = opts.logger
     ? (opts.logger.child({}, { serializers }) as FastifyBaseLogger)
     : undefined;
-  return (
+  const app = (
     loggerInstance ? Fastify({ ...options, loggerInstance }) : Fastify({ ...options, logger: false })
   ) as FastifyInstance;
+  registerRequestId(app);
+  hangUpWhenClosing(app);
+  return app;
 }
 
 export async function createApp(opts: AppOptions): Promise<IdentityApp> {
   const { config } = opts;
   const clock = opts.clock ?? systemClock;
   const sessionCache = new SessionCache({ ...config.sessionCache, clock });
+  const passwords = createPasswordHasher(config.hashPool);
   const ctx: IdentityContext = {
     config,
     db: typed<IdentityDb>(opts.db).withPlugin(new LocalWritesPlugin()),
@@ -94,6 +99,8 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
             opts.logger.warn({ subject: msg.subject }, 'no mailer configured: message dropped');
         },
       } satisfies Mailer),
+    passwords,
+    metrics: createIdentityMetrics({ db: opts.db, passwordPool: passwords.pool }),
   };
 
   const pub = baseServer(opts);
@@ -102,6 +109,8 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
     config: { ...config, bodyLimit: Math.max(config.bodyLimit, 64 * 1024) },
   });
 
+  instrumentFastify(pub, ctx.metrics.service, 'public');
+  instrumentFastify(admin, ctx.metrics.service, 'admin');
   for (const app of [pub, admin]) {
     registerLocalWrites(app, sessionCache);
     registerRawBodyParser(app);
@@ -175,6 +184,7 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
   registerAdminRecoveryRoutes(admin, ctx, engine);
   registerAdminRoutes(admin, ctx);
   registerLockoutAdminRoutes(admin, ctx);
+  registerMetricsRoute(admin, ctx.metrics.service);
 
   // The cache serves only while change notices arrive: it starts empty and off, turns on once the
   // channel is listened to, and is emptied and turned off whenever the listening connection is lost.
@@ -199,6 +209,7 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
       await Promise.all([pub.close(), admin.close()]);
       sessionCache.listening(false);
       await listener?.close();
+      ctx.metrics.close();
     },
   };
 }

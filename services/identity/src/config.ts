@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import {
   adminAccess,
@@ -110,6 +111,10 @@ const EnvSchema = z.object({
   IDENTITY_USERS_ADMIN_URL: url('http://localhost:4456'),
   /** Time-out of each call to an organisation's identity provider. */
   IDENTITY_OIDC_TIMEOUT: duration('10s'),
+  /** Password hashes/verifications running at once (default: the number of CPUs). */
+  IDENTITY_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(1024).optional(),
+  /** Hashes allowed to wait for a slot; past it, 503 with Retry-After. */
+  IDENTITY_HASH_QUEUE: int(64),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -151,6 +156,8 @@ export interface Config {
   appName: string;
   usersAdminUrl: string;
   oidcTimeoutMs: number;
+  /** The bounded password hashing pool (`password/pool.ts`). */
+  hashPool: { concurrency: number; maxQueue: number };
   logLevel: string;
 }
 
@@ -211,6 +218,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     appName: e.IDENTITY_APP_NAME,
     usersAdminUrl: e.IDENTITY_USERS_ADMIN_URL,
     oidcTimeoutMs: e.IDENTITY_OIDC_TIMEOUT,
+    hashPool: {
+      concurrency: e.IDENTITY_HASH_CONCURRENCY ?? availableParallelism(),
+      maxQueue: e.IDENTITY_HASH_QUEUE,
+    },
     logLevel: e.LOG_LEVEL,
   });
 }

@@ -4,6 +4,8 @@ import type { Config } from './config.ts';
 import type { IdentityDb } from './db/schema.ts';
 import type { HydraClient } from './oauth2/hydra.ts';
 import type { SessionCache } from './sessions/cache.ts';
+import type { IdentityMetrics } from './metrics.ts';
+import type { PasswordHasher } from './password/hasher.ts';
 
 /**
  * Outbound mail (recovery and verification codes). Implementations queue durably (an outbox table);
@@ -23,4 +25,8 @@ export interface IdentityContext {
   mailer: Mailer;
   /** Resolved sessions for whoami, evicted on the database's change notices. */
   sessionCache: SessionCache;
+  /** Every password hash and verification goes through this bounded pool. */
+  passwords: PasswordHasher;
+  /** This instance's Prometheus registry and counters. */
+  metrics: IdentityMetrics;
 }

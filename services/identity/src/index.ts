@@ -1,4 +1,5 @@
-import { pino } from 'pino';
+import type { pino } from 'pino';
+import { createServiceLogger } from '@acme/service-kit/logging';
 import { migrate, type Database } from '@acme/db';
 import { systemClock, type Clock } from '@acme/db/clock';
 import { cleanupExpired } from './db/cleanup.ts';
@@ -36,11 +37,7 @@ export async function start(opts: {
   await migrate(opts.db, 'identity', migrations);
   const logger =
     opts.logger === undefined
-      ? pino({
-          name: 'identity',
-          level: config.logLevel,
-          redact: { paths: redactPaths, censor: '[redacted]' },
-        })
+      ? createServiceLogger('identity', config.logLevel, { redact: redactPaths })
       : opts.logger;
   // Without an injected mailer, messages go to the shared outbox table (@acme/mail); its worker sends them.
   let mailer = opts.mailer;

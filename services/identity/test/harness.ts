@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import type { pino } from 'pino';
 import { expect } from 'vitest';
 import { createTestDb, migrate, type Database } from '@acme/db';
 import { FakeClock } from '@acme/db/clock';
@@ -33,7 +34,7 @@ export function lastCode(h: Harness, to: string): string {
 export async function startHarness(
   env: Record<string, string> = {},
   shared?: { db: Database; clock: FakeClock },
-  options: { strategies?: Registry } = {},
+  options: { strategies?: Registry; logger?: pino.Logger } = {},
 ): Promise<Harness> {
   const db = shared?.db ?? (await createTestDb());
   const clock = shared?.clock ?? new FakeClock(new Date('2026-03-01T10:00:00.000Z'));
@@ -48,7 +49,14 @@ export async function startHarness(
       mailbox.push(msg);
     },
   };
-  const app0 = await createApp({ config: config0, db, clock, logger: false, mailer, ...options });
+  const app0 = await createApp({
+    config: config0,
+    db,
+    clock,
+    mailer,
+    ...options,
+    logger: options.logger ?? false,
+  });
   await app0.public.listen({ host: '127.0.0.1', port: 0 });
   await app0.admin.listen({ host: '127.0.0.1', port: 0 });
   const publicUrl = `http://127.0.0.1:${(app0.public.server.address() as AddressInfo).port}`;

@@ -16,6 +16,8 @@ import { resumeGuard } from './interactions/resume-verifier.ts';
 import { loadKeyMaterial, rotateSigningKey, type KeyMaterial } from './keys.ts';
 import { createProvider, ROUTES } from './provider.ts';
 import { publicHttp } from './public/http.ts';
+import { attachMetrics, createServiceMetrics } from '@acme/service-kit/metrics';
+import { createServiceLogger } from '@acme/service-kit/logging';
 import { tokenWrites } from './public/token-writes.ts';
 import { offlineAccessPrompt } from './public/offline-access.ts';
 import { userinfo } from './public/userinfo.ts';
@@ -61,7 +63,7 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   const logger =
     opts.logger === false
       ? pino({ enabled: false })
-      : (opts.logger ?? pino({ name: 'oauth2', level: 'info', redact: REDACT }));
+      : (opts.logger ?? createServiceLogger('oauth2', 'info', { redact: REDACT.paths }));
   // A retired signing key stays published as long as a JWT it signed may still be valid.
   const retentionSeconds = Math.max(config.ttl.accessToken, config.ttl.idToken);
   const loadKeys = () => loadKeyMaterial(db, { now: clock.now(), retentionSeconds });
@@ -79,10 +81,12 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   const base = { config, clock, adapters, claims, claimsSource, logger };
   const runtime = { ...base, keys } as OAuth2Runtime;
   const verifier = createTokenVerifier(runtime);
+  const metrics = createServiceMetrics('oauth2', { db });
+  const knownPaths = new Set<string>([...Object.values(ROUTES), '/.well-known/openid-configuration']);
 
   const build = (material: KeyMaterial): Provider => {
     const provider = createProvider({ ...base, keys: material });
-    provider.use(publicHttp(logger));
+    provider.use(publicHttp(logger, metrics, knownPaths));
     provider.use(tokenWrites(db, ROUTES.token));
     provider.use(userinfo(runtime, verifier, ROUTES.userinfo));
     provider.use(offlineAccessPrompt(ROUTES.authorization));
@@ -112,6 +116,7 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   }
 
   const admin = createAdminServer(runtime, verifier, { rotateKeys });
+  attachMetrics(metrics, { admin });
   return {
     get provider() {
       return runtime.provider;

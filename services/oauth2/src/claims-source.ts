@@ -1,4 +1,5 @@
 import { adminAuthHeaders } from '@acme/service-kit/admin-access';
+import { requestIdHeaders } from '@acme/service-kit/request-id';
 import type { ConsentSession, JsonObject } from './claims.ts';
 
 /**
@@ -37,7 +38,12 @@ export function createClaimsSource(
       try {
         res = await fetch(`${baseUrl}/admin/token-claims`, {
           method: 'POST',
-          headers: { ...auth, 'content-type': 'application/json', accept: 'application/json' },
+          headers: {
+            ...auth,
+            ...requestIdHeaders(),
+            'content-type': 'application/json',
+            accept: 'application/json',
+          },
           body: JSON.stringify(input),
           signal: AbortSignal.timeout(timeoutMs),
         });

@@ -6,6 +6,7 @@ import { systemClock } from '@acme/db/clock';
 import type pino from 'pino';
 import { deleteExpired } from './adapter/postgres-adapter.ts';
 import { createApp } from './app.ts';
+import { handleWithRequestId } from '@acme/service-kit/request-id';
 import { loadConfig } from './config.ts';
 import { migrations } from './migrations.ts';
 
@@ -29,7 +30,7 @@ export async function start(opts: {
   const app = await createApp({ config, db: opts.db, clock, logger: opts.logger });
   const { admin } = app;
 
-  const publicServer: Server = createServer(app.handler);
+  const publicServer: Server = createServer(handleWithRequestId(app.handler));
   publicServer.requestTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     publicServer.once('error', reject);
@@ -57,9 +58,12 @@ export async function start(opts: {
     async close() {
       clearInterval(cleanup);
       clearInterval(keyWatch);
-      await admin.close();
-      publicServer.closeAllConnections();
-      await new Promise<void>((resolve) => publicServer.close(() => resolve()));
+      // Stop accepting, close idle keep-alive connections, let requests in flight finish; a
+      // connection whose response is done is then closed at once instead of kept alive.
+      publicServer.keepAliveTimeout = 1;
+      const publicClosed = new Promise<void>((resolve) => publicServer.close(() => resolve()));
+      publicServer.closeIdleConnections();
+      await Promise.all([admin.close(), publicClosed]);
     },
   };
 }

@@ -19,6 +19,7 @@ import type { Config } from './config.ts';
 import type { UsersDb } from './db-types.ts';
 import type { UsersContext } from './context.ts';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
+import { attachMetrics, createServiceMetrics } from '@acme/service-kit/metrics';
 import { refuseOpaqueOrigins } from '@acme/service-kit/origin';
 import { AppError } from './http/errors.ts';
 import { registerHealthRoutes } from './http/health.ts';
@@ -138,6 +139,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   registerApiClientAdminRoutes(adminApp, ctx);
   registerSsoRoutes(adminApp, ctx);
   registerHealthRoutes(adminApp, ctx.db);
+  attachMetrics(createServiceMetrics('users', { db: options.db }), { public: publicApp, admin: adminApp });
 
   return { public: publicApp, admin: adminApp };
 }

@@ -13,6 +13,7 @@ const STATUS_TEXT: Record<number, string> = {
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   502: 'Bad Gateway',
+  503: 'Service Unavailable',
 };
 
 /** herodot's default `message` per status. */
@@ -29,6 +30,7 @@ const DEFAULT_MESSAGE: Record<number, string> = {
   429: 'Too many requests',
   500: 'An internal server error occurred, please contact the system administrator',
   502: 'The upstream service could not be reached',
+  503: 'The service is temporarily unable to handle the request',
 };
 
 export interface IdentityErrorInit {
@@ -116,6 +118,13 @@ export const errors = {
   tooManyRequests: (retryAfterSec: number) =>
     new IdentityError(429, {
       reason: 'Too many failed attempts from this network. Please wait before trying again.',
+      headers: { 'retry-after': String(Math.max(1, retryAfterSec)) },
+    }),
+  /** Password hashing is at capacity: answered at once (never queued without bound), never a failed attempt. */
+  overloaded: (retryAfterSec: number) =>
+    new IdentityError(503, {
+      id: 'service_overloaded',
+      reason: 'Too many sign-ins are being processed right now. Please try again in a moment.',
       headers: { 'retry-after': String(Math.max(1, retryAfterSec)) },
     }),
 };

@@ -9,6 +9,7 @@ import { messages } from '../ui/messages.ts';
 import { clearMessages, csrfNode, placeMessages, setNodeValue } from '../ui/nodes.ts';
 import type { EngineApi, FlowKindSpec, FlowRequest, FlowStart } from './kind.ts';
 import type { Outcome, Reply } from './outcome.ts';
+import { errorLabel, outcomeLabel } from '../metrics.ts';
 import type { LoadedIdentity } from '../identities/repo.ts';
 import type { ActiveSession } from '../sessions/repo.ts';
 import type {
@@ -313,7 +314,14 @@ export function createFlowEngine(
       }
       if (!spec.csrfFirst && (strategy.needsCsrf?.(flow, body) ?? true))
         req.csrf.verify(flow.csrf_hash, body.csrf_token);
-      const outcome = await strategy.submit(flow, body, await strategyContext(flow, req, strategy));
+      let outcome: Outcome;
+      try {
+        outcome = await strategy.submit(flow, body, await strategyContext(flow, req, strategy));
+      } catch (e) {
+        service.metrics.flowSubmitted(kind, flow, strategy.method, errorLabel(e));
+        throw e;
+      }
+      service.metrics.flowSubmitted(kind, flow, strategy.method, outcomeLabel(outcome));
       return settle(spec, flow, outcome, req);
     },
 

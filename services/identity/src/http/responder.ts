@@ -49,7 +49,8 @@ export async function sendError(
   browserRedirect: boolean,
 ) {
   for (const [k, v] of Object.entries(err.init.headers ?? {})) reply.header(k, v);
-  if (browserRedirect && !wantsJson(req)) {
+  // Overload answers at once, to browsers too: no error record is written while at capacity.
+  if (browserRedirect && err.status !== 503 && !wantsJson(req)) {
     const to = err.init.extra?.redirect_browser_to;
     if (typeof to === 'string') return redirect(reply, to);
     const id = randomUUID();

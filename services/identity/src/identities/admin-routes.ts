@@ -25,7 +25,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: IdentityContext):
 
   app.post('/admin/identities', async (req, reply) => {
     const body = parseBody(CreateIdentityBodySchema, readJson(req));
-    const li = await createIdentity(ctx.db, ctx.clock, body);
+    const li = await createIdentity(ctx.db, ctx.clock, body, ctx.passwords.hash);
     return reply.code(201).send(api(li));
   });
 
@@ -71,6 +71,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: IdentityContext):
       ctx.clock,
       (req.params as { id: string }).id,
       body as UpdateInput,
+      ctx.passwords.hash,
     );
     return reply.send(api(li));
   });
@@ -82,7 +83,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: IdentityContext):
     if (!current) throw errors.notFound();
     const patched = applyJsonPatch(currentDocument(current), ops);
     const body = parseBody(UpdateBodySchema, patched);
-    const li = await updateIdentity(ctx.db, ctx.clock, id, body as UpdateInput);
+    const li = await updateIdentity(ctx.db, ctx.clock, id, body as UpdateInput, ctx.passwords.hash);
     return reply.send(api(li));
   });
 

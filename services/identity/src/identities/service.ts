@@ -3,6 +3,9 @@ import { z } from 'zod';
 import type { Clock } from '@acme/db/clock';
 import { IdentityError, errors } from '../errors/identity-error.ts';
 import { hashPassword, isSupportedHash } from '../password/hasher.ts';
+
+/** Hashes a plain password (the service's bounded pool; seeding may hash directly). */
+export type HashFn = (password: string) => Promise<string>;
 import { checkPasswordPolicy } from '../password/policy.ts';
 import { resetAccount } from '../throttle/repo.ts';
 import { normalizeIdentifier } from '../throttle/backoff.ts';
@@ -59,7 +62,11 @@ function checkTraits(traits: unknown): Traits {
 }
 
 /** Plain passwords go through the policy and get hashed; imported hashes must be argon2 or bcrypt. */
-async function passwordConfig(cred: z.infer<typeof PasswordCredential> | undefined, identifier: string) {
+async function passwordConfig(
+  cred: z.infer<typeof PasswordCredential> | undefined,
+  identifier: string,
+  hash: HashFn,
+) {
   if (!cred) return undefined;
   const { password, hashed_password } = cred.config;
   if (typeof password === 'string') {
@@ -70,7 +77,7 @@ async function passwordConfig(cred: z.infer<typeof PasswordCredential> | undefin
         details: { ui_message: problem, pointer: '#/credentials/password/config/password' },
       });
     }
-    return { hashed_password: await hashPassword(password) };
+    return { hashed_password: await hash(password) };
   }
   if (typeof hashed_password === 'string') {
     if (!isSupportedHash(hashed_password))
@@ -93,11 +100,12 @@ export async function createIdentity(
   db: Db,
   clock: Clock,
   input: CreateIdentityInput,
+  hash: HashFn = hashPassword,
 ): Promise<LoadedIdentity> {
   checkSchemaId(input.schema_id);
   const traits = checkTraits(input.traits);
   const email = normalizeEmail(traits.email);
-  const password = await passwordConfig(input.credentials?.password, email);
+  const password = await passwordConfig(input.credentials?.password, email, hash);
   const verified = input.verifiable_addresses?.some(
     (a) => normalizeEmail(a.value) === email && a.verified === true,
   );
@@ -144,13 +152,14 @@ export async function updateIdentity(
   clock: Clock,
   id: string,
   input: UpdateInput,
+  hash: HashFn = hashPassword,
 ): Promise<LoadedIdentity> {
   const current = await loadIdentity(db, id);
   if (!current) throw errors.notFound('Unable to locate the resource');
   checkSchemaId(input.schema_id);
   const traits = checkTraits(input.traits);
   const email = normalizeEmail(traits.email);
-  const password = await passwordConfig(input.credentials?.password, email);
+  const password = await passwordConfig(input.credentials?.password, email, hash);
   const addr = input.verifiable_addresses?.find((a) => normalizeEmail(a.value) === email);
   const now = clock.now();
   const state = input.state ?? (current.row.state as 'active' | 'inactive');

@@ -1,4 +1,5 @@
 import { adminAuthHeaders } from '@acme/service-kit/admin-access';
+import { requestIdHeaders } from '@acme/service-kit/request-id';
 import { IdentityError } from '../errors/identity-error.ts';
 
 export interface LoginRequest {
@@ -29,6 +30,7 @@ export function createHydraClient(
         headers: {
           accept: 'application/json',
           ...adminAuthHeaders(adminKey),
+          ...requestIdHeaders(),
           ...(body ? { 'content-type': 'application/json' } : {}),
         },
         ...(body ? { body: JSON.stringify(body) } : {}),

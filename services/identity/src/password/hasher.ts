@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { hash as argonHash, verify as argonVerify, parseOptions } from '@node-rs/argon2';
 import type { Algorithm } from '@node-rs/argon2';
 import bcrypt from 'bcryptjs';
+import { errors } from '../errors/identity-error.ts';
+import { createWorkPool, PoolSaturatedError, type PoolOptions, type WorkPool } from './pool.ts';
 
 /** OWASP's argon2id minimum: 19 MiB, t=2, p=1. `@node-rs/argon2` hashes on libuv's thread pool. */
 export const ARGON2_PARAMS = { memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
@@ -47,4 +49,38 @@ export async function verifyDummy(password: string): Promise<false> {
   dummy ??= hashPassword(randomBytes(16).toString('hex'));
   await argonVerify(await dummy, password).catch(() => false);
   return false;
+}
+
+/**
+ * Hashing and verification through one bounded pool per service instance (`ctx.passwords`): every
+ * argon2 or bcrypt computation a request triggers goes through it. When the pool's queue is full the
+ * call throws the 503 envelope with Retry-After, before any failed-attempt counter is touched.
+ */
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  verify(hashed: string, password: string): Promise<boolean>;
+  /** Same cost as `verify`, for identifiers without a password (timing does not tell them apart). */
+  verifyDummy(password: string): Promise<false>;
+  readonly pool: WorkPool;
+}
+
+/** Seconds a refused client is told to wait: a hash takes tens of milliseconds, a queue drains fast. */
+export const OVERLOAD_RETRY_AFTER_SECONDS = 1;
+
+export function createPasswordHasher(options: PoolOptions): PasswordHasher {
+  const pool = createWorkPool(options);
+  const run = async <T>(task: () => Promise<T>): Promise<T> => {
+    try {
+      return await pool.run(task);
+    } catch (e) {
+      if (e instanceof PoolSaturatedError) throw errors.overloaded(OVERLOAD_RETRY_AFTER_SECONDS);
+      throw e;
+    }
+  };
+  return {
+    pool,
+    hash: (password) => run(() => hashPassword(password)),
+    verify: (hashed, password) => run(() => verifyPassword(hashed, password)),
+    verifyDummy: (password) => run(() => verifyDummy(password)),
+  };
 }

@@ -8,6 +8,8 @@ import type { FlowRow, IdentityDb } from '../db/schema.ts';
 import type { Outcome } from '../flows/outcome.ts';
 import type { StrategyContext } from '../flows/strategy.ts';
 import { createHydraClient } from '../oauth2/hydra.ts';
+import { createPasswordHasher } from '../password/hasher.ts';
+import { createIdentityMetrics } from '../metrics.ts';
 import { migrations } from '../migrations.ts';
 import { ensurePasswordIdentity } from '../seed.ts';
 import { SessionCache } from '../sessions/cache.ts';
@@ -33,6 +35,7 @@ export async function strategyTestbed(env: Record<string, string> = {}) {
   const clock = new FakeClock(new Date('2026-03-01T10:00:00.000Z'));
   const mailbox: Mail[] = [];
   const config = loadConfig({ LOG_LEVEL: 'silent', ...env });
+  const passwords = createPasswordHasher(config.hashPool);
   const service: IdentityContext = {
     config,
     db: typed<IdentityDb>(db),
@@ -45,6 +48,8 @@ export async function strategyTestbed(env: Record<string, string> = {}) {
         mailbox.push(msg);
       },
     },
+    passwords,
+    metrics: createIdentityMetrics({ passwordPool: passwords.pool }),
   };
   return {
     service,
@@ -103,6 +108,9 @@ export async function strategyTestbed(env: Record<string, string> = {}) {
       const commit = 'commit' in o ? o.commit : undefined;
       if (commit) await service.db.transaction().execute((trx) => commit(trx));
     },
-    close: () => db.close(),
+    close: async () => {
+      service.metrics.close();
+      await db.close();
+    },
   };
 }

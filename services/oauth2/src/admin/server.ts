@@ -1,6 +1,8 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import formbody from '@fastify/formbody';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
+import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-id';
+import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
 import type { OAuth2Runtime } from '../context.ts';
 import { asOAuth2Error, OAuth2Error, toOAuth2Body } from '../errors.ts';
 import type { TokenVerifier } from '../introspection.ts';
@@ -28,7 +30,10 @@ export function createAdminServer(
     // Fastify's own request lines (info) would carry query strings with challenges: keep warn+.
     loggerInstance: rt.logger.child({ server: 'oauth2-admin' }, { level: 'warn' }) as FastifyBaseLogger,
     bodyLimit: rt.config.bodyLimitBytes,
+    ...requestIdOptions(),
   });
+  registerRequestId(app);
+  hangUpWhenClosing(app);
   void app.register(formbody, { bodyLimit: rt.config.bodyLimitBytes });
   // Hydra clients may send `Content-Type: application/json` with no body (logout accept).
   const json = app.getDefaultJsonParser('error', 'error');

@@ -1,12 +1,17 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
+import { observeRequest, type ServiceMetrics } from '@acme/service-kit/metrics';
 
 /**
  * Outermost middleware of the public app: security headers, a request log line without query
  * strings (they carry codes and challenges), OAuth2-shaped 404s, and a last-resort 500 that never
  * leaks internals.
  */
-export function publicHttp(logger: Logger): Middleware {
+export function publicHttp(
+  logger: Logger,
+  metrics?: ServiceMetrics,
+  knownPaths?: ReadonlySet<string>,
+): Middleware {
   return async (ctx, next) => {
     const started = performance.now();
     ctx.set('X-Content-Type-Options', 'nosniff');
@@ -27,6 +32,15 @@ export function publicHttp(logger: Logger): Middleware {
       ctx.type = 'application/json';
       ctx.body = { error: 'server_error', error_description: 'The server encountered an unexpected error.' };
     } finally {
+      if (metrics) {
+        // Label by path only for the server's own endpoints: any other URL is `unmatched`.
+        const route = knownPaths?.has(ctx.path) ? ctx.path : 'unmatched';
+        observeRequest(
+          metrics,
+          { listener: 'public', method: ctx.method, route, status: ctx.status },
+          (performance.now() - started) / 1000,
+        );
+      }
       logger.debug(
         {
           method: ctx.method,

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { requestIdHeaders } from '@acme/service-kit/request-id';
 
 /**
  * The agent service's `POST /misc/unregistered-user`: best effort. A failure is logged (without
@@ -10,7 +11,7 @@ export function createAgentClient(baseUrl: string, timeoutMs: number, logger: Lo
       try {
         const res = await fetch(`${baseUrl}/misc/unregistered-user`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { 'content-type': 'application/json', ...requestIdHeaders() },
           body: JSON.stringify({ email, name: name.slice(0, 200) }),
           signal: AbortSignal.timeout(timeoutMs),
         });

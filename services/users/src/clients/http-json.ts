@@ -1,3 +1,4 @@
+import { requestIdHeaders } from '@acme/service-kit/request-id';
 import { AppError } from '../http/errors.ts';
 
 export interface JsonResponse {
@@ -24,6 +25,7 @@ export async function requestJson(service: string, url: string, request: JsonReq
       headers: {
         accept: 'application/json',
         ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...requestIdHeaders(),
         ...request.headers,
       },
       body: request.body === undefined ? undefined : JSON.stringify(request.body),

@@ -1,5 +1,6 @@
 import pino from 'pino';
 import type { Logger } from 'pino';
+import { createServiceLogger } from '@acme/service-kit/logging';
 
 /** Redacted paths: anything that could carry a credential, even if someone logs it by mistake. */
 const redact = [
@@ -24,5 +25,5 @@ const redact = [
 export function createLogger(option: Logger | false | undefined, level: string, name: string): Logger {
   if (option) return option;
   if (option === false) return pino({ level: 'silent' });
-  return pino({ name, level, redact: { paths: redact, censor: '[redacted]' } });
+  return createServiceLogger(name, level, { redact });
 }

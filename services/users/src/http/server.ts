@@ -1,4 +1,6 @@
 import Fastify, { LogController } from 'fastify';
+import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-id';
+import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError, toErrorResponse } from './errors.ts';
@@ -21,7 +23,10 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     bodyLimit: options.bodyLimit,
     trustProxy: options.trustProxy,
     return503OnClosing: true,
+    ...requestIdOptions(),
   });
+  registerRequestId(app);
+  hangUpWhenClosing(app);
 
   // JSON only: a text/plain body is a wrong content type, not a string to validate.
   app.removeContentTypeParser('text/plain');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { requestIdHeaders } from '@acme/service-kit/request-id';
 
 // The organisations' identity providers, as the user service keeps them (decision record 0012):
 // read through its admin API, held in memory for a short time only.
@@ -59,6 +60,7 @@ export function createProviderDirectory(usersAdminUrl: string, timeoutMs = 10_00
       const hit = cache.get(provider);
       if (hit && hit.until > Date.now()) return hit.value;
       const res = await fetch(`${base}/admin/sso/providers/${provider}`, {
+        headers: requestIdHeaders(),
         signal: AbortSignal.timeout(timeoutMs),
       });
       let value: SsoProvider | undefined;
@@ -72,7 +74,7 @@ export function createProviderDirectory(usersAdminUrl: string, timeoutMs = 10_00
       if (!idOk(provider)) throw new MemberRefused('SSO_NOT_CONFIGURED', 'Unknown provider.');
       const res = await fetch(`${base}/admin/sso/providers/${provider}/members`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...requestIdHeaders() },
         body: JSON.stringify(person),
         signal: AbortSignal.timeout(timeoutMs),
       });

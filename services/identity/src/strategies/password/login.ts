@@ -5,7 +5,7 @@ import { sessionIdentifier } from '../../sessions/current.ts';
 import { errors } from '../../errors/identity-error.ts';
 import { findIdentityIdByIdentifier, getCredential } from '../../identities/repo.ts';
 import { MAX_PASSWORD_BYTES } from '../../password/policy.ts';
-import { hashPassword, needsRehash, verifyDummy, verifyPassword } from '../../password/hasher.ts';
+import { needsRehash } from '../../password/hasher.ts';
 import { normalizeIdentifier } from '../../throttle/backoff.ts';
 import {
   ipRetryAfter,
@@ -69,7 +69,9 @@ async function submitPassword(
   const credential = identityId ? await getCredential(service.db, identityId, 'password') : undefined;
   const hashed =
     typeof credential?.config.hashed_password === 'string' ? credential.config.hashed_password : undefined;
-  const ok = hashed ? await verifyPassword(hashed, password) : await verifyDummy(password);
+  const ok = hashed
+    ? await service.passwords.verify(hashed, password)
+    : await service.passwords.verifyDummy(password);
   const identity =
     ok && identityId
       ? await service.db
@@ -86,7 +88,7 @@ async function submitPassword(
   }
   await resetAccount(service.db, key);
   if (needsRehash(hashed)) {
-    const upgraded = await hashPassword(password);
+    const upgraded = await service.passwords.hash(password);
     await service.db
       .updateTable('identity_credentials')
       .set({ config: JSON.stringify({ ...credential!.config, hashed_password: upgraded }), updated_at: now })

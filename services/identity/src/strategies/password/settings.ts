@@ -3,7 +3,6 @@ import type { Strategy } from '../../flows/strategy.ts';
 import { sessionErrors } from '../../errors/identity-error.ts';
 import { queueSecurityNotice } from '../../identities/notices.ts';
 import { identityEmail, normalizeEmail, upsertCredential } from '../../identities/repo.ts';
-import { hashPassword } from '../../password/hasher.ts';
 import { checkPasswordPolicy } from '../../password/policy.ts';
 import { isPrivileged } from '../../sessions/policy.ts';
 import { revokeOtherSessions } from '../../sessions/repo.ts';
@@ -43,7 +42,7 @@ export const passwordSettings: Strategy = {
     const email = normalizeEmail(identityEmail(session.identity));
     const problem = checkPasswordPolicy(password, email);
     if (problem) return { type: 'flow_updated', messages: [{ pointer: '#/password', message: problem }] };
-    const hashed = await hashPassword(password);
+    const hashed = await service.passwords.hash(password);
     const identityId = session.identity.row.id;
     const keepSessionId = session.row.id;
     return {

@@ -273,6 +273,23 @@ describe('TOTP', () => {
     const ok = await submitFlow(b, 'login', flow, { method: 'totp', totp_code: code, csrf_token: csrf });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.body.session.authenticator_assurance_level).toBe('aal2');
+
+    // Both second-factor outcomes are counted on the admin listener's /metrics.
+    const metrics = (await (await fetch(`${h.adminUrl}/metrics`)).text()).split('\n');
+    const count = (outcome: string) =>
+      Number(
+        metrics
+          .find(
+            (l) =>
+              l.startsWith('identity_second_factor_total{') &&
+              l.includes('method="totp"') &&
+              l.includes(`outcome="${outcome}"`),
+          )
+          ?.split(' ')
+          .at(-1),
+      );
+    expect(count('failure')).toBe(1);
+    expect(count('success')).toBe(1);
     expect(ok.body.session.authentication_methods.map((m: { method: string }) => m.method)).toEqual([
       'password',
       'totp',

@@ -1,0 +1,48 @@
+import Fastify from 'fastify';
+import { describe, expect, it } from 'vitest';
+import type { Database } from '@acme/db';
+import { attachMetrics, createServiceMetrics } from './metrics.ts';
+
+describe('service metrics', () => {
+  it('reports the database pool and event-loop delay, in a registry of its own', async () => {
+    const db = {
+      kind: 'postgres',
+      poolStats: () => ({ total: 4, idle: 1, waiting: 2, max: 10 }),
+    } as unknown as Database;
+    const a = createServiceMetrics('a', { db });
+    const b = createServiceMetrics('b');
+    try {
+      const text = await a.registry.metrics();
+      expect(text).toContain('db_pool_connections{state="total",service="a"} 4');
+      expect(text).toContain('db_pool_connections{state="idle",service="a"} 1');
+      expect(text).toContain('db_pool_waiting_requests{service="a"} 2');
+      expect(text).toMatch(/event_loop_delay_seconds\{quantile="0\.99",service="a"\} \d/);
+      // Same metric names in another registry: no clash, and no pool gauges without a pool.
+      const other = await b.registry.metrics();
+      expect(other).toContain('http_request_duration_seconds');
+      expect(other).not.toContain('db_pool_connections');
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
+  it('labels requests with the route pattern and serves /metrics on the admin app only', async () => {
+    const metrics = createServiceMetrics('svc');
+    const pub = Fastify();
+    const admin = Fastify();
+    pub.get('/things/:id', async () => ({ ok: true }));
+    attachMetrics(metrics, { public: pub, admin });
+    await Promise.all([pub.ready(), admin.ready()]);
+    expect((await pub.inject('/things/42?token=abc')).statusCode).toBe(200);
+    expect((await pub.inject('/metrics')).statusCode).toBe(404);
+    const res = await admin.inject('/metrics');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/plain');
+    expect(res.body).toContain('route="/things/:id"');
+    expect(res.body).toContain('route="unmatched"');
+    expect(res.body).not.toContain('42');
+    expect(res.body).not.toContain('abc');
+    await Promise.all([pub.close(), admin.close()]);
+  });
+});

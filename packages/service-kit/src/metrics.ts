@@ -1,0 +1,180 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Database } from '@acme/db';
+
+/**
+ * Prometheus metrics of one service instance. Each instance has its own registry (never
+ * prom-client's global one), so several services, or two instances of one, can run in one process
+ * (`npm start`, the tests) without clashing names. `/metrics` is served on the admin listener only.
+ */
+export interface ServiceMetrics {
+  readonly registry: Registry;
+  /** Request duration, labelled by listener, method, route pattern and status code. */
+  readonly httpDuration: Histogram<'listener' | 'method' | 'route' | 'status_code'>;
+  /** Stops the event-loop monitor (call when the service closes). */
+  close(): void;
+}
+
+/** Buckets for request duration (seconds): a password hash is ~50 ms, an upstream call up to seconds. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export function createServiceMetrics(service: string, opts: { db?: Database } = {}): ServiceMetrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  const httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by listener, method, route pattern (never the raw URL) and status code.',
+    labelNames: ['listener', 'method', 'route', 'status_code'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+
+  // Event-loop delay, sampled by libuv's timer every 20 ms; each scrape reports since the last one.
+  const loop = monitorEventLoopDelay({ resolution: 20 });
+  loop.enable();
+  new Gauge({
+    name: 'event_loop_delay_seconds',
+    help: 'Event-loop delay since the previous scrape (perf_hooks.monitorEventLoopDelay).',
+    labelNames: ['quantile'] as const,
+    registers: [registry],
+    collect() {
+      const s = (ns: number) => (Number.isFinite(ns) ? ns / 1e9 : 0);
+      this.set({ quantile: '0.5' }, s(loop.percentile(50)));
+      this.set({ quantile: '0.99' }, s(loop.percentile(99)));
+      this.set({ quantile: 'max' }, s(loop.max));
+      loop.reset();
+    },
+  });
+
+  const stats = opts.db?.poolStats?.bind(opts.db);
+  if (stats) {
+    new Gauge({
+      name: 'db_pool_connections',
+      help: 'Database connection pool: open connections by state, and the configured maximum.',
+      labelNames: ['state'] as const,
+      registers: [registry],
+      collect() {
+        const p = stats();
+        this.set({ state: 'total' }, p.total);
+        this.set({ state: 'idle' }, p.idle);
+        this.set({ state: 'max' }, p.max);
+      },
+    });
+    new Gauge({
+      name: 'db_pool_waiting_requests',
+      help: 'Queries waiting for a free database connection.',
+      registers: [registry],
+      collect() {
+        this.set(stats().waiting);
+      },
+    });
+  }
+
+  return { registry, httpDuration, close: () => loop.disable() };
+}
+
+/** A counter in the service's own registry. */
+export function counter<L extends string>(
+  metrics: ServiceMetrics,
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+): Counter<L> {
+  return new Counter({ name, help, labelNames, registers: [metrics.registry] });
+}
+
+/** A gauge whose value is read at scrape time. */
+export function sampledGauge(metrics: ServiceMetrics, name: string, help: string, read: () => number): void {
+  new Gauge({
+    name,
+    help,
+    registers: [metrics.registry],
+    collect() {
+      this.set(read());
+    },
+  });
+}
+
+/** A counter whose total is kept elsewhere (e.g. by a pool) and copied at scrape time. */
+export function sampledCounter(
+  metrics: ServiceMetrics,
+  name: string,
+  help: string,
+  read: () => number,
+): void {
+  new Counter({
+    name,
+    help,
+    registers: [metrics.registry],
+    collect() {
+      this.reset();
+      this.inc(read());
+    },
+  });
+}
+
+const startedAt = Symbol('metricsStartedAt');
+type Timed = FastifyRequest & { [startedAt]?: bigint };
+
+/**
+ * Times every request of a Fastify listener. The route label is the matched pattern
+ * (`/admin/identities/:id`), or `unmatched` for 404s, so label cardinality stays bounded.
+ */
+export function instrumentFastify(app: FastifyInstance, metrics: ServiceMetrics, listener: string): void {
+  app.addHook('onRequest', async (req) => {
+    (req as Timed)[startedAt] = process.hrtime.bigint();
+  });
+  app.addHook('onResponse', async (req: FastifyRequest, reply: FastifyReply) => {
+    const t0 = (req as Timed)[startedAt];
+    if (t0 === undefined) return;
+    metrics.httpDuration.observe(
+      {
+        listener,
+        method: req.method,
+        route: req.routeOptions.url ?? 'unmatched',
+        status_code: String(reply.statusCode),
+      },
+      Number(process.hrtime.bigint() - t0) / 1e9,
+    );
+  });
+}
+
+/** `GET /metrics` in the Prometheus text format; register on the admin listener only. */
+export function registerMetricsRoute(admin: FastifyInstance, metrics: ServiceMetrics): void {
+  admin.get('/metrics', async (_req, reply) => {
+    const body = await metrics.registry.metrics();
+    return reply.header('content-type', metrics.registry.contentType).send(body);
+  });
+}
+
+/**
+ * The usual wiring: times both listeners, serves `/metrics` on the admin one, and stops the
+ * event-loop monitor when the admin listener closes.
+ */
+export function attachMetrics(
+  metrics: ServiceMetrics,
+  listeners: { public?: FastifyInstance; admin: FastifyInstance },
+): void {
+  if (listeners.public) instrumentFastify(listeners.public, metrics, 'public');
+  instrumentFastify(listeners.admin, metrics, 'admin');
+  registerMetricsRoute(listeners.admin, metrics);
+  listeners.admin.addHook('onClose', async () => metrics.close());
+}
+
+/** Records one request served outside Fastify (e.g. the authorization server's public app). */
+export function observeRequest(
+  metrics: ServiceMetrics,
+  labels: { listener: string; method: string; route: string; status: number },
+  seconds: number,
+): void {
+  metrics.httpDuration.observe(
+    {
+      listener: labels.listener,
+      method: labels.method,
+      route: labels.route,
+      status_code: String(labels.status),
+    },
+    seconds,
+  );
+}

@@ -1,0 +1,26 @@
+// The identity service on its own process: `npm start -w @acme/identity`.
+// Database: DATABASE_URL (PostgreSQL), else PGlite in IDENTITY_DATA_DIR, else an in-memory PGlite.
+// Start it with the thread-pool preload first (the workspace's `start` script does): see
+// packages/service-kit/threadpool.mjs for why the pool size must be set before anything else runs.
+import { createDb } from '@acme/db';
+import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
+import { drainOnSignals } from '@acme/service-kit/shutdown';
+import { start } from './index.ts';
+
+exitOnUnhandledErrors('identity');
+if (!process.env.UV_THREADPOOL_SIZE) {
+  process.stderr.write(
+    `${JSON.stringify({ level: 'warn', name: 'identity', msg: 'UV_THREADPOOL_SIZE is not set: libuv runs 4 threads, which password hashing can fill; start with --import packages/service-kit/threadpool.mjs' })}\n`,
+  );
+}
+
+const url = process.env.DATABASE_URL || undefined;
+const dataDir = url ? undefined : process.env.IDENTITY_DATA_DIR || undefined;
+const db = await createDb({ url, dataDir });
+const service = await start({ db });
+
+// SIGTERM: stop accepting, let the requests in flight finish (up to 10 s), close the database, exit 0.
+drainOnSignals('identity', async () => {
+  await service.close();
+  await db.close();
+});
