@@ -38,6 +38,7 @@ export default defineConfig({
               name: 'services',
               include: ['{services,packages,dev}/**/*.test.{ts,tsx}'],
               exclude: ['**/node_modules/**'],
+              globalSetup: ['packages/test-kit/src/pglite-global-setup.ts'],
             },
           },
         ],

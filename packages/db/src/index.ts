@@ -1,4 +1,5 @@
-import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
@@ -54,6 +55,11 @@ export interface DbOptions {
   url?: string | undefined;
   /** PGlite data directory; absent means in memory. */
   dataDir?: string | undefined;
+  /**
+   * In-memory PGlite only: start from this dump of an initialised data directory (`dumpDataDir`)
+   * instead of running initdb, which is most of PGlite's start-up time.
+   */
+  template?: Blob | undefined;
   listen?: ListenOptions;
 }
 
@@ -198,7 +204,11 @@ export async function createDb(options: DbOptions = {}): Promise<Database> {
     };
   }
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
-  const pglite = options.dataDir ? new PGlite(options.dataDir) : new PGlite();
+  const pglite = options.dataDir
+    ? new PGlite(options.dataDir)
+    : options.template
+      ? new PGlite({ loadDataDir: options.template })
+      : new PGlite();
   await pglite.waitReady;
   const kysely = new Kysely<unknown>({ dialect: new PGliteDialect(pglite) });
   return {
@@ -245,7 +255,13 @@ export async function migrate(db: Database, namespace: string, migrations: Migra
  */
 export async function createTestDb(): Promise<Database> {
   const admin = process.env.TEST_DATABASE_URL;
-  if (!admin) return createDb();
+  if (!admin) {
+    // The test run's global set-up may leave a dump of a freshly initialised PGlite (see
+    // packages/test-kit): loading it takes under a second, initdb several.
+    const template = process.env.PGLITE_TEMPLATE;
+    if (template && existsSync(template)) return createDb({ template: new Blob([await readFile(template)]) });
+    return createDb();
+  }
   const name = `t_${randomBytes(6).toString('hex')}`;
   const client = new pg.Client({ connectionString: admin });
   await client.connect();
