@@ -36,7 +36,7 @@ export default defineConfig({
             test: {
               ...shared,
               name: 'services',
-              include: ['{services,packages,dev}/**/*.test.{ts,tsx}'],
+              include: ['{services,packages,dev,bench}/**/*.test.{ts,tsx}'],
               exclude: ['**/node_modules/**'],
               globalSetup: ['packages/test-kit/src/pglite-global-setup.ts'],
             },

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import autocannon from 'autocannon';
+import type { Result } from 'autocannon';
+import { runLoadChild } from './load/child.ts';
 import { summarise } from './summarise.ts';
 
 /** A bare Node `http` server answering a small JSON body: the ceiling for this machine. */
@@ -13,11 +14,10 @@ export async function benchCeiling(opts: { durationSec: number; connections: num
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   try {
-    const result = await autocannon({
+    const result = await runLoadChild<Result>('autocannon', {
       url: `http://127.0.0.1:${port}/`,
       connections: opts.connections,
       duration: opts.durationSec,
-      workers: 1,
     });
     return { bareNodeHttp: summarise(result) };
   } finally {

@@ -2,12 +2,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import autocannon from 'autocannon';
+import type { Result } from 'autocannon';
 import { createDb } from '@acme/db';
 import { freePort } from '@acme/test-kit/free-port';
 import { start } from '@acme/identity';
 import { createIdentityAdminClient } from '@acme/identity/client';
+import { runLoadChild } from './load/child.ts';
+import { passwordLogin } from './load/password-login.ts';
 import { summarise } from './summarise.ts';
+
+/** autocannon in a child process on the load core. */
+const autocannon = (options: Record<string, unknown>) => runLoadChild<Result>('autocannon', options);
 
 const EMAIL = 'bench@example.com';
 const PASSWORD = 'bench passphrase for identity 1';
@@ -15,32 +20,6 @@ const PASSWORD = 'bench passphrase for identity 1';
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-function cookiesOf(res: Response): string {
-  return res.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0]!)
-    .join('; ');
-}
-
-/** One password login as a SPA does it: create the flow (JSON), then submit it with the CSRF cookie and token. */
-async function passwordLogin(publicUrl: string): Promise<{ status: number; cookie: string }> {
-  const init = await fetch(`${publicUrl}/self-service/login/browser`, {
-    headers: { accept: 'application/json' },
-  });
-  const flow = (await init.json()) as {
-    id: string;
-    ui: { nodes: { attributes: { name?: string; value?: string } }[] };
-  };
-  const csrf = flow.ui.nodes.find((n) => n.attributes.name === 'csrf_token')?.attributes.value ?? '';
-  const res = await fetch(`${publicUrl}/self-service/login?flow=${flow.id}`, {
-    method: 'POST',
-    headers: { accept: 'application/json', 'content-type': 'application/json', cookie: cookiesOf(init) },
-    body: JSON.stringify({ method: 'password', identifier: EMAIL, password: PASSWORD, csrf_token: csrf }),
-  });
-  await res.arrayBuffer();
-  return { status: res.status, cookie: cookiesOf(res) };
 }
 
 /**
@@ -80,7 +59,7 @@ export async function benchIdentity(opts: {
     });
 
     // A session cookie for the whoami runs.
-    const login = await passwordLogin(publicUrl);
+    const login = await passwordLogin(publicUrl, EMAIL, PASSWORD);
     if (login.status !== 200) throw new Error(`login failed: ${login.status}`);
     const sessionCookie = login.cookie;
 
@@ -90,7 +69,6 @@ export async function benchIdentity(opts: {
         connections: opts.connections,
         duration: opts.durationSec,
         headers: { cookie: sessionCookie, accept: 'application/json' },
-        workers: 1,
       }),
     );
 
@@ -110,7 +88,6 @@ export async function benchIdentity(opts: {
           connections: opts.connections,
           duration: opts.durationSec,
           headers: { cookie: sessionCookie, accept: 'application/json' },
-          workers: 1,
         }),
       );
     } finally {
@@ -129,59 +106,43 @@ export async function benchIdentity(opts: {
       };
     }
 
-    // (c) password logins driven by a concurrent loop (each login is two dependent requests).
+    // (c) password logins driven by a concurrent loop (each login is two dependent requests), from a
+    // load child; the event-loop lag is the server side's.
     const concurrency = Math.max(1, Math.min(opts.connections, 16));
-    const latencies: number[] = [];
-    let failures = 0;
     const lag = monitorEventLoopDelay({ resolution: 10 });
     lag.enable();
-    const started = performance.now();
-    const deadline = started + opts.durationSec * 1000;
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (performance.now() < deadline) {
-          const t0 = performance.now();
-          const { status } = await passwordLogin(publicUrl).catch(() => ({ status: 0 }));
-          if (status === 200) latencies.push(performance.now() - t0);
-          else failures++;
-        }
-      }),
+    const loop = await runLoadChild<{ latencies: number[]; failures: number; elapsedSec: number }>(
+      'password-logins',
+      { publicUrl, email: EMAIL, password: PASSWORD, durationSec: opts.durationSec, concurrency },
     );
     lag.disable();
-    const elapsedSec = (performance.now() - started) / 1000;
-    latencies.sort((a, b) => a - b);
+    const latencies = loop.latencies.sort((x, y) => x - y);
+    const failures = loop.failures;
+    const elapsedSec = loop.elapsedSec;
     const round = (n: number) => Math.round(n * 10) / 10;
 
     // (d) whoami while logins run at about 80 % of the measured login rate (hashing must not starve it).
     const floodRate = Math.max(1, Math.floor((latencies.length / elapsedSec) * 0.8));
-    const floodDeadline = performance.now() + opts.durationSec * 1000;
-    let floodLogins = 0;
-    const flood = (async () => {
-      const inflight: Promise<unknown>[] = [];
-      while (performance.now() < floodDeadline) {
-        inflight.push(
-          passwordLogin(publicUrl).then(
-            () => floodLogins++,
-            () => undefined,
-          ),
-        );
-        await new Promise((r) => setTimeout(r, 1000 / floodRate));
-      }
-      await Promise.all(inflight);
-    })();
     const floodLag = monitorEventLoopDelay({ resolution: 10 });
     floodLag.enable();
-    const whoamiUnderFlood = summarise(
-      await autocannon({
+    const [floodLoop, whoamiUnderFloodRaw] = await Promise.all([
+      runLoadChild<{ latencies: number[]; failures: number; elapsedSec: number }>('password-logins', {
+        publicUrl,
+        email: EMAIL,
+        password: PASSWORD,
+        durationSec: opts.durationSec,
+        ratePerSec: floodRate,
+      }),
+      autocannon({
         url: `${publicUrl}/sessions/whoami`,
         connections: Math.min(opts.connections, 10),
         duration: opts.durationSec,
         headers: { cookie: sessionCookie, accept: 'application/json' },
-        workers: 1,
       }),
-    );
+    ]);
     floodLag.disable();
-    await flood;
+    const whoamiUnderFlood = summarise(whoamiUnderFloodRaw);
+    const floodLogins = floodLoop.latencies.length;
 
     return {
       note: `${cacheNote} autocannon reports p90/p97.5/p99 rather than p95 for (a)/(b).`,

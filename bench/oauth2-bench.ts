@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { Agent, createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider, { type Configuration } from 'oidc-provider';
 import { createDb, migrate } from '@acme/db';
 import { createApp, loadConfig, migrations } from '@acme/oauth2';
+import { runLoadChild } from './load/child.ts';
 
 /**
  * `POST /oauth2/token` workloads (authorization code + PKCE, and refresh with rotation), on our
@@ -17,8 +18,8 @@ import { createApp, loadConfig, migrations } from '@acme/oauth2';
  * request taking the next credential, until `durationSec` of timed load has run. The load comes
  * from `connections` concurrent keep-alive clients (autocannon cannot hand each request a
  * different single-use body and stop exactly when they run out). Both servers
- * are measured the same way. Latencies are recorded per request; the load generator shares the
- * process (and core) with the server, so the ratio is the meaningful figure.
+ * are measured the same way. Latencies are recorded per request by a load generator in its own
+ * process on the other core (see load/child.ts).
  * `BENCH_OAUTH2_OURS_ONLY=1` skips the plain provider (for profiling).
  */
 
@@ -293,55 +294,12 @@ async function mintBodies(target: Target, kind: 'code' | 'refresh', count: numbe
   return bodies;
 }
 
-/** Sends every body once over `connections` keep-alive connections; records each latency. */
-async function runBatch(target: Target, bodies: string[], connections: number) {
-  const { hostname, port } = new URL(target.url);
-  const agent = new Agent({ keepAlive: true, maxSockets: connections });
-  const latencies: number[] = [];
-  let non2xx = 0;
-  let errors = 0;
-  let next = 0;
-  const send = (body: string) =>
-    new Promise<number>((resolve, reject) => {
-      const req = request(
-        {
-          agent,
-          hostname,
-          port,
-          method: 'POST',
-          path: target.tokenPath,
-          headers: {
-            'content-type': 'application/x-www-form-urlencoded',
-            'content-length': Buffer.byteLength(body),
-          },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
-  const worker = async () => {
-    while (next < bodies.length) {
-      const body = bodies[next++]!;
-      const t0 = performance.now();
-      try {
-        const status = await send(body);
-        if (status < 200 || status >= 300) non2xx += 1;
-      } catch {
-        errors += 1;
-      }
-      latencies.push(performance.now() - t0);
-    }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: Math.min(connections, bodies.length) }, worker));
-  const seconds = (performance.now() - started) / 1000;
-  agent.destroy();
-  return { latencies, non2xx, errors, seconds };
+/** Sends every body once over `connections` keep-alive connections, from a load child; records each latency. */
+function runBatch(target: Target, bodies: string[], connections: number) {
+  return runLoadChild<{ latencies: number[]; non2xx: number; errors: number; seconds: number }>(
+    'post-bodies',
+    { url: target.url, path: target.tokenPath, bodies, connections },
+  );
 }
 
 function percentile(sorted: number[], p: number): number {
