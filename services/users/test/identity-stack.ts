@@ -55,8 +55,9 @@ export interface IdentityUnderTest {
    * Signs the identity in with a password (set through the admin API on first use) and returns the
    * Cookie header a browser would send. `aal2Required`: the identity gets an authenticator app
    * first, so the password-only session this returns must still pass a second factor.
+   * `secondFactor`: the same, then the session passes that second factor too (aal2).
    */
-  signIn(identityId: string, opts?: { aal2Required?: boolean }): Promise<string>;
+  signIn(identityId: string, opts?: { aal2Required?: boolean; secondFactor?: boolean }): Promise<string>;
   /** The session id behind a cookie returned by `signIn`. */
   sessionIdOf(cookie: string): Promise<string>;
   close(): Promise<void>;
@@ -143,7 +144,8 @@ export async function startIdentityUnderTest(options: IdentityUnderTestOptions =
     return jar;
   }
 
-  async function linkAuthenticatorApp(jar: Jar): Promise<void> {
+  /** Links an authenticator app to the signed-in identity; answers its secret. */
+  async function linkAuthenticatorApp(jar: Jar): Promise<string> {
     const flow = await jar.fetch(`${direct.public}/self-service/settings/browser`, {
       headers: { accept: 'application/json' },
     });
@@ -155,6 +157,23 @@ export async function startIdentityUnderTest(options: IdentityUnderTestOptions =
       json: { method: 'totp', totp_code: totpCode(secret), csrf_token: csrfOf(flow.body) },
     });
     if (linked.res.status !== 200) throw new Error(`linking TOTP answered ${linked.res.status}`);
+    return secret;
+  }
+
+  /** Takes the aal1 session in `jar` to aal2 with a code of the authenticator app. */
+  async function secondFactorLogin(jar: Jar, secret: string): Promise<void> {
+    const flow = await jar.fetch(`${direct.public}/self-service/login/browser?aal=aal2`, {
+      headers: { accept: 'application/json' },
+    });
+    // Each time step's code is taken once and linking spent the current one: the next step's code
+    // is still inside the accepted window of one step either side.
+    const code = totpCode(secret, new Date(Date.now() + 30_000));
+    const submitted = await jar.fetch(`${direct.public}/self-service/login?flow=${flow.body.id}`, {
+      method: 'POST',
+      headers: { accept: 'application/json' },
+      json: { method: 'totp', totp_code: code, csrf_token: csrfOf(flow.body) },
+    });
+    if (submitted.res.status !== 200) throw new Error(`the TOTP login answered ${submitted.res.status}`);
   }
 
   return {
@@ -175,9 +194,10 @@ export async function startIdentityUnderTest(options: IdentityUnderTestOptions =
         withPassword.add(identityId);
       }
       let jar = await passwordLogin(traits.email);
-      if (opts.aal2Required) {
-        await linkAuthenticatorApp(jar);
+      if (opts.aal2Required || opts.secondFactor) {
+        const secret = await linkAuthenticatorApp(jar);
         jar = await passwordLogin(traits.email);
+        if (opts.secondFactor) await secondFactorLogin(jar, secret);
       }
       return `ory_kratos_session=${jar.cookies.get('ory_kratos_session')!}`;
     },
