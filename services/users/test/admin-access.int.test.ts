@@ -32,7 +32,8 @@ describe('user service admin API access', () => {
     identity = await startIdentityUnderTest({ adminKey: IDENTITY_KEY });
     svc = await startTestService({
       env: {
-        IDENTITY_ADMIN_URL: identity.adminUrl, IDENTITY_PUBLIC_URL: identity.publicUrl,
+        IDENTITY_ADMIN_URL: identity.adminUrl,
+        IDENTITY_PUBLIC_URL: identity.publicUrl,
         USERS_ADMIN_KEY: USERS_KEY,
         IDENTITY_ADMIN_KEY: IDENTITY_KEY,
       },
@@ -121,8 +122,6 @@ describe('user service admin API access', () => {
       body: { identifier: 'Locked@Example.com' },
     });
     expect(identity.requests[0]!.headers.authorization).toBe(`Bearer ${IDENTITY_KEY}`);
-    expect(await runCli(['account:unlock'], { env: {}, out: () => undefined, err: () => undefined })).toBe(
-      2,
-    );
+    expect(await runCli(['account:unlock'], { env: {}, out: () => undefined, err: () => undefined })).toBe(2);
   });
 });

@@ -18,7 +18,9 @@ describe('admin CLI', () => {
 
   beforeAll(async () => {
     identity = await startIdentityUnderTest();
-    svc = await startTestService({ env: { IDENTITY_ADMIN_URL: identity.adminUrl, IDENTITY_PUBLIC_URL: identity.publicUrl } });
+    svc = await startTestService({
+      env: { IDENTITY_ADMIN_URL: identity.adminUrl, IDENTITY_PUBLIC_URL: identity.publicUrl },
+    });
   });
   afterAll(async () => {
     await svc.close();

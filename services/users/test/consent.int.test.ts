@@ -57,7 +57,11 @@ describe('POST /login/consent and /login/logout', () => {
     identity = await startIdentityUnderTest();
     oauth2 = await recordingServer(() => ({ status: 500 }));
     svc = await startTestService({
-      env: { IDENTITY_ADMIN_URL: identity.adminUrl, IDENTITY_PUBLIC_URL: identity.publicUrl, OAUTH2_ADMIN_URL: oauth2.url },
+      env: {
+        IDENTITY_ADMIN_URL: identity.adminUrl,
+        IDENTITY_PUBLIC_URL: identity.publicUrl,
+        OAUTH2_ADMIN_URL: oauth2.url,
+      },
     });
     const org = await http(`${svc.adminUrl}/admin/organisations`, {
       method: 'POST',
@@ -216,7 +220,11 @@ describe('POST /login/consent and /login/logout', () => {
         const body = real.body as any;
         return {
           status: real.status,
-          body: { ...body, authenticator_assurance_level: 'aal1', authentication_methods: [{ method: 'oidc' }] },
+          body: {
+            ...body,
+            authenticator_assurance_level: 'aal1',
+            authentication_methods: [{ method: 'oidc' }],
+          },
         };
       });
       const res = await consent({ consentChallenge: CHALLENGE, identitySessionId: sessionId });

@@ -18,7 +18,8 @@ describe('fuzzing every endpoint', () => {
     oauth2 = await recordingServer(() => ({ status: 404, body: { error: 'Not Found' } }));
     svc = await startTestService({
       env: {
-        IDENTITY_ADMIN_URL: identity.adminUrl, IDENTITY_PUBLIC_URL: identity.publicUrl,
+        IDENTITY_ADMIN_URL: identity.adminUrl,
+        IDENTITY_PUBLIC_URL: identity.publicUrl,
         OAUTH2_ADMIN_URL: oauth2.url,
         LOGIN_CONFIG_RATE_LIMIT: '100000',
         INVITATION_STATUS_RATE_LIMIT: '100000',

@@ -82,7 +82,9 @@ export interface IdentityUnderTestOptions {
 
 const PASSWORD = 'a long passphrase for the identity under test';
 
-export async function startIdentityUnderTest(options: IdentityUnderTestOptions = {}): Promise<IdentityUnderTest> {
+export async function startIdentityUnderTest(
+  options: IdentityUnderTestOptions = {},
+): Promise<IdentityUnderTest> {
   const db = await createTestDb();
   const [publicPort, adminPort] = [await freePort(), await freePort()];
   const direct = { public: `http://127.0.0.1:${publicPort}`, admin: `http://127.0.0.1:${adminPort}` };

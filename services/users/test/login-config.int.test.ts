@@ -44,7 +44,11 @@ describe('GET /login/config', () => {
   beforeAll(async () => {
     identity = await startIdentityUnderTest();
     svc = await startTestService({
-      env: { IDENTITY_ADMIN_URL: identity.adminUrl, IDENTITY_PUBLIC_URL: identity.publicUrl, LOGIN_CONFIG_RATE_LIMIT: '1000' },
+      env: {
+        IDENTITY_ADMIN_URL: identity.adminUrl,
+        IDENTITY_PUBLIC_URL: identity.publicUrl,
+        LOGIN_CONFIG_RATE_LIMIT: '1000',
+      },
       plugin: recorder,
     });
     const admin = (path: string, json: unknown) => http(`${svc.adminUrl}${path}`, { method: 'POST', json });

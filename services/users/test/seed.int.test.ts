@@ -12,7 +12,9 @@ describe('seedDemo', () => {
 
   beforeAll(async () => {
     identity = await startIdentityUnderTest();
-    svc = await startTestService({ env: { IDENTITY_ADMIN_URL: identity.adminUrl, IDENTITY_PUBLIC_URL: identity.publicUrl } });
+    svc = await startTestService({
+      env: { IDENTITY_ADMIN_URL: identity.adminUrl, IDENTITY_PUBLIC_URL: identity.publicUrl },
+    });
   });
   afterAll(async () => {
     await svc.close();
@@ -63,9 +65,7 @@ describe('seedDemo', () => {
     });
     const users = await http(`${svc.adminUrl}/admin/users?organisationId=${first.sso!.organisationId}`);
     expect((users.body as any).users.map((u: any) => u.email)).toEqual(['hopper@globex.test']);
-    const created = identity.requests.filter(
-      (r) => r.method === 'POST' && r.path === '/admin/identities',
-    );
+    const created = identity.requests.filter((r) => r.method === 'POST' && r.path === '/admin/identities');
     expect((created.at(-1)!.body as any).credentials).toBeUndefined();
 
     const second = await seedDemo(svc.adminUrl, undefined, { sso: { ...sso, clientSecret: 'second' } });

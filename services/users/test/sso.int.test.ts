@@ -16,7 +16,11 @@ describe('SSO providers per organisation', () => {
   beforeAll(async () => {
     identity = await startIdentityUnderTest();
     svc = await startTestService({
-      env: { IDENTITY_ADMIN_URL: identity.adminUrl, IDENTITY_PUBLIC_URL: identity.publicUrl, LOGIN_CONFIG_RATE_LIMIT: '1000' },
+      env: {
+        IDENTITY_ADMIN_URL: identity.adminUrl,
+        IDENTITY_PUBLIC_URL: identity.publicUrl,
+        LOGIN_CONFIG_RATE_LIMIT: '1000',
+      },
     });
     const org = async (name: string, domain: string) =>
       (
@@ -169,9 +173,7 @@ describe('SSO providers per organisation', () => {
     });
     expect(first.status).toBe(200);
     const { userId, identityId } = first.body as any;
-    const created = identity.requests.filter(
-      (r) => r.method === 'POST' && r.path === '/admin/identities',
-    );
+    const created = identity.requests.filter((r) => r.method === 'POST' && r.path === '/admin/identities');
     const body = created.at(-1)!.body as any;
     expect(body.traits).toMatchObject({ email: 'lovelace@globex.test', userServiceID: userId });
     expect(body.credentials).toBeUndefined();

@@ -14,7 +14,9 @@ describe('admin API: users', () => {
 
   beforeAll(async () => {
     identity = await startIdentityUnderTest();
-    svc = await startTestService({ env: { IDENTITY_ADMIN_URL: identity.adminUrl, IDENTITY_PUBLIC_URL: identity.publicUrl } });
+    svc = await startTestService({
+      env: { IDENTITY_ADMIN_URL: identity.adminUrl, IDENTITY_PUBLIC_URL: identity.publicUrl },
+    });
     const org = await http(`${svc.adminUrl}/admin/organisations`, {
       method: 'POST',
       json: { name: 'Acme', domains: ['acme.test'], products: ['Platform', 'MAGIC'] },
