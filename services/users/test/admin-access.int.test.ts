@@ -2,8 +2,9 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { runCli } from '../src/cli-commands.ts';
-import { fakeIdentityAdmin, http, recordingServer, startTestService } from './harness.ts';
-import type { FakeIdentity, TestUsersService } from './harness.ts';
+import { startIdentityUnderTest, type IdentityUnderTest } from './identity-stack.ts';
+import { http, startTestService } from './harness.ts';
+import type { TestUsersService } from './harness.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -25,13 +26,14 @@ function rawGet(url: string, headers: Record<string, string>) {
 }
 
 describe('user service admin API access', () => {
-  let identity: FakeIdentity;
+  let identity: IdentityUnderTest;
   let svc: TestUsersService;
   beforeAll(async () => {
-    identity = await fakeIdentityAdmin();
+    identity = await startIdentityUnderTest({ adminKey: IDENTITY_KEY });
     svc = await startTestService({
       env: {
-        IDENTITY_ADMIN_URL: identity.server.url,
+        IDENTITY_ADMIN_URL: identity.adminUrl,
+        IDENTITY_PUBLIC_URL: identity.publicUrl,
         USERS_ADMIN_KEY: USERS_KEY,
         IDENTITY_ADMIN_KEY: IDENTITY_KEY,
       },
@@ -39,7 +41,7 @@ describe('user service admin API access', () => {
   });
   afterAll(async () => {
     await svc.close();
-    await identity.server.close();
+    await identity.close();
   });
 
   it('admin API without the configured bearer key is refused', async () => {
@@ -91,7 +93,7 @@ describe('user service admin API access', () => {
       },
     });
     expect(user.status).toBe(201);
-    const calls = identity.server.requests.filter((r) => r.path.startsWith('/admin/'));
+    const calls = identity.requests.filter((r) => r.path.startsWith('/admin/'));
     expect(calls.length).toBeGreaterThan(0);
     for (const c of calls) expect(c.headers.authorization).toBe(`Bearer ${IDENTITY_KEY}`);
   });
@@ -104,28 +106,22 @@ describe('user service admin API access', () => {
   });
 
   it('account:unlock asks the identity admin API to end a lockout, with its key', async () => {
-    const stub = await recordingServer(() => ({ status: 204 }));
-    try {
-      const out: string[] = [];
-      const code = await runCli(['account:unlock', '--email', 'Locked@Example.com'], {
-        env: { IDENTITY_ADMIN_URL: stub.url, IDENTITY_ADMIN_KEY: IDENTITY_KEY },
-        out: (t) => out.push(t),
-        err: () => undefined,
-      });
-      expect(code).toBe(0);
-      expect(JSON.parse(out.join(''))).toEqual({ ok: true });
-      expect(stub.requests).toHaveLength(1);
-      expect(stub.requests[0]).toMatchObject({
-        method: 'POST',
-        path: '/admin/lockouts/reset',
-        body: { identifier: 'Locked@Example.com' },
-      });
-      expect(stub.requests[0]!.headers.authorization).toBe(`Bearer ${IDENTITY_KEY}`);
-      expect(await runCli(['account:unlock'], { env: {}, out: () => undefined, err: () => undefined })).toBe(
-        2,
-      );
-    } finally {
-      await stub.close();
-    }
+    identity.requests.length = 0;
+    const out: string[] = [];
+    const code = await runCli(['account:unlock', '--email', 'Locked@Example.com'], {
+      env: { IDENTITY_ADMIN_URL: identity.adminUrl, IDENTITY_ADMIN_KEY: IDENTITY_KEY },
+      out: (t) => out.push(t),
+      err: () => undefined,
+    });
+    expect(code).toBe(0);
+    expect(JSON.parse(out.join(''))).toEqual({ ok: true });
+    expect(identity.requests).toHaveLength(1);
+    expect(identity.requests[0]).toMatchObject({
+      method: 'POST',
+      path: '/admin/lockouts/reset',
+      body: { identifier: 'Locked@Example.com' },
+    });
+    expect(identity.requests[0]!.headers.authorization).toBe(`Bearer ${IDENTITY_KEY}`);
+    expect(await runCli(['account:unlock'], { env: {}, out: () => undefined, err: () => undefined })).toBe(2);
   });
 });

@@ -3,8 +3,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli-commands.ts';
-import { fakeIdentityAdmin, runCliJson, startTestService } from './harness.ts';
-import type { FakeIdentity, TestUsersService } from './harness.ts';
+import { startIdentityUnderTest, type IdentityUnderTest } from './identity-stack.ts';
+import { runCliJson, startTestService } from './harness.ts';
+import type { TestUsersService } from './harness.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -12,16 +13,18 @@ const run = promisify(execFile);
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 describe('admin CLI', () => {
-  let identity: FakeIdentity;
+  let identity: IdentityUnderTest;
   let svc: TestUsersService;
 
   beforeAll(async () => {
-    identity = await fakeIdentityAdmin();
-    svc = await startTestService({ env: { IDENTITY_ADMIN_URL: identity.server.url } });
+    identity = await startIdentityUnderTest();
+    svc = await startTestService({
+      env: { IDENTITY_ADMIN_URL: identity.adminUrl, IDENTITY_PUBLIC_URL: identity.publicUrl },
+    });
   });
   afterAll(async () => {
     await svc.close();
-    await identity.server.close();
+    await identity.close();
   });
 
   const cli = (...argv: string[]) => runCliJson(svc.adminUrl, argv);

@@ -1,23 +1,25 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeIdentityAdmin, http, recordingServer, startTestService } from './harness.ts';
-import type { FakeIdentity, RecordingServer, TestUsersService } from './harness.ts';
+import { startIdentityUnderTest, type IdentityUnderTest } from './identity-stack.ts';
+import { http, recordingServer, startTestService } from './harness.ts';
+import type { RecordingServer, TestUsersService } from './harness.ts';
 
 /**
  * Request-parser fuzzing (reliability: bad input never gets a 500 or a hang): arbitrary JSON and arbitrary bytes sent to every
  * endpoint get a 4xx `{errorCode, message}` or a success, never a 5xx, a hang or a non-JSON answer.
  */
 describe('fuzzing every endpoint', () => {
-  let identity: FakeIdentity;
+  let identity: IdentityUnderTest;
   let oauth2: RecordingServer;
   let svc: TestUsersService;
 
   beforeAll(async () => {
-    identity = await fakeIdentityAdmin();
+    identity = await startIdentityUnderTest();
     oauth2 = await recordingServer(() => ({ status: 404, body: { error: 'Not Found' } }));
     svc = await startTestService({
       env: {
-        IDENTITY_ADMIN_URL: identity.server.url,
+        IDENTITY_ADMIN_URL: identity.adminUrl,
+        IDENTITY_PUBLIC_URL: identity.publicUrl,
         OAUTH2_ADMIN_URL: oauth2.url,
         LOGIN_CONFIG_RATE_LIMIT: '100000',
         INVITATION_STATUS_RATE_LIMIT: '100000',
@@ -26,7 +28,7 @@ describe('fuzzing every endpoint', () => {
   });
   afterAll(async () => {
     await svc.close();
-    await identity.server.close();
+    await identity.close();
     await oauth2.close();
   });
 

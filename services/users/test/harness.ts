@@ -170,53 +170,6 @@ export async function http(url: string, init: RequestInit & { json?: unknown } =
   return { status: res.status, headers: res.headers, body };
 }
 
-/** A fake identity-service admin API: creates identities and serves sessions registered by the test. */
-export interface FakeIdentity {
-  server: RecordingServer;
-  identities: Map<string, { id: string; traits: Record<string, unknown> }>;
-  sessions: Map<
-    string,
-    { id: string; active: boolean; identity: { id: string; traits: Record<string, unknown> } }
-  >;
-}
-
-export async function fakeIdentityAdmin(): Promise<FakeIdentity> {
-  const identities: FakeIdentity['identities'] = new Map();
-  const sessions: FakeIdentity['sessions'] = new Map();
-  let next = 0;
-  const server = await recordingServer((req) => {
-    if (req.method === 'POST' && req.path === '/admin/identities') {
-      const body = req.body as { traits: Record<string, unknown> };
-      next += 1;
-      const id = `00000000-0000-4000-8000-${String(next).padStart(12, '0')}`;
-      const identity = { id, traits: body.traits };
-      identities.set(id, identity);
-      return { status: 201, body: { ...identity, schema_id: 'default', state: 'active' } };
-    }
-    if (req.method === 'GET' && req.path === '/admin/identities') {
-      const email = req.query.credentials_identifier;
-      return {
-        status: 200,
-        body: [...identities.values()].filter((i) => email === undefined || i.traits.email === email),
-      };
-    }
-    const identityMatch = /^\/admin\/identities\/([^/]+)$/.exec(req.path);
-    if (req.method === 'DELETE' && identityMatch) {
-      identities.delete(identityMatch[1]!);
-      return { status: 204 };
-    }
-    const sessionMatch = /^\/admin\/sessions\/([^/]+)$/.exec(req.path);
-    if (req.method === 'GET' && sessionMatch) {
-      const session = sessions.get(decodeURIComponent(sessionMatch[1]!));
-      return session
-        ? { status: 200, body: session }
-        : { status: 404, body: { error: { code: 404, message: 'Not Found' } } };
-    }
-    return { status: 404, body: { error: { code: 404, message: 'Not Found' } } };
-  });
-  return { server, identities, sessions };
-}
-
 /** Runs the admin CLI in process against `adminUrl`; `json` is stdout parsed, if it is JSON. */
 export async function runCliJson(
   adminUrl: string,

@@ -10,7 +10,7 @@ import {
 import { createMemoryMailer } from '@acme/mail';
 import { freePort } from '@acme/test-kit/free-port';
 import { totpCode } from '@acme/test-kit/totp';
-import type { RecordedRequest } from './harness.ts';
+import type { RecordedRequest, StubResponse } from './harness.ts';
 import { Jar } from './jar.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -40,6 +40,13 @@ export interface IdentityUnderTest {
   recoveryCodes: IssuedRecoveryCode[];
   /** Path → status: the proxy answers such requests itself with this status (`clear()` to stop). */
   failures: Map<string, number>;
+  /**
+   * Path (as sent, percent-encoding kept) → what the proxy answers instead of the service: a fixed
+   * answer, or one made from the request and, when it calls `forward`, the service's own answer
+   * (`clear()` to stop). For answers the real service does not give on its own: a failure of one
+   * method, a body that is not JSON, a session signed in by a method the test cannot drive.
+   */
+  answers: Map<string, InjectedAnswer>;
   /** The admin API's client, straight to the service (not recorded). */
   admin: IdentityAdminClient;
   /** The identity, read from the admin API; throws when there is none. */
@@ -48,16 +55,36 @@ export interface IdentityUnderTest {
    * Signs the identity in with a password (set through the admin API on first use) and returns the
    * Cookie header a browser would send. `aal2Required`: the identity gets an authenticator app
    * first, so the password-only session this returns must still pass a second factor.
+   * `secondFactor`: the same, then the session passes that second factor too (aal2).
    */
-  signIn(identityId: string, opts?: { aal2Required?: boolean }): Promise<string>;
+  signIn(identityId: string, opts?: { aal2Required?: boolean; secondFactor?: boolean }): Promise<string>;
   /** The session id behind a cookie returned by `signIn`. */
   sessionIdOf(cookie: string): Promise<string>;
   close(): Promise<void>;
 }
 
+/** The service's own answer to a request the proxy forwarded. */
+export interface ForwardedAnswer {
+  status: number;
+  /** Parsed JSON, or undefined when the body was empty or not JSON. */
+  body: unknown;
+  text: string;
+}
+
+export type InjectedAnswer =
+  | StubResponse
+  | ((req: RecordedRequest, forward: () => Promise<ForwardedAnswer>) => StubResponse | Promise<StubResponse>);
+
+export interface IdentityUnderTestOptions {
+  /** The admin API then requires `Authorization: Bearer <key>` (the stack's own client sends it). */
+  adminKey?: string;
+}
+
 const PASSWORD = 'a long passphrase for the identity under test';
 
-export async function startIdentityUnderTest(): Promise<IdentityUnderTest> {
+export async function startIdentityUnderTest(
+  options: IdentityUnderTestOptions = {},
+): Promise<IdentityUnderTest> {
   const db = await createTestDb();
   const [publicPort, adminPort] = [await freePort(), await freePort()];
   const direct = { public: `http://127.0.0.1:${publicPort}`, admin: `http://127.0.0.1:${adminPort}` };
@@ -71,11 +98,13 @@ export async function startIdentityUnderTest(): Promise<IdentityUnderTest> {
       IDENTITY_PUBLIC_URL: direct.public,
       IDENTITY_ADMIN_URL: direct.admin,
       LOG_LEVEL: 'silent',
+      ...(options.adminKey === undefined ? {} : { IDENTITY_ADMIN_KEY: options.adminKey }),
     },
   });
   const requests: RecordedRequest[] = [];
   const recoveryCodes: IssuedRecoveryCode[] = [];
   const failures = new Map<string, number>();
+  const answers = new Map<string, InjectedAnswer>();
   const onAnswer = (req: RecordedRequest, status: number, body: unknown) => {
     if (req.method !== 'POST' || req.path !== '/admin/recovery/code' || status !== 201) return;
     const sent = req.body as { identity_id: string; expires_in?: string };
@@ -87,9 +116,10 @@ export async function startIdentityUnderTest(): Promise<IdentityUnderTest> {
       expiresIn: sent.expires_in,
     });
   };
-  const publicProxy = await recordingProxy(direct.public, requests, failures, onAnswer);
-  const adminProxy = await recordingProxy(direct.admin, requests, failures, onAnswer);
-  const admin = createIdentityAdminClient({ baseUrl: direct.admin });
+  const injected = { failures, answers, onAnswer };
+  const publicProxy = await recordingProxy(direct.public, requests, injected);
+  const adminProxy = await recordingProxy(direct.admin, requests, injected);
+  const admin = createIdentityAdminClient({ baseUrl: direct.admin, adminKey: options.adminKey });
   const withPassword = new Set<string>();
 
   async function identity(id: string) {
@@ -116,7 +146,8 @@ export async function startIdentityUnderTest(): Promise<IdentityUnderTest> {
     return jar;
   }
 
-  async function linkAuthenticatorApp(jar: Jar): Promise<void> {
+  /** Links an authenticator app to the signed-in identity; answers its secret. */
+  async function linkAuthenticatorApp(jar: Jar): Promise<string> {
     const flow = await jar.fetch(`${direct.public}/self-service/settings/browser`, {
       headers: { accept: 'application/json' },
     });
@@ -128,6 +159,23 @@ export async function startIdentityUnderTest(): Promise<IdentityUnderTest> {
       json: { method: 'totp', totp_code: totpCode(secret), csrf_token: csrfOf(flow.body) },
     });
     if (linked.res.status !== 200) throw new Error(`linking TOTP answered ${linked.res.status}`);
+    return secret;
+  }
+
+  /** Takes the aal1 session in `jar` to aal2 with a code of the authenticator app. */
+  async function secondFactorLogin(jar: Jar, secret: string): Promise<void> {
+    const flow = await jar.fetch(`${direct.public}/self-service/login/browser?aal=aal2`, {
+      headers: { accept: 'application/json' },
+    });
+    // Each time step's code is taken once and linking spent the current one: the next step's code
+    // is still inside the accepted window of one step either side.
+    const code = totpCode(secret, new Date(Date.now() + 30_000));
+    const submitted = await jar.fetch(`${direct.public}/self-service/login?flow=${flow.body.id}`, {
+      method: 'POST',
+      headers: { accept: 'application/json' },
+      json: { method: 'totp', totp_code: code, csrf_token: csrfOf(flow.body) },
+    });
+    if (submitted.res.status !== 200) throw new Error(`the TOTP login answered ${submitted.res.status}`);
   }
 
   return {
@@ -136,6 +184,7 @@ export async function startIdentityUnderTest(): Promise<IdentityUnderTest> {
     requests,
     recoveryCodes,
     failures,
+    answers,
     admin,
     identity,
     async signIn(identityId, opts = {}) {
@@ -147,9 +196,10 @@ export async function startIdentityUnderTest(): Promise<IdentityUnderTest> {
         withPassword.add(identityId);
       }
       let jar = await passwordLogin(traits.email);
-      if (opts.aal2Required) {
-        await linkAuthenticatorApp(jar);
+      if (opts.aal2Required || opts.secondFactor) {
+        const secret = await linkAuthenticatorApp(jar);
         jar = await passwordLogin(traits.email);
+        if (opts.secondFactor) await secondFactorLogin(jar, secret);
       }
       return `ory_kratos_session=${jar.cookies.get('ory_kratos_session')!}`;
     },
@@ -180,8 +230,11 @@ const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'transfer-en
 async function recordingProxy(
   target: string,
   requests: RecordedRequest[],
-  failures: Map<string, number>,
-  onAnswer: (req: RecordedRequest, status: number, body: unknown) => void,
+  injected: {
+    failures: Map<string, number>;
+    answers: Map<string, InjectedAnswer>;
+    onAnswer: (req: RecordedRequest, status: number, body: unknown) => void;
+  },
 ): Promise<{ url: string; close(): Promise<void> }> {
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -203,35 +256,59 @@ async function recordingProxy(
       body,
     };
     requests.push(recorded);
-    const failure = failures.get(url.pathname);
+    const failure = injected.failures.get(url.pathname);
     if (failure !== undefined) {
       res.writeHead(failure, { 'content-type': 'application/json' }).end(JSON.stringify({ error: {} }));
       return;
     }
+
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
       if (HOP_BY_HOP.has(name) || value === undefined) continue;
       headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
-    const answer = await fetch(`${target}${req.url ?? '/'}`, {
-      method: recorded.method,
-      headers,
-      body: raw.length > 0 ? raw : undefined,
-      redirect: 'manual',
-    });
-    const answerText = await answer.text();
-    try {
-      onAnswer(recorded, answer.status, answerText ? JSON.parse(answerText) : undefined);
-    } catch {
-      // not JSON: nothing to note
+    const forward = async () => {
+      const answer = await fetch(`${target}${req.url ?? '/'}`, {
+        method: recorded.method,
+        headers,
+        body: raw.length > 0 ? raw : undefined,
+        redirect: 'manual',
+      });
+      const answerText = await answer.text();
+      let parsed: unknown;
+      try {
+        parsed = answerText ? JSON.parse(answerText) : undefined;
+        injected.onAnswer(recorded, answer.status, parsed);
+      } catch {
+        // not JSON: nothing to note
+      }
+      return { response: answer, answer: { status: answer.status, body: parsed, text: answerText } };
+    };
+
+    const instead = injected.answers.get(url.pathname);
+    if (instead !== undefined) {
+      const stub =
+        typeof instead === 'function'
+          ? await instead(recorded, async () => (await forward()).answer)
+          : instead;
+      if (stub.text !== undefined) {
+        res.writeHead(stub.status, { 'content-type': 'text/plain' }).end(stub.text);
+      } else if (stub.body === undefined) {
+        res.writeHead(stub.status).end();
+      } else {
+        res.writeHead(stub.status, { 'content-type': 'application/json' }).end(JSON.stringify(stub.body));
+      }
+      return;
     }
+
+    const { response, answer } = await forward();
     const out: Record<string, string | string[]> = {};
-    answer.headers.forEach((value, name) => {
+    response.headers.forEach((value, name) => {
       if (!HOP_BY_HOP.has(name) && name !== 'content-encoding' && name !== 'set-cookie') out[name] = value;
     });
-    const cookies = answer.headers.getSetCookie();
+    const cookies = response.headers.getSetCookie();
     if (cookies.length > 0) out['set-cookie'] = cookies;
-    res.writeHead(answer.status, out).end(answerText);
+    res.writeHead(answer.status, out).end(answer.text);
   };
   const server: Server = createServer((req, res) => {
     handle(req, res).catch(() => {

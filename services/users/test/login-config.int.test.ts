@@ -10,8 +10,9 @@ import type {
 import { createTestDb } from '@acme/db';
 import type { Database } from '@acme/db';
 import { FakeClock } from '@acme/db/clock';
-import { fakeIdentityAdmin, http, startTestService } from './harness.ts';
-import type { FakeIdentity, TestUsersService } from './harness.ts';
+import { startIdentityUnderTest, type IdentityUnderTest } from './identity-stack.ts';
+import { http, startTestService } from './harness.ts';
+import type { TestUsersService } from './harness.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -36,14 +37,18 @@ const headerNames = (headers: Headers) => {
 const touchesTable = (query: string, table: string) => query.includes(`"name":"${table}"`);
 
 describe('GET /login/config', () => {
-  let identity: FakeIdentity;
+  let identity: IdentityUnderTest;
   let svc: TestUsersService;
   const recorder = new QueryRecorder();
 
   beforeAll(async () => {
-    identity = await fakeIdentityAdmin();
+    identity = await startIdentityUnderTest();
     svc = await startTestService({
-      env: { IDENTITY_ADMIN_URL: identity.server.url, LOGIN_CONFIG_RATE_LIMIT: '1000' },
+      env: {
+        IDENTITY_ADMIN_URL: identity.adminUrl,
+        IDENTITY_PUBLIC_URL: identity.publicUrl,
+        LOGIN_CONFIG_RATE_LIMIT: '1000',
+      },
       plugin: recorder,
     });
     const admin = (path: string, json: unknown) => http(`${svc.adminUrl}${path}`, { method: 'POST', json });
@@ -76,7 +81,7 @@ describe('GET /login/config', () => {
   });
   afterAll(async () => {
     await svc.close();
-    await identity.server.close();
+    await identity.close();
   });
 
   const config = (email: string, headers: Record<string, string> = {}) =>

@@ -1,21 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../src/seed.ts';
-import { fakeIdentityAdmin, http, startTestService } from './harness.ts';
-import type { FakeIdentity, TestUsersService } from './harness.ts';
+import { startIdentityUnderTest, type IdentityUnderTest } from './identity-stack.ts';
+import { http, startTestService } from './harness.ts';
+import type { TestUsersService } from './harness.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
 describe('seedDemo', () => {
-  let identity: FakeIdentity;
+  let identity: IdentityUnderTest;
   let svc: TestUsersService;
 
   beforeAll(async () => {
-    identity = await fakeIdentityAdmin();
-    svc = await startTestService({ env: { IDENTITY_ADMIN_URL: identity.server.url } });
+    identity = await startIdentityUnderTest();
+    svc = await startTestService({
+      env: { IDENTITY_ADMIN_URL: identity.adminUrl, IDENTITY_PUBLIC_URL: identity.publicUrl },
+    });
   });
   afterAll(async () => {
     await svc.close();
-    await identity.server.close();
+    await identity.close();
   });
 
   it('creates Acme with Ada and Grace, and skips them when run again', async () => {
@@ -36,14 +39,13 @@ describe('seedDemo', () => {
       ['ada@acme.test', 'Ada', 'Lovelace'],
       ['grace@acme.test', 'Grace', 'Hopper'],
     ]);
-    expect(
-      [...identity.identities.values()].every((i: any) => i.traits.onboarding.tosAccepted === true),
-    ).toBe(true);
+    const identities = await identity.admin.listIdentities();
+    expect(identities.every((i: any) => i.traits.onboarding.tosAccepted === true)).toBe(true);
 
     const second = await seedDemo(`${svc.adminUrl}/`);
     expect(second.organisationId).toBe(first.organisationId);
     expect(second.users.map((u) => u.created)).toEqual([false, false]);
-    expect(identity.identities.size).toBe(2);
+    expect(await identity.admin.listIdentities()).toHaveLength(2);
   });
 
   it('creates Globex with single sign-on and Hopper (no password, no Lovelace); a second run updates the secret', async () => {
@@ -63,9 +65,7 @@ describe('seedDemo', () => {
     });
     const users = await http(`${svc.adminUrl}/admin/users?organisationId=${first.sso!.organisationId}`);
     expect((users.body as any).users.map((u: any) => u.email)).toEqual(['hopper@globex.test']);
-    const created = identity.server.requests.filter(
-      (r) => r.method === 'POST' && r.path === '/admin/identities',
-    );
+    const created = identity.requests.filter((r) => r.method === 'POST' && r.path === '/admin/identities');
     expect((created.at(-1)!.body as any).credentials).toBeUndefined();
 
     const second = await seedDemo(svc.adminUrl, undefined, { sso: { ...sso, clientSecret: 'second' } });

@@ -1,21 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeIdentityAdmin, http, runCliJson, startTestService } from './harness.ts';
-import type { FakeIdentity, TestUsersService } from './harness.ts';
+import { startIdentityUnderTest, type IdentityUnderTest } from './identity-stack.ts';
+import { http, runCliJson, startTestService } from './harness.ts';
+import type { TestUsersService } from './harness.ts';
 import { runCli } from '../src/cli-commands.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
 describe('SSO providers per organisation', () => {
-  let identity: FakeIdentity;
+  let identity: IdentityUnderTest;
   let svc: TestUsersService;
   let globex: string;
   let initech: string;
   let acme: string;
 
   beforeAll(async () => {
-    identity = await fakeIdentityAdmin();
+    identity = await startIdentityUnderTest();
     svc = await startTestService({
-      env: { IDENTITY_ADMIN_URL: identity.server.url, LOGIN_CONFIG_RATE_LIMIT: '1000' },
+      env: {
+        IDENTITY_ADMIN_URL: identity.adminUrl,
+        IDENTITY_PUBLIC_URL: identity.publicUrl,
+        LOGIN_CONFIG_RATE_LIMIT: '1000',
+      },
     });
     const org = async (name: string, domain: string) =>
       (
@@ -32,7 +37,7 @@ describe('SSO providers per organisation', () => {
   });
   afterAll(async () => {
     await svc.close();
-    await identity.server.close();
+    await identity.close();
   });
 
   const cli = (...argv: string[]) => runCliJson(svc.adminUrl, argv);
@@ -168,9 +173,7 @@ describe('SSO providers per organisation', () => {
     });
     expect(first.status).toBe(200);
     const { userId, identityId } = first.body as any;
-    const created = identity.server.requests.filter(
-      (r) => r.method === 'POST' && r.path === '/admin/identities',
-    );
+    const created = identity.requests.filter((r) => r.method === 'POST' && r.path === '/admin/identities');
     const body = created.at(-1)!.body as any;
     expect(body.traits).toMatchObject({ email: 'lovelace@globex.test', userServiceID: userId });
     expect(body.credentials).toBeUndefined();

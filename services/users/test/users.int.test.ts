@@ -1,19 +1,22 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from '@acme/db';
-import { fakeIdentityAdmin, http, startTestService } from './harness.ts';
-import type { FakeIdentity, TestUsersService } from './harness.ts';
+import { startIdentityUnderTest, type IdentityUnderTest } from './identity-stack.ts';
+import { http, startTestService } from './harness.ts';
+import type { TestUsersService } from './harness.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
 describe('admin API: users', () => {
-  let identity: FakeIdentity;
+  let identity: IdentityUnderTest;
   let svc: TestUsersService;
   let orgId: string;
   let otherOrgId: string;
 
   beforeAll(async () => {
-    identity = await fakeIdentityAdmin();
-    svc = await startTestService({ env: { IDENTITY_ADMIN_URL: identity.server.url } });
+    identity = await startIdentityUnderTest();
+    svc = await startTestService({
+      env: { IDENTITY_ADMIN_URL: identity.adminUrl, IDENTITY_PUBLIC_URL: identity.publicUrl },
+    });
     const org = await http(`${svc.adminUrl}/admin/organisations`, {
       method: 'POST',
       json: { name: 'Acme', domains: ['acme.test'], products: ['Platform', 'MAGIC'] },
@@ -27,10 +30,10 @@ describe('admin API: users', () => {
   });
   afterAll(async () => {
     await svc.close();
-    await identity.server.close();
+    await identity.close();
   });
   beforeEach(() => {
-    identity.server.requests.length = 0;
+    identity.requests.length = 0;
   });
 
   const createUser = (json: unknown) => http(`${svc.adminUrl}/admin/users`, { method: 'POST', json });
@@ -59,10 +62,12 @@ describe('admin API: users', () => {
       createdAt: '2026-03-01T09:00:00.000Z',
     });
     expect(user.permissions).toContain('ManageOrganisationUsers');
-    expect(user.identityId).toBe([...identity.identities.keys()].at(-1));
+    const linked = await identity.admin.listIdentities({ credentialsIdentifier: 'ada@acme.test' });
+    expect(linked.map((i) => i.id)).toEqual([user.identityId]);
+    expect((await identity.identity(user.identityId)).traits.userServiceID).toBe(user.id);
 
-    expect(identity.server.requests).toHaveLength(1);
-    const call = identity.server.requests[0]!;
+    expect(identity.requests).toHaveLength(1);
+    const call = identity.requests[0]!;
     expect(call.method).toBe('POST');
     expect(call.path).toBe('/admin/identities');
     expect(call.body).toEqual({
@@ -97,7 +102,7 @@ describe('admin API: users', () => {
     });
     expect(res.status).toBe(201);
     expect((res.body as any).scopeGroups).toEqual([]);
-    const body = identity.server.requests[0]!.body as any;
+    const body = identity.requests[0]!.body as any;
     expect(body.credentials).toBeUndefined();
     expect(body.traits.onboarding.tosAccepted).toBe(false);
   });
@@ -112,7 +117,7 @@ describe('admin API: users', () => {
       isGitUser: true,
     });
     expect(res.status).toBe(201);
-    expect((identity.server.requests[0]!.body as any).traits.onboarding.isGitUser).toBe(true);
+    expect((identity.requests[0]!.body as any).traits.onboarding.isGitUser).toBe(true);
   });
 
   it('answers 409 USER_EXISTS for an existing email, whatever its case, without calling the identity service', async () => {
@@ -125,7 +130,7 @@ describe('admin API: users', () => {
     });
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ errorCode: 'USER_EXISTS', message: expect.any(String) });
-    expect(identity.server.requests).toHaveLength(0);
+    expect(identity.requests).toHaveLength(0);
   });
 
   it('refuses an email whose domain is not the organisation’s with 400 EMAIL_DOMAIN_MISMATCH', async () => {
@@ -146,7 +151,7 @@ describe('admin API: users', () => {
       role: 'member',
     });
     expect(sub.status).toBe(400);
-    expect(identity.server.requests).toHaveLength(0);
+    expect(identity.requests).toHaveLength(0);
   });
 
   it('answers 404 ORGANISATION_NOT_FOUND for an unknown organisation', async () => {
@@ -162,14 +167,8 @@ describe('admin API: users', () => {
   });
 
   describe('when the identity service fails, no user row is left behind', () => {
-    const original = () => identity.server.handler;
-    let saved: typeof identity.server.handler;
-    beforeEach(() => {
-      saved = original();
-      return () => {
-        identity.server.handler = saved;
-      };
-    });
+    // The real service does not fail on its own: the proxy answers `/admin/identities` instead.
+    beforeEach(() => () => identity.answers.clear());
 
     const newcomer = {
       firstName: 'Linus',
@@ -189,7 +188,7 @@ describe('admin API: users', () => {
         'IDENTITY_REJECTED',
       ],
     ])('identity answers %s → %s', async (upstreamStatus, upstreamBody, status, errorCode) => {
-      identity.server.handler = () => ({ status: upstreamStatus, body: upstreamBody });
+      identity.answers.set('/admin/identities', { status: upstreamStatus, body: upstreamBody });
       const before = await userCount();
       const res = await createUser({
         ...newcomer,
@@ -202,19 +201,20 @@ describe('admin API: users', () => {
     });
 
     it('removes an identity that was created although the identity service then answered 500', async () => {
-      identity.server.handler = async (req) => {
-        const answer = await saved(req);
+      // The service creates the identity; the proxy then answers the creation with a 500.
+      identity.answers.set('/admin/identities', async (req, forward) => {
+        const answer = await forward();
         return req.method === 'POST' ? { status: 500, body: { error: { code: 500 } } } : answer;
-      };
-      const before = identity.identities.size;
+      });
+      const before = (await identity.admin.listIdentities()).length;
       const res = await createUser({ ...newcomer, organisationId: orgId, email: 'half@acme.test' });
       expect(res.status).toBe(502);
-      expect(identity.identities.size).toBe(before);
-      expect(identity.server.requests.map((r) => r.method)).toEqual(['POST', 'GET', 'DELETE']);
+      expect(await identity.admin.listIdentities()).toHaveLength(before);
+      expect(identity.requests.map((r) => r.method)).toEqual(['POST', 'GET', 'DELETE']);
     });
 
     it('passes on the identity service’s reason for refusing', async () => {
-      identity.server.handler = () => ({
+      identity.answers.set('/admin/identities', {
         status: 400,
         body: { error: { code: 400, reason: 'password too short' } },
       });
@@ -223,7 +223,7 @@ describe('admin API: users', () => {
     });
 
     it('answers 502 for a non-JSON answer', async () => {
-      identity.server.handler = () => ({ status: 201, text: '<html>proxy</html>' });
+      identity.answers.set('/admin/identities', { status: 201, text: '<html>proxy</html>' });
       const before = await userCount();
       const res = await createUser({ ...newcomer, organisationId: orgId, email: 'linus.html@acme.test' });
       expect(res.status).toBe(502);
@@ -242,7 +242,6 @@ describe('admin API: users', () => {
       } finally {
         await svc2.close();
       }
-      identity.server.handler = saved;
       const retry = await createUser({ ...newcomer, organisationId: orgId, email: 'linus.retry@acme.test' });
       expect(retry.status).toBe(201);
     });
@@ -281,16 +280,18 @@ describe('admin API: users', () => {
 
     it('is linked to the identity created for it, and the email then counts as taken', async () => {
       const orphan = await orphanRow('linked@acme.test', new Date(svc.clock.now().getTime() - 120_000));
-      identity.identities.set('99999999-0000-4000-8000-000000000001', {
-        id: '99999999-0000-4000-8000-000000000001',
-        traits: { email: 'linked@acme.test', userServiceID: orphan },
+      // The identity the dead creation made (with a password: the lookup is by login identifier).
+      const made = await identity.admin.createIdentity({
+        schema_id: 'default',
+        traits: { email: 'linked@acme.test', userServiceID: orphan, name: { first: 'O', last: 'R' } },
+        credentials: { password: { config: { password: 'Research-Demo-2026!' } } },
       });
       const res = await createUser(body('linked@acme.test'));
       expect(res.status).toBe(409);
       expect((res.body as any).errorCode).toBe('USER_EXISTS');
       const repaired = await http(`${svc.adminUrl}/admin/users/${orphan}`);
-      expect((repaired.body as any).identityId).toBe('99999999-0000-4000-8000-000000000001');
-      expect(identity.server.requests.map((r) => r.method)).toEqual(['GET']);
+      expect((repaired.body as any).identityId).toBe(made.id);
+      expect(identity.requests.map((r) => r.method)).toEqual(['GET']);
     });
   });
 
