@@ -213,6 +213,22 @@ describe('admin API: users', () => {
       expect(identity.requests.map((r) => r.method)).toEqual(['POST', 'GET', 'DELETE']);
     });
 
+    it('removes the identity of a user without a password that the identity service made before answering 502', async () => {
+      identity.answers.set('/admin/identities', async (req, forward) => {
+        const answer = await forward();
+        return req.method === 'POST' ? { status: 502, body: { error: { code: 502 } } } : answer;
+      });
+      const before = (await identity.admin.listIdentities()).length;
+      const { password: _password, ...noPassword } = newcomer;
+      const res = await createUser({ ...noPassword, organisationId: orgId, email: 'nopass@acme.test' });
+      expect(res.status).toBe(502);
+      expect(await identity.admin.listIdentities()).toHaveLength(before);
+      expect(identity.requests.map((r) => r.method)).toEqual(['POST', 'GET', 'DELETE']);
+      identity.answers.delete('/admin/identities');
+      const retry = await createUser({ ...noPassword, organisationId: orgId, email: 'nopass@acme.test' });
+      expect(retry.status).toBe(201);
+    });
+
     it('passes on the identity service’s reason for refusing', async () => {
       identity.answers.set('/admin/identities', {
         status: 400,

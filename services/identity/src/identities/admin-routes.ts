@@ -39,11 +39,26 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: IdentityContext):
       .orderBy('id')
       .limit(pageSize + 1);
     if (identifier !== undefined) {
-      q = q.where('id', 'in', (eb) =>
-        eb
-          .selectFrom('identity_credential_identifiers')
-          .select('identity_id')
-          .where('identifier', '=', normalizeEmail(identifier)),
+      // A login identifier of any credential, or the identity's email address: Kratos lists the
+      // address as the identifier of its `code` credential, so an identity without a password (an
+      // invitee, a single sign-on member) is found by its address too.
+      const wanted = normalizeEmail(identifier);
+      q = q.where((eb) =>
+        eb.or([
+          eb(
+            'id',
+            'in',
+            eb
+              .selectFrom('identity_credential_identifiers')
+              .select('identity_id')
+              .where('identifier', '=', wanted),
+          ),
+          eb(
+            'id',
+            'in',
+            eb.selectFrom('identity_verifiable_addresses').select('identity_id').where('value', '=', wanted),
+          ),
+        ]),
       );
     }
     if (after && isUuid(after)) q = q.where('id', '>', after);
