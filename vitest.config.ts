@@ -37,7 +37,9 @@ export default defineConfig({
               ...shared,
               name: 'services',
               include: ['{services,packages,dev,bench}/**/*.test.{ts,tsx}'],
-              exclude: ['**/node_modules/**'],
+              // `*.pg.int.test.ts`: behaviour only a PostgreSQL server has (lost connections); they
+              // run in the PostgreSQL stage only, rather than being skipped here.
+              exclude: ['**/node_modules/**', '**/*.pg.int.test.ts'],
               globalSetup: ['packages/test-kit/src/pglite-global-setup.ts'],
             },
           },

@@ -24,7 +24,7 @@ describe('password recovery, end to end', () => {
 
     await page.getByRole('heading', { name: 'Verify your email' }).waitFor();
     const codeField = page.getByPlaceholder('000000');
-    const code = codeIn(await newestMail(urls, user.email));
+    const code = codeIn(await newestMail(urls, user.email, undefined, /password recovery code/));
     await codeField.fill(code);
     await page.getByRole('button', { name: 'Continue' }).click();
 

@@ -95,25 +95,4 @@ describe('listen', async () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(got).toEqual(['one']);
   });
-
-  it.runIf(db.kind === 'postgres')('reports a lost connection and listens again', async () => {
-    const got: string[] = [];
-    const events: string[] = [];
-    const listener = await db.listen('test_channel', {
-      notice: (p) => got.push(p),
-      ready: () => events.push('ready'),
-      lost: () => events.push('lost'),
-    });
-    try {
-      await sql`select pg_terminate_backend(pid) from pg_stat_activity
-        where datname = current_database() and application_name = 'listen:test_channel'`.execute(db.kysely);
-      expect(await until(() => events.length >= 3)).toBe(true);
-      expect(events).toEqual(['ready', 'lost', 'ready']);
-      await sql`select pg_notify('test_channel', 'again')`.execute(db.kysely);
-      expect(await until(() => got.length > 0)).toBe(true);
-      expect(got).toEqual(['again']);
-    } finally {
-      await listener.close();
-    }
-  });
 });

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { pino } from 'pino';
 import { expect } from 'vitest';
+import { totpCodeAt } from '../src/strategies/totp/totp.ts';
 import { createTestDb, migrate, type Database } from '@acme/db';
 import { FakeClock } from '@acme/db/clock';
 import { createApp, type IdentityApp } from '../src/app.ts';
@@ -216,4 +217,24 @@ export function csrfOf(flow: { ui: { nodes: { attributes: object }[] } }): strin
 export async function login(b: Browser, identifier: string, password = DEMO_PASSWORD, query = '') {
   const { flow, csrf } = await newLoginFlow(b, query);
   return submitFlow(b, 'login', flow, { method: 'password', identifier, password, csrf_token: csrf });
+}
+
+/** The TOTP secret a settings flow offers for linking (the text of its `totp_secret_key` node). */
+export function totpSecretOf(flow: { ui: { nodes: { attributes: object }[] } }): string {
+  const node = flow.ui.nodes.find((n) => (n.attributes as { id?: string }).id === 'totp_secret_key');
+  const secret = (node?.attributes as { text?: { text?: string } } | undefined)?.text?.text;
+  if (!secret) throw new Error('the settings flow offers no TOTP secret');
+  return secret;
+}
+
+/** Links an authenticator app in a new settings flow of the signed-in browser `b`. */
+export async function linkTotp(h: Harness, b: Browser): Promise<{ secret: string; res: Res }> {
+  const flow = await startFlow<{ id: string; ui: { nodes: { attributes: object }[] } }>(b, 'settings');
+  const secret = totpSecretOf(flow);
+  const res = await submitFlow(b, 'settings', flow, {
+    method: 'totp',
+    totp_code: totpCodeAt(secret, h.clock.now()),
+    csrf_token: csrfOf(flow),
+  });
+  return { secret, res };
 }

@@ -8,6 +8,7 @@ import {
   startFlow,
   startHarness,
   submitFlow,
+  totpSecretOf,
   type Harness,
 } from '../harness.ts';
 import type { Mail } from '../../src/testing/strategy-context.ts';
@@ -78,8 +79,7 @@ describe('security notices', () => {
     const email = 'notice-totp@example.com';
     await createUser(h, email);
     const { b, flow } = await signedInSettings(email);
-    const node = flow.ui.nodes.find((n) => (n.attributes as { id?: string }).id === 'totp_secret_key');
-    const secret = (node!.attributes as { text: { text: string } }).text.text;
+    const secret = totpSecretOf(flow);
     const before = h.mailbox.length;
     const linked = await submitFlow(b, 'settings', flow, {
       method: 'totp',

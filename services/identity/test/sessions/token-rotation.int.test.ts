@@ -3,6 +3,7 @@ import { totpCodeAt } from '../../src/strategies/totp/totp.ts';
 import {
   Browser,
   createUser,
+  linkTotp,
   csrfOf,
   login,
   startFlow,
@@ -32,18 +33,6 @@ async function whoamiWith(token: string) {
   return fetch(`${h.publicUrl}/sessions/whoami`, { headers: { 'x-session-token': token } });
 }
 
-async function linkTotp(b: Browser): Promise<{ secret: string; status: number }> {
-  const flow = await startFlow<Flow>(b, 'settings');
-  const node = flow.ui.nodes.find((n) => (n.attributes as { id?: string }).id === 'totp_secret_key');
-  const secret = (node!.attributes as { text: { text: string } }).text.text;
-  const res = await submitFlow(b, 'settings', flow, {
-    method: 'totp',
-    totp_code: totpCodeAt(secret, h.clock.now()),
-    csrf_token: csrfOf(flow),
-  });
-  return { secret, status: res.status };
-}
-
 describe('session token rotation', () => {
   it('the session token rotates when adding the second factor raises the assurance level', async () => {
     const email = 'rotate-link@example.com';
@@ -51,8 +40,8 @@ describe('session token rotation', () => {
     const b = new Browser(h.publicUrl);
     expect((await login(b, email)).status).toBe(200);
     const before = b.cookies.get(COOKIE)!;
-    const { status } = await linkTotp(b);
-    expect(status).toBe(200);
+    const { res } = await linkTotp(h, b);
+    expect(res.status, res.text).toBe(200);
     const after = b.cookies.get(COOKIE)!;
     expect(after).not.toBe(before);
     expect((await whoamiWith(before)).status).toBe(401);
@@ -68,7 +57,7 @@ describe('session token rotation', () => {
     await createUser(h, email);
     const setup = new Browser(h.publicUrl);
     await login(setup, email);
-    const { secret } = await linkTotp(setup);
+    const { secret } = await linkTotp(h, setup);
     h.clock.advance(60_000);
 
     const b = new Browser(h.publicUrl);

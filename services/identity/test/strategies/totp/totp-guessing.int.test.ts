@@ -3,6 +3,7 @@ import { totpCodeAt } from '../../../src/strategies/totp/totp.ts';
 import {
   Browser,
   createUser,
+  linkTotp,
   csrfOf,
   login,
   messageIds,
@@ -33,15 +34,8 @@ async function userWithTotp(email: string): Promise<string> {
   await createUser(h, email);
   const b = new Browser(h.publicUrl);
   await login(b, email);
-  const settings = await startFlow<Flow>(b, 'settings');
-  const node = settings.ui.nodes.find((n) => (n.attributes as { id?: string }).id === 'totp_secret_key');
-  const secret = (node!.attributes as { text: { text: string } }).text.text;
-  const linked = await submitFlow(b, 'settings', settings, {
-    method: 'totp',
-    totp_code: totpCodeAt(secret, h.clock.now()),
-    csrf_token: csrfOf(settings),
-  });
-  expect(linked.status, linked.text).toBe(200);
+  const { secret, res } = await linkTotp(h, b);
+  expect(res.status, res.text).toBe(200);
   h.clock.advance(60_000);
   return secret;
 }
