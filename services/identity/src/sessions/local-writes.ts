@@ -84,6 +84,13 @@ export function registerLocalWrites(app: FastifyInstance, cache: SessionCache): 
     stores.set(req, writes);
     current.run(writes, done);
   });
+  // A body is read from the socket's stream events; nothing promises that the handler which follows
+  // body parsing still runs in the async context entered above, so enter it again before the handler.
+  app.addHook('preHandler', (req, _reply, done) => {
+    const writes = stores.get(req);
+    if (writes) current.run(writes, done);
+    else done();
+  });
   app.addHook('onSend', async (req, _reply, payload) => {
     if (stores.get(req)?.wrote) cache.clear();
     return payload;

@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Kysely } from 'kysely';
@@ -75,6 +76,19 @@ describe('local writes empty the cache before the response', () => {
   it('so does one that writes with plain SQL', async () => {
     warm();
     expect((await app.inject({ method: 'POST', url: '/raw-revoke' })).statusCode).toBe(200);
+    expect(cache.size).toBe(0);
+  });
+
+  it('so does one with a JSON body over real HTTP (the handler runs after the body stream)', async () => {
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as AddressInfo;
+    warm();
+    const res = await fetch(`http://127.0.0.1:${port}/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ session_token: 'x'.repeat(20_000) }),
+    });
+    expect(res.status).toBe(200);
     expect(cache.size).toBe(0);
   });
 
