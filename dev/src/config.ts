@@ -61,3 +61,62 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     githubClients: parsed.GITHUB_CLIENTS,
   };
 }
+
+const origins = z
+  .string()
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
+  .pipe(z.array(z.url()));
+
+const extrasSchema = z.object({
+  ENTRA_PORT: port.default(4510),
+  GRAPH_PORT: port.default(4511),
+  MARKETPLACE_PORT: port.default(4540),
+  ORG_IDP_PORT: port.default(4520),
+  /** The applications' origins (redirect URIs of the Entra app registration). */
+  APP_ORIGINS: origins.default(Array.from({ length: 8 }, (_, i) => `http://localhost:${4000 + i}`)),
+  MARKETPLACE_LANDING_URL: z.url().default('http://localhost:4001/account/m365-login'),
+  MARKETPLACE_WEBHOOK_URL: z.url().default('http://localhost:4455/m365/marketplace/webhook'),
+  ORG_IDP_CLIENT_ID: z.string().min(1).default('acme-platform'),
+  /** The identity service's client secret at the organisation IdP stand-in (the seed stores the same). */
+  ORG_IDP_CLIENT_SECRET: z.string().min(16).optional(),
+  ORG_IDP_REDIRECT_URI: z.url().default('http://localhost:4433/self-service/methods/oidc/callback/globex'),
+});
+
+/** The Microsoft stand-ins (Entra, Graph, marketplace) and Globex's identity provider, as `main.ts` runs them. */
+export interface StandInExtrasConfig {
+  entraPort: number;
+  graphPort: number;
+  marketplacePort: number;
+  orgIdpPort: number;
+  appOrigins: string[];
+  marketplace: { landingPageUrl: string; webhookUrl: string };
+  /** Absent without ORG_IDP_CLIENT_SECRET: the IdP then has no client. */
+  orgIdpClient?: { clientId: string; clientSecret: string; redirectUris: string[] };
+}
+
+export function loadExtrasConfig(env: Record<string, string | undefined> = process.env): StandInExtrasConfig {
+  const clean = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const e = extrasSchema.parse(clean);
+  return {
+    entraPort: e.ENTRA_PORT,
+    graphPort: e.GRAPH_PORT,
+    marketplacePort: e.MARKETPLACE_PORT,
+    orgIdpPort: e.ORG_IDP_PORT,
+    appOrigins: e.APP_ORIGINS.map((o) => new URL(o).origin),
+    marketplace: { landingPageUrl: e.MARKETPLACE_LANDING_URL, webhookUrl: e.MARKETPLACE_WEBHOOK_URL },
+    ...(e.ORG_IDP_CLIENT_SECRET
+      ? {
+          orgIdpClient: {
+            clientId: e.ORG_IDP_CLIENT_ID,
+            clientSecret: e.ORG_IDP_CLIENT_SECRET,
+            redirectUris: [e.ORG_IDP_REDIRECT_URI],
+          },
+        }
+      : {}),
+  };
+}

@@ -1,18 +1,37 @@
+// Every development stand-in in one process: `npm start -w @acme/dev`. Mailbox and SMTP catcher,
+// GitHub-like host (dev/src/config.ts: STANDINS_*), Entra, Graph and marketplace, and Globex's
+// identity provider (loadExtrasConfig: ENTRA_PORT, ORG_IDP_PORT, ORG_IDP_CLIENT_SECRET…).
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
-import { loadConfig, startStandIns } from './index.ts';
+import { loadExtrasConfig } from './config.ts';
+import { loadConfig, startOrgIdp, startStandIns } from './index.ts';
 
 exitOnUnhandledErrors('dev-stand-ins');
 
 const config = loadConfig();
+const extras = loadExtrasConfig();
 const standIns = await startStandIns({
   httpPort: config.httpPort,
   smtpPort: config.smtpPort,
   ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
   github: { clients: config.githubClients },
+  microsoft: {
+    entraPort: extras.entraPort,
+    graphPort: extras.graphPort,
+    marketplacePort: extras.marketplacePort,
+    appOrigins: extras.appOrigins,
+    marketplace: extras.marketplace,
+  },
+});
+const orgIdp = await startOrgIdp({
+  port: extras.orgIdpPort,
+  clients: extras.orgIdpClient ? [extras.orgIdpClient] : [],
 });
 
 console.log('Development stand-ins are running:');
 for (const [name, url] of Object.entries(standIns.urls)) console.log(`  ${name.padEnd(10)} ${url}`);
+for (const [name, url] of Object.entries(standIns.microsoft?.urls ?? {}))
+  console.log(`  ${name.padEnd(10)} ${url}`);
+console.log(`  ${'org IdP'.padEnd(10)} ${orgIdp.issuer}`);
 console.log(`  GitHub clients: ${config.githubClients.map((c) => c.clientId).join(', ')}`);
 
 let closing = false;
@@ -20,7 +39,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (closing) return;
     closing = true;
-    standIns.close().then(
+    Promise.all([standIns.close(), orgIdp.close()]).then(
       () => process.exit(0),
       () => process.exit(1),
     );

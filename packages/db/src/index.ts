@@ -262,15 +262,23 @@ export async function createTestDb(): Promise<Database> {
     if (template && existsSync(template)) return createDb({ template: new Blob([await readFile(template)]) });
     return createDb();
   }
+  return createDb({ url: await createDatabase(admin) });
+}
+
+/**
+ * Creates a new, empty database on the server of `adminUrl` and returns its URL: for tests that
+ * hand one database to several processes (each connects on its own).
+ */
+export async function createDatabase(adminUrl: string): Promise<string> {
   const name = `t_${randomBytes(6).toString('hex')}`;
-  const client = new pg.Client({ connectionString: admin });
+  const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
     await client.query(`create database ${name}`);
   } finally {
     await client.end();
   }
-  const url = new URL(admin);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  return createDb({ url: url.toString() });
+  return url.toString();
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { migrate, type Database } from '@acme/db';
 import { MAIL_NAMESPACE, migrations } from './migrations.ts';
-import type { SmtpOptions } from './outbox.ts';
+import { startOutboxWorker, type OutboxWorker, type SmtpOptions } from './outbox.ts';
 
 /** Applies the outbox migrations (idempotent; every service that sends mail may call it). */
 export function migrateMail(db: Database): Promise<void> {
@@ -56,4 +56,18 @@ export function loadMailConfig(env: Record<string, string | undefined> = process
     MAIL_FROM: env.MAIL_FROM || undefined,
   });
   return { smtp: parseSmtpUrl(parsed.SMTP_URL), from: parsed.MAIL_FROM };
+}
+
+/**
+ * The outbox worker of a service's own process (its entry point), configured by `SMTP_URL` and
+ * `MAIL_FROM`; `MAIL_WORKER=false` leaves delivery to another process. Several workers on one
+ * database are safe: each round claims its messages with `FOR UPDATE SKIP LOCKED`.
+ */
+export function startOutboxWorkerFromEnv(
+  db: Database,
+  env: Record<string, string | undefined> = process.env,
+): OutboxWorker | undefined {
+  if (env.MAIL_WORKER === 'false' || env.MAIL_WORKER === '0') return undefined;
+  const mail = loadMailConfig(env);
+  return startOutboxWorker({ db, smtp: mail.smtp, from: mail.from });
 }

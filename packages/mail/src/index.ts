@@ -37,5 +37,6 @@ export {
   mailEnvSchema,
   migrateMail,
   parseSmtpUrl,
+  startOutboxWorkerFromEnv,
   type MailConfig,
 } from './config.ts';

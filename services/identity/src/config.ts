@@ -61,6 +61,8 @@ export const DEV_CODE_SECRET = 'development-only-code-secret-change-me-0000';
 const EnvSchema = z.object({
   IDENTITY_PUBLIC_PORT: int(4433),
   IDENTITY_ADMIN_PORT: int(4434),
+  /** Interface the public API binds (loopback by default; `0.0.0.0` in a container). */
+  IDENTITY_PUBLIC_HOST: z.string().min(1).default('127.0.0.1'),
   IDENTITY_PUBLIC_URL: url('http://localhost:4433'),
   IDENTITY_ADMIN_URL: url('http://localhost:4434'),
   IDENTITY_LOGIN_UI_URL: url('http://localhost:4000/account/login'),
@@ -121,6 +123,8 @@ const EnvSchema = z.object({
 export interface Config {
   publicPort: number;
   adminPort: number;
+  /** Bind address of the public API. */
+  publicHost: string;
   /** Browser-facing base URL of the public API (no trailing slash). Decides cookie `Secure` and the CSRF cookie name. */
   publicUrl: string;
   adminUrl: string;
@@ -166,6 +170,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = EnvSchema.parse(clean);
   return Object.freeze({
     publicPort: e.IDENTITY_PUBLIC_PORT,
+    publicHost: e.IDENTITY_PUBLIC_HOST,
     adminPort: e.IDENTITY_ADMIN_PORT,
     publicUrl: e.IDENTITY_PUBLIC_URL,
     adminUrl: e.IDENTITY_ADMIN_URL,

@@ -52,7 +52,7 @@ export async function start(opts: {
     mailer,
     logger,
   });
-  await app.public.listen({ host: '127.0.0.1', port: config.publicPort });
+  await app.public.listen({ host: config.publicHost, port: config.publicPort });
   await app.admin.listen({ host: config.admin.host, port: config.adminPort });
   const clock = opts.clock ?? systemClock;
   const sweep = () =>

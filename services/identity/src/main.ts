@@ -1,8 +1,10 @@
 // The identity service on its own process: `npm start -w @acme/identity`.
 // Database: DATABASE_URL (PostgreSQL), else PGlite in IDENTITY_DATA_DIR, else an in-memory PGlite.
+// Mail: an outbox worker sends queued mail to SMTP_URL (MAIL_WORKER=false: another process does).
 // Start it with the thread-pool preload first (the workspace's `start` script does): see
 // packages/service-kit/threadpool.mjs for why the pool size must be set before anything else runs.
 import { createDb } from '@acme/db';
+import { startOutboxWorkerFromEnv } from '@acme/mail';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
 import { start } from './index.ts';
@@ -18,9 +20,12 @@ const url = process.env.DATABASE_URL || undefined;
 const dataDir = url ? undefined : process.env.IDENTITY_DATA_DIR || undefined;
 const db = await createDb({ url, dataDir });
 const service = await start({ db });
+// Recovery and verification codes are queued in the database; this process delivers them too.
+const mail = startOutboxWorkerFromEnv(db);
 
 // SIGTERM: stop accepting, let the requests in flight finish (up to 10 s), close the database, exit 0.
 drainOnSignals('identity', async () => {
   await service.close();
+  await mail?.stop();
   await db.close();
 });

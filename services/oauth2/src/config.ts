@@ -51,6 +51,8 @@ const EnvSchema = z.object({
   ISSUER: z.url().optional(),
   OAUTH2_PUBLIC_PORT: port(4444),
   OAUTH2_ADMIN_PORT: port(4445),
+  /** Interface the public API (issuer) binds (loopback by default; `0.0.0.0` in a container). */
+  OAUTH2_PUBLIC_HOST: z.string().min(1).default('127.0.0.1'),
   OAUTH2_ADMIN_HOST: adminHostSchema,
   OAUTH2_ADMIN_KEY: adminKeySchema,
   OAUTH2_ADMIN_ALLOWED_HOSTS: hostListSchema,
@@ -90,6 +92,8 @@ export interface OAuth2Config {
   issuer: string;
   publicPort: number;
   adminPort: number;
+  /** Bind address of the public API. */
+  publicHost: string;
   /** Admin listener: bind address, bearer key, accepted Host names. */
   admin: AdminAccess;
   clients: ClientConfig[];
@@ -139,6 +143,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return Object.freeze({
     issuer,
     publicPort: e.OAUTH2_PUBLIC_PORT,
+    publicHost: e.OAUTH2_PUBLIC_HOST,
     adminPort: e.OAUTH2_ADMIN_PORT,
     admin: adminAccess('OAUTH2', {
       host: e.OAUTH2_ADMIN_HOST,

@@ -34,7 +34,7 @@ export async function start(opts: {
   publicServer.requestTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     publicServer.once('error', reject);
-    publicServer.listen(config.publicPort, '127.0.0.1', () => resolve());
+    publicServer.listen(config.publicPort, config.publicHost, () => resolve());
   });
   await admin.listen({ port: config.adminPort, host: config.admin.host });
 

@@ -1,0 +1,85 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from '@acme/test-kit/free-port';
+import { startRoundRobinProxy, UPSTREAM_HEADER, type RoundRobinProxy } from './proxy.ts';
+
+/** An upstream that answers with its name and what it was sent. */
+async function upstream(name: string): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          name,
+          method: req.method,
+          url: req.url,
+          host: req.headers.host,
+          forwardedFor: req.headers['x-forwarded-for'],
+          body,
+        }),
+      );
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+const open: { close(): unknown }[] = [];
+afterEach(async () => {
+  for (const s of open.splice(0)) await s.close();
+});
+
+async function proxyFor(targets: string[]): Promise<RoundRobinProxy> {
+  const proxy = await startRoundRobinProxy({ port: 0, targets });
+  open.push(proxy);
+  return proxy;
+}
+
+describe('round-robin proxy', () => {
+  it('sends each request to the next instance and names it in a header', async () => {
+    const a = await upstream('a');
+    const b = await upstream('b');
+    open.push(a.server, b.server);
+    const proxy = await proxyFor([a.url, b.url]);
+    const names: string[] = [];
+    const headers: (string | null)[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await fetch(`${proxy.url}/x?i=${i}`);
+      names.push(((await res.json()) as { name: string }).name);
+      headers.push(res.headers.get(UPSTREAM_HEADER));
+    }
+    expect(names).toEqual(['a', 'b', 'a', 'b']);
+    expect(headers).toEqual([a.url, b.url, a.url, b.url].map((u) => new URL(u).host));
+  });
+
+  it('passes the method, path, body and Host on, and adds X-Forwarded-For', async () => {
+    const a = await upstream('a');
+    open.push(a.server);
+    const proxy = await proxyFor([a.url]);
+    const res = await fetch(`${proxy.url}/self-service/login?flow=1`, { method: 'POST', body: '{"x":1}' });
+    expect(await res.json()).toEqual({
+      name: 'a',
+      method: 'POST',
+      url: '/self-service/login?flow=1',
+      host: `localhost:${proxy.port}`,
+      forwardedFor: '127.0.0.1',
+      body: '{"x":1}',
+    });
+  });
+
+  it('answers 502 for an instance that is down, and the next request reaches the other', async () => {
+    const a = await upstream('a');
+    open.push(a.server);
+    const proxy = await proxyFor([`http://127.0.0.1:${await freePort()}`, a.url]);
+    const down = await fetch(`${proxy.url}/`);
+    expect(down.status).toBe(502);
+    expect(await down.json()).toEqual({
+      error: { code: 502, status: 'Bad Gateway', message: 'upstream unavailable' },
+    });
+    const up = await fetch(`${proxy.url}/`);
+    expect(up.status).toBe(200);
+  });
+});

@@ -1,0 +1,23 @@
+// The authorization server on its own process: `npm start -w @acme/oauth2`.
+// Configuration from the environment (see config.ts: ISSUER, OAUTH2_PUBLIC_PORT, USERS_ADMIN_URL…).
+// Database: DATABASE_URL (PostgreSQL), else PGlite in OAUTH2_DATA_DIR, else an in-memory PGlite.
+import { createDb } from '@acme/db';
+import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
+import { drainOnSignals } from '@acme/service-kit/shutdown';
+import { start } from './index.ts';
+
+exitOnUnhandledErrors('oauth2');
+
+const url = process.env.DATABASE_URL || undefined;
+const dataDir = url ? undefined : process.env.OAUTH2_DATA_DIR || undefined;
+const db = await createDb({ url, dataDir });
+const service = await start({ db });
+process.stderr.write(
+  `${JSON.stringify({ level: 'info', name: 'oauth2', msg: 'listening', urls: service.urls })}\n`,
+);
+
+// SIGTERM: stop accepting, let the requests in flight finish (up to 10 s), close the database, exit 0.
+drainOnSignals('oauth2', async () => {
+  await service.close();
+  await db.close();
+});

@@ -1,0 +1,27 @@
+// The user service on its own process: `npm start -w @acme/users`.
+// Configuration from the environment (see config.ts: USERS_PUBLIC_PORT, IDENTITY_ADMIN_URL…).
+// Database: DATABASE_URL (PostgreSQL), else PGlite in USERS_DATA_DIR, else an in-memory PGlite.
+// Mail: an outbox worker sends queued mail to SMTP_URL (MAIL_WORKER=false: another process does).
+import { createDb } from '@acme/db';
+import { startOutboxWorkerFromEnv } from '@acme/mail';
+import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
+import { drainOnSignals } from '@acme/service-kit/shutdown';
+import { start } from './index.ts';
+
+exitOnUnhandledErrors('users');
+
+const url = process.env.DATABASE_URL || undefined;
+const dataDir = url ? undefined : process.env.USERS_DATA_DIR || undefined;
+const db = await createDb({ url, dataDir });
+const service = await start({ db });
+const mail = startOutboxWorkerFromEnv(db);
+process.stderr.write(
+  `${JSON.stringify({ level: 'info', name: 'users', msg: 'listening', urls: service.urls })}\n`,
+);
+
+// SIGTERM: stop accepting, let the requests in flight finish (up to 10 s), close the database, exit 0.
+drainOnSignals('users', async () => {
+  await service.close();
+  await mail?.stop();
+  await db.close();
+});
