@@ -1,137 +1,64 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase } from '@acme/db';
-import { seedDemo, DEMO_PASSWORD } from '@acme/users';
+import { DEMO_PASSWORD } from '@acme/users';
 import { Browser, csrfOf, traits } from '../../../services/identity/test/harness.ts';
-import { Jar } from '../../../services/users/test/jar.ts';
-import { platformAuthorizeUrl } from '../../../services/users/test/auth-stack.ts';
 import { startProcessCluster, type RunningCluster } from '@acme/cluster/system';
 import { freePorts } from './ports.ts';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-
 /**
- * The services' own entry points (`npm start -w …`), each a child process configured only from its
- * environment. On PostgreSQL (TEST_DATABASE_URL) identity, the authorization server and the user
- * service run as three processes on one database, and a user signs in through all three. PGlite
- * cannot be shared between processes, so on PGlite the identity entry point runs alone on its own
- * in-memory database and a password login is made against it.
+ * The identity service's own entry point (`npm start -w @acme/identity`) as a child process
+ * configured only from its environment, on its own in-memory PGlite: a password login works
+ * against it. (The three-process variant on one PostgreSQL database is entry-points.pg.int.test.ts.)
  */
-const adminServer = process.env.TEST_DATABASE_URL;
+describe('the identity entry point as its own process', () => {
+  let cluster: RunningCluster;
 
-describe(
-  adminServer
-    ? 'identity, oauth2 and users as three processes on one PostgreSQL database'
-    : 'the identity entry point as its own process on PGlite',
-  () => {
-    let cluster: RunningCluster;
-
-    beforeAll(async () => {
-      const databaseUrl = adminServer ? await createDatabase(adminServer) : undefined;
-      cluster = await startProcessCluster({
-        ...(databaseUrl ? { databaseUrl } : {}),
-        parts: adminServer ? ['identity', 'oauth2', 'users'] : ['identity'],
-        ports: await freePorts(),
-        logLevel: 'warn',
-        // No SMTP server here: mail stays queued in the database.
-        extraEnv: { MAIL_WORKER: 'false' },
-      });
-    }, 180_000);
-    afterAll(async () => {
-      await cluster?.close();
-    }, 60_000);
-
-    it('runs each part in its own process', () => {
-      const pids = new Set(cluster.processes.map((p) => p.child.pid));
-      expect(pids.size).toBe(adminServer ? 3 : 1);
-      expect(pids.has(process.pid)).toBe(false);
+  beforeAll(async () => {
+    cluster = await startProcessCluster({
+      parts: ['identity'],
+      ports: await freePorts(),
+      logLevel: 'warn',
+      // No SMTP server here: mail stays queued in the database.
+      extraEnv: { MAIL_WORKER: 'false' },
     });
+  }, 180_000);
+  afterAll(async () => {
+    await cluster?.close();
+  }, 60_000);
 
-    it.runIf(!adminServer)('signs in with a password over HTTP', async () => {
-      const email = 'entry-point@example.com';
-      const created = await fetch(`${cluster.urls.identityAdmin}/admin/identities`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          schema_id: 'default',
-          traits: traits(email),
-          credentials: { password: { config: { password: DEMO_PASSWORD } } },
-          verifiable_addresses: [{ value: email, verified: true, via: 'email' }],
-        }),
-      });
-      expect(created.status).toBe(201);
-      const b = new Browser(cluster.urls.identityPublic);
-      const flow = await b.get('/self-service/login/browser', { accept: 'json' });
-      expect(flow.status).toBe(200);
-      const submitted = await b.post(`/self-service/login?flow=${flow.body.id}`, {
-        json: {
-          method: 'password',
-          identifier: email,
-          password: DEMO_PASSWORD,
-          csrf_token: csrfOf(flow.body),
-        },
-        accept: 'json',
-      });
-      expect(submitted.status, submitted.text).toBe(200);
-      const whoami = await b.get('/sessions/whoami', { accept: 'json' });
-      expect(whoami.status).toBe(200);
-      expect(whoami.body.identity.traits.email).toBe(email);
+  it('runs each part in its own process', () => {
+    const pids = new Set(cluster.processes.map((p) => p.child.pid));
+    expect(pids.size).toBe(1);
+    expect(pids.has(process.pid)).toBe(false);
+  });
+
+  it('signs in with a password over HTTP', async () => {
+    const email = 'entry-point@example.com';
+    const created = await fetch(`${cluster.urls.identityAdmin}/admin/identities`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        schema_id: 'default',
+        traits: traits(email),
+        credentials: { password: { config: { password: DEMO_PASSWORD } } },
+        verifiable_addresses: [{ value: email, verified: true, via: 'email' }],
+      }),
     });
-
-    it.runIf(Boolean(adminServer))(
-      'signs a seeded user in through the authorization server and identity, and issues a token',
-      async () => {
-        const { urls } = cluster;
-        // The demo seed goes through the user service's admin API, which creates identities in
-        // the identity process.
-        await seedDemo(urls.usersAdmin);
-        const appOrigin = urls.platform;
-        const jar = new Jar(appOrigin);
-        const { url: authorizeUrl, verifier } = platformAuthorizeUrl(urls.oauth2Public, appOrigin);
-        const login = await jar.navigateToApp(authorizeUrl);
-        expect(login.pathname).toBe('/account/login');
-        const challenge = login.searchParams.get('login_challenge')!;
-        const flow = await jar.fetch(
-          `${urls.identityPublic}/self-service/login/browser?login_challenge=${encodeURIComponent(challenge)}`,
-          { headers: { accept: 'application/json' } },
-        );
-        expect(flow.res.status).toBe(200);
-        const submitted = await jar.fetch(`${urls.identityPublic}/self-service/login?flow=${flow.body.id}`, {
-          method: 'POST',
-          headers: { accept: 'application/json' },
-          json: {
-            method: 'password',
-            identifier: 'ada@acme.test',
-            password: DEMO_PASSWORD,
-            csrf_token: csrfOf(flow.body),
-          },
-        });
-        expect(submitted.res.status, JSON.stringify(submitted.body)).toBe(422);
-        const whoami = await jar.fetch(`${urls.identityPublic}/sessions/whoami`, {
-          headers: { accept: 'application/json' },
-        });
-        expect(whoami.res.status).toBe(200);
-
-        // The platform app is first-party: the authorization server skips consent and calls back.
-        const callback = await jar.navigateToApp(submitted.body.redirect_browser_to);
-        expect(callback.pathname).toBe('/account/callback');
-        const token = await fetch(`${urls.oauth2Public}/oauth2/token`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({
-            grant_type: 'authorization_code',
-            code: callback.searchParams.get('code')!,
-            redirect_uri: `${appOrigin}/account/callback`,
-            code_verifier: verifier,
-            client_id: 'platform',
-          }).toString(),
-        });
-        expect(token.status).toBe(200);
-        const { access_token: accessToken } = (await token.json()) as { access_token: string };
-        const claims = JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString('utf8'));
-        expect(claims.sub).toBe((whoami.body as any).identity.id);
-        // Claims come from the user service's process.
-        expect(claims.ext.products).toEqual(['Platform', 'MAGIC']);
+    expect(created.status).toBe(201);
+    const b = new Browser(cluster.urls.identityPublic);
+    const flow = await b.get('/self-service/login/browser', { accept: 'json' });
+    expect(flow.status).toBe(200);
+    const submitted = await b.post(`/self-service/login?flow=${flow.body.id}`, {
+      json: {
+        method: 'password',
+        identifier: email,
+        password: DEMO_PASSWORD,
+        csrf_token: csrfOf(flow.body),
       },
-    );
-  },
-);
+      accept: 'json',
+    });
+    expect(submitted.status, submitted.text).toBe(200);
+    const whoami = await b.get('/sessions/whoami', { accept: 'json' });
+    expect(whoami.status).toBe(200);
+    expect(whoami.body.identity.traits.email).toBe(email);
+  });
+});
