@@ -1,7 +1,7 @@
 // The system as separate processes on one PostgreSQL database: each part on its own entry point,
 // optionally several instances of each behind a round-robin proxy on the browser-facing port.
 import { freePort } from '@acme/test-kit/free-port';
-import { spawnPart, stopAll, type Part, type ServiceProcess } from './processes.ts';
+import { spawnPart, stopAll, type Part, type ServiceProcess, type SpawnOptions } from './processes.ts';
 import { startRoundRobinProxy, type RoundRobinProxy } from './proxy.ts';
 
 /** The listeners of the system, as `npm start` numbers them. */
@@ -81,6 +81,11 @@ export interface RunningCluster {
   urls: Record<Listener, string>;
   processes: ServiceProcess[];
   proxies: RoundRobinProxy[];
+  /**
+   * Starts the named process again with the environment it first had (after it exited, for example
+   * after a `kill -9`), replacing it in `processes`; resolves once it is ready.
+   */
+  restart(name: string): Promise<ServiceProcess>;
   close(): Promise<void>;
 }
 
@@ -92,6 +97,7 @@ export async function startProcessCluster(options: ClusterOptions): Promise<Runn
   ) as Record<Listener, string>;
   const processes: ServiceProcess[] = [];
   const proxies: RoundRobinProxy[] = [];
+  const specs = new Map<string, { part: Part; options: SpawnOptions }>();
   const close = async () => {
     await Promise.all(proxies.map((p) => p.close().catch(() => undefined)));
     await stopAll(processes);
@@ -109,7 +115,7 @@ export async function startProcessCluster(options: ClusterOptions): Promise<Runn
       const started = await Promise.all(
         instancePorts.map((own, i) => {
           const ready = READY_LISTENER[part];
-          return spawnPart(part, {
+          const spawnOptions: SpawnOptions = {
             name: count > 1 ? `${part}-${i + 1}` : part,
             env: {
               ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
@@ -121,7 +127,9 @@ export async function startProcessCluster(options: ClusterOptions): Promise<Runn
             },
             readyUrl: `http://127.0.0.1:${own[ready.listener]}${ready.path}`,
             inheritOutput: options.inheritOutput ?? false,
-          });
+          };
+          specs.set(spawnOptions.name, { part, options: spawnOptions });
+          return spawnPart(part, spawnOptions);
         }),
       );
       processes.push(...started);
@@ -140,7 +148,16 @@ export async function startProcessCluster(options: ClusterOptions): Promise<Runn
     await close();
     throw error;
   }
-  return { urls, processes, proxies, close };
+  const restart = async (name: string) => {
+    const spec = specs.get(name);
+    const index = processes.findIndex((p) => p.name === name);
+    if (!spec || index < 0) throw new Error(`no process named ${name}`);
+    await processes[index]!.stop(2_000);
+    const again = await spawnPart(spec.part, spec.options);
+    processes[index] = again;
+    return again;
+  };
+  return { urls, processes, proxies, restart, close };
 }
 
 function adminKeys(key: string | undefined): Record<string, string> {
