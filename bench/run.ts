@@ -15,15 +15,10 @@ import { benchIdentity } from './identity-bench.ts';
 import { benchOAuth2 } from './oauth2-bench.ts';
 import { benchBrowserSignIn } from './browser-sign-in.ts';
 import { benchEnumeration } from './enumeration.ts';
+import { benchSoak } from './soak.ts';
 import { pinServerSide } from './load/child.ts';
 import { medianOf } from './median.ts';
 import { writeReadmeTable } from './readme-table.ts';
-
-const durationSec = Number(process.env.BENCH_DURATION ?? 10);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
-const only = new Set((process.env.BENCH_ONLY ?? 'ceiling,identity,oauth2,browser,enumeration').split(','));
-const opts = { durationSec, connections };
 
 const gitSha = (() => {
   try {
@@ -34,6 +29,28 @@ const gitSha = (() => {
     return 'unknown';
   }
 })();
+
+// `npm run bench -- soak`: only the soak (SOAK_MINUTES, default 10), written to
+// bench/results/soak-latest.json.
+if (process.argv.includes('soak')) {
+  pinServerSide();
+  const soak = await benchSoak({ minutes: Number(process.env.SOAK_MINUTES ?? 10) });
+  const dir = join(import.meta.dirname, 'results');
+  await mkdir(dir, { recursive: true });
+  await writeFile(
+    join(dir, 'soak-latest.json'),
+    JSON.stringify({ startedAt: new Date().toISOString(), gitSha, ...soak }, null, 2),
+  );
+  const { samples: _samples, ...summary } = soak;
+  console.log(JSON.stringify(summary, null, 2));
+  process.exit(soak.pass ? 0 : 1);
+}
+
+const durationSec = Number(process.env.BENCH_DURATION ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const only = new Set((process.env.BENCH_ONLY ?? 'ceiling,identity,oauth2,browser,enumeration').split(','));
+const opts = { durationSec, connections };
 
 const results: Record<string, unknown> = {
   startedAt: new Date().toISOString(),
