@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readFile, readdir, stat } from 'node:fs/promises';
@@ -274,26 +275,30 @@ let building: Promise<string> | null = null;
  * Runs `vite build` programmatically when dist is missing or older than the sources (used by
  * npm start and e2e). Resolves to the dist directory to pass to serveApp.
  */
+/** `vite build` of the account app in its own Node process (production mode). */
+function runViteBuild(): Promise<void> {
+  const vite = join(appDir, '..', '..', 'node_modules', 'vite', 'bin', 'vite.js');
+  return new Promise((resolveBuild, reject) => {
+    const child = spawn(process.execPath, [vite, 'build', '--logLevel', 'warn', '--mode', 'production'], {
+      cwd: appDir,
+      env: { ...process.env, NODE_ENV: 'production' },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0 ? resolveBuild() : reject(new Error(`vite build exited with ${code ?? 'a signal'}`)),
+    );
+  });
+}
+
 export function buildApp(options: { force?: boolean } = {}): Promise<string> {
   building ??= (async () => {
     try {
       if (options.force || (await isBuildStale())) {
-        const { build } = await import('vite');
-        // Always a production build: under a test runner NODE_ENV is "test", which would
-        // otherwise ship React's development build.
-        const nodeEnv = process.env.NODE_ENV;
-        process.env.NODE_ENV = 'production';
-        try {
-          await build({
-            root: appDir,
-            configFile: join(appDir, 'vite.config.ts'),
-            logLevel: 'warn',
-            mode: 'production',
-          });
-        } finally {
-          if (nodeEnv === undefined) delete process.env.NODE_ENV;
-          else process.env.NODE_ENV = nodeEnv;
-        }
+        // In a child process: a build holds hundreds of megabytes that a long-running server
+        // would otherwise keep as resident memory. Always a production build: under a test runner
+        // NODE_ENV is "test", which would otherwise ship React's development build.
+        await runViteBuild();
       }
       return defaultDistDir;
     } finally {

@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
@@ -203,7 +205,10 @@ export async function createDb(options: DbOptions = {}): Promise<Database> {
       }),
     };
   }
-  if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
+  if (options.dataDir) {
+    await mkdir(options.dataDir, { recursive: true });
+    if (!existsSync(join(options.dataDir, 'PG_VERSION'))) await initialiseApart(options.dataDir);
+  }
   const pglite = options.dataDir
     ? new PGlite(options.dataDir)
     : options.template
@@ -217,6 +222,27 @@ export async function createDb(options: DbOptions = {}): Promise<Database> {
     listen: (channel, h) => listenOnPglite(pglite, kysely, channel, h),
     close: () => kysely.destroy(),
   };
+}
+
+/**
+ * Runs PGlite's initdb for a new data directory in a short-lived child process. initdb grows the
+ * WebAssembly memory to several hundred megabytes, and WebAssembly memory never shrinks: done in
+ * the long-running process, that stays resident for its whole life (measured: about 750 MB after
+ * initdb against about 270 MB when opening an initialised directory).
+ */
+function initialiseApart(dataDir: string): Promise<void> {
+  const entry = import.meta.resolve('@electric-sql/pglite');
+  const script = `const { PGlite } = await import(${JSON.stringify(entry)});
+const db = new PGlite(process.argv[1]); await db.waitReady; await db.close();`;
+  return new Promise((resolveInit, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, dataDir], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0 ? resolveInit() : reject(new Error(`PGlite initdb exited with ${code ?? 'a signal'}`)),
+    );
+  });
 }
 
 export interface Migration {
