@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '@acme/db';
-import { seedDemo, DEMO_PASSWORD } from '@acme/users';
-import { csrfOf } from '../../../services/identity/test/harness.ts';
-import { Jar } from '../../../services/users/test/jar.ts';
-import { platformAuthorizeUrl } from '../../../services/users/test/auth-stack.ts';
+import { seedDemo } from '@acme/users';
 import { startProcessCluster, type RunningCluster } from '@acme/cluster/system';
 import { freePorts } from './ports.ts';
+import { exchangeCode, passwordAccepted } from './sign-in.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -45,47 +43,16 @@ describe('identity, oauth2 and users as three processes on one PostgreSQL databa
     // The demo seed goes through the user service's admin API, which creates identities in
     // the identity process.
     await seedDemo(urls.usersAdmin);
-    const appOrigin = urls.platform;
-    const jar = new Jar(appOrigin);
-    const { url: authorizeUrl, verifier } = platformAuthorizeUrl(urls.oauth2Public, appOrigin);
-    const login = await jar.navigateToApp(authorizeUrl);
-    expect(login.pathname).toBe('/account/login');
-    const challenge = login.searchParams.get('login_challenge')!;
-    const flow = await jar.fetch(
-      `${urls.identityPublic}/self-service/login/browser?login_challenge=${encodeURIComponent(challenge)}`,
-      { headers: { accept: 'application/json' } },
-    );
-    expect(flow.res.status).toBe(200);
-    const submitted = await jar.fetch(`${urls.identityPublic}/self-service/login?flow=${flow.body.id}`, {
-      method: 'POST',
-      headers: { accept: 'application/json' },
-      json: {
-        method: 'password',
-        identifier: 'ada@acme.test',
-        password: DEMO_PASSWORD,
-        csrf_token: csrfOf(flow.body),
-      },
-    });
-    expect(submitted.res.status, JSON.stringify(submitted.body)).toBe(422);
+    const { jar, redirect, verifier } = await passwordAccepted(urls);
     const whoami = await jar.fetch(`${urls.identityPublic}/sessions/whoami`, {
       headers: { accept: 'application/json' },
     });
     expect(whoami.res.status).toBe(200);
 
     // The platform app is first-party: the authorization server skips consent and calls back.
-    const callback = await jar.navigateToApp(submitted.body.redirect_browser_to);
+    const callback = await jar.navigateToApp(redirect);
     expect(callback.pathname).toBe('/account/callback');
-    const token = await fetch(`${urls.oauth2Public}/oauth2/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code: callback.searchParams.get('code')!,
-        redirect_uri: `${appOrigin}/account/callback`,
-        code_verifier: verifier,
-        client_id: 'platform',
-      }).toString(),
-    });
+    const token = await exchangeCode(urls, callback.searchParams.get('code')!, verifier);
     expect(token.status).toBe(200);
     const { access_token: accessToken } = (await token.json()) as { access_token: string };
     const claims = JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString('utf8'));
