@@ -92,8 +92,12 @@ export async function admitCodeAttempt(
     if (!correct) return;
     for (const t of taken) await refundBudget(db, t.scope, t.key);
   };
-  const perFlow = await countFlowAttempt(db, p.flowId, p.flowKey, now);
-  if (perFlow > limits.perFlow) return { refused: 'flow', settle };
+  // A caller whose flow cap is the engine's own attempt counter passes an infinite per-flow limit:
+  // then there is nothing to count here.
+  if (Number.isFinite(limits.perFlow)) {
+    const perFlow = await countFlowAttempt(db, p.flowId, p.flowKey, now);
+    if (perFlow > limits.perFlow) return { refused: 'flow', settle };
+  }
   const ip = await takeBudget(db, CODE_SCOPE.ip, p.ip, now, {
     limit: limits.perIp,
     windowMs: limits.ipWindowMs,

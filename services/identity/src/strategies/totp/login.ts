@@ -63,12 +63,7 @@ export const totpLogin: Strategy = {
     if (guard.refused)
       return {
         type: 'flow_updated',
-        messages: [
-          {
-            pointer: '#/',
-            message: guard.refused === 'flow' ? messages.tooManyAttempts() : messages.totpLocked(),
-          },
-        ],
+        messages: [{ pointer: '#/', message: messages.totpLocked() }],
         countAttempt: true,
       };
     const credential = await getCredential(service.db, identityId, 'totp');
