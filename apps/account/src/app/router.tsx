@@ -1,5 +1,5 @@
 import type { ComponentType } from 'react';
-import { lazy, Suspense, useEffect } from 'react';
+import { createElement, useEffect } from 'react';
 import * as z from 'zod/mini';
 import { copy } from '../copy.ts';
 import LoginRoute from '../routes/login.tsx';
@@ -8,16 +8,18 @@ import { BASE, initialPagePath, paths } from '../shared/config/paths.ts';
 import { landingPaths } from '../shared/config/select-initial-page.ts';
 import { navigate, searchParams, useLocation } from '../shared/navigation/history.ts';
 import { Progress } from '../shared/ui/progress.tsx';
+import { lazyScreen, useLazyScreen, type LazyScreen } from './lazy-screen.ts';
 
 // The route table (ADR 0006): path, zod-validated search params, component. The login route is in
-// the entry chunk (it is the first screen); every other screen is a lazy chunk.
+// the entry chunk (it is the first screen); every other screen is a chunk loaded before it renders
+// (lazy-screen.ts says why not React.lazy).
 
 const str = z.optional(z.string());
 
 interface RouteDef<S> {
   path: string;
   search: z.ZodMiniType<S>;
-  component: ComponentType<{ search: S }>;
+  component: ComponentType<{ search: S }> | LazyScreen;
 }
 
 function route<S>(def: RouteDef<S>): RouteDef<unknown> {
@@ -45,61 +47,65 @@ export const routes: RouteDef<unknown>[] = [
   route({
     path: paths.consent,
     search: z.object({ consent_challenge: str }),
-    component: lazy(() => import('../routes/consent.tsx')),
+    component: lazyScreen(() => import('../routes/consent.tsx')),
   }),
   route({
     path: paths.callback,
     search: z.object({ code: str, state: str, error: str, error_description: str, scope: str }),
-    component: lazy(() => import('../routes/callback.tsx')),
+    component: lazyScreen(() => import('../routes/callback.tsx')),
   }),
   route({
     path: paths.logout,
     search: z.object({ logout_challenge: str, post_logout: str }),
-    component: lazy(() => import('../routes/logout.tsx')),
+    component: lazyScreen(() => import('../routes/logout.tsx')),
   }),
   route({
     path: paths.error,
     search: z.object({ id: str, mode: str }),
-    component: lazy(() => import('../routes/error.tsx')),
+    component: lazyScreen(() => import('../routes/error.tsx')),
   }),
   route({
     path: paths.accessDenied,
     search: z.object({ product: str }),
-    component: lazy(() => import('../routes/access-denied.tsx')),
+    component: lazyScreen(() => import('../routes/access-denied.tsx')),
   }),
-  route({ path: paths.welcome, search: none, component: lazy(() => import('../routes/welcome.tsx')) }),
+  route({ path: paths.welcome, search: none, component: lazyScreen(() => import('../routes/welcome.tsx')) }),
   // Screens of later issues: they send the user to login for now.
   route({
     path: paths.onboarding,
     search: z.object({ flow: str, code: str, profileFlow: str }),
-    component: lazy(() => import('../routes/onboarding.tsx')),
+    component: lazyScreen(() => import('../routes/onboarding.tsx')),
   }),
   route({
     path: paths.mfaSetup,
     search: z.object({ profileFlow: str }),
-    component: lazy(() => import('../routes/mfa-setup.tsx')),
+    component: lazyScreen(() => import('../routes/mfa-setup.tsx')),
   }),
   route({
     path: paths.verification,
     search: z.object({ flow: str, code: str }),
-    component: lazy(() => import('../routes/verification.tsx')),
+    component: lazyScreen(() => import('../routes/verification.tsx')),
   }),
   route({
     path: paths.forgotPassword,
     search: z.object({ flow: str, profileFlow: str }),
-    component: lazy(() => import('../routes/forgot-password.tsx')),
+    component: lazyScreen(() => import('../routes/forgot-password.tsx')),
   }),
   route({
     path: paths.profile,
     search: z.object({ flow: str, profileFlow: str }),
-    component: lazy(() => import('../routes/profile.tsx')),
+    component: lazyScreen(() => import('../routes/profile.tsx')),
   }),
   route({
     path: paths.m365Login,
     search: z.object({ token: str, autoContinue: str, isTeams: str }),
-    component: lazy(() => import('../routes/m365-login.tsx')),
+    component: lazyScreen(() => import('../routes/m365-login.tsx')),
   }),
-  route({ path: paths.m365Logout, search: none, component: lazy(() => import('../routes/m365-logout.tsx')) }),
+  route({
+    path: paths.m365Logout,
+    search: none,
+    component: lazyScreen(() => import('../routes/m365-logout.tsx')),
+  }),
 ];
 
 function normalise(pathname: string): string {
@@ -107,7 +113,11 @@ function normalise(pathname: string): string {
 }
 
 /** `/research` and every page of the configured initial-page table: one landing page each. */
-const landing = route({ path: '', search: none, component: lazy(() => import('../routes/landing.tsx')) });
+const landing = route({
+  path: '',
+  search: none,
+  component: lazyScreen(() => import('../routes/landing.tsx')),
+});
 
 function isLandingPath(path: string): boolean {
   return path === paths.research || landingPaths(getConfig().initialPage).includes(path);
@@ -140,10 +150,18 @@ export function Router() {
       />
     );
   }
-  const Component = def.component;
-  return (
-    <Suspense fallback={<Progress label={copy.common.loading} />}>
-      <Component key={def.path || path} search={parseSearch(def, location.search)} />
-    </Suspense>
-  );
+  return <Screen def={def} path={path} search={location.search} />;
+}
+
+function Screen({ def, path, search }: { def: RouteDef<unknown>; path: string; search: string }) {
+  const component = useLazyScreen(def.component);
+  if (!component) return <Progress label={copy.common.loading} />;
+  // createElement: the component is one of the route table's, fixed per route (not made in render).
+  return createElement(component, { key: def.path || path, search: parseSearch(def, search) });
+}
+
+/** Starts loading the screen of `pathname` ahead of the navigation there (no-op for a loaded one). */
+export function preloadScreen(pathname: string): void {
+  const component = matchRoute(pathname)?.component;
+  if (component && 'load' in component) void component.load().catch(() => undefined);
 }
