@@ -40,11 +40,11 @@ export function lazyScreen(loader: () => Promise<{ default: Screen }>): LazyScre
 }
 
 /**
- * The screen's component once its chunk is loaded, or null while it loads. A failed load is thrown
+ * The screen's component once its chunk is loaded, or null while it loads (or for no screen). A failed load is thrown
  * during render, so that the app's error boundary shows it (as React.lazy would).
  */
-export function useLazyScreen(screen: LazyScreen | Screen): Screen | null {
-  const lazy = isLazy(screen) ? screen : undefined;
+export function useLazyScreen(screen: LazyScreen | Screen | null): Screen | null {
+  const lazy = screen && isLazy(screen) ? screen : undefined;
   const [failed, setFailed] = useState<{ screen: LazyScreen; error: unknown } | null>(null);
   const [, setLoadedCount] = useState(0);
   useEffect(() => {
@@ -58,7 +58,7 @@ export function useLazyScreen(screen: LazyScreen | Screen): Screen | null {
       live = false;
     };
   }, [lazy]);
-  if (!lazy) return screen as Screen;
+  if (!lazy) return screen as Screen | null;
   if (failed?.screen === lazy) throw failed.error;
   return lazy.loaded ?? null;
 }

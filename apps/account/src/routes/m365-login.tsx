@@ -1,4 +1,5 @@
-import { lazy, Suspense } from 'react';
+import { createElement } from 'react';
+import { lazyScreen, useLazyScreen } from '../app/lazy-screen.ts';
 import { copy } from '../copy.ts';
 import type { M365LoginSearch } from '../features/m365/use-m365-login.ts';
 import { isTeamsSearch } from '../features/m365/use-m365-login.ts';
@@ -7,20 +8,14 @@ import { Progress } from '../shared/ui/progress.tsx';
 import RedirectToLogin from './redirect-to-login.tsx';
 
 // MSAL loads only for the browser sign-in, teams-js only inside Teams: each is its own chunk.
-const MsalM365Login = lazy(() => import('../features/m365/msal-login.tsx'));
-const TeamsM365Login = lazy(() => import('../features/m365/teams-login.tsx'));
+const msalM365Login = lazyScreen(() => import('../features/m365/msal-login.tsx'));
+const teamsM365Login = lazyScreen(() => import('../features/m365/teams-login.tsx'));
 
 export default function M365LoginRoute({ search }: { search: M365LoginSearch }) {
   const m365 = getConfig().m365;
+  const login = useLazyScreen(!m365 ? null : isTeamsSearch(search) ? teamsM365Login : msalM365Login);
   // An application without Microsoft 365 sign-in (Platform) has only the password login.
   if (!m365) return <RedirectToLogin />;
-  return (
-    <Suspense fallback={<Progress label={copy.m365.signingIn} />}>
-      {isTeamsSearch(search) ? (
-        <TeamsM365Login search={search} m365={m365} />
-      ) : (
-        <MsalM365Login search={search} m365={m365} />
-      )}
-    </Suspense>
-  );
+  if (!login) return <Progress label={copy.m365.signingIn} />;
+  return createElement(login, { search, m365 });
 }
