@@ -45,6 +45,9 @@ function tableOf(node: OperationNode | undefined): string | undefined {
   return undefined;
 }
 
+const ROOT_KINDS = new Set(['InsertQueryNode', 'UpdateQueryNode', 'DeleteQueryNode', 'RawNode']);
+const isRoot = (node: OperationNode): node is RootOperationNode => ROOT_KINDS.has(node.kind);
+
 /** Whether the query writes to a watched table (query builder or plain SQL). */
 export function writesWatchedTable(node: RootOperationNode): boolean {
   switch (node.kind) {
@@ -56,7 +59,9 @@ export function writesWatchedTable(node: RootOperationNode): boolean {
       return node.from.froms.some((f) => WATCHED.has(tableOf(f) ?? ''));
     case 'RawNode': {
       const m = RAW_WRITE.exec(node.sqlFragments.join('?'));
-      return m ? WATCHED.has(m[1]!.toLowerCase()) : false;
+      if (m) return WATCHED.has(m[1]!.toLowerCase());
+      // A query builder embedded in plain SQL (e.g. an insert as a data-modifying CTE).
+      return node.parameters.some((p) => isRoot(p) && writesWatchedTable(p));
     }
     default:
       return false;

@@ -17,18 +17,17 @@ export interface ActiveSession {
   identity: LoadedIdentity;
 }
 
-export async function createSession(
-  db: Db,
-  opts: {
-    identityId: string;
-    methods: AuthMethod[];
-    now: Date;
-    lifespanMs: number;
-    ip: string;
-    userAgent: string;
-    authenticatedAt?: Date;
-  },
-): Promise<{ token: string; row: SessionRow }> {
+interface NewSession {
+  identityId: string;
+  methods: AuthMethod[];
+  now: Date;
+  lifespanMs: number;
+  ip: string;
+  userAgent: string;
+  authenticatedAt?: Date;
+}
+
+function newSession(opts: NewSession): { token: string; row: SessionRow } {
   const token = newToken('ory_st_');
   const row: SessionRow = {
     id: randomUUID(),
@@ -47,15 +46,38 @@ export async function createSession(
     created_at: opts.now,
     updated_at: opts.now,
   };
-  await db
-    .insertInto('identity_sessions')
-    .values({
-      ...row,
-      authentication_methods: JSON.stringify(row.authentication_methods),
-      devices: JSON.stringify(row.devices),
-    })
-    .execute();
   return { token, row };
+}
+
+const insertSession = (db: Db, row: SessionRow) =>
+  db.insertInto('identity_sessions').values({
+    ...row,
+    authentication_methods: JSON.stringify(row.authentication_methods),
+    devices: JSON.stringify(row.devices),
+  });
+
+export async function createSession(db: Db, opts: NewSession): Promise<{ token: string; row: SessionRow }> {
+  const created = newSession(opts);
+  await insertSession(db, created.row).execute();
+  return created;
+}
+
+/**
+ * `createSession`, also loading the session's identity (addresses, credential types), in one
+ * statement: the insert runs as a data-modifying CTE beside the identity's select.
+ */
+export async function createSessionLoadingIdentity(
+  db: Db,
+  opts: NewSession,
+): Promise<{ token: string; row: SessionRow; identity: LoadedIdentity }> {
+  const created = newSession(opts);
+  const r = await sql<{ identity: unknown; verifiable: unknown; recovery: unknown; credentials: unknown }>`
+    with created as (${insertSession(db, created.row)})
+    select ${identityJsonColumns('i')} from identity_identities i where i.id = ${opts.identityId}`.execute(
+    db,
+  );
+  if (!r.rows[0]) throw new Error('the identity of a new session was not found');
+  return { ...created, identity: identityFromJson(r.rows[0]) };
 }
 
 /** One round trip: the session joined with its identity, addresses and credential types (no identifiers). */

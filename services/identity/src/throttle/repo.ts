@@ -46,14 +46,23 @@ export async function resetAccount(db: Db, key: string): Promise<void> {
   await db.deleteFrom('identity_login_throttle').where('identifier', '=', key).execute();
 }
 
+export interface IpLimit {
+  failures: number;
+  windowMs: number;
+}
+
 /** Seconds until this IP may fail again, or 0 when it is under the limit in the current window. */
-export async function ipRetryAfter(
-  db: Db,
-  ip: string,
-  now: Date,
-  limit: { failures: number; windowMs: number },
-): Promise<number> {
+export async function ipRetryAfter(db: Db, ip: string, now: Date, limit: IpLimit): Promise<number> {
   const row = await db.selectFrom('identity_ip_throttle').selectAll().where('ip', '=', ip).executeTakeFirst();
+  return ipRetryAfterOf(row, now, limit);
+}
+
+/** `ipRetryAfter` for an IP's counter row read by the caller (undefined: no failures counted). */
+export function ipRetryAfterOf(
+  row: { window_start: Date; failures: number } | undefined,
+  now: Date,
+  limit: IpLimit,
+): number {
   if (!row) return 0;
   const windowEnd = row.window_start.getTime() + limit.windowMs;
   if (windowEnd <= now.getTime() || row.failures < limit.failures) return 0;

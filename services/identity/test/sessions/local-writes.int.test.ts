@@ -112,5 +112,10 @@ describe('local writes empty the cache before the response', () => {
       writesWatchedTable(node(sql`delete from identity_verifiable_addresses where id = ${1}` as never)),
     ).toBe(true);
     expect(writesWatchedTable(node(sql`select * from identity_sessions` as never))).toBe(false);
+    // An insert written as a data-modifying CTE inside plain SQL (how a login creates its session).
+    const insert = db.insertInto('identity_sessions').values({ id: 1 });
+    expect(writesWatchedTable(node(sql`with created as (${insert}) select 1` as never))).toBe(true);
+    const other = db.insertInto('identity_flows').values({ id: 1 });
+    expect(writesWatchedTable(node(sql`with created as (${other}) select 1` as never))).toBe(false);
   });
 });

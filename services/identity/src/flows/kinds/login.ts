@@ -3,10 +3,14 @@ import type { IdentityContext } from '../../context.ts';
 import type { AuthMethod, FlowRow } from '../../db/schema.ts';
 import { errors } from '../../errors/identity-error.ts';
 import { validReturnTo } from '../../http/return-to.ts';
-import { loadIdentity } from '../../identities/repo.ts';
 import { METHOD_AAL } from '../../sessions/aal.ts';
 import { aal2LoginUrl, hasSecondFactor } from '../../sessions/policy.ts';
-import { createSession, revokeSession, toApiSession, type ActiveSession } from '../../sessions/repo.ts';
+import {
+  createSessionLoadingIdentity,
+  revokeSession,
+  toApiSession,
+  type ActiveSession,
+} from '../../sessions/repo.ts';
 import { messages } from '../../ui/messages.ts';
 import type { FlowKindSpec, FlowStart } from '../kind.ts';
 import { flowRequestFields } from '../render.ts';
@@ -161,20 +165,25 @@ export const loginKind: FlowKindSpec = {
     };
     const keep =
       previous && previous.row.identity_id === identityId ? previous.row.authentication_methods : [];
-    const { token, row } = await transact(async (trx) => {
-      if (previous) await revokeSession(trx, previous.row.id, now);
-      return createSession(trx, {
-        identityId,
-        methods: [...keep, step],
-        now,
-        lifespanMs: ctx.config.sessionLifespanMs,
-        ip: req.ip,
-        userAgent: req.userAgent,
-      });
-    });
+    const session = {
+      identityId,
+      methods: [...keep, step],
+      now,
+      lifespanMs: ctx.config.sessionLifespanMs,
+      ip: req.ip,
+      userAgent: req.userAgent,
+    };
+    // One statement for the common case (no session to replace, no strategy writes): the new session
+    // and the identity the answer needs.
+    const { token, row, identity } =
+      previous || outcome.commit
+        ? await transact(async (trx) => {
+            if (previous) await revokeSession(trx, previous.row.id, now);
+            return createSessionLoadingIdentity(trx, session);
+          })
+        : await createSessionLoadingIdentity(ctx.db, session);
     req.setSessionCookie(token, row.expires_at);
 
-    const identity = (await loadIdentity(ctx.db, identityId))!;
     if (hasSecondFactor(identity) && row.aal !== 'aal2') {
       // First factor done; whoami requires the highest available AAL: continue with the second factor.
       const to = aal2LoginUrl(ctx, {

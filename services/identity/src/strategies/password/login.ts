@@ -1,19 +1,15 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/db.ts';
 import type { FlowRow } from '../../db/schema.ts';
 import type { Outcome } from '../../flows/outcome.ts';
 import type { Strategy, StrategyContext } from '../../flows/strategy.ts';
 import { sessionIdentifier } from '../../sessions/current.ts';
 import { errors } from '../../errors/identity-error.ts';
-import { findIdentityIdByIdentifier, getCredential } from '../../identities/repo.ts';
+import { normalizeEmail } from '../../identities/repo.ts';
 import { MAX_PASSWORD_BYTES } from '../../password/policy.ts';
 import { needsRehash } from '../../password/hasher.ts';
 import { normalizeIdentifier } from '../../throttle/backoff.ts';
-import {
-  ipRetryAfter,
-  isAccountLocked,
-  recordAccountFailure,
-  recordIpFailure,
-  resetAccount,
-} from '../../throttle/repo.ts';
+import { ipRetryAfterOf, recordAccountFailure, recordIpFailure, resetAccount } from '../../throttle/repo.ts';
 import { messages } from '../../ui/messages.ts';
 import { passwordLoginNodes, type FieldMessage } from '../../ui/nodes.ts';
 
@@ -59,34 +55,25 @@ async function submitPassword(
 
   const { service, now } = ctx;
   const ip = ctx.client.ip;
-  const retryAfter = await ipRetryAfter(service.db, ip, now, service.config.ipLimit);
-  if (retryAfter > 0) return { type: 'error', error: errors.tooManyRequests(retryAfter) };
-
   const key = normalizeIdentifier(identifier);
-  if (await isAccountLocked(service.db, key, now)) return invalid;
+  const found = await readPasswordLogin(service.db, ip, key);
+  const retryAfter = ipRetryAfterOf(found.ipCounter, now, service.config.ipLimit);
+  if (retryAfter > 0) return { type: 'error', error: errors.tooManyRequests(retryAfter) };
+  if (found.lockedUntil && found.lockedUntil > now) return invalid;
 
-  const identityId = await findIdentityIdByIdentifier(service.db, 'password', key);
-  const credential = identityId ? await getCredential(service.db, identityId, 'password') : undefined;
+  const { identityId, credential } = found;
   const hashed =
     typeof credential?.config.hashed_password === 'string' ? credential.config.hashed_password : undefined;
   const ok = hashed
     ? await service.passwords.verify(hashed, password)
     : await service.passwords.verifyDummy(password);
-  const identity =
-    ok && identityId
-      ? await service.db
-          .selectFrom('identity_identities')
-          .select('state')
-          .where('id', '=', identityId)
-          .executeTakeFirst()
-      : undefined;
 
-  if (!ok || !identityId || !hashed || identity?.state !== 'active') {
+  if (!ok || !identityId || !hashed || found.identityState !== 'active') {
     await recordAccountFailure(service.db, key, now, service.config.lockout);
     await recordIpFailure(service.db, ip, now, service.config.ipLimit.windowMs);
     return invalid;
   }
-  await resetAccount(service.db, key);
+  if (found.accountCounted) await resetAccount(service.db, key);
   if (needsRehash(hashed)) {
     const upgraded = await service.passwords.hash(password);
     await service.db
@@ -96,4 +83,56 @@ async function submitPassword(
       .execute();
   }
   return { type: 'success', identityId, method: 'password' };
+}
+
+interface PasswordLoginRead {
+  /** The IP's failure counter, if it has one. */
+  ipCounter: { window_start: Date; failures: number } | undefined;
+  /** Whether the identifier has a failure counter (a success then clears it). */
+  accountCounted: boolean;
+  lockedUntil: Date | null;
+  identityId: string | undefined;
+  identityState: string | undefined;
+  credential: { id: string; config: Record<string, unknown> } | undefined;
+}
+
+/**
+ * Everything a password attempt reads, in one statement: the IP's and the identifier's failure
+ * counters, and the password credential of the identifier with its identity's state. Known and
+ * unknown identifiers cost the same statement (the enumeration timing check measures it).
+ */
+async function readPasswordLogin(db: Db, ip: string, key: string): Promise<PasswordLoginRead> {
+  const { rows } = await sql<{
+    ip_window_start: Date | null;
+    ip_failures: number | null;
+    counted: boolean;
+    locked_until: Date | null;
+    identity_id: string | null;
+    state: string | null;
+    credential_id: string | null;
+    config: Record<string, unknown> | null;
+  }>`
+    select ip.window_start as ip_window_start, ip.failures as ip_failures,
+      lt.identifier is not null as counted, lt.locked_until,
+      ci.identity_id, i.state, c.id as credential_id, c.config
+    from (select 1) as one
+    left join identity_ip_throttle ip on ip.ip = ${ip}
+    left join identity_login_throttle lt on lt.identifier = ${key}
+    left join identity_credential_identifiers ci
+      on ci.type = 'password' and ci.identifier = ${normalizeEmail(key)}
+    left join identity_identities i on i.id = ci.identity_id
+    left join identity_credentials c on c.identity_id = ci.identity_id and c.type = 'password'`.execute(db);
+  const r = rows[0]!;
+  const date = (v: Date | string | null) => (v === null ? null : new Date(v));
+  return {
+    ipCounter:
+      r.ip_window_start === null
+        ? undefined
+        : { window_start: date(r.ip_window_start)!, failures: r.ip_failures! },
+    accountCounted: r.counted,
+    lockedUntil: date(r.locked_until),
+    identityId: r.identity_id ?? undefined,
+    identityState: r.state ?? undefined,
+    credential: r.credential_id === null ? undefined : { id: r.credential_id, config: r.config ?? {} },
+  };
 }
