@@ -31,10 +31,14 @@ const gitSha = (() => {
 })();
 
 // `npm run bench -- soak`: only the soak (SOAK_MINUTES, default 10), written to
-// bench/results/soak-latest.json.
+// bench/results/soak-latest.json. SOAK_HEAP_SNAPSHOTS=<dir> also writes V8 heap snapshots after the
+// warm-up and at the end (compare them with bench/heap-diff.ts).
 if (process.argv.includes('soak')) {
   pinServerSide();
-  const soak = await benchSoak({ minutes: Number(process.env.SOAK_MINUTES ?? 10) });
+  const soak = await benchSoak({
+    minutes: Number(process.env.SOAK_MINUTES ?? 10),
+    heapSnapshotsDir: process.env.SOAK_HEAP_SNAPSHOTS || undefined,
+  });
   const dir = join(import.meta.dirname, 'results');
   await mkdir(dir, { recursive: true });
   await writeFile(

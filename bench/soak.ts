@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import type { Result } from 'autocannon';
 import { createDb } from '@acme/db';
 import { createUser } from '../e2e/fixtures.ts';
@@ -14,9 +15,12 @@ import { passwordLogin } from './load/password-login.ts';
  * session cookie, `/login/config` look-ups and password logins at a steady rate, all from load
  * children on the other core. The resident set size is sampled every 5 s. After the first slice
  * (warm-up), growth is measured from the RSS of that point to the end; errors are every failed
- * request of every generator.
+ * request of every generator. Each sample also splits this thread's memory (V8 heap, external,
+ * array buffers, which hold PGlite's WebAssembly memory when it runs on this thread). With
+ * `heapSnapshotsDir`, V8 heap snapshots are written after the warm-up and at the end, for
+ * `bench/heap-diff.ts`.
  */
-export async function benchSoak(opts: { minutes: number; sliceSec?: number }) {
+export async function benchSoak(opts: { minutes: number; sliceSec?: number; heapSnapshotsDir?: string }) {
   const sliceSec = opts.sliceSec ?? 30;
   const dir = await mkdtemp(join(tmpdir(), 'soak-'));
   const db = await createDb({ dataDir: dir });
@@ -27,12 +31,32 @@ export async function benchSoak(opts: { minutes: number; sliceSec?: number }) {
     extraEnv: LOOPBACK_TEST_LIMITS,
   });
   const mb = () => Math.round((process.memoryUsage().rss / 1024 / 1024) * 10) / 10;
-  const samples: { atSec: number; rssMb: number }[] = [];
+  const toMb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+  const samples: {
+    atSec: number;
+    rssMb: number;
+    heapUsedMb: number;
+    heapTotalMb: number;
+    externalMb: number;
+    arrayBuffersMb: number;
+  }[] = [];
   const started = Date.now();
-  const sampler = setInterval(
-    () => samples.push({ atSec: Math.round((Date.now() - started) / 1000), rssMb: mb() }),
-    5_000,
-  );
+  const sampler = setInterval(() => {
+    const m = process.memoryUsage();
+    samples.push({
+      atSec: Math.round((Date.now() - started) / 1000),
+      rssMb: toMb(m.rss),
+      heapUsedMb: toMb(m.heapUsed),
+      heapTotalMb: toMb(m.heapTotal),
+      externalMb: toMb(m.external),
+      arrayBuffersMb: toMb(m.arrayBuffers),
+    });
+  }, 5_000);
+  const snapshots: string[] = [];
+  const snapshot = (name: string) => {
+    if (!opts.heapSnapshotsDir) return;
+    snapshots.push(writeHeapSnapshot(join(opts.heapSnapshotsDir, `soak-${name}.heapsnapshot`)));
+  };
   let requests = 0;
   let errors = 0;
   let warmRss = 0;
@@ -68,9 +92,13 @@ export async function benchSoak(opts: { minutes: number; sliceSec?: number }) {
       }
       requests += logins.latencies.length + logins.failures;
       errors += logins.failures;
-      if (slice === 0) warmRss = mb();
+      if (slice === 0) {
+        snapshot('after-warm-up');
+        warmRss = mb();
+      }
       console.log(`soak: slice ${slice + 1}/${slices}, rss ${mb()} MB, errors so far ${errors}`);
     }
+    snapshot('end');
   } finally {
     clearInterval(sampler);
     await system.close();
@@ -89,6 +117,7 @@ export async function benchSoak(opts: { minutes: number; sliceSec?: number }) {
     requests,
     errors,
     pass: growthPercent !== null && growthPercent <= 10 && errors === 0,
+    heapSnapshots: snapshots,
     samples,
   };
 }
