@@ -28,7 +28,9 @@ RUN npm run build -w @acme/account
 
 # ---- runtime: the sources (run with tsx), their dependencies and the built app; no root ----
 FROM node:24-bookworm-slim AS runtime
+# MALLOC_MMAP_THRESHOLD_: packages/service-kit/src/malloc.ts says why (password hashing's memory).
 ENV NODE_ENV=production \
+    MALLOC_MMAP_THRESHOLD_=4194304 \
     ACCOUNT_DIST_DIR=/app/apps/account/dist \
     IDENTITY_PUBLIC_HOST=0.0.0.0 \
     OAUTH2_PUBLIC_HOST=0.0.0.0 \

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { MALLOC_ENV } from '@acme/service-kit/malloc';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -53,7 +54,7 @@ export async function spawnPart(part: Part, options: SpawnOptions): Promise<Serv
     ],
     {
       cwd: repoRoot,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...MALLOC_ENV, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
