@@ -4,12 +4,17 @@ import type { AddressInfo } from 'node:net';
 import Provider, { type Configuration } from 'oidc-provider';
 import { createDb, migrate } from '@acme/db';
 import { createApp, loadConfig, migrations } from '@acme/oauth2';
+import { createAdapterRegistry } from '../services/oauth2/src/adapter/postgres-adapter.ts';
+import { systemClock } from '@acme/db/clock';
 import { runLoadChild } from './load/child.ts';
 
 /**
  * `POST /oauth2/token` workloads (authorization code + PKCE, and refresh with rotation), on our
- * authorization server (PGlite, in process) and on a plain oidc-provider 9 (memory adapter,
- * minimal config, same client, same JWT access token + ID token + refresh token) in the same run.
+ * authorization server (PGlite, in process) and, in the same run, on a plain oidc-provider 9 (minimal
+ * config, same client, same JWT access token + ID token + refresh token) on the same storage: a
+ * PGlite database of its own behind the same adapter (`oauth2_models`), so that the ratio compares
+ * what we add to the library, not storage against memory. The plain provider on its in-memory
+ * adapter runs too, as the storage-free reference.
  *
  * Codes and refresh tokens are single use, so each request needs its own. For our server one
  * code is minted through the real flow (authorize → admin login accept → consent accept); its
@@ -154,11 +159,28 @@ async function startOurs(): Promise<Target> {
   };
 }
 
-/** A plain oidc-provider 9 with the same client and token formats; grant made in process. */
-async function startPlain(): Promise<Target> {
+export const PEER = 'plain oidc-provider';
+export const PEER_IN_MEMORY = 'plain oidc-provider, memory adapter';
+
+/**
+ * A plain oidc-provider 9 with the same client and token formats; grant made in process. `storage`
+ * 'same' gives it our adapter on a PGlite database of its own; 'memory' the library's own adapter.
+ */
+async function startPlain(storage: 'same' | 'memory'): Promise<Target> {
+  const db = storage === 'same' ? await createDb() : undefined;
+  if (db) await migrate(db, 'oauth2', migrations);
   const server = createServer();
   const url = await listen(server);
   const configuration: Configuration = {
+    ...(db
+      ? {
+          adapter: createAdapterRegistry({
+            db,
+            clock: systemClock,
+            graceSeconds: loadConfig({ ISSUER: url }).refreshGraceSeconds, // as ours
+          }).factory,
+        }
+      : {}),
     clients: [
       {
         client_id: CLIENT_ID,
@@ -200,7 +222,7 @@ async function startPlain(): Promise<Target> {
     expiresWithSession: false,
   };
   return {
-    name: 'plain oidc-provider',
+    name: db ? PEER : PEER_IN_MEMORY,
     url,
     tokenPath: '/token',
     provider,
@@ -209,6 +231,7 @@ async function startPlain(): Promise<Target> {
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await db?.close();
     },
   };
 }
@@ -348,7 +371,10 @@ export async function benchOAuth2(opts: {
   connections: number;
 }): Promise<Record<string, unknown>> {
   const results: Record<string, Record<string, Figures>> = { authorizationCode: {}, refresh: {} };
-  for (const start of process.env.BENCH_OAUTH2_OURS_ONLY ? [startOurs] : [startOurs, startPlain]) {
+  const starts = process.env.BENCH_OAUTH2_OURS_ONLY
+    ? [startOurs]
+    : [startOurs, () => startPlain('same'), () => startPlain('memory')];
+  for (const start of starts) {
     const target = await start();
     try {
       results.authorizationCode![target.name] = await measure(target, 'code', opts);
@@ -358,12 +384,10 @@ export async function benchOAuth2(opts: {
     }
   }
   const ratio = (w: Record<string, Figures>) =>
-    w.ours && w['plain oidc-provider']
-      ? Math.round((w.ours.requestsPerSec / w['plain oidc-provider'].requestsPerSec) * 100) / 100
-      : null;
+    w.ours && w[PEER] ? Math.round((w.ours.requestsPerSec / w[PEER].requestsPerSec) * 100) / 100 : null;
   return {
     method:
-      'POST /oauth2/token, in process, batches of single-use credentials minted untimed; ours on PGlite vs plain oidc-provider 9 (memory adapter). Same client, PKCE S256, JWT access token + ID token + rotated refresh token.',
+      'POST /oauth2/token, in process, batches of single-use credentials minted untimed; ours on PGlite vs plain oidc-provider 9 on the same storage (PGlite of its own, same adapter; the ratio) and on its memory adapter (reference). Same client, PKCE S256, JWT access token + ID token + rotated refresh token.',
     batchSize: BATCH,
     authorizationCode: { ...results.authorizationCode, oursVsPlain: ratio(results.authorizationCode!) },
     refresh: { ...results.refresh, oursVsPlain: ratio(results.refresh!) },
