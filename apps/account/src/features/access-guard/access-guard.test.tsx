@@ -29,6 +29,20 @@ function signIn(ext: Record<string, unknown>) {
 resetScreenBetweenTests();
 
 describe('access guard on the pages', () => {
+  it('without a token goes to login without asking for the session first', async () => {
+    const whoamiFrom: string[] = [];
+    mockFetch(({ url }) => {
+      if (url.pathname !== '/sessions/whoami') return { status: 404, body: {} };
+      whoamiFrom.push(window.location.pathname);
+      return { status: 401, body: {} };
+    });
+    goTo('/research');
+    render(<Router />);
+    await waitFor(() => expect(window.location.pathname).toBe('/account/login'));
+    await waitFor(() => expect(whoamiFrom.length).toBeGreaterThan(0));
+    expect(whoamiFrom.every((path) => path === '/account/login')).toBe(true);
+  });
+
   it('Platform without the Platform product shows the product Access Denied page', async () => {
     signIn({ products: ['MAGIC'], scopeGroups: [], subscriptionStatus: 'subscribed' });
     goTo('/research');

@@ -1,8 +1,9 @@
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { allowedAuthModes, getConfig, requiredProducts } from '../../shared/config/env.ts';
 import { paths } from '../../shared/config/paths.ts';
 import { navigate } from '../../shared/navigation/history.ts';
 import { tryDecodeJwtPayload } from '../../shared/oauth2/jwt.ts';
+import { readToken } from '../../shared/oauth2/token-lifecycle.ts';
 import { useToken } from '../../shared/oauth2/use-token.ts';
 import { isAuthenticated } from '../../shared/session/is-authenticated.ts';
 import { useSession } from '../../shared/session/use-session.ts';
@@ -22,10 +23,13 @@ export type GuardOptions = Pick<
  */
 export function useAccessGuard(options: GuardOptions = {}) {
   const config = getConfig();
-  const session = useSession();
+  // Without a stored token the answer is login (or logout) whatever the session: the page does not
+  // ask for it, and the login page that follows asks once.
+  const [hadToken] = useState(() => readToken() !== null);
+  const session = useSession({ load: hadToken });
   const { token, error: tokenError } = useToken(config);
   const claims = tryDecodeJwtPayload(token?.accessToken);
-  const loading = session.state === 'loading' || token === undefined;
+  const loading = token === undefined || (token !== null && session.state === 'loading');
   const authenticated = isAuthenticated({
     tokenAuthMode: claims?.ext?.user?.authenticationMode ?? null,
     session: session.facts,

@@ -35,7 +35,11 @@ async function loadSession(): Promise<Loaded> {
   }
 }
 
-export function useSession(): SessionResult {
+/**
+ * The current session. With `load: false` nothing is asked and the state stays `loading` (a caller
+ * that already knows its answer without the session, such as the guard of a page without a token).
+ */
+export function useSession({ load = true }: { load?: boolean } = {}): SessionResult {
   const [result, setResult] = useState<Loaded>({
     state: 'loading',
     session: null,
@@ -47,6 +51,7 @@ export function useSession(): SessionResult {
   const reload = useCallback(() => loadSession().then(setResult), []);
 
   useEffect(() => {
+    if (!load) return;
     let live = true;
     void loadSession().then((loaded) => {
       if (live) setResult(loaded);
@@ -54,7 +59,7 @@ export function useSession(): SessionResult {
     return () => {
       live = false;
     };
-  }, []);
+  }, [load]);
 
   return { ...result, reload };
 }
