@@ -16,10 +16,23 @@ import {
   issueLogoutToken,
   revokeSession,
   toApiSession,
+  type ActiveSession,
 } from './repo.ts';
 import { readJson } from '../http/body.ts';
 
 export function registerSessionRoutes(app: FastifyInstance, ctx: IdentityContext): void {
+  // The answer is a pure function of the session, so a session served from the cache is serialised
+  // once, not on every whoami (JSON building and UTF-8 encoding were a third of a cached whoami's CPU).
+  const whoamiBodies = new WeakMap<ActiveSession, Buffer>();
+  const whoamiBody = (session: ActiveSession) => {
+    let body = whoamiBodies.get(session);
+    if (!body) {
+      body = Buffer.from(JSON.stringify(toApiSession(session, ctx.config.publicUrl)));
+      whoamiBodies.set(session, body);
+    }
+    return body;
+  };
+
   app.get('/sessions/whoami', async (req, reply) => {
     const session = await currentSessionCached(ctx, req);
     if (!session) throw errors.unauthorized();
@@ -27,7 +40,8 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: IdentityContext
     return reply
       .header('x-kratos-authenticated-identity-id', session.row.identity_id)
       .header('cache-control', 'private, no-cache, no-store')
-      .send(toApiSession(session, ctx.config.publicUrl));
+      .type('application/json; charset=utf-8')
+      .send(whoamiBody(session));
   });
 
   app.get('/self-service/logout/browser', async (req, reply) => {

@@ -35,6 +35,9 @@ describe('session cache on two instances of one database', () => {
     const second = await whoami(onB);
     expect(second.status).toBe(200);
     expect(b.app.ctx.sessionCache.stats.hits).toBe(hits + 1); // served from B's cache
+    // The cached answer is the same JSON document as the first, with its type.
+    expect(second.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(second.body.identity.id).toBe(id);
     return { id, onA, onB };
   }
 
