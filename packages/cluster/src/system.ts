@@ -244,6 +244,8 @@ export function partEnv(
         M365_SUBSCRIPTION_URL: `${urls.marketplace}/`,
         OFFER_URL: `${urls.marketplace}/`,
         SSO_PROVIDER_ORIGINS: urls.orgIdp,
+        // MAGIC's Teams host page stand-in, on MAGIC's origin (its tokens come from the Entra stand-in).
+        DEV_TEAMS_HOST: 'true',
         ...(options.accountDistDir ? { ACCOUNT_DIST_DIR: options.accountDistDir } : {}),
       };
     case 'standIns':
