@@ -122,7 +122,11 @@ export async function startProcessCluster(options: ClusterOptions): Promise<Runn
               LOG_LEVEL: options.logLevel ?? 'warn',
               ...adminKeys(options.adminKey),
               ...partEnv(part, own, urls, options),
-              ...(count > 1 ? { IDENTITY_TRUST_PROXY: 'true', OAUTH2_TRUST_PROXY: 'true' } : {}),
+              // Behind a proxy, per-IP limits and recorded addresses take the client's from
+              // X-Forwarded-For (identity and oauth2 have their own variable, users and agent TRUST_PROXY).
+              ...(count > 1
+                ? { IDENTITY_TRUST_PROXY: 'true', OAUTH2_TRUST_PROXY: 'true', TRUST_PROXY: 'true' }
+                : {}),
               ...options.extraEnv,
             },
             readyUrl: `http://127.0.0.1:${own[ready.listener]}${ready.path}`,
