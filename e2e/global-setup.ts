@@ -1,26 +1,60 @@
 import type { TestProject } from 'vitest/node';
-import { createDb } from '@acme/db';
-import { LOOPBACK_TEST_LIMITS, startSystem } from '../scripts/system.ts';
+import type { SystemUrls } from '../scripts/system.ts';
 
-// One whole system for the journeys, on a fresh in-memory database and its own port
-// range (npm start's ports + 10000), so a running `npm start` does not get in the way.
+/**
+ * One whole system for the journeys, on its own port range so a running `npm start` does not
+ * get in the way. E2E_TARGET picks which:
+ * - unset or `process`: every part in this process on a fresh in-memory database (PGlite),
+ *   npm start's ports + 10000 (E2E_PORT_OFFSET);
+ * - `cluster`: the scaled-out system of `npm run start:cluster` (two processes of every service
+ *   behind round-robin proxies, a throwaway PostgreSQL), npm start's ports + 20000.
+ * Either way the journeys get only the browser-facing URLs, and the same demo data.
+ */
 export default async function setup(project: TestProject) {
-  const db = await createDb();
-  const system = await startSystem({
-    db,
-    portOffset: Number(process.env.E2E_PORT_OFFSET ?? 10_000),
-    logLevel: 'silent',
-    extraEnv: LOOPBACK_TEST_LIMITS,
-  });
-  project.provide('urls', system.urls);
-  return async () => {
-    await system.close();
-    await db.close();
-  };
+  const target = process.env.E2E_TARGET ?? 'process';
+  const { LOOPBACK_TEST_LIMITS } = await import('../scripts/demo.ts');
+  let urls: SystemUrls;
+  let close: () => Promise<void>;
+  if (target === 'cluster') {
+    const { startScaledSystem } = await import('../scripts/cluster-system.ts');
+    const system = await startScaledSystem({
+      portOffset: Number(process.env.E2E_PORT_OFFSET ?? 20_000),
+      instances: 2,
+      logLevel: 'warn',
+      // E2E_CLUSTER_OUTPUT=1 shows what the processes log (prefixed with their names).
+      inheritOutput: process.env.E2E_CLUSTER_OUTPUT === '1',
+      extraEnv: LOOPBACK_TEST_LIMITS,
+    });
+    ({ urls, close } = system);
+  } else if (target === 'process') {
+    const [{ createDb }, { startSystem }] = await Promise.all([
+      import('@acme/db'),
+      import('../scripts/system.ts'),
+    ]);
+    const db = await createDb();
+    const system = await startSystem({
+      db,
+      portOffset: Number(process.env.E2E_PORT_OFFSET ?? 10_000),
+      logLevel: 'silent',
+      extraEnv: LOOPBACK_TEST_LIMITS,
+    });
+    urls = system.urls;
+    close = async () => {
+      await system.close();
+      await db.close();
+    };
+  } else {
+    throw new Error(`E2E_TARGET: expected "process" or "cluster", not "${target}"`);
+  }
+  project.provide('urls', urls);
+  project.provide('target', target === 'cluster' ? 'cluster' : 'process');
+  return close;
 }
 
 declare module 'vitest' {
   export interface ProvidedContext {
     urls: import('../scripts/system.ts').SystemUrls;
+    /** Which system the journeys run against: `process` (one process, PGlite) or `cluster`. */
+    target: 'process' | 'cluster';
   }
 }

@@ -3,12 +3,9 @@
 import type { Database } from '@acme/db';
 import { start as startIdentity } from '@acme/identity';
 import { start as startOAuth2 } from '@acme/oauth2';
-import { start as startUsers, seedDemo } from '@acme/users';
+import { start as startUsers } from '@acme/users';
 import { start as startAgent } from '@acme/agent';
-import { randomBytes } from 'node:crypto';
 import {
-  DEMO_CONTOSO_TENANT_ID,
-  DEMO_FABRIKAM_TENANT_ID,
   DEMO_M365_CLIENT_ID,
   DEMO_M365_CLIENT_SECRET,
   DEMO_PUBLISHER_TENANT_ID,
@@ -23,6 +20,9 @@ import { buildApp, serveApp } from '../apps/account/server/serve.ts';
 import type { Application } from '../apps/account/src/shared/config/applications.ts';
 import { APPLICATIONS, defaultUrlMap } from '../apps/account/src/shared/config/applications.ts';
 import { defaultM365Config } from '../apps/account/src/shared/config/env.ts';
+import { newOrgIdpClientSecret, ORG_IDP_CLIENT_ID, seedDemoSystem } from './demo.ts';
+
+export { LOOPBACK_TEST_LIMITS } from './demo.ts';
 
 export const DEFAULT_PORTS = {
   platform: 4000,
@@ -48,14 +48,6 @@ export type PortName = keyof typeof DEFAULT_PORTS;
 
 /** The marketplace stand-in's page (the offer link of the welcome page points at it). */
 const MARKETPLACE_PORT = 4540;
-
-/** Per-IP limits raised for the journeys and benchmarks, where every request comes from 127.0.0.1. */
-export const LOOPBACK_TEST_LIMITS: Record<string, string> = {
-  LOGIN_CONFIG_RATE_LIMIT: '100000',
-  IDENTITY_IP_FAILURE_LIMIT: '100000',
-  INVITATION_STATUS_RATE_LIMIT: '100000',
-  AGENT_RATE_LIMIT: '100000',
-};
 
 export interface SystemUrls {
   platform: string;
@@ -148,8 +140,8 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   let orgIdp: OrgIdp | undefined;
   // The identity service's client at Globex's provider; a new secret each start (the seed stores it).
   const orgIdpClient = {
-    clientId: 'acme-platform',
-    clientSecret: randomBytes(24).toString('base64url'),
+    clientId: ORG_IDP_CLIENT_ID,
+    clientSecret: newOrgIdpClientSecret(),
     redirectUris: [`${urls.identityPublic}/self-service/methods/oidc/callback/globex`],
   };
 
@@ -302,9 +294,9 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     }
 
     if (options.seed !== false) {
-      await seedDemo(urls.usersAdmin, adminKey, {
-        m365: { contosoTenantId: DEMO_CONTOSO_TENANT_ID, fabrikamTenantId: DEMO_FABRIKAM_TENANT_ID },
-        sso: { issuer: idp.issuer, ...orgIdpClient },
+      await seedDemoSystem(urls.usersAdmin, adminKey, {
+        issuer: idp.issuer,
+        clientSecret: orgIdpClient.clientSecret,
       });
     }
   } catch (error) {

@@ -28,24 +28,38 @@ const steps = [
   ['typecheck (account app)', [bin('tsc'), '-p', 'apps/account/tsconfig.json']],
   ['unit and integration tests on PGlite', [bin('vitest'), 'run']],
 ];
-if (has('initdb') && has('pg_ctl')) {
+const postgres = has('initdb') && has('pg_ctl');
+if (postgres) {
   steps.push([
     'integration tests on a throwaway PostgreSQL cluster',
     [bin('vitest'), 'run'],
     { TEST_DB: 'postgres' },
   ]);
 } else {
-  console.log('PostgreSQL binaries (initdb, pg_ctl) not found: the PostgreSQL run is left out.');
+  console.log(
+    'PostgreSQL binaries (initdb, pg_ctl) not found: the PostgreSQL run and the cluster journeys are left out.',
+  );
 }
 steps.push(['build the account app', [bin('vite'), 'build', '--logLevel', 'warn'], {}, 'apps/account']);
 steps.push(['bundle budget (size-limit)', [bin('size-limit')], {}, 'apps/account']);
 steps.push([
   'end-to-end journeys in Chromium',
   [bin('vitest'), 'run', '--config', 'e2e/vitest.config.ts'],
-  {},
+  { E2E_TARGET: 'process' },
   '.',
   ensureChromium,
 ]);
+// The same journeys against the scaled-out system of `npm run start:cluster`: what must hold
+// whichever instance answers (sessions, flows, limits in the database) is checked in a browser.
+if (postgres) {
+  steps.push([
+    'end-to-end journeys against the cluster (2 instances each, PostgreSQL)',
+    [bin('vitest'), 'run', '--config', 'e2e/vitest.config.ts'],
+    { E2E_TARGET: 'cluster' },
+    '.',
+    ensureChromium,
+  ]);
+}
 
 // Each Vitest step also writes a JSON report, so that the summary can name every failed test: a
 // failure scrolled past in a long CI log is otherwise hard to find.

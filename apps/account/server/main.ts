@@ -10,6 +10,9 @@
 //   M365_CLIENT_ID, ENTRA_URL, M365_SUBSCRIPTION_URL, OFFER_URL          MAGIC's Microsoft 365 settings
 //   SSO_PROVIDER_ORIGINS  organisations' identity providers (CSP form-action)
 //   ACCOUNT_DIST_DIR      a prebuilt `vite build` (the container image has one); else it is built here
+//   DEV_TEAMS_HOST=true   development only (refused with NODE_ENV=production): MAGIC also serves the
+//                         Microsoft Teams host page stand-in, which gets its tokens from ENTRA_URL
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
 import { z } from 'zod';
@@ -56,6 +59,19 @@ const appConfig = {
 };
 const ssoProviderOrigins = list(env.SSO_PROVIDER_ORIGINS).map((o) => new URL(o).origin);
 
+// The Teams host page must be on MAGIC's own origin (teams-js trusts no other http origin), so the
+// app server serves it when the stand-ins run in other processes (`npm run start:cluster`).
+let teamsHost: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
+if (env.DEV_TEAMS_HOST === 'true') {
+  if (env.NODE_ENV === 'production') throw new Error('DEV_TEAMS_HOST is a development stand-in');
+  const { teamsHostHandler } = await import('@acme/dev/microsoft/teams-host');
+  teamsHost = teamsHostHandler({
+    entraUrl: url.parse(env.ENTRA_URL || m365.entraUrl),
+    clientId: env.M365_CLIENT_ID || m365.clientId,
+    defaultUser: 'megan@contoso.test',
+  });
+}
+
 const distDir = env.ACCOUNT_DIST_DIR || (await buildApp());
 const served: ServedApp[] = [];
 for (const application of apps as Application[]) {
@@ -77,6 +93,7 @@ for (const application of apps as Application[]) {
               },
             }
           : appConfig,
+      ...(application === 'magic' && teamsHost ? { devHandler: teamsHost } : {}),
       ssoProviderOrigins,
     }),
   );

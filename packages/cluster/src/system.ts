@@ -122,7 +122,11 @@ export async function startProcessCluster(options: ClusterOptions): Promise<Runn
               LOG_LEVEL: options.logLevel ?? 'warn',
               ...adminKeys(options.adminKey),
               ...partEnv(part, own, urls, options),
-              ...(count > 1 ? { IDENTITY_TRUST_PROXY: 'true', OAUTH2_TRUST_PROXY: 'true' } : {}),
+              // Behind a proxy, per-IP limits and recorded addresses take the client's from
+              // X-Forwarded-For (identity and oauth2 have their own variable, users and agent TRUST_PROXY).
+              ...(count > 1
+                ? { IDENTITY_TRUST_PROXY: 'true', OAUTH2_TRUST_PROXY: 'true', TRUST_PROXY: 'true' }
+                : {}),
               ...options.extraEnv,
             },
             readyUrl: `http://127.0.0.1:${own[ready.listener]}${ready.path}`,
@@ -244,6 +248,8 @@ export function partEnv(
         M365_SUBSCRIPTION_URL: `${urls.marketplace}/`,
         OFFER_URL: `${urls.marketplace}/`,
         SSO_PROVIDER_ORIGINS: urls.orgIdp,
+        // MAGIC's Teams host page stand-in, on MAGIC's origin (its tokens come from the Entra stand-in).
+        DEV_TEAMS_HOST: 'true',
         ...(options.accountDistDir ? { ACCOUNT_DIST_DIR: options.accountDistDir } : {}),
       };
     case 'standIns':

@@ -80,7 +80,8 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   }
   const base = { config, clock, adapters, claims, claimsSource, logger };
   const runtime = { ...base, keys } as OAuth2Runtime;
-  const verifier = createTokenVerifier(runtime);
+  // A token signed with a key another instance has just rotated in makes this one re-read the keys.
+  const verifier = createTokenVerifier(runtime, { reloadKeys: () => reloadKeys() });
   const metrics = createServiceMetrics('oauth2', { db });
   const knownPaths = new Set<string>([...Object.values(ROUTES), '/.well-known/openid-configuration']);
 

@@ -1,4 +1,4 @@
-import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import { createLocalJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { OAuth2Runtime } from './context.ts';
 
 /**
@@ -32,17 +32,49 @@ function looksLikeJwt(token: string): boolean {
   }
 }
 
-export function createTokenVerifier(rt: OAuth2Runtime) {
+/** At most one re-read of the keys for an unknown key id per this many ms (a forged kid costs no more). */
+const UNKNOWN_KID_RELOAD_MS = 5_000;
+
+export interface TokenVerifierOptions {
+  /**
+   * Re-reads the signing keys from the database (true when they changed). Called when a token
+   * names a key this instance does not have: another instance may have just rotated.
+   */
+  reloadKeys?: () => Promise<boolean>;
+}
+
+export function createTokenVerifier(rt: OAuth2Runtime, options: TokenVerifierOptions = {}) {
   // Follows key rotation: rebuilt when the runtime's key material changes.
   let current = rt.keys;
   let localJwks = createLocalJWKSet(current.publicJwks as Parameters<typeof createLocalJWKSet>[0]);
-  const jwks = (...args: Parameters<typeof localJwks>) => {
-    const [header, token] = args;
-    if (rt.keys !== current) {
-      current = rt.keys;
-      localJwks = createLocalJWKSet(current.publicJwks as Parameters<typeof createLocalJWKSet>[0]);
+  const refresh = () => {
+    if (rt.keys === current) return;
+    current = rt.keys;
+    localJwks = createLocalJWKSet(current.publicJwks as Parameters<typeof createLocalJWKSet>[0]);
+  };
+  let lastReload = Number.NEGATIVE_INFINITY;
+  let reloading: Promise<boolean> | undefined;
+  /** One re-read at a time, and at most one per UNKNOWN_KID_RELOAD_MS. */
+  const reloadForUnknownKey = async (): Promise<boolean> => {
+    if (!options.reloadKeys) return false;
+    if (!reloading) {
+      if (Date.now() - lastReload < UNKNOWN_KID_RELOAD_MS) return false;
+      lastReload = Date.now();
+      reloading = options.reloadKeys().finally(() => (reloading = undefined));
     }
-    return localJwks(header, token);
+    return reloading.catch(() => false);
+  };
+  const jwks = async (...args: Parameters<typeof localJwks>) => {
+    const [header, token] = args;
+    refresh();
+    try {
+      return await localJwks(header, token);
+    } catch (error) {
+      // A key another instance rotated in a moment ago: read the keys again, then look once more.
+      if (!(error instanceof errors.JWKSNoMatchingKey) || !(await reloadForUnknownKey())) throw error;
+      refresh();
+      return localJwks(header, token);
+    }
   };
 
   /** The verified payload of a live JWT access token, or undefined. */

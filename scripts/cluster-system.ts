@@ -1,0 +1,109 @@
+// The system as it runs when scaled out, for `npm run start:cluster` and the journeys' cluster target:
+// a throwaway PostgreSQL cluster, several processes of every service (identity, authorization
+// server, user service, agent service, account app server) with a round-robin proxy in front of
+// each of their listeners on the usual ports (plus an offset), the stand-ins once (their state is in
+// memory), and the demo data.
+import {
+  startProcessCluster,
+  USUAL_PORTS,
+  type Listener,
+  type Ports,
+  type RunningCluster,
+} from '@acme/cluster/system';
+import { TEAMS_HOST_PATH } from '@acme/dev/microsoft/teams-host';
+import { startCluster as startPostgres } from '../packages/test-kit/src/postgres-cluster.ts';
+import { buildApp } from '../apps/account/server/serve.ts';
+import { APPLICATIONS, type Application } from '../apps/account/src/shared/config/applications.ts';
+import { newOrgIdpClientSecret, seedDemoSystem } from './demo.ts';
+import type { SystemUrls } from './system.ts';
+
+export interface ScaledSystemOptions {
+  /** Added to every usual port (the journeys use another range than `npm run start:cluster`). */
+  portOffset?: number;
+  /** Processes per service (the stand-ins run once). Default 2. */
+  instances?: number;
+  logLevel?: string;
+  /** Pass the processes' output through (prefixed with their names). */
+  inheritOutput?: boolean;
+  /** Extra environment for every process, e.g. higher rate limits for tests. */
+  extraEnv?: Record<string, string>;
+  /** One key for every admin API (at least 32 characters), or none (loopback admin APIs). */
+  adminKey?: string;
+}
+
+export interface ScaledSystem {
+  /** The browser-facing URLs, as the one-process system names them. */
+  urls: SystemUrls;
+  /** The browser-facing URL of every listener (a proxy's when a part has several instances). */
+  listeners: Record<Listener, string>;
+  cluster: RunningCluster;
+  databaseUrl: string;
+  /** Stops the proxies and processes, then PostgreSQL (its files are removed). */
+  close(): Promise<void>;
+}
+
+export async function startScaledSystem(options: ScaledSystemOptions = {}): Promise<ScaledSystem> {
+  const offset = options.portOffset ?? 0;
+  const ports = Object.fromEntries(
+    Object.entries(USUAL_PORTS).map(([name, port]) => [name, port + offset]),
+  ) as Ports;
+  const orgIdpClientSecret = newOrgIdpClientSecret();
+  // The build is reused when no source changed since the last one.
+  const distDir = await buildApp();
+  const postgres = await startPostgres();
+  let cluster: RunningCluster | undefined;
+  const close = async () => {
+    try {
+      await cluster?.close();
+    } finally {
+      postgres.stop();
+    }
+  };
+  try {
+    cluster = await startProcessCluster({
+      databaseUrl: postgres.url,
+      parts: ['standIns', 'identity', 'oauth2', 'users', 'agent', 'account'],
+      instances: options.instances ?? 2,
+      ports,
+      accountDistDir: distDir,
+      orgIdpClientSecret,
+      logLevel: options.logLevel ?? 'warn',
+      inheritOutput: options.inheritOutput ?? false,
+      ...(options.extraEnv ? { extraEnv: options.extraEnv } : {}),
+      ...(options.adminKey ? { adminKey: options.adminKey } : {}),
+    });
+    const listeners = cluster.urls;
+    // Once, through the user service's proxy.
+    await seedDemoSystem(listeners.usersAdmin, options.adminKey, {
+      issuer: listeners.orgIdp,
+      clientSecret: orgIdpClientSecret,
+    });
+    return { urls: systemUrls(listeners), listeners, cluster, databaseUrl: postgres.url, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** The cluster's listeners under the names the one-process system gives its URLs. */
+export function systemUrls(listeners: Record<Listener, string>): SystemUrls {
+  return {
+    platform: listeners.platform,
+    magic: listeners.magic,
+    apps: Object.fromEntries(APPLICATIONS.map((app) => [app, listeners[app]])) as Record<Application, string>,
+    identityPublic: listeners.identityPublic,
+    identityAdmin: listeners.identityAdmin,
+    oauth2Public: listeners.oauth2Public,
+    oauth2Admin: listeners.oauth2Admin,
+    usersPublic: listeners.usersPublic,
+    usersAdmin: listeners.usersAdmin,
+    agent: listeners.agent,
+    agentAdmin: listeners.agentAdmin,
+    mail: listeners.standIns,
+    entra: listeners.entra,
+    graph: listeners.graph,
+    marketplace: listeners.marketplace,
+    teamsHost: `${listeners.magic}${TEAMS_HOST_PATH}`,
+    orgIdp: listeners.orgIdp,
+  };
+}
