@@ -1,7 +1,7 @@
 import { createDb } from '@acme/db';
 import { launchBrowser } from '../e2e/browser.ts';
 import { createUser } from '../e2e/fixtures.ts';
-import { signInWithPassword } from '../e2e/journeys.ts';
+import { enterCredentials, openLogin } from '../e2e/journeys.ts';
 import { LOOPBACK_TEST_LIMITS, startSystem } from '../scripts/system.ts';
 
 function percentile(sorted: number[], p: number): number {
@@ -14,8 +14,12 @@ const LANDING_MARK = 'account:landing';
 
 /**
  * The whole browser sign-in (email → password → consent → callback → landing) in Chromium on
- * loopback: a fresh browser context per run, timed from the first navigation to the landing page's
- * `performance.mark` (wall clock of the mark, so no polling delay is counted).
+ * loopback: a fresh browser context per run, timed to the landing page's `performance.mark` (wall
+ * clock of the mark, so no polling delay is counted) from two starts: the Email step on screen
+ * (`emailToLanding`, the goal's measure: what the user waits for once they start typing) and the
+ * first navigation to the application's front door (`frontDoorToLanding`, which adds the redirect to
+ * the authorization server and the login page's load). Both include the browser driver's typing
+ * and clicking.
  */
 export async function benchBrowserSignIn(opts: { runs: number }) {
   const db = await createDb();
@@ -27,6 +31,7 @@ export async function benchBrowserSignIn(opts: { runs: number }) {
   });
   const browser = await launchBrowser();
   const timings: number[] = [];
+  const fromFrontDoor: number[] = [];
   try {
     const user = await createUser(system.urls);
     // One warm-up run: first loads compile the app's chunks in the browser cache of nobody.
@@ -34,14 +39,19 @@ export async function benchBrowserSignIn(opts: { runs: number }) {
       const context = await browser.newContext();
       const page = await context.newPage();
       const started = Date.now();
-      await signInWithPassword(page, system.urls, user);
+      await openLogin(page, system.urls);
+      await page.getByLabel('Email').waitFor();
+      const emailShown = Date.now();
+      await enterCredentials(page, system.urls, user);
       const landedAt = await page.evaluate((name) => {
         const mark = performance.getEntriesByName(name)[0];
         return mark ? performance.timeOrigin + mark.startTime : null;
       }, LANDING_MARK);
       if (landedAt === null) throw new Error(`the landing page set no ${LANDING_MARK} mark`);
-      const elapsed = landedAt - started;
-      if (run > 0) timings.push(Math.round(elapsed));
+      if (run > 0) {
+        timings.push(Math.round(landedAt - emailShown));
+        fromFrontDoor.push(Math.round(landedAt - started));
+      }
       await context.close();
     }
   } finally {
@@ -50,12 +60,20 @@ export async function benchBrowserSignIn(opts: { runs: number }) {
     await db.close();
   }
   const sorted = [...timings].sort((a, b) => a - b);
+  const sortedFull = [...fromFrontDoor].sort((a, b) => a - b);
   return {
     runs: timings.length,
+    measure:
+      'emailToLanding: Email step on screen → landing mark; frontDoorToLanding: first navigation → landing mark',
     p50Ms: percentile(sorted, 50),
     p95Ms: percentile(sorted, 95),
     minMs: sorted[0],
     maxMs: sorted.at(-1),
     timingsMs: timings,
+    frontDoorToLanding: {
+      p50Ms: percentile(sortedFull, 50),
+      p95Ms: percentile(sortedFull, 95),
+      timingsMs: fromFrontDoor,
+    },
   };
 }

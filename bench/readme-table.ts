@@ -91,8 +91,8 @@ export function tableFrom(r: Json): string {
   if (r.browser) {
     const p50 = n(r.browser, 'p50Ms');
     rows.push([
-      `whole browser sign-in, ${num(r.browser, 'runs')} runs`,
-      `p50 ${num(r.browser, 'p50Ms')} ms, p95 ${num(r.browser, 'p95Ms')} ms`,
+      `whole browser sign-in, Email step → landing, ${num(r.browser, 'runs')} runs`,
+      `p50 ${num(r.browser, 'p50Ms')} ms, p95 ${num(r.browser, 'p95Ms')} ms (from the front door: p50 ${num(r.browser, 'frontDoorToLanding.p50Ms')} ms)`,
       `p50 ≤ 1,200 ms${met(p50 === undefined ? undefined : p50 <= 1200)}`,
     ]);
   }
