@@ -3,10 +3,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.ts';
+import { startPGliteWorker, type PGliteClient } from './pglite-worker-client.ts';
 
 export { sql };
 
@@ -25,7 +25,7 @@ export interface Database {
    */
   listen(channel: string, handlers: ListenHandlers): Promise<Listener>;
   close(): Promise<void>;
-  /** Connection-pool use (PostgreSQL only; PGlite is one in-process connection). */
+  /** Connection-pool use (PostgreSQL only; PGlite is one connection, in a worker thread). */
   poolStats?(): { total: number; idle: number; waiting: number; max: number };
 }
 
@@ -168,11 +168,12 @@ async function listenOnPostgres(
 }
 
 /**
- * PGlite delivers notices in-process, as part of the query that commits them. LISTEN and UNLISTEN go
- * through Kysely's connection queue so that they never run inside another caller's open transaction.
+ * PGlite delivers notices as part of the query that commits them (the worker posts them before that
+ * query's result). LISTEN and UNLISTEN go through Kysely's connection queue so that they never run
+ * inside another caller's open transaction.
  */
 async function listenOnPglite(
-  pglite: PGlite,
+  pglite: PGliteClient,
   kysely: Kysely<unknown>,
   channel: string,
   h: ListenHandlers,
@@ -209,12 +210,13 @@ export async function createDb(options: DbOptions = {}): Promise<Database> {
     await mkdir(options.dataDir, { recursive: true });
     if (!existsSync(join(options.dataDir, 'PG_VERSION'))) await initialiseApart(options.dataDir);
   }
-  const pglite = options.dataDir
-    ? new PGlite(options.dataDir)
-    : options.template
-      ? new PGlite({ loadDataDir: options.template })
-      : new PGlite();
-  await pglite.waitReady;
+  // PGlite runs PostgreSQL as WebAssembly on the calling thread: in a worker thread, a query blocks
+  // that thread and not the services' event loop.
+  const pglite = await startPGliteWorker(
+    options.dataDir
+      ? { dataDir: options.dataDir }
+      : { template: options.template ? await options.template.arrayBuffer() : undefined },
+  );
   const kysely = new Kysely<unknown>({ dialect: new PGliteDialect(pglite) });
   return {
     kysely,
