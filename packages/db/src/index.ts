@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import { prepareStatementsOn } from './pg-prepared.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { startPGliteWorker, type PGliteClient } from './pglite-worker-client.ts';
 
@@ -63,6 +64,13 @@ export interface DbOptions {
    */
   template?: Blob | undefined;
   listen?: ListenOptions;
+  /** PostgreSQL: most connections the pool opens (default 10). */
+  poolMax?: number | undefined;
+  /**
+   * PostgreSQL: most named (prepared) statements per connection (default 200; 0 turns naming off).
+   * See pg-prepared.ts.
+   */
+  preparedPerConnection?: number | undefined;
 }
 
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -190,7 +198,9 @@ async function listenOnPglite(
 
 export async function createDb(options: DbOptions = {}): Promise<Database> {
   if (options.url) {
-    const pool = new pg.Pool({ connectionString: options.url, max: 10 });
+    const pool = new pg.Pool({ connectionString: options.url, max: options.poolMax ?? 10 });
+    const prepared = options.preparedPerConnection ?? 200;
+    if (prepared > 0) prepareStatementsOn(pool, prepared);
     const kysely = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
     const url = options.url;
     return {
