@@ -7,7 +7,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { prepareStatementsOn } from './pg-prepared.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
-import { startPGliteWorker, type PGliteClient } from './pglite-worker-client.ts';
+import { pgliteAssets, startPGliteWorker, type PGliteClient } from './pglite-worker-client.ts';
 
 export { sql };
 
@@ -222,11 +222,12 @@ export async function createDb(options: DbOptions = {}): Promise<Database> {
   }
   // PGlite runs PostgreSQL as WebAssembly on the calling thread: in a worker thread, a query blocks
   // that thread and not the services' event loop.
-  const pglite = await startPGliteWorker(
-    options.dataDir
+  const pglite = await startPGliteWorker({
+    ...(options.dataDir
       ? { dataDir: options.dataDir }
-      : { template: options.template ? await options.template.arrayBuffer() : undefined },
-  );
+      : { template: options.template ? await options.template.arrayBuffer() : undefined }),
+    assets: await pgliteAssets(),
+  });
   const kysely = new Kysely<unknown>({ dialect: new PGliteDialect(pglite) });
   return {
     kysely,

@@ -1,7 +1,23 @@
 import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDb, sql } from './index.ts';
-import { startPGliteWorker, type WorkerInit } from './pglite-worker-client.ts';
+import { startPGliteWorker, workerExecArgv, type WorkerInit } from './pglite-worker-client.ts';
+
+describe('workerExecArgv', () => {
+  it("passes the parent's flags on, less --input-type and (Node strips types itself) the loaders", () => {
+    expect(
+      workerExecArgv([
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '--enable-source-maps',
+        '--import=./x.mjs',
+        '-r',
+        'y',
+      ]),
+    ).toEqual(['--enable-source-maps']);
+  });
+});
 
 // Embedded PGlite in its worker thread: the parts the driver-agnostic suites (test/*.int.test.ts)
 // cannot show.

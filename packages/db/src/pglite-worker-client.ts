@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 
 /**
@@ -17,6 +18,38 @@ export interface WorkerInit {
   dataDir?: string | undefined;
   /** A dump of an initialised data directory (moved to the worker, not copied). */
   template?: ArrayBuffer | undefined;
+  /** PGlite's compiled WebAssembly and file-system bundle, shared by every worker of the process. */
+  assets?: PGliteAssets | undefined;
+}
+
+export interface PGliteAssets {
+  pgliteWasmModule: WebAssembly.Module;
+  initdbWasmModule: WebAssembly.Module;
+  fsBundle: Blob;
+}
+
+let assets: Promise<PGliteAssets> | undefined;
+
+/**
+ * PGlite's WebAssembly, compiled once per process (compilation is off the main thread, and a compiled
+ * module is shared with workers rather than copied): without it each worker would compile its own.
+ */
+export function pgliteAssets(): Promise<PGliteAssets> {
+  assets ??= (async () => {
+    const dist = new URL('.', import.meta.resolve('@electric-sql/pglite'));
+    const [pglite, initdb, fsBundle] = await Promise.all([
+      readFile(new URL('pglite.wasm', dist)),
+      readFile(new URL('initdb.wasm', dist)),
+      readFile(new URL('pglite.data', dist)),
+    ]);
+    const [pgliteWasmModule, initdbWasmModule] = await Promise.all([
+      WebAssembly.compile(pglite),
+      WebAssembly.compile(initdb),
+    ]);
+    return { pgliteWasmModule, initdbWasmModule, fsBundle: new Blob([fsBundle]) };
+  })();
+  assets.catch(() => (assets = undefined));
+  return assets;
 }
 
 export interface SerializedError {
@@ -38,6 +71,32 @@ export type FromWorker =
   | { t: 'result'; id: number; rows: unknown[]; affectedRows?: number | undefined }
   | { t: 'error'; id: number; error: SerializedError }
   | { t: 'notice'; listener: number; payload: string };
+
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+/** Node runs erasable TypeScript (all the worker's entry uses) itself from 22.18 and 23.6 on. */
+const stripsTypes =
+  (major > 23 || (major === 23 && minor >= 6) || (major === 22 && minor >= 18)) &&
+  !process.execArgv.includes('--no-experimental-strip-types');
+
+/**
+ * The worker's flags: the parent's, less `--input-type` (for `--eval` input only) and, when Node
+ * strips types itself, less the preloads and loaders (`--import tsx`), which would add their own
+ * start-up to every worker's.
+ */
+export function workerExecArgv(parent: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < parent.length; i++) {
+    const a = parent[i]!;
+    if (a.startsWith('--input-type')) continue;
+    if (stripsTypes && /^(--import|--require|-r|--loader|--experimental-loader)$/.test(a)) {
+      i++; // and its value
+      continue;
+    }
+    if (stripsTypes && /^--(import|require|loader|experimental-loader)=/.test(a)) continue;
+    out.push(a);
+  }
+  return out;
+}
 
 interface Pending {
   resolve(m: { rows: unknown[]; affectedRows?: number | undefined }): void;
@@ -62,8 +121,7 @@ export function startPGliteWorker(
   entry: URL = new URL('./pglite-worker.ts', import.meta.url),
 ): Promise<PGliteClient> {
   const worker = new Worker(entry, {
-    // The parent's flags (e.g. `--import tsx`), less the one that only applies to `--eval` input.
-    execArgv: process.execArgv.filter((a) => !a.startsWith('--input-type')),
+    execArgv: workerExecArgv(process.execArgv),
     workerData: init,
     transferList: init.template ? [init.template] : [],
   });

@@ -48,11 +48,11 @@ const send = (m: FromWorker) => port.postMessage(m);
 const init = workerData as WorkerInit;
 let pglite: PGlite;
 try {
-  pglite = init.dataDir
-    ? new PGlite(init.dataDir)
-    : init.template
-      ? new PGlite({ loadDataDir: new Blob([init.template]) })
-      : new PGlite();
+  pglite = new PGlite({
+    ...init.assets,
+    ...(init.dataDir ? { dataDir: init.dataDir } : {}),
+    ...(init.template ? { loadDataDir: new Blob([init.template]) } : {}),
+  });
   await pglite.waitReady;
 } catch (err) {
   send({ t: 'init-error', error: serializeError(err) });
