@@ -34,10 +34,10 @@ if (production) {
   process.exit(1);
 }
 
-const { url: databaseUrl, poolMax } = databaseFromEnv(process.env);
+const { url: databaseUrl, ...pool } = databaseFromEnv(process.env);
 const dataDir = join(import.meta.dirname, '..', '.data', 'pglite');
 const started = Date.now();
-const db = await createDb({ url: databaseUrl, dataDir: databaseUrl ? undefined : dataDir, poolMax });
+const db = await createDb({ url: databaseUrl, dataDir: databaseUrl ? undefined : dataDir, ...pool });
 const system = await startSystem({ db, logLevel: process.env.LOG_LEVEL ?? 'warn' });
 const { urls } = system;
 

@@ -9,9 +9,9 @@ import { start } from './index.ts';
 
 exitOnUnhandledErrors('agent');
 
-const { url, poolMax } = databaseFromEnv(process.env);
+const { url, ...pool } = databaseFromEnv(process.env);
 const dataDir = url ? undefined : process.env.AGENT_DATA_DIR || undefined;
-const db = await createDb({ url, dataDir, poolMax });
+const db = await createDb({ url, dataDir, ...pool });
 const service = await start({ db });
 process.stderr.write(
   `${JSON.stringify({ level: 'info', name: 'agent', msg: 'listening', urls: service.urls })}\n`,

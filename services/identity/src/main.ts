@@ -17,9 +17,9 @@ if (!process.env.UV_THREADPOOL_SIZE) {
   );
 }
 
-const { url, poolMax } = databaseFromEnv(process.env);
+const { url, ...pool } = databaseFromEnv(process.env);
 const dataDir = url ? undefined : process.env.IDENTITY_DATA_DIR || undefined;
-const db = await createDb({ url, dataDir, poolMax });
+const db = await createDb({ url, dataDir, ...pool });
 const service = await start({ db });
 // Recovery and verification codes are queued in the database; this process delivers them too.
 const mail = startOutboxWorkerFromEnv(db);

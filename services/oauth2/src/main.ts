@@ -9,9 +9,9 @@ import { start } from './index.ts';
 
 exitOnUnhandledErrors('oauth2');
 
-const { url, poolMax } = databaseFromEnv(process.env);
+const { url, ...pool } = databaseFromEnv(process.env);
 const dataDir = url ? undefined : process.env.OAUTH2_DATA_DIR || undefined;
-const db = await createDb({ url, dataDir, poolMax });
+const db = await createDb({ url, dataDir, ...pool });
 const service = await start({ db });
 process.stderr.write(
   `${JSON.stringify({ level: 'info', name: 'oauth2', msg: 'listening', urls: service.urls })}\n`,

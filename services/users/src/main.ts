@@ -11,9 +11,9 @@ import { start } from './index.ts';
 
 exitOnUnhandledErrors('users');
 
-const { url, poolMax } = databaseFromEnv(process.env);
+const { url, ...pool } = databaseFromEnv(process.env);
 const dataDir = url ? undefined : process.env.USERS_DATA_DIR || undefined;
-const db = await createDb({ url, dataDir, poolMax });
+const db = await createDb({ url, dataDir, ...pool });
 const service = await start({ db });
 const mail = startOutboxWorkerFromEnv(db);
 process.stderr.write(
