@@ -60,7 +60,7 @@ const results: Record<string, unknown> = {
   startedAt: new Date().toISOString(),
   gitSha,
   machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
-  storage: 'PGlite (embedded; one process, queries on the main thread)',
+  storage: 'PGlite (embedded; one process, queries in a worker thread)',
   pinning: pinServerSide(),
   settings: { ...opts, rounds, warmUpSec: Math.min(3, durationSec) },
 };

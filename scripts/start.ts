@@ -12,6 +12,7 @@ import {
   ORG_IDP_DEMO_PASSWORD,
   ORG_IDP_DEMO_USERS,
 } from '@acme/dev';
+import { databaseFromEnv } from '@acme/service-kit/config';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
 import { startSystem } from './system.ts';
@@ -33,10 +34,10 @@ if (production) {
   process.exit(1);
 }
 
-const databaseUrl = process.env.DATABASE_URL;
+const { url: databaseUrl, ...pool } = databaseFromEnv(process.env);
 const dataDir = join(import.meta.dirname, '..', '.data', 'pglite');
 const started = Date.now();
-const db = await createDb({ url: databaseUrl, dataDir: databaseUrl ? undefined : dataDir });
+const db = await createDb({ url: databaseUrl, dataDir: databaseUrl ? undefined : dataDir, ...pool });
 const system = await startSystem({ db, logLevel: process.env.LOG_LEVEL ?? 'warn' });
 const { urls } = system;
 

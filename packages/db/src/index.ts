@@ -3,10 +3,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import { prepareStatementsOn } from './pg-prepared.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
+import { pgliteAssets, startPGliteWorker, type PGliteClient } from './pglite-worker-client.ts';
 
 export { sql };
 
@@ -25,7 +26,7 @@ export interface Database {
    */
   listen(channel: string, handlers: ListenHandlers): Promise<Listener>;
   close(): Promise<void>;
-  /** Connection-pool use (PostgreSQL only; PGlite is one in-process connection). */
+  /** Connection-pool use (PostgreSQL only; PGlite is one connection, in a worker thread). */
   poolStats?(): { total: number; idle: number; waiting: number; max: number };
 }
 
@@ -63,6 +64,13 @@ export interface DbOptions {
    */
   template?: Blob | undefined;
   listen?: ListenOptions;
+  /** PostgreSQL: most connections the pool opens (default 10). */
+  poolMax?: number | undefined;
+  /**
+   * PostgreSQL: most named (prepared) statements per connection (default 200; 0 turns naming off).
+   * See pg-prepared.ts.
+   */
+  preparedPerConnection?: number | undefined;
 }
 
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -168,11 +176,12 @@ async function listenOnPostgres(
 }
 
 /**
- * PGlite delivers notices in-process, as part of the query that commits them. LISTEN and UNLISTEN go
- * through Kysely's connection queue so that they never run inside another caller's open transaction.
+ * PGlite delivers notices as part of the query that commits them (the worker posts them before that
+ * query's result). LISTEN and UNLISTEN go through Kysely's connection queue so that they never run
+ * inside another caller's open transaction.
  */
 async function listenOnPglite(
-  pglite: PGlite,
+  pglite: PGliteClient,
   kysely: Kysely<unknown>,
   channel: string,
   h: ListenHandlers,
@@ -189,7 +198,9 @@ async function listenOnPglite(
 
 export async function createDb(options: DbOptions = {}): Promise<Database> {
   if (options.url) {
-    const pool = new pg.Pool({ connectionString: options.url, max: 10 });
+    const pool = new pg.Pool({ connectionString: options.url, max: options.poolMax ?? 10 });
+    const prepared = options.preparedPerConnection ?? 200;
+    if (prepared > 0) prepareStatementsOn(pool, prepared);
     const kysely = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
     const url = options.url;
     return {
@@ -209,12 +220,14 @@ export async function createDb(options: DbOptions = {}): Promise<Database> {
     await mkdir(options.dataDir, { recursive: true });
     if (!existsSync(join(options.dataDir, 'PG_VERSION'))) await initialiseApart(options.dataDir);
   }
-  const pglite = options.dataDir
-    ? new PGlite(options.dataDir)
-    : options.template
-      ? new PGlite({ loadDataDir: options.template })
-      : new PGlite();
-  await pglite.waitReady;
+  // PGlite runs PostgreSQL as WebAssembly on the calling thread: in a worker thread, a query blocks
+  // that thread and not the services' event loop.
+  const pglite = await startPGliteWorker({
+    ...(options.dataDir
+      ? { dataDir: options.dataDir }
+      : { template: options.template ? await options.template.arrayBuffer() : undefined }),
+    assets: await pgliteAssets(),
+  });
   const kysely = new Kysely<unknown>({ dialect: new PGliteDialect(pglite) });
   return {
     kysely,

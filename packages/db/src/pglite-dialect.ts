@@ -1,4 +1,3 @@
-import type { PGlite } from '@electric-sql/pglite';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -11,11 +10,13 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import type { PGliteClient } from './pglite-worker-client.ts';
 
-// PGlite is one connection. Kysely may ask for several at once (transactions run
-// beside plain queries), so connections are handed out one at a time behind a queue.
+// PGlite is one connection (in a worker thread: see pglite-worker-client.ts). Kysely may ask for
+// several at once (transactions run beside plain queries), so connections are handed out one at a
+// time behind a queue.
 class PGliteConnection implements DatabaseConnection {
-  constructor(private readonly pg: PGlite) {}
+  constructor(private readonly pg: PGliteClient) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const result = await this.pg.query<R>(query.sql, query.parameters as unknown[]);
@@ -36,7 +37,7 @@ class PGliteDriver implements Driver {
   private readonly connection: PGliteConnection;
   private release: (() => void) | undefined;
 
-  constructor(private readonly pg: PGlite) {
+  constructor(private readonly pg: PGliteClient) {
     this.connection = new PGliteConnection(pg);
   }
 
@@ -76,7 +77,7 @@ class PGliteDriver implements Driver {
 }
 
 export class PGliteDialect implements Dialect {
-  constructor(private readonly pg: PGlite) {}
+  constructor(private readonly pg: PGliteClient) {}
   createAdapter() {
     return new PostgresAdapter();
   }

@@ -35,3 +35,40 @@ export const trustProxySchema = z
 export const logLevelSchema = z
   .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   .default('info');
+
+const unsetIfEmpty = (v: unknown) => (v === '' ? undefined : v);
+
+/**
+ * `DATABASE_URL` (a PostgreSQL server; unset or empty: the embedded PGlite), `DATABASE_POOL_MAX`
+ * (most connections each process opens to it, 10 by default: size it so that every instance's pool
+ * fits under the server's max_connections) and `DATABASE_PREPARED_STATEMENTS` (most named statements
+ * per connection, 200 by default; 0 turns them off, e.g. behind a connection pooler in transaction
+ * mode that does not track them).
+ */
+export const databaseEnvSchema = z.object({
+  DATABASE_URL: z.preprocess(unsetIfEmpty, z.string().optional()),
+  DATABASE_POOL_MAX: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(1000).default(10)),
+  DATABASE_PREPARED_STATEMENTS: z.preprocess(
+    unsetIfEmpty,
+    z.coerce.number().int().min(0).max(10_000).default(200),
+  ),
+});
+
+/** The database settings of a service's process, from its environment (throws on a bad value). */
+export function databaseFromEnv(env: NodeJS.ProcessEnv): {
+  url: string | undefined;
+  poolMax: number;
+  preparedPerConnection: number;
+} {
+  const parsed = databaseEnvSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new Error(
+      `Invalid database settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
+  }
+  return {
+    url: parsed.data.DATABASE_URL,
+    poolMax: parsed.data.DATABASE_POOL_MAX,
+    preparedPerConnection: parsed.data.DATABASE_PREPARED_STATEMENTS,
+  };
+}

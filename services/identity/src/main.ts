@@ -5,6 +5,7 @@
 // packages/service-kit/threadpool.mjs for why the pool size must be set before anything else runs.
 import { createDb } from '@acme/db';
 import { startOutboxWorkerFromEnv } from '@acme/mail';
+import { databaseFromEnv } from '@acme/service-kit/config';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
 import { start } from './index.ts';
@@ -16,9 +17,9 @@ if (!process.env.UV_THREADPOOL_SIZE) {
   );
 }
 
-const url = process.env.DATABASE_URL || undefined;
+const { url, ...pool } = databaseFromEnv(process.env);
 const dataDir = url ? undefined : process.env.IDENTITY_DATA_DIR || undefined;
-const db = await createDb({ url, dataDir });
+const db = await createDb({ url, dataDir, ...pool });
 const service = await start({ db });
 // Recovery and verification codes are queued in the database; this process delivers them too.
 const mail = startOutboxWorkerFromEnv(db);

@@ -2,15 +2,16 @@
 // Configuration from the environment (see config.ts: ISSUER, OAUTH2_PUBLIC_PORT, USERS_ADMIN_URL…).
 // Database: DATABASE_URL (PostgreSQL), else PGlite in OAUTH2_DATA_DIR, else an in-memory PGlite.
 import { createDb } from '@acme/db';
+import { databaseFromEnv } from '@acme/service-kit/config';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
 import { start } from './index.ts';
 
 exitOnUnhandledErrors('oauth2');
 
-const url = process.env.DATABASE_URL || undefined;
+const { url, ...pool } = databaseFromEnv(process.env);
 const dataDir = url ? undefined : process.env.OAUTH2_DATA_DIR || undefined;
-const db = await createDb({ url, dataDir });
+const db = await createDb({ url, dataDir, ...pool });
 const service = await start({ db });
 process.stderr.write(
   `${JSON.stringify({ level: 'info', name: 'oauth2', msg: 'listening', urls: service.urls })}\n`,

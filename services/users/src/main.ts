@@ -4,15 +4,16 @@
 // Mail: an outbox worker sends queued mail to SMTP_URL (MAIL_WORKER=false: another process does).
 import { createDb } from '@acme/db';
 import { startOutboxWorkerFromEnv } from '@acme/mail';
+import { databaseFromEnv } from '@acme/service-kit/config';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
 import { start } from './index.ts';
 
 exitOnUnhandledErrors('users');
 
-const url = process.env.DATABASE_URL || undefined;
+const { url, ...pool } = databaseFromEnv(process.env);
 const dataDir = url ? undefined : process.env.USERS_DATA_DIR || undefined;
-const db = await createDb({ url, dataDir });
+const db = await createDb({ url, dataDir, ...pool });
 const service = await start({ db });
 const mail = startOutboxWorkerFromEnv(db);
 process.stderr.write(
