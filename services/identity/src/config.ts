@@ -117,6 +117,8 @@ const EnvSchema = z.object({
   IDENTITY_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(1024).optional(),
   /** Hashes allowed to wait for a slot; past it, 503 with Retry-After. */
   IDENTITY_HASH_QUEUE: int(64),
+  /** Nice value given to libuv's thread pool, where hashing runs (Linux; 0 leaves it as it is). */
+  IDENTITY_HASH_NICE: z.coerce.number().int().min(0).max(19).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -161,7 +163,7 @@ export interface Config {
   usersAdminUrl: string;
   oidcTimeoutMs: number;
   /** The bounded password hashing pool (`password/pool.ts`). */
-  hashPool: { concurrency: number; maxQueue: number };
+  hashPool: { concurrency: number; maxQueue: number; nice: number };
   logLevel: string;
 }
 
@@ -226,6 +228,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     hashPool: {
       concurrency: e.IDENTITY_HASH_CONCURRENCY ?? availableParallelism(),
       maxQueue: e.IDENTITY_HASH_QUEUE,
+      nice: e.IDENTITY_HASH_NICE,
     },
     logLevel: e.LOG_LEVEL,
   });

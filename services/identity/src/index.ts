@@ -1,4 +1,5 @@
 import type { pino } from 'pino';
+import { lowerThreadPoolPriority } from '@acme/service-kit/thread-priority';
 import { createServiceLogger } from '@acme/service-kit/logging';
 import { migrate, type Database } from '@acme/db';
 import { systemClock, type Clock } from '@acme/db/clock';
@@ -34,6 +35,8 @@ export async function start(opts: {
   mailer?: Mailer;
 }): Promise<{ urls: Record<string, string>; close(): Promise<void> }> {
   const config = loadConfig(opts.env ?? process.env);
+  // Hashing yields to request handling (packages/service-kit/src/thread-priority.ts says why).
+  await lowerThreadPoolPriority(config.hashPool.nice);
   await migrate(opts.db, 'identity', migrations);
   const logger =
     opts.logger === undefined
