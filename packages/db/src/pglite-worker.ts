@@ -45,10 +45,15 @@ function serializeError(err: unknown): SerializedError {
 
 const send = (m: FromWorker) => port.postMessage(m);
 
+const SHARED_BUFFERS = '16MB';
 const init = workerData as WorkerInit;
 let pglite: PGlite;
 try {
   pglite = new PGlite({
+    // PostgreSQL's shared buffers live in the WebAssembly memory, which never shrinks: the default
+    // 128 MB took the memory from its initial 128 MB to about 200 MB. 16 MB holds the working set
+    // of a development database and keeps the memory at its initial size (idle RSS ~50 MB lower).
+    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
     ...init.assets,
     ...(init.dataDir ? { dataDir: init.dataDir } : {}),
     ...(init.template ? { loadDataDir: new Blob([init.template]) } : {}),

@@ -35,6 +35,13 @@ describe('driver', async () => {
     expect(count.rows[0]?.c).toBe(2);
   });
 
+  it('embedded PGlite keeps its shared buffers small (its memory never shrinks)', async () => {
+    const r = await sql<{ shared_buffers: string }>`show shared_buffers`.execute(db.kysely);
+    // A PostgreSQL server keeps its own setting; the embedded database is given 16 MB.
+    if (db.kind === 'pglite') expect(r.rows[0]?.shared_buffers).toBe('16MB');
+    else expect(r.rows[0]?.shared_buffers).toMatch(/^\d+[kMG]B$/);
+  });
+
   it('reports affected rows', async () => {
     const r = await db.kysely.updateTable('v').set({ note: 'seen' }).where('id', '<=', 2).executeTakeFirst();
     expect(r.numUpdatedRows).toBe(2n);
