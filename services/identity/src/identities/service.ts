@@ -153,6 +153,8 @@ export async function updateIdentity(
   id: string,
   input: UpdateInput,
   hash: HashFn = hashPassword,
+  /** More writes that must commit with the update, or not at all (a notice mail). */
+  alsoInTransaction?: (trx: Db) => Promise<void>,
 ): Promise<LoadedIdentity> {
   const current = await loadIdentity(db, id);
   if (!current) throw errors.notFound('Unable to locate the resource');
@@ -194,6 +196,7 @@ export async function updateIdentity(
         // An administrator's password reset ends every session: none of them made the change.
         await revokeIdentitySessions(trx, id, now);
       }
+      await alsoInTransaction?.(trx);
     });
   } catch (e) {
     conflictOr(e);

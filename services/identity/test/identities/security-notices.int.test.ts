@@ -128,4 +128,28 @@ describe('security notices', () => {
     expect(kept.status, kept.text).toBe(200);
     expect(h.mailbox.slice(mid)).toEqual([]);
   });
+
+  it('an email change whose notice cannot be queued is not made', async () => {
+    const email = 'notice-atomic@example.com';
+    await createUser(h, email);
+    const { b, flow } = await signedInSettings(email);
+    const mailer = h.app.ctx.mailer;
+    const enqueue = mailer.enqueue;
+    mailer.enqueue = async () => {
+      throw new Error('the outbox is unavailable');
+    };
+    try {
+      const res = await submitFlow(b, 'settings', flow, {
+        method: 'profile',
+        traits: { ...flow.identity.traits, email: 'notice-atomic-new@example.com' },
+        csrf_token: csrfOf(flow),
+      });
+      expect(res.status).toBe(500);
+    } finally {
+      mailer.enqueue = enqueue;
+    }
+    // The change and its notice commit together: the address is still the old one.
+    const whoami = await b.get('/sessions/whoami', { accept: 'json' });
+    expect(whoami.body.identity.traits.email).toBe(email);
+  });
 });

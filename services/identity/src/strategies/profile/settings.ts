@@ -1,5 +1,6 @@
 import type { UiNode } from '@ory/client';
 import type { FlowRow } from '../../db/schema.ts';
+import type { Db } from '../../db/db.ts';
 import { settingsRefreshUrl } from '../../flows/kinds/settings.ts';
 import type { Outcome } from '../../flows/outcome.ts';
 import type { Strategy, StrategyContext } from '../../flows/strategy.ts';
@@ -122,18 +123,23 @@ async function submitProfile(
   if (normalizeEmail(parsed.data.email) !== normalizeEmail(current) && !isPrivileged(service, session)) {
     return { type: 'error', error: sessionErrors.refreshRequired(settingsRefreshUrl(service, flow.id)) };
   }
-  await updateIdentity(service.db, service.clock, identity.row.id, {
-    schema_id: 'default',
-    traits: withAdminTraits(parsed.data, identity.row.traits),
-  });
-  // The old address hears of the change: if someone else made it, the owner still learns of it.
-  if (current && normalizeEmail(parsed.data.email) !== normalizeEmail(current))
-    await queueSecurityNotice(service, {
-      to: current,
-      kind: 'email_changed',
-      at: service.clock.now(),
-      newEmail: parsed.data.email,
-    });
+  // The old address hears of the change (if someone else made it, the owner still learns of it),
+  // queued in the update's transaction: no change without its notice, no notice without the change.
+  const emailChanged = !!current && normalizeEmail(parsed.data.email) !== normalizeEmail(current);
+  const notice = (trx: Db) =>
+    queueSecurityNotice(
+      service,
+      { to: current, kind: 'email_changed', at: service.clock.now(), newEmail: parsed.data.email },
+      trx,
+    );
+  await updateIdentity(
+    service.db,
+    service.clock,
+    identity.row.id,
+    { schema_id: 'default', traits: withAdminTraits(parsed.data, identity.row.traits) },
+    undefined,
+    emailChanged ? notice : undefined,
+  );
   return { type: 'success' };
 }
 
