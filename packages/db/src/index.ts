@@ -7,7 +7,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { prepareStatementsOn } from './pg-prepared.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
-import { pgliteAssets, startPGliteWorker, type PGliteClient } from './pglite-worker-client.ts';
+import { pgliteAssets, pgliteDist, startPGliteWorker, type PGliteClient } from './pglite-worker-client.ts';
 
 export { sql };
 
@@ -244,7 +244,7 @@ export async function createDb(options: DbOptions = {}): Promise<Database> {
  * initdb against about 270 MB when opening an initialised directory).
  */
 function initialiseApart(dataDir: string): Promise<void> {
-  const entry = import.meta.resolve('@electric-sql/pglite');
+  const entry = new URL('index.js', pgliteDist()).href;
   const script = `const { PGlite } = await import(${JSON.stringify(entry)});
 const db = new PGlite(process.argv[1]); await db.waitReady; await db.close();`;
   return new Promise((resolveInit, reject) => {

@@ -1,4 +1,6 @@
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 /**
@@ -31,12 +33,20 @@ export interface PGliteAssets {
 let assets: Promise<PGliteAssets> | undefined;
 
 /**
+ * PGlite's `dist/` folder. Resolved through `require.resolve` rather than `import.meta.resolve`,
+ * which Vite's module runner (Vitest's global set-up) does not provide.
+ */
+export function pgliteDist(): URL {
+  return new URL('.', pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite')));
+}
+
+/**
  * PGlite's WebAssembly, compiled once per process (compilation is off the main thread, and a compiled
  * module is shared with workers rather than copied): without it each worker would compile its own.
  */
 export function pgliteAssets(): Promise<PGliteAssets> {
   assets ??= (async () => {
-    const dist = new URL('.', import.meta.resolve('@electric-sql/pglite'));
+    const dist = pgliteDist();
     const [pglite, initdb, fsBundle] = await Promise.all([
       readFile(new URL('pglite.wasm', dist)),
       readFile(new URL('initdb.wasm', dist)),
