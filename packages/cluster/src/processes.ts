@@ -92,7 +92,9 @@ export async function spawnPart(part: Part, options: SpawnOptions): Promise<Serv
     try {
       const res = await fetch(options.readyUrl, { signal: AbortSignal.timeout(2_000) });
       await res.body?.cancel();
-      if (res.status < 500) return proc;
+      // A 2xx from the ready path only: any answer at all could come from another server that holds
+      // the port (the process then fails to bind and exits, which the loop sees).
+      if (res.ok) return proc;
     } catch {
       // not listening yet
     }

@@ -1,6 +1,6 @@
 // The system as separate processes on one PostgreSQL database: each part on its own entry point,
 // optionally several instances of each behind a round-robin proxy on the browser-facing port.
-import { freePort } from '@acme/test-kit/free-port';
+import { freePortsApart } from '@acme/test-kit/free-port';
 import { spawnPart, stopAll, type Part, type ServiceProcess, type SpawnOptions } from './processes.ts';
 import { startRoundRobinProxy, type RoundRobinProxy } from './proxy.ts';
 
@@ -109,7 +109,10 @@ export async function startProcessCluster(options: ClusterOptions): Promise<Runn
       for (let i = 0; i < count; i++) {
         const own: Ports = { ...ports };
         // One instance listens on the browser-facing ports itself; several sit behind proxies there.
-        if (count > 1) for (const listener of PART_LISTENERS[part]) own[listener] = await freePort();
+        if (count > 1) {
+          const apart = await freePortsApart(PART_LISTENERS[part].length);
+          PART_LISTENERS[part].forEach((listener, k) => (own[listener] = apart[k]!));
+        }
         instancePorts.push(own);
       }
       const started = await Promise.all(
