@@ -9,7 +9,12 @@ export async function isAccountLocked(db: Db, key: string, now: Date): Promise<b
     .select('locked_until')
     .where('identifier', '=', key)
     .executeTakeFirst();
-  return !!row?.locked_until && row.locked_until > now;
+  return lockRunning(row?.locked_until, now);
+}
+
+/** Whether a per-account wait that ends at `lockedUntil` is still running at `now`. */
+export function lockRunning(lockedUntil: Date | null | undefined, now: Date): boolean {
+  return !!lockedUntil && lockedUntil > now;
 }
 
 /** Counts one more consecutive failure and sets the wait that follows it (atomic upsert). */
@@ -51,14 +56,11 @@ export interface IpLimit {
   windowMs: number;
 }
 
-/** Seconds until this IP may fail again, or 0 when it is under the limit in the current window. */
-export async function ipRetryAfter(db: Db, ip: string, now: Date, limit: IpLimit): Promise<number> {
-  const row = await db.selectFrom('identity_ip_throttle').selectAll().where('ip', '=', ip).executeTakeFirst();
-  return ipRetryAfterOf(row, now, limit);
-}
-
-/** `ipRetryAfter` for an IP's counter row read by the caller (undefined: no failures counted). */
-export function ipRetryAfterOf(
+/**
+ * Seconds until this IP may fail again, or 0 when it is under the limit in the current window, from
+ * its counter row as the caller read it (undefined: no failures counted).
+ */
+export function ipRetryAfter(
   row: { window_start: Date; failures: number } | undefined,
   now: Date,
   limit: IpLimit,

@@ -9,7 +9,13 @@ import { normalizeEmail } from '../../identities/repo.ts';
 import { MAX_PASSWORD_BYTES } from '../../password/policy.ts';
 import { needsRehash } from '../../password/hasher.ts';
 import { normalizeIdentifier } from '../../throttle/backoff.ts';
-import { ipRetryAfterOf, recordAccountFailure, recordIpFailure, resetAccount } from '../../throttle/repo.ts';
+import {
+  ipRetryAfter,
+  lockRunning,
+  recordAccountFailure,
+  recordIpFailure,
+  resetAccount,
+} from '../../throttle/repo.ts';
 import { messages } from '../../ui/messages.ts';
 import { passwordLoginNodes, type FieldMessage } from '../../ui/nodes.ts';
 
@@ -57,9 +63,9 @@ async function submitPassword(
   const ip = ctx.client.ip;
   const key = normalizeIdentifier(identifier);
   const found = await readPasswordLogin(service.db, ip, key);
-  const retryAfter = ipRetryAfterOf(found.ipCounter, now, service.config.ipLimit);
+  const retryAfter = ipRetryAfter(found.ipCounter, now, service.config.ipLimit);
   if (retryAfter > 0) return { type: 'error', error: errors.tooManyRequests(retryAfter) };
-  if (found.lockedUntil && found.lockedUntil > now) return invalid;
+  if (lockRunning(found.lockedUntil, now)) return invalid;
 
   const { identityId, credential } = found;
   const hashed =
