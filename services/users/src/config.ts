@@ -159,10 +159,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     appBaseUrl: new URL(c.APP_BASE_URL).origin,
     appName: c.APP_NAME,
     invitationTtlHours: c.INVITATION_TTL_HOURS,
-    terms: { version: c.TERMS_VERSION, url: c.TERMS_URL ?? `${new URL(c.APP_BASE_URL).origin}/terms` },
+    terms: { version: c.TERMS_VERSION, url: c.TERMS_URL ?? `${new URL(c.APP_BASE_URL).origin}/account/terms` },
     privacy: {
       version: c.PRIVACY_VERSION,
-      url: c.PRIVACY_URL ?? `${new URL(c.APP_BASE_URL).origin}/privacy`,
+      url: c.PRIVACY_URL ?? `${new URL(c.APP_BASE_URL).origin}/account/privacy`,
     },
     git: {
       authorizeUrl: c.GIT_OAUTH_AUTHORIZE_URL,

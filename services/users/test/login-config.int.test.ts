@@ -90,18 +90,36 @@ describe('GET /login/config', () => {
   it('answers a password organisation’s address', async () => {
     const res = await config('Ada@Acme.Test');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ email: 'ada@acme.test', sso: false, provider: null, m365: false });
+    expect(res.body).toEqual({
+      email: 'ada@acme.test',
+      sso: false,
+      provider: null,
+      m365: false,
+      magic: false,
+    });
     expect(res.headers.get('cache-control')).toBe('no-store');
   });
 
   it('answers an SSO organisation’s address with its provider', async () => {
     const res = await config('someone@globex.test');
-    expect(res.body).toEqual({ email: 'someone@globex.test', sso: true, provider: 'globex', m365: false });
+    expect(res.body).toEqual({
+      email: 'someone@globex.test',
+      sso: true,
+      provider: 'globex',
+      m365: false,
+      magic: false,
+    });
   });
 
-  it('answers an m365 organisation’s address', async () => {
+  it('answers an m365 organisation’s address, and whether the organisation has MAGIC', async () => {
     const res = await config('someone@contoso.test');
-    expect(res.body).toEqual({ email: 'someone@contoso.test', sso: false, provider: null, m365: true });
+    expect(res.body).toEqual({
+      email: 'someone@contoso.test',
+      sso: false,
+      provider: null,
+      m365: true,
+      magic: true,
+    });
   });
 
   it('answers a known user and an unknown address of the same domain identically, reading no user records', async () => {
@@ -129,7 +147,13 @@ describe('GET /login/config', () => {
   it('answers an address of an unknown domain with the same shape and status', async () => {
     const res = await config('someone@unknown.test');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ email: 'someone@unknown.test', sso: false, provider: null, m365: false });
+    expect(res.body).toEqual({
+      email: 'someone@unknown.test',
+      sso: false,
+      provider: null,
+      m365: false,
+      magic: false,
+    });
   });
 
   it.each([

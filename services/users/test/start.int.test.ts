@@ -73,8 +73,8 @@ describe('start()', () => {
       invitationTtlHours: 72,
       invitationStatusRateLimit: 30,
       invitationStatusRateWindowSeconds: 60,
-      terms: { version: '2026-01', url: 'http://localhost:4000/terms' },
-      privacy: { version: '2026-01', url: 'http://localhost:4000/privacy' },
+      terms: { version: '2026-01', url: 'http://localhost:4000/account/terms' },
+      privacy: { version: '2026-01', url: 'http://localhost:4000/account/privacy' },
       git: {
         authorizeUrl: 'http://localhost:4500/github/login/oauth/authorize',
         tokenUrl: 'http://localhost:4500/github/login/oauth/access_token',

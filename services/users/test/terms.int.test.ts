@@ -97,11 +97,11 @@ describe('terms of service and privacy policy', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       terms: { version: '2026-01', url: 'https://acme.example/terms?v=1' },
-      privacy: { version: '2026-01', url: `${APP}/privacy` },
+      privacy: { version: '2026-01', url: `${APP}/account/privacy` },
     });
     expect(((await http(`${v2.publicUrl}/terms/current`)).body as any).terms).toEqual({
       version: '2026-02',
-      url: `${APP}/terms`,
+      url: `${APP}/account/terms`,
     });
   });
 

@@ -5,6 +5,9 @@ import { domainOf, emailSchema } from '../http/schemas.ts';
 import { findLoginSettingsByDomain } from '../organisations/repository.ts';
 import type { LoginConfig } from './schemas.ts';
 
+/** The product name of the MAGIC application. */
+export const MAGIC_PRODUCT = 'MAGIC';
+
 /**
  * The email step's answer, computed from the organisation owning the address's domain and never
  * from user records: known and unknown addresses get the same shape, status and work (one query).
@@ -19,5 +22,6 @@ export async function loginConfigFor(db: Kysely<UsersDb>, emailAddress: string):
     sso: settings?.sso_config != null,
     provider: settings?.sso_config?.provider ?? null,
     m365: settings?.m365 ?? false,
+    magic: settings?.products.includes(MAGIC_PRODUCT) ?? false,
   };
 }

@@ -7,6 +7,8 @@ export const loginConfigSchema = z.object({
   sso: z.boolean(),
   provider: z.string().nullable(),
   m365: z.boolean(),
+  /** The organisation has MAGIC (where its Microsoft 365 people sign in when another application cannot). */
+  magic: z.boolean(),
 });
 
 export type LoginConfig = z.input<typeof loginConfigSchema>;

@@ -128,6 +128,7 @@ export async function listOrganisations(db: Kysely<UsersDb>): Promise<Organisati
 export interface DomainLoginSettings {
   sso_config: { provider: string } | null;
   m365: boolean;
+  products: string[];
 }
 
 export async function findLoginSettingsByDomain(
@@ -137,7 +138,7 @@ export async function findLoginSettingsByDomain(
   const row = await db
     .selectFrom('organisation_domains')
     .innerJoin('organisations', 'organisations.id', 'organisation_domains.organisation_id')
-    .select(['organisations.sso_config', 'organisations.m365'])
+    .select(['organisations.sso_config', 'organisations.m365', 'organisations.products'])
     .where('organisation_domains.domain', '=', domain)
     .executeTakeFirst();
   return row ?? null;
