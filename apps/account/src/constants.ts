@@ -69,3 +69,5 @@ export const M365_ERROR_CODES = {
 export const M365_ACTIVATION_FLAG_ON = 'true';
 /** Query value of isTeams that means "inside the team-collaboration client". */
 export const IS_TEAMS_QUERY_VALUE = '1';
+/** Inside the Teams frame a Terms of Service or Privacy Notice link opens a window of this size. */
+export const DOCUMENT_WINDOW = { width: 720, height: 800 } as const;

@@ -135,6 +135,14 @@ export const copy = {
     agreePrivacyPrefix: 'I agree to the',
     agreePrivacyLink: 'privacy policy',
   },
+  legal: {
+    termsTitle: 'Terms of Service',
+    privacyTitle: 'Privacy Notice',
+    sampleLabel: 'Sample text',
+    sampleNotice:
+      'This is sample text shipped with the product, not a real agreement. Your organisation publishes its own documents in its place.',
+    version: (version: string, effective: string) => `Version ${version}, effective ${effective}`,
+  },
   verification: {
     heading: 'Verify your email address',
     text: 'Enter the code you received via email to proceed.',

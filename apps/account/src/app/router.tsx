@@ -69,6 +69,17 @@ export const routes: RouteDef<unknown>[] = [
     search: z.object({ product: str }),
     component: lazyScreen(() => import('../routes/access-denied.tsx')),
   }),
+  // Terms of Service and Privacy Notice: guest-allowed pages (signed in or not, same page).
+  route({
+    path: paths.terms,
+    search: z.object({ version: str }),
+    component: lazyScreen(() => import('../routes/terms.tsx')),
+  }),
+  route({
+    path: paths.privacy,
+    search: z.object({ version: str }),
+    component: lazyScreen(() => import('../routes/privacy.tsx')),
+  }),
   route({ path: paths.welcome, search: none, component: lazyScreen(() => import('../routes/welcome.tsx')) }),
   // Screens of later issues: they send the user to login for now.
   route({

@@ -1,8 +1,10 @@
 import type { ReactNode } from 'react';
 import { copy } from '../../copy.ts';
+import { paths } from '../../shared/config/paths.ts';
 import { TermsForm } from '../../shared/terms/terms-form.tsx';
 import { AccountFooter } from '../../shared/ui/account-footer.tsx';
 import { Card } from '../../shared/ui/card.tsx';
+import { DocumentLink } from '../../shared/ui/document-link.tsx';
 import { Progress } from '../../shared/ui/progress.tsx';
 import type { M365View } from './select-m365-view.ts';
 
@@ -73,15 +75,8 @@ export function M365LoginScreen(props: M365LoginScreenProps) {
             {copy.common.continue}
           </button>
           <p className="notice">
-            {t.termsNotice}{' '}
-            <a href="/terms" target="_blank" rel="noreferrer">
-              {t.termsLink}
-            </a>{' '}
-            {t.termsAnd}{' '}
-            <a href="/privacy" target="_blank" rel="noreferrer">
-              {t.privacyLink}
-            </a>
-            .
+            {t.termsNotice} <DocumentLink href={paths.terms}>{t.termsLink}</DocumentLink> {t.termsAnd}{' '}
+            <DocumentLink href={paths.privacy}>{t.privacyLink}</DocumentLink>.
           </p>
         </Frame>
       );

@@ -21,6 +21,8 @@ export const paths = {
   m365Logout: `${BASE}/m365-logout`,
   error: `${BASE}/error`,
   accessDenied: `${BASE}/access-denied`,
+  terms: `${BASE}/terms`,
+  privacy: `${BASE}/privacy`,
   research: '/research',
   welcome: WELCOME_PATH,
 } as const;

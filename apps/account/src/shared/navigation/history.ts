@@ -57,6 +57,11 @@ export function redirectTo(url: string): void {
   window.location.href = url;
 }
 
+/** Full-page navigation that replaces the current history entry (Back does not come here again). */
+export function replaceDocument(url: string): void {
+  window.location.replace(url);
+}
+
 /**
  * Replaces the current history entry with an in-app path, without a reload (history.replaceState):
  * the screen re-renders for the new location and keeps what it already loaded.

@@ -5,6 +5,7 @@ import { getConfig } from '../config/env.ts';
 import { getErrorMessage } from '../errors/get-error-message.ts';
 import { Card } from '../ui/card.tsx';
 import { Checkbox } from '../ui/checkbox.tsx';
+import { DocumentLink } from '../ui/document-link.tsx';
 import { ErrorView } from '../ui/error-view.tsx';
 import { FormErrors } from '../ui/form-errors.tsx';
 import { Progress } from '../ui/progress.tsx';
@@ -63,15 +64,11 @@ export function TermsForm({
       <form onSubmit={handleSubmit} aria-busy={busy}>
         <Checkbox checked={terms} onChange={setTerms}>
           {copy.terms.agreeTermsPrefix}{' '}
-          <a href={documents.terms.url} target="_blank" rel="noreferrer">
-            {copy.terms.agreeTermsLink}
-          </a>
+          <DocumentLink href={documents.terms.url}>{copy.terms.agreeTermsLink}</DocumentLink>
         </Checkbox>
         <Checkbox checked={privacy} onChange={setPrivacy}>
           {copy.terms.agreePrivacyPrefix}{' '}
-          <a href={documents.privacy.url} target="_blank" rel="noreferrer">
-            {copy.terms.agreePrivacyLink}
-          </a>
+          <DocumentLink href={documents.privacy.url}>{copy.terms.agreePrivacyLink}</DocumentLink>
         </Checkbox>
         <FormErrors messages={errors} />
         <button type="submit" className="button" disabled={!ok || busy}>

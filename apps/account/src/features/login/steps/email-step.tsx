@@ -1,6 +1,8 @@
 import type { FormEvent } from 'react';
 import { copy } from '../../../copy.ts';
+import { paths } from '../../../shared/config/paths.ts';
 import { Card } from '../../../shared/ui/card.tsx';
+import { DocumentLink } from '../../../shared/ui/document-link.tsx';
 import { TextField } from '../../../shared/ui/text-field.tsx';
 import { useEmailInput } from '../../../shared/ui/use-email-input.ts';
 
@@ -47,14 +49,9 @@ export function EmailStep({ initialEmail = '', accessEmail, busy = false, onSubm
       </form>
       <p className="notice">
         {copy.login.email.termsNotice}{' '}
-        <a href="/terms" target="_blank" rel="noreferrer">
-          {copy.login.email.termsOfServiceLink}
-        </a>{' '}
+        <DocumentLink href={paths.terms}>{copy.login.email.termsOfServiceLink}</DocumentLink>{' '}
         {copy.login.email.termsAnd}{' '}
-        <a href="/privacy" target="_blank" rel="noreferrer">
-          {copy.login.email.privacyLink}
-        </a>
-        .
+        <DocumentLink href={paths.privacy}>{copy.login.email.privacyLink}</DocumentLink>.
       </p>
     </Card>
   );
