@@ -3,6 +3,8 @@
 export const MIN_PASSWORD_LENGTH = 8;
 export const OTP_LENGTH = 6;
 export const SSO_REDIRECT_MAX = 5;
+/** "Try again" after "Redirect loop detected.": at most this many times (then Use another email, support). */
+export const SSO_TRY_AGAIN_MAX = 3;
 export const AUTHORIZATION_PARAMS_TTL_MS = 60 * 60 * 1000;
 export const LOGIN_CHALLENGE_TTL_MS = 10 * 60 * 1000;
 export const SSO_REDIRECT_LOCK_TTL_MS = 10 * 60 * 1000;

@@ -43,6 +43,13 @@ export const copy = {
       redirecting: "Redirecting you to your organisation's SSO provider...",
       proceed: 'Proceed',
       redirectLoop: 'Redirect loop detected.',
+      useAnotherEmail: 'Use another email',
+      tryAgain: 'Try again',
+      loopHelp:
+        'Your organisation’s sign-in keeps sending you back here. Try again, or use another email address.',
+      loopFinal: 'Signing in through your organisation’s provider did not work after several tries.',
+      contactPrefix: 'Contact',
+      contactSuffix: 'if the problem persists.',
     },
     emailConfirmation: {
       title: 'Verify your email address',

@@ -39,6 +39,7 @@ function clearAfterExchange(): void {
     registry.emailResult,
     registry.ssoRedirectLock,
     registry.ssoRedirects,
+    registry.ssoTries,
     registry.loginChallenge,
     registry.application,
     registry.missingSessionRetried,

@@ -39,7 +39,16 @@ export function LoginScreen({ search }: { search: LoginSearch }) {
         />
       );
     case 'sso':
-      return <SsoStep view={login.ssoView} busy={login.busy} onRedirect={() => void login.redirectToSso()} />;
+      return (
+        <SsoStep
+          view={login.ssoView}
+          busy={login.busy}
+          supportEmail={login.config.supportEmail}
+          onRedirect={() => void login.redirectToSso()}
+          onTryAgain={login.tryAgain}
+          onUseAnotherEmail={login.anotherEmail}
+        />
+      );
     case 'email-confirmation':
       return <EmailConfirmationStep email={login.email} />;
     case 'mfa':

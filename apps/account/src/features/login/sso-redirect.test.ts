@@ -12,8 +12,19 @@ describe('SSO step view (login step 3)', () => {
     ['exactly 5 redirects → still allowed', { lock: null, redirects: 5 }, 'redirect'],
     ['more than 5 redirects → "Redirect loop detected."', { lock: null, redirects: 6 }, 'loop'],
     ['more than 5 redirects wins over a lock', { lock: lock(60_000), redirects: 7 }, 'loop'],
+    ['a loop after 2 tries → "Try again" once more', { lock: null, redirects: 6, tries: 2 }, 'loop'],
+    [
+      'a loop after 3 tries → only "Use another email" and support',
+      { lock: null, redirects: 6, tries: 3 },
+      'loop-final',
+    ],
+    [
+      '3 tries used but no loop (the count restarted) → redirect',
+      { lock: null, redirects: 1, tries: 3 },
+      'redirect',
+    ],
   ] as const)('%s', (_label, input, view) => {
-    expect(ssoStepView({ ...input, now: NOW })).toBe(view);
+    expect(ssoStepView({ tries: 0, ...input, now: NOW })).toBe(view);
   });
 });
 

@@ -2,21 +2,32 @@ import {
   APPLICATION_LOGIN_LOCK_BEFORE_SSO_MS,
   SSO_REDIRECT_LOCK_TTL_MS,
   SSO_REDIRECT_MAX,
+  SSO_TRY_AGAIN_MAX,
 } from '../../constants.ts';
 import { isLockHeld } from '../../shared/storage/cookie-lock.ts';
 import type { Lock } from '../../shared/storage/registry.ts';
 
 // Login step 3 (single sign-on) as pure functions; the SSO step component runs them.
 
-export type SsoStepView = 'redirect' | 'proceed' | 'loop';
+/**
+ * `loop` offers "Try again"; `loop-final` (the tries are used up) only "Use another email" and the
+ * support contact. Every view offers "Use another email".
+ */
+export type SsoStepView = 'redirect' | 'proceed' | 'loop' | 'loop-final';
 
 /**
- * More than 5 redirects: a loop. A redirect lock still held (a redirect started less than 10 minutes
- * ago, e.g. the user came back from the provider without signing in): wait for the Proceed button.
- * Otherwise redirect now.
+ * More than 5 redirects: a loop, with "Try again" until it was used 3 times. A redirect lock still
+ * held (a redirect started less than 10 minutes ago, e.g. the user came back from the provider
+ * without signing in): wait for the Proceed button. Otherwise redirect now.
  */
-export function ssoStepView(input: { lock: Lock | null; redirects: number; now: number }): SsoStepView {
-  if (input.redirects > SSO_REDIRECT_MAX) return 'loop';
+export function ssoStepView(input: {
+  lock: Lock | null;
+  redirects: number;
+  /** How many times "Try again" was used. */
+  tries: number;
+  now: number;
+}): SsoStepView {
+  if (input.redirects > SSO_REDIRECT_MAX) return input.tries >= SSO_TRY_AGAIN_MAX ? 'loop-final' : 'loop';
   if (isLockHeld(input.lock, input.now)) return 'proceed';
   return 'redirect';
 }

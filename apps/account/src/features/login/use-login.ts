@@ -166,7 +166,7 @@ export function useLogin(search: LoginSearch) {
     submitter: mfaSubmitter,
   });
 
-  const sso = useSsoStep({ emailResult, flow, obtainFlow: loginFlow.obtainFlow, now });
+  const sso = useSsoStep({ emailResult, flow, obtainFlow: loginFlow.obtainFlow, now, back: email.back });
 
   const clearPasswordErrors = passwordSubmitter.clear;
   const back = useCallback(() => {
@@ -201,5 +201,7 @@ export function useLogin(search: LoginSearch) {
     back,
     ssoView: sso.ssoView,
     redirectToSso: sso.redirectToSso,
+    anotherEmail: sso.anotherEmail,
+    tryAgain: sso.tryAgain,
   };
 }

@@ -6,7 +6,7 @@ import { postHiddenForm } from '../../shared/identity-client/hidden-form.ts';
 import { csrfToken } from '../../shared/identity-client/nodes.ts';
 import type { LoginFlow } from '../../shared/identity-client/types.ts';
 import { registry } from '../../shared/storage/registry.ts';
-import { read, write } from '../../shared/storage/storage.ts';
+import { read, remove, write } from '../../shared/storage/storage.ts';
 import type { EmailResult } from '../../shared/storage/registry.ts';
 import { planSsoRedirect, ssoStepView } from './sso-redirect.ts';
 
@@ -15,6 +15,8 @@ export interface SsoStepInput {
   flow: LoginFlow | null;
   obtainFlow: (options: { refresh?: boolean }) => Promise<LoginFlow | null>;
   now: number;
+  /** Back to the Email step (clears the email result). */
+  back: () => void;
 }
 
 /**
@@ -50,11 +52,30 @@ export function useSsoStep(input: SsoStepInput) {
     postHiddenForm(plan.form.action, plan.form.fields);
   }
 
+  const tries = read(registry.ssoTries) ?? 0;
   const ssoView = ssoStepView({
     lock: read(registry.ssoRedirectLock),
     redirects: read(registry.ssoRedirects) ?? 0,
+    tries,
     now: input.now,
   });
 
-  return { busy, ssoView, redirectToSso };
+  /** "Use another email": the email result and the SSO lock go; the Email step shows. */
+  function anotherEmail(): void {
+    remove(registry.ssoRedirectLock);
+    input.back();
+  }
+
+  /**
+   * "Try again" after a loop: the redirect count starts again (one try used) and the redirect runs.
+   * The SSO lock stays (the redirect renews it), so the step does not also redirect by itself.
+   */
+  function tryAgain(): void {
+    if (ssoView !== 'loop') return;
+    write(registry.ssoTries, tries + 1);
+    remove(registry.ssoRedirects);
+    void redirectToSso();
+  }
+
+  return { busy, ssoView, redirectToSso, anotherEmail, tryAgain };
 }

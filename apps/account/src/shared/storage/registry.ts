@@ -116,6 +116,13 @@ export const registry = {
     medium: 'cookie',
     ttlMs: SSO_REDIRECT_LOCK_TTL_MS,
   }),
+  /** How many times "Try again" restarted single sign-on after a redirect loop (at most 3). */
+  ssoTries: entry({
+    key: 'sso_tries',
+    schema: z.number(),
+    medium: 'cookie',
+    ttlMs: SSO_REDIRECT_LOCK_TTL_MS,
+  }),
   /** Which application started the login. */
   application: entry({
     key: 'application',
@@ -213,6 +220,7 @@ export const loginStateEntries: StorageEntry<unknown>[] = [
   registry.authorizationParams,
   registry.ssoRedirectLock,
   registry.ssoRedirects,
+  registry.ssoTries,
   registry.application,
   registry.firstLogin,
   registry.onboardingState,

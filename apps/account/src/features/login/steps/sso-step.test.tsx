@@ -2,32 +2,65 @@
 import { fireEvent, render, screen } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { resetScreenBetweenTests } from '../../../testing/screen.ts';
+import type { SsoStepView } from '../sso-redirect.ts';
 import { SsoStep } from './sso-step.tsx';
+
+function renderStep(view: SsoStepView, busy = false) {
+  const handlers = { onRedirect: vi.fn(), onTryAgain: vi.fn(), onUseAnotherEmail: vi.fn() };
+  const result = render(<SsoStep view={view} busy={busy} supportEmail="support@acme.test" {...handlers} />);
+  return { ...handlers, ...result };
+}
 
 describe('SSO step (login step 3)', () => {
   resetScreenBetweenTests();
 
   it('says it is redirecting and redirects once, without a Proceed button', () => {
-    const onRedirect = vi.fn();
-    const { rerender } = render(<SsoStep view="redirect" busy={false} onRedirect={onRedirect} />);
+    const { onRedirect, rerender } = renderStep('redirect');
     expect(screen.getByText("Redirecting you to your organisation's SSO provider...")).toBeTruthy();
-    rerender(<SsoStep view="redirect" busy={true} onRedirect={onRedirect} />);
+    rerender(
+      <SsoStep
+        view="redirect"
+        busy={true}
+        supportEmail="support@acme.test"
+        onRedirect={onRedirect}
+        onTryAgain={vi.fn()}
+        onUseAnotherEmail={vi.fn()}
+      />,
+    );
     expect(onRedirect).toHaveBeenCalledTimes(1);
     expect(screen.queryByRole('button', { name: 'Proceed' })).toBeNull();
   });
 
   it('waits for Proceed when a redirect lock is present', () => {
-    const onRedirect = vi.fn();
-    render(<SsoStep view="proceed" busy={false} onRedirect={onRedirect} />);
+    const { onRedirect } = renderStep('proceed');
     expect(onRedirect).not.toHaveBeenCalled();
     fireEvent.click(screen.getByRole('button', { name: 'Proceed' }));
     expect(onRedirect).toHaveBeenCalledTimes(1);
   });
 
-  it('stops with "Redirect loop detected." after more than 5 redirects', () => {
-    const onRedirect = vi.fn();
-    render(<SsoStep view="loop" busy={false} onRedirect={onRedirect} />);
+  it('stops with "Redirect loop detected." after more than 5 redirects, offering Try again', () => {
+    const { onRedirect, onTryAgain } = renderStep('loop');
     expect(screen.getByRole('alert').textContent).toBe('Redirect loop detected.');
     expect(onRedirect).not.toHaveBeenCalled();
+    fireEvent.click(screen.getByRole('button', { name: 'Try again' }));
+    expect(onTryAgain).toHaveBeenCalledTimes(1);
+    expect(screen.queryByRole('link', { name: 'support@acme.test' })).toBeNull();
+  });
+
+  it('after the last try: no Try again, the support contact and Use another email', () => {
+    const { onUseAnotherEmail } = renderStep('loop-final');
+    expect(screen.getByRole('alert').textContent).toBe('Redirect loop detected.');
+    expect(screen.queryByRole('button', { name: 'Try again' })).toBeNull();
+    expect(screen.getByRole('link', { name: 'support@acme.test' }).getAttribute('href')).toBe(
+      'mailto:support@acme.test',
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'Use another email' }));
+    expect(onUseAnotherEmail).toHaveBeenCalledTimes(1);
+  });
+
+  it.each<SsoStepView>(['redirect', 'proceed', 'loop'])('offers Use another email on the %s view', (view) => {
+    const { onUseAnotherEmail } = renderStep(view);
+    fireEvent.click(screen.getByRole('button', { name: 'Use another email' }));
+    expect(onUseAnotherEmail).toHaveBeenCalledTimes(1);
   });
 });

@@ -3,18 +3,28 @@ import { copy } from '../../../copy.ts';
 import { Card } from '../../../shared/ui/card.tsx';
 import type { SsoStepView } from '../sso-redirect.ts';
 
+const t = copy.login.sso;
+
 /**
  * Login step 3 (single sign-on): "Redirecting you to your organisation's SSO provider...". Redirects at once
- * unless a redirect lock is present (then a Proceed button) or more than 5 redirects happened.
+ * unless a redirect lock is present (then a Proceed button) or more than 5 redirects happened ("Redirect
+ * loop detected.", with "Try again" up to 3 times, then the support contact). "Use another email" always
+ * leads back to the Email step.
  */
 export function SsoStep({
   view,
   busy,
+  supportEmail,
   onRedirect,
+  onTryAgain,
+  onUseAnotherEmail,
 }: {
   view: SsoStepView;
   busy: boolean;
+  supportEmail: string;
   onRedirect: () => void;
+  onTryAgain: () => void;
+  onUseAnotherEmail: () => void;
 }) {
   const started = useRef(false);
   const redirectOnce = useEffectEvent(() => {
@@ -24,21 +34,44 @@ export function SsoStep({
   });
   useEffect(() => redirectOnce(), [view]);
 
-  if (view === 'loop') {
+  const anotherEmail = (
+    <button type="button" className="button secondary" disabled={busy} onClick={onUseAnotherEmail}>
+      {t.useAnotherEmail}
+    </button>
+  );
+
+  if (view === 'loop' || view === 'loop-final') {
     return (
       <Card>
-        <p role="alert">{copy.login.sso.redirectLoop}</p>
+        <div className="error-box" role="alert">
+          <p>{t.redirectLoop}</p>
+        </div>
+        {view === 'loop' ? (
+          <>
+            <p className="muted">{t.loopHelp}</p>
+            <button type="button" className="button" disabled={busy} onClick={onTryAgain}>
+              {t.tryAgain}
+            </button>
+          </>
+        ) : (
+          <p className="muted">
+            {t.loopFinal} {t.contactPrefix} <a href={`mailto:${supportEmail}`}>{supportEmail}</a>{' '}
+            {t.contactSuffix}
+          </p>
+        )}
+        {anotherEmail}
       </Card>
     );
   }
   return (
     <Card>
-      <p role="status">{copy.login.sso.redirecting}</p>
+      <p role="status">{t.redirecting}</p>
       {view === 'proceed' && (
         <button type="button" className="button" disabled={busy} onClick={onRedirect}>
-          {copy.login.sso.proceed}
+          {t.proceed}
         </button>
       )}
+      {anotherEmail}
     </Card>
   );
 }

@@ -1,0 +1,70 @@
+// @vitest-environment jsdom
+import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { registry } from '../../shared/storage/registry.ts';
+import { read, write } from '../../shared/storage/storage.ts';
+import { mockFetch } from '../../testing/fetch-mock.ts';
+import { browserFlow } from '../../testing/identity.ts';
+import { resetScreenBetweenTests } from '../../testing/screen.ts';
+import { LoginScreen } from './login-screen.tsx';
+
+// The SSO step's way out (issue 21): "Use another email" and "Try again" after a redirect loop.
+
+const SSO_RESULT = { email: 'hopper@globex.test', isSSO: true, isM365: false, provider: 'globex' };
+
+resetScreenBetweenTests();
+beforeEach(() => {
+  window.history.replaceState(null, '', '/account/login');
+  write(registry.loginChallenge, 'ch-1');
+  write(registry.emailResult, SSO_RESULT);
+  write(registry.ssoRedirectLock, { id: 'lock-1', expiresAt: Date.now() + 60_000 });
+  write(registry.ssoRedirects, 6);
+  mockFetch(({ url }) =>
+    url.pathname === '/self-service/login/browser'
+      ? { status: 200, body: browserFlow('login', 'flow-1', 'choose_method', []) }
+      : { status: 401, body: { error: { code: 401 } } },
+  );
+});
+
+describe('LoginScreen: the SSO step has a way out', () => {
+  it('"Use another email" after a loop clears the email result and the SSO lock and shows the Email step', async () => {
+    render(<LoginScreen search={{}} />);
+    expect((await screen.findByRole('alert')).textContent).toBe('Redirect loop detected.');
+    fireEvent.click(screen.getByRole('button', { name: 'Use another email' }));
+    expect(((await screen.findByLabelText('Email')) as HTMLInputElement).value).toBe('hopper@globex.test');
+    expect(read(registry.emailResult)).toBeNull();
+    expect(read(registry.ssoRedirectLock)).toBeNull();
+  });
+
+  it('"Use another email" on the Proceed view (lock held, no loop) leads back too', async () => {
+    write(registry.ssoRedirects, 1);
+    render(<LoginScreen search={{}} />);
+    await screen.findByRole('button', { name: 'Proceed' });
+    fireEvent.click(screen.getByRole('button', { name: 'Use another email' }));
+    await screen.findByLabelText('Email');
+    expect(read(registry.emailResult)).toBeNull();
+    expect(read(registry.ssoRedirectLock)).toBeNull();
+  });
+
+  it('"Try again" clears the redirect count, counts the try and posts the SSO form again', async () => {
+    const submit = vi.spyOn(HTMLFormElement.prototype, 'submit').mockImplementation(() => undefined);
+    render(<LoginScreen search={{}} />);
+    fireEvent.click(await screen.findByRole('button', { name: 'Try again' }));
+    await waitFor(() => expect(submit).toHaveBeenCalledTimes(1));
+    const form = submit.mock.contexts[0] as HTMLFormElement;
+    expect(Object.fromEntries(new FormData(form))).toMatchObject({ method: 'oidc', provider: 'globex' });
+    // The count started again with this redirect; one of the three tries is used.
+    expect(read(registry.ssoRedirects)).toBe(1);
+    expect(read(registry.ssoTries)).toBe(1);
+    submit.mockRestore();
+  });
+
+  it('after 3 tries only "Use another email" and the support contact remain', async () => {
+    write(registry.ssoTries, 3);
+    render(<LoginScreen search={{}} />);
+    expect((await screen.findByRole('alert')).textContent).toBe('Redirect loop detected.');
+    expect(screen.queryByRole('button', { name: 'Try again' })).toBeNull();
+    expect(screen.getByRole('link', { name: 'support@acme.test' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Use another email' })).toBeTruthy();
+  });
+});
