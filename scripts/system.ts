@@ -18,7 +18,11 @@ import {
 import { createMailer, DEFAULT_MAIL_FROM, migrateMail, startOutboxWorker } from '@acme/mail';
 import { buildApp, serveApp } from '../apps/account/server/serve.ts';
 import type { Application } from '../apps/account/src/shared/config/applications.ts';
-import { APPLICATIONS, defaultUrlMap } from '../apps/account/src/shared/config/applications.ts';
+import {
+  allowsM365ByDefault,
+  APPLICATIONS,
+  defaultUrlMap,
+} from '../apps/account/src/shared/config/applications.ts';
 import { defaultM365Config } from '../apps/account/src/shared/config/env.ts';
 import { newOrgIdpClientSecret, ORG_IDP_CLIENT_ID, seedDemoSystem } from './demo.ts';
 
@@ -267,8 +271,9 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       offerUrl: `http://localhost:${MARKETPLACE_PORT + offset}/`,
     };
     // One build, eight origins: each application is the same files with its own runtime configuration.
-    // MAGIC signs in with Microsoft 365 too: MSAL is pointed at the Entra stand-in and the offer's set-up
-    // link is the marketplace stand-in's buyer page. The Teams host page (stand-in) must share MAGIC's
+    // MAGIC and local sign in with Microsoft 365 too: MSAL is pointed at the Entra stand-in (whose app
+    // registration accepts every application origin as a redirect URI) and the offer's set-up link is
+    // the marketplace stand-in's buyer page. The Teams host page (stand-in) must share MAGIC's
     // origin: teams-js trusts only https or the app's own origin.
     for (const application of APPLICATIONS) {
       const served = await serveApp({
@@ -276,7 +281,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
         application,
         distDir,
         config:
-          application === 'magic'
+          allowsM365ByDefault(application)
             ? {
                 ...appConfig,
                 m365: {

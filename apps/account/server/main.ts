@@ -7,7 +7,7 @@
 //   ACCOUNT_PORTS         port to listen on per application, when it is not the port of its URL
 //   ACCOUNT_HOST          interface to bind (127.0.0.1; `0.0.0.0` in a container)
 //   IDENTITY_PUBLIC_URL, OAUTH2_PUBLIC_URL, USERS_PUBLIC_URL, AGENT_URL   the services' public APIs
-//   M365_CLIENT_ID, ENTRA_URL, M365_SUBSCRIPTION_URL, OFFER_URL          MAGIC's Microsoft 365 settings
+//   M365_CLIENT_ID, ENTRA_URL, M365_SUBSCRIPTION_URL, OFFER_URL          MAGIC's and local's Microsoft 365 settings
 //   SSO_PROVIDER_ORIGINS  organisations' identity providers (CSP form-action)
 //   ACCOUNT_DIST_DIR      a prebuilt `vite build` (the container image has one); else it is built here
 //   DEV_TEAMS_HOST=true   development only (refused with NODE_ENV=production): MAGIC also serves the
@@ -16,7 +16,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
 import { z } from 'zod';
-import { APPLICATIONS, defaultUrlMap, type Application } from '../src/shared/config/applications.ts';
+import {
+  allowsM365ByDefault,
+  APPLICATIONS,
+  defaultUrlMap,
+  type Application,
+} from '../src/shared/config/applications.ts';
 import { defaultM365Config } from '../src/shared/config/env.ts';
 import { buildApp, serveApp, type ServedApp } from './serve.ts';
 
@@ -82,7 +87,7 @@ for (const application of apps as Application[]) {
       application,
       distDir,
       config:
-        application === 'magic'
+        allowsM365ByDefault(application)
           ? {
               ...appConfig,
               m365: {

@@ -18,6 +18,16 @@ export const copy = {
     termsOfService: 'Terms of Service',
   },
   login: {
+    useAnotherEmail: 'Use another email',
+    m365Unavailable: {
+      title: 'Microsoft 365 sign-in',
+      text: (email: string, appName: string) =>
+        `${email} signs in with Microsoft 365, and ${appName} does not offer Microsoft 365 sign-in.`,
+      magicText: 'Your organisation uses MAGIC, where you can sign in with Microsoft 365.',
+      magicLink: 'Sign in to MAGIC with Microsoft 365',
+      supportPrefix: (appName: string) => `To use ${appName}, contact`,
+      supportSuffix: 'for access.',
+    },
     email: {
       title: 'Welcome',
       prompt: 'Enter the email address tied to your account to continue.',
@@ -43,7 +53,6 @@ export const copy = {
       redirecting: "Redirecting you to your organisation's SSO provider...",
       proceed: 'Proceed',
       redirectLoop: 'Redirect loop detected.',
-      useAnotherEmail: 'Use another email',
       tryAgain: 'Try again',
       loopHelp:
         'Your organisation’s sign-in keeps sending you back here. Try again, or use another email address.',

@@ -141,7 +141,9 @@ export const DEMO_TENANTS: DirectoryTenant[] = [
 ];
 
 /** The demo directory for application origins (MAGIC and the others that may use m365). */
-export function demoDirectory(appOrigins: string[] = ['http://localhost:4001']): Directory {
+export function demoDirectory(
+  appOrigins: string[] = ['http://localhost:4001', 'http://localhost:4004'],
+): Directory {
   return {
     tenants: structuredClone(DEMO_TENANTS),
     apps: [

@@ -16,6 +16,7 @@ const base: LoginEffectInput = {
   onboardingDue: false,
   hasToken: false,
   emailResult: null,
+  m365SignIn: true,
   resetPasswordInProgress: false,
   sessionReloaded: false,
   loginLockHeld: false,
@@ -61,6 +62,11 @@ const cases: [string, Partial<LoginEffectInput>, LoginCommand][] = [
     'm365 result without authentication → m365 login',
     { emailResult: emailResult({ isM365: true }), storedChallenge: 'c' },
     { type: 'go-m365-login' },
+  ],
+  [
+    'm365 result on an application without m365 sign-in → stays (the step says so), no m365 login',
+    { emailResult: emailResult({ isM365: true }), storedChallenge: 'c', m365SignIn: false },
+    { type: 'none' },
   ],
   [
     'm365 result but authenticated → initial page',

@@ -18,6 +18,8 @@ export interface LoginEffectInput {
   onboardingDue: boolean;
   hasToken: boolean;
   emailResult: EmailResult | null;
+  /** This application allows Microsoft 365 sign-in and has its set-up. */
+  m365SignIn: boolean;
   resetPasswordInProgress: boolean;
   /** The session was already reloaded once after it expired with a token present. */
   sessionReloaded: boolean;
@@ -64,8 +66,9 @@ export function decideLoginEffect(input: LoginEffectInput): LoginCommand {
     };
   }
   if (input.sessionState === 'loading' || input.sessionState === 'error') return { type: 'wait' };
-  // An m365 result with no authentication goes to the m365 login with autoContinue.
-  if (input.emailResult?.isM365 && !input.authenticated) return { type: 'go-m365-login' };
+  // An m365 result with no authentication goes to the m365 login with autoContinue, where the
+  // application has one (otherwise the login step says that it has none).
+  if (input.emailResult?.isM365 && !input.authenticated && input.m365SignIn) return { type: 'go-m365-login' };
   // An in-progress password reset continues on forgot-password.
   if (input.resetPasswordInProgress) return { type: 'go-forgot-password' };
   const hasSession = input.sessionState === 'present';

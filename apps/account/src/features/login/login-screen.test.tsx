@@ -86,6 +86,7 @@ describe('LoginScreen', () => {
       isSSO: false,
       isM365: false,
       provider: null,
+      hasMagic: false,
     });
     fireEvent.change(password, { target: { value: 'wrong' } });
     fireEvent.click(screen.getByRole('button', { name: 'Continue' }));

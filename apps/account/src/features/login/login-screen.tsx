@@ -3,6 +3,7 @@ import { ErrorView } from '../../shared/ui/error-view.tsx';
 import { Progress } from '../../shared/ui/progress.tsx';
 import { EmailStep } from './steps/email-step.tsx';
 import { EmailConfirmationStep } from './steps/info-steps.tsx';
+import { M365UnavailableStep } from './steps/m365-unavailable-step.tsx';
 import { MfaSetupStep } from './steps/mfa-setup-step.tsx';
 import { MfaStep } from '../../shared/totp/mfa-step.tsx';
 import { PasswordStep } from './steps/password-step.tsx';
@@ -62,5 +63,14 @@ export function LoginScreen({ search }: { search: LoginSearch }) {
       );
     case 'mfa-setup':
       return <MfaSetupStep onDone={login.mfaSetupDone} />;
+    case 'm365-unavailable':
+      return (
+        <M365UnavailableStep
+          email={login.email}
+          appName={login.config.appName}
+          alternative={login.m365Alternative}
+          onUseAnotherEmail={login.back}
+        />
+      );
   }
 }

@@ -38,10 +38,11 @@ const inputArb: fc.Arbitrary<LoginStepInput> = fc.record({
   session: fc.option(sessionArb),
   hasToken: fc.boolean(),
   now: fc.constant(NOW),
+  m365SignIn: fc.boolean(),
 });
 
 describe('selectLoginStep properties', () => {
-  it('always picks one of the seven steps', () => {
+  it('always picks one of the eight steps', () => {
     fc.assert(
       fc.property(inputArb, (input) => {
         expect([
@@ -52,6 +53,7 @@ describe('selectLoginStep properties', () => {
           'mfa-setup',
           'email-confirmation',
           'password-confirmation',
+          'm365-unavailable',
         ]).toContain(selectLoginStep(input).step);
       }),
     );
@@ -71,6 +73,17 @@ describe('selectLoginStep properties', () => {
       fc.property(inputArb, (input) => {
         const step = selectLoginStep({ ...input, session: null }).step;
         expect(['mfa-setup', 'email-confirmation']).not.toContain(step);
+      }),
+    );
+  });
+
+  it('says m365 sign-in is unavailable only for an m365 result on an application without it', () => {
+    fc.assert(
+      fc.property(inputArb, (input) => {
+        if (selectLoginStep(input).step === 'm365-unavailable') {
+          expect(input.emailResult?.isM365).toBe(true);
+          expect(input.m365SignIn).toBe(false);
+        }
       }),
     );
   });

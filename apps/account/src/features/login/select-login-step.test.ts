@@ -11,6 +11,7 @@ const base: LoginStepInput = {
   session: null,
   hasToken: false,
   now: NOW,
+  m365SignIn: false,
 };
 
 const cases: [string, Partial<LoginStepInput>, LoginStepSelection['step'], boolean?][] = [
@@ -55,6 +56,21 @@ const cases: [string, Partial<LoginStepInput>, LoginStepSelection['step'], boole
     'sso',
   ],
   ['4: no session, password result → password', {}, 'password'],
+  [
+    '4: no session, m365 result, the application has no m365 sign-in → m365 unavailable',
+    { emailResult: emailResult({ isM365: true }) },
+    'm365-unavailable',
+  ],
+  [
+    '4: no session, m365 result where m365 sign-in exists → password (the m365 login effect leaves first)',
+    { emailResult: emailResult({ isM365: true }), m365SignIn: true },
+    'password',
+  ],
+  [
+    '4: an SSO and m365 result without m365 sign-in → sso (single sign-on works here)',
+    { emailResult: emailResult({ isSSO: true, isM365: true, provider: 'acme-sso' }) },
+    'sso',
+  ],
   // rule 6
   [
     '6: unverified first address → email confirmation',

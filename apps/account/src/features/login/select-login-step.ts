@@ -9,7 +9,15 @@ import {
 // The login step selection, rules 1–6, as one pure function. The step is derived, never stored.
 
 export type LoginStep =
-  'email' | 'password' | 'sso' | 'mfa' | 'mfa-setup' | 'email-confirmation' | 'password-confirmation';
+  | 'email'
+  | 'password'
+  | 'sso'
+  | 'mfa'
+  | 'mfa-setup'
+  | 'email-confirmation'
+  | 'password-confirmation'
+  /** A Microsoft 365 address on an application without Microsoft 365 sign-in: say so, point elsewhere. */
+  | 'm365-unavailable';
 
 export interface LoginStepInput {
   /** The current login flow: does it ask to re-authenticate (message 1010003), and which AAL does it request? */
@@ -22,6 +30,8 @@ export interface LoginStepInput {
   session: SessionFacts | null;
   hasToken: boolean;
   now: number;
+  /** This application allows Microsoft 365 sign-in and has its set-up (else m365 addresses cannot sign in here). */
+  m365SignIn: boolean;
 }
 
 export interface LoginStepSelection {
@@ -44,8 +54,12 @@ export function selectLoginStep(input: LoginStepInput): LoginStepSelection {
   if (!emailResult) return pick('email');
   // 3. MFA required or aal2 requested: MFA.
   if (input.requiresMfa || input.requestedAal === 'aal2' || flow?.requestedAal === 'aal2') return pick('mfa');
-  // 4. No session: SSO for an SSO result, otherwise Password.
-  if (!session) return pick(emailResult.isSSO ? 'sso' : 'password');
+  // 4. No session: SSO for an SSO result, otherwise Password. An m365 result goes to the m365 login
+  //    (a login effect) where the application has one; where it has none, the step says so.
+  if (!session) {
+    if (emailResult.isSSO) return pick('sso');
+    return pick(emailResult.isM365 && !input.m365SignIn ? 'm365-unavailable' : 'password');
+  }
   // 6. An unverified first address: Email confirmation. It needs a session, and rule 5 always decides,
   //    so it is checked before rule 5.
   if (!session.firstAddressVerified) return pick('email-confirmation');

@@ -31,6 +31,7 @@ export function useEmailStep(config: AccountConfig, onChange: () => void) {
           isSSO: found.sso,
           isM365: found.m365,
           provider: found.provider,
+          hasMagic: found.magic,
         });
         onChange();
       } catch (error) {

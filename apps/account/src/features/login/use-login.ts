@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { MESSAGE_ID_REAUTHENTICATE } from '../../constants.ts';
 import { copy } from '../../copy.ts';
-import { getConfig } from '../../shared/config/env.ts';
+import { getConfig, m365SignInAvailable } from '../../shared/config/env.ts';
 import { initialPagePath } from '../../shared/config/paths.ts';
 import { hasMessage, inputValue } from '../../shared/identity-client/nodes.ts';
 import type { LoginFlow } from '../../shared/identity-client/types.ts';
@@ -21,6 +21,7 @@ import { selectLoginStep } from './select-login-step.ts';
 import { useEmailStep } from './use-email-step.ts';
 import { useLoginEffects } from './use-login-effects.ts';
 import { useLoginFlow } from './use-login-flow.ts';
+import { selectM365Alternative } from './select-m365-alternative.ts';
 import { useSsoStep } from './use-sso-step.ts';
 import { mfaRoutes, useMfaStep } from './use-mfa-step.ts';
 import { passwordRoutes, usePasswordStep } from './use-password-step.ts';
@@ -62,6 +63,7 @@ export function useLogin(search: LoginSearch) {
     now,
   };
   const authenticated = isAuthenticated(authInput);
+  const m365SignIn = m365SignInAvailable(config);
   const lock = read(registry.loginLock);
   const lockBlocks = loginLockBlocks(lock, now);
 
@@ -77,6 +79,7 @@ export function useLogin(search: LoginSearch) {
     onboardingDue: onboardingDue(authInput),
     hasToken: token !== null,
     emailResult,
+    m365SignIn,
     resetPasswordInProgress: read(registry.resetPasswordState)?.inProgress === true,
     sessionReloaded,
     loginLockHeld: lockBlocks,
@@ -121,6 +124,7 @@ export function useLogin(search: LoginSearch) {
     session: session.facts,
     hasToken: token !== null,
     now,
+    m365SignIn,
   });
 
   // Rule 5: an SSO email result is cleared when the session has no oidc method.
@@ -202,6 +206,12 @@ export function useLogin(search: LoginSearch) {
     ssoView: sso.ssoView,
     redirectToSso: sso.redirectToSso,
     anotherEmail: sso.anotherEmail,
+    m365Alternative: selectM365Alternative({
+      application: config.application,
+      urlMap: config.urlMap,
+      supportEmail: config.supportEmail,
+      hasMagic: emailResult?.hasMagic === true,
+    }),
     tryAgain: sso.tryAgain,
   };
 }

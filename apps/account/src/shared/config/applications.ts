@@ -38,6 +38,14 @@ export const APPLICATION_DEFAULTS: Readonly<Record<Application, ApplicationDefau
   'ai-uat': { name: 'AI UAT', port: 4007, authModes: ['ory'], requiredProducts: [] },
 };
 
+/**
+ * Applications that allow Microsoft 365 sign-in by default (MAGIC and local) come with its set-up
+ * (the `m365` runtime configuration); the others have none unless configured.
+ */
+export function allowsM365ByDefault(application: Application): boolean {
+  return APPLICATION_DEFAULTS[application].authModes.includes('m365');
+}
+
 /** Every application's development origin (the URL map's default). */
 export function defaultUrlMap(host = 'http://localhost', portOffset = 0): Record<Application, string> {
   return Object.fromEntries(

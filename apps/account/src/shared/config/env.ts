@@ -1,11 +1,18 @@
 import * as z from 'zod/mini';
 import type { Application, AuthMode } from './applications.ts';
-import { APPLICATION_DEFAULTS, APPLICATIONS, AUTH_MODES, defaultUrlMap } from './applications.ts';
+import {
+  allowsM365ByDefault,
+  APPLICATION_DEFAULTS,
+  APPLICATIONS,
+  AUTH_MODES,
+  defaultUrlMap,
+} from './applications.ts';
 
 // Runtime configuration: one build serves every application; /account/runtime-config.js sets
 // window.__ACCOUNT_CONFIG__ before the bundle runs. Parsed once here; nothing else reads it.
 
 export type { Application, AuthMode } from './applications.ts';
+export { allowsM365ByDefault } from './applications.ts';
 export const applicationSchema = z.enum(APPLICATIONS);
 export const authModeSchema = z.enum(AUTH_MODES);
 
@@ -102,6 +109,11 @@ export function allowedAuthModes(config: AccountConfig): AuthMode[] {
   return [...APPLICATION_DEFAULTS[config.application].authModes];
 }
 
+/** Microsoft 365 sign-in is possible here: the application allows m365 and has its set-up. */
+export function m365SignInAvailable(config: AccountConfig): boolean {
+  return config.m365 !== undefined && allowedAuthModes(config).includes('m365');
+}
+
 /** The configured products the application's pages require, else the application's default. */
 export function requiredProducts(config: AccountConfig): string[] {
   return config.requiredProducts ?? [...APPLICATION_DEFAULTS[config.application].requiredProducts];
@@ -123,11 +135,11 @@ export function defaultConfig(application: Application): AccountConfig {
     urlMap: defaultUrlMap(),
     disableGitStep: false,
     offerUrl: 'http://localhost:4540/',
-    ...(application === 'magic' ? { m365: defaultM365Config() } : {}),
+    ...(allowsM365ByDefault(application) ? { m365: defaultM365Config() } : {}),
   };
 }
 
-/** MAGIC's Microsoft 365 sign-in in development: the demo app registration on the local Entra stand-in. */
+/** MAGIC's and local's Microsoft 365 sign-in in development: the demo app registration on the Entra stand-in. */
 export function defaultM365Config(): M365Config {
   return {
     clientId: '6f2d4c1a-8b3e-4f5d-9a7c-1e2b3c4d5e6f',

@@ -55,6 +55,8 @@ export const emailResultSchema = z.object({
   isSSO: z.boolean(),
   isM365: z.boolean(),
   provider: z.nullable(z.string()),
+  /** The organisation has MAGIC: where an application without Microsoft 365 sign-in points its m365 people. */
+  hasMagic: z.optional(z.boolean()),
 });
 export type EmailResult = z.infer<typeof emailResultSchema>;
 

@@ -17,6 +17,8 @@ export interface LoginConfig {
   sso: boolean;
   provider: string | null;
   m365: boolean;
+  /** The organisation has MAGIC (where its Microsoft 365 people sign in). */
+  magic: boolean;
 }
 
 export async function getLoginConfig(usersUrl: string, emailAddress: string): Promise<LoginConfig> {
@@ -28,6 +30,7 @@ export async function getLoginConfig(usersUrl: string, emailAddress: string): Pr
     sso: body.sso === true,
     provider: typeof body.provider === 'string' && body.provider ? body.provider : null,
     m365: body.m365 === true,
+    magic: body.magic === true,
   };
 }
 

@@ -36,7 +36,7 @@ export function SsoStep({
 
   const anotherEmail = (
     <button type="button" className="button secondary" disabled={busy} onClick={onUseAnotherEmail}>
-      {t.useAnotherEmail}
+      {copy.login.useAnotherEmail}
     </button>
   );
 
