@@ -280,18 +280,17 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
         port: Number(new URL(urls.apps[application]).port),
         application,
         distDir,
-        config:
-          allowsM365ByDefault(application)
-            ? {
-                ...appConfig,
-                m365: {
-                  ...defaultM365Config(),
-                  clientId: DEMO_M365_CLIENT_ID,
-                  entraUrl: microsoft.urls.entra,
-                  subscriptionUrl: `${microsoft.urls.marketplace}/`,
-                },
-              }
-            : appConfig,
+        config: allowsM365ByDefault(application)
+          ? {
+              ...appConfig,
+              m365: {
+                ...defaultM365Config(),
+                clientId: DEMO_M365_CLIENT_ID,
+                entraUrl: microsoft.urls.entra,
+                subscriptionUrl: `${microsoft.urls.marketplace}/`,
+              },
+            }
+          : appConfig,
         ...(application === 'magic' ? { devHandler: microsoft.teamsHost() } : {}),
         ssoProviderOrigins: [urls.orgIdp, ...ssoFormOrigins()],
       });

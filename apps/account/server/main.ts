@@ -86,18 +86,17 @@ for (const application of apps as Application[]) {
       host: env.ACCOUNT_HOST || '127.0.0.1',
       application,
       distDir,
-      config:
-        allowsM365ByDefault(application)
-          ? {
-              ...appConfig,
-              m365: {
-                ...m365,
-                clientId: env.M365_CLIENT_ID || m365.clientId,
-                entraUrl: env.ENTRA_URL || m365.entraUrl,
-                subscriptionUrl: env.M365_SUBSCRIPTION_URL || m365.subscriptionUrl,
-              },
-            }
-          : appConfig,
+      config: allowsM365ByDefault(application)
+        ? {
+            ...appConfig,
+            m365: {
+              ...m365,
+              clientId: env.M365_CLIENT_ID || m365.clientId,
+              entraUrl: env.ENTRA_URL || m365.entraUrl,
+              subscriptionUrl: env.M365_SUBSCRIPTION_URL || m365.subscriptionUrl,
+            },
+          }
+        : appConfig,
       ...(application === 'magic' && teamsHost ? { devHandler: teamsHost } : {}),
       ssoProviderOrigins,
     }),

@@ -159,7 +159,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     appBaseUrl: new URL(c.APP_BASE_URL).origin,
     appName: c.APP_NAME,
     invitationTtlHours: c.INVITATION_TTL_HOURS,
-    terms: { version: c.TERMS_VERSION, url: c.TERMS_URL ?? `${new URL(c.APP_BASE_URL).origin}/account/terms` },
+    terms: {
+      version: c.TERMS_VERSION,
+      url: c.TERMS_URL ?? `${new URL(c.APP_BASE_URL).origin}/account/terms`,
+    },
     privacy: {
       version: c.PRIVACY_VERSION,
       url: c.PRIVACY_URL ?? `${new URL(c.APP_BASE_URL).origin}/account/privacy`,
