@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { APPLICATIONS } from './applications.ts';
-import { allowedAuthModes, defaultConfig, parseConfig, requiredProducts } from './env.ts';
+import type { AccountConfig } from './env.ts';
+import {
+  allowedAuthModes,
+  defaultConfig,
+  defaultM365Config,
+  m365SignInAvailable,
+  parseConfig,
+  requiredProducts,
+} from './env.ts';
 
 describe('the eight applications', () => {
   it.each([
@@ -28,6 +36,29 @@ describe('the eight applications', () => {
   it('a configured mode list wins over the default, an empty one does not', () => {
     expect(allowedAuthModes({ ...defaultConfig('platform'), allowedAuthModes: ['m365'] })).toEqual(['m365']);
     expect(allowedAuthModes({ ...defaultConfig('local'), allowedAuthModes: [] })).toEqual(['ory', 'm365']);
+  });
+
+  it.each<[string, AccountConfig, boolean]>([
+    ['MAGIC by default: allowed and set up', defaultConfig('magic'), true],
+    ['local by default: allowed and set up (like MAGIC)', defaultConfig('local'), true],
+    ['Platform by default: not allowed, no set-up', defaultConfig('platform'), false],
+    [
+      'Platform with the set-up but ory only: not allowed',
+      { ...defaultConfig('platform'), m365: defaultM365Config() },
+      false,
+    ],
+    [
+      'Platform allowing m365 without a set-up: cannot sign in',
+      { ...defaultConfig('platform'), allowedAuthModes: ['ory', 'm365'] },
+      false,
+    ],
+    [
+      'local configured ory only: not allowed',
+      { ...defaultConfig('local'), allowedAuthModes: ['ory'] },
+      false,
+    ],
+  ])('Microsoft 365 sign-in available: %s', (_label, config, available) => {
+    expect(m365SignInAvailable(config)).toBe(available);
   });
 
   it('configured required products win (an empty list turns the check off)', () => {
