@@ -18,10 +18,10 @@ import { read } from '../../shared/storage/storage.ts';
 import { decideLoginEffect } from './decide-login-effect.ts';
 import type { LoginStep } from './select-login-step.ts';
 import { selectLoginStep } from './select-login-step.ts';
+import { selectM365Alternative } from './select-m365-alternative.ts';
 import { useEmailStep } from './use-email-step.ts';
 import { useLoginEffects } from './use-login-effects.ts';
 import { useLoginFlow } from './use-login-flow.ts';
-import { selectM365Alternative } from './select-m365-alternative.ts';
 import { useSsoStep } from './use-sso-step.ts';
 import { mfaRoutes, useMfaStep } from './use-mfa-step.ts';
 import { passwordRoutes, usePasswordStep } from './use-password-step.ts';
@@ -206,12 +206,12 @@ export function useLogin(search: LoginSearch) {
     ssoView: sso.ssoView,
     redirectToSso: sso.redirectToSso,
     anotherEmail: sso.anotherEmail,
+    tryAgain: sso.tryAgain,
     m365Alternative: selectM365Alternative({
       application: config.application,
       urlMap: config.urlMap,
       supportEmail: config.supportEmail,
       hasMagic: emailResult?.hasMagic === true,
     }),
-    tryAgain: sso.tryAgain,
   };
 }
