@@ -226,7 +226,7 @@ export const migrations: Migration[] = [
   {
     name: '231_m365_org_admin_review_fill',
     sql: `insert into m365_org_admin_review (user_id, organisation_id, email, purchaser_emails)
-      select u.id, u.organisation_id, u.email, jsonb_agg(distinct s.purchaser_email order by s.purchaser_email)
+      select u.id, u.organisation_id, u.email, jsonb_agg(distinct lower(s.purchaser_email))
       from users u
       join marketplace_subscriptions s on s.organisation_id = u.organisation_id
       where u.role = 'org-admin'

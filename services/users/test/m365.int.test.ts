@@ -796,6 +796,31 @@ describe('marketplace activation and webhooks', () => {
     }
   });
 
+  it('m365:admin-review prints the org-admin grants the repair migration listed', async () => {
+    const [org] = await organisationOfTenant(TAILSPIN_TENANT_ID);
+    const userId = randomUUID();
+    await sql`insert into m365_org_admin_review (user_id, organisation_id, email, purchaser_emails)
+      values (${userId}, ${org!.id}, 'pat@tailspin.test', '["kim@tailspin.test"]'::jsonb)`.execute(db.kysely);
+    const out: string[] = [];
+    const code = await runCli(['m365:admin-review'], {
+      env: { USERS_ADMIN_URL: usersAdmin },
+      out: (t) => out.push(t),
+      err: () => undefined,
+    });
+    expect(code).toBe(0);
+    expect(JSON.parse(out.join('\n'))).toEqual({
+      grants: [
+        {
+          userId,
+          organisationId: org!.id,
+          email: 'pat@tailspin.test',
+          purchaserEmails: ['kim@tailspin.test'],
+          foundAt: expect.any(String),
+        },
+      ],
+    });
+  });
+
   it('webhooks with a bad token are refused and change nothing', async () => {
     const [before] = await organisationOfTenant(DEMO_FABRIKAM_TENANT_ID);
     const subscriptionId = [...ms.marketplace.subscriptions.values()].find(
