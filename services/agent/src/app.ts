@@ -152,12 +152,12 @@ export async function createApp(
 
   app.post('/misc/unregistered-user', async (request, reply) => {
     await checkRate(request.ip);
-    const caller = await microsoftCaller(request.headers.authorization);
     const parsed = unregisteredUserSchema.safeParse(request.body);
     if (!parsed.success) {
       const detail = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
       throw new AppError('INVALID_REQUEST', `The request is invalid: ${detail}`);
     }
+    const caller = await microsoftCaller(request.headers.authorization);
     // An empty address is the token's; any other must be one the token names.
     const email = parsed.data.email || caller.email || '';
     if (!email || !caller.addresses.includes(email)) {
