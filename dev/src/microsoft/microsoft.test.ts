@@ -381,7 +381,9 @@ describe('marketplace stand-in', () => {
     // No publisher here (port 9 refuses): the operation is recorded before the call.
     ms.marketplace.setWebhookUrl('http://127.0.0.1:9/webhook');
     await expect(ms.marketplace.sendWebhook(subscription.id, 'Suspend')).rejects.toThrow();
-    const operation = [...ms.marketplace.operations.values()].find((o) => o.subscriptionId === subscription.id)!;
+    const operation = [...ms.marketplace.operations.values()].find(
+      (o) => o.subscriptionId === subscription.id,
+    )!;
     const bearer = await appToken();
     const get = (subscriptionId: string, operationId: string) =>
       fetch(

@@ -202,14 +202,18 @@ describe('agent service', () => {
     clock.set(new Date('2026-03-01T10:00:00.000Z'));
     const statuses: number[] = [];
     for (let i = 0; i < 51; i++)
-      statuses.push((await http(url, { method: 'POST', headers: auth(), json: { email: '', name: '' } })).status);
+      statuses.push(
+        (await http(url, { method: 'POST', headers: auth(), json: { email: '', name: '' } })).status,
+      );
     expect(statuses.slice(0, 50).every((s) => s === 202)).toBe(true);
     const limited = await http(url, { method: 'POST', headers: auth(), json: { email: '', name: '' } });
     expect(limited.status).toBe(429);
     expect(limited.body.errorCode).toBe('RATE_LIMITED');
     expect(limited.headers.get('retry-after')).toBe('60');
     clock.advance(60_000);
-    expect((await http(url, { method: 'POST', headers: auth(), json: { email: '', name: '' } })).status).toBe(202);
+    expect((await http(url, { method: 'POST', headers: auth(), json: { email: '', name: '' } })).status).toBe(
+      202,
+    );
   });
 
   it('answers the health probes', async () => {

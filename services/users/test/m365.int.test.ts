@@ -424,11 +424,13 @@ describe('POST /m365/login', () => {
   });
 
   it('an identity that belongs to another user gets no m365 token (USER_NOT_LINKED)', async () => {
-    const grady = ((await json(`${usersAdmin}/admin/users`)).body.users as {
-      id: string;
-      email: string;
-      identityId: string;
-    }[]).find((u) => u.email === 'grady@contoso.test')!;
+    const grady = (
+      (await json(`${usersAdmin}/admin/users`)).body.users as {
+        id: string;
+        email: string;
+        identityId: string;
+      }[]
+    ).find((u) => u.email === 'grady@contoso.test')!;
     const patch = (value: string) =>
       fetch(`${identityAdmin}/admin/identities/${grady.identityId}`, {
         method: 'PATCH',

@@ -45,7 +45,9 @@ export interface IdentityAdminClient {
   /** Identities whose login identifier is this email (Kratos `credentials_identifier`). */
   findIdentitiesByEmail(email: string): Promise<{ id: string; userServiceID: string | undefined }[]>;
   /** The identity's state and link (`traits.userServiceID`), or null when there is none with this id. */
-  getIdentity(id: string): Promise<{ id: string; state: string | undefined; userServiceID: string | undefined } | null>;
+  getIdentity(
+    id: string,
+  ): Promise<{ id: string; state: string | undefined; userServiceID: string | undefined } | null>;
   /** The session with its identity, or null when it is unknown or no longer active. */
   getSession(sessionId: string): Promise<IdentitySession | null>;
   /** Applies a JSON Patch to the identity; 404 is IDENTITY_NOT_FOUND (as USER_NOT_FOUND). */

@@ -163,7 +163,8 @@ function unauthenticated(what = 'The Microsoft token is invalid or has expired.'
 
 function fromTokenError(error: unknown): AppError {
   if (!(error instanceof MicrosoftTokenError)) throw error;
-  if (error.kind === 'unavailable') return upstream('Microsoft identity platform', 'did not answer with its keys');
+  if (error.kind === 'unavailable')
+    return upstream('Microsoft identity platform', 'did not answer with its keys');
   return unauthenticated(error.message);
 }
 
