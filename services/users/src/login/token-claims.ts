@@ -61,9 +61,10 @@ export async function tokenClaimsFor(
   let mode: 'ory' | 'm365';
   let userId: string | undefined;
   let traits: IdentitySession['identity']['traits'] | undefined;
+  let row: Awaited<ReturnType<typeof findUserWithProducts>> | undefined;
   if (input.method === 'm365') {
     mode = 'm365';
-    const row = uuidSchema.safeParse(input.userId).success
+    row = uuidSchema.safeParse(input.userId).success
       ? await findUserWithProducts(ctx.db, input.userId)
       : null;
     const found = row?.identityId ? await ctx.identityAdmin.getIdentity(row.identityId) : null;
@@ -109,9 +110,11 @@ export async function tokenClaimsFor(
   }
 
   const user =
-    userId !== undefined && uuidSchema.safeParse(userId).success
-      ? await findUserWithProducts(ctx.db, userId)
-      : null;
+    row !== undefined
+      ? row
+      : userId !== undefined && uuidSchema.safeParse(userId).success
+        ? await findUserWithProducts(ctx.db, userId)
+        : null;
   const linkedBothWays =
     !!user &&
     identity.userServiceID === userId &&
