@@ -256,6 +256,9 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
         AGENT_PORT: String(port('agent')),
         AGENT_ADMIN_PORT: String(port('agentAdmin')),
         APP_ORIGINS: appOrigins.join(','),
+        // It verifies the caller's Microsoft token as the user service does.
+        M365_AUTHORITY_URL: urls.entra,
+        M365_CLIENT_ID: DEMO_M365_CLIENT_ID,
       },
       logger: logLevel === 'silent' ? false : undefined,
     });

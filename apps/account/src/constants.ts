@@ -66,6 +66,12 @@ export const M365_ERROR_CODES = {
   unauthorised: 'UnauthorisedUserException',
   /** Activation: the purchase's tenant already has a subscribed organisation. */
   alreadySubscribed: 'OrganisationAlreadySubscribedException',
+  /** Activation: the caller is not the person who bought the subscription. */
+  notPurchaser: 'MarketplaceNotPurchaserException',
+  /** Activation: the marketplace reports the subscription suspended or unsubscribed. */
+  subscriptionInactive: 'MarketplaceSubscriptionInactiveException',
+  /** Backend login: the account (identity) is deactivated. */
+  accountInactive: 'ACCOUNT_INACTIVE',
 } as const;
 /** The activation flag starts the marketplace activation by itself only when it is exactly this string. */
 export const M365_ACTIVATION_FLAG_ON = 'true';

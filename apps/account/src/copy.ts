@@ -241,6 +241,11 @@ export const copy = {
     alreadySubscribedTitle: 'Welcome, organisation already subscribed',
     alreadySubscribedText:
       'Your organisation already has a subscription. Please contact support to add this purchase to it.',
+    notPurchaser:
+      'Only the person who bought this subscription in the Azure Marketplace can activate it. Ask them to open the link from their purchase, or sign in with the account that bought it.',
+    subscriptionInactive:
+      'The Azure Marketplace reports this subscription as suspended or cancelled, so it cannot be activated. Reactivate it in the Azure portal or contact support.',
+    accountInactive: "Your account is deactivated. Please contact your organisation's administrator.",
     errorTitle: 'Microsoft sign-in failed',
     tryAgain: 'Try again',
     useAnotherAccount: 'Use another account',

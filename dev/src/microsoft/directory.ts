@@ -56,6 +56,17 @@ export const MARKETPLACE_APP_ID = '20e940b3-4c77-4b0b-9a53-9e16a1b010a7';
 /** The Teams web client's application id: `azp` of Teams SSO tokens. */
 export const TEAMS_WEB_CLIENT_ID = '5e3ce6c0-2b1f-4285-8d4b-75ee78787346';
 
+/** The Teams desktop and mobile clients' application id: `azp` of their SSO tokens. */
+export const TEAMS_DESKTOP_CLIENT_ID = '1fec8e78-bce4-4aaf-ab1b-5451cc387264';
+
+/**
+ * A third-party application registered in another tenant (multi-tenant, public client). It can ask
+ * Entra for a token for our API (`api://…/access_as_user`): that token's `aud` is ours, its `azp`
+ * is this id. Tests use it as the "foreign client" our services must refuse.
+ */
+export const DEMO_FOREIGN_CLIENT_ID = '7a3e5c2b-9d1f-4e6a-8b2c-3d4e5f6a7b8c';
+export const DEMO_FOREIGN_REDIRECT_ORIGIN = 'http://localhost:4599';
+
 /** Our application's registration (MAGIC). */
 export const DEMO_M365_CLIENT_ID = '6f2d4c1a-8b3e-4f5d-9a7c-1e2b3c4d5e6f';
 export const DEMO_M365_CLIENT_SECRET = 'magic-dev-client-secret';
@@ -154,6 +165,12 @@ export function demoDirectory(
         redirectOrigins: appOrigins,
         appIdUri: `api://localhost/${DEMO_M365_CLIENT_ID}`,
         homeTenantId: DEMO_PUBLISHER_TENANT_ID,
+      },
+      {
+        clientId: DEMO_FOREIGN_CLIENT_ID,
+        displayName: 'Expense Tracker (third party)',
+        redirectOrigins: [DEMO_FOREIGN_REDIRECT_ORIGIN],
+        homeTenantId: DEMO_NORTHWIND_TENANT_ID,
       },
       {
         clientId: MARKETPLACE_APP_ID,

@@ -10,7 +10,7 @@ import { teamsHostHandler, TEAMS_HOST_PATH } from './teams-host.ts';
 export * from './directory.ts';
 export { EntraError, type Entra } from './entra.ts';
 export { TEAMS_HOST_PATH, TEAMS_AUTH_FAILURES, teamsHostHandler } from './teams-host.ts';
-export type { Marketplace, MarketplaceSubscription } from './marketplace.ts';
+export type { Marketplace, MarketplaceOperation, MarketplaceSubscription } from './marketplace.ts';
 
 export interface MicrosoftStandInsOptions {
   /** Entra (4510), Graph (4511), marketplace (4540); 0 picks a free port. */

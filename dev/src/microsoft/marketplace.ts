@@ -41,6 +41,20 @@ export interface MarketplaceSubscription {
   sessionMode: 'None';
 }
 
+/** An operation on a subscription (SaaS Fulfillment API v2 Get Operation). */
+export interface MarketplaceOperation {
+  id: string;
+  activityId: string;
+  subscriptionId: string;
+  offerId: string;
+  publisherId: string;
+  planId: string;
+  quantity: number;
+  action: WebhookAction;
+  timeStamp: string;
+  status: 'NotStarted' | 'InProgress' | 'Succeeded' | 'Failed' | 'Conflict';
+}
+
 export interface MarketplaceOptions {
   entra: Entra;
   clock?: { now(): Date };
@@ -66,12 +80,17 @@ export interface Marketplace {
     email: string,
     planId?: string,
   ): { subscription: MarketplaceSubscription; token: string; landingUrl: string };
-  /** Sends a webhook for the subscription, as Microsoft does; resolves to the publisher's status. */
+  /**
+   * Sends a webhook for the subscription, as Microsoft does, after recording its operation (Get
+   * Operation API); resolves to the publisher's status and what was posted.
+   */
   sendWebhook(
     subscriptionId: string,
     action: WebhookAction,
     planId?: string,
-  ): Promise<{ status: number; body: string }>;
+  ): Promise<{ status: number; body: string; payload: Record<string, unknown> }>;
+  /** Operations by id, as the Get Operation API answers them. */
+  operations: Map<string, MarketplaceOperation>;
   setLandingPageUrl(url: string): void;
   setWebhookUrl(url: string): void;
 }
@@ -101,12 +120,14 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
   let webhookUrl = options.webhookUrl ?? 'http://localhost:4455/m365/marketplace/webhook';
   const subscriptions = new Map<string, MarketplaceSubscription>();
   const tokens = new Map<string, { subscriptionId: string; expiresAt: number }>();
+  const operations = new Map<string, MarketplaceOperation>();
   const webhookLog: { at: string; subscriptionId: string; action: string; status: number }[] = [];
 
   const marketplace: Marketplace = {
     base: '',
     register,
     subscriptions,
+    operations,
     purchase,
     sendWebhook,
     setLandingPageUrl: (url) => {
@@ -187,17 +208,22 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     else if (action === 'Suspend') subscription.saasSubscriptionStatus = 'Suspended';
     else if (action === 'Reinstate') subscription.saasSubscriptionStatus = 'Subscribed';
     subscription.lastModified = now.toISOString();
-    const payload = {
+    const operation: MarketplaceOperation = {
       id: randomUUID(),
       activityId: randomUUID(),
-      publisherId: subscription.publisherId,
+      subscriptionId: subscription.id,
       offerId: subscription.offerId,
+      publisherId: subscription.publisherId,
       planId: subscription.planId,
       quantity: subscription.quantity,
-      subscriptionId: subscription.id,
-      timeStamp: now.toISOString(),
       action,
+      timeStamp: now.toISOString(),
       status: action === 'ChangePlan' ? 'InProgress' : 'Succeeded',
+    };
+    if (operations.size >= 10_000) operations.delete(operations.keys().next().value!);
+    operations.set(operation.id, operation);
+    const payload = {
+      ...operation,
       operationRequestSource: 'Azure',
       subscription,
       purchaseToken: null,
@@ -210,7 +236,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     const text = await res.text();
     webhookLog.unshift({ at: now.toISOString(), subscriptionId, action, status: res.status });
     webhookLog.length = Math.min(webhookLog.length, 50);
-    return { status: res.status, body: text };
+    return { status: res.status, body: text, payload };
   }
 
   /** The caller must present an Entra app token issued to the offer's app for the marketplace API. */
@@ -363,6 +389,17 @@ ${message ? `<p id="message" role="status">${escapeHtml(message)}</p>` : ''}
       return reply.send(subscription);
     });
 
+    // Get Operation: the publisher confirms a webhook's operation here before acting on it.
+    app.get('/api/saas/subscriptions/:id/operations/:operationId', async (request, reply) => {
+      if (!(await authorizeApi(request, reply))) return reply;
+      const { id, operationId } = request.params as { id: string; operationId: string };
+      const operation = operations.get(operationId);
+      if (!operation || operation.subscriptionId !== id) {
+        return apiError(reply, 404, 'EntityNotFound', `Operation ${operationId} was not found.`);
+      }
+      return reply.send(operation);
+    });
+
     // Buyer page and webhook triggers (development only).
     app.get('/', async (_request, reply) => buyerPage(reply));
     app.post('/buy', async (request, reply) => {
@@ -423,7 +460,7 @@ ${message ? `<p id="message" role="status">${escapeHtml(message)}</p>` : ''}
       if (!action || !subscriptions.has(id))
         return apiError(reply, 400, 'BadArgument', 'Unknown subscription or action.');
       const result = await sendWebhook(id, action, typeof body.planId === 'string' ? body.planId : undefined);
-      return reply.send(result);
+      return reply.send({ status: result.status, body: result.body });
     });
   }
 

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DEMO_CONTOSO_PASSWORD,
   DEMO_CONTOSO_TENANT_ID,
+  DEMO_FOREIGN_CLIENT_ID,
+  DEMO_FOREIGN_REDIRECT_ORIGIN,
   DEMO_M365_CLIENT_ID,
   DEMO_M365_CLIENT_SECRET,
   DEMO_NORTHWIND_PASSWORD,
@@ -267,6 +269,41 @@ describe('Entra stand-in', () => {
     );
   });
 
+  it('a second, foreign client gets a token for our API: aud is ours, azp is the foreign client', async () => {
+    const verifier = randomBytes(32).toString('base64url');
+    const redirect = `${DEMO_FOREIGN_REDIRECT_ORIGIN}/callback`;
+    const query = new URLSearchParams({
+      client_id: DEMO_FOREIGN_CLIENT_ID,
+      response_type: 'code',
+      redirect_uri: redirect,
+      scope: `api://localhost/${DEMO_M365_CLIENT_ID}/access_as_user openid`,
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    });
+    const html = await (await fetch(`${ms.urls.entra}/organizations/oauth2/v2.0/authorize?${query}`)).text();
+    const ctx = /name="ctx" value="([^"]+)"/.exec(html)![1]!;
+    const res = await fetch(`${ms.urls.entra}/organizations/oauth2/v2.0/authorize`, {
+      method: 'POST',
+      body: form({ ctx, email: 'megan@contoso.test', password: DEMO_CONTOSO_PASSWORD, action: 'signin' }),
+      redirect: 'manual',
+    });
+    const code = new URLSearchParams(res.headers.get('location')!.split('#')[1]).get('code')!;
+    const { body } = await tokenCall('organizations', {
+      client_id: DEMO_FOREIGN_CLIENT_ID,
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirect,
+      code_verifier: verifier,
+    });
+    expect(decodeJwt(String(body.access_token))).toMatchObject({
+      aud: DEMO_M365_CLIENT_ID,
+      azp: DEMO_FOREIGN_CLIENT_ID,
+      scp: 'access_as_user',
+      tid: DEMO_CONTOSO_TENANT_ID,
+    });
+    expect(decodeJwt(String(body.id_token)).aud).toBe(DEMO_FOREIGN_CLIENT_ID);
+  });
+
   it('Graph refuses a token for another audience', async () => {
     const teams = await ms.entra.teamsToken(DEMO_M365_CLIENT_ID, 'megan@contoso.test');
     const res = await fetch(`${ms.urls.graph}/v1.0/me`, { headers: { authorization: `Bearer ${teams}` } });
@@ -337,5 +374,36 @@ describe('marketplace stand-in', () => {
     expect(((await get.json()) as { saasSubscriptionStatus: string }).saasSubscriptionStatus).toBe(
       'Subscribed',
     );
+  });
+
+  it('Get Operation answers the operation a webhook announced, and 404 for any other', async () => {
+    const { subscription } = ms.marketplace.purchase('alex@fabrikam.test');
+    // No publisher here (port 9 refuses): the operation is recorded before the call.
+    ms.marketplace.setWebhookUrl('http://127.0.0.1:9/webhook');
+    await expect(ms.marketplace.sendWebhook(subscription.id, 'Suspend')).rejects.toThrow();
+    const operation = [...ms.marketplace.operations.values()].find(
+      (o) => o.subscriptionId === subscription.id,
+    )!;
+    const bearer = await appToken();
+    const get = (subscriptionId: string, operationId: string) =>
+      fetch(
+        `${ms.urls.marketplace}/api/saas/subscriptions/${subscriptionId}/operations/${operationId}?api-version=2018-08-31`,
+        { headers: { authorization: `Bearer ${bearer}` } },
+      );
+    const found = await get(subscription.id, operation.id);
+    expect(found.status).toBe(200);
+    expect(await found.json()).toMatchObject({
+      id: operation.id,
+      subscriptionId: subscription.id,
+      action: 'Suspend',
+      status: 'Succeeded',
+    });
+    expect((await get(subscription.id, '00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    const other = ms.marketplace.purchase('alex@fabrikam.test').subscription;
+    expect((await get(other.id, operation.id)).status).toBe(404);
+    const anonymous = await fetch(
+      `${ms.urls.marketplace}/api/saas/subscriptions/${subscription.id}/operations/${operation.id}?api-version=2018-08-31`,
+    );
+    expect(anonymous.status).toBe(401);
   });
 });

@@ -238,6 +238,8 @@ export function partEnv(
         AGENT_PORT: String(own.agent),
         AGENT_ADMIN_PORT: String(own.agentAdmin),
         APP_ORIGINS: appOrigins.join(','),
+        // It verifies the caller's Microsoft token as the user service does.
+        M365_AUTHORITY_URL: urls.entra,
       };
     case 'account':
       return {

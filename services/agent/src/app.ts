@@ -9,6 +9,7 @@ import { createServiceLogger } from '@acme/service-kit/logging';
 import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-id';
 import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
+import { createMicrosoftTokenVerifier, MicrosoftTokenError } from '@acme/service-kit/microsoft-token';
 import type { Clock } from '@acme/db/clock';
 import Fastify, { LogController } from 'fastify';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -27,8 +28,9 @@ export interface AppOptions {
 }
 
 /**
- * The user's identity: taken from the team client's principal name and display name, each empty if missing.
- * So empty strings are valid; a non-empty email must look like one.
+ * SPEC §7's body: the team client's principal name and display name, each empty if missing. So
+ * empty strings are valid; a non-empty email must look like one. The caller must also prove who it
+ * is with its Microsoft token (Authorization: Bearer), and only an address that token names is kept.
  */
 const unregisteredUserSchema = z
   .object({
@@ -125,6 +127,29 @@ export async function createApp(
 
   registerHealthRoutes(app, db, () => new AppError('NOT_READY', 'The database is not reachable.'));
 
+  const microsoft = createMicrosoftTokenVerifier({
+    authorityUrl: config.m365.authorityUrl,
+    clientId: config.m365.clientId,
+    appIdUri: config.m365.appIdUri,
+    timeoutMs: config.upstreamTimeoutMs,
+    clock,
+  });
+
+  /** The caller's Microsoft account, from its token (verified as the user service verifies it). */
+  async function microsoftCaller(authorization: string | undefined) {
+    const match = /^Bearer\s+([A-Za-z0-9._~+/=-]{1,8192})$/.exec(authorization ?? '');
+    if (!match) {
+      throw new AppError('UNAUTHENTICATED', 'A Microsoft token is required (Authorization: Bearer).');
+    }
+    try {
+      return await microsoft.verifyUserToken(match[1]!);
+    } catch (error) {
+      if (!(error instanceof MicrosoftTokenError)) throw error;
+      if (error.kind === 'unavailable') throw new AppError('UPSTREAM_ERROR', error.message);
+      throw new AppError('UNAUTHENTICATED', error.message);
+    }
+  }
+
   app.post('/misc/unregistered-user', async (request, reply) => {
     await checkRate(request.ip);
     const parsed = unregisteredUserSchema.safeParse(request.body);
@@ -132,10 +157,19 @@ export async function createApp(
       const detail = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
       throw new AppError('INVALID_REQUEST', `The request is invalid: ${detail}`);
     }
+    const caller = await microsoftCaller(request.headers.authorization);
+    // An empty address is the token's; any other must be one the token names.
+    const email = parsed.data.email || caller.email || '';
+    if (!email || !caller.addresses.includes(email)) {
+      throw new AppError(
+        'FORBIDDEN',
+        'The email address is not the address of the signed-in Microsoft account.',
+      );
+    }
     const id = randomUUID();
     await db
       .insertInto('agent_unregistered_user_requests')
-      .values({ id, email: parsed.data.email, name: parsed.data.name, created_at: clock.now() })
+      .values({ id, email, name: parsed.data.name, created_at: clock.now() })
       .execute();
     request.log.info({ requestId: id }, 'unregistered user recorded');
     return reply.code(202).send(acceptedSchema.parse({ id }));

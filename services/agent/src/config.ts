@@ -19,6 +19,11 @@ const configSchema = z.object({
   AGENT_RATE_LIMIT: z.coerce.number().int().min(1).default(20),
   AGENT_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
   TRUST_PROXY: trustProxySchema,
+  /** The Microsoft identity platform and our app registration: the same settings as the user service's. */
+  M365_AUTHORITY_URL: z.url().default('http://localhost:4510'),
+  M365_CLIENT_ID: z.uuid().default('6f2d4c1a-8b3e-4f5d-9a7c-1e2b3c4d5e6f'),
+  M365_APP_ID_URI: z.string().min(1).optional(),
+  AGENT_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   LOG_LEVEL: logLevelSchema,
 });
 
@@ -33,6 +38,9 @@ export interface Config {
   rateLimit: number;
   rateWindowSeconds: number;
   trustProxy: boolean;
+  /** Microsoft tokens are verified as the user service verifies them (keys of the token's tenant). */
+  m365: { authorityUrl: string; clientId: string; appIdUri?: string };
+  upstreamTimeoutMs: number;
   logLevel: string;
 }
 
@@ -55,6 +63,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimit: c.AGENT_RATE_LIMIT,
     rateWindowSeconds: c.AGENT_RATE_WINDOW_SECONDS,
     trustProxy: c.TRUST_PROXY,
+    m365: {
+      authorityUrl: c.M365_AUTHORITY_URL.replace(/\/+$/, ''),
+      clientId: c.M365_CLIENT_ID.toLowerCase(),
+      ...(c.M365_APP_ID_URI ? { appIdUri: c.M365_APP_ID_URI } : {}),
+    },
+    upstreamTimeoutMs: c.AGENT_UPSTREAM_TIMEOUT_MS,
     logLevel: c.LOG_LEVEL,
   };
 }

@@ -4,6 +4,13 @@ import { createTestDb, sql } from '@acme/db';
 import type { Database } from '@acme/db';
 import { FakeClock } from '@acme/db/clock';
 import { freePort } from '@acme/test-kit/free-port';
+import { decodeJwt } from 'jose';
+import {
+  DEMO_FOREIGN_CLIENT_ID,
+  DEMO_M365_CLIENT_ID,
+  startMicrosoftStandIns,
+  type MicrosoftStandIns,
+} from '@acme/dev';
 import { loadConfig, start } from '../src/index.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -24,14 +31,32 @@ describe('agent service', () => {
   let url: string;
   let adminUrl: string;
   let close: () => Promise<void>;
+  let ms: MicrosoftStandIns;
+  /** Megan's Teams SSO token (Entra stand-in), valid for the fake clock's hours. */
+  let megan: string;
   const clock = new FakeClock(new Date('2026-03-01T09:00:00.000Z'));
+  const auth = () => ({ authorization: `Bearer ${megan}` });
 
   beforeAll(async () => {
     db = await createTestDb();
+    ms = await startMicrosoftStandIns({
+      entraPort: 0,
+      graphPort: 0,
+      marketplacePort: 0,
+      clock,
+      tokenTtlSeconds: 24 * 3600,
+    });
+    megan = await ms.entra.teamsToken(DEMO_M365_CLIENT_ID, 'megan@contoso.test');
     const port = await freePort();
     const service = await start({
       db,
-      env: { AGENT_PORT: String(port), AGENT_ADMIN_PORT: '0', AGENT_RATE_LIMIT: '50' },
+      env: {
+        AGENT_PORT: String(port),
+        AGENT_ADMIN_PORT: '0',
+        AGENT_RATE_LIMIT: '50',
+        M365_AUTHORITY_URL: ms.urls.entra,
+        M365_CLIENT_ID: DEMO_M365_CLIENT_ID,
+      },
       clock,
       logger: false,
     });
@@ -42,6 +67,7 @@ describe('agent service', () => {
   });
   afterAll(async () => {
     await close();
+    await ms?.close();
     await db.close();
   });
 
@@ -55,34 +81,79 @@ describe('agent service', () => {
       }>`select * from agent_unregistered_user_requests`.execute(db.kysely)
     ).rows;
 
-  it('records an unregistered user and answers 202 with its id', async () => {
+  it('records an unregistered user whose Microsoft token names the address, and answers 202 with its id', async () => {
     const res = await http(url, {
       method: 'POST',
-      json: { email: ' Bob@Contoso.test ', name: 'Bob Builder' },
+      headers: auth(),
+      json: { email: ' Megan@Contoso.test ', name: 'Megan Bowen' },
     });
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     const stored = (await rows()).find((r) => r.id === res.body.id);
-    expect(stored).toMatchObject({ email: 'bob@contoso.test', name: 'Bob Builder', created_at: clock.now() });
+    expect(stored).toMatchObject({
+      email: 'megan@contoso.test',
+      name: 'Megan Bowen',
+      created_at: clock.now(),
+    });
   });
 
-  it('accepts the empty strings the app sends when the team client knows nothing', async () => {
-    const res = await http(url, { method: 'POST', json: { email: '', name: '' } });
+  it('accepts the empty strings the app sends when the team client knows nothing (the token’s address is kept)', async () => {
+    const res = await http(url, { method: 'POST', headers: auth(), json: { email: '', name: '' } });
     expect(res.status).toBe(202);
+    expect((await rows()).find((r) => r.id === res.body.id)).toMatchObject({
+      email: 'megan@contoso.test',
+      name: '',
+    });
+  });
+
+  it('a caller without a valid Microsoft token records nothing (no, forged, expired or foreign-client token)', async () => {
+    const before = (await rows()).length;
+    const claims = decodeJwt(megan);
+    const forged = `${megan.slice(0, megan.lastIndexOf('.'))}.${'A'.repeat(342)}`;
+    const expired = await ms.entra.sign({ ...claims, exp: Math.floor(clock.now().getTime() / 1000) - 3600 });
+    const foreignClient = await ms.entra.sign({ ...claims, azp: DEMO_FOREIGN_CLIENT_ID });
+    for (const authorization of [
+      undefined,
+      'Bearer not-a-jwt',
+      `Bearer ${forged}`,
+      `Bearer ${expired}`,
+      `Bearer ${foreignClient}`,
+      `Basic ${megan}`,
+    ]) {
+      const res = await http(url, {
+        method: 'POST',
+        headers: authorization ? { authorization } : {},
+        json: { email: 'megan@contoso.test', name: 'Megan Bowen' },
+      });
+      expect(res.status, String(authorization).slice(0, 12)).toBe(401);
+      expect(res.body.errorCode).toBe('UNAUTHENTICATED');
+    }
+    expect((await rows()).length).toBe(before);
+  });
+
+  it('a body naming another address than the token’s is refused and not recorded', async () => {
+    const before = (await rows()).length;
+    const res = await http(url, {
+      method: 'POST',
+      headers: auth(),
+      json: { email: 'ceo@contoso.test', name: 'The CEO' },
+    });
+    expect(res).toMatchObject({ status: 403, body: { errorCode: 'FORBIDDEN' } });
+    expect((await rows()).length).toBe(before);
   });
 
   it('allows credentialed CORS from the app origins only', async () => {
     const ok = await http(url, {
       method: 'POST',
       json: { email: '', name: '' },
-      headers: { origin: 'http://localhost:4001' },
+      headers: { origin: 'http://localhost:4001', ...auth() },
     });
     expect(ok.headers.get('access-control-allow-origin')).toBe('http://localhost:4001');
     expect(ok.headers.get('access-control-allow-credentials')).toBe('true');
     const other = await http(url, {
       method: 'POST',
       json: { email: '', name: '' },
-      headers: { origin: 'http://evil.test' },
+      headers: { origin: 'http://evil.test', ...auth() },
     });
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
   });
@@ -96,7 +167,7 @@ describe('agent service', () => {
     ['an over-long name', { email: '', name: 'x'.repeat(201) }],
   ])('answers 400 INVALID_REQUEST for %s and records nothing', async (_label, json) => {
     const before = (await rows()).length;
-    const res = await http(url, { method: 'POST', json });
+    const res = await http(url, { method: 'POST', headers: auth(), json });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ errorCode: 'INVALID_REQUEST', message: expect.any(String) });
     expect((await rows()).length).toBe(before);
@@ -131,14 +202,18 @@ describe('agent service', () => {
     clock.set(new Date('2026-03-01T10:00:00.000Z'));
     const statuses: number[] = [];
     for (let i = 0; i < 51; i++)
-      statuses.push((await http(url, { method: 'POST', json: { email: '', name: '' } })).status);
+      statuses.push(
+        (await http(url, { method: 'POST', headers: auth(), json: { email: '', name: '' } })).status,
+      );
     expect(statuses.slice(0, 50).every((s) => s === 202)).toBe(true);
-    const limited = await http(url, { method: 'POST', json: { email: '', name: '' } });
+    const limited = await http(url, { method: 'POST', headers: auth(), json: { email: '', name: '' } });
     expect(limited.status).toBe(429);
     expect(limited.body.errorCode).toBe('RATE_LIMITED');
     expect(limited.headers.get('retry-after')).toBe('60');
     clock.advance(60_000);
-    expect((await http(url, { method: 'POST', json: { email: '', name: '' } })).status).toBe(202);
+    expect((await http(url, { method: 'POST', headers: auth(), json: { email: '', name: '' } })).status).toBe(
+      202,
+    );
   });
 
   it('answers the health probes', async () => {
@@ -158,12 +233,12 @@ describe('agent service', () => {
   });
 
   it('lists the recorded requests, newest first, on the admin API only', async () => {
-    await http(url, { method: 'POST', json: { email: 'listed@contoso.test', name: 'Listed Person' } });
+    await http(url, { method: 'POST', headers: auth(), json: { email: '', name: 'Listed Person' } });
     const res = await fetch(`${adminUrl}/admin/unregistered-user-requests?limit=1000`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as { requests: { email: string; name: string; createdAt: string }[] };
     expect(body.requests).toContainEqual(
-      expect.objectContaining({ email: 'listed@contoso.test', name: 'Listed Person' }),
+      expect.objectContaining({ email: 'megan@contoso.test', name: 'Listed Person' }),
     );
     const times = body.requests.map((r) => r.createdAt);
     expect(times).toEqual([...times].sort().reverse());

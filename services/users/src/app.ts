@@ -33,7 +33,7 @@ import { registerLoginAdminRoutes, registerLoginRoutes } from './login/routes.ts
 import { createAgentClient } from './clients/agent.ts';
 import { createMicrosoftClient } from './m365/microsoft.ts';
 import type { MicrosoftClient } from './m365/microsoft.ts';
-import { registerM365Routes } from './m365/routes.ts';
+import { registerM365AdminRoutes, registerM365Routes } from './m365/routes.ts';
 import { registerOrganisationRoutes } from './organisations/routes.ts';
 import { registerTermsAdminRoutes, registerTermsPublicRoutes } from './terms/routes.ts';
 import { registerUserRoutes } from './users/routes.ts';
@@ -138,6 +138,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   registerTermsAdminRoutes(adminApp, ctx);
   registerApiClientAdminRoutes(adminApp, ctx);
   registerSsoRoutes(adminApp, ctx);
+  registerM365AdminRoutes(adminApp, ctx);
   registerHealthRoutes(adminApp, ctx.db);
   attachMetrics(createServiceMetrics('users', { db: options.db }), { public: publicApp, admin: adminApp });
 

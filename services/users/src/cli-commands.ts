@@ -32,6 +32,8 @@ Commands:
   account:unlock --email <email>      ends the sign-in lockout of an address (password, codes, 2FA)
   keys:rotate   a new token-signing key; the old one stays published until its tokens expire
   requests:list [--limit <n>]         Microsoft 365 people who asked to join (agent service)
+  m365:admin-review                   org-admins that marketplace activation gave to non-purchasers
+                                      (found by the issue-20 repair migration; nothing is demoted)
   sso:set --org <organisationId> --issuer <url> --client-id <id> [--client-secret <secret>]
           [--provider <id>] [--scopes openid,email,profile] [--jit on|off] [--userinfo]
           (without --client-secret the secret is read from SSO_CLIENT_SECRET, keeping it out of
@@ -218,6 +220,8 @@ function toCall(command: string, values: Values, env: CliIo['env']): Call {
         body: { identifier: required(values, 'email') },
         api: 'identity',
       };
+    case 'm365:admin-review':
+      return { method: 'GET', path: '/admin/m365/org-admin-review' };
     case 'requests:list': {
       const limit = values.limit ?? '100';
       if (!/^\d{1,4}$/.test(limit)) throw new UsageError('--limit must be a number');

@@ -147,6 +147,15 @@ export interface SsoProvidersTable {
 }
 
 /** The user service's tables, as Kysely sees them. */
+/** Issue 20 repair: org-admins of marketplace organisations who bought none of its subscriptions. */
+export interface M365OrgAdminReviewTable {
+  user_id: string;
+  organisation_id: string;
+  email: string;
+  purchaser_emails: string[];
+  found_at: Date;
+}
+
 export interface UsersDb {
   organisations: OrganisationsTable;
   organisation_domains: OrganisationDomainsTable;
@@ -162,4 +171,5 @@ export interface UsersDb {
   marketplace_subscriptions: MarketplaceSubscriptionsTable;
   marketplace_webhook_events: MarketplaceWebhookEventsTable;
   sso_providers: SsoProvidersTable;
+  m365_org_admin_review: M365OrgAdminReviewTable;
 }

@@ -209,4 +209,28 @@ export const migrations: Migration[] = [
     name: '200_git_auth_states_session',
     sql: 'alter table git_auth_states add column session_id text',
   },
+  {
+    // Issue 20 repair: marketplace activation used to make any member of the buyer's tenant who
+    // opened the landing-page link an org-admin. This table lists, for review, the org-admins of
+    // organisations with marketplace subscriptions who bought none of them. Nothing is demoted here:
+    // an operator may have made them org-admin on purpose (docs/security.md, "Microsoft 365").
+    name: '230_m365_org_admin_review',
+    sql: `create table m365_org_admin_review (
+      user_id uuid primary key,
+      organisation_id uuid not null,
+      email text not null,
+      purchaser_emails jsonb not null,
+      found_at timestamptz not null default now()
+    )`,
+  },
+  {
+    name: '231_m365_org_admin_review_fill',
+    sql: `insert into m365_org_admin_review (user_id, organisation_id, email, purchaser_emails)
+      select u.id, u.organisation_id, u.email, jsonb_agg(distinct lower(s.purchaser_email))
+      from users u
+      join marketplace_subscriptions s on s.organisation_id = u.organisation_id
+      where u.role = 'org-admin'
+      group by u.id, u.organisation_id, u.email
+      having not bool_or(lower(s.purchaser_email) = lower(u.email))`,
+  },
 ];

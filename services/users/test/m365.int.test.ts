@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify, SignJWT } from 'jose';
+import { createRemoteJWKSet, decodeJwt, exportJWK, generateKeyPair, jwtVerify, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, sql } from '@acme/db';
 import type { Database } from '@acme/db';
@@ -10,6 +10,8 @@ import {
   DEMO_CONTOSO_TENANT_ID,
   DEMO_FABRIKAM_PASSWORD,
   DEMO_FABRIKAM_TENANT_ID,
+  DEMO_FOREIGN_CLIENT_ID,
+  DEMO_FOREIGN_REDIRECT_ORIGIN,
   DEMO_M365_CLIENT_ID,
   DEMO_MARKETPLACE_CLIENT_SECRET,
   DEMO_M365_CLIENT_SECRET,
@@ -17,6 +19,7 @@ import {
   DEMO_PUBLISHER_TENANT_ID,
   MARKETPLACE_APP_ID,
   startMicrosoftStandIns,
+  TEAMS_DESKTOP_CLIENT_ID,
   type MicrosoftStandIns,
 } from '@acme/dev';
 import { freePort } from '@acme/test-kit/free-port';
@@ -34,6 +37,7 @@ const APP = 'http://localhost:4001';
 const REDIRECT = `${APP}/account/redirect.html`;
 const TAILSPIN_TENANT_ID = '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
 const TAILSPIN_PASSWORD = 'Tailspin-Test-2026!';
+const WINGTIP_TENANT_ID = '6b5a4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d';
 
 let db: Database;
 let ms: MicrosoftStandIns;
@@ -41,9 +45,13 @@ let users: string;
 let usersAdmin: string;
 let issuer: string;
 let oauth2Admin: string;
+let identityAdmin: string;
 let agentAdmin: string;
+let contosoId: string;
 /** Added to the marketplace's clock, to let its purchase tokens expire. */
 let marketplaceSkewMs = 0;
+/** Kim's purchase (Tailspin): its landing-page token, replayed by later tests. */
+let tailspinPurchase: { token: string; subscriptionId: string } | undefined;
 const closers: (() => Promise<void>)[] = [];
 
 async function json(url: string, init: RequestInit & { json?: unknown } = {}) {
@@ -60,13 +68,21 @@ async function json(url: string, init: RequestInit & { json?: unknown } = {}) {
 }
 
 /** What MSAL gets from a popup sign-in: the ID token and the directory (Graph) token. */
-async function msalSignIn(email: string, password: string): Promise<{ idToken: string; graphToken: string }> {
+async function msalSignIn(
+  email: string,
+  password: string,
+  app: { clientId: string; redirect: string; scope: string } = {
+    clientId: DEMO_M365_CLIENT_ID,
+    redirect: REDIRECT,
+    scope: 'email User.Read Organization.Read.All openid profile offline_access',
+  },
+): Promise<{ idToken: string; graphToken: string }> {
   const verifier = randomBytes(32).toString('base64url');
   const query = new URLSearchParams({
-    client_id: DEMO_M365_CLIENT_ID,
+    client_id: app.clientId,
     response_type: 'code',
-    redirect_uri: REDIRECT,
-    scope: 'email User.Read Organization.Read.All openid profile offline_access',
+    redirect_uri: app.redirect,
+    scope: app.scope,
     state: 's',
     nonce: 'n',
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
@@ -84,10 +100,10 @@ async function msalSignIn(email: string, password: string): Promise<{ idToken: s
     await fetch(`${ms.urls.entra}/organizations/oauth2/v2.0/token`, {
       method: 'POST',
       body: new URLSearchParams({
-        client_id: DEMO_M365_CLIENT_ID,
+        client_id: app.clientId,
         grant_type: 'authorization_code',
         code,
-        redirect_uri: REDIRECT,
+        redirect_uri: app.redirect,
         code_verifier: verifier,
       }),
     })
@@ -142,8 +158,56 @@ beforeAll(async () => {
         password: TAILSPIN_PASSWORD,
         azureRoles: ['Owner'],
       },
+      {
+        // A colleague of the purchaser: no Azure role, never bought anything.
+        objectId: '4f3d5e6a-7b8c-4d9e-8f0a-000000000002',
+        email: 'pat@tailspin.test',
+        displayName: 'Pat Colleague',
+        givenName: 'Pat',
+        surname: 'Colleague',
+        password: TAILSPIN_PASSWORD,
+      },
     ],
   });
+  directory.tenants.push({
+    tenantId: WINGTIP_TENANT_ID,
+    displayName: 'Wingtip',
+    domains: [{ name: 'wingtip.test', isDefault: true }],
+    adminConsent: true,
+    users: [
+      {
+        objectId: '5a4b6c7d-8e9f-4a0b-8c1d-000000000001',
+        email: 'sam@wingtip.test',
+        displayName: 'Sam Owner',
+        givenName: 'Sam',
+        surname: 'Owner',
+        password: TAILSPIN_PASSWORD,
+        azureRoles: ['Owner'],
+      },
+      {
+        objectId: '5a4b6c7d-8e9f-4a0b-8c1d-000000000002',
+        email: 'lou@wingtip.test',
+        displayName: 'Lou Admin',
+        givenName: 'Lou',
+        surname: 'Admin',
+        password: TAILSPIN_PASSWORD,
+      },
+    ],
+  });
+  const contosoTenant = directory.tenants.find((t) => t.tenantId === DEMO_CONTOSO_TENANT_ID)!;
+  for (const [n, first] of [
+    ['3', 'Adele'],
+    ['4', 'Grady'],
+  ] as const) {
+    contosoTenant.users.push({
+      objectId: `1c0a2b3d-4e5f-4a6b-8c7d-00000000000${n}`,
+      email: `${first.toLowerCase()}@contoso.test`,
+      displayName: `${first} Vance`,
+      givenName: first,
+      surname: 'Vance',
+      password: DEMO_CONTOSO_PASSWORD,
+    });
+  }
   ms = await startMicrosoftStandIns({
     entraPort: 0,
     graphPort: 0,
@@ -155,11 +219,17 @@ beforeAll(async () => {
   const stack = await startAuthStack(db, closers, { appOrigin: APP });
   issuer = stack.issuer;
   oauth2Admin = stack.oauth2Admin;
+  identityAdmin = stack.identityAdmin;
   const agentPort = await freePort();
   const agent = await startAgent({
     db,
     logger: false,
-    env: { AGENT_PORT: String(agentPort), AGENT_ADMIN_PORT: '0' },
+    env: {
+      AGENT_PORT: String(agentPort),
+      AGENT_ADMIN_PORT: '0',
+      M365_AUTHORITY_URL: ms.urls.entra,
+      M365_CLIENT_ID: DEMO_M365_CLIENT_ID,
+    },
   });
   closers.push(agent.close);
   agentAdmin = agent.urls.admin!;
@@ -197,6 +267,7 @@ beforeAll(async () => {
     },
   });
   expect(contoso.status).toBe(201);
+  contosoId = String(contoso.body.id);
   const megan = await json(`${usersAdmin}/admin/users`, {
     method: 'POST',
     json: {
@@ -263,6 +334,117 @@ describe('POST /m365/login', () => {
     const res = await login(teams, { graphAccessToken: '' });
     expect(res.status).toBe(200);
     expect(typeof res.body.accessToken).toBe('string');
+  });
+
+  it('Teams SSO tokens of the desktop/mobile and the web clients are both accepted', async () => {
+    const web = await ms.entra.teamsToken(DEMO_M365_CLIENT_ID, 'megan@contoso.test');
+    expect(decodeJwt(web).azp).toBe('5e3ce6c0-2b1f-4285-8d4b-75ee78787346');
+    const desktop = await ms.entra.sign({ ...decodeJwt(web), azp: TEAMS_DESKTOP_CLIENT_ID });
+    for (const token of [web, desktop]) {
+      expect((await login(token, {})).status).toBe(200);
+    }
+  });
+
+  it('a token for our API obtained by a third-party application (foreign azp) is refused', async () => {
+    // The third-party app signs Megan in and asks Entra for a token for our API: aud is ours.
+    const foreign = await msalSignIn('megan@contoso.test', DEMO_CONTOSO_PASSWORD, {
+      clientId: DEMO_FOREIGN_CLIENT_ID,
+      redirect: `${DEMO_FOREIGN_REDIRECT_ORIGIN}/callback`,
+      scope: `api://localhost/${DEMO_M365_CLIENT_ID}/access_as_user openid profile`,
+    });
+    const apiToken = foreign.graphToken;
+    expect(decodeJwt(apiToken)).toMatchObject({ aud: DEMO_M365_CLIENT_ID, azp: DEMO_FOREIGN_CLIENT_ID });
+    const megan = await msalSignIn('megan@contoso.test', DEMO_CONTOSO_PASSWORD);
+    for (const graphAccessToken of [megan.graphToken, '']) {
+      const res = await login(apiToken, { graphAccessToken });
+      expect(res).toMatchObject({ status: 401, body: { errorCode: 'UNAUTHENTICATED' } });
+    }
+    const { token } = ms.marketplace.purchase('megan@contoso.test');
+    const activation = await activate(apiToken, { token, graphAccessToken: megan.graphToken });
+    expect(activation).toMatchObject({ status: 401, body: { errorCode: 'UNAUTHENTICATED' } });
+    // The v1 claim name (appid) is checked the same way.
+    const v1 = await ms.entra.sign({ ...decodeJwt(apiToken), azp: undefined, appid: DEMO_FOREIGN_CLIENT_ID });
+    expect((await login(v1, { graphAccessToken: megan.graphToken })).status).toBe(401);
+  });
+
+  it('a revoked invitation or an operator’s deactivation gets no m365 token (ACCOUNT_INACTIVE)', async () => {
+    // Adele was invited, then the invitation was revoked (her identity is deactivated).
+    const invitation = await json(`${usersAdmin}/admin/invitations`, {
+      method: 'POST',
+      json: {
+        organisationId: contosoId,
+        email: 'adele@contoso.test',
+        firstName: 'Adele',
+        lastName: 'Vance',
+        role: 'member',
+        scopeGroups: [],
+      },
+    });
+    expect(invitation.status).toBe(201);
+    const revoked = await json(`${usersAdmin}/admin/invitations/${String(invitation.body.id)}/revoke`, {
+      method: 'POST',
+    });
+    expect(revoked.status).toBe(200);
+    const adele = await msalSignIn('adele@contoso.test', DEMO_CONTOSO_PASSWORD);
+    const refused = await login(adele.idToken, { graphAccessToken: adele.graphToken });
+    expect(refused).toMatchObject({ status: 403, body: { errorCode: 'ACCOUNT_INACTIVE' } });
+    expect(refused.body).not.toHaveProperty('accessToken');
+
+    // Grady is a user; the operator deactivates his identity, then reactivates it.
+    const created = await json(`${usersAdmin}/admin/users`, {
+      method: 'POST',
+      json: {
+        organisationId: contosoId,
+        email: 'grady@contoso.test',
+        firstName: 'Grady',
+        lastName: 'Vance',
+        role: 'member',
+        scopeGroups: [],
+      },
+    });
+    expect(created.status).toBe(201);
+    const identityId = String(created.body.identityId);
+    const setState = async (state: string) => {
+      const res = await fetch(`${identityAdmin}/admin/identities/${identityId}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify([{ op: 'replace', path: '/state', value: state }]),
+      });
+      expect(res.status).toBe(200);
+    };
+    const grady = await ms.entra.teamsToken(DEMO_M365_CLIENT_ID, 'grady@contoso.test');
+    expect((await login(grady, {})).status).toBe(200);
+    await setState('inactive');
+    try {
+      expect(await login(grady, {})).toMatchObject({ status: 403, body: { errorCode: 'ACCOUNT_INACTIVE' } });
+    } finally {
+      await setState('active');
+    }
+    expect((await login(grady, {})).status).toBe(200);
+  });
+
+  it('an identity that belongs to another user gets no m365 token (USER_NOT_LINKED)', async () => {
+    const grady = (
+      (await json(`${usersAdmin}/admin/users`)).body.users as {
+        id: string;
+        email: string;
+        identityId: string;
+      }[]
+    ).find((u) => u.email === 'grady@contoso.test')!;
+    const patch = (value: string) =>
+      fetch(`${identityAdmin}/admin/identities/${grady.identityId}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify([{ op: 'replace', path: '/traits/userServiceID', value }]),
+      });
+    const token = await ms.entra.teamsToken(DEMO_M365_CLIENT_ID, 'grady@contoso.test');
+    expect((await patch(randomUUID())).status).toBe(200);
+    try {
+      expect(await login(token, {})).toMatchObject({ status: 403, body: { errorCode: 'USER_NOT_LINKED' } });
+    } finally {
+      expect((await patch(grady.id)).status).toBe(200);
+    }
+    expect((await login(token, {})).status).toBe(200);
   });
 
   it('Diego (in Entra, not a user): UnauthorisedUserException, and his request is recorded', async () => {
@@ -418,8 +600,12 @@ describe('marketplace activation and webhooks', () => {
     }[];
     expect(people).toEqual([expect.objectContaining({ email: 'alex@fabrikam.test', role: 'org-admin' })]);
 
+    // A replay: the organisation is subscribed, so the "already subscribed" view; nothing runs again.
     const replay = await activate(alex.idToken, { token, graphAccessToken: alex.graphToken });
-    expect(replay.status).toBe(200);
+    expect(replay).toMatchObject({
+      status: 409,
+      body: { errorCode: 'OrganisationAlreadySubscribedException' },
+    });
     expect(await organisationOfTenant(DEMO_FABRIKAM_TENANT_ID)).toHaveLength(1);
 
     const signedIn = await login(alex.idToken, { graphAccessToken: alex.graphToken });
@@ -434,8 +620,18 @@ describe('marketplace activation and webhooks', () => {
     });
   });
 
-  it('a new tenant: the organisation is created from Graph’s verified domains', async () => {
-    const { token } = ms.marketplace.purchase('kim@tailspin.test');
+  it('a colleague replaying the purchaser’s landing-page token is refused and gets no org-admin role', async () => {
+    const { token, subscription } = ms.marketplace.purchase('kim@tailspin.test');
+    tailspinPurchase = { token, subscriptionId: subscription.id };
+    const pat = await msalSignIn('pat@tailspin.test', TAILSPIN_PASSWORD);
+    const stolen = await activate(pat.idToken, { token, graphAccessToken: pat.graphToken });
+    expect(stolen).toMatchObject({ status: 403, body: { errorCode: 'MarketplaceNotPurchaserException' } });
+    expect(await organisationOfTenant(TAILSPIN_TENANT_ID)).toHaveLength(0);
+    expect(ms.marketplace.subscriptions.get(subscription.id)!.saasSubscriptionStatus).toBe(
+      'PendingFulfillmentStart',
+    );
+
+    // Kim, the purchaser: a new tenant's organisation, from Graph's verified domains; she is org-admin.
     const kim = await msalSignIn('kim@tailspin.test', TAILSPIN_PASSWORD);
     const res = await activate(kim.idToken, { token, graphAccessToken: kim.graphToken });
     expect(res).toMatchObject({ status: 200, body: { created: true } });
@@ -444,8 +640,72 @@ describe('marketplace activation and webhooks', () => {
       domains: ['tailspin.test', 'tailspintoys.test'],
       subscriptionStatus: 'subscribed',
     });
-    expect((await activate(kim.idToken, { token, graphAccessToken: kim.graphToken })).status).toBe(200);
+    const people = (await json(`${usersAdmin}/admin/users?organisationId=${org!.id}`)).body.users;
+    expect(people).toEqual([expect.objectContaining({ email: 'kim@tailspin.test', role: 'org-admin' })]);
+
+    // Pat again, with the organisation in place: still nothing.
+    expect((await activate(pat.idToken, { token, graphAccessToken: pat.graphToken })).body.errorCode).toBe(
+      'MarketplaceNotPurchaserException',
+    );
+    expect((await json(`${usersAdmin}/admin/users?organisationId=${org!.id}`)).body.users).toHaveLength(1);
     expect(await organisationOfTenant(TAILSPIN_TENANT_ID)).toHaveLength(1);
+  });
+
+  it('a purchaser whose organisation already has an org-admin gets no role there', async () => {
+    const wingtip = await json(`${usersAdmin}/admin/organisations`, {
+      method: 'POST',
+      json: {
+        name: 'Wingtip',
+        domains: ['wingtip.test'],
+        products: ['MAGIC'],
+        subscriptionStatus: 'not_subscribed',
+        m365: true,
+        m365TenantIds: [WINGTIP_TENANT_ID],
+      },
+    });
+    expect(wingtip.status).toBe(201);
+    const lou = await json(`${usersAdmin}/admin/users`, {
+      method: 'POST',
+      json: {
+        organisationId: wingtip.body.id,
+        email: 'lou@wingtip.test',
+        firstName: 'Lou',
+        lastName: 'Admin',
+        role: 'org-admin',
+        scopeGroups: [],
+      },
+    });
+    expect(lou.status).toBe(201);
+    const { token } = ms.marketplace.purchase('sam@wingtip.test');
+    const sam = await msalSignIn('sam@wingtip.test', TAILSPIN_PASSWORD);
+    const res = await activate(sam.idToken, { token, graphAccessToken: sam.graphToken });
+    expect(res).toMatchObject({ status: 200, body: { created: false } });
+    const people = (await json(`${usersAdmin}/admin/users?organisationId=${String(wingtip.body.id)}`)).body
+      .users as { email: string; role: string }[];
+    expect(people).toEqual([expect.objectContaining({ email: 'lou@wingtip.test', role: 'org-admin' })]);
+  });
+
+  it('a replayed purchase token does not re-subscribe what the marketplace suspended or unsubscribed', async () => {
+    // Kim's landing-page link, as her browser history still has it.
+    const { token, subscriptionId } = tailspinPurchase!;
+    const kim = await msalSignIn('kim@tailspin.test', TAILSPIN_PASSWORD);
+    const status = async () => (await organisationOfTenant(TAILSPIN_TENANT_ID))[0]!.subscriptionStatus;
+
+    for (const action of ['Suspend', 'Unsubscribe'] as const) {
+      expect((await ms.marketplace.sendWebhook(subscriptionId, action)).status).toBe(200);
+      expect(await status()).toBe('not_subscribed');
+      const replay = await activate(kim.idToken, { token, graphAccessToken: kim.graphToken });
+      expect(replay).toMatchObject({
+        status: 409,
+        body: { errorCode: 'MarketplaceSubscriptionInactiveException' },
+      });
+      expect(await status()).toBe('not_subscribed');
+      expect(ms.marketplace.subscriptions.get(subscriptionId)!.saasSubscriptionStatus).toBe(
+        action === 'Suspend' ? 'Suspended' : 'Unsubscribed',
+      );
+      expect((await ms.marketplace.sendWebhook(subscriptionId, 'Reinstate')).status).toBe(200);
+      expect(await status()).toBe('subscribed');
+    }
   });
 
   it('refuses invalid, expired and other tenants’ purchase tokens', async () => {
@@ -495,24 +755,72 @@ describe('marketplace activation and webhooks', () => {
     expect((await login(alex.idToken, { graphAccessToken: alex.graphToken })).status).toBe(200);
 
     // The same event twice is applied once.
-    const event = {
-      id: randomUUID(),
-      subscriptionId: subscription.id,
-      action: 'Suspend',
-      planId: 'magic-team',
-    };
+    const sent = await ms.marketplace.sendWebhook(subscription.id, 'Suspend');
+    expect(JSON.parse(sent.body)).toEqual({ applied: true });
     const bearer = await marketplaceAppToken();
-    const post = (auth: string | undefined) =>
-      json(`${users}/m365/marketplace/webhook`, {
-        method: 'POST',
-        headers: auth ? { authorization: `Bearer ${auth}` } : {},
-        json: event,
-      });
-    expect((await post(bearer)).body).toEqual({ applied: true });
-    expect((await post(bearer)).body).toEqual({ applied: false });
+    const again = await json(`${users}/m365/marketplace/webhook`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bearer}` },
+      json: sent.payload,
+    });
+    expect(again).toMatchObject({ status: 200, body: { applied: false } });
     expect((await organisationOfTenant(DEMO_FABRIKAM_TENANT_ID))[0]!.subscriptionStatus).toBe(
       'not_subscribed',
     );
+  });
+
+  it('a webhook the marketplace did not send (unknown operation, other action) changes nothing', async () => {
+    const subscription = [...ms.marketplace.subscriptions.values()].find(
+      (s) => s.beneficiary.tenantId === DEMO_FABRIKAM_TENANT_ID && s.saasSubscriptionStatus === 'Suspended',
+    )!;
+    const suspend = [...ms.marketplace.operations.values()].find(
+      (o) => o.subscriptionId === subscription.id && o.action === 'Suspend',
+    )!;
+    const otherOperation = [...ms.marketplace.operations.values()].find(
+      (o) => o.subscriptionId !== subscription.id,
+    )!;
+    const bearer = await marketplaceAppToken();
+    const forged = [
+      { id: randomUUID(), subscriptionId: subscription.id, action: 'Reinstate' },
+      { id: suspend.id, subscriptionId: subscription.id, action: 'Reinstate' },
+      { id: otherOperation.id, subscriptionId: subscription.id, action: otherOperation.action },
+    ];
+    for (const event of forged) {
+      const res = await json(`${users}/m365/marketplace/webhook`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bearer}` },
+        json: { ...event, planId: 'magic-team', quantity: 1, status: 'Succeeded' },
+      });
+      expect(res).toMatchObject({ status: 404, body: { errorCode: 'MARKETPLACE_OPERATION_NOT_FOUND' } });
+      expect((await organisationOfTenant(DEMO_FABRIKAM_TENANT_ID))[0]!.subscriptionStatus).toBe(
+        'not_subscribed',
+      );
+    }
+  });
+
+  it('m365:admin-review prints the org-admin grants the repair migration listed', async () => {
+    const [org] = await organisationOfTenant(TAILSPIN_TENANT_ID);
+    const userId = randomUUID();
+    await sql`insert into m365_org_admin_review (user_id, organisation_id, email, purchaser_emails)
+      values (${userId}, ${org!.id}, 'pat@tailspin.test', '["kim@tailspin.test"]'::jsonb)`.execute(db.kysely);
+    const out: string[] = [];
+    const code = await runCli(['m365:admin-review'], {
+      env: { USERS_ADMIN_URL: usersAdmin },
+      out: (t) => out.push(t),
+      err: () => undefined,
+    });
+    expect(code).toBe(0);
+    expect(JSON.parse(out.join('\n'))).toEqual({
+      grants: [
+        {
+          userId,
+          organisationId: org!.id,
+          email: 'pat@tailspin.test',
+          purchaserEmails: ['kim@tailspin.test'],
+          foundAt: expect.any(String),
+        },
+      ],
+    });
   });
 
   it('webhooks with a bad token are refused and change nothing', async () => {

@@ -10,6 +10,8 @@ export const errorCatalogue = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
+  /** The Microsoft identity platform did not answer with its keys. */
+  UPSTREAM_ERROR: 502,
   NOT_READY: 503,
 } as const;
 

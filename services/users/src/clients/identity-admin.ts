@@ -44,6 +44,10 @@ export interface IdentityAdminClient {
   deleteIdentity(id: string): Promise<void>;
   /** Identities whose login identifier is this email (Kratos `credentials_identifier`). */
   findIdentitiesByEmail(email: string): Promise<{ id: string; userServiceID: string | undefined }[]>;
+  /** The identity's state and link (`traits.userServiceID`), or null when there is none with this id. */
+  getIdentity(
+    id: string,
+  ): Promise<{ id: string; state: string | undefined; userServiceID: string | undefined } | null>;
   /** The session with its identity, or null when it is unknown or no longer active. */
   getSession(sessionId: string): Promise<IdentitySession | null>;
   /** Applies a JSON Patch to the identity; 404 is IDENTITY_NOT_FOUND (as USER_NOT_FOUND). */
@@ -114,6 +118,11 @@ export function createIdentityAdminClient(
     async findIdentitiesByEmail(email) {
       const found = await guarded(() => client.listIdentities({ credentialsIdentifier: email }));
       return found.map((i) => ({ id: i.id, userServiceID: i.traits?.userServiceID }));
+    },
+
+    async getIdentity(id) {
+      const found = await guarded(() => client.getIdentity(id));
+      return found ? { id: found.id, state: found.state, userServiceID: found.traits?.userServiceID } : null;
     },
 
     getSession: (sessionId) => guarded(() => client.getSession(sessionId)),

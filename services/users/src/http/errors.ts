@@ -16,6 +16,8 @@ export const errorCatalogue = {
   SECOND_FACTOR_REQUIRED: 403,
   SESSION_MISMATCH: 403,
   USER_NOT_LINKED: 403,
+  /** The identity is deactivated (a revoked invitation, an operator's deactivation). */
+  ACCOUNT_INACTIVE: 403,
   PERMISSION_DENIED: 403,
   /** Microsoft 365: the tenant's organisation has no subscription (or there is none). */
   UserNotSubscribedException: 403,
@@ -25,9 +27,13 @@ export const errorCatalogue = {
   UnauthorisedUserException: 403,
   /** The marketplace purchase belongs to another tenant than the caller's. */
   MarketplaceTenantMismatchException: 403,
+  /** Only the person who bought the marketplace subscription may activate it. */
+  MarketplaceNotPurchaserException: 403,
   JIT_DISABLED: 403,
   NOT_FOUND: 404,
   SUBSCRIPTION_NOT_FOUND: 404,
+  /** A webhook whose operation the marketplace's Get Operation API does not confirm. */
+  MARKETPLACE_OPERATION_NOT_FOUND: 404,
   ORGANISATION_NOT_FOUND: 404,
   USER_NOT_FOUND: 404,
   CONSENT_REQUEST_NOT_FOUND: 404,
@@ -38,6 +44,8 @@ export const errorCatalogue = {
   DOMAIN_TAKEN: 409,
   /** The purchase's tenant already has an organisation with another active subscription. */
   OrganisationAlreadySubscribedException: 409,
+  /** The marketplace reports the purchase as suspended or unsubscribed: it cannot be activated. */
+  MarketplaceSubscriptionInactiveException: 409,
   USER_EXISTS: 409,
   SSO_PROVIDER_TAKEN: 409,
   INVITATION_ACCEPTED: 409,

@@ -6,60 +6,134 @@ import { uuidSchema } from '../http/schemas.ts';
 import { recheckTermsAtSignIn } from '../terms/service.ts';
 import { findUserWithProducts } from '../users/repository.ts';
 
+/** A sign-in or refresh through the identity service (password, SSO): its identity session. */
+export interface SessionClaimsRequest {
+  method?: 'session';
+  identitySessionId: string;
+  subject: string;
+  purpose: 'sign-in' | 'refresh';
+}
+
+/** A Microsoft 365 sign-in (`/m365/login`): the user the verified Microsoft account maps to. */
+export interface M365ClaimsRequest {
+  method: 'm365';
+  userId: string;
+}
+
+export type ClaimsRequest = SessionClaimsRequest | M365ClaimsRequest;
+
+/** The one refusal for an organisation without a subscription at a Microsoft 365 sign-in. */
+export function notSubscribed(ctx: UsersContext): AppError {
+  return new AppError(
+    'UserNotSubscribedException',
+    'Your organisation has no subscription. An Owner or Contributor of its Azure subscription can subscribe.',
+    {},
+    { subscriptionSetupUrl: ctx.config.m365.offerUrl },
+  );
+}
+
 /**
- * The claims an access token carries for an identity session (Hydra's consent `session`), read
- * fresh from the user and identity services. Used at sign-in (consent, or the authorization
- * server's own consent skip for first-party clients) and at every refresh, so that a refresh ends
- * when the identity session ended (logout, revocation, expiry, deactivation, deletion, removal
- * from the organisation) and a role or product change shows at the next refresh.
+ * The claims an access token carries, read fresh from the user and identity services. The one
+ * place every sign-in method gets its tokens' claims: password and SSO (Hydra's consent `session`,
+ * at sign-in, at the authorization server's own consent skip for first-party clients, and at every
+ * refresh) and Microsoft 365 (`/m365/login`). So no method can skip a check:
  *
- * Refused (no tokens) when:
- * - the identity session is unknown, inactive, belongs to another identity, or its identity is
- *   deactivated (SESSION_MISMATCH);
- * - the identity is not linked to a user of an organisation (USER_NOT_LINKED);
- * - at sign-in only: the second-factor grace period is over (SECOND_FACTOR_REQUIRED).
+ * Every method is refused (no tokens) when:
+ * - the identity is deactivated (a revoked invitation, an operator's deactivation) or gone
+ *   (session: SESSION_MISMATCH; m365: ACCOUNT_INACTIVE);
+ * - the identity is not linked to the user both ways (`users.identity_id` and the identity's
+ *   `userServiceID`) (USER_NOT_LINKED).
+ * Per method:
+ * - session: the identity session is unknown, inactive or belongs to another identity
+ *   (SESSION_MISMATCH); at sign-in, the second-factor grace period is over
+ *   (SECOND_FACTOR_REQUIRED), and the terms are re-checked;
+ * - m365: the organisation is not subscribed (UserNotSubscribedException). The second-factor and
+ *   terms checks do not apply: Microsoft signs the person in, and an m365 token counts as
+ *   authenticated (SPEC §4).
+ * A refresh thus ends when the identity session ended (logout, revocation, expiry, deactivation,
+ * deletion, removal from the organisation), and a role or product change shows at the next refresh.
  */
 export async function tokenClaimsFor(
   ctx: UsersContext,
-  input: { identitySessionId: string; subject: string; purpose: 'sign-in' | 'refresh' },
-): Promise<{ session: IdentitySession; claims: ConsentSession }> {
-  const session = await ctx.identityAdmin.getSession(input.identitySessionId);
-  if (
-    !session ||
-    session.active === false ||
-    session.identity.id !== input.subject ||
-    // A deactivated identity's sessions count for nothing, whatever their own expiry.
-    (session.identity.state !== undefined && session.identity.state !== 'active')
-  ) {
-    throw new AppError(
-      'SESSION_MISMATCH',
-      'The session does not belong to the user of this consent request.',
-    );
-  }
-  if (input.purpose === 'sign-in' && secondFactorOverdue(session, ctx.clock.now())) {
-    throw new AppError(
-      'SECOND_FACTOR_REQUIRED',
-      'The second-factor grace period is over: set up a second factor to sign in.',
-    );
+  input: ClaimsRequest,
+): Promise<{ identityId: string; claims: ConsentSession }> {
+  let identity: { id: string; state: string | undefined; userServiceID: string | undefined };
+  let mode: 'ory' | 'm365';
+  let userId: string | undefined;
+  let traits: IdentitySession['identity']['traits'] | undefined;
+  let row: Awaited<ReturnType<typeof findUserWithProducts>> | undefined;
+  if (input.method === 'm365') {
+    mode = 'm365';
+    row = uuidSchema.safeParse(input.userId).success
+      ? await findUserWithProducts(ctx.db, input.userId)
+      : null;
+    const found = row?.identityId ? await ctx.identityAdmin.getIdentity(row.identityId) : null;
+    if (!found) {
+      throw new AppError('USER_NOT_LINKED', 'The signed-in account is not linked to a user.');
+    }
+    if (!isActive(found.state)) {
+      throw new AppError(
+        'ACCOUNT_INACTIVE',
+        "Your account is deactivated. Please contact your organisation's administrator.",
+      );
+    }
+    identity = found;
+    userId = input.userId;
+  } else {
+    mode = 'ory';
+    const session = await ctx.identityAdmin.getSession(input.identitySessionId);
+    if (
+      !session ||
+      session.active === false ||
+      session.identity.id !== input.subject ||
+      // A deactivated identity's sessions count for nothing, whatever their own expiry.
+      !isActive(session.identity.state)
+    ) {
+      throw new AppError(
+        'SESSION_MISMATCH',
+        'The session does not belong to the user of this consent request.',
+      );
+    }
+    if (input.purpose === 'sign-in' && secondFactorOverdue(session, ctx.clock.now())) {
+      throw new AppError(
+        'SECOND_FACTOR_REQUIRED',
+        'The second-factor grace period is over: set up a second factor to sign in.',
+      );
+    }
+    identity = {
+      id: session.identity.id,
+      state: session.identity.state,
+      userServiceID: session.identity.traits.userServiceID,
+    };
+    userId = session.identity.traits.userServiceID;
+    traits = session.identity.traits;
   }
 
-  const userId = session.identity.traits.userServiceID;
   const user =
-    userId !== undefined && uuidSchema.safeParse(userId).success
-      ? await findUserWithProducts(ctx.db, userId)
-      : null;
-  if (!user || (user.identityId !== null && user.identityId !== session.identity.id)) {
+    row !== undefined
+      ? row
+      : userId !== undefined && uuidSchema.safeParse(userId).success
+        ? await findUserWithProducts(ctx.db, userId)
+        : null;
+  const linkedBothWays =
+    !!user &&
+    identity.userServiceID === userId &&
+    // An identity created before its user row was linked (step 3 of createUser) counts for a session.
+    (user.identityId === identity.id || (mode === 'ory' && user.identityId === null));
+  if (!user || !linkedBothWays) {
     throw new AppError('USER_NOT_LINKED', 'The signed-in identity is not linked to a user.');
   }
-  if (input.purpose === 'sign-in') {
+  if (mode === 'm365' && user.subscriptionStatus !== 'subscribed') throw notSubscribed(ctx);
+  if (input.method !== 'm365' && input.purpose === 'sign-in' && traits) {
     // Terms versions may have changed since the last sign-in: the app then shows the Terms step.
-    await recheckTermsAtSignIn(ctx, userId!, session.identity.id, session.identity.traits);
+    await recheckTermsAtSignIn(ctx, userId!, identity.id, traits);
   }
+
   return {
-    session,
+    identityId: identity.id,
     claims: {
       access_token: {
-        user: { authenticationMode: 'ory' },
+        user: { authenticationMode: mode },
         products: user.products,
         scopeGroups: user.scopeGroups,
         role: user.role,
@@ -69,6 +143,11 @@ export async function tokenClaimsFor(
       id_token: { email: user.email },
     },
   };
+}
+
+/** Kratos' identity `state`: absent (older records) counts as active. */
+function isActive(state: string | undefined): boolean {
+  return state === undefined || state === 'active';
 }
 
 /**

@@ -1,4 +1,9 @@
-import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
+import {
+  createMicrosoftTokenVerifier,
+  MicrosoftTokenError,
+  type MicrosoftUser,
+} from '@acme/service-kit/microsoft-token';
 import { z } from 'zod';
 import type { Clock } from '@acme/db/clock';
 import type { Config } from '../config.ts';
@@ -15,15 +20,8 @@ export const MARKETPLACE_APP_ID = '20e940b3-4c77-4b0b-9a53-9e16a1b010a7';
 const GRAPH_SCOPES =
   'https://graph.microsoft.com/User.Read https://graph.microsoft.com/Organization.Read.All';
 const MARKETPLACE_API_VERSION = '2018-08-31';
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const MAX_TENANT_KEY_SETS = 200;
 
-export interface MicrosoftIdentity {
-  tenantId: string;
-  objectId: string;
-  email?: string;
-  name?: string;
-}
+export type MicrosoftIdentity = MicrosoftUser;
 
 export interface GraphMe {
   id: string;
@@ -40,13 +38,44 @@ export interface GraphOrganization {
   verifiedDomains: { name: string; isDefault?: boolean }[];
 }
 
+/** A subscription's state at the marketplace (SaaS Fulfillment API v2 `saasSubscriptionStatus`). */
+export type MarketplaceStatus =
+  'PendingFulfillmentStart' | 'Subscribed' | 'Suspended' | 'Unsubscribed' | 'NotStarted';
+
+export interface MarketplaceParty {
+  emailId: string;
+  /** Entra object id (lower case; empty when the marketplace did not say). */
+  objectId: string;
+  tenantId: string;
+}
+
 export interface ResolvedPurchase {
   id: string;
   offerId: string;
   planId: string;
   quantity: number;
-  purchaser: { emailId: string; tenantId: string };
-  beneficiary: { emailId: string; tenantId: string };
+  purchaser: MarketplaceParty;
+  beneficiary: MarketplaceParty;
+  /** The subscription's status as the marketplace reports it. */
+  status: MarketplaceStatus;
+}
+
+/** A marketplace operation (Get Operation API): what a webhook claims, as Microsoft recorded it. */
+export interface MarketplaceOperation {
+  id: string;
+  subscriptionId: string;
+  action: string;
+  status: string;
+  planId?: string | undefined;
+  quantity?: number | undefined;
+}
+
+/** The subscription's current record at the marketplace (Get Subscription API). */
+export interface MarketplaceSubscriptionState {
+  id: string;
+  status: MarketplaceStatus;
+  planId: string;
+  quantity: number;
 }
 
 const meSchema = z.object({
@@ -70,13 +99,38 @@ const organizationSchema = z.object({
     .min(1),
 });
 
-const party = z.object({ emailId: z.string().default(''), tenantId: z.string() });
+const party = z.object({
+  emailId: z.string().default(''),
+  objectId: z.string().default(''),
+  tenantId: z.string(),
+});
+const statusSchema = z.enum([
+  'PendingFulfillmentStart',
+  'Subscribed',
+  'Suspended',
+  'Unsubscribed',
+  'NotStarted',
+]);
 const resolveSchema = z.object({
   id: z.string().min(1).max(100),
   offerId: z.string(),
   planId: z.string(),
   quantity: z.number().int().nullish(),
-  subscription: z.object({ purchaser: party, beneficiary: party }),
+  subscription: z.object({ purchaser: party, beneficiary: party, saasSubscriptionStatus: statusSchema }),
+});
+const subscriptionSchema = z.object({
+  id: z.string().min(1).max(100),
+  planId: z.string(),
+  quantity: z.number().int().nullish(),
+  saasSubscriptionStatus: statusSchema,
+});
+const operationSchema = z.object({
+  id: z.string().min(1).max(100),
+  subscriptionId: z.string().min(1).max(100),
+  action: z.string(),
+  status: z.string(),
+  planId: z.string().nullish(),
+  quantity: z.number().int().nullish(),
 });
 
 const tokenResponseSchema = z.object({ access_token: z.string().min(1), expires_in: z.coerce.number() });
@@ -97,10 +151,21 @@ export interface MicrosoftClient {
   organization(graphToken: string): Promise<GraphOrganization>;
   resolvePurchase(marketplaceToken: string): Promise<ResolvedPurchase>;
   activatePurchase(subscriptionId: string, planId: string, quantity: number): Promise<void>;
+  /** The subscription as the marketplace records it; null when it does not know it. */
+  getSubscription(subscriptionId: string): Promise<MarketplaceSubscriptionState | null>;
+  /** The operation as the marketplace records it; null when it does not know it. */
+  getOperation(subscriptionId: string, operationId: string): Promise<MarketplaceOperation | null>;
 }
 
 function unauthenticated(what = 'The Microsoft token is invalid or has expired.'): AppError {
   return new AppError('UNAUTHENTICATED', what);
+}
+
+function fromTokenError(error: unknown): AppError {
+  if (!(error instanceof MicrosoftTokenError)) throw error;
+  if (error.kind === 'unavailable')
+    return upstream('Microsoft identity platform', 'did not answer with its keys');
+  return unauthenticated(error.message);
 }
 
 function notGranted(): AppError {
@@ -138,47 +203,21 @@ async function call(service: string, url: string, init: RequestInit, timeoutMs: 
 export function createMicrosoftClient(config: Config, clock: Clock): MicrosoftClient {
   const m = config.m365;
   const timeoutMs = config.upstreamTimeoutMs;
-  const audiences = [m.clientId, ...(m.appIdUri ? [m.appIdUri] : [])];
-  const keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
+  const tokens = createMicrosoftTokenVerifier({
+    authorityUrl: m.authorityUrl,
+    clientId: m.clientId,
+    appIdUri: m.appIdUri,
+    timeoutMs,
+    clock,
+  });
   let marketplaceToken: { value: string; until: number } | undefined;
 
-  function keysOf(tenantId: string) {
-    let keys = keySets.get(tenantId);
-    if (!keys) {
-      if (keySets.size >= MAX_TENANT_KEY_SETS) keySets.delete(keySets.keys().next().value!);
-      keys = createRemoteJWKSet(new URL(`${m.authorityUrl}/${tenantId}/discovery/v2.0/keys`), {
-        timeoutDuration: timeoutMs,
-      });
-      keySets.set(tenantId, keys);
-    }
-    return keys;
-  }
-
-  /** Signature against the tenant's keys, issuer of that tenant, audience, lifetime. */
-  async function verifyEntraToken(token: string, audience: string[]): Promise<JWTPayload> {
-    let tenantId: string;
+  /** Signature against the tenant's keys, issuer of that tenant, audience, lifetime (shared check). */
+  async function verifyEntraToken(token: string): Promise<JWTPayload> {
     try {
-      const unverified = decodeJwt(token);
-      tenantId = typeof unverified.tid === 'string' ? unverified.tid.toLowerCase() : '';
-    } catch {
-      throw unauthenticated();
-    }
-    if (!GUID.test(tenantId)) throw unauthenticated();
-    try {
-      const { payload } = await jwtVerify(token, keysOf(tenantId), {
-        issuer: `${m.authorityUrl}/${tenantId}/v2.0`,
-        audience,
-        algorithms: ['RS256'],
-        currentDate: clock.now(),
-        clockTolerance: 60,
-      });
-      return payload;
+      return await tokens.verifyEntraToken(token);
     } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (code === 'ERR_JWKS_TIMEOUT') {
-        throw upstream('Microsoft identity platform', 'did not answer with its keys');
-      }
-      throw unauthenticated();
+      throw fromTokenError(error);
     }
   }
 
@@ -248,26 +287,15 @@ export function createMicrosoftClient(config: Config, clock: Clock): MicrosoftCl
 
   return {
     async verifyUserToken(token) {
-      const claims = await verifyEntraToken(token, audiences);
-      const tid = String(claims.tid).toLowerCase();
-      const oid = typeof claims.oid === 'string' ? claims.oid.toLowerCase() : '';
-      if (!GUID.test(oid)) throw unauthenticated();
-      const email =
-        typeof claims.email === 'string'
-          ? claims.email
-          : typeof claims.preferred_username === 'string'
-            ? claims.preferred_username
-            : undefined;
-      return {
-        tenantId: tid,
-        objectId: oid,
-        ...(email ? { email: email.toLowerCase() } : {}),
-        ...(typeof claims.name === 'string' ? { name: claims.name } : {}),
-      };
+      try {
+        return await tokens.verifyUserToken(token);
+      } catch (error) {
+        throw fromTokenError(error);
+      }
     },
 
     async verifyMarketplaceCaller(token) {
-      const claims = await verifyEntraToken(token, audiences);
+      const claims = await verifyEntraToken(token);
       const caller = claims.azp ?? claims.appid;
       if (caller !== MARKETPLACE_APP_ID || String(claims.tid).toLowerCase() !== m.publisherTenantId) {
         throw unauthenticated('The caller is not the Azure Marketplace.');
@@ -338,19 +366,53 @@ export function createMicrosoftClient(config: Config, clock: Clock): MicrosoftCl
       if (res.status !== 200 || !parsed.success)
         throw upstream('marketplace API', `answered ${res.status} to resolve`);
       const d = parsed.data;
+      const lowerParty = (p: z.infer<typeof party>): MarketplaceParty => ({
+        emailId: p.emailId.toLowerCase(),
+        objectId: p.objectId.toLowerCase(),
+        tenantId: p.tenantId.toLowerCase(),
+      });
       return {
         id: d.id,
         offerId: d.offerId,
         planId: d.planId,
         quantity: d.quantity ?? 1,
-        purchaser: {
-          emailId: d.subscription.purchaser.emailId.toLowerCase(),
-          tenantId: d.subscription.purchaser.tenantId.toLowerCase(),
-        },
-        beneficiary: {
-          emailId: d.subscription.beneficiary.emailId.toLowerCase(),
-          tenantId: d.subscription.beneficiary.tenantId.toLowerCase(),
-        },
+        purchaser: lowerParty(d.subscription.purchaser),
+        beneficiary: lowerParty(d.subscription.beneficiary),
+        status: d.subscription.saasSubscriptionStatus,
+      };
+    },
+
+    async getSubscription(subscriptionId) {
+      const res = await marketplace(`/${encodeURIComponent(subscriptionId)}`, { method: 'GET' });
+      if (res.status === 404) return null;
+      const parsed = subscriptionSchema.safeParse(res.body);
+      if (res.status !== 200 || !parsed.success)
+        throw upstream('marketplace API', `answered ${res.status} to get subscription`);
+      return {
+        id: parsed.data.id,
+        status: parsed.data.saasSubscriptionStatus,
+        planId: parsed.data.planId,
+        quantity: parsed.data.quantity ?? 1,
+      };
+    },
+
+    async getOperation(subscriptionId, operationId) {
+      const res = await marketplace(
+        `/${encodeURIComponent(subscriptionId)}/operations/${encodeURIComponent(operationId)}`,
+        { method: 'GET' },
+      );
+      if (res.status === 404) return null;
+      const parsed = operationSchema.safeParse(res.body);
+      if (res.status !== 200 || !parsed.success)
+        throw upstream('marketplace API', `answered ${res.status} to get operation`);
+      const d = parsed.data;
+      return {
+        id: d.id,
+        subscriptionId: d.subscriptionId,
+        action: d.action,
+        status: d.status,
+        ...(d.planId ? { planId: d.planId } : {}),
+        ...(typeof d.quantity === 'number' ? { quantity: d.quantity } : {}),
       };
     },
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { UsersContext } from '../context.ts';
 import { z } from 'zod';
 import { AppError } from '../http/errors.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
@@ -73,5 +74,42 @@ export function registerM365Routes(app: FastifyInstance, ctx: M365Context): void
       'marketplace webhook',
     );
     return reply.code(200).send({ applied: result.applied });
+  });
+}
+
+const adminReviewSchema = z.object({
+  grants: z.array(
+    z.object({
+      userId: z.string(),
+      organisationId: z.string(),
+      email: z.string(),
+      purchaserEmails: z.array(z.string()),
+      foundAt: z.string(),
+    }),
+  ),
+});
+
+/**
+ * Operator network only. `GET /admin/m365/org-admin-review`: what the issue-20 repair migration
+ * found, the org-admins of marketplace organisations who bought none of its subscriptions (grants
+ * the activation made before it checked the purchaser). For review; nothing is demoted.
+ */
+export function registerM365AdminRoutes(app: FastifyInstance, ctx: UsersContext): void {
+  app.get('/admin/m365/org-admin-review', async (_request, reply) => {
+    const rows = await ctx.db
+      .selectFrom('m365_org_admin_review')
+      .selectAll()
+      .orderBy('organisation_id')
+      .orderBy('email')
+      .execute();
+    return sendOutput(reply, 200, adminReviewSchema, {
+      grants: rows.map((r) => ({
+        userId: r.user_id,
+        organisationId: r.organisation_id,
+        email: r.email,
+        purchaserEmails: r.purchaser_emails,
+        foundAt: r.found_at.toISOString(),
+      })),
+    });
   });
 }

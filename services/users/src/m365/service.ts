@@ -4,6 +4,7 @@ import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { isUniqueViolation } from '../http/db-errors.ts';
 import { domainSchema, emailSchema } from '../http/schemas.ts';
+import { notSubscribed, tokenClaimsFor } from '../login/token-claims.ts';
 import { createUser } from '../users/create-user.ts';
 import type { GraphMe, GraphOrganization, MicrosoftClient, MicrosoftIdentity } from './microsoft.ts';
 
@@ -16,7 +17,10 @@ import type { GraphMe, GraphOrganization, MicrosoftClient, MicrosoftIdentity } f
 
 export interface M365Context extends UsersContext {
   microsoft: MicrosoftClient;
-  agent: { recordUnregisteredUser(email: string, name: string): Promise<void> };
+  agent: {
+    /** Best effort; `bearer` is the caller's Microsoft token, which the agent service verifies too. */
+    recordUnregisteredUser(bearer: string, email: string, name: string): Promise<void>;
+  };
 }
 
 export interface M365Caller {
@@ -67,15 +71,6 @@ async function organisationOfTenant(ctx: UsersContext, tenantId: string) {
     .executeTakeFirst();
 }
 
-function notSubscribed(ctx: UsersContext): AppError {
-  return new AppError(
-    'UserNotSubscribedException',
-    'Your organisation has no subscription. An Owner or Contributor of its Azure subscription can subscribe.',
-    {},
-    { subscriptionSetupUrl: ctx.config.m365.offerUrl },
-  );
-}
-
 /** `POST /m365/login`: our access token for a Microsoft 365 user of a subscribed organisation. */
 export async function m365Login(
   ctx: M365Context,
@@ -90,30 +85,28 @@ export async function m365Login(
   const email = emailOf(caller);
   const user = await ctx.db
     .selectFrom('users')
-    .select(['id', 'identity_id', 'email', 'scope_groups'])
+    .select(['id'])
     .where('email', '=', email)
     .where('organisation_id', '=', organisation.id)
     .executeTakeFirst();
   if (!user) {
-    await ctx.agent.recordUnregisteredUser(email, caller.me.displayName ?? caller.identity.name ?? '');
+    // The agent service checks the same Microsoft token and keeps only the address it names.
+    await ctx.agent.recordUnregisteredUser(
+      bearer,
+      caller.identity.email ?? email,
+      caller.me.displayName ?? caller.identity.name ?? '',
+    );
     throw new AppError(
       'UnauthorisedUserException',
       'You are not a user of your organisation in this product yet. Your request to join has been recorded.',
     );
   }
+  // The same checks as every other sign-in method (active identity, linked user, subscribed).
+  const { identityId, claims } = await tokenClaimsFor(ctx, { method: 'm365', userId: user.id });
   return ctx.oauth2Admin.issueFederatedToken({
-    subject: user.identity_id ?? user.id,
+    subject: identityId,
     client_id: ctx.config.m365.oauth2ClientId,
-    session: {
-      access_token: {
-        user: { authenticationMode: 'm365' },
-        products: organisation.products,
-        scopeGroups: user.scope_groups,
-        // Same claim shape as the password and SSO sign-ins (always subscribed here).
-        subscriptionStatus: organisation.subscriptionStatus,
-      },
-      id_token: { email: user.email },
-    },
+    session: claims,
   });
 }
 
@@ -125,11 +118,19 @@ export interface ActivationResult {
 }
 
 /**
- * `POST /m365/marketplace/activate`: resolves the purchase token, checks it belongs to the
- * caller's tenant, activates it at the marketplace, creates the tenant's organisation if new
- * (domains from Graph's verified domains), marks it subscribed and makes the purchaser its
- * org-admin. Replaying the same purchase changes nothing; another purchase for an organisation
- * that is already subscribed is refused.
+ * `POST /m365/marketplace/activate`: resolves the purchase token and acts on the marketplace's own
+ * record of the subscription. Refused unless:
+ * - the purchase belongs to the caller's tenant (MarketplaceTenantMismatchException);
+ * - the caller is its purchaser: same Entra object id and tenant (MarketplaceNotPurchaserException),
+ *   so that a colleague who replays the landing-page link gains nothing;
+ * - the marketplace reports it PendingFulfillmentStart (then it is activated there) or Subscribed
+ *   (already active there: recorded here without a second activation); Suspended or Unsubscribed
+ *   stay so (MarketplaceSubscriptionInactiveException): the marketplace's state wins over a replay;
+ * - the tenant's organisation is not subscribed already (OrganisationAlreadySubscribedException,
+ *   a replay included: no second activation runs).
+ * It creates the tenant's organisation if new (domains from Graph's verified domains), marks it
+ * subscribed, and makes the purchaser its org-admin only when the activation created it or it has
+ * no org-admin yet.
  */
 export async function activateSubscription(
   ctx: M365Context,
@@ -146,21 +147,33 @@ export async function activateSubscription(
       "The purchase belongs to another organisation's Microsoft 365 tenant.",
     );
   }
+  if (
+    purchase.purchaser.objectId !== caller.identity.objectId ||
+    purchase.purchaser.tenantId !== caller.identity.tenantId
+  ) {
+    throw new AppError(
+      'MarketplaceNotPurchaserException',
+      'Only the person who bought the subscription in the Azure Marketplace can activate it.',
+    );
+  }
+  if (purchase.status !== 'PendingFulfillmentStart' && purchase.status !== 'Subscribed') {
+    throw new AppError(
+      'MarketplaceSubscriptionInactiveException',
+      'The Azure Marketplace reports this subscription as suspended or cancelled: it cannot be activated.',
+    );
+  }
 
   const existing = await organisationOfTenant(ctx, tenantId);
-  const known = await ctx.db
-    .selectFrom('marketplace_subscriptions')
-    .select(['id', 'organisation_id', 'status'])
-    .where('id', '=', purchase.id)
-    .executeTakeFirst();
-  if (existing && existing.subscriptionStatus === 'subscribed' && known?.organisation_id !== existing.id) {
+  if (existing && existing.subscriptionStatus === 'subscribed') {
     throw new AppError(
       'OrganisationAlreadySubscribedException',
       'Your organisation already has a subscription. Please contact support.',
     );
   }
 
-  await ctx.microsoft.activatePurchase(purchase.id, purchase.planId, purchase.quantity);
+  if (purchase.status === 'PendingFulfillmentStart') {
+    await ctx.microsoft.activatePurchase(purchase.id, purchase.planId, purchase.quantity);
+  }
 
   const now = ctx.clock.now();
   let organisationId = existing?.id;
@@ -196,7 +209,7 @@ export async function activateSubscription(
       .execute();
   });
 
-  await makePurchaserOrgAdmin(ctx, caller, orgId);
+  await seatPurchaser(ctx, caller, orgId, created);
   return { organisationId: orgId, subscriptionId: purchase.id, planId: purchase.planId, created };
 }
 
@@ -263,11 +276,26 @@ async function createTenantOrganisation(ctx: M365Context, caller: M365Caller, no
   return id;
 }
 
-async function makePurchaserOrgAdmin(
+/**
+ * The purchaser (already checked by the caller) becomes the organisation's org-admin when the
+ * activation created the organisation or it has no org-admin yet. Otherwise the organisation's
+ * org-admins decide: the purchaser keeps the role they have, and is not made a user.
+ */
+async function seatPurchaser(
   ctx: M365Context,
   caller: M365Caller,
   organisationId: string,
+  created: boolean,
 ): Promise<void> {
+  if (!created) {
+    const admin = await ctx.db
+      .selectFrom('users')
+      .select('id')
+      .where('organisation_id', '=', organisationId)
+      .where('role', '=', 'org-admin')
+      .executeTakeFirst();
+    if (admin) return;
+  }
   const email = emailOf(caller);
   const user = await ctx.db
     .selectFrom('users')
@@ -311,12 +339,21 @@ async function makePurchaserOrgAdmin(
 export type WebhookAction =
   'Unsubscribe' | 'Suspend' | 'Reinstate' | 'ChangePlan' | 'ChangeQuantity' | 'Renew';
 
+const STATUS_OF: Partial<Record<string, 'Subscribed' | 'Suspended' | 'Unsubscribed'>> = {
+  Subscribed: 'Subscribed',
+  Suspended: 'Suspended',
+  Unsubscribed: 'Unsubscribed',
+};
+
 /**
- * `POST /m365/marketplace/webhook` after the caller was verified: applies the action to our record
- * of the subscription and the organisation's subscription state. Each event id is applied once.
+ * `POST /m365/marketplace/webhook` after the caller was verified. The body is only a notice: the
+ * operation is confirmed through the marketplace's Get Operation API (same subscription, same
+ * action, not Failed or Conflict), as Microsoft requires, and what is applied is the marketplace's
+ * own record of the subscription (status, plan, quantity), read from its Get Subscription API.
+ * Each operation id is applied once.
  */
 export async function applyWebhook(
-  ctx: UsersContext,
+  ctx: M365Context,
   event: { id: string; subscriptionId: string; action: string; planId?: string; quantity?: number },
 ): Promise<{ applied: boolean }> {
   const subscription = await ctx.db
@@ -325,6 +362,20 @@ export async function applyWebhook(
     .where('id', '=', event.subscriptionId)
     .executeTakeFirst();
   if (!subscription) throw new AppError('SUBSCRIPTION_NOT_FOUND', 'No activated subscription has this id.');
+  const operation = await ctx.microsoft.getOperation(event.subscriptionId, event.id);
+  if (
+    !operation ||
+    operation.id !== event.id ||
+    operation.subscriptionId !== event.subscriptionId ||
+    operation.action !== event.action
+  ) {
+    throw new AppError(
+      'MARKETPLACE_OPERATION_NOT_FOUND',
+      'The marketplace does not confirm this operation for this subscription.',
+    );
+  }
+  const settled = operation.status !== 'Failed' && operation.status !== 'Conflict';
+  const state = settled ? await ctx.microsoft.getSubscription(event.subscriptionId) : null;
   const now = ctx.clock.now();
   return ctx.db.transaction().execute(async (trx) => {
     const inserted = await trx
@@ -333,39 +384,30 @@ export async function applyWebhook(
       .onConflict((oc) => oc.column('id').doNothing())
       .returning('id')
       .executeTakeFirst();
-    if (!inserted) return { applied: false };
-    const status =
-      event.action === 'Unsubscribe'
-        ? 'Unsubscribed'
-        : event.action === 'Suspend'
-          ? 'Suspended'
-          : event.action === 'Reinstate'
-            ? 'Subscribed'
-            : undefined;
+    if (!inserted || !state) return { applied: false };
+    const status = STATUS_OF[state.status];
     await trx
       .updateTable('marketplace_subscriptions')
       .set({
         ...(status ? { status } : {}),
-        ...(event.action === 'ChangePlan' && event.planId ? { plan_id: event.planId } : {}),
-        ...(event.action === 'ChangeQuantity' && event.quantity ? { quantity: event.quantity } : {}),
+        plan_id: state.planId,
+        quantity: state.quantity,
         updated_at: now,
       })
       .where('id', '=', event.subscriptionId)
       .execute();
-    if (status) {
-      // The organisation is subscribed while any of its marketplace subscriptions is.
-      const active = await trx
-        .selectFrom('marketplace_subscriptions')
-        .select(sql<number>`count(*)`.as('n'))
-        .where('organisation_id', '=', subscription.organisation_id)
-        .where('status', '=', 'Subscribed')
-        .executeTakeFirstOrThrow();
-      await trx
-        .updateTable('organisations')
-        .set({ subscription_status: Number(active.n) > 0 ? 'subscribed' : 'not_subscribed' })
-        .where('id', '=', subscription.organisation_id)
-        .execute();
-    }
+    // The organisation is subscribed while any of its marketplace subscriptions is.
+    const active = await trx
+      .selectFrom('marketplace_subscriptions')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('organisation_id', '=', subscription.organisation_id)
+      .where('status', '=', 'Subscribed')
+      .executeTakeFirstOrThrow();
+    await trx
+      .updateTable('organisations')
+      .set({ subscription_status: Number(active.n) > 0 ? 'subscribed' : 'not_subscribed' })
+      .where('id', '=', subscription.organisation_id)
+      .execute();
     return { applied: true };
   });
 }

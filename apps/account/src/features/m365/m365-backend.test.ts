@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mockFetch } from '../../testing/fetch-mock.ts';
 import { HttpClientError, RequiredError, postJson } from './http-client.ts';
 import { backendLogin, classifyBackendLoginError, tokenFromBackendLogin } from './m365-backend.ts';
+import { activationErrorMessage } from './m365-activation.ts';
 
 afterEach(() => vi.unstubAllGlobals());
 
@@ -83,6 +84,14 @@ describe('classifyBackendLoginError', () => {
       { type: 'outcome', outcome: 'unauthorised', subscriptionUrl: null },
     ],
     [
+      'ACCOUNT_INACTIVE (a deactivated account) shows our words',
+      answer(403, { errorCode: 'ACCOUNT_INACTIVE', message: 'server words' }),
+      {
+        type: 'message',
+        message: "Your account is deactivated. Please contact your organisation's administrator.",
+      },
+    ],
+    [
       'another error shows its message',
       answer(401, { errorCode: 'InvalidTokenException', message: 'The token has expired' }),
       { type: 'message', message: 'The token has expired' },
@@ -95,6 +104,31 @@ describe('classifyBackendLoginError', () => {
     ['nothing usable: Unknown error', { weird: true }, { type: 'message', message: 'Unknown error' }],
   ])('%s', (_name, error, expected) => {
     expect(classifyBackendLoginError(error)).toEqual(expected);
+  });
+});
+
+describe('activationErrorMessage: what a refused activation shows', () => {
+  const answer = (status: number, body: unknown) =>
+    new HttpClientError('ERR_BAD_REQUEST', 'Request failed with status code ' + status, status, body);
+  it.each([
+    [
+      'not the purchaser: our words',
+      answer(403, { errorCode: 'MarketplaceNotPurchaserException', message: 'server words' }),
+      'Only the person who bought this subscription in the Azure Marketplace can activate it. Ask them to open the link from their purchase, or sign in with the account that bought it.',
+    ],
+    [
+      'suspended or cancelled at the marketplace: our words',
+      answer(409, { errorCode: 'MarketplaceSubscriptionInactiveException', message: 'server words' }),
+      'The Azure Marketplace reports this subscription as suspended or cancelled, so it cannot be activated. Reactivate it in the Azure portal or contact support.',
+    ],
+    [
+      'another error: its message',
+      answer(400, { errorCode: 'InvalidMarketplaceTokenException', message: 'The token has expired' }),
+      'The token has expired',
+    ],
+    ['nothing usable: Unknown error', { weird: true }, 'Unknown error'],
+  ])('%s', (_name, error, expected) => {
+    expect(activationErrorMessage(error)).toBe(expected);
   });
 });
 

@@ -63,6 +63,8 @@ export function classifyBackendLoginError(error: unknown): BackendLoginFailure {
       return { type: 'outcome', outcome: 'not-granted', subscriptionUrl: null };
     case M365_ERROR_CODES.unauthorised:
       return { type: 'outcome', outcome: 'unauthorised', subscriptionUrl: null };
+    case M365_ERROR_CODES.accountInactive:
+      return { type: 'message', message: copy.m365.accountInactive };
   }
   const fromBody = messageFromBody(body);
   if (fromBody) return { type: 'message', message: fromBody };

@@ -331,6 +331,32 @@ describe('Final Step (activate-subscription)', () => {
     expect(screen.getAllByRole('link', { name: 'Contact support' }).length).toBeGreaterThan(0);
   });
 
+  it('a colleague who is not the purchaser is told so in words, and stays on the Final Step', async () => {
+    mockFetch(({ url }) => {
+      if (url.pathname === '/terms/current') {
+        return {
+          status: 200,
+          body: { terms: { version: '1', url: 'https://t' }, privacy: { version: '1', url: 'https://p' } },
+        };
+      }
+      if (url.pathname === '/m365/marketplace/activate') {
+        return { status: 403, body: { errorCode: 'MarketplaceNotPurchaserException', message: 'x' } };
+      }
+      return undefined;
+    });
+    write(registry.m365RedirectAttempted, true);
+    render(<Harness search={{ token: 'mp-token' }} ms={microsoft()} />);
+    await screen.findByRole('heading', { name: 'Final Step' });
+    for (const box of screen.getAllByRole('checkbox')) fireEvent.click(box);
+    fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
+    await waitFor(() =>
+      expect(toastStore.getSnapshot().map((t) => t.message)).toEqual([
+        'Only the person who bought this subscription in the Azure Marketplace can activate it. Ask them to open the link from their purchase, or sign in with the account that bought it.',
+      ]),
+    );
+    expect(screen.getByRole('heading', { name: 'Final Step' })).toBeTruthy();
+  });
+
   it('without an identity token the Final Step forces one redirect sign-in', async () => {
     const ms = microsoft();
     ms.signIn.mockImplementation(() => new Promise(() => undefined));

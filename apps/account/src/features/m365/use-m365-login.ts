@@ -18,7 +18,7 @@ import { registry } from '../../shared/storage/registry.ts';
 import { read, remove, write } from '../../shared/storage/storage.ts';
 import type { Phase } from './decide-m365-effect.ts';
 import { decideM365Effect } from './decide-m365-effect.ts';
-import { activateSubscription, isAlreadySubscribed } from './m365-activation.ts';
+import { activateSubscription, activationErrorMessage, isAlreadySubscribed } from './m365-activation.ts';
 import { backendLogin, classifyBackendLoginError, tokenFromBackendLogin } from './m365-backend.ts';
 import type { M365Driver } from './m365-driver.ts';
 import type { M365Outcome, M365View } from './select-m365-view.ts';
@@ -152,7 +152,7 @@ export function useM365Login(search: M365LoginSearch, driver: M365Driver) {
               patch({ activationPhase: 'failed', outcome: 'already-subscribed' });
             else {
               patch({ activationPhase: 'failed' });
-              showToast(getErrorMessage(error));
+              showToast(activationErrorMessage(error));
             }
           },
         );
