@@ -10,6 +10,11 @@ type Db = Kysely<IdentityDb>;
  * RETURNING`, so parallel requests queue on the row lock and cannot all read "under the limit"
  * before any of them writes. A correct secret then gives its attempt back (or resets the count).
  * The rows live in PostgreSQL, so every instance of the service shares them.
+ *
+ * This is the only counting mechanism of the service: the per-account lockout (`admitLogin`, table
+ * `identity_login_throttle`) and the fixed-window budgets (`takeBudget`, table `identity_attempts`:
+ * per IP for passwords and codes, per address or account for codes, per address for code mails).
+ * Password sign-in, TOTP and one-time codes all admit an attempt here before checking the secret.
  */
 
 export interface LoginAdmission {
@@ -116,24 +121,6 @@ export async function refundBudget(db: Db, scope: string, key: string): Promise<
     .execute();
 }
 
-/** How many attempts the current window holds (0 when none or expired), without counting one. */
-export async function budgetUsed(
-  db: Db,
-  scope: string,
-  key: string,
-  now: Date,
-  windowMs: number,
-): Promise<number> {
-  const row = await db
-    .selectFrom('identity_attempts')
-    .select(['count', 'window_start'])
-    .where('scope', '=', scope)
-    .where('key', '=', key)
-    .executeTakeFirst();
-  if (!row || new Date(row.window_start).getTime() + windowMs <= now.getTime()) return 0;
-  return row.count;
-}
-
 /**
  * Ends every lockout and budget kept for a sign-in identifier and, when known, its identity
  * (an operator's `account:unlock`, or a completed recovery).
@@ -147,3 +134,97 @@ export async function unlockAccount(db: Db, identifier: string, identityId?: str
     .where('scope', 'not like', 'ip:%')
     .execute();
 }
+
+/** Budget scopes kept here besides the code guard's (`CODE_SCOPE` in code-guard.ts). */
+export const BUDGET_SCOPE = {
+  /** Password attempts per client IP (answered 429). */
+  passwordIp: 'ip:password',
+  /** Code mails per address (mail bombing guard). */
+  codeMail: 'send:address',
+} as const;
+
+/** Starts the consecutive-failure count of a sign-in identifier again (a right secret, a recovery). */
+export async function resetLogin(db: Db, key: string): Promise<void> {
+  await db.deleteFrom('identity_login_throttle').where('identifier', '=', key).execute();
+}
+
+/**
+ * Whether the lockout that ends at `until` (started by one admission) still stands: no right
+ * password, recovery or operator unlock ended it since. Locks the row, so a caller queueing the
+ * lockout notice in the same transaction sends it only for a lockout that exists.
+ */
+export async function lockoutStands(db: Db, key: string, until: Date): Promise<boolean> {
+  const row = await db
+    .selectFrom('identity_login_throttle')
+    .select('locked_until')
+    .where('identifier', '=', key)
+    .forUpdate()
+    .executeTakeFirst();
+  return !!row?.locked_until && new Date(row.locked_until).getTime() === until.getTime();
+}
+
+export interface AccountAttempt {
+  /** Why the attempt may not check its secret: the IP's budget is spent, or the account is locked. */
+  refused?: 'ip' | 'account';
+  /** Seconds until the IP's window ends, when refused for the IP. */
+  retryAfterSec?: number;
+  /** Set when this attempt started a lockout, which ends then unless the secret is right. */
+  lockStartedUntil?: Date;
+  /** A right secret resets the account's count and gives back the IP attempt; a wrong one stays counted. */
+  settle(correct: boolean): Promise<void>;
+  /**
+   * The secret could not be checked (the hashing pool refused with 503): the attempt is given back
+   * on both counters, and a lockout it started is lifted, so an overload never counts as a failure.
+   */
+  giveBack(): Promise<void>;
+}
+
+/**
+ * Admits one sign-in attempt for the normalised identifier `key` before its secret is checked: first
+ * against the IP's budget (when given), then against the account's lockout, each decided in the
+ * statement that counts it. An attempt refused by the lockout gives its IP attempt back (no secret
+ * was checked). The caller checks the secret only when nothing refused, then settles.
+ */
+export async function admitAccountAttempt(
+  db: Db,
+  p: { key: string; now: Date; policy: LockoutPolicy; ip?: { address: string; budget: Budget } },
+): Promise<AccountAttempt> {
+  const { key, now, ip } = p;
+  const refundIp = async () => {
+    if (ip) await refundBudget(db, BUDGET_SCOPE.passwordIp, ip.address);
+  };
+  if (ip) {
+    const verdict = await takeBudget(db, BUDGET_SCOPE.passwordIp, ip.address, now, ip.budget);
+    if (!verdict.allowed)
+      return { refused: 'ip', retryAfterSec: verdict.retryAfterSec, settle: nothing, giveBack: nothing };
+  }
+  const account = await admitLogin(db, key, now, p.policy);
+  if (!account.admitted) {
+    await refundIp();
+    return { refused: 'account', settle: nothing, giveBack: nothing };
+  }
+  const lockedUntil = account.lockedUntil;
+  return {
+    ...(lockedUntil ? { lockStartedUntil: lockedUntil } : {}),
+    async settle(correct) {
+      if (!correct) return;
+      await resetLogin(db, key);
+      await refundIp();
+    },
+    async giveBack() {
+      await db
+        .updateTable('identity_login_throttle')
+        .set({
+          failures: sql<number>`greatest(failures - 1, 0)`,
+          locked_until: lockedUntil
+            ? sql<Date | null>`case when locked_until = ${lockedUntil} then null else locked_until end`
+            : sql<Date | null>`locked_until`,
+        })
+        .where('identifier', '=', key)
+        .execute();
+      await refundIp();
+    },
+  };
+}
+
+const nothing = async (): Promise<void> => {};

@@ -4,8 +4,7 @@ import { createTestDb, migrate, typed, type Database } from '@acme/db';
 import type { Kysely } from 'kysely';
 import type { IdentityDb } from '../../src/db/schema.ts';
 import { migrations } from '../../src/migrations.ts';
-import { resetAccount } from '../../src/throttle/repo.ts';
-import { unlockAccount } from '../../src/throttle/attempts.ts';
+import { resetLogin, unlockAccount } from '../../src/throttle/attempts.ts';
 import { CODE_SCOPE, admitCodeAttempt, codeMatchesHmac, hmacCode } from '../../src/throttle/code-guard.ts';
 
 const MIN = 60_000;
@@ -119,7 +118,7 @@ describe('one-time code guessing', () => {
       expect(a.refused).toBeUndefined();
       await a.settle(false);
       // A password success in between resets only the password counter.
-      await resetAccount(db, 'totp-user@example.com');
+      await resetLogin(db, 'totp-user@example.com');
     }
     const next = await attempt(await flow(), identityId, t0, '192.0.2.1', CODE_SCOPE.totpAccount);
     expect(next.refused).toBe('address');
