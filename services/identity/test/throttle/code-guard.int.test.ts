@@ -111,6 +111,24 @@ describe('one-time code guessing', () => {
     }
   });
 
+  it('one person hammering a spent address does not spend the office network’s IP budget', async () => {
+    // Behind one NAT, someone retrying a locked address must not use up the attempts of everyone else:
+    // an attempt refused by the address budget compares no code and gives its IP attempt back.
+    const ip = '198.51.100.99';
+    const address = 'hammer@example.com';
+    for (let i = 0; i < 10; i++) await (await attempt(await flow(), address, t0, ip)).settle(false);
+    for (let i = 0; i < 60; i++)
+      expect((await attempt(await flow(), address, t0, ip)).refused).toBe('address');
+    const ipRow = await db
+      .selectFrom('identity_attempts')
+      .select('count')
+      .where('scope', '=', CODE_SCOPE.ip)
+      .where('key', '=', ip)
+      .executeTakeFirstOrThrow();
+    expect(ipRow.count).toBe(10);
+    expect((await attempt(await flow(), 'colleague@example.com', t0, ip)).refused).toBeUndefined();
+  });
+
   it('TOTP brute force is not reset by a password success', async () => {
     const identityId = randomUUID();
     for (let i = 0; i < 10; i++) {

@@ -67,7 +67,8 @@ async function submitPassword(
       budget: { limit: service.config.ipLimit.failures, windowMs: service.config.ipLimit.windowMs },
     },
   });
-  if (attempt.refused === 'ip') return { type: 'error', error: errors.tooManyRequests(attempt.retryAfterSec!) };
+  if (attempt.refused === 'ip')
+    return { type: 'error', error: errors.tooManyRequests(attempt.retryAfterSec!) };
   if (attempt.refused) return invalid;
 
   const found = await readPasswordLogin(service.db, key);

@@ -108,6 +108,8 @@ describe('parallel password guessing (the lockout holds under concurrency)', () 
       .executeTakeFirstOrThrow();
     expect(row.failures).toBe(10);
     expect(row.locked_until!.getTime()).toBe(h.clock.now().getTime() + 15 * 60_000);
+    // One lockout started, so its owner got one notice, not one per refused attempt.
+    expect(h.mailbox.filter((m) => m.to === email && /is paused$/.test(m.subject))).toHaveLength(1);
     // The lockout ends, and the right password works again.
     h.clock.advance(15 * 60_000 + 1000);
     expect((await login(new Browser(h.publicUrl), email, DEMO_PASSWORD)).status).toBe(200);
