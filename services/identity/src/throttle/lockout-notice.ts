@@ -11,7 +11,7 @@ import { lockoutStands, type AccountAttempt } from './attempts.ts';
  */
 export function lockoutNotice(
   service: Pick<IdentityContext, 'mailer' | 'config'>,
-  attempt: AccountAttempt,
+  attempt: Pick<AccountAttempt<object>, 'lockStartedUntil'>,
   key: string,
   to: string | undefined,
 ): { commit?: (trx: Db) => Promise<void> } {

@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/db.ts';
 import type { FlowRow } from '../../db/schema.ts';
 import type { Outcome } from '../../flows/outcome.ts';
 import type { Strategy, StrategyContext } from '../../flows/strategy.ts';
@@ -56,8 +55,9 @@ async function submitPassword(
 
   const { service, now } = ctx;
   const key = normalizeIdentifier(identifier);
-  // Admitted or refused atomically BEFORE the hash is checked (per IP, then per account), so
-  // parallel attempts cannot all pass a check that none of them has counted yet.
+  // Admitted or refused atomically BEFORE the hash is checked (per IP, then per account), in the
+  // statement that also reads the credential: parallel attempts cannot all pass a check that none
+  // of them has counted yet. Known and unknown identifiers cost the same statement.
   const attempt = await admitAccountAttempt(service.db, {
     key,
     now,
@@ -66,13 +66,17 @@ async function submitPassword(
       address: ctx.client.ip,
       budget: { limit: service.config.ipLimit.failures, windowMs: service.config.ipLimit.windowMs },
     },
+    read: credentialOf(key),
   });
   if (attempt.refused === 'ip')
     return { type: 'error', error: errors.tooManyRequests(attempt.retryAfterSec!) };
   if (attempt.refused) return invalid;
 
-  const found = await readPasswordLogin(service.db, key);
-  const { identityId, credential } = found;
+  const found = attempt.read;
+  const identityId = found?.identity_id ?? undefined;
+  const credential = found?.credential_id
+    ? { id: found.credential_id, config: found.config ?? {} }
+    : undefined;
   const hashed =
     typeof credential?.config.hashed_password === 'string' ? credential.config.hashed_password : undefined;
   let ok: boolean;
@@ -85,12 +89,12 @@ async function submitPassword(
     throw e;
   }
 
-  const succeeded = ok && !!identityId && !!hashed && found.identityState === 'active';
+  const succeeded = ok && !!identityId && !!hashed && found?.state === 'active';
   await attempt.settle(succeeded);
   if (!succeeded) {
     // When this failure started a lockout, the owner of an existing account is told by mail (unknown
     // addresses get the same answer and no mail).
-    const owner = identityId && found.identityState === 'active' ? found.address : undefined;
+    const owner = identityId && found?.state === 'active' ? (found?.identifier ?? undefined) : undefined;
     return { ...invalid, ...lockoutNotice(service, attempt, key, owner) };
   }
   if (needsRehash(hashed)) {
@@ -104,37 +108,21 @@ async function submitPassword(
   return { type: 'success', identityId, method: 'password' };
 }
 
-interface PasswordLoginRead {
-  identityId: string | undefined;
-  identityState: string | undefined;
+interface CredentialRead extends Record<string, unknown> {
+  identity_id: string | null;
   /** The address the identifier names (where a lockout notice goes). */
-  address: string | undefined;
-  credential: { id: string; config: Record<string, unknown> } | undefined;
+  identifier: string | null;
+  state: string | null;
+  credential_id: string | null;
+  config: Record<string, unknown> | null;
 }
 
-/**
- * The password credential of the identifier with its identity's state, in one statement. Known and
- * unknown identifiers cost the same statement (the enumeration timing check measures it).
- */
-async function readPasswordLogin(db: Db, key: string): Promise<PasswordLoginRead> {
-  const { rows } = await sql<{
-    identity_id: string | null;
-    identifier: string | null;
-    state: string | null;
-    credential_id: string | null;
-    config: Record<string, unknown> | null;
-  }>`
+/** The password credential of the identifier with its identity's state (at most one row). */
+function credentialOf(key: string) {
+  return sql<CredentialRead>`
     select ci.identity_id, ci.identifier, i.state, c.id as credential_id, c.config
-    from (select 1) as one
-    left join identity_credential_identifiers ci
-      on ci.type = 'password' and ci.identifier = ${normalizeEmail(key)}
-    left join identity_identities i on i.id = ci.identity_id
-    left join identity_credentials c on c.identity_id = ci.identity_id and c.type = 'password'`.execute(db);
-  const r = rows[0]!;
-  return {
-    identityId: r.identity_id ?? undefined,
-    identityState: r.state ?? undefined,
-    address: r.identifier ?? undefined,
-    credential: r.credential_id === null ? undefined : { id: r.credential_id, config: r.config ?? {} },
-  };
+    from identity_credential_identifiers ci
+    join identity_identities i on i.id = ci.identity_id
+    left join identity_credentials c on c.identity_id = ci.identity_id and c.type = 'password'
+    where ci.type = 'password' and ci.identifier = ${normalizeEmail(key)}`;
 }
