@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { totpCodeAt } from '../../src/strategies/totp/totp.ts';
 import {
   Browser,
   createUser,
   csrfOf,
   lastCode,
+  linkTotp,
+  login,
   startFlow,
   startHarness,
   submitFlow,
@@ -78,6 +81,35 @@ describe('code guessing per IP', () => {
       csrf_token: csrfOf(later.flow),
     });
     expect(ok.status, ok.text).toBe(422);
+  });
+});
+
+describe('code guessing per IP: second factor', () => {
+  it('a spent network budget refuses the second factor too, and says it is the network', async () => {
+    h.clock.advance(61 * 60_000); // a fresh window
+    const email = 'ip-totp@example.com';
+    await createUser(h, email);
+    const setup = new Browser(h.publicUrl);
+    await login(setup, email);
+    const { secret, res } = await linkTotp(h, setup);
+    expect(res.status, res.text).toBe(200);
+    h.clock.advance(60_000);
+    // Six wrong recovery codes for unknown addresses spend the IP's budget (6 in this file).
+    for (let i = 0; i < 3; i++) {
+      const { b, flow } = await sentRecoveryFlow(`nobody${i}@example.com`);
+      for (let j = 0; j < 2; j++)
+        await submitFlow(b, 'recovery', flow, { method: 'code', code: '000000', csrf_token: csrfOf(flow) });
+    }
+    const b = new Browser(h.publicUrl);
+    expect((await login(b, email)).status).toBe(422);
+    const flow = await startFlow<Flow>(b, 'login', '?aal=aal2');
+    const right = await submitFlow(b, 'login', flow, {
+      method: 'totp',
+      totp_code: totpCodeAt(secret, h.clock.now()),
+      csrf_token: csrfOf(flow),
+    });
+    expect(right.status, right.text).toBe(400);
+    expect(right.body.ui.messages[0].text).toMatch(/^Too many wrong codes were entered from your network\./);
   });
 });
 
