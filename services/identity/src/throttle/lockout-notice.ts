@@ -4,10 +4,11 @@ import { queueLockoutNotice } from '../identities/notices.ts';
 import { lockoutStands, type AccountAttempt } from './attempts.ts';
 
 /**
- * For a failed attempt that started a lockout of an existing account: the `commit` that queues the
- * lockout notice to `to` in the transaction that stores the flow, if the lockout still stands then.
- * One admission starts each lockout, so the notice goes once per lockout start, not per failure.
- * Callers pass nothing for unknown addresses, whose answer is the same and whose lockout is silent.
+ * For a failed attempt that started a lockout: the `commit` that queues the lockout notice to `to`
+ * (the owner of an existing account) in the transaction that stores the flow, if the lockout still
+ * stands then. One admission starts each lockout, so the notice goes once per lockout start, not per
+ * failure. For an unknown address (`to` undefined) the same transaction and lookup run without the
+ * mail, so the answer and its cost stay those of a known address.
  */
 export function lockoutNotice(
   service: Pick<IdentityContext, 'mailer' | 'config'>,
@@ -16,10 +17,11 @@ export function lockoutNotice(
   to: string | undefined,
 ): { commit?: (trx: Db) => Promise<void> } {
   const until = attempt.lockStartedUntil;
-  if (!until || !to) return {};
+  if (!until) return {};
   return {
     async commit(trx) {
-      if (await lockoutStands(trx, key, until)) await queueLockoutNotice(service, { to, until }, trx);
+      const stands = await lockoutStands(trx, key, until);
+      if (stands && to) await queueLockoutNotice(service, { to, until }, trx);
     },
   };
 }
