@@ -21,6 +21,7 @@ export {
   escapeHtml,
   formatExpiry,
   renderInvitation,
+  renderLockoutNotice,
   renderRecoveryCode,
   renderSecurityNotice,
   renderVerificationCode,
@@ -28,6 +29,7 @@ export {
   type SecurityNoticeInput,
   type SecurityNoticeKind,
   type InvitationMailInput,
+  type LockoutNoticeInput,
   type RenderedMail,
 } from './templates.ts';
 export {

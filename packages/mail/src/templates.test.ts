@@ -4,6 +4,7 @@ import {
   formatExpiry,
   renderInvitation,
   renderRecoveryCode,
+  renderLockoutNotice,
   renderSecurityNotice,
   renderVerificationCode,
   type SecurityNoticeKind,
@@ -172,5 +173,28 @@ describe('security notices', () => {
     });
     expect(mail.html).not.toContain('<script>');
     expect(mail.text).not.toMatch(/\nBcc:/);
+  });
+});
+
+describe('lockout notice', () => {
+  it('says until when sign-in is paused and what to do, and carries no code', () => {
+    const mail = renderLockoutNotice({
+      appName: 'Acme',
+      until: new Date('2026-11-25T13:15:00Z'),
+      recoveryUrl: 'https://account.example.com/account/forgot-password',
+    });
+    expect(mail.subject).toBe('Sign-in to your Acme account is paused');
+    expect(mail.text).toContain('paused until 25 November 2026 at 13:15 UTC');
+    expect(mail.text).toContain('Forgot password');
+    expect(mail.text).toContain('https://account.example.com/account/forgot-password');
+    expect(mail.text).toContain('administrator');
+    expect(mail.text).not.toMatch(/\b\d{6}\b/);
+    expectNoExternalResources(mail.html);
+  });
+
+  it('refuses a recovery link that is not http(s)', () => {
+    expect(() =>
+      renderLockoutNotice({ appName: 'Acme', until: new Date(), recoveryUrl: 'javascript:alert(1)' }),
+    ).toThrow();
   });
 });

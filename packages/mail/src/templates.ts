@@ -207,3 +207,56 @@ export function renderSecurityNotice(input: SecurityNoticeInput): RenderedMail {
   );
   return { subject: notice.subject(app), text, html };
 }
+
+export interface LockoutNoticeInput {
+  appName: string;
+  /** When the lockout ends. */
+  until: Date | string;
+  /** The "Forgot password" page, where a recovery ends the lockout at once. */
+  recoveryUrl: string;
+}
+
+/**
+ * Tells the owner that sign-in to their account is paused after too many wrong passwords, and what
+ * to do next. Like the other notices it carries no code, token or secret.
+ */
+export function renderLockoutNotice(input: LockoutNoticeInput): RenderedMail {
+  const app = oneLine(input.appName);
+  const until = formatExpiry(input.until);
+  const link = checkedLink(input.recoveryUrl);
+  const subject = `Sign-in to your ${app} account is paused`;
+  const lead = `There were too many wrong password attempts for your ${app} account, so signing in with a password is paused until ${until}.`;
+  const options = [
+    `- wait until ${until} and sign in again;`,
+    `- or reset your password with "Forgot password" (${link}), which ends the pause at once;`,
+    `- or ask your ${app} administrator to end it.`,
+  ];
+  const ifNot = `If these attempts were not yours, someone may be guessing your password: reset it and tell your administrator.`;
+  const text = [
+    'Hello,',
+    '',
+    lead,
+    '',
+    'What you can do:',
+    ...options,
+    '',
+    ifNot,
+    '',
+    `The ${app} team`,
+    '',
+  ].join('\n');
+  const html = layout(
+    app,
+    `<p>Hello,</p>
+<p>${escapeHtml(lead)}</p>
+<p>What you can do:</p>
+<ul>
+<li>wait until ${escapeHtml(until)} and sign in again;</li>
+<li>or reset your password with <a href="${escapeHtml(link)}" style="color:#0b5cff;">Forgot password</a>, which ends the pause at once;</li>
+<li>or ask your ${escapeHtml(app)} administrator to end it.</li>
+</ul>
+<p>${escapeHtml(ifNot)}</p>
+<p>The ${escapeHtml(app)} team</p>`,
+  );
+  return { subject, text, html };
+}

@@ -101,7 +101,12 @@ const EnvSchema = z.object({
   IDENTITY_CODE_FAILURES_PER_FLOW: int(5),
   IDENTITY_CODE_FAILURES_PER_ADDRESS: int(10),
   IDENTITY_CODE_FAILURE_WINDOW: duration('1h'),
-  IDENTITY_CODE_IP_LIMIT: int(50),
+  /**
+   * Code attempts per IP per hour. One address may be a whole office behind a NAT: 1,000 people, of
+   * whom 1 % mistype a code twice in a busy hour, make 1000 × 0.01 × 2 = 20 wrong codes; 200 leaves
+   * ten times that (docs/security.md). Guessing is stopped per flow and per address, not here.
+   */
+  IDENTITY_CODE_IP_LIMIT: int(200),
   IDENTITY_CODE_IP_WINDOW: duration('1h'),
   IDENTITY_TOTP_FAILURES_PER_ACCOUNT: int(10),
   IDENTITY_TOTP_FAILURE_WINDOW: duration('1h'),

@@ -191,6 +191,17 @@ create trigger identity_recovery_addresses_truncate_notify after truncate on ide
   for each statement execute function identity_notify_all_changed();
 `,
   },
+  {
+    // One counting mechanism (throttle/attempts.ts): the per-IP password failures and the code mail
+    // sends moved to identity_attempts budgets ('ip:password', 'send:address'), counted before the
+    // secret is checked. Running windows start again, which at worst grants one fresh window.
+    name: '220_one_attempt_counter',
+    sql: `
+drop table identity_ip_throttle;
+drop table identity_send_throttle;
+create index identity_attempts_window_start on identity_attempts (window_start);
+`,
+  },
 ];
 
 /**

@@ -128,6 +128,18 @@ describe('config', () => {
     expect(c.sessionLifespanMs).toBe(86_400_000);
     expect(c.oauth2AdminUrl).toBe('http://localhost:4445');
   });
+  it('sizes the per-IP code budget so that an office behind one NAT never reaches it by typos', () => {
+    // 1,000 people behind one address, 1 % of whom mistype a code twice in a busy hour: 20 wrong
+    // codes an hour. The default keeps at least ten times that in hand (docs/security.md).
+    const officeMistakesPerHour = 1000 * 0.01 * 2;
+    const c = loadConfig({});
+    expect(c.codeLimits.ipWindowMs).toBe(3_600_000);
+    expect(c.codeLimits.perIp).toBeGreaterThanOrEqual(10 * officeMistakesPerHour);
+    // The limits that stop guessing stay tight: 5 per flow, 10 per address or account per hour.
+    expect(c.codeLimits.perFlow).toBe(5);
+    expect(c.codeLimits.perAddress).toBe(10);
+    expect(c.totpLimits.perAccount).toBe(10);
+  });
   it('parses durations and refuses junk', () => {
     expect(parseDuration('30s')).toBe(30_000);
     expect(parseDuration('1h')).toBe(3_600_000);

@@ -22,8 +22,8 @@ export async function cleanupExpired(db: Kysely<IdentityDb>, now: Date): Promise
     )
     .execute();
   await db.deleteFrom('identity_errors').where('created_at', '<', weekAgo).execute();
-  await db.deleteFrom('identity_ip_throttle').where('window_start', '<', dayAgo).execute();
-  await db.deleteFrom('identity_send_throttle').where('window_start', '<', dayAgo).execute();
+  // Budget windows last an hour or minutes by default; a day-old window is over.
+  await db.deleteFrom('identity_attempts').where('window_start', '<', dayAgo).execute();
   await db
     .deleteFrom('identity_login_throttle')
     .where('updated_at', '<', weekAgo)

@@ -127,20 +127,7 @@ export interface AttemptTable {
   window_start: Ts;
   count: number;
 }
-export interface IpThrottleTable {
-  ip: string;
-  window_start: Ts;
-  failures: number;
-}
-
-export interface SendThrottleTable {
-  address: string;
-  window_start: Ts;
-  sends: number;
-}
-
 export interface IdentityDb {
-  identity_send_throttle: SendThrottleTable;
   identity_identities: IdentityTable;
   identity_credentials: CredentialTable;
   identity_credential_identifiers: CredentialIdentifierTable;
@@ -150,7 +137,6 @@ export interface IdentityDb {
   identity_flows: FlowTable;
   identity_errors: ErrorTable;
   identity_login_throttle: LoginThrottleTable;
-  identity_ip_throttle: IpThrottleTable;
   identity_attempts: AttemptTable;
   identity_oidc_states: OidcStateTable;
 }
@@ -164,4 +150,3 @@ export type SessionRow = Selectable<SessionTable>;
 export type FlowRow = Selectable<FlowTable>;
 export type ErrorRow = Selectable<ErrorTable>;
 export type LoginThrottleRow = Selectable<LoginThrottleTable>;
-export type IpThrottleRow = Selectable<IpThrottleTable>;

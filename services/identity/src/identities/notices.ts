@@ -1,4 +1,9 @@
-import { renderSecurityNotice, type Executor, type SecurityNoticeKind } from '@acme/mail';
+import {
+  renderLockoutNotice,
+  renderSecurityNotice,
+  type Executor,
+  type SecurityNoticeKind,
+} from '@acme/mail';
 import type { IdentityContext } from '../context.ts';
 
 /**
@@ -16,6 +21,24 @@ export async function queueSecurityNotice(
     appName: service.config.appName,
     at: p.at,
     ...(p.newEmail ? { newEmail: p.newEmail } : {}),
+  });
+  await service.mailer.enqueue({ to: p.to, ...mail }, trx);
+}
+
+/**
+ * Tells the owner of an account that password sign-in is paused until `until` (a lockout started),
+ * and what to do next: wait, recover the password (which ends the lockout), or ask an administrator.
+ * Queued in the caller's transaction; sent once per lockout start, never for unknown addresses.
+ */
+export async function queueLockoutNotice(
+  service: Pick<IdentityContext, 'mailer' | 'config'>,
+  p: { to: string; until: Date },
+  trx: Executor,
+): Promise<void> {
+  const mail = renderLockoutNotice({
+    appName: service.config.appName,
+    until: p.until,
+    recoveryUrl: service.config.ui.recovery,
   });
   await service.mailer.enqueue({ to: p.to, ...mail }, trx);
 }

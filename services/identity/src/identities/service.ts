@@ -7,7 +7,7 @@ import { hashPassword, isSupportedHash } from '../password/hasher.ts';
 /** Hashes a plain password (the service's bounded pool; seeding may hash directly). */
 export type HashFn = (password: string) => Promise<string>;
 import { checkPasswordPolicy } from '../password/policy.ts';
-import { resetAccount } from '../throttle/repo.ts';
+import { resetLogin } from '../throttle/attempts.ts';
 import { normalizeIdentifier } from '../throttle/backoff.ts';
 import {
   loadIdentity,
@@ -192,7 +192,7 @@ export async function updateIdentity(
       }
       if (password) {
         await upsertCredential(trx, id, 'password', password, [email], now);
-        await resetAccount(trx, normalizeIdentifier(email));
+        await resetLogin(trx, normalizeIdentifier(email));
         // An administrator's password reset ends every session: none of them made the change.
         await revokeIdentitySessions(trx, id, now);
       }

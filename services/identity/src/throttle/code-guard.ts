@@ -14,8 +14,10 @@ type Db = Kysely<IdentityDb>;
  *   reset it, and a dead flow cannot be revived);
  * - per address (recovery, verification) or per account (second factor): 10 wrong codes per hour
  *   across every flow and resend, after which even the right code is refused until the hour ends;
- * - per IP: a budget of code attempts per hour, whatever the address.
- * A right code gives back its address and IP attempt (it was no guess).
+ * - per IP: a budget of code attempts per hour, whatever the address (200 by default, sized so
+ *   that an office behind one NAT never reaches it by typing mistakes; see docs/security.md).
+ * A right code gives back its address and IP attempt (it was no guess); an attempt refused by the
+ * address budget gives back its IP attempt (no code was compared).
  */
 
 export const CODE_SCOPE = {
@@ -110,7 +112,11 @@ export async function admitCodeAttempt(
       windowMs: limits.windowMs,
     });
     taken.push({ scope: p.subjectScope, key: p.subject });
-    if (!subject.allowed) return { refused: 'address', retryAfterSec: subject.retryAfterSec, settle };
+    if (!subject.allowed) {
+      // No code is compared: the IP (perhaps a whole office behind one NAT) gets its attempt back.
+      await refundBudget(db, CODE_SCOPE.ip, p.ip);
+      return { refused: 'address', retryAfterSec: subject.retryAfterSec, settle };
+    }
   }
   return { settle };
 }

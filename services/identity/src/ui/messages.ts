@@ -78,6 +78,15 @@ export const messages = {
     error(4000001, 'Too many wrong codes were entered for this address. Please try again in an hour.', {
       reason: 'Too many wrong codes were entered for this address. Please try again in an hour.',
     }),
+  /**
+   * The per-IP code budget is spent: many people may share the address (a company's NAT), so the
+   * text names the network, not the account, and says when to try again.
+   */
+  codeNetworkLocked: (retryAfterSec = 3600) => {
+    const minutes = Math.max(1, Math.ceil(retryAfterSec / 60));
+    const text = `Too many wrong codes were entered from your network. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+    return error(4000001, text, { reason: text });
+  },
   totpLocked: () =>
     error(4000001, 'Too many wrong authentication codes were entered. Please try again in an hour.', {
       reason: 'Too many wrong authentication codes were entered. Please try again in an hour.',

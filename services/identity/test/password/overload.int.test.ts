@@ -13,10 +13,12 @@ import {
 // One hash at a time and one waiting: the smallest pool, so a burst overflows it for sure.
 let h: Harness;
 const email = 'grace@example.com';
+const other = 'ada@example.com';
 
 beforeAll(async () => {
   h = await startHarness({ IDENTITY_HASH_CONCURRENCY: '1', IDENTITY_HASH_QUEUE: '1' });
   await createUser(h, email);
+  await createUser(h, other);
 });
 afterAll(() => h.close());
 
@@ -81,9 +83,22 @@ describe('password hashing at capacity', () => {
     await full.release();
   });
 
+  it('an overload refusal is not a failed attempt: twelve 503s in a row do not lock the account', async () => {
+    // Every attempt is counted before its hash is checked; a 503 gives it back. Twelve refusals are
+    // past the lockout threshold of 10, so without the give-back the right password would be refused.
+    const b = new Browser(h.publicUrl);
+    const full = fillPool();
+    for (let i = 0; i < 12; i++) expectOverloaded(await login(b, other, DEMO_PASSWORD));
+    await full.release();
+    const ok = await login(b, other, DEMO_PASSWORD);
+    expect(ok.status, ok.text).toBe(200);
+  });
+
   it('under a burst of real logins some are refused, none fails otherwise, and logins work after', async () => {
+    // Eight per account: parallel attempts on one account beyond the lockout threshold (10) would be
+    // refused by the lockout, which counts each attempt before its hash is checked.
     const attempts = await Promise.all(
-      Array.from({ length: 16 }, async () => login(new Browser(h.publicUrl), email)),
+      Array.from({ length: 16 }, async (_, i) => login(new Browser(h.publicUrl), i % 2 ? other : email)),
     );
     const statuses = attempts.map((r) => r.status);
     expect(statuses.filter((s) => s === 503).length).toBeGreaterThan(0);

@@ -3,7 +3,14 @@ import { createTestDb, migrate, typed, type Database } from '@acme/db';
 import type { Kysely } from 'kysely';
 import type { IdentityDb } from '../../src/db/schema.ts';
 import { migrations } from '../../src/migrations.ts';
-import { admitLogin, refundBudget, takeBudget, unlockAccount } from '../../src/throttle/attempts.ts';
+import {
+  BUDGET_SCOPE,
+  admitAccountAttempt,
+  admitLogin,
+  refundBudget,
+  takeBudget,
+  unlockAccount,
+} from '../../src/throttle/attempts.ts';
 
 const MIN = 60_000;
 const policy = { threshold: 10, baseMs: 15 * MIN, maxMs: 24 * 60 * MIN, resetAfterMs: 24 * 60 * MIN };
@@ -88,5 +95,60 @@ describe('progressive lockout', () => {
     const key = 'quiet@example.com';
     for (let i = 0; i < 5; i++) await admitLogin(db, key, t0, policy);
     expect((await admitLogin(db, key, at(24 * 60 * MIN + 1), policy)).failures).toBe(1);
+  });
+});
+
+describe('one admission for a sign-in attempt (IP budget, then the account)', () => {
+  const ipBudget = { limit: 100, windowMs: 10 * MIN };
+  const admit = (key: string, address: string, limit = ipBudget.limit, now = t0) =>
+    admitAccountAttempt(db, { key, now, policy, ip: { address, budget: { ...ipBudget, limit } } });
+  const ipCount = async (address: string) =>
+    (
+      await db
+        .selectFrom('identity_attempts')
+        .select('count')
+        .where('scope', '=', BUDGET_SCOPE.passwordIp)
+        .where('key', '=', address)
+        .executeTakeFirst()
+    )?.count ?? 0;
+  const failures = async (key: string) =>
+    (
+      await db
+        .selectFrom('identity_login_throttle')
+        .select('failures')
+        .where('identifier', '=', key)
+        .executeTakeFirst()
+    )?.failures ?? 0;
+
+  it('50 parallel attempts on one account admit the threshold; the refused ones cost the IP nothing', async () => {
+    const all = await Promise.all(Array.from({ length: 50 }, () => admit('par@example.com', '192.0.2.50')));
+    expect(all.filter((a) => !a.refused)).toHaveLength(10);
+    expect(all.filter((a) => a.refused === 'account')).toHaveLength(40);
+    expect(all.filter((a) => a.lockStartedUntil)).toHaveLength(1);
+    expect(await failures('par@example.com')).toBe(10);
+    expect(await ipCount('192.0.2.50')).toBe(10);
+  });
+
+  it('an IP past its budget is refused before the account is counted', async () => {
+    for (let i = 0; i < 3; i++)
+      expect((await admit(`spray${i}@example.com`, '192.0.2.51', 3)).refused).toBeUndefined();
+    const over = await admit('sprayed@example.com', '192.0.2.51', 3);
+    expect(over).toMatchObject({ refused: 'ip', retryAfterSec: 600 });
+    expect(await failures('sprayed@example.com')).toBe(0);
+  });
+
+  it('a right secret resets the account and refunds the IP; a 503 gives the attempt back and lifts its lockout', async () => {
+    const key = 'settle@example.com';
+    for (let i = 0; i < 9; i++) await admit(key, '192.0.2.52');
+    const tenth = await admit(key, '192.0.2.52');
+    expect(tenth.lockStartedUntil?.getTime()).toBe(at(15 * MIN).getTime());
+    await tenth.giveBack();
+    expect(await failures(key)).toBe(9);
+    expect(await ipCount('192.0.2.52')).toBe(9);
+    const right = await admit(key, '192.0.2.52');
+    expect(right.refused).toBeUndefined();
+    await right.settle(true);
+    expect(await failures(key)).toBe(0);
+    expect(await ipCount('192.0.2.52')).toBe(9);
   });
 });

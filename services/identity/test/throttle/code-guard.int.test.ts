@@ -4,8 +4,7 @@ import { createTestDb, migrate, typed, type Database } from '@acme/db';
 import type { Kysely } from 'kysely';
 import type { IdentityDb } from '../../src/db/schema.ts';
 import { migrations } from '../../src/migrations.ts';
-import { resetAccount } from '../../src/throttle/repo.ts';
-import { unlockAccount } from '../../src/throttle/attempts.ts';
+import { resetLogin, unlockAccount } from '../../src/throttle/attempts.ts';
 import { CODE_SCOPE, admitCodeAttempt, codeMatchesHmac, hmacCode } from '../../src/throttle/code-guard.ts';
 
 const MIN = 60_000;
@@ -112,6 +111,24 @@ describe('one-time code guessing', () => {
     }
   });
 
+  it('one person hammering a spent address does not spend the office network’s IP budget', async () => {
+    // Behind one NAT, someone retrying a locked address must not use up the attempts of everyone else:
+    // an attempt refused by the address budget compares no code and gives its IP attempt back.
+    const ip = '198.51.100.99';
+    const address = 'hammer@example.com';
+    for (let i = 0; i < 10; i++) await (await attempt(await flow(), address, t0, ip)).settle(false);
+    for (let i = 0; i < 60; i++)
+      expect((await attempt(await flow(), address, t0, ip)).refused).toBe('address');
+    const ipRow = await db
+      .selectFrom('identity_attempts')
+      .select('count')
+      .where('scope', '=', CODE_SCOPE.ip)
+      .where('key', '=', ip)
+      .executeTakeFirstOrThrow();
+    expect(ipRow.count).toBe(10);
+    expect((await attempt(await flow(), 'colleague@example.com', t0, ip)).refused).toBeUndefined();
+  });
+
   it('TOTP brute force is not reset by a password success', async () => {
     const identityId = randomUUID();
     for (let i = 0; i < 10; i++) {
@@ -119,7 +136,7 @@ describe('one-time code guessing', () => {
       expect(a.refused).toBeUndefined();
       await a.settle(false);
       // A password success in between resets only the password counter.
-      await resetAccount(db, 'totp-user@example.com');
+      await resetLogin(db, 'totp-user@example.com');
     }
     const next = await attempt(await flow(), identityId, t0, '192.0.2.1', CODE_SCOPE.totpAccount);
     expect(next.refused).toBe('address');

@@ -2,7 +2,7 @@ import { renderRecoveryCode } from '@acme/mail';
 import { errors } from '../../errors/identity-error.ts';
 import { identityEmail, loadIdentity, normalizeEmail } from '../../identities/repo.ts';
 import { normalizeIdentifier } from '../../throttle/backoff.ts';
-import { resetAccount } from '../../throttle/repo.ts';
+import { resetLogin } from '../../throttle/attempts.ts';
 import { messages } from '../../ui/messages.ts';
 import { codeStrategy } from './strategy.ts';
 
@@ -45,7 +45,7 @@ export const recoveryCode = codeStrategy<{ identity_id: string }>({
             .where('verified', '=', false)
             .execute();
         }
-        await resetAccount(trx, normalizeIdentifier(normalizeEmail(identityEmail(identity))));
+        await resetLogin(trx, normalizeIdentifier(normalizeEmail(identityEmail(identity))));
       },
     };
   },

@@ -5,7 +5,7 @@ import type { Outcome } from '../../flows/outcome.ts';
 import type { Strategy, StrategyContext } from '../../flows/strategy.ts';
 import { normalizeEmail } from '../../identities/repo.ts';
 import { CODE_SCOPE, admitCodeAttempt } from '../../throttle/code-guard.ts';
-import { allowSend } from '../../throttle/repo.ts';
+import { BUDGET_SCOPE, takeBudget } from '../../throttle/attempts.ts';
 import { messages } from '../../ui/messages.ts';
 import { emailCodeNodes, enterCodeNodes } from '../../ui/nodes.ts';
 import { MAX_CODE_SUBMISSIONS, codeMatches, hashCode, newCode } from './code.ts';
@@ -71,7 +71,16 @@ export function codeStrategy<Target>(spec: CodeMethodSpec<Target>): Strategy {
       if (attempt.refused)
         return {
           type: 'flow_updated',
-          messages: [{ pointer: '#/', message: messages.codeLocked() }],
+          messages: [
+            {
+              pointer: '#/',
+              // The IP budget is shared by everyone behind one address (an office's NAT): say so.
+              message:
+                attempt.refused === 'ip'
+                  ? messages.codeNetworkLocked(attempt.retryAfterSec)
+                  : messages.codeLocked(),
+            },
+          ],
           status: 400,
           countAttempt: true,
         };
@@ -129,7 +138,8 @@ async function sendCode<Target>(
       if (!target) return;
       await spec.beforeMail?.(trx, target, now);
       const { sends, windowMs } = service.config.codeMailLimit;
-      if (await allowSend(trx, email, now, sends, windowMs)) {
+      const mail = await takeBudget(trx, BUDGET_SCOPE.codeMail, email, now, { limit: sends, windowMs });
+      if (mail.allowed) {
         await service.mailer.enqueue(
           { to: email, ...spec.renderMail({ code, appName: service.config.appName }) },
           trx,

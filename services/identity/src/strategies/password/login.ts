@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/db.ts';
 import type { FlowRow } from '../../db/schema.ts';
 import type { Outcome } from '../../flows/outcome.ts';
 import type { Strategy, StrategyContext } from '../../flows/strategy.ts';
@@ -9,13 +8,8 @@ import { normalizeEmail } from '../../identities/repo.ts';
 import { MAX_PASSWORD_BYTES } from '../../password/policy.ts';
 import { needsRehash } from '../../password/hasher.ts';
 import { normalizeIdentifier } from '../../throttle/backoff.ts';
-import {
-  ipRetryAfter,
-  lockRunning,
-  recordAccountFailure,
-  recordIpFailure,
-  resetAccount,
-} from '../../throttle/repo.ts';
+import { admitAccountAttempt } from '../../throttle/attempts.ts';
+import { lockoutNotice } from '../../throttle/lockout-notice.ts';
 import { messages } from '../../ui/messages.ts';
 import { passwordLoginNodes, type FieldMessage } from '../../ui/nodes.ts';
 
@@ -60,26 +54,49 @@ async function submitPassword(
   if (identifier.length > 320 || Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) return invalid;
 
   const { service, now } = ctx;
-  const ip = ctx.client.ip;
   const key = normalizeIdentifier(identifier);
-  const found = await readPasswordLogin(service.db, ip, key);
-  const retryAfter = ipRetryAfter(found.ipCounter, now, service.config.ipLimit);
-  if (retryAfter > 0) return { type: 'error', error: errors.tooManyRequests(retryAfter) };
-  if (lockRunning(found.lockedUntil, now)) return invalid;
+  // Admitted or refused atomically BEFORE the hash is checked (per IP, then per account), in the
+  // statement that also reads the credential: parallel attempts cannot all pass a check that none
+  // of them has counted yet. Known and unknown identifiers cost the same statement.
+  const attempt = await admitAccountAttempt(service.db, {
+    key,
+    now,
+    policy: service.config.lockout,
+    ip: {
+      address: ctx.client.ip,
+      budget: { limit: service.config.ipLimit.failures, windowMs: service.config.ipLimit.windowMs },
+    },
+    read: credentialOf(key),
+  });
+  if (attempt.refused === 'ip')
+    return { type: 'error', error: errors.tooManyRequests(attempt.retryAfterSec!) };
+  if (attempt.refused) return invalid;
 
-  const { identityId, credential } = found;
+  const found = attempt.read;
+  const identityId = found?.identity_id ?? undefined;
+  const credential = found?.credential_id
+    ? { id: found.credential_id, config: found.config ?? {} }
+    : undefined;
   const hashed =
     typeof credential?.config.hashed_password === 'string' ? credential.config.hashed_password : undefined;
-  const ok = hashed
-    ? await service.passwords.verify(hashed, password)
-    : await service.passwords.verifyDummy(password);
-
-  if (!ok || !identityId || !hashed || found.identityState !== 'active') {
-    await recordAccountFailure(service.db, key, now, service.config.lockout);
-    await recordIpFailure(service.db, ip, now, service.config.ipLimit.windowMs);
-    return invalid;
+  let ok: boolean;
+  try {
+    ok = hashed
+      ? await service.passwords.verify(hashed, password)
+      : await service.passwords.verifyDummy(password);
+  } catch (e) {
+    await attempt.giveBack(); // an overloaded pool (503) checked nothing
+    throw e;
   }
-  if (found.accountCounted) await resetAccount(service.db, key);
+
+  const succeeded = ok && !!identityId && !!hashed && found?.state === 'active';
+  await attempt.settle(succeeded);
+  if (!succeeded) {
+    // When this failure started a lockout, the owner of an existing account is told by mail (unknown
+    // addresses get the same answer and no mail).
+    const owner = identityId && found?.state === 'active' ? (found?.identifier ?? undefined) : undefined;
+    return { ...invalid, ...lockoutNotice(service, attempt, key, owner) };
+  }
   if (needsRehash(hashed)) {
     const upgraded = await service.passwords.hash(password);
     await service.db
@@ -91,54 +108,21 @@ async function submitPassword(
   return { type: 'success', identityId, method: 'password' };
 }
 
-interface PasswordLoginRead {
-  /** The IP's failure counter, if it has one. */
-  ipCounter: { window_start: Date; failures: number } | undefined;
-  /** Whether the identifier has a failure counter (a success then clears it). */
-  accountCounted: boolean;
-  lockedUntil: Date | null;
-  identityId: string | undefined;
-  identityState: string | undefined;
-  credential: { id: string; config: Record<string, unknown> } | undefined;
+interface CredentialRead extends Record<string, unknown> {
+  identity_id: string | null;
+  /** The address the identifier names (where a lockout notice goes). */
+  identifier: string | null;
+  state: string | null;
+  credential_id: string | null;
+  config: Record<string, unknown> | null;
 }
 
-/**
- * Everything a password attempt reads, in one statement: the IP's and the identifier's failure
- * counters, and the password credential of the identifier with its identity's state. Known and
- * unknown identifiers cost the same statement (the enumeration timing check measures it).
- */
-async function readPasswordLogin(db: Db, ip: string, key: string): Promise<PasswordLoginRead> {
-  const { rows } = await sql<{
-    ip_window_start: Date | null;
-    ip_failures: number | null;
-    counted: boolean;
-    locked_until: Date | null;
-    identity_id: string | null;
-    state: string | null;
-    credential_id: string | null;
-    config: Record<string, unknown> | null;
-  }>`
-    select ip.window_start as ip_window_start, ip.failures as ip_failures,
-      lt.identifier is not null as counted, lt.locked_until,
-      ci.identity_id, i.state, c.id as credential_id, c.config
-    from (select 1) as one
-    left join identity_ip_throttle ip on ip.ip = ${ip}
-    left join identity_login_throttle lt on lt.identifier = ${key}
-    left join identity_credential_identifiers ci
-      on ci.type = 'password' and ci.identifier = ${normalizeEmail(key)}
-    left join identity_identities i on i.id = ci.identity_id
-    left join identity_credentials c on c.identity_id = ci.identity_id and c.type = 'password'`.execute(db);
-  const r = rows[0]!;
-  const date = (v: Date | string | null) => (v === null ? null : new Date(v));
-  return {
-    ipCounter:
-      r.ip_window_start === null
-        ? undefined
-        : { window_start: date(r.ip_window_start)!, failures: r.ip_failures! },
-    accountCounted: r.counted,
-    lockedUntil: date(r.locked_until),
-    identityId: r.identity_id ?? undefined,
-    identityState: r.state ?? undefined,
-    credential: r.credential_id === null ? undefined : { id: r.credential_id, config: r.config ?? {} },
-  };
+/** The password credential of the identifier with its identity's state (at most one row). */
+function credentialOf(key: string) {
+  return sql<CredentialRead>`
+    select ci.identity_id, ci.identifier, i.state, c.id as credential_id, c.config
+    from identity_credential_identifiers ci
+    join identity_identities i on i.id = ci.identity_id
+    left join identity_credentials c on c.identity_id = ci.identity_id and c.type = 'password'
+    where ci.type = 'password' and ci.identifier = ${normalizeEmail(key)}`;
 }

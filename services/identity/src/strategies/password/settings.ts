@@ -7,7 +7,7 @@ import { checkPasswordPolicy } from '../../password/policy.ts';
 import { isPrivileged } from '../../sessions/policy.ts';
 import { revokeOtherSessions } from '../../sessions/repo.ts';
 import { normalizeIdentifier } from '../../throttle/backoff.ts';
-import { resetAccount } from '../../throttle/repo.ts';
+import { resetLogin } from '../../throttle/attempts.ts';
 import { messages } from '../../ui/messages.ts';
 import { inputNode, passwordNode } from '../../ui/nodes.ts';
 
@@ -49,7 +49,7 @@ export const passwordSettings: Strategy = {
       type: 'success',
       async commit(trx) {
         await upsertCredential(trx, identityId, 'password', { hashed_password: hashed }, [email], now);
-        await resetAccount(trx, normalizeIdentifier(email));
+        await resetLogin(trx, normalizeIdentifier(email));
         await revokeOtherSessions(trx, identityId, keepSessionId, now);
         await queueSecurityNotice(service, { to: email, kind: 'password_changed', at: now }, trx);
       },

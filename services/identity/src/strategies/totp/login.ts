@@ -5,7 +5,8 @@ import type { Strategy } from '../../flows/strategy.ts';
 import { getCredential, identityEmail, normalizeEmail } from '../../identities/repo.ts';
 import { normalizeIdentifier } from '../../throttle/backoff.ts';
 import { CODE_SCOPE, admitCodeAttempt } from '../../throttle/code-guard.ts';
-import { isAccountLocked, recordAccountFailure, resetAccount } from '../../throttle/repo.ts';
+import { admitAccountAttempt } from '../../throttle/attempts.ts';
+import { lockoutNotice } from '../../throttle/lockout-notice.ts';
 import { messages } from '../../ui/messages.ts';
 import { totpLoginNodes } from '../../ui/nodes.ts';
 import { MAX_TOTP_ATTEMPTS, readTotpCode } from './read-code.ts';
@@ -20,6 +21,10 @@ import { verifyTotp } from './totp.ts';
  * per flow, per account per hour across every flow (a password success does not reset this count,
  * so alternating password logins with guesses gains nothing) and per IP. Once the account budget is
  * spent even the right code is refused until the window ends.
+ *
+ * Each code also counts on the account's password lockout (`throttle/attempts.ts`, admitted before
+ * the check like a password): a running lockout refuses it like a wrong code, and the failure that
+ * starts a lockout mails the owner once.
  */
 export const totpLogin: Strategy = {
   method: 'totp',
@@ -32,16 +37,17 @@ export const totpLogin: Strategy = {
     const attempt = readTotpCode(attempts, input);
     if ('refused' in attempt) return attempt.refused;
     const identityId = session.row.identity_id;
-    const key = normalizeIdentifier(normalizeEmail(identityEmail(session.identity, identityId)));
-    const fail = async (): Promise<Outcome> => {
-      await recordAccountFailure(service.db, key, now, service.config.lockout);
-      return {
-        type: 'flow_updated',
-        messages: [{ pointer: '#/', message: messages.invalidTotp() }],
-        countAttempt: true,
-      };
+    const address = normalizeEmail(identityEmail(session.identity, identityId));
+    const key = normalizeIdentifier(address);
+    const wrong: Outcome = {
+      type: 'flow_updated',
+      messages: [{ pointer: '#/', message: messages.invalidTotp() }],
+      countAttempt: true,
     };
-    if (await isAccountLocked(service.db, key, now)) return fail();
+    // Admitted on the account's password lockout (one counter for passwords and second factors),
+    // atomically and before the code is checked; a running lockout answers like a wrong code.
+    const account = await admitAccountAttempt(service.db, { key, now, policy: service.config.lockout });
+    if (account.refused) return wrong;
     const limits = service.config.totpLimits;
     const guard = await admitCodeAttempt(service.db, {
       flowId: flow.id,
@@ -60,15 +66,18 @@ export const totpLogin: Strategy = {
         ipWindowMs: service.config.codeLimits.ipWindowMs,
       },
     });
-    if (guard.refused)
-      return {
-        type: 'flow_updated',
-        messages: [{ pointer: '#/', message: messages.totpLocked() }],
-        countAttempt: true,
-      };
+    if (guard.refused) {
+      await account.giveBack(); // no code was checked
+      const message =
+        guard.refused === 'ip' ? messages.codeNetworkLocked(guard.retryAfterSec) : messages.totpLocked();
+      return { type: 'flow_updated', messages: [{ pointer: '#/', message }], countAttempt: true };
+    }
+    const fail = (): Outcome => ({ ...wrong, ...lockoutNotice(service, account, key, address) });
     const credential = await getCredential(service.db, identityId, 'totp');
-    if (!credential)
+    if (!credential) {
+      await account.giveBack();
       return { type: 'flow_updated', messages: [{ pointer: '#/', message: messages.noTotp() }] };
+    }
     const secret = String(credential.config.secret ?? '');
     const lastStep =
       typeof credential.config.last_step === 'number' ? credential.config.last_step : undefined;
@@ -81,7 +90,7 @@ export const totpLogin: Strategy = {
     );
     if (Number(claimed.numAffectedRows ?? 0) !== 1) return fail();
     await guard.settle(true);
-    await resetAccount(service.db, key);
+    await account.settle(true);
     return { type: 'success', identityId, method: 'totp' };
   },
 };

@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Browser, DEMO_PASSWORD, createUser, login, startHarness, type Harness } from '../../harness.ts';
+import {
+  Browser,
+  DEMO_PASSWORD,
+  createUser,
+  login,
+  newLoginFlow,
+  startHarness,
+  submitFlow,
+  type Harness,
+} from '../../harness.ts';
 
 const INVALID = 4000006;
 const ids = (res: { body: { ui: { messages: { id: number }[] } } }) => res.body.ui.messages.map((m) => m.id);
@@ -56,6 +65,54 @@ describe('per-account lockout (ASVS 6.3.1, NIST SP 800-63B 5.2.2)', () => {
       .executeTakeFirstOrThrow();
     expect(row.failures).toBe(10);
     expect(row.locked_until!.getTime()).toBeGreaterThan(h.clock.now().getTime());
+  });
+});
+
+describe('parallel password guessing (the lockout holds under concurrency)', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+    await createUser(h, 'race@example.com');
+  });
+  afterAll(() => h.close());
+
+  it('password guessing in parallel cannot outrun the lockout: after 9 failures, 40 wrong and the right one admit at most one more', async () => {
+    const email = 'race@example.com';
+    const b = new Browser(h.publicUrl);
+    for (let i = 0; i < 9; i++) expect((await login(b, email, `wrong-${i}-password`)).status).toBe(400);
+    // 41 flows first, so that the submits themselves go out together: 40 wrong, the right one last.
+    const browsers = Array.from({ length: 41 }, () => new Browser(h.publicUrl));
+    const flows = await Promise.all(browsers.map((x) => newLoginFlow(x)));
+    const results = await Promise.all(
+      flows.map(({ flow, csrf }, i) =>
+        submitFlow(browsers[i]!, 'login', flow, {
+          method: 'password',
+          identifier: email,
+          password: i === 40 ? DEMO_PASSWORD : `parallel-wrong-${i}`,
+          csrf_token: csrf,
+        }),
+      ),
+    );
+    // Every answer is the same wrong-credentials answer, the right password's included.
+    for (const res of results) {
+      expect(res.status, res.text).toBe(400);
+      expect(ids(res)).toEqual([INVALID]);
+    }
+    expect((await browsers[40]!.get('/sessions/whoami', { accept: 'json' })).status).toBe(401);
+    // One more attempt was admitted (the 10th, which started the lockout); the other 40 were refused
+    // before their password was hashed.
+    const row = await h.db.kysely
+      .selectFrom('identity_login_throttle')
+      .selectAll()
+      .where('identifier', '=', email)
+      .executeTakeFirstOrThrow();
+    expect(row.failures).toBe(10);
+    expect(row.locked_until!.getTime()).toBe(h.clock.now().getTime() + 15 * 60_000);
+    // One lockout started, so its owner got one notice, not one per refused attempt.
+    expect(h.mailbox.filter((m) => m.to === email && /is paused$/.test(m.subject))).toHaveLength(1);
+    // The lockout ends, and the right password works again.
+    h.clock.advance(15 * 60_000 + 1000);
+    expect((await login(new Browser(h.publicUrl), email, DEMO_PASSWORD)).status).toBe(200);
   });
 });
 

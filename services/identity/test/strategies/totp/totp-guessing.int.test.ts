@@ -107,6 +107,32 @@ describe('second-factor guessing', () => {
     await expectStillAal1(b);
   });
 
+  it('TOTP guessing counts on the account lockout: the right password is refused, the owner told once', async () => {
+    const email = 'totp-lock@example.com';
+    const secret = await userWithTotp(email);
+    const b = new Browser(h.publicUrl);
+    expect((await login(b, email)).status).toBe(422); // the password success starts the count afresh
+    // Ten wrong codes in two flows (five each), sent in parallel: each is admitted on the account's
+    // lockout before it is compared; the tenth starts the lockout.
+    const flows = [
+      await startFlow<Flow>(b, 'login', '?aal=aal2'),
+      await startFlow<Flow>(b, 'login', '?aal=aal2'),
+    ];
+    const answers = await Promise.all(
+      flows.flatMap((flow) =>
+        Array.from({ length: 5 }, () => submitTotp(b, flow, wrong(totpCodeAt(secret, h.clock.now())))),
+      ),
+    );
+    for (const res of answers) expect(res.status).toBe(400);
+    const notices = () => h.mailbox.filter((m) => m.to === email && /is paused$/.test(m.subject));
+    expect(notices()).toHaveLength(1);
+    // The account is locked for passwords too, answered like a wrong password.
+    const locked = await login(new Browser(h.publicUrl), email);
+    expect(locked.status).toBe(400);
+    expect(messageIds(locked.body)).toEqual([4000006]);
+    expect(notices()).toHaveLength(1);
+  });
+
   it('a replayed TOTP code is refused in another flow', async () => {
     const email = 'totp-replay@example.com';
     const secret = await userWithTotp(email);
