@@ -127,7 +127,7 @@ export async function serveApp(options: ServeAppOptions): Promise<ServedApp> {
   const headers = securityHeaders(config, options.ssoProviderOrigins);
   const configScript = runtimeConfigScript(config);
   const configEtag = strongEtag(configScript);
-  const files = await staticFiles(distDir, headers);
+  const files = await staticFiles(distDir);
 
   function send(
     res: ServerResponse,
@@ -167,6 +167,7 @@ export async function serveApp(options: ServeAppOptions): Promise<ServedApp> {
         return;
       }
       // The build's files, compressed and validated, and the SPA page (static-files.ts).
+      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
       files.handle(req, res);
     })().catch(() => {
       if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain' });

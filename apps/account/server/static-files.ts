@@ -79,12 +79,12 @@ function notModified(request: FastifyRequest, reply: FastifyReply, payload: unkn
 }
 
 export interface StaticFiles {
+  /** Answers with the build's file or the SPA page; headers already set on `res` are kept. */
   handle(req: IncomingMessage, res: ServerResponse): void;
   close(): Promise<void>;
 }
 
-/** Serves distDir under /account/, with `headers` (the security headers) on every answer. */
-export async function staticFiles(distDir: string, headers: Record<string, string>): Promise<StaticFiles> {
+async function start(distDir: string) {
   const etags = await etagsOf(distDir);
   const assetsDir = join(distDir, 'assets') + sep;
   const app = Fastify({
@@ -94,10 +94,6 @@ export async function staticFiles(distDir: string, headers: Record<string, strin
       const url = req.url ?? '/';
       return isFilePath(distDir, new URL(url, 'http://localhost').pathname) ? url : '/';
     },
-  });
-  app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(headers);
-    done();
   });
   app.addHook('onSend', notModified);
   await app.register(fastifyStatic, {
@@ -124,8 +120,42 @@ export async function staticFiles(distDir: string, headers: Record<string, strin
         .send('Not Found');
     }
     // SPA fallback: /, /research, /account/* and every other path.
-    return reply.sendFile('index.html');
+    return reply.code(200).sendFile('index.html');
   });
   await app.ready();
-  return { handle: (req, res) => app.routing(req, res), close: () => app.close() };
+  return app;
+}
+
+// One server per build, shared by every application serving it (eight in `npm start`): the
+// applications differ only in the headers that serve.ts sets on each response before handing it over.
+const shared = new Map<string, { app: ReturnType<typeof start>; users: number }>();
+
+/** Serves the build in distDir under /account/ (read once: a build is not changed while served). */
+export async function staticFiles(distDir: string): Promise<StaticFiles> {
+  let entry = shared.get(distDir);
+  if (!entry) {
+    entry = { app: start(distDir), users: 0 };
+    shared.set(distDir, entry);
+  }
+  const current = entry;
+  current.users += 1;
+  let app: Awaited<ReturnType<typeof start>>;
+  try {
+    app = await current.app;
+  } catch (error) {
+    if (shared.get(distDir) === current) shared.delete(distDir);
+    throw error;
+  }
+  let closed = false;
+  return {
+    handle: (req, res) => app.routing(req, res),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      current.users -= 1;
+      if (current.users > 0) return;
+      if (shared.get(distDir) === current) shared.delete(distDir);
+      await app.close();
+    },
+  };
 }
