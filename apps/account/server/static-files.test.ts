@@ -176,4 +176,16 @@ describe('serving every file of the build', () => {
     expect(again.status).toBe(304);
     expect(again.body.length).toBe(0);
   });
+
+  it('two applications on one build each keep their own headers, and closing one leaves the other serving', async () => {
+    const magic = await serveApp({ port: 0, application: 'magic', distDir: dist });
+    const fromMagic = await fetch(`${magic.url}/account/login`);
+    const fromPlatform = await get('/account/login', { 'accept-encoding': 'br' });
+    expect(fromMagic.headers.get('content-security-policy')).toContain('https://teams.microsoft.com');
+    expect(fromMagic.headers.get('x-frame-options')).toBeNull();
+    expect(fromPlatform.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(fromPlatform.headers['x-frame-options']).toBe('DENY');
+    await magic.close();
+    expect((await get('/account/login', { 'accept-encoding': 'br' })).status).toBe(200);
+  });
 });
