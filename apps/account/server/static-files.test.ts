@@ -4,7 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { extname, join, relative } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServedApp } from './serve.ts';
@@ -76,6 +76,13 @@ async function builtFiles(): Promise<string[]> {
     .filter((file) => !file.startsWith('.'));
 }
 
+/** The type of the file, whichever encoding carries it. */
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+};
+
 const ENCODINGS = [
   { ask: 'br', suffix: '.br', decode: brotliDecompressSync },
   { ask: 'gzip', suffix: '.gz', decode: gunzipSync },
@@ -112,6 +119,7 @@ describe('serving every file of the build', () => {
         // The exact bytes written at build time, which decode to the file.
         expect(res.body.equals(await readFile(join(dist, file + variant))), where).toBe(true);
         expect((variant ? decode(res.body) : res.body).equals(original), where).toBe(true);
+        expect(res.headers['content-type'], where).toBe(TYPES[extname(file)]);
         expect(res.headers.vary, where).toMatch(/accept-encoding/i);
         expect(res.headers['cache-control'], where).toBe(file.startsWith('assets/') ? IMMUTABLE : REVALIDATE);
         expect(res.headers['content-security-policy'], where).toContain("script-src 'self'");
