@@ -116,24 +116,6 @@ export async function refundBudget(db: Db, scope: string, key: string): Promise<
     .execute();
 }
 
-/** How many attempts the current window holds (0 when none or expired), without counting one. */
-export async function budgetUsed(
-  db: Db,
-  scope: string,
-  key: string,
-  now: Date,
-  windowMs: number,
-): Promise<number> {
-  const row = await db
-    .selectFrom('identity_attempts')
-    .select(['count', 'window_start'])
-    .where('scope', '=', scope)
-    .where('key', '=', key)
-    .executeTakeFirst();
-  if (!row || new Date(row.window_start).getTime() + windowMs <= now.getTime()) return 0;
-  return row.count;
-}
-
 /**
  * Ends every lockout and budget kept for a sign-in identifier and, when known, its identity
  * (an operator's `account:unlock`, or a completed recovery).

@@ -19,14 +19,14 @@ export interface M365Context extends UsersContext {
   agent: { recordUnregisteredUser(email: string, name: string): Promise<void> };
 }
 
-export interface M365Caller {
+interface M365Caller {
   identity: MicrosoftIdentity;
   me: GraphMe;
   organization: GraphOrganization;
 }
 
 /** Verifies the bearer token, gets Graph's view (on-behalf-of when no Graph token came), cross-checks. */
-export async function identifyCaller(
+async function identifyCaller(
   ctx: M365Context,
   bearer: string,
   graphAccessToken: string | undefined,
@@ -307,9 +307,6 @@ async function makePurchaserOrgAdmin(
     if (!(error instanceof AppError && error.errorCode === 'USER_EXISTS')) throw error;
   }
 }
-
-export type WebhookAction =
-  'Unsubscribe' | 'Suspend' | 'Reinstate' | 'ChangePlan' | 'ChangeQuantity' | 'Renew';
 
 /**
  * `POST /m365/marketplace/webhook` after the caller was verified: applies the action to our record
