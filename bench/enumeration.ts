@@ -26,7 +26,7 @@ const SSO_ADDRESS = `someone@${SSO_DOMAIN}`;
 /** An address whose domain belongs to no organisation at all. */
 const NO_ORGANISATION = `nobody@unknown-enum.test`;
 const PASSWORD = 'Enumeration-Bench-2026!';
-export const THRESHOLD_MS = 5;
+const THRESHOLD_MS = 5;
 
 function cookiesOf(res: Response, jar: Map<string, string>): string {
   for (const c of res.headers.getSetCookie()) {

@@ -159,8 +159,8 @@ async function startOurs(): Promise<Target> {
   };
 }
 
-export const PEER = 'plain oidc-provider';
-export const PEER_IN_MEMORY = 'plain oidc-provider, memory adapter';
+const PEER = 'plain oidc-provider';
+const PEER_IN_MEMORY = 'plain oidc-provider, memory adapter';
 
 /**
  * A plain oidc-provider 9 with the same client and token formats; grant made in process. `storage`

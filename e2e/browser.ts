@@ -25,7 +25,7 @@ export function systemUrls(): SystemUrls {
   return inject('urls');
 }
 
-export async function newPage(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {
+async function newPage(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext();
   const page = await context.newPage();
   return { context, page };

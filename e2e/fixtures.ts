@@ -28,7 +28,7 @@ export function identityAdmin(urls: SystemUrls): IdentityAdminClient {
 let acmeId: string | undefined;
 
 /** The id of the seeded demo organisation, Acme. */
-export async function demoOrganisationId(urls: SystemUrls): Promise<string> {
+async function demoOrganisationId(urls: SystemUrls): Promise<string> {
   if (acmeId) return acmeId;
   const { organisations } = await adminJson<{ organisations: { id: string; name: string }[] }>(
     `${urls.usersAdmin}/admin/organisations`,

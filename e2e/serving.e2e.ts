@@ -13,6 +13,26 @@ describe('serving the account app', () => {
     expect(js).not.toContain('jsxDEV');
   });
 
+  // What `npm start` builds (vite.config.ts writes .br/.gz) and serves: the login route compressed.
+  it("sends the login route's page and scripts brotli-compressed, revalidated by ETag", async () => {
+    const headers = { 'accept-encoding': 'br, gzip' };
+    const page = await fetch(`${urls.platform}/account/login`, { headers });
+    expect(page.headers.get('content-encoding')).toBe('br');
+    const html = await page.text();
+    const scripts = [...html.matchAll(/<script type="module"[^>]*src="([^"]+)"/g)].map((m) => m[1]!);
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const src of scripts) {
+      const res = await fetch(`${urls.platform}${src}`, { headers });
+      expect(res.headers.get('content-encoding'), src).toBe('br');
+      expect(res.headers.get('vary'), src).toMatch(/accept-encoding/i);
+      expect(res.headers.get('cache-control'), src).toBe('public, max-age=31536000, immutable');
+      const etag = res.headers.get('etag') ?? '';
+      expect(etag, src).toMatch(/^"/);
+      const again = await fetch(`${urls.platform}${src}`, { headers: { ...headers, 'if-none-match': etag } });
+      expect(again.status, src).toBe(304);
+    }
+  });
+
   it.each(['/account/login', '/research', '/'])('sends the security headers on %s', async (path) => {
     const res = await fetch(`${urls.platform}${path}`);
     expect(res.status).toBe(200);

@@ -86,7 +86,7 @@ export async function startScaledSystem(options: ScaledSystemOptions = {}): Prom
 }
 
 /** The cluster's listeners under the names the one-process system gives its URLs. */
-export function systemUrls(listeners: Record<Listener, string>): SystemUrls {
+function systemUrls(listeners: Record<Listener, string>): SystemUrls {
   return {
     platform: listeners.platform,
     magic: listeners.magic,

@@ -28,7 +28,7 @@ import { newOrgIdpClientSecret, ORG_IDP_CLIENT_ID, seedDemoSystem } from './demo
 
 export { LOOPBACK_TEST_LIMITS } from './demo.ts';
 
-export const DEFAULT_PORTS = {
+const DEFAULT_PORTS = {
   platform: 4000,
   magic: 4001,
   identityPublic: 4433,
@@ -48,7 +48,7 @@ export const DEFAULT_PORTS = {
   marketplace: 4540,
 } as const;
 
-export type PortName = keyof typeof DEFAULT_PORTS;
+type PortName = keyof typeof DEFAULT_PORTS;
 
 /** The marketplace stand-in's page (the offer link of the welcome page points at it). */
 const MARKETPLACE_PORT = 4540;

@@ -24,6 +24,8 @@ function ensureChromium() {
 const steps = [
   ['lint', [bin('eslint'), '.', '--max-warnings=0']],
   ['format', [bin('prettier'), '--check', '--log-level=warn', '.']],
+  // Unused files, exports and dependencies, and imports of undeclared packages (knip.json).
+  ['unused code and dependencies (knip)', [bin('knip'), '--no-progress']],
   ['typecheck (services, packages, tools)', [bin('tsc'), '-p', 'tsconfig.json']],
   ['typecheck (account app)', [bin('tsc'), '-p', 'apps/account/tsconfig.json']],
   ['unit and integration tests on PGlite', [bin('vitest'), 'run']],

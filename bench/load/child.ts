@@ -8,9 +8,9 @@ import { join } from 'node:path';
 // result says so.
 
 const hasTaskset = spawnSync('sh', ['-c', 'command -v taskset']).status === 0;
-export const pinning = hasTaskset && cpus().length >= 2;
-export const SERVER_CORE = 0;
-export const LOAD_CORE = 1;
+const pinning = hasTaskset && cpus().length >= 2;
+const SERVER_CORE = 0;
+const LOAD_CORE = 1;
 
 /** Pins this process (all its threads, and the threads it starts later) to the server core. */
 export function pinServerSide(): string {

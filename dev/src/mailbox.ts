@@ -123,7 +123,7 @@ function format(a: { name: string; address: string }): string {
 }
 
 /** Parses a raw message with postal-mime into the stored shape. */
-export async function parseMessage(raw: Buffer, envelopeRecipients: string[]): Promise<StoredMessage> {
+async function parseMessage(raw: Buffer, envelopeRecipients: string[]): Promise<StoredMessage> {
   const email = await PostalMime.parse(raw);
   const to = addresses(email.to as Address[] | undefined);
   const cc = addresses(email.cc as Address[] | undefined);

@@ -48,7 +48,7 @@ describe('serveApp', () => {
 
   it('serves the runtime configuration as a script, not cached', async () => {
     const res = await fetch(`${app.url}/account/runtime-config.js`);
-    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('cache-control')).toBe('no-cache');
     const text = await res.text();
     expect(text).toContain('window.__ACCOUNT_CONFIG__');
     const json = JSON.parse(text.slice(text.indexOf('(') + 1, text.lastIndexOf(')')));

@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readFile, readdir, stat } from 'node:fs/promises';
-import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
+import { readdir, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AccountConfig, Application } from '../src/shared/config/env.ts';
 import { accountConfigSchema, defaultConfig } from '../src/shared/config/env.ts';
+import { matchesEtag, REVALIDATE, staticFiles, strongEtag } from './static-files.ts';
 
 // Serves the one Vite build for an application (Platform on 4000, MAGIC on 4001, … AI UAT on 4007) with its runtime
 // configuration and the security headers below. No inline script: the configuration is a
@@ -120,48 +121,13 @@ export function securityHeaders(
   return headers;
 }
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.txt': 'text/plain; charset=utf-8',
-  '.woff2': 'font/woff2',
-};
-
-async function readIfFile(path: string): Promise<Buffer | null> {
-  try {
-    const s = await stat(path);
-    return s.isFile() ? await readFile(path) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The file under dist for a /account/… path, or null (path traversal and dot files refused). */
-function assetPath(distDir: string, pathname: string): string | null {
-  if (!pathname.startsWith(BASE)) return null;
-  let relative: string;
-  try {
-    relative = decodeURIComponent(pathname.slice(BASE.length));
-  } catch {
-    return null;
-  }
-  if (relative === '' || relative.includes('\0')) return null;
-  if (relative.split('/').some((part) => part.startsWith('.'))) return null;
-  const full = normalize(join(distDir, relative));
-  return full.startsWith(distDir + sep) ? full : null;
-}
-
 export async function serveApp(options: ServeAppOptions): Promise<ServedApp> {
   const distDir = resolve(options.distDir ?? defaultDistDir);
   const config = resolveConfig(options.application, options.config);
   const headers = securityHeaders(config, options.ssoProviderOrigins);
   const configScript = runtimeConfigScript(config);
-  const indexHtml = await readFile(join(distDir, 'index.html'));
+  const configEtag = strongEtag(configScript);
+  const files = await staticFiles(distDir);
 
   function send(
     res: ServerResponse,
@@ -170,12 +136,14 @@ export async function serveApp(options: ServeAppOptions): Promise<ServedApp> {
     type: string,
     body: Buffer | string,
     cache: string,
+    etag: string,
   ) {
     res.writeHead(status, {
       ...headers,
       'Content-Type': type,
       'Content-Length': Buffer.byteLength(body),
       'Cache-Control': cache,
+      ETag: etag,
     });
     res.end(req.method === 'HEAD' ? undefined : body);
   }
@@ -190,26 +158,17 @@ export async function serveApp(options: ServeAppOptions): Promise<ServedApp> {
       }
       const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
       if (pathname === `${BASE}runtime-config.js`) {
-        send(res, req, 200, CONTENT_TYPES['.js']!, configScript, 'no-store');
+        if (matchesEtag(req.headers['if-none-match'], configEtag)) {
+          res.writeHead(304, { ...headers, 'Cache-Control': REVALIDATE, ETag: configEtag });
+          res.end();
+          return;
+        }
+        send(res, req, 200, 'text/javascript; charset=utf-8', configScript, REVALIDATE, configEtag);
         return;
       }
-      const file = assetPath(distDir, pathname);
-      if (file) {
-        const body = await readIfFile(file);
-        if (body) {
-          const immutable = pathname.startsWith(`${BASE}assets/`);
-          const type = CONTENT_TYPES[extname(file)] ?? 'application/octet-stream';
-          send(res, req, 200, type, body, immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
-          return;
-        }
-        // A missing hashed asset is a 404, not the SPA page (a stale tab must not run HTML as script).
-        if (pathname.startsWith(`${BASE}assets/`)) {
-          send(res, req, 404, 'text/plain; charset=utf-8', 'Not Found', 'no-store');
-          return;
-        }
-      }
-      // SPA fallback: /, /research, /account/* and every other path.
-      send(res, req, 200, CONTENT_TYPES['.html']!, indexHtml, 'no-cache');
+      // The build's files, compressed and validated, and the SPA page (static-files.ts).
+      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+      files.handle(req, res);
     })().catch(() => {
       if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain' });
       res.end('Internal Server Error');
@@ -236,7 +195,7 @@ export async function serveApp(options: ServeAppOptions): Promise<ServedApp> {
         server.keepAliveTimeout = 1;
         server.close((err) => (err ? reject(err) : resolvePromise()));
         server.closeIdleConnections();
-      }),
+      }).then(() => files.close()),
   };
 }
 
@@ -261,6 +220,8 @@ export async function isBuildStale(distDir = defaultDistDir): Promise<boolean> {
   let built: number;
   try {
     built = (await stat(join(distDir, 'index.html'))).mtimeMs;
+    // A build from before precompression (vite.config.ts) has no .br beside its files.
+    await stat(join(distDir, 'index.html.br'));
   } catch {
     return true;
   }

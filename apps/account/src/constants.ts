@@ -24,12 +24,8 @@ export const REAUTHORIZE_WINDOW_MS = 60 * 1000;
 export const ERROR_TOAST_MS = 60 * 1000;
 /** `performance.mark` set when the initial page shows the signed-in user (read by the sign-in benchmark). */
 export const LANDING_MARK = 'account:landing';
-export const MISSING_SESSION_RETRIES = 1;
 export const CODE_VERIFIER_BYTES = 32;
 export const TOKEN_EXPIRY_FACTOR_MS = 1000;
-export const COOKIE_POLL_MS = 300;
-export const COOKIE_HOOK_POLL_MS = 5000;
-export const FORM_CARD_WIDTH_PX = 440;
 export const TEAMS_SDK = {
   initTimeoutMs: 5000,
   authPopup: { width: 600, height: 400 },
@@ -38,7 +34,6 @@ export const TEAMS_SDK = {
   appIdLength: { min: 5, max: 255 },
   version: '2.30.0',
 } as const;
-export const SIGN_IN_WRAPPER_VERSION = '2.2.0';
 export const HTTP_CLIENT = {
   timeoutMs: 0,
   xsrfCookie: 'XSRF-TOKEN',

@@ -102,7 +102,7 @@ function entraTimestamp(now: Date): string {
     .replace(/\.\d+Z$/, 'Z');
 }
 
-export function entraErrorBody(err: EntraError, now: Date): Record<string, unknown> {
+function entraErrorBody(err: EntraError, now: Date): Record<string, unknown> {
   const traceId = randomUUID();
   const correlationId = randomUUID();
   const timestamp = entraTimestamp(now);

@@ -16,9 +16,9 @@ import type { Entra } from './entra.ts';
  * with `?token=`, and webhook calls to the publisher signed with an Entra app token.
  */
 
-export type SubscriptionStatus = 'PendingFulfillmentStart' | 'Subscribed' | 'Suspended' | 'Unsubscribed';
-export type WebhookAction = 'Unsubscribe' | 'Suspend' | 'Reinstate' | 'ChangePlan';
-export const WEBHOOK_ACTIONS: WebhookAction[] = ['Unsubscribe', 'Suspend', 'Reinstate', 'ChangePlan'];
+type SubscriptionStatus = 'PendingFulfillmentStart' | 'Subscribed' | 'Suspended' | 'Unsubscribed';
+type WebhookAction = 'Unsubscribe' | 'Suspend' | 'Reinstate' | 'ChangePlan';
+const WEBHOOK_ACTIONS: WebhookAction[] = ['Unsubscribe', 'Suspend', 'Reinstate', 'ChangePlan'];
 
 export interface MarketplaceSubscription {
   id: string;

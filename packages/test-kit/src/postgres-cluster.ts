@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,10 +7,6 @@ import { freePort } from './free-port.ts';
 export interface Cluster {
   url: string;
   stop(): void;
-}
-
-export function postgresBinariesAvailable(): boolean {
-  return spawnSync('initdb', ['--version']).status === 0 && spawnSync('pg_ctl', ['--version']).status === 0;
 }
 
 /**

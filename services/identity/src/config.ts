@@ -56,7 +56,7 @@ const bool = (def: boolean) =>
     .transform((v) => v === 'true' || v === '1');
 
 /** Development-only default; production must set IDENTITY_CODE_SECRET (start-up refuses otherwise). */
-export const DEV_CODE_SECRET = 'development-only-code-secret-change-me-0000';
+const DEV_CODE_SECRET = 'development-only-code-secret-change-me-0000';
 
 const EnvSchema = z.object({
   IDENTITY_PUBLIC_PORT: int(4433),

@@ -27,7 +27,7 @@ function hashSecret(secret: string): string {
 }
 
 /** Constant-time: whether `actual` is the secret whose hash is stored. */
-export function secretMatches(stored: string, actual: string): boolean {
+function secretMatches(stored: string, actual: string): boolean {
   const a = Buffer.from(stored);
   const b = Buffer.from(hashSecret(actual));
   return a.length === b.length && timingSafeEqual(a, b);

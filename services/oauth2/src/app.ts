@@ -40,7 +40,7 @@ export interface OAuth2App {
   reloadKeys(): Promise<boolean>;
 }
 
-export const REDACT = {
+const REDACT = {
   paths: [
     'req.headers.authorization',
     'req.headers.cookie',

@@ -7,7 +7,7 @@ import type { ConsentSession, JsonObject } from './claims.ts';
  * user service checked (through the identity admin API) that the identity session is still active
  * and belongs to the subject, and that the identity is still a user of an organisation.
  */
-export type ClaimsLookup = { kind: 'granted'; session: ConsentSession } | { kind: 'refused'; reason: string };
+type ClaimsLookup = { kind: 'granted'; session: ConsentSession } | { kind: 'refused'; reason: string };
 
 export interface ClaimsSource {
   fetch(input: {
@@ -17,7 +17,7 @@ export interface ClaimsSource {
   }): Promise<ClaimsLookup>;
 }
 
-export class ClaimsSourceUnavailable extends Error {
+class ClaimsSourceUnavailable extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'ClaimsSourceUnavailable';

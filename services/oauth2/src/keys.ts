@@ -37,7 +37,7 @@ async function generateSigningKey(): Promise<JWK> {
   return { ...jwk, kid: randomUUID(), alg: 'RS256', use: 'sig' };
 }
 
-export function toPublicJwk(jwk: JWK): JWK {
+function toPublicJwk(jwk: JWK): JWK {
   const copy: Record<string, unknown> = { ...jwk };
   for (const member of PRIVATE_MEMBERS) delete copy[member];
   return copy as JWK;

@@ -96,7 +96,7 @@ export function location(res: Response): URL {
   return new URL(value, res.url);
 }
 
-export function pkcePair() {
+function pkcePair() {
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
   return { verifier, challenge };

@@ -3,7 +3,7 @@ import type { ColumnType, Generated } from 'kysely';
 /** jsonb: read as a value, written as its JSON text. */
 type Json<T> = ColumnType<T, string, string>;
 
-export interface OrganisationsTable {
+interface OrganisationsTable {
   id: string;
   name: string;
   products: Json<string[]>;
@@ -13,7 +13,7 @@ export interface OrganisationsTable {
   created_at: Date;
 }
 
-export interface OrganisationDomainsTable {
+interface OrganisationDomainsTable {
   domain: string;
   organisation_id: string;
 }
@@ -30,13 +30,13 @@ export interface UsersTable {
   created_at: Date;
 }
 
-export interface RateLimitCountersTable {
+interface RateLimitCountersTable {
   key: string;
   window_start: Date;
   count: Generated<number>;
 }
 
-export type StoredInvitationState = 'pending' | 'accepted' | 'revoked';
+type StoredInvitationState = 'pending' | 'accepted' | 'revoked';
 
 export interface InvitationsTable {
   id: string;
@@ -53,7 +53,7 @@ export interface InvitationsTable {
   created_at: Date;
 }
 
-export interface InvitationFlowsTable {
+interface InvitationFlowsTable {
   flow_id: string;
   invitation_id: string;
   issued_at: Date;
@@ -62,7 +62,7 @@ export interface InvitationFlowsTable {
 
 export type TermsDocument = 'terms' | 'privacy';
 
-export interface TermsAcceptancesTable {
+interface TermsAcceptancesTable {
   id: string;
   user_id: string;
   document: TermsDocument;
@@ -73,7 +73,7 @@ export interface TermsAcceptancesTable {
   source: 'user' | 'operator';
 }
 
-export interface GitAuthStatesTable {
+interface GitAuthStatesTable {
   state_hash: string;
   user_id: string;
   flow: string;
@@ -85,7 +85,7 @@ export interface GitAuthStatesTable {
   session_id: string | null;
 }
 
-export interface GitLinksTable {
+interface GitLinksTable {
   user_id: string;
   provider: string;
   host_user_id: string;
@@ -104,14 +104,14 @@ export interface ApiClientsTable {
   revoked_at: Date | null;
 }
 
-export interface OrganisationM365TenantsTable {
+interface OrganisationM365TenantsTable {
   tenant_id: string;
   organisation_id: string;
 }
 
-export type MarketplaceSubscriptionStatus = 'Subscribed' | 'Suspended' | 'Unsubscribed';
+type MarketplaceSubscriptionStatus = 'Subscribed' | 'Suspended' | 'Unsubscribed';
 
-export interface MarketplaceSubscriptionsTable {
+interface MarketplaceSubscriptionsTable {
   id: string;
   organisation_id: string;
   tenant_id: string;
@@ -124,14 +124,14 @@ export interface MarketplaceSubscriptionsTable {
   updated_at: Date;
 }
 
-export interface MarketplaceWebhookEventsTable {
+interface MarketplaceWebhookEventsTable {
   id: string;
   subscription_id: string;
   action: string;
   received_at: Date;
 }
 
-export interface SsoProvidersTable {
+interface SsoProvidersTable {
   provider_id: string;
   organisation_id: string;
   issuer: string;

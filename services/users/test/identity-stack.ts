@@ -16,7 +16,7 @@ import { Jar } from './jar.ts';
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
 /** A recovery code the identity service issued to the user service (`POST /admin/recovery/code`). */
-export interface IssuedRecoveryCode {
+interface IssuedRecoveryCode {
   flowId: string;
   identityId: string;
   code: string;
@@ -64,14 +64,14 @@ export interface IdentityUnderTest {
 }
 
 /** The service's own answer to a request the proxy forwarded. */
-export interface ForwardedAnswer {
+interface ForwardedAnswer {
   status: number;
   /** Parsed JSON, or undefined when the body was empty or not JSON. */
   body: unknown;
   text: string;
 }
 
-export type InjectedAnswer =
+type InjectedAnswer =
   | StubResponse
   | ((req: RecordedRequest, forward: () => Promise<ForwardedAnswer>) => StubResponse | Promise<StubResponse>);
 

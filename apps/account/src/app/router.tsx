@@ -28,7 +28,7 @@ function route<S>(def: RouteDef<S>): RouteDef<unknown> {
 
 const none = z.object({});
 
-export const routes: RouteDef<unknown>[] = [
+const routes: RouteDef<unknown>[] = [
   route({
     path: paths.login,
     search: z.object({
@@ -134,12 +134,12 @@ function isLandingPath(path: string): boolean {
   return path === paths.research || landingPaths(getConfig().initialPage).includes(path);
 }
 
-export function matchRoute(pathname: string): RouteDef<unknown> | null {
+function matchRoute(pathname: string): RouteDef<unknown> | null {
   const path = normalise(pathname);
   return routes.find((r) => r.path === path) ?? (isLandingPath(path) ? landing : null);
 }
 
-export function parseSearch<S>(def: RouteDef<S>, search: string): S {
+function parseSearch<S>(def: RouteDef<S>, search: string): S {
   const result = def.search.safeParse(searchParams(search));
   return result.success ? result.data : ({} as S);
 }

@@ -2,7 +2,7 @@ import type { SessionFacts } from '../shared/session/session-facts.ts';
 import type { EmailResult } from '../shared/storage/registry.ts';
 
 export const NOW = Date.parse('2026-01-01T12:00:00Z');
-export const FUTURE = '2026-02-01T00:00:00Z';
+const FUTURE = '2026-02-01T00:00:00Z';
 export const PAST = '2025-12-01T00:00:00Z';
 
 export function facts(overrides: Partial<SessionFacts> = {}): SessionFacts {

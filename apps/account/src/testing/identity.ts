@@ -2,7 +2,7 @@ import { flowUi } from './dom.ts';
 
 // Wire-shaped answers of the identity (Kratos-compatible) service and the token endpoint for screen tests.
 
-export const FAR_FUTURE = '2999-01-01T00:00:00Z';
+const FAR_FUTURE = '2999-01-01T00:00:00Z';
 
 export interface SessionOptions {
   email?: string;

@@ -1,7 +1,7 @@
 import { ServiceError } from '@acme/service-kit/errors';
 
 /** Every error code the agent service answers with, and its HTTP status. */
-export const errorCatalogue = {
+const errorCatalogue = {
   INVALID_REQUEST: 400,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,

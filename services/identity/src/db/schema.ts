@@ -3,7 +3,7 @@ import type { ColumnType, Selectable } from 'kysely';
 type Json<T = unknown> = ColumnType<T, string, string>;
 type Ts = ColumnType<Date, Date, Date>;
 
-export interface IdentityTable {
+interface IdentityTable {
   id: string;
   schema_id: string;
   state: string;
@@ -14,7 +14,7 @@ export interface IdentityTable {
   created_at: Ts;
   updated_at: Ts;
 }
-export interface CredentialTable {
+interface CredentialTable {
   id: string;
   identity_id: string;
   type: string;
@@ -23,12 +23,12 @@ export interface CredentialTable {
   created_at: Ts;
   updated_at: Ts;
 }
-export interface CredentialIdentifierTable {
+interface CredentialIdentifierTable {
   identifier: string;
   type: string;
   identity_id: string;
 }
-export interface VerifiableAddressTable {
+interface VerifiableAddressTable {
   id: string;
   identity_id: string;
   value: string;
@@ -39,7 +39,7 @@ export interface VerifiableAddressTable {
   created_at: Ts;
   updated_at: Ts;
 }
-export interface RecoveryAddressTable {
+interface RecoveryAddressTable {
   id: string;
   identity_id: string;
   value: string;
@@ -47,7 +47,7 @@ export interface RecoveryAddressTable {
   created_at: Ts;
   updated_at: Ts;
 }
-export interface SessionTable {
+interface SessionTable {
   id: string;
   token_hash: string;
   logout_token_hash: string | null;
@@ -70,7 +70,7 @@ export interface AuthMethod {
   provider?: string;
 }
 /** One sign-in at an organisation's identity provider in progress (strategies/oidc). */
-export interface OidcStateTable {
+interface OidcStateTable {
   state_hash: string;
   flow_id: string;
   provider: string;
@@ -80,13 +80,13 @@ export interface OidcStateTable {
   expires_at: Ts;
   used_at: ColumnType<Date | null, Date | null, Date | null>;
 }
-export interface Device {
+interface Device {
   id: string;
   ip_address: string;
   user_agent: string;
   location: string;
 }
-export interface FlowTable {
+interface FlowTable {
   id: string;
   kind: string;
   type: string;
@@ -106,13 +106,13 @@ export interface FlowTable {
   created_at: Ts;
   updated_at: Ts;
 }
-export interface ErrorTable {
+interface ErrorTable {
   id: string;
   error: Json<unknown>;
   created_at: Ts;
   updated_at: Ts;
 }
-export interface LoginThrottleTable {
+interface LoginThrottleTable {
   identifier: string;
   failures: number;
   locked_until: ColumnType<Date | null, Date | null, Date | null>;
@@ -121,7 +121,7 @@ export interface LoginThrottleTable {
   admitted: ColumnType<boolean, boolean | undefined, boolean>;
 }
 /** Fixed-window attempt budgets: `scope` names the limit, `key` what it counts (address, identity, IP). */
-export interface AttemptTable {
+interface AttemptTable {
   scope: string;
   key: string;
   window_start: Ts;
@@ -143,10 +143,7 @@ export interface IdentityDb {
 
 export type IdentityRow = Selectable<IdentityTable>;
 export type CredentialRow = Selectable<CredentialTable>;
-export type CredentialIdentifierRow = Selectable<CredentialIdentifierTable>;
 export type VerifiableAddressRow = Selectable<VerifiableAddressTable>;
 export type RecoveryAddressRow = Selectable<RecoveryAddressTable>;
 export type SessionRow = Selectable<SessionTable>;
 export type FlowRow = Selectable<FlowTable>;
-export type ErrorRow = Selectable<ErrorTable>;
-export type LoginThrottleRow = Selectable<LoginThrottleTable>;

@@ -50,10 +50,10 @@ export interface FlowStart {
 }
 
 /** Runs the success outcome's `commit` and `fn` in one transaction. */
-export type Transact = <T>(fn: (trx: Db) => Promise<T>) => Promise<T>;
+type Transact = <T>(fn: (trx: Db) => Promise<T>) => Promise<T>;
 
 /** What a flow kind hands the engine when a strategy succeeded. */
-export interface FinishInput {
+interface FinishInput {
   flow: FlowRow;
   outcome: Extract<Outcome, { type: 'success' }>;
   req: FlowRequest;

@@ -4,7 +4,7 @@ import type { IdentityError } from '../errors/identity-error.ts';
 import type { FieldMessage } from '../ui/nodes.ts';
 
 /** Changes to a flow's stored state that an outcome asks for (merged into the row by the engine). */
-export interface FlowPatch {
+interface FlowPatch {
   ui?: UiContainer;
   state?: string;
   /** Merged into `internal` (keys set to null are kept as null). */

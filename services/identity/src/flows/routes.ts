@@ -14,7 +14,7 @@ import type { FlowRequest } from './kind.ts';
 import type { CallbackInput } from './strategy.ts';
 
 /** The engine's view of one HTTP exchange (cookies it sets go on `reply`). */
-export function flowRequest(ctx: IdentityContext, req: FastifyRequest, reply: FastifyReply): FlowRequest {
+function flowRequest(ctx: IdentityContext, req: FastifyRequest, reply: FastifyReply): FlowRequest {
   let session: Promise<ActiveSession | undefined> | undefined;
   return {
     url: req.url,

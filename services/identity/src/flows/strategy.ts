@@ -24,7 +24,7 @@ export interface StrategyContext {
   attempts: { used: number; max: number; exhausted: boolean };
 }
 
-export interface NodeContext {
+interface NodeContext {
   service: IdentityContext;
   session: ActiveSession | undefined;
   /** The identity the flow is for (settings flows). */

@@ -10,7 +10,7 @@ export function registerRawBodyParser(app: FastifyInstance): void {
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
 }
 
-export function mediaType(req: FastifyRequest): string {
+function mediaType(req: FastifyRequest): string {
   return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 }
 

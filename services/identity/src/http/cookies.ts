@@ -8,7 +8,7 @@ export const SESSION_COOKIE = 'ory_kratos_session';
 export const csrfCookieName = (config: Config) => `csrf_token_${sha256Hex(config.publicUrl)}`;
 
 /** Secure unless the browser-facing public URL is plain http (local development). */
-export const secureCookies = (config: Config) => config.publicUrl.startsWith('https://');
+const secureCookies = (config: Config) => config.publicUrl.startsWith('https://');
 
 function base(config: Config) {
   return {

@@ -14,7 +14,7 @@ export function isJsonRequest(headers: {
   );
 }
 
-export function negotiate(accept: string, offers: string[], defaultOffer: string): string {
+function negotiate(accept: string, offers: string[], defaultOffer: string): string {
   const specs = accept
     .split(',')
     .map((part) => {

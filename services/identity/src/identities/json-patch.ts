@@ -1,6 +1,6 @@
 import { errors } from '../errors/identity-error.ts';
 
-export interface PatchOp {
+interface PatchOp {
   op: string;
   path: string;
   value?: unknown;
@@ -38,7 +38,7 @@ function isContainer(v: unknown): v is Record<string, unknown> | unknown[] {
  * A deep copy of plain JSON in which every object has no prototype, so that no key, however
  * named, can reach a shared prototype while the patch is applied.
  */
-export function nullPrototypeCopy(value: unknown, depth = 0): unknown {
+function nullPrototypeCopy(value: unknown, depth = 0): unknown {
   if (depth > 64) throw errors.badRequest('The document is nested too deeply.');
   if (Array.isArray(value)) return value.map((v) => nullPrototypeCopy(v, depth + 1));
   if (!isContainer(value)) return value;

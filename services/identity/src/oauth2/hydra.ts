@@ -2,7 +2,7 @@ import { adminAuthHeaders } from '@acme/service-kit/admin-access';
 import { requestIdHeaders } from '@acme/service-kit/request-id';
 import { IdentityError } from '../errors/identity-error.ts';
 
-export interface LoginRequest {
+interface LoginRequest {
   challenge: string;
   skip: boolean;
   subject: string;

@@ -6,7 +6,7 @@ import { errors } from '../errors/identity-error.ts';
 import { createWorkPool, PoolSaturatedError, type PoolOptions, type WorkPool } from './pool.ts';
 
 /** OWASP's argon2id minimum: 19 MiB, t=2, p=1. `@node-rs/argon2` hashes on libuv's thread pool. */
-export const ARGON2_PARAMS = { memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+const ARGON2_PARAMS = { memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 const ARGON2ID = 2 as Algorithm;
 
 export async function hashPassword(password: string): Promise<string> {
@@ -45,7 +45,7 @@ export function needsRehash(hashed: string): boolean {
 
 let dummy: Promise<string> | undefined;
 /** Burns the same time as a real check, for identifiers that have no password. */
-export async function verifyDummy(password: string): Promise<false> {
+async function verifyDummy(password: string): Promise<false> {
   dummy ??= hashPassword(randomBytes(16).toString('hex'));
   await argonVerify(await dummy, password).catch(() => false);
   return false;
@@ -65,7 +65,7 @@ export interface PasswordHasher {
 }
 
 /** Seconds a refused client is told to wait: a hash takes tens of milliseconds, a queue drains fast. */
-export const OVERLOAD_RETRY_AFTER_SECONDS = 1;
+const OVERLOAD_RETRY_AFTER_SECONDS = 1;
 
 export function createPasswordHasher(options: PoolOptions): PasswordHasher {
   const pool = createWorkPool(options);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { UiText } from '@ory/client';
 import { messages } from '../ui/messages.ts';
 
-export const MIN_PASSWORD_LENGTH = 8;
+const MIN_PASSWORD_LENGTH = 8;
 /** Bytes; longer input is refused outright (never truncated). */
 export const MAX_PASSWORD_BYTES = 4096;
 

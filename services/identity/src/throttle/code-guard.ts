@@ -43,7 +43,7 @@ export function codeMatchesHmac(secret: string, flowId: string, code: unknown, s
  * Counts one attempt on a flow's own counter (`internal[key]`) and answers the new count, in one
  * `UPDATE … RETURNING`, so parallel submits of one flow cannot all read the old count.
  */
-export async function countFlowAttempt(db: Db, flowId: string, key: string, now: Date): Promise<number> {
+async function countFlowAttempt(db: Db, flowId: string, key: string, now: Date): Promise<number> {
   const r = await sql<{ n: number }>`
     update identity_flows
     set internal = jsonb_set(internal, ${sql.lit(`{${key}}`)}::text[],
@@ -54,7 +54,7 @@ export async function countFlowAttempt(db: Db, flowId: string, key: string, now:
   return r.rows[0]?.n ?? Number.POSITIVE_INFINITY;
 }
 
-export type CodeRefusal = 'flow' | 'address' | 'ip';
+type CodeRefusal = 'flow' | 'address' | 'ip';
 
 export interface CodeAttempt {
   /** Why the attempt may not compare its code, if it may not. */

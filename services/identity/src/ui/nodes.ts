@@ -197,7 +197,7 @@ export function clearMessages(ui: UiContainer): UiContainer {
   return { ...ui, messages: [], nodes: ui.nodes.map((n) => ({ ...n, messages: [] })) };
 }
 
-export function nodeName(n: UiNode): string | undefined {
+function nodeName(n: UiNode): string | undefined {
   const a = n.attributes as { name?: string };
   return a.name;
 }

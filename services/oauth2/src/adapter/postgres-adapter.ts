@@ -25,7 +25,7 @@ export interface AdapterContext {
   graceSeconds: number;
 }
 
-export interface StoredRecord {
+interface StoredRecord {
   payload: AdapterPayload;
   consumedAt: number | undefined;
 }
@@ -50,7 +50,7 @@ interface Row {
   consumed_ms: number | null;
 }
 
-export class PostgresAdapter implements Adapter {
+class PostgresAdapter implements Adapter {
   readonly model: string;
   readonly #ctx: AdapterContext;
 

@@ -13,7 +13,7 @@ import { OAuth2Error } from '../errors.ts';
 
 const JsonObject = z.record(z.string(), z.unknown());
 
-export const FederatedTokenBody = z
+const FederatedTokenBody = z
   .object({
     subject: z.string().min(1).max(255),
     client_id: z.string().min(1).max(255),

@@ -15,7 +15,7 @@ export function requireChallenge(value: unknown, name: string): string {
 }
 
 /** Hydra's `request_url`: the authorization request that started the flow. */
-export function requestUrl(issuer: string, params: Record<string, unknown> | undefined): string {
+function requestUrl(issuer: string, params: Record<string, unknown> | undefined): string {
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(params ?? {})) {
     if (typeof value === 'string') query.set(key, value);

@@ -12,7 +12,7 @@ import { resumeRedirect } from './resume-verifier.ts';
 
 const JsonObject = z.record(z.string(), z.unknown());
 
-export const ConsentAcceptBody = z.object({
+const ConsentAcceptBody = z.object({
   grant_scope: z.array(z.string().max(255)).max(50).optional(),
   grant_access_token_audience: z.array(z.string().max(255)).max(20).optional(),
   remember: z.boolean().optional(),

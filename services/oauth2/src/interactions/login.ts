@@ -15,7 +15,7 @@ import { resumeRedirect } from './resume-verifier.ts';
 
 /** Hydra's login request: GET, PUT accept, PUT reject (`/admin/oauth2/auth/requests/login`). */
 
-export const LoginAcceptBody = z.object({
+const LoginAcceptBody = z.object({
   subject: z.string().min(1).max(255),
   remember: z.boolean().optional(),
   remember_for: z.number().int().min(0).optional(),
@@ -27,7 +27,7 @@ export const LoginAcceptBody = z.object({
   extend_session_lifespan: z.boolean().optional(),
 });
 
-export const RejectBody = z.object({
+const RejectBody = z.object({
   error: z.string().max(128).optional(),
   error_description: z.string().max(1000).optional(),
   error_hint: z.string().max(1000).optional(),

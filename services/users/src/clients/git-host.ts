@@ -12,7 +12,7 @@ const tokenAnswerSchema = z.union([
 
 const userSchema = z.object({ login: z.string().min(1).max(100), id: z.union([z.number(), z.string()]) });
 
-export interface GitHostUser {
+interface GitHostUser {
   login: string;
   id: string;
 }

@@ -8,12 +8,12 @@ import {
 import { AppError } from '../http/errors.ts';
 import { upstreamError } from './http-json.ts';
 
-export type { JsonPatchOp, RecoveryCode } from '@acme/identity/client';
+export type { RecoveryCode } from '@acme/identity/client';
 
 const SERVICE = 'identity service';
 
 /** The identity traits the user service writes: every field of the identity schema `default`. */
-export interface IdentityTraits {
+interface IdentityTraits {
   userServiceID: string;
   email: string;
   name: { first: string; last: string };
@@ -25,7 +25,7 @@ export interface IdentityTraits {
   };
 }
 
-export interface CreateIdentityInput {
+interface CreateIdentityInput {
   traits: IdentityTraits;
   password?: string | undefined;
   /** Whether the address counts as verified (default true: the operator vouches for it). */

@@ -21,7 +21,7 @@ const whoamiSchema = z.object({
 export type WhoamiSession = z.infer<typeof whoamiSchema>;
 
 /** The caller's credentials as the browser sent them to us; forwarded to the identity service as-is. */
-export interface CallerCredentials {
+interface CallerCredentials {
   cookie?: string | undefined;
   sessionToken?: string | undefined;
 }

@@ -12,7 +12,7 @@ const consentRequestSchema = z.object({
   requested_access_token_audience: z.array(z.string()).nullish(),
 });
 
-export type ConsentRequest = z.infer<typeof consentRequestSchema>;
+type ConsentRequest = z.infer<typeof consentRequestSchema>;
 
 const redirectSchema = z.object({ redirect_to: z.string().min(1) });
 
@@ -21,7 +21,7 @@ export interface ConsentSession {
   id_token: Record<string, unknown>;
 }
 
-export interface AcceptConsentBody {
+interface AcceptConsentBody {
   grant_scope: string[];
   grant_access_token_audience: string[];
   remember: boolean;
@@ -29,8 +29,7 @@ export interface AcceptConsentBody {
 }
 
 /** The result of reading a consent request: pending, or already handled (Hydra's 410). */
-export type ConsentLookup =
-  { kind: 'pending'; request: ConsentRequest } | { kind: 'handled'; redirectTo: string };
+type ConsentLookup = { kind: 'pending'; request: ConsentRequest } | { kind: 'handled'; redirectTo: string };
 
 /** The authorization server's (Hydra-compatible) admin API, as far as the user service uses it. */
 export interface OAuth2AdminClient {

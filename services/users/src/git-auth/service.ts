@@ -4,12 +4,12 @@ import { AppError } from '../http/errors.ts';
 import type { Caller } from '../http/caller.ts';
 
 /** How long a started connection may take (the host's authorize page round trip). */
-export const STATE_TTL_MS = 10 * 60 * 1000;
+const STATE_TTL_MS = 10 * 60 * 1000;
 
 const hashState = (state: string) => createHash('sha256').update(state).digest('hex');
 
 /** The app's callback route on the caller's origin (an allowed app origin), else the configured app. */
-export function redirectUriFor(ctx: UsersContext, origin: string | undefined): string {
+function redirectUriFor(ctx: UsersContext, origin: string | undefined): string {
   const base =
     origin !== undefined && ctx.config.appOrigins.includes(origin) ? origin : ctx.config.appBaseUrl;
   return `${base}/account/callback`;

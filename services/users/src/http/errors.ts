@@ -1,7 +1,7 @@
 import { ServiceError } from '@acme/service-kit/errors';
 
 /** Every error code the user service answers with, and its HTTP status. */
-export const errorCatalogue = {
+const errorCatalogue = {
   INVALID_REQUEST: 400,
   INVALID_EMAIL: 400,
   EMAIL_DOMAIN_MISMATCH: 400,
@@ -59,8 +59,6 @@ export const errorCatalogue = {
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;
-
-export type { ErrorBody } from '@acme/service-kit/errors';
 
 /** The one error type of the user service. Its message is shown to callers, so keep secrets out. */
 export class AppError extends ServiceError<ErrorCode> {

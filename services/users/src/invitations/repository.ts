@@ -11,10 +11,7 @@ type InvitationRow = Selectable<InvitationsTable> & {
 };
 
 /** Stored states are pending, accepted, revoked; `expired` is a pending one past its expiry. */
-export function derivedState(
-  row: Pick<InvitationsTable, 'state' | 'expires_at'>,
-  now: Date,
-): InvitationState {
+function derivedState(row: Pick<InvitationsTable, 'state' | 'expires_at'>, now: Date): InvitationState {
   if (row.state === 'pending' && row.expires_at.getTime() <= now.getTime()) return 'expired';
   return row.state;
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { createUserSchema } from '../users/schemas.ts';
 import { ROLES } from '../users/roles.ts';
 
-export const INVITATION_STATES = ['pending', 'accepted', 'expired', 'revoked'] as const;
+const INVITATION_STATES = ['pending', 'accepted', 'expired', 'revoked'] as const;
 export type InvitationState = (typeof INVITATION_STATES)[number];
 
 /** As `POST /admin/users`, without a password: the invited person sets it. */

@@ -16,7 +16,7 @@ const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 
 /** The link of the invitation email: the app's onboarding screen with the recovery flow and code. */
-export function onboardingLink(ctx: UsersContext, code: RecoveryCode): string {
+function onboardingLink(ctx: UsersContext, code: RecoveryCode): string {
   const url = new URL('/account/onboarding', ctx.config.appBaseUrl);
   url.searchParams.set('flow', code.flowId);
   url.searchParams.set('code', code.code);

@@ -1,8 +1,6 @@
 import type { UsersContext } from '../context.ts';
 import { tokenClaimsFor } from './token-claims.ts';
 
-export { secondFactorOverdue } from './token-claims.ts';
-
 /**
  * Accepts an OAuth2 consent request for the signed-in identity and returns where the browser goes
  * next. The identity session must be active and belong to the consent's subject; the access token

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { sql } from '@acme/db';
 import type { UsersDb } from '../db-types.ts';
 
-export interface RateLimitDecision {
+interface RateLimitDecision {
   allowed: boolean;
   /** Seconds until the current window ends. */
   retryAfterSeconds: number;

@@ -156,7 +156,7 @@ function isActive(state: string | undefined): boolean {
  * at aal1 (the identity service steps the login up to aal2 first), so an aal1 password session past
  * the deadline has no second factor: it gets no tokens.
  */
-export function secondFactorOverdue(session: IdentitySession, now: Date): boolean {
+function secondFactorOverdue(session: IdentitySession, now: Date): boolean {
   if (session.authenticator_assurance_level === 'aal2') return false;
   if (session.authentication_methods?.some((m) => m.method === 'oidc')) return false;
   const onboarding = session.identity.traits.onboarding as { mfaSetupDeadline?: unknown } | undefined;

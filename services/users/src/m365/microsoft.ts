@@ -16,7 +16,7 @@ import { AppError } from '../http/errors.ts';
  */
 
 /** The Azure Marketplace SaaS Fulfillment API's application id (Microsoft's). */
-export const MARKETPLACE_APP_ID = '20e940b3-4c77-4b0b-9a53-9e16a1b010a7';
+const MARKETPLACE_APP_ID = '20e940b3-4c77-4b0b-9a53-9e16a1b010a7';
 const GRAPH_SCOPES =
   'https://graph.microsoft.com/User.Read https://graph.microsoft.com/Organization.Read.All';
 const MARKETPLACE_API_VERSION = '2018-08-31';

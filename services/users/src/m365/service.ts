@@ -23,14 +23,14 @@ export interface M365Context extends UsersContext {
   };
 }
 
-export interface M365Caller {
+interface M365Caller {
   identity: MicrosoftIdentity;
   me: GraphMe;
   organization: GraphOrganization;
 }
 
 /** Verifies the bearer token, gets Graph's view (on-behalf-of when no Graph token came), cross-checks. */
-export async function identifyCaller(
+async function identifyCaller(
   ctx: M365Context,
   bearer: string,
   graphAccessToken: string | undefined,

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { domainSchema } from '../http/schemas.ts';
 
-export const SUBSCRIPTION_STATUSES = ['subscribed', 'not_subscribed'] as const;
-export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+const SUBSCRIPTION_STATUSES = ['subscribed', 'not_subscribed'] as const;
 
 const productSchema = z
   .string()
@@ -13,7 +12,7 @@ const productSchema = z
 
 const unique = <T>(values: T[]) => [...new Set(values)];
 
-export const ssoConfigSchema = z.object({ provider: z.string().trim().min(1).max(100) }).strict();
+const ssoConfigSchema = z.object({ provider: z.string().trim().min(1).max(100) }).strict();
 
 export const createOrganisationSchema = z
   .object({

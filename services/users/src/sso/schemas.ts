@@ -16,7 +16,7 @@ const claimName = z
   .regex(/^[A-Za-z0-9_:./-]+$/, 'must be a claim name');
 
 /** Which ID token (or userinfo) claims carry the traits we need. Okta, Entra and Google agree on these. */
-export const claimMappingSchema = z
+const claimMappingSchema = z
   .object({
     email: claimName.default('email'),
     emailVerified: claimName.default('email_verified'),

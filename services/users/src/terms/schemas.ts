@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export const TERMS_DOCUMENTS = ['terms', 'privacy'] as const;
+const TERMS_DOCUMENTS = ['terms', 'privacy'] as const;
 
 export const acceptTermsBodySchema = z
   .object({
@@ -26,7 +26,7 @@ export const exportQuerySchema = z
   })
   .strict();
 
-export const acceptanceSchema = z.object({
+const acceptanceSchema = z.object({
   id: z.uuid(),
   userId: z.uuid(),
   email: z.string(),

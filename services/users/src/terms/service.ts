@@ -12,7 +12,7 @@ export interface AcceptInput {
 }
 
 /** The configured current version of each document. */
-export function currentVersion(ctx: UsersContext, document: TermsDocument): string {
+function currentVersion(ctx: UsersContext, document: TermsDocument): string {
   return document === 'terms' ? ctx.config.terms.version : ctx.config.privacy.version;
 }
 
@@ -65,7 +65,7 @@ export async function acceptTerms(ctx: UsersContext, caller: Caller, input: Acce
 }
 
 /** Sets `onboarding.tosAccepted` on the identity when it differs from `value` (or is unknown). */
-export async function syncTosAccepted(
+async function syncTosAccepted(
   ctx: UsersContext,
   identityId: string,
   onboarding: { tosAccepted?: boolean | undefined } | undefined,

@@ -101,7 +101,7 @@ export async function createUser(
 }
 
 /** How long an unlinked row may be a creation still in flight before it counts as an orphan. */
-export const ORPHAN_AFTER_MS = 60_000;
+const ORPHAN_AFTER_MS = 60_000;
 
 /**
  * Inserts the user row. When the email is taken by a row that is still unlinked long after its

@@ -16,7 +16,7 @@ export interface NewUserRow {
   createdAt: Date;
 }
 
-export function toUser(row: Selectable<UsersTable>): User {
+function toUser(row: Selectable<UsersTable>): User {
   if (!isRole(row.role)) throw new Error(`unknown role in database: ${row.role}`);
   return {
     id: row.id,

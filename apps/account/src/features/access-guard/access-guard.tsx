@@ -24,15 +24,7 @@ export function AccessDeniedView({ product, email }: { product?: string; email?:
 }
 
 /** The unauthorised-mode page: this application does not accept the way the user signed in. */
-export function ModeDeniedView({
-  mode,
-  appName,
-  allowed,
-}: {
-  mode: string;
-  appName: string;
-  allowed: string[];
-}) {
+function ModeDeniedView({ mode, appName, allowed }: { mode: string; appName: string; allowed: string[] }) {
   return (
     <Card title={copy.accessDenied.title}>
       <p role="alert">{copy.accessDenied.mode(appName, mode, allowed)}</p>

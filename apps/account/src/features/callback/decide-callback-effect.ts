@@ -32,7 +32,7 @@ export type CallbackCommand =
   | { type: 'go-initial-page' };
 
 /** A code that does not start with "ory" comes from the source-code host. */
-export function isSourceCodeHostCode(code: string): boolean {
+function isSourceCodeHostCode(code: string): boolean {
   return !code.toLowerCase().startsWith(AUTHORIZATION_CODE_PREFIX);
 }
 

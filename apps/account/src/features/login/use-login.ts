@@ -33,7 +33,7 @@ export interface LoginSearch {
   aal?: string;
 }
 
-export type LoginView =
+type LoginView =
   { kind: 'progress' } | { kind: 'error'; message: string } | { kind: 'step'; step: LoginStep };
 
 /**

@@ -6,7 +6,7 @@ import { assertParam, postJson } from './http-client.ts';
 // Marketplace activation from the Final Step: the purchase token with the caller's Microsoft identity
 // token as the bearer and the Graph token, `{token, graphAccessToken}`.
 
-export const ACTIVATION_PATH = '/m365/marketplace/activate';
+const ACTIVATION_PATH = '/m365/marketplace/activate';
 
 export async function activateSubscription(
   usersUrl: string,

@@ -28,7 +28,7 @@ interface Cached {
 /** Tokens by username, then kind. */
 const tokenCache = new Map<string, Partial<Record<TokenKind, Cached>>>();
 
-export function cachedToken(username: string, kind: TokenKind, now = Date.now()): string | null {
+function cachedToken(username: string, kind: TokenKind, now = Date.now()): string | null {
   const entry = tokenCache.get(username.toLowerCase())?.[kind];
   return entry && entry.expiresOn > now ? entry.token : null;
 }
@@ -41,7 +41,7 @@ function remember(username: string, kind: TokenKind, token: string, expiresOn: D
   tokenCache.set(key, entry);
 }
 
-export function forgetTokens(username?: string): void {
+function forgetTokens(username?: string): void {
   if (username) tokenCache.delete(username.toLowerCase());
   else tokenCache.clear();
 }
@@ -61,15 +61,8 @@ export function getMsalInstance(m365: M365Config): Promise<PublicClientApplicati
 const scopesOf = (kind: TokenKind): string[] => [...M365_SCOPES[kind]];
 
 /** True for the error MSAL gives when a popup or redirect is already running. */
-export function isInteractionInProgress(error: unknown): boolean {
+function isInteractionInProgress(error: unknown): boolean {
   return error instanceof BrowserAuthError && error.errorCode === 'interaction_in_progress';
-}
-
-/** The user closed the popup or pressed Cancel on Microsoft's page. */
-export function isUserCancellation(error: unknown): boolean {
-  if (!error || typeof error !== 'object') return false;
-  const code = (error as { errorCode?: unknown }).errorCode;
-  return code === 'user_cancelled' || code === 'access_denied';
 }
 
 export async function signIn(

@@ -7,13 +7,13 @@ import { BASE, paths } from '../../shared/config/paths.ts';
 // production leaves `entraUrl` out and MSAL discovers the real endpoints.
 
 /** Where Microsoft sends popup and redirect responses: the bridge page (a second Vite entry). */
-export const REDIRECT_BRIDGE_PATH = `${BASE}/redirect.html`;
+const REDIRECT_BRIDGE_PATH = `${BASE}/redirect.html`;
 
 function tenantOf(authority: string): string {
   return new URL(authority).pathname.split('/').filter(Boolean)[0] ?? 'organizations';
 }
 
-export function localAuthorityMetadata(entraUrl: string, authority: string): string {
+function localAuthorityMetadata(entraUrl: string, authority: string): string {
   const root = entraUrl.replace(/\/$/, '');
   const base = `${root}/${tenantOf(authority)}`;
   return JSON.stringify({
@@ -29,7 +29,7 @@ export function localAuthorityMetadata(entraUrl: string, authority: string): str
   });
 }
 
-export function localCloudDiscoveryMetadata(authority: string): string {
+function localCloudDiscoveryMetadata(authority: string): string {
   const host = new URL(authority).host;
   return JSON.stringify({
     tenant_discovery_endpoint: `https://${host}/{tenant}/v2.0/.well-known/openid-configuration`,

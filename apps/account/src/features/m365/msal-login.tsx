@@ -18,7 +18,7 @@ import { useM365Login } from './use-m365-login.ts';
 // handles a redirect response on start-up (interaction status startup → handleRedirect → none).
 
 /** The MSAL driver; outside MsalProvider MSAL React hands out a stub, and every call rejects. */
-export function useMsalDriver(): M365Driver {
+function useMsalDriver(): M365Driver {
   const { instance, inProgress, accounts } = useMsal();
   const account = instance.getActiveAccount() ?? accounts[0] ?? null;
   return useMemo(() => {

@@ -24,7 +24,7 @@ export async function renewM365Token(deps: {
 }
 
 /** Inside Teams the SDK's token; in the browser MSAL's silent tokens. The libraries load only here. */
-export async function silentMicrosoftCredentials(): Promise<MicrosoftCredentials | null> {
+async function silentMicrosoftCredentials(): Promise<MicrosoftCredentials | null> {
   const m365 = getConfig().m365;
   if (!m365) return null;
   if (read(registry.isTeams) === true) {

@@ -3,7 +3,7 @@
 // activate-subscription, unauthorised-user, authenticated, error; plus the "organisation already
 // subscribed" view that the activation can end in.
 
-export type M365Mode =
+type M365Mode =
   | 'loading'
   | 'login'
   | 'consent-required'

@@ -29,7 +29,7 @@ const names = z.array(z.string().check(z.minLength(1)));
  * The initial page after sign-in: the first rule whose products and scope groups (each list: at
  * least one must be in the token; an absent list always matches) match the token, else `default`.
  */
-export const initialPageTableSchema = z.object({
+const initialPageTableSchema = z.object({
   default: pageName,
   rules: z.array(z.object({ products: z.optional(names), scopeGroups: z.optional(names), page: pageName })),
 });
@@ -38,7 +38,7 @@ export type InitialPageTable = z.infer<typeof initialPageTableSchema>;
  * Microsoft 365 sign-in (MAGIC only). `entraUrl` points MSAL at a local Entra stand-in (development
  * and tests); production leaves it out and MSAL talks to the real authority.
  */
-export const m365ConfigSchema = z.object({
+const m365ConfigSchema = z.object({
   /** The app registration's client id in Entra (also the Teams app's web-app id). */
   clientId: z.string().check(z.minLength(1)),
   authority: z.string().check(z.regex(/^https:\/\/[^\s/]+\/[^\s/]+$/, 'must be https://host/tenant')),

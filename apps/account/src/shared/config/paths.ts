@@ -27,8 +27,6 @@ export const paths = {
   welcome: WELCOME_PATH,
 } as const;
 
-export type AppPath = (typeof paths)[keyof typeof paths];
-
 /**
  * The initial page after sign-in for the stored token: the configured table picks it from
  * `ext.products` and `ext.scopeGroups` (default "research"); the welcome page when the organisation

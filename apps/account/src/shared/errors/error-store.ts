@@ -54,13 +54,3 @@ export const toastStore = {
 export function showToast(message: string): void {
   toastStore.show(message);
 }
-
-/** A page-level error: the route renders the error page with this message. */
-export class PageError extends Error {
-  readonly mode: ErrorPageMode;
-  constructor(message: string, mode: ErrorPageMode = 'login') {
-    super(message);
-    this.name = 'PageError';
-    this.mode = mode;
-  }
-}

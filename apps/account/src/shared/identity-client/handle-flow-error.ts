@@ -112,7 +112,7 @@ export function handleFlowError<F>(error: unknown, handlers: FlowErrorHandlers<F
  * (a lockout, an expired flow, a code sent too often, a method that cannot be used) is not something
  * the user can fix by retyping, so it goes to a toast ("Action could not be completed", 60 s).
  */
-export const FORM_MESSAGE_IDS: ReadonlySet<number> = new Set([
+const FORM_MESSAGE_IDS: ReadonlySet<number> = new Set([
   4000002, // a required property is missing
   4000005, // the password cannot be used
   4000006, // invalid credentials

@@ -25,7 +25,7 @@ export function csrfToken(flow: FlowLike): string {
   return inputValue(flow, 'csrf_token') ?? '';
 }
 
-export function flowMessages(flow: FlowLike): UiText[] {
+function flowMessages(flow: FlowLike): UiText[] {
   return flow.ui.messages ?? [];
 }
 

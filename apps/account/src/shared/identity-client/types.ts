@@ -1,6 +1,5 @@
 // Kratos wire types, type-only from @ory/client (zero bytes shipped).
 export type {
-  Identity,
   LoginFlow,
   LogoutFlow,
   RecoveryFlow,
@@ -8,7 +7,6 @@ export type {
   SettingsFlow,
   UiContainer,
   UiNode,
-  UiNodeInputAttributes,
   UiText,
   VerificationFlow,
 } from '@ory/client';

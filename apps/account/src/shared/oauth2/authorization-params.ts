@@ -5,7 +5,7 @@ import { read, remove, write } from '../storage/storage.ts';
 import { createCodeVerifier, createState } from './pkce.ts';
 
 /** Stored params are reused while valid and regenerated when absent or expired. */
-export function needsNewParams(params: AuthorizationParams | null, now: number): boolean {
+function needsNewParams(params: AuthorizationParams | null, now: number): boolean {
   return params === null || params.expiration <= now;
 }
 

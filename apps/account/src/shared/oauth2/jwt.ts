@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 
 // A token is a string with a decodable base64 JSON payload, otherwise an invalid-token error.
 
-export const accessTokenClaimsSchema = z.looseObject({
+const accessTokenClaimsSchema = z.looseObject({
   exp: z.optional(z.number()),
   sub: z.optional(z.string()),
   client_id: z.optional(z.string()),

@@ -10,7 +10,7 @@ import { buildAuthorizeUrl } from './authorize-url.ts';
 import { codeChallengeS256 } from './pkce.ts';
 
 /** The authorize URL for this application, with fresh or still-valid PKCE params. */
-export async function authorizeUrlFor(config: AccountConfig, origin: string): Promise<string> {
+async function authorizeUrlFor(config: AccountConfig, origin: string): Promise<string> {
   const params = getOrCreateAuthorizationParams();
   return buildAuthorizeUrl({
     oauth2Url: config.oauth2Url,

@@ -4,7 +4,7 @@ import type { TokenResponse } from './token-lifecycle.ts';
 // POST {oauth2Url}/oauth2/token, form-encoded. Public client: no credentials, no secret.
 
 /** The token endpoint refused the request or answered something that is not a token response. */
-export class TokenEndpointError extends Error {
+class TokenEndpointError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'TokenEndpointError';

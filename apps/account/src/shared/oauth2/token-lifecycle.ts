@@ -36,7 +36,7 @@ export interface TokenContext extends LockContext {
   fetchImpl: typeof fetch;
 }
 
-export const defaultTokenContext: TokenContext = {
+const defaultTokenContext: TokenContext = {
   ...defaultLockContext,
   fetchImpl: (...args) => fetch(...args),
 };

@@ -16,12 +16,12 @@ export interface AuthenticatedInput {
 }
 
 /** The second-factor clause: signed in via oidc, reached aal2, or still inside the setup grace period. */
-export function secondFactorSatisfied(session: SessionFacts, now: number): boolean {
+function secondFactorSatisfied(session: SessionFacts, now: number): boolean {
   return signedInWithOidc(session) || session.aal === 'aal2' || mfaDeadlineInFuture(session, now);
 }
 
 /** The source-code-host clause: the step is disabled, the user is not a git user, or is connected. */
-export function gitSatisfied(session: SessionFacts, disableGitStep: boolean): boolean {
+function gitSatisfied(session: SessionFacts, disableGitStep: boolean): boolean {
   return disableGitStep || !session.isGitUser || session.gitProviderConnected;
 }
 

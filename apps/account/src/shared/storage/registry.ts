@@ -33,24 +33,24 @@ function entry<T>(e: StorageEntry<T>): StorageEntry<T> {
   return e;
 }
 
-export const lockSchema = z.object({ id: z.string(), expiresAt: z.number() });
+const lockSchema = z.object({ id: z.string(), expiresAt: z.number() });
 export type Lock = z.infer<typeof lockSchema>;
 
-export const oauth2TokenSchema = z.object({
+const oauth2TokenSchema = z.object({
   accessToken: z.string().check(z.minLength(1)),
   refreshToken: z.nullable(z.string()),
   expiresAt: z.nullable(z.number()),
 });
 export type OAuth2Token = z.infer<typeof oauth2TokenSchema>;
 
-export const authorizationParamsSchema = z.object({
+const authorizationParamsSchema = z.object({
   codeVerifier: z.string().check(z.minLength(43)),
   state: z.string().check(z.minLength(8)),
   expiration: z.number(),
 });
 export type AuthorizationParams = z.infer<typeof authorizationParamsSchema>;
 
-export const emailResultSchema = z.object({
+const emailResultSchema = z.object({
   email: z.string(),
   isSSO: z.boolean(),
   isM365: z.boolean(),
@@ -60,22 +60,21 @@ export const emailResultSchema = z.object({
 });
 export type EmailResult = z.infer<typeof emailResultSchema>;
 
-export const logoutStateSchema = z.enum(['in_progress', 'completed']);
+const logoutStateSchema = z.enum(['in_progress', 'completed']);
 export type LogoutState = z.infer<typeof logoutStateSchema>;
 
-export const onboardingStateSchema = z.object({
+const onboardingStateSchema = z.object({
   codeSubmitted: z.boolean(),
   passwordSet: z.boolean(),
   isSessionRefreshRequired: z.boolean(),
 });
 export type OnboardingState = z.infer<typeof onboardingStateSchema>;
 
-export const resetPasswordStateSchema = z.object({
+const resetPasswordStateSchema = z.object({
   inProgress: z.boolean(),
   completed: z.boolean(),
   email: z.optional(z.string()),
 });
-export type ResetPasswordState = z.infer<typeof resetPasswordStateSchema>;
 
 export const registry = {
   /** Hydra login challenge, stored then the login page reloads without it. */
@@ -212,8 +211,6 @@ export const registry = {
    */
   tabId: entry({ key: 'tab_id', schema: z.string(), medium: 'sessionStorage' }),
 } as const;
-
-export type RegistryKey = keyof typeof registry;
 
 /** Everything that is local login state, cleared by logout. */
 export const loginStateEntries: StorageEntry<unknown>[] = [

@@ -46,7 +46,7 @@ export function personFromClaims(provider: SsoProvider, claims: Record<string, u
   };
 }
 
-export const oidcIdentifier = (provider: string, subject: string) => `${provider}:${subject}`;
+const oidcIdentifier = (provider: string, subject: string) => `${provider}:${subject}`;
 
 export type ResolveResult =
   | { ok: true; identityId: string; created: boolean }

@@ -26,7 +26,7 @@ interface OidcServices {
 const services = new WeakMap<Config, OidcServices>();
 
 /** One provider directory and relying party per running service (keyed by its configuration). */
-export function oidcServices(ctx: Pick<IdentityContext, 'config'>): OidcServices {
+function oidcServices(ctx: Pick<IdentityContext, 'config'>): OidcServices {
   let s = services.get(ctx.config);
   if (!s) {
     s = {
@@ -36,11 +36,6 @@ export function oidcServices(ctx: Pick<IdentityContext, 'config'>): OidcServices
     services.set(ctx.config, s);
   }
   return s;
-}
-
-/** Replaces the directory and relying party (tests). */
-export function setOidcServices(config: Config, s: OidcServices): void {
-  services.set(config, s);
 }
 
 export const callbackUrl = (config: Config, provider: string) =>

@@ -4,7 +4,7 @@ import { requestIdHeaders } from '@acme/service-kit/request-id';
 // The organisations' identity providers, as the user service keeps them (decision record 0012):
 // read through its admin API, held in memory for a short time only.
 
-export const ssoProviderSchema = z.object({
+const ssoProviderSchema = z.object({
   provider: z.string(),
   organisationId: z.string(),
   issuer: z.string().url(),

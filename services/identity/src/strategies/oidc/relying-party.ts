@@ -19,7 +19,7 @@ export class RelyingPartyError extends Error {
   }
 }
 
-export interface AuthorizationRequest {
+interface AuthorizationRequest {
   url: string;
   state: string;
   nonce: string;

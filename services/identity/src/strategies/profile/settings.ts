@@ -20,7 +20,7 @@ const BOOLEAN_TRAITS = new Set([
 ]);
 
 /** JSON bodies carry `traits` as an object; form posts carry `traits.a.b` keys (strings). */
-export function traitsFromBody(body: Record<string, unknown>): unknown {
+function traitsFromBody(body: Record<string, unknown>): unknown {
   if (body.traits !== undefined) return body.traits;
   const out: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(body)) {
@@ -164,7 +164,7 @@ function valueAt(obj: unknown, path: string[]): unknown {
 }
 
 /** The admin-managed trait paths that `submitted` sets to something other than `current`. */
-export function changedAdminTraits(current: unknown, submitted: unknown): string[][] {
+function changedAdminTraits(current: unknown, submitted: unknown): string[][] {
   // Absent booleans read as false and an absent deadline as null, as the profile form shows them.
   const normal = (path: string[], value: unknown) =>
     BOOLEAN_TRAITS.has(path.join('.')) ? value === true : value === undefined ? null : value;
