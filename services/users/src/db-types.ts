@@ -148,7 +148,7 @@ interface SsoProvidersTable {
 
 /** The user service's tables, as Kysely sees them. */
 /** Issue 20 repair: org-admins of marketplace organisations who bought none of its subscriptions. */
-export interface M365OrgAdminReviewTable {
+interface M365OrgAdminReviewTable {
   user_id: string;
   organisation_id: string;
   email: string;

@@ -6,7 +6,7 @@ import { findLoginSettingsByDomain } from '../organisations/repository.ts';
 import type { LoginConfig } from './schemas.ts';
 
 /** The product name of the MAGIC application. */
-export const MAGIC_PRODUCT = 'MAGIC';
+const MAGIC_PRODUCT = 'MAGIC';
 
 /**
  * The email step's answer, computed from the organisation owning the address's domain and never

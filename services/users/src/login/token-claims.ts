@@ -7,7 +7,7 @@ import { recheckTermsAtSignIn } from '../terms/service.ts';
 import { findUserWithProducts } from '../users/repository.ts';
 
 /** A sign-in or refresh through the identity service (password, SSO): its identity session. */
-export interface SessionClaimsRequest {
+interface SessionClaimsRequest {
   method?: 'session';
   identitySessionId: string;
   subject: string;
@@ -15,7 +15,7 @@ export interface SessionClaimsRequest {
 }
 
 /** A Microsoft 365 sign-in (`/m365/login`): the user the verified Microsoft account maps to. */
-export interface M365ClaimsRequest {
+interface M365ClaimsRequest {
   method: 'm365';
   userId: string;
 }

@@ -39,17 +39,17 @@ export interface GraphOrganization {
 }
 
 /** A subscription's state at the marketplace (SaaS Fulfillment API v2 `saasSubscriptionStatus`). */
-export type MarketplaceStatus =
+type MarketplaceStatus =
   'PendingFulfillmentStart' | 'Subscribed' | 'Suspended' | 'Unsubscribed' | 'NotStarted';
 
-export interface MarketplaceParty {
+interface MarketplaceParty {
   emailId: string;
   /** Entra object id (lower case; empty when the marketplace did not say). */
   objectId: string;
   tenantId: string;
 }
 
-export interface ResolvedPurchase {
+interface ResolvedPurchase {
   id: string;
   offerId: string;
   planId: string;
@@ -61,7 +61,7 @@ export interface ResolvedPurchase {
 }
 
 /** A marketplace operation (Get Operation API): what a webhook claims, as Microsoft recorded it. */
-export interface MarketplaceOperation {
+interface MarketplaceOperation {
   id: string;
   subscriptionId: string;
   action: string;
@@ -71,7 +71,7 @@ export interface MarketplaceOperation {
 }
 
 /** The subscription's current record at the marketplace (Get Subscription API). */
-export interface MarketplaceSubscriptionState {
+interface MarketplaceSubscriptionState {
   id: string;
   status: MarketplaceStatus;
   planId: string;

@@ -336,8 +336,7 @@ async function seatPurchaser(
   }
 }
 
-export type WebhookAction =
-  'Unsubscribe' | 'Suspend' | 'Reinstate' | 'ChangePlan' | 'ChangeQuantity' | 'Renew';
+type WebhookAction = 'Unsubscribe' | 'Suspend' | 'Reinstate' | 'ChangePlan' | 'ChangeQuantity' | 'Renew';
 
 const STATUS_OF: Partial<Record<string, 'Subscribed' | 'Suspended' | 'Unsubscribed'>> = {
   Subscribed: 'Subscribed',

@@ -12,7 +12,7 @@ const TITLES: Record<LegalDocumentKind, string> = {
 };
 
 /** One document: title, version, the sample-text notice, then its sections. */
-export function LegalDocumentPage({
+function LegalDocumentPage({
   kind,
   document,
   supportEmail,

@@ -9,7 +9,7 @@
 
 export type LegalDocumentKind = 'terms' | 'privacy';
 
-export interface LegalSection {
+interface LegalSection {
   heading: string;
   paragraphs: string[];
 }

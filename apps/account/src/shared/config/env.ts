@@ -12,9 +12,8 @@ import {
 // window.__ACCOUNT_CONFIG__ before the bundle runs. Parsed once here; nothing else reads it.
 
 export type { Application, AuthMode } from './applications.ts';
-export { allowsM365ByDefault } from './applications.ts';
-export const applicationSchema = z.enum(APPLICATIONS);
-export const authModeSchema = z.enum(AUTH_MODES);
+const applicationSchema = z.enum(APPLICATIONS);
+const authModeSchema = z.enum(AUTH_MODES);
 
 const httpUrl = z.string().check(z.regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, 'must be an http(s) URL'));
 
