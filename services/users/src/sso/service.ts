@@ -59,6 +59,11 @@ export async function setSsoProvider(
     updated_at: now,
   };
   await upsertProvider(ctx.db, row);
+  // Links are keyed by the provider record (organisation + issuer): a new issuer is a new record,
+  // and the old record's links go with it.
+  if (existing && existing.issuer !== row.issuer) {
+    await ctx.identityAdmin.removeOidcLinks(organisationId, existing.issuer);
+  }
   return toView(row);
 }
 
@@ -71,9 +76,13 @@ export async function getSsoProvider(ctx: UsersContext, organisationId: string):
 
 export async function removeSsoProvider(ctx: UsersContext, organisationId: string): Promise<void> {
   await organisationOrThrow(ctx, organisationId);
-  if (!(await deleteProvider(ctx.db, organisationId))) {
-    throw new AppError('SSO_NOT_CONFIGURED', 'This organisation has no single sign-on provider.');
-  }
+  const row = await findProviderByOrganisation(ctx.db, organisationId);
+  if (!row) throw new AppError('SSO_NOT_CONFIGURED', 'This organisation has no single sign-on provider.');
+  // The links die with the provider, first, so a failure (502) leaves the provider for the operator
+  // to remove again. A link made in between can sign no one in once the provider is gone: links are
+  // keyed by organisation and issuer, never by the provider id another organisation may take.
+  await ctx.identityAdmin.removeOidcLinks(organisationId, row.issuer);
+  await deleteProvider(ctx.db, organisationId);
 }
 
 /** The relying-party configuration the identity service needs, secret included. */
