@@ -26,6 +26,10 @@ export const errorCatalogue = {
   /** The marketplace purchase belongs to another tenant than the caller's. */
   MarketplaceTenantMismatchException: 403,
   JIT_DISABLED: 403,
+  /** SSO: the address's user belongs to another organisation than the provider's. */
+  SSO_ORGANISATION_MISMATCH: 403,
+  /** SSO: the break-glass exemption names someone who is not an org-admin of the organisation. */
+  SSO_BREAK_GLASS_NOT_ORG_ADMIN: 400,
   NOT_FOUND: 404,
   SUBSCRIPTION_NOT_FOUND: 404,
   ORGANISATION_NOT_FOUND: 404,

@@ -125,7 +125,14 @@ export async function provisionSsoMember(
   }
   const existing = await findUserRowByEmail(ctx.db, person.email);
   if (existing) {
-    if (existing.organisation_id !== organisation.id || existing.identity_id === null) {
+    if (existing.organisation_id !== organisation.id) {
+      // Never a link across organisations (a domain that moved, a provider id taken over).
+      throw new AppError(
+        'SSO_ORGANISATION_MISMATCH',
+        'This account belongs to another organisation than the one whose identity provider answered. Contact your administrator.',
+      );
+    }
+    if (existing.identity_id === null) {
       throw new AppError('USER_EXISTS', 'A user with this email address already exists.');
     }
     return { userId: existing.id, identityId: existing.identity_id };
