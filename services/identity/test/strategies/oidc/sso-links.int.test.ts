@@ -105,7 +105,13 @@ describe('identity: SSO links belong to the provider record that made them', () 
         },
         { email: 'dinesh@hooli.test', password: ORG_IDP_DEMO_PASSWORD, givenName: 'Dinesh', familyName: 'C' },
       ],
-      clients: [{ clientId: 'acme-platform', clientSecret: 'client-secret-2', redirectUris: [callback] }],
+      clients: [
+        {
+          clientId: 'acme-platform',
+          clientSecret: 'client-secret-2',
+          redirectUris: [callback, `${identityPublic}/self-service/methods/oidc/callback/initech`],
+        },
+      ],
     });
     closers.push(initechIdp.close);
     const identity = await startIdentity({
@@ -174,7 +180,7 @@ describe('identity: SSO links belong to the provider record that made them', () 
     await db.close();
   });
 
-  async function signIn(idp: OrgIdp, email: string) {
+  async function signIn(idp: OrgIdp, email: string, provider = 'globex') {
     const browser = new Browser();
     const res = await browser.go(`${identityPublic}/self-service/login/browser`, {
       headers: { accept: 'application/json' },
@@ -184,7 +190,7 @@ describe('identity: SSO links belong to the provider record that made them', () 
     const submit = await browser.go(flow.ui.action, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin: APP },
-      body: new URLSearchParams({ method: 'oidc', provider: 'globex', csrf_token: csrf }),
+      body: new URLSearchParams({ method: 'oidc', provider, csrf_token: csrf }),
     });
     expect(submit.status).toBe(303);
     const page = await browser.follow(submit.headers.get('location')!, [idp.issuer]);
@@ -271,8 +277,15 @@ describe('identity: SSO links belong to the provider record that made them', () 
       .set({ organisation_id: initech } as any)
       .where('domain' as any, '=', 'hooli.test')
       .execute();
+    const set = await users('PUT', `/admin/organisations/${initech}/sso`, {
+      provider: 'initech',
+      issuer: initechIdp.issuer,
+      clientId: 'acme-platform',
+      clientSecret: 'client-secret-2',
+    });
+    expect(set.status).toBe(200);
     clock.advance(31_000);
-    const { session, messages } = await signIn(initechIdp, 'dinesh@hooli.test');
+    const { session, messages } = await signIn(initechIdp, 'dinesh@hooli.test', 'initech');
     expect(session).toBeUndefined();
     expect(messages).toEqual([
       'This account belongs to another organisation than the one whose identity provider answered. Contact your administrator.',
