@@ -209,4 +209,14 @@ export const migrations: Migration[] = [
     name: '200_git_auth_states_session',
     sql: 'alter table git_auth_states add column session_id text',
   },
+  {
+    // Issue 20, item 14: an organisation may enforce SSO (no password sign-in or recovery for its
+    // domains), with one break-glass org-admin the operator exempts.
+    name: '230_sso_enforce',
+    sql: 'alter table sso_providers add column enforce boolean not null default false',
+  },
+  {
+    name: '231_sso_break_glass',
+    sql: 'alter table sso_providers add column break_glass_user_id uuid references users(id) on delete set null',
+  },
 ];

@@ -226,9 +226,9 @@ export async function removeLinks(
         .where('type', '=', 'oidc')
         .executeTakeFirst();
       if (!credential) continue;
-      const providers = (((credential.config as { providers?: unknown[] }).providers ?? []) as OidcLink[]).filter(
-        (p) => !(p.organisationId === organisationId && p.issuer === issuer),
-      );
+      const providers = (
+        ((credential.config as { providers?: unknown[] }).providers ?? []) as OidcLink[]
+      ).filter((p) => !(p.organisationId === organisationId && p.issuer === issuer));
       if (providers.length === 0) {
         await trx.deleteFrom('identity_credentials').where('id', '=', credential.id).execute();
       } else {

@@ -115,12 +115,19 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
       const key = domain.toLowerCase();
       const hit = policies.get(key);
       if (hit && hit.until > now()) return hit.value;
-      const res = await fetch(`${base}/admin/sso/domains/${encodeURIComponent(key)}`, {
-        headers: { ...auth, ...requestIdHeaders() },
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      if (!res.ok) throw new Error(`user service answered ${res.status} for a domain's SSO policy`);
-      const value = domainPolicySchema.parse(await res.json());
+      let value: DomainPolicy;
+      try {
+        const res = await fetch(`${base}/admin/sso/domains/${encodeURIComponent(key)}`, {
+          headers: { ...auth, ...requestIdHeaders() },
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        if (!res.ok) throw new Error(`user service answered ${res.status} for a domain's SSO policy`);
+        value = domainPolicySchema.parse(await res.json());
+      } catch (error) {
+        // The last answer stands while the user service can not be asked.
+        if (hit) return hit.value;
+        throw error;
+      }
       if (policies.size > 10_000) policies.clear();
       policies.set(key, { value, until: now() + CACHE_MS });
       return value;

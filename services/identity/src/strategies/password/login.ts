@@ -17,6 +17,7 @@ import {
   resetAccount,
 } from '../../throttle/repo.ts';
 import { messages } from '../../ui/messages.ts';
+import { ssoEnforcedRefusal } from '../oidc/enforcement.ts';
 import { passwordLoginNodes, type FieldMessage } from '../../ui/nodes.ts';
 
 /**
@@ -58,6 +59,10 @@ async function submitPassword(
     values: values(identifier),
   };
   if (identifier.length > 320 || Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) return invalid;
+  // SSO-enforcing organisations: refused by the address's domain, before any lookup or hash.
+  const sso = await ssoEnforcedRefusal(ctx.service, identifier);
+  if (sso)
+    return { type: 'flow_updated', messages: [{ pointer: '#/', message: sso }], values: values(identifier) };
 
   const { service, now } = ctx;
   const ip = ctx.client.ip;

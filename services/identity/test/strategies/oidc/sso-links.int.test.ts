@@ -302,11 +302,11 @@ describe('identity: SSO links belong to the provider record that made them', () 
     });
     expect(restored.status).toBe(200);
     const hopper = (
-      await db.kysely
+      (await db.kysely
         .selectFrom('identity_verifiable_addresses' as any)
         .select('identity_id' as any)
         .where('value' as any, '=', 'hopper@globex.test')
-        .executeTakeFirstOrThrow()
+        .executeTakeFirstOrThrow()) as any
     ).identity_id as string;
     await db.kysely
       .insertInto('identity_credential_identifiers' as any)
