@@ -81,7 +81,9 @@ export const domainPolicySchema = z.object({
   exemptEmails: z.array(z.string()),
 });
 
-export const domainParamsSchema = z.object({ domain: z.string().max(253) });
+export const domainParamsSchema = z.object({
+  domain: z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, 'must be a domain name'),
+});
 
 export type SetSsoProviderInput = z.output<typeof setSsoProviderSchema>;
 

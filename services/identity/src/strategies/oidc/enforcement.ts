@@ -1,6 +1,7 @@
 import type { UiText } from '@ory/client';
 import type { IdentityContext } from '../../context.ts';
 import { normalizeEmail } from '../../identities/repo.ts';
+import { normalizeIdentifier } from '../../throttle/backoff.ts';
 import { messages } from '../../ui/messages.ts';
 import { oidcServices } from './oidc-login.ts';
 
@@ -18,10 +19,14 @@ export async function ssoEnforcedRefusal(
   ctx: Pick<IdentityContext, 'config' | 'clock'>,
   address: string,
 ): Promise<UiText | undefined> {
-  const email = normalizeEmail(address);
+  // The normalisation the password lookup applies (trim, lower case, NFKC): a look-alike spelling of
+  // the address that finds the account is refused as the address is.
+  const email = normalizeEmail(normalizeIdentifier(address));
   const at = email.lastIndexOf('@');
-  if (at < 1 || at === email.length - 1) return undefined;
+  if (at < 1) return undefined;
   const domain = email.slice(at + 1);
+  // Only a domain name can belong to an organisation (the user service's domain rule).
+  if (!/^[a-z0-9.-]{1,253}$/.test(domain)) return undefined;
   let policy;
   try {
     policy = await oidcServices(ctx).directory.domainPolicy(domain);

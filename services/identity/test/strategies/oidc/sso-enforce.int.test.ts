@@ -135,6 +135,18 @@ describe('identity: organisations that enforce SSO have no password sign-in or r
     expect(messageIds(unknown.body)).toEqual([SSO_ENFORCED]);
   });
 
+  it('a look-alike spelling of an enforced address (case, spaces, full-width letters) is refused as the address is', async () => {
+    for (const spelling of [
+      '  Member@GLOBEX.test ',
+      'member@ｇｌｏｂｅｘ.test',
+      'ｍｅｍｂｅｒ@globex.ｔｅｓｔ',
+    ]) {
+      const res = await signIn(spelling);
+      expect(res.status).toBe(400);
+      expect(messageIds(res.body)).toEqual([SSO_ENFORCED]);
+    }
+  });
+
   it('password recovery for an SSO-enforcing organisation’s address is refused and mails no code, known or not', async () => {
     const before = h.mailbox.length;
     const known = await recover('member@globex.test');
