@@ -266,6 +266,22 @@ describe('SSO providers per organisation', () => {
     expect(off.json).toMatchObject({ enforce: false });
     expect(await policy('globex.test')).toEqual({ enforced: false, exemptEmails: [] });
     expect((await cli(...base, '--client-secret', 'x', '--enforce', 'maybe')).code).toBe(2);
+    // Bad input answers 400 INVALID_REQUEST, never a 500.
+    for (const res of [
+      await http(`${svc.adminUrl}/admin/sso/domains/%00`),
+      await http(`${svc.adminUrl}/admin/sso/domains/bad_domain%21`),
+      await http(`${svc.adminUrl}/admin/organisations/${globex}/sso/break-glass`, {
+        method: 'PUT',
+        json: { userId: '\u0000' },
+      }),
+      await http(`${svc.adminUrl}/admin/organisations/${globex}/sso/break-glass`, {
+        method: 'PUT',
+        json: {},
+      }),
+    ]) {
+      expect(res.status).toBe(400);
+      expect((res.body as any).errorCode).toBe('INVALID_REQUEST');
+    }
   });
 
   it('sso:remove turns single sign-on off for the domain', async () => {

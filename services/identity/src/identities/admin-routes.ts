@@ -23,7 +23,11 @@ const UpdateBodySchema = CreateIdentityBodySchema;
 
 const OidcLinksQuerySchema = z.object({
   organisation_id: z.string().refine(isUuid),
-  issuer: z.string().max(500).pipe(z.url()),
+  issuer: z
+    .string()
+    .max(500)
+    .refine((v) => !/[\u0000-\u001f\u007f]/.test(v))
+    .pipe(z.url()),
 });
 
 export function registerAdminRoutes(app: FastifyInstance, ctx: IdentityContext): void {

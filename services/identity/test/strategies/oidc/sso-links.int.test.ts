@@ -323,8 +323,15 @@ describe('identity: SSO links belong to the provider record that made them', () 
   });
 
   it('the admin API refuses a link removal without organisation or issuer (400, never a 500)', async () => {
-    const res = await admin(identityAdmin, 'DELETE', '/admin/oidc/links?organisation_id=x&issuer=%00');
-    expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe(400);
+    for (const query of [
+      'organisation_id=x&issuer=%00',
+      `organisation_id=${globex}`,
+      `organisation_id=${globex}&issuer=http%3A%2F%2Fa.test%2F%00x`,
+      `organisation_id=${globex}&issuer=${'h'.repeat(600)}`,
+    ]) {
+      const res = await admin(identityAdmin, 'DELETE', `/admin/oidc/links?${query}`);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe(400);
+    }
   });
 });
