@@ -26,7 +26,7 @@ const OidcLinksQuerySchema = z.object({
   issuer: z
     .string()
     .max(500)
-    .refine((v) => !/[\u0000-\u001f\u007f]/.test(v))
+    .refine((v) => !/\p{Cc}/u.test(v))
     .pipe(z.url()),
 });
 
