@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
 import { createIdentityAdminClient, type IdentityAdminClient } from '@acme/identity/client';
 import type { SystemUrls } from './browser.ts';
 import { newestMail } from './mailbox.ts';
@@ -10,10 +11,21 @@ export interface TestUser {
   password: string;
 }
 
+/** The bearer header of the running system's admin APIs (the cluster target always has a key). */
+function adminHeaders(): Record<string, string> {
+  const key = inject('adminKey');
+  return key ? { authorization: `Bearer ${key}` } : {};
+}
+
 export async function adminJson<T>(url: string, init?: RequestInit): Promise<T> {
   const res = await fetch(url, {
     ...init,
-    headers: { 'content-type': 'application/json', accept: 'application/json', ...init?.headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      ...adminHeaders(),
+      ...init?.headers,
+    },
   });
   const body = await res.text();
   if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${url} → ${res.status} ${body}`);
@@ -22,7 +34,10 @@ export async function adminJson<T>(url: string, init?: RequestInit): Promise<T> 
 
 /** The identity service's admin API of the running system, through its typed client. */
 export function identityAdmin(urls: SystemUrls): IdentityAdminClient {
-  return createIdentityAdminClient({ baseUrl: urls.identityAdmin });
+  return createIdentityAdminClient({
+    baseUrl: urls.identityAdmin,
+    adminKey: inject('adminKey') || undefined,
+  });
 }
 
 let acmeId: string | undefined;

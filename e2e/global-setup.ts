@@ -15,6 +15,7 @@ export default async function setup(project: TestProject) {
   const { LOOPBACK_TEST_LIMITS } = await import('../scripts/demo.ts');
   let urls: SystemUrls;
   let close: () => Promise<void>;
+  let adminKey: string | undefined;
   if (target === 'cluster') {
     const { startScaledSystem } = await import('../scripts/cluster-system.ts');
     const system = await startScaledSystem({
@@ -25,7 +26,8 @@ export default async function setup(project: TestProject) {
       inheritOutput: process.env.E2E_CLUSTER_OUTPUT === '1',
       extraEnv: LOOPBACK_TEST_LIMITS,
     });
-    ({ urls, close } = system);
+    // The cluster always runs with every admin API keyed (a fresh key per run): the journeys send it.
+    ({ urls, close, adminKey } = system);
   } else if (target === 'process') {
     const [{ createDb }, { startSystem }] = await Promise.all([
       import('@acme/db'),
@@ -39,6 +41,7 @@ export default async function setup(project: TestProject) {
       extraEnv: LOOPBACK_TEST_LIMITS,
     });
     urls = system.urls;
+    adminKey = process.env.ADMIN_KEY || undefined;
     close = async () => {
       await system.close();
       await db.close();
@@ -47,6 +50,7 @@ export default async function setup(project: TestProject) {
     throw new Error(`E2E_TARGET: expected "process" or "cluster", not "${target}"`);
   }
   project.provide('urls', urls);
+  project.provide('adminKey', adminKey ?? '');
   project.provide('target', target === 'cluster' ? 'cluster' : 'process');
   return close;
 }
@@ -56,5 +60,7 @@ declare module 'vitest' {
     urls: import('../scripts/system.ts').SystemUrls;
     /** Which system the journeys run against: `process` (one process, PGlite) or `cluster`. */
     target: 'process' | 'cluster';
+    /** The admin APIs' bearer key ('' when they need none): fixtures send it on every admin call. */
+    adminKey: string;
   }
 }

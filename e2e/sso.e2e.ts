@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { systemUrls, useBrowser, type SystemUrls } from './browser.ts';
+import { adminJson } from './fixtures.ts';
 import { enterEmail, openLogin } from './journeys.ts';
 
 // Organisation single sign-on through the organisation IdP stand-in (seeded: Globex, globex.test).
@@ -72,9 +73,10 @@ describe('organisation single sign-on, end to end', () => {
     await enterEmail(page, 'lovelace@globex.test');
     await atProvider(page, urls, 'lovelace@globex.test');
     await landOnResearch(page, urls, 'lovelace@globex.test');
-    const { users } = (await (await fetch(`${urls.usersAdmin}/admin/users`)).json()) as {
-      users: { email: string }[];
-    };
+    const { users } = await adminJson<{ users: { email: string }[] }>(`${urls.usersAdmin}/admin/users`);
+    // The cluster runs keyed: the identity service's calls to the user service carried USERS_ADMIN_KEY.
+    if (inject('target') === 'cluster')
+      expect((await fetch(`${urls.usersAdmin}/admin/users`)).status).toBe(401);
     expect(users.map((u) => u.email)).toContain('lovelace@globex.test');
     await context.close();
   });

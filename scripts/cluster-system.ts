@@ -3,6 +3,7 @@
 // server, user service, agent service, account app server) with a round-robin proxy in front of
 // each of their listeners on the usual ports (plus an offset), the stand-ins once (their state is in
 // memory), and the demo data.
+import { randomBytes } from 'node:crypto';
 import {
   startProcessCluster,
   USUAL_PORTS,
@@ -27,7 +28,10 @@ export interface ScaledSystemOptions {
   inheritOutput?: boolean;
   /** Extra environment for every process, e.g. higher rate limits for tests. */
   extraEnv?: Record<string, string>;
-  /** One key for every admin API (at least 32 characters), or none (loopback admin APIs). */
+  /**
+   * One key for every admin API (at least 32 characters). Without one a fresh random key is made:
+   * the scaled-out system always runs as a deployment does, with every admin API keyed.
+   */
   adminKey?: string;
 }
 
@@ -38,6 +42,8 @@ export interface ScaledSystem {
   listeners: Record<Listener, string>;
   cluster: RunningCluster;
   databaseUrl: string;
+  /** The key every admin API requires (the one given, or the one made for this run). */
+  adminKey: string;
   /** Stops the proxies and processes, then PostgreSQL (its files are removed). */
   close(): Promise<void>;
 }
@@ -48,6 +54,7 @@ export async function startScaledSystem(options: ScaledSystemOptions = {}): Prom
     Object.entries(USUAL_PORTS).map(([name, port]) => [name, port + offset]),
   ) as Ports;
   const orgIdpClientSecret = newOrgIdpClientSecret();
+  const adminKey = options.adminKey ?? randomBytes(32).toString('base64url');
   // The build is reused when no source changed since the last one.
   const distDir = await buildApp();
   const postgres = await startPostgres();
@@ -70,15 +77,15 @@ export async function startScaledSystem(options: ScaledSystemOptions = {}): Prom
       logLevel: options.logLevel ?? 'warn',
       inheritOutput: options.inheritOutput ?? false,
       ...(options.extraEnv ? { extraEnv: options.extraEnv } : {}),
-      ...(options.adminKey ? { adminKey: options.adminKey } : {}),
+      adminKey,
     });
     const listeners = cluster.urls;
     // Once, through the user service's proxy.
-    await seedDemoSystem(listeners.usersAdmin, options.adminKey, {
+    await seedDemoSystem(listeners.usersAdmin, adminKey, {
       issuer: listeners.orgIdp,
       clientSecret: orgIdpClientSecret,
     });
-    return { urls: systemUrls(listeners), listeners, cluster, databaseUrl: postgres.url, close };
+    return { urls: systemUrls(listeners), listeners, cluster, databaseUrl: postgres.url, adminKey, close };
   } catch (error) {
     await close();
     throw error;

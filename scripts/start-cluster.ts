@@ -44,6 +44,14 @@ Cluster ready in ${((Date.now() - started) / 1000).toFixed(1)} s, PostgreSQL ${s
   Agent service           ${urls.agent}   admin ${urls.agentAdmin}
   Mailbox                 ${urls.standIns}/mail
 
+${
+  adminKey
+    ? '  Every admin API requires the bearer key ADMIN_KEY.\n'
+    : `  Every admin API requires a bearer key, made for this run (throwaway, like the database); for npm run admin:
+    export USERS_ADMIN_KEY=${system.adminKey} IDENTITY_ADMIN_KEY=${system.adminKey} \\
+      OAUTH2_ADMIN_KEY=${system.adminKey} AGENT_ADMIN_KEY=${system.adminKey}
+`
+}
 Demo accounts, password ${DEMO_PASSWORD}: ${DEMO_USERS.map((u) => u.email).join(', ')}
 
 Press Ctrl+C to stop (the database is removed).`);

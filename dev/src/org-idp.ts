@@ -25,6 +25,8 @@ export interface OrgIdpUser {
   familyName: string;
   /** What the provider says about the address (true unless set). */
   emailVerified?: boolean;
+  /** The `sub` it gives (a hash of the address unless set): a hostile IdP can claim any subject. */
+  subject?: string;
 }
 
 export const ORG_IDP_DEMO_PASSWORD = 'Globex-Demo-2026!';
@@ -88,6 +90,8 @@ function publicJwk(jwk: JWK): JWK {
 export function orgIdpSubject(email: string): string {
   return createHash('sha256').update(email.toLowerCase()).digest('hex').slice(0, 32);
 }
+
+const subjectOf = (user: OrgIdpUser) => user.subject ?? orgIdpSubject(user.email);
 
 function sameSecret(a: string, b: string): boolean {
   const x = createHash('sha256').update(a).digest();
@@ -235,7 +239,7 @@ export async function startOrgIdp(options: OrgIdpOptions = {}): Promise<OrgIdp> 
   const issuer = (options.issuer ?? `http://localhost:${port}`).replace(/\/+$/, '');
 
   const accountFor = (sub: string): OrgIdpUser | undefined =>
-    [...users.values()].find((u) => orgIdpSubject(u.email) === sub);
+    [...users.values()].find((u) => subjectOf(u) === sub);
 
   function build(): Provider {
     const configuration: Configuration = {
@@ -387,7 +391,7 @@ export async function startOrgIdp(options: OrgIdpOptions = {}): Promise<OrgIdp> 
       sendHtml(res, 200, 'Sign in', loginPage(uid, clientId, email, 'The email or password is incorrect.'));
       return;
     }
-    const accountId = orgIdpSubject(user.email);
+    const accountId = subjectOf(user);
     // A first-party enterprise app: consent is granted by the administrator, so no consent screen.
     const grant = details.grantId
       ? await provider.Grant.find(details.grantId)

@@ -144,6 +144,8 @@ export interface IdentityAdminClient {
   endRecoveryFlows(identityId: string): Promise<boolean>;
   /** A recovery flow in `sent_email` with a code, valid for `expiresIn` (e.g. `72h`); 404 throws. */
   createRecoveryCode(input: { identityId: string; expiresIn?: string }): Promise<RecoveryCode>;
+  /** Removes every SSO link to one provider record (organisation + issuer); answers the identities touched. */
+  removeOidcLinks(input: { organisationId: string; issuer: string }): Promise<string[]>;
 }
 
 interface Answer {
@@ -262,6 +264,14 @@ export function createIdentityAdminClient(options: IdentityAdminClientOptions): 
       if (res.status === 404) return false;
       if (res.status === 204 || res.status === 200) return true;
       throw failed(res, 'when ending recovery flows');
+    },
+
+    async removeOidcLinks({ organisationId, issuer }) {
+      const query = new URLSearchParams({ organisation_id: organisationId, issuer });
+      const res = await call('DELETE', `/admin/oidc/links?${query.toString()}`);
+      const parsed = z.object({ identity_ids: z.array(z.string()) }).safeParse(res.body);
+      if (res.status !== 200 || !parsed.success) throw failed(res, 'when removing SSO links');
+      return parsed.data.identity_ids;
     },
 
     async createRecoveryCode({ identityId, expiresIn }) {

@@ -116,6 +116,8 @@ const EnvSchema = z.object({
   IDENTITY_APP_NAME: z.string().min(1).max(64).default('Acme Research'),
   /** The user service's admin API: organisations' SSO providers and just-in-time members. */
   IDENTITY_USERS_ADMIN_URL: url('http://localhost:4456'),
+  /** Bearer token for the user service's admin API, when it requires one (as the authorization server sends it). */
+  USERS_ADMIN_KEY: adminKeySchema,
   /** Time-out of each call to an organisation's identity provider. */
   IDENTITY_OIDC_TIMEOUT: duration('10s'),
   /** Password hashes/verifications running at once (default: the number of CPUs). */
@@ -166,6 +168,7 @@ export interface Config {
   totpIssuer: string;
   appName: string;
   usersAdminUrl: string;
+  usersAdminKey: string | undefined;
   oidcTimeoutMs: number;
   /** The bounded password hashing pool (`password/pool.ts`). */
   hashPool: { concurrency: number; maxQueue: number; nice: number };
@@ -229,6 +232,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     totpIssuer: e.IDENTITY_TOTP_ISSUER,
     appName: e.IDENTITY_APP_NAME,
     usersAdminUrl: e.IDENTITY_USERS_ADMIN_URL,
+    usersAdminKey: e.USERS_ADMIN_KEY,
     oidcTimeoutMs: e.IDENTITY_OIDC_TIMEOUT,
     hashPool: {
       concurrency: e.IDENTITY_HASH_CONCURRENCY ?? availableParallelism(),

@@ -202,6 +202,42 @@ drop table identity_send_throttle;
 create index identity_attempts_window_start on identity_attempts (window_start);
 `,
   },
+  {
+    // Issue 20, item 4: SSO links were keyed by (provider id, subject) and outlived their provider, so
+    // an organisation that took a freed provider id could sign in as another organisation's people.
+    // Links are now keyed by the provider's record (organisation + issuer). This one-off repair looks
+    // at every old link: a link whose provider still exists for the identity's own organisation is
+    // re-keyed; a link whose provider was deleted, or whose id now names another organisation's
+    // provider, is removed. Every link looked at stays listed in identity_oidc_link_repairs with its
+    // finding (GET /admin/oidc/link-repairs), for the operator's report. The user service's tables are
+    // read when they are there (one database); without them no provider exists, so no link can stay.
+    // (The DO block stays on one line: files are split into statements at a semicolon ending a line.)
+    name: '221_oidc_links_by_provider_record',
+    sql: `
+create table identity_oidc_link_repairs (
+  identifier text not null,
+  identity_id uuid not null,
+  provider text not null,
+  finding text not null check (finding in ('rekeyed', 'provider_deleted', 'provider_of_another_organisation')),
+  organisation_id text,
+  issuer text,
+  subject text not null,
+  new_identifier text,
+  repaired_at timestamptz not null default now()
+);
+do $$ begin if to_regclass('sso_providers') is not null and to_regclass('users') is not null then execute $q$ insert into identity_oidc_link_repairs (identifier, identity_id, provider, finding, organisation_id, issuer, subject, new_identifier) select i.identifier, i.identity_id, split_part(i.identifier, ':', 1), case when p.provider_id is null then 'provider_deleted' when u.organisation_id is distinct from p.organisation_id then 'provider_of_another_organisation' else 'rekeyed' end, case when u.organisation_id = p.organisation_id then p.organisation_id::text end, case when u.organisation_id = p.organisation_id then p.issuer end, substr(i.identifier, length(split_part(i.identifier, ':', 1)) + 2), case when u.organisation_id = p.organisation_id then p.organisation_id::text || ':' || p.issuer || '#' || substr(i.identifier, length(split_part(i.identifier, ':', 1)) + 2) end from identity_credential_identifiers i left join sso_providers p on p.provider_id = split_part(i.identifier, ':', 1) left join users u on u.identity_id = i.identity_id where i.type = 'oidc' $q$; else insert into identity_oidc_link_repairs (identifier, identity_id, provider, finding, subject) select i.identifier, i.identity_id, split_part(i.identifier, ':', 1), 'provider_deleted', substr(i.identifier, length(split_part(i.identifier, ':', 1)) + 2) from identity_credential_identifiers i where i.type = 'oidc'; end if; end $$;
+update identity_credential_identifiers i set identifier = r.new_identifier
+  from identity_oidc_link_repairs r
+  where i.type = 'oidc' and i.identifier = r.identifier and r.new_identifier is not null;
+delete from identity_credential_identifiers i
+  using identity_oidc_link_repairs r
+  where i.type = 'oidc' and i.identifier = r.identifier and r.new_identifier is null;
+update identity_credentials c set updated_at = now(), config = jsonb_build_object('providers', coalesce((select jsonb_agg(jsonb_build_object('provider', r.provider, 'organisationId', r.organisation_id, 'issuer', r.issuer, 'subject', r.subject)) from identity_oidc_link_repairs r where r.identity_id = c.identity_id and r.new_identifier is not null), '[]'::jsonb))
+  where c.type = 'oidc' and exists (select 1 from identity_oidc_link_repairs r where r.identity_id = c.identity_id);
+delete from identity_credentials c
+  where c.type = 'oidc' and not exists (select 1 from identity_credential_identifiers i where i.identity_id = c.identity_id and i.type = 'oidc');
+`,
+  },
 ];
 
 /**

@@ -36,10 +36,13 @@ Commands:
                                       (found by the issue-20 repair migration; nothing is demoted)
   sso:set --org <organisationId> --issuer <url> --client-id <id> [--client-secret <secret>]
           [--provider <id>] [--scopes openid,email,profile] [--jit on|off] [--userinfo]
+          [--enforce on|off]  (on: no password sign-in or recovery for the organisation's domains)
           (without --client-secret the secret is read from SSO_CLIENT_SECRET, keeping it out of
           shell history and process lists)
   sso:show --org <organisationId>
   sso:remove --org <organisationId>
+  sso:break-glass --org <organisationId> (--user <userId> | --clear)
+          the one org-admin exempt from --enforce (for when the organisation's provider is down)
 
 Talks to the user service admin API at USERS_ADMIN_URL (default http://localhost:4456), for
 account:unlock to the identity admin API at IDENTITY_ADMIN_URL (default http://localhost:4434), for
@@ -76,6 +79,9 @@ const options = {
   provider: { type: 'string' },
   scopes: { type: 'string' },
   jit: { type: 'string' },
+  enforce: { type: 'string' },
+  user: { type: 'string' },
+  clear: { type: 'boolean' },
   userinfo: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -232,6 +238,8 @@ function toCall(command: string, values: Values, env: CliIo['env']): Call {
       if (!secret) throw new UsageError('--client-secret (or SSO_CLIENT_SECRET) is required');
       if (values.jit !== undefined && values.jit !== 'on' && values.jit !== 'off')
         throw new UsageError('--jit must be on or off');
+      if (values.enforce !== undefined && values.enforce !== 'on' && values.enforce !== 'off')
+        throw new UsageError('--enforce must be on or off');
       return {
         method: 'PUT',
         path: `/admin/organisations/${encodeURIComponent(required(values, 'org'))}/sso`,
@@ -243,8 +251,15 @@ function toCall(command: string, values: Values, env: CliIo['env']): Call {
           ...(values.scopes === undefined ? {} : { scopes: list(values.scopes) }),
           ...(values.jit === undefined ? {} : { jit: values.jit === 'on' }),
           ...(values.userinfo === undefined ? {} : { userinfo: values.userinfo }),
+          ...(values.enforce === undefined ? {} : { enforce: values.enforce === 'on' }),
         },
       };
+    }
+    case 'sso:break-glass': {
+      const path = `/admin/organisations/${encodeURIComponent(required(values, 'org'))}/sso/break-glass`;
+      if (values.clear === true && values.user === undefined) return { method: 'DELETE', path };
+      if (values.clear === true) throw new UsageError('--user and --clear do not go together');
+      return { method: 'PUT', path, body: { userId: required(values, 'user') } };
     }
     case 'sso:show':
     case 'sso:remove':

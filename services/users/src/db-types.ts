@@ -142,6 +142,10 @@ interface SsoProvidersTable {
   claim_mapping: Json<{ email: string; emailVerified: string; firstName: string; lastName: string }>;
   jit: boolean;
   userinfo: boolean;
+  /** Password sign-in and recovery are refused for the organisation's domains. */
+  enforce: Generated<boolean>;
+  /** The one org-admin exempt from `enforce` (break-glass), set by the operator. */
+  break_glass_user_id: string | null;
   created_at: Date;
   updated_at: Date;
 }

@@ -233,4 +233,14 @@ export const migrations: Migration[] = [
       group by u.id, u.organisation_id, u.email
       having not bool_or(lower(s.purchaser_email) = lower(u.email))`,
   },
+  {
+    // Issue 20, item 14: an organisation may enforce SSO (no password sign-in or recovery for its
+    // domains), with one break-glass org-admin the operator exempts.
+    name: '232_sso_enforce',
+    sql: 'alter table sso_providers add column enforce boolean not null default false',
+  },
+  {
+    name: '233_sso_break_glass',
+    sql: 'alter table sso_providers add column break_glass_user_id uuid references users(id) on delete set null',
+  },
 ];

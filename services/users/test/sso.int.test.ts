@@ -203,6 +203,87 @@ describe('SSO providers per organisation', () => {
     expect((foreign.body as any).errorCode).toBe('EMAIL_DOMAIN_MISMATCH');
   });
 
+  it('sso:set --enforce on|off and sso:break-glass: the domain policy the identity service reads', async () => {
+    const policy = async (domain: string) => {
+      const res = await http(`${svc.adminUrl}/admin/sso/domains/${domain}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      return res.body;
+    };
+    expect(await policy('globex.test')).toEqual({ enforced: false, exemptEmails: [] });
+    const base = [
+      'sso:set',
+      '--org',
+      globex,
+      '--issuer',
+      'http://localhost:4520',
+      '--client-id',
+      'acme-platform',
+    ];
+    const on = await cli(...base, '--client-secret', 'very-secret-value', '--enforce', 'on');
+    expect(on.code).toBe(0);
+    expect(on.json).toMatchObject({ enforce: true, breakGlassUserId: null });
+    expect((await cli('sso:show', '--org', globex)).json).toMatchObject({ enforce: true });
+    // Same answer for every address of the domain, and for unknown domains the same shape.
+    expect(await policy('globex.test')).toEqual({ enforced: true, exemptEmails: [] });
+    expect(await policy('GLOBEX.test')).toEqual({ enforced: true, exemptEmails: [] });
+    expect(await policy('nowhere.test')).toEqual({ enforced: false, exemptEmails: [] });
+    // Leaving --enforce out keeps it.
+    expect((await cli(...base, '--client-secret', 'very-secret-value')).json).toMatchObject({
+      enforce: true,
+    });
+
+    const user = async (email: string, role: string) =>
+      (
+        (
+          await http(`${svc.adminUrl}/admin/users`, {
+            method: 'POST',
+            json: { organisationId: globex, email, firstName: 'A', lastName: 'B', role },
+          })
+        ).body as any
+      ).id as string;
+    const admin = await user('root@globex.test', 'org-admin');
+    const member = await user('plain@globex.test', 'member');
+    const refused = await cli('sso:break-glass', '--org', globex, '--user', member);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('SSO_BREAK_GLASS_NOT_ORG_ADMIN');
+    const exempt = await cli('sso:break-glass', '--org', globex, '--user', admin);
+    expect(exempt.code).toBe(0);
+    expect(exempt.json).toMatchObject({ breakGlassUserId: admin });
+    expect(await policy('globex.test')).toEqual({ enforced: true, exemptEmails: ['root@globex.test'] });
+    // A demoted break-glass user is exempt no longer.
+    await svc.db.kysely
+      .updateTable('users' as any)
+      .set({ role: 'member' } as any)
+      .where('id' as any, '=', admin)
+      .execute();
+    expect(await policy('globex.test')).toEqual({ enforced: true, exemptEmails: [] });
+    expect((await cli('sso:break-glass', '--org', globex, '--clear')).json).toMatchObject({
+      breakGlassUserId: null,
+    });
+    expect((await cli('sso:break-glass', '--org', globex)).code).toBe(2);
+    const off = await cli(...base, '--client-secret', 'very-secret-value', '--enforce', 'off');
+    expect(off.json).toMatchObject({ enforce: false });
+    expect(await policy('globex.test')).toEqual({ enforced: false, exemptEmails: [] });
+    expect((await cli(...base, '--client-secret', 'x', '--enforce', 'maybe')).code).toBe(2);
+    // Bad input answers 400 INVALID_REQUEST, never a 500.
+    for (const res of [
+      await http(`${svc.adminUrl}/admin/sso/domains/%00`),
+      await http(`${svc.adminUrl}/admin/sso/domains/bad_domain%21`),
+      await http(`${svc.adminUrl}/admin/organisations/${globex}/sso/break-glass`, {
+        method: 'PUT',
+        json: { userId: '\u0000' },
+      }),
+      await http(`${svc.adminUrl}/admin/organisations/${globex}/sso/break-glass`, {
+        method: 'PUT',
+        json: {},
+      }),
+    ]) {
+      expect(res.status).toBe(400);
+      expect((res.body as any).errorCode).toBe('INVALID_REQUEST');
+    }
+  });
+
   it('sso:remove turns single sign-on off for the domain', async () => {
     const removed = await cli('sso:remove', '--org', initech);
     expect(removed.code).toBe(0);

@@ -139,6 +139,20 @@ export interface IdentityDb {
   identity_login_throttle: LoginThrottleTable;
   identity_attempts: AttemptTable;
   identity_oidc_states: OidcStateTable;
+  identity_oidc_link_repairs: OidcLinkRepairTable;
+}
+
+/** What the one-off repair of SSO links found (migration 221_oidc_links_by_provider_record). */
+interface OidcLinkRepairTable {
+  identifier: string;
+  identity_id: string;
+  provider: string;
+  finding: 'rekeyed' | 'provider_deleted' | 'provider_of_another_organisation';
+  organisation_id: string | null;
+  issuer: string | null;
+  subject: string;
+  new_identifier: string | null;
+  repaired_at: Date;
 }
 
 export type IdentityRow = Selectable<IdentityTable>;

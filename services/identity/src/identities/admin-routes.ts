@@ -8,6 +8,7 @@ import { findSessionById, revokeIdentitySessions, toApiSession } from '../sessio
 import { applyJsonPatch } from './json-patch.ts';
 import { endRecoveryFlows } from './recovery-flows.ts';
 import { isUuid } from '../db/db.ts';
+import { removeLinks } from '../strategies/oidc/accounts.ts';
 import { loadIdentity, loadMany, normalizeEmail, toApiIdentity } from './repo.ts';
 import {
   CreateIdentityBodySchema,
@@ -19,6 +20,15 @@ import {
 } from './service.ts';
 
 const UpdateBodySchema = CreateIdentityBodySchema;
+
+const OidcLinksQuerySchema = z.object({
+  organisation_id: z.string().refine(isUuid),
+  issuer: z
+    .string()
+    .max(500)
+    .refine((v) => !/\p{Cc}/u.test(v))
+    .pipe(z.url()),
+});
 
 export function registerAdminRoutes(app: FastifyInstance, ctx: IdentityContext): void {
   const api = (li: Parameters<typeof toApiIdentity>[0]) => toApiIdentity(li, ctx.config.publicUrl, true);
@@ -126,6 +136,43 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: IdentityContext):
     if (!(await loadIdentity(ctx.db, id))) throw errors.notFound();
     await endRecoveryFlows(ctx.db, id, ctx.clock.now());
     return reply.code(204).send();
+  });
+
+  /**
+   * Not in Kratos: removes every organisation single sign-on link to one provider record
+   * (organisation + issuer). The user service calls it when it removes the provider or changes its
+   * issuer, so a link never outlives the provider it was made through.
+   */
+  app.delete('/admin/oidc/links', async (req, reply) => {
+    const query = OidcLinksQuerySchema.safeParse(req.query);
+    if (!query.success) throw errors.badRequest('organisation_id (a UUID) and issuer (a URL) are required.');
+    const identityIds = await removeLinks(
+      ctx.db,
+      query.data.organisation_id,
+      query.data.issuer,
+      ctx.clock.now(),
+    );
+    return reply.send({ identity_ids: identityIds });
+  });
+
+  /** Not in Kratos: what the one-off repair of SSO links found and did (migration 220), for the report. */
+  app.get('/admin/oidc/link-repairs', async (_req, reply) => {
+    const rows = await ctx.db
+      .selectFrom('identity_oidc_link_repairs')
+      .selectAll()
+      .orderBy('identity_id')
+      .orderBy('identifier')
+      .execute();
+    return reply.send({
+      repairs: rows.map((r) => ({
+        identity_id: r.identity_id,
+        provider: r.provider,
+        subject: r.subject,
+        finding: r.finding,
+        ...(r.organisation_id ? { organisation_id: r.organisation_id, issuer: r.issuer } : {}),
+        repaired_at: r.repaired_at.toISOString(),
+      })),
+    });
   });
 
   app.get('/admin/sessions/:id', async (req, reply) => {

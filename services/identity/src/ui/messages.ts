@@ -46,6 +46,12 @@ export const messages = {
     error(4000031, 'The password can not be used because it is too similar to the identifier.'),
   passwordBreached: () =>
     error(4000034, 'The password has been found in data breaches and must no longer be used.'),
+  /** Not in Kratos: the address's organisation signs in through its SSO provider only (password sign-in and recovery refused). */
+  ssoEnforced: () =>
+    error(
+      4010090,
+      "Your organisation requires single sign-on (SSO). Sign in through your organisation's identity provider: a password can not be used or reset for this address.",
+    ),
   noLoginStrategy: () =>
     error(4010002, 'Could not find a strategy to log you in with. Did you fill out the form correctly?'),
   loginExpired: (expiredAt: Date, now: Date) => {

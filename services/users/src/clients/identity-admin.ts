@@ -58,6 +58,8 @@ export interface IdentityAdminClient {
   deleteSessions(identityId: string): Promise<void>;
   /** Ends every unfinished recovery flow of the identity: earlier invitation links stop working. */
   endRecoveryFlows(identityId: string): Promise<void>;
+  /** Removes the SSO links made through one provider record (organisation + issuer). */
+  removeOidcLinks(organisationId: string, issuer: string): Promise<string[]>;
 }
 
 const identityGone = () => new AppError('USER_NOT_FOUND', "The user's identity no longer exists.");
@@ -142,5 +144,8 @@ export function createIdentityAdminClient(
     async deleteSessions(identityId) {
       await guarded(() => client.deleteSessions(identityId));
     },
+
+    removeOidcLinks: (organisationId, issuer) =>
+      guarded(() => client.removeOidcLinks({ organisationId, issuer })),
   };
 }

@@ -30,6 +30,10 @@ const errorCatalogue = {
   /** Only the person who bought the marketplace subscription may activate it. */
   MarketplaceNotPurchaserException: 403,
   JIT_DISABLED: 403,
+  /** SSO: the address's user belongs to another organisation than the provider's. */
+  SSO_ORGANISATION_MISMATCH: 403,
+  /** SSO: the break-glass exemption names someone who is not an org-admin of the organisation. */
+  SSO_BREAK_GLASS_NOT_ORG_ADMIN: 400,
   NOT_FOUND: 404,
   SUBSCRIPTION_NOT_FOUND: 404,
   /** A webhook whose operation the marketplace's Get Operation API does not confirm. */

@@ -14,6 +14,8 @@ export interface SsoProviderRow {
   claim_mapping: ClaimMapping;
   jit: boolean;
   userinfo: boolean;
+  enforce: boolean;
+  break_glass_user_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -62,6 +64,39 @@ export async function upsertProvider(db: Kysely<UsersDb>, row: SsoProviderRow): 
     }
     throw error;
   }
+}
+
+/** The SSO policy of one domain: its organisation's provider's `enforce` and break-glass user's address. */
+export async function findDomainPolicy(
+  db: Kysely<UsersDb>,
+  domain: string,
+): Promise<{ enforce: boolean; breakGlassEmail: string | null } | undefined> {
+  return db
+    .selectFrom('organisation_domains as d')
+    .innerJoin('sso_providers as p', 'p.organisation_id', 'd.organisation_id')
+    .leftJoin('users as u', (join) =>
+      join
+        .onRef('u.id', '=', 'p.break_glass_user_id')
+        .onRef('u.organisation_id', '=', 'p.organisation_id')
+        .on('u.role', '=', 'org-admin'),
+    )
+    .select(['p.enforce as enforce', 'u.email as breakGlassEmail'])
+    .where('d.domain', '=', domain)
+    .executeTakeFirst();
+}
+
+export async function setBreakGlassUser(
+  db: Kysely<UsersDb>,
+  organisationId: string,
+  userId: string | null,
+  now: Date,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('sso_providers')
+    .set({ break_glass_user_id: userId, updated_at: now })
+    .where('organisation_id', '=', organisationId)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
 }
 
 export async function deleteProvider(db: Kysely<UsersDb>, organisationId: string): Promise<boolean> {

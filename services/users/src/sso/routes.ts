@@ -4,8 +4,11 @@ import { AppError } from '../http/errors.ts';
 import { uuidSchema } from '../http/schemas.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
 import {
+  domainParamsSchema,
+  domainPolicySchema,
   organisationParamsSchema,
   providerIdSchema,
+  setBreakGlassSchema,
   providerParamsSchema,
   setSsoProviderSchema,
   ssoMemberResultSchema,
@@ -14,10 +17,12 @@ import {
   ssoProviderSchema,
 } from './schemas.ts';
 import {
+  domainPolicy,
   getSsoProvider,
   providerConfig,
   provisionSsoMember,
   removeSsoProvider,
+  setBreakGlass,
   setSsoProvider,
 } from './service.ts';
 
@@ -61,6 +66,29 @@ export function registerSsoRoutes(app: FastifyInstance, ctx: UsersContext): void
     await removeSsoProvider(ctx, id);
     request.log.info({ organisationId: id }, 'sso provider removed');
     return reply.code(204).send();
+  });
+
+  app.put('/admin/organisations/:id/sso/break-glass', async (request, reply) => {
+    const id = organisationId(request.params);
+    const { userId } = parseInput(setBreakGlassSchema, request.body);
+    const provider = await setBreakGlass(ctx, id, userId);
+    request.log.info({ organisationId: id, userId }, 'sso break-glass user set');
+    return sendOutput(reply, 200, ssoProviderSchema, provider);
+  });
+
+  app.delete('/admin/organisations/:id/sso/break-glass', async (request, reply) => {
+    const id = organisationId(request.params);
+    const provider = await setBreakGlass(ctx, id, null);
+    request.log.info({ organisationId: id }, 'sso break-glass user cleared');
+    return sendOutput(reply, 200, ssoProviderSchema, provider);
+  });
+
+  // For the identity service: whether a domain's organisation enforces SSO (and who is exempt).
+  // Every domain gets the same shape, so the answer says nothing about any account.
+  app.get('/admin/sso/domains/:domain', async (request, reply) => {
+    const { domain } = parseInput(domainParamsSchema, request.params);
+    reply.header('cache-control', 'no-store');
+    return sendOutput(reply, 200, domainPolicySchema, await domainPolicy(ctx, domain));
   });
 
   app.get('/admin/sso/providers/:provider', async (request, reply) => {

@@ -64,8 +64,26 @@ export const setSsoProviderSchema = z
     jit: z.boolean().default(true),
     /** Also read claims from the userinfo endpoint. */
     userinfo: z.boolean().default(false),
+    /**
+     * Refuse password sign-in and recovery for the organisation's domains (SSO only). Unchanged
+     * when left out (off for a new provider).
+     */
+    enforce: z.boolean().optional(),
   })
   .strict();
+
+/** The break-glass org-admin exempt from `enforce`. */
+export const setBreakGlassSchema = z.object({ userId: z.uuid() }).strict();
+
+/** What the identity service gets for a domain (admin network only): the same shape for every domain. */
+export const domainPolicySchema = z.object({
+  enforced: z.boolean(),
+  exemptEmails: z.array(z.string()),
+});
+
+export const domainParamsSchema = z.object({
+  domain: z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, 'must be a domain name'),
+});
 
 export type SetSsoProviderInput = z.output<typeof setSsoProviderSchema>;
 
@@ -80,6 +98,8 @@ export const ssoProviderSchema = z.object({
   claimMapping: claimMappingSchema,
   jit: z.boolean(),
   userinfo: z.boolean(),
+  enforce: z.boolean(),
+  breakGlassUserId: z.uuid().nullable(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
 });
@@ -88,7 +108,7 @@ export type SsoProvider = z.input<typeof ssoProviderSchema>;
 
 /** What the identity service gets (admin network only): the secret, and the domains the org owns. */
 export const ssoProviderConfigSchema = ssoProviderSchema
-  .omit({ clientSecretSet: true, createdAt: true, updatedAt: true })
+  .omit({ clientSecretSet: true, createdAt: true, updatedAt: true, enforce: true, breakGlassUserId: true })
   .extend({ clientSecret: z.string(), domains: z.array(z.string()) });
 
 export type SsoProviderConfig = z.input<typeof ssoProviderConfigSchema>;

@@ -3,11 +3,13 @@ import { AppError } from '../http/errors.ts';
 import { domainOf } from '../http/schemas.ts';
 import { findOrganisation } from '../organisations/repository.ts';
 import { createUser } from '../users/create-user.ts';
-import { findUserRowByEmail } from '../users/repository.ts';
+import { findUser, findUserRowByEmail } from '../users/repository.ts';
 import {
   deleteProvider,
   findProviderById,
+  findDomainPolicy,
   findProviderByOrganisation,
+  setBreakGlassUser,
   upsertProvider,
   type SsoProviderRow,
 } from './repository.ts';
@@ -24,6 +26,8 @@ function toView(row: SsoProviderRow): SsoProvider {
     claimMapping: row.claim_mapping,
     jit: row.jit,
     userinfo: row.userinfo,
+    enforce: row.enforce,
+    breakGlassUserId: row.break_glass_user_id,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -55,10 +59,17 @@ export async function setSsoProvider(
     claim_mapping: input.claimMapping,
     jit: input.jit,
     userinfo: input.userinfo,
+    enforce: input.enforce ?? existing?.enforce ?? false,
+    break_glass_user_id: existing?.break_glass_user_id ?? null,
     created_at: existing?.created_at ?? now,
     updated_at: now,
   };
   await upsertProvider(ctx.db, row);
+  // Links are keyed by the provider record (organisation + issuer): a new issuer is a new record,
+  // and the old record's links go with it.
+  if (existing && existing.issuer !== row.issuer) {
+    await ctx.identityAdmin.removeOidcLinks(organisationId, existing.issuer);
+  }
   return toView(row);
 }
 
@@ -71,9 +82,52 @@ export async function getSsoProvider(ctx: UsersContext, organisationId: string):
 
 export async function removeSsoProvider(ctx: UsersContext, organisationId: string): Promise<void> {
   await organisationOrThrow(ctx, organisationId);
-  if (!(await deleteProvider(ctx.db, organisationId))) {
+  const row = await findProviderByOrganisation(ctx.db, organisationId);
+  if (!row) throw new AppError('SSO_NOT_CONFIGURED', 'This organisation has no single sign-on provider.');
+  // The links die with the provider, first, so a failure (502) leaves the provider for the operator
+  // to remove again. A link made in between can sign no one in once the provider is gone: links are
+  // keyed by organisation and issuer, never by the provider id another organisation may take.
+  await ctx.identityAdmin.removeOidcLinks(organisationId, row.issuer);
+  await deleteProvider(ctx.db, organisationId);
+}
+
+/**
+ * Names the organisation's break-glass org-admin: the one person exempt from `enforce`, for when the
+ * organisation's identity provider is down. Only an org-admin of that organisation can be named.
+ */
+export async function setBreakGlass(
+  ctx: UsersContext,
+  organisationId: string,
+  userId: string | null,
+): Promise<SsoProvider> {
+  await organisationOrThrow(ctx, organisationId);
+  if (userId !== null) {
+    const user = await findUser(ctx.db, userId);
+    if (!user || user.organisationId !== organisationId || user.role !== 'org-admin') {
+      throw new AppError(
+        'SSO_BREAK_GLASS_NOT_ORG_ADMIN',
+        "The break-glass user must be an org-admin of the provider's organisation.",
+      );
+    }
+  }
+  if (!(await setBreakGlassUser(ctx.db, organisationId, userId, ctx.clock.now()))) {
     throw new AppError('SSO_NOT_CONFIGURED', 'This organisation has no single sign-on provider.');
   }
+  return getSsoProvider(ctx, organisationId);
+}
+
+/**
+ * A domain's SSO policy for the identity service: whether its organisation enforces SSO, and the
+ * break-glass address exempt from it (while that user is still an org-admin there). Every domain
+ * gets an answer of the same shape, known or not, and nothing about any other address.
+ */
+export async function domainPolicy(
+  ctx: UsersContext,
+  domain: string,
+): Promise<{ enforced: boolean; exemptEmails: string[] }> {
+  const found = await findDomainPolicy(ctx.db, domain.toLowerCase());
+  if (!found?.enforce) return { enforced: false, exemptEmails: [] };
+  return { enforced: true, exemptEmails: found.breakGlassEmail ? [found.breakGlassEmail] : [] };
 }
 
 /** The relying-party configuration the identity service needs, secret included. */
@@ -116,7 +170,14 @@ export async function provisionSsoMember(
   }
   const existing = await findUserRowByEmail(ctx.db, person.email);
   if (existing) {
-    if (existing.organisation_id !== organisation.id || existing.identity_id === null) {
+    if (existing.organisation_id !== organisation.id) {
+      // Never a link across organisations (a domain that moved, a provider id taken over).
+      throw new AppError(
+        'SSO_ORGANISATION_MISMATCH',
+        'This account belongs to another organisation than the one whose identity provider answered. Contact your administrator.',
+      );
+    }
+    if (existing.identity_id === null) {
       throw new AppError('USER_EXISTS', 'A user with this email address already exists.');
     }
     return { userId: existing.id, identityId: existing.identity_id };

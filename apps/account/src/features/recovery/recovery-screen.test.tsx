@@ -127,6 +127,26 @@ describe('forgot-password', () => {
     });
   });
 
+  it("shows the identity service's SSO-enforced refusal on the email form, and stays on it", async () => {
+    const text =
+      "Your organisation requires single sign-on (SSO). Sign in through your organisation's identity provider: a password can not be used or reset for this address.";
+    mockFetch(({ method, url }) => {
+      if (
+        url.pathname === '/self-service/recovery/browser' ||
+        url.pathname === '/self-service/recovery/flows'
+      )
+        return { status: 200, body: recovery('choose_method') };
+      if (method === 'POST' && url.pathname === '/self-service/recovery')
+        return { status: 400, body: recovery('choose_method', [{ id: 4010090, type: 'error', text }]) };
+      return { status: 401, body: {} };
+    });
+    render(<Router />);
+    fireEvent.change(await screen.findByLabelText('Email'), { target: { value: 'member@globex.test' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
+    expect((await screen.findByRole('alert')).textContent).toContain('single sign-on (SSO)');
+    expect(screen.getByRole('heading', { name: 'Forgot password' })).toBeTruthy();
+  });
+
   it('checks the email with the browser validity check before sending it', async () => {
     const { calls } = mockFetch(({ url }) =>
       url.pathname === '/self-service/recovery/browser'

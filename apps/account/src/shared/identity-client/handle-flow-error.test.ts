@@ -107,6 +107,12 @@ describe('routeFlowMessages: each server message goes to exactly one place', () 
       { form: ['bad rc'], fields: {}, toasts: [] },
     ],
     [
+      "SSO enforced for the address's organisation → the form",
+      flowWith([msg(4010090, 'use SSO')]),
+      [],
+      { form: ['use SSO'], fields: {}, toasts: [] },
+    ],
+    [
       'a lockout or "sent too often" → a toast',
       flowWith([msg(4000001, 'too often')]),
       [],

@@ -120,6 +120,7 @@ const FORM_MESSAGE_IDS: ReadonlySet<number> = new Set([
   4000031, // password too similar to the identifier
   4000032, // password too short
   4000034, // password found in data breaches
+  4010090, // the address's organisation enforces SSO: no password sign-in or recovery (names SSO)
   4060006, // invalid recovery code
   4070006, // invalid verification code
 ]);

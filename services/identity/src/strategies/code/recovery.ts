@@ -4,6 +4,7 @@ import { identityEmail, loadIdentity, normalizeEmail } from '../../identities/re
 import { normalizeIdentifier } from '../../throttle/backoff.ts';
 import { resetLogin } from '../../throttle/attempts.ts';
 import { messages } from '../../ui/messages.ts';
+import { ssoEnforcedRefusal } from '../oidc/enforcement.ts';
 import { codeStrategy } from './strategy.ts';
 
 /**
@@ -16,6 +17,8 @@ export const recoveryCode = codeStrategy<{ identity_id: string }>({
   codeLabel: messages.recoveryCode,
   codeSent: messages.recoveryCodeSent,
   invalidCode: messages.recoveryInvalidCode,
+  // No password recovery for an organisation that signs in through its SSO provider only.
+  refuseAddress: (email, { service }) => ssoEnforcedRefusal(service, email),
   findAddress: (db, email) =>
     db
       .selectFrom('identity_recovery_addresses')

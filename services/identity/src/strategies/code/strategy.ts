@@ -21,6 +21,8 @@ export interface CodeMethodSpec<Target> {
   findAddress(db: Db, email: string): Promise<Target | undefined>;
   /** What the flow remembers besides the code hash after sending. */
   sentInternal(target: Target | undefined, email: string): Record<string, unknown>;
+  /** A refusal for this address before anything is looked up (recovery: SSO-enforcing domains). */
+  refuseAddress?(email: string, ctx: StrategyContext): Promise<UiText | undefined>;
   /** Runs in the sending transaction before the mail, for a known address. */
   beforeMail?(trx: Db, target: Target, now: Date): Promise<void>;
   renderMail(p: { code: string; appName: string }): { subject: string; text: string; html: string };
@@ -114,6 +116,8 @@ async function sendCode<Target>(
     const message = messages.generic(`"${rawEmail.slice(0, 100)}" is not valid "email"`);
     return { type: 'flow_updated', messages: [{ pointer: '#/email', message }] };
   }
+  const refused = await spec.refuseAddress?.(email, ctx);
+  if (refused) return { type: 'flow_updated', messages: [{ pointer: '#/', message: refused }] };
   const target = await spec.findAddress(service.db, email);
   const code = newCode();
   const ui: UiContainer = {

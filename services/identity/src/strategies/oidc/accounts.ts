@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { IdentityDb } from '../../db/schema.ts';
 import type { ProviderDirectory, SsoProvider } from './provider-directory.ts';
 import { MemberRefused } from './provider-directory.ts';
 
 // Who a provider's claims belong to (Kratos's "registration through OIDC", on our terms):
-// 1. the identity already linked to (provider, subject);
-// 2. else the identity whose verified address is the (verified) email, which gets linked;
-// 3. else the user service's member of the provider's organisation, created just in time unless
-//    that is turned off; its identity is created verified (the provider vouches) and linked.
+// 1. the identity already linked to (the provider's organisation and issuer, subject);
+// 2. else the user service's member of the provider's organisation with that (verified) email,
+//    created just in time unless that is turned off (its identity is created verified: the provider
+//    vouches), which gets linked. An identity with that verified address that is not that member (a
+//    user of another organisation) is refused, never linked.
 
 export interface Person {
   subject: string;
@@ -46,11 +47,32 @@ export function personFromClaims(provider: SsoProvider, claims: Record<string, u
   };
 }
 
-const oidcIdentifier = (provider: string, subject: string) => `${provider}:${subject}`;
+/**
+ * A link's key: the provider's own record (its organisation and issuer) and the subject, never the
+ * provider id alone. A provider id is a name the user service frees when the provider is removed; if
+ * another organisation took it, a key by id would let that organisation's IdP sign in as the first
+ * organisation's people. `#` can not occur in an issuer (no fragment), so a key's prefix up to it
+ * names exactly one (organisation, issuer).
+ */
+const oidcIdentifier = (provider: Pick<SsoProvider, 'organisationId' | 'issuer'>, subject: string) =>
+  `${oidcLinkPrefix(provider.organisationId, provider.issuer)}${subject}`;
+
+const oidcLinkPrefix = (organisationId: string, issuer: string) => `${organisationId}:${issuer}#`;
+
+/** One entry of an identity's `oidc` credential config. */
+interface OidcLink {
+  provider: string;
+  organisationId: string;
+  issuer: string;
+  subject: string;
+}
 
 export type ResolveResult =
-  | { ok: true; identityId: string; created: boolean }
+  | { ok: true; identityId: string }
   | { ok: false; reason: 'jit_disabled' | 'refused' | 'inactive'; message?: string };
+
+const otherOrganisation =
+  'This account belongs to another organisation than the one whose identity provider answered. Contact your administrator.';
 
 export async function resolveIdentity(
   db: Kysely<IdentityDb>,
@@ -59,15 +81,13 @@ export async function resolveIdentity(
   person: Person,
   now: Date,
 ): Promise<ResolveResult> {
-  const identifier = oidcIdentifier(provider.provider, person.subject);
   const linked = await db
     .selectFrom('identity_credential_identifiers')
     .select('identity_id')
     .where('type', '=', 'oidc')
-    .where('identifier', '=', identifier)
+    .where('identifier', '=', oidcIdentifier(provider, person.subject))
     .executeTakeFirst();
   let identityId = linked?.identity_id;
-  let created = false;
   if (!identityId) {
     const byEmail = await db
       .selectFrom('identity_verifiable_addresses')
@@ -75,17 +95,18 @@ export async function resolveIdentity(
       .where('value', '=', person.email)
       .where('verified', '=', true)
       .executeTakeFirst();
-    identityId = byEmail?.identity_id;
-  }
-  if (!identityId) {
+    // A new link only to the member of the provider's organisation, as the user service knows it:
+    // it refuses an address whose user is in another organisation, and creates one just in time.
     try {
       const member = await directory.member(provider.provider, {
         email: person.email,
         ...(person.firstName ? { firstName: person.firstName } : {}),
         ...(person.lastName ? { lastName: person.lastName } : {}),
       });
+      if (byEmail && byEmail.identity_id !== member.identityId) {
+        return { ok: false, reason: 'refused', message: otherOrganisation };
+      }
       identityId = member.identityId;
-      created = true;
     } catch (error) {
       if (error instanceof MemberRefused) {
         return error.errorCode === 'JIT_DISABLED'
@@ -101,12 +122,24 @@ export async function resolveIdentity(
     .where('id', '=', identityId)
     .executeTakeFirst();
   if (identity?.state !== 'active') return { ok: false, reason: 'inactive' };
-  if (!linked) await link(db, identityId, provider.provider, person, now);
-  return { ok: true, identityId, created };
+  if (!linked) await link(db, identityId, provider, person, now);
+  return { ok: true, identityId };
 }
 
-/** Adds the (provider, subject) credential and marks the address verified: the provider vouched for it. */
-async function link(db: Kysely<IdentityDb>, identityId: string, provider: string, person: Person, now: Date) {
+/** Adds the provider-record link and marks the address verified: the provider vouched for it. */
+async function link(
+  db: Kysely<IdentityDb>,
+  identityId: string,
+  provider: SsoProvider,
+  person: Person,
+  now: Date,
+) {
+  const entry: OidcLink = {
+    provider: provider.provider,
+    organisationId: provider.organisationId,
+    issuer: provider.issuer,
+    subject: person.subject,
+  };
   await db.transaction().execute(async (trx) => {
     const existing = await trx
       .selectFrom('identity_credentials')
@@ -114,14 +147,15 @@ async function link(db: Kysely<IdentityDb>, identityId: string, provider: string
       .where('identity_id', '=', identityId)
       .where('type', '=', 'oidc')
       .executeTakeFirst();
+    const previous = ((existing?.config as { providers?: unknown[] } | undefined)?.providers ??
+      []) as OidcLink[];
+    // One link per provider record; an older subject at the same record is replaced.
+    const replaced = previous.filter(
+      (p) => p.organisationId === entry.organisationId && p.issuer === entry.issuer,
+    );
     const providers = [
-      ...(
-        ((existing?.config as { providers?: unknown[] } | undefined)?.providers ?? []) as {
-          provider: string;
-          subject: string;
-        }[]
-      ).filter((p) => p.provider !== provider),
-      { provider, subject: person.subject },
+      ...previous.filter((p) => !(p.organisationId === entry.organisationId && p.issuer === entry.issuer)),
+      entry,
     ];
     if (existing) {
       await trx
@@ -143,6 +177,14 @@ async function link(db: Kysely<IdentityDb>, identityId: string, provider: string
         })
         .execute();
     }
+    for (const old of replaced) {
+      await trx
+        .deleteFrom('identity_credential_identifiers')
+        .where('type', '=', 'oidc')
+        .where('identifier', '=', oidcIdentifier(old, old.subject))
+        .where('identity_id', '=', identityId)
+        .execute();
+    }
     await trx
       .insertInto('identity_credential_identifiers')
       .values({ identifier: oidcIdentifier(provider, person.subject), type: 'oidc', identity_id: identityId })
@@ -154,5 +196,49 @@ async function link(db: Kysely<IdentityDb>, identityId: string, provider: string
       .where('value', '=', person.email)
       .where('verified', '=', false)
       .execute();
+  });
+}
+
+/**
+ * Removes every link to one provider record (organisation + issuer): the user service calls this when
+ * the provider is removed or its issuer changes. Answers the identities whose links went.
+ */
+export async function removeLinks(
+  db: Kysely<IdentityDb>,
+  organisationId: string,
+  issuer: string,
+  now: Date,
+): Promise<string[]> {
+  const prefix = oidcLinkPrefix(organisationId, issuer);
+  return db.transaction().execute(async (trx) => {
+    const removed = await trx
+      .deleteFrom('identity_credential_identifiers')
+      .where('type', '=', 'oidc')
+      .where(sql<boolean>`left(identifier, ${prefix.length}) = ${prefix}`)
+      .returning('identity_id')
+      .execute();
+    const ids = [...new Set(removed.map((r) => r.identity_id))];
+    for (const identityId of ids) {
+      const credential = await trx
+        .selectFrom('identity_credentials')
+        .select(['id', 'config'])
+        .where('identity_id', '=', identityId)
+        .where('type', '=', 'oidc')
+        .executeTakeFirst();
+      if (!credential) continue;
+      const providers = (
+        ((credential.config as { providers?: unknown[] }).providers ?? []) as OidcLink[]
+      ).filter((p) => !(p.organisationId === organisationId && p.issuer === issuer));
+      if (providers.length === 0) {
+        await trx.deleteFrom('identity_credentials').where('id', '=', credential.id).execute();
+      } else {
+        await trx
+          .updateTable('identity_credentials')
+          .set({ config: JSON.stringify({ providers }), updated_at: now })
+          .where('id', '=', credential.id)
+          .execute();
+      }
+    }
+    return ids;
   });
 }

@@ -26,11 +26,16 @@ interface OidcServices {
 const services = new WeakMap<Config, OidcServices>();
 
 /** One provider directory and relying party per running service (keyed by its configuration). */
-function oidcServices(ctx: Pick<IdentityContext, 'config'>): OidcServices {
+export function oidcServices(ctx: Pick<IdentityContext, 'config' | 'clock'>): OidcServices {
   let s = services.get(ctx.config);
   if (!s) {
     s = {
-      directory: createProviderDirectory(ctx.config.usersAdminUrl, ctx.config.oidcTimeoutMs),
+      directory: createProviderDirectory({
+        usersAdminUrl: ctx.config.usersAdminUrl,
+        usersAdminKey: ctx.config.usersAdminKey,
+        timeoutMs: ctx.config.oidcTimeoutMs,
+        clock: ctx.clock,
+      }),
       rp: createRelyingParty({ timeoutMs: ctx.config.oidcTimeoutMs }),
     };
     services.set(ctx.config, s);

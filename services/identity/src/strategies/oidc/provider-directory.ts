@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Clock } from '@acme/db/clock';
 import { requestIdHeaders } from '@acme/service-kit/request-id';
 
 // The organisations' identity providers, as the user service keeps them (decision record 0012):
@@ -37,6 +38,14 @@ export class MemberRefused extends Error {
   }
 }
 
+/** Whether a domain's organisation enforces single sign-on, and who is exempt (its break-glass admin). */
+const domainPolicySchema = z.object({
+  enforced: z.boolean(),
+  exemptEmails: z.array(z.string()),
+});
+
+type DomainPolicy = z.infer<typeof domainPolicySchema>;
+
 export interface ProviderDirectory {
   /** The provider's configuration, or undefined when no organisation has this provider id. */
   get(provider: string): Promise<SsoProvider | undefined>;
@@ -45,36 +54,53 @@ export interface ProviderDirectory {
     provider: string,
     person: { email: string; firstName?: string; lastName?: string },
   ): Promise<{ userId: string; identityId: string }>;
+  /** The SSO policy of an address's domain (enforced or not), whether or not the address has an account. */
+  domainPolicy(domain: string): Promise<DomainPolicy>;
 }
 
 const CACHE_MS = 30_000;
 
-export function createProviderDirectory(usersAdminUrl: string, timeoutMs = 10_000): ProviderDirectory {
-  const base = usersAdminUrl.replace(/\/+$/, '');
+export interface ProviderDirectoryOptions {
+  usersAdminUrl: string;
+  /** Sent as a bearer token: the user service's admin API requires it once `USERS_ADMIN_KEY` is set. */
+  usersAdminKey?: string | undefined;
+  timeoutMs?: number;
+  /** Time source of the short cache (the service's clock, so tests can move past it). */
+  clock?: Clock;
+}
+
+export function createProviderDirectory(options: ProviderDirectoryOptions): ProviderDirectory {
+  const base = options.usersAdminUrl.replace(/\/+$/, '');
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const now = () => (options.clock ? options.clock.now().getTime() : Date.now());
+  const auth: Record<string, string> = options.usersAdminKey
+    ? { authorization: `Bearer ${options.usersAdminKey}` }
+    : {};
   const cache = new Map<string, { value: SsoProvider | undefined; until: number }>();
+  const policies = new Map<string, { value: DomainPolicy; until: number }>();
   const idOk = (id: string) => /^[a-z0-9][a-z0-9-]{0,62}$/.test(id);
 
   return {
     async get(provider) {
       if (!idOk(provider)) return undefined;
       const hit = cache.get(provider);
-      if (hit && hit.until > Date.now()) return hit.value;
+      if (hit && hit.until > now()) return hit.value;
       const res = await fetch(`${base}/admin/sso/providers/${provider}`, {
-        headers: requestIdHeaders(),
+        headers: { ...auth, ...requestIdHeaders() },
         signal: AbortSignal.timeout(timeoutMs),
       });
       let value: SsoProvider | undefined;
       if (res.status === 404) value = undefined;
       else if (res.ok) value = ssoProviderSchema.parse(await res.json());
       else throw new Error(`user service answered ${res.status} for an SSO provider`);
-      cache.set(provider, { value, until: Date.now() + CACHE_MS });
+      cache.set(provider, { value, until: now() + CACHE_MS });
       return value;
     },
     async member(provider, person) {
       if (!idOk(provider)) throw new MemberRefused('SSO_NOT_CONFIGURED', 'Unknown provider.');
       const res = await fetch(`${base}/admin/sso/providers/${provider}/members`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...requestIdHeaders() },
+        headers: { 'content-type': 'application/json', ...auth, ...requestIdHeaders() },
         body: JSON.stringify(person),
         signal: AbortSignal.timeout(timeoutMs),
       });
@@ -84,6 +110,27 @@ export function createProviderDirectory(usersAdminUrl: string, timeoutMs = 10_00
       if (res.status < 500 && error.success)
         throw new MemberRefused(error.data.errorCode, error.data.message);
       throw new Error(`user service answered ${res.status} for an SSO member`);
+    },
+    async domainPolicy(domain) {
+      const key = domain.toLowerCase();
+      const hit = policies.get(key);
+      if (hit && hit.until > now()) return hit.value;
+      let value: DomainPolicy;
+      try {
+        const res = await fetch(`${base}/admin/sso/domains/${encodeURIComponent(key)}`, {
+          headers: { ...auth, ...requestIdHeaders() },
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        if (!res.ok) throw new Error(`user service answered ${res.status} for a domain's SSO policy`);
+        value = domainPolicySchema.parse(await res.json());
+      } catch (error) {
+        // The last answer stands while the user service can not be asked.
+        if (hit) return hit.value;
+        throw error;
+      }
+      if (policies.size > 10_000) policies.clear();
+      policies.set(key, { value, until: now() + CACHE_MS });
+      return value;
     },
   };
 }

@@ -11,6 +11,7 @@ import { normalizeIdentifier } from '../../throttle/backoff.ts';
 import { admitAccountAttempt } from '../../throttle/attempts.ts';
 import { lockoutNotice } from '../../throttle/lockout-notice.ts';
 import { messages } from '../../ui/messages.ts';
+import { ssoEnforcedRefusal } from '../oidc/enforcement.ts';
 import { passwordLoginNodes, type FieldMessage } from '../../ui/nodes.ts';
 
 /**
@@ -52,6 +53,10 @@ async function submitPassword(
     values: values(identifier),
   };
   if (identifier.length > 320 || Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) return invalid;
+  // SSO-enforcing organisations: refused by the address's domain, before any lookup or hash.
+  const sso = await ssoEnforcedRefusal(ctx.service, identifier);
+  if (sso)
+    return { type: 'flow_updated', messages: [{ pointer: '#/', message: sso }], values: values(identifier) };
 
   const { service, now } = ctx;
   const key = normalizeIdentifier(identifier);
