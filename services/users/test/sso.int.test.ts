@@ -76,6 +76,7 @@ describe('SSO providers per organisation', () => {
       sso: true,
       provider: 'globex',
       m365: false,
+      magic: true,
     });
   });
 
