@@ -70,6 +70,16 @@ describe('round-robin proxy', () => {
     });
   });
 
+  it("replaces a client's X-Forwarded-For with the connection's address and drops its X-Forwarded-Host", async () => {
+    const a = await upstream('a');
+    open.push(a.server);
+    const proxy = await proxyFor([a.url]);
+    const res = await fetch(`${proxy.url}/`, {
+      headers: { 'x-forwarded-for': '198.51.100.1', 'x-forwarded-host': 'evil.example' },
+    });
+    expect(await res.json()).toMatchObject({ forwardedFor: '127.0.0.1', host: `localhost:${proxy.port}` });
+  });
+
   it('answers 502 for an instance that is down, and the next request reaches the other', async () => {
     const a = await upstream('a');
     open.push(a.server);

@@ -9,6 +9,7 @@ import { createServiceLogger } from '@acme/service-kit/logging';
 import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-id';
 import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
+import { proxyTrust, type TrustProxy } from '@acme/service-kit/proxy-trust';
 import type { Clock } from '@acme/db/clock';
 import Fastify, { LogController } from 'fastify';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -53,12 +54,12 @@ export async function createApp(
       ? pino({ level: 'silent' })
       : (options.logger ?? createServiceLogger('agent', config.logLevel));
 
-  const server = (trustProxy: boolean) => {
+  const server = (trustProxy: TrustProxy) => {
     const instance = Fastify({
       loggerInstance: logger as FastifyBaseLogger,
       logController: new LogController({ disableRequestLogging: true }),
       bodyLimit: BODY_LIMIT,
-      trustProxy,
+      trustProxy: proxyTrust(trustProxy),
       return503OnClosing: true,
       ...requestIdOptions(),
     });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { appOriginsSchema, logLevelSchema, portSchema, trustProxySchema } from '@acme/service-kit/config';
+import type { TrustProxy } from '@acme/service-kit/proxy-trust';
 import {
   adminAccess,
   adminHostSchema,
@@ -32,7 +33,7 @@ export interface Config {
   appOrigins: string[];
   rateLimit: number;
   rateWindowSeconds: number;
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
   logLevel: string;
 }
 

@@ -18,6 +18,7 @@ import { registerRawBodyParser } from './http/body.ts';
 import { sendError } from './http/responder.ts';
 import { registerAdminRoutes } from './identities/admin-routes.ts';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
+import { proxyTrust } from '@acme/service-kit/proxy-trust';
 import { refuseOpaqueOrigins } from '@acme/service-kit/origin';
 import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-id';
 import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
@@ -65,7 +66,7 @@ const serializers = { req: requestSummary };
 function baseServer(opts: AppOptions): FastifyInstance {
   const options: FastifyServerOptions = {
     bodyLimit: opts.config.bodyLimit,
-    trustProxy: opts.config.trustProxy,
+    trustProxy: proxyTrust(opts.config.trustProxy),
     return503OnClosing: true,
     ...requestIdOptions(),
   };

@@ -1,6 +1,7 @@
 import Fastify, { LogController } from 'fastify';
 import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-id';
 import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
+import { proxyTrust, type TrustProxy } from '@acme/service-kit/proxy-trust';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError, toErrorResponse } from './errors.ts';
@@ -8,7 +9,7 @@ import { AppError, toErrorResponse } from './errors.ts';
 export interface HttpServerOptions {
   logger: Logger;
   bodyLimit: number;
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
 }
 
 /**
@@ -21,7 +22,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     loggerInstance: options.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit,
-    trustProxy: options.trustProxy,
+    trustProxy: proxyTrust(options.trustProxy),
     return503OnClosing: true,
     ...requestIdOptions(),
   });
