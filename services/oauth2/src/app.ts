@@ -13,7 +13,13 @@ import type { OAuth2Runtime } from './context.ts';
 import { createTokenVerifier } from './introspection.ts';
 import { logoutEndpointMiddleware } from './interactions/logout.ts';
 import { resumeGuard } from './interactions/resume-verifier.ts';
-import { loadKeyMaterial, rotateSigningKey, type KeyMaterial } from './keys.ts';
+import {
+  isKeyRevoked,
+  loadKeyMaterial,
+  revokeSigningKey,
+  rotateSigningKey,
+  type KeyMaterial,
+} from './keys.ts';
 import { createProvider, ROUTES } from './provider.ts';
 import { publicHttp } from './public/http.ts';
 import { attachMetrics, createServiceMetrics } from '@acme/service-kit/metrics';
@@ -81,7 +87,11 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   const base = { config, clock, adapters, claims, claimsSource, logger };
   const runtime = { ...base, keys } as OAuth2Runtime;
   // A token signed with a key another instance has just rotated in makes this one re-read the keys.
-  const verifier = createTokenVerifier(runtime, { reloadKeys: () => reloadKeys() });
+  // A key revoked on any instance is refused here at once (one primary-key read per token).
+  const verifier = createTokenVerifier(runtime, {
+    reloadKeys: () => reloadKeys(),
+    isKeyRevoked: (kid) => isKeyRevoked(db, kid),
+  });
   const metrics = createServiceMetrics('oauth2', { db });
   const knownPaths = new Set<string>([...Object.values(ROUTES), '/.well-known/openid-configuration']);
 
@@ -116,13 +126,42 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
     return { kid: rotated.kid, published: runtime.keys.publicJwks.keys.map((k) => k.kid) };
   }
 
-  const admin = createAdminServer(runtime, verifier, { rotateKeys });
+  async function revokeKey(kid: string) {
+    const revoked = await revokeSigningKey(db, { kid, now: clock.now() });
+    await reloadKeys();
+    return { kid: revoked.kid, published: runtime.keys.publicJwks.keys.map((k) => k.kid) };
+  }
+
+  /**
+   * Before a token request (the only place tokens are signed): when another instance revoked the
+   * key this one signs with, read the keys first, so nothing is signed with a revoked key.
+   */
+  async function beforeTokenRequest(): Promise<void> {
+    if (await isKeyRevoked(db, runtime.keys.signingKid)) await reloadKeys();
+  }
+
+  const admin = createAdminServer(runtime, verifier, { rotateKeys, revokeKey });
   attachMetrics(metrics, { admin });
   return {
     get provider() {
       return runtime.provider;
     },
-    handler: (req, res) => handler(req, res),
+    handler: (req, res) => {
+      if (req.method !== 'POST' || req.url?.split('?')[0] !== ROUTES.token) return handler(req, res);
+      beforeTokenRequest().then(
+        () => handler(req, res),
+        (error: unknown) => {
+          logger.error({ err: { message: (error as Error).message } }, 'signing key check failed');
+          res.writeHead(503, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+          res.end(
+            JSON.stringify({
+              error: 'temporarily_unavailable',
+              error_description: 'The server is temporarily unavailable.',
+            }),
+          );
+        },
+      );
+    },
     admin,
     runtime,
     reloadKeys,

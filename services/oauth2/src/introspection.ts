@@ -41,6 +41,8 @@ export interface TokenVerifierOptions {
    * names a key this instance does not have: another instance may have just rotated.
    */
   reloadKeys?: () => Promise<boolean>;
+  /** Whether a key was revoked (`keys:revoke`); checked for every token, on every instance. */
+  isKeyRevoked?: (kid: string | undefined) => Promise<boolean>;
 }
 
 export function createTokenVerifier(rt: OAuth2Runtime, options: TokenVerifierOptions = {}) {
@@ -81,7 +83,7 @@ export function createTokenVerifier(rt: OAuth2Runtime, options: TokenVerifierOpt
   async function verifyAccessToken(token: string): Promise<JWTPayload | undefined> {
     if (!looksLikeJwt(token)) return undefined;
     try {
-      const { payload } = await jwtVerify(token, jwks, {
+      const { payload, protectedHeader } = await jwtVerify(token, jwks, {
         issuer: rt.config.issuer,
         typ: 'at+jwt',
         algorithms: ['RS256'],
@@ -89,6 +91,11 @@ export function createTokenVerifier(rt: OAuth2Runtime, options: TokenVerifierOpt
       });
       if (typeof payload.jti !== 'string' || !(await rt.claims.accessTokenActive(payload.jti)))
         return undefined;
+      if (options.isKeyRevoked && (await options.isKeyRevoked(protectedHeader.kid))) {
+        // Revoked on another instance: this one still holds the key, so read the keys again.
+        void reloadForUnknownKey();
+        return undefined;
+      }
       return payload;
     } catch {
       return undefined;

@@ -13,6 +13,14 @@ import { sql, type Database } from '@acme/db';
  * JWT lifetime, access or ID token, + one minute of clock skew); after that they are left out
  * and dropped at the next rotation. Every instance re-reads the row periodically and swaps keys
  * when the published set changed.
+ *
+ * Revocation (`revokeSigningKey`, behind `POST /admin/keys/revoke` and
+ * `npm run admin -- keys:revoke --kid <kid>`), for a key that may have leaked: the key leaves the
+ * JWKS at once and its kid is recorded in `oauth2_revoked_keys`. Every instance checks that table
+ * for each token it verifies (introspection, userinfo) and before each token request, so a token
+ * the key signed stops being accepted everywhere at once, and an instance that still signs with it
+ * re-reads its keys first. The current signing key is refused: rotate a new one in first
+ * (`keys:rotate`), then revoke the old one.
  */
 export interface KeyMaterial {
   /** Private JWKS for oidc-provider: the signing key first, then retired keys still published. */
@@ -22,6 +30,8 @@ export interface KeyMaterial {
   cookieKeys: string[];
   /** The kids in order: changes whenever the signing or published keys change. */
   fingerprint: string;
+  /** The kid of the key that signs. */
+  signingKid: string;
 }
 
 /** kid → when it stopped signing (ISO). The current key has no entry. */
@@ -88,7 +98,57 @@ export async function loadKeyMaterial(
     publicJwks: { keys: keys.map(toPublicJwk) },
     cookieKeys: row.cookie_keys,
     fingerprint: keys.map((k) => k.kid).join(','),
+    signingKid: keys[0]?.kid ?? '',
   };
+}
+
+/** Whether `kid` was revoked (one primary-key read: every verification asks). */
+export async function isKeyRevoked(db: Database, kid: string | undefined): Promise<boolean> {
+  if (!kid) return false;
+  const rows = (
+    await sql<{ one: number }>`select 1 as one from oauth2_revoked_keys where kid = ${kid}`.execute(db.kysely)
+  ).rows;
+  return rows.length > 0;
+}
+
+/** Why a revocation was refused: `unknown` kid, or the `current` signing key. */
+export class KeyRevocationRefused extends Error {
+  constructor(readonly reason: 'unknown' | 'current') {
+    super(
+      reason === 'unknown'
+        ? 'No published signing key has this kid.'
+        : 'This is the current signing key: rotate a new key in first (keys:rotate), then revoke this one.',
+    );
+  }
+}
+
+/**
+ * Withdraws a signing key at once: out of the JWKS and recorded as revoked, in one transaction
+ * with the row locked (so it serialises with rotations). Refuses the current signing key.
+ */
+export async function revokeSigningKey(
+  db: Database,
+  options: { kid: string; now: Date },
+): Promise<{ kid: string; remaining: string[] }> {
+  return db.kysely.transaction().execute(async (trx) => {
+    const row = (
+      await sql<KeyRow>`
+        select jwks, cookie_keys, key_meta from oauth2_keys where id = ${ROW_ID} for update`.execute(trx)
+    ).rows[0];
+    const index = row ? row.jwks.keys.findIndex((k) => k.kid === options.kid) : -1;
+    if (!row || index === -1) throw new KeyRevocationRefused('unknown');
+    if (index === 0) throw new KeyRevocationRefused('current');
+    const keys = row.jwks.keys.filter((k) => k.kid !== options.kid);
+    const meta: KeyMeta = { ...(row.key_meta ?? {}) };
+    delete meta[options.kid];
+    await sql`
+      update oauth2_keys set jwks = ${JSON.stringify({ keys })}, key_meta = ${JSON.stringify(meta)}
+      where id = ${ROW_ID}`.execute(trx);
+    await sql`
+      insert into oauth2_revoked_keys (kid, revoked_at) values (${options.kid}, ${options.now.toISOString()})
+      on conflict (kid) do nothing`.execute(trx);
+    return { kid: options.kid, remaining: keys.map((k) => k.kid!).filter(Boolean) };
+  });
 }
 
 /**
