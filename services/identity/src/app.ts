@@ -19,6 +19,7 @@ import { sendError } from './http/responder.ts';
 import { registerAdminRoutes } from './identities/admin-routes.ts';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
 import { proxyTrust } from '@acme/service-kit/proxy-trust';
+import { containsUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '@acme/service-kit/text';
 import { refuseOpaqueOrigins } from '@acme/service-kit/origin';
 import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-id';
 import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
@@ -131,6 +132,12 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
       }
       req.log.error({ err }, 'unhandled error');
       return sendError(ctx, req, reply, new IdentityError(500), false);
+    });
+    // NUL / lone surrogates in the query or path: a 400 before any handler (bodies: http/body.ts).
+    app.addHook('preHandler', async (req) => {
+      if (containsUnstorableText(req.query) || containsUnstorableText(req.params)) {
+        throw errors.badRequest(UNSTORABLE_TEXT_MESSAGE);
+      }
     });
     app.addHook('onSend', async (_req, reply) => {
       reply.header('x-content-type-options', 'nosniff');

@@ -22,6 +22,7 @@ import {
 } from './keys.ts';
 import { createProvider, ROUTES } from './provider.ts';
 import { publicHttp } from './public/http.ts';
+import { refuseUnstorableInput } from './public/storable-input.ts';
 import { attachMetrics, createServiceMetrics } from '@acme/service-kit/metrics';
 import { createServiceLogger } from '@acme/service-kit/logging';
 import { tokenWrites } from './public/token-writes.ts';
@@ -98,6 +99,7 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   const build = (material: KeyMaterial): Provider => {
     const provider = createProvider({ ...base, keys: material });
     provider.use(publicHttp(logger, metrics, knownPaths));
+    provider.use(refuseUnstorableInput());
     provider.use(tokenWrites(db, ROUTES.token));
     provider.use(userinfo(runtime, verifier, ROUTES.userinfo));
     provider.use(offlineAccessPrompt(ROUTES.authorization));
