@@ -14,8 +14,8 @@ import { createTokenVerifier } from './introspection.ts';
 import { logoutEndpointMiddleware } from './interactions/logout.ts';
 import { resumeGuard } from './interactions/resume-verifier.ts';
 import {
-  isKeyRevoked,
   loadKeyMaterial,
+  revokedKeys,
   revokeSigningKey,
   rotateSigningKey,
   type KeyMaterial,
@@ -91,7 +91,7 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   // A key revoked on any instance is refused here at once (one primary-key read per token).
   const verifier = createTokenVerifier(runtime, {
     reloadKeys: () => reloadKeys(),
-    isKeyRevoked: (kid) => isKeyRevoked(db, kid),
+    revokedKeys: (kids) => revokedKeys(db, kids),
   });
   const metrics = createServiceMetrics('oauth2', { db });
   const knownPaths = new Set<string>([...Object.values(ROUTES), '/.well-known/openid-configuration']);
@@ -134,36 +134,13 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
     return { kid: revoked.kid, published: runtime.keys.publicJwks.keys.map((k) => k.kid) };
   }
 
-  /**
-   * Before a token request (the only place tokens are signed): when another instance revoked the
-   * key this one signs with, read the keys first, so nothing is signed with a revoked key.
-   */
-  async function beforeTokenRequest(): Promise<void> {
-    if (await isKeyRevoked(db, runtime.keys.signingKid)) await reloadKeys();
-  }
-
   const admin = createAdminServer(runtime, verifier, { rotateKeys, revokeKey });
   attachMetrics(metrics, { admin });
   return {
     get provider() {
       return runtime.provider;
     },
-    handler: (req, res) => {
-      if (req.method !== 'POST' || req.url?.split('?')[0] !== ROUTES.token) return handler(req, res);
-      beforeTokenRequest().then(
-        () => handler(req, res),
-        (error: unknown) => {
-          logger.error({ err: { message: (error as Error).message } }, 'signing key check failed');
-          res.writeHead(503, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-          res.end(
-            JSON.stringify({
-              error: 'temporarily_unavailable',
-              error_description: 'The server is temporarily unavailable.',
-            }),
-          );
-        },
-      );
-    },
+    handler: (req, res) => handler(req, res),
     admin,
     runtime,
     reloadKeys,

@@ -41,8 +41,12 @@ export interface TokenVerifierOptions {
    * names a key this instance does not have: another instance may have just rotated.
    */
   reloadKeys?: () => Promise<boolean>;
-  /** Whether a key was revoked (`keys:revoke`); checked for every token, on every instance. */
-  isKeyRevoked?: (kid: string | undefined) => Promise<boolean>;
+  /**
+   * Which of the kids were revoked (`keys:revoke`): asked for every token, with the kid this
+   * instance signs with, so that every instance refuses a revoked key's tokens at once and one
+   * still signing with it re-reads its keys.
+   */
+  revokedKeys?: (kids: (string | undefined)[]) => Promise<Set<string>>;
 }
 
 export function createTokenVerifier(rt: OAuth2Runtime, options: TokenVerifierOptions = {}) {
@@ -64,6 +68,12 @@ export function createTokenVerifier(rt: OAuth2Runtime, options: TokenVerifierOpt
       lastReload = Date.now();
       reloading = options.reloadKeys().finally(() => (reloading = undefined));
     }
+    return reloading.catch(() => false);
+  };
+  /** A re-read for a revoked signing key: not rate-limited (it stops once the key is gone). */
+  const reloadNow = async (): Promise<boolean> => {
+    if (!options.reloadKeys) return false;
+    reloading ??= options.reloadKeys().finally(() => (reloading = undefined));
     return reloading.catch(() => false);
   };
   const jwks = async (...args: Parameters<typeof localJwks>) => {
@@ -91,10 +101,12 @@ export function createTokenVerifier(rt: OAuth2Runtime, options: TokenVerifierOpt
       });
       if (typeof payload.jti !== 'string' || !(await rt.claims.accessTokenActive(payload.jti)))
         return undefined;
-      if (options.isKeyRevoked && (await options.isKeyRevoked(protectedHeader.kid))) {
-        // Revoked on another instance: this one still holds the key, so read the keys again.
-        void reloadForUnknownKey();
-        return undefined;
+      if (options.revokedKeys) {
+        const signingKid = rt.keys.signingKid;
+        const revoked = await options.revokedKeys([protectedHeader.kid, signingKid]);
+        // Revoked on another instance while this one still signs with it: read the keys again.
+        if (revoked.has(signingKid)) await reloadNow();
+        if (protectedHeader.kid !== undefined && revoked.has(protectedHeader.kid)) return undefined;
       }
       return payload;
     } catch {

@@ -17,9 +17,10 @@ import { sql, type Database } from '@acme/db';
  * Revocation (`revokeSigningKey`, behind `POST /admin/keys/revoke` and
  * `npm run admin -- keys:revoke --kid <kid>`), for a key that may have leaked: the key leaves the
  * JWKS at once and its kid is recorded in `oauth2_revoked_keys`. Every instance checks that table
- * for each token it verifies (introspection, userinfo) and before each token request, so a token
- * the key signed stops being accepted everywhere at once, and an instance that still signs with it
- * re-reads its keys first. The current signing key is refused: rotate a new one in first
+ * for each token it verifies (introspection, userinfo; the same read asks about the key it signs
+ * with), so a token the key signed stops being accepted everywhere at once, and an instance that
+ * was still signing with it re-reads its keys at its next verification (or its periodic re-read,
+ * OAUTH2_KEY_RELOAD_SECONDS). The current signing key is refused: rotate a new one in first
  * (`keys:rotate`), then revoke the old one.
  */
 export interface KeyMaterial {
@@ -102,13 +103,15 @@ export async function loadKeyMaterial(
   };
 }
 
-/** Whether `kid` was revoked (one primary-key read: every verification asks). */
-export async function isKeyRevoked(db: Database, kid: string | undefined): Promise<boolean> {
-  if (!kid) return false;
+/** Which of `kids` were revoked (one primary-key read: every verification asks). */
+export async function revokedKeys(db: Database, kids: (string | undefined)[]): Promise<Set<string>> {
+  const wanted = [...new Set(kids.filter((k): k is string => typeof k === 'string' && k.length > 0))];
+  if (wanted.length === 0) return new Set();
   const rows = (
-    await sql<{ one: number }>`select 1 as one from oauth2_revoked_keys where kid = ${kid}`.execute(db.kysely)
+    await sql<{ kid: string }>`
+      select kid from oauth2_revoked_keys where kid in (${sql.join(wanted)})`.execute(db.kysely)
   ).rows;
-  return rows.length > 0;
+  return new Set(rows.map((r) => r.kid));
 }
 
 /** Why a revocation was refused: `unknown` kid, or the `current` signing key. */

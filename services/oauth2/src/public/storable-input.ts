@@ -1,4 +1,5 @@
 import { parse as parseForm } from 'node:querystring';
+import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
 import { containsUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '@acme/service-kit/text';
@@ -13,10 +14,11 @@ function refuse(ctx: Parameters<Middleware>[0], description: string) {
   ctx.body = { error: 'invalid_request', error_description: description };
 }
 
-async function readAll(req: NodeJS.ReadableStream): Promise<Buffer | undefined> {
+async function readAll(req: IncomingMessage): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let received = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
+  // As oidc-provider reads it: stopping early must not destroy the request (the answer is still sent).
+  for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
     received += chunk.length;
     if (received > BODY_LIMIT) return undefined;
     chunks.push(chunk);
@@ -35,7 +37,9 @@ export function refuseUnstorableInput(): Middleware {
     if (containsUnstorableText(ctx.query)) return refuse(ctx, UNSTORABLE_TEXT_MESSAGE);
     const form = ctx.is('application/x-www-form-urlencoded');
     const json = ctx.is('application/json');
-    if ((form || json) && ctx.req.readable) {
+    // A body over the limit is left to oidc-provider, which refuses it from its Content-Length.
+    const length = ctx.request.length;
+    if ((form || json) && ctx.req.readable && (length === undefined || length <= BODY_LIMIT)) {
       const body = await readAll(ctx.req);
       if (!body) return refuse(ctx, 'The request body is too large.');
       const text = new TextDecoder().decode(body);
