@@ -18,6 +18,7 @@ async function upstream(name: string): Promise<{ url: string; server: Server }> 
           url: req.url,
           host: req.headers.host,
           forwardedFor: req.headers['x-forwarded-for'],
+          forwardedHost: req.headers['x-forwarded-host'],
           body,
         }),
       );
@@ -77,7 +78,9 @@ describe('round-robin proxy', () => {
     const res = await fetch(`${proxy.url}/`, {
       headers: { 'x-forwarded-for': '198.51.100.1', 'x-forwarded-host': 'evil.example' },
     });
-    expect(await res.json()).toMatchObject({ forwardedFor: '127.0.0.1', host: `localhost:${proxy.port}` });
+    const seen = (await res.json()) as Record<string, unknown>;
+    expect(seen).toMatchObject({ forwardedFor: '127.0.0.1', host: `localhost:${proxy.port}` });
+    expect(seen.forwardedHost).toBeUndefined();
   });
 
   it('answers 502 for an instance that is down, and the next request reaches the other', async () => {
