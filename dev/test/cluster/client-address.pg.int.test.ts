@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '@acme/db';
 import { startProcessCluster, type RunningCluster } from '@acme/cluster/system';
@@ -6,7 +7,9 @@ import { freePorts } from './ports.ts';
 /**
  * PostgreSQL only (`*.pg.int.test.ts`): behind the round-robin proxy every connection comes from
  * the proxy, so the user and agent services' per-IP limits must key on the client's address the
- * proxy forwards (X-Forwarded-For), or every browser would share one allowance.
+ * proxy forwards (X-Forwarded-For, trusted for exactly 1 hop), or every browser would share one
+ * allowance; and never on an X-Forwarded-For the client wrote, or a header would reset them.
+ * Distinct clients connect from distinct loopback addresses (127.0.0.2, 127.0.0.3).
  */
 const adminServer = process.env.TEST_DATABASE_URL;
 const LIMIT = 3;
@@ -33,38 +36,51 @@ describe('per-IP limits behind the round-robin proxy', () => {
     await cluster?.close();
   }, 60_000);
 
-  /** Statuses of `count` requests from the client at `ip` (as a load balancer in front would tell). */
-  async function statuses(
-    count: number,
-    ip: string,
-    send: (headers: Record<string, string>) => Promise<Response>,
-  ) {
-    const out: number[] = [];
-    for (let i = 0; i < count; i++) {
-      const res = await send({ 'x-forwarded-for': ip });
-      await res.body?.cancel();
-      out.push(res.status);
-    }
-    return out;
+  /**
+   * Statuses of `count` requests from the client at loopback address `from`, each claiming a new
+   * address of its own in X-Forwarded-For (which the proxy must not pass on).
+   */
+  function statuses(count: number, from: string, url: string, init: { method?: string; body?: string } = {}) {
+    const target = url.replace('//localhost:', '//127.0.0.1:');
+    const one = (i: number) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(
+          target,
+          {
+            method: init.method ?? 'GET',
+            localAddress: from,
+            headers: {
+              'x-forwarded-for': `198.51.100.${i + 1}`,
+              ...(init.body ? { 'content-type': 'application/json' } : {}),
+            },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on('error', reject);
+        req.end(init.body);
+      });
+    return (async () => {
+      const out: number[] = [];
+      for (let i = 0; i < count; i++) out.push(await one(i));
+      return out;
+    })();
   }
 
-  it('counts the login configuration per client across both user-service instances', async () => {
-    const loginConfig = (headers: Record<string, string>) =>
-      fetch(`${cluster.urls.usersPublic}/login/config?emailAddress=someone%40example.com`, { headers });
-    // One client's allowance holds over both instances; another client has its own.
-    expect(await statuses(LIMIT + 1, '203.0.113.7', loginConfig)).toEqual([200, 200, 200, 429]);
-    expect(await statuses(LIMIT, '203.0.113.8', loginConfig)).toEqual([200, 200, 200]);
+  it('counts the login configuration per client across both user-service instances; spoofed X-Forwarded-For does not reset it', async () => {
+    const loginConfig = `${cluster.urls.usersPublic}/login/config?emailAddress=someone%40example.com`;
+    // One client's allowance holds over both instances, whatever it claims; another client has its own.
+    expect(await statuses(LIMIT + 1, '127.0.0.2', loginConfig)).toEqual([200, 200, 200, 429]);
+    expect(await statuses(LIMIT, '127.0.0.3', loginConfig)).toEqual([200, 200, 200]);
   });
 
-  it('counts the agent service per client across both instances', async () => {
-    const request = (headers: Record<string, string>) =>
-      fetch(`${cluster.urls.agent}/misc/unregistered-user`, {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: '{}',
-      });
+  it('counts the agent service per client across both instances; spoofed X-Forwarded-For does not reset it', async () => {
+    const url = `${cluster.urls.agent}/misc/unregistered-user`;
+    const post = { method: 'POST', body: '{}' };
     // The rate is counted before the body is checked: malformed requests (400) use it up too.
-    expect(await statuses(LIMIT + 1, '203.0.113.7', request)).toEqual([400, 400, 400, 429]);
-    expect(await statuses(LIMIT, '203.0.113.8', request)).toEqual([400, 400, 400]);
+    expect(await statuses(LIMIT + 1, '127.0.0.2', url, post)).toEqual([400, 400, 400, 429]);
+    expect(await statuses(LIMIT, '127.0.0.3', url, post)).toEqual([400, 400, 400]);
   });
 });

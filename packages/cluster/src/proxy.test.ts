@@ -18,6 +18,7 @@ async function upstream(name: string): Promise<{ url: string; server: Server }> 
           url: req.url,
           host: req.headers.host,
           forwardedFor: req.headers['x-forwarded-for'],
+          forwardedHost: req.headers['x-forwarded-host'],
           body,
         }),
       );
@@ -68,6 +69,18 @@ describe('round-robin proxy', () => {
       forwardedFor: '127.0.0.1',
       body: '{"x":1}',
     });
+  });
+
+  it("replaces a client's X-Forwarded-For with the connection's address and drops its X-Forwarded-Host", async () => {
+    const a = await upstream('a');
+    open.push(a.server);
+    const proxy = await proxyFor([a.url]);
+    const res = await fetch(`${proxy.url}/`, {
+      headers: { 'x-forwarded-for': '198.51.100.1', 'x-forwarded-host': 'evil.example' },
+    });
+    const seen = (await res.json()) as Record<string, unknown>;
+    expect(seen).toMatchObject({ forwardedFor: '127.0.0.1', host: `localhost:${proxy.port}` });
+    expect(seen.forwardedHost).toBeUndefined();
   });
 
   it('answers 502 for an instance that is down, and the next request reaches the other', async () => {

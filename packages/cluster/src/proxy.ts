@@ -22,13 +22,15 @@ export interface RoundRobinProxyOptions {
 /**
  * A reverse proxy in front of the instances of one listener: each request goes to the next
  * instance in turn (http-proxy does the proxying). The `Host` header is passed on unchanged, so
- * a service sees the browser-facing host it is configured with (cookies, admin Host checks);
- * X-Forwarded-For/-Proto/-Host are added. An instance that refuses the connection gets a 502
+ * a service sees the browser-facing host it is configured with (cookies, admin Host checks).
+ * `X-Forwarded-For` is set to the connection's address, replacing whatever the client sent (a
+ * client-written value is never passed on, so the services trust exactly 1 hop), and a client's
+ * `X-Forwarded-Host`/`-Proto`/`-Port` are dropped. An instance that refuses the connection gets a 502
  * for that request (no retry: a POST must not be sent twice).
  */
 export async function startRoundRobinProxy(options: RoundRobinProxyOptions): Promise<RoundRobinProxy> {
   if (options.targets.length === 0) throw new Error('a proxy needs at least one target');
-  const proxy = httpProxy.createProxyServer({ xfwd: true, proxyTimeout: 60_000 });
+  const proxy = httpProxy.createProxyServer({ xfwd: false, proxyTimeout: 60_000 });
   let next = 0;
   proxy.on('proxyRes', (proxyRes, req) => {
     const target = (req as { upstream?: string }).upstream;
@@ -48,6 +50,10 @@ export async function startRoundRobinProxy(options: RoundRobinProxyOptions): Pro
     const target = options.targets[next % options.targets.length]!;
     next += 1;
     (req as { upstream?: string }).upstream = target;
+    delete req.headers['x-forwarded-host'];
+    delete req.headers['x-forwarded-proto'];
+    delete req.headers['x-forwarded-port'];
+    req.headers['x-forwarded-for'] = req.socket.remoteAddress ?? '';
     proxy.web(req, res, { target });
   });
   await new Promise<void>((resolveListen, reject) => {

@@ -125,11 +125,10 @@ export async function startProcessCluster(options: ClusterOptions): Promise<Runn
               LOG_LEVEL: options.logLevel ?? 'warn',
               ...adminKeys(options.adminKey),
               ...partEnv(part, own, urls, options),
-              // Behind a proxy, per-IP limits and recorded addresses take the client's from
-              // X-Forwarded-For (identity and oauth2 have their own variable, users and agent TRUST_PROXY).
-              ...(count > 1
-                ? { IDENTITY_TRUST_PROXY: 'true', OAUTH2_TRUST_PROXY: 'true', TRUST_PROXY: 'true' }
-                : {}),
+              // Behind a proxy, per-IP limits and recorded addresses take the client's from the
+              // X-Forwarded-For the proxy writes: exactly 1 hop is trusted, so a value the client
+              // wrote is never taken (identity and oauth2 have their own variable, users and agent TRUST_PROXY).
+              ...(count > 1 ? { IDENTITY_TRUST_PROXY: '1', OAUTH2_TRUST_PROXY: '1', TRUST_PROXY: '1' } : {}),
               ...options.extraEnv,
             },
             readyUrl: `http://127.0.0.1:${own[ready.listener]}${ready.path}`,

@@ -25,11 +25,8 @@ export const appOriginsSchema = z
     return result;
   });
 
-/** `TRUST_PROXY`: the strings `true` / `false` (default `false`) as a boolean. */
-export const trustProxySchema = z
-  .enum(['true', 'false'])
-  .default('false')
-  .transform((value) => value === 'true');
+/** `TRUST_PROXY` and the services' own variants: false, a hop count or proxy addresses (see proxy-trust.ts). */
+export { trustProxySchema, type TrustProxy } from './proxy-trust.ts';
 
 /** `LOG_LEVEL`: a pino level, `info` by default. */
 export const logLevelSchema = z

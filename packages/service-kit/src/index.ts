@@ -1,4 +1,5 @@
 export { appOriginsSchema, logLevelSchema, portSchema, trustProxySchema } from './config.ts';
+export { clientAddress, proxyTrust, type TrustProxy } from './proxy-trust.ts';
 export { ServiceError, toErrorResponse } from './errors.ts';
 export type { ErrorBody } from './errors.ts';
 export { registerHealthRoutes } from './health.ts';

@@ -10,6 +10,8 @@ import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-i
 import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
 import { createMicrosoftTokenVerifier, MicrosoftTokenError } from '@acme/service-kit/microsoft-token';
+import { proxyTrust, type TrustProxy } from '@acme/service-kit/proxy-trust';
+import { containsUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '@acme/service-kit/text';
 import type { Clock } from '@acme/db/clock';
 import Fastify, { LogController } from 'fastify';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -55,18 +57,28 @@ export async function createApp(
       ? pino({ level: 'silent' })
       : (options.logger ?? createServiceLogger('agent', config.logLevel));
 
-  const server = (trustProxy: boolean) => {
+  const server = (trustProxy: TrustProxy) => {
     const instance = Fastify({
       loggerInstance: logger as FastifyBaseLogger,
       logController: new LogController({ disableRequestLogging: true }),
       bodyLimit: BODY_LIMIT,
-      trustProxy,
+      trustProxy: proxyTrust(trustProxy),
       return503OnClosing: true,
       ...requestIdOptions(),
     });
     registerRequestId(instance);
     hangUpWhenClosing(instance);
     instance.removeContentTypeParser('text/plain');
+    // NUL / lone surrogates anywhere in the body, query or path: a 400 before any handler.
+    instance.addHook('preHandler', async (request) => {
+      if (
+        containsUnstorableText(request.body) ||
+        containsUnstorableText(request.query) ||
+        containsUnstorableText(request.params)
+      ) {
+        throw new AppError('INVALID_REQUEST', UNSTORABLE_TEXT_MESSAGE);
+      }
+    });
     instance.setErrorHandler((error, request, reply) => {
       const { status, body, headers } = toErrorResponse(error);
       if (status >= 500) request.log.error({ err: error }, 'request failed');

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { appOriginsSchema, logLevelSchema, portSchema, trustProxySchema } from '@acme/service-kit/config';
+import type { TrustProxy } from '@acme/service-kit/proxy-trust';
 import {
   adminAccess,
   adminHostSchema,
@@ -37,7 +38,7 @@ export interface Config {
   appOrigins: string[];
   rateLimit: number;
   rateWindowSeconds: number;
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
   /** Microsoft tokens are verified as the user service verifies them (keys of the token's tenant). */
   m365: { authorityUrl: string; clientId: string; appIdUri?: string };
   upstreamTimeoutMs: number;

@@ -11,6 +11,7 @@ import {
   startMicrosoftStandIns,
   type MicrosoftStandIns,
 } from '@acme/dev';
+import { UNSTORABLE_SAMPLES } from '@acme/test-kit/hostile-text';
 import { loadConfig, start } from '../src/index.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -196,6 +197,24 @@ describe('agent service', () => {
       expect(res.status).toBe(status);
       expect(res.body).toEqual({ errorCode, message: expect.any(String) });
     }
+  });
+
+  it('NUL or a lone surrogate in the name or email answers 400 {errorCode, message}, never a 500; nothing is recorded', async () => {
+    const before = (await rows()).length;
+    for (const bad of UNSTORABLE_SAMPLES) {
+      for (const json of [
+        { email: 'bob@contoso.test', name: `Bob${bad}` },
+        { email: `bob@contoso.test${bad}`, name: 'Bob' },
+        { email: 'bob@contoso.test', name: 'Bob', [`x${bad}`]: 1 },
+      ]) {
+        const res = await http(url, { method: 'POST', json });
+        expect(res.status, JSON.stringify(json)).toBe(400);
+        expect(res.body).toEqual({ errorCode: 'INVALID_REQUEST', message: expect.any(String) });
+      }
+    }
+    const query = await http(`${url}?x=%00`, { method: 'POST', json: { email: '', name: '' } });
+    expect(query.status).toBe(400);
+    expect((await rows()).length).toBe(before);
   });
 
   it('limits requests per IP with 429 and Retry-After, then recovers in the next window', async () => {

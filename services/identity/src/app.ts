@@ -18,6 +18,8 @@ import { registerRawBodyParser } from './http/body.ts';
 import { sendError } from './http/responder.ts';
 import { registerAdminRoutes } from './identities/admin-routes.ts';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
+import { proxyTrust } from '@acme/service-kit/proxy-trust';
+import { containsUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '@acme/service-kit/text';
 import { refuseOpaqueOrigins } from '@acme/service-kit/origin';
 import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-id';
 import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
@@ -65,7 +67,7 @@ const serializers = { req: requestSummary };
 function baseServer(opts: AppOptions): FastifyInstance {
   const options: FastifyServerOptions = {
     bodyLimit: opts.config.bodyLimit,
-    trustProxy: opts.config.trustProxy,
+    trustProxy: proxyTrust(opts.config.trustProxy),
     return503OnClosing: true,
     ...requestIdOptions(),
   };
@@ -130,6 +132,12 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
       }
       req.log.error({ err }, 'unhandled error');
       return sendError(ctx, req, reply, new IdentityError(500), false);
+    });
+    // NUL / lone surrogates in the query or path: a 400 before any handler (bodies: http/body.ts).
+    app.addHook('preHandler', async (req) => {
+      if (containsUnstorableText(req.query) || containsUnstorableText(req.params)) {
+        throw errors.badRequest(UNSTORABLE_TEXT_MESSAGE);
+      }
     });
     app.addHook('onSend', async (_req, reply) => {
       reply.header('x-content-type-options', 'nosniff');

@@ -7,6 +7,7 @@ import {
   hostListSchema,
   type AdminAccess,
 } from '@acme/service-kit/admin-access';
+import { trustProxySchema, type TrustProxy } from '@acme/service-kit/proxy-trust';
 
 /** Go-style durations: `30s`, `10m`, `1h`, `1h30m`, `1500ms` (or plain milliseconds). */
 export function parseDuration(value: string): number {
@@ -49,11 +50,6 @@ const list = (def: string) =>
         .filter(Boolean),
     );
 const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
-const bool = (def: boolean) =>
-  z
-    .enum(['true', 'false', '1', '0'])
-    .default(def ? 'true' : 'false')
-    .transform((v) => v === 'true' || v === '1');
 
 /** Development-only default; production must set IDENTITY_CODE_SECRET (start-up refuses otherwise). */
 const DEV_CODE_SECRET = 'development-only-code-secret-change-me-0000';
@@ -93,7 +89,7 @@ const EnvSchema = z.object({
   IDENTITY_LOCKOUT_RESET_AFTER: duration('24h'),
   IDENTITY_IP_FAILURE_LIMIT: int(100),
   IDENTITY_IP_FAILURE_WINDOW: duration('10m'),
-  IDENTITY_TRUST_PROXY: bool(false),
+  IDENTITY_TRUST_PROXY: trustProxySchema,
   IDENTITY_CODE_MAIL_LIMIT: int(5),
   IDENTITY_CODE_MAIL_WINDOW: duration('1h'),
   /** Key of the HMAC under which one-time codes are stored (at least 32 characters). */
@@ -153,7 +149,8 @@ export interface Config {
   cookieDomain: string | undefined;
   lockout: { threshold: number; baseMs: number; maxMs: number; resetAfterMs: number };
   ipLimit: { failures: number; windowMs: number };
-  trustProxy: boolean;
+  /** Proxies trusted to tell the client's address (IDENTITY_TRUST_PROXY; see service-kit proxy-trust). */
+  trustProxy: TrustProxy;
   /** Code mails (recovery, verification) per address per window. */
   codeMailLimit: { sends: number; windowMs: number };
   /** HMAC key of stored one-time codes. */

@@ -13,9 +13,16 @@ import type { OAuth2Runtime } from './context.ts';
 import { createTokenVerifier } from './introspection.ts';
 import { logoutEndpointMiddleware } from './interactions/logout.ts';
 import { resumeGuard } from './interactions/resume-verifier.ts';
-import { loadKeyMaterial, rotateSigningKey, type KeyMaterial } from './keys.ts';
+import {
+  loadKeyMaterial,
+  revokedKeys,
+  revokeSigningKey,
+  rotateSigningKey,
+  type KeyMaterial,
+} from './keys.ts';
 import { createProvider, ROUTES } from './provider.ts';
 import { publicHttp } from './public/http.ts';
+import { refuseUnstorableInput } from './public/storable-input.ts';
 import { attachMetrics, createServiceMetrics } from '@acme/service-kit/metrics';
 import { createServiceLogger } from '@acme/service-kit/logging';
 import { tokenWrites } from './public/token-writes.ts';
@@ -81,13 +88,18 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   const base = { config, clock, adapters, claims, claimsSource, logger };
   const runtime = { ...base, keys } as OAuth2Runtime;
   // A token signed with a key another instance has just rotated in makes this one re-read the keys.
-  const verifier = createTokenVerifier(runtime, { reloadKeys: () => reloadKeys() });
+  // A key revoked on any instance is refused here at once (one primary-key read per token).
+  const verifier = createTokenVerifier(runtime, {
+    reloadKeys: () => reloadKeys(),
+    revokedKeys: (kids) => revokedKeys(db, kids),
+  });
   const metrics = createServiceMetrics('oauth2', { db });
   const knownPaths = new Set<string>([...Object.values(ROUTES), '/.well-known/openid-configuration']);
 
   const build = (material: KeyMaterial): Provider => {
     const provider = createProvider({ ...base, keys: material });
     provider.use(publicHttp(logger, metrics, knownPaths));
+    provider.use(refuseUnstorableInput());
     provider.use(tokenWrites(db, ROUTES.token));
     provider.use(userinfo(runtime, verifier, ROUTES.userinfo));
     provider.use(offlineAccessPrompt(ROUTES.authorization));
@@ -116,7 +128,13 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
     return { kid: rotated.kid, published: runtime.keys.publicJwks.keys.map((k) => k.kid) };
   }
 
-  const admin = createAdminServer(runtime, verifier, { rotateKeys });
+  async function revokeKey(kid: string) {
+    const revoked = await revokeSigningKey(db, { kid, now: clock.now() });
+    await reloadKeys();
+    return { kid: revoked.kid, published: runtime.keys.publicJwks.keys.map((k) => k.kid) };
+  }
+
+  const admin = createAdminServer(runtime, verifier, { rotateKeys, revokeKey });
   attachMetrics(metrics, { admin });
   return {
     get provider() {

@@ -20,6 +20,13 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('OAUTH2_TRUST_PROXY takes a hop count or proxy addresses; true (trust any left-most address) is refused', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ OAUTH2_TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ OAUTH2_TRUST_PROXY: '10.0.0.0/8' }).trustProxy).toEqual(['10.0.0.0/8']);
+    expect(() => loadConfig({ OAUTH2_TRUST_PROXY: 'true' })).toThrow(/OAUTH2_TRUST_PROXY/);
+  });
+
   it('derives the app URLs of a client from its origin', () => {
     expect(appUrls({ client_id: 'platform', origin: 'http://localhost:4000' })).toMatchObject({
       redirectUri: 'http://localhost:4000/account/callback',

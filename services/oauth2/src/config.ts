@@ -6,6 +6,7 @@ import {
   hostListSchema,
   type AdminAccess,
 } from '@acme/service-kit/admin-access';
+import { trustProxySchema, type TrustProxy } from '@acme/service-kit/proxy-trust';
 
 /**
  * Configuration of the authorization server, parsed once at start-up from an env-like record.
@@ -29,11 +30,6 @@ const DEFAULT_CLIENTS: ClientConfig[] = [
 
 const seconds = (def: number) => z.coerce.number().int().positive().default(def);
 const port = (def: number) => z.coerce.number().int().min(0).max(65535).default(def);
-const bool = (def: boolean) =>
-  z
-    .enum(['true', 'false', '1', '0'])
-    .default(def ? 'true' : 'false')
-    .transform((v) => v === 'true' || v === '1');
 
 const clientsFromJson = z
   .string()
@@ -80,7 +76,7 @@ const EnvSchema = z.object({
   OAUTH2_REFRESH_GRACE_SECONDS: z.coerce.number().min(0).max(60).default(5),
   /** How often each instance re-reads the signing keys (a rotation elsewhere, a retired key's end). */
   OAUTH2_KEY_RELOAD_SECONDS: seconds(30),
-  OAUTH2_TRUST_PROXY: bool(false),
+  OAUTH2_TRUST_PROXY: trustProxySchema,
   OAUTH2_BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()
@@ -113,7 +109,8 @@ export interface OAuth2Config {
   /** Seconds during which a rotated refresh token may still be used once more (parallel tabs). */
   refreshGraceSeconds: number;
   keyReloadSeconds: number;
-  trustProxy: boolean;
+  /** Proxies trusted to tell the client's address (OAUTH2_TRUST_PROXY; see service-kit proxy-trust). */
+  trustProxy: TrustProxy;
   bodyLimitBytes: number;
 }
 

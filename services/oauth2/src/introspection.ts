@@ -41,6 +41,12 @@ export interface TokenVerifierOptions {
    * names a key this instance does not have: another instance may have just rotated.
    */
   reloadKeys?: () => Promise<boolean>;
+  /**
+   * Which of the kids were revoked (`keys:revoke`): asked for every token, with the kid this
+   * instance signs with, so that every instance refuses a revoked key's tokens at once and one
+   * still signing with it re-reads its keys.
+   */
+  revokedKeys?: (kids: (string | undefined)[]) => Promise<Set<string>>;
 }
 
 export function createTokenVerifier(rt: OAuth2Runtime, options: TokenVerifierOptions = {}) {
@@ -64,6 +70,12 @@ export function createTokenVerifier(rt: OAuth2Runtime, options: TokenVerifierOpt
     }
     return reloading.catch(() => false);
   };
+  /** A re-read for a revoked signing key: not rate-limited (it stops once the key is gone). */
+  const reloadNow = async (): Promise<boolean> => {
+    if (!options.reloadKeys) return false;
+    reloading ??= options.reloadKeys().finally(() => (reloading = undefined));
+    return reloading.catch(() => false);
+  };
   const jwks = async (...args: Parameters<typeof localJwks>) => {
     const [header, token] = args;
     refresh();
@@ -81,7 +93,7 @@ export function createTokenVerifier(rt: OAuth2Runtime, options: TokenVerifierOpt
   async function verifyAccessToken(token: string): Promise<JWTPayload | undefined> {
     if (!looksLikeJwt(token)) return undefined;
     try {
-      const { payload } = await jwtVerify(token, jwks, {
+      const { payload, protectedHeader } = await jwtVerify(token, jwks, {
         issuer: rt.config.issuer,
         typ: 'at+jwt',
         algorithms: ['RS256'],
@@ -89,6 +101,13 @@ export function createTokenVerifier(rt: OAuth2Runtime, options: TokenVerifierOpt
       });
       if (typeof payload.jti !== 'string' || !(await rt.claims.accessTokenActive(payload.jti)))
         return undefined;
+      if (options.revokedKeys) {
+        const signingKid = rt.keys.signingKid;
+        const revoked = await options.revokedKeys([protectedHeader.kid, signingKid]);
+        // Revoked on another instance while this one still signs with it: read the keys again.
+        if (revoked.has(signingKid)) await reloadNow();
+        if (protectedHeader.kid !== undefined && revoked.has(protectedHeader.kid)) return undefined;
+      }
       return payload;
     } catch {
       return undefined;

@@ -13,6 +13,15 @@ import { sql, type Database } from '@acme/db';
  * JWT lifetime, access or ID token, + one minute of clock skew); after that they are left out
  * and dropped at the next rotation. Every instance re-reads the row periodically and swaps keys
  * when the published set changed.
+ *
+ * Revocation (`revokeSigningKey`, behind `POST /admin/keys/revoke` and
+ * `npm run admin -- keys:revoke --kid <kid>`), for a key that may have leaked: the key leaves the
+ * JWKS at once and its kid is recorded in `oauth2_revoked_keys`. Every instance checks that table
+ * for each token it verifies (introspection, userinfo; the same read asks about the key it signs
+ * with), so a token the key signed stops being accepted everywhere at once, and an instance that
+ * was still signing with it re-reads its keys at its next verification (or its periodic re-read,
+ * OAUTH2_KEY_RELOAD_SECONDS). The current signing key is refused: rotate a new one in first
+ * (`keys:rotate`), then revoke the old one.
  */
 export interface KeyMaterial {
   /** Private JWKS for oidc-provider: the signing key first, then retired keys still published. */
@@ -22,6 +31,8 @@ export interface KeyMaterial {
   cookieKeys: string[];
   /** The kids in order: changes whenever the signing or published keys change. */
   fingerprint: string;
+  /** The kid of the key that signs. */
+  signingKid: string;
 }
 
 /** kid → when it stopped signing (ISO). The current key has no entry. */
@@ -88,7 +99,59 @@ export async function loadKeyMaterial(
     publicJwks: { keys: keys.map(toPublicJwk) },
     cookieKeys: row.cookie_keys,
     fingerprint: keys.map((k) => k.kid).join(','),
+    signingKid: keys[0]?.kid ?? '',
   };
+}
+
+/** Which of `kids` were revoked (one primary-key read: every verification asks). */
+export async function revokedKeys(db: Database, kids: (string | undefined)[]): Promise<Set<string>> {
+  const wanted = [...new Set(kids.filter((k): k is string => typeof k === 'string' && k.length > 0))];
+  if (wanted.length === 0) return new Set();
+  const rows = (
+    await sql<{ kid: string }>`
+      select kid from oauth2_revoked_keys where kid in (${sql.join(wanted)})`.execute(db.kysely)
+  ).rows;
+  return new Set(rows.map((r) => r.kid));
+}
+
+/** Why a revocation was refused: `unknown` kid, or the `current` signing key. */
+export class KeyRevocationRefused extends Error {
+  constructor(readonly reason: 'unknown' | 'current') {
+    super(
+      reason === 'unknown'
+        ? 'No published signing key has this kid.'
+        : 'This is the current signing key: rotate a new key in first (keys:rotate), then revoke this one.',
+    );
+  }
+}
+
+/**
+ * Withdraws a signing key at once: out of the JWKS and recorded as revoked, in one transaction
+ * with the row locked (so it serialises with rotations). Refuses the current signing key.
+ */
+export async function revokeSigningKey(
+  db: Database,
+  options: { kid: string; now: Date },
+): Promise<{ kid: string; remaining: string[] }> {
+  return db.kysely.transaction().execute(async (trx) => {
+    const row = (
+      await sql<KeyRow>`
+        select jwks, cookie_keys, key_meta from oauth2_keys where id = ${ROW_ID} for update`.execute(trx)
+    ).rows[0];
+    const index = row ? row.jwks.keys.findIndex((k) => k.kid === options.kid) : -1;
+    if (!row || index === -1) throw new KeyRevocationRefused('unknown');
+    if (index === 0) throw new KeyRevocationRefused('current');
+    const keys = row.jwks.keys.filter((k) => k.kid !== options.kid);
+    const meta: KeyMeta = { ...(row.key_meta ?? {}) };
+    delete meta[options.kid];
+    await sql`
+      update oauth2_keys set jwks = ${JSON.stringify({ keys })}, key_meta = ${JSON.stringify(meta)}
+      where id = ${ROW_ID}`.execute(trx);
+    await sql`
+      insert into oauth2_revoked_keys (kid, revoked_at) values (${options.kid}, ${options.now.toISOString()})
+      on conflict (kid) do nothing`.execute(trx);
+    return { kid: options.kid, remaining: keys.map((k) => k.kid!).filter(Boolean) };
+  });
 }
 
 /**

@@ -74,4 +74,11 @@ export const migrations: Migration[] = [
     name: '122_keys_meta',
     sql: 'alter table oauth2_keys add column key_meta jsonb',
   },
+  {
+    // Signing keys withdrawn by `keys:revoke`: every instance refuses tokens they signed.
+    name: '123_revoked_keys',
+    sql: `create table oauth2_revoked_keys (
+      kid text primary key,
+      revoked_at timestamptz not null)`,
+  },
 ];

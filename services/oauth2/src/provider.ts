@@ -1,3 +1,4 @@
+import { forwardedFromIssuer } from './public/forwarded.ts';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC, type ErrorOut } from 'oidc-provider';
 import { acceptHashedClientSecrets, clientCredentialsClaims, extraClientMetadata } from './api-clients.ts';
 import { appUrls } from './config.ts';
@@ -146,7 +147,10 @@ export function createProvider(c: OAuth2Context): Provider {
 
   // The interaction hook above reads `provider`; it only runs once construction is done.
   const provider = new Provider(config.issuer, configuration);
-  provider.proxy = config.trustProxy;
+  // Koa reads the scheme from X-Forwarded-Proto, which forwardedFromIssuer sets from the issuer
+  // (it also sets Host and the client's address: nothing published comes from client headers).
+  provider.proxy = true;
+  provider.use(forwardedFromIssuer(config.issuer, config.trustProxy));
   acceptHashedClientSecrets(provider);
 
   for (const [model, prefix] of Object.entries(PREFIXES)) {

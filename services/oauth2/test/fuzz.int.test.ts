@@ -1,13 +1,14 @@
 import fc from 'fast-check';
+import { hostileText, UNSTORABLE_SAMPLES, wellFormed } from '@acme/test-kit/hostile-text';
 import { describe, expect, it } from 'vitest';
 import { useTestServer } from './harness.ts';
 
-/** Request parsers never answer 5xx, whatever the input. */
+/** Request parsers never answer 5xx, whatever the input (NUL and lone surrogates included). */
 
 const server = useTestServer();
 
 const RUNS = 40;
-const text = fc.string({ maxLength: 200 });
+const text = hostileText({ maxLength: 200 });
 const json = fc.jsonValue({ maxDepth: 3 });
 
 describe('fuzzing (0 crashes, 0 5xx)', () => {
@@ -22,7 +23,7 @@ describe('fuzzing (0 crashes, 0 5xx)', () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...paths), text, json, async (path, challenge, body) => {
         const res = await fetch(
-          `${server.admin}/admin/oauth2/auth/requests/${path}${encodeURIComponent(challenge)}`,
+          `${server.admin}/admin/oauth2/auth/requests/${path}${encodeURIComponent(wellFormed(challenge))}`,
           { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
         );
         expect(res.status).toBeLessThan(500);
@@ -96,5 +97,43 @@ describe('fuzzing (0 crashes, 0 5xx)', () => {
       }),
       { numRuns: RUNS },
     );
+  });
+
+  it('NUL or a lone surrogate in a form, JSON body or query answers 400 invalid_request, never a 500', async () => {
+    for (const bad of UNSTORABLE_SAMPLES) {
+      const token = await fetch(`${server.publicUrl}/oauth2/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: 'x',
+          client_id: `platform${bad}`,
+        }).toString(),
+      });
+      // A form is UTF-8 on the wire: only NUL survives the encoding.
+      if (bad.includes('\u0000')) {
+        expect(token.status, JSON.stringify(bad)).toBe(400);
+        expect(await token.json()).toMatchObject({ error: 'invalid_request' });
+      } else expect(token.status).toBeLessThan(500);
+      const auth = await fetch(
+        `${server.publicUrl}/oauth2/auth?${new URLSearchParams({ client_id: 'platform', state: `s${bad}` })}`,
+        { redirect: 'manual' },
+      );
+      expect(auth.status).toBeLessThan(500);
+      if (bad.includes('\u0000')) expect(auth.status).toBe(400);
+      const admin = await fetch(`${server.admin}/admin/oauth2/auth/requests/login/accept?login_challenge=x`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ subject: `s${bad}` }),
+      });
+      expect(admin.status, JSON.stringify(bad)).toBe(400);
+      expect(await admin.json()).toMatchObject({ error: 'invalid_request' });
+    }
+    const introspect = await fetch(`${server.admin}/admin/oauth2/introspect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'token=a%00b',
+    });
+    expect(introspect.status).toBe(400);
   });
 });

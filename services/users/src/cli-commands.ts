@@ -31,6 +31,8 @@ Commands:
   api-client:revoke --id <clientId> [--as <admin email>]
   account:unlock --email <email>      ends the sign-in lockout of an address (password, codes, 2FA)
   keys:rotate   a new token-signing key; the old one stays published until its tokens expire
+  keys:revoke --kid <kid>             emergency: the key leaves the JWKS now and every token it
+                                      signed is refused (the current key: keys:rotate first)
   requests:list [--limit <n>]         Microsoft 365 people who asked to join (agent service)
   m365:admin-review                   org-admins that marketplace activation gave to non-purchasers
                                       (found by the issue-20 repair migration; nothing is demoted)
@@ -46,7 +48,7 @@ Commands:
 
 Talks to the user service admin API at USERS_ADMIN_URL (default http://localhost:4456), for
 account:unlock to the identity admin API at IDENTITY_ADMIN_URL (default http://localhost:4434), for
-keys:rotate to the authorization server's admin API at OAUTH2_ADMIN_URL (default
+keys:rotate and keys:revoke to the authorization server's admin API at OAUTH2_ADMIN_URL (default
 http://localhost:4445), for requests:list to the agent service admin API at AGENT_ADMIN_URL (default
 http://localhost:4467), and prints JSON. When the admin APIs require a key, set USERS_ADMIN_KEY,
 IDENTITY_ADMIN_KEY, OAUTH2_ADMIN_KEY and AGENT_ADMIN_KEY.`;
@@ -75,6 +77,7 @@ const options = {
   'm365-tenants': { type: 'string' },
   issuer: { type: 'string' },
   'client-id': { type: 'string' },
+  kid: { type: 'string' },
   'client-secret': { type: 'string' },
   provider: { type: 'string' },
   scopes: { type: 'string' },
@@ -190,6 +193,13 @@ function toCall(command: string, values: Values, env: CliIo['env']): Call {
       };
     case 'keys:rotate':
       return { api: 'oauth2', method: 'POST', path: '/admin/keys/rotate' };
+    case 'keys:revoke':
+      return {
+        api: 'oauth2',
+        method: 'POST',
+        path: '/admin/keys/revoke',
+        body: { kid: required(values, 'kid') },
+      };
     case 'terms:export': {
       const format = values.format ?? 'csv';
       if (format !== 'csv' && format !== 'json') throw new UsageError('--format must be csv or json');

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { appOriginsSchema, logLevelSchema, portSchema, trustProxySchema } from '@acme/service-kit/config';
+import type { TrustProxy } from '@acme/service-kit/proxy-trust';
 import {
   adminAccess,
   adminHostSchema,
@@ -125,7 +126,7 @@ export interface Config {
   agentUrl: string;
   upstreamTimeoutMs: number;
   ssoSecretKey: string;
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
   logLevel: string;
 }
 

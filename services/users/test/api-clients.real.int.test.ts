@@ -39,6 +39,8 @@ describe('API clients through the user service and the real authorization server
     closers.push(users.close);
     urls.usersAdmin = users.urls.admin!;
     acmeId = (await seedDemo(urls.usersAdmin)).organisationId;
+    // Ada may grant the scope groups she holds, and only those.
+    await setScopeGroups('ada@acme.test', ['research', 'quant']);
   });
   afterAll(async () => {
     for (const close of closers.reverse()) await close();
@@ -46,6 +48,16 @@ describe('API clients through the user service and the real authorization server
   });
 
   const cli = (...argv: string[]) => runCliJson(urls.usersAdmin!, argv);
+
+  async function setScopeGroups(email: string, scopeGroups: string[]) {
+    const list = await http(`${urls.usersAdmin}/admin/users?organisationId=${acmeId}`);
+    const user = (list.body as any).users.find((u: any) => u.email === email);
+    const res = await http(`${urls.usersAdmin}/admin/users/${user.id}`, {
+      method: 'PATCH',
+      json: { scopeGroups },
+    });
+    expect(res.status).toBe(200);
+  }
 
   async function clientCredentials(id: string, secret: string) {
     const res = await fetch(`${urls.issuer}/oauth2/token`, {
@@ -128,6 +140,52 @@ describe('API clients through the user service and the real authorization server
     expect(again.json.revokedAt).toBe(revoked.json.revokedAt);
     const listed = await cli('api-client:list', '--org', acmeId);
     expect(listed.json.apiClients.find((c: any) => c.id === id).revokedAt).toBe(revoked.json.revokedAt);
+  });
+
+  it('scope group escalation: an acting user cannot grant an API client a scope group they do not hold', async () => {
+    const before = await cli('api-client:list', '--org', acmeId);
+    // Ada holds research and quant (and ManageAccessTokens), not finance.
+    const escalated = await http(`${urls.usersAdmin}/admin/api-clients`, {
+      method: 'POST',
+      json: {
+        organisationId: acmeId,
+        name: 'x',
+        scopeGroups: ['research', 'finance'],
+        actorEmail: 'ada@acme.test',
+      },
+    });
+    expect(escalated.status).toBe(403);
+    expect(escalated.body).toEqual({
+      errorCode: 'PERMISSION_DENIED',
+      message: 'The acting user may not grant scope groups they do not hold: finance.',
+    });
+    // Grace is a member (members hold ManageAccessTokens) with no scope groups.
+    const member = await cli(
+      'api-client:create',
+      '--org',
+      acmeId,
+      '--scope-groups',
+      'research',
+      '--as',
+      'grace@acme.test',
+    );
+    expect(member.code).not.toBe(0);
+    expect(member.stderr).toContain('PERMISSION_DENIED');
+    // Nothing was created by the refused requests.
+    const after = await cli('api-client:list', '--org', acmeId);
+    expect(after.json.apiClients).toHaveLength(before.json.apiClients.length);
+    // Granting a subset of her groups is allowed.
+    const subset = await cli(
+      'api-client:create',
+      '--org',
+      acmeId,
+      '--scope-groups',
+      'quant',
+      '--as',
+      'ada@acme.test',
+    );
+    expect(subset.code).toBe(0);
+    expect(subset.json.scopeGroups).toEqual(['quant']);
   });
 
   it('refuses an acting user outside the organisation, and bad input, with {errorCode, message}', async () => {

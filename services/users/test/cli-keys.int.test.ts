@@ -4,8 +4,8 @@ import { freePort } from '@acme/test-kit/free-port';
 import { start as startOAuth2 } from '@acme/oauth2';
 import { runCli } from '../src/cli-commands.ts';
 
-/** `npm run admin -- keys:rotate` against the real authorization server's admin API. */
-describe('admin CLI keys:rotate', () => {
+/** `npm run admin -- keys:rotate` / `keys:revoke` against the real authorization server's admin API. */
+describe('admin CLI keys:rotate and keys:revoke', () => {
   let db: Database;
   let close: () => Promise<void>;
   const urls: Record<string, string> = {};
@@ -51,6 +51,26 @@ describe('admin CLI keys:rotate', () => {
     const printed = JSON.parse(result.out) as { kid: string; jwks_kids: string[] };
     expect(printed.kid).not.toBe(before);
     expect(await kids()).toEqual([printed.kid, before]);
+  });
+
+  it('keys:revoke --kid removes a retired key from the JWKS at once; the current key is refused', async () => {
+    const kids = async () =>
+      (
+        (await fetch(`${urls.public}/.well-known/jwks.json`).then((r) => r.json())) as {
+          keys: { kid: string }[];
+        }
+      ).keys.map((k) => k.kid);
+    const [current, retired] = await kids();
+    expect(retired).toBeDefined();
+    const refused = await run(['keys:revoke', '--kid', current!], { OAUTH2_ADMIN_URL: urls.admin! });
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain('keys:rotate');
+    const result = await run(['keys:revoke', '--kid', retired!], { OAUTH2_ADMIN_URL: urls.admin! });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.out)).toEqual({ kid: retired, jwks_kids: [current] });
+    expect(await kids()).toEqual([current]);
+    const usage = await run(['keys:revoke'], { OAUTH2_ADMIN_URL: urls.admin! });
+    expect(usage.code).toBe(2);
   });
 
   it('reports an unreachable authorization server with exit code 1', async () => {

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { hostileText, wellFormed } from '@acme/test-kit/hostile-text';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIdentityUnderTest, type IdentityUnderTest } from './identity-stack.ts';
 import { http, recordingServer, startTestService } from './harness.ts';
@@ -7,6 +8,7 @@ import type { RecordingServer, TestUsersService } from './harness.ts';
 /**
  * Request-parser fuzzing (reliability: bad input never gets a 500 or a hang): arbitrary JSON and arbitrary bytes sent to every
  * endpoint get a 4xx `{errorCode, message}` or a success, never a 5xx, a hang or a non-JSON answer.
+ * Strings include NUL and lone surrogates (PostgreSQL refuses NUL in text).
  */
 describe('fuzzing every endpoint', () => {
   let identity: IdentityUnderTest;
@@ -56,18 +58,22 @@ describe('fuzzing every endpoint', () => {
         consentChallenge: fc.jsonValue(),
         identitySessionId: fc.jsonValue(),
         logoutChallenge: fc.jsonValue(),
-        name: fc.jsonValue(),
+        name: fc.oneof(hostileText(), fc.jsonValue()),
         domains: fc.jsonValue(),
         products: fc.jsonValue(),
-        organisationId: fc.oneof(fc.uuid(), fc.string()),
-        email: fc.oneof(fc.emailAddress(), fc.string()),
+        organisationId: fc.oneof(fc.uuid(), hostileText()),
+        email: fc.oneof(
+          fc.emailAddress(),
+          hostileText(),
+          fc.emailAddress().map((e) => `${e}\u0000`),
+        ),
         role: fc.constantFrom('member', 'admin', 'owner', ''),
         documents: fc.oneof(
           fc.jsonValue(),
-          fc.array(fc.record({ document: fc.constantFrom('terms', 'privacy', 'x'), version: fc.string() })),
+          fc.array(fc.record({ document: fc.constantFrom('terms', 'privacy', 'x'), version: hostileText() })),
         ),
         flow: fc.jsonValue(),
-        code: fc.oneof(fc.string(), fc.jsonValue()),
+        code: fc.oneof(hostileText(), fc.jsonValue()),
         state: fc.jsonValue(),
       },
       { requiredKeys: [] },
@@ -108,7 +114,7 @@ describe('fuzzing every endpoint', () => {
   it('answers arbitrary email queries and ids without a 5xx', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(fc.string(), fc.emailAddress(), fc.string({ unit: 'grapheme' })),
+        fc.oneof(hostileText().map(wellFormed), fc.emailAddress(), fc.string({ unit: 'grapheme' })),
         async (value) => {
           const config = await http(
             `${svc.publicUrl}/login/config?emailAddress=${encodeURIComponent(value)}`,

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { containsUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '@acme/service-kit/text';
 import { IdentityError, errors } from '../errors/identity-error.ts';
 
 /**
@@ -20,11 +21,14 @@ export function readJson(req: FastifyRequest): unknown {
   if (mediaType(req) !== 'application/json') {
     throw new IdentityError(415, { reason: 'The request body must be application/json.' });
   }
+  let parsed: unknown;
   try {
-    return JSON.parse(raw);
+    parsed = JSON.parse(raw);
   } catch {
     throw errors.badRequest('Unable to decode JSON payload: the body is not valid JSON.');
   }
+  if (containsUnstorableText(parsed)) throw errors.badRequest(UNSTORABLE_TEXT_MESSAGE);
+  return parsed;
 }
 
 /**
@@ -45,11 +49,13 @@ export function readFormOrJson(req: FastifyRequest): Record<string, unknown> {
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
       throw errors.badRequest('Unable to decode JSON payload: expected a JSON object.');
     }
+    if (containsUnstorableText(parsed)) throw errors.badRequest(UNSTORABLE_TEXT_MESSAGE);
     return parsed as Record<string, unknown>;
   }
   if (type === 'application/x-www-form-urlencoded') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of new URLSearchParams(raw)) if (!(k in out)) out[k] = v;
+    if (containsUnstorableText(out)) throw errors.badRequest(UNSTORABLE_TEXT_MESSAGE);
     return out;
   }
   throw new IdentityError(415, {

@@ -1,11 +1,13 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import formbody from '@fastify/formbody';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
+import { containsUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '@acme/service-kit/text';
 import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-id';
 import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
 import type { OAuth2Runtime } from '../context.ts';
 import { asOAuth2Error, OAuth2Error, toOAuth2Body } from '../errors.ts';
 import type { TokenVerifier } from '../introspection.ts';
+import { KeyRevocationRefused } from '../keys.ts';
 import { requireChallenge } from '../interactions/challenge.ts';
 import { registerClientRoutes } from './clients.ts';
 import { issueFederatedToken } from './federated-token.ts';
@@ -19,6 +21,7 @@ import { acceptLogoutRequest, getLogoutRequest, rejectLogoutRequest } from '../i
  */
 export interface AdminOperations {
   rotateKeys(): Promise<{ kid: string; published: (string | undefined)[] }>;
+  revokeKey(kid: string): Promise<{ kid: string; published: (string | undefined)[] }>;
 }
 
 export function createAdminServer(
@@ -49,6 +52,16 @@ export function createAdminServer(
     return sendError(reply, mapped);
   });
   app.setNotFoundHandler((_req, reply) => sendError(reply, OAuth2Error.notFound()));
+  // NUL / lone surrogates anywhere in the body, query or path: a 400 before any handler.
+  app.addHook('preHandler', async (req) => {
+    if (
+      containsUnstorableText(req.body) ||
+      containsUnstorableText(req.query) ||
+      containsUnstorableText(req.params)
+    ) {
+      throw OAuth2Error.invalidRequest(UNSTORABLE_TEXT_MESSAGE);
+    }
+  });
   registerAdminGuard(
     app,
     rt.config.admin,
@@ -111,6 +124,26 @@ export function createAdminServer(
     rt.logger.info({ kid: rotated.kid }, 'signing key rotated');
     reply.header('Cache-Control', 'no-store');
     return { kid: rotated.kid, jwks_kids: rotated.published };
+  });
+  // Operator, emergency: a signing key that may have leaked leaves the JWKS now, and every
+  // instance refuses the tokens it signed (the current key must be rotated out first).
+  app.post('/admin/keys/revoke', async (req, reply) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const kid = body.kid;
+    if (typeof kid !== 'string' || kid.length === 0 || kid.length > 200) {
+      throw OAuth2Error.invalidRequest('The kid parameter is missing or invalid.');
+    }
+    try {
+      const revoked = await ops.revokeKey(kid);
+      rt.logger.warn({ kid: revoked.kid }, 'signing key revoked');
+      reply.header('Cache-Control', 'no-store');
+      return { kid: revoked.kid, jwks_kids: revoked.published };
+    } catch (error) {
+      if (!(error instanceof KeyRevocationRefused)) throw error;
+      throw error.reason === 'unknown'
+        ? OAuth2Error.notFound(error.message)
+        : new OAuth2Error(409, 'key_in_use', error.message);
+    }
   });
   registerClientRoutes(app, rt);
   app.post('/admin/oauth2/federated-tokens', async (req, reply) => {

@@ -30,16 +30,20 @@ function toApiClient(row: Row): ApiClient {
 
 const COLUMNS = ['id', 'organisation_id', 'name', 'scope_groups', 'created_at', 'revoked_at'] as const;
 
-/** The acting user, when named: a user of the organisation whose role holds ManageAccessTokens. */
+/**
+ * The acting user, when named: a user of the organisation whose role holds ManageAccessTokens
+ * and who holds every scope group in `granting` (no one hands an API client more than they have).
+ */
 async function checkActor(
   db: Kysely<UsersDb>,
   organisationId: string,
   actorEmail: string | undefined,
+  granting: readonly string[] = [],
 ): Promise<string | null> {
   if (actorEmail === undefined) return null;
   const actor = await db
     .selectFrom('users')
-    .select(['id', 'organisation_id', 'role'])
+    .select(['id', 'organisation_id', 'role', 'scope_groups'])
     .where('email', '=', actorEmail)
     .executeTakeFirst();
   if (
@@ -53,6 +57,14 @@ async function checkActor(
       "The acting user may not manage this organisation's API clients (ManageAccessTokens).",
     );
   }
+  const held = new Set(actor.scope_groups);
+  const missing = granting.filter((group) => !held.has(group));
+  if (missing.length > 0) {
+    throw new AppError(
+      'PERMISSION_DENIED',
+      `The acting user may not grant scope groups they do not hold: ${missing.join(', ')}.`,
+    );
+  }
   return actor.id;
 }
 
@@ -62,7 +74,7 @@ export async function createApiClient(
 ): Promise<ApiClient & { clientSecret: string }> {
   const organisation = await findOrganisation(ctx.db, input.organisationId);
   if (!organisation) throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
-  const createdBy = await checkActor(ctx.db, organisation.id, input.actorEmail);
+  const createdBy = await checkActor(ctx.db, organisation.id, input.actorEmail, input.scopeGroups);
 
   const ext = {
     user: { authenticationMode: 'api' },

@@ -1,6 +1,8 @@
 import Fastify, { LogController } from 'fastify';
 import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-id';
 import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
+import { proxyTrust, type TrustProxy } from '@acme/service-kit/proxy-trust';
+import { containsUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '@acme/service-kit/text';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError, toErrorResponse } from './errors.ts';
@@ -8,7 +10,7 @@ import { AppError, toErrorResponse } from './errors.ts';
 export interface HttpServerOptions {
   logger: Logger;
   bodyLimit: number;
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
 }
 
 /**
@@ -21,7 +23,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     loggerInstance: options.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit,
-    trustProxy: options.trustProxy,
+    trustProxy: proxyTrust(options.trustProxy),
     return503OnClosing: true,
     ...requestIdOptions(),
   });
@@ -30,6 +32,17 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
 
   // JSON only: a text/plain body is a wrong content type, not a string to validate.
   app.removeContentTypeParser('text/plain');
+
+  // NUL / lone surrogates anywhere in the body, query or path: a 400 before any handler.
+  app.addHook('preHandler', async (request) => {
+    if (
+      containsUnstorableText(request.body) ||
+      containsUnstorableText(request.query) ||
+      containsUnstorableText(request.params)
+    ) {
+      throw new AppError('INVALID_REQUEST', UNSTORABLE_TEXT_MESSAGE);
+    }
+  });
 
   app.setErrorHandler((error, request, reply) => {
     const { status, body, headers } = toErrorResponse(error);
