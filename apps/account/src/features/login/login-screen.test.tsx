@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
 import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { toastStore } from '../../shared/errors/error-store.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read, write } from '../../shared/storage/storage.ts';
 import { mockFetch } from '../../testing/fetch-mock.ts';
@@ -136,6 +137,10 @@ describe('LoginScreen', () => {
     fireEvent.change(password, { target: { value: 'wrong' } });
     fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
     expect((await screen.findByRole('alert')).textContent).toContain(INVALID);
+    // SPEC §8: a server message of type error is also a toast (60 s, "Action could not be completed").
+    const [toast] = toastStore.getSnapshot();
+    expect(toast?.message).toBe(`Error with login flow: ${INVALID}`);
+    expect(toast!.expiresAt - Date.now()).toBeGreaterThan(59_000);
 
     const create = calls.find((c) => c.url.pathname === '/self-service/login/browser')!;
     expect(create.url.searchParams.get('login_challenge')).toBe('ch-1');
