@@ -117,7 +117,7 @@ export const routes: RouteDef<unknown>[] = [
   }),
   route({
     path: paths.m365Logout,
-    search: none,
+    search: z.object({ after_logout: str }),
     component: lazyScreen(() => import('../routes/m365-logout.tsx')),
   }),
 ];

@@ -198,3 +198,21 @@ describe('SPEC §2 login query parameters', () => {
     expect(decideLoginQuery({}, at(''))).toBeNull();
   });
 });
+
+describe('logout left a Microsoft account signed in (SPEC §2 logout)', () => {
+  it.each([
+    [
+      'signed out: the m365 logout subpage signs it out',
+      { sessionState: 'none' },
+      { type: 'go', to: '/account/m365-logout?after_logout=1' },
+    ],
+    ['still loading the session: wait', { sessionState: 'loading' }, { type: 'wait' }],
+    [
+      'signed in again meanwhile: not now',
+      { sessionState: 'present', authenticated: true, hasToken: true },
+      { type: 'go-initial-page', path: '/research' },
+    ],
+  ] as [string, Partial<LoginEffectInput>, LoginCommand][])('%s', (_name, patch, expected) => {
+    expect(decideLoginEffect({ ...base, cloudSignOutPending: true, ...patch })).toEqual(expected);
+  });
+});

@@ -32,6 +32,8 @@ export interface LoginEffectInput {
   sessionReloaded: boolean;
   loginLockHeld: boolean;
   initialPagePath: string;
+  /** Logout left a Microsoft account to sign out once the identity session has ended. */
+  cloudSignOutPending?: boolean;
 }
 
 export interface LoginQuery {
@@ -107,6 +109,10 @@ export function decideLoginEffect(input: LoginEffectInput): LoginCommand {
     };
   }
   if (input.sessionState === 'loading' || input.sessionState === 'error') return { type: 'wait' };
+  // The identity and authorization servers' logout is done: now the Microsoft account (SPEC §2).
+  if (input.cloudSignOutPending && input.sessionState === 'none') {
+    return { type: 'go', to: withQuery(paths.m365Logout, { after_logout: '1' }) };
+  }
   // An m365 result with no authentication goes to the m365 login with autoContinue, where the
   // application has one (otherwise the login step says that it has none).
   if (input.emailResult?.isM365 && !input.authenticated && input.m365SignIn) return { type: 'go-m365-login' };

@@ -88,6 +88,7 @@ export function useLogin(search: LoginSearch) {
     sessionReloaded,
     loginLockHeld: lockBlocks,
     initialPagePath: initialPagePath(config.initialPage),
+    cloudSignOutPending: read(registry.cloudSignOutPending) === true,
   });
   useLoginEffects(command, {
     config,

@@ -110,6 +110,11 @@ describe('route access: one table for guest-allowed and guarded routes (SPEC §2
     ],
     ['a guest on a bare logout goes to login', { path: paths.logout, search: {}, signedIn: false }, toLogin],
     [
+      'the Microsoft half of a logout reaches m365-logout (nobody is signed in by then)',
+      { path: paths.m365Logout, search: { after_logout: '1' }, signedIn: false },
+      render,
+    ],
+    [
       'a consent request reaches consent (its screen retries the login once)',
       { path: paths.consent, search: { consent_challenge: 'c1' }, signedIn: false },
       render,

@@ -44,7 +44,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   [paths.callback]: { guests: false, returns: ['code', 'error'] },
   // The authorization server's logout request and its post-logout return.
   [paths.logout]: { guests: false, returns: ['logout_challenge', 'post_logout'] },
-  [paths.m365Logout]: { guests: false },
+  // The second half of a logout that found a Microsoft account signed in (nobody is signed in here).
+  [paths.m365Logout]: { guests: false, returns: ['after_logout'] },
   // The identity service's error page for a flow (`id`), whoever ran the flow.
   [paths.error]: { guests: false, returns: ['id'] },
   // Guarded routes of later work: nobody signed out reaches them.
