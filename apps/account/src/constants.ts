@@ -39,11 +39,14 @@ export const TEAMS_SDK = {
   version: '2.30.0',
 } as const;
 export const SIGN_IN_WRAPPER_VERSION = '2.2.0';
+/**
+ * SPEC §9's HTTP client defaults. Its chunk size (65536 bytes) is not kept: this client sends and reads
+ * whole JSON bodies through fetch, never a stream, so there is no chunk to size.
+ */
 export const HTTP_CLIENT = {
   timeoutMs: 0,
   xsrfCookie: 'XSRF-TOKEN',
   xsrfHeader: 'X-XSRF-TOKEN',
-  chunkSize: 65536,
 } as const;
 /** Email-verification result kept client-side (the spec gives no lifetime; one flow's lifetime). */
 export const EMAIL_RESULT_TTL_MS = 60 * 60 * 1000;

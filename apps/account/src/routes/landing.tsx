@@ -2,6 +2,7 @@ import { copy } from '../copy.ts';
 import { AccessGuard } from '../features/access-guard/access-guard.tsx';
 import { getConfig } from '../shared/config/env.ts';
 import { paths } from '../shared/config/paths.ts';
+import { versionsLine } from '../shared/config/versions.ts';
 
 /**
  * A landing page (outside /account: `/research` and every page of the initial-page table): the
@@ -27,6 +28,9 @@ export default function LandingRoute() {
             <a className="button secondary" href={paths.logout}>
               {copy.research.logout}
             </a>
+            <p className="muted" data-testid="versions">
+              {versionsLine()}
+            </p>
           </section>
         </main>
       )}

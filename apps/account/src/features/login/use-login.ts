@@ -15,6 +15,7 @@ import { isAuthenticated, onboardingDue } from '../../shared/session/is-authenti
 import { useSession } from '../../shared/session/use-session.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read } from '../../shared/storage/storage.ts';
+import { useWatchedValue } from '../../shared/storage/watch.ts';
 import { decideLoginEffect, type LoginQuery } from './decide-login-effect.ts';
 import type { LoginStep } from './select-login-step.ts';
 import { selectLoginStep } from './select-login-step.ts';
@@ -33,6 +34,8 @@ export interface LoginSearch extends LoginQuery {
   login_challenge?: string;
   aal?: string;
 }
+
+const readAccessToken = () => readToken()?.accessToken ?? null;
 
 export type LoginView =
   | { kind: 'progress' }
@@ -56,6 +59,8 @@ export function useLogin(search: LoginSearch) {
   const email = useEmailStep(config, refresh);
   const { emailResult, setEmailResult } = email;
 
+  // The cookie hook (5 s): a sign-in finished in another tab re-decides this one (initial page).
+  useWatchedValue(readAccessToken);
   const token = readToken();
   const storedChallenge = read(registry.loginChallenge);
   const claims = tryDecodeJwtPayload(token?.accessToken);
