@@ -383,6 +383,39 @@ describe('Final Step (activate-subscription)', () => {
     expect(ms.acquireTokens).toHaveBeenCalledTimes(2);
   });
 
+  it('the marketplace token (m365-token) is kept across the forced redirect sign-in and cleared by the activation', async () => {
+    const ms = microsoft();
+    ms.signIn.mockImplementation(() => new Promise(() => undefined));
+    answerLogin(200, {});
+    const first = render(<Harness search={{ token: 'mp-token' }} ms={ms} />);
+    await waitFor(() => expect(ms.signIn).toHaveBeenCalledWith('redirect', expect.anything()));
+    expect(read(registry.m365Token)).toBe('mp-token');
+    first.unmount();
+    // Back from Microsoft without ?token=: the Final Step still knows the purchase.
+    const back = microsoft();
+    const { calls } = mockFetch(({ url }) => {
+      if (url.pathname === '/m365/marketplace/activate') return { status: 200, body: {} };
+      if (url.pathname === '/m365/login')
+        return { status: 200, body: { accessToken: OUR_TOKEN, expiresIn: 60 } };
+      if (url.pathname === '/terms/current') {
+        return {
+          status: 200,
+          body: { terms: { version: '1', url: 'https://t' }, privacy: { version: '1', url: 'https://p' } },
+        };
+      }
+      return undefined;
+    });
+    render(<Harness search={{}} ms={back} />);
+    await screen.findByRole('heading', { name: 'Final Step' });
+    for (const box of screen.getAllByRole('checkbox')) fireEvent.click(box);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Continue' })));
+    await waitFor(() => expect(window.location.pathname).toBe('/research'));
+    expect(calls.find((c) => c.url.pathname === '/m365/marketplace/activate')?.body).toMatchObject({
+      token: 'mp-token',
+    });
+    expect(read(registry.m365Token)).toBeNull();
+  });
+
   it('without an identity token the Final Step forces one redirect sign-in', async () => {
     const ms = microsoft();
     ms.signIn.mockImplementation(() => new Promise(() => undefined));

@@ -80,7 +80,14 @@ export function useM365Login(search: M365LoginSearch, driver: M365Driver) {
   const config = getConfig();
   const [state, setState] = useState<State>(initial);
   const patch = useCallback((p: Partial<State>) => setState((s) => ({ ...s, ...p })), []);
-  const marketplaceToken = search.token && search.token.length > 0 ? search.token : null;
+  // SPEC §3 m365-token: the marketplace purchase token, kept across the Final Step's one forced
+  // redirect sign-in in case the address comes back without it (read only within that sign-in).
+  const marketplaceToken =
+    search.token && search.token.length > 0
+      ? search.token
+      : read(registry.m365RedirectAttempted) === true
+        ? read(registry.m365Token)
+        : null;
   const [autoContinue, setAutoContinue] = useState(search.autoContinue === 'true');
   const [hasM365Token] = useState(() => hasValidM365Token(Date.now()));
   const [errorsMuted, setErrorsMuted] = useState(false);
@@ -118,7 +125,10 @@ export function useM365Login(search: M365LoginSearch, driver: M365Driver) {
         );
         return;
       case 'redirect-login':
-        if (command.reason === 'final-step') write(registry.m365RedirectAttempted, true);
+        if (command.reason === 'final-step') {
+          write(registry.m365RedirectAttempted, true);
+          if (marketplaceToken) write(registry.m365Token, marketplaceToken);
+        }
         setAutoContinue(false);
         // The address typed on the login screen's email step, when that is how the user came here.
         d.signIn('redirect', {
@@ -145,11 +155,13 @@ export function useM365Login(search: M365LoginSearch, driver: M365Driver) {
         }).then(
           () => {
             remove(registry.m365ActivationFlag);
+            remove(registry.m365Token);
             patch({ activationPhase: 'done' });
           },
           (error: unknown) => {
             // An activation error shows its message and clears the in-progress state.
             remove(registry.m365ActivationFlag);
+            if (isAlreadySubscribed(error)) remove(registry.m365Token);
             if (isAlreadySubscribed(error))
               patch({ activationPhase: 'failed', outcome: 'already-subscribed' });
             else {
