@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { seriousViolations } from './axe.ts';
 import { systemUrls, useBrowser } from './browser.ts';
-import { createUser } from './fixtures.ts';
+import { createUser, invite } from './fixtures.ts';
 import { codeIn, newestMail } from './mailbox.ts';
 
 // Issue 21 item 11 (WCAG 2.2 AA): the main journeys by keyboard only (Tab, Shift+Tab, Enter, Space;
@@ -201,6 +201,47 @@ describe('keyboard-only journeys (issue 21, item 11)', () => {
     await page.keyboard.type(password);
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/account\/login/, { timeout: 30_000 });
+    await context.close();
+  });
+
+  it('invitation: the link, a new password, Skip for now and the terms, by keyboard', async () => {
+    const invited = await invite(urls);
+    const password = `Invited-${Date.now()}!k`;
+    const { context, page } = await browser.newPage();
+    await page.goto(invited.link);
+    await expectHeadingFocused(page, 'Set your password');
+    await axe(page, 'invitation: password');
+    await tabTo(page, /^New password$|^Password$/);
+    await page.keyboard.type(password);
+    await tabTo(page, /confirm|re-enter/i);
+    await page.keyboard.type(password);
+    await page.keyboard.press('Enter');
+    await expectHeadingFocused(page, 'Set up 2FA');
+    await axe(page, 'invitation: 2FA');
+    await tabTo(page, /^Skip for now$/);
+    await page.keyboard.press('Enter');
+    await expectHeadingFocused(page, 'Accept the terms');
+    await axe(page, 'invitation: terms');
+    await tabTo(page, /platform terms of service/);
+    await page.keyboard.press('Space');
+    await tabTo(page, /privacy policy/);
+    await page.keyboard.press('Space');
+    await tabTo(page, /^Continue$/);
+    await page.keyboard.press('Enter');
+    // The login completes the authorization; it may ask to confirm the password.
+    const research = `${urls.platform}/research`;
+    const confirm = page.getByRole('heading', { name: 'Password confirmation' });
+    await expect
+      .poll(async () => page.url() === research || (await confirm.isVisible()), { timeout: 45_000 })
+      .toBe(true);
+    if (page.url() !== research) {
+      await expectHeadingFocused(page, 'Password confirmation');
+      await tabTo(page, /^Password$/);
+      await page.keyboard.type(password);
+      await page.keyboard.press('Enter');
+      await page.waitForURL(research, { timeout: 30_000 });
+    }
+    await page.getByText(invited.email).first().waitFor();
     await context.close();
   });
 
