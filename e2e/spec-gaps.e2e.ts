@@ -125,6 +125,9 @@ describe('the last spec gaps (issue 21, items 4–7, 10)', () => {
     const { context, page } = await browser.newPage();
     await page.goto(`${urls.platform}/account/m365-logout`);
     await page.waitForURL(/\/account\/login/, { timeout: 30_000 });
+    // The login starts its authorization round trip; the Email step shows once it is back.
+    await page.getByRole('heading', { name: 'Welcome' }).waitFor({ timeout: 30_000 });
+    expect(new URL(page.url()).pathname).toBe('/account/login');
     await page.goto(`${urls.platform}/account/forgot-password`);
     await page.getByRole('heading', { name: 'Forgot password' }).waitFor({ timeout: 30_000 });
     expect(new URL(page.url()).pathname).toBe('/account/forgot-password');
