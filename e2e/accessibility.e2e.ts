@@ -62,7 +62,8 @@ describe('accessibility (axe, WCAG 2.2 AA)', () => {
       [
         'error page',
         async () => {
-          await page.goto(`${urls.platform}/account/error`);
+          // The identity service's error page (`id`): open to anyone; a bare /account/error is guarded.
+          await page.goto(`${urls.platform}/account/error?id=unknown`);
           await page.getByRole('link', { name: 'Back to Login' }).waitFor();
         },
       ],

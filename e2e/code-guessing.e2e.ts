@@ -58,7 +58,7 @@ describe('recovery code guessing, end to end', () => {
         // the page sends between two codes, the codes cannot all fall on the same instance.
         if (i % 2 === 1) await (await fetch(`${urls.identityPublic}/health/alive`)).body?.cancel();
         wrongAnsweredBy.push(await submitCode(page, wrong));
-        await expect.poll(() => page.getByText(WRONG).isVisible()).toBe(true);
+        await expect.poll(() => page.getByText(WRONG, { exact: true }).isVisible()).toBe(true);
       }
     }
     if (target === 'cluster') {

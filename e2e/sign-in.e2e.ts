@@ -57,7 +57,7 @@ describe('password sign-in, end to end', () => {
     await enterEmail(page, user.email);
     await page.getByLabel('Password').fill('not-the-password-1!');
     await page.getByRole('button', { name: 'Continue' }).click();
-    await page.getByText(WRONG_CREDENTIALS).waitFor();
+    await page.getByText(WRONG_CREDENTIALS, { exact: true }).waitFor();
     expect(page.url()).toContain('/account/login');
 
     await page.getByLabel('Password').fill(user.password);

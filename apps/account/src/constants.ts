@@ -24,8 +24,12 @@ export const REAUTHORIZE_WINDOW_MS = 60 * 1000;
 export const ERROR_TOAST_MS = 60 * 1000;
 /** `performance.mark` set when the initial page shows the signed-in user (read by the sign-in benchmark). */
 export const LANDING_MARK = 'account:landing';
+export const MISSING_SESSION_RETRIES = 1;
 export const CODE_VERIFIER_BYTES = 32;
 export const TOKEN_EXPIRY_FACTOR_MS = 1000;
+export const COOKIE_POLL_MS = 300;
+export const COOKIE_HOOK_POLL_MS = 5000;
+export const FORM_CARD_WIDTH_PX = 440;
 export const TEAMS_SDK = {
   initTimeoutMs: 5000,
   authPopup: { width: 600, height: 400 },
@@ -34,11 +38,15 @@ export const TEAMS_SDK = {
   appIdLength: { min: 5, max: 255 },
   version: '2.30.0',
 } as const;
+export const SIGN_IN_WRAPPER_VERSION = '2.2.0';
+/**
+ * SPEC §9's HTTP client defaults. Its chunk size (65536 bytes) is not kept: this client sends and reads
+ * whole JSON bodies through fetch, never a stream, so there is no chunk to size.
+ */
 export const HTTP_CLIENT = {
   timeoutMs: 0,
   xsrfCookie: 'XSRF-TOKEN',
   xsrfHeader: 'X-XSRF-TOKEN',
-  chunkSize: 65536,
 } as const;
 /** Email-verification result kept client-side (the spec gives no lifetime; one flow's lifetime). */
 export const EMAIL_RESULT_TTL_MS = 60 * 60 * 1000;

@@ -207,6 +207,8 @@ export const copy = {
     signedInAs: 'Signed in as',
     claims: 'Token claims (ext)',
     logout: 'Log out',
+    /** Once, after the sign-in that onboarded the person (the first-login flag). */
+    firstLogin: (app: string) => `Welcome to ${app}: your account is ready.`,
   },
   progress: {
     signingIn: 'Signing you in…',

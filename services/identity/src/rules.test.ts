@@ -107,12 +107,33 @@ describe('password policy', () => {
     ['Qwerty123', 4000034],
     ['iloveyou', 4000034],
     ['12345678', 4000034],
-    ['a fine passphrase', null],
-    ['x'.repeat(64), null],
-    ['é'.repeat(8), null],
+    ['a fine passphrase 7', null],
+    ['Research-Demo-2026!', null],
+    ['x'.repeat(63) + '1!', null],
+    ['é'.repeat(7) + '1 ', null],
     ['x'.repeat(4097), 4000005],
+    // SPEC §5: a digit and a special character, whichever way the password arrives.
+    ['a fine passphrase', 4000005],
+    ['NoDigitsHere!', 4000005],
+    ['NoSpecial2026', 4000005],
+    ['é'.repeat(8), 4000005],
+    ['x'.repeat(64), 4000005],
   ])('%s → %s', (pw, id) => {
     expect(checkPasswordPolicy(pw)?.id ?? null).toBe(id);
+  });
+  it.each([
+    ['NoDigitsHere!', 'it does not contain a number'],
+    ['NoSpecial2026', 'it does not contain a special character'],
+  ])('says why %s is refused', (pw, reason) => {
+    expect(checkPasswordPolicy(pw)?.context).toEqual({ reason });
+  });
+  it('accepts each special character of SPEC §5, and nothing else counts as one', () => {
+    for (const c of ' `!@#$%^&*()_+-=[]{};\':"\\|,.<>/?~') {
+      expect(checkPasswordPolicy(`Abcdefg1${c}`), JSON.stringify(c)).toBeNull();
+    }
+    for (const c of ['é', '€', '§', '\t', '£']) {
+      expect(checkPasswordPolicy(`Abcdefg1${c}`)?.id, JSON.stringify(c)).toBe(4000005);
+    }
   });
   it('refuses the identifier itself', () => {
     expect(checkPasswordPolicy('someone@example.com', 'someone@example.com')?.id).toBe(4000031);

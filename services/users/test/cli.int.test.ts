@@ -95,6 +95,35 @@ describe('admin CLI', () => {
     expect(JSON.parse(dup.stderr)).toMatchObject({ errorCode: 'USER_EXISTS' });
   });
 
+  it('abuse: the CLI cannot set a password the app would refuse (SPEC §5: a digit and a special character)', async () => {
+    const orgId = (await cli('org:list')).json.organisations[0].id;
+    for (const [email, password, why] of [
+      ['nodigit@acme.test', 'a long passphrase, no number', 'it does not contain a number'],
+      ['nospecial@acme.test', 'Passphrase2026', 'it does not contain a special character'],
+    ] as const) {
+      const res = await cli(
+        'user:create',
+        '--org',
+        orgId,
+        '--email',
+        email,
+        '--first',
+        'A',
+        '--last',
+        'L',
+        '--role',
+        'member',
+        '--password',
+        password,
+      );
+      expect(res.code).toBe(1);
+      const body = JSON.parse(res.stderr);
+      expect(body).toMatchObject({ errorCode: 'IDENTITY_REJECTED' });
+      expect(body.message).toContain(why);
+      expect(res.stderr).not.toContain(password);
+    }
+  });
+
   it('exits 2 with usage on unknown commands, unknown options and missing options', async () => {
     for (const argv of [['nope'], ['org:list', '--bogus'], ['org:create', '--name', 'X'], []]) {
       const res = await cli(...argv);

@@ -80,7 +80,7 @@ export interface IdentityUnderTestOptions {
   adminKey?: string;
 }
 
-const PASSWORD = 'a long passphrase for the identity under test';
+const PASSWORD = 'a long passphrase for the identity under test 1';
 
 export async function startIdentityUnderTest(
   options: IdentityUnderTestOptions = {},

@@ -2,6 +2,7 @@ import '../shared/ui/styles.css';
 import { createRoot } from 'react-dom/client';
 import { getConfig } from '../shared/config/env.ts';
 import { paths } from '../shared/config/paths.ts';
+import { applyLayoutConstants } from '../shared/config/versions.ts';
 import { redirectTo } from '../shared/navigation/history.ts';
 import { registerTokenRenewal, setTokenLostHandler } from '../shared/oauth2/token-lifecycle.ts';
 import { configureStorage } from '../shared/storage/storage.ts';
@@ -10,6 +11,7 @@ import { Providers } from './providers.tsx';
 import { Router } from './router.tsx';
 
 const root = createRoot(document.getElementById('root')!);
+applyLayoutConstants(document.documentElement);
 
 try {
   const config = getConfig();

@@ -6,7 +6,10 @@ import LoginRoute from '../routes/login.tsx';
 import { getConfig } from '../shared/config/env.ts';
 import { BASE, initialPagePath, paths } from '../shared/config/paths.ts';
 import { landingPaths } from '../shared/config/select-initial-page.ts';
+import { decideRouteAccess } from '../shared/config/route-access.ts';
 import { navigate, searchParams, useLocation } from '../shared/navigation/history.ts';
+import { readToken } from '../shared/oauth2/token-lifecycle.ts';
+import { useSession } from '../shared/session/use-session.ts';
 import { Progress } from '../shared/ui/progress.tsx';
 import { lazyScreen, useLazyScreen, type LazyScreen } from './lazy-screen.ts';
 
@@ -114,7 +117,7 @@ const routes: RouteDef<unknown>[] = [
   }),
   route({
     path: paths.m365Logout,
-    search: none,
+    search: z.object({ after_logout: str }),
     component: lazyScreen(() => import('../routes/m365-logout.tsx')),
   }),
 ];
@@ -164,7 +167,33 @@ export function Router() {
   return <Screen def={def} path={path} search={location.search} />;
 }
 
-function Screen({ def, path, search }: { def: RouteDef<unknown>; path: string; search: string }) {
+/**
+ * Applies the route-access table (`decideRouteAccess`) before the screen: a stored token counts as
+ * signed in at once; otherwise a guarded route waits for the session.
+ */
+function Screen(props: { def: RouteDef<unknown>; path: string; search: string }) {
+  const search = searchParams(props.search);
+  const decision = decideRouteAccess({ path: props.path, search, signedIn: readToken() ? true : null });
+  if (decision.type === 'check-session') return <SessionGate {...props} query={search} />;
+  if (decision.type === 'redirect') return <Redirect to={decision.to} />;
+  return <RouteScreen {...props} />;
+}
+
+function SessionGate(props: {
+  def: RouteDef<unknown>;
+  path: string;
+  search: string;
+  query: Record<string, string>;
+}) {
+  const session = useSession();
+  const signedIn = session.state === 'loading' ? null : session.state !== 'none';
+  const decision = decideRouteAccess({ path: props.path, search: props.query, signedIn });
+  if (decision.type === 'check-session') return <Progress label={copy.common.loading} />;
+  if (decision.type === 'redirect') return <Redirect to={decision.to} />;
+  return <RouteScreen def={props.def} path={props.path} search={props.search} />;
+}
+
+function RouteScreen({ def, path, search }: { def: RouteDef<unknown>; path: string; search: string }) {
   const component = useLazyScreen(def.component);
   if (!component) return <Progress label={copy.common.loading} />;
   // createElement: the component is one of the route table's, fixed per route (not made in render).

@@ -1,7 +1,11 @@
+import { useEffect, useState } from 'react';
 import { copy } from '../copy.ts';
 import { AccessGuard } from '../features/access-guard/access-guard.tsx';
 import { getConfig } from '../shared/config/env.ts';
 import { paths } from '../shared/config/paths.ts';
+import { versionsLine } from '../shared/config/versions.ts';
+import { registry } from '../shared/storage/registry.ts';
+import { read, remove } from '../shared/storage/storage.ts';
 
 /**
  * A landing page (outside /account: `/research` and every page of the initial-page table): the
@@ -9,6 +13,11 @@ import { paths } from '../shared/config/paths.ts';
  */
 export default function LandingRoute() {
   const config = getConfig();
+  // SPEC §3 first-login flag, written by the callback that onboarded the person: greeted once.
+  const [firstLogin] = useState(() => read(registry.firstLogin) === true);
+  useEffect(() => {
+    if (firstLogin) remove(registry.firstLogin);
+  }, [firstLogin]);
   return (
     <AccessGuard welcomeUnsubscribed>
       {({ session, claims }) => (
@@ -17,6 +26,7 @@ export default function LandingRoute() {
             <h1 id="research-title" className="card-title">
               {copy.research.title(config.appName, window.location.pathname.slice(1))}
             </h1>
+            {firstLogin && <p data-testid="first-login">{copy.research.firstLogin(config.appName)}</p>}
             <p>
               {copy.research.signedInAs} <strong data-testid="signed-in-email">{session.facts?.email}</strong>
             </p>
@@ -27,6 +37,9 @@ export default function LandingRoute() {
             <a className="button secondary" href={paths.logout}>
               {copy.research.logout}
             </a>
+            <p className="muted" data-testid="versions">
+              {versionsLine()}
+            </p>
           </section>
         </main>
       )}

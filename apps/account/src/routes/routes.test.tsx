@@ -195,11 +195,23 @@ describe('logout', () => {
   });
 
   it('a 401 creating the logout flow falls back to login', async () => {
-    mockFetch(() => ({ status: 401, body: { error: { code: 401 } } }));
+    mockFetch(({ url }) =>
+      url.pathname === '/sessions/whoami'
+        ? { status: 200, body: SESSION }
+        : { status: 401, body: { error: { code: 401 } } },
+    );
     goTo('/account/logout');
     render(<Router />);
     await waitFor(() => expect(nav.redirectTo).toHaveBeenCalledWith('/account/login'));
     expect(read(registry.logoutState)).toBe('completed');
+  });
+
+  it('a signed-out visitor on a bare logout goes to login (the route is not guest-allowed)', async () => {
+    mockFetch(() => ({ status: 401, body: { error: { code: 401 } } }));
+    goTo('/account/logout');
+    render(<Router />);
+    await waitFor(() => expect(window.location.pathname).toBe('/account/login'));
+    expect(nav.redirectTo).not.toHaveBeenCalledWith('/account/login');
   });
 });
 
@@ -278,5 +290,35 @@ describe('research and access denied', () => {
     goTo('/account');
     render(<Router />);
     await waitFor(() => expect(window.location.pathname).toBe('/account/login'));
+  });
+});
+
+describe('route access (one table, applied by the router)', () => {
+  const noSession = () => ({ status: 401, body: { error: { code: 401 } } });
+
+  it('a signed-out visitor on a guarded route goes to login; profile keeps its flow as profileFlow', async () => {
+    mockFetch(noSession);
+    goTo('/account/profile?flow=f1');
+    render(<Router />);
+    await waitFor(() =>
+      expect(window.location.pathname + window.location.search).toBe('/account/login?profileFlow=f1'),
+    );
+  });
+
+  it('a signed-out visitor on m365-logout goes to login', async () => {
+    mockFetch(noSession);
+    goTo('/account/m365-logout');
+    render(<Router />);
+    await waitFor(() => expect(window.location.pathname).toBe('/account/login'));
+  });
+
+  it('a signed-in visitor (a stored token) reaches a guarded route without waiting for the session', async () => {
+    const { calls } = mockFetch(noSession);
+    write(registry.oauth2Token, { accessToken: ACCESS, refreshToken: null, expiresAt: NOW + 3_600_000 });
+    goTo('/account/error');
+    render(<Router />);
+    expect(await screen.findByText('If the problem persists, please contact support.')).toBeTruthy();
+    expect(window.location.pathname).toBe('/account/error');
+    expect(calls.filter((c) => c.url.pathname === '/sessions/whoami')).toHaveLength(0);
   });
 });

@@ -5,6 +5,12 @@ import { messages } from '../ui/messages.ts';
 const MIN_PASSWORD_LENGTH = 8;
 /** Bytes; longer input is refused outright (never truncated). */
 export const MAX_PASSWORD_BYTES = 4096;
+/**
+ * SPEC §5: the special characters, one of which a password must contain (space included). The app's
+ * checklist (`apps/account/src/shared/password/password-rules.ts`) uses the same set, so a password
+ * the app accepts is one the service accepts, whichever way it arrives (app, admin API, CLI; ADR 0014).
+ */
+const SPECIAL_CHARACTERS = ' `!@#$%^&*()_+-=[]{};\':"\\|,.<>/?~';
 
 let common: Set<string> | undefined;
 function commonPasswords(): Set<string> {
@@ -18,7 +24,9 @@ function commonPasswords(): Set<string> {
 }
 
 /**
- * Server-side password policy. Returns the Kratos message for the `password` node, or null.
+ * Server-side password policy (SPEC §5, for every way a password arrives): at least 8 characters,
+ * not in the common-password list, at least one digit and one special character, not the
+ * identifier. Returns the Kratos message for the `password` node, or null.
  * Length counts Unicode code points, like Kratos (`utf8.RuneCountInString`).
  */
 export function checkPasswordPolicy(password: string, identifier?: string): UiText | null {
@@ -35,6 +43,10 @@ export function checkPasswordPolicy(password: string, identifier?: string): UiTe
     if (lower === id || (local.length >= 4 && lower.includes(local) && lower.length - local.length < 4)) {
       return messages.passwordTooSimilar();
     }
+  }
+  if (!/[0-9]/.test(password)) return messages.passwordPolicy('it does not contain a number');
+  if (![...password].some((c) => SPECIAL_CHARACTERS.includes(c))) {
+    return messages.passwordPolicy('it does not contain a special character');
   }
   return null;
 }

@@ -125,7 +125,7 @@ describe('admin identities', () => {
       id: 4000034,
       text: 'The password has been found in data breaches and must no longer be used.',
     });
-    const long = 'Long-pass phrase, not truncated! '.repeat(3); // 99 characters
+    const long = 'Long-pass phrase 1, not truncated! '.repeat(3); // 105 characters
     const ok = await mk('long@example.com', long);
     expect(ok.status).toBe(201);
     expect((await login(new Browser(h.publicUrl), 'long@example.com', long)).status).toBe(200);
@@ -135,6 +135,44 @@ describe('admin identities', () => {
     expect(huge.status).toBe(400);
     expect(huge.body.error.details.ui_message).toMatchObject({ id: 4000005 });
   });
+
+  it.each([
+    [
+      'no digit',
+      'a long passphrase, no number',
+      'The password can not be used because it does not contain a number.',
+    ],
+    [
+      'no special character',
+      'Abcdefgh2026',
+      'The password can not be used because it does not contain a special character.',
+    ],
+  ])(
+    'abuse: a password the app would refuse (%s) cannot be set through the admin API, on create or patch',
+    async (kase, password, text) => {
+      const email = `rule-${kase.replace(/ /g, '-')}@example.com`;
+      const created = await create({
+        schema_id: 'default',
+        traits: traits(email),
+        credentials: { password: { config: { password } } },
+      });
+      expect(created.status).toBe(400);
+      expect(created.body.error.details.ui_message).toMatchObject({ id: 4000005, text });
+      const ok = await create({
+        schema_id: 'default',
+        traits: traits(email),
+        credentials: { password: { config: { password: DEMO_PASSWORD } } },
+      });
+      expect(ok.status).toBe(201);
+      const patched = await admin.request('PATCH', `/admin/identities/${ok.body.id}`, {
+        json: [{ op: 'add', path: '/credentials/password/config/password', value: password }],
+      });
+      expect(patched.status).toBe(400);
+      expect(patched.body.error.details.ui_message).toMatchObject({ id: 4000005 });
+      expect((await login(new Browser(h.publicUrl), email, password)).status).toBe(400);
+      expect((await login(new Browser(h.publicUrl), email, DEMO_PASSWORD)).status).toBe(200);
+    },
+  );
 
   it('validates traits and bodies with the Kratos envelope', async () => {
     const cases: [unknown, number][] = [
@@ -199,12 +237,12 @@ describe('admin identities', () => {
     expect(badTraits.status).toBe(400);
 
     const pw = await admin.request('PATCH', `/admin/identities/${id}`, {
-      json: [{ op: 'add', path: '/credentials/password/config/password', value: 'a brand new passphrase' }],
+      json: [{ op: 'add', path: '/credentials/password/config/password', value: 'a brand new passphrase 3' }],
     });
     expect(pw.status, pw.text).toBe(200);
-    expect((await login(new Browser(h.publicUrl), 'edit@example.com', 'a brand new passphrase')).status).toBe(
-      200,
-    );
+    expect(
+      (await login(new Browser(h.publicUrl), 'edit@example.com', 'a brand new passphrase 3')).status,
+    ).toBe(200);
 
     const put = await admin.request('PUT', `/admin/identities/${id}`, {
       json: { schema_id: 'default', state: 'inactive', traits: traits('edited@example.com') },
@@ -215,7 +253,7 @@ describe('admin identities', () => {
     expect(put.body.credentials.password.identifiers).toEqual(['edited@example.com']);
     // Inactive identities cannot sign in (same answer as a wrong password).
     expect(
-      (await login(new Browser(h.publicUrl), 'edited@example.com', 'a brand new passphrase')).status,
+      (await login(new Browser(h.publicUrl), 'edited@example.com', 'a brand new passphrase 3')).status,
     ).toBe(400);
 
     expect((await admin.request('DELETE', `/admin/identities/${id}`)).status).toBe(204);

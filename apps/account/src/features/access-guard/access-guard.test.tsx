@@ -5,7 +5,7 @@ import { Router } from '../../app/router.tsx';
 import { defaultConfig, setConfig } from '../../shared/config/env.ts';
 import { initialPagePath } from '../../shared/config/paths.ts';
 import { registry } from '../../shared/storage/registry.ts';
-import { write } from '../../shared/storage/storage.ts';
+import { read, remove, write } from '../../shared/storage/storage.ts';
 import { mockFetch } from '../../testing/fetch-mock.ts';
 import { fakeJwt, kratosSession } from '../../testing/identity.ts';
 import { goTo, resetScreenBetweenTests } from '../../testing/screen.ts';
@@ -127,5 +127,35 @@ describe('welcome page for a subscribed organisation', () => {
     render(<Router />);
     await waitFor(() => expect(window.location.pathname).toBe('/research'));
     expect(await screen.findByTestId('token-ext')).toBeTruthy();
+  });
+});
+
+describe('the first-login flag (SPEC §3)', () => {
+  it('the landing page greets once after the onboarding sign-in, then forgets the flag', async () => {
+    signIn({ products: ['Platform'], scopeGroups: [], subscriptionStatus: 'subscribed' });
+    write(registry.firstLogin, true);
+    goTo('/research');
+    const first = render(<Router />);
+    expect((await screen.findByTestId('first-login')).textContent).toBe(
+      'Welcome to Platform: your account is ready.',
+    );
+    expect(read(registry.firstLogin)).toBeNull();
+    first.unmount();
+    render(<Router />);
+    expect(await screen.findByTestId('token-ext')).toBeTruthy();
+    expect(screen.queryByTestId('first-login')).toBeNull();
+  });
+});
+
+describe('tabs in step (cookie-change polling, SPEC §9)', () => {
+  it('a logout in another tab (the token cookie removed) sends this tab to login within a poll', async () => {
+    signIn({ products: ['Platform'], scopeGroups: [], subscriptionStatus: 'subscribed' });
+    goTo('/research');
+    render(<Router />);
+    expect(await screen.findByTestId('token-ext')).toBeTruthy();
+    expect(screen.getByTestId('versions').textContent).toBe('sign-in wrapper 2.2.0 · Teams SDK 2.30.0');
+    // The other tab's logout: the shared cookie is gone.
+    remove(registry.oauth2Token);
+    await waitFor(() => expect(window.location.pathname).toBe('/account/login'), { timeout: 2000 });
   });
 });

@@ -5,7 +5,7 @@ import { Router } from '../../app/router.tsx';
 import { defaultConfig, setConfig } from '../../shared/config/env.ts';
 import { toastStore } from '../../shared/errors/error-store.ts';
 import { registry } from '../../shared/storage/registry.ts';
-import { write } from '../../shared/storage/storage.ts';
+import { read, write } from '../../shared/storage/storage.ts';
 import { mockFetch } from '../../testing/fetch-mock.ts';
 import { fakeJwt, kratosSession, TERMS } from '../../testing/identity.ts';
 import { goTo, resetScreenBetweenTests } from '../../testing/screen.ts';
@@ -76,6 +76,8 @@ describe('callback onboarding stepper', () => {
       'mailto:support@acme.test',
     );
     expect(screen.getByRole('link', { name: 'terms of service' }).getAttribute('href')).toBe(TERMS.terms.url);
+    // SPEC §3 first-login flag: written by this onboarding callback, read once by the landing page.
+    expect(read(registry.firstLogin)).toBe(true);
     fireEvent.click(next);
     await waitFor(() => expect(window.location.pathname).toBe('/research'));
     const accept = calls.find((c) => c.url.pathname === '/terms/accept')!;

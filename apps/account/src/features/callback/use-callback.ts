@@ -17,7 +17,7 @@ import { readToken, storeToken, tokenFromResponse } from '../../shared/oauth2/to
 import { acquireCookieLock } from '../../shared/storage/cookie-lock.ts';
 import type { StorageEntry } from '../../shared/storage/registry.ts';
 import { registry } from '../../shared/storage/registry.ts';
-import { read, remove } from '../../shared/storage/storage.ts';
+import { read, remove, write } from '../../shared/storage/storage.ts';
 import type { TermsDocuments } from '../../shared/users-client/users-client.ts';
 import { acceptTerms, completeGitAuth, initialiseGitAuth } from '../../shared/users-client/users-client.ts';
 import { useCommand } from '../../shared/react/use-command.ts';
@@ -104,8 +104,11 @@ export function useCallbackRoute(search: CallbackSearch) {
   useCommand(command, (command) => {
     let cancelled = false;
     function finish(facts: SessionFacts | null) {
-      if (afterExchange(facts, Date.now()).type === 'onboarding') setOnboarding(true);
-      else navigate(initialPagePath(config.initialPage), { replace: true });
+      if (afterExchange(facts, Date.now()).type === 'onboarding') {
+        // SPEC §3 first-login flag: this sign-in onboards the person (read by the landing page).
+        write(registry.firstLogin, true);
+        setOnboarding(true);
+      } else navigate(initialPagePath(config.initialPage), { replace: true });
     }
     switch (command.type) {
       case 'wait':

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ConsentCommand, ConsentInput } from './decide-consent-effect.ts';
 import { decideConsentEffect, decideConsentFailure } from './decide-consent-effect.ts';
 
-const base: ConsentInput = { challenge: 'cc', sessionState: 'present', sessionId: 's1', retried: false };
+const base: ConsentInput = { challenge: 'cc', sessionState: 'present', sessionId: 's1', retries: 0 };
 
 const cases: [string, Partial<ConsentInput>, ConsentCommand][] = [
   ['challenge and session → accept', {}, { type: 'accept', consentChallenge: 'cc', identitySessionId: 's1' }],
@@ -19,7 +19,7 @@ const cases: [string, Partial<ConsentInput>, ConsentCommand][] = [
   ],
   [
     'no session after the retry → missing session error',
-    { sessionState: 'none', sessionId: null, retried: true },
+    { sessionState: 'none', sessionId: null, retries: 1 },
     { type: 'error', message: 'Error logging in: missing session' },
   ],
   [

@@ -1,3 +1,4 @@
+import { MISSING_SESSION_RETRIES } from '../../constants.ts';
 import { copy } from '../../copy.ts';
 import type { SessionState } from '../../shared/session/session-facts.ts';
 
@@ -8,7 +9,8 @@ export interface ConsentInput {
   challenge: string | null;
   sessionState: SessionState;
   sessionId: string | null;
-  retried: boolean;
+  /** Missing-session retries already made (the `missing_session_retried` flag: 0 or 1). */
+  retries: number;
 }
 
 export type ConsentCommand =
@@ -23,7 +25,7 @@ export function decideConsentEffect(input: ConsentInput): ConsentCommand {
   if (input.sessionState === 'present' && input.sessionId) {
     return { type: 'accept', consentChallenge: input.challenge, identitySessionId: input.sessionId };
   }
-  if (!input.retried) return { type: 'retry-login' };
+  if (input.retries < MISSING_SESSION_RETRIES) return { type: 'retry-login' };
   return { type: 'error', message: copy.errors.missingSession };
 }
 

@@ -18,7 +18,7 @@ export function useConsent(search: { consent_challenge?: string }) {
     challenge: search.consent_challenge ?? null,
     sessionState: session.state,
     sessionId: session.session?.id ?? null,
-    retried: read(registry.missingSessionRetried) === true,
+    retries: read(registry.missingSessionRetried) === true ? 1 : 0,
   });
 
   useCommand(command, (command) => {

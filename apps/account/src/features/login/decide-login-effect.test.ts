@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultUrlMap } from '../../shared/config/applications.ts';
 import { emailResult } from '../../testing/fixtures.ts';
 import type { LoginCommand, LoginEffectInput } from './decide-login-effect.ts';
-import { decideLoginEffect } from './decide-login-effect.ts';
+import { decideLoginEffect, decideLoginQuery } from './decide-login-effect.ts';
 
 const base: LoginEffectInput = {
   application: 'platform',
@@ -146,5 +146,73 @@ const cases: [string, Partial<LoginEffectInput>, LoginCommand][] = [
 describe('decideLoginEffect', () => {
   it.each(cases)('%s', (_name, overrides, expected) => {
     expect(decideLoginEffect({ ...base, ...overrides })).toEqual(expected);
+  });
+});
+
+describe('SPEC §2 login query parameters', () => {
+  const at = (search: string) => ({ pathname: '/account/login', search });
+  const cases: [string, Partial<LoginEffectInput>, LoginCommand][] = [
+    [
+      'error and error_description from an authorization answer are shown, never re-authorized',
+      {
+        query: { error: 'access_denied', error_description: 'The user denied' },
+        location: at('?error=access_denied'),
+      },
+      { type: 'oauth2-error', code: 'access_denied', description: 'The user denied' },
+    ],
+    [
+      'an error without a description still shows its code',
+      { query: { error: 'server_error' }, sessionState: 'present', authenticated: true, hasToken: true },
+      { type: 'oauth2-error', code: 'server_error', description: '' },
+    ],
+    [
+      'an error wins over a login_challenge in the same address',
+      { query: { error: 'invalid_request' }, queryChallenge: 'abc' },
+      { type: 'oauth2-error', code: 'invalid_request', description: '' },
+    ],
+    [
+      'consent_challenge goes to the consent screen with it',
+      { query: { consent_challenge: 'cc 1' } },
+      { type: 'go', to: '/account/consent?consent_challenge=cc+1' },
+    ],
+    [
+      'an authorization code goes to the callback with the whole query (state included)',
+      { query: { code: 'ory_ac_1' }, location: at('?code=ory_ac_1&state=s1') },
+      { type: 'go', to: '/account/callback?code=ory_ac_1&state=s1' },
+    ],
+    [
+      'post_logout ends the logout and reloads login without it',
+      { query: { post_logout: '' }, location: at('?post_logout=&x=1'), hasToken: true },
+      { type: 'finish-logout', reloadTo: '/account/login?x=1' },
+    ],
+    [
+      'profileFlow alone changes no effect (the 2FA set-up step reads it)',
+      { query: {}, location: at('?profileFlow=f1') },
+      { type: 'authorize' },
+    ],
+  ];
+  it.each(cases)('%s', (_name, patch, expected) => {
+    expect(decideLoginEffect({ ...base, ...patch })).toEqual(expected);
+  });
+  it('decideLoginQuery answers null for a query without these parameters', () => {
+    expect(decideLoginQuery({}, at(''))).toBeNull();
+  });
+});
+
+describe('logout left a Microsoft account signed in (SPEC §2 logout)', () => {
+  it.each([
+    [
+      'signed out: the m365 logout subpage signs it out',
+      { sessionState: 'none' },
+      { type: 'go', to: '/account/m365-logout?after_logout=1' },
+    ],
+    ['still loading the session: wait', { sessionState: 'loading' }, { type: 'wait' }],
+    [
+      'signed in again meanwhile: not now',
+      { sessionState: 'present', authenticated: true, hasToken: true },
+      { type: 'go-initial-page', path: '/research' },
+    ],
+  ] as [string, Partial<LoginEffectInput>, LoginCommand][])('%s', (_name, patch, expected) => {
+    expect(decideLoginEffect({ ...base, cloudSignOutPending: true, ...patch })).toEqual(expected);
   });
 });

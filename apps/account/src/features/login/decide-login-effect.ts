@@ -1,4 +1,5 @@
 import type { Application } from '../../shared/config/env.ts';
+import { paths, withQuery } from '../../shared/config/paths.ts';
 import type { SessionState } from '../../shared/session/session-facts.ts';
 import type { EmailResult } from '../../shared/storage/registry.ts';
 
@@ -11,6 +12,12 @@ export interface LoginEffectInput {
   urlMap: Record<Application, string>;
   location: { pathname: string; search: string };
   queryChallenge: string | null;
+  /**
+   * The rest of SPEC §2's login query (`profileFlow` is read by the 2FA set-up step, `flow` by the
+   * flow loader): an authorization answer's `error`/`error_description`, an authorization `code`,
+   * a `consent_challenge` and `post_logout`.
+   */
+  query?: LoginQuery;
   storedChallenge: string | null;
   sessionState: SessionState;
   authenticated: boolean;
@@ -25,10 +32,23 @@ export interface LoginEffectInput {
   sessionReloaded: boolean;
   loginLockHeld: boolean;
   initialPagePath: string;
+  /** Logout left a Microsoft account to sign out once the identity session has ended. */
+  cloudSignOutPending?: boolean;
+}
+
+export interface LoginQuery {
+  error?: string;
+  error_description?: string;
+  code?: string;
+  consent_challenge?: string;
+  post_logout?: string;
 }
 
 export type LoginCommand =
   | { type: 'none' }
+  | { type: 'oauth2-error'; code: string; description: string }
+  | { type: 'go'; to: string }
+  | { type: 'finish-logout'; reloadTo: string }
   | { type: 'wait' }
   | { type: 'redirect-application'; url: string }
   | { type: 'store-challenge'; challenge: string; reloadTo: string }
@@ -47,7 +67,30 @@ function withoutParam(location: { pathname: string; search: string }, name: stri
   return qs ? `${location.pathname}?${qs}` : location.pathname;
 }
 
+/**
+ * SPEC §2's login query parameters, before anything else: an authorization answer's error is shown
+ * (never followed by a new authorization, which would only loop); a `code` is the callback's; a
+ * `consent_challenge` is the consent screen's; `post_logout` ends a logout (local state cleared,
+ * then the login starts afresh without the parameter).
+ */
+export function decideLoginQuery(
+  query: LoginQuery,
+  location: { pathname: string; search: string },
+): LoginCommand | null {
+  if (query.error)
+    return { type: 'oauth2-error', code: query.error, description: query.error_description ?? '' };
+  if (query.consent_challenge) {
+    return { type: 'go', to: withQuery(paths.consent, { consent_challenge: query.consent_challenge }) };
+  }
+  if (query.code) return { type: 'go', to: `${paths.callback}${location.search}` };
+  if (query.post_logout !== undefined)
+    return { type: 'finish-logout', reloadTo: withoutParam(location, 'post_logout') };
+  return null;
+}
+
 export function decideLoginEffect(input: LoginEffectInput): LoginCommand {
+  const fromQuery = input.query ? decideLoginQuery(input.query, input.location) : null;
+  if (fromQuery) return fromQuery;
   // A return from the authorization server to a different application than the one that started
   // the login goes to that application's URL-map entry, same path and query.
   if (input.queryChallenge && input.applicationCookie && input.applicationCookie !== input.application) {
@@ -66,6 +109,10 @@ export function decideLoginEffect(input: LoginEffectInput): LoginCommand {
     };
   }
   if (input.sessionState === 'loading' || input.sessionState === 'error') return { type: 'wait' };
+  // The identity and authorization servers' logout is done: now the Microsoft account (SPEC §2).
+  if (input.cloudSignOutPending && input.sessionState === 'none') {
+    return { type: 'go', to: withQuery(paths.m365Logout, { after_logout: '1' }) };
+  }
   // An m365 result with no authentication goes to the m365 login with autoContinue, where the
   // application has one (otherwise the login step says that it has none).
   if (input.emailResult?.isM365 && !input.authenticated && input.m365SignIn) return { type: 'go-m365-login' };

@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
 import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { toastStore } from '../../shared/errors/error-store.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read, write } from '../../shared/storage/storage.ts';
 import { mockFetch } from '../../testing/fetch-mock.ts';
@@ -35,6 +36,51 @@ describe('LoginScreen', () => {
     render(<LoginScreen search={{ login_challenge: 'ch-1' }} />);
     await waitFor(() => expect(nav.replaceLocation).toHaveBeenCalledWith('/account/login'));
     expect(read(registry.loginChallenge)).toBe('ch-1');
+  });
+
+  it("shows an authorization answer's error and description (SPEC §8 copy) with Back to Login, and does not authorize again", async () => {
+    mockFetch(() => ({ status: 401, body: { error: { code: 401 } } }));
+    window.history.replaceState(
+      null,
+      '',
+      '/account/login?error=access_denied&error_description=The+user+denied',
+    );
+    render(<LoginScreen search={{ error: 'access_denied', error_description: 'The user denied' }} />);
+    expect(await screen.findByText('OAuth2 error access_denied. The user denied')).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Back to Login' }).getAttribute('href')).toBe('/account/login');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(nav.redirectTo).not.toHaveBeenCalled();
+  });
+
+  it('post_logout clears the old sign-in (token included) and reloads login without the parameter', async () => {
+    mockFetch(() => ({ status: 401, body: { error: { code: 401 } } }));
+    write(registry.oauth2Token, { accessToken: 'a.b.c', refreshToken: null, expiresAt: null });
+    write(registry.loginChallenge, 'old');
+    window.history.replaceState(null, '', '/account/login?post_logout=1');
+    render(<LoginScreen search={{ post_logout: '1' }} />);
+    await waitFor(() => expect(nav.replaceLocation).toHaveBeenCalledWith('/account/login'));
+    expect(read(registry.oauth2Token)).toBeNull();
+    expect(read(registry.loginChallenge)).toBeNull();
+    expect(read(registry.logoutState)).toBe('completed');
+  });
+
+  it('a consent_challenge goes to the consent screen; an authorization code to the callback', async () => {
+    mockFetch(() => ({ status: 401, body: { error: { code: 401 } } }));
+    window.history.replaceState(null, '', '/account/login?consent_challenge=cc1');
+    const { unmount } = render(<LoginScreen search={{ consent_challenge: 'cc1' }} />);
+    await waitFor(() =>
+      expect(window.location.pathname + window.location.search).toBe(
+        '/account/consent?consent_challenge=cc1',
+      ),
+    );
+    unmount();
+    window.history.replaceState(null, '', '/account/login?code=ory_ac_1&state=s1');
+    render(<LoginScreen search={{ code: 'ory_ac_1' }} />);
+    await waitFor(() =>
+      expect(window.location.pathname + window.location.search).toBe(
+        '/account/callback?code=ory_ac_1&state=s1',
+      ),
+    );
   });
 
   it('without token or challenge, redirects to the authorize URL with PKCE', async () => {
@@ -91,6 +137,10 @@ describe('LoginScreen', () => {
     fireEvent.change(password, { target: { value: 'wrong' } });
     fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
     expect((await screen.findByRole('alert')).textContent).toContain(INVALID);
+    // SPEC §8: a server message of type error is also a toast (60 s, "Action could not be completed").
+    const [toast] = toastStore.getSnapshot();
+    expect(toast?.message).toBe(`Error with login flow: ${INVALID}`);
+    expect(toast!.expiresAt - Date.now()).toBeGreaterThan(59_000);
 
     const create = calls.find((c) => c.url.pathname === '/self-service/login/browser')!;
     expect(create.url.searchParams.get('login_challenge')).toBe('ch-1');

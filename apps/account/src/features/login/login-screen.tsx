@@ -14,7 +14,7 @@ import { useLogin } from './use-login.ts';
 export function LoginScreen({ search }: { search: LoginSearch }) {
   const login = useLogin(search);
   const { view } = login;
-  if (view.kind === 'error') return <ErrorView message={view.message} mode="retry" />;
+  if (view.kind === 'error') return <ErrorView message={view.message} mode={view.mode} />;
   if (view.kind === 'progress') return <Progress label={copy.progress.signingIn} />;
   switch (view.step) {
     case 'email':
@@ -62,7 +62,7 @@ export function LoginScreen({ search }: { search: LoginSearch }) {
         />
       );
     case 'mfa-setup':
-      return <MfaSetupStep onDone={login.mfaSetupDone} />;
+      return <MfaSetupStep profileFlow={login.profileFlow} onDone={login.mfaSetupDone} />;
     case 'm365-unavailable':
       return (
         <M365UnavailableStep

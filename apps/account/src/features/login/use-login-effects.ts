@@ -6,6 +6,7 @@ import { startAuthorization } from '../../shared/oauth2/start-authorization.ts';
 import { removeToken } from '../../shared/oauth2/token-lifecycle.ts';
 import { useCommand } from '../../shared/react/use-command.ts';
 import type { SessionState } from '../../shared/session/session-facts.ts';
+import { clearLoginState } from '../../shared/storage/clear-login-state.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { remove, write } from '../../shared/storage/storage.ts';
 import type { LoginCommand } from './decide-login-effect.ts';
@@ -60,6 +61,16 @@ export function useLoginEffects(command: LoginCommand, ctx: LoginEffectsContext)
           // The challenge leaves the address bar in place: no reload, no second whoami.
           replaceLocation(command.reloadTo);
           break;
+        case 'go':
+          navigate(command.to, { replace: true });
+          break;
+        case 'finish-logout':
+          // Back from the authorization server's logout: nothing of the old sign-in may remain.
+          clearLoginState();
+          write(registry.logoutState, 'completed');
+          replaceLocation(command.reloadTo);
+          ctx.refresh();
+          break;
         case 'go-m365-login':
           navigate(withQuery(paths.m365Login, { autoContinue: 'true' }), { replace: true });
           break;
@@ -91,6 +102,7 @@ export function useLoginEffects(command: LoginCommand, ctx: LoginEffectsContext)
           const timer = setTimeout(ctx.refresh, lockWaitMs(ctx.lockExpiresAt, ctx.now));
           return () => clearTimeout(timer);
         }
+        case 'oauth2-error':
         case 'none':
           break;
       }

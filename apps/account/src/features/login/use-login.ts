@@ -15,7 +15,8 @@ import { isAuthenticated, onboardingDue } from '../../shared/session/is-authenti
 import { useSession } from '../../shared/session/use-session.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read } from '../../shared/storage/storage.ts';
-import { decideLoginEffect } from './decide-login-effect.ts';
+import { useWatchedValue } from '../../shared/storage/watch.ts';
+import { decideLoginEffect, type LoginQuery } from './decide-login-effect.ts';
 import type { LoginStep } from './select-login-step.ts';
 import { selectLoginStep } from './select-login-step.ts';
 import { selectM365Alternative } from './select-m365-alternative.ts';
@@ -26,15 +27,20 @@ import { useSsoStep } from './use-sso-step.ts';
 import { mfaRoutes, useMfaStep } from './use-mfa-step.ts';
 import { passwordRoutes, usePasswordStep } from './use-password-step.ts';
 
-export interface LoginSearch {
+/** SPEC §2's login query parameters (plus `aal`, which a 2FA step-up sets). */
+export interface LoginSearch extends LoginQuery {
   flow?: string;
+  profileFlow?: string;
   login_challenge?: string;
-  post_logout?: string;
   aal?: string;
 }
 
+const readAccessToken = () => readToken()?.accessToken ?? null;
+
 type LoginView =
-  { kind: 'progress' } | { kind: 'error'; message: string } | { kind: 'step'; step: LoginStep };
+  | { kind: 'progress' }
+  | { kind: 'error'; message: string; mode: 'retry' | 'login' }
+  | { kind: 'step'; step: LoginStep };
 
 /**
  * The login screen's hook: gathers the inputs, derives the effect command (`decideLoginEffect`) and
@@ -53,6 +59,8 @@ export function useLogin(search: LoginSearch) {
   const email = useEmailStep(config, refresh);
   const { emailResult, setEmailResult } = email;
 
+  // The cookie hook (5 s): a sign-in finished in another tab re-decides this one (initial page).
+  useWatchedValue(readAccessToken);
   const token = readToken();
   const storedChallenge = read(registry.loginChallenge);
   const claims = tryDecodeJwtPayload(token?.accessToken);
@@ -73,6 +81,7 @@ export function useLogin(search: LoginSearch) {
     urlMap: config.urlMap,
     location,
     queryChallenge: search.login_challenge ?? null,
+    query: search,
     storedChallenge,
     sessionState: session.state,
     authenticated,
@@ -84,6 +93,7 @@ export function useLogin(search: LoginSearch) {
     sessionReloaded,
     loginLockHeld: lockBlocks,
     initialPagePath: initialPagePath(config.initialPage),
+    cloudSignOutPending: read(registry.cloudSignOutPending) === true,
   });
   useLoginEffects(command, {
     config,
@@ -182,16 +192,23 @@ export function useLogin(search: LoginSearch) {
   const mfaSetupDone = useCallback(() => void reloadSession(), [reloadSession]);
 
   const view: LoginView =
-    session.state === 'error'
-      ? { kind: 'error', message: copy.errors.loadingSession(session.error ?? copy.errors.unknown) }
-      : command.type !== 'none' || stepNeedsFlow
-        ? { kind: 'progress' }
-        : { kind: 'step', step: selection.step };
+    command.type === 'oauth2-error'
+      ? { kind: 'error', message: copy.errors.oauth2(command.code, command.description), mode: 'login' }
+      : session.state === 'error'
+        ? {
+            kind: 'error',
+            message: copy.errors.loadingSession(session.error ?? copy.errors.unknown),
+            mode: 'retry',
+          }
+        : command.type !== 'none' || stepNeedsFlow
+          ? { kind: 'progress' }
+          : { kind: 'step', step: selection.step };
   const onMfa = selection.step === 'mfa';
 
   return {
     view,
     config,
+    profileFlow: search.profileFlow,
     email: identifier,
     typedEmail: email.typedEmail,
     emailResult,

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { copy } from '../../copy.ts';
 import { getConfig } from '../../shared/config/env.ts';
 import { paths } from '../../shared/config/paths.ts';
@@ -26,15 +26,30 @@ function complete(): void {
   redirectTo(paths.login);
 }
 
-export function useLogout(search: LogoutSearch) {
+/**
+ * `cloudAccountSignedIn` answers whether a Microsoft account is still signed in (the route passes the
+ * m365 feature's check; features do not import each other).
+ */
+export function useLogout(search: LogoutSearch, cloudAccountSignedIn: () => Promise<boolean>) {
   const config = getConfig();
   const [error, setError] = useState<string | null>(null);
+  const [cloudAccount, setCloudAccount] = useState<boolean | null>(null);
+  useEffect(() => {
+    let live = true;
+    void cloudAccountSignedIn().then((signedIn) => {
+      if (live) setCloudAccount(signedIn);
+    });
+    return () => {
+      live = false;
+    };
+  }, [cloudAccountSignedIn]);
   const claims = tryDecodeJwtPayload(readToken()?.accessToken);
   const command = decideLogoutEffect({
     state: read(registry.logoutState),
     logoutChallenge: search.logout_challenge ?? null,
     postLogout: search.post_logout !== undefined,
     m365: claims?.ext?.user?.authenticationMode === 'm365',
+    cloudAccount,
   });
 
   useCommand(command, (command) => {
@@ -55,8 +70,11 @@ export function useLogout(search: LogoutSearch) {
       case 'go-m365-logout':
         navigate(paths.m365Logout, { replace: true });
         break;
+      case 'wait':
+        break;
       case 'start':
         clearLoginState();
+        if (command.cloudSignOut) write(registry.cloudSignOutPending, true);
         createLogoutFlow(
           config.identityUrl,
           new URL('/oauth2/sessions/logout', config.oauth2Url).toString(),

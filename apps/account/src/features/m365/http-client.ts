@@ -50,6 +50,23 @@ export function assertParam<T>(value: T | null | undefined, field: string, opera
   return value;
 }
 
+/**
+ * The XSRF rule of the HTTP client defaults (SPEC §9): a request to the page's own origin carries the
+ * `XSRF-TOKEN` cookie's value in the `X-XSRF-TOKEN` header; a request elsewhere never does (the value
+ * must not leak to another origin).
+ */
+export function xsrfHeaders(url: string, pageOrigin: string, cookies: string): Record<string, string> {
+  if (new URL(url, pageOrigin).origin !== pageOrigin) return {};
+  const prefix = `${HTTP_CLIENT.xsrfCookie}=`;
+  const entry = cookies
+    .split(';')
+    .map((c) => c.trim())
+    .find((c) => c.startsWith(prefix));
+  if (!entry) return {};
+  const value = decodeURIComponent(entry.slice(prefix.length));
+  return value ? { [HTTP_CLIENT.xsrfHeader]: value } : {};
+}
+
 export interface PostJsonOptions {
   body: unknown;
   bearer?: string;
@@ -85,7 +102,11 @@ export async function postJson<T>(url: string, options: PostJsonOptions): Promis
         }, timeoutMs)
       : null;
 
-  const headers: Record<string, string> = { Accept: 'application/json', 'Content-Type': 'application/json' };
+  const headers: Record<string, string> = {
+    Accept: 'application/json',
+    'Content-Type': 'application/json',
+    ...xsrfHeaders(url, window.location.origin, document.cookie),
+  };
   if (options.bearer) headers.Authorization = `Bearer ${options.bearer}`;
   let res: Response;
   try {

@@ -11,9 +11,9 @@ export interface M365Driver {
   /** The signed-in Microsoft account (browser) or the Teams user, for "Signing up as". */
   username: string | null;
   hasAccount: boolean;
-  /** Browser: sign in by popup or redirect. */
+  /** Browser: sign in by popup, redirect or silently (MSAL's ssoSilent). */
   signIn(
-    kind: 'popup' | 'redirect',
+    kind: 'popup' | 'redirect' | 'silent',
     options?: { redirectStartPage?: string; loginHint?: string },
   ): Promise<void>;
   /** Browser: the identity token and the directory (Graph) token of the signed-in account. */

@@ -331,6 +331,91 @@ describe('Final Step (activate-subscription)', () => {
     expect(screen.getAllByRole('link', { name: 'Contact support' }).length).toBeGreaterThan(0);
   });
 
+  const documents = ({ url }: { url: URL }) =>
+    url.pathname === '/terms/current'
+      ? {
+          status: 200,
+          body: { terms: { version: '1', url: 'https://t' }, privacy: { version: '1', url: 'https://p' } },
+        }
+      : undefined;
+  const tickAndContinue = async () => {
+    await screen.findByRole('heading', { name: 'Final Step' });
+    for (const box of screen.getAllByRole('checkbox')) fireEvent.click(box);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Continue' })));
+  };
+
+  it('Continue without an account signs in silently; after a failed silent sign-in (muted) a popup, and popups from then on', async () => {
+    const ms = microsoft();
+    ms.signIn.mockImplementation(async (kind) => {
+      if (kind === 'silent')
+        throw Object.assign(new Error('login_required'), { errorCode: 'login_required' });
+      throw Object.assign(new Error('cancelled'), { errorCode: 'user_cancelled' });
+    });
+    mockFetch(documents);
+    write(registry.m365RedirectAttempted, true);
+    render(<Harness search={{ token: 'mp-token' }} ms={ms} />);
+    await tickAndContinue();
+    await waitFor(() => expect(ms.signIn.mock.calls.map((c) => c[0])).toEqual(['silent', 'popup']));
+    // The silent failure was muted (no toast); the cancelled popup shows none either.
+    expect(toastStore.getSnapshot()).toEqual([]);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Continue' })));
+    await waitFor(() => expect(ms.signIn.mock.calls.map((c) => c[0])).toEqual(['silent', 'popup', 'popup']));
+  });
+
+  it('after a failed token fetch, Continue fetches the tokens again and activates (no reload)', async () => {
+    const ms = microsoft();
+    ms.acquireTokens.mockRejectedValueOnce(new Error('AADSTS50058: token fetch failed'));
+    const { calls } = mockFetch((c) => {
+      if (c.url.pathname === '/m365/marketplace/activate') return { status: 200, body: {} };
+      if (c.url.pathname === '/m365/login')
+        return { status: 200, body: { accessToken: OUR_TOKEN, expiresIn: 60 } };
+      return documents(c);
+    });
+    write(registry.m365RedirectAttempted, true);
+    render(<Harness search={{ token: 'mp-token' }} ms={ms} />);
+    await tickAndContinue();
+    await waitFor(() =>
+      expect(toastStore.getSnapshot().map((t) => t.message)).toEqual(['AADSTS50058: token fetch failed']),
+    );
+    expect(calls.some((c) => c.url.pathname === '/m365/marketplace/activate')).toBe(false);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Continue' })));
+    await waitFor(() => expect(window.location.pathname).toBe('/research'));
+    expect(ms.acquireTokens).toHaveBeenCalledTimes(2);
+  });
+
+  it('the marketplace token (m365-token) is kept across the forced redirect sign-in and cleared by the activation', async () => {
+    const ms = microsoft();
+    ms.signIn.mockImplementation(() => new Promise(() => undefined));
+    answerLogin(200, {});
+    const first = render(<Harness search={{ token: 'mp-token' }} ms={ms} />);
+    await waitFor(() => expect(ms.signIn).toHaveBeenCalledWith('redirect', expect.anything()));
+    expect(read(registry.m365Token)).toBe('mp-token');
+    first.unmount();
+    // Back from Microsoft without ?token=: the Final Step still knows the purchase.
+    const back = microsoft();
+    const { calls } = mockFetch(({ url }) => {
+      if (url.pathname === '/m365/marketplace/activate') return { status: 200, body: {} };
+      if (url.pathname === '/m365/login')
+        return { status: 200, body: { accessToken: OUR_TOKEN, expiresIn: 60 } };
+      if (url.pathname === '/terms/current') {
+        return {
+          status: 200,
+          body: { terms: { version: '1', url: 'https://t' }, privacy: { version: '1', url: 'https://p' } },
+        };
+      }
+      return undefined;
+    });
+    render(<Harness search={{}} ms={back} />);
+    await screen.findByRole('heading', { name: 'Final Step' });
+    for (const box of screen.getAllByRole('checkbox')) fireEvent.click(box);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Continue' })));
+    await waitFor(() => expect(window.location.pathname).toBe('/research'));
+    expect(calls.find((c) => c.url.pathname === '/m365/marketplace/activate')?.body).toMatchObject({
+      token: 'mp-token',
+    });
+    expect(read(registry.m365Token)).toBeNull();
+  });
+
   it('a colleague who is not the purchaser is told so in words, and stays on the Final Step', async () => {
     mockFetch(({ url }) => {
       if (url.pathname === '/terms/current') {

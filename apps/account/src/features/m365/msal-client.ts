@@ -139,6 +139,11 @@ export async function acquireToken(
   return new Promise<string>(() => undefined);
 }
 
+/** True when MSAL holds a signed-in Microsoft account (SPEC §2 logout: "or a cloud account is signed in"). */
+export function hasCloudAccount(pca: IPublicClientApplication): boolean {
+  return pca.getAllAccounts().length > 0;
+}
+
 /** Signs out of the Microsoft account (Entra's logout), then Microsoft returns to `postLogoutRedirectUri`. */
 export async function signOut(pca: IPublicClientApplication, postLogoutRedirectUri: string): Promise<void> {
   const account = pca.getActiveAccount() ?? pca.getAllAccounts()[0] ?? null;

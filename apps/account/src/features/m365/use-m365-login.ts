@@ -18,6 +18,7 @@ import { registry } from '../../shared/storage/registry.ts';
 import { read, remove, write } from '../../shared/storage/storage.ts';
 import type { Phase } from './decide-m365-effect.ts';
 import { decideM365Effect } from './decide-m365-effect.ts';
+import { decideFinalStepContinue } from './decide-final-step-continue.ts';
 import { activateSubscription, activationErrorMessage, isAlreadySubscribed } from './m365-activation.ts';
 import { backendLogin, classifyBackendLoginError, tokenFromBackendLogin } from './m365-backend.ts';
 import type { M365Driver } from './m365-driver.ts';
@@ -79,9 +80,17 @@ export function useM365Login(search: M365LoginSearch, driver: M365Driver) {
   const config = getConfig();
   const [state, setState] = useState<State>(initial);
   const patch = useCallback((p: Partial<State>) => setState((s) => ({ ...s, ...p })), []);
-  const marketplaceToken = search.token && search.token.length > 0 ? search.token : null;
+  // SPEC §3 m365-token: the marketplace purchase token, kept across the Final Step's one forced
+  // redirect sign-in in case the address comes back without it (read only within that sign-in).
+  const marketplaceToken =
+    search.token && search.token.length > 0
+      ? search.token
+      : read(registry.m365RedirectAttempted) === true
+        ? read(registry.m365Token)
+        : null;
   const [autoContinue, setAutoContinue] = useState(search.autoContinue === 'true');
   const [hasM365Token] = useState(() => hasValidM365Token(Date.now()));
+  const [errorsMuted, setErrorsMuted] = useState(false);
 
   // In Teams the token lives in local storage (the isTeams flag picks the medium); elsewhere, a cookie.
   useEffect(() => switchTokenMedium(driver.isTeams), [driver.isTeams]);
@@ -116,7 +125,10 @@ export function useM365Login(search: M365LoginSearch, driver: M365Driver) {
         );
         return;
       case 'redirect-login':
-        if (command.reason === 'final-step') write(registry.m365RedirectAttempted, true);
+        if (command.reason === 'final-step') {
+          write(registry.m365RedirectAttempted, true);
+          if (marketplaceToken) write(registry.m365Token, marketplaceToken);
+        }
         setAutoContinue(false);
         // The address typed on the login screen's email step, when that is how the user came here.
         d.signIn('redirect', {
@@ -143,11 +155,13 @@ export function useM365Login(search: M365LoginSearch, driver: M365Driver) {
         }).then(
           () => {
             remove(registry.m365ActivationFlag);
+            remove(registry.m365Token);
             patch({ activationPhase: 'done' });
           },
           (error: unknown) => {
             // An activation error shows its message and clears the in-progress state.
             remove(registry.m365ActivationFlag);
+            if (isAlreadySubscribed(error)) remove(registry.m365Token);
             if (isAlreadySubscribed(error))
               patch({ activationPhase: 'failed', outcome: 'already-subscribed' });
             else {
@@ -211,17 +225,43 @@ export function useM365Login(search: M365LoginSearch, driver: M365Driver) {
     });
   };
 
-  /** Continue on the Final Step: sign in first when there is no identity token, then activate. */
+  /**
+   * Continue on the Final Step (`decideFinalStepContinue`): inside Teams the host's token again; in
+   * the browser without an account, the silent sign-in, or a popup once a silent one failed (its
+   * error muted); signed in, the tokens again after a failed fetch, then the activation.
+   */
   const activate = () => {
     write(registry.m365ActivationFlag, M365_ACTIVATION_FLAG_ON);
-    patch({ activationPhase: 'idle' });
-    if (!driver.hasAccount) {
-      driver.signIn('popup').catch((error: unknown) => {
-        remove(registry.m365ActivationFlag);
-        if (!isCancellation(error)) showToast(getErrorMessage(error));
-        patch({ activationPhase: 'idle' });
-      });
-    }
+    const step = decideFinalStepContinue({
+      isTeams: driver.isTeams,
+      hasAccount: driver.hasAccount,
+      errorsMuted,
+    });
+    patch({
+      activationPhase: 'idle',
+      ...(state.tokensPhase === 'failed' ? { tokensPhase: 'idle' as const } : {}),
+      ...(step.type === 'teams-token'
+        ? {
+            teamsPhase: 'idle' as const,
+            teamsToken: null,
+            backendLoginPhase: 'idle' as const,
+            fatalError: null,
+          }
+        : {}),
+    });
+    if (step.type !== 'sign-in') return;
+    const failed = (error: unknown) => {
+      remove(registry.m365ActivationFlag);
+      if (!isCancellation(error)) showToast(getErrorMessage(error));
+      patch({ activationPhase: 'idle' });
+    };
+    const loginHint = read(registry.emailResult)?.email;
+    driver.signIn(step.kind, { loginHint }).catch((error: unknown) => {
+      if (step.kind !== 'silent') return failed(error);
+      // A failed silent sign-in is muted: a popup follows, and every later Continue uses one.
+      setErrorsMuted(true);
+      return driver.signIn('popup', { loginHint }).catch(failed);
+    });
   };
 
   const continueToApp = useCallback(() => navigate(initialPagePath(config.initialPage)), [config]);

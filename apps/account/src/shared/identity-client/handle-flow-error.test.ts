@@ -78,7 +78,7 @@ describe('handleFlowError', () => {
   });
 });
 
-describe('routeFlowMessages: each server message goes to exactly one place', () => {
+describe('routeFlowMessages: every error message is a toast, and also beside its field or form where that helps', () => {
   const msg = (id: number, text: string, type = 'error') => ({ id, type, text });
   const node = (name: string, messages: unknown[]) => ({
     attributes: { node_type: 'input', name },
@@ -92,19 +92,19 @@ describe('routeFlowMessages: each server message goes to exactly one place', () 
       'invalid credentials → the form',
       flowWith([msg(4000006, 'bad creds')]),
       [],
-      { form: ['bad creds'], fields: {}, toasts: [] },
+      { form: ['bad creds'], fields: {}, toasts: ['bad creds'] },
     ],
     [
       'invalid 2FA code → the form',
       flowWith([msg(4000008, 'bad code')]),
       [],
-      { form: ['bad code'], fields: {}, toasts: [] },
+      { form: ['bad code'], fields: {}, toasts: ['bad code'] },
     ],
     [
       'invalid recovery code → the form',
       flowWith([msg(4060006, 'bad rc')]),
       [],
-      { form: ['bad rc'], fields: {}, toasts: [] },
+      { form: ['bad rc'], fields: {}, toasts: ['bad rc'] },
     ],
     [
       "SSO enforced for the address's organisation → the form",
@@ -134,13 +134,19 @@ describe('routeFlowMessages: each server message goes to exactly one place', () 
       "a listed input's message → under that input",
       flowWith([], [node('password', [msg(4000032, 'too short')])]),
       ['password'],
-      { form: [], fields: { password: ['too short'] }, toasts: [] },
+      { form: [], fields: { password: ['too short'] }, toasts: ['too short'] },
     ],
     [
       "an unlisted input's message → the form",
       flowWith([], [node('totp_code', [msg(4000008, 'bad code')])]),
       ['password'],
-      { form: ['bad code'], fields: {}, toasts: [] },
+      { form: ['bad code'], fields: {}, toasts: ['bad code'] },
+    ],
+    [
+      'a flow message and a field message together → both toasts, each also in its place',
+      flowWith([msg(4000006, 'bad creds')], [node('password', [msg(4000032, 'too short')])]),
+      ['password'],
+      { form: ['bad creds'], fields: { password: ['too short'] }, toasts: ['bad creds', 'too short'] },
     ],
   ])('%s', (_name, flow, fields, expected) => {
     expect(routeFlowMessages(flow, fields)).toEqual(expected);

@@ -143,21 +143,22 @@ export interface RoutedMessages {
   form: string[];
   /** Messages of the named inputs, shown under each input. */
   fields: Record<string, string[]>;
-  /** Messages for a toast. */
+  /** Messages for a toast: every error message, placed elsewhere too or not. */
   toasts: string[];
 }
 
 /**
- * Where each error message of a flow goes: a message of one of `fields` under that input, a message
- * about the user's input on the form, everything else to a toast.
+ * Where each error message of a flow goes (SPEC §8): every server message of type error is a toast;
+ * where it helps, it is also shown beside what it is about: a message of one of `fields` under that
+ * input, a message about the user's input on the form.
  */
 export function routeFlowMessages(flow: FlowLike, fields: readonly string[] = []): RoutedMessages {
   const routed: RoutedMessages = { form: [], fields: {}, toasts: [] };
   const place = (m: MessageLike, field?: string) => {
     if (m.type !== 'error') return;
+    routed.toasts.push(m.text);
     if (field && fields.includes(field)) (routed.fields[field] ??= []).push(m.text);
     else if (FORM_MESSAGE_IDS.has(m.id) || field) routed.form.push(m.text);
-    else routed.toasts.push(m.text);
   };
   for (const m of flow.ui.messages ?? []) place(m);
   for (const node of flow.ui.nodes) {

@@ -42,9 +42,10 @@ export interface FlowSubmit<F> {
 }
 
 /**
- * The one submit hook of the flow screens. Every failure goes through `handleFlowError` to exactly one
- * place: a field or the form (messages about the input), a toast, the error page (the screen's
- * `restart`/`home`), or a redirect.
+ * The one submit hook of the flow screens. Every failure goes through `handleFlowError`: a server
+ * message of type error is a toast, and also under its field or on the form when it is about the
+ * input (`routeFlowMessages`); other failures go to the error page (the screen's `restart`/`home`)
+ * or a redirect.
  */
 export function useFlowSubmit<F extends FlowLike>(options: FlowSubmitOptions<F>): FlowSubmit<F> {
   const [busy, setBusy] = useState(false);

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { AccountConfig } from '../config/env.ts';
 import type { OAuth2Token } from '../storage/registry.ts';
+import { watchValue } from '../storage/watch.ts';
 import { startAuthorization } from './start-authorization.ts';
 import { obtainToken, readToken, scheduleBackgroundRefresh } from './token-lifecycle.ts';
 
@@ -33,6 +34,20 @@ export function useToken(config: AccountConfig): TokenState {
       live = false;
     };
   }, [config]);
+
+  // Tabs in step (cookie polling, 300 ms): a logout in another tab removes the token here too, and a
+  // token another tab renewed replaces this one.
+  useEffect(
+    () =>
+      watchValue(
+        () => readToken()?.accessToken ?? null,
+        () => {
+          const current = readToken();
+          setState({ token: current, error: null });
+        },
+      ),
+    [],
+  );
 
   const token = state.token;
   useEffect(() => {

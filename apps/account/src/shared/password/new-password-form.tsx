@@ -42,7 +42,6 @@ export function NewPasswordForm({
         name="password"
         autoComplete="new-password"
         required
-        autoFocus
         placeholder={changing ? copy.password.chooseNew : copy.password.create}
         value={password}
         onChange={(e) => setPassword(e.target.value)}

@@ -105,6 +105,17 @@ export const registry = {
     medium: 'cookie',
     ttlMs: LOGOUT_STATE_TTL_MS,
   }),
+  /**
+   * Logout found a Microsoft account still signed in while the token was not an m365 one: after the
+   * identity and authorization servers' logout, the login page sends the browser to the m365 logout
+   * subpage to sign that account out too (SPEC §2 "or a cloud account is signed in").
+   */
+  cloudSignOutPending: entry({
+    key: 'cloud_sign_out_pending',
+    schema: z.boolean(),
+    medium: 'cookie',
+    ttlMs: LOGIN_CHALLENGE_TTL_MS,
+  }),
   ssoRedirectLock: entry({
     key: 'sso_redirect_lock',
     schema: lockSchema,
@@ -231,4 +242,5 @@ export const loginStateEntries: StorageEntry<unknown>[] = [
   registry.m365Token,
   registry.m365ActivationFlag,
   registry.m365RedirectAttempted,
+  registry.cloudSignOutPending,
 ] as StorageEntry<unknown>[];

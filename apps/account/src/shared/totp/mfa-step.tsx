@@ -37,7 +37,6 @@ export function MfaStep({ supportEmail, busy = false, errors = [], onSubmit }: M
           onChange={setCode}
           onComplete={submit}
           disabled={busy}
-          autoFocus
         />
         <FormErrors messages={errors} />
         <button type="submit" className="button" disabled={code.length !== OTP_LENGTH || busy}>

@@ -29,7 +29,6 @@ export function CodeForm({ label, placeholder, initialCode = '', busy, errors, o
         autoComplete="one-time-code"
         placeholder={placeholder}
         required
-        autoFocus
         value={code}
         onChange={(e) => setCode(e.target.value)}
       />

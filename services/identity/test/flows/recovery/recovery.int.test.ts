@@ -88,12 +88,12 @@ describe('recovery (code)', () => {
     // The recovered session may set a new password right away.
     const pw = await submitFlow(b, 'settings', settings.body, {
       method: 'password',
-      password: 'a recovered passphrase',
+      password: 'a recovered passphrase 7',
       csrf_token: csrfOf(settings.body),
     });
     expect(pw.status, pw.text).toBe(200);
     expect(
-      (await login(new Browser(h.publicUrl), 'forgot@example.com', 'a recovered passphrase')).status,
+      (await login(new Browser(h.publicUrl), 'forgot@example.com', 'a recovered passphrase 7')).status,
     ).toBe(200);
     // A finished flow is replaced.
     const again = await post(b, sent.body, { method: 'code', code });

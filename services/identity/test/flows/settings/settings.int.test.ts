@@ -150,9 +150,14 @@ describe('settings flow', () => {
     expect(byName(weak.body, 'password')!.messages.map((m) => m.id)).toEqual([4000034]);
     const short = await submit(b, f, { method: 'password', password: 'short' });
     expect(byName(short.body, 'password')!.messages.map((m) => m.id)).toEqual([4000032]);
+    // SPEC §5 on the server too: the same rule as the app's checklist.
+    const noDigit = await submit(b, f, { method: 'password', password: 'a long passphrase, no number' });
+    expect(byName(noDigit.body, 'password')!.messages.map((m) => m.id)).toEqual([4000005]);
+    const noSpecial = await submit(b, f, { method: 'password', password: 'Passphrase2026' });
+    expect(byName(noSpecial.body, 'password')!.messages.map((m) => m.id)).toEqual([4000005]);
     const ok = await submit(b, f, {
       method: 'password',
-      password: 'my new long passphrase',
+      password: 'my new long passphrase 8',
       confirm: 'ignored',
     });
     expect(ok.status, ok.text).toBe(200);
@@ -160,7 +165,7 @@ describe('settings flow', () => {
 
     h.clock.advance(61 * 60_000);
     const f2 = await settingsFlow(b);
-    const stale = await submit(b, f2, { method: 'password', password: 'another long passphrase' });
+    const stale = await submit(b, f2, { method: 'password', password: 'another long passphrase 9' });
     expect(stale.status).toBe(403);
     expect(stale.body.error.id).toBe('session_refresh_required');
     const to = new URL(stale.body.redirect_browser_to);
@@ -173,9 +178,9 @@ describe('settings flow', () => {
     const reauth = await b.get(`${to.pathname}${to.search}`, { accept: 'json' });
     expect(reauth.status).toBe(200);
     expect(reauth.body.ui.messages.map((m: { id: number }) => m.id)).toEqual([1010003]);
-    expect((await login(new Browser(h.publicUrl), 'set3@example.com', 'my new long passphrase')).status).toBe(
-      200,
-    );
+    expect(
+      (await login(new Browser(h.publicUrl), 'set3@example.com', 'my new long passphrase 8')).status,
+    ).toBe(200);
   });
 
   it('CSRF, identity mismatch, unknown method and expired flows', async () => {

@@ -7,8 +7,17 @@ import { ErrorView } from '../../../shared/ui/error-view.tsx';
 import { Progress } from '../../../shared/ui/progress.tsx';
 
 /** Login step 7 for a session without a second factor past its setup deadline: "Reset your 2FA". */
-export function MfaSetupStep({ onDone, onSkip }: { onDone: () => void; onSkip?: () => void }) {
-  const totp = useTotpSetup();
+export function MfaSetupStep({
+  profileFlow,
+  onDone,
+  onSkip,
+}: {
+  /** SPEC §2 `profileFlow`: a settings flow already made for this set-up is used, not a new one. */
+  profileFlow?: string;
+  onDone: () => void;
+  onSkip?: () => void;
+}) {
+  const totp = useTotpSetup({ profileFlow });
   useEffect(() => {
     if (totp.status === 'completed' || totp.status === 'unauthorized') onDone();
   }, [totp.status, onDone]);

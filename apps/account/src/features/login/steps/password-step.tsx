@@ -67,7 +67,6 @@ export function PasswordStep({
           name="password"
           autoComplete="current-password"
           required
-          autoFocus
           value={password}
           onChange={(e) => setPassword(e.target.value)}
           errors={fieldErrors}

@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import { paths } from './paths.ts';
+import type { RouteAccessDecision, RouteAccessInput } from './route-access.ts';
+import { decideRouteAccess, ROUTE_ACCESS } from './route-access.ts';
+
+const render: RouteAccessDecision = { type: 'render' };
+const toLogin: RouteAccessDecision = { type: 'redirect', to: '/account/login' };
+const check: RouteAccessDecision = { type: 'check-session' };
+
+describe('route access: one table for guest-allowed and guarded routes (SPEC §2)', () => {
+  it('lists SPEC §2 guest-allowed sub-paths, the documents and Access Denied as guest-allowed, and nothing else', () => {
+    const guests = Object.entries(ROUTE_ACCESS)
+      .filter(([, a]) => a.guests)
+      .map(([p]) => p)
+      .sort();
+    expect(guests).toEqual(
+      [
+        '/account/onboarding',
+        '/account/mfa-setup',
+        '/account/verification',
+        '/account/login',
+        '/account/m365-login',
+        '/account/forgot-password',
+        '/account/terms',
+        '/account/privacy',
+        '/account/access-denied',
+      ].sort(),
+    );
+  });
+
+  it('guards SPEC §2 other sub-paths and the later guarded routes (settings, admin, device)', () => {
+    const guarded = Object.entries(ROUTE_ACCESS)
+      .filter(([, a]) => !a.guests)
+      .map(([p]) => p)
+      .sort();
+    expect(guarded).toEqual(
+      [
+        '/account/profile',
+        '/account/consent',
+        '/account/callback',
+        '/account/logout',
+        '/account/m365-logout',
+        '/account/error',
+        '/account/settings',
+        '/account/admin',
+        '/account/device',
+      ].sort(),
+    );
+  });
+
+  const cases: [string, RouteAccessInput, RouteAccessDecision][] = [
+    ['a guest on login', { path: paths.login, search: {}, signedIn: false }, render],
+    ['a guest on forgot-password', { path: paths.forgotPassword, search: {}, signedIn: false }, render],
+    ['a guest on the terms', { path: paths.terms, search: {}, signedIn: false }, render],
+    ['a guest on Access Denied', { path: paths.accessDenied, search: {}, signedIn: false }, render],
+    ['guest-allowed needs no session answer', { path: paths.onboarding, search: {}, signedIn: null }, render],
+    ['a guarded route waits for the session', { path: paths.m365Logout, search: {}, signedIn: null }, check],
+    ['a signed-in visitor on a guarded route', { path: paths.consent, search: {}, signedIn: true }, render],
+    [
+      'a guest on settings goes to login',
+      { path: '/account/settings', search: {}, signedIn: false },
+      toLogin,
+    ],
+    ['a guest on admin goes to login', { path: '/account/admin', search: {}, signedIn: false }, toLogin],
+    ['a guest on device goes to login', { path: '/account/device', search: {}, signedIn: false }, toLogin],
+    [
+      'a guest on m365-logout goes to login',
+      { path: paths.m365Logout, search: {}, signedIn: false },
+      toLogin,
+    ],
+    [
+      'a guest on a bare error page goes to login',
+      { path: paths.error, search: {}, signedIn: false },
+      toLogin,
+    ],
+    [
+      'a guest on profile goes to login with profileFlow (SPEC §2 Profile redirect)',
+      { path: paths.profile, search: { flow: 'f1' }, signedIn: false },
+      { type: 'redirect', to: '/account/login?profileFlow=f1' },
+    ],
+    [
+      'profileFlow wins over flow',
+      { path: paths.profile, search: { flow: 'f1', profileFlow: 'f2' }, signedIn: false },
+      { type: 'redirect', to: '/account/login?profileFlow=f2' },
+    ],
+    [
+      "the authorization server's answer reaches the callback signed out",
+      { path: paths.callback, search: { code: 'ory_ac_1', state: 's' }, signedIn: false },
+      render,
+    ],
+    [
+      "the authorization server's error reaches the callback",
+      { path: paths.callback, search: { error: 'access_denied' }, signedIn: null },
+      render,
+    ],
+    [
+      'a bare callback for a guest goes to login',
+      { path: paths.callback, search: {}, signedIn: false },
+      toLogin,
+    ],
+    [
+      "the authorization server's logout request reaches logout (nobody is signed in by then)",
+      { path: paths.logout, search: { logout_challenge: 'l1' }, signedIn: false },
+      render,
+    ],
+    [
+      'the post-logout return reaches logout',
+      { path: paths.logout, search: { post_logout: '' }, signedIn: false },
+      render,
+    ],
+    ['a guest on a bare logout goes to login', { path: paths.logout, search: {}, signedIn: false }, toLogin],
+    [
+      'the Microsoft half of a logout reaches m365-logout (nobody is signed in by then)',
+      { path: paths.m365Logout, search: { after_logout: '1' }, signedIn: false },
+      render,
+    ],
+    [
+      'a consent request reaches consent (its screen retries the login once)',
+      { path: paths.consent, search: { consent_challenge: 'c1' }, signedIn: false },
+      render,
+    ],
+    [
+      "an identity flow's error page reaches anyone",
+      { path: paths.error, search: { id: 'e1' }, signedIn: false },
+      render,
+    ],
+    [
+      'paths outside the table are not its business',
+      { path: '/research', search: {}, signedIn: false },
+      render,
+    ],
+  ];
+  it.each(cases)('%s', (_name, input, expected) => {
+    expect(decideRouteAccess(input)).toEqual(expected);
+  });
+});

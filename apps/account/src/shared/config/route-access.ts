@@ -1,0 +1,78 @@
+import { BASE, paths, withQuery } from './paths.ts';
+
+// Who may open each account route, one table (SPEC §2). The router applies it before any screen
+// renders, so no screen handles a signed-out visitor itself.
+//
+// - `guests: true`: guest-allowed. SPEC §2's onboarding, mfa-setup, verification, login, m365-login
+//   and forgot-password, plus the documents (terms, privacy) and Access Denied.
+// - `guests: false`: signed-in visitors only (an identity session, or a stored OAuth2 token, which
+//   is how an m365 sign-in holds). SPEC §2's profile, consent, callback, logout, m365-logout and
+//   error, plus the guarded routes of later work (settings, admin, device). A signed-out visitor goes
+//   to login. The exceptions are answers of the authorization and identity servers, which arrive
+//   when nobody is signed in by design and carry their own proof: `returns` lists their parameters.
+
+export interface RouteAccess {
+  guests: boolean;
+  /** Guarded route: query parameters that make this visit a server's answer, open to anyone. */
+  returns?: readonly string[];
+  /** Guarded route: the login query a signed-out visitor is sent with (e.g. profile's flow). */
+  loginQuery?: (search: Record<string, string>) => Record<string, string | undefined>;
+}
+
+export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
+  // Guest-allowed (SPEC §2).
+  [paths.onboarding]: { guests: true },
+  [paths.mfaSetup]: { guests: true },
+  [paths.verification]: { guests: true },
+  [paths.login]: { guests: true },
+  [paths.m365Login]: { guests: true },
+  [paths.forgotPassword]: { guests: true },
+  // Guest-allowed pages beyond SPEC §2's list: documents linked from the Email step, and the
+  // Access Denied pages (shown to whoever the guard turned away).
+  [paths.terms]: { guests: true },
+  [paths.privacy]: { guests: true },
+  [paths.accessDenied]: { guests: true },
+  // Not guest-allowed (SPEC §2).
+  [paths.profile]: {
+    guests: false,
+    // SPEC §2 Profile redirect: "Otherwise: go to login with profileFlow".
+    loginQuery: (s) => ({ profileFlow: s.profileFlow ?? s.flow }),
+  },
+  // The authorization server's consent request (the screen retries the login once without a session).
+  [paths.consent]: { guests: false, returns: ['consent_challenge'] },
+  // The authorization server's answer: a code or an error, checked against the stored state.
+  [paths.callback]: { guests: false, returns: ['code', 'error'] },
+  // The authorization server's logout request and its post-logout return.
+  [paths.logout]: { guests: false, returns: ['logout_challenge', 'post_logout'] },
+  // The second half of a logout that found a Microsoft account signed in (nobody is signed in here).
+  [paths.m365Logout]: { guests: false, returns: ['after_logout'] },
+  // The identity service's error page for a flow (`id`), whoever ran the flow.
+  [paths.error]: { guests: false, returns: ['id'] },
+  // Guarded routes of later work: nobody signed out reaches them.
+  [`${BASE}/settings`]: { guests: false },
+  [`${BASE}/admin`]: { guests: false },
+  [`${BASE}/device`]: { guests: false },
+};
+
+export type RouteAccessDecision =
+  | { type: 'render' }
+  /** The answer depends on whether someone is signed in: load the session first. */
+  | { type: 'check-session' }
+  | { type: 'redirect'; to: string };
+
+export interface RouteAccessInput {
+  path: string;
+  search: Record<string, string>;
+  /** null while unknown (the session is loading); a stored token counts as signed in. */
+  signedIn: boolean | null;
+}
+
+/** The router's one rule for signed-out visitors. Paths outside the table are not its business. */
+export function decideRouteAccess(input: RouteAccessInput): RouteAccessDecision {
+  const access = ROUTE_ACCESS[input.path];
+  if (!access || access.guests) return { type: 'render' };
+  if (access.returns?.some((name) => input.search[name] !== undefined)) return { type: 'render' };
+  if (input.signedIn === null) return { type: 'check-session' };
+  if (input.signedIn) return { type: 'render' };
+  return { type: 'redirect', to: withQuery(paths.login, access.loginQuery?.(input.search) ?? {}) };
+}
