@@ -110,7 +110,7 @@ describe('routeFlowMessages: every error message is a toast, and also beside its
       "SSO enforced for the address's organisation → the form",
       flowWith([msg(4010090, 'use SSO')]),
       [],
-      { form: ['use SSO'], fields: {}, toasts: [] },
+      { form: ['use SSO'], fields: {}, toasts: ['use SSO'] },
     ],
     [
       'a lockout or "sent too often" → a toast',
