@@ -19,6 +19,8 @@ import { acceptLogoutRequest, getLogoutRequest, rejectLogoutRequest } from '../i
  */
 export interface AdminOperations {
   rotateKeys(): Promise<{ kid: string; published: (string | undefined)[] }>;
+  /** Hydra's device user-code accept (RFC 8628 verification step). */
+  acceptDevice(challenge: string, body: unknown): Promise<{ redirect_to: string }>;
 }
 
 export function createAdminServer(
@@ -85,6 +87,10 @@ export function createAdminServer(
   );
   app.put(`${base}/consent/reject`, async (req) =>
     rejectConsentRequest(rt, q(req.query, 'consent_challenge'), req.body),
+  );
+
+  app.put(`${base}/device/accept`, async (req) =>
+    ops.acceptDevice(q(req.query, 'device_challenge'), req.body),
   );
 
   app.get(`${base}/logout`, async (req) => getLogoutRequest(rt, q(req.query, 'logout_challenge')));
