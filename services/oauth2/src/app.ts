@@ -23,6 +23,7 @@ import { offlineAccessPrompt } from './public/offline-access.ts';
 import { userinfo } from './public/userinfo.ts';
 import { acceptDeviceRequest, deviceEndpoints } from './device/device.ts';
 import { createRateLimiter } from './device/rate-limit.ts';
+import { publicMeta } from './public/meta.ts';
 
 export interface CreateAppOptions {
   config: OAuth2Config;
@@ -85,7 +86,13 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   // A token signed with a key another instance has just rotated in makes this one re-read the keys.
   const verifier = createTokenVerifier(runtime, { reloadKeys: () => reloadKeys() });
   const metrics = createServiceMetrics('oauth2', { db });
-  const knownPaths = new Set<string>([...Object.values(ROUTES), '/.well-known/openid-configuration']);
+  const knownPaths = new Set<string>([
+    ...Object.values(ROUTES),
+    '/.well-known/openid-configuration',
+    '/health/alive',
+    '/health/ready',
+    '/version',
+  ]);
 
   const device = config.device;
   const limiters = {
@@ -96,6 +103,7 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   const build = (material: KeyMaterial): Provider => {
     const provider = createProvider({ ...base, keys: material });
     provider.use(publicHttp(logger, metrics, knownPaths));
+    provider.use(publicMeta(db));
     provider.use(deviceEndpoints(runtime, db, limiters));
     provider.use(tokenWrites(db, ROUTES.token));
     provider.use(userinfo(runtime, verifier, ROUTES.userinfo));
