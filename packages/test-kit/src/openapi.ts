@@ -17,7 +17,7 @@ function load(api: OryApi) {
   let entry = documents.get(api);
   if (!entry) {
     const file = new URL(`../fixtures/ory-openapi/${api}-api.json`, import.meta.url);
-    const doc = JSON.parse(readFileSync(file, 'utf8')) as Json;
+    const doc = openApiNullable(JSON.parse(readFileSync(file, 'utf8'))) as Json;
     const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
     ajv.addSchema(doc, api);
     entry = { doc, ajv };
@@ -44,12 +44,14 @@ export function openApiErrors(
   method: string,
   status: number,
   body: unknown,
+  /** Validate against this documented response instead (e.g. `default` for a herodot error). */
+  responseKey?: string,
 ): string[] {
   const { doc, ajv } = load(api);
   const op = ((doc.paths as Json)[path] as Json | undefined)?.[method.toLowerCase()] as Json | undefined;
   if (!op) throw new Error(`${api}: ${method} ${path} is not in the document`);
   const responses = op.responses as Json;
-  let response = (responses[String(status)] ?? responses.default) as Json | undefined;
+  let response = (responses[responseKey ?? String(status)] ?? responses.default) as Json | undefined;
   if (!response) throw new Error(`${api}: ${method} ${path} documents no ${status} answer`);
   if (typeof response.$ref === 'string') {
     const name = response.$ref.replace('#/components/responses/', '');
@@ -64,6 +66,19 @@ export function openApiErrors(
   if (!validate) throw new Error(`${api}: cannot resolve ${String(schema.$ref)}`);
   if (validate(body)) return [];
   return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`.trim());
+}
+
+/** OpenAPI 3.0's `nullable` without a `type` (e.g. next to `$ref`) becomes `anyOf [schema, null]`. */
+function openApiNullable(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(openApiNullable);
+  if (!node || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node)) out[k] = openApiNullable(v);
+  if (out.nullable === true && out.type === undefined) {
+    const { nullable: _nullable, ...rest } = out;
+    return { anyOf: [rest, { type: 'null' }] };
+  }
+  return out;
 }
 
 /** Inline schemas refer to `#/components/…` of the document: point them at the added document. */
