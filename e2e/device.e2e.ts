@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { totpCode } from '@acme/test-kit/totp';
 import { systemUrls, useBrowser } from './browser.ts';
 import { createUser } from './fixtures.ts';
-import { signInWithPassword, submitPassword } from './journeys.ts';
+import { enterEmail, signInWithPassword, submitPassword } from './journeys.ts';
 
 // Device sign-in (RFC 8628): the research CLI starts a device flow, Chromium approves it on
 // /account/device, and the CLI prints the claims. The person has a second factor. A fresh
@@ -121,6 +121,31 @@ describe('connect a device (research CLI)', () => {
     const deniedResult = await denied.done;
     expect(deniedResult.code).toBe(1);
     expect(deniedResult.stderr).toContain('Error: access_denied');
+    await context.close();
+  });
+
+  it('hopper approves a device through Globex single sign-on, without a password in our app', async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), 'research-e2e-')), 'config');
+    dirs.push(dir);
+    const login = research(urls.oauth2Public, dir, ['login']);
+    const { context, page } = await browser.newPage();
+    await page.goto(await login.url);
+    await page.getByRole('button', { name: 'Continue' }).click({ timeout: 30_000 });
+    await page.waitForURL(/\/account\/login/, { timeout: 30_000 });
+    await enterEmail(page, 'hopper@globex.test');
+    await page.waitForURL((u) => u.toString().startsWith(`${urls.orgIdp}/interaction/`), { timeout: 30_000 });
+    await page.getByLabel('Email').fill('hopper@globex.test');
+    await page.getByLabel('Password').fill('Globex-Demo-2026!');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Approve' }).click({ timeout: 30_000 });
+    await page.getByText('You can return to your terminal.').waitFor({ timeout: 30_000 });
+    const result = await login.done;
+    expect(result.code).toBe(0);
+    const whoami = await research(urls.oauth2Public, dir, ['whoami']).done;
+    expect(JSON.parse(whoami.stdout)).toMatchObject({
+      client_id: 'research-cli',
+      ext: { user: { authenticationMode: 'ory' } },
+    });
     await context.close();
   });
 });
