@@ -49,6 +49,21 @@ describe('device authorization grant (RFC 8628) on Hydra’s wire', () => {
     );
   });
 
+  it("the verification endpoint answers on the asking application's own device page (client_id), else on Platform's", async () => {
+    const magic = await navigate(new CookieJar(), `${server.publicUrl}/oauth2/device/verify?client_id=magic`);
+    expect(magic.status).toBe(302);
+    expect(magic.headers.get('location')).toMatch(
+      /^http:\/\/localhost:4001\/account\/device\?device_challenge=/,
+    );
+    const unknown = await navigate(
+      new CookieJar(),
+      `${server.publicUrl}/oauth2/device/verify?client_id=evil`,
+    );
+    expect(unknown.headers.get('location')).toMatch(
+      /^http:\/\/localhost:4000\/account\/device\?device_challenge=/,
+    );
+  });
+
   it('an unknown client and an application client (no device grant) are refused', async () => {
     const unknown = await deviceAuthorization(server, { ip: freshIp(), clientId: 'nope' });
     expect(unknown.status).toBe(401);

@@ -3,7 +3,7 @@ import { sql, type Database } from '@acme/db';
 import type { Middleware } from 'koa';
 import type { AdapterPayload, KoaContextWithOIDC } from 'oidc-provider';
 import { z } from 'zod';
-import { deviceClientById, defaultClient, type OAuth2Runtime } from '../context.ts';
+import { clientById, deviceClientById, defaultClient, type OAuth2Runtime } from '../context.ts';
 import { OAuth2Error } from '../errors.ts';
 import { epochTime } from '../interactions/challenge.ts';
 import { parseBody } from '../interactions/login.ts';
@@ -224,7 +224,10 @@ export function deviceEndpoints(rt: OAuth2Runtime, db: Database, limiters: Devic
   };
 
   async function startChallenge(ctx: Parameters<Middleware>[0]) {
-    const origin = verificationOrigin(rt, ctx.query.client_id);
+    // The application whose device page asks (`client_id` = its own client) gets the challenge back
+    // on its own origin; otherwise the device client's verification page.
+    const origin =
+      clientById(config, ctx.query.client_id)?.origin ?? verificationOrigin(rt, ctx.query.client_id);
     const challenge = newSecret();
     const binding = newSecret();
     const record: ChallengeRecord = { ip: ctx.ip, binding: digest(binding), origin };

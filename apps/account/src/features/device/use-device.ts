@@ -33,6 +33,8 @@ export function useDevice(search: DeviceSearch) {
   const [busy, setBusy] = useState(false);
   const [consent, setConsent] = useState<DeviceConsent | null>(null);
   const initialCode = formatUserCode(read(registry.deviceUserCode) ?? '');
+  // The authorization server sends the challenge back to this application's own device page.
+  const verifyUrl = `${config.oauth2Url}/oauth2/device/verify?client_id=${encodeURIComponent(config.clientId)}`;
 
   const fetchChallenge = step.type === 'fetch-challenge';
   const prefill = step.type === 'fetch-challenge' ? step.prefill : null;
@@ -40,8 +42,8 @@ export function useDevice(search: DeviceSearch) {
     if (!fetchChallenge) return;
     // The authorization server hands this browser a challenge and sends it back here.
     if (prefill) write(registry.deviceUserCode, prefill);
-    replaceDocument(`${config.oauth2Url}/oauth2/device/verify`);
-  }, [fetchChallenge, prefill, config.oauth2Url]);
+    replaceDocument(verifyUrl);
+  }, [fetchChallenge, prefill, verifyUrl]);
 
   const consentChallenge = step.type === 'consent' ? step.consentChallenge : null;
   useEffect(() => {
@@ -67,7 +69,7 @@ export function useDevice(search: DeviceSearch) {
       const refusal = decideDeviceCodeRefusal(errorCodeOf(error));
       if (refusal.type === 'restart') {
         write(registry.deviceUserCode, code);
-        return replaceDocument(`${config.oauth2Url}/oauth2/device/verify`);
+        return replaceDocument(verifyUrl);
       }
       if (refusal.type === 'failed') return navigate(withQuery(paths.device, { error: refusal.reason }));
       setErrors([refusal.reason === 'rate-limited' ? copy.device.rateLimited : copy.device.invalidCode]);
