@@ -32,6 +32,8 @@ export interface FlowRequest {
     verify(flowCsrfHash: string | null, sent: unknown): void;
   };
   setSessionCookie(token: string, expiresAt: Date): void;
+  /** A request header (lower-case name), for the API-flow checks. */
+  header(name: string): string | undefined;
   /** Whether the caller's session came from the session cookie (a browser), not a token header. */
   sessionFromCookie(): boolean;
 }
