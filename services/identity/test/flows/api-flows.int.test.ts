@@ -85,6 +85,7 @@ describe('native (API) flows', () => {
     const again = await api('GET', '/self-service/login/api', { token });
     expect(again.status).toBe(400);
     expect(again.body.error.id).toBe('session_already_available');
+    conforms('/self-service/login/api', 'get', 400, again.body);
 
     const out = await api('DELETE', '/self-service/logout/api', { json: { session_token: token } });
     expect(out.status).toBe(204);
@@ -134,6 +135,7 @@ describe('native (API) flows', () => {
     });
     expect(saved.status).toBe(200);
     expect(saved.body.state).toBe('success');
+    conforms('/self-service/settings', 'post', 200, saved.body);
     expect((await apiLogin('native-settings@example.com', 'a much newer passphrase 2026')).status).toBe(200);
     // Without a session: 401, as Kratos.
     expect((await api('GET', '/self-service/settings/api')).status).toBe(401);
@@ -170,5 +172,6 @@ describe('native (API) flows', () => {
     });
     expect(res.status).toBe(400);
     expect(JSON.stringify(res.body.ui.messages)).toContain('not supported for API flows');
+    conforms('/self-service/login', 'post', 400, res.body);
   });
 });
