@@ -67,7 +67,7 @@ export interface EngineApi {
   createFlow(
     kind: FlowKind,
     start: FlowStart,
-    p: { csrfToken: string; requestUrl: string },
+    p: { csrfToken: string; requestUrl: string; type?: 'browser' | 'api' },
   ): Promise<FlowRow>;
   /** The nodes (CSRF first, then each enabled strategy's) and `internal` of a flow's form, drawn anew. */
   formFor(

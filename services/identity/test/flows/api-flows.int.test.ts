@@ -5,6 +5,7 @@ import {
   Browser,
   createUser,
   DEMO_PASSWORD,
+  lastCode,
   linkTotp,
   login,
   startHarness,
@@ -139,6 +140,37 @@ describe('native (API) flows', () => {
     expect((await apiLogin('native-settings@example.com', 'a much newer passphrase 2026')).status).toBe(200);
     // Without a session: 401, as Kratos.
     expect((await api('GET', '/self-service/settings/api')).status).toBe(401);
+  });
+
+  it('recovery code on an API flow: the token comes back in continue_with with an API settings flow', async () => {
+    await createUser(h, 'native-recovery@example.com');
+    const flow = await api('GET', '/self-service/recovery/api');
+    const sent = await api('POST', `/self-service/recovery?flow=${flow.body.id}`, {
+      json: { method: 'code', email: 'native-recovery@example.com' },
+    });
+    expect(sent.status).toBe(200);
+    expect(sent.body.state).toBe('sent_email');
+    const done = await api('POST', `/self-service/recovery?flow=${flow.body.id}`, {
+      json: { method: 'code', code: lastCode(h, 'native-recovery@example.com') },
+    });
+    expect(done.status).toBe(200);
+    expect(done.cookies.filter((c) => c.startsWith('ory_kratos_session'))).toEqual([]);
+    const [setToken, showSettings] = done.body.continue_with;
+    expect(setToken.action).toBe('set_ory_session_token');
+    expect(setToken.ory_session_token).toMatch(/^ory_st_/);
+    expect(showSettings.action).toBe('show_settings_ui');
+    const token = setToken.ory_session_token as string;
+    const settings = await api('GET', `/self-service/settings/flows?id=${showSettings.flow.id}`, { token });
+    expect(settings.status).toBe(200);
+    expect(settings.body.type).toBe('api');
+    const saved = await api('POST', `/self-service/settings?flow=${showSettings.flow.id}`, {
+      token,
+      json: { method: 'password', password: 'recovered from a terminal 2026' },
+    });
+    expect(saved.status).toBe(200);
+    expect((await apiLogin('native-recovery@example.com', 'recovered from a terminal 2026')).status).toBe(
+      200,
+    );
   });
 
   it('CSRF: an API flow submitted by a browser (Origin or Cookie header) is refused with Kratos’s 400', async () => {
