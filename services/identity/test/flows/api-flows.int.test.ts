@@ -10,7 +10,9 @@ import {
   login,
   startHarness,
   type Harness,
+  traits,
 } from '../harness.ts';
+import { createIdentityAdminClient } from '../../src/client.ts';
 
 /**
  * Native (API) flows, as Kratos answers them: `GET /self-service/<kind>/api` makes a flow of type
@@ -171,6 +173,25 @@ describe('native (API) flows', () => {
     expect((await apiLogin('native-recovery@example.com', 'recovered from a terminal 2026')).status).toBe(
       200,
     );
+  });
+
+  it('verification code on an API flow verifies the address', async () => {
+    await createIdentityAdminClient({ baseUrl: h.adminUrl }).createIdentity({
+      schema_id: 'default',
+      traits: traits('native-verify@example.com'),
+      verifiable_addresses: [{ value: 'native-verify@example.com', verified: false, via: 'email' }],
+    });
+    const flow = await api('GET', '/self-service/verification/api');
+    const sent = await api('POST', `/self-service/verification?flow=${flow.body.id}`, {
+      json: { method: 'code', email: 'native-verify@example.com' },
+    });
+    expect(sent.status).toBe(200);
+    const done = await api('POST', `/self-service/verification?flow=${flow.body.id}`, {
+      json: { method: 'code', code: lastCode(h, 'native-verify@example.com') },
+    });
+    expect(done.status).toBe(200);
+    expect(done.body.state).toBe('passed_challenge');
+    conforms('/self-service/verification', 'post', 200, done.body);
   });
 
   it('CSRF: an API flow submitted by a browser (Origin or Cookie header) is refused with Kratos’s 400', async () => {
