@@ -288,6 +288,32 @@ export const copy = {
     requiredParameter: (parameter: string, operation: string) =>
       `Required parameter ${parameter} was null or undefined when calling ${operation}.`,
   },
+  /** "Connect a device" (device sign-in for the research CLI and notebooks). */
+  device: {
+    heading: 'Connect a device',
+    text: 'Enter the code shown in your terminal or notebook.',
+    codeLabel: 'Device code',
+    placeholder: 'XXXX-XXXX',
+    consentText: (client: string) => `${client} asks to sign in as you with this access:`,
+    scopes: {
+      openid: 'Know who you are',
+      offline_access: 'Stay signed in until you sign out or the session ends',
+    } as Record<string, string>,
+    approve: 'Approve',
+    deny: 'Deny',
+    approvedHeading: 'Device connected',
+    approved: 'You can return to your terminal.',
+    failedHeading: 'Device not connected',
+    failed: {
+      expired: 'This code has expired. Start the sign-in again in your terminal to get a new code.',
+      used: 'This code has already been used. Start the sign-in again in your terminal to get a new code.',
+      denied: 'You denied the device. Nothing was connected.',
+      invalid: 'The device sign-in could not be completed. Start again.',
+    },
+    invalidCode: 'This code is not valid. Check it against your terminal and try again.',
+    rateLimited: 'Too many codes were tried. Wait a few minutes and try again.',
+    startAgain: 'Start again',
+  },
   errors: {
     verifyingEmail: (message: string) => `Error verifying email address: ${message}`,
     loadingSession: (message: string) => `Error loading session: ${message}`,

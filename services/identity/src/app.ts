@@ -13,6 +13,7 @@ import { createFlowEngine } from './flows/engine.ts';
 import { registerAdminRecoveryRoutes } from './flows/kinds/recovery.ts';
 import { enabledStrategies, flowKinds, knownStrategies } from './flows/registry.ts';
 import { registerFlowRoutes } from './flows/routes.ts';
+import { registerKratosSurface } from './http/kratos-surface.ts';
 import type { Registry } from './flows/strategy.ts';
 import { registerRawBodyParser } from './http/body.ts';
 import { sendError } from './http/responder.ts';
@@ -188,6 +189,7 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
   );
   registerFlowRoutes(pub, ctx, engine);
   registerSessionRoutes(pub, ctx);
+  registerKratosSurface(pub, admin);
   registerAdminGuard(admin, config.admin, (r) => new IdentityError(r.status, { reason: r.message }));
   registerAdminRecoveryRoutes(admin, ctx, engine);
   registerAdminRoutes(admin, ctx);

@@ -138,6 +138,14 @@ export function apiClientAdmin(adapters: AdapterRegistry, now: () => Date) {
       return { ...publicView(client), client_secret: secret };
     },
 
+    /** Every API client, oldest first, without secrets. */
+    async list() {
+      const records = await store().listPayloads();
+      return (records as unknown as StoredClient[])
+        .sort((a, b) => a.created_at.localeCompare(b.created_at))
+        .map(publicView);
+    },
+
     async get(id: string) {
       const client = await find(id);
       if (!client) throw OAuth2Error.notFound('The client does not exist.');

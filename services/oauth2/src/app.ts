@@ -28,6 +28,9 @@ import { createServiceLogger } from '@acme/service-kit/logging';
 import { tokenWrites } from './public/token-writes.ts';
 import { offlineAccessPrompt } from './public/offline-access.ts';
 import { userinfo } from './public/userinfo.ts';
+import { acceptDeviceRequest, deviceEndpoints } from './device/device.ts';
+import { createRateLimiter } from './device/rate-limit.ts';
+import { publicMeta } from './public/meta.ts';
 
 export interface CreateAppOptions {
   config: OAuth2Config;
@@ -94,12 +97,26 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
     revokedKeys: (kids) => revokedKeys(db, kids),
   });
   const metrics = createServiceMetrics('oauth2', { db });
-  const knownPaths = new Set<string>([...Object.values(ROUTES), '/.well-known/openid-configuration']);
+  const knownPaths = new Set<string>([
+    ...Object.values(ROUTES),
+    '/.well-known/openid-configuration',
+    '/health/alive',
+    '/health/ready',
+    '/version',
+  ]);
+
+  const device = config.device;
+  const limiters = {
+    authorization: createRateLimiter(db, device.authPerIp, device.limitWindowSeconds),
+    userCode: createRateLimiter(db, device.userCodeAttemptsPerIp, device.limitWindowSeconds),
+  };
 
   const build = (material: KeyMaterial): Provider => {
     const provider = createProvider({ ...base, keys: material });
     provider.use(publicHttp(logger, metrics, knownPaths));
     provider.use(refuseUnstorableInput());
+    provider.use(publicMeta(db));
+    provider.use(deviceEndpoints(runtime, db, limiters));
     provider.use(tokenWrites(db, ROUTES.token));
     provider.use(userinfo(runtime, verifier, ROUTES.userinfo));
     provider.use(offlineAccessPrompt(ROUTES.authorization));
@@ -134,7 +151,11 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
     return { kid: revoked.kid, published: runtime.keys.publicJwks.keys.map((k) => k.kid) };
   }
 
-  const admin = createAdminServer(runtime, verifier, { rotateKeys, revokeKey });
+  const admin = createAdminServer(runtime, verifier, {
+    rotateKeys,
+    revokeKey,
+    acceptDevice: (challenge, body) => acceptDeviceRequest(runtime, db, limiters.userCode, challenge, body),
+  });
   attachMetrics(metrics, { admin });
   return {
     get provider() {

@@ -28,6 +28,24 @@ const DEFAULT_CLIENTS: ClientConfig[] = [
   { client_id: 'magic', origin: 'http://localhost:4001', client_name: 'MAGIC', skip_consent: true },
 ];
 
+/**
+ * A public client of the device authorization grant (RFC 8628): no secret, no redirect URI. Its
+ * `verification_uri` is `<verification_origin>/account/device` (the first application by default).
+ */
+const DeviceClientSchema = z.object({
+  client_id: z.string().min(1),
+  client_name: z.string().optional(),
+  verification_origin: z
+    .url()
+    .transform((v) => new URL(v).origin)
+    .optional(),
+});
+export type DeviceClientConfig = z.infer<typeof DeviceClientSchema>;
+
+const DEFAULT_DEVICE_CLIENTS: DeviceClientConfig[] = [
+  { client_id: 'research-cli', client_name: 'Research CLI' },
+];
+
 const seconds = (def: number) => z.coerce.number().int().positive().default(def);
 const port = (def: number) => z.coerce.number().int().min(0).max(65535).default(def);
 
@@ -43,6 +61,18 @@ const clientsFromJson = z
   })
   .pipe(z.array(ClientSchema).min(1));
 
+const deviceClientsFromJson = z
+  .string()
+  .transform((v, ctx) => {
+    try {
+      return JSON.parse(v) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'OAUTH2_DEVICE_CLIENTS must be JSON' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.array(DeviceClientSchema));
+
 const EnvSchema = z.object({
   ISSUER: z.url().optional(),
   OAUTH2_PUBLIC_PORT: port(4444),
@@ -56,6 +86,18 @@ const EnvSchema = z.object({
   OAUTH2_CLIENTS: clientsFromJson.optional(),
   /** `platform=http://localhost:4000,magic=http://localhost:4001` */
   APP_ORIGINS: z.string().optional(),
+  /** JSON array of `{client_id, client_name?, verification_origin?}`; `[]` turns the device grant off. */
+  OAUTH2_DEVICE_CLIENTS: deviceClientsFromJson.optional(),
+  /** Lifetime of a device code and its user code (RFC 8628 `expires_in`). */
+  OAUTH2_DEVICE_CODE_TTL: seconds(600),
+  /** Minimum seconds between two polls of one device code (RFC 8628 `interval`). */
+  OAUTH2_DEVICE_POLL_INTERVAL: seconds(5),
+  /** Device codes one IP address may obtain per window. */
+  OAUTH2_DEVICE_AUTH_PER_IP: seconds(20),
+  /** User-code attempts (accepts) one IP address may make per window. */
+  OAUTH2_DEVICE_USER_CODE_ATTEMPTS_PER_IP: seconds(10),
+  /** The window of both device limits. */
+  OAUTH2_DEVICE_LIMIT_WINDOW_SECONDS: seconds(600),
   OAUTH2_ACCESS_TOKEN_TTL: seconds(600),
   OAUTH2_ID_TOKEN_TTL: seconds(3600),
   OAUTH2_REFRESH_TOKEN_TTL: seconds(30 * 24 * 3600),
@@ -93,6 +135,15 @@ export interface OAuth2Config {
   /** Admin listener: bind address, bearer key, accepted Host names. */
   admin: AdminAccess;
   clients: ClientConfig[];
+  /** Public clients of the device grant, each with its verification origin resolved. */
+  deviceClients: Required<DeviceClientConfig>[];
+  device: {
+    codeTtl: number;
+    pollInterval: number;
+    authPerIp: number;
+    userCodeAttemptsPerIp: number;
+    limitWindowSeconds: number;
+  };
   ttl: {
     accessToken: number;
     idToken: number;
@@ -136,6 +187,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const clients = e.OAUTH2_CLIENTS ?? (e.APP_ORIGINS ? parseAppOrigins(e.APP_ORIGINS) : DEFAULT_CLIENTS);
   const ids = new Set(clients.map((c) => c.client_id));
   if (ids.size !== clients.length) throw new Error('OAUTH2 client ids must be unique');
+  const deviceClients = (e.OAUTH2_DEVICE_CLIENTS ?? DEFAULT_DEVICE_CLIENTS).map((d) => ({
+    client_id: d.client_id,
+    client_name: d.client_name ?? d.client_id,
+    verification_origin: d.verification_origin ?? clients[0]!.origin,
+  }));
+  for (const d of deviceClients) {
+    if (ids.has(d.client_id)) throw new Error('OAUTH2 client ids must be unique');
+    ids.add(d.client_id);
+  }
   const issuer = (e.ISSUER ?? `http://localhost:${e.OAUTH2_PUBLIC_PORT}`).replace(/\/+$/, '');
   return Object.freeze({
     issuer,
@@ -148,6 +208,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       allowedHosts: e.OAUTH2_ADMIN_ALLOWED_HOSTS,
     }),
     clients,
+    deviceClients,
+    device: {
+      codeTtl: e.OAUTH2_DEVICE_CODE_TTL,
+      pollInterval: e.OAUTH2_DEVICE_POLL_INTERVAL,
+      authPerIp: e.OAUTH2_DEVICE_AUTH_PER_IP,
+      userCodeAttemptsPerIp: e.OAUTH2_DEVICE_USER_CODE_ATTEMPTS_PER_IP,
+      limitWindowSeconds: e.OAUTH2_DEVICE_LIMIT_WINDOW_SECONDS,
+    },
     ttl: {
       accessToken: e.OAUTH2_ACCESS_TOKEN_TTL,
       idToken: e.OAUTH2_ID_TOKEN_TTL,

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { AdapterRegistry } from './adapter/postgres-adapter.ts';
 import type { ClaimsStore } from './claims.ts';
 import type { ClaimsSource } from './claims-source.ts';
-import type { ClientConfig, OAuth2Config } from './config.ts';
+import type { ClientConfig, DeviceClientConfig, OAuth2Config } from './config.ts';
 import type { KeyMaterial } from './keys.ts';
 
 /** What the interaction handlers and public middleware share. Built once in app.ts. */
@@ -31,6 +31,13 @@ export const SUPPORTED_SCOPES = ['openid', 'offline_access'] as const;
 
 export function clientById(config: OAuth2Config, clientId: unknown): ClientConfig | undefined {
   return config.clients.find((c) => c.client_id === clientId);
+}
+
+export function deviceClientById(
+  config: OAuth2Config,
+  clientId: unknown,
+): Required<DeviceClientConfig> | undefined {
+  return config.deviceClients.find((c) => c.client_id === clientId);
 }
 
 /** The first configured client is the default application (used when no client is known). */

@@ -81,4 +81,22 @@ export const migrations: Migration[] = [
       kid text primary key,
       revoked_at timestamptz not null)`,
   },
+  {
+    // Fixed-window counters of the device grant's per-IP limits (shared by every instance).
+    name: '130_rate_limits',
+    sql: `create table oauth2_rate_limits (
+      key text not null,
+      window_start timestamptz not null,
+      count integer not null,
+      primary key (key, window_start))`,
+  },
+  {
+    // RFC 8628 polling: the last poll of each device code (by hash) and its current interval.
+    name: '131_device_polls',
+    sql: `create table oauth2_device_polls (
+      id text primary key,
+      last_polled_at timestamptz not null,
+      interval_s integer not null,
+      expires_at timestamptz not null)`,
+  },
 ];

@@ -6,6 +6,8 @@ import { ACCESS_TOKEN_RESOURCE, SUPPORTED_SCOPES, clientById, type OAuth2Context
 import { logoutSource, postLogoutSuccessSource } from './interactions/logout.ts';
 import { skipFirstPartyConsent } from './interactions/consent.ts';
 import { checkGrantAtRefresh } from './grant-guard.ts';
+import { DEVICE_ROUTES, deviceFlowSources, verificationOrigin } from './device/device.ts';
+import { deviceClientById } from './context.ts';
 
 /** Hydra's public routes on oidc-provider. */
 export const ROUTES = {
@@ -15,13 +17,27 @@ export const ROUTES = {
   revocation: '/oauth2/revoke',
   userinfo: '/userinfo',
   jwks: '/.well-known/jwks.json',
+  ...DEVICE_ROUTES,
 } as const;
 
+const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
 /** Hydra prefixes; the app tells our codes from source-code-host codes by them. */
-const PREFIXES = { AuthorizationCode: 'ory_ac_', RefreshToken: 'ory_rt_' } as const;
+const PREFIXES = { AuthorizationCode: 'ory_ac_', RefreshToken: 'ory_rt_', DeviceCode: 'ory_dc_' } as const;
 
 function clientMetadata(c: OAuth2Context) {
-  return c.config.clients.map((client) => {
+  // Public clients of the device grant (RFC 8628): no secret, no redirect URI.
+  const device = c.config.deviceClients.map((client) => ({
+    client_id: client.client_id,
+    client_name: client.client_name,
+    application_type: 'native' as const,
+    token_endpoint_auth_method: 'none' as const,
+    redirect_uris: [],
+    grant_types: [DEVICE_GRANT, 'refresh_token'],
+    response_types: [],
+    scope: SUPPORTED_SCOPES.join(' '),
+  }));
+  const apps = c.config.clients.map((client) => {
     const urls = appUrls(client);
     return {
       client_id: client.client_id,
@@ -35,6 +51,7 @@ function clientMetadata(c: OAuth2Context) {
       scope: SUPPORTED_SCOPES.join(' '),
     };
   });
+  return [...apps, ...device];
 }
 
 /** Errors are OAuth2 JSON; never the library's HTML page (which echoes details). */
@@ -71,6 +88,18 @@ export function createProvider(c: OAuth2Context): Provider {
     },
     interactions: {
       url: async (ctx, interaction) => {
+        const deviceClient = deviceClientById(
+          config,
+          ctx.oidc.client?.clientId ?? interaction.params.client_id,
+        );
+        if (deviceClient) {
+          // RFC 8628 §5.4: the person always sees what the device asks for (no consent skip).
+          const origin = verificationOrigin(c, deviceClient.client_id);
+          const uid = encodeURIComponent(interaction.uid);
+          return interaction.prompt.name === 'login'
+            ? `${origin}/account/login?login_challenge=${uid}`
+            : `${origin}/account/device?consent_challenge=${uid}`;
+        }
         const client = clientById(config, ctx.oidc.client?.clientId ?? interaction.params.client_id);
         if (!client) throw new errors.InvalidClient('client is invalid');
         const urls = appUrls(client);
@@ -86,6 +115,12 @@ export function createProvider(c: OAuth2Context): Provider {
     },
     features: {
       devInteractions: { enabled: false },
+      deviceFlow: {
+        enabled: config.deviceClients.length > 0,
+        charset: 'base-20',
+        mask: '****-****',
+        ...deviceFlowSources(c),
+      },
       clientCredentials: { enabled: true },
       dPoP: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
@@ -138,6 +173,7 @@ export function createProvider(c: OAuth2Context): Provider {
         return Math.max(1, Math.min(ttl.refreshToken, left));
       },
       Interaction: ttl.interaction,
+      DeviceCode: config.device.codeTtl,
       Session: ttl.session,
       Grant: ttl.grant,
     },

@@ -166,8 +166,8 @@ describe('API clients', () => {
     expect(await countClients()).toBe(before);
   });
 
-  it('answers not_found for a malformed client id', async () => {
-    const res = await adminJson(server, 'GET', '/admin/clients/platform');
+  it('answers not_found for a malformed client id (the applications’ own ids are shown: ory-openapi.int.test.ts)', async () => {
+    const res = await adminJson(server, 'GET', '/admin/clients/not-a-client');
     expect(res.status).toBe(404);
     expect(res.body.error).toBe('not_found');
   });

@@ -52,6 +52,19 @@ const routes: RouteDef<unknown>[] = [
     search: z.object({ consent_challenge: str }),
     component: lazyScreen(() => import('../routes/consent.tsx')),
   }),
+  // Device sign-in (RFC 8628): a guarded page in the guest-route sense: it signs in through the
+  // authorization server's login challenge, never by itself.
+  route({
+    path: paths.device,
+    search: z.object({
+      user_code: str,
+      device_challenge: str,
+      consent_challenge: str,
+      status: str,
+      error: str,
+    }),
+    component: lazyScreen(() => import('../routes/device.tsx')),
+  }),
   route({
     path: paths.callback,
     search: z.object({ code: str, state: str, error: str, error_description: str, scope: str }),

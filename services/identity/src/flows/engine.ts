@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { UiContainer, UiNode, UiText } from '@ory/client';
 import type { IdentityContext } from '../context.ts';
 import { getFlow, insertFlow, isExpired, updateFlow, type FlowKind } from '../db/flows.ts';
@@ -21,12 +22,34 @@ import type {
   StrategyContext,
 } from './strategy.ts';
 
+/** A CSRF token nobody holds: API flows store its hash only so the row has one. */
+const unusableCsrfToken = () => randomBytes(32).toString('base64url');
+
+/**
+ * Kratos refuses an API flow submitted by a browser: a request with an `Origin` or a `Cookie` header
+ * (400; use a browser flow instead).
+ */
+function refuseBrowserOnApiFlow(req: FlowRequest): void {
+  if (req.header('origin')) {
+    throw errors.badRequest(
+      'The HTTP Request Header included the "Origin" key, indicating that this request was made as part of an AJAX request in a Browser. The flow however was initiated as an API request. To prevent potential misuse and mitigate several attack vectors including CSRF, the request has been blocked. Please consult the documentation.',
+    );
+  }
+  if (req.header('cookie')) {
+    throw errors.badRequest(
+      'The HTTP Request Header included the "Cookie" key, indicating that this request was made by a Browser. The flow however was initiated as an API request. To prevent potential misuse and mitigate several attack vectors including CSRF, the request has been blocked. Please consult the documentation.',
+    );
+  }
+}
+
 /** The per-flow attempt counter (in `internal`); see `StrategyContext.attempts`. */
 const ATTEMPTS = 'attempts';
 
 export interface FlowEngine extends EngineApi {
   /** `GET /self-service/<kind>/browser`. */
   create(kind: FlowKind, req: FlowRequest): Promise<Reply>;
+  /** `GET /self-service/<kind>/api`: a native flow (no CSRF cookie or token). */
+  createApi(kind: FlowKind, req: FlowRequest): Promise<Reply>;
   /** `GET /self-service/<kind>/flows?id=`. */
   fetch(kind: FlowKind, req: FlowRequest): Promise<Reply>;
   /** `POST /self-service/<kind>?flow=`. */
@@ -69,8 +92,9 @@ export function createFlowEngine(
   async function createFlow(
     kind: FlowKind,
     start: FlowStart,
-    p: { csrfToken: string; requestUrl: string },
+    p: { csrfToken: string; requestUrl: string; type?: 'browser' | 'api' },
   ): Promise<FlowRow> {
+    const type = p.type ?? 'browser';
     const draft: FlowDraft = {
       kind,
       state: start.state,
@@ -78,10 +102,16 @@ export function createFlowEngine(
       requested_aal: start.requestedAal ?? 'aal1',
       internal: start.internal ?? {},
     };
-    const { nodes, internal } = await formFor(kind, draft, start);
+    const formed = await formFor(kind, draft, start);
+    const internal = formed.internal;
+    // API flows carry no CSRF token (Kratos): their callers hold no cookie to bind it to.
+    const nodes =
+      type === 'api'
+        ? formed.nodes.filter((n) => (n.attributes as { name?: string }).name !== 'csrf_token')
+        : formed.nodes;
     return insertFlow(service.db, {
       kind,
-      type: 'browser',
+      type,
       state: start.state,
       csrfHash: csrfHash(p.csrfToken),
       requestUrl: p.requestUrl,
@@ -121,9 +151,14 @@ export function createFlowEngine(
     message: UiText,
   ): Promise<Reply> {
     const now = service.clock.now();
-    const csrfToken = req.csrf.ensure();
+    const api = flow.type === 'api';
+    const csrfToken = api ? unusableCsrfToken() : req.csrf.ensure();
     const start = await spec.restart(flow, req, [message]);
-    const fresh = await createFlow(spec.kind, start, { csrfToken, requestUrl: flow.request_url });
+    const fresh = await createFlow(spec.kind, start, {
+      csrfToken,
+      requestUrl: flow.request_url,
+      type: flow.type === 'api' ? 'api' : 'browser',
+    });
     const expired = id === 'self_service_flow_expired';
     const sinceMs = now.getTime() - flow.expires_at.getTime();
     const reason =
@@ -256,6 +291,22 @@ export function createFlowEngine(
       };
     },
 
+    async createApi(kind, req) {
+      const spec = kinds[kind];
+      const begun = await spec.begin(req, service);
+      if ('reply' in begun) return { ...begun.reply, browserTo: undefined } as Reply;
+      const flow = await createFlow(kind, begun.start, {
+        csrfToken: unusableCsrfToken(),
+        requestUrl: `${service.config.publicUrl}${req.url}`,
+        type: 'api',
+      });
+      return {
+        type: 'answer',
+        status: 200,
+        body: await spec.render(flow, flow.ui as UiContainer, service, { req, extra: begun.extra }),
+      };
+    },
+
     async fetch(kind, req) {
       const spec = kinds[kind];
       await spec.beforeFetch?.(req, service);
@@ -263,7 +314,7 @@ export function createFlowEngine(
       if (!flow) throw errors.flowNotFound();
       const owner = await spec.owner?.(flow, req, service);
       if (owner) return owner;
-      if (!req.csrf.matches(flow.csrf_hash)) throw errors.csrf(spec.fetchCsrfReason);
+      if (flow.type !== 'api' && !req.csrf.matches(flow.csrf_hash)) throw errors.csrf(spec.fetchCsrfReason);
       const access = await spec.access?.(flow, req, service);
       if (access) return access;
       if (isExpired(flow, service.clock.now())) {
@@ -303,7 +354,8 @@ export function createFlowEngine(
         }
         throw e;
       }
-      if (spec.csrfFirst) req.csrf.verify(flow.csrf_hash, body.csrf_token);
+      if (flow.type === 'api') refuseBrowserOnApiFlow(req);
+      else if (spec.csrfFirst) req.csrf.verify(flow.csrf_hash, body.csrf_token);
       const closed = spec.closed?.(flow);
       if (closed) return replace(spec, flow, req, 'self_service_flow_replaced', closed);
 
@@ -312,7 +364,11 @@ export function createFlowEngine(
         const message = spec.noStrategy();
         return settle(spec, flow, { type: 'flow_updated', messages: [{ pointer: '#/', message }] }, req);
       }
-      if (!spec.csrfFirst && (strategy.needsCsrf?.(flow, body) ?? true))
+      if (strategy.browserOnly && flow.type === 'api') {
+        const message = messages.generic(`The ${strategy.method} method is not supported for API flows.`);
+        return settle(spec, flow, { type: 'flow_updated', messages: [{ pointer: '#/', message }] }, req);
+      }
+      if (flow.type !== 'api' && !spec.csrfFirst && (strategy.needsCsrf?.(flow, body) ?? true))
         req.csrf.verify(flow.csrf_hash, body.csrf_token);
       let outcome: Outcome;
       try {

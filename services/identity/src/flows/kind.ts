@@ -32,6 +32,8 @@ export interface FlowRequest {
     verify(flowCsrfHash: string | null, sent: unknown): void;
   };
   setSessionCookie(token: string, expiresAt: Date): void;
+  /** A request header (lower-case name), for the API-flow checks. */
+  header(name: string): string | undefined;
   /** Whether the caller's session came from the session cookie (a browser), not a token header. */
   sessionFromCookie(): boolean;
 }
@@ -65,7 +67,7 @@ export interface EngineApi {
   createFlow(
     kind: FlowKind,
     start: FlowStart,
-    p: { csrfToken: string; requestUrl: string },
+    p: { csrfToken: string; requestUrl: string; type?: 'browser' | 'api' },
   ): Promise<FlowRow>;
   /** The nodes (CSRF first, then each enabled strategy's) and `internal` of a flow's form, drawn anew. */
   formFor(

@@ -31,6 +31,10 @@ function flowRequest(ctx: IdentityContext, req: FastifyRequest, reply: FastifyRe
       verify: (hash, sent) => verifyCsrf(req, ctx.config, hash, sent),
     },
     setSessionCookie: (token, expiresAt) => setSessionCookie(reply, ctx.config, token, expiresAt),
+    header: (name) => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
     sessionFromCookie: () => {
       const token = sessionTokenFrom(req);
       return token !== undefined && token === req.cookies[SESSION_COOKIE];
@@ -50,6 +54,10 @@ export function registerFlowRoutes(app: FastifyInstance, ctx: IdentityContext, e
   for (const kind of KINDS) {
     app.get(`/self-service/${kind}/browser`, browserErrors, async (req, reply) =>
       respond(req, reply, await engine.create(kind, flowRequest(ctx, req, reply))),
+    );
+    // Native (API) flows: no CSRF cookie or token; a session token instead of a cookie.
+    app.get(`/self-service/${kind}/api`, async (req, reply) =>
+      respond(req, reply, await engine.createApi(kind, flowRequest(ctx, req, reply))),
     );
     app.get(`/self-service/${kind}/flows`, async (req, reply) =>
       respond(req, reply, await engine.fetch(kind, flowRequest(ctx, req, reply))),

@@ -80,6 +80,8 @@ export interface Strategy {
   submit(flow: FlowRow, input: Record<string, unknown>, ctx: StrategyContext): Promise<Outcome>;
   /** Extra endpoints (a redirecting method's callback). */
   callbacks?: StrategyCallback[];
+  /** Needs a browser (a redirect to an identity provider): refused on API flows. */
+  browserOnly?: boolean;
 }
 
 /** Which strategies each flow kind offers, in node order. */

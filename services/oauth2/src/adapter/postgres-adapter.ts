@@ -102,6 +102,16 @@ class PostgresAdapter implements Adapter {
     return row ? { payload: row.payload, consumedAt: row.consumed_ms ?? undefined } : undefined;
   }
 
+  /** Every unexpired, unconsumed payload of this model (admin listings of small models only). */
+  async listPayloads(limit = 1000): Promise<AdapterPayload[]> {
+    const rows = await sql<{ payload: AdapterPayload }>`
+      select payload from oauth2_models
+      where model = ${this.model} and consumed_at is null
+        and (expires_at is null or expires_at > ${this.#now().toISOString()}::timestamptz)
+      limit ${limit}`.execute(this.#db);
+    return rows.rows.map((r) => r.payload);
+  }
+
   /** The stored row, including soft-deleted or consumed ones (admin API only). */
   async findRecord(id: string): Promise<StoredRecord | undefined> {
     return this.#findBy('id', id);

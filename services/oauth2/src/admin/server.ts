@@ -10,6 +10,7 @@ import type { TokenVerifier } from '../introspection.ts';
 import { KeyRevocationRefused } from '../keys.ts';
 import { requireChallenge } from '../interactions/challenge.ts';
 import { registerClientRoutes } from './clients.ts';
+import { VERSION } from '../public/meta.ts';
 import { issueFederatedToken } from './federated-token.ts';
 import { acceptConsentRequest, getConsentRequest, rejectConsentRequest } from '../interactions/consent.ts';
 import { acceptLoginRequest, getLoginRequest, rejectLoginRequest } from '../interactions/login.ts';
@@ -22,6 +23,8 @@ import { acceptLogoutRequest, getLogoutRequest, rejectLogoutRequest } from '../i
 export interface AdminOperations {
   rotateKeys(): Promise<{ kid: string; published: (string | undefined)[] }>;
   revokeKey(kid: string): Promise<{ kid: string; published: (string | undefined)[] }>;
+  /** Hydra's device user-code accept (RFC 8628 verification step). */
+  acceptDevice(challenge: string, body: unknown): Promise<{ redirect_to: string }>;
 }
 
 export function createAdminServer(
@@ -100,6 +103,10 @@ export function createAdminServer(
     rejectConsentRequest(rt, q(req.query, 'consent_challenge'), req.body),
   );
 
+  app.put(`${base}/device/accept`, async (req) =>
+    ops.acceptDevice(q(req.query, 'device_challenge'), req.body),
+  );
+
   app.get(`${base}/logout`, async (req) => getLogoutRequest(rt, q(req.query, 'logout_challenge')));
   app.put(`${base}/logout/accept`, async (req) => acceptLogoutRequest(rt, q(req.query, 'logout_challenge')));
   app.put(`${base}/logout/reject`, async (req, reply) => {
@@ -153,6 +160,7 @@ export function createAdminServer(
 
   app.get('/health/alive', async () => ({ status: 'ok' }));
   app.get('/health/ready', async () => ({ status: 'ok' }));
+  app.get('/version', async () => ({ version: VERSION }));
 
   return app;
 }

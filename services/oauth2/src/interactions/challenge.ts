@@ -1,7 +1,7 @@
 import type { Interaction } from 'oidc-provider';
 import { appUrls, type ClientConfig } from '../config.ts';
 import { OAuth2Error } from '../errors.ts';
-import { clientById, type OAuth2Runtime } from '../context.ts';
+import { clientById, deviceClientById, type OAuth2Runtime } from '../context.ts';
 
 /** Helpers shared by the login and consent challenge handlers. */
 
@@ -51,6 +51,20 @@ export async function saveInteraction(interaction: Interaction): Promise<void> {
 
 /** Hydra's client object (the subset that makes sense here). */
 export function clientView(rt: OAuth2Runtime, clientId: unknown) {
+  const device = deviceClientById(rt.config, clientId);
+  if (device) {
+    return {
+      client_id: device.client_id,
+      client_name: device.client_name,
+      redirect_uris: [],
+      grant_types: ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'],
+      response_types: [],
+      scope: 'openid offline_access',
+      token_endpoint_auth_method: 'none',
+      skip_consent: false,
+      metadata: {},
+    };
+  }
   const client: ClientConfig | undefined = clientById(rt.config, clientId);
   if (!client) return { client_id: typeof clientId === 'string' ? clientId : '' };
   const urls = appUrls(client);

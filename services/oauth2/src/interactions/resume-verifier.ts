@@ -23,7 +23,7 @@ import { epochTime } from './challenge.ts';
 export type VerifierKind = 'login' | 'consent';
 
 const MODEL = 'ResumeVerifier';
-const RESUME_PATH = /^\/oauth2\/auth\/([A-Za-z0-9_-]{1,128})$/;
+const RESUME_PATH = /^\/oauth2\/(?:auth|device\/verify)\/([A-Za-z0-9_-]{1,128})$/;
 
 interface VerifierRecord {
   uid: string;

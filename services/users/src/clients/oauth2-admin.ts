@@ -8,6 +8,7 @@ const SERVICE = 'authorization server';
 const consentRequestSchema = z.object({
   challenge: z.string().optional(),
   subject: z.string(),
+  client: z.object({ client_id: z.string(), client_name: z.string().optional() }).optional(),
   requested_scope: z.array(z.string()).nullish(),
   requested_access_token_audience: z.array(z.string()).nullish(),
 });
@@ -36,6 +37,12 @@ export interface OAuth2AdminClient {
   getConsentRequest(challenge: string): Promise<ConsentLookup>;
   acceptConsentRequest(challenge: string, body: AcceptConsentBody): Promise<string>;
   acceptLogoutRequest(challenge: string): Promise<string>;
+  rejectConsentRequest(
+    challenge: string,
+    body: { error: string; error_description: string },
+  ): Promise<string>;
+  /** Hydra's device user-code accept: `PUT …/device/accept?device_challenge=` `{user_code}`. */
+  acceptDeviceRequest(challenge: string, userCode: string): Promise<string>;
   /** An access token for a user verified through Microsoft 365 (`/admin/oauth2/federated-tokens`). */
   issueFederatedToken(body: {
     subject: string;
@@ -83,6 +90,42 @@ export function createOAuth2AdminClient(
       if (res.status === 200 || res.status === 410) return redirectOf(res.body);
       if (res.status === 404 || res.status === 400) throw consentNotFound();
       throw upstreamError(SERVICE, `answered ${res.status} when accepting a consent request`);
+    },
+
+    async rejectConsentRequest(challenge, body) {
+      const url = `${requests}/consent/reject?consent_challenge=${encodeURIComponent(challenge)}`;
+      const res = await requestJson(SERVICE, url, { method: 'PUT', body, timeoutMs });
+      if (res.status === 200 || res.status === 410) return redirectOf(res.body);
+      if (res.status === 404 || res.status === 400) throw consentNotFound();
+      throw upstreamError(SERVICE, `answered ${res.status} when rejecting a consent request`);
+    },
+
+    async acceptDeviceRequest(challenge, userCode) {
+      const url = `${requests}/device/accept?device_challenge=${encodeURIComponent(challenge)}`;
+      const res = await requestJson(SERVICE, url, {
+        method: 'PUT',
+        body: { user_code: userCode },
+        timeoutMs,
+      });
+      if (res.status === 200) return redirectOf(res.body);
+      const error = (res.body as { error?: unknown } | null)?.error;
+      if (res.status === 429) {
+        throw new AppError('RATE_LIMITED', 'Too many codes were tried. Wait a few minutes and try again.');
+      }
+      if (res.status === 404 || res.status === 410) {
+        throw new AppError(
+          'DEVICE_REQUEST_NOT_FOUND',
+          'This page has expired. Open it again to enter the code.',
+        );
+      }
+      if (res.status === 400 && error === 'expired_token') {
+        throw new AppError('DEVICE_CODE_EXPIRED', 'This code has expired.');
+      }
+      if (res.status === 400 && error === 'invalid_grant') {
+        throw new AppError('DEVICE_CODE_USED', 'This code has already been used.');
+      }
+      if (res.status === 400) throw new AppError('DEVICE_CODE_INVALID', 'This code is not valid.');
+      throw upstreamError(SERVICE, `answered ${res.status} when accepting a device code`);
     },
 
     async acceptLogoutRequest(challenge) {

@@ -8,6 +8,10 @@ const errorCatalogue = {
   IDENTITY_REJECTED: 400,
   INVALID_CODE: 400,
   INVALID_STATE: 400,
+  /** Device sign-in (RFC 8628): the user code is unknown, has expired, or was already used. */
+  DEVICE_CODE_INVALID: 400,
+  DEVICE_CODE_EXPIRED: 400,
+  DEVICE_CODE_USED: 400,
   /** The marketplace does not know the purchase token, or it has expired. */
   InvalidMarketplaceTokenException: 400,
   GIT_AUTH_FAILED: 400,
@@ -42,6 +46,8 @@ const errorCatalogue = {
   USER_NOT_FOUND: 404,
   CONSENT_REQUEST_NOT_FOUND: 404,
   LOGOUT_REQUEST_NOT_FOUND: 404,
+  /** The device page's challenge is unknown, expired or already used: open the page again. */
+  DEVICE_REQUEST_NOT_FOUND: 404,
   INVITATION_NOT_FOUND: 404,
   API_CLIENT_NOT_FOUND: 404,
   SSO_NOT_CONFIGURED: 404,

@@ -8,6 +8,10 @@ import { createRateLimiter } from './rate-limit.ts';
 import { tokenClaimsFor } from './token-claims.ts';
 import {
   consentBodySchema,
+  deviceConsentQuerySchema,
+  deviceConsentSchema,
+  deviceDenyBodySchema,
+  deviceVerifyBodySchema,
   loginConfigQuerySchema,
   loginConfigSchema,
   logoutBodySchema,
@@ -39,6 +43,38 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: UsersContext): vo
   app.post('/login/consent', async (request, reply) => {
     const body = parseInput(consentBodySchema, request.body);
     const redirectTo = await acceptConsent(ctx, body.consentChallenge, body.identitySessionId);
+    return sendOutput(reply, 200, redirectSchema, { redirectTo });
+  });
+
+  // Device sign-in (RFC 8628) from the app's device page: the user code, then the consent shown.
+  app.post('/login/device/verify', async (request, reply) => {
+    const body = parseInput(deviceVerifyBodySchema, request.body);
+    const redirectTo = await ctx.oauth2Admin.acceptDeviceRequest(body.deviceChallenge, body.userCode);
+    reply.header('cache-control', 'no-store');
+    return sendOutput(reply, 200, redirectSchema, { redirectTo });
+  });
+
+  app.get('/login/device/consent', async (request, reply) => {
+    const query = parseInput(deviceConsentQuerySchema, request.query);
+    const lookup = await ctx.oauth2Admin.getConsentRequest(query.consentChallenge);
+    if (lookup.kind === 'handled') {
+      throw new AppError('CONSENT_REQUEST_NOT_FOUND', 'The consent request was already answered.');
+    }
+    const client = lookup.request.client;
+    reply.header('cache-control', 'no-store');
+    return sendOutput(reply, 200, deviceConsentSchema, {
+      clientId: client?.client_id ?? '',
+      clientName: client?.client_name ?? client?.client_id ?? '',
+      requestedScope: lookup.request.requested_scope ?? [],
+    });
+  });
+
+  app.post('/login/device/deny', async (request, reply) => {
+    const body = parseInput(deviceDenyBodySchema, request.body);
+    const redirectTo = await ctx.oauth2Admin.rejectConsentRequest(body.consentChallenge, {
+      error: 'access_denied',
+      error_description: 'The person denied the device sign-in.',
+    });
     return sendOutput(reply, 200, redirectSchema, { redirectTo });
   });
 

@@ -17,6 +17,22 @@ const opaque = z.string().trim().min(1).max(2048);
 
 export const consentBodySchema = z.object({ consentChallenge: opaque, identitySessionId: opaque });
 
+export const deviceVerifyBodySchema = z.object({
+  deviceChallenge: opaque,
+  userCode: z.string().trim().min(1).max(64),
+});
+
+export const deviceDenyBodySchema = z.object({ consentChallenge: opaque });
+
+export const deviceConsentQuerySchema = z.object({ consentChallenge: opaque });
+
+/** What the device page shows before the person approves: which client asks for which access. */
+export const deviceConsentSchema = z.object({
+  clientId: z.string(),
+  clientName: z.string(),
+  requestedScope: z.array(z.string()),
+});
+
 export const logoutBodySchema = z.object({ logoutChallenge: opaque });
 
 export const redirectSchema = z.object({ redirectTo: z.string().min(1) });

@@ -16,6 +16,7 @@ export const paths = {
   forgotPassword: `${BASE}/forgot-password`,
   profile: `${BASE}/profile`,
   consent: `${BASE}/consent`,
+  device: `${BASE}/device`,
   callback: `${BASE}/callback`,
   logout: `${BASE}/logout`,
   m365Logout: `${BASE}/m365-logout`,

@@ -221,6 +221,8 @@ export const registry = {
    * so a tab that left its own authorize redirect half-way does not wait for itself.
    */
   tabId: entry({ key: 'tab_id', schema: z.string(), medium: 'sessionStorage' }),
+  /** The device page's code from `verification_uri_complete`, kept while the page fetches its challenge. */
+  deviceUserCode: entry({ key: 'device_user_code', schema: z.string(), medium: 'sessionStorage' }),
 } as const;
 
 /** Everything that is local login state, cleared by logout. */

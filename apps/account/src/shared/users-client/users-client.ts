@@ -45,6 +45,41 @@ export function postConsent(
   });
 }
 
+/** Device sign-in: the user code for the device page's challenge → where the browser goes next. */
+export function postDeviceVerify(
+  usersUrl: string,
+  input: { deviceChallenge: string; userCode: string },
+): Promise<{ redirectTo: string }> {
+  return requestJson(new URL('/login/device/verify', usersUrl).toString(), {
+    method: 'POST',
+    body: input,
+    credentials: 'include',
+  });
+}
+
+export interface DeviceConsent {
+  clientId: string;
+  clientName: string;
+  requestedScope: string[];
+}
+
+export function getDeviceConsent(usersUrl: string, consentChallenge: string): Promise<DeviceConsent> {
+  const url = new URL('/login/device/consent', usersUrl);
+  url.searchParams.set('consentChallenge', consentChallenge);
+  return requestJson(url.toString(), { credentials: 'include' });
+}
+
+export function postDeviceDeny(
+  usersUrl: string,
+  input: { consentChallenge: string },
+): Promise<{ redirectTo: string }> {
+  return requestJson(new URL('/login/device/deny', usersUrl).toString(), {
+    method: 'POST',
+    body: input,
+    credentials: 'include',
+  });
+}
+
 export function postLogout(
   usersUrl: string,
   input: { logoutChallenge: string },

@@ -182,6 +182,15 @@ export const loginKind: FlowKindSpec = {
             return createSessionLoadingIdentity(trx, session);
           })
         : await createSessionLoadingIdentity(ctx.db, session);
+    if (flow.type === 'api') {
+      // Native clients get the session and its token (Kratos): with a second factor the session is
+      // aal1 until an `aal=aal2` API flow submitted with this token completes it.
+      return {
+        type: 'answer',
+        status: 200,
+        body: { session: toApiSession({ row, identity }, ctx.config.publicUrl), session_token: token },
+      };
+    }
     req.setSessionCookie(token, row.expires_at);
 
     if (hasSecondFactor(identity) && row.aal !== 'aal2') {

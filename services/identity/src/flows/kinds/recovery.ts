@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { parseDuration } from '../../config.ts';
 import type { IdentityContext } from '../../context.ts';
@@ -49,8 +50,10 @@ export const recoveryKind = codeFlowKind('recovery', {
         userAgent: req.userAgent,
       });
     });
-    req.setSessionCookie(token, row.expires_at);
-    const csrfToken = req.csrf.ensure();
+    const api = flow.type === 'api';
+    // API flows: the token goes in the answer, never a cookie (and the settings flow is an API flow).
+    if (!api) req.setSessionCookie(token, row.expires_at);
+    const csrfToken = api ? randomBytes(32).toString('base64url') : req.csrf.ensure();
     const identity = (await loadIdentity(ctx.db, identityId))!;
     const settings = await engine.createFlow(
       'settings',
@@ -60,8 +63,27 @@ export const recoveryKind = codeFlowKind('recovery', {
         identity,
         messages: [messages.recovered(ctx.config.privilegedSessionMaxAgeMs / 60_000)],
       },
-      { csrfToken, requestUrl: flow.request_url },
+      { csrfToken, requestUrl: flow.request_url, type: api ? 'api' : 'browser' },
     );
+    if (api) {
+      // Kratos's continue_with for native clients: the session token, then the settings flow.
+      return {
+        type: 'answer',
+        status: 200,
+        body: {
+          id: flow.id,
+          type: 'api',
+          state: 'passed_challenge',
+          continue_with: [
+            { action: 'set_ory_session_token', ory_session_token: token },
+            {
+              action: 'show_settings_ui',
+              flow: { id: settings.id, url: engine.uiUrl('settings', settings.id) },
+            },
+          ],
+        },
+      };
+    }
     return { type: 'location_change', to: engine.uiUrl('settings', settings.id) };
   },
 });

@@ -62,6 +62,8 @@ const postCallback: StrategyCallback = {
 export const oidcLogin: Strategy = {
   method: 'oidc',
   group: 'oidc',
+  // A redirect to the organisation's provider: browsers only.
+  browserOnly: true,
   // A first factor: not on the second-factor (aal2) flows.
   accepts: (flow) => flow.requested_aal !== 'aal2',
   // Providers belong to organisations; the email step finds the one to use, so none is listed.

@@ -1,0 +1,151 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { totpCode } from '@acme/test-kit/totp';
+import { systemUrls, useBrowser } from './browser.ts';
+import { createUser } from './fixtures.ts';
+import { enterEmail, signInWithPassword, submitPassword } from './journeys.ts';
+
+// Device sign-in (RFC 8628): the research CLI starts a device flow, Chromium approves it on
+// /account/device, and the CLI prints the claims. The person has a second factor. A fresh
+// org-admin stands in for ada, so that the shared demo account stays without 2FA for the other
+// journeys.
+
+const ROOT = resolve(import.meta.dirname, '..');
+const CLI = join(ROOT, 'packages/research-cli/src/cli.ts');
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+interface CliRun {
+  url: Promise<string>;
+  done: Promise<{ code: number | null; stdout: string; stderr: string }>;
+}
+
+function research(issuer: string, dir: string, args: string[]): CliRun {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, RESEARCH_ISSUER: issuer, RESEARCH_CONFIG_DIR: dir, RESEARCH_NO_BROWSER: '1' },
+  });
+  let stdout = '';
+  let stderr = '';
+  let found: (url: string) => void = () => undefined;
+  const url = new Promise<string>((r) => (found = r));
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    const match = /\(or open (\S+)\)/.exec(stdout);
+    if (match) found(match[1]!);
+  });
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((r) =>
+    child.on('close', (code) => r({ code, stdout, stderr })),
+  );
+  return { url, done };
+}
+
+async function setUpSecondFactor(page: Page, platform: string): Promise<string> {
+  await page.goto(`${platform}/account/mfa-setup`);
+  const install = page.getByLabel('I have installed an authenticator app');
+  await install.waitFor();
+  const secret = (await page.getByTestId('totp-secret').textContent())?.trim() ?? '';
+  await install.check();
+  await page.getByLabel('2FA code').pressSequentially(totpCode(secret));
+  await page.getByRole('heading', { name: '2FA', exact: true }).waitFor({ timeout: 30_000 });
+  return secret;
+}
+
+describe('connect a device (research CLI)', () => {
+  const browser = useBrowser();
+  const urls = systemUrls();
+
+  it('the CLI prints the code; the person signs in with password and 2FA, approves, and the CLI prints their claims; a denied code ends with access_denied', async () => {
+    const user = await createUser(urls, { role: 'org-admin' });
+    const setup = await browser.newPage();
+    await signInWithPassword(setup.page, urls, user);
+    const secret = await setUpSecondFactor(setup.page, urls.platform);
+    await setup.context.close();
+
+    const dir = join(await mkdtemp(join(tmpdir(), 'research-e2e-')), 'config');
+    dirs.push(dir);
+    const login = research(urls.oauth2Public, dir, ['login']);
+    const url = await login.url;
+    expect(url.startsWith(`${urls.platform}/account/device?user_code=`)).toBe(true);
+
+    // A browser that is not signed in opens verification_uri_complete: the code is prefilled.
+    const { context, page } = await browser.newPage();
+    await page.goto(url);
+    await page.getByRole('heading', { name: 'Connect a device' }).waitFor({ timeout: 30_000 });
+    const field = page.getByLabel('Device code');
+    const userCode = new URL(url).searchParams.get('user_code')!;
+    expect(await field.inputValue()).toBe(userCode);
+    await page.getByRole('button', { name: 'Continue' }).click();
+
+    // Sign in with password and the second factor.
+    await page.waitForURL(/\/account\/login/, { timeout: 30_000 });
+    await submitPassword(page, user);
+    await page.getByRole('heading', { name: 'Enter your 2FA code' }).waitFor({ timeout: 30_000 });
+    await page.getByLabel('2FA code').pressSequentially(totpCode(secret, new Date(Date.now() + 30_000)));
+
+    // The consent: which client asks for which access.
+    await page
+      .getByText('Research CLI asks to sign in as you with this access:')
+      .first()
+      .waitFor({ timeout: 30_000 });
+    await page.getByText('Know who you are').waitFor();
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.getByText('You can return to your terminal.').waitFor({ timeout: 30_000 });
+
+    const result = await login.done;
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`Signed in (subject ${user.identityId}).`);
+    const whoami = await research(urls.oauth2Public, dir, ['whoami']).done;
+    expect(whoami.code).toBe(0);
+    const claims = JSON.parse(whoami.stdout);
+    expect(claims).toMatchObject({
+      sub: user.identityId,
+      client_id: 'research-cli',
+      ext: { user: { authenticationMode: 'ory' }, role: 'org-admin' },
+    });
+
+    // Denied: the same (now signed-in) browser denies a second device.
+    const denied = research(urls.oauth2Public, join(dir, 'other'), ['login']);
+    await page.goto(await denied.url);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('button', { name: 'Deny' }).click({ timeout: 30_000 });
+    await page.getByText('You denied the device. Nothing was connected.').waitFor({ timeout: 30_000 });
+    const deniedResult = await denied.done;
+    expect(deniedResult.code).toBe(1);
+    expect(deniedResult.stderr).toContain('Error: access_denied');
+    await context.close();
+  });
+
+  it('hopper approves a device through Globex single sign-on, without a password in our app', async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), 'research-e2e-')), 'config');
+    dirs.push(dir);
+    const login = research(urls.oauth2Public, dir, ['login']);
+    const { context, page } = await browser.newPage();
+    await page.goto(await login.url);
+    await page.getByRole('button', { name: 'Continue' }).click({ timeout: 30_000 });
+    await page.waitForURL(/\/account\/login/, { timeout: 30_000 });
+    await enterEmail(page, 'hopper@globex.test');
+    await page.waitForURL((u) => u.toString().startsWith(`${urls.orgIdp}/interaction/`), { timeout: 30_000 });
+    await page.getByLabel('Email').fill('hopper@globex.test');
+    await page.getByLabel('Password').fill('Globex-Demo-2026!');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Approve' }).click({ timeout: 30_000 });
+    await page.getByText('You can return to your terminal.').waitFor({ timeout: 30_000 });
+    const result = await login.done;
+    expect(result.code).toBe(0);
+    const whoami = await research(urls.oauth2Public, dir, ['whoami']).done;
+    expect(JSON.parse(whoami.stdout)).toMatchObject({
+      client_id: 'research-cli',
+      ext: { user: { authenticationMode: 'ory' } },
+    });
+    await context.close();
+  });
+});

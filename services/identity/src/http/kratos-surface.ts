@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { IdentityError } from '../errors/identity-error.ts';
+import { qs } from './query.ts';
+
+/**
+ * The rest of Kratos's public surface that the product does not use, answered as Kratos answers it
+ * rather than with a 404:
+ * - `GET /version` (public and admin): `{version}`.
+ * - Registration (`/self-service/registration/{browser,api,flows}`, `POST /self-service/registration`)
+ *   is off: 400 `self_service_flow_disabled` ("Registration is not allowed because it was disabled."),
+ *   browsers are sent to the error page with it.
+ * - `GET /sessions/token-exchange`: Kratos's native OIDC code exchange. Native (API) OIDC flows are not
+ *   offered, so no exchange code ever exists: 400 without both codes, 404 otherwise, as Kratos
+ *   answers for an unknown code.
+ */
+
+const VERSION: string = `v${
+  (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+    .version
+}`;
+
+function registrationDisabled(): IdentityError {
+  return new IdentityError(400, {
+    id: 'self_service_flow_disabled',
+    message: 'registration flow disabled',
+    reason: 'Registration is not allowed because it was disabled.',
+  });
+}
+
+export function registerKratosSurface(pub: FastifyInstance, admin: FastifyInstance): void {
+  for (const app of [pub, admin]) app.get('/version', async () => ({ version: VERSION }));
+
+  const browserErrors = { config: { browserErrors: true } };
+  const refuse = async () => {
+    throw registrationDisabled();
+  };
+  pub.get('/self-service/registration/browser', browserErrors, refuse);
+  pub.get('/self-service/registration/api', refuse);
+  pub.get('/self-service/registration/flows', refuse);
+  pub.post('/self-service/registration', browserErrors, refuse);
+
+  pub.get('/sessions/token-exchange', async (req) => {
+    const initCode = qs(req.query, 'init_code');
+    const returnToCode = qs(req.query, 'return_to_code');
+    if (!initCode || !returnToCode) {
+      throw new IdentityError(400, { reason: 'init_code and return_to_code query params must be set' });
+    }
+    throw new IdentityError(404, { reason: 'no session yet for this "code"' });
+  });
+}
