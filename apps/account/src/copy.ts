@@ -74,6 +74,11 @@ export const copy = {
       prompt: 'Enter the six-digit code from your authenticator app.',
       codeLabel: '2FA code',
       noAppPrefix: "Don't have access to your authenticator app? Contact",
+      useBackupCode: 'Use a backup code',
+      useAuthenticator: 'Use the authenticator app',
+      backupTitle: 'Enter a backup code',
+      backupPrompt: 'Enter one of the backup codes you saved when you set up 2FA. Each code works once.',
+      backupLabel: 'Backup code',
     },
     mfaSetup: {
       titleOnboarding: 'Set up 2FA',

@@ -44,6 +44,7 @@ export function getLoginFlow(base: string, id: string): Promise<LoginFlow> {
 export type LoginBody =
   | { method: 'password'; identifier: string; password: string; csrf_token: string }
   | { method: 'totp'; totp_code: string; csrf_token: string }
+  | { method: 'lookup_secret'; lookup_secret: string; csrf_token: string }
   | { method: 'oidc'; provider: string; csrf_token: string };
 
 export function submitLogin(base: string, flowId: string, body: LoginBody): Promise<{ session?: Session }> {
