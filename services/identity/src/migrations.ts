@@ -202,6 +202,18 @@ drop table identity_send_throttle;
 create index identity_attempts_window_start on identity_attempts (window_start);
 `,
   },
+  {
+    // When each session was last used (the account page's "last active"), written at most once per
+    // 5 minutes (sessions/activity.ts). A table of its own with no change trigger, so a write never
+    // invalidates the session cache that keeps whoami fast.
+    name: '230_session_activity',
+    sql: `
+create table identity_session_activity (
+  session_id uuid primary key references identity_sessions(id) on delete cascade,
+  last_active_at timestamptz not null
+);
+`,
+  },
 ];
 
 /**
