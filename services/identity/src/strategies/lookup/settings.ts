@@ -50,7 +50,7 @@ export const lookupSettings: Strategy = {
   },
   async submit(flow, input, { service, now, session }): Promise<Outcome> {
     if (!session || !isPrivileged(service, session))
-      return { type: 'error', error: sessionErrors.refreshRequired(settingsRefreshUrl(service, flow.id)) };
+      return { type: 'error', error: sessionErrors.refreshRequired(settingsRefreshUrl(service, flow)) };
     const identity = session.identity;
     const identityId = identity.row.id;
     if (!hasTotp(identity))

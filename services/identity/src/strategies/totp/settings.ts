@@ -45,7 +45,7 @@ export const totpSettings: Strategy = {
       return { type: 'flow_updated', messages: [{ pointer: '#/', message }] };
     }
     if (!session || !isPrivileged(service, session))
-      return { type: 'error', error: sessionErrors.refreshRequired(settingsRefreshUrl(service, flow.id)) };
+      return { type: 'error', error: sessionErrors.refreshRequired(settingsRefreshUrl(service, flow)) };
     const identity = session.identity;
     const ownerEmail = identityEmail(identity);
     if (input.totp_unlink === true || input.totp_unlink === 'true') {

@@ -138,6 +138,18 @@ describe('backup codes in settings', () => {
       expect(res.status).toBe(403);
       expect(res.body.error.id).toBe('session_refresh_required');
     }
+    // A flow the account page started (with return_to) sends the re-authentication back there.
+    const page = 'http://localhost:4000/account/settings';
+    const fromPage = await startFlow<Flow>(b, 'settings', `?return_to=${encodeURIComponent(page)}`);
+    const res = await submitFlow(b, 'settings', fromPage, {
+      method: 'lookup_secret',
+      lookup_secret_regenerate: true,
+      csrf_token: csrfOf(fromPage),
+    });
+    expect(res.status).toBe(403);
+    const to = new URL(res.body.redirect_browser_to);
+    expect(to.searchParams.get('refresh')).toBe('true');
+    expect(to.searchParams.get('return_to')).toBe(page);
   });
 });
 
