@@ -24,9 +24,14 @@ export default function LandingRoute() {
             <pre className="claims" data-testid="token-ext">
               {JSON.stringify(claims?.ext ?? {}, null, 2)}
             </pre>
-            <a className="button secondary" href={paths.logout}>
-              {copy.research.logout}
-            </a>
+            <div className="row">
+              <a className="button secondary" href={paths.settings}>
+                {copy.settings.link}
+              </a>
+              <a className="button secondary" href={paths.logout}>
+                {copy.research.logout}
+              </a>
+            </div>
           </section>
         </main>
       )}

@@ -216,6 +216,9 @@ describe('research and access denied', () => {
     expect(await screen.findByText('ada@acme.test')).toBeTruthy();
     expect(screen.getByTestId('token-ext').textContent).toContain('"Platform"');
     expect(screen.getByRole('link', { name: 'Log out' }).getAttribute('href')).toBe('/account/logout');
+    expect(screen.getByRole('link', { name: 'Account settings' }).getAttribute('href')).toBe(
+      '/account/settings',
+    );
   });
 
   it('without a token goes to login', async () => {
