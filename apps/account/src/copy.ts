@@ -213,6 +213,16 @@ export const copy = {
     claims: 'Token claims (ext)',
     logout: 'Log out',
   },
+  backupCodes: {
+    title: 'Save your backup codes',
+    explain:
+      'If you lose your authenticator app, each of these codes signs you in once instead. Keep them somewhere safe: they are shown only now.',
+    listLabel: 'Backup codes',
+    copy: 'Copy codes',
+    copied: 'Copied',
+    download: 'Download codes',
+    saved: 'I have saved these codes',
+  },
   settings: {
     title: 'Account settings',
     link: 'Account settings',

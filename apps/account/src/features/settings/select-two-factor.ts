@@ -1,4 +1,5 @@
 import type { SettingsFlow, UiNode } from '../../shared/identity-client/types.ts';
+import { backupCodesOf } from '../../shared/totp/use-backup-codes.ts';
 
 // The two-factor section from the settings flow's nodes (what the identity service offers is what
 // the page shows): whether an authenticator app is linked, and the backup codes' state.
@@ -29,12 +30,4 @@ export function selectTwoFactor(flow: Pick<SettingsFlow, 'ui'> | null): TwoFacto
 }
 
 /** The codes an answer to "make new backup codes" shows (once; they are stored nowhere in plain text). */
-export function selectNewBackupCodes(flow: Pick<SettingsFlow, 'ui'>): string[] {
-  const node = flow.ui.nodes.find((n) => nodeId(n) === 'lookup_secret_codes');
-  const secrets = (node?.attributes as { text?: { context?: { secrets?: unknown } } } | undefined)?.text
-    ?.context?.secrets;
-  if (!Array.isArray(secrets)) return [];
-  return secrets
-    .map((s) => (s as { text?: unknown }).text)
-    .filter((t): t is string => typeof t === 'string' && t.length > 0);
-}
+export const selectNewBackupCodes = backupCodesOf;

@@ -81,6 +81,8 @@ function PasswordSection({ model, mode }: { model: SettingsModel; mode: Settings
           <p className="muted">{copy.settings.passwordOthersSignedOut}</p>
           <NewPasswordForm
             changing
+            autoFocus={false}
+            submitLabel={copy.settings.changePassword}
             busy={model.busy}
             errors={model.errors.password.formErrors}
             fieldErrors={model.errors.password.fieldErrors.password ?? []}

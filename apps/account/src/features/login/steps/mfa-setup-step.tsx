@@ -1,6 +1,8 @@
 import { useEffect } from 'react';
 import { copy } from '../../../copy.ts';
+import { BackupCodesStep } from '../../../shared/totp/backup-codes-step.tsx';
 import { TotpSetupForm } from '../../../shared/totp/totp-setup-form.tsx';
+import { useBackupCodes } from '../../../shared/totp/use-backup-codes.ts';
 import { useTotpSetup } from '../../../shared/totp/use-totp-setup.ts';
 import { Card } from '../../../shared/ui/card.tsx';
 import { ErrorView } from '../../../shared/ui/error-view.tsx';
@@ -9,10 +11,16 @@ import { Progress } from '../../../shared/ui/progress.tsx';
 /** Login step 7 for a session without a second factor past its setup deadline: "Reset your 2FA". */
 export function MfaSetupStep({ onDone, onSkip }: { onDone: () => void; onSkip?: () => void }) {
   const totp = useTotpSetup();
+  // After the set-up, the backup codes in a step of their own, then on.
+  const backup = useBackupCodes(totp.status === 'completed');
+  const finished =
+    totp.status === 'unauthorized' || (totp.status === 'completed' && backup.status === 'done');
   useEffect(() => {
-    if (totp.status === 'completed' || totp.status === 'unauthorized') onDone();
-  }, [totp.status, onDone]);
+    if (finished) onDone();
+  }, [finished, onDone]);
 
+  if (totp.status === 'completed' && backup.status === 'show')
+    return <BackupCodesStep codes={backup.codes} busy={backup.busy} onContinue={backup.confirm} />;
   switch (totp.status) {
     case 'loading':
     case 'completed':
