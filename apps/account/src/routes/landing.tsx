@@ -18,7 +18,14 @@ export default function LandingRoute() {
               {copy.research.title(config.appName, window.location.pathname.slice(1))}
             </h1>
             <p>
-              {copy.research.signedInAs} <strong data-testid="signed-in-email">{session.facts?.email}</strong>
+              {copy.research.signedInAs}{' '}
+              {claims?.ext?.user?.name ? (
+                <strong data-testid="signed-in-name">{claims.ext.user.name} </strong>
+              ) : null}
+              <strong data-testid="signed-in-email">
+                {/* The token names the person in every mode (an m365 person has no identity session). */}
+                {claims?.ext?.user?.email ?? session.facts?.email}
+              </strong>
             </p>
             <h2 className="muted">{copy.research.claims}</h2>
             <pre className="claims" data-testid="token-ext">
