@@ -117,7 +117,7 @@ describe('consent through the real identity service and authorization server', (
     const claims = JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString('utf8'));
     expect(claims.sub).toBe(session.identity.id);
     expect(claims.ext).toEqual({
-      user: { authenticationMode: 'ory' },
+      user: { authenticationMode: 'ory', email: 'ada@acme.test', name: 'Ada Lovelace' },
       products: ['Platform', 'MAGIC'],
       scopeGroups: [],
       role: 'org-admin',

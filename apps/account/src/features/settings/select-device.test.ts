@@ -29,6 +29,11 @@ describe('selectDevice', () => {
       'Opera 115',
       'Windows',
     ],
+    [
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.0.0 Safari/537.36',
+      'Chrome 131',
+      'Linux',
+    ],
     ['curl/8.5.0', 'Unknown browser', 'Unknown system'],
     ['', 'Unknown browser', 'Unknown system'],
   ])('%s → %s on %s', (ua, browser, os) => {

@@ -10,7 +10,7 @@ const BROWSERS: [RegExp, string][] = [
   [/\bEdg(?:e|A|iOS)?\/(\d+)/, 'Edge'],
   [/\bOPR\/(\d+)/, 'Opera'],
   [/\bFirefox\/(\d+)|\bFxiOS\/(\d+)/, 'Firefox'],
-  [/\bCriOS\/(\d+)|\bChrome\/(\d+)/, 'Chrome'],
+  [/\bCriOS\/(\d+)|\b(?:Headless)?Chrome\/(\d+)/, 'Chrome'],
   [/\bVersion\/(\d+)[^ ]* (?:Mobile\/\S+ )?Safari\//, 'Safari'],
 ];
 
