@@ -270,6 +270,11 @@ export const copy = {
     linkedAccounts: 'Linked accounts',
     gitConnected: 'Your source-code host account is linked.',
     gitNotConnected: 'No source-code host account is linked.',
+    unlink: 'Unlink',
+    replace: 'Replace',
+    replaceExplain:
+      'You sign in with your source-code host account: replacing it unlinks this one, and you link another when you sign in again.',
+    unlinked: 'Your source-code host account was unlinked.',
     microsoftAccount: 'Your sign-in is managed by your Microsoft account.',
     microsoftLink: 'Open your Microsoft account',
     settingsFlow: (message: string) => `Error with settings: ${message}`,

@@ -102,7 +102,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   await publicApp.register(cors, {
     origin: config.appOrigins,
     credentials: true,
-    methods: ['GET', 'POST'],
+    methods: ['GET', 'POST', 'DELETE'],
     allowedHeaders: ['Content-Type', 'Authorization'],
     maxAge: 600,
   });

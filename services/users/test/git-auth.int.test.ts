@@ -349,6 +349,13 @@ describe('git-auth: linking a source-code-host account (GitHub-like stand-in)', 
       });
 
     expect((await unlink(undefined)).status).toBe(401);
+    // The app calls it cross-origin: the preflight allows DELETE from an app origin.
+    const preflight = await fetch(`${svc.publicUrl}/git-auth`, {
+      method: 'OPTIONS',
+      headers: { origin: APP, 'access-control-request-method': 'DELETE' },
+    });
+    expect(preflight.headers.get('access-control-allow-methods')).toContain('DELETE');
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(APP);
 
     // The session signed in more than PRIVILEGED_SESSION_MAX_AGE_MINUTES (60) ago: refused, nothing changes.
     const saved = svc.clock.now();

@@ -15,7 +15,7 @@ function Settings({ session, claims }: GuardedProps) {
     sessionMethods: facts?.methods ?? [],
     isGitUser: facts?.isGitUser === true,
   });
-  const model = useSettings(config, sections.kind !== 'm365');
+  const model = useSettings(config, sections.kind !== 'm365', facts?.isGitUser === true);
   return (
     <SettingsScreen
       model={model}

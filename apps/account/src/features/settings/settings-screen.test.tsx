@@ -200,4 +200,38 @@ describe('/account/settings', () => {
     expect(screen.getByText(/SSO users cannot set up MFA/)).toBeTruthy();
     expect(screen.queryByRole('heading', { name: 'Linked accounts' })).toBeNull();
   });
+
+  it('unlinking the source-code host needs the password first: the refusal goes to the password confirmation', async () => {
+    signIn();
+    const linked = { ...kratosSession({ onboarding: { gitProviderConnected: true } }), devices: [] };
+    let refused = true;
+    const { calls } = identity(({ url, method }) => {
+      if (url.pathname === '/sessions/whoami') return { status: 200, body: linked };
+      if (url.pathname === '/git-auth' && method === 'DELETE')
+        return refused
+          ? {
+              status: 403,
+              body: { errorCode: 'REAUTHENTICATION_REQUIRED', message: 'Confirm your password.' },
+            }
+          : { status: 200, body: { connected: false, removed: true } };
+      return undefined;
+    });
+    goTo('/account/settings');
+    render(<Router />);
+    expect((await screen.findByTestId('git-status')).textContent).toBe(
+      'Your source-code host account is linked.',
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'Unlink' }));
+    await waitFor(() => expect(nav.redirectTo).toHaveBeenCalled());
+    const to = new URL(nav.redirectTo.mock.calls[0]![0] as string);
+    expect(to.pathname).toBe('/self-service/login/browser');
+    expect(to.searchParams.get('refresh')).toBe('true');
+    expect(to.searchParams.get('return_to')).toBe(`${window.location.origin}/account/settings`);
+
+    refused = false; // back with a fresh sign-in
+    fireEvent.click(screen.getByRole('button', { name: 'Unlink' }));
+    expect(await screen.findByText('Your source-code host account was unlinked.')).toBeTruthy();
+    expect(screen.getByTestId('git-status').textContent).toBe('No source-code host account is linked.');
+    expect(calls.filter((c) => c.url.pathname === '/git-auth')).toHaveLength(2);
+  });
 });

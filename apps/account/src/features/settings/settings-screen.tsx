@@ -244,16 +244,31 @@ function SessionsSection({ model, now }: { model: SettingsModel; now: string }) 
 }
 
 function LinkedAccountSection({
+  model,
   mode,
   connected,
 }: {
+  model: SettingsModel;
   mode: SettingsSections['linkedAccount'];
   connected: boolean;
 }) {
   if (mode === 'none') return null;
+  const linked = model.gitConnected ?? connected;
   return (
     <Section id="linked-accounts" title={copy.settings.linkedAccounts}>
-      <p>{connected ? copy.settings.gitConnected : copy.settings.gitNotConnected}</p>
+      <p data-testid="git-status">{linked ? copy.settings.gitConnected : copy.settings.gitNotConnected}</p>
+      {linked && mode === 'replace' && <p className="muted">{copy.settings.replaceExplain}</p>}
+      {linked && (
+        <button
+          type="button"
+          className="button secondary"
+          disabled={model.busy}
+          onClick={() => void model.unlinkGit()}
+        >
+          {mode === 'replace' ? copy.settings.replace : copy.settings.unlink}
+        </button>
+      )}
+      <Notice model={model} section="linked" />
     </Section>
   );
 }
@@ -294,7 +309,7 @@ export function SettingsScreen({
       <PasswordSection model={model} mode={sections.password} />
       <TwoFactorSection model={model} mode={sections.twoFactor} />
       {sections.sessions && <SessionsSection model={model} now={now} />}
-      <LinkedAccountSection mode={sections.linkedAccount} connected={gitConnected} />
+      <LinkedAccountSection model={model} mode={sections.linkedAccount} connected={gitConnected} />
     </main>
   );
 }

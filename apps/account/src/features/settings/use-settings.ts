@@ -16,9 +16,12 @@ import { csrfToken } from '../../shared/identity-client/nodes.ts';
 import type { Session, SettingsFlow, Traits } from '../../shared/identity-client/types.ts';
 import { useFlowSubmit } from '../../shared/identity-client/use-flow-submit.ts';
 import { navigate, redirectTo } from '../../shared/navigation/history.ts';
+import { showToast } from '../../shared/errors/error-store.ts';
+import { unlinkGit } from '../../shared/users-client/users-client.ts';
+import { decideUnlinkEffect } from './decide-unlink-effect.ts';
 import { selectNewBackupCodes } from './select-two-factor.ts';
 
-export type SettingsSection = 'profile' | 'password' | 'twoFactor' | 'sessions';
+export type SettingsSection = 'profile' | 'password' | 'twoFactor' | 'sessions' | 'linked';
 
 /**
  * The account page's data and actions, all through the settings flow and the session endpoints of
@@ -26,7 +29,7 @@ export type SettingsSection = 'profile' | 'password' | 'twoFactor' | 'sessions';
  * re-authentication the server asks for ("Password confirmation") is a redirect that comes back
  * here (the flow carries `return_to` to this page), an expired or replaced flow starts a new one.
  */
-export function useSettings(config: AccountConfig, enabled: boolean) {
+export function useSettings(config: AccountConfig, enabled: boolean, isGitUser = false) {
   const base = config.identityUrl;
   const [flow, setFlow] = useState<SettingsFlow | null>(null);
   const [current, setCurrent] = useState<Session | null>(null);
@@ -34,6 +37,8 @@ export function useSettings(config: AccountConfig, enabled: boolean) {
   const [loadError, setLoadError] = useState<string | null>(null);
   const [notice, setNotice] = useState<{ section: SettingsSection; text: string } | null>(null);
   const [newCodes, setNewCodes] = useState<string[]>([]);
+  const [unlinking, setUnlinking] = useState(false);
+  const [gitConnected, setGitConnected] = useState<boolean | null>(null);
 
   const fail = useCallback((error: unknown) => {
     handleFlowError(error, {
@@ -79,7 +84,7 @@ export function useSettings(config: AccountConfig, enabled: boolean) {
 
   /** One settings submission; `done` says what to tell the person. */
   const send = (
-    section: SettingsSection,
+    section: Exclude<SettingsSection, 'linked'>,
     body: (csrf: string) => SettingsBody,
     after?: (result: SettingsFlow) => string | null,
   ) => {
@@ -103,7 +108,7 @@ export function useSettings(config: AccountConfig, enabled: boolean) {
     loadError,
     notice,
     newCodes,
-    busy: profile.busy || password.busy || twoFactor.busy || sessions.busy,
+    busy: profile.busy || password.busy || twoFactor.busy || sessions.busy || unlinking,
     errors: { profile, password, twoFactor, sessions },
     traits,
     saveName: (first: string, last: string) =>
@@ -147,6 +152,33 @@ export function useSettings(config: AccountConfig, enabled: boolean) {
         await loadSessions();
         setNotice({ section: 'sessions', text: copy.settings.signedOut });
       }),
+    unlinking,
+    /** null until an unlink changed it: the session's trait says. */
+    gitConnected,
+    unlinkGit: async () => {
+      setUnlinking(true);
+      setNotice(null);
+      const returnTo = new URL(paths.settings, window.location.origin).toString();
+      const effect = await unlinkGit(config.usersUrl).then(
+        () => decideUnlinkEffect({ ok: true }, { isGitUser, identityUrl: base, returnTo }),
+        (error: unknown) =>
+          decideUnlinkEffect({ ok: false, error }, { isGitUser, identityUrl: base, returnTo }),
+      );
+      setUnlinking(false);
+      switch (effect.type) {
+        case 'unlinked':
+          setGitConnected(false);
+          if (effect.then === 'sign-in') navigate(paths.login, { replace: true });
+          else setNotice({ section: 'linked', text: copy.settings.unlinked });
+          return;
+        case 'reauthenticate':
+          redirectTo(effect.to);
+          return;
+        case 'error':
+          showToast(copy.settings.settingsFlow(effect.message));
+          return;
+      }
+    },
     signOutOthers: () =>
       sessions.submit(async () => {
         setNotice(null);

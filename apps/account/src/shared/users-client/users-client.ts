@@ -101,6 +101,11 @@ export function initialiseGitAuth(usersUrl: string, flow: string): Promise<{ aut
   });
 }
 
+/** Unlinks the caller's source-code-host account (needs a recent sign-in: REAUTHENTICATION_REQUIRED). */
+export function unlinkGit(usersUrl: string): Promise<{ connected: false; removed: boolean }> {
+  return requestJson(new URL('/git-auth', usersUrl).toString(), { method: 'DELETE', credentials: 'include' });
+}
+
 export function completeGitAuth(
   usersUrl: string,
   input: { code: string; state?: string },
