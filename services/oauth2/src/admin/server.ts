@@ -8,6 +8,7 @@ import { asOAuth2Error, OAuth2Error, toOAuth2Body } from '../errors.ts';
 import type { TokenVerifier } from '../introspection.ts';
 import { requireChallenge } from '../interactions/challenge.ts';
 import { registerClientRoutes } from './clients.ts';
+import { listConsentSessions, revokeConsentSessions } from './consent-sessions.ts';
 import { issueFederatedToken } from './federated-token.ts';
 import { acceptConsentRequest, getConsentRequest, rejectConsentRequest } from '../interactions/consent.ts';
 import { acceptLoginRequest, getLoginRequest, rejectLoginRequest } from '../interactions/login.ts';
@@ -92,6 +93,15 @@ export function createAdminServer(
   app.put(`${base}/logout/reject`, async (req, reply) => {
     await rejectLogoutRequest(rt, q(req.query, 'logout_challenge'));
     return reply.status(204).send();
+  });
+
+  // Consent sessions of a subject (a person's connected applications) and their revocation.
+  app.get('/admin/oauth2/auth/sessions/consent', async (req) =>
+    listConsentSessions(rt, (req.query as Record<string, unknown>)?.subject),
+  );
+  app.delete('/admin/oauth2/auth/sessions/consent', async (req, reply) => {
+    await revokeConsentSessions(rt, (req.query ?? {}) as Record<string, unknown>);
+    return reply.code(204).send();
   });
 
   app.post('/admin/oauth2/introspect', async (req, reply) => {
