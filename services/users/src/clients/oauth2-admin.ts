@@ -28,6 +28,24 @@ export interface AcceptConsentBody {
   session: ConsentSession;
 }
 
+/** An application a person granted access, as the account page lists it. */
+export interface ConnectedApp {
+  clientId: string;
+  name: string;
+  scopes: string[];
+  grantedAt: string;
+}
+
+const consentSessionsSchema = z.array(
+  z.object({
+    consent_request: z.object({
+      client: z.object({ client_id: z.string(), client_name: z.string().nullish() }),
+    }),
+    grant_scope: z.array(z.string()).nullish(),
+    handled_at: z.string().nullish(),
+  }),
+);
+
 /** The result of reading a consent request: pending, or already handled (Hydra's 410). */
 export type ConsentLookup =
   { kind: 'pending'; request: ConsentRequest } | { kind: 'handled'; redirectTo: string };
@@ -37,6 +55,10 @@ export interface OAuth2AdminClient {
   getConsentRequest(challenge: string): Promise<ConsentLookup>;
   acceptConsentRequest(challenge: string, body: AcceptConsentBody): Promise<string>;
   acceptLogoutRequest(challenge: string): Promise<string>;
+  /** The applications a subject granted access (Hydra's consent sessions). */
+  listConsentSessions(subject: string): Promise<ConnectedApp[]>;
+  /** Revokes a subject's grants to one application: their tokens end. */
+  revokeConsentSessions(subject: string, clientId: string): Promise<void>;
   /** An access token for a user verified through Microsoft 365 (`/admin/oauth2/federated-tokens`). */
   issueFederatedToken(body: {
     subject: string;
@@ -84,6 +106,27 @@ export function createOAuth2AdminClient(
       if (res.status === 200 || res.status === 410) return redirectOf(res.body);
       if (res.status === 404 || res.status === 400) throw consentNotFound();
       throw upstreamError(SERVICE, `answered ${res.status} when accepting a consent request`);
+    },
+
+    async listConsentSessions(subject) {
+      const url = `${baseUrl}/admin/oauth2/auth/sessions/consent?subject=${encodeURIComponent(subject)}`;
+      const res = await requestJson(SERVICE, url, { method: 'GET', timeoutMs });
+      if (res.status !== 200) throw upstreamError(SERVICE, `answered ${res.status} for consent sessions`);
+      const parsed = consentSessionsSchema.safeParse(res.body);
+      if (!parsed.success) throw upstreamError(SERVICE, 'answered with an unexpected consent sessions shape');
+      return parsed.data.map((s) => ({
+        clientId: s.consent_request.client.client_id,
+        name: s.consent_request.client.client_name ?? s.consent_request.client.client_id,
+        scopes: s.grant_scope ?? [],
+        grantedAt: s.handled_at ?? '',
+      }));
+    },
+
+    async revokeConsentSessions(subject, clientId) {
+      const url = `${baseUrl}/admin/oauth2/auth/sessions/consent?subject=${encodeURIComponent(subject)}&client=${encodeURIComponent(clientId)}`;
+      const res = await requestJson(SERVICE, url, { method: 'DELETE', timeoutMs });
+      if (res.status !== 204 && res.status !== 200)
+        throw upstreamError(SERVICE, `answered ${res.status} when revoking consent sessions`);
     },
 
     async acceptLogoutRequest(challenge) {
