@@ -159,6 +159,10 @@ describe('account settings, end to end', () => {
     await other.waitFor();
     await a.page.getByTestId('session-current').getByText('This device').waitFor();
     await shot(a.page, 'sessions');
+    // The application this browser signed in to is a connected app (its OAuth2 grant).
+    await a.page.getByTestId('connected-app').getByText('Platform').first().waitFor();
+    await shot(a.page, 'connected-apps');
+    await shot(a.page, 'linked-accounts');
     await other.getByRole('button', { name: /Sign out/ }).click();
     await a.page.getByText('The session was signed out.').waitFor();
     expect(await a.page.getByTestId('session-other').count()).toBe(0);

@@ -270,6 +270,11 @@ export const copy = {
     linkedAccounts: 'Linked accounts',
     gitConnected: 'Your source-code host account is linked.',
     gitNotConnected: 'No source-code host account is linked.',
+    connectedApps: 'Connected apps',
+    noConnectedApps: 'No application has access to your account.',
+    revoke: 'Revoke',
+    granted: 'Access granted',
+    appRevoked: (name: string) => `${name} no longer has access to your account.`,
     unlink: 'Unlink',
     replace: 'Replace',
     replaceExplain:

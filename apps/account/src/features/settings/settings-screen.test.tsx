@@ -234,4 +234,29 @@ describe('/account/settings', () => {
     expect(screen.getByTestId('git-status').textContent).toBe('No source-code host account is linked.');
     expect(calls.filter((c) => c.url.pathname === '/git-auth')).toHaveLength(2);
   });
+
+  it('lists connected apps and revokes one', async () => {
+    signIn();
+    let apps = [
+      { clientId: 'platform', name: 'Platform', scopes: ['openid'], grantedAt: '2026-11-20T08:00:00.000Z' },
+      { clientId: 'magic', name: 'MAGIC', scopes: ['openid'], grantedAt: '2026-11-21T08:00:00.000Z' },
+    ];
+    const { calls } = identity(({ url, method }) => {
+      if (url.pathname === '/me/connected-apps') return { status: 200, body: { apps } };
+      if (url.pathname === '/me/connected-apps/magic' && method === 'DELETE') {
+        apps = apps.filter((a) => a.clientId !== 'magic');
+        return { status: 204 };
+      }
+      return undefined;
+    });
+    goTo('/account/settings');
+    render(<Router />);
+    expect(await screen.findByRole('heading', { name: 'Connected apps' })).toBeTruthy();
+    expect(screen.getAllByTestId('connected-app')).toHaveLength(2);
+    fireEvent.click(screen.getByRole('button', { name: 'Revoke: MAGIC' }));
+    expect(await screen.findByText('MAGIC no longer has access to your account.')).toBeTruthy();
+    expect(screen.getAllByTestId('connected-app')).toHaveLength(1);
+    const revoke = calls.find((c) => c.method === 'DELETE' && c.url.pathname === '/me/connected-apps/magic')!;
+    expect(revoke.credentials).toBe('include');
+  });
 });

@@ -243,6 +243,39 @@ function SessionsSection({ model, now }: { model: SettingsModel; now: string }) 
   );
 }
 
+function ConnectedAppsSection({ model }: { model: SettingsModel }) {
+  if (model.apps === null) return null;
+  return (
+    <Section id="connected-apps" title={copy.settings.connectedApps}>
+      {model.apps.length === 0 ? (
+        <p className="muted">{copy.settings.noConnectedApps}</p>
+      ) : (
+        <ul className="sessions">
+          {model.apps.map((a) => (
+            <li key={a.clientId} data-testid="connected-app">
+              <strong>{a.name}</strong>
+              <dl>
+                <dt>{copy.settings.granted}</dt>
+                <dd>{when(a.grantedAt)}</dd>
+              </dl>
+              <button
+                type="button"
+                className="button secondary"
+                disabled={model.busy}
+                aria-label={`${copy.settings.revoke}: ${a.name}`}
+                onClick={() => void model.revokeApp(a.clientId, a.name)}
+              >
+                {copy.settings.revoke}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <Notice model={model} section="apps" />
+    </Section>
+  );
+}
+
 function LinkedAccountSection({
   model,
   mode,
@@ -309,6 +342,7 @@ export function SettingsScreen({
       <PasswordSection model={model} mode={sections.password} />
       <TwoFactorSection model={model} mode={sections.twoFactor} />
       {sections.sessions && <SessionsSection model={model} now={now} />}
+      <ConnectedAppsSection model={model} />
       <LinkedAccountSection model={model} mode={sections.linkedAccount} connected={gitConnected} />
     </main>
   );

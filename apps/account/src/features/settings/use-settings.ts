@@ -17,11 +17,16 @@ import type { Session, SettingsFlow, Traits } from '../../shared/identity-client
 import { useFlowSubmit } from '../../shared/identity-client/use-flow-submit.ts';
 import { navigate, redirectTo } from '../../shared/navigation/history.ts';
 import { showToast } from '../../shared/errors/error-store.ts';
-import { unlinkGit } from '../../shared/users-client/users-client.ts';
+import {
+  listConnectedApps,
+  revokeConnectedApp,
+  unlinkGit,
+  type ConnectedApp,
+} from '../../shared/users-client/users-client.ts';
 import { decideUnlinkEffect } from './decide-unlink-effect.ts';
 import { selectNewBackupCodes } from './select-two-factor.ts';
 
-export type SettingsSection = 'profile' | 'password' | 'twoFactor' | 'sessions' | 'linked';
+export type SettingsSection = 'profile' | 'password' | 'twoFactor' | 'sessions' | 'linked' | 'apps';
 
 /**
  * The account page's data and actions, all through the settings flow and the session endpoints of
@@ -38,6 +43,7 @@ export function useSettings(config: AccountConfig, enabled: boolean, isGitUser =
   const [notice, setNotice] = useState<{ section: SettingsSection; text: string } | null>(null);
   const [newCodes, setNewCodes] = useState<string[]>([]);
   const [unlinking, setUnlinking] = useState(false);
+  const [apps, setApps] = useState<ConnectedApp[] | null>(null);
   const [gitConnected, setGitConnected] = useState<boolean | null>(null);
 
   const fail = useCallback((error: unknown) => {
@@ -57,15 +63,22 @@ export function useSettings(config: AccountConfig, enabled: boolean, isGitUser =
     setOthers(rest);
   }, [base]);
 
+  // Connected apps come from the user service; without them the rest of the page still works.
+  const loadApps = useCallback(
+    () => listConnectedApps(config.usersUrl).then(setApps, () => setApps(null)),
+    [config.usersUrl],
+  );
+
   const load = useCallback(() => {
     const returnTo = new URL(paths.settings, window.location.origin).toString();
     return createSettingsFlow(base, returnTo)
       .then((created) => {
         setFlow(created);
+        void loadApps();
         return loadSessions();
       })
       .catch(fail);
-  }, [base, loadSessions, fail]);
+  }, [base, loadSessions, loadApps, fail]);
 
   useEffect(() => {
     if (enabled) void load();
@@ -84,7 +97,7 @@ export function useSettings(config: AccountConfig, enabled: boolean, isGitUser =
 
   /** One settings submission; `done` says what to tell the person. */
   const send = (
-    section: Exclude<SettingsSection, 'linked'>,
+    section: Exclude<SettingsSection, 'linked' | 'apps'>,
     body: (csrf: string) => SettingsBody,
     after?: (result: SettingsFlow) => string | null,
   ) => {
@@ -151,6 +164,14 @@ export function useSettings(config: AccountConfig, enabled: boolean, isGitUser =
         await revokeSession(base, id);
         await loadSessions();
         setNotice({ section: 'sessions', text: copy.settings.signedOut });
+      }),
+    apps,
+    revokeApp: (clientId: string, name: string) =>
+      sessions.submit(async () => {
+        setNotice(null);
+        await revokeConnectedApp(config.usersUrl, clientId);
+        await loadApps();
+        setNotice({ section: 'apps', text: copy.settings.appRevoked(name) });
       }),
     unlinking,
     /** null until an unlink changed it: the session's trait says. */
