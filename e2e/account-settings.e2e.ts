@@ -131,6 +131,9 @@ describe('account settings, end to end', () => {
 
     await openSettings(a.page, urls);
     await a.page.getByText('Changing your password signs you out on every other device').waitFor();
+    await a.page.getByLabel('First name').fill('Renamed');
+    await a.page.getByTestId('settings-profile').getByRole('button', { name: 'Save' }).click();
+    await a.page.getByText('Your changes have been saved.').waitFor({ timeout: 30_000 });
     await shot(a.page, 'profile');
     await shot(a.page, 'password');
     const next = `${user.password}-Changed9!`;
