@@ -159,6 +159,8 @@ describe('consent through the real identity service and authorization server', (
         }),
       ]),
     );
+    // One entry per application, though Ada signed in to it more than once in this file.
+    expect(listed.body.apps.filter((a: { clientId: string }) => a.clientId === 'platform')).toHaveLength(1);
     // Nobody else's: without the session, 401.
     expect((await new Jar().fetch(`${urls.users}/me/connected-apps`)).res.status).toBe(401);
 

@@ -114,12 +114,21 @@ export function createOAuth2AdminClient(
       if (res.status !== 200) throw upstreamError(SERVICE, `answered ${res.status} for consent sessions`);
       const parsed = consentSessionsSchema.safeParse(res.body);
       if (!parsed.success) throw upstreamError(SERVICE, 'answered with an unexpected consent sessions shape');
-      return parsed.data.map((s) => ({
-        clientId: s.consent_request.client.client_id,
-        name: s.consent_request.client.client_name ?? s.consent_request.client.client_id,
-        scopes: s.grant_scope ?? [],
-        grantedAt: s.handled_at ?? '',
-      }));
+      // One entry per application (each browser that signed in holds its own grant): the union of
+      // the scopes and the latest grant time; revoking an application ends all of its grants.
+      const byClient = new Map<string, ConnectedApp>();
+      for (const s of parsed.data) {
+        const clientId = s.consent_request.client.client_id;
+        const seen = byClient.get(clientId);
+        const grantedAt = s.handled_at ?? '';
+        byClient.set(clientId, {
+          clientId,
+          name: s.consent_request.client.client_name ?? clientId,
+          scopes: [...new Set([...(seen?.scopes ?? []), ...(s.grant_scope ?? [])])],
+          grantedAt: seen && seen.grantedAt > grantedAt ? seen.grantedAt : grantedAt,
+        });
+      }
+      return [...byClient.values()];
     },
 
     async revokeConsentSessions(subject, clientId) {
