@@ -4,6 +4,7 @@ import {
   Browser,
   createUser,
   csrfOf,
+  DEMO_PASSWORD,
   linkTotp,
   login,
   messageIds,
@@ -150,6 +151,29 @@ describe('backup codes in settings', () => {
     const to = new URL(res.body.redirect_browser_to);
     expect(to.searchParams.get('refresh')).toBe('true');
     expect(to.searchParams.get('return_to')).toBe(page);
+
+    // The password confirmation ("refresh" login) ends back on the account page.
+    const refresh = await b.get(`${to.pathname}${to.search}`, { accept: 'json' });
+    expect(refresh.status, refresh.text).toBe(200);
+    const confirmed = await submitFlow(b, 'login', refresh.body, {
+      method: 'password',
+      identifier: 'codes-stale@example.com',
+      password: DEMO_PASSWORD,
+      csrf_token: csrfOf(refresh.body),
+    });
+    expect(confirmed.status, confirmed.text).toBe(200);
+    expect(confirmed.body.continue_with).toEqual([
+      { action: 'redirect_browser_to', redirect_browser_to: page },
+    ]);
+    // Now privileged: the same change goes through.
+    const fresh = await startFlow<Flow>(b, 'settings', `?return_to=${encodeURIComponent(page)}`);
+    const made = await submitFlow(b, 'settings', fresh, {
+      method: 'lookup_secret',
+      lookup_secret_regenerate: true,
+      csrf_token: csrfOf(fresh),
+    });
+    expect(made.status).toBe(200);
+    expect(codesOf(made.body as Flow)).toHaveLength(12);
   });
 });
 
