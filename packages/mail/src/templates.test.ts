@@ -155,6 +155,9 @@ describe('security notices', () => {
     ['totp_added', /^Two-factor authentication was turned on for Acme$/],
     ['totp_removed', /^Two-factor authentication was turned off for Acme$/],
     ['email_changed', /^The email address of your Acme account was changed$/],
+    ['backup_codes_created', /^New backup codes were made for your Acme account$/],
+    ['backup_codes_removed', /^The backup codes of your Acme account were removed$/],
+    ['backup_code_used', /^A backup code was used to sign in to Acme$/],
   ];
   it.each(kinds)('%s: subject, when, and what to do', (kind, subject) => {
     const mail = renderSecurityNotice({ kind, appName: 'Acme', at: new Date('2026-11-25T13:00:00Z') });
@@ -162,6 +165,14 @@ describe('security notices', () => {
     expect(mail.text).toContain('on 25 November 2026 at 13:00 UTC.');
     expect(mail.text).toContain('If you did not, recover your password at once');
     expectNoExternalResources(mail.html);
+  });
+
+  it('a used backup code says how many are left, and to make new ones when few are', () => {
+    const at = '2026-11-25T13:00:00Z';
+    const many = renderSecurityNotice({ kind: 'backup_code_used', appName: 'Acme', at, remaining: 11 });
+    expect(many.text).toContain('11 unused backup codes are left.');
+    const one = renderSecurityNotice({ kind: 'backup_code_used', appName: 'Acme', at, remaining: 1 });
+    expect(one.text).toContain('1 unused backup code is left; make a new set in your account settings.');
   });
 
   it('escapes a hostile new address and keeps it on one line', () => {

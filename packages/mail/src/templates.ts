@@ -153,7 +153,14 @@ export function renderInvitation(input: InvitationMailInput): RenderedMail {
 }
 
 /** Account changes the owner is told about, so that a change they did not make is noticed. */
-export type SecurityNoticeKind = 'password_changed' | 'totp_added' | 'totp_removed' | 'email_changed';
+export type SecurityNoticeKind =
+  | 'password_changed'
+  | 'totp_added'
+  | 'totp_removed'
+  | 'email_changed'
+  | 'backup_codes_created'
+  | 'backup_codes_removed'
+  | 'backup_code_used';
 
 export interface SecurityNoticeInput {
   kind: SecurityNoticeKind;
@@ -161,6 +168,8 @@ export interface SecurityNoticeInput {
   at: Date | string;
   /** For `email_changed`: the new address (the notice goes to the old one). */
   newEmail?: string;
+  /** For `backup_code_used`: how many unused backup codes are left. */
+  remaining?: number;
 }
 
 const NOTICES: Record<
@@ -183,6 +192,20 @@ const NOTICES: Record<
     subject: (app) => `The email address of your ${app} account was changed`,
     lead: (app) => `The email address of your ${app} account was changed`,
   },
+  backup_codes_created: {
+    subject: (app) => `New backup codes were made for your ${app} account`,
+    lead: (app) =>
+      `A new set of backup codes was made for your ${app} account, and any earlier backup codes no longer work. This happened`,
+  },
+  backup_codes_removed: {
+    subject: (app) => `The backup codes of your ${app} account were removed`,
+    lead: (app) => `The backup codes of your ${app} account were removed`,
+  },
+  backup_code_used: {
+    subject: (app) => `A backup code was used to sign in to ${app}`,
+    lead: (app) =>
+      `A backup code was used instead of the authenticator app to sign in to your ${app} account`,
+  },
 };
 
 /**
@@ -194,7 +217,11 @@ export function renderSecurityNotice(input: SecurityNoticeInput): RenderedMail {
   const notice = NOTICES[input.kind];
   const when = formatExpiry(input.at);
   const target = input.kind === 'email_changed' && input.newEmail ? ` to ${oneLine(input.newEmail)}` : '';
-  const lead = `${notice.lead(app)}${target} on ${when}.`;
+  const left =
+    input.kind === 'backup_code_used' && input.remaining !== undefined
+      ? ` ${input.remaining} unused backup code${input.remaining === 1 ? ' is' : 's are'} left${input.remaining <= 3 ? '; make a new set in your account settings' : ''}.`
+      : '';
+  const lead = `${notice.lead(app)}${target} on ${when}.${left}`;
   const ifYou = 'If you made this change, there is nothing more to do.';
   const ifNot = `If you did not, recover your password at once and tell your ${app} administrator.`;
   const text = ['Hello,', '', lead, '', ifYou, ifNot, '', `The ${app} team`, ''].join('\n');

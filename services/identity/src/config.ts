@@ -107,7 +107,7 @@ const EnvSchema = z.object({
   IDENTITY_TOTP_FAILURES_PER_ACCOUNT: int(10),
   IDENTITY_TOTP_FAILURE_WINDOW: duration('1h'),
   IDENTITY_BODY_LIMIT: int(4096),
-  IDENTITY_METHODS: list('password,totp,code,profile,oidc'),
+  IDENTITY_METHODS: list('password,totp,lookup_secret,code,profile,oidc'),
   IDENTITY_TOTP_ISSUER: z.string().min(1).max(64).default('Acme Research'),
   IDENTITY_APP_NAME: z.string().min(1).max(64).default('Acme Research'),
   /** The user service's admin API: organisations' SSO providers and just-in-time members. */

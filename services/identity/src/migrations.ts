@@ -238,6 +238,18 @@ delete from identity_credentials c
   where c.type = 'oidc' and not exists (select 1 from identity_credential_identifiers i where i.identity_id = c.identity_id and i.type = 'oidc');
 `,
   },
+  {
+    // When each session was last used (the account page's "last active"), written at most once per
+    // 5 minutes (sessions/activity.ts). A table of its own with no change trigger, so a write never
+    // invalidates the session cache that keeps whoami fast.
+    name: '222_session_activity',
+    sql: `
+create table identity_session_activity (
+  session_id uuid primary key references identity_sessions(id) on delete cascade,
+  last_active_at timestamptz not null
+);
+`,
+  },
 ];
 
 /**

@@ -26,6 +26,14 @@ export interface GrantBinding {
   subject: string | null;
 }
 
+/** A live grant of a subject: the application, its scopes, when it was granted. */
+interface SubjectGrant {
+  grantId: string;
+  clientId: string;
+  scopes: string[];
+  grantedAt: Date;
+}
+
 export interface ClaimsStore {
   saveConsentSession(
     grantId: string,
@@ -38,6 +46,8 @@ export interface ClaimsStore {
   storedConsent(grantId: string): Promise<StoredConsent | undefined>;
   /** Ends a grant: the grant, every token of it and its consent session. */
   endGrant(grantId: string): Promise<void>;
+  /** The live grants of a subject (a person's connected applications), newest first. */
+  grantsOf(subject: string): Promise<SubjectGrant[]>;
   extraTokenClaims(
     ctx: KoaContextWithOIDC,
     token: AccessToken | ClientCredentials,
@@ -110,6 +120,32 @@ export function createClaimsStore(deps: {
 
     findConsentSession,
     storedConsent,
+
+    async grantsOf(subject) {
+      const now = clock.now();
+      const { rows } = await sql<{ id: string; payload: Record<string, unknown> }>`
+        select id, payload from oauth2_models
+        where model = 'Grant' and payload->>'accountId' = ${subject}
+          and (expires_at is null or expires_at > ${now})
+        order by (payload->>'iat')::bigint desc
+        limit 200`.execute(db.kysely);
+      return rows.map((r) => {
+        const p = r.payload as {
+          clientId?: string;
+          iat?: number;
+          openid?: { scope?: string };
+          resources?: Record<string, string>;
+        };
+        const scopes = new Set((p.openid?.scope ?? '').split(' ').filter(Boolean));
+        for (const s of Object.values(p.resources ?? {})) for (const x of s.split(' ')) if (x) scopes.add(x);
+        return {
+          grantId: r.id,
+          clientId: String(p.clientId ?? ''),
+          scopes: [...scopes],
+          grantedAt: new Date((p.iat ?? 0) * 1000),
+        };
+      });
+    },
 
     async endGrant(grantId) {
       await sql`

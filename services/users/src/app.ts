@@ -25,6 +25,7 @@ import { AppError } from './http/errors.ts';
 import { registerHealthRoutes } from './http/health.ts';
 import { createLogger } from './http/logger.ts';
 import { createHttpServer } from './http/server.ts';
+import { registerConnectedAppRoutes } from './connected-apps/routes.ts';
 import { registerGitAuthRoutes } from './git-auth/routes.ts';
 import { registerApiClientAdminRoutes } from './api-clients/routes.ts';
 import { createOAuth2ClientsAdmin } from './clients/oauth2-clients.ts';
@@ -102,7 +103,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   await publicApp.register(cors, {
     origin: config.appOrigins,
     credentials: true,
-    methods: ['GET', 'POST'],
+    methods: ['GET', 'POST', 'DELETE'],
     allowedHeaders: ['Content-Type', 'Authorization'],
     maxAge: 600,
   });
@@ -113,6 +114,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   registerLoginRoutes(publicApp, ctx);
   registerTermsPublicRoutes(publicApp, ctx);
   registerGitAuthRoutes(publicApp, ctx);
+  registerConnectedAppRoutes(publicApp, ctx);
   registerInvitationPublicRoutes(publicApp, ctx);
   registerM365Routes(publicApp, {
     ...ctx,

@@ -30,6 +30,13 @@ const configSchema = z.object({
   OAUTH2_ADMIN_KEY: adminKeySchema,
   APP_ORIGINS: appOriginsSchema,
   MFA_GRACE_DAYS: z.coerce.number().int().min(0).max(365).default(14),
+  /** Minutes after a sign-in during which it may unlink the source-code host (the identity service's privileged session age). */
+  PRIVILEGED_SESSION_MAX_AGE_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .default(60),
   LOGIN_CONFIG_RATE_LIMIT: z.coerce.number().int().min(1).default(30),
   INVITATION_STATUS_RATE_LIMIT: z.coerce.number().int().min(1).default(30),
   INVITATION_STATUS_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
@@ -94,6 +101,7 @@ export interface Config {
   appBaseUrl: string;
   appName: string;
   invitationTtlHours: number;
+  privilegedSessionMaxAgeMs: number;
   terms: { version: string; url: string };
   privacy: { version: string; url: string };
   git: {
@@ -160,6 +168,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     appBaseUrl: new URL(c.APP_BASE_URL).origin,
     appName: c.APP_NAME,
     invitationTtlHours: c.INVITATION_TTL_HOURS,
+    privilegedSessionMaxAgeMs: c.PRIVILEGED_SESSION_MAX_AGE_MINUTES * 60_000,
     terms: {
       version: c.TERMS_VERSION,
       url: c.TERMS_URL ?? `${new URL(c.APP_BASE_URL).origin}/account/terms`,

@@ -134,7 +134,7 @@ describe('POST /login/consent and /login/logout', () => {
       remember: false,
       session: {
         access_token: {
-          user: { authenticationMode: 'ory' },
+          user: { authenticationMode: 'ory', email: 'ada@acme.test', name: 'Ada Lovelace' },
           products: ['Platform', 'MAGIC'],
           scopeGroups: ['research', 'quant'],
           role: 'member',

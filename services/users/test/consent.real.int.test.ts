@@ -35,6 +35,7 @@ describe('consent through the real identity service and authorization server', (
         USERS_ADMIN_PORT: String(usersAdmin),
         IDENTITY_ADMIN_URL: urls.identityAdmin,
         OAUTH2_ADMIN_URL: urls.oauth2Admin,
+        IDENTITY_PUBLIC_URL: urls.identityPublic,
       },
     });
     closers.push(users.close);
@@ -117,7 +118,7 @@ describe('consent through the real identity service and authorization server', (
     const claims = JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString('utf8'));
     expect(claims.sub).toBe(session.identity.id);
     expect(claims.ext).toEqual({
-      user: { authenticationMode: 'ory' },
+      user: { authenticationMode: 'ory', email: 'ada@acme.test', name: 'Ada Lovelace' },
       products: ['Platform', 'MAGIC'],
       scopeGroups: [],
       role: 'org-admin',
@@ -128,6 +129,58 @@ describe('consent through the real identity service and authorization server', (
     const again = await postConsent(consentChallenge, session.id);
     expect(again.res.status).toBe(200);
     expect(again.body.redirectTo).toEqual(expect.any(String));
+  });
+
+  it('connected apps: the person sees the application they granted and revoking it ends its refresh token', async () => {
+    const { jar, verifier, consentChallenge, session } = await toConsent('ada@acme.test');
+    const accepted = await postConsent(consentChallenge, session.id);
+    const callback = await jar.navigateToApp(accepted.body.redirectTo);
+    const token = await fetch(`${urls.issuer}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code')!,
+        redirect_uri: `${APP_ORIGIN}/account/callback`,
+        code_verifier: verifier,
+        client_id: 'platform',
+      }).toString(),
+    });
+    const { refresh_token: refreshToken } = (await token.json()) as { refresh_token: string };
+
+    const listed = await jar.fetch(`${urls.users}/me/connected-apps`, { headers: { origin: APP_ORIGIN } });
+    expect(listed.res.status, JSON.stringify(listed.body)).toBe(200);
+    expect(listed.body.apps).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          clientId: 'platform',
+          name: 'Platform',
+          scopes: expect.arrayContaining(['openid']),
+        }),
+      ]),
+    );
+    // One entry per application, though Ada signed in to it more than once in this file.
+    expect(listed.body.apps.filter((a: { clientId: string }) => a.clientId === 'platform')).toHaveLength(1);
+    // Nobody else's: without the session, 401.
+    expect((await new Jar().fetch(`${urls.users}/me/connected-apps`)).res.status).toBe(401);
+
+    const revoked = await jar.fetch(`${urls.users}/me/connected-apps/platform`, {
+      method: 'DELETE',
+      headers: { origin: APP_ORIGIN },
+    });
+    expect(revoked.res.status).toBe(204);
+    const refreshed = await fetch(`${urls.issuer}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        client_id: 'platform',
+      }).toString(),
+    });
+    expect(refreshed.status).toBe(400);
+    const after = await jar.fetch(`${urls.users}/me/connected-apps`, { headers: { origin: APP_ORIGIN } });
+    expect(after.body.apps.filter((a: { clientId: string }) => a.clientId === 'platform')).toEqual([]);
   });
 
   it('refuses a session of another identity with 403 SESSION_MISMATCH', async () => {

@@ -334,4 +334,53 @@ describe('git-auth: linking a source-code-host account (GitHub-like stand-in)', 
       await secret.close();
     }
   });
+
+  it('unlinking needs a privileged session: a recent sign-in unlinks, an older one gets REAUTHENTICATION_REQUIRED', async () => {
+    const user = await gitUser();
+    const started = await initialise(user.cookie);
+    const callback = await authorizeAtHost((started.body as any).authenticationUrl);
+    const code = callback.searchParams.get('code')!;
+    const state = callback.searchParams.get('state')!;
+    expect((await complete(user.cookie, { code, state })).status).toBe(200);
+    const unlink = (cookie: string | undefined) =>
+      http(`${svc.publicUrl}/git-auth`, {
+        method: 'DELETE',
+        headers: { ...(cookie ? { cookie } : {}), origin: APP },
+      });
+
+    expect((await unlink(undefined)).status).toBe(401);
+    // The app calls it cross-origin: the preflight allows DELETE from an app origin.
+    const preflight = await fetch(`${svc.publicUrl}/git-auth`, {
+      method: 'OPTIONS',
+      headers: { origin: APP, 'access-control-request-method': 'DELETE' },
+    });
+    expect(preflight.headers.get('access-control-allow-methods')).toContain('DELETE');
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(APP);
+
+    // The session signed in more than PRIVILEGED_SESSION_MAX_AGE_MINUTES (60) ago: refused, nothing changes.
+    const saved = svc.clock.now();
+    svc.clock.set(Date.now() + 61 * 60_000);
+    try {
+      const stale = await unlink(user.cookie);
+      expect(stale.status).toBe(403);
+      expect((stale.body as any).errorCode).toBe('REAUTHENTICATION_REQUIRED');
+      const rows = await sql<any>`select * from git_links where user_id = ${user.userId}`.execute(
+        svc.db.kysely,
+      );
+      expect(rows.rows).toHaveLength(1);
+    } finally {
+      svc.clock.set(saved);
+    }
+
+    const res = await unlink(user.cookie);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ connected: false, removed: true });
+    const rows = await sql<any>`select * from git_links where user_id = ${user.userId}`.execute(
+      svc.db.kysely,
+    );
+    expect(rows.rows).toHaveLength(0);
+    expect((await identityService.identity(user.identityId)).traits.onboarding.gitProviderConnected).toBe(
+      false,
+    );
+  });
 });

@@ -142,7 +142,11 @@ describe('grants end with their identity session and user', () => {
     const user = await newUser();
     const { tokens } = await signIn(user.email);
     expect(ext(tokens.access_token)).toEqual({
-      user: { authenticationMode: 'ory' },
+      user: {
+        authenticationMode: 'ory',
+        email: user.email,
+        name: expect.stringMatching(/^Grant Tester\d+$/),
+      },
       products: expect.any(Array),
       scopeGroups: [],
       role: 'member',

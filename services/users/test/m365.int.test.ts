@@ -316,7 +316,7 @@ describe('POST /m365/login', () => {
       client_id: 'magic',
       aud: ['urn:acme:api'],
       ext: {
-        user: { authenticationMode: 'm365' },
+        user: { authenticationMode: 'm365', email: 'megan@contoso.test', name: 'Megan Bowen' },
         products: ['MAGIC'],
         scopeGroups: ['research'],
         subscriptionStatus: 'subscribed',

@@ -123,6 +123,12 @@ const routes: RouteDef<unknown>[] = [
     search: z.object({ flow: str, profileFlow: str }),
     component: lazyScreen(() => import('../routes/profile.tsx')),
   }),
+  // The account page: guarded (AccessGuard), in every application.
+  route({
+    path: paths.settings,
+    search: none,
+    component: lazyScreen(() => import('../routes/settings.tsx')),
+  }),
   route({
     path: paths.m365Login,
     search: z.object({ token: str, autoContinue: str, isTeams: str }),

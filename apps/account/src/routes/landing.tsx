@@ -28,15 +28,27 @@ export default function LandingRoute() {
             </h1>
             {firstLogin && <p data-testid="first-login">{copy.research.firstLogin(config.appName)}</p>}
             <p>
-              {copy.research.signedInAs} <strong data-testid="signed-in-email">{session.facts?.email}</strong>
+              {copy.research.signedInAs}{' '}
+              {claims?.ext?.user?.name ? (
+                <strong data-testid="signed-in-name">{claims.ext.user.name} </strong>
+              ) : null}
+              <strong data-testid="signed-in-email">
+                {/* The token names the person in every mode (an m365 person has no identity session). */}
+                {claims?.ext?.user?.email ?? session.facts?.email}
+              </strong>
             </p>
             <h2 className="muted">{copy.research.claims}</h2>
             <pre className="claims" data-testid="token-ext">
               {JSON.stringify(claims?.ext ?? {}, null, 2)}
             </pre>
-            <a className="button secondary" href={paths.logout}>
-              {copy.research.logout}
-            </a>
+            <div className="row">
+              <a className="button secondary" href={paths.settings}>
+                {copy.settings.link}
+              </a>
+              <a className="button secondary" href={paths.logout}>
+                {copy.research.logout}
+              </a>
+            </div>
             <p className="muted" data-testid="versions">
               {versionsLine()}
             </p>

@@ -228,6 +228,9 @@ describe('research and access denied', () => {
     expect(await screen.findByText('ada@acme.test')).toBeTruthy();
     expect(screen.getByTestId('token-ext').textContent).toContain('"Platform"');
     expect(screen.getByRole('link', { name: 'Log out' }).getAttribute('href')).toBe('/account/logout');
+    expect(screen.getByRole('link', { name: 'Account settings' }).getAttribute('href')).toBe(
+      '/account/settings',
+    );
   });
 
   it('without a token goes to login', async () => {
@@ -235,6 +238,22 @@ describe('research and access denied', () => {
     goTo('/research');
     render(<Router />);
     await waitFor(() => expect(window.location.pathname).toBe('/account/login'));
+  });
+
+  it('shows the name and email the token carries (m365 people have no identity session)', async () => {
+    const named = fakeJwt({
+      exp: NOW / 1000 + 3600,
+      ext: {
+        user: { authenticationMode: 'ory', email: 'megan@contoso.test', name: 'Megan Bowen' },
+        products: ['Platform'],
+      },
+    });
+    write(registry.oauth2Token, { accessToken: named, refreshToken: 'r', expiresAt: NOW + 3_600_000 });
+    mockFetch(({ url }) => whoami(url));
+    goTo('/research');
+    render(<Router />);
+    expect((await screen.findByTestId('signed-in-name')).textContent).toContain('Megan Bowen');
+    expect(screen.getByTestId('signed-in-email').textContent).toBe('megan@contoso.test');
   });
 
   it('an m365 token on Platform (ory only) shows the unauthorised-mode page', async () => {

@@ -134,6 +134,7 @@ export interface IdentityDb {
   identity_verifiable_addresses: VerifiableAddressTable;
   identity_recovery_addresses: RecoveryAddressTable;
   identity_sessions: SessionTable;
+  identity_session_activity: { session_id: string; last_active_at: Ts };
   identity_flows: FlowTable;
   identity_errors: ErrorTable;
   identity_login_throttle: LoginThrottleTable;

@@ -225,10 +225,13 @@ export function createFlowEngine(
           await updateFlow(service.db, flow.id, { ui, state, internal }, now);
         }
         const updated: FlowRow = { ...flow, ui, state, internal, updated_at: now };
+        const shown: FlowRow = outcome.reveal
+          ? { ...updated, ui: { ...ui, nodes: [...ui.nodes, ...outcome.reveal] } }
+          : updated;
         return {
           type: 'answer',
           status: outcome.status ?? 400,
-          body: await spec.render(updated, uiFor(updated, req), service, { req }),
+          body: await spec.render(shown, uiFor(shown, req), service, { req }),
           browserTo: uiUrl(spec.kind, flow.id),
         };
       }

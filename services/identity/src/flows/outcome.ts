@@ -1,4 +1,4 @@
-import type { UiContainer, UiText } from '@ory/client';
+import type { UiContainer, UiNode, UiText } from '@ory/client';
 import type { Db } from '../db/db.ts';
 import type { IdentityError } from '../errors/identity-error.ts';
 import type { FieldMessage } from '../ui/nodes.ts';
@@ -33,6 +33,11 @@ export type Outcome =
       resetAttempts?: boolean;
       /** Runs in the transaction that writes the flow (e.g. queueing the mail with the code it stores). */
       commit?: (trx: Db) => Promise<void>;
+      /**
+       * Nodes shown in this answer only and never stored with the flow (new backup codes: shown
+       * once, kept nowhere in plain text).
+       */
+      reveal?: UiNode[];
     }
   /**
    * The method succeeded. `identityId` is who proved who they are (login, recovery); `method` the

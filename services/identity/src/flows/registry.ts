@@ -4,6 +4,8 @@ import { verificationCode } from '../strategies/code/verification.ts';
 import { passwordLogin } from '../strategies/password/login.ts';
 import { passwordSettings } from '../strategies/password/settings.ts';
 import { profileSettings } from '../strategies/profile/settings.ts';
+import { lookupLogin } from '../strategies/lookup/login.ts';
+import { lookupSettings } from '../strategies/lookup/settings.ts';
 import { totpLogin } from '../strategies/totp/login.ts';
 import { totpSettings } from '../strategies/totp/settings.ts';
 import { oidcLogin } from '../strategies/oidc/strategy.ts';
@@ -27,8 +29,8 @@ export const flowKinds: Record<FlowKind, FlowKindSpec> = {
  * method is one strategy file and one line here; `IDENTITY_METHODS` decides which are enabled.
  */
 export const knownStrategies: Registry = {
-  login: [passwordLogin, totpLogin, oidcLogin],
-  settings: [profileSettings, passwordSettings, totpSettings],
+  login: [passwordLogin, totpLogin, lookupLogin, oidcLogin],
+  settings: [profileSettings, passwordSettings, totpSettings, lookupSettings],
   recovery: [recoveryCode],
   verification: [verificationCode],
 };

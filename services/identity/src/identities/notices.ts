@@ -13,7 +13,7 @@ import type { IdentityContext } from '../context.ts';
  */
 export async function queueSecurityNotice(
   service: Pick<IdentityContext, 'mailer' | 'config'>,
-  p: { to: string; kind: SecurityNoticeKind; at: Date; newEmail?: string },
+  p: { to: string; kind: SecurityNoticeKind; at: Date; newEmail?: string; remaining?: number },
   trx?: Executor,
 ): Promise<void> {
   const mail = renderSecurityNotice({
@@ -21,6 +21,7 @@ export async function queueSecurityNotice(
     appName: service.config.appName,
     at: p.at,
     ...(p.newEmail ? { newEmail: p.newEmail } : {}),
+    ...(p.remaining !== undefined ? { remaining: p.remaining } : {}),
   });
   await service.mailer.enqueue({ to: p.to, ...mail }, trx);
 }

@@ -19,6 +19,7 @@ import {
   type ActiveSession,
 } from './repo.ts';
 import { readJson } from '../http/body.ts';
+import { SessionActivity, lastActive } from './activity.ts';
 
 export function registerSessionRoutes(app: FastifyInstance, ctx: IdentityContext): void {
   // The answer is a pure function of the session, so a session served from the cache is serialised
@@ -33,10 +34,17 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: IdentityContext
     return body;
   };
 
+  // "Last active" of each session, written at most once per 5 minutes (sessions/activity.ts).
+  const activity = new SessionActivity();
+
   app.get('/sessions/whoami', async (req, reply) => {
     const session = await currentSessionCached(ctx, req);
     if (!session) throw errors.unauthorized();
     if (!meetsHighestAal(session)) throw sessionErrors.aal2Required(aal2LoginUrl(ctx));
+    if (activity.due(session.row.id, ctx.clock.now())) {
+      // A session ended meanwhile has no row to refer to: its activity does not matter.
+      await activity.touch(ctx.db, session.row.id, ctx.clock.now()).catch(() => undefined);
+    }
     return reply
       .header('x-kratos-authenticated-identity-id', session.row.identity_id)
       .header('cache-control', 'private, no-cache, no-store')
@@ -94,8 +102,24 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: IdentityContext
       .orderBy('created_at', 'desc')
       .limit(250)
       .execute();
+    const active = await lastActive(
+      ctx.db,
+      rows.map((r) => r.id),
+    );
+    // Each device also says when the session was first seen and last active (additions to Kratos's
+    // device; last active is at most 5 minutes behind).
     return reply.send(
-      rows.map((row) => toApiSession({ row, identity: session.identity }, ctx.config.publicUrl, false)),
+      rows.map((row) => {
+        const api = toApiSession({ row, identity: session.identity }, ctx.config.publicUrl, false);
+        const seen = { first_seen_at: row.created_at.toISOString() };
+        const last = active.get(row.id);
+        const devices = (api.devices ?? []).map((d) => ({
+          ...d,
+          ...seen,
+          last_active_at: (last ?? row.created_at).toISOString(),
+        }));
+        return { ...api, devices };
+      }),
     );
   });
 

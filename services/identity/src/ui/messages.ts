@@ -98,6 +98,26 @@ export const messages = {
       reason: 'Too many wrong authentication codes were entered. Please try again in an hour.',
     }),
   noTotp: () => error(4000011, 'You have no TOTP device set up.'),
+  lookupUsed: () => error(4000012, 'This backup recovery code has already been used.'),
+  noLookup: () => error(4000014, 'You have no backup recovery codes set up.'),
+  lookupInvalid: () => error(4000016, 'The backup recovery code is not valid.'),
+  lookupLabel: () => info(1010007, 'Backup recovery code'),
+  useLookup: () => info(1010010, 'Use backup recovery code'),
+  revealLookup: () => info(1050007, 'Reveal backup recovery codes'),
+  regenerateLookup: () => info(1050008, 'Generate new backup recovery codes'),
+  lookupSecret: (secret: string) => info(1050009, secret, { secret }),
+  confirmLookup: () => info(1050010, 'Confirm backup recovery codes'),
+  lookupList: (secrets: string[]) =>
+    info(1050015, secrets.join(', '), {
+      secrets: secrets.map((s) => ({ id: 1050009, text: s, type: 'info' })),
+    }),
+  disableLookup: () => info(1050016, 'Disable this method'),
+  /**
+   * Ours (not Kratos's): codes are stored hashed, so "reveal" can only say how many are left. Each
+   * code is shown once, in the answer that makes it.
+   */
+  lookupRemaining: (remaining: number, total: number) =>
+    info(1050022, `${remaining} of ${total} backup recovery codes are left.`, { remaining, total }),
   recovered: (minutes: number) =>
     success(
       1060001,

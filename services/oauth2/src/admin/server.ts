@@ -11,6 +11,7 @@ import { KeyRevocationRefused } from '../keys.ts';
 import { requireChallenge } from '../interactions/challenge.ts';
 import { registerClientRoutes } from './clients.ts';
 import { VERSION } from '../public/meta.ts';
+import { listConsentSessions, revokeConsentSessions } from './consent-sessions.ts';
 import { issueFederatedToken } from './federated-token.ts';
 import { acceptConsentRequest, getConsentRequest, rejectConsentRequest } from '../interactions/consent.ts';
 import { acceptLoginRequest, getLoginRequest, rejectLoginRequest } from '../interactions/login.ts';
@@ -112,6 +113,15 @@ export function createAdminServer(
   app.put(`${base}/logout/reject`, async (req, reply) => {
     await rejectLogoutRequest(rt, q(req.query, 'logout_challenge'));
     return reply.status(204).send();
+  });
+
+  // Consent sessions of a subject (a person's connected applications) and their revocation.
+  app.get('/admin/oauth2/auth/sessions/consent', async (req) =>
+    listConsentSessions(rt, (req.query as Record<string, unknown>)?.subject),
+  );
+  app.delete('/admin/oauth2/auth/sessions/consent', async (req, reply) => {
+    await revokeConsentSessions(rt, (req.query ?? {}) as Record<string, unknown>);
+    return reply.code(204).send();
   });
 
   app.post('/admin/oauth2/introspect', async (req, reply) => {

@@ -7,6 +7,7 @@ const SERVICE = 'identity service';
 const whoamiSchema = z.object({
   id: z.string(),
   active: z.boolean().optional(),
+  authenticated_at: z.string().optional(),
   identity: z.object({
     id: z.string(),
     traits: z

@@ -29,6 +29,24 @@ interface AcceptConsentBody {
   session: ConsentSession;
 }
 
+/** An application a person granted access, as the account page lists it. */
+interface ConnectedApp {
+  clientId: string;
+  name: string;
+  scopes: string[];
+  grantedAt: string;
+}
+
+const consentSessionsSchema = z.array(
+  z.object({
+    consent_request: z.object({
+      client: z.object({ client_id: z.string(), client_name: z.string().nullish() }),
+    }),
+    grant_scope: z.array(z.string()).nullish(),
+    handled_at: z.string().nullish(),
+  }),
+);
+
 /** The result of reading a consent request: pending, or already handled (Hydra's 410). */
 type ConsentLookup = { kind: 'pending'; request: ConsentRequest } | { kind: 'handled'; redirectTo: string };
 
@@ -43,6 +61,10 @@ export interface OAuth2AdminClient {
   ): Promise<string>;
   /** Hydra's device user-code accept: `PUT …/device/accept?device_challenge=` `{user_code}`. */
   acceptDeviceRequest(challenge: string, userCode: string): Promise<string>;
+  /** The applications a subject granted access (Hydra's consent sessions). */
+  listConsentSessions(subject: string): Promise<ConnectedApp[]>;
+  /** Revokes a subject's grants to one application: their tokens end. */
+  revokeConsentSessions(subject: string, clientId: string): Promise<void>;
   /** An access token for a user verified through Microsoft 365 (`/admin/oauth2/federated-tokens`). */
   issueFederatedToken(body: {
     subject: string;
@@ -126,6 +148,36 @@ export function createOAuth2AdminClient(
       }
       if (res.status === 400) throw new AppError('DEVICE_CODE_INVALID', 'This code is not valid.');
       throw upstreamError(SERVICE, `answered ${res.status} when accepting a device code`);
+    },
+
+    async listConsentSessions(subject) {
+      const url = `${baseUrl}/admin/oauth2/auth/sessions/consent?subject=${encodeURIComponent(subject)}`;
+      const res = await requestJson(SERVICE, url, { method: 'GET', timeoutMs });
+      if (res.status !== 200) throw upstreamError(SERVICE, `answered ${res.status} for consent sessions`);
+      const parsed = consentSessionsSchema.safeParse(res.body);
+      if (!parsed.success) throw upstreamError(SERVICE, 'answered with an unexpected consent sessions shape');
+      // One entry per application (each browser that signed in holds its own grant): the union of
+      // the scopes and the latest grant time; revoking an application ends all of its grants.
+      const byClient = new Map<string, ConnectedApp>();
+      for (const s of parsed.data) {
+        const clientId = s.consent_request.client.client_id;
+        const seen = byClient.get(clientId);
+        const grantedAt = s.handled_at ?? '';
+        byClient.set(clientId, {
+          clientId,
+          name: s.consent_request.client.client_name ?? clientId,
+          scopes: [...new Set([...(seen?.scopes ?? []), ...(s.grant_scope ?? [])])],
+          grantedAt: seen && seen.grantedAt > grantedAt ? seen.grantedAt : grantedAt,
+        });
+      }
+      return [...byClient.values()];
+    },
+
+    async revokeConsentSessions(subject, clientId) {
+      const url = `${baseUrl}/admin/oauth2/auth/sessions/consent?subject=${encodeURIComponent(subject)}&client=${encodeURIComponent(clientId)}`;
+      const res = await requestJson(SERVICE, url, { method: 'DELETE', timeoutMs });
+      if (res.status !== 204 && res.status !== 200)
+        throw upstreamError(SERVICE, `answered ${res.status} when revoking consent sessions`);
     },
 
     async acceptLogoutRequest(challenge) {

@@ -8,8 +8,9 @@ import {
   completeBodySchema,
   initialiseAnswerSchema,
   initialiseBodySchema,
+  unlinkAnswerSchema,
 } from './schemas.ts';
-import { complete, initialise } from './service.ts';
+import { complete, initialise, unlink } from './service.ts';
 
 export function registerGitAuthRoutes(app: FastifyInstance, ctx: UsersContext): void {
   app.post('/git-auth/initialise', async (request, reply) => {
@@ -19,6 +20,15 @@ export function registerGitAuthRoutes(app: FastifyInstance, ctx: UsersContext): 
     const answer = await initialise(ctx, caller, body.flow, origin);
     reply.header('cache-control', 'no-store');
     return sendOutput(reply, 200, initialiseAnswerSchema, answer);
+  });
+
+  // Unlinks the caller's source-code-host account (privileged session required).
+  app.delete('/git-auth', async (request, reply) => {
+    const caller = await currentCaller(ctx, request);
+    const answer = await unlink(ctx, caller);
+    request.log.info({ userId: caller.user.id }, 'source-code host unlinked');
+    reply.header('cache-control', 'no-store');
+    return sendOutput(reply, 200, unlinkAnswerSchema, answer);
   });
 
   app.post('/git-auth/complete', async (request, reply) => {

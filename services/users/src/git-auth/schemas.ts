@@ -11,4 +11,6 @@ export const completeBodySchema = z
   })
   .strict();
 
+export const unlinkAnswerSchema = z.object({ connected: z.literal(false), removed: z.boolean() });
+
 export const completeAnswerSchema = z.object({ connected: z.literal(true), login: z.string() });

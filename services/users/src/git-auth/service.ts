@@ -51,6 +51,30 @@ export async function initialise(
 }
 
 /**
+ * Unlinks the caller's source-code-host account. It needs a privileged session (signed in within
+ * `PRIVILEGED_SESSION_MAX_AGE_MINUTES`, as the identity service's own settings changes): otherwise
+ * 403 REAUTHENTICATION_REQUIRED, and the app has the person confirm their password first. For a
+ * source-code-host user the app starts linking another account right after ("replace").
+ */
+export async function unlink(ctx: UsersContext, caller: Caller) {
+  const at = Date.parse(caller.session.authenticated_at ?? '');
+  if (!(at + ctx.config.privilegedSessionMaxAgeMs > ctx.clock.now().getTime())) {
+    throw new AppError(
+      'REAUTHENTICATION_REQUIRED',
+      'Please confirm your password to unlink your source-code host account.',
+    );
+  }
+  const removed = await ctx.db
+    .deleteFrom('git_links')
+    .where('user_id', '=', caller.user.id)
+    .executeTakeFirst();
+  await ctx.identityAdmin.patchIdentity(caller.user.identityId, [
+    { op: 'replace', path: '/traits/onboarding/gitProviderConnected', value: false },
+  ]);
+  return { connected: false as const, removed: Number(removed.numDeletedRows) > 0 };
+}
+
+/**
  * Finishes linking: the code must not be an authorization-server code (prefix "ory"), and the
  * `state` must be one this caller's identity session started less than 10 minutes ago and not
  * used yet. Checking and spending the state is one conditional update, so it works once; without

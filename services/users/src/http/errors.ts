@@ -18,6 +18,8 @@ const errorCatalogue = {
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   SECOND_FACTOR_REQUIRED: 403,
+  /** The change needs a recent sign-in (a privileged session): confirm the password, then retry. */
+  REAUTHENTICATION_REQUIRED: 403,
   SESSION_MISMATCH: 403,
   USER_NOT_LINKED: 403,
   /** The identity is deactivated (a revoked invitation, an operator's deactivation). */

@@ -133,7 +133,13 @@ export async function tokenClaimsFor(
     identityId: identity.id,
     claims: {
       access_token: {
-        user: { authenticationMode: mode },
+        // Who signed in, for the landing pages' "Signed in as" in every mode (an m365 person has no
+        // identity session to read it from).
+        user: {
+          authenticationMode: mode,
+          email: user.email,
+          name: `${user.firstName} ${user.lastName}`.trim(),
+        },
         products: user.products,
         scopeGroups: user.scopeGroups,
         role: user.role,

@@ -97,6 +97,8 @@ export async function findUserWithProducts(
 ): Promise<{
   identityId: string | null;
   email: string;
+  firstName: string;
+  lastName: string;
   role: string;
   scopeGroups: string[];
   products: string[];
@@ -108,6 +110,8 @@ export async function findUserWithProducts(
     .select([
       'users.identity_id as identityId',
       'users.email as email',
+      'users.first_name as firstName',
+      'users.last_name as lastName',
       'users.role as role',
       'users.scope_groups as scopeGroups',
       'organisations.products as products',

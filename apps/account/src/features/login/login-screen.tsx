@@ -59,6 +59,7 @@ export function LoginScreen({ search }: { search: LoginSearch }) {
           busy={login.busy}
           errors={login.formErrors}
           onSubmit={login.submitTotp}
+          onBackupCode={login.submitBackupCode}
         />
       );
     case 'mfa-setup':

@@ -180,6 +180,8 @@ export function useLogin(search: LoginSearch) {
     submitter: mfaSubmitter,
   });
 
+  const submitBackupCode = useCallback((code: string) => submitTotp(code, 'backup'), [submitTotp]);
+
   const sso = useSsoStep({ emailResult, flow, obtainFlow: loginFlow.obtainFlow, now, back: email.back });
 
   const clearPasswordErrors = passwordSubmitter.clear;
@@ -218,6 +220,7 @@ export function useLogin(search: LoginSearch) {
     submitEmail: email.submitEmail,
     submitPassword,
     submitTotp,
+    submitBackupCode,
     mfaSetupDone,
     back,
     ssoView: sso.ssoView,

@@ -25,17 +25,23 @@ export const mfaRoutes = (setFlow: (flow: LoginFlow | null) => void, reloadSessi
   },
 });
 
-/** The 2FA step: the code goes to an aal2 login flow (method totp). */
+/**
+ * The 2FA step: the code goes to an aal2 login flow, as method totp (six digits from the app) or
+ * lookup_secret (a backup code, in place of the app).
+ */
 export function useMfaStep(input: MfaStepInput) {
-  return (code: string): Promise<void> =>
+  return (code: string, kind: 'totp' | 'backup' = 'totp'): Promise<void> =>
     input.submitter.submit(async () => {
       const flow = await input.obtainFlow({ aal2: true });
       if (!flow) return;
-      const result = await submitLogin(input.config.identityUrl, flow.id, {
-        method: 'totp',
-        totp_code: code,
-        csrf_token: csrfToken(flow),
-      });
+      const csrf_token = csrfToken(flow);
+      const result = await submitLogin(
+        input.config.identityUrl,
+        flow.id,
+        kind === 'backup'
+          ? { method: 'lookup_secret', lookup_secret: code, csrf_token }
+          : { method: 'totp', totp_code: code, csrf_token },
+      );
       await input.finishLogin(result);
     });
 }

@@ -114,4 +114,52 @@ describe('MFA setup screen', () => {
     await waitFor(() => expect(window.location.pathname).toBe('/research'));
     expect(read(registry.mfaSetupState)).toBeNull();
   });
+
+  it('after the set-up, offers the backup codes in a step of their own before the success view', async () => {
+    const codes = Array.from({ length: 12 }, (_, i) => `bk${String(i).padStart(6, '0')}`);
+    const bodies: unknown[] = [];
+    mockFetch((call) => {
+      const { method, url } = call;
+      if (url.pathname === '/sessions/whoami') return { status: 200, body: session(['password']) };
+      if (url.pathname === '/self-service/settings/browser')
+        return { status: 200, body: browserFlow('settings', 's-1', 'show_form', totpNodes) };
+      if (method === 'POST' && url.pathname === '/self-service/settings') {
+        bodies.push(call.body);
+        const b = call.body as Record<string, unknown>;
+        if (b.lookup_secret_regenerate) {
+          const node = {
+            type: 'text',
+            group: 'lookup_secret',
+            attributes: {
+              id: 'lookup_secret_codes',
+              text: {
+                id: 1050015,
+                type: 'info',
+                text: '',
+                context: { secrets: codes.map((text) => ({ text })) },
+              },
+              node_type: 'text',
+            },
+            messages: [],
+            meta: {},
+          };
+          return { status: 200, body: browserFlow('settings', 's-1', 'show_form', [node]) };
+        }
+        return { status: 200, body: browserFlow('settings', 's-1', 'success') };
+      }
+      return undefined;
+    });
+    render(<Router />);
+    fireEvent.click(await screen.findByLabelText('I have installed an authenticator app'));
+    fireEvent.paste(screen.getByLabelText('2FA code'), { clipboardData: { getData: () => '123456' } });
+    expect(await screen.findByRole('heading', { name: 'Save your backup codes' })).toBeTruthy();
+    expect(screen.getByTestId('backup-codes').querySelectorAll('li')).toHaveLength(12);
+    expect(screen.getByRole('button', { name: 'Copy codes' })).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Download codes' }).getAttribute('href')).toContain(codes[0]);
+    fireEvent.click(screen.getByRole('button', { name: 'I have saved these codes' }));
+    expect(await screen.findByRole('heading', { name: '2FA' })).toBeTruthy();
+    expect(
+      bodies.map((b) => Object.keys(b as object).filter((k) => k.startsWith('lookup') || k === 'totp_code')),
+    ).toEqual([['totp_code'], ['lookup_secret_regenerate'], ['lookup_secret_confirm']]);
+  });
 });

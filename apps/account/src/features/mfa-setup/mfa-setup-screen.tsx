@@ -3,7 +3,9 @@ import { copy } from '../../copy.ts';
 import { getConfig } from '../../shared/config/env.ts';
 import { initialPagePath, paths } from '../../shared/config/paths.ts';
 import { navigate } from '../../shared/navigation/history.ts';
+import { BackupCodesStep } from '../../shared/totp/backup-codes-step.tsx';
 import { TotpSetupForm } from '../../shared/totp/totp-setup-form.tsx';
+import { useBackupCodes } from '../../shared/totp/use-backup-codes.ts';
 import { useTotpSetup } from '../../shared/totp/use-totp-setup.ts';
 import { AccountFooter } from '../../shared/ui/account-footer.tsx';
 import { Card } from '../../shared/ui/card.tsx';
@@ -28,6 +30,8 @@ export function MfaSetupScreen({ profileFlow }: { profileFlow?: string }) {
   const eligible = session.state === 'present' && !sso;
   // An aal1 session of a user who has TOTP: the settings flow answers 403 with the aal2 login target.
   const totp = useTotpSetup({ profileFlow, enabled: eligible || session.state === 'requires-mfa' });
+  // After the set-up, before the completion screen: the backup codes, in a step of their own.
+  const backup = useBackupCodes(totp.status === 'completed');
 
   useEffect(() => {
     if (session.state === 'none' || totp.status === 'unauthorized') navigate(paths.login, { replace: true });
@@ -42,6 +46,10 @@ export function MfaSetupScreen({ profileFlow }: { profileFlow?: string }) {
   if (session.state === 'present' && sso)
     return <ErrorView message={copy.errors.ssoCannotSetUpMfa} mode="login" />;
   if (totp.status === 'error') return <ErrorView message={totp.pageError ?? undefined} mode="retry" />;
+  if (totp.status === 'completed' && backup.status !== 'done') {
+    if (backup.status === 'loading') return <Progress label={copy.common.loading} />;
+    return <BackupCodesStep codes={backup.codes} busy={backup.busy} onContinue={backup.confirm} />;
+  }
   if (totp.status === 'completed') {
     return (
       <Card title={copy.mfaSetupScreen.successHeading} footer={footer}>

@@ -24,6 +24,7 @@ export const paths = {
   accessDenied: `${BASE}/access-denied`,
   terms: `${BASE}/terms`,
   privacy: `${BASE}/privacy`,
+  settings: `${BASE}/settings`,
   research: '/research',
   welcome: WELCOME_PATH,
 } as const;

@@ -117,6 +117,8 @@ const FORM_MESSAGE_IDS: ReadonlySet<number> = new Set([
   4000005, // the password cannot be used
   4000006, // invalid credentials
   4000008, // invalid authentication code
+  4000012, // backup code already used
+  4000016, // backup code not valid
   4000031, // password too similar to the identifier
   4000032, // password too short
   4000034, // password found in data breaches

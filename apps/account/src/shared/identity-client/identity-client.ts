@@ -44,6 +44,7 @@ export function getLoginFlow(base: string, id: string): Promise<LoginFlow> {
 export type LoginBody =
   | { method: 'password'; identifier: string; password: string; csrf_token: string }
   | { method: 'totp'; totp_code: string; csrf_token: string }
+  | { method: 'lookup_secret'; lookup_secret: string; csrf_token: string }
   | { method: 'oidc'; provider: string; csrf_token: string };
 
 export function submitLogin(base: string, flowId: string, body: LoginBody): Promise<{ session?: Session }> {
@@ -82,8 +83,27 @@ export function submitRecovery(
   });
 }
 
-export function createSettingsFlow(base: string): Promise<SettingsFlow> {
-  return requestJson(url(base, '/self-service/settings/browser'), withCredentials);
+/** A settings flow; `returnTo` (the account page) is where a re-authentication comes back to. */
+export function createSettingsFlow(base: string, returnTo?: string): Promise<SettingsFlow> {
+  return requestJson(url(base, '/self-service/settings/browser', { return_to: returnTo }), withCredentials);
+}
+
+/** The signed-in person's other active sessions (Kratos `GET /sessions`). */
+export function listSessions(base: string): Promise<Session[]> {
+  return requestJson(url(base, '/sessions'), withCredentials);
+}
+
+/** Ends one other session of the signed-in person (`DELETE /sessions/{id}`). */
+export async function revokeSession(base: string, id: string): Promise<void> {
+  await requestJson(url(base, `/sessions/${encodeURIComponent(id)}`), {
+    ...withCredentials,
+    method: 'DELETE',
+  });
+}
+
+/** Ends every other session of the signed-in person (`DELETE /sessions`). */
+export function revokeOtherSessions(base: string): Promise<{ count: number }> {
+  return requestJson(url(base, '/sessions'), { ...withCredentials, method: 'DELETE' });
 }
 
 export function getSettingsFlow(base: string, id: string): Promise<SettingsFlow> {
@@ -94,7 +114,14 @@ export type SettingsBody =
   | { method: 'password'; password: string; csrf_token: string }
   | { method: 'totp'; totp_code: string; csrf_token: string }
   | { method: 'totp'; totp_unlink: true; csrf_token: string }
-  | { method: 'profile'; traits: unknown; csrf_token: string };
+  | { method: 'profile'; traits: unknown; csrf_token: string }
+  | {
+      method: 'lookup_secret';
+      lookup_secret_regenerate?: true;
+      lookup_secret_confirm?: true;
+      lookup_secret_disable?: true;
+      csrf_token: string;
+    };
 
 export function submitSettings(base: string, flowId: string, body: SettingsBody): Promise<SettingsFlow> {
   return requestJson(url(base, '/self-service/settings', { flow: flowId }), {

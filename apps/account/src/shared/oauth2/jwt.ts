@@ -8,7 +8,13 @@ const accessTokenClaimsSchema = z.looseObject({
   client_id: z.optional(z.string()),
   ext: z.optional(
     z.looseObject({
-      user: z.optional(z.looseObject({ authenticationMode: z.optional(z.string()) })),
+      user: z.optional(
+        z.looseObject({
+          authenticationMode: z.optional(z.string()),
+          email: z.optional(z.string()),
+          name: z.optional(z.string()),
+        }),
+      ),
       products: z.optional(z.array(z.string())),
       scopeGroups: z.optional(z.array(z.string())),
       subscriptionStatus: z.optional(z.string()),

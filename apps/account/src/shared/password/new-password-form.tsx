@@ -8,12 +8,17 @@ import { canSubmitPassword, checkPassword } from './password-rules.ts';
 /** Password + confirmation with the live checklist of the password rules. */
 export function NewPasswordForm({
   changing = false,
+  autoFocus = false,
+  submitLabel = copy.common.continue,
   busy = false,
   errors = [],
   fieldErrors = [],
   onSubmit,
 }: {
   changing?: boolean;
+  /** Focus the first input on mount (a form that is the page; not one section of several). */
+  autoFocus?: boolean;
+  submitLabel?: string;
   busy?: boolean;
   errors?: string[];
   fieldErrors?: string[];
@@ -42,6 +47,7 @@ export function NewPasswordForm({
         name="password"
         autoComplete="new-password"
         required
+        autoFocus={autoFocus}
         placeholder={changing ? copy.password.chooseNew : copy.password.create}
         value={password}
         onChange={(e) => setPassword(e.target.value)}
@@ -66,7 +72,7 @@ export function NewPasswordForm({
       />
       <FormErrors messages={errors} />
       <button type="submit" className="button" disabled={!ok || busy}>
-        {copy.common.continue}
+        {submitLabel}
       </button>
     </form>
   );

@@ -30,4 +30,23 @@ describe('MfaStep', () => {
     );
     expect(screen.getByRole('alert').textContent).toContain('The provided authentication code is invalid');
   });
+
+  it('"Use a backup code" switches to a text field whose code goes to onBackupCode', () => {
+    const onSubmit = vi.fn();
+    const onBackupCode = vi.fn();
+    render(<MfaStep supportEmail="s@acme.test" onSubmit={onSubmit} onBackupCode={onBackupCode} />);
+    fireEvent.click(screen.getByRole('button', { name: 'Use a backup code' }));
+    const input = screen.getByLabelText('Backup code');
+    fireEvent.change(input, { target: { value: ' ab12cd34 ' } });
+    fireEvent.submit(input.closest('form')!);
+    expect(onBackupCode).toHaveBeenCalledWith('ab12cd34');
+    expect(onSubmit).not.toHaveBeenCalled();
+    fireEvent.click(screen.getByRole('button', { name: 'Use the authenticator app' }));
+    expect(screen.getByLabelText('2FA code')).toBeTruthy();
+  });
+
+  it('offers no backup code where there is no handler (recovery)', () => {
+    render(<MfaStep supportEmail="s@acme.test" onSubmit={() => {}} />);
+    expect(screen.queryByRole('button', { name: 'Use a backup code' })).toBeNull();
+  });
 });

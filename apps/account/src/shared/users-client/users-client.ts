@@ -136,6 +136,37 @@ export function initialiseGitAuth(usersUrl: string, flow: string): Promise<{ aut
   });
 }
 
+export interface ConnectedApp {
+  clientId: string;
+  name: string;
+  scopes: string[];
+  grantedAt: string;
+}
+
+/** The signed-in person's connected applications (their OAuth2 grants). */
+export async function listConnectedApps(usersUrl: string): Promise<ConnectedApp[]> {
+  const body = await requestJson<{ apps?: ConnectedApp[] }>(
+    new URL('/me/connected-apps', usersUrl).toString(),
+    {
+      credentials: 'include',
+    },
+  );
+  return Array.isArray(body.apps) ? body.apps : [];
+}
+
+/** Revokes the signed-in person's grants to one application. */
+export async function revokeConnectedApp(usersUrl: string, clientId: string): Promise<void> {
+  await requestJson(new URL(`/me/connected-apps/${encodeURIComponent(clientId)}`, usersUrl).toString(), {
+    method: 'DELETE',
+    credentials: 'include',
+  });
+}
+
+/** Unlinks the caller's source-code-host account (needs a recent sign-in: REAUTHENTICATION_REQUIRED). */
+export function unlinkGit(usersUrl: string): Promise<{ connected: false; removed: boolean }> {
+  return requestJson(new URL('/git-auth', usersUrl).toString(), { method: 'DELETE', credentials: 'include' });
+}
+
 export function completeGitAuth(
   usersUrl: string,
   input: { code: string; state?: string },

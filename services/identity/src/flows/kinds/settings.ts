@@ -12,11 +12,18 @@ import type { FlowKindSpec, FlowRequest } from '../kind.ts';
 import { baseFlow } from '../render.ts';
 import type { Reply } from '../outcome.ts';
 
-/** Where a settings change that needs a fresh login sends the browser (and back to this flow after). */
-export function settingsRefreshUrl(ctx: IdentityContext, flowId: string): string {
+/**
+ * Where a settings change that needs a fresh login sends the browser: back to this flow after, or,
+ * for a flow started with `return_to` (the account page), back there, where the change is made again
+ * in a new flow with the now privileged session.
+ */
+export function settingsRefreshUrl(ctx: IdentityContext, flow: Pick<FlowRow, 'id' | 'return_to'>): string {
   const u = new URL(`${ctx.config.publicUrl}/self-service/login/browser`);
   u.searchParams.set('refresh', 'true');
-  u.searchParams.set('return_to', `${ctx.config.publicUrl}/self-service/settings?flow=${flowId}`);
+  u.searchParams.set(
+    'return_to',
+    flow.return_to ?? `${ctx.config.publicUrl}/self-service/settings?flow=${flow.id}`,
+  );
   return u.toString();
 }
 

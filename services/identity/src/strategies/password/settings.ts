@@ -32,7 +32,7 @@ export const passwordSettings: Strategy = {
   ],
   async submit(flow, input, { service, now, session }) {
     if (!session || !isPrivileged(service, session))
-      return { type: 'error', error: sessionErrors.refreshRequired(settingsRefreshUrl(service, flow.id)) };
+      return { type: 'error', error: sessionErrors.refreshRequired(settingsRefreshUrl(service, flow)) };
     const { password } = input;
     if (typeof password !== 'string' || password === '')
       return {

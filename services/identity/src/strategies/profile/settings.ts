@@ -121,7 +121,7 @@ async function submitProfile(
   }
   const current = identityEmail(identity);
   if (normalizeEmail(parsed.data.email) !== normalizeEmail(current) && !isPrivileged(service, session)) {
-    return { type: 'error', error: sessionErrors.refreshRequired(settingsRefreshUrl(service, flow.id)) };
+    return { type: 'error', error: sessionErrors.refreshRequired(settingsRefreshUrl(service, flow)) };
   }
   // The old address hears of the change (if someone else made it, the owner still learns of it),
   // queued in the update's transaction: no change without its notice, no notice without the change.

@@ -1,12 +1,8 @@
 import { sql } from 'kysely';
 import { errors } from '../../errors/identity-error.ts';
-import type { Outcome } from '../../flows/outcome.ts';
 import type { Strategy } from '../../flows/strategy.ts';
-import { getCredential, identityEmail, normalizeEmail } from '../../identities/repo.ts';
-import { normalizeIdentifier } from '../../throttle/backoff.ts';
-import { CODE_SCOPE, admitCodeAttempt } from '../../throttle/code-guard.ts';
-import { admitAccountAttempt } from '../../throttle/attempts.ts';
-import { lockoutNotice } from '../../throttle/lockout-notice.ts';
+import { getCredential } from '../../identities/repo.ts';
+import { admitSecondFactor } from '../../throttle/second-factor.ts';
 import { messages } from '../../ui/messages.ts';
 import { totpLoginNodes } from '../../ui/nodes.ts';
 import { MAX_TOTP_ATTEMPTS, readTotpCode } from './read-code.ts';
@@ -24,7 +20,8 @@ import { verifyTotp } from './totp.ts';
  *
  * Each code also counts on the account's password lockout (`throttle/attempts.ts`, admitted before
  * the check like a password): a running lockout refuses it like a wrong code, and the failure that
- * starts a lockout mails the owner once.
+ * starts a lockout mails the owner once. Backup codes (`lookup_secret`) go through the same
+ * admission (`throttle/second-factor.ts`), so they share every one of these counts.
  */
 export const totpLogin: Strategy = {
   method: 'totp',
@@ -37,45 +34,15 @@ export const totpLogin: Strategy = {
     const attempt = readTotpCode(attempts, input);
     if ('refused' in attempt) return attempt.refused;
     const identityId = session.row.identity_id;
-    const address = normalizeEmail(identityEmail(session.identity, identityId));
-    const key = normalizeIdentifier(address);
-    const wrong: Outcome = {
-      type: 'flow_updated',
-      messages: [{ pointer: '#/', message: messages.invalidTotp() }],
-      countAttempt: true,
-    };
-    // Admitted on the account's password lockout (one counter for passwords and second factors),
-    // atomically and before the code is checked; a running lockout answers like a wrong code.
-    const account = await admitAccountAttempt(service.db, { key, now, policy: service.config.lockout });
-    if (account.refused) return wrong;
-    const limits = service.config.totpLimits;
-    const guard = await admitCodeAttempt(service.db, {
-      flowId: flow.id,
-      flowKey: 'totp_guard_attempts',
-      subject: identityId,
-      subjectScope: CODE_SCOPE.totpAccount,
-      ip: client.ip,
-      now,
-      limits: {
-        // The per-flow cap is the engine's attempt counter (`maxAttempts`, checked by readTotpCode);
-        // the atomic per-account count bounds what parallel submits of one flow could overshoot.
-        perFlow: Number.POSITIVE_INFINITY,
-        perAddress: limits.perAccount,
-        windowMs: limits.windowMs,
-        perIp: service.config.codeLimits.perIp,
-        ipWindowMs: service.config.codeLimits.ipWindowMs,
-      },
-    });
-    if (guard.refused) {
-      await account.giveBack(); // no code was checked
-      const message =
-        guard.refused === 'ip' ? messages.codeNetworkLocked(guard.retryAfterSec) : messages.totpLocked();
-      return { type: 'flow_updated', messages: [{ pointer: '#/', message }], countAttempt: true };
-    }
-    const fail = (): Outcome => ({ ...wrong, ...lockoutNotice(service, account, key, address) });
+    // Admitted on the account's lockout and the code guard, atomically and before the code is
+    // checked (the same admission as backup codes).
+    const admission = await admitSecondFactor(service, { flow, session, ip: client.ip, now });
+    if ('refused' in admission) return admission.refused;
+    const { admitted } = admission;
+    const fail = () => admitted.wrong();
     const credential = await getCredential(service.db, identityId, 'totp');
     if (!credential) {
-      await account.giveBack();
+      await admitted.giveBack();
       return { type: 'flow_updated', messages: [{ pointer: '#/', message: messages.noTotp() }] };
     }
     const secret = String(credential.config.secret ?? '');
@@ -89,8 +56,7 @@ export const totpLogin: Strategy = {
       service.db,
     );
     if (Number(claimed.numAffectedRows ?? 0) !== 1) return fail();
-    await guard.settle(true);
-    await account.settle(true);
+    await admitted.right();
     return { type: 'success', identityId, method: 'totp' };
   },
 };

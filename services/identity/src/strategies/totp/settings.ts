@@ -45,7 +45,7 @@ export const totpSettings: Strategy = {
       return { type: 'flow_updated', messages: [{ pointer: '#/', message }] };
     }
     if (!session || !isPrivileged(service, session))
-      return { type: 'error', error: sessionErrors.refreshRequired(settingsRefreshUrl(service, flow.id)) };
+      return { type: 'error', error: sessionErrors.refreshRequired(settingsRefreshUrl(service, flow)) };
     const identity = session.identity;
     const ownerEmail = identityEmail(identity);
     if (input.totp_unlink === true || input.totp_unlink === 'true') {
@@ -57,6 +57,12 @@ export const totpSettings: Strategy = {
             .where('identity_id', '=', identity.row.id)
             .where('type', '=', 'totp')
             .executeTakeFirst();
+          // Backup codes stand in for the authenticator app: without it they go too.
+          await trx
+            .deleteFrom('identity_credentials')
+            .where('identity_id', '=', identity.row.id)
+            .where('type', '=', 'lookup_secret')
+            .execute();
           if (Number(removed.numDeletedRows) > 0 && ownerEmail)
             await queueSecurityNotice(service, { to: ownerEmail, kind: 'totp_removed', at: now }, trx);
         },

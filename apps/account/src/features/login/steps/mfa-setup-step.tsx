@@ -1,6 +1,8 @@
 import { useEffect } from 'react';
 import { copy } from '../../../copy.ts';
+import { BackupCodesStep } from '../../../shared/totp/backup-codes-step.tsx';
 import { TotpSetupForm } from '../../../shared/totp/totp-setup-form.tsx';
+import { useBackupCodes } from '../../../shared/totp/use-backup-codes.ts';
 import { useTotpSetup } from '../../../shared/totp/use-totp-setup.ts';
 import { Card } from '../../../shared/ui/card.tsx';
 import { ErrorView } from '../../../shared/ui/error-view.tsx';
@@ -18,10 +20,16 @@ export function MfaSetupStep({
   onSkip?: () => void;
 }) {
   const totp = useTotpSetup({ profileFlow });
+  // After the set-up, the backup codes in a step of their own, then on.
+  const backup = useBackupCodes(totp.status === 'completed');
+  const finished =
+    totp.status === 'unauthorized' || (totp.status === 'completed' && backup.status === 'done');
   useEffect(() => {
-    if (totp.status === 'completed' || totp.status === 'unauthorized') onDone();
-  }, [totp.status, onDone]);
+    if (finished) onDone();
+  }, [finished, onDone]);
 
+  if (totp.status === 'completed' && backup.status === 'show')
+    return <BackupCodesStep codes={backup.codes} busy={backup.busy} onContinue={backup.confirm} />;
   switch (totp.status) {
     case 'loading':
     case 'completed':

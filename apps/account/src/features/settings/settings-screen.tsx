@@ -1,0 +1,349 @@
+import type { FormEvent, ReactNode } from 'react';
+import { useState } from 'react';
+import { copy } from '../../copy.ts';
+import { paths } from '../../shared/config/paths.ts';
+import { NewPasswordForm } from '../../shared/password/new-password-form.tsx';
+import { FormErrors } from '../../shared/ui/form-errors.tsx';
+import { Progress } from '../../shared/ui/progress.tsx';
+import { TextField } from '../../shared/ui/text-field.tsx';
+import { ErrorView } from '../../shared/ui/error-view.tsx';
+import type { SettingsSections } from './select-settings-sections.ts';
+import { selectSessionRows } from './select-session-rows.ts';
+import { selectTwoFactor } from './select-two-factor.ts';
+import type { SettingsModel, SettingsSection } from './use-settings.ts';
+
+const MICROSOFT_ACCOUNT_URL = 'https://myaccount.microsoft.com/';
+
+function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
+  return (
+    <section className="card settings-section" aria-labelledby={`${id}-title`} data-testid={`settings-${id}`}>
+      <h2 id={`${id}-title`} className="card-title">
+        {title}
+      </h2>
+      {children}
+    </section>
+  );
+}
+
+function Notice({ model, section }: { model: SettingsModel; section: SettingsSection }) {
+  return model.notice?.section === section ? (
+    <p className="notice" role="status">
+      {model.notice.text}
+    </p>
+  ) : null;
+}
+
+const when = (iso: string) => (iso ? new Date(iso).toLocaleString() : '—');
+
+function ProfileSection({ model }: { model: SettingsModel }) {
+  const [first, setFirst] = useState(model.traits.name?.first ?? '');
+  const [last, setLast] = useState(model.traits.name?.last ?? '');
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    void model.saveName(first.trim(), last.trim());
+  }
+  return (
+    <Section id="profile" title={copy.settings.profile}>
+      <p>
+        {copy.settings.email}: <strong data-testid="settings-email">{model.traits.email}</strong>
+      </p>
+      <form onSubmit={submit} aria-busy={model.busy}>
+        <TextField
+          label={copy.settings.firstName}
+          value={first}
+          onChange={(e) => setFirst(e.target.value)}
+          autoComplete="given-name"
+        />
+        <TextField
+          label={copy.settings.lastName}
+          value={last}
+          onChange={(e) => setLast(e.target.value)}
+          autoComplete="family-name"
+        />
+        <FormErrors messages={model.errors.profile.formErrors} />
+        <button type="submit" className="button" disabled={model.busy || !first.trim()}>
+          {copy.settings.save}
+        </button>
+      </form>
+      <Notice model={model} section="profile" />
+    </Section>
+  );
+}
+
+function PasswordSection({ model, mode }: { model: SettingsModel; mode: SettingsSections['password'] }) {
+  if (mode === 'none') return null;
+  return (
+    <Section id="password" title={copy.settings.password}>
+      {mode === 'managed' ? (
+        <p>{copy.settings.passwordManaged}</p>
+      ) : (
+        <>
+          <p className="muted">{copy.settings.passwordOthersSignedOut}</p>
+          <NewPasswordForm
+            changing
+            autoFocus={false}
+            submitLabel={copy.settings.changePassword}
+            busy={model.busy}
+            errors={model.errors.password.formErrors}
+            fieldErrors={model.errors.password.fieldErrors.password ?? []}
+            onSubmit={model.changePassword}
+          />
+        </>
+      )}
+      <Notice model={model} section="password" />
+    </Section>
+  );
+}
+
+function BackupCodes({ model }: { model: SettingsModel }) {
+  const [copied, setCopied] = useState(false);
+  const codes = model.newCodes;
+  const text = codes.join('\n');
+  if (codes.length > 0) {
+    return (
+      <div data-testid="backup-codes">
+        <p>{copy.settings.backupCodesExplain}</p>
+        <ul className="codes" aria-label={copy.settings.backupCodes}>
+          {codes.map((c) => (
+            <li key={c}>
+              <code>{c}</code>
+            </li>
+          ))}
+        </ul>
+        <div className="row">
+          <button
+            type="button"
+            className="button secondary"
+            onClick={() => void navigator.clipboard?.writeText(text).then(() => setCopied(true))}
+          >
+            {copied ? copy.settings.copied : copy.settings.copyCodes}
+          </button>
+          <a
+            className="button secondary"
+            download="backup-codes.txt"
+            href={`data:text/plain;charset=utf-8,${encodeURIComponent(text + '\n')}`}
+          >
+            {copy.settings.downloadCodes}
+          </a>
+        </div>
+        <button
+          type="button"
+          className="button"
+          disabled={model.busy}
+          onClick={() => void model.confirmBackupCodes()}
+        >
+          {copy.settings.savedCodes}
+        </button>
+      </div>
+    );
+  }
+  return null;
+}
+
+function TwoFactorSection({ model, mode }: { model: SettingsModel; mode: SettingsSections['twoFactor'] }) {
+  if (mode === 'none') return null;
+  const view = selectTwoFactor(model.flow);
+  return (
+    <Section id="two-factor" title={copy.settings.twoFactor}>
+      {mode === 'managed' ? (
+        <p>{copy.settings.twoFactorManaged}</p>
+      ) : (
+        <>
+          <p data-testid="totp-status">{view.totp === 'on' ? copy.settings.totpOn : copy.settings.totpOff}</p>
+          {view.totp === 'on' ? (
+            <button
+              type="button"
+              className="button secondary"
+              disabled={model.busy}
+              onClick={() => void model.resetTotp()}
+            >
+              {copy.settings.resetTotp}
+            </button>
+          ) : (
+            <a className="button secondary" href={paths.mfaSetup}>
+              {copy.settings.setUpTotp}
+            </a>
+          )}
+          {view.canMakeBackupCodes && (
+            <>
+              <h3 className="subheading">{copy.settings.backupCodes}</h3>
+              <p data-testid="backup-codes-left">
+                {view.backupCodesLeft === null
+                  ? copy.settings.noBackupCodes
+                  : copy.settings.backupCodesLeft(view.backupCodesLeft)}
+              </p>
+              <BackupCodes model={model} />
+              {model.newCodes.length === 0 && (
+                <button
+                  type="button"
+                  className="button secondary"
+                  disabled={model.busy}
+                  onClick={() => void model.makeBackupCodes()}
+                >
+                  {copy.settings.makeBackupCodes}
+                </button>
+              )}
+            </>
+          )}
+          <FormErrors messages={model.errors.twoFactor.formErrors} />
+        </>
+      )}
+      <Notice model={model} section="twoFactor" />
+    </Section>
+  );
+}
+
+function SessionsSection({ model, now }: { model: SettingsModel; now: string }) {
+  const rows = selectSessionRows(model.current, model.others, now);
+  return (
+    <Section id="sessions" title={copy.settings.sessions}>
+      <ul className="sessions">
+        {rows.map((r) => (
+          <li key={r.id} data-testid={r.current ? 'session-current' : 'session-other'}>
+            <strong>
+              {r.browser} · {r.os}
+            </strong>
+            {r.current && <span className="muted"> — {copy.settings.thisDevice}</span>}
+            <dl>
+              <dt>{copy.settings.ip}</dt>
+              <dd>{r.ip || '—'}</dd>
+              <dt>{copy.settings.firstSeen}</dt>
+              <dd>{when(r.firstSeen)}</dd>
+              <dt>{copy.settings.lastActive}</dt>
+              <dd>{when(r.lastActive)}</dd>
+            </dl>
+            {!r.current && (
+              <button
+                type="button"
+                className="button secondary"
+                disabled={model.busy}
+                aria-label={`${copy.settings.signOut}: ${r.browser} · ${r.os}, ${r.ip}`}
+                onClick={() => void model.signOut(r.id)}
+              >
+                {copy.settings.signOut}
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+      {model.others.length === 0 ? (
+        <p className="muted">{copy.settings.noOtherSessions}</p>
+      ) : (
+        <button
+          type="button"
+          className="button"
+          disabled={model.busy}
+          onClick={() => void model.signOutOthers()}
+        >
+          {copy.settings.signOutOthers}
+        </button>
+      )}
+      <Notice model={model} section="sessions" />
+    </Section>
+  );
+}
+
+function ConnectedAppsSection({ model }: { model: SettingsModel }) {
+  if (model.apps === null) return null;
+  return (
+    <Section id="connected-apps" title={copy.settings.connectedApps}>
+      {model.apps.length === 0 ? (
+        <p className="muted">{copy.settings.noConnectedApps}</p>
+      ) : (
+        <ul className="sessions">
+          {model.apps.map((a) => (
+            <li key={a.clientId} data-testid="connected-app">
+              <strong>{a.name}</strong>
+              <dl>
+                <dt>{copy.settings.granted}</dt>
+                <dd>{when(a.grantedAt)}</dd>
+              </dl>
+              <button
+                type="button"
+                className="button secondary"
+                disabled={model.busy}
+                aria-label={`${copy.settings.revoke}: ${a.name}`}
+                onClick={() => void model.revokeApp(a.clientId, a.name)}
+              >
+                {copy.settings.revoke}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <Notice model={model} section="apps" />
+    </Section>
+  );
+}
+
+function LinkedAccountSection({
+  model,
+  mode,
+  connected,
+}: {
+  model: SettingsModel;
+  mode: SettingsSections['linkedAccount'];
+  connected: boolean;
+}) {
+  if (mode === 'none') return null;
+  const linked = model.gitConnected ?? connected;
+  return (
+    <Section id="linked-accounts" title={copy.settings.linkedAccounts}>
+      <p data-testid="git-status">{linked ? copy.settings.gitConnected : copy.settings.gitNotConnected}</p>
+      {linked && mode === 'replace' && <p className="muted">{copy.settings.replaceExplain}</p>}
+      {linked && (
+        <button
+          type="button"
+          className="button secondary"
+          disabled={model.busy}
+          onClick={() => void model.unlinkGit()}
+        >
+          {mode === 'replace' ? copy.settings.replace : copy.settings.unlink}
+        </button>
+      )}
+      <Notice model={model} section="linked" />
+    </Section>
+  );
+}
+
+/** The account page: one card per section that applies to how the person signs in. */
+export function SettingsScreen({
+  model,
+  sections,
+  gitConnected,
+  now,
+}: {
+  model: SettingsModel;
+  sections: SettingsSections;
+  gitConnected: boolean;
+  now: string;
+}) {
+  if (sections.kind === 'm365') {
+    return (
+      <main className="page settings">
+        <h1 className="card-title">{copy.settings.title}</h1>
+        <Section id="microsoft" title={copy.settings.profile}>
+          <p>{copy.settings.microsoftAccount}</p>
+          {sections.microsoftAccount && (
+            <a className="button secondary" href={MICROSOFT_ACCOUNT_URL} target="_blank" rel="noreferrer">
+              {copy.settings.microsoftLink}
+            </a>
+          )}
+        </Section>
+      </main>
+    );
+  }
+  if (model.loadError) return <ErrorView message={model.loadError} mode="retry" />;
+  if (!model.flow) return <Progress label={copy.common.loading} />;
+  return (
+    <main className="page settings">
+      <h1 className="card-title">{copy.settings.title}</h1>
+      <ProfileSection model={model} />
+      <PasswordSection model={model} mode={sections.password} />
+      <TwoFactorSection model={model} mode={sections.twoFactor} />
+      {sections.sessions && <SessionsSection model={model} now={now} />}
+      <ConnectedAppsSection model={model} />
+      <LinkedAccountSection model={model} mode={sections.linkedAccount} connected={gitConnected} />
+    </main>
+  );
+}

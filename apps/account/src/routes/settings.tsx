@@ -1,0 +1,39 @@
+import { AccessGuard, type GuardedProps } from '../features/access-guard/access-guard.tsx';
+import { selectSettingsSections } from '../features/settings/select-settings-sections.ts';
+import { SettingsScreen } from '../features/settings/settings-screen.tsx';
+import { useSettings } from '../features/settings/use-settings.ts';
+import { getConfig } from '../shared/config/env.ts';
+import { useNow } from '../shared/react/use-now.ts';
+
+function Settings({ session, claims }: GuardedProps) {
+  const config = getConfig();
+  const { now } = useNow();
+  const facts = session.facts;
+  const sections = selectSettingsSections({
+    tokenMode: claims?.ext?.user?.authenticationMode ?? null,
+    hasSession: facts !== null && facts !== undefined,
+    sessionMethods: facts?.methods ?? [],
+    isGitUser: facts?.isGitUser === true,
+  });
+  const model = useSettings(config, sections.kind !== 'm365', facts?.isGitUser === true);
+  return (
+    <SettingsScreen
+      model={model}
+      sections={sections}
+      gitConnected={facts?.gitProviderConnected === true}
+      now={new Date(now).toISOString()}
+    />
+  );
+}
+
+/**
+ * `/account/settings`: where each person manages their own sign-in. A guarded page in every
+ * application (signed-in people only, whatever the application's products or scope groups).
+ */
+export default function SettingsRoute() {
+  return (
+    <AccessGuard requiredProducts={[]} requiredScopeGroups={[]}>
+      {(props) => <Settings {...props} />}
+    </AccessGuard>
+  );
+}
