@@ -1,4 +1,4 @@
-import { freePortsApart } from '@acme/test-kit/free-port';
+import { freePortsApart } from '@acme/cluster/free-ports';
 import { USUAL_PORTS, type Listener, type Ports } from '@acme/cluster/system';
 
 /**

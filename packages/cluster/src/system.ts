@@ -1,6 +1,6 @@
 // The system as separate processes on one PostgreSQL database: each part on its own entry point,
 // optionally several instances of each behind a round-robin proxy on the browser-facing port.
-import { freePortsApart } from '@acme/test-kit/free-port';
+import { freePortsApart } from './free-ports.ts';
 import { spawnPart, stopAll, type Part, type ServiceProcess, type SpawnOptions } from './processes.ts';
 import { startRoundRobinProxy, type RoundRobinProxy } from './proxy.ts';
 
