@@ -336,8 +336,6 @@ async function seatPurchaser(
   }
 }
 
-type WebhookAction = 'Unsubscribe' | 'Suspend' | 'Reinstate' | 'ChangePlan' | 'ChangeQuantity' | 'Renew';
-
 const STATUS_OF: Partial<Record<string, 'Subscribed' | 'Suspended' | 'Unsubscribed'>> = {
   Subscribed: 'Subscribed',
   Suspended: 'Suspended',
