@@ -15,6 +15,7 @@ COPY services/users/package.json services/users/
 COPY services/agent/package.json services/agent/
 COPY packages/cluster/package.json packages/cluster/
 COPY packages/db/package.json packages/db/
+COPY packages/identity-contract/package.json packages/identity-contract/
 COPY packages/mail/package.json packages/mail/
 COPY packages/service-kit/package.json packages/service-kit/
 COPY packages/test-kit/package.json packages/test-kit/

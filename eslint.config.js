@@ -78,6 +78,61 @@ const boundaries = [
   },
 ];
 
+/**
+ * The identity service's folders and the other folders each may import (docs/architecture.md,
+ * "Identity service folders"). Root modules (config, context, metrics, app, index) are open to all;
+ * `testing/` is imported only by tests.
+ */
+const identityFolders = {
+  db: [],
+  errors: [],
+  ui: [],
+  oauth2: ['errors'],
+  password: ['errors', 'ui'],
+  http: ['errors', 'flows', 'sessions'],
+  sessions: ['db', 'errors', 'http', 'identities'],
+  identities: ['db', 'errors', 'http', 'password', 'sessions', 'strategies', 'throttle'],
+  throttle: ['db', 'http', 'identities'],
+  flows: ['db', 'errors', 'http', 'identities', 'sessions', 'strategies', 'ui'],
+  strategies: ['db', 'errors', 'flows', 'identities', 'password', 'sessions', 'throttle', 'ui'],
+  testing: ['db', 'flows', 'oauth2', 'password', 'sessions'],
+};
+
+/** The service boundary patterns of one service (the same as `boundaries` gives it). */
+const serviceBoundary = (name) => [
+  {
+    group: serviceInternals(services.filter((s) => s !== name)),
+    message: "Services reach each other through the other service's client, not its src/ files.",
+  },
+  {
+    group: [...apps.map((a) => `@acme/${a}`), ...apps.map((a) => `@acme/${a}/**`), '**/apps/**'],
+    message: 'Services never import app code.',
+  },
+];
+
+const identityLayers = Object.entries(identityFolders).flatMap(([folder, allowed]) => {
+  const forbidden = Object.keys(identityFolders).filter((f) => f !== folder && !allowed.includes(f));
+  // A file one or two folders below src/ reaches a sibling folder through as many `../`.
+  return [1, 2].map((depth) => ({
+    files: [`services/identity/src/${folder}/${'*/'.repeat(depth - 1)}*.ts`],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...serviceBoundary('identity'),
+            {
+              regex: `^${'\\.\\./'.repeat(depth)}(${forbidden.join('|')})/`,
+              message: `services/identity/src/${folder}/ may import only ${allowed.join(', ') || 'no other folder'} (docs/architecture.md).`,
+            },
+          ],
+        },
+      ],
+    },
+  }));
+});
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '.data/**', 'bench/results/**'] },
   js.configs.recommended,
@@ -93,6 +148,17 @@ export default tseslint.config(
     ...reactHooks.configs.flat.recommended,
   },
   ...boundaries,
+  ...identityLayers,
+  {
+    // The stand-ins stay readable by endpoint: no function over 120 lines (issue 21, item 13).
+    files: ['dev/**/*.ts'],
+    rules: {
+      'max-lines-per-function': [
+        'error',
+        { max: 120, skipBlankLines: true, skipComments: true, IIFEs: true },
+      ],
+    },
+  },
   {
     files: ['scripts/**', 'bench/**', 'services/*/src/cli.ts', 'dev/src/main.ts'],
     rules: { 'no-console': 'off' },

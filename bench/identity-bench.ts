@@ -6,7 +6,7 @@ import type { Result } from 'autocannon';
 import { createDb } from '@acme/db';
 import { freePort } from '@acme/test-kit/free-port';
 import { start } from '@acme/identity';
-import { createIdentityAdminClient } from '@acme/identity/client';
+import { createIdentityAdminClient } from '@acme/identity-contract/admin-client';
 import { runLoadChild } from './load/child.ts';
 import { passwordLogin } from './load/password-login.ts';
 import { summarise } from './summarise.ts';

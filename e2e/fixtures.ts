@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { createIdentityAdminClient, type IdentityAdminClient } from '@acme/identity/client';
+import { createIdentityAdminClient, type IdentityAdminClient } from '@acme/identity-contract/admin-client';
 import type { SystemUrls } from './browser.ts';
 import { newestMail } from './mailbox.ts';
 

@@ -4,13 +4,8 @@
 // each of their listeners on the usual ports (plus an offset), the stand-ins once (their state is in
 // memory), and the demo data.
 import { randomBytes } from 'node:crypto';
-import {
-  startProcessCluster,
-  USUAL_PORTS,
-  type Listener,
-  type Ports,
-  type RunningCluster,
-} from '@acme/cluster/system';
+import { offsetPorts, type Listener } from '@acme/cluster/service-env';
+import { startProcessCluster, type RunningCluster } from '@acme/cluster/system';
 import { TEAMS_HOST_PATH } from '@acme/dev/microsoft/teams-host';
 import { startCluster as startPostgres } from '../packages/test-kit/src/postgres-cluster.ts';
 import { buildApp } from '../apps/account/server/serve.ts';
@@ -50,9 +45,7 @@ export interface ScaledSystem {
 
 export async function startScaledSystem(options: ScaledSystemOptions = {}): Promise<ScaledSystem> {
   const offset = options.portOffset ?? 0;
-  const ports = Object.fromEntries(
-    Object.entries(USUAL_PORTS).map(([name, port]) => [name, port + offset]),
-  ) as Ports;
+  const ports = offsetPorts(offset);
   const orgIdpClientSecret = newOrgIdpClientSecret();
   const adminKey = options.adminKey ?? randomBytes(32).toString('base64url');
   // The build is reused when no source changed since the last one.

@@ -15,6 +15,7 @@ import {
   type MicrosoftStandIns,
   type OrgIdp,
 } from '@acme/dev';
+import { adminKeys, listenerUrls, offsetPorts, partEnv, type Listener } from '@acme/cluster/service-env';
 import { createMailer, DEFAULT_MAIL_FROM, migrateMail, startOutboxWorker } from '@acme/mail';
 import { buildApp, serveApp } from '../apps/account/server/serve.ts';
 import type { Application } from '../apps/account/src/shared/config/applications.ts';
@@ -28,30 +29,12 @@ import { newOrgIdpClientSecret, ORG_IDP_CLIENT_ID, seedDemoSystem } from './demo
 
 export { LOOPBACK_TEST_LIMITS } from './demo.ts';
 
-const DEFAULT_PORTS = {
-  platform: 4000,
-  magic: 4001,
-  identityPublic: 4433,
-  identityAdmin: 4434,
-  oauth2Public: 4444,
-  oauth2Admin: 4445,
-  usersPublic: 4455,
-  usersAdmin: 4456,
-  agent: 4466,
-  agentAdmin: 4467,
-  standIns: 4500,
-  /** Organisation Globex's identity provider (stand-in for its Okta or Entra ID). */
-  orgIdp: 4520,
-  smtp: 2525,
-  entra: 4510,
-  graph: 4511,
-  marketplace: 4540,
-} as const;
-
-type PortName = keyof typeof DEFAULT_PORTS;
-
-/** The marketplace stand-in's page (the offer link of the welcome page points at it). */
-const MARKETPLACE_PORT = 4540;
+/** The demo app registration of the Entra stand-in, for the user and agent services. */
+const DEMO_M365 = {
+  clientId: DEMO_M365_CLIENT_ID,
+  clientSecret: DEMO_M365_CLIENT_SECRET,
+  publisherTenantId: DEMO_PUBLISHER_TENANT_ID,
+};
 
 export interface SystemUrls {
   platform: string;
@@ -106,8 +89,11 @@ export interface RunningSystem {
 
 export async function startSystem(options: SystemOptions): Promise<RunningSystem> {
   const offset = options.portOffset ?? 0;
-  const port = (name: PortName) => DEFAULT_PORTS[name] + offset;
-  const url = (name: PortName) => `http://localhost:${port(name)}`;
+  // The usual ports plus the offset, and every service's environment from them (as the cluster's).
+  const ports = offsetPorts(offset);
+  const listeners = listenerUrls(ports);
+  const port = (name: Listener) => ports[name];
+  const url = (name: Listener) => listeners[name];
   const urls: SystemUrls = {
     platform: url('platform'),
     magic: url('magic'),
@@ -130,15 +116,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   const appOrigins = APPLICATIONS.map((app) => urls.apps[app]);
   const logLevel = options.logLevel ?? 'info';
   const adminKey = options.adminKey ?? (process.env.ADMIN_KEY || undefined);
-  const keys: Record<string, string> = adminKey
-    ? {
-        IDENTITY_ADMIN_KEY: adminKey,
-        OAUTH2_ADMIN_KEY: adminKey,
-        USERS_ADMIN_KEY: adminKey,
-        AGENT_ADMIN_KEY: adminKey,
-      }
-    : {};
-  const common = { LOG_LEVEL: logLevel, ...keys, ...options.extraEnv };
+  const common = { LOG_LEVEL: logLevel, ...adminKeys(adminKey), ...options.extraEnv };
   const closers: (() => Promise<void>)[] = [];
   const db = options.db;
   let orgIdp: OrgIdp | undefined;
@@ -186,20 +164,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       db,
       env: {
         ...common,
-        IDENTITY_PUBLIC_PORT: String(port('identityPublic')),
-        IDENTITY_ADMIN_PORT: String(port('identityAdmin')),
-        IDENTITY_PUBLIC_URL: urls.identityPublic,
-        IDENTITY_ADMIN_URL: urls.identityAdmin,
-        IDENTITY_LOGIN_UI_URL: `${urls.platform}/account/login`,
-        IDENTITY_ERROR_UI_URL: `${urls.platform}/account/error`,
-        IDENTITY_SETTINGS_UI_URL: `${urls.platform}/account/profile`,
-        IDENTITY_RECOVERY_UI_URL: `${urls.platform}/account/forgot-password`,
-        IDENTITY_VERIFICATION_UI_URL: `${urls.platform}/account/verification`,
-        IDENTITY_DEFAULT_RETURN_URL: `${urls.platform}/`,
-        IDENTITY_CORS_ORIGINS: appOrigins.join(','),
-        IDENTITY_ALLOWED_RETURN_URLS: [...appOrigins, urls.oauth2Public].join(','),
-        OAUTH2_ADMIN_URL: urls.oauth2Admin,
-        IDENTITY_USERS_ADMIN_URL: urls.usersAdmin,
+        ...partEnv('identity', ports, listeners),
       },
       logger: logLevel === 'silent' ? false : undefined,
       mailer,
@@ -210,12 +175,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       db,
       env: {
         ...common,
-        ISSUER: urls.oauth2Public,
-        OAUTH2_PUBLIC_PORT: String(port('oauth2Public')),
-        OAUTH2_ADMIN_PORT: String(port('oauth2Admin')),
-        APP_ORIGINS: APPLICATIONS.map((app) => `${app}=${urls.apps[app]}`).join(','),
-        // Grant claims and the identity-session check at every refresh; consent skip for our apps.
-        USERS_ADMIN_URL: urls.usersAdmin,
+        ...partEnv('oauth2', ports, listeners),
       },
       logger: logLevel === 'silent' ? false : undefined,
     });
@@ -225,24 +185,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       db,
       env: {
         ...common,
-        USERS_PUBLIC_PORT: String(port('usersPublic')),
-        USERS_ADMIN_PORT: String(port('usersAdmin')),
-        IDENTITY_ADMIN_URL: urls.identityAdmin,
-        OAUTH2_ADMIN_URL: urls.oauth2Admin,
-        IDENTITY_PUBLIC_URL: urls.identityPublic,
-        APP_ORIGINS: appOrigins.join(','),
-        APP_BASE_URL: urls.platform,
-        GIT_OAUTH_AUTHORIZE_URL: `${urls.mail}/github/login/oauth/authorize`,
-        GIT_OAUTH_TOKEN_URL: `${urls.mail}/github/login/oauth/access_token`,
-        GIT_API_URL: `${urls.mail}/github/api`,
-        M365_AUTHORITY_URL: urls.entra,
-        M365_CLIENT_ID: DEMO_M365_CLIENT_ID,
-        M365_CLIENT_SECRET: DEMO_M365_CLIENT_SECRET,
-        M365_PUBLISHER_TENANT_ID: DEMO_PUBLISHER_TENANT_ID,
-        M365_OFFER_URL: `${urls.marketplace}/`,
-        GRAPH_URL: urls.graph,
-        MARKETPLACE_API_URL: urls.marketplace,
-        AGENT_URL: urls.agent,
+        ...partEnv('users', ports, listeners, { m365: DEMO_M365 }),
       },
       logger: logLevel === 'silent' ? false : undefined,
       mailer,
@@ -253,12 +196,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       db,
       env: {
         ...common,
-        AGENT_PORT: String(port('agent')),
-        AGENT_ADMIN_PORT: String(port('agentAdmin')),
-        APP_ORIGINS: appOrigins.join(','),
-        // It verifies the caller's Microsoft token as the user service does.
-        M365_AUTHORITY_URL: urls.entra,
-        M365_CLIENT_ID: DEMO_M365_CLIENT_ID,
+        ...partEnv('agent', ports, listeners, { m365: DEMO_M365 }),
       },
       logger: logLevel === 'silent' ? false : undefined,
     });
@@ -271,7 +209,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       usersUrl: urls.usersPublic,
       agentUrl: urls.agent,
       urlMap: urls.apps,
-      offerUrl: `http://localhost:${MARKETPLACE_PORT + offset}/`,
+      offerUrl: `${urls.marketplace}/`,
     };
     // One build, eight origins: each application is the same files with its own runtime configuration.
     // MAGIC and local sign in with Microsoft 365 too: MSAL is pointed at the Entra stand-in (whose app

@@ -26,6 +26,8 @@ const steps = [
   ['format', [bin('prettier'), '--check', '--log-level=warn', '.']],
   // Unused files, exports and dependencies, and imports of undeclared packages (knip.json).
   ['unused code and dependencies (knip)', [bin('knip'), '--no-progress']],
+  // Duplicated blocks of 10 lines or more in source files outside tests (.jscpd.json).
+  ['duplicate code (jscpd)', [bin('jscpd'), '--silent', '.']],
   ['typecheck (services, packages, tools)', [bin('tsc'), '-p', 'tsconfig.json']],
   ['typecheck (account app)', [bin('tsc'), '-p', 'apps/account/tsconfig.json']],
   ['unit and integration tests on PGlite', [bin('vitest'), 'run']],

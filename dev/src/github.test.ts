@@ -11,60 +11,60 @@ class ManualClock {
 
 const APP_CALLBACK = 'http://localhost:4000/account/git-callback';
 
-describe('GitHub-like OAuth stand-in', () => {
-  let standIns: StandIns;
-  const clock = new ManualClock();
+let standIns: StandIns;
+const clock = new ManualClock();
 
-  beforeAll(async () => {
-    standIns = await startStandIns({
-      httpPort: 0,
-      smtpPort: 0,
-      github: {
-        clients: [
-          { clientId: 'dev-client', clientSecret: 'dev-secret' },
-          { clientId: 'strict', clientSecret: 's3cret', redirectUris: ['http://localhost:4000/account/'] },
-        ],
-        clock,
-      },
-    });
+beforeAll(async () => {
+  standIns = await startStandIns({
+    httpPort: 0,
+    smtpPort: 0,
+    github: {
+      clients: [
+        { clientId: 'dev-client', clientSecret: 'dev-secret' },
+        { clientId: 'strict', clientSecret: 's3cret', redirectUris: ['http://localhost:4000/account/'] },
+      ],
+      clock,
+    },
   });
-  afterAll(() => standIns.close());
+});
+afterAll(() => standIns.close());
 
-  const authorizeUrl = (params: Record<string, string>) =>
-    `${standIns.urls.github}/login/oauth/authorize?${new URLSearchParams(params)}`;
+const authorizeUrl = (params: Record<string, string>) =>
+  `${standIns.urls.github}/login/oauth/authorize?${new URLSearchParams(params)}`;
 
-  async function approve(fields: Record<string, string>): Promise<Response> {
-    return fetch(`${standIns.urls.github}/login/oauth/authorize`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams(fields),
-      redirect: 'manual',
-    });
-  }
+async function approve(fields: Record<string, string>): Promise<Response> {
+  return fetch(`${standIns.urls.github}/login/oauth/authorize`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields),
+    redirect: 'manual',
+  });
+}
 
-  async function codeFor(fields: Record<string, string> = {}): Promise<string> {
-    const res = await approve({
-      client_id: 'dev-client',
-      redirect_uri: APP_CALLBACK,
-      state: 'st-1',
-      scope: 'read:user user:email',
-      ...fields,
-    });
-    expect(res.status).toBe(302);
-    const location = new URL(res.headers.get('location')!);
-    return location.searchParams.get('code')!;
-  }
+async function codeFor(fields: Record<string, string> = {}): Promise<string> {
+  const res = await approve({
+    client_id: 'dev-client',
+    redirect_uri: APP_CALLBACK,
+    state: 'st-1',
+    scope: 'read:user user:email',
+    ...fields,
+  });
+  expect(res.status).toBe(302);
+  const location = new URL(res.headers.get('location')!);
+  return location.searchParams.get('code')!;
+}
 
-  async function exchange(body: Record<string, unknown>): Promise<Record<string, string>> {
-    const res = await fetch(`${standIns.urls.github}/login/oauth/access_token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify(body),
-    });
-    expect(res.status).toBe(200);
-    return (await res.json()) as Record<string, string>;
-  }
+async function exchange(body: Record<string, unknown>): Promise<Record<string, string>> {
+  const res = await fetch(`${standIns.urls.github}/login/oauth/access_token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as Record<string, string>;
+}
 
+describe('GitHub-like OAuth stand-in: authorize, code and token', () => {
   it('shows an authorize page with a plain form and no script', async () => {
     const res = await fetch(
       authorizeUrl({
@@ -163,7 +163,9 @@ describe('GitHub-like OAuth stand-in', () => {
       error: 'bad_verification_code',
     });
   });
+});
 
+describe('GitHub-like OAuth stand-in: client credentials, logins and refusals', () => {
   it('refuses wrong client credentials, another client’s code and a different redirect_uri', async () => {
     const code = await codeFor();
     expect(await exchange({ client_id: 'dev-client', client_secret: 'wrong', code })).toMatchObject({
@@ -266,7 +268,9 @@ describe('GitHub-like OAuth stand-in', () => {
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
   });
+});
 
+describe('GitHub-like OAuth stand-in: the API and malformed requests', () => {
   it('answers /user without or with a bad token with 401', async () => {
     const none = await fetch(`${standIns.urls.githubApi}/user`);
     expect(none.status).toBe(401);

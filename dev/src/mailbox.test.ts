@@ -3,32 +3,32 @@ import nodemailer from 'nodemailer';
 import { extractCode, startStandIns, waitForMessage, type CaughtMessage, type StandIns } from './index.ts';
 import { MailStore } from './mailbox.ts';
 
-describe('SMTP catcher and mailbox', () => {
-  let standIns: StandIns;
-  let transport: ReturnType<typeof nodemailer.createTransport>;
+let standIns: StandIns;
+let transport: ReturnType<typeof nodemailer.createTransport>;
 
-  beforeAll(async () => {
-    standIns = await startStandIns({ httpPort: 0, smtpPort: 0 });
-    const smtp = new URL(standIns.urls.smtp);
-    transport = nodemailer.createTransport({ host: smtp.hostname, port: Number(smtp.port), secure: false });
-  });
-  afterAll(async () => {
-    transport.close();
-    await standIns.close();
-  });
-  beforeEach(async () => {
-    const res = await fetch(standIns.urls.mailApi, { method: 'DELETE' });
-    expect(res.status).toBe(204);
-  });
+beforeAll(async () => {
+  standIns = await startStandIns({ httpPort: 0, smtpPort: 0 });
+  const smtp = new URL(standIns.urls.smtp);
+  transport = nodemailer.createTransport({ host: smtp.hostname, port: Number(smtp.port), secure: false });
+});
+afterAll(async () => {
+  transport.close();
+  await standIns.close();
+});
+beforeEach(async () => {
+  const res = await fetch(standIns.urls.mailApi, { method: 'DELETE' });
+  expect(res.status).toBe(204);
+});
 
-  async function messages(to?: string): Promise<CaughtMessage[]> {
-    const url = new URL(standIns.urls.mailApi);
-    if (to !== undefined) url.searchParams.set('to', to);
-    const res = await fetch(url);
-    expect(res.status).toBe(200);
-    return (await res.json()) as CaughtMessage[];
-  }
+async function messages(to?: string): Promise<CaughtMessage[]> {
+  const url = new URL(standIns.urls.mailApi);
+  if (to !== undefined) url.searchParams.set('to', to);
+  const res = await fetch(url);
+  expect(res.status).toBe(200);
+  return (await res.json()) as CaughtMessage[];
+}
 
+describe('SMTP catcher and mailbox: catching and clearing', () => {
   it('catches a message sent over SMTP and returns it through the JSON API, filtered by recipient', async () => {
     await transport.sendMail({
       from: '"Acme" <no-reply@acme.test>',
@@ -114,7 +114,9 @@ describe('SMTP catcher and mailbox', () => {
     const res = await pending;
     expect(((await res.json()) as CaughtMessage[]).map((m) => m.subject)).toEqual(['Late']);
   });
+});
 
+describe('SMTP catcher and mailbox: waiting, bad input and the page', () => {
   it('waits for a matching message and extracts its code', async () => {
     await transport.sendMail({
       from: 'a@acme.test',

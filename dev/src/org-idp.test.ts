@@ -34,46 +34,46 @@ class Browser {
   }
 }
 
-describe('organisation identity provider stand-in', () => {
-  let idp: OrgIdp;
-  let config: client.Configuration;
+let idp: OrgIdp;
+let config: client.Configuration;
 
-  beforeAll(async () => {
-    idp = await startOrgIdp({
-      port: 0,
-      clients: [{ clientId: 'acme', clientSecret: 'acme-secret', redirectUris: [REDIRECT] }],
-    });
-    config = await client.discovery(new URL(idp.issuer), 'acme', 'acme-secret', undefined, {
-      execute: [client.allowInsecureRequests],
-    });
-    client.enableNonRepudiationChecks(config);
+beforeAll(async () => {
+  idp = await startOrgIdp({
+    port: 0,
+    clients: [{ clientId: 'acme', clientSecret: 'acme-secret', redirectUris: [REDIRECT] }],
   });
-  afterAll(() => idp.close());
+  config = await client.discovery(new URL(idp.issuer), 'acme', 'acme-secret', undefined, {
+    execute: [client.allowInsecureRequests],
+  });
+  client.enableNonRepudiationChecks(config);
+});
+afterAll(() => idp.close());
 
-  async function authorize(browser: Browser) {
-    const verifier = client.randomPKCECodeVerifier();
-    const state = client.randomState();
-    const nonce = client.randomNonce();
-    const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT,
-      scope: 'openid email profile',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state,
-      nonce,
-    });
-    const { url: page, res } = await browser.follow(url.toString(), idp.issuer);
-    return { verifier, state, nonce, page, res };
-  }
+async function authorize(browser: Browser) {
+  const verifier = client.randomPKCECodeVerifier();
+  const state = client.randomState();
+  const nonce = client.randomNonce();
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT,
+    scope: 'openid email profile',
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    nonce,
+  });
+  const { url: page, res } = await browser.follow(url.toString(), idp.issuer);
+  return { verifier, state, nonce, page, res };
+}
 
-  async function signIn(browser: Browser, page: string, email: string, password: string) {
-    return browser.follow(`${page}/login`, idp.issuer, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ email, password }),
-    });
-  }
+async function signIn(browser: Browser, page: string, email: string, password: string) {
+  return browser.follow(`${page}/login`, idp.issuer, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ email, password }),
+  });
+}
 
+describe('organisation identity provider stand-in', () => {
   it('publishes discovery with code, PKCE S256 and a JWKS', async () => {
     const meta = config.serverMetadata();
     expect(meta.issuer).toBe(idp.issuer);

@@ -1,5 +1,5 @@
 import { createHash, generateKeyPair, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { decodeJwt, importJWK, SignJWT, type JWK } from 'jose';
@@ -219,16 +219,232 @@ function memoryAdapterFactory() {
   };
 }
 
+/** The stand-in's state; `provider` is rebuilt when keys or clients change. */
+interface IdpState {
+  issuer: string;
+  users: Map<string, OrgIdpUser>;
+  clients: Map<string, OrgIdpClient>;
+  keys: JWK[];
+  wrongKeys: { forKids: string; keys: JWK[] } | undefined;
+  cookieKeys: string[];
+  faults: OrgIdpFaults;
+  adapter: ReturnType<typeof memoryAdapterFactory>;
+  accountFor(sub: string): OrgIdpUser | undefined;
+  provider: Provider;
+}
+
+function build(s: IdpState): Provider {
+  const configuration: Configuration = {
+    adapter: s.adapter as unknown as Configuration['adapter'],
+    clients: [...s.clients.values()].map((c) => ({
+      client_id: c.clientId,
+      client_secret: c.clientSecret,
+      client_name: c.clientId,
+      redirect_uris: c.redirectUris,
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+    })),
+    jwks: { keys: s.keys as NonNullable<Configuration['jwks']>['keys'] },
+    cookies: {
+      keys: s.cookieKeys,
+      // Other oidc-provider servers share `localhost` cookies with this one: own names.
+      names: { session: '_orgidp_session', interaction: '_orgidp_interaction', resume: '_orgidp_resume' },
+      long: { httpOnly: true, sameSite: 'lax' },
+      short: { httpOnly: true, sameSite: 'lax' },
+    },
+    scopes: SCOPES,
+    claims: {
+      openid: ['sub'],
+      email: ['email', 'email_verified'],
+      profile: ['name', 'given_name', 'family_name'],
+    },
+    // Okta and Entra put the requested claims into the ID token as well.
+    conformIdTokenClaims: false,
+    pkce: { required: () => true },
+    responseTypes: ['code'],
+    features: {
+      devInteractions: { enabled: false },
+      userinfo: { enabled: true },
+      revocation: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+    },
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
+    findAccount: async (_ctx, sub) => {
+      const user = s.accountFor(sub);
+      if (!user) return undefined;
+      return {
+        accountId: sub,
+        claims: async () => ({
+          sub,
+          email: user.email.toLowerCase(),
+          email_verified: user.emailVerified ?? true,
+          name: `${user.givenName} ${user.familyName}`,
+          given_name: user.givenName,
+          family_name: user.familyName,
+        }),
+      };
+    },
+    interactions: { url: async (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    renderError: async (ctx, out) => {
+      ctx.type = 'application/json';
+      ctx.body = { error: out.error, error_description: out.error_description ?? '' };
+    },
+    ttl: {
+      AuthorizationCode: 120,
+      IdToken: 600,
+      AccessToken: 600,
+      Interaction: 600,
+      Session: 3600,
+      Grant: 3600,
+    },
+  };
+  const provider = new Provider(s.issuer, configuration);
+  provider.use(async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+    await next();
+    if (ctx.path === '/token' && s.faults.idTokenAudience && ctx.status === 200) {
+      const body = ctx.body as { id_token?: string };
+      if (body.id_token) body.id_token = await resign(s, body.id_token, { aud: s.faults.idTokenAudience });
+    }
+  });
+  return provider;
+}
+
+async function resign(s: IdpState, idToken: string, changes: Record<string, unknown>): Promise<string> {
+  const key = s.keys[0]!;
+  const claims = { ...decodeJwt(idToken), ...changes };
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'RS256', kid: key.kid!, typ: 'JWT' })
+    .sign(await importJWK(key, 'RS256'));
+}
+
+async function publishedJwks(s: IdpState): Promise<{ keys: JWK[] }> {
+  if (!s.faults.wrongJwks) return { keys: s.keys.map(publicJwk) };
+  const kids = s.keys.map((k) => k.kid).join(',');
+  if (s.wrongKeys?.forKids !== kids) {
+    const fakes = await Promise.all(s.keys.map(async (k) => ({ ...(await newSigningKey()), kid: k.kid })));
+    s.wrongKeys = { forKids: kids, keys: fakes.map(publicJwk) };
+  }
+  return { keys: s.wrongKeys.keys };
+}
+
+async function interaction(
+  s: IdpState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  uid: string,
+  action: string,
+) {
+  let details;
+  try {
+    details = await s.provider.interactionDetails(req, res);
+  } catch {
+    sendHtml(
+      res,
+      400,
+      'Sign-in expired',
+      '<main class="card"><h1>This sign-in has expired</h1><p>Go back to the application and start again.</p></main>',
+    );
+    return;
+  }
+  if (details.uid !== uid) {
+    sendHtml(res, 400, 'Sign-in expired', '<main class="card"><h1>This sign-in has expired</h1></main>');
+    return;
+  }
+  const clientId = String(details.params.client_id ?? '');
+  if (req.method === 'GET' && action === '') {
+    sendHtml(res, 200, 'Sign in', loginPage(uid, clientId));
+    return;
+  }
+  if (req.method !== 'POST') {
+    res.writeHead(405).end();
+    return;
+  }
+  if (action === 'cancel') {
+    await s.provider.interactionFinished(
+      req,
+      res,
+      { error: 'access_denied', error_description: 'The user cancelled the sign-in.' },
+      { mergeWithLastSubmission: false },
+    );
+    return;
+  }
+  if (action !== 'login') {
+    res.writeHead(404).end();
+    return;
+  }
+  let form: URLSearchParams;
+  try {
+    form = await readForm(req);
+  } catch {
+    res.writeHead(400).end();
+    return;
+  }
+  const email = (form.get('email') ?? '').trim().toLowerCase().slice(0, 320);
+  const password = (form.get('password') ?? '').slice(0, 1024);
+  const user = s.users.get(email);
+  if (!user || !sameSecret(user.password, password)) {
+    sendHtml(res, 200, 'Sign in', loginPage(uid, clientId, email, 'The email or password is incorrect.'));
+    return;
+  }
+  const accountId = subjectOf(user);
+  // A first-party enterprise app: consent is granted by the administrator, so no consent screen.
+  const grant = details.grantId
+    ? await s.provider.Grant.find(details.grantId)
+    : new s.provider.Grant({ accountId, clientId });
+  if (!grant) {
+    res.writeHead(400).end();
+    return;
+  }
+  grant.addOIDCScope(SCOPES.join(' '));
+  const grantId = await grant.save();
+  await s.provider.interactionFinished(
+    req,
+    res,
+    { login: { accountId }, consent: { grantId } },
+    { mergeWithLastSubmission: false },
+  );
+}
+
+/** Routes a request: the interaction pages, the test hooks, else oidc-provider. */
+function listenRequests(server: Server, s: IdpState, rotateKeys: () => Promise<{ kid: string }>): void {
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const match = /^\/interaction\/([A-Za-z0-9_-]{1,100})(?:\/(login|cancel))?$/.exec(path);
+    const handle = async () => {
+      if (match) return interaction(s, req, res, match[1]!, match[2] ?? '');
+      if (path === '/jwks' && req.method === 'GET' && s.faults.wrongJwks) {
+        res
+          .writeHead(200, { 'content-type': 'application/jwk-set+json' })
+          .end(JSON.stringify(await publishedJwks(s)));
+        return;
+      }
+      // Development and tests only, like the rest of the stand-in: rotate the signing key.
+      if (path === '/admin/rotate-keys' && req.method === 'POST') {
+        const { kid } = await rotateKeys();
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ kid }));
+        return;
+      }
+      if (path === '/health') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+        return;
+      }
+      return s.provider.callback()(req, res);
+    };
+    handle().catch(() => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end('{"error":"server_error"}');
+    });
+  });
+}
+
 /** Starts the organisation identity provider stand-in on its own port. */
 export async function startOrgIdp(options: OrgIdpOptions = {}): Promise<OrgIdp> {
   const host = options.host ?? '127.0.0.1';
   const users = new Map((options.users ?? ORG_IDP_DEMO_USERS).map((u) => [u.email.toLowerCase(), u]));
   const clients = new Map((options.clients ?? []).map((c) => [c.clientId, c]));
-  let keys: JWK[] = [await newSigningKey()];
-  let wrongKeys: { forKids: string; keys: JWK[] } | undefined;
-  const cookieKeys = [randomBytes(32).toString('base64url')];
+  const keys: JWK[] = [await newSigningKey()];
   const faults: OrgIdpFaults = {};
-  const adapter = memoryAdapterFactory();
 
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -238,220 +454,34 @@ export async function startOrgIdp(options: OrgIdpOptions = {}): Promise<OrgIdp> 
   const port = (server.address() as AddressInfo).port;
   const issuer = (options.issuer ?? `http://localhost:${port}`).replace(/\/+$/, '');
 
-  const accountFor = (sub: string): OrgIdpUser | undefined =>
-    [...users.values()].find((u) => subjectOf(u) === sub);
+  const s = {
+    issuer,
+    users,
+    clients,
+    keys,
+    wrongKeys: undefined,
+    cookieKeys: [randomBytes(32).toString('base64url')],
+    faults,
+    adapter: memoryAdapterFactory(),
+    accountFor: (sub: string): OrgIdpUser | undefined =>
+      [...users.values()].find((u) => subjectOf(u) === sub),
+  } as Omit<IdpState, 'provider'> as IdpState;
+  s.provider = build(s);
 
-  function build(): Provider {
-    const configuration: Configuration = {
-      adapter: adapter as unknown as Configuration['adapter'],
-      clients: [...clients.values()].map((c) => ({
-        client_id: c.clientId,
-        client_secret: c.clientSecret,
-        client_name: c.clientId,
-        redirect_uris: c.redirectUris,
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'client_secret_basic',
-      })),
-      jwks: { keys: keys as NonNullable<Configuration['jwks']>['keys'] },
-      cookies: {
-        keys: cookieKeys,
-        // Other oidc-provider servers share `localhost` cookies with this one: own names.
-        names: { session: '_orgidp_session', interaction: '_orgidp_interaction', resume: '_orgidp_resume' },
-        long: { httpOnly: true, sameSite: 'lax' },
-        short: { httpOnly: true, sameSite: 'lax' },
-      },
-      scopes: SCOPES,
-      claims: {
-        openid: ['sub'],
-        email: ['email', 'email_verified'],
-        profile: ['name', 'given_name', 'family_name'],
-      },
-      // Okta and Entra put the requested claims into the ID token as well.
-      conformIdTokenClaims: false,
-      pkce: { required: () => true },
-      responseTypes: ['code'],
-      features: {
-        devInteractions: { enabled: false },
-        userinfo: { enabled: true },
-        revocation: { enabled: false },
-        rpInitiatedLogout: { enabled: false },
-      },
-      clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
-      findAccount: async (_ctx, sub) => {
-        const user = accountFor(sub);
-        if (!user) return undefined;
-        return {
-          accountId: sub,
-          claims: async () => ({
-            sub,
-            email: user.email.toLowerCase(),
-            email_verified: user.emailVerified ?? true,
-            name: `${user.givenName} ${user.familyName}`,
-            given_name: user.givenName,
-            family_name: user.familyName,
-          }),
-        };
-      },
-      interactions: { url: async (_ctx, interaction) => `/interaction/${interaction.uid}` },
-      renderError: async (ctx, out) => {
-        ctx.type = 'application/json';
-        ctx.body = { error: out.error, error_description: out.error_description ?? '' };
-      },
-      ttl: {
-        AuthorizationCode: 120,
-        IdToken: 600,
-        AccessToken: 600,
-        Interaction: 600,
-        Session: 3600,
-        Grant: 3600,
-      },
-    };
-    const provider = new Provider(issuer, configuration);
-    provider.use(async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
-      await next();
-      if (ctx.path === '/token' && faults.idTokenAudience && ctx.status === 200) {
-        const body = ctx.body as { id_token?: string };
-        if (body.id_token) body.id_token = await resign(body.id_token, { aud: faults.idTokenAudience });
-      }
-    });
-    return provider;
-  }
-
-  async function resign(idToken: string, changes: Record<string, unknown>): Promise<string> {
-    const key = keys[0]!;
-    const claims = { ...decodeJwt(idToken), ...changes };
-    return new SignJWT(claims)
-      .setProtectedHeader({ alg: 'RS256', kid: key.kid!, typ: 'JWT' })
-      .sign(await importJWK(key, 'RS256'));
-  }
-
-  async function publishedJwks(): Promise<{ keys: JWK[] }> {
-    if (!faults.wrongJwks) return { keys: keys.map(publicJwk) };
-    const kids = keys.map((k) => k.kid).join(',');
-    if (wrongKeys?.forKids !== kids) {
-      const fakes = await Promise.all(keys.map(async (k) => ({ ...(await newSigningKey()), kid: k.kid })));
-      wrongKeys = { forKids: kids, keys: fakes.map(publicJwk) };
-    }
-    return { keys: wrongKeys.keys };
-  }
-
-  let provider = build();
-
-  async function interaction(req: IncomingMessage, res: ServerResponse, uid: string, action: string) {
-    let details;
-    try {
-      details = await provider.interactionDetails(req, res);
-    } catch {
-      sendHtml(
-        res,
-        400,
-        'Sign-in expired',
-        '<main class="card"><h1>This sign-in has expired</h1><p>Go back to the application and start again.</p></main>',
-      );
-      return;
-    }
-    if (details.uid !== uid) {
-      sendHtml(res, 400, 'Sign-in expired', '<main class="card"><h1>This sign-in has expired</h1></main>');
-      return;
-    }
-    const clientId = String(details.params.client_id ?? '');
-    if (req.method === 'GET' && action === '') {
-      sendHtml(res, 200, 'Sign in', loginPage(uid, clientId));
-      return;
-    }
-    if (req.method !== 'POST') {
-      res.writeHead(405).end();
-      return;
-    }
-    if (action === 'cancel') {
-      await provider.interactionFinished(
-        req,
-        res,
-        { error: 'access_denied', error_description: 'The user cancelled the sign-in.' },
-        { mergeWithLastSubmission: false },
-      );
-      return;
-    }
-    if (action !== 'login') {
-      res.writeHead(404).end();
-      return;
-    }
-    let form: URLSearchParams;
-    try {
-      form = await readForm(req);
-    } catch {
-      res.writeHead(400).end();
-      return;
-    }
-    const email = (form.get('email') ?? '').trim().toLowerCase().slice(0, 320);
-    const password = (form.get('password') ?? '').slice(0, 1024);
-    const user = users.get(email);
-    if (!user || !sameSecret(user.password, password)) {
-      sendHtml(res, 200, 'Sign in', loginPage(uid, clientId, email, 'The email or password is incorrect.'));
-      return;
-    }
-    const accountId = subjectOf(user);
-    // A first-party enterprise app: consent is granted by the administrator, so no consent screen.
-    const grant = details.grantId
-      ? await provider.Grant.find(details.grantId)
-      : new provider.Grant({ accountId, clientId });
-    if (!grant) {
-      res.writeHead(400).end();
-      return;
-    }
-    grant.addOIDCScope(SCOPES.join(' '));
-    const grantId = await grant.save();
-    await provider.interactionFinished(
-      req,
-      res,
-      { login: { accountId }, consent: { grantId } },
-      { mergeWithLastSubmission: false },
-    );
-  }
-
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? '/').split('?')[0]!;
-    const match = /^\/interaction\/([A-Za-z0-9_-]{1,100})(?:\/(login|cancel))?$/.exec(path);
-    const handle = async () => {
-      if (match) return interaction(req, res, match[1]!, match[2] ?? '');
-      if (path === '/jwks' && req.method === 'GET' && faults.wrongJwks) {
-        res
-          .writeHead(200, { 'content-type': 'application/jwk-set+json' })
-          .end(JSON.stringify(await publishedJwks()));
-        return;
-      }
-      // Development and tests only, like the rest of the stand-in: rotate the signing key.
-      if (path === '/admin/rotate-keys' && req.method === 'POST') {
-        const { kid } = await api.rotateKeys();
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ kid }));
-        return;
-      }
-      if (path === '/health') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
-        return;
-      }
-      return provider.callback()(req, res);
-    };
-    handle().catch(() => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-      res.end('{"error":"server_error"}');
-    });
-  });
-
+  listenRequests(server, s, () => api.rotateKeys());
   const api: OrgIdp = {
     issuer,
     faults,
-    currentKid: () => keys[0]!.kid!,
+    currentKid: () => s.keys[0]!.kid!,
     async rotateKeys(opts = {}) {
       const fresh = await newSigningKey();
-      keys = opts.dropPrevious ? [fresh] : [fresh, ...keys.slice(0, 1)];
-      provider = build();
+      s.keys = opts.dropPrevious ? [fresh] : [fresh, ...s.keys.slice(0, 1)];
+      s.provider = build(s);
       return { kid: fresh.kid! };
     },
     setClient(client) {
       clients.set(client.clientId, client);
-      provider = build();
+      s.provider = build(s);
     },
     async close() {
       server.closeAllConnections();

@@ -254,9 +254,6 @@ export const copy = {
     makeBackupCodes: 'Make new backup codes',
     backupCodesExplain:
       'Each backup code signs you in once instead of your authenticator app. Keep them somewhere safe: they are shown only now.',
-    copyCodes: 'Copy codes',
-    copied: 'Copied',
-    downloadCodes: 'Download codes',
     savedCodes: 'I have saved these codes',
     backupCodesReady: 'Your new backup codes are active; the old ones no longer work.',
     sessions: 'Sessions',

@@ -80,7 +80,7 @@ async function signIn(
   return { params: new URLSearchParams(location.split('#')[1]), verifier };
 }
 
-describe('Entra stand-in', () => {
+describe('Entra stand-in: discovery and sign-in', () => {
   it('publishes discovery and keys with CORS, issuer per tenant', async () => {
     const res = await fetch(
       `${ms.urls.entra}/${DEMO_CONTOSO_TENANT_ID}/v2.0/.well-known/openid-configuration`,
@@ -177,7 +177,9 @@ describe('Entra stand-in', () => {
     expect(orgBody.value[0]!.id).toBe(DEMO_CONTOSO_TENANT_ID);
     expect(orgBody.value[0]!.verifiedDomains[0]!.name).toBe('contoso.test');
   });
+});
 
+describe('Entra stand-in: refusals and on-behalf-of', () => {
   it('refuses a wrong password, a wrong PKCE verifier and a foreign redirect URI', async () => {
     const wrong = await signIn('megan@contoso.test', 'nope');
     expect(wrong.page).toContain('AADSTS50126');
@@ -250,7 +252,9 @@ describe('Entra stand-in', () => {
       suberror: 'consent_required',
     });
   });
+});
 
+describe('Entra stand-in: Graph and foreign clients', () => {
   it('without admin consent Graph refuses /organization', async () => {
     const { params, verifier } = await signIn('lee@northwind.test', DEMO_NORTHWIND_PASSWORD);
     const { body } = await tokenCall('organizations', {

@@ -1,12 +1,4 @@
 export { ENTRY_POINTS, repoRoot, spawnPart, stopAll, type Part, type ServiceProcess } from './processes.ts';
 export { startRoundRobinProxy, UPSTREAM_HEADER, type RoundRobinProxy } from './proxy.ts';
-export {
-  partEnv,
-  PART_LISTENERS,
-  startProcessCluster,
-  USUAL_PORTS,
-  type ClusterOptions,
-  type Listener,
-  type Ports,
-  type RunningCluster,
-} from './system.ts';
+export { partEnv, USUAL_PORTS, type Listener, type Ports } from './service-env.ts';
+export { PART_LISTENERS, startProcessCluster, type ClusterOptions, type RunningCluster } from './system.ts';

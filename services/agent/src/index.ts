@@ -1,16 +1,13 @@
 import type { AddressInfo } from 'node:net';
-import { migrate } from '@acme/db';
-import type { Database } from '@acme/db';
+import { migrate, type Database } from '@acme/db';
 import type { Clock } from '@acme/db/clock';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { migrations } from './migrations.ts';
 
-export { createApp } from './app.ts';
-export { loadConfig } from './config.ts';
+export { createApp, loadConfig, migrations };
 export type { Config } from './config.ts';
-export { migrations } from './migrations.ts';
 
 export const MIGRATION_NAMESPACE = 'agent';
 

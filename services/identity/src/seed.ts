@@ -4,7 +4,7 @@ import { systemClock, type Clock } from '@acme/db/clock';
 import type { IdentityDb } from './db/schema.ts';
 import { findIdentityIdByIdentifier, normalizeEmail } from './identities/repo.ts';
 import { createIdentity } from './identities/service.ts';
-import type { Traits } from './identities/schema.ts';
+import type { Traits } from '@acme/identity-contract/traits';
 
 export interface SeedIdentity {
   email: string;

@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIdentityAdminClient, IdentityAdminError, type IdentityAdminClient } from '../src/client.ts';
+import {
+  createIdentityAdminClient,
+  IdentityAdminError,
+  type IdentityAdminClient,
+} from '@acme/identity-contract/admin-client';
 import { Browser, DEMO_PASSWORD, login, startHarness, traits, type Harness } from './harness.ts';
 
 const KEY = 'client-test-admin-key-0123456789abcdef';
@@ -33,7 +37,7 @@ async function failure(call: Promise<unknown>): Promise<IdentityAdminError> {
   return error as IdentityAdminError;
 }
 
-describe('@acme/identity/client against the admin API', () => {
+describe('@acme/identity-contract/admin-client against the admin API', () => {
   it('creates, reads, finds, patches and deletes an identity', async () => {
     const created = await client.createIdentity({
       schema_id: 'default',

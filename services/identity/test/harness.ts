@@ -5,7 +5,7 @@ import { totpCodeAt } from '../src/strategies/totp/totp.ts';
 import { createTestDb, migrate, type Database } from '@acme/db';
 import { FakeClock } from '@acme/db/clock';
 import { createApp, type IdentityApp } from '../src/app.ts';
-import { createIdentityAdminClient } from '../src/client.ts';
+import { createIdentityAdminClient } from '@acme/identity-contract/admin-client';
 import { loadConfig, type Config } from '../src/config.ts';
 import type { Registry } from '../src/flows/strategy.ts';
 import { migrations } from '../src/migrations.ts';

@@ -67,3 +67,16 @@ export function asOAuth2Error(err: unknown): OAuth2Error {
   }
   return OAuth2Error.server();
 }
+
+/** Answers an OAuth2 error from a Koa middleware on the public port (`{error, error_description}`). */
+export function refuseInKoa(
+  ctx: Parameters<import('koa').Middleware>[0],
+  status: number,
+  error: string,
+  description: string,
+): void {
+  ctx.status = status;
+  ctx.type = 'application/json';
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { error, error_description: description };
+}

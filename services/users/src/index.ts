@@ -1,9 +1,7 @@
 import type { AddressInfo } from 'node:net';
-import { migrate } from '@acme/db';
-import type { Database } from '@acme/db';
+import { migrate, type Database } from '@acme/db';
 import type { Clock } from '@acme/db/clock';
-import { migrateMail } from '@acme/mail';
-import type { Mailer } from '@acme/mail';
+import { migrateMail, type Mailer } from '@acme/mail';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb } from '@acme/db';
 import type { Database } from '@acme/db';
-import { createIdentityAdminClient } from '@acme/identity/client';
+import { createIdentityAdminClient } from '@acme/identity-contract/admin-client';
 import { freePort } from '@acme/test-kit/free-port';
 import { start as startUsers } from '../src/index.ts';
 import { DEMO_PASSWORD, seedDemo } from '../src/seed.ts';

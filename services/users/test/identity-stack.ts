@@ -6,7 +6,7 @@ import {
   createIdentityAdminClient,
   type AdminIdentity,
   type IdentityAdminClient,
-} from '@acme/identity/client';
+} from '@acme/identity-contract/admin-client';
 import { createMemoryMailer } from '@acme/mail';
 import { freePort } from '@acme/test-kit/free-port';
 import { totpCode } from '@acme/test-kit/totp';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb } from '@acme/db';
 import type { Database } from '@acme/db';
 import { startStandIns } from '@acme/dev';
-import { createIdentityAdminClient } from '@acme/identity/client';
+import { createIdentityAdminClient } from '@acme/identity-contract/admin-client';
 import { createMemoryMailer } from '@acme/mail';
 import { freePort } from '@acme/test-kit/free-port';
 import { start as startUsers } from '../src/index.ts';

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Identity } from '@ory/client';
 import type { IdentityRow, VerifiableAddressRow, RecoveryAddressRow, CredentialRow } from '../db/schema.ts';
-import { SCHEMA_ID, schemaUrl, type Traits } from './schema.ts';
+import type { Traits } from '@acme/identity-contract/traits';
+import { SCHEMA_ID, schemaUrl } from './schema.ts';
 import { isUuid, type Db } from '../db/db.ts';
 
 /** The `email` trait as a string (`fallback` when the trait is absent). */

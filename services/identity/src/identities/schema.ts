@@ -1,22 +1,4 @@
-import { z } from 'zod';
-
-/** The identity traits (email, user-service id, name, onboarding state). `email` is required; the rest is typed but optional so partial records can be created. */
-export const TraitsSchema = z.strictObject({
-  userServiceID: z.string().max(256).optional(),
-  email: z.email().max(320),
-  name: z
-    .strictObject({ first: z.string().max(256).optional(), last: z.string().max(256).optional() })
-    .optional(),
-  onboarding: z
-    .strictObject({
-      isGitUser: z.boolean().optional(),
-      mfaSetupDeadline: z.iso.datetime({ offset: true }).nullable().optional(),
-      gitProviderConnected: z.boolean().optional(),
-      tosAccepted: z.boolean().optional(),
-    })
-    .optional(),
-});
-export type Traits = z.infer<typeof TraitsSchema>;
+import { TraitsSchema, type Traits } from '@acme/identity-contract/traits';
 
 export const SCHEMA_ID = 'default';
 

@@ -17,7 +17,8 @@ import {
   type LoadedIdentity,
 } from './repo.ts';
 import type { Db } from '../db/db.ts';
-import { SCHEMA_ID, validateTraits, type Traits } from './schema.ts';
+import type { Traits } from '@acme/identity-contract/traits';
+import { SCHEMA_ID, validateTraits } from './schema.ts';
 import { endRecoveryFlows } from './recovery-flows.ts';
 import { revokeIdentitySessions } from '../sessions/repo.ts';
 

@@ -12,7 +12,7 @@ import {
   type Harness,
   traits,
 } from '../harness.ts';
-import { createIdentityAdminClient } from '../../src/client.ts';
+import { createIdentityAdminClient } from '@acme/identity-contract/admin-client';
 
 /**
  * Native (API) flows, as Kratos answers them: `GET /self-service/<kind>/api` makes a flow of type

@@ -4,7 +4,7 @@ import type { Middleware } from 'koa';
 import type { AdapterPayload, KoaContextWithOIDC } from 'oidc-provider';
 import { z } from 'zod';
 import { clientById, deviceClientById, defaultClient, type OAuth2Runtime } from '../context.ts';
-import { OAuth2Error } from '../errors.ts';
+import { OAuth2Error, refuseInKoa } from '../errors.ts';
 import { epochTime } from '../interactions/challenge.ts';
 import { parseBody } from '../interactions/login.ts';
 import type { RateLimiter } from './rate-limit.ts';
@@ -75,12 +75,7 @@ function devicePage(origin: string, query: Record<string, string> = {}): string 
   return url.toString();
 }
 
-function refuse(ctx: Parameters<Middleware>[0], status: number, error: string, description: string): void {
-  ctx.status = status;
-  ctx.type = 'application/json';
-  ctx.set('Cache-Control', 'no-store');
-  ctx.body = { error, error_description: description };
-}
+const refuse = refuseInKoa;
 
 async function readForm(ctx: Parameters<Middleware>[0]): Promise<URLSearchParams | undefined> {
   if (!ctx.is('application/x-www-form-urlencoded')) return undefined;

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Middleware } from 'koa';
+import { refuseInKoa } from '../errors.ts';
 import type { AdapterPayload, Interaction } from 'oidc-provider';
 import type { OAuth2Context, OAuth2Runtime } from '../context.ts';
 import { epochTime } from './challenge.ts';
@@ -47,12 +48,7 @@ export async function resumeRedirect(
   return url.toString();
 }
 
-function refuse(ctx: Parameters<Middleware>[0], status: number, error: string, description: string): void {
-  ctx.status = status;
-  ctx.type = 'application/json';
-  ctx.set('Cache-Control', 'no-store');
-  ctx.body = { error, error_description: description };
-}
+const refuse = refuseInKoa;
 
 /** Pre-middleware on `GET /oauth2/auth/:uid`: no resume without a valid verifier in the right browser. */
 export function resumeGuard(rt: OAuth2Runtime): Middleware {

@@ -4,29 +4,18 @@ import {
   type AdminSession,
   type JsonPatchOp,
   type RecoveryCode,
-} from '@acme/identity/client';
+} from '@acme/identity-contract/admin-client';
+import type { CompleteTraits } from '@acme/identity-contract/traits';
 import { AppError } from '../http/errors.ts';
 import { upstreamError } from './http-json.ts';
 
-export type { RecoveryCode } from '@acme/identity/client';
+export type { RecoveryCode } from '@acme/identity-contract/admin-client';
 
 const SERVICE = 'identity service';
 
-/** The identity traits the user service writes: every field of the identity schema `default`. */
-interface IdentityTraits {
-  userServiceID: string;
-  email: string;
-  name: { first: string; last: string };
-  onboarding: {
-    isGitUser: boolean;
-    mfaSetupDeadline: string | null;
-    gitProviderConnected: boolean;
-    tosAccepted: boolean;
-  };
-}
-
 interface CreateIdentityInput {
-  traits: IdentityTraits;
+  /** The user service writes every field of the identity schema `default`. */
+  traits: CompleteTraits;
   password?: string | undefined;
   /** Whether the address counts as verified (default true: the operator vouches for it). */
   emailVerified?: boolean;
@@ -36,7 +25,7 @@ export type IdentitySession = AdminSession;
 
 /**
  * The identity service's admin API as the user service uses it: the identity service's own client
- * (`@acme/identity/client`), with its answers turned into this service's errors (404 is
+ * (`@acme/identity-contract/admin-client`), with its answers turned into this service's errors (404 is
  * USER_NOT_FOUND, 409 USER_EXISTS, 400 IDENTITY_REJECTED, anything else 502 UPSTREAM_ERROR).
  */
 export interface IdentityAdminClient {

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { copy } from '../../copy.ts';
 import { paths } from '../../shared/config/paths.ts';
 import { NewPasswordForm } from '../../shared/password/new-password-form.tsx';
+import { BackupCodesList } from '../../shared/totp/backup-codes-list.tsx';
 import { FormErrors } from '../../shared/ui/form-errors.tsx';
 import { Progress } from '../../shared/ui/progress.tsx';
 import { TextField } from '../../shared/ui/text-field.tsx';
@@ -96,36 +97,12 @@ function PasswordSection({ model, mode }: { model: SettingsModel; mode: Settings
 }
 
 function BackupCodes({ model }: { model: SettingsModel }) {
-  const [copied, setCopied] = useState(false);
   const codes = model.newCodes;
-  const text = codes.join('\n');
   if (codes.length > 0) {
     return (
       <div data-testid="backup-codes">
         <p>{copy.settings.backupCodesExplain}</p>
-        <ul className="codes" aria-label={copy.settings.backupCodes}>
-          {codes.map((c) => (
-            <li key={c}>
-              <code>{c}</code>
-            </li>
-          ))}
-        </ul>
-        <div className="row">
-          <button
-            type="button"
-            className="button secondary"
-            onClick={() => void navigator.clipboard?.writeText(text).then(() => setCopied(true))}
-          >
-            {copied ? copy.settings.copied : copy.settings.copyCodes}
-          </button>
-          <a
-            className="button secondary"
-            download="backup-codes.txt"
-            href={`data:text/plain;charset=utf-8,${encodeURIComponent(text + '\n')}`}
-          >
-            {copy.settings.downloadCodes}
-          </a>
-        </div>
+        <BackupCodesList codes={codes} />
         <button
           type="button"
           className="button"

@@ -11,15 +11,5 @@ export type {
   VerificationFlow,
 } from '@ory/client';
 
-/** The identity traits of this product. */
-export interface Traits {
-  userServiceID?: string;
-  email: string;
-  name?: { first?: string; last?: string };
-  onboarding?: {
-    isGitUser?: boolean;
-    mfaSetupDeadline?: string | null;
-    gitProviderConnected?: boolean;
-    tosAccepted?: boolean;
-  };
-}
+/** The identity traits of this product (the identity service's contract). */
+export type { Traits } from '@acme/identity-contract/traits';

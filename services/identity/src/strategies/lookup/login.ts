@@ -3,7 +3,7 @@ import { errors } from '../../errors/identity-error.ts';
 import type { Strategy } from '../../flows/strategy.ts';
 import { queueSecurityNotice } from '../../identities/notices.ts';
 import { getCredential, identityEmail } from '../../identities/repo.ts';
-import { admitSecondFactor } from '../../throttle/second-factor.ts';
+import { admitSecondFactor } from '../second-factor.ts';
 import { messages } from '../../ui/messages.ts';
 import { inputNode } from '../../ui/nodes.ts';
 import { MAX_TOTP_ATTEMPTS } from '../totp/read-code.ts';
@@ -11,7 +11,7 @@ import { findCode, normalizeCode, readConfig, remainingCodes } from './codes.ts'
 
 /**
  * A backup code in place of the authenticator app, on aal2 login flows (its own text field: the
- * codes are not six digits). Admitted exactly like a TOTP code (`throttle/second-factor.ts`: the
+ * codes are not six digits). Admitted exactly like a TOTP code (`strategies/second-factor.ts`: the
  * account's lockout, the per-account and per-IP code budgets) and counted on the flow's attempt
  * counter with the same cap. Each code works once: the use is claimed by a conditional update of the
  * one entry, so parallel submits of one code admit exactly one. A use mails the owner how many are left.

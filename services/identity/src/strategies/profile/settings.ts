@@ -7,7 +7,7 @@ import type { Strategy, StrategyContext } from '../../flows/strategy.ts';
 import { sessionErrors } from '../../errors/identity-error.ts';
 import { queueSecurityNotice } from '../../identities/notices.ts';
 import { identityEmail, normalizeEmail } from '../../identities/repo.ts';
-import { TraitsSchema } from '../../identities/schema.ts';
+import { TraitsSchema } from '@acme/identity-contract/traits';
 import { updateIdentity } from '../../identities/service.ts';
 import { isPrivileged } from '../../sessions/policy.ts';
 import { messages } from '../../ui/messages.ts';

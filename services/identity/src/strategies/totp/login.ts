@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { errors } from '../../errors/identity-error.ts';
 import type { Strategy } from '../../flows/strategy.ts';
 import { getCredential } from '../../identities/repo.ts';
-import { admitSecondFactor } from '../../throttle/second-factor.ts';
+import { admitSecondFactor } from '../second-factor.ts';
 import { messages } from '../../ui/messages.ts';
 import { totpLoginNodes } from '../../ui/nodes.ts';
 import { MAX_TOTP_ATTEMPTS, readTotpCode } from './read-code.ts';
@@ -21,7 +21,7 @@ import { verifyTotp } from './totp.ts';
  * Each code also counts on the account's password lockout (`throttle/attempts.ts`, admitted before
  * the check like a password): a running lockout refuses it like a wrong code, and the failure that
  * starts a lockout mails the owner once. Backup codes (`lookup_secret`) go through the same
- * admission (`throttle/second-factor.ts`), so they share every one of these counts.
+ * admission (`strategies/second-factor.ts`), so they share every one of these counts.
  */
 export const totpLogin: Strategy = {
   method: 'totp',

@@ -5,10 +5,10 @@ import type { FlowRow } from '../db/schema.ts';
 import type { ActiveSession } from '../sessions/repo.ts';
 import { identityEmail, normalizeEmail } from '../identities/repo.ts';
 import { messages } from '../ui/messages.ts';
-import { admitAccountAttempt } from './attempts.ts';
-import { normalizeIdentifier } from './backoff.ts';
-import { CODE_SCOPE, admitCodeAttempt } from './code-guard.ts';
-import { lockoutNotice } from './lockout-notice.ts';
+import { admitAccountAttempt } from '../throttle/attempts.ts';
+import { normalizeIdentifier } from '../throttle/backoff.ts';
+import { CODE_SCOPE, admitCodeAttempt } from '../throttle/code-guard.ts';
+import { lockoutNotice } from '../throttle/lockout-notice.ts';
 
 /** An admitted second-factor attempt: check the secret, then answer `wrong()` or `right()`. */
 export interface SecondFactorAttempt {

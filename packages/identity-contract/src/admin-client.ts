@@ -1,28 +1,16 @@
 import { z } from 'zod';
 import { adminAuthHeaders } from '@acme/service-kit/admin-access';
+import type { Traits } from './traits.ts';
 
 /**
  * The typed client of the identity service's admin API (Kratos-compatible wire format), for the
- * other services, the seed code, the benchmarks and the tests: `import … from '@acme/identity/client'`.
- * It imports nothing of the service itself, so a caller loads no server code.
+ * other services, the seed code, the benchmarks and the tests: `import … from '@acme/identity-contract/admin-client'`.
+ * It lives in the contract package, beside the traits both sides share, so a caller loads no server code.
  *
  * Success answers come back parsed; an unknown identity or session is `null` (or `false`) where the
  * API's 404 is an ordinary answer. Everything else throws `IdentityAdminError`, whose `detail`
  * completes the sentence "The identity service …" and never carries a body (bodies may hold codes).
  */
-
-/** The traits of the identity schema `default`. */
-export interface IdentityTraits {
-  userServiceID?: string;
-  email: string;
-  name?: { first?: string; last?: string };
-  onboarding?: {
-    isGitUser?: boolean;
-    mfaSetupDeadline?: string | null;
-    gitProviderConnected?: boolean;
-    tosAccepted?: boolean;
-  };
-}
 
 /** A verifiable address as `POST /admin/identities` takes it. */
 export interface VerifiableAddressInput {
@@ -35,7 +23,7 @@ export interface VerifiableAddressInput {
 /** The body of `POST /admin/identities`. */
 export interface CreateIdentityBody {
   schema_id?: string;
-  traits: IdentityTraits;
+  traits: Traits;
   state?: 'active' | 'inactive';
   credentials?: { password: { config: { password?: string; hashed_password?: string } } };
   verifiable_addresses?: VerifiableAddressInput[];

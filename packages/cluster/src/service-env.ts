@@ -1,0 +1,186 @@
+// Every part's environment, built in one place for both launchers: the one-process system
+// (`scripts/system.ts`, which passes it to each service's `start`) and the process cluster
+// (`system.ts` here, which passes it to each child process).
+import type { Part } from './processes.ts';
+
+/** The listeners of the system, as `npm start` numbers them. */
+export const USUAL_PORTS = {
+  identityPublic: 4433,
+  identityAdmin: 4434,
+  oauth2Public: 4444,
+  oauth2Admin: 4445,
+  usersPublic: 4455,
+  usersAdmin: 4456,
+  agent: 4466,
+  agentAdmin: 4467,
+  standIns: 4500,
+  smtp: 2525,
+  entra: 4510,
+  graph: 4511,
+  orgIdp: 4520,
+  marketplace: 4540,
+  platform: 4000,
+  magic: 4001,
+  admin: 4002,
+  dashboard: 4003,
+  local: 4004,
+  ai: 4005,
+  'ai-sandbox': 4006,
+  'ai-uat': 4007,
+} as const;
+
+export type Listener = keyof typeof USUAL_PORTS;
+export type Ports = Record<Listener, number>;
+
+export const APPS = [
+  'platform',
+  'magic',
+  'admin',
+  'dashboard',
+  'local',
+  'ai',
+  'ai-sandbox',
+  'ai-uat',
+] as const;
+
+export interface PartEnvOptions {
+  /** Client secret of the identity service at the organisation IdP stand-in (the seed stores it). */
+  orgIdpClientSecret?: string | undefined;
+  /** A prebuilt account app (`vite build` output). */
+  accountDistDir?: string | undefined;
+  /** `SMTP_URL` of the identity and user services (a process's own mail sender); none in one process. */
+  smtp?: string | undefined;
+  /** The Microsoft 365 app registration, when it is set explicitly (else each service's default). */
+  m365?: { clientId: string; clientSecret: string; publisherTenantId: string } | undefined;
+}
+
+/** Every listener's URL on localhost. */
+export function listenerUrls(ports: Ports): Record<Listener, string> {
+  return Object.fromEntries(
+    Object.entries(ports).map(([name, port]) => [name, `http://localhost:${port}`]),
+  ) as Record<Listener, string>;
+}
+
+/** The usual ports plus `offset`. */
+export function offsetPorts(offset: number): Ports {
+  return Object.fromEntries(
+    Object.entries(USUAL_PORTS).map(([name, port]) => [name, port + offset]),
+  ) as Ports;
+}
+
+/** Every admin API's key variable, set to the one key (none: loopback admin APIs). */
+export function adminKeys(key: string | undefined): Record<string, string> {
+  if (!key) return {};
+  return {
+    IDENTITY_ADMIN_KEY: key,
+    OAUTH2_ADMIN_KEY: key,
+    USERS_ADMIN_KEY: key,
+    AGENT_ADMIN_KEY: key,
+  };
+}
+
+/** The environment of one instance: its own ports, and everything else's browser-facing URLs. */
+export function partEnv(
+  part: Part,
+  own: Ports,
+  urls: Record<Listener, string>,
+  options: PartEnvOptions = {},
+): Record<string, string> {
+  const appOrigins = APPS.map((app) => urls[app]);
+  const smtp: Record<string, string> = options.smtp ? { SMTP_URL: options.smtp } : {};
+  const m365 = options.m365;
+  const orgIdpCallback = `${urls.identityPublic}/self-service/methods/oidc/callback/globex`;
+  switch (part) {
+    case 'identity':
+      return {
+        IDENTITY_PUBLIC_PORT: String(own.identityPublic),
+        IDENTITY_ADMIN_PORT: String(own.identityAdmin),
+        IDENTITY_PUBLIC_URL: urls.identityPublic,
+        IDENTITY_ADMIN_URL: urls.identityAdmin,
+        IDENTITY_LOGIN_UI_URL: `${urls.platform}/account/login`,
+        IDENTITY_ERROR_UI_URL: `${urls.platform}/account/error`,
+        IDENTITY_SETTINGS_UI_URL: `${urls.platform}/account/profile`,
+        IDENTITY_RECOVERY_UI_URL: `${urls.platform}/account/forgot-password`,
+        IDENTITY_VERIFICATION_UI_URL: `${urls.platform}/account/verification`,
+        IDENTITY_DEFAULT_RETURN_URL: `${urls.platform}/`,
+        IDENTITY_CORS_ORIGINS: appOrigins.join(','),
+        IDENTITY_ALLOWED_RETURN_URLS: [...appOrigins, urls.oauth2Public].join(','),
+        OAUTH2_ADMIN_URL: urls.oauth2Admin,
+        IDENTITY_USERS_ADMIN_URL: urls.usersAdmin,
+        ...smtp,
+      };
+    case 'oauth2':
+      return {
+        ISSUER: urls.oauth2Public,
+        OAUTH2_PUBLIC_PORT: String(own.oauth2Public),
+        OAUTH2_ADMIN_PORT: String(own.oauth2Admin),
+        APP_ORIGINS: APPS.map((app) => `${app}=${urls[app]}`).join(','),
+        USERS_ADMIN_URL: urls.usersAdmin,
+      };
+    case 'users':
+      return {
+        USERS_PUBLIC_PORT: String(own.usersPublic),
+        USERS_ADMIN_PORT: String(own.usersAdmin),
+        IDENTITY_ADMIN_URL: urls.identityAdmin,
+        OAUTH2_ADMIN_URL: urls.oauth2Admin,
+        IDENTITY_PUBLIC_URL: urls.identityPublic,
+        APP_ORIGINS: appOrigins.join(','),
+        APP_BASE_URL: urls.platform,
+        GIT_OAUTH_AUTHORIZE_URL: `${urls.standIns}/github/login/oauth/authorize`,
+        GIT_OAUTH_TOKEN_URL: `${urls.standIns}/github/login/oauth/access_token`,
+        GIT_API_URL: `${urls.standIns}/github/api`,
+        M365_AUTHORITY_URL: urls.entra,
+        ...(m365
+          ? {
+              M365_CLIENT_ID: m365.clientId,
+              M365_CLIENT_SECRET: m365.clientSecret,
+              M365_PUBLISHER_TENANT_ID: m365.publisherTenantId,
+            }
+          : {}),
+        M365_OFFER_URL: `${urls.marketplace}/`,
+        GRAPH_URL: urls.graph,
+        MARKETPLACE_API_URL: urls.marketplace,
+        AGENT_URL: urls.agent,
+        ...smtp,
+      };
+    case 'agent':
+      return {
+        AGENT_PORT: String(own.agent),
+        AGENT_ADMIN_PORT: String(own.agentAdmin),
+        APP_ORIGINS: appOrigins.join(','),
+        // It verifies the caller's Microsoft token as the user service does.
+        M365_AUTHORITY_URL: urls.entra,
+        ...(m365 ? { M365_CLIENT_ID: m365.clientId } : {}),
+      };
+    case 'account':
+      return {
+        APP_URLS: APPS.map((app) => `${app}=${urls[app]}`).join(','),
+        ACCOUNT_PORTS: APPS.map((app) => `${app}=${own[app]}`).join(','),
+        IDENTITY_PUBLIC_URL: urls.identityPublic,
+        OAUTH2_PUBLIC_URL: urls.oauth2Public,
+        USERS_PUBLIC_URL: urls.usersPublic,
+        AGENT_URL: urls.agent,
+        ENTRA_URL: urls.entra,
+        M365_SUBSCRIPTION_URL: `${urls.marketplace}/`,
+        OFFER_URL: `${urls.marketplace}/`,
+        SSO_PROVIDER_ORIGINS: urls.orgIdp,
+        // MAGIC's Teams host page stand-in, on MAGIC's origin (its tokens come from the Entra stand-in).
+        DEV_TEAMS_HOST: 'true',
+        ...(options.accountDistDir ? { ACCOUNT_DIST_DIR: options.accountDistDir } : {}),
+      };
+    case 'standIns':
+      return {
+        STANDINS_HTTP_PORT: String(own.standIns),
+        STANDINS_SMTP_PORT: String(own.smtp),
+        ENTRA_PORT: String(own.entra),
+        GRAPH_PORT: String(own.graph),
+        MARKETPLACE_PORT: String(own.marketplace),
+        ORG_IDP_PORT: String(own.orgIdp),
+        APP_ORIGINS: appOrigins.join(','),
+        MARKETPLACE_LANDING_URL: `${urls.magic}/account/m365-login`,
+        MARKETPLACE_WEBHOOK_URL: `${urls.usersPublic}/m365/marketplace/webhook`,
+        ORG_IDP_REDIRECT_URI: orgIdpCallback,
+        ...(options.orgIdpClientSecret ? { ORG_IDP_CLIENT_SECRET: options.orgIdpClientSecret } : {}),
+      };
+  }
+}
