@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { currentRequestId } from '@acme/service-kit/request-id';
 import type { Kysely, Transaction } from 'kysely';
 import type { UsersDb } from '../db-types.ts';
 
@@ -33,6 +34,16 @@ export interface EventOrigin {
   actorId: string | null;
   ip: string | null;
   requestId: string | null;
+}
+
+/** A change the operator made through the admin API or CLI (on behalf of `actorId` when named). */
+export function operatorOrigin(actorId: string | null = null): EventOrigin {
+  return { actorKind: 'operator', actorId, ip: null, requestId: currentRequestId() ?? null };
+}
+
+/** A change a person made for themselves (e.g. accepting an invitation). */
+export function personOrigin(actorId: string, ip: string | null): EventOrigin {
+  return { actorKind: 'person', actorId, ip, requestId: currentRequestId() ?? null };
 }
 
 export interface NewSecurityEvent {
