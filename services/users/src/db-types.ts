@@ -181,7 +181,7 @@ export interface UsersDb {
   security_events: SecurityEventsTable;
 }
 
-export interface SecurityEventsTable {
+interface SecurityEventsTable {
   id: string;
   organisation_id: string;
   occurred_at: Date;

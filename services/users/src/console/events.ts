@@ -26,7 +26,7 @@ export const SECURITY_EVENT_TYPES = [
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
 
-export type ActorKind = 'person' | 'operator' | 'system';
+type ActorKind = 'person' | 'operator' | 'system';
 
 /** Who caused an event and from where (the request id matches the JSON logs' `reqId`). */
 export interface EventOrigin {

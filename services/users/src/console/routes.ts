@@ -54,7 +54,7 @@ import {
 } from './schemas.ts';
 
 /** The permission each console section needs (docs/architecture.md has the same table). */
-export const CONSOLE_PERMISSIONS = {
+const CONSOLE_PERMISSIONS = {
   readMembers: 'ViewUsers',
   manageMembers: 'ManageOrganisationUsers',
   securityEvents: 'ManageOrganisationSettings',

@@ -5,7 +5,7 @@ import { SECURITY_EVENT_TYPES } from './events.ts';
 
 /** Wire shapes of the organisation console API (`/console/*` on the public port). */
 
-export const MAX_PAGE_SIZE = 100;
+const MAX_PAGE_SIZE = 100;
 
 const nameSchema = z.string().trim().min(1).max(100);
 
@@ -58,7 +58,7 @@ export const memberListSchema = z.object({
   pageSize: z.number().int(),
 });
 
-export const securityEventSchema = z.object({
+const securityEventSchema = z.object({
   id: z.uuid(),
   organisationId: z.uuid(),
   occurredAt: z.iso.datetime(),

@@ -6,7 +6,7 @@ import { http, startTestService, type TestUsersService } from '../harness.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
-export const APP_ORIGIN = 'http://localhost:4002';
+const APP_ORIGIN = 'http://localhost:4002';
 const PASSWORD = 'Research-Demo-2026!';
 
 /**
