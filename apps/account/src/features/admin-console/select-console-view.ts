@@ -11,10 +11,10 @@ export const CONSOLE_PATHS = {
   events: '/admin/events',
 } as const;
 
-export type Section = 'members' | 'member' | 'invitations' | 'events';
+type Section = 'members' | 'member' | 'invitations' | 'events';
 
 /** The permission each section needs (the same table as docs/architecture.md). */
-export const SECTION_PERMISSION: Readonly<Record<Section, string>> = {
+const SECTION_PERMISSION: Readonly<Record<Section, string>> = {
   members: 'ViewUsers',
   member: 'ViewUsers',
   invitations: 'ManageOrganisationUsers',
@@ -36,7 +36,7 @@ export type ConsoleView =
   | { type: 'redirect'; to: string }
   | { type: 'section'; section: Section; me: Me; nav: Section[] };
 
-export function sectionOfPath(path: string): Section | 'home' | null {
+function sectionOfPath(path: string): Section | 'home' | null {
   switch (path) {
     case CONSOLE_PATHS.home:
       return 'home';
@@ -53,7 +53,7 @@ export function sectionOfPath(path: string): Section | 'home' | null {
   }
 }
 
-export function allowedSections(permissions: readonly string[]): Section[] {
+function allowedSections(permissions: readonly string[]): Section[] {
   return NAV_SECTIONS.filter((s) => permissions.includes(SECTION_PERMISSION[s]));
 }
 

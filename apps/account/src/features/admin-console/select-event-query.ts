@@ -12,7 +12,7 @@ export interface EventFilters {
 
 export const EMPTY_FILTERS: EventFilters = { person: '', type: '', from: '', to: '' };
 
-export const EVENTS_PAGE_SIZE = 25;
+const EVENTS_PAGE_SIZE = 25;
 
 export const EVENT_TYPES = [
   'member.invited',
