@@ -11,6 +11,7 @@ import {
   type InvitationHook,
 } from '../invitations/service.ts';
 import { toCsv } from '../terms/csv.ts';
+import { identityFacts } from './identity-facts.ts';
 import type { Permission } from '../users/roles.ts';
 import {
   consoleCaller,
@@ -116,13 +117,14 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
     const { userId } = parseInput(memberParamsSchema, request.params);
     const member = await findMember(ctx.db, organisationId, userId);
     if (!member) throw new AppError('USER_NOT_FOUND', 'No member of this organisation has this id.');
-    const identity =
-      member.identityId === null ? null : await ctx.identityAdmin.getIdentity(member.identityId);
+    const identity = member.identityId === null ? null : await identityFacts(ctx, member.identityId);
     const recentEvents = await listEvents(ctx.db, { organisationId, subjectId: userId, limit: 10 });
     const { identityId: _identityId, ...rest } = member;
     return sendOutput(reply, 200, memberDetailSchema, {
       ...rest,
       identityState: identity?.state ?? null,
+      signInMethods: identity?.signInMethods ?? [],
+      twoFactor: identity?.twoFactor ?? null,
       recentEvents,
     });
   });

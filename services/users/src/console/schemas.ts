@@ -74,6 +74,10 @@ const securityEventSchema = z.object({
 export const memberDetailSchema = memberSchema.extend({
   /** The identity service's state of the person's identity (`active`, `inactive`), when known. */
   identityState: z.string().nullable(),
+  /** Credential types the person signs in with (`password`, `oidc`, `webauthn`…), no configuration. */
+  signInMethods: z.array(z.string()),
+  /** A second factor is set up (null when the identity is unknown). */
+  twoFactor: z.boolean().nullable(),
   recentEvents: z.array(securityEventSchema),
 });
 

@@ -66,7 +66,11 @@ describe('console API: members, authorised from the database per call', () => {
       role: 'member',
       status: 'active',
       identityState: 'active',
+      twoFactor: false,
     });
+    expect(res.body.signInMethods).toContain('password');
+    // Credential types only: no hash or other configuration.
+    expect(JSON.stringify(res.body)).not.toContain('argon2');
     expect(res.body.identityId).toBeUndefined();
   });
 

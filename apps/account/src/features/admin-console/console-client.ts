@@ -42,6 +42,8 @@ export interface SecurityEvent {
 
 export interface MemberDetail extends Member {
   identityState: string | null;
+  signInMethods: string[];
+  twoFactor: boolean | null;
   recentEvents: SecurityEvent[];
 }
 

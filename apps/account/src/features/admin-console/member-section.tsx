@@ -60,6 +60,12 @@ export function MemberSection({ me, userId }: { me: Me; userId: string }) {
         <dd data-testid="member-status">{t.status[member.status]}</dd>
         <dt>{t.member.identityState}</dt>
         <dd>{member.identityState ?? '—'}</dd>
+        <dt>{t.member.signInMethods}</dt>
+        <dd>{member.signInMethods.join(', ') || '—'}</dd>
+        <dt>{t.member.twoFactor}</dt>
+        <dd>
+          {member.twoFactor === null ? '—' : member.twoFactor ? t.member.twoFactorOn : t.member.twoFactorOff}
+        </dd>
         <dt>{t.members.joined}</dt>
         <dd>{formatDate(member.createdAt)}</dd>
       </dl>
