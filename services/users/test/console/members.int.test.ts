@@ -74,6 +74,50 @@ describe('console API: members, authorised from the database per call', () => {
     expect(res.body.identityId).toBeUndefined();
   });
 
+  /** Every console route with a valid body, for the checks that must hold on all of them. */
+  const everyRoute = (): [string, string, unknown?][] => [
+    ['GET', `${base()}/members`],
+    ['GET', `${base()}/members/${grace.id}`],
+    ['POST', `${base()}/members/${grace.id}/role`, { role: 'admin' }],
+    ['POST', `${base()}/members/${grace.id}/deactivate`],
+    ['POST', `${base()}/members/${grace.id}/reactivate`],
+    ['POST', `${base()}/members/${grace.id}/end-sessions`],
+    ['POST', `${base()}/members/${grace.id}/unlock`],
+    ['GET', `${base()}/invitations`],
+    [
+      'POST',
+      `${base()}/invitations`,
+      { email: 'nobody@acme.test', firstName: 'N', lastName: 'B', role: 'member' },
+    ],
+    ['POST', `${base()}/invitations/${grace.id}/resend`],
+    ['POST', `${base()}/invitations/${grace.id}/revoke`],
+    ['GET', `${base()}/events`],
+    ['GET', `${base()}/events.csv`],
+  ];
+
+  describe('every route', () => {
+    it('refuses a missing token (401) and a member without the permission (403), {errorCode, message}', async () => {
+      for (const [method, path, json] of everyRoute()) {
+        const anonymous = await stack.call(undefined, method, path, json);
+        expect(anonymous.status, `${method} ${path}`).toBe(401);
+        expect(anonymous.body).toMatchObject({ errorCode: 'UNAUTHENTICATED', message: expect.any(String) });
+        const member = await stack.call(tokens.grace, method, path, json);
+        expect(member.status, `${method} ${path}`).toBe(403);
+        expect(member.body).toMatchObject({ errorCode: 'PERMISSION_DENIED', message: expect.any(String) });
+      }
+    });
+
+    it("refuses another organisation's admin (403 FORBIDDEN) and nothing changed", async () => {
+      for (const [method, path, json] of everyRoute()) {
+        const res = await stack.call(tokens.stranger, method, path, json);
+        expect(res.status, `${method} ${path}`).toBe(403);
+        expect(res.body.errorCode).toBe('FORBIDDEN');
+      }
+      const graceNow = await stack.call(tokens.ada, 'GET', `${base()}/members/${grace.id}`);
+      expect(graceNow.body).toMatchObject({ role: 'member', status: 'active' });
+    });
+  });
+
   describe('authentication', () => {
     it('refuses a call without a token, with a malformed one, and with a forged one: 401', async () => {
       for (const token of [undefined, 'not a token', 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln']) {
