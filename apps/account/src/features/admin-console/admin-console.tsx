@@ -17,15 +17,17 @@ import './console.css';
  * The organisation admin console (admin application only): the section of `path` when the
  * signed-in person's role covers it (from `/console/me`), else `denied` (the spec's Access Denied).
  */
-export function AdminConsole({
-  path,
-  memberId,
-  denied,
-}: {
-  path: string;
-  memberId?: string;
-  denied: ReactNode;
-}) {
+export function AdminConsole(props: { path: string; memberId?: string; denied: ReactNode }) {
+  // Outside the admin application the console asks the user service nothing.
+  const view = selectConsoleView({
+    application: getConfig().application,
+    path: props.path,
+    me: { state: 'loading' },
+  });
+  return view.type === 'denied' ? <>{props.denied}</> : <ConsoleScreens {...props} />;
+}
+
+function ConsoleScreens({ path, memberId, denied }: { path: string; memberId?: string; denied: ReactNode }) {
   const config = getConfig();
   const [me] = useLoad('me', () => consoleApi.me());
   const meState: MeState = me.state === 'ready' ? { state: 'ready', me: me.value } : me;
