@@ -16,6 +16,7 @@ export const SECURITY_EVENT_TYPES = [
   'member.role_changed',
   'member.sessions_ended',
   'member.unlocked',
+  'member.two_factor_reset',
   'invitation.resent',
   'invitation.revoked',
   'sso.provider_changed',

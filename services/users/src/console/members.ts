@@ -296,3 +296,41 @@ export async function unlockMember(
     ctx.clock.now(),
   );
 }
+
+/**
+ * Resets the member's second factor: the identity's TOTP and backup codes go (absent ones are
+ * fine), and their sessions end, so the next sign-in asks them to set 2FA up again.
+ */
+export async function resetMemberTwoFactor(
+  ctx: UsersContext,
+  caller: ConsoleCaller,
+  origin: EventOrigin,
+  organisationId: string,
+  userId: string,
+): Promise<void> {
+  const member = await memberOrThrow(ctx, organisationId, userId);
+  assertMayManage(caller, member);
+  if (member.identityId === null)
+    throw new AppError('USER_NOT_FOUND', 'This member has no sign-in account yet.');
+  for (const type of ['totp', 'lookup_secret']) {
+    const res = await requestJson(
+      'identity service',
+      `${ctx.config.identityAdminUrl}/admin/identities/${encodeURIComponent(member.identityId)}/credentials/${type}`,
+      {
+        method: 'DELETE',
+        headers: adminAuthHeaders(ctx.config.identityAdminKey),
+        timeoutMs: ctx.config.upstreamTimeoutMs,
+      },
+    );
+    if (res.status !== 204 && res.status !== 404) {
+      throw new AppError('UPSTREAM_ERROR', `The identity service answered ${res.status} to a 2FA reset.`);
+    }
+  }
+  await ctx.identityAdmin.deleteSessions(member.identityId);
+  await recordEvent(
+    ctx.db,
+    origin,
+    { organisationId, type: 'member.two_factor_reset', subjectId: userId },
+    ctx.clock.now(),
+  );
+}

@@ -36,6 +36,7 @@ import {
   findMember,
   listMembers,
   reactivateMember,
+  resetMemberTwoFactor,
   unlockMember,
 } from './members.ts';
 import {
@@ -160,6 +161,10 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
   );
   memberAction('end-sessions', async (caller, request, organisationId, userId) => {
     await endMemberSessions(ctx, caller, originOf(caller, request), organisationId, userId);
+    return undefined;
+  });
+  memberAction('reset-2fa', async (caller, request, organisationId, userId) => {
+    await resetMemberTwoFactor(ctx, caller, originOf(caller, request), organisationId, userId);
     return undefined;
   });
   memberAction('unlock', async (caller, request, organisationId, userId) => {

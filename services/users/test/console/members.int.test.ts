@@ -83,6 +83,7 @@ describe('console API: members, authorised from the database per call', () => {
     ['POST', `${base()}/members/${grace.id}/reactivate`],
     ['POST', `${base()}/members/${grace.id}/end-sessions`],
     ['POST', `${base()}/members/${grace.id}/unlock`],
+    ['POST', `${base()}/members/${grace.id}/reset-2fa`],
     ['GET', `${base()}/invitations`],
     [
       'POST',
@@ -311,6 +312,39 @@ describe('console API: members, authorised from the database per call', () => {
         'member.unlocked',
         'member.sessions_ended',
       ]);
+    });
+  });
+
+  describe('two-factor reset', () => {
+    it("removes the member's TOTP through the identity admin API and records it", async () => {
+      const person = await stack.newUser(acme, 'acme.test', 'member');
+      const now = new Date();
+      await stack.db.kysely
+        .insertInto('identity_credentials' as never)
+        .values({
+          id: '44444444-4444-4444-8444-444444444444',
+          identity_id: person.identityId,
+          type: 'totp',
+          config: JSON.stringify({ totp_url: 'otpauth://totp/x?secret=JBSWY3DPEHPK3PXP' }),
+          version: 0,
+          created_at: now,
+          updated_at: now,
+        } as never)
+        .execute();
+      const before = await stack.call(tokens.ada, 'GET', `${base()}/members/${person.id}`);
+      expect(before.body.twoFactor).toBe(true);
+      // The TOTP secret is no business of the console.
+      expect(JSON.stringify(before.body)).not.toContain('JBSWY3DPEHPK3PXP');
+      stack.clock.advance(1000);
+      const reset = await stack.call(tokens.ada, 'POST', `${base()}/members/${person.id}/reset-2fa`);
+      expect(reset.status).toBe(204);
+      const after = await stack.call(tokens.ada, 'GET', `${base()}/members/${person.id}`);
+      expect(after.body.twoFactor).toBe(false);
+      expect(after.body.recentEvents[0].type).toBe('member.two_factor_reset');
+      // Again, with nothing left to remove: still fine.
+      expect((await stack.call(tokens.ada, 'POST', `${base()}/members/${person.id}/reset-2fa`)).status).toBe(
+        204,
+      );
     });
   });
 

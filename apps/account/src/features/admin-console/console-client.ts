@@ -86,7 +86,7 @@ export const consoleApi = {
   memberAction: (
     organisationId: string,
     userId: string,
-    action: 'deactivate' | 'reactivate' | 'end-sessions' | 'unlock',
+    action: 'deactivate' | 'reactivate' | 'end-sessions' | 'unlock' | 'reset-2fa',
   ) =>
     call<Member | null>(`${org(organisationId)}/members/${encodeURIComponent(userId)}/${action}`, {
       method: 'POST',

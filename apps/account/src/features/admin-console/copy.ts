@@ -49,6 +49,8 @@ export const consoleCopy = {
     sessionsEnded: 'All sessions ended.',
     unlock: 'Unlock sign-in',
     unlocked: 'Sign-in unlocked.',
+    resetTwoFactor: 'Reset 2FA',
+    twoFactorReset: 'Two-factor authentication reset: they set it up again at their next sign-in.',
     identityState: 'Sign-in account',
     signInMethods: 'Signs in with',
     twoFactor: 'Two-factor authentication',

@@ -30,7 +30,7 @@ const member = (over: Partial<Member> = {}): Member => ({
 });
 
 describe('decideMemberActions', () => {
-  it.each<[string, Me, Member, Partial<ReturnType<typeof decideMemberActions>>]>([
+  it.each<[string, Me, Member & { twoFactor?: boolean }, Partial<ReturnType<typeof decideMemberActions>>]>([
     [
       'org-admin, active member: everything, roles up to org-admin',
       orgAdmin,
@@ -60,6 +60,18 @@ describe('decideMemberActions', () => {
       orgAdmin,
       member({ role: 'super-admin' }),
       { canChangeRole: false, canEndSessions: false, note: 'protected' },
+    ],
+    [
+      'org-admin, member with 2FA: reset offered',
+      orgAdmin,
+      { ...member(), twoFactor: true },
+      { canResetTwoFactor: true },
+    ],
+    [
+      'org-admin, member without 2FA: no reset',
+      orgAdmin,
+      { ...member(), twoFactor: false },
+      { canResetTwoFactor: false },
     ],
     [
       'admin (read only): nothing',

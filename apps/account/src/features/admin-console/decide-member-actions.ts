@@ -10,6 +10,8 @@ export interface MemberActions {
   canReactivate: boolean;
   canEndSessions: boolean;
   canUnlock: boolean;
+  /** Offered only when the member has a second factor. */
+  canResetTwoFactor: boolean;
   /** Why the page offers less: the member is the caller, or ranks above what the caller manages. */
   note: 'self' | 'protected' | null;
 }
@@ -21,12 +23,13 @@ const NONE: MemberActions = {
   canReactivate: false,
   canEndSessions: false,
   canUnlock: false,
+  canResetTwoFactor: false,
   note: null,
 };
 
 const rank = (role: Role) => ROLES.indexOf(role);
 
-export function decideMemberActions(me: Me, member: Member): MemberActions {
+export function decideMemberActions(me: Me, member: Member & { twoFactor?: boolean | null }): MemberActions {
   if (!me.permissions.includes('ManageOrganisationUsers')) return NONE;
   const highest = me.assignableRoles.reduce((top, r) => Math.max(top, rank(r)), -1);
   if (rank(member.role) > highest) return { ...NONE, note: 'protected' };
@@ -41,6 +44,7 @@ export function decideMemberActions(me: Me, member: Member): MemberActions {
     canReactivate: !active,
     canEndSessions: active,
     canUnlock: active,
+    canResetTwoFactor: active && member.twoFactor === true,
     note: null,
   };
 }

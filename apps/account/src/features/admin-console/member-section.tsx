@@ -147,6 +147,20 @@ export function MemberSection({ me, userId }: { me: Me; userId: string }) {
             {t.member.endSessions}
           </button>
         ) : null}
+        {actions.canResetTwoFactor ? (
+          <button
+            type="button"
+            className="button secondary"
+            disabled={busy}
+            onClick={() =>
+              run(() => consoleApi.memberAction(me.organisationId, member.id, 'reset-2fa'), {
+                text: t.member.twoFactorReset,
+              })
+            }
+          >
+            {t.member.resetTwoFactor}
+          </button>
+        ) : null}
         {actions.canUnlock ? (
           <button
             type="button"

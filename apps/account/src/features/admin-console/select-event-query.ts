@@ -22,6 +22,7 @@ export const EVENT_TYPES = [
   'member.role_changed',
   'member.sessions_ended',
   'member.unlocked',
+  'member.two_factor_reset',
   'invitation.resent',
   'invitation.revoked',
   'sso.provider_changed',
