@@ -16,6 +16,7 @@ COPY services/agent/package.json services/agent/
 COPY packages/cluster/package.json packages/cluster/
 COPY packages/db/package.json packages/db/
 COPY packages/identity-contract/package.json packages/identity-contract/
+COPY packages/users-contract/package.json packages/users-contract/
 COPY packages/mail/package.json packages/mail/
 COPY packages/service-kit/package.json packages/service-kit/
 COPY packages/test-kit/package.json packages/test-kit/

@@ -4,7 +4,8 @@
 // BENCH_ROUNDS (default 3: after a warm-up, the workloads run in interleaved rounds and the
 // figures reported are the medians), BENCH_ONLY (comma-separated subset:
 // ceiling,identity,oauth2,browser,enumeration; `whoami` runs only the identity service's whoami
-// workload and is not part of the default set), BENCH_ENUM_PAIRS (known/unknown address pairs
+// workload and `events` the security event log at 1 million events (BENCH_EVENTS); neither is
+// part of the default set), BENCH_ENUM_PAIRS (known/unknown address pairs
 // per entry point, default 1000), BENCH_BROWSER_RUNS (default 20).
 import { execSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -16,6 +17,7 @@ import { benchOAuth2 } from './oauth2-bench.ts';
 import { benchBrowserSignIn } from './browser-sign-in.ts';
 import { benchEnumeration } from './enumeration.ts';
 import { benchSoak } from './soak.ts';
+import { benchSecurityEvents } from './security-events.ts';
 import { pinServerSide } from './load/child.ts';
 import { medianOf } from './median.ts';
 import { writeReadmeTable } from './readme-table.ts';
@@ -72,6 +74,14 @@ const workloads: [string, (o: typeof opts) => Promise<unknown>][] = [
   ['oauth2', (o) => benchOAuth2(o)],
   ['browser', () => benchBrowserSignIn({ runs: Number(process.env.BENCH_BROWSER_RUNS ?? 20) })],
   ['enumeration', () => benchEnumeration({ pairs: Number(process.env.BENCH_ENUM_PAIRS ?? 1000) })],
+  [
+    'events',
+    () =>
+      benchSecurityEvents({
+        events: Number(process.env.BENCH_EVENTS ?? 1_000_000),
+        samples: Number(process.env.BENCH_EVENT_SAMPLES ?? 500),
+      }),
+  ],
 ];
 // The browser and enumeration checks are many samples already (runs, pairs): they run once.
 const repeated = new Set(['ceiling', 'identity', 'whoami', 'oauth2']);

@@ -40,6 +40,7 @@ import { registerTermsAdminRoutes, registerTermsPublicRoutes } from './terms/rou
 import { registerUserRoutes } from './users/routes.ts';
 import { createSecretBox } from './sso/secret-box.ts';
 import { registerSsoRoutes } from './sso/routes.ts';
+import { registerConsoleRoutes } from './console/routes.ts';
 
 export interface AppOptions {
   config: Config;
@@ -116,6 +117,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   registerGitAuthRoutes(publicApp, ctx);
   registerConnectedAppRoutes(publicApp, ctx);
   registerInvitationPublicRoutes(publicApp, ctx);
+  registerConsoleRoutes(publicApp, ctx);
   registerM365Routes(publicApp, {
     ...ctx,
     microsoft: options.microsoft ?? createMicrosoftClient(config, ctx.clock),

@@ -74,6 +74,10 @@ const configSchema = z.object({
   /** Encrypts SSO client secrets at rest (≥ 32 characters). The default is for development only. */
   SSO_SECRET_KEY: z.string().min(32).optional(),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(5000),
+  /** Security events older than this are deleted by the retention job (issue 24). */
+  SECURITY_EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(400),
+  /** Events deleted per statement by the retention job, so writers never wait behind one long delete. */
+  SECURITY_EVENTS_CLEANUP_BATCH: z.coerce.number().int().min(1).max(100_000).default(1000),
   TRUST_PROXY: trustProxySchema,
   LOG_LEVEL: logLevelSchema,
 });
@@ -134,6 +138,7 @@ export interface Config {
   agentUrl: string;
   upstreamTimeoutMs: number;
   ssoSecretKey: string;
+  securityEvents: { retentionDays: number; cleanupBatch: number };
   trustProxy: TrustProxy;
   logLevel: string;
 }
@@ -202,6 +207,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     agentUrl: stripSlash(c.AGENT_URL),
     upstreamTimeoutMs: c.UPSTREAM_TIMEOUT_MS,
     ssoSecretKey: c.SSO_SECRET_KEY ?? developmentSsoKey(env),
+    securityEvents: {
+      retentionDays: c.SECURITY_EVENTS_RETENTION_DAYS,
+      cleanupBatch: c.SECURITY_EVENTS_CLEANUP_BATCH,
+    },
     trustProxy: c.TRUST_PROXY,
     logLevel: c.LOG_LEVEL,
   };

@@ -28,6 +28,8 @@ export interface UsersTable {
   scope_groups: Json<string[]>;
   identity_id: string | null;
   created_at: Date;
+  /** Set while an organisation admin has deactivated the member (issue 24). */
+  deactivated_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 interface RateLimitCountersTable {
@@ -176,4 +178,18 @@ export interface UsersDb {
   marketplace_webhook_events: MarketplaceWebhookEventsTable;
   sso_providers: SsoProvidersTable;
   m365_org_admin_review: M365OrgAdminReviewTable;
+  security_events: SecurityEventsTable;
+}
+
+interface SecurityEventsTable {
+  id: string;
+  organisation_id: string;
+  occurred_at: Date;
+  type: string;
+  actor_kind: string;
+  actor_id: string | null;
+  subject_id: string | null;
+  ip: string | null;
+  request_id: string | null;
+  details: Json<Record<string, string>>;
 }

@@ -1,10 +1,13 @@
 import type { AddressInfo } from 'node:net';
-import { migrate, type Database } from '@acme/db';
+import { migrate, typed, type Database } from '@acme/db';
+import { systemClock } from '@acme/db/clock';
 import type { Clock } from '@acme/db/clock';
 import { migrateMail, type Mailer } from '@acme/mail';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
+import { startEventRetention } from './console/retention.ts';
+import type { UsersDb } from './db-types.ts';
 import { loadConfig } from './config.ts';
 import { migrations } from './migrations.ts';
 
@@ -57,6 +60,12 @@ export async function start(
     logger: opts.logger,
     mailer: opts.mailer,
   });
+  const retention = startEventRetention({
+    db: typed<UsersDb>(opts.db),
+    config,
+    clock: opts.clock ?? systemClock,
+    onError: (error) => app.admin.log.error({ err: error }, 'security event retention failed'),
+  });
   const listening: FastifyInstance[] = [];
   try {
     const publicPort = await listen(app.public, config.host, config.publicPort);
@@ -66,10 +75,12 @@ export async function start(
     return {
       urls: { public: `http://localhost:${publicPort}`, admin: `http://localhost:${adminPort}` },
       close: async () => {
+        await retention.stop();
         await Promise.all([app.public.close(), app.admin.close()]);
       },
     };
   } catch (error) {
+    await retention.stop();
     await Promise.all(listening.map((server) => server.close()));
     throw error;
   }

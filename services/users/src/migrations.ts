@@ -243,4 +243,39 @@ export const migrations: Migration[] = [
     name: '233_sso_break_glass',
     sql: 'alter table sso_providers add column break_glass_user_id uuid references users(id) on delete set null',
   },
+  {
+    // Issue 24: the organisation admin console deactivates members without deleting them.
+    name: '270_users_deactivated_at',
+    sql: 'alter table users add column deactivated_at timestamptz',
+  },
+  {
+    // Issue 24: the security event log. No foreign keys: events outlive what they describe.
+    name: '271_security_events',
+    sql: `create table security_events (
+      id uuid primary key,
+      organisation_id uuid not null,
+      occurred_at timestamptz not null,
+      type text not null check (length(type) between 1 and 64),
+      actor_kind text not null check (actor_kind in ('person', 'operator', 'system')),
+      actor_id uuid,
+      subject_id uuid,
+      ip text,
+      request_id text,
+      details jsonb not null default '{}'::jsonb
+    )`,
+  },
+  {
+    name: '272_security_events_organisation_time',
+    sql: 'create index security_events_organisation_time on security_events (organisation_id, occurred_at desc, id desc)',
+  },
+  {
+    // "Filter by person": the console lists one member's events newest first.
+    name: '273_security_events_subject_time',
+    sql: 'create index security_events_subject_time on security_events (organisation_id, subject_id, occurred_at desc, id desc)',
+  },
+  {
+    // The retention job deletes the oldest events across organisations.
+    name: '274_security_events_time',
+    sql: 'create index security_events_time on security_events (occurred_at)',
+  },
 ];

@@ -31,6 +31,8 @@ function route<S>(def: RouteDef<S>): RouteDef<unknown> {
 
 const none = z.object({});
 
+const adminScreen = lazyScreen(() => import('../routes/admin.tsx'));
+
 const routes: RouteDef<unknown>[] = [
   route({
     path: paths.login,
@@ -139,6 +141,10 @@ const routes: RouteDef<unknown>[] = [
     search: z.object({ after_logout: str }),
     component: lazyScreen(() => import('../routes/m365-logout.tsx')),
   }),
+  // The organisation admin console (issue 24): one lazy chunk for every /admin path.
+  ...['/admin', '/admin/members', '/admin/member', '/admin/invitations', '/admin/events'].map((path) =>
+    route({ path, search: z.object({ id: str }), component: adminScreen }),
+  ),
 ];
 
 function normalise(pathname: string): string {

@@ -128,6 +128,24 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: IdentityContext):
   });
 
   /**
+   * Kratos `DELETE /admin/identities/{id}/credentials/{type}`, for the second factors only (`totp`,
+   * `lookup_secret`): an organisation admin resets a member's 2FA (issue 24). 404 when the identity
+   * or that credential does not exist.
+   */
+  app.delete('/admin/identities/:id/credentials/:type', async (req, reply) => {
+    const { id, type } = req.params as { id: string; type: string };
+    if (type !== 'totp' && type !== 'lookup_secret') throw errors.notFound();
+    if (!isUuid(id)) throw errors.notFound();
+    const r = await ctx.db
+      .deleteFrom('identity_credentials')
+      .where('identity_id', '=', id)
+      .where('type', '=', type)
+      .executeTakeFirst();
+    if (Number(r.numDeletedRows) === 0) throw errors.notFound();
+    return reply.code(204).send();
+  });
+
+  /**
    * Not in Kratos: ends every unfinished recovery flow of the identity (its codes and links stop
    * working at once). The user service calls it before it resends or revokes an invitation.
    */

@@ -4,6 +4,7 @@ import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { findOrganisation } from '../organisations/repository.ts';
 import { hasPermission, isRole } from '../users/roles.ts';
+import { operatorOrigin, recordEvent } from '../console/events.ts';
 import type { ApiClient, CreateApiClientInput } from './schemas.ts';
 
 /**
@@ -95,7 +96,20 @@ export async function createApiClient(
     revoked_at: null,
   };
   try {
-    await ctx.db.insertInto('api_clients').values(row).execute();
+    await ctx.db.transaction().execute(async (trx) => {
+      await trx.insertInto('api_clients').values(row).execute();
+      await recordEvent(
+        trx,
+        operatorOrigin(createdBy),
+        {
+          organisationId: organisation.id,
+          type: 'api_client.created',
+          subjectId: null,
+          details: { clientId, name: input.name },
+        },
+        row.created_at,
+      );
+    });
   } catch (error) {
     // Never leave a working client behind that no one can list or revoke.
     await ctx.oauth2Clients.deleteClient(clientId).catch(() => undefined);
@@ -123,11 +137,24 @@ export async function revokeApiClient(
 ): Promise<ApiClient> {
   const row = await ctx.db.selectFrom('api_clients').select(COLUMNS).where('id', '=', id).executeTakeFirst();
   if (!row) throw new AppError('API_CLIENT_NOT_FOUND', 'No API client has this id.');
-  await checkActor(ctx.db, row.organisation_id, actorEmail);
+  const actorId = await checkActor(ctx.db, row.organisation_id, actorEmail);
   if (row.revoked_at) return toApiClient(row);
   // Delete at the authorization server first: only then is the client really unusable.
   await ctx.oauth2Clients.deleteClient(row.id);
   const revokedAt = ctx.clock.now();
-  await ctx.db.updateTable('api_clients').set({ revoked_at: revokedAt }).where('id', '=', id).execute();
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx.updateTable('api_clients').set({ revoked_at: revokedAt }).where('id', '=', id).execute();
+    await recordEvent(
+      trx,
+      operatorOrigin(actorId),
+      {
+        organisationId: row.organisation_id,
+        type: 'api_client.revoked',
+        subjectId: null,
+        details: { clientId: row.id, name: row.name },
+      },
+      revokedAt,
+    );
+  });
   return toApiClient({ ...row, revoked_at: revokedAt });
 }

@@ -59,6 +59,8 @@ const errorCatalogue = {
   /** The marketplace reports the purchase as suspended or unsubscribed: it cannot be activated. */
   MarketplaceSubscriptionInactiveException: 409,
   USER_EXISTS: 409,
+  /** Console: the change would leave the organisation without an active org-admin. */
+  LAST_ORG_ADMIN: 409,
   SSO_PROVIDER_TAKEN: 409,
   INVITATION_ACCEPTED: 409,
   TERMS_VERSION_OUTDATED: 409,

@@ -13,6 +13,12 @@ import { findInvitation, insertInvitation, markInvitationRevoked, reissueInvitat
 import type { CreateInvitationInput, Invitation } from './schemas.ts';
 
 const HOUR_MS = 60 * 60 * 1000;
+
+/** Runs inside the transaction that records the change (the console writes its security event there). */
+export type InvitationHook = (
+  trx: Transaction<UsersDb>,
+  invitation: { id: string; userId: string; organisationId: string },
+) => Promise<void>;
 const DAY_MS = 24 * HOUR_MS;
 
 /** The link of the invitation email: the app's onboarding screen with the recovery flow and code. */
@@ -55,7 +61,11 @@ async function sendMail(
  * lifetime, and, in one transaction, the invitation record and its email in the outbox. Any failure
  * after the user was created removes the user and the identity again, so the call can be retried.
  */
-export async function createInvitation(ctx: UsersContext, input: CreateInvitationInput): Promise<Invitation> {
+export async function createInvitation(
+  ctx: UsersContext,
+  input: CreateInvitationInput,
+  inTransaction?: InvitationHook,
+): Promise<Invitation> {
   let user: {
     id: string;
     organisationId: string;
@@ -94,6 +104,7 @@ export async function createInvitation(ctx: UsersContext, input: CreateInvitatio
         now,
       });
       await sendMail(ctx, user, inviterOrg, code, expiresAt, trx);
+      await inTransaction?.(trx, { id, userId: user.id, organisationId: user.organisationId });
     });
     const invitation = await findInvitation(ctx.db, id, now);
     if (!invitation) throw new Error('invitation vanished after insert');
@@ -177,7 +188,11 @@ function alreadyAccepted(): AppError {
  * before the new code the old ones are already dead, and a new code that never reached the
  * outbox is known to no one. Earlier links answer `expired` from `/invitations/status`.
  */
-export async function resendInvitation(ctx: UsersContext, id: string): Promise<Invitation> {
+export async function resendInvitation(
+  ctx: UsersContext,
+  id: string,
+  inTransaction?: InvitationHook,
+): Promise<Invitation> {
   const invitation = await existing(ctx, id);
   if (invitation.state === 'accepted') throw alreadyAccepted();
   const now = ctx.clock.now();
@@ -197,6 +212,7 @@ export async function resendInvitation(ctx: UsersContext, id: string): Promise<I
   const reissued = await ctx.db.transaction().execute(async (trx) => {
     if (!(await reissueInvitation(trx, invitation.id, code.flowId, expiresAt, now))) return false;
     await sendMail(ctx, invitation, inviterOrg, code, expiresAt, trx);
+    await inTransaction?.(trx, invitation);
     return true;
   });
   if (!reissued) throw alreadyAccepted();
@@ -211,7 +227,11 @@ export async function resendInvitation(ctx: UsersContext, id: string): Promise<I
  * between leaves a pending record whose links no longer sign in; the call is idempotent, so the
  * operator retries it.
  */
-export async function revokeInvitation(ctx: UsersContext, id: string): Promise<Invitation> {
+export async function revokeInvitation(
+  ctx: UsersContext,
+  id: string,
+  inTransaction?: InvitationHook,
+): Promise<Invitation> {
   const invitation = await existing(ctx, id);
   if (invitation.state === 'accepted') throw alreadyAccepted();
   const now = ctx.clock.now();
@@ -220,7 +240,12 @@ export async function revokeInvitation(ctx: UsersContext, id: string): Promise<I
   ]);
   await ctx.identityAdmin.endRecoveryFlows(invitation.identityId);
   await ctx.identityAdmin.deleteSessions(invitation.identityId);
-  if (!(await markInvitationRevoked(ctx.db, invitation.id, now))) {
+  const revoked = await ctx.db.transaction().execute(async (trx) => {
+    if (!(await markInvitationRevoked(trx, invitation.id, now))) return false;
+    await inTransaction?.(trx, invitation);
+    return true;
+  });
+  if (!revoked) {
     // Accepted while we were revoking: the person onboarded, so give the identity back.
     await ctx.identityAdmin.patchIdentity(invitation.identityId, [
       { op: 'replace', path: '/state', value: 'active' },

@@ -6,6 +6,8 @@ import { isUniqueViolation } from '../http/db-errors.ts';
 import { domainSchema, emailSchema } from '../http/schemas.ts';
 import { notSubscribed, tokenClaimsFor } from '../login/token-claims.ts';
 import { createUser } from '../users/create-user.ts';
+import { currentRequestId } from '@acme/service-kit/request-id';
+import { recordEvent } from '../console/events.ts';
 import type { GraphMe, GraphOrganization, MicrosoftClient, MicrosoftIdentity } from './microsoft.ts';
 
 /**
@@ -207,6 +209,17 @@ export async function activateSubscription(
         oc.column('id').doUpdateSet({ status: 'Subscribed', plan_id: purchase.planId, updated_at: now }),
       )
       .execute();
+    await recordEvent(
+      trx,
+      { actorKind: 'system', actorId: null, ip: null, requestId: currentRequestId() ?? null },
+      {
+        organisationId: orgId,
+        type: 'subscription.changed',
+        subjectId: null,
+        details: { subscriptionId: purchase.id, status: 'Subscribed', planId: purchase.planId },
+      },
+      now,
+    );
   });
 
   await seatPurchaser(ctx, caller, orgId, created);
@@ -393,6 +406,22 @@ export async function applyWebhook(
       })
       .where('id', '=', event.subscriptionId)
       .execute();
+    await recordEvent(
+      trx,
+      { actorKind: 'system', actorId: null, ip: null, requestId: currentRequestId() ?? null },
+      {
+        organisationId: subscription.organisation_id,
+        type: 'subscription.changed',
+        subjectId: null,
+        details: {
+          subscriptionId: event.subscriptionId,
+          action: event.action,
+          status: state.status,
+          planId: state.planId,
+        },
+      },
+      now,
+    );
     // The organisation is subscribed while any of its marketplace subscriptions is.
     const active = await trx
       .selectFrom('marketplace_subscriptions')

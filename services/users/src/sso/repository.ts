@@ -42,7 +42,11 @@ export async function findProviderById(
  * One provider per organisation. Writes the row and the organisation's `sso_config` (what
  * `/login/config` reads, in its one indexed query) in one transaction, so they never disagree.
  */
-export async function upsertProvider(db: Kysely<UsersDb>, row: SsoProviderRow): Promise<void> {
+export async function upsertProvider(
+  db: Kysely<UsersDb>,
+  row: SsoProviderRow,
+  inTransaction?: (trx: Kysely<UsersDb>) => Promise<void>,
+): Promise<void> {
   const values = {
     ...row,
     scopes: JSON.stringify(row.scopes),
@@ -57,6 +61,7 @@ export async function upsertProvider(db: Kysely<UsersDb>, row: SsoProviderRow): 
         .set({ sso_config: JSON.stringify({ provider: row.provider_id }) })
         .where('id', '=', row.organisation_id)
         .execute();
+      await inTransaction?.(trx);
     });
   } catch (error) {
     if (isUniqueViolation(error)) {
@@ -99,7 +104,11 @@ export async function setBreakGlassUser(
   return Number(r.numUpdatedRows) > 0;
 }
 
-export async function deleteProvider(db: Kysely<UsersDb>, organisationId: string): Promise<boolean> {
+export async function deleteProvider(
+  db: Kysely<UsersDb>,
+  organisationId: string,
+  inTransaction?: (trx: Kysely<UsersDb>) => Promise<void>,
+): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const deleted = await trx
       .deleteFrom('sso_providers')
@@ -110,6 +119,7 @@ export async function deleteProvider(db: Kysely<UsersDb>, organisationId: string
       .set({ sso_config: null })
       .where('id', '=', organisationId)
       .execute();
+    if (Number(deleted.numDeletedRows) > 0) await inTransaction?.(trx);
     return Number(deleted.numDeletedRows) > 0;
   });
 }

@@ -13,6 +13,7 @@ import {
   upsertProvider,
   type SsoProviderRow,
 } from './repository.ts';
+import { operatorOrigin, recordEvent } from '../console/events.ts';
 import type { SetSsoProviderInput, SsoProvider, SsoProviderConfig } from './schemas.ts';
 
 function toView(row: SsoProviderRow): SsoProvider {
@@ -64,7 +65,19 @@ export async function setSsoProvider(
     created_at: existing?.created_at ?? now,
     updated_at: now,
   };
-  await upsertProvider(ctx.db, row);
+  await upsertProvider(ctx.db, row, (trx) =>
+    recordEvent(
+      trx,
+      operatorOrigin(),
+      {
+        organisationId,
+        type: 'sso.provider_changed',
+        subjectId: null,
+        details: { change: existing ? 'updated' : 'set', issuer: row.issuer, enforce: String(row.enforce) },
+      },
+      now,
+    ),
+  );
   // Links are keyed by the provider record (organisation + issuer): a new issuer is a new record,
   // and the old record's links go with it.
   if (existing && existing.issuer !== row.issuer) {
@@ -88,7 +101,19 @@ export async function removeSsoProvider(ctx: UsersContext, organisationId: strin
   // to remove again. A link made in between can sign no one in once the provider is gone: links are
   // keyed by organisation and issuer, never by the provider id another organisation may take.
   await ctx.identityAdmin.removeOidcLinks(organisationId, row.issuer);
-  await deleteProvider(ctx.db, organisationId);
+  await deleteProvider(ctx.db, organisationId, (trx) =>
+    recordEvent(
+      trx,
+      operatorOrigin(),
+      {
+        organisationId,
+        type: 'sso.provider_changed',
+        subjectId: null,
+        details: { change: 'removed', issuer: row.issuer },
+      },
+      ctx.clock.now(),
+    ),
+  );
 }
 
 /**

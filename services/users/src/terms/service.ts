@@ -3,6 +3,7 @@ import type { TermsDocument } from '../db-types.ts';
 import { AppError } from '../http/errors.ts';
 import type { Caller } from '../http/caller.ts';
 import { findPendingInvitationOfUser, markInvitationAccepted } from '../invitations/repository.ts';
+import { personOrigin, recordEvent } from '../console/events.ts';
 import { hasAcceptedCurrent, insertAcceptances } from './repository.ts';
 
 export interface AcceptInput {
@@ -57,7 +58,15 @@ export async function acceptTerms(ctx: UsersContext, caller: Caller, input: Acce
       { op: 'replace', path: '/traits/onboarding/tosAccepted', value: true },
       { op: 'replace', path: '/verifiable_addresses/0/verified', value: true },
     ]);
-    await markInvitationAccepted(ctx.db, invitation.id, now);
+    await ctx.db.transaction().execute(async (trx) => {
+      await markInvitationAccepted(trx, invitation.id, now);
+      await recordEvent(
+        trx,
+        personOrigin(caller.user.id, input.ipAddress),
+        { organisationId: caller.user.organisationId, type: 'member.joined', subjectId: caller.user.id },
+        now,
+      );
+    });
   } else {
     await syncTosAccepted(ctx, caller.user.identityId, caller.session.identity.traits.onboarding, true);
   }

@@ -5,6 +5,7 @@ import { uuidSchema } from '../http/schemas.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
 import { createUser } from './create-user.ts';
 import { deleteUser, findUser, listUsers, updateUser } from './repository.ts';
+import { operatorOrigin, recordEvent } from '../console/events.ts';
 import {
   createUserSchema,
   listUsersQuerySchema,
@@ -37,7 +38,32 @@ export function registerUserRoutes(app: FastifyInstance, ctx: UsersContext): voi
   app.patch('/admin/users/:id', async (request, reply) => {
     const { id } = parseInput(userIdParamsSchema, request.params);
     const change = parseInput(updateUserSchema, request.body);
-    if (!uuidSchema.safeParse(id).success || !(await updateUser(ctx.db, id, change))) {
+    const updated =
+      uuidSchema.safeParse(id).success &&
+      (await ctx.db.transaction().execute(async (trx) => {
+        const before = await trx
+          .selectFrom('users')
+          .select(['role', 'organisation_id'])
+          .where('id', '=', id)
+          .forUpdate()
+          .executeTakeFirst();
+        if (!before || !(await updateUser(trx, id, change))) return false;
+        if (change.role !== undefined && change.role !== before.role) {
+          await recordEvent(
+            trx,
+            operatorOrigin(),
+            {
+              organisationId: before.organisation_id,
+              type: 'member.role_changed',
+              subjectId: id,
+              details: { from: before.role, to: change.role },
+            },
+            ctx.clock.now(),
+          );
+        }
+        return true;
+      }));
+    if (!updated) {
       throw new AppError('USER_NOT_FOUND', 'No user has this id.');
     }
     request.log.info({ userId: id }, 'user updated');

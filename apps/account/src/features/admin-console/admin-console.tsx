@@ -1,0 +1,96 @@
+import type { ReactNode } from 'react';
+import { useEffect } from 'react';
+import { getConfig } from '../../shared/config/env.ts';
+import { navigate } from '../../shared/navigation/history.ts';
+import { Link } from '../../shared/ui/link.tsx';
+import { consoleApi } from './console-client.ts';
+import { consoleCopy as t } from './copy.ts';
+import { EventsSection } from './events-section.tsx';
+import { InvitationsSection } from './invitations-section.tsx';
+import { MemberSection } from './member-section.tsx';
+import { MembersSection } from './members-section.tsx';
+import { CONSOLE_PATHS, selectConsoleView, type MeState } from './select-console-view.ts';
+import { useLoad } from './use-load.ts';
+import './console.css';
+
+/**
+ * The organisation admin console (admin application only): the section of `path` when the
+ * signed-in person's role covers it (from `/console/me`), else `denied` (the spec's Access Denied).
+ */
+export function AdminConsole(props: { path: string; memberId?: string; denied: ReactNode }) {
+  // Outside the admin application the console asks the user service nothing.
+  const view = selectConsoleView({
+    application: getConfig().application,
+    path: props.path,
+    me: { state: 'loading' },
+  });
+  return view.type === 'denied' ? <>{props.denied}</> : <ConsoleScreens {...props} />;
+}
+
+function ConsoleScreens({ path, memberId, denied }: { path: string; memberId?: string; denied: ReactNode }) {
+  const config = getConfig();
+  const [me] = useLoad('me', () => consoleApi.me());
+  const meState: MeState = me.state === 'ready' ? { state: 'ready', me: me.value } : me;
+  const view = selectConsoleView({ application: config.application, path, me: meState });
+  const redirectTo = view.type === 'redirect' ? view.to : null;
+  useEffect(() => {
+    if (redirectTo) navigate(redirectTo, { replace: true });
+  }, [redirectTo]);
+  useEffect(() => {
+    document.title = t.title;
+  }, []);
+
+  switch (view.type) {
+    case 'denied':
+      return <>{denied}</>;
+    case 'loading':
+    case 'redirect':
+      return (
+        <main className="page">
+          <p role="status">{t.loading}</p>
+        </main>
+      );
+    case 'error':
+      return (
+        <main className="page">
+          <p role="alert">{t.loadFailed(view.message)}</p>
+        </main>
+      );
+    case 'section':
+      return (
+        <main className="console-page">
+          <header className="console-header">
+            <h1>{t.title}</h1>
+            <nav aria-label={t.nav}>
+              <ul className="console-nav">
+                {view.nav.map((s) => (
+                  <li key={s}>
+                    <Link
+                      href={CONSOLE_PATHS[s]}
+                      aria-current={
+                        s === view.section || (s === 'members' && view.section === 'member')
+                          ? 'page'
+                          : undefined
+                      }
+                    >
+                      {t.sections[s as keyof typeof t.sections]}
+                    </Link>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+          </header>
+          {view.section === 'members' ? <MembersSection me={view.me} /> : null}
+          {view.section === 'member' ? (
+            memberId ? (
+              <MemberSection me={view.me} userId={memberId} />
+            ) : (
+              <p role="alert">{t.empty.members}</p>
+            )
+          ) : null}
+          {view.section === 'invitations' ? <InvitationsSection me={view.me} /> : null}
+          {view.section === 'events' ? <EventsSection me={view.me} /> : null}
+        </main>
+      );
+  }
+}

@@ -1,0 +1,115 @@
+import { getConfig } from '../../shared/config/env.ts';
+import { HttpError, requestJson, type JsonRequestInit } from '../../shared/errors/http-error.ts';
+import { tokenFetch } from '../../shared/oauth2/token-lifecycle.ts';
+import type { SecurityEvent } from '@acme/users-contract/console';
+
+// The user service's organisation console API (`/console/*`, docs/architecture.md). Every call
+// carries the access token as a bearer header through the token module.
+
+export const ROLES = ['member', 'admin', 'org-admin', 'super-admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface Me {
+  userId: string;
+  email: string;
+  organisationId: string;
+  role: Role;
+  permissions: string[];
+  assignableRoles: Role[];
+}
+
+export interface Member {
+  id: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  role: Role;
+  status: 'active' | 'deactivated';
+  createdAt: string;
+  deactivatedAt: string | null;
+}
+
+export type { SecurityEvent };
+
+export interface MemberDetail extends Member {
+  identityState: string | null;
+  signInMethods: string[];
+  twoFactor: boolean | null;
+  recentEvents: SecurityEvent[];
+}
+
+export interface Invitation {
+  id: string;
+  state: 'pending' | 'accepted' | 'expired' | 'revoked';
+  userId: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  role: Role;
+  expiresAt: string;
+  lastSentAt: string;
+}
+
+const withToken = tokenFetch(() => getConfig());
+
+function call<T>(path: string, init: JsonRequestInit = {}): Promise<T> {
+  return requestJson<T>(new URL(path, getConfig().usersUrl).toString(), { ...init, fetchImpl: withToken });
+}
+
+const org = (organisationId: string) => `/console/organisations/${encodeURIComponent(organisationId)}`;
+
+export const consoleApi = {
+  me: () => call<Me>('/console/me'),
+  members: (organisationId: string, query: { q?: string; page: number; pageSize: number }) => {
+    const params = new URLSearchParams({ page: String(query.page), pageSize: String(query.pageSize) });
+    if (query.q) params.set('q', query.q);
+    return call<{ members: Member[]; total: number; page: number; pageSize: number }>(
+      `${org(organisationId)}/members?${params.toString()}`,
+    );
+  },
+  member: (organisationId: string, userId: string) =>
+    call<MemberDetail>(`${org(organisationId)}/members/${encodeURIComponent(userId)}`),
+  changeRole: (organisationId: string, userId: string, role: Role) =>
+    call<Member>(`${org(organisationId)}/members/${encodeURIComponent(userId)}/role`, {
+      method: 'POST',
+      body: { role },
+    }),
+  memberAction: (
+    organisationId: string,
+    userId: string,
+    action: 'deactivate' | 'reactivate' | 'end-sessions' | 'unlock' | 'reset-2fa',
+  ) =>
+    call<Member | null>(`${org(organisationId)}/members/${encodeURIComponent(userId)}/${action}`, {
+      method: 'POST',
+    }),
+  invitations: (organisationId: string) =>
+    call<{ invitations: Invitation[] }>(`${org(organisationId)}/invitations`),
+  invite: (
+    organisationId: string,
+    body: { email: string; firstName: string; lastName: string; role: Role },
+  ) => call<Invitation>(`${org(organisationId)}/invitations`, { method: 'POST', body }),
+  invitationAction: (organisationId: string, invitationId: string, action: 'resend' | 'revoke') =>
+    call<Invitation>(`${org(organisationId)}/invitations/${encodeURIComponent(invitationId)}/${action}`, {
+      method: 'POST',
+    }),
+  events: (organisationId: string, query: URLSearchParams) =>
+    call<{ events: SecurityEvent[]; nextCursor: string | null }>(
+      `${org(organisationId)}/events?${query.toString()}`,
+    ),
+  /** The CSV export as text (the bearer header rules out a plain link). */
+  async eventsCsv(organisationId: string, query: URLSearchParams): Promise<string> {
+    const url = new URL(`${org(organisationId)}/events.csv?${query.toString()}`, getConfig().usersUrl);
+    const res = await withToken(url.toString(), { headers: { Accept: 'text/csv' } });
+    const text = await res.text();
+    if (!res.ok) throw new HttpError(res.status, res.statusText, safeJson(text));
+    return text;
+  },
+};
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}

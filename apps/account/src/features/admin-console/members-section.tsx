@@ -1,0 +1,93 @@
+import { useState } from 'react';
+import { Link } from '../../shared/ui/link.tsx';
+import { consoleApi, type Me } from './console-client.ts';
+import { consoleCopy as t } from './copy.ts';
+import { CONSOLE_PATHS } from './select-console-view.ts';
+import { formatDate, formatNumber, useLoad } from './use-load.ts';
+
+const PAGE_SIZE = 25;
+
+export function MembersSection({ me }: { me: Me }) {
+  const [query, setQuery] = useState('');
+  const [applied, setApplied] = useState('');
+  const [page, setPage] = useState(1);
+  const [list] = useLoad(`${applied}|${page}`, () =>
+    consoleApi.members(me.organisationId, { q: applied || undefined, page, pageSize: PAGE_SIZE }),
+  );
+  const pages = list.state === 'ready' ? Math.max(1, Math.ceil(list.value.total / PAGE_SIZE)) : 1;
+  return (
+    <section aria-labelledby="members-title">
+      <h2 id="members-title">{t.sections.members}</h2>
+      <form
+        role="search"
+        className="row"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setApplied(query.trim());
+          setPage(1);
+        }}
+      >
+        <label className="field">
+          <span>{t.members.search}</span>
+          <input type="search" value={query} onChange={(e) => setQuery(e.target.value)} />
+        </label>
+        <button type="submit" className="button secondary">
+          {t.members.searchButton}
+        </button>
+      </form>
+      {list.state === 'loading' ? <p role="status">{t.loading}</p> : null}
+      {list.state === 'error' ? <p role="alert">{t.loadFailed(list.message)}</p> : null}
+      {list.state === 'ready' && list.value.members.length === 0 ? <p>{t.empty.members}</p> : null}
+      {list.state === 'ready' && list.value.members.length > 0 ? (
+        <>
+          <p className="muted">{t.members.total(formatNumber(list.value.total))}</p>
+          <table className="console-table">
+            <thead>
+              <tr>
+                <th scope="col">{t.members.name}</th>
+                <th scope="col">{t.members.email}</th>
+                <th scope="col">{t.members.role}</th>
+                <th scope="col">{t.members.status}</th>
+                <th scope="col">{t.members.joined}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.value.members.map((m) => (
+                <tr key={m.id}>
+                  <td>
+                    <Link href={`${CONSOLE_PATHS.member}?id=${encodeURIComponent(m.id)}`}>
+                      {m.firstName} {m.lastName}
+                    </Link>
+                  </td>
+                  <td>{m.email}</td>
+                  <td>{t.roles[m.role]}</td>
+                  <td>{t.status[m.status]}</td>
+                  <td>{formatDate(m.createdAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <nav className="row" aria-label={t.members.page(formatNumber(page), formatNumber(pages))}>
+            <button
+              type="button"
+              className="button secondary"
+              disabled={page <= 1}
+              onClick={() => setPage(page - 1)}
+            >
+              {t.members.previous}
+            </button>
+            <span>{t.members.page(formatNumber(page), formatNumber(pages))}</span>
+            <button
+              type="button"
+              className="button secondary"
+              disabled={page >= pages}
+              onClick={() => setPage(page + 1)}
+            >
+              {t.members.next}
+            </button>
+          </nav>
+        </>
+      ) : null}
+    </section>
+  );
+}

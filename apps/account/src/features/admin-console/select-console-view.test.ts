@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import type { Me } from './console-client.ts';
+import { selectConsoleView, type MeState } from './select-console-view.ts';
+
+const me = (role: Me['role'], permissions: string[]): MeState => ({
+  state: 'ready',
+  me: { userId: 'u', email: 'e', organisationId: 'o', role, permissions, assignableRoles: [] },
+});
+const ORG_ADMIN = me('org-admin', ['ViewUsers', 'ManageOrganisationUsers', 'ManageOrganisationSettings']);
+const ADMIN = me('admin', ['ViewUsers']);
+const MEMBER = me('member', ['ViewDataBundles']);
+
+describe('selectConsoleView', () => {
+  it.each<[string, string, string, MeState, unknown]>([
+    ['another application', 'platform', '/admin/members', ORG_ADMIN, { type: 'denied' }],
+    ['an unknown console path', 'admin', '/admin/nothing', ORG_ADMIN, { type: 'denied' }],
+    ['while /console/me loads', 'admin', '/admin/members', { state: 'loading' }, { type: 'loading' }],
+    [
+      '/console/me refused (403)',
+      'admin',
+      '/admin/members',
+      { state: 'error', status: 403, message: 'inactive' },
+      { type: 'denied' },
+    ],
+    [
+      '/console/me failed otherwise',
+      'admin',
+      '/admin/members',
+      { state: 'error', status: 502, message: 'down' },
+      { type: 'error', message: 'down' },
+    ],
+    [
+      'home, org-admin: the first section',
+      'admin',
+      '/admin',
+      ORG_ADMIN,
+      { type: 'redirect', to: '/admin/members' },
+    ],
+    ['home, member: nothing to open', 'admin', '/admin', MEMBER, { type: 'denied' }],
+    ['members, member', 'admin', '/admin/members', MEMBER, { type: 'denied' }],
+    ['invitations, member', 'admin', '/admin/invitations', MEMBER, { type: 'denied' }],
+    ['events, member', 'admin', '/admin/events', MEMBER, { type: 'denied' }],
+    ['a member page, member', 'admin', '/admin/member', MEMBER, { type: 'denied' }],
+    [
+      'invitations, admin (no ManageOrganisationUsers)',
+      'admin',
+      '/admin/invitations',
+      ADMIN,
+      { type: 'denied' },
+    ],
+    ['events, admin (no ManageOrganisationSettings)', 'admin', '/admin/events', ADMIN, { type: 'denied' }],
+  ])('%s', (_name, application, path, meState, expected) => {
+    expect(selectConsoleView({ application, path, me: meState })).toEqual(expected);
+  });
+
+  it.each<[string, MeState, string, string[]]>([
+    ['admin reads members; the nav shows members only', ADMIN, '/admin/members', ['members']],
+    ['org-admin: every section in the nav', ORG_ADMIN, '/admin/events', ['members', 'invitations', 'events']],
+  ])('%s', (_name, meState, path, nav) => {
+    const view = selectConsoleView({ application: 'admin', path, me: meState });
+    expect(view).toMatchObject({ type: 'section', nav });
+  });
+});

@@ -1,0 +1,76 @@
+import type { Me } from './console-client.ts';
+
+// Which admin console screen a path shows, or why not. Pure: the application, the path and what
+// `/console/me` answered (the caller's permissions come from the user service's database).
+
+export const CONSOLE_PATHS = {
+  home: '/admin',
+  members: '/admin/members',
+  member: '/admin/member',
+  invitations: '/admin/invitations',
+  events: '/admin/events',
+} as const;
+
+type Section = 'members' | 'member' | 'invitations' | 'events';
+
+/** The permission each section needs (the same table as docs/architecture.md). */
+const SECTION_PERMISSION: Readonly<Record<Section, string>> = {
+  members: 'ViewUsers',
+  member: 'ViewUsers',
+  invitations: 'ManageOrganisationUsers',
+  events: 'ManageOrganisationSettings',
+};
+
+/** The sections of the navigation, in order. */
+const NAV_SECTIONS: readonly Section[] = ['members', 'invitations', 'events'];
+
+export type MeState =
+  | { state: 'loading' }
+  | { state: 'error'; status: number | null; message: string }
+  | { state: 'ready'; me: Me };
+
+export type ConsoleView =
+  | { type: 'loading' }
+  | { type: 'error'; message: string }
+  | { type: 'denied' }
+  | { type: 'redirect'; to: string }
+  | { type: 'section'; section: Section; me: Me; nav: Section[] };
+
+function sectionOfPath(path: string): Section | 'home' | null {
+  switch (path) {
+    case CONSOLE_PATHS.home:
+      return 'home';
+    case CONSOLE_PATHS.members:
+      return 'members';
+    case CONSOLE_PATHS.member:
+      return 'member';
+    case CONSOLE_PATHS.invitations:
+      return 'invitations';
+    case CONSOLE_PATHS.events:
+      return 'events';
+    default:
+      return null;
+  }
+}
+
+function allowedSections(permissions: readonly string[]): Section[] {
+  return NAV_SECTIONS.filter((s) => permissions.includes(SECTION_PERMISSION[s]));
+}
+
+export function selectConsoleView(input: { application: string; path: string; me: MeState }): ConsoleView {
+  const section = sectionOfPath(input.path);
+  // The console belongs to the admin application only; elsewhere its paths are denied.
+  if (input.application !== 'admin' || section === null) return { type: 'denied' };
+  if (input.me.state === 'loading') return { type: 'loading' };
+  if (input.me.state === 'error') {
+    return input.me.status === 403 ? { type: 'denied' } : { type: 'error', message: input.me.message };
+  }
+  const { me } = input.me;
+  const nav = allowedSections(me.permissions);
+  if (section === 'home') {
+    const first = nav[0];
+    return first ? { type: 'redirect', to: CONSOLE_PATHS[first] } : { type: 'denied' };
+  }
+  if (!me.permissions.includes(SECTION_PERMISSION[section])) return { type: 'denied' };
+  return { type: 'section', section, me, nav };
+}

@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import { currentRequestId } from '@acme/service-kit/request-id';
+import type { Kysely, Transaction } from 'kysely';
+import type { UsersDb } from '../db-types.ts';
+import type { SecurityEvent as WireSecurityEvent } from '@acme/users-contract/console';
+
+/**
+ * The user service's security event log (issue 24): what changed in an organisation, who did it,
+ * to whom, from where. Written in the same transaction as the change it records. Details hold
+ * names and values such as roles, never a secret, code or token.
+ */
+export const SECURITY_EVENT_TYPES = [
+  'member.invited',
+  'member.joined',
+  'member.deactivated',
+  'member.reactivated',
+  'member.role_changed',
+  'member.sessions_ended',
+  'member.unlocked',
+  'member.two_factor_reset',
+  'invitation.resent',
+  'invitation.revoked',
+  'sso.provider_changed',
+  'api_client.created',
+  'api_client.revoked',
+  'subscription.changed',
+] as const;
+
+export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
+
+type ActorKind = 'person' | 'operator' | 'system';
+
+/** Who caused an event and from where (the request id matches the JSON logs' `reqId`). */
+export interface EventOrigin {
+  actorKind: ActorKind;
+  actorId: string | null;
+  ip: string | null;
+  requestId: string | null;
+}
+
+/** A change the operator made through the admin API or CLI (on behalf of `actorId` when named). */
+export function operatorOrigin(actorId: string | null = null): EventOrigin {
+  return { actorKind: 'operator', actorId, ip: null, requestId: currentRequestId() ?? null };
+}
+
+/** A change a person made for themselves (e.g. accepting an invitation). */
+export function personOrigin(actorId: string, ip: string | null): EventOrigin {
+  return { actorKind: 'person', actorId, ip, requestId: currentRequestId() ?? null };
+}
+
+export interface NewSecurityEvent {
+  organisationId: string;
+  type: SecurityEventType;
+  subjectId: string | null;
+  details?: Record<string, string>;
+}
+
+export interface SecurityEvent extends WireSecurityEvent {
+  organisationId: string;
+}
+
+export async function recordEvent(
+  trx: Transaction<UsersDb> | Kysely<UsersDb>,
+  origin: EventOrigin,
+  event: NewSecurityEvent,
+  now: Date,
+): Promise<void> {
+  await trx
+    .insertInto('security_events')
+    .values({
+      id: randomUUID(),
+      organisation_id: event.organisationId,
+      occurred_at: now,
+      type: event.type,
+      actor_kind: origin.actorKind,
+      actor_id: origin.actorId,
+      subject_id: event.subjectId,
+      ip: origin.ip,
+      request_id: origin.requestId,
+      details: JSON.stringify(event.details ?? {}),
+    })
+    .execute();
+}
+
+export interface EventFilter {
+  organisationId: string;
+  subjectId?: string;
+  type?: string;
+  from?: Date;
+  to?: Date;
+  /** Keyset paging: the `cursor` of the last page's last event. */
+  before?: { occurredAt: Date; id: string };
+  limit: number;
+}
+
+/** Events newest first; keyset paging keeps a deep page as cheap as the first (index-backed). */
+export async function listEvents(db: Kysely<UsersDb>, filter: EventFilter): Promise<SecurityEvent[]> {
+  let query = db
+    .selectFrom('security_events')
+    .selectAll()
+    .where('organisation_id', '=', filter.organisationId);
+  if (filter.subjectId !== undefined) query = query.where('subject_id', '=', filter.subjectId);
+  if (filter.type !== undefined) query = query.where('type', '=', filter.type);
+  if (filter.from !== undefined) query = query.where('occurred_at', '>=', filter.from);
+  if (filter.to !== undefined) query = query.where('occurred_at', '<', filter.to);
+  const before = filter.before;
+  if (before !== undefined) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('occurred_at', '<', before.occurredAt),
+        eb.and([eb('occurred_at', '=', before.occurredAt), eb('id', '<', before.id)]),
+      ]),
+    );
+  }
+  const rows = await query.orderBy('occurred_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+  return rows.map((r) => ({
+    id: r.id,
+    organisationId: r.organisation_id,
+    occurredAt: new Date(r.occurred_at).toISOString(),
+    type: r.type,
+    actorKind: r.actor_kind,
+    actorId: r.actor_id,
+    subjectId: r.subject_id,
+    ip: r.ip,
+    requestId: r.request_id,
+    details: r.details,
+  }));
+}
+
+/** An opaque cursor for the page after `event`. */
+export function cursorOf(event: SecurityEvent): string {
+  return Buffer.from(`${event.occurredAt}|${event.id}`, 'utf8').toString('base64url');
+}
+
+export function parseCursor(cursor: string): { occurredAt: Date; id: string } | null {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const match = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)\|([0-9a-f-]{36})$/.exec(text);
+  if (!match) return null;
+  const occurredAt = new Date(match[1]!);
+  return Number.isNaN(occurredAt.getTime()) ? null : { occurredAt, id: match[2]! };
+}
+
+/**
+ * Retention: deletes events older than `retentionDays`, `batchSize` at a time, each batch its own
+ * short statement so writers are never blocked behind one long delete. Returns how many went.
+ */
+export async function deleteExpiredEvents(
+  db: Kysely<UsersDb>,
+  now: Date,
+  retentionDays: number,
+  batchSize: number,
+): Promise<number> {
+  const cutoff = new Date(now.getTime() - retentionDays * 86_400_000);
+  let total = 0;
+  for (;;) {
+    const batch = db
+      .selectFrom('security_events')
+      .select('id')
+      .where('occurred_at', '<', cutoff)
+      .limit(batchSize);
+    const result = await db.deleteFrom('security_events').where('id', 'in', batch).executeTakeFirst();
+    const deleted = Number(result.numDeletedRows);
+    total += deleted;
+    if (deleted < batchSize) return total;
+  }
+}

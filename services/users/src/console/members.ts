@@ -1,0 +1,336 @@
+import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { UsersContext } from '../context.ts';
+import type { UsersDb } from '../db-types.ts';
+import { AppError } from '../http/errors.ts';
+import { requestJson } from '../clients/http-json.ts';
+import { adminAuthHeaders } from '@acme/service-kit/admin-access';
+import { ROLES, isRole, type Role } from '../users/roles.ts';
+import type { ConsoleCaller } from './auth.ts';
+import { recordEvent, type EventOrigin } from './events.ts';
+
+/** The highest role the console ever assigns: provider-staff roles are the operator's alone. */
+const HIGHEST_ASSIGNABLE: Role = 'org-admin';
+
+const rank = (role: Role): number => ROLES.indexOf(role);
+
+/** Roles this caller may hand out: up to their own, never above org-admin. */
+export function assignableRoles(callerRole: Role): Role[] {
+  const cap = Math.min(rank(callerRole), rank(HIGHEST_ASSIGNABLE));
+  return ROLES.filter((r) => rank(r) <= cap);
+}
+
+export interface Member {
+  id: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  role: Role;
+  status: 'active' | 'deactivated';
+  createdAt: string;
+  deactivatedAt: string | null;
+}
+
+type MemberRow = {
+  id: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  role: string;
+  created_at: Date;
+  deactivated_at: Date | null;
+};
+
+const MEMBER_COLUMNS = [
+  'id',
+  'email',
+  'first_name',
+  'last_name',
+  'role',
+  'created_at',
+  'deactivated_at',
+] as const;
+
+function toMember(row: MemberRow): Member {
+  return {
+    id: row.id,
+    email: row.email,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    role: isRole(row.role) ? row.role : 'member',
+    status: row.deactivated_at === null ? 'active' : 'deactivated',
+    createdAt: new Date(row.created_at).toISOString(),
+    deactivatedAt: row.deactivated_at === null ? null : new Date(row.deactivated_at).toISOString(),
+  };
+}
+
+/** `%` and `_` match themselves in a search. */
+function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`).toLowerCase()}%`;
+}
+
+export async function listMembers(
+  db: Kysely<UsersDb>,
+  organisationId: string,
+  options: { q?: string; page: number; pageSize: number },
+): Promise<{ members: Member[]; total: number }> {
+  let base = db.selectFrom('users').where('organisation_id', '=', organisationId);
+  if (options.q !== undefined && options.q.length > 0) {
+    const pattern = likePattern(options.q);
+    base = base.where((eb) =>
+      eb.or([
+        eb('email', 'like', pattern),
+        eb(sql<string>`lower(first_name || ' ' || last_name)`, 'like', pattern),
+      ]),
+    );
+  }
+  const [rows, count] = await Promise.all([
+    base
+      .select([...MEMBER_COLUMNS])
+      .orderBy('email')
+      .limit(options.pageSize)
+      .offset((options.page - 1) * options.pageSize)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { members: rows.map(toMember), total: Number(count.n) };
+}
+
+/** The member, only when they belong to `organisationId` (another organisation's ids are unknown here). */
+export async function findMember(
+  db: Kysely<UsersDb>,
+  organisationId: string,
+  userId: string,
+): Promise<(Member & { identityId: string | null }) | null> {
+  const row = await db
+    .selectFrom('users')
+    .select([...MEMBER_COLUMNS, 'identity_id'])
+    .where('id', '=', userId)
+    .where('organisation_id', '=', organisationId)
+    .executeTakeFirst();
+  return row ? { ...toMember(row), identityId: row.identity_id } : null;
+}
+
+async function memberOrThrow(ctx: UsersContext, organisationId: string, userId: string) {
+  const member = await findMember(ctx.db, organisationId, userId);
+  if (!member) throw new AppError('USER_NOT_FOUND', 'No member of this organisation has this id.');
+  return member;
+}
+
+/** The caller may act on members up to their own role, never on a provider-staff account. */
+function assertMayManage(caller: ConsoleCaller, target: { role: Role }): void {
+  if (rank(target.role) > Math.min(rank(caller.role), rank(HIGHEST_ASSIGNABLE))) {
+    throw new AppError('PERMISSION_DENIED', 'You cannot manage a member with a higher role than yours.');
+  }
+}
+
+function lastOrgAdmin(): AppError {
+  return new AppError(
+    'LAST_ORG_ADMIN',
+    'The organisation needs at least one active org-admin: appoint another one first.',
+  );
+}
+
+/**
+ * Locks the organisation's active org-admins (row locks, so two admins demoting each other at once
+ * cannot both succeed) and refuses when `userId` is the last of them.
+ */
+async function assertNotLastOrgAdmin(trx: Kysely<UsersDb>, organisationId: string, userId: string) {
+  const admins = await trx
+    .selectFrom('users')
+    .select('id')
+    .where('organisation_id', '=', organisationId)
+    .where('role', '=', 'org-admin')
+    .where('deactivated_at', 'is', null)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  if (admins.length <= 1 && admins.some((a) => a.id === userId)) throw lastOrgAdmin();
+}
+
+export async function changeRole(
+  ctx: UsersContext,
+  caller: ConsoleCaller,
+  origin: EventOrigin,
+  organisationId: string,
+  userId: string,
+  role: Role,
+): Promise<Member> {
+  const member = await memberOrThrow(ctx, organisationId, userId);
+  assertMayManage(caller, member);
+  if (!assignableRoles(caller.role).includes(role)) {
+    throw new AppError('PERMISSION_DENIED', `You cannot assign the role ${role}.`);
+  }
+  if (member.role === role) return member;
+  await ctx.db.transaction().execute(async (trx) => {
+    if (member.role === 'org-admin') await assertNotLastOrgAdmin(trx, organisationId, userId);
+    await trx.updateTable('users').set({ role }).where('id', '=', userId).execute();
+    await recordEvent(
+      trx,
+      origin,
+      {
+        organisationId,
+        type: 'member.role_changed',
+        subjectId: userId,
+        details: { from: member.role, to: role },
+      },
+      ctx.clock.now(),
+    );
+  });
+  return (await findMember(ctx.db, organisationId, userId))!;
+}
+
+/**
+ * Deactivates a member: recorded first (our console and token claims refuse them from then on),
+ * then the identity is made inactive and its sessions end, which ends its grants at the next
+ * refresh. Idempotent: a retry after an upstream failure repeats the identity calls.
+ */
+export async function deactivateMember(
+  ctx: UsersContext,
+  caller: ConsoleCaller,
+  origin: EventOrigin,
+  organisationId: string,
+  userId: string,
+): Promise<Member> {
+  const member = await memberOrThrow(ctx, organisationId, userId);
+  assertMayManage(caller, member);
+  if (member.status === 'active') {
+    await ctx.db.transaction().execute(async (trx) => {
+      if (member.role === 'org-admin') await assertNotLastOrgAdmin(trx, organisationId, userId);
+      const now = ctx.clock.now();
+      const updated = await trx
+        .updateTable('users')
+        .set({ deactivated_at: now })
+        .where('id', '=', userId)
+        .where('deactivated_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) === 0) return;
+      await recordEvent(trx, origin, { organisationId, type: 'member.deactivated', subjectId: userId }, now);
+    });
+  }
+  if (member.identityId !== null) {
+    await ctx.identityAdmin.patchIdentity(member.identityId, [
+      { op: 'replace', path: '/state', value: 'inactive' },
+    ]);
+    await ctx.identityAdmin.deleteSessions(member.identityId);
+  }
+  return (await findMember(ctx.db, organisationId, userId))!;
+}
+
+/** Reactivates a member: the identity first (so a failure leaves them still deactivated), then the record. */
+export async function reactivateMember(
+  ctx: UsersContext,
+  caller: ConsoleCaller,
+  origin: EventOrigin,
+  organisationId: string,
+  userId: string,
+): Promise<Member> {
+  const member = await memberOrThrow(ctx, organisationId, userId);
+  assertMayManage(caller, member);
+  if (member.status === 'active') return member;
+  if (member.identityId !== null) {
+    await ctx.identityAdmin.patchIdentity(member.identityId, [
+      { op: 'replace', path: '/state', value: 'active' },
+    ]);
+  }
+  await ctx.db.transaction().execute(async (trx) => {
+    const updated = await trx
+      .updateTable('users')
+      .set({ deactivated_at: null })
+      .where('id', '=', userId)
+      .where('deactivated_at', 'is not', null)
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) === 0) return;
+    await recordEvent(
+      trx,
+      origin,
+      { organisationId, type: 'member.reactivated', subjectId: userId },
+      ctx.clock.now(),
+    );
+  });
+  return (await findMember(ctx.db, organisationId, userId))!;
+}
+
+/** Ends every session of the member (and so their grants at the next refresh). */
+export async function endMemberSessions(
+  ctx: UsersContext,
+  caller: ConsoleCaller,
+  origin: EventOrigin,
+  organisationId: string,
+  userId: string,
+): Promise<void> {
+  const member = await memberOrThrow(ctx, organisationId, userId);
+  assertMayManage(caller, member);
+  if (member.identityId !== null) await ctx.identityAdmin.deleteSessions(member.identityId);
+  await recordEvent(
+    ctx.db,
+    origin,
+    { organisationId, type: 'member.sessions_ended', subjectId: userId },
+    ctx.clock.now(),
+  );
+}
+
+/** Ends the member's sign-in lockout through the identity service's `/admin/lockouts/reset`. */
+export async function unlockMember(
+  ctx: UsersContext,
+  caller: ConsoleCaller,
+  origin: EventOrigin,
+  organisationId: string,
+  userId: string,
+): Promise<void> {
+  const member = await memberOrThrow(ctx, organisationId, userId);
+  assertMayManage(caller, member);
+  const res = await requestJson('identity service', `${ctx.config.identityAdminUrl}/admin/lockouts/reset`, {
+    method: 'POST',
+    headers: adminAuthHeaders(ctx.config.identityAdminKey),
+    body: { identifier: member.email },
+    timeoutMs: ctx.config.upstreamTimeoutMs,
+  });
+  if (res.status !== 204 && res.status !== 200) {
+    throw new AppError('UPSTREAM_ERROR', `The identity service answered ${res.status} to an unlock.`);
+  }
+  await recordEvent(
+    ctx.db,
+    origin,
+    { organisationId, type: 'member.unlocked', subjectId: userId },
+    ctx.clock.now(),
+  );
+}
+
+/**
+ * Resets the member's second factor: the identity's TOTP and backup codes go (absent ones are
+ * fine), and their sessions end, so the next sign-in asks them to set 2FA up again.
+ */
+export async function resetMemberTwoFactor(
+  ctx: UsersContext,
+  caller: ConsoleCaller,
+  origin: EventOrigin,
+  organisationId: string,
+  userId: string,
+): Promise<void> {
+  const member = await memberOrThrow(ctx, organisationId, userId);
+  assertMayManage(caller, member);
+  if (member.identityId === null)
+    throw new AppError('USER_NOT_FOUND', 'This member has no sign-in account yet.');
+  for (const type of ['totp', 'lookup_secret']) {
+    const res = await requestJson(
+      'identity service',
+      `${ctx.config.identityAdminUrl}/admin/identities/${encodeURIComponent(member.identityId)}/credentials/${type}`,
+      {
+        method: 'DELETE',
+        headers: adminAuthHeaders(ctx.config.identityAdminKey),
+        timeoutMs: ctx.config.upstreamTimeoutMs,
+      },
+    );
+    if (res.status !== 204 && res.status !== 404) {
+      throw new AppError('UPSTREAM_ERROR', `The identity service answered ${res.status} to a 2FA reset.`);
+    }
+  }
+  await ctx.identityAdmin.deleteSessions(member.identityId);
+  await recordEvent(
+    ctx.db,
+    origin,
+    { organisationId, type: 'member.two_factor_reset', subjectId: userId },
+    ctx.clock.now(),
+  );
+}

@@ -1,0 +1,302 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { UsersContext } from '../context.ts';
+import { AppError } from '../http/errors.ts';
+import { parseInput, sendOutput } from '../http/validate.ts';
+import { findInvitation, listInvitations } from '../invitations/repository.ts';
+import { createInvitationSchema, invitationListSchema, invitationSchema } from '../invitations/schemas.ts';
+import {
+  createInvitation,
+  resendInvitation,
+  revokeInvitation,
+  type InvitationHook,
+} from '../invitations/service.ts';
+import { toCsv } from '../terms/csv.ts';
+import { identityFacts } from './identity-facts.ts';
+import type { Permission } from '../users/roles.ts';
+import {
+  consoleCaller,
+  originOf,
+  requireOrganisation,
+  requirePermission,
+  type ConsoleCaller,
+} from './auth.ts';
+import {
+  cursorOf,
+  listEvents,
+  parseCursor,
+  recordEvent,
+  type EventFilter,
+  type SecurityEventType,
+} from './events.ts';
+import {
+  assignableRoles,
+  changeRole,
+  deactivateMember,
+  endMemberSessions,
+  findMember,
+  listMembers,
+  reactivateMember,
+  resetMemberTwoFactor,
+  unlockMember,
+} from './members.ts';
+import {
+  changeRoleSchema,
+  eventListSchema,
+  exportEventsQuerySchema,
+  invitationParamsSchema,
+  inviteSchema,
+  listEventsQuerySchema,
+  listMembersQuerySchema,
+  meSchema,
+  memberDetailSchema,
+  memberListSchema,
+  memberParamsSchema,
+  memberSchema,
+  orgParamsSchema,
+} from './schemas.ts';
+
+/** The permission each console section needs (docs/architecture.md has the same table). */
+const CONSOLE_PERMISSIONS = {
+  readMembers: 'ViewUsers',
+  manageMembers: 'ManageOrganisationUsers',
+  securityEvents: 'ManageOrganisationSettings',
+} as const satisfies Record<string, Permission>;
+
+const CSV_EXPORT_LIMIT = 10_000;
+
+/**
+ * The organisation admin console API (issue 24), on the public port. Every call carries the
+ * person's access token; what they may do is read from our database on each call.
+ */
+export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): void {
+  /** Authenticates, then checks the permission and the organisation of the path. */
+  async function authorise(
+    request: FastifyRequest,
+    permission: Permission,
+    write: boolean,
+  ): Promise<{ caller: ConsoleCaller; organisationId: string }> {
+    const caller = await consoleCaller(ctx, request);
+    requirePermission(caller, permission);
+    const { organisationId } = parseInput(orgParamsSchema.passthrough(), request.params);
+    requireOrganisation(caller, organisationId, write);
+    const exists = await ctx.db
+      .selectFrom('organisations')
+      .select('id')
+      .where('id', '=', organisationId)
+      .executeTakeFirst();
+    if (!exists) throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
+    return { caller, organisationId };
+  }
+
+  app.get('/console/me', async (request, reply) => {
+    const caller = await consoleCaller(ctx, request);
+    return sendOutput(reply, 200, meSchema, {
+      userId: caller.userId,
+      email: caller.email,
+      organisationId: caller.organisationId,
+      role: caller.role,
+      permissions: [...caller.permissions],
+      assignableRoles: assignableRoles(caller.role),
+    });
+  });
+
+  // Members
+  app.get('/console/organisations/:organisationId/members', async (request, reply) => {
+    const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.readMembers, false);
+    const query = parseInput(listMembersQuerySchema, request.query);
+    const { members, total } = await listMembers(ctx.db, organisationId, query);
+    return sendOutput(reply, 200, memberListSchema, {
+      members,
+      total,
+      page: query.page,
+      pageSize: query.pageSize,
+    });
+  });
+
+  app.get('/console/organisations/:organisationId/members/:userId', async (request, reply) => {
+    const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.readMembers, false);
+    const { userId } = parseInput(memberParamsSchema, request.params);
+    const member = await findMember(ctx.db, organisationId, userId);
+    if (!member) throw new AppError('USER_NOT_FOUND', 'No member of this organisation has this id.');
+    const identity = member.identityId === null ? null : await identityFacts(ctx, member.identityId);
+    const recentEvents = await listEvents(ctx.db, { organisationId, subjectId: userId, limit: 10 });
+    const { identityId: _identityId, ...rest } = member;
+    return sendOutput(reply, 200, memberDetailSchema, {
+      ...rest,
+      identityState: identity?.state ?? null,
+      signInMethods: identity?.signInMethods ?? [],
+      twoFactor: identity?.twoFactor ?? null,
+      recentEvents,
+    });
+  });
+
+  const memberAction = (
+    path: string,
+    run: (
+      caller: ConsoleCaller,
+      request: FastifyRequest,
+      organisationId: string,
+      userId: string,
+    ) => Promise<unknown>,
+  ) =>
+    app.post(`/console/organisations/:organisationId/members/:userId/${path}`, async (request, reply) => {
+      const { caller, organisationId } = await authorise(request, CONSOLE_PERMISSIONS.manageMembers, true);
+      const { userId } = parseInput(memberParamsSchema, request.params);
+      const result = await run(caller, request, organisationId, userId);
+      if (result === undefined) return reply.code(204).send();
+      return sendOutput(reply, 200, memberSchema, result as never);
+    });
+
+  memberAction('role', async (caller, request, organisationId, userId) => {
+    const { role } = parseInput(changeRoleSchema, request.body);
+    const member = await changeRole(ctx, caller, originOf(caller, request), organisationId, userId, role);
+    // The response schema leaves the identity id out.
+    return member;
+  });
+  memberAction('deactivate', async (caller, request, organisationId, userId) =>
+    deactivateMember(ctx, caller, originOf(caller, request), organisationId, userId),
+  );
+  memberAction('reactivate', async (caller, request, organisationId, userId) =>
+    reactivateMember(ctx, caller, originOf(caller, request), organisationId, userId),
+  );
+  memberAction('end-sessions', async (caller, request, organisationId, userId) => {
+    await endMemberSessions(ctx, caller, originOf(caller, request), organisationId, userId);
+    return undefined;
+  });
+  memberAction('reset-2fa', async (caller, request, organisationId, userId) => {
+    await resetMemberTwoFactor(ctx, caller, originOf(caller, request), organisationId, userId);
+    return undefined;
+  });
+  memberAction('unlock', async (caller, request, organisationId, userId) => {
+    await unlockMember(ctx, caller, originOf(caller, request), organisationId, userId);
+    return undefined;
+  });
+
+  // Invitations (the first-class invitations of the operator API, scoped to the organisation)
+  const audit =
+    (
+      caller: ConsoleCaller,
+      request: FastifyRequest,
+      type: SecurityEventType,
+      details?: Record<string, string>,
+    ): InvitationHook =>
+    async (trx, invitation) =>
+      recordEvent(
+        trx,
+        originOf(caller, request),
+        { organisationId: invitation.organisationId, type, subjectId: invitation.userId, details },
+        ctx.clock.now(),
+      );
+
+  app.get('/console/organisations/:organisationId/invitations', async (request, reply) => {
+    const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.manageMembers, false);
+    const invitations = await listInvitations(ctx.db, organisationId, ctx.clock.now());
+    return sendOutput(reply, 200, invitationListSchema, { invitations });
+  });
+
+  app.post('/console/organisations/:organisationId/invitations', async (request, reply) => {
+    const { caller, organisationId } = await authorise(request, CONSOLE_PERMISSIONS.manageMembers, true);
+    const body = parseInput(inviteSchema, request.body);
+    if (!assignableRoles(caller.role).includes(body.role)) {
+      throw new AppError('PERMISSION_DENIED', `You cannot assign the role ${body.role}.`);
+    }
+    const input = parseInput(createInvitationSchema, { ...body, organisationId });
+    const invitation = await createInvitation(
+      ctx,
+      input,
+      audit(caller, request, 'member.invited', { role: body.role }),
+    );
+    return sendOutput(reply, 201, invitationSchema, invitation);
+  });
+
+  const invitationInOrg = async (request: FastifyRequest) => {
+    const { caller, organisationId } = await authorise(request, CONSOLE_PERMISSIONS.manageMembers, true);
+    const { invitationId } = parseInput(invitationParamsSchema, request.params);
+    const invitation = await findInvitation(ctx.db, invitationId, ctx.clock.now());
+    if (!invitation || invitation.organisationId !== organisationId) {
+      throw new AppError('INVITATION_NOT_FOUND', 'No invitation of this organisation has this id.');
+    }
+    return { caller, invitation };
+  };
+
+  app.post(
+    '/console/organisations/:organisationId/invitations/:invitationId/resend',
+    async (request, reply) => {
+      const { caller, invitation } = await invitationInOrg(request);
+      const resent = await resendInvitation(ctx, invitation.id, audit(caller, request, 'invitation.resent'));
+      return sendOutput(reply, 200, invitationSchema, resent);
+    },
+  );
+
+  app.post(
+    '/console/organisations/:organisationId/invitations/:invitationId/revoke',
+    async (request, reply) => {
+      const { caller, invitation } = await invitationInOrg(request);
+      const revoked = await revokeInvitation(
+        ctx,
+        invitation.id,
+        audit(caller, request, 'invitation.revoked'),
+      );
+      return sendOutput(reply, 200, invitationSchema, revoked);
+    },
+  );
+
+  // Security events
+  function eventFilter(
+    organisationId: string,
+    query: { subjectId?: string; type?: string; from?: string; to?: string },
+  ) {
+    const filter: EventFilter = { organisationId, limit: 0 };
+    if (query.subjectId !== undefined) filter.subjectId = query.subjectId;
+    if (query.type !== undefined) filter.type = query.type;
+    if (query.from !== undefined) filter.from = new Date(query.from);
+    if (query.to !== undefined) filter.to = new Date(query.to);
+    return filter;
+  }
+
+  app.get('/console/organisations/:organisationId/events', async (request, reply) => {
+    const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.securityEvents, false);
+    const query = parseInput(listEventsQuerySchema, request.query);
+    const filter = eventFilter(organisationId, query);
+    if (query.cursor !== undefined) {
+      const before = parseCursor(query.cursor);
+      if (!before) throw new AppError('INVALID_REQUEST', 'The request is invalid: cursor: not a page cursor');
+      filter.before = before;
+    }
+    // One more than asked: whether a next page exists, without a count.
+    filter.limit = query.limit + 1;
+    const rows = await listEvents(ctx.db, filter);
+    const events = rows.slice(0, query.limit);
+    const nextCursor = rows.length > query.limit ? cursorOf(events.at(-1)!) : null;
+    return sendOutput(reply, 200, eventListSchema, { events, nextCursor });
+  });
+
+  app.get('/console/organisations/:organisationId/events.csv', async (request, reply) => {
+    const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.securityEvents, false);
+    const query = parseInput(exportEventsQuerySchema, request.query);
+    const filter = eventFilter(organisationId, query);
+    filter.limit = CSV_EXPORT_LIMIT;
+    const events = await listEvents(ctx.db, filter);
+    const csv = toCsv(
+      ['time', 'type', 'actor_kind', 'actor_id', 'subject_id', 'ip', 'request_id', 'details'],
+      events.map((e) => [
+        e.occurredAt,
+        e.type,
+        e.actorKind,
+        e.actorId,
+        e.subjectId,
+        e.ip,
+        e.requestId,
+        Object.entries(e.details)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' '),
+      ]),
+    );
+    return reply
+      .code(200)
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', 'attachment; filename="security-events.csv"')
+      .header('cache-control', 'no-store')
+      .send(csv);
+  });
+}

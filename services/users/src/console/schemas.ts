@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { emailSchema } from '../http/schemas.ts';
+import { PERMISSIONS, ROLES } from '../users/roles.ts';
+import { SECURITY_EVENT_TYPES } from './events.ts';
+
+/** Wire shapes of the organisation console API (`/console/*` on the public port). */
+
+const MAX_PAGE_SIZE = 100;
+
+const nameSchema = z.string().trim().min(1).max(100);
+
+export const orgParamsSchema = z.object({ organisationId: z.uuid() }).strict();
+export const memberParamsSchema = z.object({ organisationId: z.uuid(), userId: z.uuid() }).strict();
+export const invitationParamsSchema = z.object({ organisationId: z.uuid(), invitationId: z.uuid() }).strict();
+
+export const listMembersQuerySchema = z
+  .object({
+    q: z.string().trim().max(200).optional(),
+    page: z.coerce.number().int().min(1).max(100_000).default(1),
+    pageSize: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(25),
+  })
+  .strict();
+
+export const changeRoleSchema = z.object({ role: z.enum(ROLES) }).strict();
+
+export const inviteSchema = z
+  .object({ email: emailSchema, firstName: nameSchema, lastName: nameSchema, role: z.enum(ROLES) })
+  .strict();
+
+export const listEventsQuerySchema = z
+  .object({
+    subjectId: z.uuid().optional(),
+    type: z.enum(SECURITY_EVENT_TYPES).optional(),
+    from: z.iso.datetime().optional(),
+    to: z.iso.datetime().optional(),
+    cursor: z.string().max(200).optional(),
+    limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(50),
+  })
+  .strict();
+
+export const exportEventsQuerySchema = listEventsQuerySchema.omit({ cursor: true, limit: true }).strict();
+
+export const memberSchema = z.object({
+  id: z.uuid(),
+  email: z.string(),
+  firstName: z.string(),
+  lastName: z.string(),
+  role: z.enum(ROLES),
+  status: z.enum(['active', 'deactivated']),
+  createdAt: z.iso.datetime(),
+  deactivatedAt: z.iso.datetime().nullable(),
+});
+
+export const memberListSchema = z.object({
+  members: z.array(memberSchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+});
+
+const securityEventSchema = z.object({
+  id: z.uuid(),
+  organisationId: z.uuid(),
+  occurredAt: z.iso.datetime(),
+  type: z.string(),
+  actorKind: z.string(),
+  actorId: z.uuid().nullable(),
+  subjectId: z.uuid().nullable(),
+  ip: z.string().nullable(),
+  requestId: z.string().nullable(),
+  details: z.record(z.string(), z.string()),
+});
+
+export const memberDetailSchema = memberSchema.extend({
+  /** The identity service's state of the person's identity (`active`, `inactive`), when known. */
+  identityState: z.string().nullable(),
+  /** Credential types the person signs in with (`password`, `oidc`, `webauthn`…), no configuration. */
+  signInMethods: z.array(z.string()),
+  /** A second factor is set up (null when the identity is unknown). */
+  twoFactor: z.boolean().nullable(),
+  recentEvents: z.array(securityEventSchema),
+});
+
+export const eventListSchema = z.object({
+  events: z.array(securityEventSchema),
+  nextCursor: z.string().nullable(),
+});
+
+export const meSchema = z.object({
+  userId: z.uuid(),
+  email: z.string(),
+  organisationId: z.uuid(),
+  role: z.enum(ROLES),
+  permissions: z.array(z.enum(PERMISSIONS)),
+  assignableRoles: z.array(z.enum(ROLES)),
+});
