@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '@acme/test-kit/free-port';
@@ -94,5 +94,67 @@ describe('round-robin proxy', () => {
     });
     const up = await fetch(`${proxy.url}/`);
     expect(up.status).toBe(200);
+  });
+
+  it('skips an instance that refused a connection while another is up, without a second 502', async () => {
+    const a = await upstream('a');
+    open.push(a.server);
+    const proxy = await proxyFor([`http://127.0.0.1:${await freePort()}`, a.url]);
+    expect((await fetch(`${proxy.url}/`)).status).toBe(502);
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await fetch(`${proxy.url}/`)).status);
+    expect(statuses).toEqual([200, 200, 200, 200]);
+  });
+
+  it('keeps connections to an instance alive across requests, including parallel ones', async () => {
+    const a = await upstream('a');
+    open.push(a.server);
+    let connections = 0;
+    a.server.on('connection', () => (connections += 1));
+    const proxy = await proxyFor([a.url]);
+    for (let i = 0; i < 5; i++) expect((await fetch(`${proxy.url}/${i}`)).status).toBe(200);
+    expect(connections).toBe(1);
+    const parallel = await Promise.all(Array.from({ length: 20 }, (_, i) => fetch(`${proxy.url}/p${i}`)));
+    expect(parallel.map((r) => r.status)).toEqual(Array.from({ length: 20 }, () => 200));
+    await Promise.all(parallel.map((r) => r.text()));
+    expect(connections).toBeLessThanOrEqual(20);
+    for (let i = 0; i < 5; i++) expect((await fetch(`${proxy.url}/again${i}`)).status).toBe(200);
+    expect(connections).toBeLessThanOrEqual(20);
+  });
+
+  it('streams a large request body to the instance and its answer back unchanged', async () => {
+    const a = await upstream('a');
+    open.push(a.server);
+    const proxy = await proxyFor([a.url]);
+    const big = 'x'.repeat(3 * 1024 * 1024);
+    const res = await fetch(`${proxy.url}/upload`, { method: 'PUT', body: big });
+    const seen = (await res.json()) as { body: string; method: string };
+    expect(seen.method).toBe('PUT');
+    expect(seen.body.length).toBe(big.length);
+  });
+
+  it('drops the headers a client names in Connection instead of passing them on', async () => {
+    const server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ secret: req.headers['x-hop'] ?? null, kept: req.headers['x-kept'] ?? null }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    open.push(server);
+    const proxy = await proxyFor([`http://127.0.0.1:${(server.address() as AddressInfo).port}`]);
+    // fetch() may not set Connection, so this request is written with node:http.
+    const answer = await new Promise<string>((resolveAnswer, reject) => {
+      request(
+        `${proxy.url}/`,
+        { headers: { connection: 'keep-alive, x-hop', 'x-hop': '1', 'x-kept': '2' } },
+        (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolveAnswer(body));
+        },
+      )
+        .on('error', reject)
+        .end();
+    });
+    expect(JSON.parse(answer)).toEqual({ secret: null, kept: '2' });
   });
 });
