@@ -21,6 +21,30 @@ function ensureChromium() {
   );
 }
 
+function ensureNginx() {
+  if (has('nginx') && has('openssl')) return true;
+  if (process.getuid?.() !== 0) return false;
+  console.log('Installing nginx to check the load balancer configuration…');
+  const ok = (cmd) => spawnSync('sh', ['-c', cmd], { stdio: 'inherit' }).status === 0;
+  return (
+    ok('apt-get update -qq') &&
+    ok('DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light openssl >/dev/null') &&
+    has('nginx')
+  );
+}
+
+// `nginx -t` on docker/nginx.conf, copied into a scratch prefix with a throwaway certificate where
+// the configuration expects its own (tls/ next to it).
+const nginxCheck = [
+  'set -e',
+  'd=$(mktemp -d)',
+  'trap \'rm -rf "$d"\' EXIT',
+  'cp docker/nginx.conf "$d/nginx.conf"',
+  'mkdir "$d/tls"',
+  'openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=nginx-check -days 1 -keyout "$d/tls/privkey.pem" -out "$d/tls/fullchain.pem" 2>/dev/null',
+  'nginx -t -q -p "$d" -c "$d/nginx.conf" -e stderr',
+].join('\n');
+
 const steps = [
   ['lint', [bin('eslint'), '.', '--max-warnings=0']],
   ['format', [bin('prettier'), '--check', '--log-level=warn', '.']],
@@ -31,6 +55,7 @@ const steps = [
   ['typecheck (services, packages, tools)', [bin('tsc'), '-p', 'tsconfig.json']],
   ['typecheck (account app)', [bin('tsc'), '-p', 'apps/account/tsconfig.json']],
   ['unit and integration tests on PGlite', [bin('vitest'), 'run']],
+  ['load balancer configuration (nginx -t)', ['sh', '-c', nginxCheck], {}, '.', ensureNginx],
 ];
 const postgres = has('initdb') && has('pg_ctl');
 if (postgres) {
@@ -94,7 +119,10 @@ for (const [index, [name, [cmd, ...originalArgs], env = {}, cwd = '.', precondit
       : originalArgs;
   console.log(`\n▶ ${name}`);
   if (precondition && !precondition()) {
-    results.push([name, 'FAILED (Chromium could not be installed)']);
+    results.push([
+      name,
+      `FAILED (${precondition === ensureNginx ? 'nginx' : 'Chromium'} could not be installed)`,
+    ]);
     continue;
   }
   const started = Date.now();
