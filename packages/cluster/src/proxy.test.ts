@@ -157,4 +157,25 @@ describe('round-robin proxy', () => {
     });
     expect(JSON.parse(answer)).toEqual({ secret: null, kept: '2' });
   });
+
+  it('passes on a request body sent with Expect: 100-continue', async () => {
+    const a = await upstream('a');
+    open.push(a.server);
+    const proxy = await proxyFor([a.url]);
+    const answer = await new Promise<{ status: number; body: string }>((resolveAnswer, reject) => {
+      const req = request(
+        `${proxy.url}/upload`,
+        { method: 'POST', headers: { expect: '100-continue', 'content-length': '7' } },
+        (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolveAnswer({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('continue', () => req.end('{"x":1}'));
+      req.on('error', reject);
+    });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toMatchObject({ method: 'POST', body: '{"x":1}' });
+  });
 });

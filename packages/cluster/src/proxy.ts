@@ -23,6 +23,8 @@ export interface RoundRobinProxyOptions {
 /** Connection-level (hop-by-hop) headers: they describe one connection and are never forwarded. */
 const HOP_BY_HOP = new Set([
   'connection',
+  // Node answers `Expect: 100-continue` itself before the request handler runs.
+  'expect',
   'keep-alive',
   'proxy-authenticate',
   'proxy-authorization',
