@@ -50,6 +50,29 @@ export interface Invitation {
   lastSentAt: string;
 }
 
+export interface ApiClient {
+  id: string;
+  name: string;
+  scopeGroups: string[];
+  createdAt: string;
+  createdBy: string | null;
+  revokedAt: string | null;
+}
+
+export interface Subscription {
+  status: string;
+  m365: boolean;
+  marketplace: {
+    id: string;
+    offerId: string;
+    planId: string;
+    quantity: number;
+    status: string;
+    activatedAt: string;
+    updatedAt: string;
+  }[];
+}
+
 const withToken = tokenFetch(() => getConfig());
 
 function call<T>(path: string, init: JsonRequestInit = {}): Promise<T> {
@@ -92,6 +115,18 @@ export const consoleApi = {
     call<Invitation>(`${org(organisationId)}/invitations/${encodeURIComponent(invitationId)}/${action}`, {
       method: 'POST',
     }),
+  apiClients: (organisationId: string) =>
+    call<{ apiClients: ApiClient[] }>(`${org(organisationId)}/api-clients`),
+  createApiClient: (organisationId: string, body: { name: string; scopeGroups: string[] }) =>
+    call<ApiClient & { clientSecret: string }>(`${org(organisationId)}/api-clients`, {
+      method: 'POST',
+      body,
+    }),
+  revokeApiClient: (organisationId: string, clientId: string) =>
+    call<ApiClient>(`${org(organisationId)}/api-clients/${encodeURIComponent(clientId)}/revoke`, {
+      method: 'POST',
+    }),
+  subscription: (organisationId: string) => call<Subscription>(`${org(organisationId)}/subscription`),
   events: (organisationId: string, query: URLSearchParams) =>
     call<{ events: SecurityEvent[]; nextCursor: string | null }>(
       `${org(organisationId)}/events?${query.toString()}`,
