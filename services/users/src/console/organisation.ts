@@ -1,17 +1,8 @@
+import type { ConsoleApiClient, ConsoleSubscription } from '@acme/users-contract/console';
 import type { Kysely } from 'kysely';
 import type { UsersDb } from '../db-types.ts';
 
 /** The console's reads of an organisation's API clients and subscription (issue 24). */
-
-export interface ConsoleApiClient {
-  id: string;
-  name: string;
-  scopeGroups: string[];
-  createdAt: string;
-  /** The person who created it, when a person did (the operator API may name no one). */
-  createdBy: string | null;
-  revokedAt: string | null;
-}
 
 export async function listConsoleApiClients(
   db: Kysely<UsersDb>,
@@ -40,23 +31,6 @@ export async function listConsoleApiClients(
     createdBy: row.email,
     revokedAt: row.revoked_at ? row.revoked_at.toISOString() : null,
   }));
-}
-
-export interface ConsoleSubscription {
-  /** The organisation's own subscription state (`subscribed`, `not_subscribed`). */
-  status: string;
-  /** Bought through the Microsoft marketplace. */
-  m365: boolean;
-  /** The marketplace subscriptions the user service keeps, newest first (none outside m365). */
-  marketplace: {
-    id: string;
-    offerId: string;
-    planId: string;
-    quantity: number;
-    status: string;
-    activatedAt: string;
-    updatedAt: string;
-  }[];
 }
 
 export async function readSubscription(

@@ -1,7 +1,11 @@
 import { getConfig } from '../../shared/config/env.ts';
 import { HttpError, requestJson, type JsonRequestInit } from '../../shared/errors/http-error.ts';
 import { tokenFetch } from '../../shared/oauth2/token-lifecycle.ts';
-import type { SecurityEvent } from '@acme/users-contract/console';
+import type {
+  ConsoleApiClient as ApiClient,
+  ConsoleSubscription as Subscription,
+  SecurityEvent,
+} from '@acme/users-contract/console';
 
 // The user service's organisation console API (`/console/*`, docs/architecture.md). Every call
 // carries the access token as a bearer header through the token module.
@@ -50,28 +54,7 @@ export interface Invitation {
   lastSentAt: string;
 }
 
-export interface ApiClient {
-  id: string;
-  name: string;
-  scopeGroups: string[];
-  createdAt: string;
-  createdBy: string | null;
-  revokedAt: string | null;
-}
-
-export interface Subscription {
-  status: string;
-  m365: boolean;
-  marketplace: {
-    id: string;
-    offerId: string;
-    planId: string;
-    quantity: number;
-    status: string;
-    activatedAt: string;
-    updatedAt: string;
-  }[];
-}
+export type { ApiClient, Subscription };
 
 const withToken = tokenFetch(() => getConfig());
 
