@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { seriousViolations } from './axe.ts';
 import type { SystemUrls } from './browser.ts';
 import { systemUrls, useBrowser } from './browser.ts';
+import { adminJson } from './fixtures.ts';
 import { submitPassword } from './journeys.ts';
 import { newestMail } from './mailbox.ts';
 
@@ -22,6 +23,32 @@ async function shot(page: Page, name: string): Promise<void> {
   if (!SCREENS) return;
   mkdirSync(SCREENS, { recursive: true });
   await page.screenshot({ path: `${SCREENS}/admin-${name}.png`, fullPage: true });
+}
+
+/** A client-credentials token request at the authorization server, as a program would make it. */
+async function clientCredentials(urls: SystemUrls, id: string, secret: string): Promise<number> {
+  const res = await fetch(`${urls.oauth2Public}/oauth2/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`,
+    },
+    body: 'grant_type=client_credentials',
+  });
+  await res.body?.cancel();
+  return res.status;
+}
+
+/** ada's user record at the operator API (her scope groups bound what she may grant a client). */
+async function adaAtOperatorApi(urls: SystemUrls): Promise<{ id: string; scopeGroups: string[] }> {
+  const { organisations } = await adminJson<{ organisations: { id: string; name: string }[] }>(
+    `${urls.usersAdmin}/admin/organisations`,
+  );
+  const acme = organisations.find((o) => o.name === 'Acme')!;
+  const { users } = await adminJson<{ users: { id: string; email: string; scopeGroups: string[] }[] }>(
+    `${urls.usersAdmin}/admin/users?organisationId=${acme.id}`,
+  );
+  return users.find((u) => u.email === ADA.email)!;
 }
 
 async function expectAxeClean(page: Page): Promise<void> {
@@ -195,6 +222,72 @@ describe('organisation admin console, end to end', () => {
       await expectAxeClean(grace.page);
       await shot(grace.page, 'access-denied');
       await grace.context.close();
+    },
+  );
+
+  it(
+    'ada creates an API client, uses it and revokes it; reads the subscription; grace sees Access Denied on both',
+    { timeout: 180_000 },
+    async () => {
+      const before = await adaAtOperatorApi(urls);
+      await adminJson(`${urls.usersAdmin}/admin/users/${before.id}`, {
+        method: 'PATCH',
+        body: JSON.stringify({ scopeGroups: [...new Set([...before.scopeGroups, 'research'])] }),
+      });
+      try {
+        const admin = await browser.newPage();
+        const ada = admin.page;
+        await signInToAdmin(ada, urls, ADA, '/admin/api-clients');
+        await ada.getByRole('heading', { name: 'Create an API client' }).waitFor({ timeout: 30_000 });
+        const name = `export-${randomBytes(3).toString('hex')}`;
+        await ada.getByLabel('Name', { exact: true }).fill(name);
+        await ada.getByLabel('Scope groups (separated by commas)').fill('research');
+        await ada.getByRole('button', { name: 'Create API client' }).click();
+        const secret = (await ada.getByTestId('api-client-secret').textContent())!;
+        const id = (await ada.getByTestId('api-client-id').textContent())!;
+        expect(secret.length).toBeGreaterThan(20);
+        await ada.getByRole('cell', { name, exact: true }).waitFor();
+        await expectAxeClean(ada);
+        await shot(ada, 'api-clients');
+        // The program uses it.
+        expect(await clientCredentials(urls, id, secret)).toBe(200);
+        // Shown once: after "I have copied", the page no longer has it, and the list never had it.
+        await ada.getByRole('button', { name: 'I have copied the secret' }).click();
+        await ada.reload();
+        await ada.getByRole('cell', { name, exact: true }).waitFor({ timeout: 30_000 });
+        expect(await ada.content()).not.toContain(secret);
+
+        await ada.getByRole('button', { name: `Revoke ${name}` }).click();
+        await ada.getByRole('alertdialog').waitFor();
+        await expectAxeClean(ada);
+        await ada.getByRole('button', { name: 'Yes, revoke' }).click();
+        await ada.getByText('API client revoked.').waitFor();
+        expect(await clientCredentials(urls, id, secret)).toBe(401);
+
+        await ada.getByRole('link', { name: 'Subscription' }).click();
+        await ada.getByRole('heading', { name: 'Subscription' }).waitFor();
+        await ada.getByText('Active', { exact: true }).waitFor();
+        await expectAxeClean(ada);
+        await shot(ada, 'subscription');
+        await admin.context.close();
+
+        const grace = await browser.newPage();
+        await signInToAdmin(grace.page, urls, GRACE, '/admin/api-clients');
+        for (const path of ['/admin/api-clients', '/admin/subscription']) {
+          await grace.page.goto(`${urls.apps.admin}${path}`);
+          await grace.page
+            .getByText('You are not authorised to access this page.')
+            .waitFor({ timeout: 30_000 });
+          expect(await grace.page.getByRole('table').count()).toBe(0);
+          await expectAxeClean(grace.page);
+        }
+        await grace.context.close();
+      } finally {
+        await adminJson(`${urls.usersAdmin}/admin/users/${before.id}`, {
+          method: 'PATCH',
+          body: JSON.stringify({ scopeGroups: before.scopeGroups }),
+        });
+      }
     },
   );
 });

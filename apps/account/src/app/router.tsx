@@ -142,9 +142,15 @@ const routes: RouteDef<unknown>[] = [
     component: lazyScreen(() => import('../routes/m365-logout.tsx')),
   }),
   // The organisation admin console (issue 24): one lazy chunk for every /admin path.
-  ...['/admin', '/admin/members', '/admin/member', '/admin/invitations', '/admin/events'].map((path) =>
-    route({ path, search: z.object({ id: str }), component: adminScreen }),
-  ),
+  ...[
+    '/admin',
+    '/admin/members',
+    '/admin/member',
+    '/admin/invitations',
+    '/admin/events',
+    '/admin/api-clients',
+    '/admin/subscription',
+  ].map((path) => route({ path, search: z.object({ id: str }), component: adminScreen })),
 ];
 
 function normalise(pathname: string): string {

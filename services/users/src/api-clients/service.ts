@@ -4,7 +4,7 @@ import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { findOrganisation } from '../organisations/repository.ts';
 import { hasPermission, isRole } from '../users/roles.ts';
-import { operatorOrigin, recordEvent } from '../console/events.ts';
+import { operatorOrigin, recordEvent, type EventOrigin } from '../console/events.ts';
 import type { ApiClient, CreateApiClientInput } from './schemas.ts';
 
 /**
@@ -72,6 +72,8 @@ async function checkActor(
 export async function createApiClient(
   ctx: UsersContext,
   input: CreateApiClientInput,
+  /** Who the event names: the console's person; the operator API's operator by default. */
+  origin?: EventOrigin,
 ): Promise<ApiClient & { clientSecret: string }> {
   const organisation = await findOrganisation(ctx.db, input.organisationId);
   if (!organisation) throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
@@ -100,7 +102,7 @@ export async function createApiClient(
       await trx.insertInto('api_clients').values(row).execute();
       await recordEvent(
         trx,
-        operatorOrigin(createdBy),
+        origin ?? operatorOrigin(createdBy),
         {
           organisationId: organisation.id,
           type: 'api_client.created',
@@ -134,6 +136,7 @@ export async function revokeApiClient(
   ctx: UsersContext,
   id: string,
   actorEmail: string | undefined,
+  origin?: EventOrigin,
 ): Promise<ApiClient> {
   const row = await ctx.db.selectFrom('api_clients').select(COLUMNS).where('id', '=', id).executeTakeFirst();
   if (!row) throw new AppError('API_CLIENT_NOT_FOUND', 'No API client has this id.');
@@ -146,7 +149,7 @@ export async function revokeApiClient(
     await trx.updateTable('api_clients').set({ revoked_at: revokedAt }).where('id', '=', id).execute();
     await recordEvent(
       trx,
-      operatorOrigin(actorId),
+      origin ?? operatorOrigin(actorId),
       {
         organisationId: row.organisation_id,
         type: 'api_client.revoked',

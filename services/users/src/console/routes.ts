@@ -11,6 +11,9 @@ import {
   type InvitationHook,
 } from '../invitations/service.ts';
 import { toCsv } from '../terms/csv.ts';
+import { createApiClientSchema } from '../api-clients/schemas.ts';
+import { createApiClient, revokeApiClient } from '../api-clients/service.ts';
+import { listConsoleApiClients, readSubscription } from './organisation.ts';
 import { identityFacts } from './identity-facts.ts';
 import type { Permission } from '../users/roles.ts';
 import {
@@ -40,6 +43,12 @@ import {
   unlockMember,
 } from './members.ts';
 import {
+  apiClientParamsSchema,
+  consoleApiClientListSchema,
+  consoleApiClientSchema,
+  consoleCreateApiClientSchema,
+  consoleCreatedApiClientSchema,
+  subscriptionSchema,
   changeRoleSchema,
   eventListSchema,
   exportEventsQuerySchema,
@@ -60,7 +69,11 @@ const CONSOLE_PERMISSIONS = {
   readMembers: 'ViewUsers',
   manageMembers: 'ManageOrganisationUsers',
   securityEvents: 'ManageOrganisationSettings',
-} as const satisfies Record<string, Permission>;
+  // Every role holds ManageAccessTokens (for a person's own tokens); the organisation's API
+  // clients are an organisation setting besides.
+  apiClients: ['ManageAccessTokens', 'ManageOrganisationSettings'],
+  subscription: 'MagicManageOrganisationBilling',
+} as const satisfies Record<string, Permission | readonly Permission[]>;
 
 const CSV_EXPORT_LIMIT = 10_000;
 
@@ -72,11 +85,13 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
   /** Authenticates, then checks the permission and the organisation of the path. */
   async function authorise(
     request: FastifyRequest,
-    permission: Permission,
+    permission: Permission | readonly Permission[],
     write: boolean,
   ): Promise<{ caller: ConsoleCaller; organisationId: string }> {
     const caller = await consoleCaller(ctx, request);
-    requirePermission(caller, permission);
+    for (const needed of typeof permission === 'string' ? [permission] : permission) {
+      requirePermission(caller, needed);
+    }
     const { organisationId } = parseInput(orgParamsSchema.passthrough(), request.params);
     requireOrganisation(caller, organisationId, write);
     const exists = await ctx.db
@@ -240,6 +255,46 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
       return sendOutput(reply, 200, invitationSchema, revoked);
     },
   );
+
+  // API clients (client-credentials clients of the authorization server, through their service)
+  app.get('/console/organisations/:organisationId/api-clients', async (request, reply) => {
+    const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.apiClients, false);
+    const apiClients = await listConsoleApiClients(ctx.db, organisationId);
+    return sendOutput(reply, 200, consoleApiClientListSchema, { apiClients });
+  });
+
+  app.post('/console/organisations/:organisationId/api-clients', async (request, reply) => {
+    const { caller, organisationId } = await authorise(request, CONSOLE_PERMISSIONS.apiClients, true);
+    const body = parseInput(consoleCreateApiClientSchema, request.body);
+    const input = parseInput(createApiClientSchema, { ...body, organisationId, actorEmail: caller.email });
+    const created = await createApiClient(ctx, input, originOf(caller, request));
+    return sendOutput(reply, 201, consoleCreatedApiClientSchema, {
+      id: created.id,
+      name: created.name,
+      scopeGroups: created.scopeGroups,
+      createdAt: created.createdAt,
+      createdBy: caller.email,
+      revokedAt: created.revokedAt,
+      clientSecret: created.clientSecret,
+    });
+  });
+
+  app.post('/console/organisations/:organisationId/api-clients/:clientId/revoke', async (request, reply) => {
+    const { caller, organisationId } = await authorise(request, CONSOLE_PERMISSIONS.apiClients, true);
+    const { clientId } = parseInput(apiClientParamsSchema, request.params);
+    const known = (await listConsoleApiClients(ctx.db, organisationId)).find((c) => c.id === clientId);
+    if (!known) throw new AppError('API_CLIENT_NOT_FOUND', 'No API client of this organisation has this id.');
+    const revoked = await revokeApiClient(ctx, clientId, caller.email, originOf(caller, request));
+    return sendOutput(reply, 200, consoleApiClientSchema, { ...known, revokedAt: revoked.revokedAt });
+  });
+
+  // Subscription (read-only: the marketplace and the operator change it)
+  app.get('/console/organisations/:organisationId/subscription', async (request, reply) => {
+    const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.subscription, false);
+    const subscription = await readSubscription(ctx.db, organisationId);
+    if (!subscription) throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
+    return sendOutput(reply, 200, subscriptionSchema, subscription);
+  });
 
   // Security events
   function eventFilter(

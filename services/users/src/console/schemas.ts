@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { emailSchema } from '../http/schemas.ts';
 import { PERMISSIONS, ROLES } from '../users/roles.ts';
+import { scopeGroupSchema } from '../users/schemas.ts';
 import { SECURITY_EVENT_TYPES } from './events.ts';
 
 /** Wire shapes of the organisation console API (`/console/*` on the public port). */
@@ -93,4 +94,42 @@ export const meSchema = z.object({
   role: z.enum(ROLES),
   permissions: z.array(z.enum(PERMISSIONS)),
   assignableRoles: z.array(z.enum(ROLES)),
+});
+
+export const apiClientParamsSchema = z
+  .object({ organisationId: z.uuid(), clientId: z.string().min(1).max(100) })
+  .strict();
+
+export const consoleCreateApiClientSchema = z
+  .object({ name: nameSchema, scopeGroups: z.array(scopeGroupSchema).min(1).max(50) })
+  .strict();
+
+export const consoleApiClientSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  scopeGroups: z.array(z.string()),
+  createdAt: z.iso.datetime(),
+  createdBy: z.string().nullable(),
+  revokedAt: z.iso.datetime().nullable(),
+});
+
+export const consoleApiClientListSchema = z.object({ apiClients: z.array(consoleApiClientSchema) });
+
+/** The creation answer: the only time the secret is shown. */
+export const consoleCreatedApiClientSchema = consoleApiClientSchema.extend({ clientSecret: z.string() });
+
+export const subscriptionSchema = z.object({
+  status: z.string(),
+  m365: z.boolean(),
+  marketplace: z.array(
+    z.object({
+      id: z.string(),
+      offerId: z.string(),
+      planId: z.string(),
+      quantity: z.number().int(),
+      status: z.string(),
+      activatedAt: z.iso.datetime(),
+      updatedAt: z.iso.datetime(),
+    }),
+  ),
 });

@@ -31,7 +31,24 @@ const ORG_ADMIN = {
   permissions: ['ViewUsers', 'ManageOrganisationUsers', 'ManageOrganisationSettings'],
   assignableRoles: ['member', 'admin', 'org-admin'],
 };
-const MEMBER = { ...ORG_ADMIN, role: 'member', permissions: ['ViewDataBundles'], assignableRoles: [] };
+const MEMBER = {
+  ...ORG_ADMIN,
+  role: 'member',
+  permissions: ['ViewDataBundles', 'ManageAccessTokens'],
+  assignableRoles: [],
+};
+const FULL_ORG_ADMIN = {
+  ...ORG_ADMIN,
+  permissions: [...ORG_ADMIN.permissions, 'ManageAccessTokens', 'MagicManageOrganisationBilling'],
+};
+const CLIENT = {
+  id: 'client-1',
+  name: 'nightly export',
+  scopeGroups: ['research'],
+  createdAt: '2026-01-01T00:00:00.000Z',
+  createdBy: 'ada@acme.test',
+  revokedAt: null,
+};
 
 function signedIn(
   me: unknown,
@@ -66,16 +83,20 @@ describe('admin console screens', () => {
     expect(calls.some((c) => c.url.pathname.endsWith('/members'))).toBe(true);
   });
 
-  it.each(['/admin', '/admin/members', '/admin/invitations', '/admin/events'])(
-    'a member sees Access Denied on %s and no member data is asked for',
-    async (path) => {
-      const { calls } = signedIn(MEMBER);
-      goTo(path);
-      render(<Router />);
-      expect(await screen.findByText('You are not authorised to access this page.')).toBeTruthy();
-      expect(calls.some((c) => c.url.pathname.startsWith('/console/organisations'))).toBe(false);
-    },
-  );
+  it.each([
+    '/admin',
+    '/admin/members',
+    '/admin/invitations',
+    '/admin/events',
+    '/admin/api-clients',
+    '/admin/subscription',
+  ])('a member sees Access Denied on %s and no member data is asked for', async (path) => {
+    const { calls } = signedIn(MEMBER);
+    goTo(path);
+    render(<Router />);
+    expect(await screen.findByText('You are not authorised to access this page.')).toBeTruthy();
+    expect(calls.some((c) => c.url.pathname.startsWith('/console/organisations'))).toBe(false);
+  });
 
   it('outside the admin application the console is Access Denied without calling the API', async () => {
     setConfig(defaultConfig('dashboard'));
@@ -122,5 +143,89 @@ describe('admin console screens', () => {
     await waitFor(() => expect(screen.getByTestId('member-status').textContent).toBe('Deactivated'));
     expect(calls.filter((c) => c.url.pathname.endsWith('/deactivate'))).toHaveLength(1);
     expect(screen.getByRole('button', { name: 'Reactivate' })).toBeTruthy();
+  });
+
+  it('creates an API client: the secret shows once; revoking asks first, Cancel sends nothing', async () => {
+    let clients: unknown[] = [];
+    const { calls } = signedIn(FULL_ORG_ADMIN, ({ url, method, body }) => {
+      const base = `/console/organisations/${ORG}/api-clients`;
+      if (method === 'GET' && url.pathname === base) return { status: 200, body: { apiClients: clients } };
+      if (method === 'POST' && url.pathname === base) {
+        expect(body).toEqual({ name: 'nightly export', scopeGroups: ['research', 'quant'] });
+        clients = [CLIENT];
+        return { status: 201, body: { ...CLIENT, clientSecret: 'secret-shown-once' } };
+      }
+      if (method === 'POST' && url.pathname === `${base}/client-1/revoke`) {
+        clients = [{ ...CLIENT, revokedAt: '2026-01-02T00:00:00.000Z' }];
+        return { status: 200, body: clients[0] };
+      }
+      return undefined;
+    });
+    goTo('/admin/api-clients');
+    render(<Router />);
+    expect(await screen.findByText('No API clients yet.')).toBeTruthy();
+    fireEvent.change(screen.getByLabelText('Name'), { target: { value: 'nightly export' } });
+    fireEvent.change(screen.getByLabelText('Scope groups (separated by commas)'), {
+      target: { value: 'research, quant' },
+    });
+    fireEvent.click(screen.getByRole('button', { name: 'Create API client' }));
+    expect((await screen.findByTestId('api-client-secret')).textContent).toBe('secret-shown-once');
+    fireEvent.click(screen.getByRole('button', { name: 'I have copied the secret' }));
+    expect(screen.queryByTestId('api-client-secret')).toBeNull();
+
+    fireEvent.click(await screen.findByRole('button', { name: 'Revoke nightly export' }));
+    expect(screen.getByRole('alertdialog').textContent).toContain('Revoke nightly export?');
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(calls.some((c) => c.url.pathname.endsWith('/revoke'))).toBe(false);
+    fireEvent.click(screen.getByRole('button', { name: 'Revoke nightly export' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Yes, revoke' }));
+    expect(await screen.findByText('API client revoked.')).toBeTruthy();
+    await waitFor(() => expect(screen.queryByRole('button', { name: 'Revoke nightly export' })).toBeNull());
+    expect(calls.filter((c) => c.url.pathname.endsWith('/revoke'))).toHaveLength(1);
+  });
+
+  it('a bad API client form is refused in words before any call', async () => {
+    const { calls } = signedIn(FULL_ORG_ADMIN, ({ url }) =>
+      url.pathname.endsWith('/api-clients') ? { status: 200, body: { apiClients: [] } } : undefined,
+    );
+    goTo('/admin/api-clients');
+    render(<Router />);
+    fireEvent.change(await screen.findByLabelText('Name'), { target: { value: 'x' } });
+    fireEvent.change(screen.getByLabelText('Scope groups (separated by commas)'), {
+      target: { value: 'bad!' },
+    });
+    fireEvent.click(screen.getByRole('button', { name: 'Create API client' }));
+    expect((await screen.findByRole('alert')).textContent).toBe('"bad!" is not a scope group name.');
+    expect(calls.some((c) => c.method === 'POST')).toBe(false);
+  });
+
+  it("shows the organisation's plan and status, read-only", async () => {
+    signedIn(FULL_ORG_ADMIN, ({ url }) =>
+      url.pathname === `/console/organisations/${ORG}/subscription`
+        ? {
+            status: 200,
+            body: {
+              status: 'subscribed',
+              m365: true,
+              marketplace: [
+                {
+                  id: 's1',
+                  offerId: 'magic-saas',
+                  planId: 'magic-team',
+                  quantity: 25,
+                  status: 'Suspended',
+                  activatedAt: '2026-01-01T00:00:00.000Z',
+                  updatedAt: '2026-01-02T00:00:00.000Z',
+                },
+              ],
+            },
+          }
+        : undefined,
+    );
+    goTo('/admin/subscription');
+    render(<Router />);
+    expect(await screen.findByText('Suspended', { selector: 'strong' })).toBeTruthy();
+    expect(screen.getAllByText('magic-team (magic-saas)').length).toBeGreaterThan(0);
+    expect(screen.queryByRole('button')).toBeNull();
   });
 });

@@ -3,12 +3,14 @@ import { useEffect } from 'react';
 import { getConfig } from '../../shared/config/env.ts';
 import { navigate } from '../../shared/navigation/history.ts';
 import { Link } from '../../shared/ui/link.tsx';
+import { ApiClientsSection } from './api-clients-section.tsx';
 import { consoleApi } from './console-client.ts';
 import { consoleCopy as t } from './copy.ts';
 import { EventsSection } from './events-section.tsx';
 import { InvitationsSection } from './invitations-section.tsx';
 import { MemberSection } from './member-section.tsx';
 import { MembersSection } from './members-section.tsx';
+import { SubscriptionSection } from './subscription-section.tsx';
 import { CONSOLE_PATHS, selectConsoleView, type MeState } from './select-console-view.ts';
 import { useLoad } from './use-load.ts';
 import './console.css';
@@ -90,6 +92,8 @@ function ConsoleScreens({ path, memberId, denied }: { path: string; memberId?: s
           ) : null}
           {view.section === 'invitations' ? <InvitationsSection me={view.me} /> : null}
           {view.section === 'events' ? <EventsSection me={view.me} /> : null}
+          {view.section === 'apiClients' ? <ApiClientsSection me={view.me} /> : null}
+          {view.section === 'subscription' ? <SubscriptionSection me={view.me} /> : null}
         </main>
       );
   }

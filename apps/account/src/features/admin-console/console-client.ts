@@ -1,7 +1,11 @@
 import { getConfig } from '../../shared/config/env.ts';
 import { HttpError, requestJson, type JsonRequestInit } from '../../shared/errors/http-error.ts';
 import { tokenFetch } from '../../shared/oauth2/token-lifecycle.ts';
-import type { SecurityEvent } from '@acme/users-contract/console';
+import type {
+  ConsoleApiClient as ApiClient,
+  ConsoleSubscription as Subscription,
+  SecurityEvent,
+} from '@acme/users-contract/console';
 
 // The user service's organisation console API (`/console/*`, docs/architecture.md). Every call
 // carries the access token as a bearer header through the token module.
@@ -50,6 +54,8 @@ export interface Invitation {
   lastSentAt: string;
 }
 
+export type { ApiClient, Subscription };
+
 const withToken = tokenFetch(() => getConfig());
 
 function call<T>(path: string, init: JsonRequestInit = {}): Promise<T> {
@@ -92,6 +98,18 @@ export const consoleApi = {
     call<Invitation>(`${org(organisationId)}/invitations/${encodeURIComponent(invitationId)}/${action}`, {
       method: 'POST',
     }),
+  apiClients: (organisationId: string) =>
+    call<{ apiClients: ApiClient[] }>(`${org(organisationId)}/api-clients`),
+  createApiClient: (organisationId: string, body: { name: string; scopeGroups: string[] }) =>
+    call<ApiClient & { clientSecret: string }>(`${org(organisationId)}/api-clients`, {
+      method: 'POST',
+      body,
+    }),
+  revokeApiClient: (organisationId: string, clientId: string) =>
+    call<ApiClient>(`${org(organisationId)}/api-clients/${encodeURIComponent(clientId)}/revoke`, {
+      method: 'POST',
+    }),
+  subscription: (organisationId: string) => call<Subscription>(`${org(organisationId)}/subscription`),
   events: (organisationId: string, query: URLSearchParams) =>
     call<{ events: SecurityEvent[]; nextCursor: string | null }>(
       `${org(organisationId)}/events?${query.toString()}`,

@@ -8,7 +8,14 @@ const me = (role: Me['role'], permissions: string[]): MeState => ({
 });
 const ORG_ADMIN = me('org-admin', ['ViewUsers', 'ManageOrganisationUsers', 'ManageOrganisationSettings']);
 const ADMIN = me('admin', ['ViewUsers']);
-const MEMBER = me('member', ['ViewDataBundles']);
+const MEMBER = me('member', ['ViewDataBundles', 'ManageAccessTokens']);
+const FULL_ORG_ADMIN = me('org-admin', [
+  'ViewUsers',
+  'ManageOrganisationUsers',
+  'ManageOrganisationSettings',
+  'ManageAccessTokens',
+  'MagicManageOrganisationBilling',
+]);
 
 describe('selectConsoleView', () => {
   it.each<[string, string, string, MeState, unknown]>([
@@ -49,6 +56,28 @@ describe('selectConsoleView', () => {
       { type: 'denied' },
     ],
     ['events, admin (no ManageOrganisationSettings)', 'admin', '/admin/events', ADMIN, { type: 'denied' }],
+    [
+      'API clients, member (ManageAccessTokens alone)',
+      'admin',
+      '/admin/api-clients',
+      MEMBER,
+      { type: 'denied' },
+    ],
+    [
+      'API clients, org-admin without ManageAccessTokens',
+      'admin',
+      '/admin/api-clients',
+      ORG_ADMIN,
+      { type: 'denied' },
+    ],
+    ['subscription, member', 'admin', '/admin/subscription', MEMBER, { type: 'denied' }],
+    [
+      'subscription, admin (no MagicManageOrganisationBilling)',
+      'admin',
+      '/admin/subscription',
+      ADMIN,
+      { type: 'denied' },
+    ],
   ])('%s', (_name, application, path, meState, expected) => {
     expect(selectConsoleView({ application, path, me: meState })).toEqual(expected);
   });
@@ -56,6 +85,12 @@ describe('selectConsoleView', () => {
   it.each<[string, MeState, string, string[]]>([
     ['admin reads members; the nav shows members only', ADMIN, '/admin/members', ['members']],
     ['org-admin: every section in the nav', ORG_ADMIN, '/admin/events', ['members', 'invitations', 'events']],
+    [
+      'org-admin with tokens and billing: API clients and subscription too',
+      FULL_ORG_ADMIN,
+      '/admin/subscription',
+      ['members', 'invitations', 'apiClients', 'events', 'subscription'],
+    ],
   ])('%s', (_name, meState, path, nav) => {
     const view = selectConsoleView({ application: 'admin', path, me: meState });
     expect(view).toMatchObject({ type: 'section', nav });

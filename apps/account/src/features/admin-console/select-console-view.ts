@@ -9,20 +9,29 @@ export const CONSOLE_PATHS = {
   member: '/admin/member',
   invitations: '/admin/invitations',
   events: '/admin/events',
+  apiClients: '/admin/api-clients',
+  subscription: '/admin/subscription',
 } as const;
 
-type Section = 'members' | 'member' | 'invitations' | 'events';
+type Section = 'members' | 'member' | 'invitations' | 'events' | 'apiClients' | 'subscription';
 
-/** The permission each section needs (the same table as docs/architecture.md). */
-const SECTION_PERMISSION: Readonly<Record<Section, string>> = {
-  members: 'ViewUsers',
-  member: 'ViewUsers',
-  invitations: 'ManageOrganisationUsers',
-  events: 'ManageOrganisationSettings',
+/** The permissions each section needs (the same table as docs/architecture.md). */
+const SECTION_PERMISSIONS: Readonly<Record<Section, readonly string[]>> = {
+  members: ['ViewUsers'],
+  member: ['ViewUsers'],
+  invitations: ['ManageOrganisationUsers'],
+  events: ['ManageOrganisationSettings'],
+  // Every role holds ManageAccessTokens (a person's own tokens); the organisation's clients are
+  // an organisation setting besides.
+  apiClients: ['ManageAccessTokens', 'ManageOrganisationSettings'],
+  subscription: ['MagicManageOrganisationBilling'],
 };
 
 /** The sections of the navigation, in order. */
-const NAV_SECTIONS: readonly Section[] = ['members', 'invitations', 'events'];
+const NAV_SECTIONS: readonly Section[] = ['members', 'invitations', 'apiClients', 'events', 'subscription'];
+
+const mayOpen = (permissions: readonly string[], section: Section) =>
+  SECTION_PERMISSIONS[section].every((p) => permissions.includes(p));
 
 export type MeState =
   | { state: 'loading' }
@@ -48,13 +57,17 @@ function sectionOfPath(path: string): Section | 'home' | null {
       return 'invitations';
     case CONSOLE_PATHS.events:
       return 'events';
+    case CONSOLE_PATHS.apiClients:
+      return 'apiClients';
+    case CONSOLE_PATHS.subscription:
+      return 'subscription';
     default:
       return null;
   }
 }
 
 function allowedSections(permissions: readonly string[]): Section[] {
-  return NAV_SECTIONS.filter((s) => permissions.includes(SECTION_PERMISSION[s]));
+  return NAV_SECTIONS.filter((s) => mayOpen(permissions, s));
 }
 
 export function selectConsoleView(input: { application: string; path: string; me: MeState }): ConsoleView {
@@ -71,6 +84,6 @@ export function selectConsoleView(input: { application: string; path: string; me
     const first = nav[0];
     return first ? { type: 'redirect', to: CONSOLE_PATHS[first] } : { type: 'denied' };
   }
-  if (!me.permissions.includes(SECTION_PERMISSION[section])) return { type: 'denied' };
+  if (!mayOpen(me.permissions, section)) return { type: 'denied' };
   return { type: 'section', section, me, nav };
 }
