@@ -3,16 +3,15 @@ import type { AccountConfig } from '../../shared/config/env.ts';
 import { getConfig } from '../../shared/config/env.ts';
 import { hasMessage, inputValue } from '../../shared/identity-client/nodes.ts';
 import { useNow } from '../../shared/react/use-now.ts';
-import type { SessionState } from '../../shared/session/session-facts.ts';
 import { useSession } from '../../shared/session/use-session.ts';
 import type { EmailResult } from '../../shared/storage/registry.ts';
-import type { LoginCommand, LoginQuery } from './decide-login-effect.ts';
+import type { LoginQuery } from './decide-login-effect.ts';
 import { selectLoginStep } from './select-login-step.ts';
 import { selectLoginView } from './select-login-view.ts';
 import { selectM365Alternative } from './select-m365-alternative.ts';
 import { useEmailStep } from './use-email-step.ts';
 import { useLoginCommand } from './use-login-command.ts';
-import { useLoginFlow } from './use-login-flow.ts';
+import { useEagerLoginFlow } from './use-eager-login-flow.ts';
 import { useLoginSteps } from './use-login-steps.ts';
 
 /** SPEC §2's login query parameters (plus `aal`, which a 2FA step-up sets). */
@@ -30,42 +29,6 @@ const m365AlternativeOf = (config: AccountConfig, emailResult: EmailResult | nul
     supportEmail: config.supportEmail,
     hasMagic: emailResult?.hasMagic === true,
   });
-
-interface EagerFlowInput {
-  config: AccountConfig;
-  search: LoginSearch;
-  sessionState: SessionState;
-  command: LoginCommand;
-  storedChallenge: string | null;
-  refresh: () => void;
-}
-
-/**
- * A flow id in the query or a pending challenge: load or create the flow now. With a session it
- * decides the step (rules 1 and 3); without one it proves the challenge is still valid, so a stale
- * challenge restarts the authorization before the user types.
- */
-function useEagerLoginFlow({
-  config,
-  search,
-  sessionState,
-  command,
-  storedChallenge,
-  refresh,
-}: EagerFlowInput) {
-  const hasSession = sessionState === 'present' || sessionState === 'requires-mfa';
-  const needsEagerFlow = command.type === 'none' && (Boolean(search.flow) || storedChallenge !== null);
-  const loginFlow = useLoginFlow({
-    config,
-    flowId: search.flow,
-    storedChallenge,
-    eager: needsEagerFlow,
-    aal2: sessionState === 'requires-mfa',
-    refresh,
-  });
-  const stepNeedsFlow = needsEagerFlow && !loginFlow.flow && (Boolean(search.flow) || hasSession);
-  return { loginFlow, stepNeedsFlow };
-}
 
 /**
  * The login screen's hook: gathers the inputs, derives the effect command (`useLoginCommand`), the
