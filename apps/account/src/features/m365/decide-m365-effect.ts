@@ -1,7 +1,7 @@
 import { M365_ACTIVATION_FLAG_ON } from '../../constants.ts';
 import type { InteractionStatusValue, M365Outcome } from './select-m365-view.ts';
 
-// The m365 login screen's effects as a pure function returning one command; use-m365-login.ts runs it.
+// The m365 login screen's effects as a pure function returning one command; m365-commands.ts runs it.
 
 export type Phase = 'idle' | 'running' | 'done' | 'failed';
 

@@ -1,0 +1,55 @@
+import { copy } from '../../copy.ts';
+import { getConfig } from '../../shared/config/env.ts';
+import {
+  clearAuthorizationParams,
+  readAuthorizationParams,
+} from '../../shared/oauth2/authorization-params.ts';
+import { redirectUri } from '../../shared/oauth2/authorize-url.ts';
+import { tryDecodeJwtPayload } from '../../shared/oauth2/jwt.ts';
+import { exchangeCode } from '../../shared/oauth2/token-endpoint.ts';
+import { readToken, storeToken, tokenFromResponse } from '../../shared/oauth2/token-lifecycle.ts';
+import { acquireCookieLock } from '../../shared/storage/cookie-lock.ts';
+import type { StorageEntry } from '../../shared/storage/registry.ts';
+import { registry } from '../../shared/storage/registry.ts';
+import { remove } from '../../shared/storage/storage.ts';
+
+// The callback's code exchange and its clean-up, outside React.
+
+/** After a successful exchange: clear the email result, SSO lock and challenge. */
+export function clearAfterExchange(): void {
+  const entries: StorageEntry<unknown>[] = [
+    registry.emailResult,
+    registry.ssoRedirectLock,
+    registry.ssoRedirects,
+    registry.ssoTries,
+    registry.loginChallenge,
+    registry.application,
+    registry.missingSessionRetried,
+    registry.logoutState,
+  ] as StorageEntry<unknown>[];
+  for (const entry of entries) remove(entry);
+  clearAuthorizationParams();
+}
+
+export async function exchangeUnderLock(code: string): Promise<void> {
+  const config = getConfig();
+  const params = readAuthorizationParams();
+  const release = await acquireCookieLock(registry.refreshLock);
+  if (!release) throw new Error(copy.errors.fullReauth);
+  try {
+    const response = await exchangeCode({
+      oauth2Url: config.oauth2Url,
+      clientId: config.clientId,
+      code,
+      redirectUri: redirectUri(window.location.origin),
+      codeVerifier: params?.codeVerifier ?? '',
+    });
+    storeToken(tokenFromResponse(response, Date.now()));
+  } finally {
+    release();
+  }
+}
+
+export function tokenAuthMode(): string | null {
+  return tryDecodeJwtPayload(readToken()?.accessToken)?.ext?.user?.authenticationMode ?? null;
+}

@@ -1,0 +1,33 @@
+import { copy } from '../../copy.ts';
+import type { SessionState } from '../../shared/session/session-facts.ts';
+import type { LoginCommand } from './decide-login-effect.ts';
+import type { LoginStep } from './select-login-step.ts';
+
+// What the login screen shows: an error page, progress, or the selected step.
+
+export type LoginView =
+  | { kind: 'progress' }
+  | { kind: 'error'; message: string; mode: 'retry' | 'login' }
+  | { kind: 'step'; step: LoginStep };
+
+export interface LoginViewInput {
+  command: LoginCommand;
+  sessionState: SessionState;
+  sessionError: string | null;
+  /** The step needs the login flow, which is still loading. */
+  stepNeedsFlow: boolean;
+  step: LoginStep;
+}
+
+export function selectLoginView(input: LoginViewInput): LoginView {
+  const { command } = input;
+  if (command.type === 'oauth2-error') {
+    return { kind: 'error', message: copy.errors.oauth2(command.code, command.description), mode: 'login' };
+  }
+  if (input.sessionState === 'error') {
+    const message = copy.errors.loadingSession(input.sessionError ?? copy.errors.unknown);
+    return { kind: 'error', message, mode: 'retry' };
+  }
+  if (command.type !== 'none' || input.stepNeedsFlow) return { kind: 'progress' };
+  return { kind: 'step', step: input.step };
+}

@@ -1,0 +1,95 @@
+import { useCallback, useEffect } from 'react';
+import type { AccountConfig } from '../../shared/config/env.ts';
+import type { LoginFlow } from '../../shared/identity-client/types.ts';
+import { useFlowSubmit } from '../../shared/identity-client/use-flow-submit.ts';
+import { redirectTo } from '../../shared/navigation/history.ts';
+import type { SessionResult } from '../../shared/session/use-session.ts';
+import type { EmailResult } from '../../shared/storage/registry.ts';
+import type { LoginStep } from './select-login-step.ts';
+import type { useLoginFlow } from './use-login-flow.ts';
+import { mfaRoutes, useMfaStep } from './use-mfa-step.ts';
+import { passwordRoutes, usePasswordStep } from './use-password-step.ts';
+import { useSsoStep } from './use-sso-step.ts';
+
+export interface LoginStepsInput {
+  config: AccountConfig;
+  session: SessionResult;
+  step: LoginStep;
+  identifier: string;
+  emailResult: EmailResult | null;
+  flow: LoginFlow | null;
+  setFlow: (flow: LoginFlow | null) => void;
+  obtainFlow: ReturnType<typeof useLoginFlow>['obtainFlow'];
+  now: number;
+  emailBack: () => void;
+  /** Rule 5 of the step selection: the SSO email result no longer applies. */
+  clearSsoEmailResult: boolean;
+  setEmailResult: (result: EmailResult | null) => void;
+}
+
+/** Each login step's submit: password (or its confirmation), second factor, SSO. */
+export function useLoginSteps(input: LoginStepsInput) {
+  const { config, session, flow, setFlow, obtainFlow, emailBack, emailResult, setEmailResult } = input;
+  // Rule 5: an SSO email result is cleared when the session has no oidc method.
+  const clearSso = input.clearSsoEmailResult;
+  useEffect(() => {
+    if (clearSso && emailResult) setEmailResult({ ...emailResult, isSSO: false, provider: null });
+  }, [clearSso, emailResult, setEmailResult]);
+
+  /** After a successful submit: follow continue_with's browser redirect, else reload the session. */
+  async function finishLogin(result: unknown): Promise<void> {
+    const { continue_with } = result as {
+      continue_with?: { action?: string; redirect_browser_to?: string }[];
+    };
+    const next = continue_with?.find((c) => c.action === 'redirect_browser_to')?.redirect_browser_to;
+    setFlow(null);
+    if (next) redirectTo(next);
+    else await session.reload();
+  }
+
+  const passwordSubmitter = useFlowSubmit<LoginFlow>(passwordRoutes(config, setFlow));
+  const mfaSubmitter = useFlowSubmit<LoginFlow>(mfaRoutes(setFlow, () => void session.reload()));
+  const submitPassword = usePasswordStep({
+    config,
+    identifier: input.identifier,
+    confirmation: input.step === 'password-confirmation',
+    flow,
+    setFlow,
+    obtainFlow,
+    finishLogin,
+    submitter: passwordSubmitter,
+  });
+  const submitTotp = useMfaStep({ config, obtainFlow, finishLogin, submitter: mfaSubmitter });
+  const submitBackupCode = useCallback((code: string) => submitTotp(code, 'backup'), [submitTotp]);
+  const sso = useSsoStep({
+    emailResult: input.emailResult,
+    flow,
+    obtainFlow,
+    now: input.now,
+    back: emailBack,
+  });
+
+  const clearPasswordErrors = passwordSubmitter.clear;
+  const back = useCallback(() => {
+    emailBack();
+    clearPasswordErrors();
+  }, [emailBack, clearPasswordErrors]);
+  const reloadSession = session.reload;
+  const mfaSetupDone = useCallback(() => void reloadSession(), [reloadSession]);
+  const onMfa = input.step === 'mfa';
+
+  return {
+    busy: passwordSubmitter.busy || mfaSubmitter.busy || sso.busy,
+    formErrors: onMfa ? mfaSubmitter.formErrors : passwordSubmitter.formErrors,
+    fieldErrors: passwordSubmitter.fieldErrors.password ?? [],
+    submitPassword,
+    submitTotp,
+    submitBackupCode,
+    mfaSetupDone,
+    back,
+    ssoView: sso.ssoView,
+    redirectToSso: sso.redirectToSso,
+    anotherEmail: sso.anotherEmail,
+    tryAgain: sso.tryAgain,
+  };
+}
