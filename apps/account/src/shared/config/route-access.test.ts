@@ -8,7 +8,7 @@ const toLogin: RouteAccessDecision = { type: 'redirect', to: '/account/login' };
 const check: RouteAccessDecision = { type: 'check-session' };
 
 describe('route access: one table for guest-allowed and guarded routes (SPEC §2)', () => {
-  it('lists SPEC §2 guest-allowed sub-paths, the documents and Access Denied as guest-allowed, and nothing else', () => {
+  it('lists SPEC §2 guest-allowed sub-paths, the documents, Access Denied and device as guest-allowed, and nothing else', () => {
     const guests = Object.entries(ROUTE_ACCESS)
       .filter(([, a]) => a.guests)
       .map(([p]) => p)
@@ -24,11 +24,12 @@ describe('route access: one table for guest-allowed and guarded routes (SPEC §2
         '/account/terms',
         '/account/privacy',
         '/account/access-denied',
+        '/account/device',
       ].sort(),
     );
   });
 
-  it('guards SPEC §2 other sub-paths and the later guarded routes (settings, admin, device)', () => {
+  it('guards SPEC §2 other sub-paths and the later guarded routes (settings, admin)', () => {
     const guarded = Object.entries(ROUTE_ACCESS)
       .filter(([, a]) => !a.guests)
       .map(([p]) => p)
@@ -43,7 +44,6 @@ describe('route access: one table for guest-allowed and guarded routes (SPEC §2
         '/account/error',
         '/account/settings',
         '/account/admin',
-        '/account/device',
       ].sort(),
     );
   });
@@ -62,7 +62,11 @@ describe('route access: one table for guest-allowed and guarded routes (SPEC §2
       toLogin,
     ],
     ['a guest on admin goes to login', { path: '/account/admin', search: {}, signedIn: false }, toLogin],
-    ['a guest on device goes to login', { path: '/account/device', search: {}, signedIn: false }, toLogin],
+    [
+      'a guest on device types the code first',
+      { path: '/account/device', search: {}, signedIn: false },
+      render,
+    ],
     [
       'a guest on m365-logout goes to login',
       { path: paths.m365Logout, search: {}, signedIn: false },

@@ -4,10 +4,12 @@ import { BASE, paths, withQuery } from './paths.ts';
 // renders, so no screen handles a signed-out visitor itself.
 //
 // - `guests: true`: guest-allowed. SPEC §2's onboarding, mfa-setup, verification, login, m365-login
-//   and forgot-password, plus the documents (terms, privacy) and Access Denied.
+//   and forgot-password, plus the documents (terms, privacy), Access Denied, and device (the code is
+//   typed before any sign-in: accepting it starts the authorization server's login challenge, which
+//   signs the person in by any method the application allows).
 // - `guests: false`: signed-in visitors only (an identity session, or a stored OAuth2 token, which
 //   is how an m365 sign-in holds). SPEC §2's profile, consent, callback, logout, m365-logout and
-//   error, plus the guarded routes of later work (settings, admin, device). A signed-out visitor goes
+//   error, plus the guarded routes of later work (settings, admin). A signed-out visitor goes
 //   to login. The exceptions are answers of the authorization and identity servers, which arrive
 //   when nobody is signed in by design and carry their own proof: `returns` lists their parameters.
 
@@ -32,6 +34,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   [paths.terms]: { guests: true },
   [paths.privacy]: { guests: true },
   [paths.accessDenied]: { guests: true },
+  // "Connect a device" (RFC 8628): the code comes first, the sign-in after it (login challenge).
+  [`${BASE}/device`]: { guests: true },
   // Not guest-allowed (SPEC §2).
   [paths.profile]: {
     guests: false,
@@ -51,7 +55,6 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   // Guarded routes of later work: nobody signed out reaches them.
   [`${BASE}/settings`]: { guests: false },
   [`${BASE}/admin`]: { guests: false },
-  [`${BASE}/device`]: { guests: false },
 };
 
 export type RouteAccessDecision =
