@@ -26,7 +26,7 @@ const clock = new FakeClock();
 const server = useTestServer({
   clock,
   env: {
-    OAUTH2_TRUST_PROXY: 'true',
+    OAUTH2_TRUST_PROXY: '1',
     OAUTH2_DEVICE_AUTH_PER_IP: '5',
     OAUTH2_DEVICE_USER_CODE_ATTEMPTS_PER_IP: '10',
   },

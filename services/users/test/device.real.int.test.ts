@@ -151,7 +151,7 @@ describe('device sign-in through the real services', () => {
     expect(claims.sub).toBe(session.identity.id);
     expect(claims.client_id).toBe('research-cli');
     expect(claims.ext).toEqual({
-      user: { authenticationMode: 'ory' },
+      user: { authenticationMode: 'ory', email: 'ada@acme.test', name: 'Ada Lovelace' },
       products: ['Platform', 'MAGIC'],
       scopeGroups: [],
       role: 'org-admin',

@@ -81,11 +81,14 @@ async function readForm(ctx: Parameters<Middleware>[0]): Promise<URLSearchParams
   if (!ctx.is('application/x-www-form-urlencoded')) return undefined;
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of ctx.req) {
+  // Through `iterator()`, which the unstorable-text guard replays after it has read the body.
+  for await (const chunk of ctx.req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
     size += (chunk as Buffer).length;
     if (size > 8 * 1024) return undefined;
     chunks.push(chunk as Buffer);
   }
+  // Read: oidc-provider then takes the body set on the request instead of reading it again.
+  Object.defineProperty(ctx.req, 'readable', { value: false, configurable: true });
   return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
 }
 
