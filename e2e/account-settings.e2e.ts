@@ -117,7 +117,9 @@ describe('account settings, end to end', () => {
     await page.waitForURL(`${urls.platform}/research`, { timeout: 30_000 });
 
     await signInWithBackupCode(page, urls, user, codes[0]!);
-    await page.getByText('This backup recovery code has already been used.').waitFor({ timeout: 30_000 });
+    await page
+      .getByText('This backup recovery code has already been used.', { exact: true })
+      .waitFor({ timeout: 30_000 });
     expect(page.url()).toContain('/account/login');
     await context.close();
   });
@@ -198,11 +200,14 @@ describe('account settings, end to end', () => {
       await tabTo(page, 'Use a backup code');
       await page.keyboard.press('Enter');
       await page.getByLabel('Backup code').waitFor();
-      await page.keyboard.type(codes[5]!); // the field has the focus
+      await tabTo(page, 'Backup code'); // focus is on the step's heading, as on every step
+      await page.keyboard.type(codes[5]!);
       await page.keyboard.press('Enter');
       if (attempt === 'first') await page.waitForURL(`${urls.platform}/research`, { timeout: 30_000 });
       else
-        await page.getByText('This backup recovery code has already been used.').waitFor({ timeout: 30_000 });
+        await page
+          .getByText('This backup recovery code has already been used.', { exact: true })
+          .waitFor({ timeout: 30_000 });
     }
     await context.close();
   });

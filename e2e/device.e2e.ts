@@ -2,12 +2,11 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { totpCode } from '@acme/test-kit/totp';
 import { systemUrls, useBrowser } from './browser.ts';
 import { createUser } from './fixtures.ts';
-import { enterEmail, signInWithPassword, submitPassword } from './journeys.ts';
+import { enterEmail, signInWithPassword, submitPassword, setUpSecondFactor } from './journeys.ts';
 
 // Device sign-in (RFC 8628): the research CLI starts a device flow, Chromium approves it on
 // /account/device, and the CLI prints the claims. The person has a second factor. A fresh
@@ -45,17 +44,6 @@ function research(issuer: string, dir: string, args: string[]): CliRun {
     child.on('close', (code) => r({ code, stdout, stderr })),
   );
   return { url, done };
-}
-
-async function setUpSecondFactor(page: Page, platform: string): Promise<string> {
-  await page.goto(`${platform}/account/mfa-setup`);
-  const install = page.getByLabel('I have installed an authenticator app');
-  await install.waitFor();
-  const secret = (await page.getByTestId('totp-secret').textContent())?.trim() ?? '';
-  await install.check();
-  await page.getByLabel('2FA code').pressSequentially(totpCode(secret));
-  await page.getByRole('heading', { name: '2FA', exact: true }).waitFor({ timeout: 30_000 });
-  return secret;
 }
 
 describe('connect a device (research CLI)', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { totpCode } from '@acme/test-kit/totp';
 import { systemUrls, useBrowser } from './browser.ts';
 import { createUser, identityAdmin } from './fixtures.ts';
-import { openLogin, submitPassword } from './journeys.ts';
+import { openLogin, submitPassword, saveBackupCodes } from './journeys.ts';
 
 // Authenticated means a second factor once the grace period is over: past the second-factor grace
 // period (onboarding.mfaSetupDeadline), a password
@@ -34,6 +34,7 @@ describe('second-factor grace period, end to end', () => {
     const secret = (await page.getByTestId('totp-secret').textContent())?.trim() ?? '';
     await install.check();
     await page.getByLabel('2FA code').pressSequentially(totpCode(secret));
+    await saveBackupCodes(page);
     await page.waitForURL(`${urls.platform}/research`, { timeout: 30_000 });
     await page.getByText(user.email).first().waitFor();
     await context.close();

@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { totpCode } from '@acme/test-kit/totp';
 import type { SystemUrls } from './browser.ts';
 
 interface Credentials {
@@ -36,4 +37,37 @@ export async function enterCredentials(page: Page, urls: SystemUrls, user: Crede
 export async function signInWithPassword(page: Page, urls: SystemUrls, user: Credentials): Promise<void> {
   await openLogin(page, urls);
   await enterCredentials(page, urls, user);
+}
+
+/**
+ * After a TOTP set-up the backup codes come in a step of their own, before the completion screen:
+ * checks there are 12 and confirms them ("I have saved these codes"). `keyboard` confirms with
+ * Tab and Enter, no pointer. Answers the codes.
+ */
+export async function saveBackupCodes(page: Page, options: { keyboard?: boolean } = {}): Promise<string[]> {
+  await page.getByRole('heading', { name: 'Save your backup codes' }).waitFor({ timeout: 30_000 });
+  const codes = (await page.getByTestId('backup-codes').getByRole('listitem').allTextContents()).map((c) =>
+    c.trim(),
+  );
+  if (codes.length !== 12) throw new Error(`expected 12 backup codes, saw ${codes.length}`);
+  const confirm = page.getByRole('button', { name: 'I have saved these codes' });
+  if (options.keyboard) {
+    for (let i = 0; i < 20 && !(await confirm.evaluate((el) => el === document.activeElement)); i++)
+      await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+  } else await confirm.click();
+  return codes;
+}
+
+/** Sets up TOTP from /account/mfa-setup (the backup codes step included); answers the secret. */
+export async function setUpSecondFactor(page: Page, platform: string): Promise<string> {
+  await page.goto(`${platform}/account/mfa-setup`);
+  const install = page.getByLabel('I have installed an authenticator app');
+  await install.waitFor();
+  const secret = (await page.getByTestId('totp-secret').textContent())?.trim() ?? '';
+  await install.check();
+  await page.getByLabel('2FA code').pressSequentially(totpCode(secret));
+  await saveBackupCodes(page);
+  await page.getByRole('heading', { name: '2FA', exact: true }).waitFor({ timeout: 30_000 });
+  return secret;
 }

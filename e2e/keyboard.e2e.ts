@@ -5,6 +5,7 @@ import { seriousViolations } from './axe.ts';
 import { systemUrls, useBrowser } from './browser.ts';
 import { createUser, invite } from './fixtures.ts';
 import { codeIn, newestMail } from './mailbox.ts';
+import { saveBackupCodes } from './journeys.ts';
 
 // Issue 21 item 11 (WCAG 2.2 AA): the main journeys by keyboard only (Tab, Shift+Tab, Enter, Space;
 // no pointer, no `fill`, no `click`). On every screen: the new step's heading has the focus, the
@@ -141,6 +142,7 @@ describe('keyboard-only journeys (issue 21, item 11)', () => {
     expect(code.tag).toBe('input');
     expect(await page.getByLabel('2FA code').count()).toBe(1);
     await page.keyboard.type(totpCode(secret));
+    await saveBackupCodes(page, { keyboard: true });
     await page.getByRole('heading', { name: '2FA', exact: true }).waitFor({ timeout: 30_000 });
     await axe(page, 'mfa setup done');
 

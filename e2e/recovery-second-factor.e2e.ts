@@ -1,26 +1,13 @@
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { totpCode } from '@acme/test-kit/totp';
 import { systemUrls, useBrowser } from './browser.ts';
 import { createUser } from './fixtures.ts';
-import { enterEmail, openLogin, signInWithPassword, submitPassword } from './journeys.ts';
+import { enterEmail, openLogin, signInWithPassword, submitPassword, setUpSecondFactor } from './journeys.ts';
 import { codeIn, newestMail } from './mailbox.ts';
 
 // Dead end: password recovery for a user with a second factor ended at "You are already signed in,
 // so your password cannot be recovered here", because after the code the settings flow asks for
 // the second factor (403, aal2 required).
-
-/** Sets up TOTP from /account/mfa-setup; returns the secret. */
-async function setUpSecondFactor(page: Page, platform: string): Promise<string> {
-  await page.goto(`${platform}/account/mfa-setup`);
-  const install = page.getByLabel('I have installed an authenticator app');
-  await install.waitFor();
-  const secret = (await page.getByTestId('totp-secret').textContent())?.trim() ?? '';
-  await install.check();
-  await page.getByLabel('2FA code').pressSequentially(totpCode(secret));
-  await page.getByRole('heading', { name: '2FA', exact: true }).waitFor({ timeout: 30_000 });
-  return secret;
-}
 
 describe('password recovery for a user with a second factor', () => {
   const browser = useBrowser();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { totpCode } from '@acme/test-kit/totp';
 import { systemUrls, useBrowser } from './browser.ts';
 import { createUser } from './fixtures.ts';
-import { signInWithPassword, submitPassword } from './journeys.ts';
+import { signInWithPassword, submitPassword, saveBackupCodes } from './journeys.ts';
 
 const INVALID_CODE = 'The provided authentication code is invalid, please try again.';
 
@@ -29,6 +29,7 @@ describe('second factor, end to end', () => {
     expect(await codeInput.getAttribute('autocomplete')).toBe('one-time-code');
     expect(await codeInput.getAttribute('inputmode')).toBe('numeric');
     await codeInput.pressSequentially(totpCode(secret));
+    await saveBackupCodes(page);
     await page.getByRole('heading', { name: '2FA', exact: true }).waitFor({ timeout: 30_000 });
     await page
       .getByText(
