@@ -59,6 +59,8 @@ export const copy = {
       loopFinal: 'Signing in through your organisation’s provider did not work after several tries.',
       contactPrefix: 'Contact',
       contactSuffix: 'if the problem persists.',
+      /** Break-glass: the operator's exempted org-admin signs in with a password; the server decides. */
+      usePassword: 'Sign in with a password (administrators)',
     },
     emailConfirmation: {
       title: 'Verify your email address',

@@ -69,6 +69,24 @@ const cases: [string, Partial<LoginEffectInput>, LoginCommand][] = [
     { type: 'none' },
   ],
   [
+    'the SSO password link chosen (break-glass), challenge stored → stays (the password step shows)',
+    {
+      emailResult: emailResult({ isSSO: true, provider: 'acme-sso', passwordInstead: true }),
+      storedChallenge: 'c',
+    },
+    { type: 'none' },
+  ],
+  [
+    'the SSO password link chosen, signed in with the password and a token → initial page',
+    {
+      emailResult: emailResult({ isSSO: true, provider: 'acme-sso', passwordInstead: true }),
+      sessionState: 'present',
+      authenticated: true,
+      hasToken: true,
+    },
+    { type: 'go-initial-page', path: '/research' },
+  ],
+  [
     'm365 result but authenticated → initial page',
     {
       emailResult: emailResult({ isM365: true }),

@@ -67,4 +67,42 @@ describe('LoginScreen: the SSO step has a way out', () => {
     expect(screen.getByRole('link', { name: 'support@acme.test' })).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Use another email' })).toBeTruthy();
   });
+
+  it('"Sign in with a password (administrators)" shows the Password step for the same address; a refusal names SSO and the way back remains', async () => {
+    write(registry.ssoRedirects, 1);
+    const ENFORCED =
+      "Your organisation requires single sign-on (SSO). Sign in through your organisation's identity provider: a password can not be used or reset for this address.";
+    const { calls } = mockFetch(({ method, url }) => {
+      if (url.pathname === '/self-service/login/browser') {
+        return { status: 200, body: browserFlow('login', 'flow-1', 'choose_method', []) };
+      }
+      if (method === 'POST' && url.pathname === '/self-service/login') {
+        return {
+          status: 400,
+          body: browserFlow(
+            'login',
+            'flow-1',
+            'choose_method',
+            [],
+            [{ id: 4010090, type: 'error', text: ENFORCED }],
+          ),
+        };
+      }
+      return { status: 401, body: { error: { code: 401 } } };
+    });
+    render(<LoginScreen search={{}} />);
+    fireEvent.click(await screen.findByRole('button', { name: 'Sign in with a password (administrators)' }));
+    const password = await screen.findByLabelText('Password');
+    expect(screen.getByText('hopper@globex.test')).toBeTruthy();
+    expect(read(registry.emailResult)).toEqual({ ...SSO_RESULT, passwordInstead: true });
+    fireEvent.change(password, { target: { value: 'correct horse battery staple' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
+    expect((await screen.findByRole('alert')).textContent).toContain(ENFORCED);
+    const post = calls.find((c) => c.method === 'POST' && c.url.pathname === '/self-service/login');
+    expect(post).toBeTruthy();
+    // The way back: the Email step, without the SSO result.
+    fireEvent.click(screen.getByRole('button', { name: 'Back to email' }));
+    await screen.findByLabelText('Email');
+    expect(read(registry.emailResult)).toBeNull();
+  });
 });

@@ -48,6 +48,7 @@ export function LoginScreen({ search }: { search: LoginSearch }) {
           onRedirect={() => void login.redirectToSso()}
           onTryAgain={login.tryAgain}
           onUseAnotherEmail={login.anotherEmail}
+          onUsePassword={login.choosePassword}
         />
       );
     case 'email-confirmation':

@@ -71,6 +71,25 @@ const cases: [string, Partial<LoginStepInput>, LoginStepSelection['step'], boole
     { emailResult: emailResult({ isSSO: true, isM365: true, provider: 'acme-sso' }) },
     'sso',
   ],
+  [
+    '4: an SSO result where the person chose the password link (break-glass) → password',
+    { emailResult: emailResult({ isSSO: true, provider: 'acme-sso', passwordInstead: true }) },
+    'password',
+  ],
+  [
+    '4: the password link chosen for an SSO and m365 address → password (the server decides)',
+    { emailResult: emailResult({ isSSO: true, isM365: true, provider: 'acme-sso', passwordInstead: true }) },
+    'password',
+  ],
+  [
+    '5: the password link chosen, then a password session without a token → password, clearing the SSO result',
+    {
+      session: facts({ methods: ['password'], mfaSetupDeadline: PAST }),
+      emailResult: emailResult({ isSSO: true, provider: 'acme-sso', passwordInstead: true }),
+    },
+    'password',
+    true,
+  ],
   // rule 6
   [
     '6: unverified first address → email confirmation',

@@ -56,8 +56,9 @@ export function selectLoginStep(input: LoginStepInput): LoginStepSelection {
   if (input.requiresMfa || input.requestedAal === 'aal2' || flow?.requestedAal === 'aal2') return pick('mfa');
   // 4. No session: SSO for an SSO result, otherwise Password. An m365 result goes to the m365 login
   //    (a login effect) where the application has one; where it has none, the step says so.
+  //    An SSO result where the person chose the password link (break-glass) goes to Password.
   if (!session) {
-    if (emailResult.isSSO) return pick('sso');
+    if (emailResult.isSSO) return pick(emailResult.passwordInstead ? 'password' : 'sso');
     return pick(emailResult.isM365 && !input.m365SignIn ? 'm365-unavailable' : 'password');
   }
   // 6. An unverified first address: Email confirmation. It needs a session, and rule 5 always decides,

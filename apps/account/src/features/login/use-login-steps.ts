@@ -67,6 +67,7 @@ export function useLoginSteps(input: LoginStepsInput) {
     obtainFlow,
     now: input.now,
     back: emailBack,
+    setEmailResult,
   });
 
   const clearPasswordErrors = passwordSubmitter.clear;
@@ -91,5 +92,6 @@ export function useLoginSteps(input: LoginStepsInput) {
     redirectToSso: sso.redirectToSso,
     anotherEmail: sso.anotherEmail,
     tryAgain: sso.tryAgain,
+    choosePassword: sso.choosePassword,
   };
 }

@@ -17,6 +17,7 @@ export interface SsoStepInput {
   now: number;
   /** Back to the Email step (clears the email result). */
   back: () => void;
+  setEmailResult: (result: EmailResult | null) => void;
 }
 
 /**
@@ -77,5 +78,13 @@ export function useSsoStep(input: SsoStepInput) {
     void redirectToSso();
   }
 
-  return { busy, ssoView, redirectToSso, anotherEmail, tryAgain };
+  /**
+   * "Sign in with a password (administrators)": the same address goes to the Password step (break-glass).
+   * Nothing is asked of the server here; its password check accepts or refuses (message 4010090).
+   */
+  function choosePassword(): void {
+    if (input.emailResult) input.setEmailResult({ ...input.emailResult, passwordInstead: true });
+  }
+
+  return { busy, ssoView, redirectToSso, anotherEmail, tryAgain, choosePassword };
 }

@@ -6,7 +6,12 @@ import type { SsoStepView } from '../sso-redirect.ts';
 import { SsoStep } from './sso-step.tsx';
 
 function renderStep(view: SsoStepView, busy = false) {
-  const handlers = { onRedirect: vi.fn(), onTryAgain: vi.fn(), onUseAnotherEmail: vi.fn() };
+  const handlers = {
+    onRedirect: vi.fn(),
+    onTryAgain: vi.fn(),
+    onUseAnotherEmail: vi.fn(),
+    onUsePassword: vi.fn(),
+  };
   const result = render(<SsoStep view={view} busy={busy} supportEmail="support@acme.test" {...handlers} />);
   return { ...handlers, ...result };
 }
@@ -25,6 +30,7 @@ describe('SSO step (login step 3)', () => {
         onRedirect={onRedirect}
         onTryAgain={vi.fn()}
         onUseAnotherEmail={vi.fn()}
+        onUsePassword={vi.fn()}
       />,
     );
     expect(onRedirect).toHaveBeenCalledTimes(1);
@@ -62,5 +68,22 @@ describe('SSO step (login step 3)', () => {
     const { onUseAnotherEmail } = renderStep(view);
     fireEvent.click(screen.getByRole('button', { name: 'Use another email' }));
     expect(onUseAnotherEmail).toHaveBeenCalledTimes(1);
+  });
+
+  it.each<SsoStepView>(['redirect', 'proceed', 'loop', 'loop-final'])(
+    'offers "Sign in with a password (administrators)" on the %s view, leading to the password step',
+    (view) => {
+      const { onUsePassword, onRedirect } = renderStep(view, false);
+      const before = onRedirect.mock.calls.length;
+      fireEvent.click(screen.getByRole('button', { name: 'Sign in with a password (administrators)' }));
+      expect(onUsePassword).toHaveBeenCalledTimes(1);
+      expect(onRedirect.mock.calls.length).toBe(before);
+    },
+  );
+
+  it('disables the password link while busy', () => {
+    renderStep('proceed', true);
+    const link = screen.getByRole('button', { name: 'Sign in with a password (administrators)' });
+    expect((link as HTMLButtonElement).disabled).toBe(true);
   });
 });

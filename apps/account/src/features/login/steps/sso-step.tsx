@@ -9,7 +9,10 @@ const t = copy.login.sso;
  * Login step 3 (single sign-on): "Redirecting you to your organisation's SSO provider...". Redirects at once
  * unless a redirect lock is present (then a Proceed button) or more than 5 redirects happened ("Redirect
  * loop detected.", with "Try again" up to 3 times, then the support contact). "Use another email" always
- * leads back to the Email step.
+ * leads back to the Email step. "Sign in with a password (administrators)" shows on every view, for every
+ * address of an SSO domain (never depending on the account, so it tells nothing about who is exempted):
+ * it leads to the Password step, where the identity service accepts only the operator's break-glass
+ * org-admin while SSO is enforced.
  */
 export function SsoStep({
   view,
@@ -18,6 +21,7 @@ export function SsoStep({
   onRedirect,
   onTryAgain,
   onUseAnotherEmail,
+  onUsePassword,
 }: {
   view: SsoStepView;
   busy: boolean;
@@ -25,6 +29,7 @@ export function SsoStep({
   onRedirect: () => void;
   onTryAgain: () => void;
   onUseAnotherEmail: () => void;
+  onUsePassword: () => void;
 }) {
   const started = useRef(false);
   const redirectOnce = useEffectEvent(() => {
@@ -35,9 +40,14 @@ export function SsoStep({
   useEffect(() => redirectOnce(), [view]);
 
   const anotherEmail = (
-    <button type="button" className="button secondary" disabled={busy} onClick={onUseAnotherEmail}>
-      {copy.login.useAnotherEmail}
-    </button>
+    <>
+      <button type="button" className="button secondary" disabled={busy} onClick={onUseAnotherEmail}>
+        {copy.login.useAnotherEmail}
+      </button>
+      <button type="button" className="button secondary" disabled={busy} onClick={onUsePassword}>
+        {t.usePassword}
+      </button>
+    </>
   );
 
   if (view === 'loop' || view === 'loop-final') {
