@@ -66,6 +66,7 @@ const EnvSchema = z.object({
   IDENTITY_SETTINGS_UI_URL: url('http://localhost:4000/account/profile'),
   IDENTITY_RECOVERY_UI_URL: url('http://localhost:4000/account/forgot-password'),
   IDENTITY_VERIFICATION_UI_URL: url('http://localhost:4000/account/verification'),
+  IDENTITY_REGISTRATION_UI_URL: url('http://localhost:4000/account/registration'),
   IDENTITY_DEFAULT_RETURN_URL: z.string().default('http://localhost:4000/').pipe(z.url()),
   IDENTITY_CORS_ORIGINS: list('http://localhost:4000,http://localhost:4001'),
   IDENTITY_ALLOWED_RETURN_URLS: list('http://localhost:4000,http://localhost:4001,http://localhost:4444'),
@@ -135,7 +136,14 @@ export interface Config {
   adminUrl: string;
   /** Admin listener: bind address, bearer key, accepted Host names. */
   admin: AdminAccess;
-  ui: { login: string; error: string; settings: string; recovery: string; verification: string };
+  ui: {
+    login: string;
+    error: string;
+    settings: string;
+    recovery: string;
+    verification: string;
+    registration: string;
+  };
   defaultReturnUrl: string;
   corsOrigins: string[];
   allowedReturnUrls: string[];
@@ -192,6 +200,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       settings: e.IDENTITY_SETTINGS_UI_URL,
       recovery: e.IDENTITY_RECOVERY_UI_URL,
       verification: e.IDENTITY_VERIFICATION_UI_URL,
+      registration: e.IDENTITY_REGISTRATION_UI_URL,
     },
     defaultReturnUrl: e.IDENTITY_DEFAULT_RETURN_URL,
     corsOrigins: e.IDENTITY_CORS_ORIGINS,

@@ -89,6 +89,13 @@ export const errors = {
         reject_reason: rejectReason,
       },
     }),
+  /** Registration while no organisation has self sign-up open (Kratos's disabled registration). */
+  registrationDisabled: () =>
+    new IdentityError(400, {
+      id: 'self_service_flow_disabled',
+      message: 'registration flow disabled',
+      reason: 'Registration is not allowed because it was disabled.',
+    }),
   sessionAlreadyAvailable: () =>
     new IdentityError(400, {
       id: 'session_already_available',

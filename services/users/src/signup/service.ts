@@ -60,7 +60,11 @@ export async function setSelfSignUp(
   if (enabled && blocked) throw new AppError('SELF_SIGNUP_NOT_ALLOWED', blockedMessage[blocked]);
   const now = ctx.clock.now();
   await ctx.db.transaction().execute(async (trx) => {
-    await trx.updateTable('organisations').set({ self_signup: enabled }).where('id', '=', organisationId).execute();
+    await trx
+      .updateTable('organisations')
+      .set({ self_signup: enabled })
+      .where('id', '=', organisationId)
+      .execute();
     if (facts.self_signup !== enabled) {
       await recordEvent(
         trx,
