@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RegistrationFlow } from '../../shared/identity-client/types.ts';
-import { selectRegistrationView } from './select-registration-view.ts';
+import { selectAfterRegistration, selectRegistrationView } from './select-registration-view.ts';
 
 const error = (id: number, text: string) => ({ id, text, type: 'error' as const });
 const node = (name: string, messages: ReturnType<typeof error>[] = []) => ({
@@ -40,5 +40,32 @@ describe('selectRegistrationView', () => {
   ];
   it.each(cases)('%s', (_name, input, expected) => {
     expect(selectRegistrationView(input)).toEqual(expected);
+  });
+});
+
+describe('selectAfterRegistration', () => {
+  const paths = { verification: '/account/verification', login: '/account/login' };
+  const cases: [string, unknown, string][] = [
+    [
+      'the verification flow the service started',
+      {
+        continue_with: [
+          { action: 'show_verification_ui', flow: { id: 'v-1' } },
+          { action: 'redirect_browser_to' },
+        ],
+      },
+      '/account/verification?flow=v-1',
+    ],
+    ['no continue_with: login', { session: {} }, '/account/login'],
+    ['another action only: login', { continue_with: [{ action: 'redirect_browser_to' }] }, '/account/login'],
+    [
+      'a malformed flow id: login',
+      { continue_with: [{ action: 'show_verification_ui', flow: { id: 7 } }] },
+      '/account/login',
+    ],
+    ['no body: login', null, '/account/login'],
+  ];
+  it.each(cases)('%s', (_name, answer, expected) => {
+    expect(selectAfterRegistration(answer, paths)).toBe(expected);
   });
 });

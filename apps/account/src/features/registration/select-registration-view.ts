@@ -32,3 +32,21 @@ export function selectRegistrationView(input: {
     formErrors: errorTexts(flow.ui.messages ?? []),
   };
 }
+
+/**
+ * Where a successful registration goes: the verification screen of the flow the identity service
+ * started (`continue_with: show_verification_ui`, its code already mailed), else the login screen.
+ */
+export function selectAfterRegistration(
+  answer: unknown,
+  paths: { verification: string; login: string },
+): string {
+  const list = (answer as { continue_with?: unknown } | null)?.continue_with;
+  const next = Array.isArray(list)
+    ? (list as { action?: unknown; flow?: { id?: unknown } }[]).find(
+        (c) => c.action === 'show_verification_ui',
+      )
+    : undefined;
+  const id = next?.flow?.id;
+  return typeof id === 'string' && id ? `${paths.verification}?flow=${encodeURIComponent(id)}` : paths.login;
+}

@@ -15,7 +15,7 @@ import type { RegistrationFlow } from '../../shared/identity-client/types.ts';
 import { navigate, redirectTo } from '../../shared/navigation/history.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read, write } from '../../shared/storage/storage.ts';
-import { selectRegistrationView } from './select-registration-view.ts';
+import { selectAfterRegistration, selectRegistrationView } from './select-registration-view.ts';
 
 export interface RegistrationSearch {
   flow?: string;
@@ -71,13 +71,13 @@ export function useRegistration(search: RegistrationSearch) {
     if (!flow || busy) return;
     setBusy(true);
     try {
-      await submitRegistration(config.identityUrl, flow.id, {
+      const answer = await submitRegistration(config.identityUrl, flow.id, {
         method: 'password',
         traits: { email: input.email, name: { first: input.firstName, last: input.lastName } },
         password: input.password,
         csrf_token: csrfToken(flow),
       });
-      // Signed in: the login screen continues (an unverified address: verification by code first).
+      // Signed in: the address's code was mailed; verify it, then the login screen continues.
       write(registry.emailResult, {
         email: input.email.trim().toLowerCase(),
         isSSO: false,
@@ -85,7 +85,7 @@ export function useRegistration(search: RegistrationSearch) {
         provider: null,
         selfSignUp: true,
       });
-      redirectTo(paths.login);
+      navigate(selectAfterRegistration(answer, paths), { replace: true });
     } catch (error) {
       handleFlowError<RegistrationFlow>(error, {
         rerender: setFlow,
