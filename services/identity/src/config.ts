@@ -92,6 +92,9 @@ const EnvSchema = z.object({
   IDENTITY_IP_FAILURE_WINDOW: duration('10m'),
   IDENTITY_TRUST_PROXY: trustProxySchema,
   IDENTITY_CODE_MAIL_LIMIT: int(5),
+  /** Self sign-ups (registration submissions that reach the user service) per client IP per window. */
+  IDENTITY_REGISTRATION_IP_LIMIT: int(20),
+  IDENTITY_REGISTRATION_IP_WINDOW: duration('1h'),
   IDENTITY_CODE_MAIL_WINDOW: duration('1h'),
   /** Key of the HMAC under which one-time codes are stored (at least 32 characters). */
   IDENTITY_CODE_SECRET: z.string().min(32).default(DEV_CODE_SECRET),
@@ -161,6 +164,7 @@ export interface Config {
   trustProxy: TrustProxy;
   /** Code mails (recovery, verification) per address per window. */
   codeMailLimit: { sends: number; windowMs: number };
+  registrationIpLimit: { limit: number; windowMs: number };
   /** HMAC key of stored one-time codes. */
   codeSecret: string;
   /** Wrong recovery/verification codes: per flow, per address per window, attempts per IP per window. */
@@ -221,6 +225,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ipLimit: { failures: e.IDENTITY_IP_FAILURE_LIMIT, windowMs: e.IDENTITY_IP_FAILURE_WINDOW },
     trustProxy: e.IDENTITY_TRUST_PROXY,
     codeMailLimit: { sends: e.IDENTITY_CODE_MAIL_LIMIT, windowMs: e.IDENTITY_CODE_MAIL_WINDOW },
+    registrationIpLimit: {
+      limit: e.IDENTITY_REGISTRATION_IP_LIMIT,
+      windowMs: e.IDENTITY_REGISTRATION_IP_WINDOW,
+    },
     codeSecret: codeSecret(e.IDENTITY_CODE_SECRET, env.NODE_ENV),
     codeLimits: {
       perFlow: e.IDENTITY_CODE_FAILURES_PER_FLOW,

@@ -127,6 +127,12 @@ export const errors = {
       reason: 'Too many failed attempts from this network. Please wait before trying again.',
       headers: { 'retry-after': String(Math.max(1, retryAfterSec)) },
     }),
+  /** Self sign-up: the per-IP budget of registrations is spent. */
+  tooManySignUps: (retryAfterSec: number) =>
+    new IdentityError(429, {
+      reason: 'Too many sign-ups from this network. Please wait before trying again.',
+      headers: { 'retry-after': String(Math.max(1, retryAfterSec)) },
+    }),
   /** Password hashing is at capacity: answered at once (never queued without bound), never a failed attempt. */
   overloaded: (retryAfterSec: number) =>
     new IdentityError(503, {

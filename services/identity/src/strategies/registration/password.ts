@@ -2,6 +2,8 @@ import type { FlowRow } from '../../db/schema.ts';
 import type { Outcome } from '../../flows/outcome.ts';
 import type { Strategy, StrategyContext } from '../../flows/strategy.ts';
 import { checkPasswordPolicy, MAX_PASSWORD_BYTES } from '../../password/policy.ts';
+import { errors } from '../../errors/identity-error.ts';
+import { BUDGET_SCOPE, takeBudget } from '../../throttle/attempts.ts';
 import { messages } from '../../ui/messages.ts';
 import { passwordRegistrationNodes, type FieldMessage } from '../../ui/nodes.ts';
 import { SignUpRefused, signUpMember } from './sign-up-directory.ts';
@@ -76,6 +78,14 @@ async function submitRegistration(
     ]);
   const weak = checkPasswordPolicy(secret, address);
   if (weak) return refuse([{ pointer: '#/password', message: weak }]);
+
+  // Counted per client IP before the user service is asked (parallel submissions included): mass
+  // account creation, and probing which addresses of an open domain have accounts (4000007).
+  const budget = await takeBudget(ctx.service.db, BUDGET_SCOPE.registrationIp, ctx.client.ip, ctx.now, {
+    limit: ctx.service.config.registrationIpLimit.limit,
+    windowMs: ctx.service.config.registrationIpLimit.windowMs,
+  });
+  if (!budget.allowed) return { type: 'error', error: errors.tooManySignUps(budget.retryAfterSec) };
 
   let member: { identityId: string };
   try {

@@ -80,7 +80,14 @@ describe('identity: organisation self sign-up (registration flows)', () => {
     const [usPub, usAdm] = await Promise.all([freePort(), freePort()]);
     usersAdmin = `http://localhost:${usAdm}`;
     h = await startHarness(
-      { IDENTITY_USERS_ADMIN_URL: usersAdmin, USERS_ADMIN_KEY: KEY, IDENTITY_ADMIN_KEY: KEY },
+      {
+        IDENTITY_USERS_ADMIN_URL: usersAdmin,
+        USERS_ADMIN_KEY: KEY,
+        IDENTITY_ADMIN_KEY: KEY,
+        // Each test's registrations come from their own address (X-Forwarded-For, one trusted hop).
+        IDENTITY_TRUST_PROXY: '1',
+        IDENTITY_REGISTRATION_IP_LIMIT: '60',
+      },
       { db, clock },
     );
     closers.push(h.close);
@@ -276,6 +283,34 @@ describe('identity: organisation self sign-up (registration flows)', () => {
     expect(await identitiesOf('race@lab.test')).toHaveLength(1);
     const members = await users('GET', `/admin/users?organisationId=${orgs.Lab}`);
     expect(members.body.users.filter((u: any) => u.email === 'race@lab.test')).toHaveLength(1);
+  }, 60_000);
+
+  it('abuse: sign-ups per IP are limited, also in parallel: of 70 at once from one address exactly 60 reach the user service', async () => {
+    const ip = '198.51.100.7';
+    const flows = await Promise.all(
+      Array.from({ length: 70 }, async () => {
+        const b = new Browser(h.publicUrl);
+        return { b, flow: await startFlow<any>(b, 'registration') };
+      }),
+    );
+    const results = await Promise.all(
+      flows.map(({ b, flow }, i) =>
+        b.post(`/self-service/registration?flow=${flow.id}`, {
+          json: { ...person(`probe-${i}@nowhere.test`), csrf_token: csrfOf(flow) },
+          headers: { 'x-forwarded-for': ip },
+          accept: 'json',
+        }),
+      ),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(60);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(10);
+    const limited = results.find((r) => r.status === 429)!;
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.body.error.reason).toContain('sign-ups from this network');
+    // Another address is not held up.
+    const other = await register('new@nowhere.test');
+    expect(other.res.status).toBe(400);
   }, 60_000);
 
   it("bad input: malformed JSON, missing fields, NUL, a weak password, an oversized body: Kratos's answers, never a 500", async () => {
