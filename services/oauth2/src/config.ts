@@ -42,7 +42,7 @@ const DeviceClientSchema = z.object({
   /** This client's device-code lifetime in seconds (default OAUTH2_DEVICE_CODE_TTL), e.g. a short one for tests. */
   code_ttl_seconds: z.number().int().positive().max(86_400).optional(),
 });
-export type DeviceClientConfig = z.infer<typeof DeviceClientSchema>;
+type DeviceClientConfig = z.infer<typeof DeviceClientSchema>;
 
 const DEFAULT_DEVICE_CLIENTS: DeviceClientConfig[] = [
   { client_id: 'research-cli', client_name: 'Research CLI' },

@@ -25,7 +25,7 @@ interface SignUpFacts {
  * provisioned by SCIM creates its accounts from its directory. (No SCIM exists yet: when it does, its
  * "provisioned by SCIM" fact joins this predicate.)
  */
-export function selfSignUpBlockedBy(org: Pick<SignUpFacts, 'sso_enforced'>): 'sso' | 'scim' | undefined {
+function selfSignUpBlockedBy(org: Pick<SignUpFacts, 'sso_enforced'>): 'sso' | 'scim' | undefined {
   if (org.sso_enforced) return 'sso';
   return undefined;
 }
