@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { totpCode } from '@acme/test-kit/totp';
 import { systemUrls, useBrowser } from './browser.ts';
+import { EXPIRING_DEVICE_CLIENT } from './global-setup.ts';
 import { createUser } from './fixtures.ts';
 import { enterEmail, signInWithPassword, submitPassword, setUpSecondFactor } from './journeys.ts';
 
@@ -25,10 +26,16 @@ interface CliRun {
   done: Promise<{ code: number | null; stdout: string; stderr: string }>;
 }
 
-function research(issuer: string, dir: string, args: string[]): CliRun {
+function research(issuer: string, dir: string, args: string[], env: Record<string, string> = {}): CliRun {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
     cwd: ROOT,
-    env: { ...process.env, RESEARCH_ISSUER: issuer, RESEARCH_CONFIG_DIR: dir, RESEARCH_NO_BROWSER: '1' },
+    env: {
+      ...process.env,
+      RESEARCH_ISSUER: issuer,
+      RESEARCH_CONFIG_DIR: dir,
+      RESEARCH_NO_BROWSER: '1',
+      ...env,
+    },
   });
   let stdout = '';
   let stderr = '';
@@ -134,6 +141,29 @@ describe('connect a device (research CLI)', () => {
       client_id: 'research-cli',
       ext: { user: { authenticationMode: 'ory' } },
     });
+    await context.close();
+  });
+
+  it('an expired code: the CLI ends with expired_token, and the browser says the code expired and offers to start again', async () => {
+    // The journeys' expiring device client: its codes live 3 s (code_ttl_seconds), the CLI polls every 5 s.
+    const dir = join(await mkdtemp(join(tmpdir(), 'research-e2e-')), 'config');
+    dirs.push(dir);
+    const login = research(urls.oauth2Public, dir, ['login'], { RESEARCH_CLIENT_ID: EXPIRING_DEVICE_CLIENT });
+    const url = await login.url;
+    const result = await login.done;
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Error: expired_token');
+
+    const { context, page } = await browser.newPage();
+    await page.goto(url);
+    await page.getByRole('button', { name: 'Continue' }).click({ timeout: 30_000 });
+    await page
+      .getByText('This code has expired. Start the sign-in again in your terminal to get a new code.')
+      .first()
+      .waitFor({ timeout: 30_000 });
+    await page.getByRole('link', { name: 'Start again' }).click();
+    await page.getByRole('heading', { name: 'Connect a device' }).waitFor({ timeout: 30_000 });
+    expect(await page.getByLabel('Device code').inputValue()).toBe('');
     await context.close();
   });
 });

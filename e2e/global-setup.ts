@@ -1,6 +1,9 @@
 import type { TestProject } from 'vitest/node';
 import type { SystemUrls } from '../scripts/system.ts';
 
+/** The journeys' device client whose codes expire after 3 s. */
+export const EXPIRING_DEVICE_CLIENT = 'research-cli-expiring';
+
 /**
  * One whole system for the journeys, on its own port range so a running `npm start` does not
  * get in the way. E2E_TARGET picks which:
@@ -13,6 +16,15 @@ import type { SystemUrls } from '../scripts/system.ts';
 export default async function setup(project: TestProject) {
   const target = process.env.E2E_TARGET ?? 'process';
   const { LOOPBACK_TEST_LIMITS } = await import('../scripts/demo.ts');
+  // The journeys' system: loopback limits, and a device client whose codes live 3 s, so that
+  // e2e/device.e2e.ts can watch a code expire (code_ttl_seconds; research-cli keeps 600 s).
+  const extraEnv = {
+    ...LOOPBACK_TEST_LIMITS,
+    OAUTH2_DEVICE_CLIENTS: JSON.stringify([
+      { client_id: 'research-cli', client_name: 'Research CLI' },
+      { client_id: EXPIRING_DEVICE_CLIENT, client_name: 'Research CLI (expiring)', code_ttl_seconds: 3 },
+    ]),
+  };
   let urls: SystemUrls;
   let close: () => Promise<void>;
   let adminKey: string | undefined;
@@ -24,7 +36,7 @@ export default async function setup(project: TestProject) {
       logLevel: 'warn',
       // E2E_CLUSTER_OUTPUT=1 shows what the processes log (prefixed with their names).
       inheritOutput: process.env.E2E_CLUSTER_OUTPUT === '1',
-      extraEnv: LOOPBACK_TEST_LIMITS,
+      extraEnv,
     });
     // The cluster always runs with every admin API keyed (a fresh key per run): the journeys send it.
     ({ urls, close, adminKey } = system);
@@ -38,7 +50,7 @@ export default async function setup(project: TestProject) {
       db,
       portOffset: Number(process.env.E2E_PORT_OFFSET ?? 10_000),
       logLevel: 'silent',
-      extraEnv: LOOPBACK_TEST_LIMITS,
+      extraEnv,
     });
     urls = system.urls;
     adminKey = process.env.ADMIN_KEY || undefined;

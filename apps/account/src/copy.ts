@@ -166,6 +166,20 @@ export const copy = {
       'This is sample text shipped with the product, not a real agreement. Your organisation publishes its own documents in its place.',
     version: (version: string, effective: string) => `Version ${version}, effective ${effective}`,
   },
+  registration: {
+    heading: 'Create your account',
+    text: 'Your organisation lets its people create their own account. You will verify your email address next.',
+    emailLabel: 'Email',
+    firstNameLabel: 'First name',
+    lastNameLabel: 'Last name',
+    passwordLabel: 'Password',
+    submit: 'Create account',
+    closedHeading: 'Sign-up is not open',
+    closedText: "Accounts are created by your organisation's administrator. Ask them for an invitation.",
+    backToLogin: 'Back to sign in',
+    signUpPrompt: 'New here?',
+    signUpLink: 'Create an account',
+  },
   verification: {
     heading: 'Verify your email address',
     text: 'Enter the code you received via email to proceed.',
@@ -390,6 +404,7 @@ export const copy = {
     startAgain: 'Start again',
   },
   errors: {
+    registering: (message: string) => `Could not create your account: ${message}`,
     verifyingEmail: (message: string) => `Error verifying email address: ${message}`,
     loadingSession: (message: string) => `Error loading session: ${message}`,
     loginFlow: (message: string) => `Error with login flow: ${message}`,

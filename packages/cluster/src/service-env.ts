@@ -102,6 +102,7 @@ export function partEnv(
         IDENTITY_SETTINGS_UI_URL: `${urls.platform}/account/profile`,
         IDENTITY_RECOVERY_UI_URL: `${urls.platform}/account/forgot-password`,
         IDENTITY_VERIFICATION_UI_URL: `${urls.platform}/account/verification`,
+        IDENTITY_REGISTRATION_UI_URL: `${urls.platform}/account/registration`,
         IDENTITY_DEFAULT_RETURN_URL: `${urls.platform}/`,
         IDENTITY_CORS_ORIGINS: appOrigins.join(','),
         IDENTITY_ALLOWED_RETURN_URLS: [...appOrigins, urls.oauth2Public].join(','),

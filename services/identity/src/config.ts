@@ -66,6 +66,7 @@ const EnvSchema = z.object({
   IDENTITY_SETTINGS_UI_URL: url('http://localhost:4000/account/profile'),
   IDENTITY_RECOVERY_UI_URL: url('http://localhost:4000/account/forgot-password'),
   IDENTITY_VERIFICATION_UI_URL: url('http://localhost:4000/account/verification'),
+  IDENTITY_REGISTRATION_UI_URL: url('http://localhost:4000/account/registration'),
   IDENTITY_DEFAULT_RETURN_URL: z.string().default('http://localhost:4000/').pipe(z.url()),
   IDENTITY_CORS_ORIGINS: list('http://localhost:4000,http://localhost:4001'),
   IDENTITY_ALLOWED_RETURN_URLS: list('http://localhost:4000,http://localhost:4001,http://localhost:4444'),
@@ -91,6 +92,9 @@ const EnvSchema = z.object({
   IDENTITY_IP_FAILURE_WINDOW: duration('10m'),
   IDENTITY_TRUST_PROXY: trustProxySchema,
   IDENTITY_CODE_MAIL_LIMIT: int(5),
+  /** Self sign-ups (registration submissions that reach the user service) per client IP per window. */
+  IDENTITY_REGISTRATION_IP_LIMIT: int(20),
+  IDENTITY_REGISTRATION_IP_WINDOW: duration('1h'),
   IDENTITY_CODE_MAIL_WINDOW: duration('1h'),
   /** Key of the HMAC under which one-time codes are stored (at least 32 characters). */
   IDENTITY_CODE_SECRET: z.string().min(32).default(DEV_CODE_SECRET),
@@ -135,7 +139,14 @@ export interface Config {
   adminUrl: string;
   /** Admin listener: bind address, bearer key, accepted Host names. */
   admin: AdminAccess;
-  ui: { login: string; error: string; settings: string; recovery: string; verification: string };
+  ui: {
+    login: string;
+    error: string;
+    settings: string;
+    recovery: string;
+    verification: string;
+    registration: string;
+  };
   defaultReturnUrl: string;
   corsOrigins: string[];
   allowedReturnUrls: string[];
@@ -153,6 +164,7 @@ export interface Config {
   trustProxy: TrustProxy;
   /** Code mails (recovery, verification) per address per window. */
   codeMailLimit: { sends: number; windowMs: number };
+  registrationIpLimit: { limit: number; windowMs: number };
   /** HMAC key of stored one-time codes. */
   codeSecret: string;
   /** Wrong recovery/verification codes: per flow, per address per window, attempts per IP per window. */
@@ -192,6 +204,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       settings: e.IDENTITY_SETTINGS_UI_URL,
       recovery: e.IDENTITY_RECOVERY_UI_URL,
       verification: e.IDENTITY_VERIFICATION_UI_URL,
+      registration: e.IDENTITY_REGISTRATION_UI_URL,
     },
     defaultReturnUrl: e.IDENTITY_DEFAULT_RETURN_URL,
     corsOrigins: e.IDENTITY_CORS_ORIGINS,
@@ -212,6 +225,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ipLimit: { failures: e.IDENTITY_IP_FAILURE_LIMIT, windowMs: e.IDENTITY_IP_FAILURE_WINDOW },
     trustProxy: e.IDENTITY_TRUST_PROXY,
     codeMailLimit: { sends: e.IDENTITY_CODE_MAIL_LIMIT, windowMs: e.IDENTITY_CODE_MAIL_WINDOW },
+    registrationIpLimit: {
+      limit: e.IDENTITY_REGISTRATION_IP_LIMIT,
+      windowMs: e.IDENTITY_REGISTRATION_IP_WINDOW,
+    },
     codeSecret: codeSecret(e.IDENTITY_CODE_SECRET, env.NODE_ENV),
     codeLimits: {
       perFlow: e.IDENTITY_CODE_FAILURES_PER_FLOW,

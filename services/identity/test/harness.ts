@@ -191,7 +191,7 @@ export async function newLoginFlow(b: Browser, query = '') {
   return { flow: res.body, csrf: csrfOf(res.body) };
 }
 
-type FlowKind = 'login' | 'settings' | 'recovery' | 'verification';
+type FlowKind = 'login' | 'settings' | 'recovery' | 'verification' | 'registration';
 
 /** `GET /self-service/{kind}/browser{query}` as a SPA would (JSON); expects 200 and returns the flow. */
 export async function startFlow<F>(b: Browser, kind: FlowKind, query = ''): Promise<F> {

@@ -39,8 +39,10 @@ const DeviceClientSchema = z.object({
     .url()
     .transform((v) => new URL(v).origin)
     .optional(),
+  /** This client's device-code lifetime in seconds (default OAUTH2_DEVICE_CODE_TTL), e.g. a short one for tests. */
+  code_ttl_seconds: z.number().int().positive().max(86_400).optional(),
 });
-export type DeviceClientConfig = z.infer<typeof DeviceClientSchema>;
+type DeviceClientConfig = z.infer<typeof DeviceClientSchema>;
 
 const DEFAULT_DEVICE_CLIENTS: DeviceClientConfig[] = [
   { client_id: 'research-cli', client_name: 'Research CLI' },
@@ -136,7 +138,8 @@ export interface OAuth2Config {
   admin: AdminAccess;
   clients: ClientConfig[];
   /** Public clients of the device grant, each with its verification origin resolved. */
-  deviceClients: Required<DeviceClientConfig>[];
+  deviceClients: (Required<Omit<DeviceClientConfig, 'code_ttl_seconds'>> &
+    Pick<DeviceClientConfig, 'code_ttl_seconds'>)[];
   device: {
     codeTtl: number;
     pollInterval: number;
@@ -191,6 +194,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     client_id: d.client_id,
     client_name: d.client_name ?? d.client_id,
     verification_origin: d.verification_origin ?? clients[0]!.origin,
+    ...(d.code_ttl_seconds === undefined ? {} : { code_ttl_seconds: d.code_ttl_seconds }),
   }));
   for (const d of deviceClients) {
     if (ids.has(d.client_id)) throw new Error('OAUTH2 client ids must be unique');

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { AdapterRegistry } from './adapter/postgres-adapter.ts';
 import type { ClaimsStore } from './claims.ts';
 import type { ClaimsSource } from './claims-source.ts';
-import type { ClientConfig, DeviceClientConfig, OAuth2Config } from './config.ts';
+import type { ClientConfig, OAuth2Config } from './config.ts';
 import type { KeyMaterial } from './keys.ts';
 
 /** What the interaction handlers and public middleware share. Built once in app.ts. */
@@ -36,7 +36,7 @@ export function clientById(config: OAuth2Config, clientId: unknown): ClientConfi
 export function deviceClientById(
   config: OAuth2Config,
   clientId: unknown,
-): Required<DeviceClientConfig> | undefined {
+): OAuth2Config['deviceClients'][number] | undefined {
   return config.deviceClients.find((c) => c.client_id === clientId);
 }
 

@@ -2,12 +2,17 @@ import { forwardedFromIssuer } from './public/forwarded.ts';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC, type ErrorOut } from 'oidc-provider';
 import { acceptHashedClientSecrets, clientCredentialsClaims, extraClientMetadata } from './api-clients.ts';
 import { appUrls } from './config.ts';
-import { ACCESS_TOKEN_RESOURCE, SUPPORTED_SCOPES, clientById, type OAuth2Context } from './context.ts';
+import {
+  ACCESS_TOKEN_RESOURCE,
+  SUPPORTED_SCOPES,
+  clientById,
+  deviceClientById,
+  type OAuth2Context,
+} from './context.ts';
 import { logoutSource, postLogoutSuccessSource } from './interactions/logout.ts';
 import { skipFirstPartyConsent } from './interactions/consent.ts';
 import { checkGrantAtRefresh } from './grant-guard.ts';
 import { DEVICE_ROUTES, deviceFlowSources, verificationOrigin } from './device/device.ts';
-import { deviceClientById } from './context.ts';
 
 /** Hydra's public routes on oidc-provider. */
 export const ROUTES = {
@@ -173,7 +178,9 @@ export function createProvider(c: OAuth2Context): Provider {
         return Math.max(1, Math.min(ttl.refreshToken, left));
       },
       Interaction: ttl.interaction,
-      DeviceCode: config.device.codeTtl,
+      // Per device client when it sets `code_ttl_seconds` (OAUTH2_DEVICE_CLIENTS), else OAUTH2_DEVICE_CODE_TTL.
+      DeviceCode: (_ctx, _token, client) =>
+        deviceClientById(config, client?.clientId)?.code_ttl_seconds ?? config.device.codeTtl,
       Session: ttl.session,
       Grant: ttl.grant,
     },

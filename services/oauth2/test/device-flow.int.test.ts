@@ -29,6 +29,10 @@ const server = useTestServer({
     OAUTH2_TRUST_PROXY: '1',
     OAUTH2_DEVICE_AUTH_PER_IP: '5',
     OAUTH2_DEVICE_USER_CODE_ATTEMPTS_PER_IP: '10',
+    OAUTH2_DEVICE_CLIENTS: JSON.stringify([
+      { client_id: 'research-cli', client_name: 'Research CLI' },
+      { client_id: 'short-lived-cli', client_name: 'Short-lived CLI', code_ttl_seconds: 30 },
+    ]),
   },
 });
 let nextIp = 1;
@@ -156,6 +160,16 @@ describe('device authorization grant (RFC 8628) on Hydra’s wire', () => {
     expect(poll).toMatchObject({ status: 400, body: { error: 'expired_token' } });
     const accepted = await acceptUserCode(server, challenge, auth.body.user_code as string);
     expect(accepted).toMatchObject({ status: 400, body: { error: 'expired_token' } });
+  });
+
+  it('a device client may have its own code lifetime (code_ttl_seconds): expires_in says it, and the code expires after it', async () => {
+    const auth = await deviceAuthorization(server, { ip: freshIp(), clientId: 'short-lived-cli' });
+    expect(auth.body.expires_in).toBe(30);
+    clock.advance(31_000);
+    const poll = await pollToken(server, auth.body.device_code as string, 'short-lived-cli');
+    expect(poll).toMatchObject({ status: 400, body: { error: 'expired_token' } });
+    // The other clients keep the default (600 s).
+    expect((await deviceAuthorization(server, { ip: freshIp() })).body.expires_in).toBe(600);
   });
 
   it('slow_down: polling faster than the interval answers slow_down and adds 5 s', async () => {

@@ -40,6 +40,7 @@ import { registerTermsAdminRoutes, registerTermsPublicRoutes } from './terms/rou
 import { registerUserRoutes } from './users/routes.ts';
 import { createSecretBox } from './sso/secret-box.ts';
 import { registerSsoRoutes } from './sso/routes.ts';
+import { registerSignUpAdminRoutes } from './signup/routes.ts';
 import { registerConsoleRoutes } from './console/routes.ts';
 
 export interface AppOptions {
@@ -142,6 +143,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   registerTermsAdminRoutes(adminApp, ctx);
   registerApiClientAdminRoutes(adminApp, ctx);
   registerSsoRoutes(adminApp, ctx);
+  registerSignUpAdminRoutes(adminApp, ctx);
   registerM365AdminRoutes(adminApp, ctx);
   registerHealthRoutes(adminApp, ctx.db);
   attachMetrics(createServiceMetrics('users', { db: options.db }), { public: publicApp, admin: adminApp });

@@ -15,6 +15,8 @@ Commands:
              [--m365-tenants <tenantId,…>]
   org:list
   org:get --id <organisationId>
+  org:self-signup --org <organisationId> (--on | --off | --show)
+          self sign-up for the organisation's domains (refused where it enforces SSO)
   user:create --org <organisationId> --email <email> --first <name> --last <name> --role <role>
               [--password <password>] [--scope-groups <a,b>] [--git-user]
   user:list [--org <organisationId>]
@@ -62,6 +64,9 @@ const options = {
   subscription: { type: 'string' },
   'sso-provider': { type: 'string' },
   m365: { type: 'boolean' },
+  on: { type: 'boolean' },
+  off: { type: 'boolean' },
+  show: { type: 'boolean' },
   id: { type: 'string' },
   org: { type: 'string' },
   email: { type: 'string' },
@@ -145,6 +150,13 @@ function toCall(command: string, values: Values, env: CliIo['env']): Call {
       };
     case 'org:list':
       return { method: 'GET', path: '/admin/organisations' };
+    case 'org:self-signup': {
+      const path = `/admin/organisations/${encodeURIComponent(required(values, 'org'))}/self-signup`;
+      const chosen = [values.on, values.off, values.show].filter((v) => v === true).length;
+      if (chosen !== 1) throw new UsageError('give exactly one of --on, --off, --show');
+      if (values.show === true) return { method: 'GET', path };
+      return { method: 'PUT', path, body: { enabled: values.on === true } };
+    }
     case 'org:get':
       return { method: 'GET', path: `/admin/organisations/${encodeURIComponent(required(values, 'id'))}` };
     case 'user:create':

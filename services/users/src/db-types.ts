@@ -10,6 +10,8 @@ interface OrganisationsTable {
   subscription_status: 'subscribed' | 'not_subscribed';
   sso_config: ColumnType<{ provider: string } | null, string | null, string | null>;
   m365: boolean;
+  /** Self sign-up for the organisation's domains (issue 25); off by default. */
+  self_signup: Generated<boolean>;
   created_at: Date;
 }
 

@@ -278,4 +278,9 @@ export const migrations: Migration[] = [
     name: '274_security_events_time',
     sql: 'create index security_events_time on security_events (occurred_at)',
   },
+  {
+    // Issue 25: an organisation may open self sign-up for its domains (off unless the operator turns it on).
+    name: '350_organisation_self_signup',
+    sql: 'alter table organisations add column self_signup boolean not null default false',
+  },
 ];

@@ -157,4 +157,32 @@ describe('admin CLI', () => {
     expect(failed.code).toBe(1);
     expect(JSON.parse(failed.stderr)).toMatchObject({ errorCode: 'ORGANISATION_NOT_FOUND' });
   });
+
+  it("org:self-signup opens and closes self sign-up; the Email step's login config says so for the domain only", async () => {
+    const org = await cli(
+      'org:create',
+      '--name',
+      'Signup Lab',
+      '--domains',
+      'signup-lab.test',
+      '--products',
+      'Platform',
+    );
+    const config = async (email: string) =>
+      (
+        await fetch(`${svc.publicUrl}/login/config?emailAddress=${encodeURIComponent(email)}`)
+      ).json() as Promise<any>;
+    expect((await cli('org:self-signup', '--org', org.json.id, '--show')).json).toEqual({
+      organisationId: org.json.id,
+      enabled: false,
+    });
+    expect((await config('x@signup-lab.test')).selfSignUp).toBe(false);
+    expect((await cli('org:self-signup', '--org', org.json.id, '--on')).json.enabled).toBe(true);
+    expect((await config('x@signup-lab.test')).selfSignUp).toBe(true);
+    expect((await config('x@elsewhere.test')).selfSignUp).toBe(false);
+    expect((await cli('org:self-signup', '--org', org.json.id, '--off')).json.enabled).toBe(false);
+    expect((await config('x@signup-lab.test')).selfSignUp).toBe(false);
+    expect((await cli('org:self-signup', '--org', org.json.id)).code).toBe(2);
+    expect((await cli('org:self-signup', '--org', org.json.id, '--on', '--off')).code).toBe(2);
+  });
 });

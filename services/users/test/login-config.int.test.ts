@@ -96,6 +96,7 @@ describe('GET /login/config', () => {
       provider: null,
       m365: false,
       magic: false,
+      selfSignUp: false,
     });
     expect(res.headers.get('cache-control')).toBe('no-store');
   });
@@ -108,6 +109,7 @@ describe('GET /login/config', () => {
       provider: 'globex',
       m365: false,
       magic: false,
+      selfSignUp: false,
     });
   });
 
@@ -119,6 +121,7 @@ describe('GET /login/config', () => {
       provider: null,
       m365: true,
       magic: true,
+      selfSignUp: false,
     });
   });
 
@@ -153,6 +156,7 @@ describe('GET /login/config', () => {
       provider: null,
       m365: false,
       magic: false,
+      selfSignUp: false,
     });
   });
 

@@ -77,6 +77,7 @@ describe('SSO providers per organisation', () => {
       provider: 'globex',
       m365: false,
       magic: true,
+      selfSignUp: false,
     });
   });
 

@@ -116,6 +116,11 @@ const routes: RouteDef<unknown>[] = [
     component: lazyScreen(() => import('../routes/verification.tsx')),
   }),
   route({
+    path: paths.registration,
+    search: z.object({ flow: str }),
+    component: lazyScreen(() => import('../routes/registration.tsx')),
+  }),
+  route({
     path: paths.forgotPassword,
     search: z.object({ flow: str, profileFlow: str }),
     component: lazyScreen(() => import('../routes/forgot-password.tsx')),

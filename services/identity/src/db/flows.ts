@@ -3,7 +3,7 @@ import type { UiContainer } from '@ory/client';
 import { isUuid, type Db } from './db.ts';
 import type { FlowRow } from './schema.ts';
 
-export type FlowKind = 'login' | 'settings' | 'recovery' | 'verification';
+export type FlowKind = 'login' | 'settings' | 'recovery' | 'verification' | 'registration';
 
 export interface NewFlow {
   kind: FlowKind;

@@ -89,6 +89,13 @@ export const errors = {
         reject_reason: rejectReason,
       },
     }),
+  /** Registration while no organisation has self sign-up open (Kratos's disabled registration). */
+  registrationDisabled: () =>
+    new IdentityError(400, {
+      id: 'self_service_flow_disabled',
+      message: 'registration flow disabled',
+      reason: 'Registration is not allowed because it was disabled.',
+    }),
   sessionAlreadyAvailable: () =>
     new IdentityError(400, {
       id: 'session_already_available',
@@ -118,6 +125,12 @@ export const errors = {
   tooManyRequests: (retryAfterSec: number) =>
     new IdentityError(429, {
       reason: 'Too many failed attempts from this network. Please wait before trying again.',
+      headers: { 'retry-after': String(Math.max(1, retryAfterSec)) },
+    }),
+  /** Self sign-up: the per-IP budget of registrations is spent. */
+  tooManySignUps: (retryAfterSec: number) =>
+    new IdentityError(429, {
+      reason: 'Too many sign-ups from this network. Please wait before trying again.',
       headers: { 'retry-after': String(Math.max(1, retryAfterSec)) },
     }),
   /** Password hashing is at capacity: answered at once (never queued without bound), never a failed attempt. */

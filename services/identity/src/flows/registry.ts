@@ -13,6 +13,8 @@ import { loginKind } from './kinds/login.ts';
 import { recoveryKind } from './kinds/recovery.ts';
 import { settingsKind } from './kinds/settings.ts';
 import { verificationKind } from './kinds/verification.ts';
+import { registrationKind } from './kinds/registration.ts';
+import { passwordRegistration } from '../strategies/registration/password.ts';
 import type { FlowKindSpec } from './kind.ts';
 import type { Registry } from './strategy.ts';
 
@@ -22,6 +24,7 @@ export const flowKinds: Record<FlowKind, FlowKindSpec> = {
   settings: settingsKind,
   recovery: recoveryKind,
   verification: verificationKind,
+  registration: registrationKind,
 };
 
 /**
@@ -33,6 +36,7 @@ export const knownStrategies: Registry = {
   settings: [profileSettings, passwordSettings, totpSettings, lookupSettings],
   recovery: [recoveryCode],
   verification: [verificationCode],
+  registration: [passwordRegistration],
 };
 
 /**

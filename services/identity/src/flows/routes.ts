@@ -10,6 +10,7 @@ import { redirect, respond } from '../http/responder.ts';
 import { currentSession } from '../sessions/current.ts';
 import type { ActiveSession } from '../sessions/repo.ts';
 import type { FlowEngine } from './engine.ts';
+import { registrationGate } from './kinds/registration.ts';
 import type { FlowRequest } from './kind.ts';
 import type { CallbackInput } from './strategy.ts';
 
@@ -42,7 +43,7 @@ function flowRequest(ctx: IdentityContext, req: FastifyRequest, reply: FastifyRe
   };
 }
 
-const KINDS: FlowKind[] = ['login', 'settings', 'recovery', 'verification'];
+const KINDS: FlowKind[] = ['login', 'settings', 'recovery', 'verification', 'registration'];
 
 /**
  * The self-service endpoints of every flow kind, all answered by the engine:
@@ -50,16 +51,18 @@ const KINDS: FlowKind[] = ['login', 'settings', 'recovery', 'verification'];
  * plus the extra endpoints strategies declare.
  */
 export function registerFlowRoutes(app: FastifyInstance, ctx: IdentityContext, engine: FlowEngine): void {
-  const browserErrors = { config: { browserErrors: true } };
   for (const kind of KINDS) {
+    // Registration is off (Kratos's disabled flow) until an organisation opens self sign-up.
+    const gate = kind === 'registration' ? { preHandler: async () => registrationGate(ctx) } : {};
+    const browserErrors = { config: { browserErrors: true }, ...gate };
     app.get(`/self-service/${kind}/browser`, browserErrors, async (req, reply) =>
       respond(req, reply, await engine.create(kind, flowRequest(ctx, req, reply))),
     );
     // Native (API) flows: no CSRF cookie or token; a session token instead of a cookie.
-    app.get(`/self-service/${kind}/api`, async (req, reply) =>
+    app.get(`/self-service/${kind}/api`, gate, async (req, reply) =>
       respond(req, reply, await engine.createApi(kind, flowRequest(ctx, req, reply))),
     );
-    app.get(`/self-service/${kind}/flows`, async (req, reply) =>
+    app.get(`/self-service/${kind}/flows`, gate, async (req, reply) =>
       respond(req, reply, await engine.fetch(kind, flowRequest(ctx, req, reply))),
     );
     app.post(`/self-service/${kind}`, browserErrors, async (req, reply) =>

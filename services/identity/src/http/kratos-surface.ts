@@ -7,9 +7,8 @@ import { qs } from './query.ts';
  * The rest of Kratos's public surface that the product does not use, answered as Kratos answers it
  * rather than with a 404:
  * - `GET /version` (public and admin): `{version}`.
- * - Registration (`/self-service/registration/{browser,api,flows}`, `POST /self-service/registration`)
- *   is off: 400 `self_service_flow_disabled` ("Registration is not allowed because it was disabled."),
- *   browsers are sent to the error page with it.
+ * - Registration is a flow kind of the engine (`flows/kinds/registration.ts`): off, 400
+ *   `self_service_flow_disabled`, until an organisation opens self sign-up.
  * - `GET /sessions/token-exchange`: Kratos's native OIDC code exchange. Native (API) OIDC flows are not
  *   offered, so no exchange code ever exists: 400 without both codes, 404 otherwise, as Kratos
  *   answers for an unknown code.
@@ -20,25 +19,8 @@ const VERSION: string = `v${
     .version
 }`;
 
-function registrationDisabled(): IdentityError {
-  return new IdentityError(400, {
-    id: 'self_service_flow_disabled',
-    message: 'registration flow disabled',
-    reason: 'Registration is not allowed because it was disabled.',
-  });
-}
-
 export function registerKratosSurface(pub: FastifyInstance, admin: FastifyInstance): void {
   for (const app of [pub, admin]) app.get('/version', async () => ({ version: VERSION }));
-
-  const browserErrors = { config: { browserErrors: true } };
-  const refuse = async () => {
-    throw registrationDisabled();
-  };
-  pub.get('/self-service/registration/browser', browserErrors, refuse);
-  pub.get('/self-service/registration/api', refuse);
-  pub.get('/self-service/registration/flows', refuse);
-  pub.post('/self-service/registration', browserErrors, refuse);
 
   pub.get('/sessions/token-exchange', async (req) => {
     const initCode = qs(req.query, 'init_code');

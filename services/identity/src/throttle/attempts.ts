@@ -46,6 +46,8 @@ export const BUDGET_SCOPE = {
   passwordIp: 'ip:password',
   /** Code mails per address (mail bombing guard). */
   codeMail: 'send:address',
+  /** Self sign-up submissions per client IP (account creation and duplicate probing). */
+  registrationIp: 'ip:registration',
 } as const;
 
 /**

@@ -61,6 +61,33 @@ export const messages = {
       expired_at_unix: Math.floor(expiredAt.getTime() / 1000),
     });
   },
+  registrationSignUp: () => info(1040001, 'Sign up'),
+  labelTrait: (title: string) => info(1070002, title, { title }),
+  duplicateAccount: () =>
+    error(4000007, 'An account with the same identifier (email, phone, username, ...) exists already.'),
+  invalidEmail: (value: string) =>
+    error(4000001, `"${value.slice(0, 64)}" is not valid "email"`, {
+      reason: `"${value.slice(0, 64)}" is not valid "email"`,
+    }),
+  /**
+   * Not in Kratos: self sign-up is open only for the domains of organisations that turned it on. One
+   * text for every other address (unknown domain, sign-up off, SSO enforced), naming no organisation.
+   */
+  signUpNotOpen: () =>
+    error(
+      4040090,
+      "Sign-up is not open for this email address. Ask your organisation's administrator for an invitation.",
+    ),
+  registrationExpired: (expiredAt: Date, now: Date) =>
+    error(
+      4040001,
+      `The registration flow expired ${((now.getTime() - expiredAt.getTime()) / 60_000).toFixed(2)} minutes ago, please try again.`,
+      { expired_at_unix: Math.floor(expiredAt.getTime() / 1000) },
+    ),
+  noRegistrationStrategy: () =>
+    error(4000001, 'Could not find a strategy to sign you up with. Did you fill out the form correctly?', {
+      reason: 'Could not find a strategy to sign you up with. Did you fill out the form correctly?',
+    }),
   saved: () => success(1050001, 'Your changes have been saved!'),
   authCode: () => info(1010006, 'Authentication code'),
   useAuthenticator: () => info(1010009, 'Use Authenticator'),

@@ -58,6 +58,33 @@ export function passwordLoginNodes(opts: { identifier: string; refresh: boolean 
   ];
 }
 
+/** Registration with a password (Kratos's traits form): address, first and last name, password, submit. */
+export function passwordRegistrationNodes(): UiNode[] {
+  // Kratos's autocomplete values are a closed list (no given-name / family-name).
+  const trait = (name: string, type: string, label: UiText, autocomplete?: string) =>
+    inputNode({
+      group: 'password',
+      name,
+      type,
+      required: true,
+      label,
+      ...(autocomplete ? { autocomplete } : {}),
+    });
+  return [
+    trait('traits.email', 'email', messages.labelEmail(), 'email'),
+    trait('traits.name.first', 'text', messages.labelTrait('First name')),
+    trait('traits.name.last', 'text', messages.labelTrait('Last name')),
+    passwordNode('new-password'),
+    inputNode({
+      group: 'password',
+      name: 'method',
+      type: 'submit',
+      value: 'password',
+      label: messages.registrationSignUp(),
+    }),
+  ];
+}
+
 /** The password input (login: `current-password`; settings: `new-password`). */
 export const passwordNode = (autocomplete: 'current-password' | 'new-password'): UiNode =>
   inputNode({

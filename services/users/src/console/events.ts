@@ -21,6 +21,7 @@ export const SECURITY_EVENT_TYPES = [
   'invitation.resent',
   'invitation.revoked',
   'sso.provider_changed',
+  'organisation.self_signup_changed',
   'api_client.created',
   'api_client.revoked',
   'subscription.changed',

@@ -36,6 +36,8 @@ const errorCatalogue = {
   /** Only the person who bought the marketplace subscription may activate it. */
   MarketplaceNotPurchaserException: 403,
   JIT_DISABLED: 403,
+  /** Self sign-up is not open for the address's domain, or the organisation may not open it (SSO enforced). */
+  SELF_SIGNUP_NOT_ALLOWED: 403,
   /** SSO: the address's user belongs to another organisation than the provider's. */
   SSO_ORGANISATION_MISMATCH: 403,
   /** SSO: the break-glass exemption names someone who is not an org-admin of the organisation. */

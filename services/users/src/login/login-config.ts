@@ -3,6 +3,7 @@ import type { UsersDb } from '../db-types.ts';
 import { AppError } from '../http/errors.ts';
 import { domainOf, emailSchema } from '../http/schemas.ts';
 import { findLoginSettingsByDomain } from '../organisations/repository.ts';
+import { domainAllowsSignUp } from '../signup/service.ts';
 import type { LoginConfig } from './schemas.ts';
 
 /** The product name of the MAGIC application. */
@@ -10,7 +11,7 @@ const MAGIC_PRODUCT = 'MAGIC';
 
 /**
  * The email step's answer, computed from the organisation owning the address's domain and never
- * from user records: known and unknown addresses get the same shape, status and work (one query).
+ * from user records: known and unknown addresses get the same shape, status and work (per-domain queries only).
  */
 export async function loginConfigFor(db: Kysely<UsersDb>, emailAddress: string): Promise<LoginConfig> {
   const parsed = emailSchema.safeParse(emailAddress);
@@ -23,5 +24,7 @@ export async function loginConfigFor(db: Kysely<UsersDb>, emailAddress: string):
     provider: settings?.sso_config?.provider ?? null,
     m365: settings?.m365 ?? false,
     magic: settings?.products.includes(MAGIC_PRODUCT) ?? false,
+    // A fact about the domain, as the others: the Email step may offer "Create an account".
+    selfSignUp: await domainAllowsSignUp(db, domainOf(email)),
   };
 }

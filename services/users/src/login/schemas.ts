@@ -9,6 +9,8 @@ export const loginConfigSchema = z.object({
   m365: z.boolean(),
   /** The organisation has MAGIC (where its Microsoft 365 people sign in when another application cannot). */
   magic: z.boolean(),
+  /** The organisation has self sign-up open for the domain (issue 25). */
+  selfSignUp: z.boolean(),
 });
 
 export type LoginConfig = z.input<typeof loginConfigSchema>;

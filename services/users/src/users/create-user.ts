@@ -29,6 +29,11 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export interface CreateUserOptions {
   /** Whether the identity's address starts verified (true: the operator vouches for it). */
   emailVerified?: boolean;
+  /**
+   * Whether the operator accepts the current terms for the person (default: when a password is
+   * given). Self sign-up gives a password but the person accepts the terms themselves.
+   */
+  operatorAcceptsTerms?: boolean;
 }
 
 export async function createUser(
@@ -47,6 +52,7 @@ export async function createUser(
 
   const now = ctx.clock.now();
   const id = randomUUID();
+  const operatorAcceptsTerms = options.operatorAcceptsTerms ?? input.password !== undefined;
   await reserveEmail(ctx, {
     id,
     organisationId: organisation.id,
@@ -69,7 +75,7 @@ export async function createUser(
           isGitUser: input.isGitUser,
           mfaSetupDeadline: new Date(now.getTime() + ctx.config.mfaGraceDays * DAY_MS).toISOString(),
           gitProviderConnected: false,
-          tosAccepted: input.password !== undefined,
+          tosAccepted: operatorAcceptsTerms,
         },
       },
       password: input.password,
@@ -88,7 +94,7 @@ export async function createUser(
   try {
     await linkIdentity(ctx.db, id, identityId);
     // A user given a password skips onboarding: the operator accepted the current terms for them.
-    if (input.password !== undefined) await recordOperatorAcceptance(ctx, id, now);
+    if (operatorAcceptsTerms) await recordOperatorAcceptance(ctx, id, now);
   } catch (error) {
     await ctx.identityAdmin.deleteIdentity(identityId).catch(() => undefined);
     await deleteUser(ctx.db, id).catch(() => undefined);

@@ -26,6 +26,7 @@ export const EVENT_TYPES = [
   'invitation.resent',
   'invitation.revoked',
   'sso.provider_changed',
+  'organisation.self_signup_changed',
   'api_client.created',
   'api_client.revoked',
   'subscription.changed',

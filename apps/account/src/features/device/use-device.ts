@@ -71,7 +71,11 @@ export function useDevice(search: DeviceSearch) {
         write(registry.deviceUserCode, code);
         return replaceDocument(verifyUrl);
       }
-      if (refusal.type === 'failed') return navigate(withQuery(paths.device, { error: refusal.reason }));
+      if (refusal.type === 'failed') {
+        // An expired or used code is dead: "Start again" must not offer it again.
+        remove(registry.deviceUserCode);
+        return navigate(withQuery(paths.device, { error: refusal.reason }));
+      }
       setErrors([refusal.reason === 'rate-limited' ? copy.device.rateLimited : copy.device.invalidCode]);
     }
   }

@@ -133,6 +133,7 @@ describe('LoginScreen', () => {
       isM365: false,
       provider: null,
       hasMagic: false,
+      selfSignUp: false,
     });
     fireEvent.change(password, { target: { value: 'wrong' } });
     fireEvent.click(screen.getByRole('button', { name: 'Continue' }));

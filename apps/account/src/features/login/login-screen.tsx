@@ -8,6 +8,7 @@ import { MfaSetupStep } from './steps/mfa-setup-step.tsx';
 import { MfaStep } from '../../shared/totp/mfa-step.tsx';
 import { PasswordStep } from './steps/password-step.tsx';
 import { SsoStep } from './steps/sso-step.tsx';
+import { selectSignUpLink } from './select-sign-up-link.ts';
 import type { LoginSearch } from './use-login.ts';
 import { useLogin } from './use-login.ts';
 
@@ -37,6 +38,7 @@ export function LoginScreen({ search }: { search: LoginSearch }) {
           variant={view.step === 'password' ? 'password' : 'confirmation'}
           onBack={view.step === 'password' ? login.back : undefined}
           onSubmit={login.submitPassword}
+          signUp={selectSignUpLink({ step: view.step, emailResult: login.emailResult })}
         />
       );
     case 'sso':

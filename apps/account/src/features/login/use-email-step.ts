@@ -32,6 +32,7 @@ export function useEmailStep(config: AccountConfig, onChange: () => void) {
           isM365: found.m365,
           provider: found.provider,
           hasMagic: found.magic,
+          selfSignUp: found.selfSignUp,
         });
         onChange();
       } catch (error) {

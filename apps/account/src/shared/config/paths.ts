@@ -11,6 +11,7 @@ export const paths = {
   onboarding: `${BASE}/onboarding`,
   mfaSetup: `${BASE}/mfa-setup`,
   verification: `${BASE}/verification`,
+  registration: `${BASE}/registration`,
   login: `${BASE}/login`,
   m365Login: `${BASE}/m365-login`,
   forgotPassword: `${BASE}/forgot-password`,

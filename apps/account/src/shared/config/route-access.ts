@@ -26,6 +26,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   [paths.onboarding]: { guests: true },
   [paths.mfaSetup]: { guests: true },
   [paths.verification]: { guests: true },
+  // Self sign-up (issue 25): the identity service decides who may register (open organisations' domains).
+  [paths.registration]: { guests: true },
   [paths.login]: { guests: true },
   [paths.m365Login]: { guests: true },
   [paths.forgotPassword]: { guests: true },

@@ -3,6 +3,7 @@ import type {
   LoginFlow,
   LogoutFlow,
   RecoveryFlow,
+  RegistrationFlow,
   Session,
   SettingsFlow,
   VerificationFlow,
@@ -125,6 +126,32 @@ export type SettingsBody =
 
 export function submitSettings(base: string, flowId: string, body: SettingsBody): Promise<SettingsFlow> {
   return requestJson(url(base, '/self-service/settings', { flow: flowId }), {
+    ...withCredentials,
+    method: 'POST',
+    body,
+  });
+}
+
+export function createRegistrationFlow(base: string): Promise<RegistrationFlow> {
+  return requestJson(url(base, '/self-service/registration/browser'), withCredentials);
+}
+
+export function getRegistrationFlow(base: string, id: string): Promise<RegistrationFlow> {
+  return requestJson(url(base, '/self-service/registration/flows', { id }), withCredentials);
+}
+
+/** Kratos's password registration; the answer (200) carries the new identity and its session. */
+export function submitRegistration(
+  base: string,
+  flowId: string,
+  body: {
+    method: 'password';
+    traits: { email: string; name: { first: string; last: string } };
+    password: string;
+    csrf_token: string;
+  },
+): Promise<unknown> {
+  return requestJson(url(base, '/self-service/registration', { flow: flowId }), {
     ...withCredentials,
     method: 'POST',
     body,

@@ -3,6 +3,7 @@ export type {
   LoginFlow,
   LogoutFlow,
   RecoveryFlow,
+  RegistrationFlow,
   Session,
   SettingsFlow,
   UiContainer,

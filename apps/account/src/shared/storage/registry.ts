@@ -57,6 +57,8 @@ const emailResultSchema = z.object({
   provider: z.nullable(z.string()),
   /** The organisation has MAGIC: where an application without Microsoft 365 sign-in points its m365 people. */
   hasMagic: z.optional(z.boolean()),
+  /** The organisation has self sign-up open: the Password step offers "Create an account". */
+  selfSignUp: z.optional(z.boolean()),
   /**
    * The person chose "Sign in with a password (administrators)" on the SSO step: the Password step
    * shows for this SSO address. The identity service decides (only the operator's break-glass

@@ -19,6 +19,8 @@ export interface LoginConfig {
   m365: boolean;
   /** The organisation has MAGIC (where its Microsoft 365 people sign in). */
   magic: boolean;
+  /** The address's organisation has self sign-up open (issue 25). */
+  selfSignUp: boolean;
 }
 
 export async function getLoginConfig(usersUrl: string, emailAddress: string): Promise<LoginConfig> {
@@ -31,6 +33,7 @@ export async function getLoginConfig(usersUrl: string, emailAddress: string): Pr
     provider: typeof body.provider === 'string' && body.provider ? body.provider : null,
     m365: body.m365 === true,
     magic: body.magic === true,
+    selfSignUp: body.selfSignUp === true,
   };
 }
 

@@ -32,6 +32,16 @@ describe('PasswordStep', () => {
     expect(onSubmit).toHaveBeenCalledWith('s3cret!pw');
   });
 
+  it('offers "Create an account" only when the organisation has self sign-up open', () => {
+    render(<PasswordStep email="new@lab.test" onSubmit={() => {}} />);
+    expect(screen.queryByRole('link', { name: 'Create an account' })).toBeNull();
+    cleanup();
+    render(<PasswordStep email="new@lab.test" onSubmit={() => {}} signUp />);
+    expect(screen.getByRole('link', { name: 'Create an account' }).getAttribute('href')).toBe(
+      '/account/registration',
+    );
+  });
+
   it('announces server errors', () => {
     const text =
       'The provided credentials are invalid, check for spelling mistakes in your password or username, email address, or phone number.';

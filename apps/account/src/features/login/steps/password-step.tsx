@@ -16,6 +16,8 @@ export interface PasswordStepProps {
   variant?: 'password' | 'confirmation';
   onBack?: () => void;
   onSubmit: (password: string) => void | Promise<void>;
+  /** The address's organisation has self sign-up open: offer "Create an account" (issue 25). */
+  signUp?: boolean;
 }
 
 /** Login step 2: "Enter password", "Logging in as" the email, back arrow, Forgot Password, Continue. */
@@ -27,6 +29,7 @@ export function PasswordStep({
   variant = 'password',
   onBack,
   onSubmit,
+  signUp = false,
 }: PasswordStepProps) {
   const [password, setPassword] = useState('');
   const title =
@@ -75,6 +78,12 @@ export function PasswordStep({
         <div className="row">
           <Link href={paths.forgotPassword}>{copy.login.password.forgotPassword}</Link>
         </div>
+        {signUp ? (
+          <p>
+            {copy.registration.signUpPrompt}{' '}
+            <Link href={paths.registration}>{copy.registration.signUpLink}</Link>
+          </p>
+        ) : null}
         <button type="submit" className="button" disabled={password === '' || busy}>
           {copy.common.continue}
         </button>
