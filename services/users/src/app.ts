@@ -41,6 +41,11 @@ import { registerUserRoutes } from './users/routes.ts';
 import { createSecretBox } from './sso/secret-box.ts';
 import { registerSsoRoutes } from './sso/routes.ts';
 import { registerConsoleRoutes } from './console/routes.ts';
+import {
+  registerConsoleRateLimits,
+  registerTrustedNetworkAdminRoutes,
+  registerTrustedNetworkRoutes,
+} from './console/networks-routes.ts';
 
 export interface AppOptions {
   config: Config;
@@ -104,7 +109,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   await publicApp.register(cors, {
     origin: config.appOrigins,
     credentials: true,
-    methods: ['GET', 'POST', 'DELETE'],
+    methods: ['GET', 'POST', 'PUT', 'DELETE'],
     allowedHeaders: ['Content-Type', 'Authorization'],
     maxAge: 600,
   });
@@ -117,7 +122,9 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   registerGitAuthRoutes(publicApp, ctx);
   registerConnectedAppRoutes(publicApp, ctx);
   registerInvitationPublicRoutes(publicApp, ctx);
+  registerConsoleRateLimits(publicApp, ctx);
   registerConsoleRoutes(publicApp, ctx);
+  registerTrustedNetworkRoutes(publicApp, ctx);
   registerM365Routes(publicApp, {
     ...ctx,
     microsoft: options.microsoft ?? createMicrosoftClient(config, ctx.clock),
@@ -143,6 +150,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   registerApiClientAdminRoutes(adminApp, ctx);
   registerSsoRoutes(adminApp, ctx);
   registerM365AdminRoutes(adminApp, ctx);
+  registerTrustedNetworkAdminRoutes(adminApp, ctx);
   registerHealthRoutes(adminApp, ctx.db);
   attachMetrics(createServiceMetrics('users', { db: options.db }), { public: publicApp, admin: adminApp });
 

@@ -278,4 +278,14 @@ export const migrations: Migration[] = [
     name: '274_security_events_time',
     sql: 'create index security_events_time on security_events (occurred_at)',
   },
+  {
+    // Issue 24: trusted networks (ManageIPWhitelist), one allow-list of CIDR ranges per organisation.
+    name: '340_organisation_trusted_networks',
+    sql: `create table organisation_trusted_networks (
+      organisation_id uuid primary key references organisations(id) on delete cascade,
+      ranges jsonb not null default '[]'::jsonb,
+      updated_at timestamptz not null,
+      updated_by uuid
+    )`,
+  },
 ];

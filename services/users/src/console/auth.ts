@@ -4,6 +4,8 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
+import { parseInput } from '../http/validate.ts';
+import { orgParamsSchema } from './schemas.ts';
 import { isRole, permissionsOf, type Permission, type Role } from '../users/roles.ts';
 import type { EventOrigin } from './events.ts';
 
@@ -116,4 +118,26 @@ export function requireOrganisation(caller: ConsoleCaller, organisationId: strin
 
 export function originOf(caller: ConsoleCaller, request: FastifyRequest): EventOrigin {
   return { actorKind: 'person', actorId: caller.userId, ip: request.ip, requestId: String(request.id) };
+}
+
+/** Authenticates, then checks the permission and the organisation of the path. */
+export async function authoriseConsole(
+  ctx: UsersContext,
+  request: FastifyRequest,
+  permission: Permission | readonly Permission[],
+  write: boolean,
+): Promise<{ caller: ConsoleCaller; organisationId: string }> {
+  const caller = await consoleCaller(ctx, request);
+  for (const needed of typeof permission === 'string' ? [permission] : permission) {
+    requirePermission(caller, needed);
+  }
+  const { organisationId } = parseInput(orgParamsSchema.passthrough(), request.params);
+  requireOrganisation(caller, organisationId, write);
+  const exists = await ctx.db
+    .selectFrom('organisations')
+    .select('id')
+    .where('id', '=', organisationId)
+    .executeTakeFirst();
+  if (!exists) throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
+  return { caller, organisationId };
 }
