@@ -88,9 +88,10 @@ export async function clientCredentialsClaims(
       throw new errors.TemporarilyUnavailable('the client cannot be checked right now; retry later');
     }
     if (verdict !== 'granted') {
-      throw new errors.UnauthorizedClient(
-        "token refused: the client's organisation allows token requests only from its trusted networks",
-      );
+      const refused = new errors.UnauthorizedClient();
+      refused.error_description =
+        "token refused: the client's organisation allows token requests only from its trusted networks";
+      throw refused;
     }
   }
   return { ext };

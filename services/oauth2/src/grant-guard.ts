@@ -37,9 +37,9 @@ export async function checkGrantAtRefresh(c: OAuth2Context, token: object): Prom
     // Outside the organisation's trusted networks: this refresh is refused, the grant is kept
     // (the person may refresh again from inside).
     c.logger.info({ reason: lookup.reason }, 'refresh refused outside the trusted networks');
-    throw new errors.InvalidGrant(
-      "refresh refused: the organisation allows sign-in only from its trusted networks",
-    );
+    const refused = new errors.InvalidGrant();
+    refused.error_description = 'refresh refused: the organisation allows sign-in only from its trusted networks';
+    throw refused;
   }
   if (lookup.kind === 'refused') {
     await c.claims.endGrant(grantId);
