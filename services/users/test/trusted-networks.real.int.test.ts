@@ -127,11 +127,14 @@ describe('trusted networks: members are refused outside their organisation’s r
 
   /** The org-admin sets the ranges from inside the office (so no lock-out confirmation is needed). */
   async function setRanges(ranges: string[], orgId = organisationId) {
-    const res = await new BrowserAt(INSIDE).fetch(`${urls.users}/console/organisations/${orgId}/trusted-networks`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${adminToken}` },
-      json: { ranges, confirmLockout: true },
-    });
+    const res = await new BrowserAt(INSIDE).fetch(
+      `${urls.users}/console/organisations/${orgId}/trusted-networks`,
+      {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${adminToken}` },
+        json: { ranges, confirmLockout: true },
+      },
+    );
     expect(res.res.status).toBe(200);
   }
 
