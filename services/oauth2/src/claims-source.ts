@@ -8,8 +8,7 @@ import type { ConsentSession, JsonObject } from './claims.ts';
  * and belongs to the subject, and that the identity is still a user of an organisation.
  */
 type ClaimsLookup =
-  | { kind: 'granted'; session: ConsentSession }
-  | { kind: 'refused'; reason: string; message?: string };
+  { kind: 'granted'; session: ConsentSession } | { kind: 'refused'; reason: string; message?: string };
 
 /** The user service's error code for a request from outside the organisation's trusted networks. */
 export const NETWORK_NOT_TRUSTED = 'NETWORK_NOT_TRUSTED';

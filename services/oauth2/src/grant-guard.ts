@@ -38,7 +38,8 @@ export async function checkGrantAtRefresh(c: OAuth2Context, token: object): Prom
     // (the person may refresh again from inside).
     c.logger.info({ reason: lookup.reason }, 'refresh refused outside the trusted networks');
     const refused = new errors.InvalidGrant();
-    refused.error_description = 'refresh refused: the organisation allows sign-in only from its trusted networks';
+    refused.error_description =
+      'refresh refused: the organisation allows sign-in only from its trusted networks';
     throw refused;
   }
   if (lookup.kind === 'refused') {

@@ -37,7 +37,11 @@ function setSchema(maxRanges: number) {
           for (const [i, text] of ranges.entries()) {
             const range = parseRange(text);
             if (range === null) {
-              issue.addIssue({ code: 'custom', path: [i], message: `not an IPv4 or IPv6 CIDR range: ${text}` });
+              issue.addIssue({
+                code: 'custom',
+                path: [i],
+                message: `not an IPv4 or IPv6 CIDR range: ${text}`,
+              });
               return z.NEVER;
             }
             if (!parsed.includes(range)) parsed.push(range);

@@ -16,12 +16,7 @@ import { createApiClient, revokeApiClient } from '../api-clients/service.ts';
 import { listConsoleApiClients, readSubscription } from './organisation.ts';
 import { identityFacts } from './identity-facts.ts';
 import type { Permission } from '../users/roles.ts';
-import {
-  authoriseConsole,
-  consoleCaller,
-  originOf,
-  type ConsoleCaller,
-} from './auth.ts';
+import { authoriseConsole, consoleCaller, originOf, type ConsoleCaller } from './auth.ts';
 import {
   cursorOf,
   listEvents,
@@ -80,8 +75,11 @@ const CSV_EXPORT_LIMIT = 10_000;
  * person's access token; what they may do is read from our database on each call.
  */
 export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): void {
-  const authorise = (request: FastifyRequest, permission: Permission | readonly Permission[], write: boolean) =>
-    authoriseConsole(ctx, request, permission, write);
+  const authorise = (
+    request: FastifyRequest,
+    permission: Permission | readonly Permission[],
+    write: boolean,
+  ) => authoriseConsole(ctx, request, permission, write);
 
   app.get('/console/me', async (request, reply) => {
     const caller = await consoleCaller(ctx, request);

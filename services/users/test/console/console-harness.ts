@@ -36,7 +36,9 @@ export interface ConsoleStack {
   close(): Promise<void>;
 }
 
-export async function startConsoleStack(options: { env?: Record<string, string> } = {}): Promise<ConsoleStack> {
+export async function startConsoleStack(
+  options: { env?: Record<string, string> } = {},
+): Promise<ConsoleStack> {
   const db = await createTestDb();
   const closers: (() => Promise<void>)[] = [];
   const urls = await startAuthStack(db, closers, { appOrigin: APP_ORIGIN });

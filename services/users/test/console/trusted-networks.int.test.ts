@@ -2,8 +2,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { http } from '../harness.ts';
 import { startConsoleStack, type ConsoleStack } from './console-harness.ts';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-
 const PER_TOKEN = 30;
 const PER_IP = 40;
 const MAX_RANGES = 5;

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { HttpError } from '../../shared/errors/http-error.ts';
 import { consoleApi, type Me } from './console-client.ts';
 import { consoleCopy as t } from './copy.ts';
@@ -10,20 +10,19 @@ type Notice = { text: string } | { error: string } | null;
 /** Trusted networks (ManageIPWhitelist): the organisation's allow-list of CIDR ranges. */
 export function NetworksSection({ me }: { me: Me }) {
   const [current, reload] = useLoad('trusted-networks', () => consoleApi.trustedNetworks(me.organisationId));
-  const [text, setText] = useState('');
+  // null until the admin edits: the saved ranges are shown.
+  const [edited, setEdited] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<{ ranges: string[]; address: string } | null>(null);
   const [notice, setNotice] = useState<Notice>(null);
   const [busy, setBusy] = useState(false);
-  const loaded = current.state === 'ready' ? current.value.ranges.join('\n') : null;
-  useEffect(() => {
-    if (loaded !== null) setText(loaded);
-  }, [loaded]);
+  const text = edited ?? (current.state === 'ready' ? current.value.ranges.join('\n') : '');
 
   async function save(ranges: string[], confirmLockout: boolean) {
     setBusy(true);
     try {
       const saved = await consoleApi.setTrustedNetworks(me.organisationId, { ranges, confirmLockout });
       setConfirming(null);
+      setEdited(null);
       setNotice({ text: t.networks.saved(saved.ranges.length) });
       reload();
     } catch (error) {
@@ -80,7 +79,7 @@ export function NetworksSection({ me }: { me: Me }) {
               spellCheck={false}
               aria-describedby="trusted-ranges-hint"
               value={text}
-              onChange={(e) => setText(e.target.value)}
+              onChange={(e) => setEdited(e.target.value)}
             />
             <p id="trusted-ranges-hint" className="hint">
               {t.networks.rangesHint}
