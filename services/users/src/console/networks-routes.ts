@@ -8,7 +8,7 @@ import { uuidSchema } from '../http/schemas.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
 import { createRateLimiter } from '../login/rate-limit.ts';
 import { authoriseConsole, originOf } from './auth.ts';
-import { recordEvent } from './events.ts';
+import { operatorOrigin, recordEvent } from './events.ts';
 import {
   addressInRanges,
   parseRange,
@@ -159,6 +159,29 @@ export function registerTrustedNetworkAdminRoutes(app: FastifyInstance, ctx: Use
       await requireTrustedNetwork(ctx.db, organisationId, body.clientAddress);
     }
     reply.header('cache-control', 'no-store');
+    return reply.code(204).send();
+  });
+
+  // The operator's way back for an organisation whose admins locked themselves out.
+  app.delete('/admin/organisations/:organisationId/trusted-networks', async (request, reply) => {
+    const { organisationId } = parseInput(z.object({ organisationId: uuidSchema }).strict(), request.params);
+    const now = ctx.clock.now();
+    await ctx.db.transaction().execute(async (trx) => {
+      const before = await readTrustedNetworks(trx, organisationId);
+      if (before.ranges.length === 0) return;
+      await writeTrustedNetworks(trx, organisationId, [], null, now);
+      await recordEvent(
+        trx,
+        operatorOrigin(),
+        {
+          organisationId,
+          type: 'trusted_networks.changed',
+          subjectId: null,
+          details: { before: before.ranges.join(' '), after: '(none)' },
+        },
+        now,
+      );
+    });
     return reply.code(204).send();
   });
 }

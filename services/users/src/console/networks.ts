@@ -72,7 +72,7 @@ export async function writeTrustedNetworks(
   db: Db,
   organisationId: string,
   ranges: readonly string[],
-  actorId: string,
+  actorId: string | null,
   now: Date,
 ): Promise<void> {
   const values = {

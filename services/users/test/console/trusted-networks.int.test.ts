@@ -220,6 +220,19 @@ describe('console API: trusted networks, rate limits, long path parameters', () 
     // Another organisation has no list.
     expect((await check({ userId: people.stranger!.id, clientAddress: '203.0.113.1' })).status).toBe(204);
     expect((await check({ userId: 'x'.repeat(40) })).status).toBe(400);
-    await put({ ranges: [] }, '2001:db8:40::1');
+
+    // The operator clears a list an admin locked themselves out with (recorded as the operator's act).
+    stack.clock.advance(1_000);
+    const cleared = await http(`${stack.svc.adminUrl}/admin/organisations/${acme}/trusted-networks`, {
+      method: 'DELETE',
+    });
+    expect(cleared.status).toBe(204);
+    expect((await check({ userId: people.grace!.id, clientAddress: '203.0.113.1' })).status).toBe(204);
+    const events = await stack.call(
+      tokens.ada,
+      'GET',
+      `/console/organisations/${acme}/events?type=trusted_networks.changed`,
+    );
+    expect(events.body.events[0]).toMatchObject({ actorKind: 'operator', details: { after: '(none)' } });
   });
 });
