@@ -5,8 +5,9 @@ import type { IdentityContext } from '../context.ts';
  * The organisation's trusted networks (issue 24), checked at the one place every sign-in of this
  * service creates a session: the engine's `success` with an identity (password, SSO, backup
  * codes, TOTP, recovery, and passkeys when they land). The user service keeps the lists and
- * answers `POST /admin/trusted-networks/check` for the identity's user (`traits.userServiceID`)
- * and the client address this service derived through `IDENTITY_TRUST_PROXY`.
+ * answers `POST /admin/trusted-networks/check` for the identity's user (the user whose
+ * `identity_id` it is) and the client address this service derived through `IDENTITY_TRUST_PROXY`.
+ * No statement of this service's database: one HTTP call.
  *
  * Refused only on the user service's 403 `NETWORK_NOT_TRUSTED`. When the user service cannot be
  * reached the sign-in goes on (logged): no token is issued without the user service, which checks
@@ -17,13 +18,6 @@ export async function outsideTrustedNetworks(
   identityId: string,
   clientAddress: string,
 ): Promise<boolean> {
-  const row = await service.db
-    .selectFrom('identity_identities')
-    .select('traits')
-    .where('id', '=', identityId)
-    .executeTakeFirst();
-  const userId = (row?.traits as { userServiceID?: unknown } | undefined)?.userServiceID;
-  if (typeof userId !== 'string' || !/^[0-9a-f-]{36}$/i.test(userId)) return false;
   const base = service.config.usersAdminUrl.replace(/\/+$/, '');
   const key = service.config.usersAdminKey;
   let res: Response;
@@ -35,7 +29,7 @@ export async function outsideTrustedNetworks(
         ...(key ? { authorization: `Bearer ${key}` } : {}),
         ...requestIdHeaders(),
       },
-      body: JSON.stringify({ userId, clientAddress }),
+      body: JSON.stringify({ identityId, clientAddress }),
       signal: AbortSignal.timeout(service.config.oidcTimeoutMs),
     });
   } catch {

@@ -55,6 +55,7 @@ function setSchema(maxRanges: number) {
 
 /** `POST /admin/trusted-networks/check` (operator network: the identity and authorization servers). */
 const checkSchema = z.union([
+  z.object({ identityId: uuidSchema, clientAddress: z.string().max(64).optional() }).strict(),
   z.object({ userId: uuidSchema, clientAddress: z.string().max(64).optional() }).strict(),
   z.object({ organisationId: uuidSchema, clientAddress: z.string().max(64).optional() }).strict(),
 ]);
@@ -137,7 +138,7 @@ export function registerConsoleRateLimits(app: FastifyInstance, ctx: UsersContex
 }
 
 /**
- * `POST /admin/trusted-networks/check {userId | organisationId, clientAddress}`: 204 when the
+ * `POST /admin/trusted-networks/check {identityId | userId | organisationId, clientAddress}`: 204 when the
  * organisation has no trusted networks or the address is inside them, 403 `NETWORK_NOT_TRUSTED`
  * otherwise. The identity service asks at every sign-in that creates a session; the authorization
  * server at every API client's token request.
@@ -151,7 +152,9 @@ export function registerTrustedNetworkAdminRoutes(app: FastifyInstance, ctx: Use
       const user = await ctx.db
         .selectFrom('users')
         .select('organisation_id')
-        .where('id', '=', body.userId)
+        .where((eb) =>
+          'identityId' in body ? eb('identity_id', '=', body.identityId) : eb('id', '=', body.userId),
+        )
         .executeTakeFirst();
       organisationId = user?.organisation_id;
     }

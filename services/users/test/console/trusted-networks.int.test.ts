@@ -211,6 +211,12 @@ describe('console API: trusted networks, rate limits, long path parameters', () 
     expect((await check({ organisationId: acme, clientAddress: '203.0.113.1' })).status).toBe(204);
     await put({ ranges: ['2001:db8:40::/48'], confirmLockout: true });
     expect((await check({ userId: people.grace!.id, clientAddress: '2001:db8:40::9' })).status).toBe(204);
+    expect((await check({ identityId: people.grace!.identityId, clientAddress: '203.0.113.1' })).status).toBe(
+      403,
+    );
+    expect(
+      (await check({ identityId: people.grace!.identityId, clientAddress: '2001:db8:40::1' })).status,
+    ).toBe(204);
     expect((await check({ userId: people.grace!.id, clientAddress: '::ffff:203.0.113.1' })).body).toEqual({
       errorCode: 'NETWORK_NOT_TRUSTED',
       message: expect.stringContaining('trusted networks'),
