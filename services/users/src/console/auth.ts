@@ -98,7 +98,7 @@ async function introspect(ctx: UsersContext, token: string): Promise<z.infer<typ
 }
 
 /** 403 `PERMISSION_DENIED` unless the caller's role holds `permission`. */
-export function requirePermission(caller: ConsoleCaller, permission: Permission): void {
+function requirePermission(caller: ConsoleCaller, permission: Permission): void {
   if (!caller.permissions.includes(permission)) {
     throw new AppError('PERMISSION_DENIED', `This needs the ${permission} permission.`);
   }
@@ -108,7 +108,7 @@ export function requirePermission(caller: ConsoleCaller, permission: Permission)
  * The organisation a call may act on: the caller's own, or, for the provider's staff, any other
  * (ViewOrganisations to read, ManageOrganisations to change).
  */
-export function requireOrganisation(caller: ConsoleCaller, organisationId: string, write: boolean): void {
+function requireOrganisation(caller: ConsoleCaller, organisationId: string, write: boolean): void {
   if (organisationId === caller.organisationId) return;
   const staff: Permission = write ? 'ManageOrganisations' : 'ViewOrganisations';
   if (!caller.permissions.includes(staff)) {

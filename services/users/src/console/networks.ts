@@ -12,7 +12,7 @@ import { AppError } from '../http/errors.ts';
  */
 
 /** The message every refusal carries (the app shows its own copy for the error code). */
-export const NETWORK_NOT_TRUSTED_MESSAGE =
+const NETWORK_NOT_TRUSTED_MESSAGE =
   "Your organisation allows sign-in only from its trusted networks, and you are outside them. Connect from your organisation's network, or ask its administrator.";
 
 /** `::ffff:192.0.2.1` → `192.0.2.1`, brackets and zone-less. */
