@@ -50,7 +50,7 @@ describe('trusted networks, end to end', () => {
   });
 
   it(
-    "ada's ranges exclude grace's network: grace's next sign-in is refused; ada is asked before locking herself out",
+    "ada's ranges exclude grace's network: grace's next sign-in is refused; ada is asked before locking herself out; emptied, grace signs in and sees Access Denied there",
     { timeout: 180_000 },
     async () => {
       const [adaProxy, graceProxy] = proxies as [ClientAddressProxy, ClientAddressProxy];
@@ -101,6 +101,23 @@ describe('trusted networks, end to end', () => {
       await ada.goto(`${urls.apps.admin}/admin/events`);
       await ada.getByRole('heading', { name: 'Security events' }).waitFor({ timeout: 30_000 });
       await ada.getByRole('cell', { name: 'trusted_networks.changed' }).first().waitFor({ timeout: 30_000 });
+
+      // ada empties the list: grace signs in from her network again, and as a member she never
+      // sees the Trusted networks section.
+      await ada.goto(`${urls.apps.admin}/admin/networks`);
+      await ranges.fill('');
+      await ada.getByRole('button', { name: 'Save trusted networks' }).click();
+      await ada.getByRole('status').getByText('Saved: members may sign in from any network.').waitFor();
+      const { page: graceAgain } = await browser.newPage({ proxy: graceProxy.proxy });
+      await graceAgain.goto(`${urls.apps.admin}/admin/networks`);
+      await graceAgain.waitForURL(/\/account\/login/, { timeout: 30_000 });
+      await submitPassword(graceAgain, GRACE);
+      await graceAgain.waitForURL((url) => !url.pathname.startsWith('/account/'), { timeout: 30_000 });
+      await graceAgain.goto(`${urls.apps.admin}/admin/networks`);
+      await graceAgain.getByText('You are not authorised to access this page.').waitFor({ timeout: 30_000 });
+      expect(await graceAgain.getByLabel('Allowed ranges (CIDR, one per line; IPv4 or IPv6)').count()).toBe(
+        0,
+      );
     },
   );
 });
