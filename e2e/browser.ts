@@ -1,4 +1,10 @@
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  type Page,
+} from 'playwright-core';
 import { afterAll, beforeAll, inject } from 'vitest';
 
 /** Debian's Chromium, with the flags this machine's closed network needs. */
@@ -25,14 +31,19 @@ export function systemUrls(): SystemUrls {
   return inject('urls');
 }
 
-async function newPage(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext();
+async function newPage(
+  browser: Browser,
+  options?: BrowserContextOptions,
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext(options);
   const page = await context.newPage();
   return { context, page };
 }
 
 /** Chromium for the calling test file: launched before its tests, closed after them. */
-export function useBrowser(): { newPage(): Promise<{ context: BrowserContext; page: Page }> } {
+export function useBrowser(): {
+  newPage(options?: BrowserContextOptions): Promise<{ context: BrowserContext; page: Page }>;
+} {
   let browser: Browser | undefined;
   beforeAll(async () => {
     browser = await launchBrowser();
@@ -41,9 +52,9 @@ export function useBrowser(): { newPage(): Promise<{ context: BrowserContext; pa
     await browser?.close();
   });
   return {
-    newPage() {
+    newPage(options) {
       if (!browser) throw new Error('useBrowser(): the browser is not launched yet');
-      return newPage(browser);
+      return newPage(browser, options);
     },
   };
 }

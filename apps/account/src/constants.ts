@@ -75,6 +75,8 @@ export const M365_ERROR_CODES = {
   subscriptionInactive: 'MarketplaceSubscriptionInactiveException',
   /** Backend login: the account (identity) is deactivated. */
   accountInactive: 'ACCOUNT_INACTIVE',
+  /** Backend login: outside the organisation's trusted networks. */
+  networkNotTrusted: 'NETWORK_NOT_TRUSTED',
 } as const;
 /** The activation flag starts the marketplace activation by itself only when it is exactly this string. */
 export const M365_ACTIVATION_FLAG_ON = 'true';
@@ -82,3 +84,6 @@ export const M365_ACTIVATION_FLAG_ON = 'true';
 export const IS_TEAMS_QUERY_VALUE = '1';
 /** Inside the Teams frame a Terms of Service or Privacy Notice link opens a window of this size. */
 export const DOCUMENT_WINDOW = { width: 720, height: 800 } as const;
+
+/** The identity service's message: sign-in outside the organisation's trusted networks (not in Kratos). */
+export const TRUSTED_NETWORKS_MESSAGE_ID = 4010091;

@@ -405,6 +405,9 @@ export const copy = {
   },
   errors: {
     registering: (message: string) => `Could not create your account: ${message}`,
+    /** The organisation allows sign-in only from its trusted networks (identity message 4010091, NETWORK_NOT_TRUSTED). */
+    networkNotTrusted:
+      "Your organisation allows sign-in only from its trusted networks, and you are connecting from outside them. Connect from your organisation's network (for example its VPN), or ask your organisation's administrator.",
     verifyingEmail: (message: string) => `Error verifying email address: ${message}`,
     loadingSession: (message: string) => `Error loading session: ${message}`,
     loginFlow: (message: string) => `Error with login flow: ${message}`,

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type Provider from 'oidc-provider';
-import type { ClientCredentials, KoaContextWithOIDC } from 'oidc-provider';
+import { errors, type ClientCredentials, type KoaContextWithOIDC } from 'oidc-provider';
+import type { ClaimsSource } from './claims-source.ts';
 import { z } from 'zod';
 import type { AdapterRegistry } from './adapter/postgres-adapter.ts';
 import type { JsonObject } from './claims.ts';
@@ -64,11 +65,36 @@ export const extraClientMetadata = {
   },
 };
 
-/** `{ext}` of a client-credentials access token: the client's `metadata.ext`. */
-export function clientCredentialsClaims(ctx: KoaContextWithOIDC, _token: ClientCredentials): JsonObject {
+/**
+ * `{ext}` of a client-credentials access token: the client's `metadata.ext`. When the client
+ * belongs to an organisation (`ext.organisation.id`, set by the user service) and the user service
+ * is known, the request's client address must be inside the organisation's trusted networks:
+ * otherwise `unauthorized_client`, and no token.
+ */
+export async function clientCredentialsClaims(
+  ctx: KoaContextWithOIDC,
+  _token: ClientCredentials,
+  claimsSource: ClaimsSource | undefined,
+): Promise<JsonObject> {
   const client = ctx.oidc.client as { [STORED_METADATA]?: { ext?: unknown } } | undefined;
-  const ext = client?.[STORED_METADATA]?.ext;
-  return { ext: ext && typeof ext === 'object' && !Array.isArray(ext) ? (ext as JsonObject) : {} };
+  const raw = client?.[STORED_METADATA]?.ext;
+  const ext = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as JsonObject) : {};
+  const organisation = ext.organisation as { id?: unknown } | undefined;
+  if (claimsSource && typeof organisation?.id === 'string') {
+    let verdict;
+    try {
+      verdict = await claimsSource.checkNetwork({ organisationId: organisation.id, clientAddress: ctx.ip });
+    } catch {
+      throw new errors.TemporarilyUnavailable('the client cannot be checked right now; retry later');
+    }
+    if (verdict !== 'granted') {
+      const refused = new errors.UnauthorizedClient();
+      refused.error_description =
+        "token refused: the client's organisation allows token requests only from its trusted networks";
+      throw refused;
+    }
+  }
+  return { ext };
 }
 
 const createClientSchema = z

@@ -1,5 +1,6 @@
-import { errors } from 'oidc-provider';
+import Provider, { errors } from 'oidc-provider';
 import type { OAuth2Context } from './context.ts';
+import { NETWORK_NOT_TRUSTED } from './claims-source.ts';
 import { requestState } from './request-state.ts';
 
 /**
@@ -26,10 +27,20 @@ export async function checkGrantAtRefresh(c: OAuth2Context, token: object): Prom
       identitySessionId: consent.identitySessionId,
       subject: typeof accountId === 'string' ? accountId : (consent.subject ?? ''),
       purpose: 'refresh',
+      clientAddress: clientAddressOf(),
     });
   } catch (err) {
     c.logger.warn({ err: { message: (err as Error).message } }, 'grant check unavailable at refresh');
     throw new errors.TemporarilyUnavailable('the grant cannot be checked right now; retry later');
+  }
+  if (lookup.kind === 'refused' && lookup.reason === NETWORK_NOT_TRUSTED) {
+    // Outside the organisation's trusted networks: this refresh is refused, the grant is kept
+    // (the person may refresh again from inside).
+    c.logger.info({ reason: lookup.reason }, 'refresh refused outside the trusted networks');
+    const refused = new errors.InvalidGrant();
+    refused.error_description =
+      'refresh refused: the organisation allows sign-in only from its trusted networks';
+    throw refused;
   }
   if (lookup.kind === 'refused') {
     await c.claims.endGrant(grantId);
@@ -38,4 +49,10 @@ export async function checkGrantAtRefresh(c: OAuth2Context, token: object): Prom
   }
   requestState()?.fresh.set(grantId, lookup.session);
   return true;
+}
+
+/** The current token request's client address (`ctx.ip`, set by `public/forwarded.ts`). */
+export function clientAddressOf(): string | undefined {
+  const ip = (Provider.ctx as { ip?: unknown } | undefined)?.ip;
+  return typeof ip === 'string' && ip !== '' ? ip : undefined;
 }

@@ -162,7 +162,7 @@ export function createProvider(c: OAuth2Context): Provider {
       (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
     extraTokenClaims: (ctx, token) =>
       token.kind === 'ClientCredentials'
-        ? clientCredentialsClaims(ctx, token)
+        ? clientCredentialsClaims(ctx, token, c.claimsSource)
         : c.claims.extraTokenClaims(ctx, token),
     formats: { customizers: { jwt: (ctx, token, jwt) => c.claims.customizeJwt(ctx, token, jwt) } },
     rotateRefreshToken: true,

@@ -42,6 +42,11 @@ import { createSecretBox } from './sso/secret-box.ts';
 import { registerSsoRoutes } from './sso/routes.ts';
 import { registerSignUpAdminRoutes } from './signup/routes.ts';
 import { registerConsoleRoutes } from './console/routes.ts';
+import {
+  registerConsoleRateLimits,
+  registerTrustedNetworkAdminRoutes,
+  registerTrustedNetworkRoutes,
+} from './console/networks-routes.ts';
 
 export interface AppOptions {
   config: Config;
@@ -105,7 +110,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   await publicApp.register(cors, {
     origin: config.appOrigins,
     credentials: true,
-    methods: ['GET', 'POST', 'DELETE'],
+    methods: ['GET', 'POST', 'PUT', 'DELETE'],
     allowedHeaders: ['Content-Type', 'Authorization'],
     maxAge: 600,
   });
@@ -118,7 +123,9 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   registerGitAuthRoutes(publicApp, ctx);
   registerConnectedAppRoutes(publicApp, ctx);
   registerInvitationPublicRoutes(publicApp, ctx);
+  registerConsoleRateLimits(publicApp, ctx);
   registerConsoleRoutes(publicApp, ctx);
+  registerTrustedNetworkRoutes(publicApp, ctx);
   registerM365Routes(publicApp, {
     ...ctx,
     microsoft: options.microsoft ?? createMicrosoftClient(config, ctx.clock),
@@ -145,6 +152,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   registerSsoRoutes(adminApp, ctx);
   registerSignUpAdminRoutes(adminApp, ctx);
   registerM365AdminRoutes(adminApp, ctx);
+  registerTrustedNetworkAdminRoutes(adminApp, ctx);
   registerHealthRoutes(adminApp, ctx.db);
   attachMetrics(createServiceMetrics('users', { db: options.db }), { public: publicApp, admin: adminApp });
 

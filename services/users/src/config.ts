@@ -78,6 +78,12 @@ const configSchema = z.object({
   SECURITY_EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(400),
   /** Events deleted per statement by the retention job, so writers never wait behind one long delete. */
   SECURITY_EVENTS_CLEANUP_BATCH: z.coerce.number().int().min(1).max(100_000).default(1000),
+  /** Console (`/console/*`) requests per window, per access token and per client address (issue 24). */
+  CONSOLE_RATE_LIMIT_PER_TOKEN: z.coerce.number().int().min(1).default(120),
+  CONSOLE_RATE_LIMIT_PER_IP: z.coerce.number().int().min(1).default(600),
+  CONSOLE_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /** The most CIDR ranges an organisation's trusted networks may hold. */
+  TRUSTED_NETWORKS_MAX_RANGES: z.coerce.number().int().min(1).max(1000).default(100),
   TRUST_PROXY: trustProxySchema,
   LOG_LEVEL: logLevelSchema,
 });
@@ -139,6 +145,7 @@ export interface Config {
   upstreamTimeoutMs: number;
   ssoSecretKey: string;
   securityEvents: { retentionDays: number; cleanupBatch: number };
+  console: { perToken: number; perIp: number; windowSeconds: number; maxTrustedRanges: number };
   trustProxy: TrustProxy;
   logLevel: string;
 }
@@ -210,6 +217,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     securityEvents: {
       retentionDays: c.SECURITY_EVENTS_RETENTION_DAYS,
       cleanupBatch: c.SECURITY_EVENTS_CLEANUP_BATCH,
+    },
+    console: {
+      perToken: c.CONSOLE_RATE_LIMIT_PER_TOKEN,
+      perIp: c.CONSOLE_RATE_LIMIT_PER_IP,
+      windowSeconds: c.CONSOLE_RATE_WINDOW_SECONDS,
+      maxTrustedRanges: c.TRUSTED_NETWORKS_MAX_RANGES,
     },
     trustProxy: c.TRUST_PROXY,
     logLevel: c.LOG_LEVEL,

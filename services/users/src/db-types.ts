@@ -181,6 +181,14 @@ export interface UsersDb {
   sso_providers: SsoProvidersTable;
   m365_org_admin_review: M365OrgAdminReviewTable;
   security_events: SecurityEventsTable;
+  organisation_trusted_networks: OrganisationTrustedNetworksTable;
+}
+
+interface OrganisationTrustedNetworksTable {
+  organisation_id: string;
+  ranges: Json<string[]>;
+  updated_at: Date;
+  updated_by: string | null;
 }
 
 interface SecurityEventsTable {

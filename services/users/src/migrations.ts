@@ -279,6 +279,16 @@ export const migrations: Migration[] = [
     sql: 'create index security_events_time on security_events (occurred_at)',
   },
   {
+    // Issue 24: trusted networks (ManageIPWhitelist), one allow-list of CIDR ranges per organisation.
+    name: '340_organisation_trusted_networks',
+    sql: `create table organisation_trusted_networks (
+      organisation_id uuid primary key references organisations(id) on delete cascade,
+      ranges jsonb not null default '[]'::jsonb,
+      updated_at timestamptz not null,
+      updated_by uuid
+    )`,
+  },
+  {
     // Issue 25: an organisation may open self sign-up for its domains (off unless the operator turns it on).
     name: '350_organisation_self_signup',
     sql: 'alter table organisations add column self_signup boolean not null default false',

@@ -25,6 +25,7 @@ export async function startAuthStack(
     identityMailer?: Mailer;
     usersAdminUrl?: string;
     oauth2Env?: Record<string, string>;
+    identityEnv?: Record<string, string>;
   },
 ): Promise<AuthStackUrls> {
   const [idPublic, idAdmin, oaPublic, oaAdmin] = await Promise.all(
@@ -61,6 +62,7 @@ export async function startAuthStack(
       OAUTH2_ADMIN_URL: urls.oauth2Admin,
       IDENTITY_ALLOWED_RETURN_URLS: `${options.appOrigin},${urls.issuer}`,
       LOG_LEVEL: 'silent',
+      ...options.identityEnv,
     },
   });
   closers.push(identity.close);

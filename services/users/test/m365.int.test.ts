@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createRemoteJWKSet, decodeJwt, exportJWK, generateKeyPair, jwtVerify, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDb, sql } from '@acme/db';
+import { createTestDb, sql, typed } from '@acme/db';
 import type { Database } from '@acme/db';
 import { start as startAgent } from '@acme/agent';
 import {
@@ -24,6 +24,8 @@ import {
 } from '@acme/dev';
 import { freePort } from '@acme/test-kit/free-port';
 import { runCli } from '../src/cli-commands.ts';
+import { writeTrustedNetworks } from '../src/console/networks.ts';
+import type { UsersDb } from '../src/db-types.ts';
 import { start as startUsers } from '../src/index.ts';
 import { startAuthStack } from './auth-stack.ts';
 
@@ -564,6 +566,24 @@ describe('POST /m365/login', () => {
       body: JSON.stringify({ graphAccessToken: 'x'.repeat(20_000) }),
     });
     expect(large.status).toBe(413);
+  });
+
+  it("trusted networks: an m365 sign-in from outside the organisation's ranges gets NETWORK_NOT_TRUSTED and no token; inside it works", async () => {
+    const [contoso] = await organisationOfTenant(DEMO_CONTOSO_TENANT_ID);
+    const setRanges = (ranges: string[]) =>
+      writeTrustedNetworks(typed<UsersDb>(db), contoso!.id, ranges, randomUUID(), new Date());
+    const teams = await ms.entra.teamsToken(DEMO_M365_CLIENT_ID, 'megan@contoso.test');
+    try {
+      // This service trusts no proxy: the client is the loopback peer.
+      await setRanges(['203.0.113.0/24', '2001:db8::/32']);
+      const refused = await login(teams, { graphAccessToken: '' });
+      expect(refused).toMatchObject({ status: 403, body: { errorCode: 'NETWORK_NOT_TRUSTED' } });
+      expect(refused.body.accessToken).toBeUndefined();
+      await setRanges(['127.0.0.0/8', '::1/128']);
+      expect((await login(teams, { graphAccessToken: '' })).status).toBe(200);
+    } finally {
+      await setRanges([]);
+    }
   });
 });
 

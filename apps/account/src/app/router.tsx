@@ -155,6 +155,7 @@ const routes: RouteDef<unknown>[] = [
     '/admin/events',
     '/admin/api-clients',
     '/admin/subscription',
+    '/admin/networks',
   ].map((path) => route({ path, search: z.object({ id: str }), component: adminScreen })),
 ];
 

@@ -10,6 +10,7 @@ import { messages } from '../ui/messages.ts';
 import { clearMessages, csrfNode, placeMessages, setNodeValue } from '../ui/nodes.ts';
 import type { EngineApi, FlowKindSpec, FlowRequest, FlowStart } from './kind.ts';
 import type { Outcome, Reply } from './outcome.ts';
+import { outsideTrustedNetworks } from './trusted-networks.ts';
 import { errorLabel, outcomeLabel } from '../metrics.ts';
 import type { LoadedIdentity } from '../identities/repo.ts';
 import type { ActiveSession } from '../sessions/repo.ts';
@@ -236,6 +237,10 @@ export function createFlowEngine(
         };
       }
       case 'success': {
+        if (outcome.identityId && (await outsideTrustedNetworks(service, outcome.identityId, req.ip))) {
+          const message = messages.networkNotTrusted();
+          return settle(spec, flow, { type: 'flow_updated', messages: [{ pointer: '#/', message }] }, req);
+        }
         const internal = { ...flow.internal, ...(outcome.patch?.internal ?? {}) };
         if (outcome.countAttempt) internal[ATTEMPTS] = attemptsOf(flow) + 1;
         const current: FlowRow = { ...flow, internal };

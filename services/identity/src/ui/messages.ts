@@ -52,6 +52,12 @@ export const messages = {
       4010090,
       "Your organisation requires single sign-on (SSO). Sign in through your organisation's identity provider: a password can not be used or reset for this address.",
     ),
+  /** Not in Kratos: the organisation allows sign-in only from its trusted networks (issue 24). */
+  networkNotTrusted: () =>
+    error(
+      4010091,
+      "Your organisation allows sign-in only from its trusted networks, and you are outside them. Connect from your organisation's network, or ask its administrator.",
+    ),
   noLoginStrategy: () =>
     error(4010002, 'Could not find a strategy to log you in with. Did you fill out the form correctly?'),
   loginExpired: (expiredAt: Date, now: Date) => {

@@ -6,6 +6,7 @@ import { OAuth2Error } from '../errors.ts';
 import { clientView, loadPendingInteraction, oidcContext, saveInteraction, splitScope } from './challenge.ts';
 import { parseBody, rejectPendingRequest } from './login.ts';
 import { bindingFor } from './grant-binding.ts';
+import { clientAddressOf } from '../grant-guard.ts';
 import { resumeRedirect } from './resume-verifier.ts';
 
 /** Hydra's consent request: GET, PUT accept, PUT reject (`/admin/oauth2/auth/requests/consent`). */
@@ -127,6 +128,7 @@ export async function skipFirstPartyConsent(
       identitySessionId: binding.identitySessionId,
       subject: accountId,
       purpose: 'sign-in',
+      clientAddress: clientAddressOf(),
     });
   } catch (err) {
     c.logger.warn({ err: { message: (err as Error).message } }, 'consent skip unavailable');

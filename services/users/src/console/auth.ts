@@ -4,6 +4,8 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
+import { parseInput } from '../http/validate.ts';
+import { orgParamsSchema } from './schemas.ts';
 import { isRole, permissionsOf, type Permission, type Role } from '../users/roles.ts';
 import type { EventOrigin } from './events.ts';
 
@@ -96,7 +98,7 @@ async function introspect(ctx: UsersContext, token: string): Promise<z.infer<typ
 }
 
 /** 403 `PERMISSION_DENIED` unless the caller's role holds `permission`. */
-export function requirePermission(caller: ConsoleCaller, permission: Permission): void {
+function requirePermission(caller: ConsoleCaller, permission: Permission): void {
   if (!caller.permissions.includes(permission)) {
     throw new AppError('PERMISSION_DENIED', `This needs the ${permission} permission.`);
   }
@@ -106,7 +108,7 @@ export function requirePermission(caller: ConsoleCaller, permission: Permission)
  * The organisation a call may act on: the caller's own, or, for the provider's staff, any other
  * (ViewOrganisations to read, ManageOrganisations to change).
  */
-export function requireOrganisation(caller: ConsoleCaller, organisationId: string, write: boolean): void {
+function requireOrganisation(caller: ConsoleCaller, organisationId: string, write: boolean): void {
   if (organisationId === caller.organisationId) return;
   const staff: Permission = write ? 'ManageOrganisations' : 'ViewOrganisations';
   if (!caller.permissions.includes(staff)) {
@@ -116,4 +118,26 @@ export function requireOrganisation(caller: ConsoleCaller, organisationId: strin
 
 export function originOf(caller: ConsoleCaller, request: FastifyRequest): EventOrigin {
   return { actorKind: 'person', actorId: caller.userId, ip: request.ip, requestId: String(request.id) };
+}
+
+/** Authenticates, then checks the permission and the organisation of the path. */
+export async function authoriseConsole(
+  ctx: UsersContext,
+  request: FastifyRequest,
+  permission: Permission | readonly Permission[],
+  write: boolean,
+): Promise<{ caller: ConsoleCaller; organisationId: string }> {
+  const caller = await consoleCaller(ctx, request);
+  for (const needed of typeof permission === 'string' ? [permission] : permission) {
+    requirePermission(caller, needed);
+  }
+  const { organisationId } = parseInput(orgParamsSchema.passthrough(), request.params);
+  requireOrganisation(caller, organisationId, write);
+  const exists = await ctx.db
+    .selectFrom('organisations')
+    .select('id')
+    .where('id', '=', organisationId)
+    .executeTakeFirst();
+  if (!exists) throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
+  return { caller, organisationId };
 }

@@ -25,6 +25,7 @@ export const SECURITY_EVENT_TYPES = [
   'api_client.created',
   'api_client.revoked',
   'subscription.changed',
+  'trusted_networks.changed',
 ] as const;
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];

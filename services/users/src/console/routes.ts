@@ -16,13 +16,7 @@ import { createApiClient, revokeApiClient } from '../api-clients/service.ts';
 import { listConsoleApiClients, readSubscription } from './organisation.ts';
 import { identityFacts } from './identity-facts.ts';
 import type { Permission } from '../users/roles.ts';
-import {
-  consoleCaller,
-  originOf,
-  requireOrganisation,
-  requirePermission,
-  type ConsoleCaller,
-} from './auth.ts';
+import { authoriseConsole, consoleCaller, originOf, type ConsoleCaller } from './auth.ts';
 import {
   cursorOf,
   listEvents,
@@ -61,7 +55,6 @@ import {
   memberListSchema,
   memberParamsSchema,
   memberSchema,
-  orgParamsSchema,
 } from './schemas.ts';
 
 /** The permission each console section needs (docs/architecture.md has the same table). */
@@ -82,26 +75,11 @@ const CSV_EXPORT_LIMIT = 10_000;
  * person's access token; what they may do is read from our database on each call.
  */
 export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): void {
-  /** Authenticates, then checks the permission and the organisation of the path. */
-  async function authorise(
+  const authorise = (
     request: FastifyRequest,
     permission: Permission | readonly Permission[],
     write: boolean,
-  ): Promise<{ caller: ConsoleCaller; organisationId: string }> {
-    const caller = await consoleCaller(ctx, request);
-    for (const needed of typeof permission === 'string' ? [permission] : permission) {
-      requirePermission(caller, needed);
-    }
-    const { organisationId } = parseInput(orgParamsSchema.passthrough(), request.params);
-    requireOrganisation(caller, organisationId, write);
-    const exists = await ctx.db
-      .selectFrom('organisations')
-      .select('id')
-      .where('id', '=', organisationId)
-      .executeTakeFirst();
-    if (!exists) throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
-    return { caller, organisationId };
-  }
+  ) => authoriseConsole(ctx, request, permission, write);
 
   app.get('/console/me', async (request, reply) => {
     const caller = await consoleCaller(ctx, request);

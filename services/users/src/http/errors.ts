@@ -25,6 +25,8 @@ const errorCatalogue = {
   /** The identity is deactivated (a revoked invitation, an operator's deactivation). */
   ACCOUNT_INACTIVE: 403,
   PERMISSION_DENIED: 403,
+  /** Trusted networks: the organisation allows sign-in only from its CIDR ranges. */
+  NETWORK_NOT_TRUSTED: 403,
   /** Microsoft 365: the tenant's organisation has no subscription (or there is none). */
   UserNotSubscribedException: 403,
   /** Microsoft 365: an administrator has not consented to the app's permissions in the tenant. */
@@ -64,6 +66,10 @@ const errorCatalogue = {
   /** Console: the change would leave the organisation without an active org-admin. */
   LAST_ORG_ADMIN: 409,
   SSO_PROVIDER_TAKEN: 409,
+  /** Trusted networks: the list excludes the admin's own address; confirm to save it. */
+  LOCKOUT_CONFIRMATION_REQUIRED: 409,
+  /** A path parameter longer than the router accepts (414 in our shape). */
+  URI_TOO_LONG: 414,
   INVITATION_ACCEPTED: 409,
   TERMS_VERSION_OUTDATED: 409,
   PAYLOAD_TOO_LARGE: 413,

@@ -3,7 +3,7 @@ import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-i
 import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
 import { proxyTrust, type TrustProxy } from '@acme/service-kit/proxy-trust';
 import { containsUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '@acme/service-kit/text';
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError, toErrorResponse } from './errors.ts';
 
@@ -26,6 +26,12 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     trustProxy: proxyTrust(options.trustProxy),
     return503OnClosing: true,
     ...requestIdOptions(),
+    // The router's own refusals (a path parameter over `maxParamLength`, a URL it cannot decode)
+    // answer in our shape too, without echoing the path.
+    frameworkErrors: (error, _request, reply) => {
+      const { status, body } = toErrorResponse(frameworkError(error));
+      void (reply as FastifyReply).code(status).send(body);
+    },
   });
   registerRequestId(app);
   hangUpWhenClosing(app);
@@ -70,6 +76,13 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   });
 
   return app;
+}
+
+function frameworkError(error: { code?: string }): AppError {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return new AppError('URI_TOO_LONG', 'A path parameter is too long (at most 100 characters).');
+  }
+  return new AppError('INVALID_REQUEST', 'The request URL is malformed.');
 }
 
 function pathOf(url: string): string {

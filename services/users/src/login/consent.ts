@@ -11,6 +11,7 @@ export async function acceptConsent(
   ctx: UsersContext,
   consentChallenge: string,
   identitySessionId: string,
+  clientAddress: string,
 ): Promise<string> {
   const lookup = await ctx.oauth2Admin.getConsentRequest(consentChallenge);
   if (lookup.kind === 'handled') return lookup.redirectTo;
@@ -19,6 +20,7 @@ export async function acceptConsent(
     identitySessionId,
     subject: consent.subject,
     purpose: 'sign-in',
+    clientAddress,
   });
   return ctx.oauth2Admin.acceptConsentRequest(consentChallenge, {
     grant_scope: consent.requested_scope ?? [],

@@ -42,7 +42,7 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: UsersContext): vo
 
   app.post('/login/consent', async (request, reply) => {
     const body = parseInput(consentBodySchema, request.body);
-    const redirectTo = await acceptConsent(ctx, body.consentChallenge, body.identitySessionId);
+    const redirectTo = await acceptConsent(ctx, body.consentChallenge, body.identitySessionId, request.ip);
     return sendOutput(reply, 200, redirectSchema, { redirectTo });
   });
 

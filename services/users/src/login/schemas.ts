@@ -45,6 +45,7 @@ export const tokenClaimsBodySchema = z
     identitySessionId: opaque,
     subject: opaque,
     purpose: z.enum(['sign-in', 'refresh']),
+    clientAddress: z.string().max(64).optional(),
   })
   .strict();
 

@@ -5,6 +5,7 @@ import { AppError } from '../http/errors.ts';
 import { uuidSchema } from '../http/schemas.ts';
 import { recheckTermsAtSignIn } from '../terms/service.ts';
 import { findUserWithProducts } from '../users/repository.ts';
+import { requireTrustedNetwork } from '../console/networks.ts';
 
 /** A sign-in or refresh through the identity service (password, SSO): its identity session. */
 interface SessionClaimsRequest {
@@ -12,12 +13,15 @@ interface SessionClaimsRequest {
   identitySessionId: string;
   subject: string;
   purpose: 'sign-in' | 'refresh';
+  /** Where the sign-in or refresh comes from, for the organisation's trusted networks. */
+  clientAddress?: string | undefined;
 }
 
 /** A Microsoft 365 sign-in (`/m365/login`): the user the verified Microsoft account maps to. */
 interface M365ClaimsRequest {
   method: 'm365';
   userId: string;
+  clientAddress?: string | undefined;
 }
 
 export type ClaimsRequest = SessionClaimsRequest | M365ClaimsRequest;
@@ -42,7 +46,9 @@ export function notSubscribed(ctx: UsersContext): AppError {
  * - the identity is deactivated (a revoked invitation, an operator's deactivation) or gone
  *   (session: SESSION_MISMATCH; m365: ACCOUNT_INACTIVE);
  * - the identity is not linked to the user both ways (`users.identity_id` and the identity's
- *   `userServiceID`) (USER_NOT_LINKED).
+ *   `userServiceID`) (USER_NOT_LINKED);
+ * - the organisation has trusted networks and `clientAddress` is outside them or not given
+ *   (NETWORK_NOT_TRUSTED).
  * Per method:
  * - session: the identity session is unknown, inactive or belongs to another identity
  *   (SESSION_MISMATCH); at sign-in, the second-factor grace period is over
@@ -124,6 +130,7 @@ export async function tokenClaimsFor(
     throw new AppError('USER_NOT_LINKED', 'The signed-in identity is not linked to a user.');
   }
   if (mode === 'm365' && user.subscriptionStatus !== 'subscribed') throw notSubscribed(ctx);
+  await requireTrustedNetwork(ctx.db, user.organisationId, input.clientAddress);
   if (input.method !== 'm365' && input.purpose === 'sign-in' && traits) {
     // Terms versions may have changed since the last sign-in: the app then shows the Terms step.
     await recheckTermsAtSignIn(ctx, userId!, identity.id, traits);

@@ -44,7 +44,7 @@ export function registerM365Routes(app: FastifyInstance, ctx: M365Context): void
   app.post('/m365/login', async (request, reply) => {
     const bearer = bearerOf(request);
     const body = parseInput(loginBodySchema, request.body ?? {});
-    const result = await m365Login(ctx, bearer, body.graphAccessToken);
+    const result = await m365Login(ctx, bearer, body.graphAccessToken, request.ip);
     reply.header('cache-control', 'no-store');
     return sendOutput(reply, 200, loginResponseSchema, result);
   });

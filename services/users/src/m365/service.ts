@@ -78,6 +78,7 @@ export async function m365Login(
   ctx: M365Context,
   bearer: string,
   graphAccessToken: string | undefined,
+  clientAddress: string,
 ): Promise<{ accessToken: string; expiresIn: number }> {
   const caller = await identifyCaller(ctx, bearer, graphAccessToken);
   const organisation = await organisationOfTenant(ctx, caller.identity.tenantId);
@@ -104,7 +105,11 @@ export async function m365Login(
     );
   }
   // The same checks as every other sign-in method (active identity, linked user, subscribed).
-  const { identityId, claims } = await tokenClaimsFor(ctx, { method: 'm365', userId: user.id });
+  const { identityId, claims } = await tokenClaimsFor(ctx, {
+    method: 'm365',
+    userId: user.id,
+    clientAddress,
+  });
   return ctx.oauth2Admin.issueFederatedToken({
     subject: identityId,
     client_id: ctx.config.m365.oauth2ClientId,

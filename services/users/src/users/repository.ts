@@ -103,6 +103,7 @@ export async function findUserWithProducts(
   scopeGroups: string[];
   products: string[];
   subscriptionStatus: 'subscribed' | 'not_subscribed';
+  organisationId: string;
 } | null> {
   const row = await db
     .selectFrom('users')
@@ -116,6 +117,7 @@ export async function findUserWithProducts(
       'users.scope_groups as scopeGroups',
       'organisations.products as products',
       'organisations.subscription_status as subscriptionStatus',
+      'organisations.id as organisationId',
     ])
     .where('users.id', '=', id)
     .executeTakeFirst();

@@ -31,11 +31,14 @@ export interface ConsoleStack {
     method: string,
     path: string,
     json?: unknown,
+    headers?: Record<string, string>,
   ): Promise<{ status: number; headers: Headers; body: any }>;
   close(): Promise<void>;
 }
 
-export async function startConsoleStack(): Promise<ConsoleStack> {
+export async function startConsoleStack(
+  options: { env?: Record<string, string> } = {},
+): Promise<ConsoleStack> {
   const db = await createTestDb();
   const closers: (() => Promise<void>)[] = [];
   const urls = await startAuthStack(db, closers, { appOrigin: APP_ORIGIN });
@@ -47,6 +50,7 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
       IDENTITY_ADMIN_URL: urls.identityAdmin,
       IDENTITY_PUBLIC_URL: urls.identityPublic,
       OAUTH2_ADMIN_URL: urls.oauth2Admin,
+      ...options.env,
     },
   });
   let seq = 0;
@@ -89,10 +93,10 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
       if (res.status !== 200) throw new Error(`token: ${res.status} ${JSON.stringify(body)}`);
       return body.access_token as string;
     },
-    call(token, method, path, json) {
+    call(token, method, path, json, headers = {}) {
       return http(`${svc.publicUrl}${path}`, {
         method,
-        headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+        headers: token === undefined ? headers : { ...headers, authorization: `Bearer ${token}` },
         ...(json === undefined ? {} : { json }),
       });
     },

@@ -6,6 +6,7 @@ import type {
   ConsoleSubscription as Subscription,
   SecurityEvent,
 } from '@acme/users-contract/console';
+import type { SetTrustedNetworks, TrustedNetworks } from '@acme/users-contract/networks';
 
 // The user service's organisation console API (`/console/*`, docs/architecture.md). Every call
 // carries the access token as a bearer header through the token module.
@@ -54,7 +55,7 @@ export interface Invitation {
   lastSentAt: string;
 }
 
-export type { ApiClient, Subscription };
+export type { ApiClient, Subscription, TrustedNetworks };
 
 const withToken = tokenFetch(() => getConfig());
 
@@ -110,6 +111,10 @@ export const consoleApi = {
       method: 'POST',
     }),
   subscription: (organisationId: string) => call<Subscription>(`${org(organisationId)}/subscription`),
+  trustedNetworks: (organisationId: string) =>
+    call<TrustedNetworks>(`${org(organisationId)}/trusted-networks`),
+  setTrustedNetworks: (organisationId: string, body: SetTrustedNetworks) =>
+    call<TrustedNetworks>(`${org(organisationId)}/trusted-networks`, { method: 'PUT', body }),
   events: (organisationId: string, query: URLSearchParams) =>
     call<{ events: SecurityEvent[]; nextCursor: string | null }>(
       `${org(organisationId)}/events?${query.toString()}`,

@@ -10,6 +10,7 @@ export const consoleCopy = {
     events: 'Security events',
     apiClients: 'API clients',
     subscription: 'Subscription',
+    networks: 'Trusted networks',
   },
   loading: 'Loading…',
   empty: {
@@ -144,5 +145,24 @@ export const consoleCopy = {
     history: 'Marketplace subscriptions',
     readOnly: 'Changes to the plan are made in the marketplace or by our support team.',
     states: { active: 'Active', suspended: 'Suspended', ended: 'Ended', none: 'Not subscribed' },
+  },
+  networks: {
+    intro:
+      "When the list has ranges, your organisation's members can sign in, refresh their sessions and use API clients only from these networks. Leave it empty to allow every network.",
+    rangesLabel: 'Allowed ranges (CIDR, one per line; IPv4 or IPv6)',
+    rangesHint: 'For example 198.51.100.0/24 or 2001:db8::/32. A single address is its own range.',
+    yourAddress: (address: string) => `Your current address: ${address}`,
+    save: 'Save trusted networks',
+    saved: (count: number) =>
+      count === 0 ? 'Saved: members may sign in from any network.' : `Saved: ${count} trusted ranges.`,
+    count: (count: string) => `${count} trusted ranges.`,
+    lastChanged: (when: string) => `Last changed ${when}`,
+    none: 'No trusted networks: members may sign in from any network.',
+    tooMany: (max: number) => `At most ${max} ranges.`,
+    badRange: (range: string) => `Not an IPv4 or IPv6 CIDR range: ${range}`,
+    confirmLockout: (address: string) =>
+      `Your current address (${address}) is outside these ranges. If you save them, you can no longer sign in or refresh from here. Save anyway?`,
+    confirm: 'Save anyway',
+    cancel: 'Cancel',
   },
 } as const;

@@ -15,6 +15,7 @@ const FULL_ORG_ADMIN = me('org-admin', [
   'ManageOrganisationSettings',
   'ManageAccessTokens',
   'MagicManageOrganisationBilling',
+  'ManageIPWhitelist',
 ]);
 
 describe('selectConsoleView', () => {
@@ -71,6 +72,8 @@ describe('selectConsoleView', () => {
       { type: 'denied' },
     ],
     ['subscription, member', 'admin', '/admin/subscription', MEMBER, { type: 'denied' }],
+    ['trusted networks, member', 'admin', '/admin/networks', MEMBER, { type: 'denied' }],
+    ['trusted networks, admin (no ManageIPWhitelist)', 'admin', '/admin/networks', ADMIN, { type: 'denied' }],
     [
       'subscription, admin (no MagicManageOrganisationBilling)',
       'admin',
@@ -89,7 +92,13 @@ describe('selectConsoleView', () => {
       'org-admin with tokens and billing: API clients and subscription too',
       FULL_ORG_ADMIN,
       '/admin/subscription',
-      ['members', 'invitations', 'apiClients', 'events', 'subscription'],
+      ['members', 'invitations', 'apiClients', 'networks', 'events', 'subscription'],
+    ],
+    [
+      'org-admin with ManageIPWhitelist: trusted networks',
+      FULL_ORG_ADMIN,
+      '/admin/networks',
+      ['members', 'invitations', 'apiClients', 'networks', 'events', 'subscription'],
     ],
   ])('%s', (_name, meState, path, nav) => {
     const view = selectConsoleView({ application: 'admin', path, me: meState });

@@ -30,6 +30,7 @@ export const EVENT_TYPES = [
   'api_client.created',
   'api_client.revoked',
   'subscription.changed',
+  'trusted_networks.changed',
 ] as const;
 
 function isoOf(local: string): string | undefined {

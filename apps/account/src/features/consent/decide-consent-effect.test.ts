@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ConsentCommand, ConsentInput } from './decide-consent-effect.ts';
 import { decideConsentEffect, decideConsentFailure } from './decide-consent-effect.ts';
+import { copy } from '../../copy.ts';
 
 const base: ConsentInput = { challenge: 'cc', sessionState: 'present', sessionId: 's1', retries: 0 };
 
@@ -41,6 +42,11 @@ describe('decideConsentFailure (a refused consent)', () => {
       'second-factor grace period over → login for the 2FA reset',
       { status: 403, errorCode: 'SECOND_FACTOR_REQUIRED' },
       { type: 'login-2fa-reset' },
+    ],
+    [
+      'outside the organisation’s trusted networks → the trusted-networks message',
+      { status: 403, errorCode: 'NETWORK_NOT_TRUSTED' },
+      { type: 'error', message: copy.errors.networkNotTrusted },
     ],
     [
       'another refusal → the consent-flow error',

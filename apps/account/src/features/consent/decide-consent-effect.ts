@@ -1,4 +1,5 @@
 import { MISSING_SESSION_RETRIES } from '../../constants.ts';
+import { NETWORK_NOT_TRUSTED } from '@acme/users-contract/networks';
 import { copy } from '../../copy.ts';
 import type { SessionState } from '../../shared/session/session-facts.ts';
 
@@ -41,5 +42,7 @@ export function decideConsentFailure(failure: {
 }): ConsentFailureCommand {
   if (failure.status === 403 && failure.errorCode === 'SECOND_FACTOR_REQUIRED')
     return { type: 'login-2fa-reset' };
+  if (failure.status === 403 && failure.errorCode === NETWORK_NOT_TRUSTED)
+    return { type: 'error', message: copy.errors.networkNotTrusted };
   return { type: 'error', message: copy.errors.consentFlow };
 }

@@ -1,5 +1,6 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { copy } from '../../copy.ts';
 import { mockFetch } from '../../testing/fetch-mock.ts';
 import { HttpClientError, RequiredError, postJson } from './http-client.ts';
 import { backendLogin, classifyBackendLoginError, tokenFromBackendLogin } from './m365-backend.ts';
@@ -90,6 +91,11 @@ describe('classifyBackendLoginError', () => {
         type: 'message',
         message: "Your account is deactivated. Please contact your organisation's administrator.",
       },
+    ],
+    [
+      "NETWORK_NOT_TRUSTED (outside the organisation's trusted networks) shows our words",
+      answer(403, { errorCode: 'NETWORK_NOT_TRUSTED', message: 'server words' }),
+      { type: 'message', message: copy.errors.networkNotTrusted },
     ],
     [
       'another error shows its message',

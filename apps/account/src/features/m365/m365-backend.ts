@@ -65,6 +65,8 @@ export function classifyBackendLoginError(error: unknown): BackendLoginFailure {
       return { type: 'outcome', outcome: 'unauthorised', subscriptionUrl: null };
     case M365_ERROR_CODES.accountInactive:
       return { type: 'message', message: copy.m365.accountInactive };
+    case M365_ERROR_CODES.networkNotTrusted:
+      return { type: 'message', message: copy.errors.networkNotTrusted };
   }
   const fromBody = messageFromBody(body);
   if (fromBody) return { type: 'message', message: fromBody };

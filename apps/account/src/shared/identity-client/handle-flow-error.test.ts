@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { copy } from '../../copy.ts';
 import { HttpError } from '../errors/http-error.ts';
 import { classifyFlowError, handleFlowError, routeFlowMessages } from './handle-flow-error.ts';
 
@@ -111,6 +112,16 @@ describe('routeFlowMessages: every error message is a toast, and also beside its
       flowWith([msg(4010090, 'use SSO')]),
       [],
       { form: ['use SSO'], fields: {}, toasts: ['use SSO'] },
+    ],
+    [
+      "outside the organisation's trusted networks → the form, in the app's words",
+      flowWith([msg(4010091, 'server words')]),
+      [],
+      {
+        form: [copy.errors.networkNotTrusted],
+        fields: {},
+        toasts: [copy.errors.networkNotTrusted],
+      },
     ],
     [
       'a lockout or "sent too often" → a toast',

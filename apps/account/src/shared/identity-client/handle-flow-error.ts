@@ -1,3 +1,5 @@
+import { TRUSTED_NETWORKS_MESSAGE_ID } from '../../constants.ts';
+import { copy } from '../../copy.ts';
 import { HttpError } from '../errors/http-error.ts';
 import { getErrorMessage } from '../errors/get-error-message.ts';
 
@@ -123,9 +125,15 @@ const FORM_MESSAGE_IDS: ReadonlySet<number> = new Set([
   4000032, // password too short
   4000034, // password found in data breaches
   4010090, // the address's organisation enforces SSO: no password sign-in or recovery (names SSO)
+  TRUSTED_NETWORKS_MESSAGE_ID,
   4060006, // invalid recovery code
   4070006, // invalid verification code
 ]);
+
+/** Server messages the app words itself (copy.ts). */
+const APP_TEXT: Readonly<Record<number, string>> = {
+  [TRUSTED_NETWORKS_MESSAGE_ID]: copy.errors.networkNotTrusted,
+};
 
 interface MessageLike {
   id: number;
@@ -156,8 +164,9 @@ export interface RoutedMessages {
  */
 export function routeFlowMessages(flow: FlowLike, fields: readonly string[] = []): RoutedMessages {
   const routed: RoutedMessages = { form: [], fields: {}, toasts: [] };
-  const place = (m: MessageLike, field?: string) => {
-    if (m.type !== 'error') return;
+  const place = (message: MessageLike, field?: string) => {
+    if (message.type !== 'error') return;
+    const m = { ...message, text: APP_TEXT[message.id] ?? message.text };
     routed.toasts.push(m.text);
     if (field && fields.includes(field)) (routed.fields[field] ??= []).push(m.text);
     else if (FORM_MESSAGE_IDS.has(m.id) || field) routed.form.push(m.text);

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDb, type Database } from '@acme/db';
+import { createTestDb, sql, type Database } from '@acme/db';
 import { ORG_IDP_DEMO_PASSWORD, ORG_IDP_DEMO_USERS, startOrgIdp, type OrgIdp } from '@acme/dev';
 import { createMemoryMailer } from '@acme/mail';
 import { freePort } from '@acme/test-kit/free-port';
@@ -439,5 +439,29 @@ describe('identity: login with method oidc (organisation single sign-on)', () =>
     expect((await whoami(browser)).status).toBe(401);
     const users = await admin('GET', `/admin/users?organisationId=${globex}`);
     expect(users.body.users.map((u: any) => u.email)).not.toContain('turing@globex.test');
+  });
+
+  it("SSO sign-in outside the organisation's trusted networks: refused with 4010091 and no session; inside it signs in", async () => {
+    // The user service keeps the list (its console sets it); this identity service trusts no proxy,
+    // so the client is the loopback peer.
+    const setRanges = (ranges: string[]) =>
+      sql`insert into organisation_trusted_networks (organisation_id, ranges, updated_at)
+          values (${globex}, ${JSON.stringify(ranges)}::jsonb, now())
+          on conflict (organisation_id) do update set ranges = excluded.ranges`.execute(db.kysely);
+    try {
+      await setRanges(['203.0.113.0/24', '2001:db8::/32']);
+      const refused = await signIn('hopper@globex.test');
+      expect(refused.res.status).toBe(303);
+      expect(refused.res.headers.get('location')).toContain(`flow=${refused.flow.id}`);
+      expect((await whoami(refused.browser)).status).toBe(401);
+      expect((await flowMessages(refused.browser, refused.flow.id)).join(' ')).toMatch(/trusted networks/);
+
+      await setRanges(['127.0.0.0/8', '::1/128']);
+      const inside = await signIn('hopper@globex.test');
+      expect(inside.res.headers.get('location')).toBe(`${APP}/`);
+      expect((await whoami(inside.browser)).status).toBe(200);
+    } finally {
+      await setRanges([]);
+    }
   });
 });

@@ -1,0 +1,190 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { LOCKOUT_CONFIRMATION_REQUIRED } from '@acme/users-contract/networks';
+import type { UsersContext } from '../context.ts';
+import { AppError } from '../http/errors.ts';
+import { uuidSchema } from '../http/schemas.ts';
+import { parseInput, sendOutput } from '../http/validate.ts';
+import { createRateLimiter } from '../login/rate-limit.ts';
+import { authoriseConsole, originOf } from './auth.ts';
+import { operatorOrigin, recordEvent } from './events.ts';
+import {
+  addressInRanges,
+  parseRange,
+  readTrustedNetworks,
+  requireTrustedNetwork,
+  writeTrustedNetworks,
+} from './networks.ts';
+
+/** ManageIPWhitelist: the spec's permission for the organisation's trusted networks. */
+const PERMISSION = 'ManageIPWhitelist';
+
+const trustedNetworksSchema = z.object({
+  ranges: z.array(z.string()),
+  yourAddress: z.string(),
+  updatedAt: z.string().nullable(),
+});
+
+function setSchema(maxRanges: number) {
+  return z
+    .object({
+      ranges: z
+        .array(z.string().max(64))
+        .max(maxRanges, `at most ${maxRanges} ranges`)
+        .transform((ranges, issue) => {
+          const parsed: string[] = [];
+          for (const [i, text] of ranges.entries()) {
+            const range = parseRange(text);
+            if (range === null) {
+              issue.addIssue({
+                code: 'custom',
+                path: [i],
+                message: `not an IPv4 or IPv6 CIDR range: ${text}`,
+              });
+              return z.NEVER;
+            }
+            if (!parsed.includes(range)) parsed.push(range);
+          }
+          return parsed;
+        }),
+      confirmLockout: z.boolean().optional(),
+    })
+    .strict();
+}
+
+/** `POST /admin/trusted-networks/check` (operator network: the identity and authorization servers). */
+const checkSchema = z.union([
+  z.object({ identityId: uuidSchema, clientAddress: z.string().max(64).optional() }).strict(),
+  z.object({ userId: uuidSchema, clientAddress: z.string().max(64).optional() }).strict(),
+  z.object({ organisationId: uuidSchema, clientAddress: z.string().max(64).optional() }).strict(),
+]);
+
+/** The console's trusted networks section: `GET`/`PUT /console/organisations/:id/trusted-networks`. */
+export function registerTrustedNetworkRoutes(app: FastifyInstance, ctx: UsersContext): void {
+  const path = '/console/organisations/:organisationId/trusted-networks';
+  const answer = async (organisationId: string, yourAddress: string) => {
+    const { ranges, updatedAt } = await readTrustedNetworks(ctx.db, organisationId);
+    return { ranges, yourAddress, updatedAt: updatedAt && new Date(updatedAt).toISOString() };
+  };
+
+  app.get(path, async (request, reply) => {
+    const { organisationId } = await authoriseConsole(ctx, request, PERMISSION, false);
+    return sendOutput(reply, 200, trustedNetworksSchema, await answer(organisationId, request.ip));
+  });
+
+  app.put(path, async (request, reply) => {
+    const { caller, organisationId } = await authoriseConsole(ctx, request, PERMISSION, true);
+    const body = parseInput(setSchema(ctx.config.console.maxTrustedRanges), request.body);
+    // An admin cannot lock themselves out by accident: a list that excludes the address this
+    // request came from needs an explicit confirmation.
+    if (body.ranges.length > 0 && !addressInRanges(request.ip, body.ranges) && body.confirmLockout !== true) {
+      throw new AppError(
+        LOCKOUT_CONFIRMATION_REQUIRED,
+        `Your current address (${request.ip}) is outside these ranges: saving them signs you out of reach. Confirm to save anyway.`,
+        {},
+        { yourAddress: request.ip },
+      );
+    }
+    const now = ctx.clock.now();
+    await ctx.db.transaction().execute(async (trx) => {
+      const before = await readTrustedNetworks(trx, organisationId);
+      await writeTrustedNetworks(trx, organisationId, body.ranges, caller.userId, now);
+      await recordEvent(
+        trx,
+        originOf(caller, request),
+        {
+          organisationId,
+          type: 'trusted_networks.changed',
+          subjectId: null,
+          details: {
+            before: before.ranges.join(' ') || '(none)',
+            after: body.ranges.join(' ') || '(none)',
+          },
+        },
+        now,
+      );
+    });
+    return sendOutput(reply, 200, trustedNetworksSchema, await answer(organisationId, request.ip));
+  });
+}
+
+/**
+ * Rate limits on `/console/*`, before authentication (so before the introspection call they
+ * would otherwise multiply): per access token (by its SHA-256, never the token itself) and per
+ * client address, with the user service's shared fixed-window counters.
+ */
+export function registerConsoleRateLimits(app: FastifyInstance, ctx: UsersContext): void {
+  const { perToken, perIp, windowSeconds } = ctx.config.console;
+  const byToken = createRateLimiter(ctx.db, perToken, windowSeconds);
+  const byIp = createRateLimiter(ctx.db, perIp, windowSeconds);
+  app.addHook('onRequest', async (request) => {
+    if (!request.url.startsWith('/console/') || request.method === 'OPTIONS') return;
+    const now = ctx.clock.now();
+    const decisions = [await byIp.hit(`console-ip:${request.ip}`, now)];
+    const authorization = request.headers.authorization;
+    if (authorization) {
+      const digest = createHash('sha256').update(authorization, 'utf8').digest('base64url');
+      decisions.push(await byToken.hit(`console-token:${digest}`, now));
+    }
+    const refused = decisions.filter((d) => !d.allowed);
+    if (refused.length > 0) {
+      const retryAfter = Math.max(...refused.map((d) => d.retryAfterSeconds));
+      throw new AppError('RATE_LIMITED', 'Too many console requests. Try again later.', {
+        'retry-after': String(retryAfter),
+      });
+    }
+  });
+}
+
+/**
+ * `POST /admin/trusted-networks/check {identityId | userId | organisationId, clientAddress}`: 204 when the
+ * organisation has no trusted networks or the address is inside them, 403 `NETWORK_NOT_TRUSTED`
+ * otherwise. The identity service asks at every sign-in that creates a session; the authorization
+ * server at every API client's token request.
+ */
+export function registerTrustedNetworkAdminRoutes(app: FastifyInstance, ctx: UsersContext): void {
+  app.post('/admin/trusted-networks/check', async (request, reply) => {
+    const body = parseInput(checkSchema, request.body);
+    let organisationId: string | undefined;
+    if ('organisationId' in body) organisationId = body.organisationId;
+    else {
+      const user = await ctx.db
+        .selectFrom('users')
+        .select('organisation_id')
+        .where((eb) =>
+          'identityId' in body ? eb('identity_id', '=', body.identityId) : eb('id', '=', body.userId),
+        )
+        .executeTakeFirst();
+      organisationId = user?.organisation_id;
+    }
+    if (organisationId !== undefined) {
+      await requireTrustedNetwork(ctx.db, organisationId, body.clientAddress);
+    }
+    reply.header('cache-control', 'no-store');
+    return reply.code(204).send();
+  });
+
+  // The operator's way back for an organisation whose admins locked themselves out.
+  app.delete('/admin/organisations/:organisationId/trusted-networks', async (request, reply) => {
+    const { organisationId } = parseInput(z.object({ organisationId: uuidSchema }).strict(), request.params);
+    const now = ctx.clock.now();
+    await ctx.db.transaction().execute(async (trx) => {
+      const before = await readTrustedNetworks(trx, organisationId);
+      if (before.ranges.length === 0) return;
+      await writeTrustedNetworks(trx, organisationId, [], null, now);
+      await recordEvent(
+        trx,
+        operatorOrigin(),
+        {
+          organisationId,
+          type: 'trusted_networks.changed',
+          subjectId: null,
+          details: { before: before.ranges.join(' '), after: '(none)' },
+        },
+        now,
+      );
+    });
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,269 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDb } from '@acme/db';
+import type { Database } from '@acme/db';
+import { freePort } from '@acme/test-kit/free-port';
+import { start as startUsers } from '../src/index.ts';
+import { platformAuthorizeUrl, startAuthStack } from './auth-stack.ts';
+import { Jar } from './jar.ts';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+/**
+ * Trusted networks (issue 24) end to end: the real identity service, user service and
+ * authorization server on one database, each behind one trusted proxy hop (`*TRUST_PROXY=1`), so
+ * a request's client address is the right-most `X-Forwarded-For` entry, as the load balancer
+ * writes it. The organisation's members are refused outside its ranges at the password sign-in
+ * (identity engine), the refresh and the API client's token request.
+ */
+
+const APP_ORIGIN = 'http://localhost:4000';
+const PASSWORD = 'Research-Demo-2026!';
+const OFFICE = '198.51.100.0/24';
+const OFFICE_V6 = '2001:db8:40::/48';
+const INSIDE = '198.51.100.20';
+const OUTSIDE = '203.0.113.9';
+
+/** A browser behind the load balancer: every request reaches the services with its address appended. */
+class BrowserAt extends Jar {
+  constructor(
+    readonly address: string,
+    /** What the browser itself wrote into X-Forwarded-For (a spoof), before the proxy appended. */
+    readonly spoofed?: string,
+  ) {
+    super(APP_ORIGIN);
+  }
+  override fetch(url: string, init: RequestInit & { json?: unknown } = {}) {
+    const headers = new Headers(init.headers);
+    headers.set('x-forwarded-for', this.spoofed ? `${this.spoofed}, ${this.address}` : this.address);
+    return super.fetch(url, { ...init, headers });
+  }
+}
+
+describe('trusted networks: members are refused outside their organisation’s ranges', () => {
+  let db: Database;
+  const urls: Record<string, string> = {};
+  const closers: (() => Promise<void>)[] = [];
+  let organisationId = '';
+  let otherOrganisationId = '';
+  let adminToken = '';
+  let seq = 0;
+
+  beforeAll(async () => {
+    db = await createTestDb();
+    const [usersPublic, usersAdmin] = await Promise.all([freePort(), freePort()]);
+    const usersAdminUrl = `http://localhost:${usersAdmin}`;
+    Object.assign(
+      urls,
+      await startAuthStack(db, closers, {
+        appOrigin: APP_ORIGIN,
+        usersAdminUrl,
+        oauth2Env: { OAUTH2_TRUST_PROXY: '1' },
+        identityEnv: { IDENTITY_TRUST_PROXY: '1', IDENTITY_USERS_ADMIN_URL: usersAdminUrl },
+      }),
+    );
+    const users = await startUsers({
+      db,
+      logger: false,
+      env: {
+        USERS_PUBLIC_PORT: String(usersPublic),
+        USERS_ADMIN_PORT: String(usersAdmin),
+        IDENTITY_ADMIN_URL: urls.identityAdmin!,
+        OAUTH2_ADMIN_URL: urls.oauth2Admin!,
+        TRUST_PROXY: '1',
+      },
+    });
+    closers.push(users.close);
+    urls.users = users.urls.public!;
+    urls.usersAdmin = users.urls.admin!;
+    organisationId = await newOrganisation('nets.test');
+    otherOrganisationId = await newOrganisation('elsewhere.test');
+    const admin = await newUser(organisationId, 'nets.test', 'org-admin');
+    const patched = await new Jar().fetch(`${urls.usersAdmin}/admin/users/${admin.id}`, {
+      method: 'PATCH',
+      json: { scopeGroups: ['research'] },
+    });
+    expect(patched.res.status).toBe(200);
+    adminToken = await tokenFor(admin.identityId);
+  }, 60_000);
+  afterAll(async () => {
+    for (const close of closers.reverse()) await close();
+    await db.close();
+  });
+
+  async function newOrganisation(domain: string): Promise<string> {
+    const org = await new Jar().fetch(`${urls.usersAdmin}/admin/organisations`, {
+      method: 'POST',
+      json: { name: `Org ${domain}`, domains: [domain], products: ['Platform'] },
+    });
+    expect(org.res.status).toBe(201);
+    return org.body.id;
+  }
+
+  async function newUser(orgId: string, domain: string, role = 'member') {
+    seq += 1;
+    const created = await new Jar().fetch(`${urls.usersAdmin}/admin/users`, {
+      method: 'POST',
+      json: {
+        organisationId: orgId,
+        email: `net-${seq}@${domain}`,
+        firstName: 'Net',
+        lastName: `Tester${seq}`,
+        role,
+        password: PASSWORD,
+      },
+    });
+    expect(created.res.status).toBe(201);
+    return created.body as { id: string; email: string; identityId: string };
+  }
+
+  async function tokenFor(identityId: string): Promise<string> {
+    const res = await fetch(`${urls.oauth2Admin}/admin/oauth2/federated-tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ subject: identityId, client_id: 'platform', session: { access_token: {} } }),
+    });
+    return ((await res.json()) as any).access_token;
+  }
+
+  /** The org-admin sets the ranges from inside the office (so no lock-out confirmation is needed). */
+  async function setRanges(ranges: string[], orgId = organisationId) {
+    const res = await new BrowserAt(INSIDE).fetch(
+      `${urls.users}/console/organisations/${orgId}/trusted-networks`,
+      {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${adminToken}` },
+        json: { ranges, confirmLockout: true },
+      },
+    );
+    expect(res.res.status).toBe(200);
+  }
+
+  /** Authorize → password login at the identity service → (consent skipped) → tokens, from `browser`. */
+  async function signIn(browser: BrowserAt, email: string) {
+    const { url: authorizeUrl, verifier } = platformAuthorizeUrl(urls.issuer!, APP_ORIGIN);
+    const login = await browser.navigateToApp(authorizeUrl);
+    const challenge = login.searchParams.get('login_challenge')!;
+    const flow = await browser.fetch(
+      `${urls.identityPublic}/self-service/login/browser?login_challenge=${encodeURIComponent(challenge)}`,
+      { headers: { accept: 'application/json' } },
+    );
+    const csrf = flow.body.ui.nodes.find((n: any) => n.attributes.name === 'csrf_token').attributes.value;
+    const submitted = await browser.fetch(`${urls.identityPublic}/self-service/login?flow=${flow.body.id}`, {
+      method: 'POST',
+      headers: { accept: 'application/json' },
+      json: { method: 'password', identifier: email, password: PASSWORD, csrf_token: csrf },
+    });
+    if (submitted.res.status !== 422) return { submitted, tokens: undefined };
+    const callback = await browser.navigateToApp(submitted.body.redirect_browser_to);
+    const token = await tokenRequest(browser, {
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code')!,
+      redirect_uri: `${APP_ORIGIN}/account/callback`,
+      code_verifier: verifier,
+      client_id: 'platform',
+    });
+    expect(token.status).toBe(200);
+    return { submitted, tokens: token.body as { access_token: string; refresh_token: string } };
+  }
+
+  async function tokenRequest(browser: BrowserAt, form: Record<string, string>, authorization?: string) {
+    const res = await browser.fetch(`${urls.issuer}/oauth2/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        ...(authorization ? { authorization } : {}),
+      },
+      body: new URLSearchParams(form).toString(),
+    });
+    return { status: res.res.status, body: res.body };
+  }
+
+  const messageIds = (body: any): number[] => (body?.ui?.messages ?? []).map((m: any) => m.id);
+
+  it('password sign-in: refused outside the ranges with the trusted-networks message and no session; allowed inside', async () => {
+    const member = await newUser(organisationId, 'nets.test');
+    await setRanges([OFFICE, OFFICE_V6]);
+
+    const outside = new BrowserAt(OUTSIDE);
+    const refused = await signIn(outside, member.email);
+    expect(refused.submitted.res.status).toBe(400);
+    expect(messageIds(refused.submitted.body)).toContain(4010091);
+    expect(refused.submitted.body.ui.messages[0].text).toMatch(/trusted networks/);
+    const whoami = await outside.fetch(`${urls.identityPublic}/sessions/whoami`, {
+      headers: { accept: 'application/json' },
+    });
+    expect(whoami.res.status).toBe(401);
+
+    const inside = await signIn(new BrowserAt(INSIDE), member.email);
+    expect(inside.tokens?.access_token).toBeTruthy();
+  });
+
+  it('IPv6: an address inside the IPv6 range signs in, one outside it is refused', async () => {
+    const member = await newUser(organisationId, 'nets.test');
+    await setRanges([OFFICE, OFFICE_V6]);
+    expect((await signIn(new BrowserAt('2001:db8:40:7::1'), member.email)).tokens).toBeDefined();
+    const refused = await signIn(new BrowserAt('2001:db8:41::1'), member.email);
+    expect(messageIds(refused.submitted.body)).toContain(4010091);
+  });
+
+  it('spoofed X-Forwarded-For: an office address the client writes itself does not pass', async () => {
+    const member = await newUser(organisationId, 'nets.test');
+    await setRanges([OFFICE]);
+    // The client claims the office address; the load balancer appends the real one (outside).
+    const spoofer = new BrowserAt(OUTSIDE, INSIDE);
+    const refused = await signIn(spoofer, member.email);
+    expect(refused.submitted.res.status).toBe(400);
+    expect(messageIds(refused.submitted.body)).toContain(4010091);
+    expect(refused.tokens).toBeUndefined();
+  });
+
+  it('another organisation’s ranges do not apply: its members sign in from anywhere', async () => {
+    const outsider = await newUser(otherOrganisationId, 'elsewhere.test');
+    await setRanges([OFFICE]);
+    expect((await signIn(new BrowserAt(OUTSIDE), outsider.email)).tokens).toBeDefined();
+  });
+
+  it('token refresh: refused outside the ranges (invalid_grant) with the grant kept; allowed inside', async () => {
+    const member = await newUser(organisationId, 'nets.test');
+    await setRanges([OFFICE]);
+    const { tokens } = await signIn(new BrowserAt(INSIDE), member.email);
+    const form = { grant_type: 'refresh_token', refresh_token: tokens!.refresh_token, client_id: 'platform' };
+
+    const outside = await tokenRequest(new BrowserAt(OUTSIDE), form);
+    expect(outside.status).toBe(400);
+    expect(outside.body.error).toBe('invalid_grant');
+    expect(outside.body.error_description).toMatch(/trusted networks/);
+
+    const spoofed = await tokenRequest(new BrowserAt(OUTSIDE, INSIDE), form);
+    expect(spoofed.body.error).toBe('invalid_grant');
+
+    const inside = await tokenRequest(new BrowserAt(INSIDE), form);
+    expect(inside.status).toBe(200);
+    expect(inside.body.access_token).toBeTruthy();
+  });
+
+  it("API clients' client-credentials token requests: refused outside (unauthorized_client), allowed inside", async () => {
+    await setRanges([]);
+    const created = await new BrowserAt(INSIDE).fetch(
+      `${urls.users}/console/organisations/${organisationId}/api-clients`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adminToken}` },
+        json: { name: 'nightly export', scopeGroups: ['research'] },
+      },
+    );
+    expect(created.res.status).toBe(201);
+    const basic = `Basic ${Buffer.from(`${created.body.id}:${created.body.clientSecret}`).toString('base64')}`;
+    const request = (browser: BrowserAt) =>
+      tokenRequest(browser, { grant_type: 'client_credentials' }, basic);
+    expect((await request(new BrowserAt(OUTSIDE))).status).toBe(200);
+
+    await setRanges([OFFICE]);
+    const outside = await request(new BrowserAt(OUTSIDE));
+    expect(outside.status).toBe(400);
+    expect(outside.body.error).toBe('unauthorized_client');
+    expect(outside.body.error_description).toMatch(/trusted networks/);
+    expect((await request(new BrowserAt(OUTSIDE, INSIDE))).body.error).toBe('unauthorized_client');
+    expect((await request(new BrowserAt(INSIDE))).status).toBe(200);
+  });
+});
