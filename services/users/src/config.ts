@@ -78,6 +78,17 @@ const configSchema = z.object({
   SECURITY_EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(400),
   /** Events deleted per statement by the retention job, so writers never wait behind one long delete. */
   SECURITY_EVENTS_CLEANUP_BATCH: z.coerce.number().int().min(1).max(100_000).default(1000),
+  /**
+   * The console's SSO checks (Test connection, Test sign-in) and issuers set there: hosts that may
+   * be reached over plain http (the development stand-in, e.g. `localhost`). Everything else: https.
+   */
+  CONSOLE_SSO_HTTP_HOSTS: z.string().default(''),
+  /** Development only: let those checks reach loopback and private addresses (refused otherwise). */
+  CONSOLE_SSO_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
+  /** Time-out of each of those fetches. */
+  CONSOLE_SSO_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(5000),
+  /** The admin application's Test sign-in callback, registered at the provider next to the identity service's. */
+  CONSOLE_SSO_TEST_REDIRECT_URI: z.url().default('http://localhost:4002/admin/sso/test-callback'),
   TRUST_PROXY: trustProxySchema,
   LOG_LEVEL: logLevelSchema,
 });
@@ -139,6 +150,8 @@ export interface Config {
   upstreamTimeoutMs: number;
   ssoSecretKey: string;
   securityEvents: { retentionDays: number; cleanupBatch: number };
+  /** The console's outbound SSO checks (docs/security.md, "SSO set-up in the console"). */
+  consoleSso: { httpHosts: string[]; allowPrivate: boolean; timeoutMs: number; testRedirectUri: string };
   trustProxy: TrustProxy;
   logLevel: string;
 }
@@ -210,6 +223,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     securityEvents: {
       retentionDays: c.SECURITY_EVENTS_RETENTION_DAYS,
       cleanupBatch: c.SECURITY_EVENTS_CLEANUP_BATCH,
+    },
+    consoleSso: {
+      httpHosts: c.CONSOLE_SSO_HTTP_HOSTS.split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+      allowPrivate: c.CONSOLE_SSO_ALLOW_PRIVATE === 'true',
+      timeoutMs: c.CONSOLE_SSO_FETCH_TIMEOUT_MS,
+      testRedirectUri: c.CONSOLE_SSO_TEST_REDIRECT_URI,
     },
     trustProxy: c.TRUST_PROXY,
     logLevel: c.LOG_LEVEL,

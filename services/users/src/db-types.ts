@@ -179,6 +179,21 @@ export interface UsersDb {
   sso_providers: SsoProvidersTable;
   m365_org_admin_review: M365OrgAdminReviewTable;
   security_events: SecurityEventsTable;
+  sso_test_sign_ins: SsoTestSignInsTable;
+}
+
+/** A Test sign-in the console started (issue 24): spent by its first callback. */
+interface SsoTestSignInsTable {
+  state_hash: string;
+  organisation_id: string;
+  user_id: string;
+  issuer: string;
+  nonce: string;
+  code_verifier: string;
+  redirect_uri: string;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
 }
 
 interface SecurityEventsTable {

@@ -35,7 +35,8 @@ export interface ConsoleStack {
   close(): Promise<void>;
 }
 
-export async function startConsoleStack(): Promise<ConsoleStack> {
+/** `env`: more user service configuration (e.g. the console's SSO checks). */
+export async function startConsoleStack(env: Record<string, string> = {}): Promise<ConsoleStack> {
   const db = await createTestDb();
   const closers: (() => Promise<void>)[] = [];
   const urls = await startAuthStack(db, closers, { appOrigin: APP_ORIGIN });
@@ -47,6 +48,7 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
       IDENTITY_ADMIN_URL: urls.identityAdmin,
       IDENTITY_PUBLIC_URL: urls.identityPublic,
       OAUTH2_ADMIN_URL: urls.oauth2Admin,
+      ...env,
     },
   });
   let seq = 0;
