@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SSO_CONNECTION_CHECKS, type SsoConnectionCheckId } from '@acme/users-contract/console-sso';
 import { fetchJson, OutboundError, type OutboundFailure, type OutboundPolicy } from './sso-outbound.ts';
 
 // Test connection: the organisation's provider as our relying parties will see it. Each check is
@@ -18,17 +19,9 @@ export const SUPPORTED_ID_TOKEN_ALGS = [
   'EdDSA',
 ] as const;
 
-export const CONNECTION_CHECKS = [
-  'discovery',
-  'issuer',
-  'authorization_endpoint',
-  'token_endpoint',
-  'jwks',
-  'algorithms',
-  'scopes',
-] as const;
+export const CONNECTION_CHECKS = SSO_CONNECTION_CHECKS;
 
-export type ConnectionCheckId = (typeof CONNECTION_CHECKS)[number];
+export type ConnectionCheckId = SsoConnectionCheckId;
 
 export interface ConnectionCheck {
   check: ConnectionCheckId;

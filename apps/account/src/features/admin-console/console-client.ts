@@ -6,6 +6,13 @@ import type {
   ConsoleSubscription as Subscription,
   SecurityEvent,
 } from '@acme/users-contract/console';
+import type {
+  ConsoleSso,
+  ConsoleSsoInput,
+  SsoConnectionReport,
+  SsoTestSignInResult,
+  SsoTestSignInStarted,
+} from '@acme/users-contract/console-sso';
 
 // The user service's organisation console API (`/console/*`, docs/architecture.md). Every call
 // carries the access token as a bearer header through the token module.
@@ -110,6 +117,16 @@ export const consoleApi = {
       method: 'POST',
     }),
   subscription: (organisationId: string) => call<Subscription>(`${org(organisationId)}/subscription`),
+  sso: (organisationId: string) => call<ConsoleSso>(`${org(organisationId)}/sso`),
+  setSso: (organisationId: string, body: ConsoleSsoInput) =>
+    call<ConsoleSso>(`${org(organisationId)}/sso`, { method: 'PUT', body }),
+  removeSso: (organisationId: string) => call<null>(`${org(organisationId)}/sso`, { method: 'DELETE' }),
+  testSsoConnection: (organisationId: string) =>
+    call<SsoConnectionReport>(`${org(organisationId)}/sso/test-connection`, { method: 'POST', body: {} }),
+  startSsoTest: (organisationId: string) =>
+    call<SsoTestSignInStarted>(`${org(organisationId)}/sso/test-sign-in`, { method: 'POST', body: {} }),
+  completeSsoTest: (organisationId: string, body: { state: string; code?: string; error?: string }) =>
+    call<SsoTestSignInResult>(`${org(organisationId)}/sso/test-sign-in/complete`, { method: 'POST', body }),
   events: (organisationId: string, query: URLSearchParams) =>
     call<{ events: SecurityEvent[]; nextCursor: string | null }>(
       `${org(organisationId)}/events?${query.toString()}`,

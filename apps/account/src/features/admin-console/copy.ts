@@ -1,6 +1,8 @@
 // The admin console's copy, one place. Kept beside the feature (not in src/copy.ts) so that the
 // strings load with the admin chunks only and the login route's bundle stays as it is.
 
+import { ssoCopy } from './sso-copy.ts';
+
 export const consoleCopy = {
   title: 'Organisation admin',
   nav: 'Admin sections',
@@ -10,6 +12,7 @@ export const consoleCopy = {
     events: 'Security events',
     apiClients: 'API clients',
     subscription: 'Subscription',
+    sso: 'Single sign-on',
   },
   loading: 'Loading…',
   empty: {
@@ -17,6 +20,7 @@ export const consoleCopy = {
     invitations: 'No invitations yet.',
     events: 'No events match.',
     apiClients: 'No API clients yet.',
+    sso: 'No single sign-on provider is set up. People of your organisation sign in with a password.',
   },
   loadFailed: (message: string) => `Could not load: ${message}`,
   members: {
@@ -145,4 +149,5 @@ export const consoleCopy = {
     readOnly: 'Changes to the plan are made in the marketplace or by our support team.',
     states: { active: 'Active', suspended: 'Suspended', ended: 'Ended', none: 'Not subscribed' },
   },
+  sso: ssoCopy,
 } as const;

@@ -17,6 +17,8 @@ const FULL_ORG_ADMIN = me('org-admin', [
   'MagicManageOrganisationBilling',
 ]);
 
+const SSO_ADMIN = me('org-admin', ['ViewUsers', 'ManageOrganisationUsers', 'ConfigureSSO']);
+
 describe('selectConsoleView', () => {
   it.each<[string, string, string, MeState, unknown]>([
     ['another application', 'platform', '/admin/members', ORG_ADMIN, { type: 'denied' }],
@@ -71,6 +73,9 @@ describe('selectConsoleView', () => {
       { type: 'denied' },
     ],
     ['subscription, member', 'admin', '/admin/subscription', MEMBER, { type: 'denied' }],
+    ['single sign-on, member', 'admin', '/admin/sso', MEMBER, { type: 'denied' }],
+    ['single sign-on, admin (no ConfigureSSO)', 'admin', '/admin/sso', ADMIN, { type: 'denied' }],
+    ['single sign-on, another application', 'platform', '/admin/sso', SSO_ADMIN, { type: 'denied' }],
     [
       'subscription, admin (no MagicManageOrganisationBilling)',
       'admin',
@@ -90,6 +95,12 @@ describe('selectConsoleView', () => {
       FULL_ORG_ADMIN,
       '/admin/subscription',
       ['members', 'invitations', 'apiClients', 'events', 'subscription'],
+    ],
+    [
+      'org-admin with ConfigureSSO: single sign-on after invitations',
+      SSO_ADMIN,
+      '/admin/sso',
+      ['members', 'invitations', 'sso'],
     ],
   ])('%s', (_name, meState, path, nav) => {
     const view = selectConsoleView({ application: 'admin', path, me: meState });

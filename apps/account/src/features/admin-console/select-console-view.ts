@@ -11,9 +11,10 @@ export const CONSOLE_PATHS = {
   events: '/admin/events',
   apiClients: '/admin/api-clients',
   subscription: '/admin/subscription',
+  sso: '/admin/sso',
 } as const;
 
-type Section = 'members' | 'member' | 'invitations' | 'events' | 'apiClients' | 'subscription';
+type Section = 'members' | 'member' | 'invitations' | 'events' | 'apiClients' | 'subscription' | 'sso';
 
 /** The permissions each section needs (the same table as docs/architecture.md). */
 const SECTION_PERMISSIONS: Readonly<Record<Section, readonly string[]>> = {
@@ -25,10 +26,18 @@ const SECTION_PERMISSIONS: Readonly<Record<Section, readonly string[]>> = {
   // an organisation setting besides.
   apiClients: ['ManageAccessTokens', 'ManageOrganisationSettings'],
   subscription: ['MagicManageOrganisationBilling'],
+  sso: ['ConfigureSSO'],
 };
 
 /** The sections of the navigation, in order. */
-const NAV_SECTIONS: readonly Section[] = ['members', 'invitations', 'apiClients', 'events', 'subscription'];
+const NAV_SECTIONS: readonly Section[] = [
+  'members',
+  'invitations',
+  'sso',
+  'apiClients',
+  'events',
+  'subscription',
+];
 
 const mayOpen = (permissions: readonly string[], section: Section) =>
   SECTION_PERMISSIONS[section].every((p) => permissions.includes(p));
@@ -61,6 +70,8 @@ function sectionOfPath(path: string): Section | 'home' | null {
       return 'apiClients';
     case CONSOLE_PATHS.subscription:
       return 'subscription';
+    case CONSOLE_PATHS.sso:
+      return 'sso';
     default:
       return null;
   }
