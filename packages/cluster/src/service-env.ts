@@ -163,7 +163,6 @@ export function partEnv(
         ENTRA_URL: urls.entra,
         M365_SUBSCRIPTION_URL: `${urls.marketplace}/`,
         OFFER_URL: `${urls.marketplace}/`,
-        SSO_PROVIDER_ORIGINS: urls.orgIdp,
         // MAGIC's Teams host page stand-in, on MAGIC's origin (its tokens come from the Entra stand-in).
         DEV_TEAMS_HOST: 'true',
         ...(options.accountDistDir ? { ACCOUNT_DIST_DIR: options.accountDistDir } : {}),
