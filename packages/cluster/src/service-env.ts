@@ -141,6 +141,10 @@ export function partEnv(
         GRAPH_URL: urls.graph,
         MARKETPLACE_API_URL: urls.marketplace,
         AGENT_URL: urls.agent,
+        // The console's SSO checks reach the development stand-ins (plain http on loopback).
+        CONSOLE_SSO_HTTP_HOSTS: 'localhost',
+        CONSOLE_SSO_ALLOW_PRIVATE: 'true',
+        CONSOLE_SSO_TEST_REDIRECT_URI: `${urls.admin}/admin/sso/test-callback`,
         ...smtp,
       };
     case 'agent':

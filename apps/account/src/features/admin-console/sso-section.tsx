@@ -344,7 +344,7 @@ function RedirectUris({ sso, onNotice }: { sso: ConsoleSso; onNotice: (notice: N
             <dd>
               <code data-testid={u.id}>{u.value}</code>{' '}
               <button type="button" className="button secondary" onClick={() => void copy(u.value)}>
-                {t.copyUri(u.label.toLowerCase())}
+                {t.copyUri(u.label.charAt(0).toLowerCase() + u.label.slice(1))}
               </button>
             </dd>
           </div>
