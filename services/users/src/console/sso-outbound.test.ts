@@ -1,7 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkOutboundUrl, fetchJson, isSpecialAddress, type OutboundPolicy } from './sso-outbound.ts';
+import {
+  checkOutboundHost,
+  checkOutboundUrl,
+  fetchJson,
+  isSpecialAddress,
+  type OutboundPolicy,
+} from './sso-outbound.ts';
 
 // SSRF guards of the console's SSO checks: an org-admin names the URL, our server fetches it.
 
@@ -60,6 +66,15 @@ describe('console SSO outbound requests', () => {
       fetchJson(`http://localhost:${port}/.well-known/openid-configuration`, policy),
     ).rejects.toThrow(expect.objectContaining({ reason: 'private_address' }));
     expect(hits).toBe(before);
+  });
+
+  it('SSRF through a saved issuer: a name resolving to loopback is refused when it is saved', async () => {
+    await expect(checkOutboundHost('https://localhost/', production)).rejects.toThrow(
+      expect.objectContaining({ reason: 'private_address' }),
+    );
+    await expect(
+      checkOutboundHost('https://localhost/', { ...production, allowPrivate: true }),
+    ).resolves.toBeInstanceOf(URL);
   });
 
   it('the development policy (configured host, private allowed) reaches the stand-in', async () => {

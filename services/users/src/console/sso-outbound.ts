@@ -1,4 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { lookup as dnsLookupAll } from 'node:dns/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
@@ -94,6 +95,23 @@ export function checkOutboundUrl(raw: string, policy: OutboundPolicy): URL {
   if (!policy.allowPrivate && isIP(literal) !== 0 && isSpecialAddress(literal)) {
     throw new OutboundError('private_address');
   }
+  return url;
+}
+
+/**
+ * For a URL saved for later (an issuer other services fetch): it must also resolve, now, to public
+ * addresses only. Rebinding later is still possible; the console's own requests check at connect time.
+ */
+export async function checkOutboundHost(raw: string, policy: OutboundPolicy): Promise<URL> {
+  const url = checkOutboundUrl(raw, policy);
+  if (policy.allowPrivate) return url;
+  let addresses: LookupAddress[];
+  try {
+    addresses = await dnsLookupAll(url.hostname.replace(/^\[|\]$/g, ''), { all: true });
+  } catch {
+    throw new OutboundError('unreachable');
+  }
+  if (addresses.some((a) => isSpecialAddress(a.address))) throw new OutboundError('private_address');
   return url;
 }
 

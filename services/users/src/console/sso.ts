@@ -10,7 +10,7 @@ import { defaultProviderId, removeSsoProvider, setSsoProvider } from '../sso/ser
 import type { Permission } from '../users/roles.ts';
 import { originOf, type ConsoleCaller } from './auth.ts';
 import { CONNECTION_CHECKS, testConnection } from './sso-connection.ts';
-import { checkOutboundUrl, OutboundError } from './sso-outbound.ts';
+import { checkOutboundHost, checkOutboundUrl, OutboundError } from './sso-outbound.ts';
 import { completeTestSignIn, startTestSignIn } from './sso-test-sign-in.ts';
 
 // The console's Single sign-on section (issue 24, permission ConfigureSSO): the organisation's
@@ -137,17 +137,24 @@ export function registerConsoleSsoRoutes(
     };
   }
 
-  /** The issuer an org-admin names must be one the console's checks may reach (https, public). */
-  function reachableIssuer(issuer: string): void {
+  /**
+   * The issuer an org-admin names must be one the console's checks may reach: https (plain http
+   * only for configured development hosts), and, when saved, a name that resolves to public
+   * addresses only, since the identity service will fetch it too.
+   */
+  async function reachableIssuer(issuer: string, resolve: boolean): Promise<void> {
     try {
-      checkOutboundUrl(issuer, policy);
+      if (resolve) await checkOutboundHost(issuer, policy);
+      else checkOutboundUrl(issuer, policy);
     } catch (error) {
       const reason = error instanceof OutboundError ? error.reason : 'invalid_url';
       throw new AppError(
         'INVALID_REQUEST',
         reason === 'private_address'
           ? 'The request is invalid: issuer: must not be a private or loopback address'
-          : 'The request is invalid: issuer: must be an https URL',
+          : reason === 'unreachable'
+            ? 'The request is invalid: issuer: the host name does not resolve'
+            : 'The request is invalid: issuer: must be an https URL',
       );
     }
   }
@@ -161,7 +168,7 @@ export function registerConsoleSsoRoutes(
   app.put(base, async (request, reply) => {
     const { caller, organisationId } = await authorise(request, PERMISSION, true);
     const body = parseInput(consoleSetSsoSchema, request.body);
-    reachableIssuer(body.issuer);
+    await reachableIssuer(body.issuer, true);
     const existing = await findProviderByOrganisation(ctx.db, organisationId);
     await setSsoProvider(
       ctx,
@@ -198,7 +205,7 @@ export function registerConsoleSsoRoutes(
     if (issuer === undefined) {
       throw new AppError('SSO_NOT_CONFIGURED', 'This organisation has no single sign-on provider.');
     }
-    reachableIssuer(issuer);
+    await reachableIssuer(issuer, false);
     const checks = await testConnection(
       issuer.replace(/\/+$/, ''),
       row?.scopes ?? ['openid', 'email', 'profile'],
