@@ -79,6 +79,3 @@ export interface SsoTestSignInResult {
   };
   domainMatches: boolean;
 }
-
-/** The admin application's Test sign-in callback page (registered at the provider). */
-export const SSO_TEST_CALLBACK_PATH = '/admin/sso/test-callback';

@@ -21,7 +21,7 @@ export const SUPPORTED_ID_TOKEN_ALGS = [
 
 export const CONNECTION_CHECKS = SSO_CONNECTION_CHECKS;
 
-export type ConnectionCheckId = SsoConnectionCheckId;
+type ConnectionCheckId = SsoConnectionCheckId;
 
 export interface ConnectionCheck {
   check: ConnectionCheckId;
@@ -51,7 +51,7 @@ const jwksSchema = z.object({
   ),
 });
 
-export function discoveryUrl(issuer: string): string {
+function discoveryUrl(issuer: string): string {
   return `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
 }
 

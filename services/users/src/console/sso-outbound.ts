@@ -13,7 +13,7 @@ import { BlockList, isIP, type LookupFunction } from 'node:net';
 // the check and to a private one for the connection.
 
 /** Largest answer read (discovery documents and JWKS are a few kB). */
-export const SSO_FETCH_MAX_BYTES = 256 * 1024;
+const SSO_FETCH_MAX_BYTES = 256 * 1024;
 
 export interface OutboundPolicy {
   /** Hosts reachable over plain http (development stand-ins). */

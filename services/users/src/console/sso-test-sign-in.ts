@@ -14,7 +14,7 @@ import { fetchJson, OutboundError } from './sso-outbound.ts';
 // bound to the admin who started the test, spent by its first use, and valid for 10 minutes.
 
 /** How long a started Test sign-in may come back. */
-export const SSO_TEST_TTL_MS = 10 * 60 * 1000;
+const SSO_TEST_TTL_MS = 10 * 60 * 1000;
 
 const b64url = (bytes: Buffer) => bytes.toString('base64url');
 const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');

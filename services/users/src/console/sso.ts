@@ -28,7 +28,7 @@ type Authorise = (
 const operatorShape = setSsoProviderSchema.shape;
 
 /** What an org-admin may set: no provider id (it follows the domain), claim mapping or userinfo. */
-export const consoleSetSsoSchema = z
+const consoleSetSsoSchema = z
   .object({
     issuer: operatorShape.issuer,
     clientId: operatorShape.clientId,
@@ -64,7 +64,7 @@ const providerViewSchema = z.object({
   updatedAt: z.iso.datetime(),
 });
 
-export const consoleSsoSchema = z.object({
+const consoleSsoSchema = z.object({
   provider: providerViewSchema.nullable(),
   /** To register at the provider: the sign-in callback (identity service) and Test sign-in's (admin application). */
   redirectUris: z.object({ signIn: z.string(), testSignIn: z.string() }),

@@ -1,5 +1,3 @@
-import { SSO_TEST_CALLBACK_PATH } from '@acme/users-contract/console-sso';
-
 // Test sign-in's popup and its opener (the Single sign-on section). Pure. The callback page (our own
 // origin) posts what the provider sent to the opener, addressed to our origin only (or on a
 // same-origin BroadcastChannel when the popup lost its opener); the opener takes a message only
@@ -50,5 +48,3 @@ export function decideSsoTestMessage(input: {
     return { type: 'complete', body: { state: data.state, error: data.error } };
   return { type: 'ignore' };
 }
-
-export { SSO_TEST_CALLBACK_PATH };
