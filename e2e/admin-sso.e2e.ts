@@ -132,7 +132,11 @@ describe('single sign-on set up in the admin console', () => {
     expect(await page.getByLabel(/leave empty to keep/).inputValue()).toBe('');
     expect(await page.content()).not.toContain(clientSecret);
 
-    await page.getByRole('button', { name: 'Test connection' }).click();
+    // By keyboard: Tab from the Save button reaches Test connection.
+    await page.getByRole('button', { name: 'Save provider' }).focus();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Test connection');
+    await page.keyboard.press('Enter');
     await page.getByText('Every check passed.').waitFor({ timeout: 30_000 });
     const checks = await page
       .getByRole('region', { name: 'Connection' })
