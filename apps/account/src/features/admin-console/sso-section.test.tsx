@@ -2,6 +2,7 @@
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { Router } from '../../app/router.tsx';
+import { defaultConfig, setConfig } from '../../shared/config/env.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { write } from '../../shared/storage/storage.ts';
 import { mockFetch, type MockCall } from '../../testing/fetch-mock.ts';
@@ -199,5 +200,35 @@ describe('the Single sign-on section', () => {
       state: 'st-1',
       code: 'c0de',
     });
+  });
+});
+
+describe('the Test sign-in callback page (the popup)', () => {
+  it("posts the provider's answer to its opener, to our own origin only, and closes", async () => {
+    const postMessage = vi.fn();
+    const close = vi.spyOn(window, 'close').mockImplementation(() => undefined);
+    Object.defineProperty(window, 'opener', { value: { postMessage }, configurable: true });
+    mockFetch(() => undefined);
+    goTo('/admin/sso/test-callback?code=c0de&state=st-1');
+    render(<Router />);
+    await screen.findByText('The test sign-in is complete. You can close this window.');
+    expect(postMessage).toHaveBeenCalledWith(
+      { type: SSO_TEST_MESSAGE, state: 'st-1', code: 'c0de' },
+      window.location.origin,
+    );
+    expect(close).toHaveBeenCalled();
+    Object.defineProperty(window, 'opener', { value: null, configurable: true });
+  });
+
+  it('outside the admin application, or without a provider answer, it posts nothing', async () => {
+    const postMessage = vi.fn();
+    Object.defineProperty(window, 'opener', { value: { postMessage }, configurable: true });
+    mockFetch(() => undefined);
+    setConfig(defaultConfig('platform'));
+    goTo('/admin/sso/test-callback?code=c0de&state=st-1');
+    render(<Router />);
+    await screen.findByText(/Open the test sign-in from the Single sign-on page/);
+    expect(postMessage).not.toHaveBeenCalled();
+    Object.defineProperty(window, 'opener', { value: null, configurable: true });
   });
 });
