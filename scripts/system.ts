@@ -20,9 +20,11 @@ import { createMailer, DEFAULT_MAIL_FROM, migrateMail, startOutboxWorker } from 
 import { buildApp, serveApp } from '../apps/account/server/serve.ts';
 import type { Application } from '../apps/account/src/shared/config/applications.ts';
 import {
-  allowsM365ByDefault,
   APPLICATIONS,
+  DEFAULT_ALLOWED_AUTH_MODES,
   defaultUrlMap,
+  parseAllowedAuthModes,
+  usesM365,
 } from '../apps/account/src/shared/config/applications.ts';
 import { defaultM365Config } from '../apps/account/src/shared/config/env.ts';
 import { newOrgIdpClientSecret, ORG_IDP_CLIENT_ID, seedDemoSystem } from './demo.ts';
@@ -216,14 +218,17 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     // registration accepts every application origin as a redirect URI) and the offer's set-up link is
     // the marketplace stand-in's buyer page. The Teams host page (stand-in) must share MAGIC's
     // origin: teams-js trusts only https or the app's own origin.
+    // The admin application allows m365 too (its configured list), for Microsoft 365 organisations' admins.
+    const authModes = parseAllowedAuthModes(DEFAULT_ALLOWED_AUTH_MODES);
     for (const application of APPLICATIONS) {
       const served = await serveApp({
         port: Number(new URL(urls.apps[application]).port),
         application,
         distDir,
-        config: allowsM365ByDefault(application)
+        config: usesM365(application, authModes)
           ? {
               ...appConfig,
+              allowedAuthModes: authModes[application],
               m365: {
                 ...defaultM365Config(),
                 clientId: DEMO_M365_CLIENT_ID,
@@ -233,7 +238,6 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
             }
           : appConfig,
         ...(application === 'magic' ? { devHandler: microsoft.teamsHost() } : {}),
-        ssoProviderOrigins: [urls.orgIdp, ...ssoFormOrigins()],
       });
       closers.push(served.close);
     }
@@ -250,15 +254,6 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   }
 
   return { urls, orgIdp: orgIdp!, close: () => closeAll(closers) };
-}
-
-/** `SSO_PROVIDER_ORIGINS`: comma-separated origins of real identity providers pointed at this system. */
-function ssoFormOrigins(): string[] {
-  return (process.env.SSO_PROVIDER_ORIGINS ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => URL.canParse(s))
-    .map((s) => new URL(s).origin);
 }
 
 async function closeAll(closers: (() => Promise<void>)[]): Promise<void> {

@@ -45,6 +45,8 @@ export const ORG_IDP_DEMO_USERS: OrgIdpUser[] = [
 export interface OrgIdpFaults {
   /** ID tokens are re-signed (validly) with this audience instead of the client's. */
   idTokenAudience?: string;
+  /** ID tokens are re-signed (validly, with the provider's key) naming this issuer instead. */
+  idTokenIssuer?: string;
   /** The JWKS publishes other public keys under the signing keys' ids: every signature looks bad. */
   wrongJwks?: boolean;
 }
@@ -302,9 +304,11 @@ function build(s: IdpState): Provider {
   const provider = new Provider(s.issuer, configuration);
   provider.use(async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
     await next();
-    if (ctx.path === '/token' && s.faults.idTokenAudience && ctx.status === 200) {
+    const { idTokenAudience: aud, idTokenIssuer: iss } = s.faults;
+    if (ctx.path === '/token' && (aud || iss) && ctx.status === 200) {
       const body = ctx.body as { id_token?: string };
-      if (body.id_token) body.id_token = await resign(s, body.id_token, { aud: s.faults.idTokenAudience });
+      if (body.id_token)
+        body.id_token = await resign(s, body.id_token, { ...(aud && { aud }), ...(iss && { iss }) });
     }
   });
   return provider;

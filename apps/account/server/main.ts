@@ -8,7 +8,8 @@
 //   ACCOUNT_HOST          interface to bind (127.0.0.1; `0.0.0.0` in a container)
 //   IDENTITY_PUBLIC_URL, OAUTH2_PUBLIC_URL, USERS_PUBLIC_URL, AGENT_URL   the services' public APIs
 //   M365_CLIENT_ID, ENTRA_URL, M365_SUBSCRIPTION_URL, OFFER_URL          MAGIC's and local's Microsoft 365 settings
-//   SSO_PROVIDER_ORIGINS  organisations' identity providers (CSP form-action)
+//   ALLOWED_AUTH_MODES    configured authentication modes per application (default `admin=ory+m365`:
+//                         the admin application's console for Microsoft 365 organisations' admins)
 //   ACCOUNT_DIST_DIR      a prebuilt `vite build` (the container image has one); else it is built here
 //   DEV_TEAMS_HOST=true   development only (refused with NODE_ENV=production): MAGIC also serves the
 //                         Microsoft Teams host page stand-in, which gets its tokens from ENTRA_URL
@@ -17,9 +18,11 @@ import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
 import { z } from 'zod';
 import {
-  allowsM365ByDefault,
   APPLICATIONS,
+  DEFAULT_ALLOWED_AUTH_MODES,
   defaultUrlMap,
+  parseAllowedAuthModes,
+  usesM365,
   type Application,
 } from '../src/shared/config/applications.ts';
 import { defaultM365Config } from '../src/shared/config/env.ts';
@@ -54,6 +57,7 @@ const apps = env.ACCOUNT_APPS ? list(env.ACCOUNT_APPS) : [...APPLICATIONS];
 for (const app of apps)
   if (!APPLICATIONS.includes(app as Application)) throw new Error(`ACCOUNT_APPS: unknown ${app}`);
 const m365 = defaultM365Config();
+const authModes = parseAllowedAuthModes(env.ALLOWED_AUTH_MODES ?? DEFAULT_ALLOWED_AUTH_MODES);
 const appConfig = {
   identityUrl: url.parse(env.IDENTITY_PUBLIC_URL || 'http://localhost:4433'),
   oauth2Url: url.parse(env.OAUTH2_PUBLIC_URL || 'http://localhost:4444'),
@@ -62,7 +66,6 @@ const appConfig = {
   urlMap,
   offerUrl: url.parse(env.OFFER_URL || 'http://localhost:4540/'),
 };
-const ssoProviderOrigins = list(env.SSO_PROVIDER_ORIGINS).map((o) => new URL(o).origin);
 
 // The Teams host page must be on MAGIC's own origin (teams-js trusts no other http origin), so the
 // app server serves it when the stand-ins run in other processes (`npm run start:cluster`).
@@ -86,9 +89,10 @@ for (const application of apps as Application[]) {
       host: env.ACCOUNT_HOST || '127.0.0.1',
       application,
       distDir,
-      config: allowsM365ByDefault(application)
+      config: usesM365(application, authModes)
         ? {
             ...appConfig,
+            allowedAuthModes: authModes[application],
             m365: {
               ...m365,
               clientId: env.M365_CLIENT_ID || m365.clientId,
@@ -98,7 +102,6 @@ for (const application of apps as Application[]) {
           }
         : appConfig,
       ...(application === 'magic' && teamsHost ? { devHandler: teamsHost } : {}),
-      ssoProviderOrigins,
     }),
   );
 }

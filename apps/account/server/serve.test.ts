@@ -71,6 +71,8 @@ describe('serveApp', () => {
       "connect-src 'self' http://localhost:4433 http://localhost:4444 http://localhost:4455 http://localhost:4466 http://localhost:4510",
     );
     expect(csp).toContain("form-action 'self' http://localhost:4433 http://localhost:4444");
+    // Only our services: single sign-on leaves by a top-level navigation, so no provider is listed.
+    expect(csp).toMatch(/form-action 'self' http:\/\/localhost:4433 http:\/\/localhost:4444$/);
     expect(csp).not.toContain('unsafe-inline');
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');

@@ -28,12 +28,6 @@ export interface ServeAppOptions {
    * stand-ins, which teams-js accepts only from the app's own origin). Returns true if it answered.
    */
   devHandler?: (req: IncomingMessage, res: ServerResponse) => boolean;
-  /**
-   * Origins of organisations' identity providers. The SSO step's form post is answered by the
-   * identity service with a redirect to the provider, and CSP `form-action` also governs that
-   * redirect, so each provider origin must be listed here.
-   */
-  ssoProviderOrigins?: string[];
 }
 
 export interface ServedApp {
@@ -87,10 +81,12 @@ export function frameAncestors(config: AccountConfig): string {
   return ["'self'", ...MICROSOFT_FRAME_ANCESTORS, ...new Set(extra)].join(' ');
 }
 
-export function securityHeaders(
-  config: AccountConfig,
-  ssoProviderOrigins: string[] = [],
-): Record<string, string> {
+/**
+ * `form-action` lists our own services only. Single sign-on leaves for an organisation's provider by
+ * a top-level navigation (the SSO step submits as JSON, then follows `redirect_browser_to`), which
+ * form-action does not govern: a provider an org-admin sets up in the console works at once.
+ */
+export function securityHeaders(config: AccountConfig): Record<string, string> {
   // MSAL calls Entra's token endpoint from the browser: the real authority, or the local stand-in.
   const microsoft = config.m365 ? [origin(config.m365.entraUrl ?? config.m365.authority)] : [];
   const services = [
@@ -98,9 +94,7 @@ export function securityHeaders(
       [config.identityUrl, config.oauth2Url, config.usersUrl, config.agentUrl].map(origin).concat(microsoft),
     ),
   ];
-  const formTargets = [
-    ...new Set([origin(config.identityUrl), origin(config.oauth2Url), ...ssoProviderOrigins.map(origin)]),
-  ];
+  const formTargets = [...new Set([origin(config.identityUrl), origin(config.oauth2Url)])];
   const csp = [
     "default-src 'self'",
     "script-src 'self'",
@@ -124,7 +118,7 @@ export function securityHeaders(
 export async function serveApp(options: ServeAppOptions): Promise<ServedApp> {
   const distDir = resolve(options.distDir ?? defaultDistDir);
   const config = resolveConfig(options.application, options.config);
-  const headers = securityHeaders(config, options.ssoProviderOrigins);
+  const headers = securityHeaders(config);
   const configScript = runtimeConfigScript(config);
   const configEtag = strongEtag(configScript);
   const files = await staticFiles(distDir);

@@ -142,6 +142,10 @@ export function partEnv(
         GRAPH_URL: urls.graph,
         MARKETPLACE_API_URL: urls.marketplace,
         AGENT_URL: urls.agent,
+        // The console's SSO checks reach the development stand-ins (plain http on loopback).
+        CONSOLE_SSO_HTTP_HOSTS: 'localhost',
+        CONSOLE_SSO_ALLOW_PRIVATE: 'true',
+        CONSOLE_SSO_TEST_REDIRECT_URI: `${urls.admin}/admin/sso/test-callback`,
         ...smtp,
       };
     case 'agent':
@@ -164,7 +168,6 @@ export function partEnv(
         ENTRA_URL: urls.entra,
         M365_SUBSCRIPTION_URL: `${urls.marketplace}/`,
         OFFER_URL: `${urls.marketplace}/`,
-        SSO_PROVIDER_ORIGINS: urls.orgIdp,
         // MAGIC's Teams host page stand-in, on MAGIC's origin (its tokens come from the Entra stand-in).
         DEV_TEAMS_HOST: 'true',
         ...(options.accountDistDir ? { ACCOUNT_DIST_DIR: options.accountDistDir } : {}),

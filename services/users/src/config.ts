@@ -84,6 +84,17 @@ const configSchema = z.object({
   CONSOLE_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   /** The most CIDR ranges an organisation's trusted networks may hold. */
   TRUSTED_NETWORKS_MAX_RANGES: z.coerce.number().int().min(1).max(1000).default(100),
+  /**
+   * The console's SSO checks (Test connection, Test sign-in) and issuers set there: hosts that may
+   * be reached over plain http (the development stand-in, e.g. `localhost`). Everything else: https.
+   */
+  CONSOLE_SSO_HTTP_HOSTS: z.string().default(''),
+  /** Development only: let those checks reach loopback and private addresses (refused otherwise). */
+  CONSOLE_SSO_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
+  /** Time-out of each of those fetches. */
+  CONSOLE_SSO_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(5000),
+  /** The admin application's Test sign-in callback, registered at the provider next to the identity service's. */
+  CONSOLE_SSO_TEST_REDIRECT_URI: z.url().default('http://localhost:4002/admin/sso/test-callback'),
   TRUST_PROXY: trustProxySchema,
   LOG_LEVEL: logLevelSchema,
 });
@@ -146,6 +157,8 @@ export interface Config {
   ssoSecretKey: string;
   securityEvents: { retentionDays: number; cleanupBatch: number };
   console: { perToken: number; perIp: number; windowSeconds: number; maxTrustedRanges: number };
+  /** The console's outbound SSO checks (docs/security.md, "SSO set-up in the console"). */
+  consoleSso: { httpHosts: string[]; allowPrivate: boolean; timeoutMs: number; testRedirectUri: string };
   trustProxy: TrustProxy;
   logLevel: string;
 }
@@ -223,6 +236,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       perIp: c.CONSOLE_RATE_LIMIT_PER_IP,
       windowSeconds: c.CONSOLE_RATE_WINDOW_SECONDS,
       maxTrustedRanges: c.TRUSTED_NETWORKS_MAX_RANGES,
+    },
+    consoleSso: {
+      httpHosts: c.CONSOLE_SSO_HTTP_HOSTS.split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+      allowPrivate: c.CONSOLE_SSO_ALLOW_PRIVATE === 'true',
+      timeoutMs: c.CONSOLE_SSO_FETCH_TIMEOUT_MS,
+      testRedirectUri: c.CONSOLE_SSO_TEST_REDIRECT_URI,
     },
     trustProxy: c.TRUST_PROXY,
     logLevel: c.LOG_LEVEL,

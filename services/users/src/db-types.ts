@@ -182,6 +182,7 @@ export interface UsersDb {
   m365_org_admin_review: M365OrgAdminReviewTable;
   security_events: SecurityEventsTable;
   organisation_trusted_networks: OrganisationTrustedNetworksTable;
+  sso_test_sign_ins: SsoTestSignInsTable;
 }
 
 interface OrganisationTrustedNetworksTable {
@@ -189,6 +190,21 @@ interface OrganisationTrustedNetworksTable {
   ranges: Json<string[]>;
   updated_at: Date;
   updated_by: string | null;
+}
+}
+
+/** A Test sign-in the console started (issue 24): spent by its first callback. */
+interface SsoTestSignInsTable {
+  state_hash: string;
+  organisation_id: string;
+  user_id: string;
+  issuer: string;
+  nonce: string;
+  code_verifier: string;
+  redirect_uri: string;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
 }
 
 interface SecurityEventsTable {

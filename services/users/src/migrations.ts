@@ -279,6 +279,27 @@ export const migrations: Migration[] = [
     sql: 'create index security_events_time on security_events (occurred_at)',
   },
   {
+    // Issue 24: the console's Test sign-in. One row per started test, bound to the admin who started
+    // it; the state is kept as a hash and is spent by its first use.
+    name: '330_sso_test_sign_ins',
+    sql: `create table sso_test_sign_ins (
+      state_hash text primary key,
+      organisation_id uuid not null references organisations(id) on delete cascade,
+      user_id uuid not null references users(id) on delete cascade,
+      issuer text not null,
+      nonce text not null,
+      code_verifier text not null,
+      redirect_uri text not null,
+      created_at timestamptz not null,
+      expires_at timestamptz not null,
+      used_at timestamptz
+    )`,
+  },
+  {
+    name: '331_sso_test_sign_ins_expires_at',
+    sql: 'create index sso_test_sign_ins_expires_at on sso_test_sign_ins (expires_at)',
+  },
+  {
     // Issue 24: trusted networks (ManageIPWhitelist), one allow-list of CIDR ranges per organisation.
     name: '340_organisation_trusted_networks',
     sql: `create table organisation_trusted_networks (

@@ -200,6 +200,7 @@ beforeAll(async () => {
   for (const [n, first] of [
     ['3', 'Adele'],
     ['4', 'Grady'],
+    ['5', 'Nestor'],
   ] as const) {
     contosoTenant.users.push({
       objectId: `1c0a2b3d-4e5f-4a6b-8c7d-00000000000${n}`,
@@ -872,5 +873,46 @@ describe('marketplace activation and webhooks', () => {
     }
     const [after] = await organisationOfTenant(DEMO_FABRIKAM_TENANT_ID);
     expect(after!.subscriptionStatus).toBe(before!.subscriptionStatus);
+  });
+});
+
+describe('the admin application with Microsoft 365 (issue 24)', () => {
+  it("a Microsoft 365 organisation's org-admin uses the console with the m365 sign-in's token", async () => {
+    const nestor = await json(`${usersAdmin}/admin/users`, {
+      method: 'POST',
+      json: {
+        organisationId: contosoId,
+        email: 'nestor@contoso.test',
+        firstName: 'Nestor',
+        lastName: 'Vance',
+        role: 'org-admin',
+      },
+    });
+    expect(nestor.status).toBe(201);
+    const { idToken, graphToken } = await msalSignIn('nestor@contoso.test', DEMO_CONTOSO_PASSWORD);
+    const signedIn = await login(idToken, { graphAccessToken: graphToken });
+    expect(signedIn.status).toBe(200);
+    const bearer = { authorization: `Bearer ${String(signedIn.body.accessToken)}` };
+    const me = await json(`${users}/console/me`, { headers: bearer });
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({
+      email: 'nestor@contoso.test',
+      organisationId: contosoId,
+      role: 'org-admin',
+    });
+    expect(me.body.permissions).toContain('ConfigureSSO');
+    const sso = await json(`${users}/console/organisations/${contosoId}/sso`, { headers: bearer });
+    expect(sso.status).toBe(200);
+    expect(sso.body.provider).toBeNull();
+    // A member's m365 token reaches the console too, and is refused by permission, not by its mode.
+    const { idToken: meganId, graphToken: meganGraph } = await msalSignIn(
+      'megan@contoso.test',
+      DEMO_CONTOSO_PASSWORD,
+    );
+    const megan = await login(meganId, { graphAccessToken: meganGraph });
+    const denied = await json(`${users}/console/organisations/${contosoId}/sso`, {
+      headers: { authorization: `Bearer ${String(megan.body.accessToken)}` },
+    });
+    expect(denied).toMatchObject({ status: 403, body: { errorCode: 'PERMISSION_DENIED' } });
   });
 });

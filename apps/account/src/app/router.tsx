@@ -156,7 +156,15 @@ const routes: RouteDef<unknown>[] = [
     '/admin/api-clients',
     '/admin/subscription',
     '/admin/networks',
+    '/admin/sso',
   ].map((path) => route({ path, search: z.object({ id: str }), component: adminScreen })),
+  // The console's Test sign-in callback (a popup): hands the provider's answer to its opener. Not
+  // behind the guard: it signs nobody in, and the opener's console session completes the test.
+  route({
+    path: '/admin/sso/test-callback',
+    search: z.object({ code: str, state: str, error: str }),
+    component: lazyScreen(() => import('../routes/admin-sso-test-callback.tsx')),
+  }),
 ];
 
 function normalise(pathname: string): string {

@@ -15,6 +15,7 @@ import { createApiClientSchema } from '../api-clients/schemas.ts';
 import { createApiClient, revokeApiClient } from '../api-clients/service.ts';
 import { listConsoleApiClients, readSubscription } from './organisation.ts';
 import { identityFacts } from './identity-facts.ts';
+import { registerConsoleSsoRoutes } from './sso.ts';
 import type { Permission } from '../users/roles.ts';
 import { authoriseConsole, consoleCaller, originOf, type ConsoleCaller } from './auth.ts';
 import {
@@ -265,6 +266,9 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
     const revoked = await revokeApiClient(ctx, clientId, caller.email, originOf(caller, request));
     return sendOutput(reply, 200, consoleApiClientSchema, { ...known, revokedAt: revoked.revokedAt });
   });
+
+  // Single sign-on (console/sso.ts)
+  registerConsoleSsoRoutes(app, ctx, authorise);
 
   // Subscription (read-only: the marketplace and the operator change it)
   app.get('/console/organisations/:organisationId/subscription', async (request, reply) => {

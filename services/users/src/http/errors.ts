@@ -44,6 +44,10 @@ const errorCatalogue = {
   SSO_ORGANISATION_MISMATCH: 403,
   /** SSO: the break-glass exemption names someone who is not an org-admin of the organisation. */
   SSO_BREAK_GLASS_NOT_ORG_ADMIN: 400,
+  /** Console Test sign-in: the state is unknown, expired, spent, or another admin's. */
+  SSO_TEST_STATE_INVALID: 400,
+  /** Console Test sign-in: the provider refused, or answered something we would refuse at sign-in. */
+  SSO_TEST_FAILED: 422,
   NOT_FOUND: 404,
   SUBSCRIPTION_NOT_FOUND: 404,
   /** A webhook whose operation the marketplace's Get Operation API does not confirm. */

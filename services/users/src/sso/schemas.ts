@@ -27,6 +27,13 @@ const claimMappingSchema = z
 
 export type ClaimMapping = z.output<typeof claimMappingSchema>;
 
+export const DEFAULT_CLAIM_MAPPING: ClaimMapping = {
+  email: 'email',
+  emailVerified: 'email_verified',
+  firstName: 'given_name',
+  lastName: 'family_name',
+};
+
 const scopeSchema = z
   .string()
   .trim()
@@ -54,12 +61,7 @@ export const setSsoProviderSchema = z
       .default(['openid', 'email', 'profile'])
       .transform((s) => [...new Set(s)])
       .refine((s) => s.includes('openid'), 'must include openid'),
-    claimMapping: claimMappingSchema.default({
-      email: 'email',
-      emailVerified: 'email_verified',
-      firstName: 'given_name',
-      lastName: 'family_name',
-    }),
+    claimMapping: claimMappingSchema.default(DEFAULT_CLAIM_MAPPING),
     /** Create a user on first sign-in (just-in-time) instead of refusing addresses without one. */
     jit: z.boolean().default(true),
     /** Also read claims from the userinfo endpoint. */

@@ -13,7 +13,7 @@ import {
   upsertProvider,
   type SsoProviderRow,
 } from './repository.ts';
-import { operatorOrigin, recordEvent } from '../console/events.ts';
+import { operatorOrigin, recordEvent, type EventOrigin } from '../console/events.ts';
 import type { SetSsoProviderInput, SsoProvider, SsoProviderConfig } from './schemas.ts';
 
 function toView(row: SsoProviderRow): SsoProvider {
@@ -40,22 +40,37 @@ async function organisationOrThrow(ctx: UsersContext, organisationId: string) {
   return organisation;
 }
 
+/** The provider id an organisation gets when none is named: its first domain's first label. */
+export function defaultProviderId(organisation: { domains: string[] }): string {
+  return organisation.domains[0]!.split('.')[0]!.slice(0, 63);
+}
+
+/**
+ * Sets the organisation's provider, for the operator (admin API, CLI) and the organisation console
+ * alike. Without `clientSecret` (the console's form left it empty) the stored secret stays, as long
+ * as the provider id does.
+ */
 export async function setSsoProvider(
   ctx: UsersContext,
   organisationId: string,
-  input: SetSsoProviderInput,
+  input: Omit<SetSsoProviderInput, 'clientSecret'> & { clientSecret?: string | undefined },
+  origin: EventOrigin = operatorOrigin(),
 ): Promise<SsoProvider> {
   const organisation = await organisationOrThrow(ctx, organisationId);
   const existing = await findProviderByOrganisation(ctx.db, organisationId);
-  const providerId =
-    input.provider ?? existing?.provider_id ?? organisation.domains[0]!.split('.')[0]!.slice(0, 63);
+  const providerId = input.provider ?? existing?.provider_id ?? defaultProviderId(organisation);
+  const keptSecret = existing?.provider_id === providerId ? existing.client_secret_enc : undefined;
+  if (input.clientSecret === undefined && keptSecret === undefined) {
+    throw new AppError('INVALID_REQUEST', 'The request is invalid: clientSecret: is required');
+  }
   const now = ctx.clock.now();
   const row: SsoProviderRow = {
     provider_id: providerId,
     organisation_id: organisationId,
     issuer: input.issuer.replace(/\/+$/, ''),
     client_id: input.clientId,
-    client_secret_enc: ctx.secretBox.seal(input.clientSecret, providerId),
+    client_secret_enc:
+      input.clientSecret === undefined ? keptSecret! : ctx.secretBox.seal(input.clientSecret, providerId),
     scopes: input.scopes,
     claim_mapping: input.claimMapping,
     jit: input.jit,
@@ -68,12 +83,19 @@ export async function setSsoProvider(
   await upsertProvider(ctx.db, row, (trx) =>
     recordEvent(
       trx,
-      operatorOrigin(),
+      origin,
       {
         organisationId,
         type: 'sso.provider_changed',
         subjectId: null,
-        details: { change: existing ? 'updated' : 'set', issuer: row.issuer, enforce: String(row.enforce) },
+        // Names and switches only: never the secret, nor whether it changed.
+        details: {
+          change: existing ? 'updated' : 'set',
+          issuer: row.issuer,
+          clientId: row.client_id,
+          jit: String(row.jit),
+          enforce: String(row.enforce),
+        },
       },
       now,
     ),
@@ -93,7 +115,11 @@ export async function getSsoProvider(ctx: UsersContext, organisationId: string):
   return toView(row);
 }
 
-export async function removeSsoProvider(ctx: UsersContext, organisationId: string): Promise<void> {
+export async function removeSsoProvider(
+  ctx: UsersContext,
+  organisationId: string,
+  origin: EventOrigin = operatorOrigin(),
+): Promise<void> {
   await organisationOrThrow(ctx, organisationId);
   const row = await findProviderByOrganisation(ctx.db, organisationId);
   if (!row) throw new AppError('SSO_NOT_CONFIGURED', 'This organisation has no single sign-on provider.');
@@ -104,7 +130,7 @@ export async function removeSsoProvider(ctx: UsersContext, organisationId: strin
   await deleteProvider(ctx.db, organisationId, (trx) =>
     recordEvent(
       trx,
-      operatorOrigin(),
+      origin,
       {
         organisationId,
         type: 'sso.provider_changed',

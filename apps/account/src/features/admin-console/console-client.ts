@@ -7,6 +7,13 @@ import type {
   SecurityEvent,
 } from '@acme/users-contract/console';
 import type { SetTrustedNetworks, TrustedNetworks } from '@acme/users-contract/networks';
+import type {
+  ConsoleSso,
+  ConsoleSsoInput,
+  SsoConnectionReport,
+  SsoTestSignInResult,
+  SsoTestSignInStarted,
+} from '@acme/users-contract/console-sso';
 
 // The user service's organisation console API (`/console/*`, docs/architecture.md). Every call
 // carries the access token as a bearer header through the token module.
@@ -115,6 +122,16 @@ export const consoleApi = {
     call<TrustedNetworks>(`${org(organisationId)}/trusted-networks`),
   setTrustedNetworks: (organisationId: string, body: SetTrustedNetworks) =>
     call<TrustedNetworks>(`${org(organisationId)}/trusted-networks`, { method: 'PUT', body }),
+  sso: (organisationId: string) => call<ConsoleSso>(`${org(organisationId)}/sso`),
+  setSso: (organisationId: string, body: ConsoleSsoInput) =>
+    call<ConsoleSso>(`${org(organisationId)}/sso`, { method: 'PUT', body }),
+  removeSso: (organisationId: string) => call<null>(`${org(organisationId)}/sso`, { method: 'DELETE' }),
+  testSsoConnection: (organisationId: string) =>
+    call<SsoConnectionReport>(`${org(organisationId)}/sso/test-connection`, { method: 'POST', body: {} }),
+  startSsoTest: (organisationId: string) =>
+    call<SsoTestSignInStarted>(`${org(organisationId)}/sso/test-sign-in`, { method: 'POST', body: {} }),
+  completeSsoTest: (organisationId: string, body: { state: string; code?: string; error?: string }) =>
+    call<SsoTestSignInResult>(`${org(organisationId)}/sso/test-sign-in/complete`, { method: 'POST', body }),
   events: (organisationId: string, query: URLSearchParams) =>
     call<{ events: SecurityEvent[]; nextCursor: string | null }>(
       `${org(organisationId)}/events?${query.toString()}`,

@@ -1,6 +1,8 @@
 // The admin console's copy, one place. Kept beside the feature (not in src/copy.ts) so that the
 // strings load with the admin chunks only and the login route's bundle stays as it is.
 
+import { ssoCopy } from './sso-copy.ts';
+
 export const consoleCopy = {
   title: 'Organisation admin',
   nav: 'Admin sections',
@@ -11,6 +13,7 @@ export const consoleCopy = {
     apiClients: 'API clients',
     subscription: 'Subscription',
     networks: 'Trusted networks',
+    sso: 'Single sign-on',
   },
   loading: 'Loading…',
   empty: {
@@ -18,6 +21,7 @@ export const consoleCopy = {
     invitations: 'No invitations yet.',
     events: 'No events match.',
     apiClients: 'No API clients yet.',
+    sso: 'No single sign-on provider is set up. People of your organisation sign in with a password.',
   },
   loadFailed: (message: string) => `Could not load: ${message}`,
   members: {
@@ -165,4 +169,5 @@ export const consoleCopy = {
     confirm: 'Save anyway',
     cancel: 'Cancel',
   },
+  sso: ssoCopy,
 } as const;

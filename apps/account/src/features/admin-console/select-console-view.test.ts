@@ -18,6 +18,8 @@ const FULL_ORG_ADMIN = me('org-admin', [
   'ManageIPWhitelist',
 ]);
 
+const SSO_ADMIN = me('org-admin', ['ViewUsers', 'ManageOrganisationUsers', 'ConfigureSSO']);
+
 describe('selectConsoleView', () => {
   it.each<[string, string, string, MeState, unknown]>([
     ['another application', 'platform', '/admin/members', ORG_ADMIN, { type: 'denied' }],
@@ -74,6 +76,9 @@ describe('selectConsoleView', () => {
     ['subscription, member', 'admin', '/admin/subscription', MEMBER, { type: 'denied' }],
     ['trusted networks, member', 'admin', '/admin/networks', MEMBER, { type: 'denied' }],
     ['trusted networks, admin (no ManageIPWhitelist)', 'admin', '/admin/networks', ADMIN, { type: 'denied' }],
+    ['single sign-on, member', 'admin', '/admin/sso', MEMBER, { type: 'denied' }],
+    ['single sign-on, admin (no ConfigureSSO)', 'admin', '/admin/sso', ADMIN, { type: 'denied' }],
+    ['single sign-on, another application', 'platform', '/admin/sso', SSO_ADMIN, { type: 'denied' }],
     [
       'subscription, admin (no MagicManageOrganisationBilling)',
       'admin',
@@ -99,6 +104,12 @@ describe('selectConsoleView', () => {
       FULL_ORG_ADMIN,
       '/admin/networks',
       ['members', 'invitations', 'apiClients', 'networks', 'events', 'subscription'],
+    ],
+    [
+      'org-admin with ConfigureSSO: single sign-on after invitations',
+      SSO_ADMIN,
+      '/admin/sso',
+      ['members', 'invitations', 'sso'],
     ],
   ])('%s', (_name, meState, path, nav) => {
     const view = selectConsoleView({ application: 'admin', path, me: meState });

@@ -12,9 +12,11 @@ export const CONSOLE_PATHS = {
   apiClients: '/admin/api-clients',
   subscription: '/admin/subscription',
   networks: '/admin/networks',
+  sso: '/admin/sso',
 } as const;
 
-type Section = 'members' | 'member' | 'invitations' | 'events' | 'apiClients' | 'subscription' | 'networks';
+type Section =
+  'members' | 'member' | 'invitations' | 'events' | 'apiClients' | 'subscription' | 'networks' | 'sso';
 
 /** The permissions each section needs (the same table as docs/architecture.md). */
 const SECTION_PERMISSIONS: Readonly<Record<Section, readonly string[]>> = {
@@ -27,12 +29,14 @@ const SECTION_PERMISSIONS: Readonly<Record<Section, readonly string[]>> = {
   apiClients: ['ManageAccessTokens', 'ManageOrganisationSettings'],
   subscription: ['MagicManageOrganisationBilling'],
   networks: ['ManageIPWhitelist'],
+  sso: ['ConfigureSSO'],
 };
 
 /** The sections of the navigation, in order. */
 const NAV_SECTIONS: readonly Section[] = [
   'members',
   'invitations',
+  'sso',
   'apiClients',
   'networks',
   'events',
@@ -72,6 +76,8 @@ function sectionOfPath(path: string): Section | 'home' | null {
       return 'subscription';
     case CONSOLE_PATHS.networks:
       return 'networks';
+    case CONSOLE_PATHS.sso:
+      return 'sso';
     default:
       return null;
   }

@@ -46,17 +46,38 @@ describe('LoginScreen: the SSO step has a way out', () => {
     expect(read(registry.ssoRedirectLock)).toBeNull();
   });
 
-  it('"Try again" clears the redirect count, counts the try and posts the SSO form again', async () => {
-    const submit = vi.spyOn(HTMLFormElement.prototype, 'submit').mockImplementation(() => undefined);
+  it('"Try again" clears the redirect count, counts the try and submits the SSO choice again', async () => {
+    const { calls } = mockFetch(({ url, method }) => {
+      if (url.pathname === '/self-service/login/browser')
+        return { status: 200, body: browserFlow('login', 'flow-1', 'choose_method', []) };
+      if (method === 'POST' && url.pathname === '/self-service/login')
+        return {
+          status: 422,
+          body: {
+            error: { id: 'browser_location_change_required', code: 422 },
+            redirect_browser_to: 'http://localhost:4520/auth?client_id=x',
+          },
+        };
+      return { status: 401, body: { error: { code: 401 } } };
+    });
+    const assign = vi.fn();
+    vi.stubGlobal('location', {
+      ...window.location,
+      set href(to: string) {
+        assign(to);
+      },
+    });
     render(<LoginScreen search={{}} />);
     fireEvent.click(await screen.findByRole('button', { name: 'Try again' }));
-    await waitFor(() => expect(submit).toHaveBeenCalledTimes(1));
-    const form = submit.mock.contexts[0] as HTMLFormElement;
-    expect(Object.fromEntries(new FormData(form))).toMatchObject({ method: 'oidc', provider: 'globex' });
+    // The provider is reached by a top-level navigation, not a form post (CSP form-action lists no provider).
+    await waitFor(() => expect(assign).toHaveBeenCalledWith('http://localhost:4520/auth?client_id=x'));
+    const post = calls.find((c) => c.method === 'POST')!;
+    expect(post.body).toMatchObject({ method: 'oidc', provider: 'globex' });
+    expect(post.credentials).toBe('include');
     // The count started again with this redirect; one of the three tries is used.
     expect(read(registry.ssoRedirects)).toBe(1);
     expect(read(registry.ssoTries)).toBe(1);
-    submit.mockRestore();
+    vi.unstubAllGlobals();
   });
 
   it('after 3 tries only "Use another email" and the support contact remain', async () => {

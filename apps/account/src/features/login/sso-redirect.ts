@@ -38,7 +38,7 @@ export interface SsoRedirectPlan {
   /** The application-login lock, raised to 30 s so no authorize redirect races the provider's. */
   loginLock: Lock;
   redirects: number;
-  /** The hidden form posted to the flow's action. */
+  /** What is submitted (as JSON) to the flow's action; its answer names the provider's URL. */
   form: { action: string; fields: Record<string, string> };
 }
 

@@ -2,9 +2,10 @@ import { useState } from 'react';
 import { APPLICATION_LOGIN_LOCK_BEFORE_SSO_MS } from '../../constants.ts';
 import { copy } from '../../copy.ts';
 import { showToast } from '../../shared/errors/error-store.ts';
-import { postHiddenForm } from '../../shared/identity-client/hidden-form.ts';
+import { submitForBrowserLocation } from '../../shared/identity-client/browser-location.ts';
 import { csrfToken } from '../../shared/identity-client/nodes.ts';
 import type { LoginFlow } from '../../shared/identity-client/types.ts';
+import { redirectTo } from '../../shared/navigation/history.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read, remove, write } from '../../shared/storage/storage.ts';
 import type { EmailResult } from '../../shared/storage/registry.ts';
@@ -22,8 +23,8 @@ export interface SsoStepInput {
 
 /**
  * Login step 3 (single sign-on): take the SSO redirect lock (10 min), raise the application-login
- * lock to 30 s, count the redirect, and post the hidden form (method oidc, provider, csrf_token) to
- * the flow's action. The view says whether to redirect at once, offer Proceed, or stop a loop.
+ * lock to 30 s, count the redirect, submit (method oidc, provider, csrf_token) to the flow's action
+ * as JSON, and go to the provider by a top-level navigation. The view says whether to redirect at once, offer Proceed, or stop a loop.
  */
 export function useSsoStep(input: SsoStepInput) {
   const [busy, setBusy] = useState(false);
@@ -50,7 +51,13 @@ export function useSsoStep(input: SsoStepInput) {
     write(registry.ssoRedirectLock, plan.ssoLock);
     write(registry.ssoRedirects, plan.redirects);
     write(registry.loginLock, plan.loginLock, { ttlMs: APPLICATION_LOGIN_LOCK_BEFORE_SSO_MS });
-    postHiddenForm(plan.form.action, plan.form.fields);
+    // A top-level navigation to the provider (no form post): CSP form-action needs no provider origin.
+    try {
+      redirectTo(await submitForBrowserLocation(plan.form.action, plan.form.fields));
+    } catch (error) {
+      setBusy(false);
+      showToast(copy.errors.loginFlow(error instanceof Error ? error.message : copy.errors.unknown));
+    }
   }
 
   const tries = read(registry.ssoTries) ?? 0;

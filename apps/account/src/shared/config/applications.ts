@@ -52,3 +52,38 @@ export function defaultUrlMap(host = 'http://localhost', portOffset = 0): Record
     APPLICATIONS.map((app) => [app, `${host}:${APPLICATION_DEFAULTS[app].port + portOffset}`]),
   ) as Record<Application, string>;
 }
+
+/**
+ * This deployment's configured lists of authentication modes (SPEC §6: "the default is the
+ * configured list"), as the app servers read them: `ALLOWED_AUTH_MODES=admin=ory+m365,…`. Unless
+ * configured otherwise, the admin application allows m365 too, so that the admins of Microsoft 365
+ * organisations (the marketplace purchasers among them) reach the organisation console.
+ */
+export const DEFAULT_ALLOWED_AUTH_MODES = 'admin=ory+m365';
+
+export function parseAllowedAuthModes(value: string): Partial<Record<Application, AuthMode[]>> {
+  const out: Partial<Record<Application, AuthMode[]>> = {};
+  for (const entry of value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const [name = '', modes = ''] = entry.split('=');
+    const list = modes.split('+').map((m) => m.trim());
+    if (
+      !(APPLICATIONS as readonly string[]).includes(name) ||
+      list.some((m) => !(AUTH_MODES as readonly string[]).includes(m))
+    ) {
+      throw new Error(`ALLOWED_AUTH_MODES: expected application=ory+m365, not "${entry}"`);
+    }
+    out[name as Application] = [...new Set(list as AuthMode[])];
+  }
+  return out;
+}
+
+/** The application needs Microsoft 365's set-up: it allows m365 by default or in its configured list. */
+export function usesM365(
+  application: Application,
+  configured: Partial<Record<Application, AuthMode[]>>,
+): boolean {
+  return configured[application]?.includes('m365') ?? allowsM365ByDefault(application);
+}

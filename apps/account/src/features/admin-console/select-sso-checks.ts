@@ -1,0 +1,30 @@
+import type { SsoConnectionReport } from '@acme/users-contract/console-sso';
+import { consoleCopy } from './copy.ts';
+
+// Test connection's report in words: one row per check, passed or failed, with what was found or
+// why it failed. Pure.
+
+const t = consoleCopy.sso;
+
+export interface SsoCheckRow {
+  key: string;
+  label: string;
+  ok: boolean;
+  detail: string | null;
+}
+
+export function selectSsoChecks(report: SsoConnectionReport): { summary: string; rows: SsoCheckRow[] } {
+  return {
+    summary: report.ok ? t.connectionOk : t.connectionFailed,
+    rows: report.checks.map((c) => {
+      const found = c.value === null ? null : c.check === 'jwks' && c.ok ? t.keys(c.value) : t.found(c.value);
+      const why = c.reason === null ? null : (t.reasons[c.reason] ?? c.reason);
+      return {
+        key: c.check,
+        label: t.checks[c.check],
+        ok: c.ok,
+        detail: c.ok ? found : [why, found].filter((part) => part !== null).join('. '),
+      };
+    }),
+  };
+}

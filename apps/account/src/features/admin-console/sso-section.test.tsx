@@ -1,0 +1,234 @@
+// @vitest-environment jsdom
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { Router } from '../../app/router.tsx';
+import { defaultConfig, setConfig } from '../../shared/config/env.ts';
+import { registry } from '../../shared/storage/registry.ts';
+import { write } from '../../shared/storage/storage.ts';
+import { mockFetch, type MockCall } from '../../testing/fetch-mock.ts';
+import { fakeJwt, kratosSession } from '../../testing/identity.ts';
+import { goTo, resetScreenBetweenTests } from '../../testing/screen.ts';
+import { SSO_TEST_MESSAGE } from './decide-sso-test-message.ts';
+
+// The Single sign-on section as the router mounts it, against a stand-in for the console API.
+
+const NOW = Date.now();
+const ORG = '11111111-1111-4111-8111-111111111111';
+const SSO_ADMIN = {
+  userId: '33333333-3333-4333-8333-333333333333',
+  email: 'ada@acme.test',
+  organisationId: ORG,
+  role: 'org-admin',
+  permissions: ['ViewUsers', 'ManageOrganisationUsers', 'ConfigureSSO'],
+  assignableRoles: ['member', 'admin', 'org-admin'],
+};
+const REDIRECTS = {
+  signIn: 'http://localhost:4433/self-service/methods/oidc/callback/acme',
+  testSignIn: 'http://localhost:4002/admin/sso/test-callback',
+};
+const PROVIDER = {
+  provider: 'acme',
+  issuer: 'https://acme.okta.com',
+  clientId: 'client-1',
+  scopes: ['openid', 'email', 'profile'],
+  jit: true,
+  enforce: false,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-02T00:00:00.000Z',
+};
+const base = `/console/organisations/${ORG}/sso`;
+
+function signedIn(more: (call: MockCall) => { status: number; body?: unknown } | undefined) {
+  write(registry.oauth2Token, {
+    accessToken: fakeJwt({ exp: NOW / 1000 + 3600, ext: { user: { authenticationMode: 'ory' } } }),
+    refreshToken: 'ory_rt_1',
+    expiresAt: NOW + 3_600_000,
+  });
+  return mockFetch((call) => {
+    if (call.url.pathname === '/sessions/whoami') return { status: 200, body: kratosSession() };
+    if (call.url.pathname === '/console/me') return { status: 200, body: SSO_ADMIN };
+    return more(call);
+  });
+}
+
+resetScreenBetweenTests('admin');
+
+describe('the Single sign-on section', () => {
+  it('with no provider: the empty state, the redirect URIs to register, the instructions, and a first save needs the secret', async () => {
+    let stored: unknown = null;
+    const { calls } = signedIn(({ url, method, body }) => {
+      if (url.pathname !== base) return undefined;
+      if (method === 'PUT') {
+        stored = { ...PROVIDER, ...(body as object) };
+        return { status: 200, body: { provider: stored, redirectUris: REDIRECTS } };
+      }
+      return { status: 200, body: { provider: stored, redirectUris: REDIRECTS } };
+    });
+    goTo('/admin/sso');
+    render(<Router />);
+    expect(await screen.findByText(/No single sign-on provider is set up/)).toBeTruthy();
+    expect(screen.getByTestId('sso-redirect-sign-in').textContent).toBe(REDIRECTS.signIn);
+    expect(screen.getByTestId('sso-redirect-test').textContent).toBe(REDIRECTS.testSignIn);
+    for (const name of ['Microsoft Entra ID', 'Okta', 'Google Workspace']) {
+      expect(screen.getByRole('heading', { name })).toBeTruthy();
+    }
+    expect(screen.queryByRole('button', { name: 'Test connection' })).toBeNull();
+    fireEvent.change(screen.getByLabelText('Issuer URL'), { target: { value: 'https://acme.okta.com' } });
+    fireEvent.change(screen.getByLabelText('Client ID'), { target: { value: 'client-1' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save provider' }));
+    expect(await screen.findByText('Enter the client secret.')).toBeTruthy();
+    expect(calls.some((c) => c.method === 'PUT')).toBe(false);
+    fireEvent.change(screen.getByLabelText('Client secret'), { target: { value: 's3cret' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save provider' }));
+    expect(await screen.findByText(/Provider saved/)).toBeTruthy();
+    const put = calls.find((c) => c.method === 'PUT')!;
+    expect(put.body).toMatchObject({
+      issuer: 'https://acme.okta.com',
+      clientId: 'client-1',
+      clientSecret: 's3cret',
+    });
+    // Saved: the secret field is empty again, and says the stored one stays.
+    expect(((await screen.findByLabelText(/leave empty to keep/)) as HTMLInputElement).value).toBe('');
+  });
+
+  it('Test connection reports each check in words', async () => {
+    signedIn(({ url }) => {
+      if (url.pathname === base)
+        return { status: 200, body: { provider: PROVIDER, redirectUris: REDIRECTS } };
+      if (url.pathname === `${base}/test-connection`) {
+        return {
+          status: 200,
+          body: {
+            ok: false,
+            checks: [
+              {
+                check: 'discovery',
+                ok: true,
+                reason: null,
+                value: 'https://acme.okta.com/.well-known/openid-configuration',
+              },
+              { check: 'issuer', ok: false, reason: 'mismatch', value: 'https://evil.example' },
+            ],
+          },
+        };
+      }
+      return undefined;
+    });
+    goTo('/admin/sso');
+    render(<Router />);
+    fireEvent.click(await screen.findByRole('button', { name: 'Test connection' }));
+    const region = await screen.findByRole('region', { name: 'Connection' });
+    expect(within(region).getByText('Some checks failed: see below.')).toBeTruthy();
+    const items = within(region)
+      .getAllByRole('listitem')
+      .map((li) => li.textContent);
+    expect(items[0]).toContain('Passed: Discovery document reachable');
+    expect(items[1]).toBe('Failed: Issuer matches (it names another issuer. Found: https://evil.example)');
+  });
+
+  it('Remove asks first; Cancel sends nothing', async () => {
+    const { calls } = signedIn(({ url, method }) => {
+      if (url.pathname === base && method === 'DELETE') return { status: 204 };
+      if (url.pathname === base)
+        return { status: 200, body: { provider: PROVIDER, redirectUris: REDIRECTS } };
+      return undefined;
+    });
+    goTo('/admin/sso');
+    render(<Router />);
+    fireEvent.click(await screen.findByRole('button', { name: 'Remove provider' }));
+    expect(screen.getByRole('alertdialog').textContent).toContain('Remove the provider?');
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(calls.some((c) => c.method === 'DELETE')).toBe(false);
+    fireEvent.click(screen.getByRole('button', { name: 'Remove provider' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Yes, remove' }));
+    expect(await screen.findByText('Provider removed.')).toBeTruthy();
+    expect(calls.some((c) => c.method === 'DELETE')).toBe(true);
+  });
+
+  it('Test sign-in opens a popup, takes only its own state from its own origin, and shows the claims', async () => {
+    const popup = { location: { href: 'about:blank' }, close: vi.fn(), closed: false };
+    vi.spyOn(window, 'open').mockReturnValue(popup as unknown as Window);
+    const { calls } = signedIn(({ url }) => {
+      if (url.pathname === base)
+        return { status: 200, body: { provider: PROVIDER, redirectUris: REDIRECTS } };
+      if (url.pathname === `${base}/test-sign-in`) {
+        return {
+          status: 201,
+          body: {
+            authorizationUrl: 'https://acme.okta.com/authorize?x',
+            state: 'st-1',
+            redirectUri: REDIRECTS.testSignIn,
+            expiresAt: '2026-01-01T00:10:00.000Z',
+          },
+        };
+      }
+      if (url.pathname === `${base}/test-sign-in/complete`) {
+        return {
+          status: 200,
+          body: {
+            issuer: PROVIDER.issuer,
+            subject: 'sub-1',
+            claims: { iss: PROVIDER.issuer, email: 'pat@acme.test' },
+            mapped: { email: 'pat@acme.test', emailVerified: true, firstName: 'Pat', lastName: 'Smith' },
+            domainMatches: true,
+          },
+        };
+      }
+      return undefined;
+    });
+    goTo('/admin/sso');
+    render(<Router />);
+    fireEvent.click(await screen.findByRole('button', { name: 'Test sign-in' }));
+    await waitFor(() => expect(popup.location.href).toBe('https://acme.okta.com/authorize?x'));
+    expect(await screen.findByText('Complete the sign-in in the popup window…')).toBeTruthy();
+    // Another origin, or the wrong state: ignored.
+    const own = window.location.origin;
+    const data = { type: SSO_TEST_MESSAGE, state: 'st-1', code: 'c0de' };
+    window.dispatchEvent(
+      new MessageEvent('message', { origin: 'https://evil.example', data, source: popup as never }),
+    );
+    window.dispatchEvent(
+      new MessageEvent('message', { origin: own, data: { ...data, state: 'other' }, source: popup as never }),
+    );
+    await new Promise((r) => setTimeout(r, 20));
+    expect(calls.some((c) => c.url.pathname.endsWith('/complete'))).toBe(false);
+    window.dispatchEvent(new MessageEvent('message', { origin: own, data, source: popup as never }));
+    const region = await screen.findByRole('region', { name: 'Test sign-in result' });
+    expect(within(region).getByText("The address is in your organisation's domains.")).toBeTruthy();
+    expect(within(region).getAllByText('pat@acme.test').length).toBeGreaterThan(0);
+    expect(calls.find((c) => c.url.pathname.endsWith('/complete'))!.body).toEqual({
+      state: 'st-1',
+      code: 'c0de',
+    });
+  });
+});
+
+describe('the Test sign-in callback page (the popup)', () => {
+  it("posts the provider's answer to its opener, to our own origin only, and closes", async () => {
+    const postMessage = vi.fn();
+    const close = vi.spyOn(window, 'close').mockImplementation(() => undefined);
+    Object.defineProperty(window, 'opener', { value: { postMessage }, configurable: true });
+    mockFetch(() => undefined);
+    goTo('/admin/sso/test-callback?code=c0de&state=st-1');
+    render(<Router />);
+    await screen.findByText('The test sign-in is complete. You can close this window.');
+    expect(postMessage).toHaveBeenCalledWith(
+      { type: SSO_TEST_MESSAGE, state: 'st-1', code: 'c0de' },
+      window.location.origin,
+    );
+    expect(close).toHaveBeenCalled();
+    Object.defineProperty(window, 'opener', { value: null, configurable: true });
+  });
+
+  it('outside the admin application, or without a provider answer, it posts nothing', async () => {
+    const postMessage = vi.fn();
+    Object.defineProperty(window, 'opener', { value: { postMessage }, configurable: true });
+    mockFetch(() => undefined);
+    setConfig(defaultConfig('platform'));
+    goTo('/admin/sso/test-callback?code=c0de&state=st-1');
+    render(<Router />);
+    await screen.findByText(/Open the test sign-in from the Single sign-on page/);
+    expect(postMessage).not.toHaveBeenCalled();
+    Object.defineProperty(window, 'opener', { value: null, configurable: true });
+  });
+});

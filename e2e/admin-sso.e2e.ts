@@ -1,0 +1,176 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { startOrgIdp, type OrgIdp } from '@acme/dev';
+import { seriousViolations } from './axe.ts';
+import { systemUrls, useBrowser, type SystemUrls } from './browser.ts';
+import { enterEmail, openLogin, submitPassword } from './journeys.ts';
+
+// The console's Single sign-on section (issue 24), end to end: the operator's CLI creates a
+// throwaway organisation and its org-admin; the org-admin sets up SSO in the admin application
+// against an organisation IdP stand-in started here (with a person of that organisation's
+// domain), Test connection and Test sign-in pass; then that person signs in by SSO.
+
+const ROOT = resolve(import.meta.dirname, '..');
+const CLI = join(ROOT, 'services/users/src/cli.ts');
+/** The screenshot for the issue's note, when E2E_SCREENS names a folder. */
+const SCREENS = process.env.E2E_SCREENS;
+
+/** `npm run admin -- …` against the running system (with its admin key): the printed JSON. */
+async function operator(urls: SystemUrls, args: string[]): Promise<Record<string, unknown>> {
+  const key = inject('adminKey');
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, USERS_ADMIN_URL: urls.usersAdmin, ...(key ? { USERS_ADMIN_KEY: key } : {}) },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((r) => child.on('close', r));
+  if (code !== 0) throw new Error(`admin ${args[0]} exited ${code}: ${stderr}`);
+  return JSON.parse(stdout) as Record<string, unknown>;
+}
+
+/** After a first sign-in: the Terms step when it shows, then wherever the app goes. */
+async function acceptTermsIfAsked(page: Page, leaves: (url: URL) => boolean): Promise<void> {
+  const terms = page.getByLabel('I agree to the platform terms of service');
+  const deadline = Date.now() + 30_000;
+  while (!leaves(new URL(page.url())) && !(await terms.isVisible())) {
+    if (Date.now() > deadline) throw new Error(`stuck at ${page.url()}`);
+    await page.waitForTimeout(200);
+  }
+  if (!leaves(new URL(page.url()))) {
+    await terms.check();
+    await page.getByLabel('I agree to the privacy policy').check();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(leaves, { timeout: 30_000 });
+  }
+}
+
+/** At the organisation's provider (its own page): email, password, Sign in. */
+async function atProvider(page: Page, idp: OrgIdp, email: string, password: string): Promise<void> {
+  await page.waitForURL((u) => u.toString().startsWith(`${idp.issuer}/interaction/`), { timeout: 30_000 });
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+describe('single sign-on set up in the admin console', () => {
+  const browser = useBrowser();
+  const urls = systemUrls();
+  let idp: OrgIdp | undefined;
+  afterAll(async () => idp?.close());
+
+  it("a throwaway organisation's org-admin sets up SSO, tests it, and a member of the domain signs in by SSO", async () => {
+    const tag = randomBytes(4).toString('hex');
+    const domain = `sso-${tag}.test`;
+    const admin = { email: `admin@${domain}`, password: `Console-${tag}-2026!` };
+    const member = { email: `pat@${domain}`, password: `Pat-${tag}-2026!` };
+
+    // The operator creates the organisation and its org-admin with the CLI.
+    const org = await operator(urls, [
+      'org:create',
+      '--name',
+      `SSO ${tag}`,
+      '--domains',
+      domain,
+      '--products',
+      'Platform',
+      '--subscription',
+      'subscribed',
+    ]);
+    await operator(urls, [
+      'user:create',
+      '--org',
+      String(org.id),
+      '--email',
+      admin.email,
+      '--first',
+      'Olga',
+      '--last',
+      'Admin',
+      '--role',
+      'org-admin',
+      '--password',
+      admin.password,
+    ]);
+    // The organisation's identity provider, extended with a person of its domain.
+    idp = await startOrgIdp({
+      port: 0,
+      users: [{ email: member.email, password: member.password, givenName: 'Pat', familyName: 'Member' }],
+    });
+
+    const { page, context } = await browser.newPage();
+    await page.goto(`${urls.apps.admin}/admin/sso`);
+    await page.waitForURL(/\/account\/login/, { timeout: 30_000 });
+    await submitPassword(page, admin);
+    await acceptTermsIfAsked(page, (u) => !u.pathname.startsWith('/account/'));
+    await page.goto(`${urls.apps.admin}/admin/sso`);
+    await page.getByRole('heading', { name: 'Single sign-on', level: 2 }).waitFor({ timeout: 30_000 });
+    await page.getByText('No single sign-on provider is set up.').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // The redirect URIs to register at the provider, as the console shows them.
+    const signInUri = (await page.getByTestId('sso-redirect-sign-in').textContent())!;
+    const testUri = (await page.getByTestId('sso-redirect-test').textContent())!;
+    expect(signInUri).toBe(`${urls.identityPublic}/self-service/methods/oidc/callback/sso-${tag}`);
+    expect(testUri).toBe(`${urls.apps.admin}/admin/sso/test-callback`);
+    const clientSecret = randomBytes(16).toString('hex');
+    idp.setClient({ clientId: `acme-${tag}`, clientSecret, redirectUris: [signInUri, testUri] });
+
+    // The form, by keyboard where a person would type.
+    await page.getByLabel('Issuer URL').fill(idp.issuer);
+    await page.getByLabel('Client ID').fill(`acme-${tag}`);
+    await page.getByLabel('Client secret', { exact: true }).fill(clientSecret);
+    await page.getByLabel('Client secret', { exact: true }).press('Enter');
+    await page.getByText('Provider saved. Single sign-on works from now on.').waitFor();
+    // Written once: the secret field is empty again, and the page never shows the secret.
+    expect(await page.getByLabel(/leave empty to keep/).inputValue()).toBe('');
+    expect(await page.content()).not.toContain(clientSecret);
+
+    // By keyboard: Tab from the Save button reaches Test connection.
+    await page.getByRole('button', { name: 'Save provider' }).focus();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Test connection');
+    await page.keyboard.press('Enter');
+    await page.getByText('Every check passed.').waitFor({ timeout: 30_000 });
+    const checks = await page
+      .getByRole('region', { name: 'Connection' })
+      .getByRole('listitem')
+      .allTextContents();
+    expect(checks).toHaveLength(7);
+    for (const check of checks) expect(check).toMatch(/^Passed:/);
+
+    const popupOpened = page.waitForEvent('popup');
+    await page.getByRole('button', { name: 'Test sign-in', exact: true }).click();
+    const popup = await popupOpened;
+    await atProvider(popup, idp, member.email, member.password);
+    await popup.waitForEvent('close', { timeout: 30_000 });
+    await page.getByText('Test sign-in succeeded.').waitFor({ timeout: 30_000 });
+    const result = page.getByRole('region', { name: 'Test sign-in result' });
+    await result.getByText("The address is in your organisation's domains.").waitFor();
+    expect(await result.textContent()).toContain(member.email);
+    expect(await seriousViolations(page)).toEqual([]);
+    if (SCREENS) {
+      mkdirSync(SCREENS, { recursive: true });
+      await page.screenshot({ path: `${SCREENS}/admin-sso.png`, fullPage: true });
+    }
+    // The test signed nobody in: the admin is still the admin, and the person has no account yet.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Single sign-on', level: 2 }).waitFor({ timeout: 30_000 });
+    await context.close();
+
+    // A member of the domain signs in by SSO through the provider just set up (no CSP change needed).
+    const second = await browser.newPage();
+    await openLogin(second.page, urls);
+    await enterEmail(second.page, member.email);
+    await atProvider(second.page, idp, member.email, member.password);
+    await acceptTermsIfAsked(second.page, (u) => u.toString() === `${urls.platform}/research`);
+    await second.page.getByText(member.email).first().waitFor({ timeout: 30_000 });
+    await second.context.close();
+  }, 180_000);
+});
