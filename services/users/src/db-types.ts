@@ -191,7 +191,6 @@ interface OrganisationTrustedNetworksTable {
   updated_at: Date;
   updated_by: string | null;
 }
-}
 
 /** A Test sign-in the console started (issue 24): spent by its first callback. */
 interface SsoTestSignInsTable {
