@@ -61,6 +61,15 @@ export const copy = {
       contactSuffix: 'if the problem persists.',
       /** Break-glass: the operator's exempted org-admin signs in with a password; the server decides. */
       usePassword: 'Sign in with a password (administrators)',
+      /** Inside the Teams frame the provider opens in a pop-up window (the frame stays). */
+      popupText: "Your organisation's sign-in opens in a new window.",
+      popupButton: 'Sign in with your organisation',
+      popupOpen: 'Finish signing in in the new window.',
+      popupClosed:
+        'The sign-in window was closed before you finished. Sign in with your organisation to try again.',
+      popupBlocked:
+        'The sign-in window could not be opened. Allow pop-up windows for this page and try again.',
+      popupFailed: 'Signing in through your organisation did not finish. Try again.',
     },
     emailConfirmation: {
       title: 'Verify your email address',
@@ -351,6 +360,15 @@ export const copy = {
     urlHasScript: 'The URL must not contain script tags.',
     invalidAppId: (min: number, max: number) =>
       `The app id must be ${min} to ${max} printable characters without script tags.`,
+  },
+  /** The SSO pop-up window opened from the Teams frame. */
+  ssoPopup: {
+    title: 'Sign in with your organisation',
+    starting: "Opening your organisation's sign-in…",
+    finishing: 'Finishing sign-in…',
+    done: 'You are signed in. This window closes by itself.',
+    failed: 'Signing in did not finish. Close this window and try again.',
+    noProvider: 'This window was opened without an organisation to sign in with. Close it and try again.',
   },
   httpClient: {
     badOption: (option: string, expected: string) => `option ${option} must be ${expected}`,
