@@ -118,6 +118,8 @@ export const copy = {
     codePlaceholder: '000000',
     passwordTitle: 'Change your password',
     sessionExists: 'You are already signed in, so your password cannot be recovered here.',
+    /** A spent recovery flow (replayed from the history) whose session is gone: a fresh one starts. */
+    codeUsed: 'This recovery code was already used. Enter your email address to get a new code.',
     goToPlatform: 'Go to the platform',
     backToLogin: 'Back to sign in',
     logout: 'Log out',
