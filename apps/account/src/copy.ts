@@ -293,6 +293,7 @@ export const copy = {
       'You sign in with your source-code host account: replacing it unlinks this one, and you link another when you sign in again.',
     unlinked: 'Your source-code host account was unlinked.',
     microsoftAccount: 'Your sign-in is managed by your Microsoft account.',
+    name: 'Name',
     microsoftLink: 'Open your Microsoft account',
     settingsFlow: (message: string) => `Error with settings: ${message}`,
   },
