@@ -33,7 +33,7 @@ export function callbackQuery(search: string): string | null {
   return kept.has('code') || kept.has('error') ? `?${kept.toString()}` : null;
 }
 
-export function isSsoPopupMessage(data: unknown): data is SsoPopupMessage {
+function isSsoPopupMessage(data: unknown): data is SsoPopupMessage {
   if (!data || typeof data !== 'object') return false;
   const { type, outcome, callback } = data as Record<string, unknown>;
   return (

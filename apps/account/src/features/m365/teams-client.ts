@@ -1,7 +1,6 @@
 import { app, authentication } from '@microsoft/teams-js';
 import { TEAMS_SDK } from '../../constants.ts';
 import { copy } from '../../copy.ts';
-import { initializeTeams } from '../../shared/teams/teams-sdk.ts';
 import { isValidTeamsAppId, teamsUrlProblem } from './teams-rules.ts';
 
 // The team-collaboration client's SDK (teams-js 2.30.0) for the m365 login: the user's context and
