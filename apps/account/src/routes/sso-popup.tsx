@@ -8,5 +8,6 @@ export default function SsoPopupRoute({
 }: {
   search: { provider?: string; done?: string; via?: string };
 }) {
-  return <SsoPopupScreen view={useSsoPopup(selectSsoPopupStep(search))} />;
+  const step = selectSsoPopupStep({ ...search, hasOpener: window.opener !== null });
+  return <SsoPopupScreen view={useSsoPopup(step)} />;
 }

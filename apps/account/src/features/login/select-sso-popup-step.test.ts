@@ -34,6 +34,16 @@ describe('selectSsoPopupStep', () => {
     ['no provider: invalid', {}, { type: 'invalid', via: 'window' }],
     ['a provider with markup: invalid', { provider: '<script>' }, { type: 'invalid', via: 'window' }],
     [
+      'opened as a plain link (no opener): starts nothing',
+      { provider: 'globex', via: 'window', hasOpener: false },
+      { type: 'invalid', via: 'window' },
+    ],
+    [
+      'the Teams SDK window may have no opener (desktop hosts open it)',
+      { provider: 'globex', via: 'teams', hasOpener: false },
+      { type: 'start', provider: 'globex', via: 'teams' },
+    ],
+    [
       'an unknown via counts as window',
       { provider: 'globex', via: 'x' },
       { type: 'start', provider: 'globex', via: 'window' },

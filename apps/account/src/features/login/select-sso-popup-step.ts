@@ -23,8 +23,14 @@ export function selectSsoPopupStep(input: {
   via?: string;
   /** On the callback route of the marked window: the authorization answer (`callbackQuery`). */
   callback?: string | null;
+  /** The window has an opener (the frame). Teams' desktop hosts open it themselves: only `teams` may lack one. */
+  hasOpener?: boolean;
 }): SsoPopupStep {
   const via: SsoPopupVia = input.via === 'teams' ? 'teams' : 'window';
+  // A page opened as a plain link (no frame to hand the answer to) would strand the sign-in: it starts nothing.
+  if (via === 'window' && input.hasOpener === false && !input.callback && input.done !== '1') {
+    return { type: 'invalid', via };
+  }
   if (input.callback) return { type: 'handover', callback: input.callback, via };
   if (input.done === '1') return { type: 'finish', via };
   if (input.provider && PROVIDER_ID.test(input.provider)) {
