@@ -38,6 +38,8 @@ export const TEAMS_SDK = {
   appIdLength: { min: 5, max: 255 },
   version: '2.30.0',
 } as const;
+/** The SSO pop-up page tells the frame that opened it how the sign-in ended (postMessage, own origin). */
+export const SSO_POPUP_MESSAGE = 'account:sso-popup';
 export const SIGN_IN_WRAPPER_VERSION = '2.2.0';
 /**
  * SPEC §9's HTTP client defaults. Its chunk size (65536 bytes) is not kept: this client sends and reads

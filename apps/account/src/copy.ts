@@ -61,6 +61,15 @@ export const copy = {
       contactSuffix: 'if the problem persists.',
       /** Break-glass: the operator's exempted org-admin signs in with a password; the server decides. */
       usePassword: 'Sign in with a password (administrators)',
+      /** Inside the Teams frame the provider opens in a pop-up window (the frame stays). */
+      popupText: "Your organisation's sign-in opens in a new window.",
+      popupButton: 'Sign in with your organisation',
+      popupOpen: 'Finish signing in in the new window.',
+      popupClosed:
+        'The sign-in window was closed before you finished. Sign in with your organisation to try again.',
+      popupBlocked:
+        'The sign-in window could not be opened. Allow pop-up windows for this page and try again.',
+      popupFailed: 'Signing in through your organisation did not finish. Try again.',
     },
     emailConfirmation: {
       title: 'Verify your email address',
@@ -109,6 +118,8 @@ export const copy = {
     codePlaceholder: '000000',
     passwordTitle: 'Change your password',
     sessionExists: 'You are already signed in, so your password cannot be recovered here.',
+    /** A spent recovery flow (replayed from the history) whose session is gone: a fresh one starts. */
+    codeUsed: 'This recovery code was already used. Enter your email address to get a new code.',
     goToPlatform: 'Go to the platform',
     backToLogin: 'Back to sign in',
     logout: 'Log out',
@@ -296,6 +307,7 @@ export const copy = {
       'You sign in with your source-code host account: replacing it unlinks this one, and you link another when you sign in again.',
     unlinked: 'Your source-code host account was unlinked.',
     microsoftAccount: 'Your sign-in is managed by your Microsoft account.',
+    name: 'Name',
     microsoftLink: 'Open your Microsoft account',
     settingsFlow: (message: string) => `Error with settings: ${message}`,
   },
@@ -365,6 +377,15 @@ export const copy = {
     urlHasScript: 'The URL must not contain script tags.',
     invalidAppId: (min: number, max: number) =>
       `The app id must be ${min} to ${max} printable characters without script tags.`,
+  },
+  /** The SSO pop-up window opened from the Teams frame. */
+  ssoPopup: {
+    title: 'Sign in with your organisation',
+    starting: "Opening your organisation's sign-in…",
+    finishing: 'Finishing sign-in…',
+    done: 'You are signed in. This window closes by itself.',
+    failed: 'Signing in did not finish. Close this window and try again.',
+    noProvider: 'This window was opened without an organisation to sign in with. Close it and try again.',
   },
   httpClient: {
     badOption: (option: string, expected: string) => `option ${option} must be ${expected}`,

@@ -9,8 +9,9 @@ import { escapeHtml } from '../html.ts';
  *
  * It embeds `<appPath>` (MAGIC's `/account/m365-login?isTeams=1`) in an iframe and answers the
  * teams-js host protocol by postMessage: `initialize`, `getContext`, `authentication.getAuthToken`.
- * Query parameters: `user=<email>` (the signed-in Teams user; default the first demo user) and
- * `fail=<reason>` (getAuthToken answers `[false, reason]`).
+ * Query parameters: `user=<email>` (the signed-in Teams user; default the first demo user),
+ * `fail=<reason>` (getAuthToken answers `[false, reason]`) and `app=<path>` (another page of the app to
+ * embed, e.g. `/` for the sign-in of someone who is not a Microsoft 365 user; same origin only).
  */
 export const TEAMS_HOST_PATH = '/dev/teams-host';
 
@@ -136,6 +137,12 @@ const SCRIPT = `
 })();
 `;
 
+/** An `app=` path of the app's own origin (a path, never another origin, `//host` or `/\\host`). */
+function embeddedPath(value: string | null): string | null {
+  if (!value || !value.startsWith('/') || value.startsWith('//') || /[\\\s]/.test(value)) return null;
+  return value;
+}
+
 /**
  * A handler for the app server: answers the host page and its script, returns false for every
  * other path.
@@ -161,7 +168,7 @@ export function teamsHostHandler(options: TeamsHostOptions) {
     const config = JSON.stringify({
       entraUrl: options.entraUrl.replace(/\/+$/, ''),
       clientId: options.clientId,
-      appPath,
+      appPath: embeddedPath(url.searchParams.get('app')) ?? appPath,
       defaultUser: options.defaultUser ?? '',
       session: randomBytes(8).toString('hex'),
     }).replace(/</g, '\\u003c');
@@ -178,7 +185,9 @@ export function teamsHostHandler(options: TeamsHostOptions) {
         "script-src 'self'",
         "style-src 'unsafe-inline'",
         `connect-src ${entraOrigin}`,
-        "frame-src 'self'",
+        // The app frame signs in through the authorization server's and the identity service's
+        // redirects, as a tab in Teams does (its app domains): any origin, not only MAGIC's.
+        "frame-src 'self' http: https:",
         "frame-ancestors 'none'",
         "base-uri 'none'",
       ].join('; '),

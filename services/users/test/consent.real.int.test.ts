@@ -183,6 +183,54 @@ describe('consent through the real identity service and authorization server', (
     expect(after.body.apps.filter((a: { clientId: string }) => a.clientId === 'platform')).toEqual([]);
   });
 
+  it('an access token alone (as a Microsoft 365 person holds) shows the account and the connected apps; a refused token never falls back to the cookie', async () => {
+    const { jar, verifier, consentChallenge, session } = await toConsent('ada@acme.test');
+    const accepted = await postConsent(consentChallenge, session.id);
+    const callback = await jar.navigateToApp(accepted.body.redirectTo);
+    const token = await fetch(`${urls.issuer}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code')!,
+        redirect_uri: `${APP_ORIGIN}/account/callback`,
+        code_verifier: verifier,
+        client_id: 'platform',
+      }).toString(),
+    });
+    const { access_token: accessToken } = (await token.json()) as { access_token: string };
+    const bearer = { authorization: `Bearer ${accessToken}`, origin: APP_ORIGIN };
+
+    // No cookie at all: the token says who is asking.
+    const account = await new Jar().fetch(`${urls.users}/me/account`, { headers: bearer });
+    expect(account.res.status, JSON.stringify(account.body)).toBe(200);
+    expect(account.body).toEqual({
+      name: 'Ada Lovelace',
+      email: 'ada@acme.test',
+      organisation: { name: 'Acme' },
+    });
+    const apps = await new Jar().fetch(`${urls.users}/me/connected-apps`, { headers: bearer });
+    expect(apps.res.status).toBe(200);
+    expect(apps.body.apps.map((a: { clientId: string }) => a.clientId)).toContain('platform');
+
+    // Token confusion: a forged or foreign token next to Ada's own session cookie gets 401, not Ada's data.
+    for (const forged of ['Bearer not-a-token', `Bearer ${accessToken}x`, 'Basic YWRhOnB3']) {
+      const refused = await jar.fetch(`${urls.users}/me/connected-apps`, {
+        headers: { authorization: forged, origin: APP_ORIGIN },
+      });
+      expect(refused.res.status, forged).toBe(401);
+      expect(refused.body.apps).toBeUndefined();
+      const deleted = await jar.fetch(`${urls.users}/me/connected-apps/platform`, {
+        method: 'DELETE',
+        headers: { authorization: forged, origin: APP_ORIGIN },
+      });
+      expect(deleted.res.status, forged).toBe(401);
+    }
+    // The grant is still there after the refused revocations.
+    const still = await new Jar().fetch(`${urls.users}/me/connected-apps`, { headers: bearer });
+    expect(still.body.apps.map((a: { clientId: string }) => a.clientId)).toContain('platform');
+  });
+
   it('refuses a session of another identity with 403 SESSION_MISMATCH', async () => {
     const ada = await toConsent('ada@acme.test');
     const grace = await toConsent('grace@acme.test');

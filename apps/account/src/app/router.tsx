@@ -98,6 +98,12 @@ const routes: RouteDef<unknown>[] = [
     search: z.object({ version: str }),
     component: lazyScreen(() => import('../routes/privacy.tsx')),
   }),
+  // The SSO pop-up window of the Teams frame (guest-allowed).
+  route({
+    path: paths.ssoPopup,
+    search: z.object({ provider: str, done: str, via: str }),
+    component: lazyScreen(() => import('../routes/sso-popup.tsx')),
+  }),
   route({ path: paths.welcome, search: none, component: lazyScreen(() => import('../routes/welcome.tsx')) }),
   // Screens of later issues: they send the user to login for now.
   route({

@@ -1,6 +1,7 @@
 import { AccessGuard, type GuardedProps } from '../features/access-guard/access-guard.tsx';
 import { selectSettingsSections } from '../features/settings/select-settings-sections.ts';
 import { SettingsScreen } from '../features/settings/settings-screen.tsx';
+import { useM365Account } from '../features/settings/use-m365-account.ts';
 import { useSettings } from '../features/settings/use-settings.ts';
 import { getConfig } from '../shared/config/env.ts';
 import { useNow } from '../shared/react/use-now.ts';
@@ -16,10 +17,12 @@ function Settings({ session, claims }: GuardedProps) {
     isGitUser: facts?.isGitUser === true,
   });
   const model = useSettings(config, sections.kind !== 'm365', facts?.isGitUser === true);
+  const m365 = useM365Account(config, sections.kind === 'm365');
   return (
     <SettingsScreen
       model={model}
       sections={sections}
+      m365={m365}
       gitConnected={facts?.gitProviderConnected === true}
       now={new Date(now).toISOString()}
     />

@@ -5,6 +5,7 @@ export interface MockCall {
   url: URL;
   body: unknown;
   credentials?: RequestCredentials;
+  headers: Headers;
 }
 
 type Answer = { status: number; body?: unknown } | undefined;
@@ -24,7 +25,13 @@ export function mockFetch(handler: Handler) {
         body = init.body;
       }
     }
-    const call: MockCall = { method: init.method ?? 'GET', url, body, credentials: init.credentials };
+    const call: MockCall = {
+      method: init.method ?? 'GET',
+      url,
+      body,
+      credentials: init.credentials,
+      headers: new Headers(init.headers),
+    };
     calls.push(call);
     const answer = (await handler(call)) ?? {
       status: 404,

@@ -159,6 +159,40 @@ describe('LoginScreen', () => {
     await waitFor(() => expect(nav.redirectTo).toHaveBeenCalledWith('http://localhost:4444/oauth2/auth/x'));
   });
 
+  it('an expired login flow is replaced by a fresh one, and the typed password goes to it without retyping', async () => {
+    write(registry.loginChallenge, 'ch-1');
+    write(registry.emailResult, { email: 'ada@acme.test', isSSO: false, isM365: false, provider: null });
+    let created = 0;
+    const { calls } = mockFetch(({ method, url }) => {
+      if (url.pathname === '/sessions/whoami') return { status: 401, body: { error: { code: 401 } } };
+      if (url.pathname === '/self-service/login/browser') {
+        created++;
+        return { status: 200, body: loginFlow(`flow-${created}`) };
+      }
+      if (method === 'POST' && url.pathname === '/self-service/login') {
+        if (url.searchParams.get('flow') === 'flow-1') {
+          return { status: 410, body: { error: { id: 'self_service_flow_expired', code: 410 } } };
+        }
+        return {
+          status: 422,
+          body: {
+            error: { id: 'browser_location_change_required' },
+            redirect_browser_to: 'http://localhost:4444/oauth2/auth/x',
+          },
+        };
+      }
+      return undefined;
+    });
+    render(<LoginScreen search={{}} />);
+    fireEvent.change(await screen.findByLabelText('Password'), { target: { value: 'typed-once' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
+    await waitFor(() => expect(nav.redirectTo).toHaveBeenCalledWith('http://localhost:4444/oauth2/auth/x'));
+    const posts = calls.filter((c) => c.method === 'POST');
+    expect(posts.map((c) => c.url.searchParams.get('flow'))).toEqual(['flow-1', 'flow-2']);
+    expect(posts[1]?.body).toMatchObject({ identifier: 'ada@acme.test', password: 'typed-once' });
+    expect(toastStore.getSnapshot()).toEqual([]);
+  });
+
   it('the back arrow returns to the email step with the email kept', async () => {
     write(registry.loginChallenge, 'ch-1');
     write(registry.emailResult, { email: 'ada@acme.test', isSSO: false, isM365: false, provider: null });

@@ -46,6 +46,7 @@ export function LoginScreen({ search }: { search: LoginSearch }) {
         <SsoStep
           view={login.ssoView}
           busy={login.busy}
+          popupStatus={login.ssoPopupStatus}
           supportEmail={login.config.supportEmail}
           onRedirect={() => void login.redirectToSso()}
           onTryAgain={login.tryAgain}

@@ -23,6 +23,16 @@ describe('SSO step view (login step 3)', () => {
       { lock: null, redirects: 1, tries: 3 },
       'redirect',
     ],
+    [
+      'inside the Teams frame (pop-up) → the pop-up button, whatever the lock or count',
+      { lock: lock(60_000), redirects: 7, popup: true },
+      'popup',
+    ],
+    [
+      'inside the Teams frame, nothing counted yet → the pop-up button',
+      { lock: null, redirects: 0, popup: true },
+      'popup',
+    ],
   ] as const)('%s', (_label, input, view) => {
     expect(ssoStepView({ tries: 0, ...input, now: NOW })).toBe(view);
   });

@@ -13,12 +13,14 @@ import type { Lock } from '../../shared/storage/registry.ts';
  * `loop` offers "Try again"; `loop-final` (the tries are used up) only "Use another email" and the
  * support contact. Every view offers "Use another email".
  */
-export type SsoStepView = 'redirect' | 'proceed' | 'loop' | 'loop-final';
+export type SsoStepView = 'redirect' | 'proceed' | 'loop' | 'loop-final' | 'popup';
 
 /**
  * More than 5 redirects: a loop, with "Try again" until it was used 3 times. A redirect lock still
  * held (a redirect started less than 10 minutes ago, e.g. the user came back from the provider
- * without signing in): wait for the Proceed button. Otherwise redirect now.
+ * without signing in): wait for the Proceed button. Otherwise redirect now. Inside the Teams frame the
+ * provider opens in a pop-up window, which only a click may open (pop-up blockers), and the frame never
+ * redirects, so there is no loop to count: the `popup` view, with its button.
  */
 export function ssoStepView(input: {
   lock: Lock | null;
@@ -26,7 +28,10 @@ export function ssoStepView(input: {
   /** How many times "Try again" was used. */
   tries: number;
   now: number;
+  /** The sign-in runs in a pop-up window (`decideSsoOpening`). */
+  popup?: boolean;
 }): SsoStepView {
+  if (input.popup) return 'popup';
   if (input.redirects > SSO_REDIRECT_MAX) return input.tries >= SSO_TRY_AGAIN_MAX ? 'loop-final' : 'loop';
   if (isLockHeld(input.lock, input.now)) return 'proceed';
   return 'redirect';

@@ -95,9 +95,16 @@ export function useLoginFlow(input: LoginFlowInput) {
   const eager = input.eager && !flow;
   useEffect(() => (eager ? onEager() : undefined), [eager]);
 
-  /** The current flow, or a new one (aal2 for the second factor, refresh for a password confirmation). */
-  async function obtainFlow(options: { refresh?: boolean; aal2?: boolean }): Promise<LoginFlow | null> {
-    const usable = options.aal2 ? flow?.requested_aal === 'aal2' : true;
+  /**
+   * The current flow, or a new one (aal2 for the second factor, refresh for a password confirmation;
+   * `fresh`: the current one was refused, so never it, even before the state update lands).
+   */
+  async function obtainFlow(options: {
+    refresh?: boolean;
+    aal2?: boolean;
+    fresh?: boolean;
+  }): Promise<LoginFlow | null> {
+    const usable = !options.fresh && (options.aal2 ? flow?.requested_aal === 'aal2' : true);
     if (flow && usable) return flow;
     try {
       const created = await createLoginFlow(config.identityUrl, {

@@ -62,6 +62,7 @@ export function useLoginSteps(input: LoginStepsInput) {
   const submitTotp = useMfaStep({ config, obtainFlow, finishLogin, submitter: mfaSubmitter });
   const submitBackupCode = useCallback((code: string) => submitTotp(code, 'backup'), [submitTotp]);
   const sso = useSsoStep({
+    config,
     emailResult: input.emailResult,
     flow,
     obtainFlow,
@@ -89,6 +90,7 @@ export function useLoginSteps(input: LoginStepsInput) {
     mfaSetupDone,
     back,
     ssoView: sso.ssoView,
+    ssoPopupStatus: sso.popupStatus,
     redirectToSso: sso.redirectToSso,
     anotherEmail: sso.anotherEmail,
     tryAgain: sso.tryAgain,

@@ -17,7 +17,7 @@ export interface PasswordStepInput {
   confirmation: boolean;
   flow: LoginFlow | null;
   setFlow: (flow: LoginFlow | null) => void;
-  obtainFlow: (options: { refresh?: boolean }) => Promise<LoginFlow | null>;
+  obtainFlow: (options: { refresh?: boolean; fresh?: boolean }) => Promise<LoginFlow | null>;
   finishLogin: (result: unknown) => Promise<void>;
   submitter: FlowSubmit<LoginFlow>;
 }
@@ -41,7 +41,8 @@ export function usePasswordStep(input: PasswordStepInput) {
       if (!input.identifier) return;
       let current = input.flow;
       for (let attempt = 1; ; attempt++) {
-        current ??= await input.obtainFlow({ refresh: input.confirmation });
+        // The retry asks for a fresh flow: this closure's `flow` is still the refused one.
+        current ??= await input.obtainFlow({ refresh: input.confirmation, fresh: attempt > 1 });
         if (!current) return;
         try {
           const result = await submitLogin(input.config.identityUrl, current.id, {

@@ -1,17 +1,33 @@
 import { useState } from 'react';
 import { APPLICATION_LOGIN_LOCK_BEFORE_SSO_MS } from '../../constants.ts';
 import { copy } from '../../copy.ts';
+import type { AccountConfig } from '../../shared/config/env.ts';
+import { paths, withQuery } from '../../shared/config/paths.ts';
 import { showToast } from '../../shared/errors/error-store.ts';
 import { submitForBrowserLocation } from '../../shared/identity-client/browser-location.ts';
+import { whoami } from '../../shared/identity-client/identity-client.ts';
 import { csrfToken } from '../../shared/identity-client/nodes.ts';
-import type { LoginFlow } from '../../shared/identity-client/types.ts';
 import { redirectTo } from '../../shared/navigation/history.ts';
+import type { LoginFlow } from '../../shared/identity-client/types.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read, remove, write } from '../../shared/storage/storage.ts';
 import type { EmailResult } from '../../shared/storage/registry.ts';
+import { decideSsoOpening, type SsoOpening } from './decide-sso-opening.ts';
+import { openSsoPopup, type SsoPopupOutcome } from './sso-popup-window.ts';
 import { planSsoRedirect, ssoStepView } from './sso-redirect.ts';
 
+function hasSession(identityUrl: string): Promise<boolean> {
+  return whoami(identityUrl).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The pop-up's state on the SSO step: open, or how it ended without a session. */
+export type SsoPopupStatus = 'open' | Exclude<SsoPopupOutcome, 'success'> | null;
+
 export interface SsoStepInput {
+  config: AccountConfig;
   emailResult: EmailResult | null;
   flow: LoginFlow | null;
   obtainFlow: (options: { refresh?: boolean }) => Promise<LoginFlow | null>;
@@ -28,11 +44,44 @@ export interface SsoStepInput {
  */
 export function useSsoStep(input: SsoStepInput) {
   const [busy, setBusy] = useState(false);
+  const [popupStatus, setPopupStatus] = useState<SsoPopupStatus>(null);
+  const popupBase = `${window.location.origin}${paths.ssoPopup}`;
+  const opening = decideSsoOpening({ framed: window.top !== window.self, popupUrl: popupBase });
+
+  /**
+   * Inside the Teams frame: the provider in a pop-up window (`/account/sso-popup`), which starts its own
+   * login flow with this frame's login challenge and signs in there. It hands back the authorization
+   * answer, which this frame's callback redeems. Without one (no challenge was pending) a session means
+   * success and this page reloads. A window closed by hand is checked against the session too.
+   */
+  async function signInInPopup(provider: string, popup: Exclude<SsoOpening, { kind: 'navigate' }>) {
+    const via = popup.kind === 'teams-sdk' ? 'teams' : 'window';
+    setPopupStatus('open');
+    const { outcome, callback } = await openSsoPopup(
+      withQuery(popupBase, { provider, via }),
+      popup,
+      input.config.m365?.extraFrameAncestors ?? [],
+    );
+    // The authorization answer the pop-up brought back: this frame's callback redeems it (PKCE, state).
+    if (callback) {
+      redirectTo(`${paths.callback}${callback}`);
+      return;
+    }
+    if (outcome === 'success' || (outcome === 'closed' && (await hasSession(input.config.identityUrl)))) {
+      redirectTo(window.location.href);
+      return;
+    }
+    setPopupStatus(outcome);
+  }
 
   async function redirectToSso(): Promise<void> {
     const provider = input.emailResult?.provider;
     if (!provider) {
       showToast(copy.errors.loginFlow(copy.errors.unknown));
+      return;
+    }
+    if (opening.kind !== 'navigate') {
+      await signInInPopup(provider, opening);
       return;
     }
     setBusy(true);
@@ -66,6 +115,7 @@ export function useSsoStep(input: SsoStepInput) {
     redirects: read(registry.ssoRedirects) ?? 0,
     tries,
     now: input.now,
+    popup: opening.kind !== 'navigate',
   });
 
   /** "Use another email": the email result and the SSO lock go; the Email step shows. */
@@ -93,5 +143,5 @@ export function useSsoStep(input: SsoStepInput) {
     if (input.emailResult) input.setEmailResult({ ...input.emailResult, passwordInstead: true });
   }
 
-  return { busy, ssoView, redirectToSso, anotherEmail, tryAgain, choosePassword };
+  return { busy, ssoView, popupStatus, redirectToSso, anotherEmail, tryAgain, choosePassword };
 }

@@ -28,7 +28,10 @@ async function silentMicrosoftCredentials(): Promise<MicrosoftCredentials | null
   const m365 = getConfig().m365;
   if (!m365) return null;
   if (read(registry.isTeams) === true) {
-    const { initializeTeams, teamsAuthToken } = await import('./teams-client.ts');
+    const [{ initializeTeams }, { teamsAuthToken }] = await Promise.all([
+      import('../../shared/teams/teams-sdk.ts'),
+      import('./teams-client.ts'),
+    ]);
     await initializeTeams(m365.extraFrameAncestors);
     return { bearer: await teamsAuthToken(m365.clientId), graphAccessToken: null };
   }

@@ -3,31 +3,8 @@ import { TEAMS_SDK } from '../../constants.ts';
 import { copy } from '../../copy.ts';
 import { isValidTeamsAppId, teamsUrlProblem } from './teams-rules.ts';
 
-// The team-collaboration client's SDK (teams-js 2.30.0): initialise (5 s time-out), the user's context
-// and getAuthToken. Only the m365 login route with isTeams=1 loads this module.
-
-let initialised: Promise<void> | null = null;
-
-/** Initialises once; fails with "SDK initialization timed out." after 5 s (the SDK's own limit too). */
-export function initializeTeams(validMessageOrigins: string[]): Promise<void> {
-  initialised ??= new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(copy.teams.initTimeout)), TEAMS_SDK.initTimeoutMs);
-    app.initialize(validMessageOrigins.length > 0 ? validMessageOrigins : undefined).then(
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  }).catch((error: unknown) => {
-    initialised = null; // a retry initialises again
-    throw error;
-  });
-  return initialised;
-}
+// The team-collaboration client's SDK (teams-js 2.30.0) for the m365 login: the user's context and
+// getAuthToken (initialising is shared/teams). Only the m365 login route with isTeams=1 loads this module.
 
 export interface TeamsUser {
   username: string | null;

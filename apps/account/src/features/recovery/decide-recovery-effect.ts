@@ -20,3 +20,21 @@ export function decideRecoveryEffect(input: RecoveryEffectInput): RecoveryComman
   if (flow) return input.loadedFlowId === flow ? { type: 'none' } : { type: 'load-flow', id: flow };
   return { type: 'start-fresh' };
 }
+
+export type RecoveryResume = 'show-flow' | 'password-step' | 'session-exists';
+
+/**
+ * A recovery that cannot go on as loaded. A used flow (`passed_challenge`: its code was accepted, e.g. a
+ * flow replayed from the browser's history) and a fresh flow refused because the code already signed the
+ * person in (Back during the reset) both go on at the Password step, through a new settings flow, so no
+ * step is left without its form. A session outside a reset is "already signed in".
+ */
+export function decideRecoveryResume(input: {
+  flowState: string | null;
+  sessionAlreadyAvailable: boolean;
+  resetInProgress: boolean;
+}): RecoveryResume {
+  if (input.flowState === 'passed_challenge') return 'password-step';
+  if (input.sessionAlreadyAvailable) return input.resetInProgress ? 'password-step' : 'session-exists';
+  return 'show-flow';
+}

@@ -7,6 +7,7 @@ import { errorId, handleFlowError } from '../../shared/identity-client/handle-fl
 import {
   createLogoutFlow,
   createRecoveryFlow,
+  createSettingsFlow,
   getRecoveryFlow,
   getSettingsFlow,
   submitRecovery,
@@ -19,8 +20,10 @@ import {
 import type { RecoveryFlow, SettingsFlow } from '../../shared/identity-client/types.ts';
 import { navigate, redirectTo } from '../../shared/navigation/history.ts';
 import { removeToken } from '../../shared/oauth2/token-lifecycle.ts';
+import { showToast } from '../../shared/errors/error-store.ts';
 import { registry } from '../../shared/storage/registry.ts';
-import { remove } from '../../shared/storage/storage.ts';
+import { read, remove } from '../../shared/storage/storage.ts';
+import { decideRecoveryResume } from './decide-recovery-effect.ts';
 
 // The recovery screen's network work, outside React: results are reported through its setters.
 
@@ -36,6 +39,8 @@ export interface RecoverySetters {
 
 const flowError = (error: unknown) => copy.errors.recoveryFlow(getErrorMessage(error));
 
+const resetInProgress = () => read(registry.resetPasswordState)?.inProgress === true;
+
 export function startFreshRecovery(config: AccountConfig, out: RecoverySetters): Promise<void> {
   return createRecoveryFlow(config.identityUrl).then(
     (created) => {
@@ -43,19 +48,58 @@ export function startFreshRecovery(config: AccountConfig, out: RecoverySetters):
       navigate(withQuery(paths.forgotPassword, { flow: created.id }), { replace: true });
     },
     (error: unknown) => {
-      if (errorId(error) === 'session_already_available') out.setSessionExists(true);
-      else out.setPageError(flowError(error));
+      if (errorId(error) !== 'session_already_available') {
+        out.setPageError(flowError(error));
+        return;
+      }
+      const resume = decideRecoveryResume({
+        flowState: null,
+        sessionAlreadyAvailable: true,
+        resetInProgress: resetInProgress(),
+      });
+      if (resume === 'password-step') void resumeAtPasswordStep(config, out);
+      else out.setSessionExists(true);
     },
   );
 }
 
-/** The recovery flow of the query; an expired one (404/410) or a CSRF failure starts over. */
-export function loadRecoveryFlow(config: AccountConfig, id: string, out: RecoverySetters): Promise<void> {
-  return getRecoveryFlow(config.identityUrl, id).then(out.setFlow, (error: unknown) => {
-    if (error instanceof HttpError && [403, 404, 410].includes(error.status))
+/**
+ * The Password step of a reset whose recovery flow is spent: a new settings flow for the session the
+ * code made. Without that session (it ended, or it owes a second factor first) a fresh recovery flow
+ * says the code was used, with the address kept; a session of another kind is "already signed in".
+ */
+async function resumeAtPasswordStep(config: AccountConfig, out: RecoverySetters): Promise<void> {
+  try {
+    toPasswordStep((await createSettingsFlow(config.identityUrl)).id);
+  } catch (error) {
+    if (error instanceof HttpError && error.status === 401) {
+      showToast(copy.errors.recoveryFlow(copy.forgotPassword.codeUsed));
       void startFreshRecovery(config, out);
-    else out.setPageError(flowError(error));
-  });
+    } else out.setSessionExists(true);
+  }
+}
+
+/**
+ * The recovery flow of the query; an expired one (404/410) or a CSRF failure starts over, and a used
+ * one (replayed from the history) goes on at the Password step.
+ */
+export function loadRecoveryFlow(config: AccountConfig, id: string, out: RecoverySetters): Promise<void> {
+  return getRecoveryFlow(config.identityUrl, id).then(
+    (flow) => {
+      const resume = decideRecoveryResume({
+        flowState: flow.state ?? null,
+        sessionAlreadyAvailable: false,
+        resetInProgress: resetInProgress(),
+      });
+      if (resume === 'password-step') void resumeAtPasswordStep(config, out);
+      else out.setFlow(flow);
+    },
+    (error: unknown) => {
+      if (error instanceof HttpError && [403, 404, 410].includes(error.status))
+        void startFreshRecovery(config, out);
+      else out.setPageError(flowError(error));
+    },
+  );
 }
 
 /** The settings flow the code led to; a second factor still owed shows the 2FA step first. */

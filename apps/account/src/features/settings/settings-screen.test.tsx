@@ -2,6 +2,7 @@
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { Router } from '../../app/router.tsx';
+import { defaultConfig, setConfig } from '../../shared/config/env.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { write } from '../../shared/storage/storage.ts';
 import { mockFetch, type MockCall } from '../../testing/fetch-mock.ts';
@@ -258,5 +259,62 @@ describe('/account/settings', () => {
     expect(screen.getAllByTestId('connected-app')).toHaveLength(1);
     const revoke = calls.find((c) => c.method === 'DELETE' && c.url.pathname === '/me/connected-apps/magic')!;
     expect(revoke.credentials).toBe('include');
+  });
+
+  it('Microsoft 365 people (no identity session): name, organisation and connected apps through their access token, with Revoke', async () => {
+    setConfig(defaultConfig('magic')); // MAGIC allows Microsoft 365 sign-in
+    signIn('m365');
+    let apps = [
+      {
+        clientId: 'research-cli',
+        name: 'Research CLI',
+        scopes: ['openid'],
+        grantedAt: '2026-11-20T08:00:00.000Z',
+      },
+    ];
+    const { calls } = mockFetch(({ url, method }) => {
+      if (url.pathname === '/sessions/whoami') return { status: 401, body: { error: { code: 401 } } };
+      if (url.pathname === '/me/account') {
+        return {
+          status: 200,
+          body: { name: 'Megan Bowen', email: 'megan@contoso.test', organisation: { name: 'Contoso' } },
+        };
+      }
+      if (url.pathname === '/me/connected-apps' && method === 'GET') return { status: 200, body: { apps } };
+      if (url.pathname === '/me/connected-apps/research-cli' && method === 'DELETE') {
+        apps = [];
+        return { status: 204 };
+      }
+      return undefined;
+    });
+    goTo('/account/settings');
+    render(<Router />);
+    const person = await screen.findByTestId('m365-person');
+    expect(person.textContent).toContain('Megan Bowen');
+    expect(person.textContent).toContain('megan@contoso.test');
+    expect(person.textContent).toContain('Contoso');
+    expect(screen.getByRole('link', { name: 'Open your Microsoft account' }).getAttribute('href')).toBe(
+      'https://myaccount.microsoft.com/',
+    );
+    // No identity session: no settings flow is asked for, and no password or 2FA section shows.
+    expect(calls.some((c) => c.url.pathname === '/self-service/settings/browser')).toBe(false);
+    expect(screen.queryByRole('heading', { name: 'Password' })).toBeNull();
+    expect(await screen.findAllByTestId('connected-app')).toHaveLength(1);
+    fireEvent.click(screen.getByRole('button', { name: 'Revoke: Research CLI' }));
+    expect(await screen.findByText('Research CLI no longer has access to your account.')).toBeTruthy();
+    expect(screen.queryAllByTestId('connected-app')).toHaveLength(0);
+    // The user service is asked with the access token, never with cookies.
+    const userCalls = calls.filter((c) => c.url.pathname.startsWith('/me/'));
+    expect(userCalls.map((c) => `${c.method} ${c.url.pathname}`)).toEqual(
+      expect.arrayContaining([
+        'GET /me/account',
+        'GET /me/connected-apps',
+        'DELETE /me/connected-apps/research-cli',
+      ]),
+    );
+    for (const call of userCalls) {
+      expect(call.headers.get('authorization')).toMatch(/^Bearer ey/);
+      expect(call.credentials).toBe('omit');
+    }
   });
 });

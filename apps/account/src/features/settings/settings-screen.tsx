@@ -11,6 +11,7 @@ import { ErrorView } from '../../shared/ui/error-view.tsx';
 import type { SettingsSections } from './select-settings-sections.ts';
 import { selectSessionRows } from './select-session-rows.ts';
 import { selectTwoFactor } from './select-two-factor.ts';
+import type { M365AccountModel } from './use-m365-account.ts';
 import type { SettingsModel, SettingsSection } from './use-settings.ts';
 
 const MICROSOFT_ACCOUNT_URL = 'https://myaccount.microsoft.com/';
@@ -26,7 +27,10 @@ function Section({ id, title, children }: { id: string; title: string; children:
   );
 }
 
-function Notice({ model, section }: { model: SettingsModel; section: SettingsSection }) {
+/** What the connected-apps section needs: the settings model, or the m365 person's account model. */
+type AppsModel = Pick<SettingsModel, 'apps' | 'busy' | 'notice' | 'revokeApp'>;
+
+function Notice({ model, section }: { model: Pick<SettingsModel, 'notice'>; section: SettingsSection }) {
   return model.notice?.section === section ? (
     <p className="notice" role="status">
       {model.notice.text}
@@ -220,7 +224,7 @@ function SessionsSection({ model, now }: { model: SettingsModel; now: string }) 
   );
 }
 
-function ConnectedAppsSection({ model }: { model: SettingsModel }) {
+function ConnectedAppsSection({ model }: { model: AppsModel }) {
   if (model.apps === null) return null;
   return (
     <Section id="connected-apps" title={copy.settings.connectedApps}>
@@ -283,32 +287,62 @@ function LinkedAccountSection({
   );
 }
 
+/**
+ * A Microsoft 365 person's page (no identity session, so no settings flows): their name, email and
+ * organisation, their connected apps (with Revoke), and their Microsoft account, where Microsoft
+ * manages how they sign in.
+ */
+function M365Settings({
+  account,
+  microsoftAccount,
+}: {
+  account: M365AccountModel;
+  microsoftAccount: boolean;
+}) {
+  const person = account.account;
+  return (
+    <main className="page settings">
+      <h1 className="card-title">{copy.settings.title}</h1>
+      <Section id="microsoft" title={copy.settings.profile}>
+        {person && (
+          <dl data-testid="m365-person">
+            <dt>{copy.settings.name}</dt>
+            <dd>{person.name}</dd>
+            <dt>{copy.settings.email}</dt>
+            <dd>{person.email}</dd>
+            <dt>{copy.settings.organisation}</dt>
+            <dd>{person.organisation.name}</dd>
+          </dl>
+        )}
+        <p>{copy.settings.microsoftAccount}</p>
+        {microsoftAccount && (
+          <a className="button secondary" href={MICROSOFT_ACCOUNT_URL} target="_blank" rel="noreferrer">
+            {copy.settings.microsoftLink}
+          </a>
+        )}
+      </Section>
+      <ConnectedAppsSection model={{ ...account, apps: account.apps }} />
+    </main>
+  );
+}
+
 /** The account page: one card per section that applies to how the person signs in. */
 export function SettingsScreen({
   model,
   sections,
+  m365,
   gitConnected,
   now,
 }: {
   model: SettingsModel;
   sections: SettingsSections;
+  /** The account of a person without an identity session (Microsoft 365). */
+  m365: M365AccountModel;
   gitConnected: boolean;
   now: string;
 }) {
   if (sections.kind === 'm365') {
-    return (
-      <main className="page settings">
-        <h1 className="card-title">{copy.settings.title}</h1>
-        <Section id="microsoft" title={copy.settings.profile}>
-          <p>{copy.settings.microsoftAccount}</p>
-          {sections.microsoftAccount && (
-            <a className="button secondary" href={MICROSOFT_ACCOUNT_URL} target="_blank" rel="noreferrer">
-              {copy.settings.microsoftLink}
-            </a>
-          )}
-        </Section>
-      </main>
-    );
+    return <M365Settings account={m365} microsoftAccount={sections.microsoftAccount} />;
   }
   if (model.loadError) return <ErrorView message={model.loadError} mode="retry" />;
   if (!model.flow) return <Progress label={copy.common.loading} />;

@@ -26,6 +26,8 @@ export const paths = {
   terms: `${BASE}/terms`,
   privacy: `${BASE}/privacy`,
   settings: `${BASE}/settings`,
+  /** The SSO pop-up window opened from the Teams frame. */
+  ssoPopup: `${BASE}/sso-popup`,
   research: '/research',
   welcome: WELCOME_PATH,
 } as const;

@@ -8,7 +8,7 @@ const toLogin: RouteAccessDecision = { type: 'redirect', to: '/account/login' };
 const check: RouteAccessDecision = { type: 'check-session' };
 
 describe('route access: one table for guest-allowed and guarded routes (SPEC §2)', () => {
-  it('lists SPEC §2 guest-allowed sub-paths, the documents, Access Denied, device and registration as guest-allowed, and nothing else', () => {
+  it('lists SPEC §2 guest-allowed sub-paths, the documents, Access Denied, device, registration and the SSO pop-up as guest-allowed, and nothing else', () => {
     const guests = Object.entries(ROUTE_ACCESS)
       .filter(([, a]) => a.guests)
       .map(([p]) => p)
@@ -26,6 +26,7 @@ describe('route access: one table for guest-allowed and guarded routes (SPEC §2
         '/account/access-denied',
         '/account/device',
         '/account/registration',
+        '/account/sso-popup',
       ].sort(),
     );
   });

@@ -36,6 +36,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   [paths.terms]: { guests: true },
   [paths.privacy]: { guests: true },
   [paths.accessDenied]: { guests: true },
+  // The SSO pop-up window opened from the Teams frame: it signs in, so nobody is signed in yet.
+  [paths.ssoPopup]: { guests: true },
   // "Connect a device" (RFC 8628): the code comes first, the sign-in after it (login challenge).
   [`${BASE}/device`]: { guests: true },
   // Not guest-allowed (SPEC §2).

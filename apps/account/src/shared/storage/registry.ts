@@ -229,6 +229,11 @@ export const registry = {
    * so a tab that left its own authorize redirect half-way does not wait for itself.
    */
   tabId: entry({ key: 'tab_id', schema: z.string(), medium: 'sessionStorage' }),
+  /**
+   * This window is the SSO pop-up of the Teams frame, and how the frame opened it (`teams`: teams-js;
+   * `window`: the page). Per window: its return to our callback hands the answer to the frame.
+   */
+  ssoPopup: entry({ key: 'sso_popup', schema: z.enum(['teams', 'window']), medium: 'sessionStorage' }),
   /** The device page's code from `verification_uri_complete`, kept while the page fetches its challenge. */
   deviceUserCode: entry({ key: 'device_user_code', schema: z.string(), medium: 'sessionStorage' }),
 } as const;

@@ -146,23 +146,42 @@ export interface ConnectedApp {
   grantedAt: string;
 }
 
+/**
+ * Who the user service is asked as: the identity session cookie, or (a Microsoft 365 person, who has
+ * none) the access token, and then no cookie at all.
+ */
+function asHolder(bearer: string | undefined) {
+  return bearer
+    ? { credentials: 'omit' as const, headers: { Authorization: `Bearer ${bearer}` } }
+    : { credentials: 'include' as const };
+}
+
 /** The signed-in person's connected applications (their OAuth2 grants). */
-export async function listConnectedApps(usersUrl: string): Promise<ConnectedApp[]> {
+export async function listConnectedApps(usersUrl: string, bearer?: string): Promise<ConnectedApp[]> {
   const body = await requestJson<{ apps?: ConnectedApp[] }>(
     new URL('/me/connected-apps', usersUrl).toString(),
-    {
-      credentials: 'include',
-    },
+    asHolder(bearer),
   );
   return Array.isArray(body.apps) ? body.apps : [];
 }
 
 /** Revokes the signed-in person's grants to one application. */
-export async function revokeConnectedApp(usersUrl: string, clientId: string): Promise<void> {
+export async function revokeConnectedApp(usersUrl: string, clientId: string, bearer?: string): Promise<void> {
   await requestJson(new URL(`/me/connected-apps/${encodeURIComponent(clientId)}`, usersUrl).toString(), {
     method: 'DELETE',
-    credentials: 'include',
+    ...asHolder(bearer),
   });
+}
+
+export interface MyAccount {
+  name: string;
+  email: string;
+  organisation: { name: string };
+}
+
+/** Who the signed-in person is, for the account page of a person without an identity session. */
+export function getMyAccount(usersUrl: string, bearer?: string): Promise<MyAccount> {
+  return requestJson(new URL('/me/account', usersUrl).toString(), asHolder(bearer));
 }
 
 /** Unlinks the caller's source-code-host account (needs a recent sign-in: REAUTHENTICATION_REQUIRED). */

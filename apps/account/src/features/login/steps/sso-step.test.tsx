@@ -3,16 +3,25 @@ import { fireEvent, render, screen } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { resetScreenBetweenTests } from '../../../testing/screen.ts';
 import type { SsoStepView } from '../sso-redirect.ts';
+import type { SsoPopupStatus } from '../use-sso-step.ts';
 import { SsoStep } from './sso-step.tsx';
 
-function renderStep(view: SsoStepView, busy = false) {
+function renderStep(view: SsoStepView, busy = false, popupStatus: SsoPopupStatus = null) {
   const handlers = {
     onRedirect: vi.fn(),
     onTryAgain: vi.fn(),
     onUseAnotherEmail: vi.fn(),
     onUsePassword: vi.fn(),
   };
-  const result = render(<SsoStep view={view} busy={busy} supportEmail="support@acme.test" {...handlers} />);
+  const result = render(
+    <SsoStep
+      view={view}
+      busy={busy}
+      popupStatus={popupStatus}
+      supportEmail="support@acme.test"
+      {...handlers}
+    />,
+  );
   return { ...handlers, ...result };
 }
 
@@ -85,5 +94,27 @@ describe('SSO step (login step 3)', () => {
     renderStep('proceed', true);
     const link = screen.getByRole('button', { name: 'Sign in with a password (administrators)' });
     expect((link as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('inside the Teams frame: never opens by itself; its button opens the pop-up window', () => {
+    const { onRedirect } = renderStep('popup');
+    expect(onRedirect).not.toHaveBeenCalled();
+    expect(screen.getByText("Your organisation's sign-in opens in a new window.")).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Sign in with your organisation' }));
+    expect(onRedirect).toHaveBeenCalledTimes(1);
+    expect(screen.getByRole('button', { name: 'Use another email' })).toBeTruthy();
+  });
+
+  it.each([
+    ['open', null, true],
+    ['closed', 'The sign-in window was closed before you finished.', false],
+    ['blocked', 'The sign-in window could not be opened.', false],
+    ['failure', 'Signing in through your organisation did not finish.', false],
+  ] as const)('pop-up %s: the step says so', (status, alert, disabled) => {
+    renderStep('popup', false, status);
+    const button = screen.getByRole('button', { name: 'Sign in with your organisation' });
+    expect((button as HTMLButtonElement).disabled).toBe(disabled);
+    if (alert) expect(screen.getByRole('alert').textContent).toContain(alert);
+    else expect(screen.getByRole('status').textContent).toBe('Finish signing in in the new window.');
   });
 });

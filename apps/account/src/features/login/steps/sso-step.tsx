@@ -2,8 +2,11 @@ import { useEffect, useEffectEvent, useRef } from 'react';
 import { copy } from '../../../copy.ts';
 import { Card } from '../../../shared/ui/card.tsx';
 import type { SsoStepView } from '../sso-redirect.ts';
+import type { SsoPopupStatus } from '../use-sso-step.ts';
 
 const t = copy.login.sso;
+
+const POPUP_PROBLEM = { closed: t.popupClosed, blocked: t.popupBlocked, failure: t.popupFailed } as const;
 
 /**
  * Login step 3 (single sign-on): "Redirecting you to your organisation's SSO provider...". Redirects at once
@@ -12,11 +15,13 @@ const t = copy.login.sso;
  * leads back to the Email step. "Sign in with a password (administrators)" shows on every view, for every
  * address of an SSO domain (never depending on the account, so it tells nothing about who is exempted):
  * it leads to the Password step, where the identity service accepts only the operator's break-glass
- * org-admin while SSO is enforced.
+ * org-admin while SSO is enforced. Inside the Teams frame (`popup`) the provider opens in a pop-up window
+ * on a click, and the step says while it is open and how it ended if no session came of it.
  */
 export function SsoStep({
   view,
   busy,
+  popupStatus = null,
   supportEmail,
   onRedirect,
   onTryAgain,
@@ -25,6 +30,7 @@ export function SsoStep({
 }: {
   view: SsoStepView;
   busy: boolean;
+  popupStatus?: SsoPopupStatus;
   supportEmail: string;
   onRedirect: () => void;
   onTryAgain: () => void;
@@ -50,6 +56,29 @@ export function SsoStep({
     </>
   );
 
+  if (view === 'popup') {
+    const problem = popupStatus && popupStatus !== 'open' ? POPUP_PROBLEM[popupStatus] : null;
+    return (
+      <Card>
+        <p>{t.popupText}</p>
+        <p role="status">{popupStatus === 'open' ? t.popupOpen : ''}</p>
+        {problem ? (
+          <div className="error-box" role="alert">
+            <p>{problem}</p>
+          </div>
+        ) : null}
+        <button
+          type="button"
+          className="button"
+          disabled={busy || popupStatus === 'open'}
+          onClick={onRedirect}
+        >
+          {t.popupButton}
+        </button>
+        {anotherEmail}
+      </Card>
+    );
+  }
   if (view === 'loop' || view === 'loop-final') {
     return (
       <Card>
