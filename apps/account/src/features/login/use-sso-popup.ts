@@ -2,7 +2,8 @@ import { useEffect, useEffectEvent, useState } from 'react';
 import { SSO_POPUP_MESSAGE } from '../../constants.ts';
 import { getConfig } from '../../shared/config/env.ts';
 import { paths, withQuery } from '../../shared/config/paths.ts';
-import { postHiddenForm } from '../../shared/identity-client/hidden-form.ts';
+import { submitForBrowserLocation } from '../../shared/identity-client/browser-location.ts';
+import { redirectTo } from '../../shared/navigation/history.ts';
 import { createLoginFlow, whoami } from '../../shared/identity-client/identity-client.ts';
 import { csrfToken } from '../../shared/identity-client/nodes.ts';
 import { registry } from '../../shared/storage/registry.ts';
@@ -78,12 +79,13 @@ export function useSsoPopup(step: SsoPopupStep): SsoPopupView {
           login_challenge: read(registry.loginChallenge) ?? undefined,
           return_to: returnTo,
         }).then(
+          // The provider by a top-level navigation (no form post: CSP form-action lists our services only).
           (flow) =>
-            postHiddenForm(flow.ui.action, {
+            submitForBrowserLocation(flow.ui.action, {
               method: 'oidc',
               provider: step.provider,
               csrf_token: csrfToken(flow),
-            }),
+            }).then(redirectTo, () => end(false, null)),
           // No flow (e.g. a session is already there): whoever is signed in decides.
           finishBySession,
         );
