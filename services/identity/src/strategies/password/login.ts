@@ -2,6 +2,8 @@ import { sql } from 'kysely';
 import type { FlowRow } from '../../db/schema.ts';
 import type { Outcome } from '../../flows/outcome.ts';
 import type { Strategy, StrategyContext } from '../../flows/strategy.ts';
+import type { Db } from '../../db/db.ts';
+import { recordSecurityEvent } from '../../db/security-events.ts';
 import { sessionIdentifier } from '../../sessions/current.ts';
 import { errors } from '../../errors/identity-error.ts';
 import { normalizeEmail } from '../../identities/repo.ts';
@@ -73,12 +75,25 @@ async function submitPassword(
     },
     read: credentialOf(key),
   });
-  if (attempt.refused === 'ip')
-    return { type: 'error', error: errors.tooManyRequests(attempt.retryAfterSec!) };
-  if (attempt.refused) return invalid;
-
   const found = attempt.read;
   const identityId = found?.identity_id ?? undefined;
+  // A failed sign-in of an existing identity is a security event (unknown addresses have no subject).
+  const failed = (reason: string) => (trx: Db) =>
+    identityId
+      ? recordSecurityEvent(trx, service, {
+          type: 'signin.failed',
+          subjectId: identityId,
+          client: ctx.client,
+          details: { method: 'password', reason },
+          at: now,
+        })
+      : Promise.resolve();
+  if (attempt.refused === 'ip') {
+    await failed('too_many_requests')(service.db);
+    return { type: 'error', error: errors.tooManyRequests(attempt.retryAfterSec!) };
+  }
+  if (attempt.refused) return { ...invalid, commit: failed('locked') };
+
   const credential = found?.credential_id
     ? { id: found.credential_id, config: found.config ?? {} }
     : undefined;
@@ -100,7 +115,24 @@ async function submitPassword(
     // When this failure started a lockout, the owner of an existing account is told by mail (unknown
     // addresses get the same answer and no mail).
     const owner = identityId && found?.state === 'active' ? (found?.identifier ?? undefined) : undefined;
-    return { ...invalid, ...lockoutNotice(service, attempt, key, owner) };
+    const notice = lockoutNotice(service, attempt, key, owner).commit;
+    const reason = !hashed ? 'no_password' : ok ? 'inactive' : 'invalid_credentials';
+    return {
+      ...invalid,
+      async commit(trx) {
+        await notice?.(trx);
+        await failed(reason)(trx);
+        if (identityId && attempt.lockStartedUntil)
+          await recordSecurityEvent(trx, service, {
+            type: 'account.locked',
+            subjectId: identityId,
+            actor: { kind: 'system', id: null },
+            client: ctx.client,
+            details: { until: attempt.lockStartedUntil.toISOString(), method: 'password' },
+            at: now,
+          });
+      },
+    };
   }
   if (needsRehash(hashed)) {
     const upgraded = await service.passwords.hash(password);
