@@ -287,7 +287,9 @@ describe('security events written by the identity service', () => {
       });
       expect(res.status, res.text).toBe(500);
     } finally {
-      await sql`alter table identity_security_events drop constraint ev_refuse_password`.execute(h.app.ctx.db);
+      await sql`alter table identity_security_events drop constraint ev_refuse_password`.execute(
+        h.app.ctx.db,
+      );
     }
     // The change and its event commit together: the old password still works.
     expect((await login(new Browser(h.publicUrl), email)).status).toBe(200);

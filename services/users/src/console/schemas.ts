@@ -81,6 +81,17 @@ export const memberDetailSchema = memberSchema.extend({
   signInMethods: z.array(z.string()),
   /** A second factor is set up (null when the identity is unknown). */
   twoFactor: z.boolean().nullable(),
+  /** The last successful sign-in (identity service), null when none is recorded. */
+  lastSignIn: z.object({ at: z.iso.datetime(), method: z.string(), ip: z.string().nullable() }).nullable(),
+  /** The password lockout (null when the identity is unknown). */
+  lockout: z
+    .object({
+      locked: z.boolean(),
+      lockedUntil: z.iso.datetime().nullable(),
+      failedAttempts: z.number().int(),
+    })
+    .nullable(),
+  /** The member's latest events of both services, newest first. */
   recentEvents: z.array(securityEventSchema),
 });
 
