@@ -3,7 +3,7 @@
 // (IDENTITY_SECURITY_EVENTS=off, a switch for this bench only, refused in production). Password
 // logins (create flow + submit, argon2id) run against each in turn, in `rounds` interleaved rounds
 // whose order alternates, so drift on a shared machine falls on both sides alike. Reports the median
-// logins per second of each side and the cost: 1 − on / off. Goal: ≤ 5 %.
+// logins per second of each side and the cost: the median over rounds of 1 − on / off. Goal: ≤ 5 %.
 // Not in the default `npm run bench` set: `BENCH_ONLY=events-write npm run bench`.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -37,6 +37,9 @@ async function startSide(name: 'on' | 'off'): Promise<Side> {
       IDENTITY_PUBLIC_URL: `http://127.0.0.1:${pub}`,
       IDENTITY_ADMIN_URL: `http://127.0.0.1:${adm}`,
       IDENTITY_IP_FAILURE_LIMIT: '1000000',
+      // 16 logins of one account in flight are each counted before their hash (throttle/attempts.ts),
+      // so the lockout would refuse some: out of the way here, as the IP limit is.
+      IDENTITY_LOCKOUT_THRESHOLD: '1000000',
       IDENTITY_SECURITY_EVENTS: name,
     },
   });
@@ -63,7 +66,11 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-export async function benchEventsWrite(options: { durationSec: number; connections: number; rounds: number }) {
+export async function benchEventsWrite(options: {
+  durationSec: number;
+  connections: number;
+  rounds: number;
+}) {
   const on = await startSide('on');
   const off = await startSide('off');
   try {
@@ -85,15 +92,22 @@ export async function benchEventsWrite(options: { durationSec: number; connectio
       }
     }
     const count = async (side: Side) =>
-      (await sql<{ n: number }>`select count(*)::int as n from identity_security_events`.execute(side.db.kysely))
-        .rows[0]!.n;
+      (
+        await sql<{ n: number }>`select count(*)::int as n from identity_security_events`.execute(
+          side.db.kysely,
+        )
+      ).rows[0]!.n;
     const round1 = (n: number) => Math.round(n * 10) / 10;
     const onRate = median(rates.on);
     const offRate = median(rates.off);
+    // Each round's two runs are adjacent in time: the median of their ratios is robust to the
+    // machine's load changing between rounds.
+    const pairCost = median(rates.on.map((r, i) => 1 - r / rates.off[i]!)) * 100;
     return {
       loginsPerSecOn: round1(onRate),
       loginsPerSecOff: round1(offRate),
-      costPercent: round1((1 - onRate / offRate) * 100),
+      costPercent: round1(pairCost),
+      costOfMediansPercent: round1((1 - onRate / offRate) * 100),
       perRound: { on: rates.on.map(round1), off: rates.off.map(round1) },
       eventsWrittenOn: await count(on),
       eventsWrittenOff: await count(off),

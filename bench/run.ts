@@ -85,7 +85,7 @@ const workloads: [string, (o: typeof opts) => Promise<unknown>][] = [
       }),
   ],
   // Interleaves its own rounds (events on / off), so it runs once.
-  ['events-write', (o) => benchEventsWrite({ ...o, rounds: Math.max(rounds, 3) })],
+  ['events-write', (o) => benchEventsWrite({ ...o, rounds: Math.max(rounds, 5) })],
 ];
 // The browser and enumeration checks are many samples already (runs, pairs): they run once.
 const repeated = new Set(['ceiling', 'identity', 'whoami', 'oauth2']);
