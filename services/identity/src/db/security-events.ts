@@ -24,6 +24,12 @@ export interface SecurityEventInput {
   at: Date;
 }
 
+/**
+ * The subject of events about no existing identity (a failed sign-in with an unknown address): the
+ * nil UUID, which no identity has, so no organisation's console ever lists them.
+ */
+export const NO_IDENTITY = '00000000-0000-0000-0000-000000000000';
+
 const MAX_DETAIL = 200;
 const MAX_USER_AGENT = 512;
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { eventPosition } from '@acme/identity-contract/security-events';
 import { totpCodeAt } from '../../src/strategies/totp/totp.ts';
-import { deleteExpiredSecurityEvents } from '../../src/db/security-events.ts';
+import { deleteExpiredSecurityEvents, NO_IDENTITY } from '../../src/db/security-events.ts';
 import {
   Browser,
   createUser,
@@ -130,17 +130,23 @@ describe('security events written by the identity service', () => {
     expect((await signIn(b, email)).status).toBe(200);
   });
 
-  it('an unknown address records nothing (no subject to file it under)', async () => {
-    const before = await h.app.ctx.db
-      .selectFrom('identity_security_events')
-      .select(sql<number>`count(*)::int`.as('n'))
-      .executeTakeFirstOrThrow();
-    expect((await signIn(new Browser(h.publicUrl), 'nobody-here@example.com')).status).toBe(400);
-    const after = await h.app.ctx.db
-      .selectFrom('identity_security_events')
-      .select(sql<number>`count(*)::int`.as('n'))
-      .executeTakeFirstOrThrow();
-    expect(after.n).toBe(before.n);
+  it('an unknown address costs the same write as a known one: filed under no identity, without the address', async () => {
+    const typed = 'nobody-here@example.com';
+    const res = await signIn(new Browser(h.publicUrl), typed, 'a mistyped secret 2026', 'req-unknown-0001');
+    expect(res.status).toBe(400);
+    const [event, ...more] = (await eventsOf(NO_IDENTITY)).filter((e) => e.request_id === 'req-unknown-0001');
+    expect(more).toEqual([]);
+    expect(event).toMatchObject({
+      type: 'signin.failed',
+      actor_kind: 'person',
+      actor_id: null,
+      subject_id: NO_IDENTITY,
+      ip: '127.0.0.1',
+      user_agent: UA,
+      details: { method: 'password', reason: 'unknown_identifier' },
+    });
+    expect(JSON.stringify(event)).not.toContain(typed);
+    expect(JSON.stringify(event)).not.toContain('a mistyped secret 2026');
   });
 
   it('2FA added, codes regenerated and used, wrong codes, 2FA removed and reset, password changed, sessions ended', async () => {

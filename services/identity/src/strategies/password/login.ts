@@ -3,7 +3,7 @@ import type { FlowRow } from '../../db/schema.ts';
 import type { Outcome } from '../../flows/outcome.ts';
 import type { Strategy, StrategyContext } from '../../flows/strategy.ts';
 import type { Db } from '../../db/db.ts';
-import { recordSecurityEvent } from '../../db/security-events.ts';
+import { NO_IDENTITY, recordSecurityEvent } from '../../db/security-events.ts';
 import { sessionIdentifier } from '../../sessions/current.ts';
 import { errors } from '../../errors/identity-error.ts';
 import { normalizeEmail } from '../../identities/repo.ts';
@@ -77,17 +77,19 @@ async function submitPassword(
   });
   const found = attempt.read;
   const identityId = found?.identity_id ?? undefined;
-  // A failed sign-in of an existing identity is a security event (unknown addresses have no subject).
+  // Every failed sign-in is a security event. An unknown address is filed under no identity (the nil
+  // subject, never a member's, so no console lists it): known and unknown addresses cost the same
+  // write, and the typed identifier is not stored (it may be a mistyped password).
+  const subjectId = identityId ?? NO_IDENTITY;
   const failed = (reason: string) => (trx: Db) =>
-    identityId
-      ? recordSecurityEvent(trx, service, {
-          type: 'signin.failed',
-          subjectId: identityId,
-          client: ctx.client,
-          details: { method: 'password', reason },
-          at: now,
-        })
-      : Promise.resolve();
+    recordSecurityEvent(trx, service, {
+      type: 'signin.failed',
+      subjectId,
+      ...(identityId ? {} : { actor: { kind: 'person' as const, id: null } }),
+      client: ctx.client,
+      details: { method: 'password', reason: identityId ? reason : 'unknown_identifier' },
+      at: now,
+    });
   if (attempt.refused === 'ip') {
     await failed('too_many_requests')(service.db);
     return { type: 'error', error: errors.tooManyRequests(attempt.retryAfterSec!) };
@@ -122,10 +124,10 @@ async function submitPassword(
       async commit(trx) {
         await notice?.(trx);
         await failed(reason)(trx);
-        if (identityId && attempt.lockStartedUntil)
+        if (attempt.lockStartedUntil)
           await recordSecurityEvent(trx, service, {
             type: 'account.locked',
-            subjectId: identityId,
+            subjectId,
             actor: { kind: 'system', id: null },
             client: ctx.client,
             details: { until: attempt.lockStartedUntil.toISOString(), method: 'password' },
