@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { http, startTestService } from '../harness.ts';
 import { startConsoleStack, type ConsoleStack } from './console-harness.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -134,6 +135,28 @@ describe('console API: the security event log across both services', () => {
     expect(signIn).toContain(',identity,');
     expect(lines.some((l) => l.includes('member.unlocked') && l.includes(',users,'))).toBe(true);
     expect(lines.join('\n')).not.toContain(PASSWORD);
+  });
+
+  it('the identity service unreachable: the log answers 502 UPSTREAM_ERROR, never a partial list or a 500', async () => {
+    const cut = await startTestService({
+      db: stack.db,
+      clock: stack.clock,
+      env: { IDENTITY_PUBLIC_URL: stack.urls.identityPublic, OAUTH2_ADMIN_URL: stack.urls.oauth2Admin },
+    });
+    try {
+      const auth = { authorization: `Bearer ${adaToken}` };
+      const list = await http(`${cut.publicUrl}${base()}/events`, { headers: auth });
+      expect(list.status).toBe(502);
+      expect(list.body).toMatchObject({ errorCode: 'UPSTREAM_ERROR' });
+      const csv = await http(`${cut.publicUrl}${base()}/events.csv`, { headers: auth });
+      expect(csv.status).toBe(502);
+      // A type only this service writes needs no identity service.
+      const own = await http(`${cut.publicUrl}${base()}/events?type=member.unlocked`, { headers: auth });
+      expect(own.status).toBe(200);
+      expect((own.body as any).events.map((e: any) => e.type)).toEqual(['member.unlocked']);
+    } finally {
+      await cut.close();
+    }
   });
 
   it("a member's page shows the last sign-in, the lockout and recent events of both services", async () => {
