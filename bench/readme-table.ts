@@ -97,6 +97,24 @@ function tableFrom(r: Json): string {
   }
   const s = r.settings as Json | undefined;
   const m = r.machine as Json | undefined;
+  if (r.events) {
+    const p95 = n(r.events, 'p95Ms');
+    const indexed = at(r.events, 'usesIndex');
+    rows.push([
+      `security events ×${num(r.events, 'events')}: one person's page`,
+      `p50 ${num(r.events, 'p50Ms')} ms, p95 ${num(r.events, 'p95Ms')} ms${indexed === true ? ', index used' : ''}`,
+      `p95 ≤ 50 ms with the index${met(p95 === undefined ? undefined : p95 <= 50 && indexed === true)}`,
+    ]);
+  }
+  const write = r['events-write'];
+  if (write) {
+    const cost = n(write, 'costPercent');
+    rows.push([
+      'security events written at password login',
+      `${num(write, 'loginsPerSecOn')} /s with, ${num(write, 'loginsPerSecOff')} /s without → cost ${num(write, 'costPercent')} %`,
+      `≤ 5 %${met(cost === undefined ? undefined : cost <= 5)}`,
+    ]);
+  }
   const head = [
     `Generated from \`bench/results/latest.json\`: ${String(r.startedAt ?? '')}, commit ${String(r.gitSha ?? '').slice(0, 7)},`,
     `${String(m?.model ?? '')} × ${String(m?.cpus ?? '')}, Node ${String(m?.node ?? '')}, ${String(r.storage ?? '')};`,

@@ -4,8 +4,9 @@
 // BENCH_ROUNDS (default 3: after a warm-up, the workloads run in interleaved rounds and the
 // figures reported are the medians), BENCH_ONLY (comma-separated subset:
 // ceiling,identity,oauth2,browser,enumeration; `whoami` runs only the identity service's whoami
-// workload and `events` the security event log at 1 million events (BENCH_EVENTS); neither is
-// part of the default set), BENCH_ENUM_PAIRS (known/unknown address pairs
+// workload, `events` the security event log at 1 million events (BENCH_EVENTS) and
+// `events-write` what writing security events costs password sign-in (its own interleaved rounds);
+// none is part of the default set), BENCH_ENUM_PAIRS (known/unknown address pairs
 // per entry point, default 1000), BENCH_BROWSER_RUNS (default 20).
 import { execSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -18,6 +19,7 @@ import { benchBrowserSignIn } from './browser-sign-in.ts';
 import { benchEnumeration } from './enumeration.ts';
 import { benchSoak } from './soak.ts';
 import { benchSecurityEvents } from './security-events.ts';
+import { benchEventsWrite } from './events-write.ts';
 import { pinServerSide } from './load/child.ts';
 import { medianOf } from './median.ts';
 import { writeReadmeTable } from './readme-table.ts';
@@ -82,6 +84,8 @@ const workloads: [string, (o: typeof opts) => Promise<unknown>][] = [
         samples: Number(process.env.BENCH_EVENT_SAMPLES ?? 500),
       }),
   ],
+  // Interleaves its own rounds (events on / off), so it runs once.
+  ['events-write', (o) => benchEventsWrite({ ...o, rounds: Math.max(rounds, 5) })],
 ];
 // The browser and enumeration checks are many samples already (runs, pairs): they run once.
 const repeated = new Set(['ceiling', 'identity', 'whoami', 'oauth2']);

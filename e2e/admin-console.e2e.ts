@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { seriousViolations } from './axe.ts';
@@ -175,6 +175,9 @@ describe('organisation admin console, end to end', () => {
       await ada.getByRole('button', { name: 'Reactivate' }).click();
       await ada.getByText('Member reactivated.').waitFor();
       await expect.poll(() => ada.getByTestId('member-status').textContent()).toBe('Active');
+      // Her last sign-in (the identity service's event) and her lockout state.
+      expect(await ada.getByTestId('member-last-sign-in').textContent()).toMatch(/ with password/);
+      expect(await ada.getByTestId('member-lockout').textContent()).toBe('Not locked');
       await expectAxeClean(ada);
       await shot(ada, 'member');
 
@@ -194,6 +197,10 @@ describe('organisation admin console, end to end', () => {
       await ada.getByRole('button', { name: 'Apply filters' }).click();
       await expect.poll(() => ada.getByRole('cell', { name: 'member.invited', exact: true }).count()).toBe(0);
       expect(await ada.getByRole('cell', { name: 'member.deactivated', exact: true }).count()).toBe(1);
+      // The identity service's events of grace are merged in: her sign-in, and the sessions the
+      // deactivation ended.
+      await ada.getByRole('cell', { name: 'signin.succeeded', exact: true }).first().waitFor();
+      await ada.getByRole('cell', { name: 'session.ended', exact: true }).first().waitFor();
       await expectAxeClean(ada);
       await shot(ada, 'events');
       const [download] = await Promise.all([
@@ -201,6 +208,10 @@ describe('organisation admin console, end to end', () => {
         ada.getByRole('button', { name: 'Export CSV' }).click(),
       ]);
       expect(download.suggestedFilename()).toBe('security-events.csv');
+      const csv = readFileSync((await download.path())!, 'utf8');
+      expect(csv).toMatch(/signin\.succeeded,person,[^\n]*,identity,/);
+      expect(csv).toContain('member.deactivated');
+      expect(csv).not.toContain(GRACE.password);
       await admin.context.close();
 
       // grace (member again, active again) sees Access Denied on every section.

@@ -1,6 +1,40 @@
 // Wire types of the user service's organisation console API (`/console/*`), shared by the service
 // that answers and the admin screens that call it.
 
+import { IDENTITY_SECURITY_EVENT_TYPES } from '@acme/identity-contract/security-events';
+
+/** The event types the user service writes in its own log (issue 24). */
+export const USERS_SECURITY_EVENT_TYPES = [
+  'member.invited',
+  'member.joined',
+  'member.deactivated',
+  'member.reactivated',
+  'member.role_changed',
+  'member.sessions_ended',
+  'member.unlocked',
+  'member.two_factor_reset',
+  'invitation.resent',
+  'invitation.revoked',
+  'sso.provider_changed',
+  'organisation.self_signup_changed',
+  'api_client.created',
+  'api_client.revoked',
+  'subscription.changed',
+  'trusted_networks.changed',
+] as const;
+
+/**
+ * Every type the console's security event log lists: the user service's own and the identity
+ * service's (sign-ins, lockouts, 2FA…), which the console merges by time. The one list the service's
+ * filter and the admin screens share.
+ */
+export const SECURITY_EVENT_TYPES = [
+  ...USERS_SECURITY_EVENT_TYPES,
+  ...IDENTITY_SECURITY_EVENT_TYPES,
+] as const;
+
+export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
+
 /** One entry of the security event log, as `GET /console/organisations/{id}/events` lists it. */
 export interface SecurityEvent {
   id: string;
@@ -10,7 +44,11 @@ export interface SecurityEvent {
   actorId: string | null;
   subjectId: string | null;
   ip: string | null;
+  /** The browser's user agent (identity service events; null for the user service's). */
+  userAgent: string | null;
   requestId: string | null;
+  /** Which service wrote it: `users` or `identity`. */
+  source: 'users' | 'identity';
   details: Record<string, string>;
 }
 

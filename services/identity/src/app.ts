@@ -33,6 +33,7 @@ import { createPasswordHasher } from './password/hasher.ts';
 import { createIdentityMetrics } from './metrics.ts';
 import { instrumentFastify, registerMetricsRoute } from '@acme/service-kit/metrics';
 import { registerSessionRoutes } from './sessions/routes.ts';
+import { registerSecurityEventRoutes } from './identities/security-event-routes.ts';
 import { registerLockoutAdminRoutes } from './throttle/admin-routes.ts';
 
 declare module 'fastify' {
@@ -194,6 +195,7 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
   registerAdminRecoveryRoutes(admin, ctx, engine);
   registerAdminRoutes(admin, ctx);
   registerLockoutAdminRoutes(admin, ctx);
+  registerSecurityEventRoutes(admin, ctx);
   registerMetricsRoute(admin, ctx.metrics.service);
 
   // The cache serves only while change notices arrive: it starts empty and off, turns on once the

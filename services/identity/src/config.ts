@@ -127,6 +127,11 @@ const EnvSchema = z.object({
   /** Nice value given to libuv's thread pool, where hashing runs (Linux; 0 leaves it as it is). */
   IDENTITY_HASH_NICE: z.coerce.number().int().min(0).max(19).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Security events (issue 24): days kept, rows deleted per cleanup statement. */
+  IDENTITY_SECURITY_EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(400),
+  IDENTITY_SECURITY_EVENTS_CLEANUP_BATCH: z.coerce.number().int().min(1).max(100_000).default(1000),
+  /** `off` only for the write-cost bench (bench/events-write.ts); refused in production. */
+  IDENTITY_SECURITY_EVENTS: z.enum(['on', 'off']).default('on'),
 });
 
 export interface Config {
@@ -182,6 +187,8 @@ export interface Config {
   /** The bounded password hashing pool (`password/pool.ts`). */
   hashPool: { concurrency: number; maxQueue: number; nice: number };
   logLevel: string;
+  /** The security event log: whether it is written (always, but in the bench), its retention. */
+  securityEvents: { enabled: boolean; retentionDays: number; cleanupBatch: number };
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -254,6 +261,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       nice: e.IDENTITY_HASH_NICE,
     },
     logLevel: e.LOG_LEVEL,
+    securityEvents: {
+      enabled: securityEventsEnabled(e.IDENTITY_SECURITY_EVENTS, env.NODE_ENV),
+      retentionDays: e.IDENTITY_SECURITY_EVENTS_RETENTION_DAYS,
+      cleanupBatch: e.IDENTITY_SECURITY_EVENTS_CLEANUP_BATCH,
+    },
   });
 }
 
@@ -261,4 +273,10 @@ function codeSecret(secret: string, nodeEnv: string | undefined): string {
   if (secret === DEV_CODE_SECRET && nodeEnv === 'production')
     throw new Error('IDENTITY_CODE_SECRET must be set in production (at least 32 characters).');
   return secret;
+}
+
+function securityEventsEnabled(value: 'on' | 'off', nodeEnv: string | undefined): boolean {
+  if (value === 'off' && nodeEnv === 'production')
+    throw new Error('IDENTITY_SECURITY_EVENTS=off is for the write-cost bench only, never in production.');
+  return value === 'on';
 }

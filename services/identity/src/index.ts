@@ -4,6 +4,7 @@ import { createServiceLogger } from '@acme/service-kit/logging';
 import { migrate, type Database } from '@acme/db';
 import { systemClock, type Clock } from '@acme/db/clock';
 import { cleanupExpired } from './db/cleanup.ts';
+import { deleteExpiredSecurityEvents } from './db/security-events.ts';
 import { createMailer, migrateMail } from '@acme/mail';
 import { createApp, type Mailer } from './app.ts';
 import { loadConfig } from './config.ts';
@@ -58,10 +59,13 @@ export async function start(opts: {
   await app.public.listen({ host: config.publicHost, port: config.publicPort });
   await app.admin.listen({ host: config.admin.host, port: config.adminPort });
   const clock = opts.clock ?? systemClock;
+  const { retentionDays, cleanupBatch } = config.securityEvents;
   const sweep = () =>
-    cleanupExpired(app.ctx.db, clock.now()).catch((err: unknown) => {
-      if (logger) logger.warn({ err }, 'cleanup of expired identity records failed');
-    });
+    cleanupExpired(app.ctx.db, clock.now())
+      .then(() => deleteExpiredSecurityEvents(app.ctx.db, clock.now(), retentionDays, cleanupBatch))
+      .catch((err: unknown) => {
+        if (logger) logger.warn({ err }, 'cleanup of expired identity records failed');
+      });
   const timer = setInterval(sweep, 10 * 60_000);
   timer.unref();
   return {

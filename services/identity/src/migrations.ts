@@ -250,6 +250,28 @@ create table identity_session_activity (
 );
 `,
   },
+  {
+    // Issue 24: the identity service's own security event log (sign-ins, lockouts, 2FA, passwords,
+    // recovery, sessions), written in the transaction of the change it records. No foreign key:
+    // events outlive the identity they describe until the retention deletes them.
+    name: '320_security_events',
+    sql: `
+create table identity_security_events (
+  id uuid primary key,
+  occurred_at timestamptz not null,
+  type text not null check (length(type) between 1 and 64),
+  actor_kind text not null check (actor_kind in ('person', 'operator', 'system')),
+  actor_id uuid,
+  subject_id uuid not null,
+  ip text,
+  user_agent text,
+  request_id text,
+  details jsonb not null default '{}'::jsonb
+);
+create index identity_security_events_subject_time on identity_security_events (subject_id, occurred_at desc, id desc);
+create index identity_security_events_time on identity_security_events (occurred_at);
+`,
+  },
 ];
 
 /**

@@ -141,6 +141,21 @@ export interface IdentityDb {
   identity_attempts: AttemptTable;
   identity_oidc_states: OidcStateTable;
   identity_oidc_link_repairs: OidcLinkRepairTable;
+  identity_security_events: SecurityEventTable;
+}
+
+/** One security event (db/security-events.ts). */
+interface SecurityEventTable {
+  id: string;
+  occurred_at: Ts;
+  type: string;
+  actor_kind: string;
+  actor_id: string | null;
+  subject_id: string;
+  ip: string | null;
+  user_agent: string | null;
+  request_id: string | null;
+  details: Json<Record<string, string>>;
 }
 
 /** What the one-off repair of SSO links found (migration 221_oidc_links_by_provider_record). */

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { IdentityContext } from '../context.ts';
+import { recordSecurityEvent } from '../db/security-events.ts';
 import { errors } from '../errors/identity-error.ts';
 import { readJson } from '../http/body.ts';
 import { qs } from '../http/query.ts';
@@ -28,6 +29,13 @@ const OidcLinksQuerySchema = z.object({
     .max(500)
     .refine((v) => !/\p{Cc}/u.test(v))
     .pipe(z.url()),
+});
+
+/** An event the operator (or the user service on an admin's behalf) caused through this API. */
+const byOperator = (subjectId: string, at: Date) => ({
+  subjectId,
+  actor: { kind: 'operator' as const, id: null },
+  at,
 });
 
 export function registerAdminRoutes(app: FastifyInstance, ctx: IdentityContext): void {
@@ -123,7 +131,15 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: IdentityContext):
   app.delete('/admin/identities/:id/sessions', async (req, reply) => {
     const { id } = req.params as { id: string };
     if (!(await loadIdentity(ctx.db, id))) throw errors.notFound();
-    await revokeIdentitySessions(ctx.db, id, ctx.clock.now());
+    const now = ctx.clock.now();
+    await ctx.db.transaction().execute(async (trx) => {
+      await revokeIdentitySessions(trx, id, now);
+      await recordSecurityEvent(trx, ctx, {
+        ...byOperator(id, now),
+        type: 'session.ended',
+        details: { scope: 'all' },
+      });
+    });
     return reply.code(204).send();
   });
 
@@ -136,12 +152,22 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: IdentityContext):
     const { id, type } = req.params as { id: string; type: string };
     if (type !== 'totp' && type !== 'lookup_secret') throw errors.notFound();
     if (!isUuid(id)) throw errors.notFound();
-    const r = await ctx.db
-      .deleteFrom('identity_credentials')
-      .where('identity_id', '=', id)
-      .where('type', '=', type)
-      .executeTakeFirst();
-    if (Number(r.numDeletedRows) === 0) throw errors.notFound();
+    const now = ctx.clock.now();
+    const deleted = await ctx.db.transaction().execute(async (trx) => {
+      const r = await trx
+        .deleteFrom('identity_credentials')
+        .where('identity_id', '=', id)
+        .where('type', '=', type)
+        .executeTakeFirst();
+      if (Number(r.numDeletedRows) === 0) return false;
+      await recordSecurityEvent(trx, ctx, {
+        ...byOperator(id, now),
+        type: 'two_factor.reset',
+        details: { method: type },
+      });
+      return true;
+    });
+    if (!deleted) throw errors.notFound();
     return reply.code(204).send();
   });
 

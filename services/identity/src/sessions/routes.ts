@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { LogoutFlow } from '@ory/client';
 import type { IdentityContext } from '../context.ts';
 import { IdentityError, errors, sessionErrors } from '../errors/identity-error.ts';
@@ -8,7 +8,8 @@ import { clearSessionCookie, setCsrfCookie } from '../http/cookies.ts';
 import { qs } from '../http/query.ts';
 import { respond } from '../http/responder.ts';
 import { validReturnTo } from '../http/return-to.ts';
-import { isUuid } from '../db/db.ts';
+import { isUuid, type Db } from '../db/db.ts';
+import { recordSecurityEvent } from '../db/security-events.ts';
 import { currentSession, currentSessionCached } from './current.ts';
 import {
   findSessionByLogoutToken,
@@ -76,7 +77,10 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: IdentityContext
           'Unable to log out because the logout token in the URL query does not match the session cookie.',
       });
     }
-    await revokeSession(ctx.db, session.id, now);
+    await ctx.db.transaction().execute(async (trx) => {
+      await revokeSession(trx, session.id, now);
+      await sessionEnded(ctx, trx, req, session.identity_id, 'logout', now);
+    });
     clearSessionCookie(reply, ctx.config);
     setCsrfCookie(reply, ctx.config, randomBytes(32).toString('base64url')); // rotate CSRF, as Kratos does
     return respond(req, reply, {
@@ -128,14 +132,21 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: IdentityContext
     if (!session) throw errors.unauthorized();
     // Listing or ending other sessions needs the highest AAL the identity has (Kratos highest_available).
     if (!meetsHighestAal(session)) throw sessionErrors.aal2Required(aal2LoginUrl(ctx));
-    const r = await ctx.db
-      .updateTable('identity_sessions')
-      .set({ active: false, updated_at: ctx.clock.now() })
-      .where('identity_id', '=', session.row.identity_id)
-      .where('active', '=', true)
-      .where('id', '<>', session.row.id)
-      .executeTakeFirst();
-    return reply.send({ count: Number(r.numUpdatedRows) });
+    const now = ctx.clock.now();
+    const count = await ctx.db.transaction().execute(async (trx) => {
+      const r = await trx
+        .updateTable('identity_sessions')
+        .set({ active: false, updated_at: now })
+        .where('identity_id', '=', session.row.identity_id)
+        .where('active', '=', true)
+        .where('id', '<>', session.row.id)
+        .executeTakeFirst();
+      const ended = Number(r.numUpdatedRows);
+      if (ended > 0)
+        await sessionEnded(ctx, trx, req, session.row.identity_id, 'others', now, { count: ended });
+      return ended;
+    });
+    return reply.send({ count });
   });
 
   app.delete('/sessions/:id', async (req, reply) => {
@@ -146,16 +157,22 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: IdentityContext
     const { id } = req.params as { id: string };
     if (id === session.row.id)
       throw errors.badRequest('Can not revoke the current session; use the logout flow instead.');
-    const r = isUuid(id)
-      ? await ctx.db
+    const now = ctx.clock.now();
+    const ended =
+      isUuid(id) &&
+      (await ctx.db.transaction().execute(async (trx) => {
+        const r = await trx
           .updateTable('identity_sessions')
-          .set({ active: false, updated_at: ctx.clock.now() })
+          .set({ active: false, updated_at: now })
           .where('id', '=', id)
           .where('identity_id', '=', session.row.identity_id)
           .where('active', '=', true)
-          .executeTakeFirst()
-      : undefined;
-    if (!r || Number(r.numUpdatedRows) === 0) throw errors.notFound('The session could not be found.');
+          .executeTakeFirst();
+        if (Number(r.numUpdatedRows) === 0) return false;
+        await sessionEnded(ctx, trx, req, session.row.identity_id, 'one', now);
+        return true;
+      }));
+    if (!ended) throw errors.notFound('The session could not be found.');
     return reply.code(204).send();
   });
 
@@ -167,7 +184,10 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: IdentityContext
     const now = ctx.clock.now();
     const session = await findSessionByToken(ctx.db, token, now);
     if (!session) throw new IdentityError(403, { reason: 'The session token is not valid.' });
-    await revokeSession(ctx.db, session.row.id, now);
+    await ctx.db.transaction().execute(async (trx) => {
+      await revokeSession(trx, session.row.id, now);
+      await sessionEnded(ctx, trx, req, session.row.identity_id, 'logout', now);
+    });
     return reply.code(204).send();
   });
 
@@ -184,5 +204,24 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: IdentityContext
       created_at: row.created_at.toISOString(),
       updated_at: row.updated_at.toISOString(),
     });
+  });
+}
+
+/** The `session.ended` event of a person ending their own session(s): `scope` says which. */
+function sessionEnded(
+  ctx: IdentityContext,
+  trx: Db,
+  req: FastifyRequest,
+  identityId: string,
+  scope: 'logout' | 'one' | 'others',
+  at: Date,
+  extra: Record<string, number> = {},
+) {
+  return recordSecurityEvent(trx, ctx, {
+    type: 'session.ended',
+    subjectId: identityId,
+    client: { ip: req.ip, userAgent: req.headers['user-agent'] ?? '' },
+    details: { scope, ...extra },
+    at,
   });
 }

@@ -1,7 +1,9 @@
 import type { UiText } from '@ory/client';
 import type { IdentityContext } from '../context.ts';
 import type { Outcome } from '../flows/outcome.ts';
+import type { Db } from '../db/db.ts';
 import type { FlowRow } from '../db/schema.ts';
+import { recordSecurityEvent } from '../db/security-events.ts';
 import type { ActiveSession } from '../sessions/repo.ts';
 import { identityEmail, normalizeEmail } from '../identities/repo.ts';
 import { messages } from '../ui/messages.ts';
@@ -32,7 +34,15 @@ export interface SecondFactorAttempt {
  */
 export async function admitSecondFactor(
   service: IdentityContext,
-  p: { flow: FlowRow; session: ActiveSession; ip: string; now: Date },
+  p: {
+    flow: FlowRow;
+    session: ActiveSession;
+    ip: string;
+    now: Date;
+    /** For the security event of a wrong code. */
+    method: 'totp' | 'lookup_secret';
+    userAgent: string;
+  },
 ): Promise<{ refused: Outcome } | { admitted: SecondFactorAttempt }> {
   const { flow, session, now } = p;
   const identityId = session.row.identity_id;
@@ -71,7 +81,16 @@ export async function admitSecondFactor(
   }
   return {
     admitted: {
-      wrong: (message) => ({ ...wrongOutcome(message), ...lockoutNotice(service, account, key, address) }),
+      wrong: (message) => {
+        const notice = lockoutNotice(service, account, key, address).commit;
+        return {
+          ...wrongOutcome(message),
+          async commit(trx) {
+            await notice?.(trx);
+            await secondFactorFailed(trx, service, p, account.lockStartedUntil);
+          },
+        };
+      },
       async right() {
         await guard.settle(true);
         await account.settle(true);
@@ -79,4 +98,30 @@ export async function admitSecondFactor(
       giveBack: () => account.giveBack(),
     },
   };
+}
+
+/** The security events of a wrong second-factor code: the failure, and the lockout it started. */
+async function secondFactorFailed(
+  trx: Db,
+  service: IdentityContext,
+  p: { session: ActiveSession; ip: string; userAgent: string; now: Date; method: string },
+  lockedUntil: Date | undefined,
+): Promise<void> {
+  const base = {
+    subjectId: p.session.row.identity_id,
+    client: { ip: p.ip, userAgent: p.userAgent },
+    at: p.now,
+  };
+  await recordSecurityEvent(trx, service, {
+    ...base,
+    type: 'signin.failed',
+    details: { method: p.method, reason: 'invalid_code' },
+  });
+  if (lockedUntil)
+    await recordSecurityEvent(trx, service, {
+      ...base,
+      type: 'account.locked',
+      actor: { kind: 'system', id: null },
+      details: { until: lockedUntil.toISOString(), method: p.method },
+    });
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { IdentityContext } from '../context.ts';
+import { recordSecurityEvent } from '../db/security-events.ts';
 import { readJson } from '../http/body.ts';
 import { findIdentityIdByIdentifier } from '../identities/repo.ts';
 import { parseBody } from '../identities/service.ts';
@@ -19,7 +20,16 @@ export function registerLockoutAdminRoutes(app: FastifyInstance, ctx: IdentityCo
     const { identifier } = parseBody(UnlockBody, readJson(req));
     const key = normalizeIdentifier(identifier);
     const identityId = await findIdentityIdByIdentifier(ctx.db, 'password', key);
-    await unlockAccount(ctx.db, key, identityId);
+    await ctx.db.transaction().execute(async (trx) => {
+      await unlockAccount(trx, key, identityId);
+      if (identityId)
+        await recordSecurityEvent(trx, ctx, {
+          type: 'account.unlocked',
+          subjectId: identityId,
+          actor: { kind: 'operator', id: null },
+          at: ctx.clock.now(),
+        });
+    });
     req.log.info({ identityId: identityId ?? null }, 'sign-in lockout reset by an operator');
     return reply.code(204).send();
   });

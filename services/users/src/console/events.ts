@@ -2,33 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { currentRequestId } from '@acme/service-kit/request-id';
 import type { Kysely, Transaction } from 'kysely';
 import type { UsersDb } from '../db-types.ts';
-import type { SecurityEvent as WireSecurityEvent } from '@acme/users-contract/console';
+import { eventPosition, parseEventPosition } from '@acme/identity-contract/security-events';
+import type {
+  SecurityEvent as WireSecurityEvent,
+  USERS_SECURITY_EVENT_TYPES,
+} from '@acme/users-contract/console';
 
 /**
  * The user service's security event log (issue 24): what changed in an organisation, who did it,
  * to whom, from where. Written in the same transaction as the change it records. Details hold
  * names and values such as roles, never a secret, code or token.
  */
-export const SECURITY_EVENT_TYPES = [
-  'member.invited',
-  'member.joined',
-  'member.deactivated',
-  'member.reactivated',
-  'member.role_changed',
-  'member.sessions_ended',
-  'member.unlocked',
-  'member.two_factor_reset',
-  'invitation.resent',
-  'invitation.revoked',
-  'sso.provider_changed',
-  'organisation.self_signup_changed',
-  'api_client.created',
-  'api_client.revoked',
-  'subscription.changed',
-  'trusted_networks.changed',
-] as const;
-
-export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
+/** The types this service writes (the console also lists the identity service's; see the contract). */
+export type SecurityEventType = (typeof USERS_SECURITY_EVENT_TYPES)[number];
 
 type ActorKind = 'person' | 'operator' | 'system';
 
@@ -124,23 +110,19 @@ export async function listEvents(db: Kysely<UsersDb>, filter: EventFilter): Prom
     actorId: r.actor_id,
     subjectId: r.subject_id,
     ip: r.ip,
+    userAgent: null,
     requestId: r.request_id,
+    source: 'users',
     details: r.details,
   }));
 }
 
-/** An opaque cursor for the page after `event`. */
-export function cursorOf(event: SecurityEvent): string {
-  return Buffer.from(`${event.occurredAt}|${event.id}`, 'utf8').toString('base64url');
+/** An opaque cursor for the page after `event` (the identity service's admin API reads it too). */
+export function cursorOf(event: Pick<SecurityEvent, 'occurredAt' | 'id'>): string {
+  return eventPosition(event.occurredAt, event.id);
 }
 
-export function parseCursor(cursor: string): { occurredAt: Date; id: string } | null {
-  const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  const match = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)\|([0-9a-f-]{36})$/.exec(text);
-  if (!match) return null;
-  const occurredAt = new Date(match[1]!);
-  return Number.isNaN(occurredAt.getTime()) ? null : { occurredAt, id: match[2]! };
-}
+export const parseCursor = parseEventPosition;
 
 /**
  * Retention: deletes events older than `retentionDays`, `batchSize` at a time, each batch its own

@@ -18,14 +18,9 @@ import { identityFacts } from './identity-facts.ts';
 import { registerConsoleSsoRoutes } from './sso.ts';
 import type { Permission } from '../users/roles.ts';
 import { authoriseConsole, consoleCaller, originOf, type ConsoleCaller } from './auth.ts';
-import {
-  cursorOf,
-  listEvents,
-  parseCursor,
-  recordEvent,
-  type EventFilter,
-  type SecurityEventType,
-} from './events.ts';
+import { listMergedEvents, listMergedEventsUpTo } from './merged-events.ts';
+import { signInFacts } from './sign-in-facts.ts';
+import { cursorOf, parseCursor, recordEvent, type EventFilter, type SecurityEventType } from './events.ts';
 import {
   assignableRoles,
   changeRole,
@@ -112,14 +107,19 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
     const { userId } = parseInput(memberParamsSchema, request.params);
     const member = await findMember(ctx.db, organisationId, userId);
     if (!member) throw new AppError('USER_NOT_FOUND', 'No member of this organisation has this id.');
-    const identity = member.identityId === null ? null : await identityFacts(ctx, member.identityId);
-    const recentEvents = await listEvents(ctx.db, { organisationId, subjectId: userId, limit: 10 });
+    const [identity, signIn, recentEvents] = await Promise.all([
+      member.identityId === null ? null : identityFacts(ctx, member.identityId),
+      member.identityId === null ? null : signInFacts(ctx, member.identityId),
+      listMergedEvents(ctx, { organisationId, subjectId: userId, limit: 10 }),
+    ]);
     const { identityId: _identityId, ...rest } = member;
     return sendOutput(reply, 200, memberDetailSchema, {
       ...rest,
       identityState: identity?.state ?? null,
       signInMethods: identity?.signInMethods ?? [],
       twoFactor: identity?.twoFactor ?? null,
+      lastSignIn: signIn?.lastSignIn ?? null,
+      lockout: signIn?.lockout ?? null,
       recentEvents,
     });
   });
@@ -302,7 +302,7 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
     }
     // One more than asked: whether a next page exists, without a count.
     filter.limit = query.limit + 1;
-    const rows = await listEvents(ctx.db, filter);
+    const rows = await listMergedEvents(ctx, filter);
     const events = rows.slice(0, query.limit);
     const nextCursor = rows.length > query.limit ? cursorOf(events.at(-1)!) : null;
     return sendOutput(reply, 200, eventListSchema, { events, nextCursor });
@@ -311,11 +311,20 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
   app.get('/console/organisations/:organisationId/events.csv', async (request, reply) => {
     const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.securityEvents, false);
     const query = parseInput(exportEventsQuerySchema, request.query);
-    const filter = eventFilter(organisationId, query);
-    filter.limit = CSV_EXPORT_LIMIT;
-    const events = await listEvents(ctx.db, filter);
+    const events = await listMergedEventsUpTo(ctx, eventFilter(organisationId, query), CSV_EXPORT_LIMIT);
     const csv = toCsv(
-      ['time', 'type', 'actor_kind', 'actor_id', 'subject_id', 'ip', 'request_id', 'details'],
+      [
+        'time',
+        'type',
+        'actor_kind',
+        'actor_id',
+        'subject_id',
+        'ip',
+        'user_agent',
+        'request_id',
+        'source',
+        'details',
+      ],
       events.map((e) => [
         e.occurredAt,
         e.type,
@@ -323,7 +332,9 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
         e.actorId,
         e.subjectId,
         e.ip,
+        e.userAgent,
         e.requestId,
+        e.source,
         Object.entries(e.details)
           .map(([k, v]) => `${k}=${v}`)
           .join(' '),

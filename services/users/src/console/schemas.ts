@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { emailSchema } from '../http/schemas.ts';
 import { PERMISSIONS, ROLES } from '../users/roles.ts';
 import { scopeGroupSchema } from '../users/schemas.ts';
-import { SECURITY_EVENT_TYPES } from './events.ts';
+import { SECURITY_EVENT_TYPES } from '@acme/users-contract/console';
 
 /** Wire shapes of the organisation console API (`/console/*` on the public port). */
 
@@ -68,7 +68,9 @@ const securityEventSchema = z.object({
   actorId: z.uuid().nullable(),
   subjectId: z.uuid().nullable(),
   ip: z.string().nullable(),
+  userAgent: z.string().nullable(),
   requestId: z.string().nullable(),
+  source: z.enum(['users', 'identity']),
   details: z.record(z.string(), z.string()),
 });
 
@@ -79,6 +81,17 @@ export const memberDetailSchema = memberSchema.extend({
   signInMethods: z.array(z.string()),
   /** A second factor is set up (null when the identity is unknown). */
   twoFactor: z.boolean().nullable(),
+  /** The last successful sign-in (identity service), null when none is recorded. */
+  lastSignIn: z.object({ at: z.iso.datetime(), method: z.string(), ip: z.string().nullable() }).nullable(),
+  /** The password lockout (null when the identity is unknown). */
+  lockout: z
+    .object({
+      locked: z.boolean(),
+      lockedUntil: z.iso.datetime().nullable(),
+      failedAttempts: z.number().int(),
+    })
+    .nullable(),
+  /** The member's latest events of both services, newest first. */
   recentEvents: z.array(securityEventSchema),
 });
 

@@ -120,6 +120,8 @@ describe('admin console screens', () => {
             identityState: 'active',
             signInMethods: ['password'],
             twoFactor: false,
+            lastSignIn: { at: '2026-01-02T09:00:00.000Z', method: 'password', ip: '203.0.113.7' },
+            lockout: { locked: true, lockedUntil: '2026-01-02T09:15:00.000Z', failedAttempts: 10 },
             recentEvents: [],
           },
         };
@@ -133,6 +135,13 @@ describe('admin console screens', () => {
     goTo(`/admin/member?id=${GRACE.id}`);
     render(<Router />);
     fireEvent.click(await screen.findByRole('button', { name: 'Deactivate' }));
+    // The sign-in facts come from the identity service through the console API.
+    expect(screen.getByTestId('member-last-sign-in').textContent).toContain(
+      'with password, from 203.0.113.7',
+    );
+    expect(screen.getByTestId('member-lockout').textContent).toMatch(
+      /^Locked until .+ \(10 failed attempts\)$/,
+    );
     expect(screen.getByRole('alertdialog').textContent).toContain('Deactivate Grace Hopper?');
     fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
     expect(screen.queryByRole('alertdialog')).toBeNull();

@@ -47,6 +47,10 @@ export interface MemberDetail extends Member {
   identityState: string | null;
   signInMethods: string[];
   twoFactor: boolean | null;
+  /** The last successful sign-in (identity service); null when none is recorded. */
+  lastSignIn: { at: string; method: string; ip: string | null } | null;
+  /** The password lockout; null when the identity is unknown. */
+  lockout: { locked: boolean; lockedUntil: string | null; failedAttempts: number } | null;
   recentEvents: SecurityEvent[];
 }
 

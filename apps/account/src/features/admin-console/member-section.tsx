@@ -4,7 +4,8 @@ import { consoleApi, type Me, type Role } from './console-client.ts';
 import { consoleCopy as t } from './copy.ts';
 import { decideMemberActions } from './decide-member-actions.ts';
 import { CONSOLE_PATHS } from './select-console-view.ts';
-import { failure, formatDate, useLoad } from './use-load.ts';
+import { selectSignInFacts } from './select-sign-in-facts.ts';
+import { failure, formatDate, formatNumber, useLoad } from './use-load.ts';
 
 type Notice = { text: string; undo?: Role } | { error: string } | null;
 
@@ -21,6 +22,7 @@ export function MemberSection({ me, userId }: { me: Me; userId: string }) {
   const member = detail.value;
   const actions = decideMemberActions(me, member);
   const name = `${member.firstName} ${member.lastName}`;
+  const signIn = selectSignInFacts(member, { date: formatDate, number: formatNumber });
 
   async function run(action: () => Promise<unknown>, done: Notice) {
     setBusy(true);
@@ -65,6 +67,12 @@ export function MemberSection({ me, userId }: { me: Me; userId: string }) {
         <dt>{t.member.twoFactor}</dt>
         <dd>
           {member.twoFactor === null ? '—' : member.twoFactor ? t.member.twoFactorOn : t.member.twoFactorOff}
+        </dd>
+        <dt>{t.member.lastSignIn}</dt>
+        <dd data-testid="member-last-sign-in">{signIn.lastSignIn}</dd>
+        <dt>{t.member.lockout}</dt>
+        <dd data-testid="member-lockout">
+          {signIn.locked ? <strong>{signIn.lockout}</strong> : signIn.lockout}
         </dd>
         <dt>{t.members.joined}</dt>
         <dd>{formatDate(member.createdAt)}</dd>
@@ -204,6 +212,8 @@ export function MemberSection({ me, userId }: { me: Me; userId: string }) {
         {member.recentEvents.map((e) => (
           <li key={e.id}>
             {formatDate(e.occurredAt)}: {e.type}
+            {e.details.method ? ` (${t.member.methods[e.details.method] ?? e.details.method})` : ''}
+            {e.ip ? `, ${e.ip}` : ''}
           </li>
         ))}
       </ul>

@@ -1,5 +1,7 @@
 // The security events screen's filters → the console API's query. Pure.
 
+import { SECURITY_EVENT_TYPES } from '@acme/users-contract/console';
+
 export interface EventFilters {
   /** A member's user id, or '' for anyone. */
   person: string;
@@ -14,24 +16,8 @@ export const EMPTY_FILTERS: EventFilters = { person: '', type: '', from: '', to:
 
 const EVENTS_PAGE_SIZE = 25;
 
-export const EVENT_TYPES = [
-  'member.invited',
-  'member.joined',
-  'member.deactivated',
-  'member.reactivated',
-  'member.role_changed',
-  'member.sessions_ended',
-  'member.unlocked',
-  'member.two_factor_reset',
-  'invitation.resent',
-  'invitation.revoked',
-  'sso.provider_changed',
-  'organisation.self_signup_changed',
-  'api_client.created',
-  'api_client.revoked',
-  'subscription.changed',
-  'trusted_networks.changed',
-] as const;
+/** The one list of event types, shared with the user service (both services' types). */
+export const EVENT_TYPES = SECURITY_EVENT_TYPES;
 
 function isoOf(local: string): string | undefined {
   if (!local) return undefined;

@@ -4,6 +4,7 @@ import { parseDuration } from '../../config.ts';
 import type { IdentityContext } from '../../context.ts';
 import { isUuid } from '../../db/db.ts';
 import { insertFlow, updateFlow } from '../../db/flows.ts';
+import { recordSecurityEvent } from '../../db/security-events.ts';
 import { errors } from '../../errors/identity-error.ts';
 import { readJson } from '../../http/body.ts';
 import { loadIdentity } from '../../identities/repo.ts';
@@ -41,6 +42,13 @@ export const recoveryKind = codeFlowKind('recovery', {
         now,
       );
       if (previous) await revokeSession(trx, previous.row.id, now);
+      await recordSecurityEvent(trx, ctx, {
+        type: 'recovery.used',
+        subjectId: identityId,
+        client: { ip: req.ip, userAgent: req.userAgent },
+        details: { method: 'code' },
+        at: now,
+      });
       return createSession(trx, {
         identityId,
         methods: [{ method: 'code_recovery', aal: 'aal1', completed_at: now.toISOString() }],

@@ -1,3 +1,4 @@
+import { recordSecurityEvent } from '../../db/security-events.ts';
 import { sql } from 'kysely';
 import { errors } from '../../errors/identity-error.ts';
 import type { Strategy } from '../../flows/strategy.ts';
@@ -52,7 +53,14 @@ export const lookupLogin: Strategy = {
         messages: [{ pointer: '#/lookup_secret', message: messages.required('lookup_secret') }],
       };
     const identityId = session.row.identity_id;
-    const admission = await admitSecondFactor(service, { flow, session, ip: client.ip, now });
+    const admission = await admitSecondFactor(service, {
+      flow,
+      session,
+      ip: client.ip,
+      userAgent: client.userAgent,
+      now,
+      method: 'lookup_secret',
+    });
     if ('refused' in admission) return admission.refused;
     const { admitted } = admission;
     const credential = await getCredential(service.db, identityId, 'lookup_secret');
@@ -84,6 +92,13 @@ export const lookupLogin: Strategy = {
       method: 'lookup_secret',
       async commit(trx) {
         if (to) await queueSecurityNotice(service, { to, kind: 'backup_code_used', at: now, remaining }, trx);
+        await recordSecurityEvent(trx, service, {
+          type: 'backup_code.used',
+          subjectId: identityId,
+          client,
+          details: { remaining },
+          at: now,
+        });
       },
     };
   },

@@ -1,3 +1,4 @@
+import { recordSecurityEvent } from '../../db/security-events.ts';
 import type { UiContainer, UiNode } from '@ory/client';
 import { sessionErrors } from '../../errors/identity-error.ts';
 import { settingsRefreshUrl } from '../../flows/kinds/settings.ts';
@@ -48,7 +49,7 @@ export const lookupSettings: Strategy = {
     if (stored) nodes.push(submit('lookup_secret_disable', messages.disableLookup()));
     return nodes;
   },
-  async submit(flow, input, { service, now, session }): Promise<Outcome> {
+  async submit(flow, input, { service, now, session, client }): Promise<Outcome> {
     if (!session || !isPrivileged(service, session))
       return { type: 'error', error: sessionErrors.refreshRequired(settingsRefreshUrl(service, flow)) };
     const identity = session.identity;
@@ -109,6 +110,13 @@ export const lookupSettings: Strategy = {
               { to: ownerEmail, kind: 'backup_codes_created', at: now },
               trx,
             );
+          await recordSecurityEvent(trx, service, {
+            type: 'backup_codes.regenerated',
+            subjectId: identityId,
+            client,
+            details: { count: config.codes.length },
+            at: now,
+          });
         },
       };
     }
@@ -140,6 +148,14 @@ export const lookupSettings: Strategy = {
               { to: ownerEmail, kind: 'backup_codes_removed', at: now },
               trx,
             );
+          if (Number(removed.numDeletedRows) > 0)
+            await recordSecurityEvent(trx, service, {
+              type: 'two_factor.removed',
+              subjectId: identityId,
+              client,
+              details: { method: 'lookup_secret' },
+              at: now,
+            });
         },
       };
     }

@@ -2,6 +2,8 @@ import { sql } from 'kysely';
 import type { FlowRow } from '../../db/schema.ts';
 import type { Outcome } from '../../flows/outcome.ts';
 import type { Strategy, StrategyContext } from '../../flows/strategy.ts';
+import type { Db } from '../../db/db.ts';
+import { NO_IDENTITY, recordSecurityEvent } from '../../db/security-events.ts';
 import { sessionIdentifier } from '../../sessions/current.ts';
 import { errors } from '../../errors/identity-error.ts';
 import { normalizeEmail } from '../../identities/repo.ts';
@@ -73,12 +75,27 @@ async function submitPassword(
     },
     read: credentialOf(key),
   });
-  if (attempt.refused === 'ip')
-    return { type: 'error', error: errors.tooManyRequests(attempt.retryAfterSec!) };
-  if (attempt.refused) return invalid;
-
   const found = attempt.read;
   const identityId = found?.identity_id ?? undefined;
+  // Every failed sign-in is a security event. An unknown address is filed under no identity (the nil
+  // subject, never a member's, so no console lists it): known and unknown addresses cost the same
+  // write, and the typed identifier is not stored (it may be a mistyped password).
+  const subjectId = identityId ?? NO_IDENTITY;
+  const failed = (reason: string) => (trx: Db) =>
+    recordSecurityEvent(trx, service, {
+      type: 'signin.failed',
+      subjectId,
+      ...(identityId ? {} : { actor: { kind: 'person' as const, id: null } }),
+      client: ctx.client,
+      details: { method: 'password', reason: identityId ? reason : 'unknown_identifier' },
+      at: now,
+    });
+  if (attempt.refused === 'ip') {
+    await failed('too_many_requests')(service.db);
+    return { type: 'error', error: errors.tooManyRequests(attempt.retryAfterSec!) };
+  }
+  if (attempt.refused) return { ...invalid, commit: failed('locked') };
+
   const credential = found?.credential_id
     ? { id: found.credential_id, config: found.config ?? {} }
     : undefined;
@@ -100,7 +117,24 @@ async function submitPassword(
     // When this failure started a lockout, the owner of an existing account is told by mail (unknown
     // addresses get the same answer and no mail).
     const owner = identityId && found?.state === 'active' ? (found?.identifier ?? undefined) : undefined;
-    return { ...invalid, ...lockoutNotice(service, attempt, key, owner) };
+    const notice = lockoutNotice(service, attempt, key, owner).commit;
+    const reason = !hashed ? 'no_password' : ok ? 'inactive' : 'invalid_credentials';
+    return {
+      ...invalid,
+      async commit(trx) {
+        await notice?.(trx);
+        await failed(reason)(trx);
+        if (attempt.lockStartedUntil)
+          await recordSecurityEvent(trx, service, {
+            type: 'account.locked',
+            subjectId,
+            actor: { kind: 'system', id: null },
+            client: ctx.client,
+            details: { until: attempt.lockStartedUntil.toISOString(), method: 'password' },
+            at: now,
+          });
+      },
+    };
   }
   if (needsRehash(hashed)) {
     const upgraded = await service.passwords.hash(password);

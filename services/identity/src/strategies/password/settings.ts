@@ -1,3 +1,4 @@
+import { recordSecurityEvent } from '../../db/security-events.ts';
 import { settingsRefreshUrl } from '../../flows/kinds/settings.ts';
 import type { Strategy } from '../../flows/strategy.ts';
 import { sessionErrors } from '../../errors/identity-error.ts';
@@ -30,7 +31,7 @@ export const passwordSettings: Strategy = {
       label: messages.save(),
     }),
   ],
-  async submit(flow, input, { service, now, session }) {
+  async submit(flow, input, { service, now, session, client }) {
     if (!session || !isPrivileged(service, session))
       return { type: 'error', error: sessionErrors.refreshRequired(settingsRefreshUrl(service, flow)) };
     const { password } = input;
@@ -52,6 +53,12 @@ export const passwordSettings: Strategy = {
         await resetLogin(trx, normalizeIdentifier(email));
         await revokeOtherSessions(trx, identityId, keepSessionId, now);
         await queueSecurityNotice(service, { to: email, kind: 'password_changed', at: now }, trx);
+        await recordSecurityEvent(trx, service, {
+          type: 'password.changed',
+          subjectId: identityId,
+          client,
+          at: now,
+        });
       },
     };
   },

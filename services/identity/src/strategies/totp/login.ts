@@ -36,7 +36,14 @@ export const totpLogin: Strategy = {
     const identityId = session.row.identity_id;
     // Admitted on the account's lockout and the code guard, atomically and before the code is
     // checked (the same admission as backup codes).
-    const admission = await admitSecondFactor(service, { flow, session, ip: client.ip, now });
+    const admission = await admitSecondFactor(service, {
+      flow,
+      session,
+      ip: client.ip,
+      userAgent: client.userAgent,
+      now,
+      method: 'totp',
+    });
     if ('refused' in admission) return admission.refused;
     const { admitted } = admission;
     const fail = () => admitted.wrong();

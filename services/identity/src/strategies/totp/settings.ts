@@ -1,3 +1,4 @@
+import { recordSecurityEvent } from '../../db/security-events.ts';
 import { sessionErrors } from '../../errors/identity-error.ts';
 import { settingsRefreshUrl } from '../../flows/kinds/settings.ts';
 import type { Strategy } from '../../flows/strategy.ts';
@@ -38,7 +39,7 @@ export const totpSettings: Strategy = {
     ];
   },
   maxAttempts: MAX_TOTP_ATTEMPTS,
-  async submit(flow, input, { service, now, session, attempts }) {
+  async submit(flow, input, { service, now, session, attempts, client }) {
     // A session signed in through the organisation's provider gets its assurance from there.
     if (session?.row.authentication_methods.some((m) => m.method === 'oidc')) {
       const message = messages.generic('SSO users cannot set up MFA');
@@ -65,6 +66,14 @@ export const totpSettings: Strategy = {
             .execute();
           if (Number(removed.numDeletedRows) > 0 && ownerEmail)
             await queueSecurityNotice(service, { to: ownerEmail, kind: 'totp_removed', at: now }, trx);
+          if (Number(removed.numDeletedRows) > 0)
+            await recordSecurityEvent(trx, service, {
+              type: 'two_factor.removed',
+              subjectId: identity.row.id,
+              client,
+              details: { method: 'totp' },
+              at: now,
+            });
         },
       };
     }
@@ -112,6 +121,13 @@ export const totpSettings: Strategy = {
           .execute();
         if (ownerEmail)
           await queueSecurityNotice(service, { to: ownerEmail, kind: 'totp_added', at: now }, trx);
+        await recordSecurityEvent(trx, service, {
+          type: 'two_factor.added',
+          subjectId: identity.row.id,
+          client,
+          details: { method: 'totp' },
+          at: now,
+        });
       },
     };
   },
