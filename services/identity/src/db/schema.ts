@@ -141,6 +141,7 @@ export interface IdentityDb {
   identity_attempts: AttemptTable;
   identity_oidc_states: OidcStateTable;
   identity_oidc_link_repairs: OidcLinkRepairTable;
+  identity_webauthn_spent_challenges: { challenge: string; spent_at: Ts };
 }
 
 /** What the one-off repair of SSO links found (migration 221_oidc_links_by_provider_record). */

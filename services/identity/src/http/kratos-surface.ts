@@ -13,12 +13,15 @@ import { qs } from './query.ts';
  * - `GET /sessions/token-exchange`: Kratos's native OIDC code exchange. Native (API) OIDC flows are not
  *   offered, so no exchange code ever exists: 400 without both codes, 404 otherwise, as Kratos
  *   answers for an unknown code.
+ * - `GET /.well-known/ory/webauthn.js`: the script the WebAuthn trigger nodes call (`assets/webauthn.js`).
  */
 
 const VERSION: string = `v${
   (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
     .version
 }`;
+
+const WEBAUTHN_JS = readFileSync(new URL('./assets/webauthn.js', import.meta.url), 'utf8');
 
 function registrationDisabled(): IdentityError {
   return new IdentityError(400, {
@@ -30,6 +33,12 @@ function registrationDisabled(): IdentityError {
 
 export function registerKratosSurface(pub: FastifyInstance, admin: FastifyInstance): void {
   for (const app of [pub, admin]) app.get('/version', async () => ({ version: VERSION }));
+  pub.get('/.well-known/ory/webauthn.js', async (_req, reply) =>
+    reply
+      .type('text/javascript; charset=utf-8')
+      .header('cache-control', 'public, max-age=300')
+      .send(WEBAUTHN_JS),
+  );
 
   const browserErrors = { config: { browserErrors: true } };
   const refuse = async () => {
