@@ -72,10 +72,10 @@
     var input = document.querySelector('*[name="' + name + '"]');
     return input && input.value ? JSON.parse(input.value) : null;
   };
-  window.__oryWebAuthnRegistration = function (opt) {
+  window.__oryWebAuthnRegistration = window.oryWebAuthnRegistration = function (opt) {
     return create(opt, 'webauthn_register', 'webauthn_register_trigger');
   };
-  window.__oryWebAuthnLogin = function (opt) {
+  window.__oryWebAuthnLogin = window.oryWebAuthnLogin = function (opt) {
     return get(opt, 'webauthn_login', 'webauthn_login_trigger');
   };
   window.oryPasskeyLogin = function () {

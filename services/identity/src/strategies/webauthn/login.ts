@@ -9,7 +9,7 @@ export const webauthnLogin = keyLogin({
   type: 'webauthn',
   accepts: (flow) => flow.requested_aal === 'aal2',
   triggerLabel: messages.useSecurityKey,
-  loginCall: '__oryWebAuthnLogin',
+  loginCall: 'oryWebAuthnLogin',
   allowed: async (service, session) => {
     if (!session?.identity.credentials.some((c) => c.type === 'webauthn')) return null;
     return (await ownerOf(service.db, session.row.identity_id, 'webauthn'))?.keys ?? null;

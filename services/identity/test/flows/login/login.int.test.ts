@@ -48,6 +48,11 @@ describe('GET /self-service/login/browser', () => {
       ['default', 'identifier'],
       ['password', 'password'],
       ['password', 'method'],
+      // Passkeys (strategies/passkey/login.ts): the challenge, the answer, the trigger, the script.
+      ['passkey', 'passkey_challenge'],
+      ['passkey', 'passkey_login'],
+      ['passkey', 'passkey_login_trigger'],
+      ['passkey', undefined],
     ]);
     expect(node(flow, 'csrf_token')!.attributes).toMatchObject({
       type: 'hidden',
