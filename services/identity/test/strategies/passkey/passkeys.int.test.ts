@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openApiErrors } from '@acme/test-kit/openapi';
 import {
   Browser,
   createUser,
@@ -90,6 +91,8 @@ describe('passkeys in settings', () => {
     expect(remove.attributes.value).toBe(auth.keys[0]!.id.toString('hex'));
     expect(node(flow, 'passkey_register_trigger')).toBeDefined();
     expect(flow.ui.nodes.find((n) => n.attributes.id === 'webauthn_script')).toBeDefined();
+    // The settings flow with its passkey and security-key nodes keeps Kratos's shape.
+    expect(openApiErrors('kratos', '/self-service/settings/flows', 'get', 200, flow)).toEqual([]);
 
     const renamed = await submitFlow(b, 'settings', flow, {
       method: 'passkey',
@@ -297,6 +300,7 @@ describe('security keys as the second factor (webauthn)', () => {
     const next = new Browser(h.publicUrl);
     expect((await login(next, email)).status).toBe(422);
     const second = await startFlow<Flow>(next, 'login', '?aal=aal2');
+    expect(openApiErrors('kratos', '/self-service/login/flows', 'get', 200, second)).toEqual([]);
     const res = await submitFlow(next, 'login', second, {
       method: 'webauthn',
       webauthn_login: JSON.stringify(auth.get(loginOptions(second, 'webauthn_challenge'))),
