@@ -24,6 +24,7 @@ export function LoginScreen({ search }: { search: LoginSearch }) {
           accessEmail={login.config.accessEmail}
           busy={login.busy}
           onSubmit={login.submitEmail}
+          passkey={login.passkey}
         />
       );
     case 'password':

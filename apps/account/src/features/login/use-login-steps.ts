@@ -10,6 +10,7 @@ import type { useLoginFlow } from './use-login-flow.ts';
 import { mfaRoutes, useMfaStep } from './use-mfa-step.ts';
 import { passwordRoutes, usePasswordStep } from './use-password-step.ts';
 import { useSsoStep } from './use-sso-step.ts';
+import { usePasskeySignIn } from '../../shared/passkeys/use-passkey-sign-in.ts';
 
 export interface LoginStepsInput {
   config: AccountConfig;
@@ -59,6 +60,16 @@ export function useLoginSteps(input: LoginStepsInput) {
     finishLogin,
     submitter: passwordSubmitter,
   });
+  const passkeySubmitter = useFlowSubmit<LoginFlow>(passwordRoutes(config, setFlow));
+  const passkey = usePasskeySignIn({
+    config,
+    active: input.step === 'email',
+    flow,
+    obtainFlow,
+    setEmailResult,
+    finishLogin,
+    submitter: passkeySubmitter,
+  });
   const submitTotp = useMfaStep({ config, obtainFlow, finishLogin, submitter: mfaSubmitter });
   const submitBackupCode = useCallback((code: string) => submitTotp(code, 'backup'), [submitTotp]);
   const sso = useSsoStep({
@@ -80,7 +91,8 @@ export function useLoginSteps(input: LoginStepsInput) {
   const onMfa = input.step === 'mfa';
 
   return {
-    busy: passwordSubmitter.busy || mfaSubmitter.busy || sso.busy,
+    busy: passwordSubmitter.busy || mfaSubmitter.busy || sso.busy || passkeySubmitter.busy,
+    passkey,
     formErrors: onMfa ? mfaSubmitter.formErrors : passwordSubmitter.formErrors,
     fieldErrors: passwordSubmitter.fieldErrors.password ?? [],
     submitPassword,

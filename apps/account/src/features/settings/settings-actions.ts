@@ -1,7 +1,7 @@
 import { copy } from '../../copy.ts';
 import type { SettingsBody } from '../../shared/identity-client/identity-client.ts';
 import type { SettingsFlow, Traits } from '../../shared/identity-client/types.ts';
-import { createPasskey, isCancelled } from '../passkeys/webauthn-browser.ts';
+import { createPasskey, isCancelled } from '../../shared/passkeys/webauthn-browser.ts';
 import { selectNewBackupCodes } from './select-two-factor.ts';
 
 // The account page's settings-flow actions, as plain functions over one `send`.

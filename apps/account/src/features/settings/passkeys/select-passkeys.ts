@@ -1,4 +1,4 @@
-import type { SettingsFlow, UiNode } from '../../shared/identity-client/types.ts';
+import type { SettingsFlow, UiNode } from '../../../shared/identity-client/types.ts';
 
 // The Passkeys section from the settings flow's nodes (what the identity service offers is what the
 // page shows): each passkey with its name, when it was added and last used, and whether one can be added.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { UiNode } from '../../shared/identity-client/types.ts';
+import type { UiNode } from '../../../shared/identity-client/types.ts';
 import { selectPasskeys } from './select-passkeys.ts';
 
 const node = (name: string, value: unknown, context?: object, group = 'passkey') => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { copy } from '../../copy.ts';
+import { copy } from '../../../copy.ts';
 import { decidePasskeyName } from './decide-passkey-name.ts';
 
 describe('decidePasskeyName', () => {

@@ -1,8 +1,8 @@
 import type { FormEvent, ReactNode } from 'react';
 import { useState } from 'react';
-import { copy } from '../../copy.ts';
-import { FormErrors } from '../../shared/ui/form-errors.tsx';
-import { TextField } from '../../shared/ui/text-field.tsx';
+import { copy } from '../../../copy.ts';
+import { FormErrors } from '../../../shared/ui/form-errors.tsx';
+import { TextField } from '../../../shared/ui/text-field.tsx';
 import { decidePasskeyName } from './decide-passkey-name.ts';
 import type { PasskeyRow, PasskeysView } from './select-passkeys.ts';
 

@@ -1,4 +1,4 @@
-import { copy } from '../../copy.ts';
+import { copy } from '../../../copy.ts';
 
 /** A passkey's name as typed: trimmed, 1–64 characters (the identity service's rule), else why not. */
 export function decidePasskeyName(input: string): { name: string } | { error: string } {
