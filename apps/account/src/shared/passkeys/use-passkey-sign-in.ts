@@ -89,7 +89,9 @@ export function usePasskeySignIn(input: PasskeySignInInput) {
 
   // The latest callbacks, so the autofill request is made once per challenge, not once per render.
   const latest = useRef({ submitter, obtainFlow, complete });
-  latest.current = { submitter, obtainFlow, complete };
+  useEffect(() => {
+    latest.current = { submitter, obtainFlow, complete };
+  });
 
   /**
    * Asks the browser for a passkey (`autofill`: waits, without blocking the form, for one picked in
