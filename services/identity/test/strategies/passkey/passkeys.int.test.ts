@@ -43,7 +43,7 @@ const createOptions = (f: Flow) =>
   (JSON.parse(valueOf(f, 'passkey_create_data')) as { credentialOptions: { publicKey: never } })
     .credentialOptions.publicKey;
 const loginOptions = (f: Flow, name = 'passkey_challenge') =>
-  (JSON.parse(valueOf(f, name)) as { publicKey: never }).publicKey;
+  (JSON.parse(valueOf(f, name)) as { publicKey: { challenge: string } }).publicKey;
 const whoami = async (b: Browser) => (await b.get('/sessions/whoami', { accept: 'json' })).body;
 
 /** A signed-in user with a registered passkey; answers the authenticator and the browser. */
