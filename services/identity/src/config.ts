@@ -122,6 +122,8 @@ const EnvSchema = z.object({
   IDENTITY_WEBAUTHN_ORIGINS: list(''),
   /** How long a WebAuthn challenge may be answered after it was made (each is answered once). */
   IDENTITY_WEBAUTHN_CHALLENGE_LIFESPAN: duration('10m'),
+  /** Body limit of login and settings submits, which carry WebAuthn answers (bytes). */
+  IDENTITY_WEBAUTHN_BODY_LIMIT: int(16_384),
   IDENTITY_TOTP_ISSUER: z.string().min(1).max(64).default('Acme Research'),
   IDENTITY_APP_NAME: z.string().min(1).max(64).default('Acme Research'),
   /** The user service's admin API: organisations' SSO providers and just-in-time members. */
@@ -179,7 +181,13 @@ export interface Config {
   totpIssuer: string;
   appName: string;
   /** WebAuthn (passkeys, security keys): relying party, allowed origins, challenge lifetime. */
-  webauthn: { rpId: string; rpName: string; origins: string[]; challengeLifespanMs: number };
+  webauthn: {
+    rpId: string;
+    rpName: string;
+    origins: string[];
+    challengeLifespanMs: number;
+    bodyLimit: number;
+  };
   usersAdminUrl: string;
   usersAdminKey: string | undefined;
   oidcTimeoutMs: number;
@@ -281,6 +289,7 @@ function webauthnConfig(e: z.infer<typeof EnvSchema>): Config['webauthn'] {
     rpName: e.IDENTITY_WEBAUTHN_RP_NAME ?? e.IDENTITY_APP_NAME,
     origins,
     challengeLifespanMs: e.IDENTITY_WEBAUTHN_CHALLENGE_LIFESPAN,
+    bodyLimit: e.IDENTITY_WEBAUTHN_BODY_LIMIT,
   };
 }
 

@@ -159,6 +159,14 @@ describe('passkeys in settings', () => {
       expect(res.status, bad).toBe(400);
       expect(messageIds(res.body as Flow)).toEqual([4000001]);
     }
+    // Oversized: the Kratos envelope 413 (login and settings take IDENTITY_WEBAUTHN_BODY_LIMIT, 16 KB).
+    const big = await submitFlow(b, 'settings', flow, {
+      method: 'passkey',
+      passkey_settings_register: 'x'.repeat(17_000),
+      csrf_token: csrfOf(flow),
+    });
+    expect(big.status).toBe(413);
+    expect(big.body.error.code).toBe(413);
     const login1 = await startFlow<Flow>(b, 'login', '?refresh=true');
     for (const bad of [
       '{',
