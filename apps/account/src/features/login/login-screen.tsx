@@ -62,6 +62,7 @@ export function LoginScreen({ search }: { search: LoginSearch }) {
           errors={login.formErrors}
           onSubmit={login.submitTotp}
           onBackupCode={login.submitBackupCode}
+          onSecurityKey={login.securityKey}
         />
       );
     case 'mfa-setup':

@@ -7,7 +7,7 @@ import type { SessionResult } from '../../shared/session/use-session.ts';
 import type { EmailResult } from '../../shared/storage/registry.ts';
 import type { LoginStep } from './select-login-step.ts';
 import type { useLoginFlow } from './use-login-flow.ts';
-import { mfaRoutes, useMfaStep } from './use-mfa-step.ts';
+import { mfaRoutes, securityKeyOptionsOf, useMfaStep, useSecurityKeyStep } from './use-mfa-step.ts';
 import { passwordRoutes, usePasswordStep } from './use-password-step.ts';
 import { useSsoStep } from './use-sso-step.ts';
 import { usePasskeySignIn } from '../../shared/passkeys/use-passkey-sign-in.ts';
@@ -71,6 +71,8 @@ export function useLoginSteps(input: LoginStepsInput) {
     submitter: passkeySubmitter,
   });
   const submitTotp = useMfaStep({ config, obtainFlow, finishLogin, submitter: mfaSubmitter });
+  const askSecurityKey = useSecurityKeyStep({ config, obtainFlow, finishLogin, submitter: mfaSubmitter });
+  const securityKeyOffered = securityKeyOptionsOf(flow) !== null && passkey.available;
   const submitBackupCode = useCallback((code: string) => submitTotp(code, 'backup'), [submitTotp]);
   const sso = useSsoStep({
     emailResult: input.emailResult,
@@ -98,6 +100,7 @@ export function useLoginSteps(input: LoginStepsInput) {
     submitPassword,
     submitTotp,
     submitBackupCode,
+    securityKey: securityKeyOffered ? askSecurityKey : undefined,
     mfaSetupDone,
     back,
     ssoView: sso.ssoView,

@@ -116,5 +116,5 @@ export function usePasskeySignIn(input: PasskeySignInInput) {
     if (active && offer.autofill) void ask(true);
   }, [active, offer.autofill, challenge, ask]);
 
-  return { offer, signIn: () => ask(false), formErrors: submitter.formErrors };
+  return { offer, available: webauthn && !teams, signIn: () => ask(false), formErrors: submitter.formErrors };
 }
