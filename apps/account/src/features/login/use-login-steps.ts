@@ -63,7 +63,8 @@ export function useLoginSteps(input: LoginStepsInput) {
   const passkeySubmitter = useFlowSubmit<LoginFlow>(passwordRoutes(config, setFlow));
   const passkey = usePasskeySignIn({
     config,
-    active: input.step === 'email',
+    // Only while nobody is signed in: the Email step can flash by during the redirects after a sign-in.
+    active: input.step === 'email' && session.state === 'none',
     flow,
     obtainFlow,
     setEmailResult,

@@ -97,6 +97,7 @@ export function usePasskeySignIn(input: PasskeySignInInput) {
    * Asks the browser for a passkey (`autofill`: waits, without blocking the form, for one picked in
    * the address field's suggestions); the answer is submitted through the flow submitter.
    */
+  const answering = useRef(false);
   const ask = useCallback(async (autofill: boolean) => {
     const current = await latest.current.obtainFlow({});
     const options = passkeyOptionsOf(current);
@@ -108,7 +109,14 @@ export function usePasskeySignIn(input: PasskeySignInInput) {
       if (!isCancelled(error)) latest.current.submitter.fail(error);
       return;
     }
-    await latest.current.submitter.submit(() => latest.current.complete(current, answer));
+    // One answer at a time: a second (an autofill racing the button) would sign in twice.
+    if (answering.current) return;
+    answering.current = true;
+    try {
+      await latest.current.submitter.submit(() => latest.current.complete(current, answer));
+    } finally {
+      answering.current = false;
+    }
   }, []);
 
   const challenge = flow ? inputValue(flow, 'passkey_challenge') : null;

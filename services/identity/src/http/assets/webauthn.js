@@ -1,3 +1,4 @@
+/* global window, document, navigator, btoa, atob */
 // Served at /.well-known/ory/webauthn.js (as Kratos serves it): the functions the WebAuthn trigger
 // nodes of login and settings flows call. Each asks the browser for a credential with the options the
 // flow carries, puts the answer (JSON, base64url fields) into the method's hidden input, and submits
