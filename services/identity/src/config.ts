@@ -294,7 +294,7 @@ function webauthnConfig(e: z.infer<typeof EnvSchema>): Config['webauthn'] {
 }
 
 /** The longest domain (whole labels) that every host is or ends in; '' when there is none. */
-export function commonDomain(hosts: string[]): string {
+function commonDomain(hosts: string[]): string {
   if (!hosts.length) return '';
   const split = hosts.map((h) => h.split('.').reverse());
   const common: string[] = [];

@@ -23,7 +23,7 @@ export interface PasskeySignInInput {
 }
 
 /** The login flow's passkey options (`passkey_challenge`: `{publicKey}` as JSON), or null. */
-export function passkeyOptionsOf(flow: LoginFlow | null): unknown {
+function passkeyOptionsOf(flow: LoginFlow | null): unknown {
   const raw = flow ? inputValue(flow, 'passkey_challenge') : undefined;
   if (!raw) return null;
   try {

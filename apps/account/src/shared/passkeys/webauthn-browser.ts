@@ -24,12 +24,6 @@ export async function autofillAvailable(): Promise<boolean> {
   return browserSupportsWebAuthnAutofill().catch(() => false);
 }
 
-/** Stops a waiting autofill request (before another WebAuthn call, or when the step goes away). */
-export async function cancelPasskeyRequest(): Promise<void> {
-  const { WebAuthnAbortService } = await library();
-  WebAuthnAbortService.cancelCeremony();
-}
-
 /** The person closed or cancelled the browser's prompt (nothing to report). */
 export const isCancelled = (error: unknown) =>
   error instanceof Error &&

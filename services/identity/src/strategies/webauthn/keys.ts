@@ -13,7 +13,7 @@ export type WebAuthnType = 'passkey' | 'webauthn';
 /** Keys per identity and type at most (a bound on the credential row and on the options' lists). */
 export const MAX_KEYS = 20;
 /** A key's name: 1–64 characters. */
-export const MAX_NAME_LENGTH = 64;
+const MAX_NAME_LENGTH = 64;
 
 /** One registered key. Ids and public keys are base64url; no secret is stored. */
 export interface StoredKey {
@@ -38,7 +38,7 @@ export interface KeysConfig {
 /** A new user handle: 32 random bytes, unrelated to the identity's id (it is shown to authenticators). */
 export const newUserHandle = () => randomBytes(32).toString('base64url');
 
-export function readKeys(config: unknown): KeysConfig | undefined {
+function readKeys(config: unknown): KeysConfig | undefined {
   const c = config as Partial<KeysConfig> | null | undefined;
   if (!c || typeof c.user_handle !== 'string' || !Array.isArray(c.credentials)) return undefined;
   return {
