@@ -12,6 +12,7 @@ import {
   submitFlow,
   type Harness,
 } from '../../harness.ts';
+import { loadConfig } from '../../../src/config.ts';
 import { SoftAuthenticator } from './soft-authenticator.ts';
 
 // Passkeys (Kratos `passkey`: sign-in without a password) and security keys (`webauthn`: the second
@@ -316,5 +317,39 @@ describe('security keys as the second factor (webauthn)', () => {
     });
     expect(res.status, res.text).toBe(200);
     expect((await whoami(next)).authenticator_assurance_level).toBe('aal2');
+  });
+});
+
+describe('relying party configuration', () => {
+  it.each([
+    ['development: every app on localhost', {}, 'localhost'],
+    [
+      'the parent domain the applications share',
+      { IDENTITY_CORS_ORIGINS: 'https://platform.example.com,https://ai.example.com' },
+      'example.com',
+    ],
+    [
+      'set explicitly',
+      { IDENTITY_CORS_ORIGINS: 'https://a.research.example.com', IDENTITY_WEBAUTHN_RP_ID: 'example.com' },
+      'example.com',
+    ],
+  ])('%s', (_name, env, rpId) => {
+    expect(loadConfig(env).webauthn.rpId).toBe(rpId);
+  });
+
+  it('refuses to start with an RP id that is not a parent domain of every origin', () => {
+    expect(() =>
+      loadConfig({ IDENTITY_CORS_ORIGINS: 'https://a.example.com', IDENTITY_WEBAUTHN_RP_ID: 'evil.example' }),
+    ).toThrow(/IDENTITY_WEBAUTHN_RP_ID/);
+    expect(() =>
+      loadConfig({ IDENTITY_CORS_ORIGINS: 'https://a.example.com,https://b.example.org' }),
+    ).toThrow(/IDENTITY_WEBAUTHN_RP_ID/);
+    // Without WebAuthn methods there is nothing to refuse.
+    expect(
+      loadConfig({
+        IDENTITY_CORS_ORIGINS: 'https://a.example.com,https://b.example.org',
+        IDENTITY_METHODS: 'password',
+      }).webauthn.rpId,
+    ).toBe('');
   });
 });
