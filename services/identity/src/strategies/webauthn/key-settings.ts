@@ -8,6 +8,7 @@ import type { FlowRow } from '../../db/schema.ts';
 import { queueSecurityNotice } from '../../identities/notices.ts';
 import { identityEmail, type LoadedIdentity } from '../../identities/repo.ts';
 import type { IdentityContext } from '../../context.ts';
+import { computeAal } from '../../sessions/aal.ts';
 import { isPrivileged } from '../../sessions/policy.ts';
 import type { ActiveSession } from '../../sessions/repo.ts';
 import { messages } from '../../ui/messages.ts';
@@ -35,6 +36,11 @@ export interface KeySettingsSpec {
     rename: (k: KeyLabel) => UiText;
   };
   notices: { added: SecurityNoticeKind; removed: SecurityNoticeKind };
+  /**
+   * A new key is a second factor: the session that added it gains an aal2 entry at once (as linking
+   * TOTP does), so it still meets the identity's now higher level, and its token is replaced.
+   */
+  secondFactor?: boolean;
   /** The browser function of Kratos's script the add button calls. */
   registerCall: string;
   /** A refusal for this person (SSO rules), or undefined. */
@@ -160,9 +166,28 @@ export function keySettings(spec: KeySettingsSpec): Strategy {
     const existing = (await loadKeys(service.db, identity.row.id, type))?.credentials ?? [];
     if (existing.some((k) => k.id === key.id)) return again(flow, ctx, messages.keyExists());
     if (existing.length >= MAX_KEYS) return again(flow, ctx, messages.keyLimit(MAX_KEYS));
-    return success(flow, ctx, spec.notices.added, (keys) =>
+    const saved = success(flow, ctx, spec.notices.added, (keys) =>
       keys.some((k) => k.id === key.id) || keys.length >= MAX_KEYS ? keys : [...keys, key],
     );
+    if (!spec.secondFactor || saved.type !== 'success') return saved;
+    const session = ctx.session!;
+    const methods = [
+      ...session.row.authentication_methods,
+      { method: type, aal: 'aal2' as const, completed_at: now.toISOString() },
+    ];
+    const commit = saved.commit!;
+    return {
+      ...saved,
+      aalRaised: true,
+      async commit(trx) {
+        await commit(trx);
+        await trx
+          .updateTable('identity_sessions')
+          .set({ authentication_methods: JSON.stringify(methods), aal: computeAal(methods), updated_at: now })
+          .where('id', '=', session.row.id)
+          .execute();
+      },
+    };
   }
 
   return {

@@ -16,6 +16,7 @@ export const webauthnSettings = keySettings({
     rename: messages.renameSecurityKey,
   },
   notices: { added: 'security_key_added', removed: 'security_key_removed' },
+  secondFactor: true,
   registerCall: 'oryWebAuthnRegistration',
   refusal: async (_service, _identity, session) =>
     session.row.authentication_methods.some((m) => m.method === 'oidc')
