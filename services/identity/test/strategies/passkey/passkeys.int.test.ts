@@ -305,6 +305,8 @@ describe('security keys as the second factor (webauthn)', () => {
     expect(h.mailbox.filter((m) => m.to === email && /security key was added/.test(m.subject))).toHaveLength(
       1,
     );
+    // The session that added it gained the second factor at once (it still meets the new highest level).
+    expect((await whoami(b)).authenticator_assurance_level).toBe('aal2');
 
     const next = new Browser(h.publicUrl);
     expect((await login(next, email)).status).toBe(422);
