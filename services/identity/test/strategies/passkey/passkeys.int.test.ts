@@ -319,6 +319,15 @@ describe('security keys as the second factor (webauthn)', () => {
     });
     expect(res.status, res.text).toBe(200);
     expect((await whoami(next)).authenticator_assurance_level).toBe('aal2');
+
+    // An administrator's 2FA reset removes security keys (Kratos's credential delete); passkeys are
+    // not second factors and can not be removed that way (404, as in Kratos).
+    const id = (await whoami(next)).identity.id as string;
+    const del = (type: string) =>
+      fetch(`${h.adminUrl}/admin/identities/${id}/credentials/${type}`, { method: 'DELETE' });
+    expect((await del('passkey')).status).toBe(404);
+    expect((await del('webauthn')).status).toBe(204);
+    expect((await login(new Browser(h.publicUrl), email)).status).toBe(200);
   });
 });
 
