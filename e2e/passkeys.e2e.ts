@@ -46,7 +46,7 @@ describe('passkeys, end to end', () => {
   const browser = useBrowser();
   const urls = systemUrls();
 
-  it('registers a passkey in settings, signs out, and signs in with the passkey alone to /research', async () => {
+  it('registers a passkey in settings, signs out, signs in with the passkey alone to /research, then renames and removes it', async () => {
     const user = await createUser(urls);
     const { context, page } = await browser.newPage();
     await virtualAuthenticator(context, page);
@@ -76,6 +76,15 @@ describe('passkeys, end to end', () => {
     // The settings list now shows when it was last used.
     await openSettings(page, urls);
     expect(await page.getByTestId('passkey').getByText('Never used').count()).toBe(0);
+    // Rename it, then remove it.
+    await page.getByRole('button', { name: 'Rename passkey Work laptop' }).click();
+    await page.getByLabel('New name for Work laptop').fill('Old laptop');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await page.getByText('Passkey renamed.').waitFor({ timeout: 30_000 });
+    await page.getByTestId('passkey').getByText('Old laptop').waitFor();
+    await page.getByRole('button', { name: 'Remove passkey Old laptop' }).click();
+    await page.getByText('Passkey removed.').waitFor({ timeout: 30_000 });
+    await page.getByTestId('passkeys-none').waitFor();
     await context.close();
   });
 
