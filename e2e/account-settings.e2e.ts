@@ -5,7 +5,7 @@ import { totpCode } from '@acme/test-kit/totp';
 import { systemUrls, useBrowser, type SystemUrls } from './browser.ts';
 import { seriousViolations } from './axe.ts';
 import { createUser } from './fixtures.ts';
-import { signInWithPassword, submitPassword } from './journeys.ts';
+import { signInWithPassword, submitPassword, tabTo } from './journeys.ts';
 
 // The account page (/account/settings): backup codes, password change, sessions.
 // Screenshots of each section go to E2E_SCREENSHOTS when set (for the lead's note; never committed).
@@ -21,24 +21,6 @@ async function shot(page: Page, section: string) {
 async function openSettings(page: Page, urls: SystemUrls) {
   await page.goto(`${urls.platform}/account/settings`);
   await page.getByRole('heading', { name: 'Account settings' }).waitFor({ timeout: 30_000 });
-}
-
-/**
- * Moves the keyboard focus to the element whose name (label, aria-label or text) contains `name`:
- * stays when it already has the focus (an autofocused field), else presses Tab until it does.
- */
-async function tabTo(page: Page, name: string, max = 40): Promise<void> {
-  for (let i = 0; i <= max; i++) {
-    const focused = await page.evaluate(() => {
-      const el = document.activeElement as HTMLElement | null;
-      if (!el || el === document.body) return '';
-      const label = (el as HTMLInputElement).labels?.[0]?.textContent ?? '';
-      return `${label} ${el.getAttribute('aria-label') ?? ''} ${el.textContent ?? ''}`;
-    });
-    if (focused.includes(name)) return;
-    await page.keyboard.press('Tab');
-  }
-  throw new Error(`no focusable element named "${name}" within ${max} Tab presses`);
 }
 
 /** 2FA set up from /account/mfa-setup; answers the backup codes its last step offers. */

@@ -71,3 +71,21 @@ export async function setUpSecondFactor(page: Page, platform: string): Promise<s
   await page.getByRole('heading', { name: '2FA', exact: true }).waitFor({ timeout: 30_000 });
   return secret;
 }
+
+/**
+ * Moves the keyboard focus to the element whose name (label, aria-label or text) contains `name`:
+ * stays when it already has the focus (an autofocused field), else presses Tab until it does.
+ */
+export async function tabTo(page: Page, name: string, max = 40): Promise<void> {
+  for (let i = 0; i <= max; i++) {
+    const focused = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement | null;
+      if (!el || el === document.body) return '';
+      const label = (el as HTMLInputElement).labels?.[0]?.textContent ?? '';
+      return `${label} ${el.getAttribute('aria-label') ?? ''} ${el.textContent ?? ''}`;
+    });
+    if (focused.includes(name)) return;
+    await page.keyboard.press('Tab');
+  }
+  throw new Error(`no focusable element named "${name}" within ${max} Tab presses`);
+}

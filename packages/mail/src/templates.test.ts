@@ -158,6 +158,10 @@ describe('security notices', () => {
     ['backup_codes_created', /^New backup codes were made for your Acme account$/],
     ['backup_codes_removed', /^The backup codes of your Acme account were removed$/],
     ['backup_code_used', /^A backup code was used to sign in to Acme$/],
+    ['passkey_added', /^A passkey was added to your Acme account$/],
+    ['passkey_removed', /^A passkey was removed from your Acme account$/],
+    ['security_key_added', /^A security key was added to your Acme account$/],
+    ['security_key_removed', /^A security key was removed from your Acme account$/],
   ];
   it.each(kinds)('%s: subject, when, and what to do', (kind, subject) => {
     const mail = renderSecurityNotice({ kind, appName: 'Acme', at: new Date('2026-11-25T13:00:00Z') });

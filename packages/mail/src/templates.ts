@@ -160,7 +160,11 @@ export type SecurityNoticeKind =
   | 'email_changed'
   | 'backup_codes_created'
   | 'backup_codes_removed'
-  | 'backup_code_used';
+  | 'backup_code_used'
+  | 'passkey_added'
+  | 'passkey_removed'
+  | 'security_key_added'
+  | 'security_key_removed';
 
 export interface SecurityNoticeInput {
   kind: SecurityNoticeKind;
@@ -205,6 +209,22 @@ const NOTICES: Record<
     subject: (app) => `A backup code was used to sign in to ${app}`,
     lead: (app) =>
       `A backup code was used instead of the authenticator app to sign in to your ${app} account`,
+  },
+  passkey_added: {
+    subject: (app) => `A passkey was added to your ${app} account`,
+    lead: (app) => `A passkey was added to your ${app} account; it can sign in without a password`,
+  },
+  passkey_removed: {
+    subject: (app) => `A passkey was removed from your ${app} account`,
+    lead: (app) => `A passkey was removed from your ${app} account`,
+  },
+  security_key_added: {
+    subject: (app) => `A security key was added to your ${app} account`,
+    lead: (app) => `A security key was added as a second factor of your ${app} account`,
+  },
+  security_key_removed: {
+    subject: (app) => `A security key was removed from your ${app} account`,
+    lead: (app) => `A security key was removed from the second factors of your ${app} account`,
   },
 };
 

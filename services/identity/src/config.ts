@@ -111,7 +111,23 @@ const EnvSchema = z.object({
   IDENTITY_TOTP_FAILURES_PER_ACCOUNT: int(10),
   IDENTITY_TOTP_FAILURE_WINDOW: duration('1h'),
   IDENTITY_BODY_LIMIT: int(4096),
-  IDENTITY_METHODS: list('password,totp,lookup_secret,code,profile,oidc'),
+  IDENTITY_METHODS: list('password,totp,lookup_secret,code,profile,oidc,passkey,webauthn'),
+  /**
+   * WebAuthn relying party id: the parent domain every application shares (default: the longest
+   * domain suffix common to the origins below, e.g. `localhost`, or `example.com` for
+   * `platform.example.com` and `ai.example.com`).
+   */
+  IDENTITY_WEBAUTHN_RP_ID: z
+    .string()
+    .regex(/^[a-z0-9.-]{1,253}$/)
+    .optional(),
+  IDENTITY_WEBAUTHN_RP_NAME: z.string().min(1).max(64).optional(),
+  /** Origins a passkey may be used from (default: IDENTITY_CORS_ORIGINS, every application's origin). */
+  IDENTITY_WEBAUTHN_ORIGINS: list(''),
+  /** How long a WebAuthn challenge may be answered after it was made (each is answered once). */
+  IDENTITY_WEBAUTHN_CHALLENGE_LIFESPAN: duration('10m'),
+  /** Body limit of login and settings submits, which carry WebAuthn answers (bytes). */
+  IDENTITY_WEBAUTHN_BODY_LIMIT: int(16_384),
   IDENTITY_TOTP_ISSUER: z.string().min(1).max(64).default('Acme Research'),
   IDENTITY_APP_NAME: z.string().min(1).max(64).default('Acme Research'),
   /** The user service's admin API: organisations' SSO providers and just-in-time members. */
@@ -181,6 +197,14 @@ export interface Config {
   methods: string[];
   totpIssuer: string;
   appName: string;
+  /** WebAuthn (passkeys, security keys): relying party, allowed origins, challenge lifetime. */
+  webauthn: {
+    rpId: string;
+    rpName: string;
+    origins: string[];
+    challengeLifespanMs: number;
+    bodyLimit: number;
+  };
   usersAdminUrl: string;
   usersAdminKey: string | undefined;
   oidcTimeoutMs: number;
@@ -252,6 +276,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     methods: e.IDENTITY_METHODS,
     totpIssuer: e.IDENTITY_TOTP_ISSUER,
     appName: e.IDENTITY_APP_NAME,
+    webauthn: webauthnConfig(e),
     usersAdminUrl: e.IDENTITY_USERS_ADMIN_URL,
     usersAdminKey: e.USERS_ADMIN_KEY,
     oidcTimeoutMs: e.IDENTITY_OIDC_TIMEOUT,
@@ -279,4 +304,36 @@ function securityEventsEnabled(value: 'on' | 'off', nodeEnv: string | undefined)
   if (value === 'off' && nodeEnv === 'production')
     throw new Error('IDENTITY_SECURITY_EVENTS=off is for the write-cost bench only, never in production.');
   return value === 'on';
+}
+
+/** The relying party: its id must be every allowed origin's host or a parent domain of it. */
+function webauthnConfig(e: z.infer<typeof EnvSchema>): Config['webauthn'] {
+  const origins = (
+    e.IDENTITY_WEBAUTHN_ORIGINS.length ? e.IDENTITY_WEBAUTHN_ORIGINS : e.IDENTITY_CORS_ORIGINS
+  ).map((o) => new URL(o).origin);
+  const hosts = origins.map((o) => new URL(o).hostname);
+  const rpId = e.IDENTITY_WEBAUTHN_RP_ID ?? commonDomain(hosts);
+  const on = e.IDENTITY_METHODS.some((m) => m === 'passkey' || m === 'webauthn');
+  const outside = hosts.filter((h) => h !== rpId && !h.endsWith(`.${rpId}`));
+  if (on && (!rpId || outside.length))
+    throw new Error(
+      `IDENTITY_WEBAUTHN_RP_ID (${rpId || 'none'}) must be a parent domain of every WebAuthn origin${outside.length ? ` (not of ${outside.join(', ')})` : ''}; set it, or IDENTITY_WEBAUTHN_ORIGINS, or drop passkey,webauthn from IDENTITY_METHODS.`,
+    );
+  return {
+    rpId,
+    rpName: e.IDENTITY_WEBAUTHN_RP_NAME ?? e.IDENTITY_APP_NAME,
+    origins,
+    challengeLifespanMs: e.IDENTITY_WEBAUTHN_CHALLENGE_LIFESPAN,
+    bodyLimit: e.IDENTITY_WEBAUTHN_BODY_LIMIT,
+  };
+}
+
+/** The longest domain (whole labels) that every host is or ends in; '' when there is none. */
+function commonDomain(hosts: string[]): string {
+  if (!hosts.length) return '';
+  const split = hosts.map((h) => h.split('.').reverse());
+  const common: string[] = [];
+  for (let i = 0; split.every((labels) => i < labels.length && labels[i] === split[0]![i]); i++)
+    common.push(split[0]![i]!);
+  return common.reverse().join('.');
 }

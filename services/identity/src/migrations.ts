@@ -251,6 +251,20 @@ create table identity_session_activity (
 `,
   },
   {
+    // WebAuthn challenges already answered (passkeys and security keys): each challenge, made with its
+    // flow and kept in the flow's state, is spent by the first answer that names it. Spending is one
+    // insert on the primary key, so of parallel answers exactly one wins, whatever else rewrites the
+    // flow. Rows are deleted a day after spending (db/cleanup.ts), when the challenge has expired anyway.
+    name: '300_webauthn_spent_challenges',
+    sql: `
+create table identity_webauthn_spent_challenges (
+  challenge text primary key,
+  spent_at timestamptz not null
+);
+create index identity_webauthn_spent_challenges_spent_at on identity_webauthn_spent_challenges(spent_at);
+`,
+  },
+  {
     // Issue 24: the identity service's own security event log (sign-ins, lockouts, 2FA, passwords,
     // recovery, sessions), written in the transaction of the change it records. No foreign key:
     // events outlive the identity they describe until the retention deletes them.

@@ -22,6 +22,8 @@ export async function cleanupExpired(db: Kysely<IdentityDb>, now: Date): Promise
     )
     .execute();
   await db.deleteFrom('identity_errors').where('created_at', '<', weekAgo).execute();
+  // A challenge lives minutes (IDENTITY_WEBAUTHN_CHALLENGE_LIFESPAN): a day after spending it is dead anyway.
+  await db.deleteFrom('identity_webauthn_spent_challenges').where('spent_at', '<', dayAgo).execute();
   // Budget windows last an hour or minutes by default; a day-old window is over.
   await db.deleteFrom('identity_attempts').where('window_start', '<', dayAgo).execute();
   await db

@@ -142,6 +142,7 @@ export interface IdentityDb {
   identity_oidc_states: OidcStateTable;
   identity_oidc_link_repairs: OidcLinkRepairTable;
   identity_security_events: SecurityEventTable;
+  identity_webauthn_spent_challenges: { challenge: string; spent_at: Ts };
 }
 
 /** One security event (db/security-events.ts). */

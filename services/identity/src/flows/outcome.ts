@@ -50,6 +50,8 @@ export type Outcome =
       method?: string;
       /** The identity provider behind `method` (oidc), recorded on the session's method entry. */
       provider?: string;
+      /** The assurance `method` reached this time, when it depends on the proof (a passkey with UV: aal2). */
+      aal?: 'aal1' | 'aal2';
       patch?: FlowPatch;
       commit?: (trx: Db) => Promise<void>;
       countAttempt?: boolean;

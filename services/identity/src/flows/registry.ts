@@ -9,6 +9,10 @@ import { lookupSettings } from '../strategies/lookup/settings.ts';
 import { totpLogin } from '../strategies/totp/login.ts';
 import { totpSettings } from '../strategies/totp/settings.ts';
 import { oidcLogin } from '../strategies/oidc/strategy.ts';
+import { passkeyLogin } from '../strategies/passkey/login.ts';
+import { passkeySettings } from '../strategies/passkey/settings.ts';
+import { webauthnLogin } from '../strategies/webauthn/login.ts';
+import { webauthnSettings } from '../strategies/webauthn/settings.ts';
 import { loginKind } from './kinds/login.ts';
 import { recoveryKind } from './kinds/recovery.ts';
 import { settingsKind } from './kinds/settings.ts';
@@ -32,8 +36,15 @@ export const flowKinds: Record<FlowKind, FlowKindSpec> = {
  * method is one strategy file and one line here; `IDENTITY_METHODS` decides which are enabled.
  */
 export const knownStrategies: Registry = {
-  login: [passwordLogin, totpLogin, lookupLogin, oidcLogin],
-  settings: [profileSettings, passwordSettings, totpSettings, lookupSettings],
+  login: [passwordLogin, totpLogin, lookupLogin, oidcLogin, passkeyLogin, webauthnLogin],
+  settings: [
+    profileSettings,
+    passwordSettings,
+    totpSettings,
+    lookupSettings,
+    passkeySettings,
+    webauthnSettings,
+  ],
   recovery: [recoveryCode],
   verification: [verificationCode],
   registration: [passwordRegistration],

@@ -65,7 +65,14 @@ export function registerFlowRoutes(app: FastifyInstance, ctx: IdentityContext, e
     app.get(`/self-service/${kind}/flows`, gate, async (req, reply) =>
       respond(req, reply, await engine.fetch(kind, flowRequest(ctx, req, reply))),
     );
-    app.post(`/self-service/${kind}`, browserErrors, async (req, reply) =>
+    // Login and settings carry WebAuthn answers (a browser's registration answer is 1–3 KB as JSON,
+    // more as a form): their submits get IDENTITY_WEBAUTHN_BODY_LIMIT; the other kinds keep the
+    // public API's limit.
+    const bodyLimit =
+      kind === 'login' || kind === 'settings'
+        ? Math.max(ctx.config.bodyLimit, ctx.config.webauthn.bodyLimit)
+        : ctx.config.bodyLimit;
+    app.post(`/self-service/${kind}`, { ...browserErrors, bodyLimit }, async (req, reply) =>
       respond(req, reply, await engine.submit(kind, flowRequest(ctx, req, reply))),
     );
     for (const strategy of engine.registry[kind]) {

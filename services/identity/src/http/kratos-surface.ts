@@ -12,6 +12,7 @@ import { qs } from './query.ts';
  * - `GET /sessions/token-exchange`: Kratos's native OIDC code exchange. Native (API) OIDC flows are not
  *   offered, so no exchange code ever exists: 400 without both codes, 404 otherwise, as Kratos
  *   answers for an unknown code.
+ * - `GET /.well-known/ory/webauthn.js`: the script the WebAuthn trigger nodes call (`assets/webauthn.js`).
  */
 
 const VERSION: string = `v${
@@ -19,8 +20,16 @@ const VERSION: string = `v${
     .version
 }`;
 
+const WEBAUTHN_JS = readFileSync(new URL('./assets/webauthn.js', import.meta.url), 'utf8');
+
 export function registerKratosSurface(pub: FastifyInstance, admin: FastifyInstance): void {
   for (const app of [pub, admin]) app.get('/version', async () => ({ version: VERSION }));
+  pub.get('/.well-known/ory/webauthn.js', async (_req, reply) =>
+    reply
+      .type('text/javascript; charset=utf-8')
+      .header('cache-control', 'public, max-age=300')
+      .send(WEBAUTHN_JS),
+  );
 
   pub.get('/sessions/token-exchange', async (req) => {
     const initCode = qs(req.query, 'init_code');

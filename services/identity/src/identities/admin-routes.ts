@@ -145,12 +145,12 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: IdentityContext):
 
   /**
    * Kratos `DELETE /admin/identities/{id}/credentials/{type}`, for the second factors only (`totp`,
-   * `lookup_secret`): an organisation admin resets a member's 2FA (issue 24). 404 when the identity
-   * or that credential does not exist.
+   * `lookup_secret`, `webauthn` security keys; as in Kratos, not passkeys): an organisation admin
+   * resets a member's 2FA (issue 24). 404 when the identity or that credential does not exist.
    */
   app.delete('/admin/identities/:id/credentials/:type', async (req, reply) => {
     const { id, type } = req.params as { id: string; type: string };
-    if (type !== 'totp' && type !== 'lookup_secret') throw errors.notFound();
+    if (type !== 'totp' && type !== 'lookup_secret' && type !== 'webauthn') throw errors.notFound();
     if (!isUuid(id)) throw errors.notFound();
     const now = ctx.clock.now();
     const deleted = await ctx.db.transaction().execute(async (trx) => {

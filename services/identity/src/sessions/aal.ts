@@ -10,11 +10,21 @@ export const METHOD_AAL: Record<string, Aal> = {
   code_recovery: 'aal1',
   totp: 'aal2',
   lookup_secret: 'aal2',
+  webauthn: 'aal2',
+  // A passkey is aal1, or aal2 by itself when the authenticator verified the user (UV): see `computeAal`.
+  passkey: 'aal1',
 };
 
-/** Kratos `session.SetAuthenticatorAssuranceLevel`: aal2 needs an aal1 and an aal2 entry. */
-export function computeAal(methods: Pick<SessionAuthenticationMethod, 'aal'>[]): Aal {
+/**
+ * Kratos `session.SetAuthenticatorAssuranceLevel`: aal2 needs an aal1 and an aal2 entry. Ours besides:
+ * a passkey entry recorded as aal2 (the authenticator verified the user: something held and something
+ * known or inherent, in one gesture) is aal2 on its own (docs/security.md, "Passkeys").
+ */
+export function computeAal(
+  methods: (Pick<SessionAuthenticationMethod, 'aal'> & { method?: string | undefined })[],
+): Aal {
   if (methods.length === 0) return 'aal0';
   const has = (l: AuthenticatorAssuranceLevel) => methods.some((m) => m.aal === l);
+  if (methods.some((m) => m.method === 'passkey' && m.aal === 'aal2')) return 'aal2';
   return has('aal1') && has('aal2') ? 'aal2' : 'aal1';
 }

@@ -2,9 +2,12 @@ import type { IdentityContext } from '../context.ts';
 import type { LoadedIdentity } from '../identities/repo.ts';
 import type { ActiveSession } from './repo.ts';
 
-/** The identity's highest available AAL: aal2 once it has a TOTP credential. */
+/** The identity's highest available AAL: aal2 once it has a TOTP or a security key (`webauthn`) credential. */
 export const hasSecondFactor = (identity: LoadedIdentity) =>
-  identity.credentials.some((c) => c.type === 'totp');
+  identity.credentials.some((c) => c.type === 'totp' || c.type === 'webauthn');
+
+/** Whether an authenticator app is linked (TOTP settings: one at a time). */
+export const hasTotp = (identity: LoadedIdentity) => identity.credentials.some((c) => c.type === 'totp');
 
 /** `required_aal: highest_available` (whoami and settings defaults). */
 export const meetsHighestAal = (s: ActiveSession) => !hasSecondFactor(s.identity) || s.row.aal === 'aal2';

@@ -1,5 +1,12 @@
 import type { UiText } from '@ory/client';
 
+/** What a key's labels carry: its name, when it was added and last used. */
+interface KeyLabel {
+  display_name: string;
+  added_at: string;
+  last_used_at: string | null;
+}
+
 /** Kratos UI messages (`text/id.go`, `text/message_*.go`). */
 const info = (id: number, text: string, context?: Record<string, unknown>): UiText => ({
   id,
@@ -151,6 +158,42 @@ export const messages = {
    */
   lookupRemaining: (remaining: number, total: number) =>
     info(1050022, `${remaining} of ${total} backup recovery codes are left.`, { remaining, total }),
+  /** WebAuthn (Kratos ids where Kratos has one; 1050023–1050025 are ours: naming and renaming keys). */
+  useSecurityKey: () => info(1010008, 'Use security key'),
+  passkeyLogin: () => info(1010021, 'Sign in with passkey'),
+  addSecurityKey: () => info(1050012, 'Add security key'),
+  securityKeyName: () => info(1050013, 'Name of the security key'),
+  removeSecurityKey: (key: KeyLabel) =>
+    info(1050018, `Remove security key "${key.display_name}"`, { ...key }),
+  addPasskey: () => info(1050019, 'Add passkey'),
+  removePasskey: (key: KeyLabel) => info(1050020, `Remove passkey "${key.display_name}"`, { ...key }),
+  passkeyName: () => info(1050023, 'Name of the passkey'),
+  renamePasskey: (key: KeyLabel) => info(1050024, `Rename passkey "${key.display_name}"`, { ...key }),
+  renameSecurityKey: (key: KeyLabel) =>
+    info(1050025, `Rename security key "${key.display_name}"`, { ...key }),
+  noWebAuthn: () => error(4000013, 'You have no WebAuthn device set up.'),
+  webauthnUnreadable: () =>
+    error(4000001, 'The answer of the passkey or security key could not be read. Please try again.', {
+      reason: 'The answer of the passkey or security key could not be read. Please try again.',
+    }),
+  webauthnInvalid: () =>
+    error(4000001, 'The passkey or security key could not be verified. Please try again.', {
+      reason: 'The passkey or security key could not be verified. Please try again.',
+    }),
+  webauthnExpired: () =>
+    error(4000001, 'The passkey request expired or was already answered. Please try again.', {
+      reason: 'The passkey request expired or was already answered. Please try again.',
+    }),
+  keyNameInvalid: () =>
+    error(4000001, 'Give the key a name of 1 to 64 characters.', {
+      reason: 'Give the key a name of 1 to 64 characters.',
+    }),
+  keyLimit: (max: number) =>
+    error(4000001, `At most ${max} keys can be registered. Remove one first.`, {
+      reason: `At most ${max} keys can be registered. Remove one first.`,
+    }),
+  keyExists: () =>
+    error(4000001, 'This key is already registered.', { reason: 'This key is already registered.' }),
   recovered: (minutes: number) =>
     success(
       1060001,

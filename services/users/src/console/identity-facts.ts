@@ -11,7 +11,7 @@ export interface IdentityFacts {
   twoFactor: boolean;
 }
 
-const SECOND_FACTORS = new Set(['totp', 'lookup_secret']);
+const SECOND_FACTORS = new Set(['totp', 'lookup_secret', 'webauthn']);
 
 const identitySchema = z.object({
   state: z.string().optional(),

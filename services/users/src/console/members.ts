@@ -312,7 +312,7 @@ export async function resetMemberTwoFactor(
   assertMayManage(caller, member);
   if (member.identityId === null)
     throw new AppError('USER_NOT_FOUND', 'This member has no sign-in account yet.');
-  for (const type of ['totp', 'lookup_secret']) {
+  for (const type of ['totp', 'lookup_secret', 'webauthn']) {
     const res = await requestJson(
       'identity service',
       `${ctx.config.identityAdminUrl}/admin/identities/${encodeURIComponent(member.identityId)}/credentials/${type}`,

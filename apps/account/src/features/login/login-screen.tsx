@@ -25,6 +25,7 @@ export function LoginScreen({ search }: { search: LoginSearch }) {
           accessEmail={login.config.accessEmail}
           busy={login.busy}
           onSubmit={login.submitEmail}
+          passkey={login.passkey}
         />
       );
     case 'password':
@@ -64,6 +65,7 @@ export function LoginScreen({ search }: { search: LoginSearch }) {
           errors={login.formErrors}
           onSubmit={login.submitTotp}
           onBackupCode={login.submitBackupCode}
+          onSecurityKey={login.securityKey}
         />
       );
     case 'mfa-setup':

@@ -7,9 +7,10 @@ import type { SessionResult } from '../../shared/session/use-session.ts';
 import type { EmailResult } from '../../shared/storage/registry.ts';
 import type { LoginStep } from './select-login-step.ts';
 import type { useLoginFlow } from './use-login-flow.ts';
-import { mfaRoutes, useMfaStep } from './use-mfa-step.ts';
+import { mfaRoutes, securityKeyOptionsOf, useMfaStep, useSecurityKeyStep } from './use-mfa-step.ts';
 import { passwordRoutes, usePasswordStep } from './use-password-step.ts';
 import { useSsoStep } from './use-sso-step.ts';
+import { usePasskeySignIn } from '../../shared/passkeys/use-passkey-sign-in.ts';
 
 export interface LoginStepsInput {
   config: AccountConfig;
@@ -59,7 +60,20 @@ export function useLoginSteps(input: LoginStepsInput) {
     finishLogin,
     submitter: passwordSubmitter,
   });
+  const passkeySubmitter = useFlowSubmit<LoginFlow>(passwordRoutes(config, setFlow));
+  const passkey = usePasskeySignIn({
+    config,
+    // Only while nobody is signed in: the Email step can flash by during the redirects after a sign-in.
+    active: input.step === 'email' && session.state === 'none',
+    flow,
+    obtainFlow,
+    setEmailResult,
+    finishLogin,
+    submitter: passkeySubmitter,
+  });
   const submitTotp = useMfaStep({ config, obtainFlow, finishLogin, submitter: mfaSubmitter });
+  const askSecurityKey = useSecurityKeyStep({ config, obtainFlow, finishLogin, submitter: mfaSubmitter });
+  const securityKeyOffered = securityKeyOptionsOf(flow) !== null && passkey.available;
   const submitBackupCode = useCallback((code: string) => submitTotp(code, 'backup'), [submitTotp]);
   const sso = useSsoStep({
     config,
@@ -81,12 +95,14 @@ export function useLoginSteps(input: LoginStepsInput) {
   const onMfa = input.step === 'mfa';
 
   return {
-    busy: passwordSubmitter.busy || mfaSubmitter.busy || sso.busy,
+    busy: passwordSubmitter.busy || mfaSubmitter.busy || sso.busy || passkeySubmitter.busy,
+    passkey,
     formErrors: onMfa ? mfaSubmitter.formErrors : passwordSubmitter.formErrors,
     fieldErrors: passwordSubmitter.fieldErrors.password ?? [],
     submitPassword,
     submitTotp,
     submitBackupCode,
+    securityKey: securityKeyOffered ? askSecurityKey : undefined,
     mfaSetupDone,
     back,
     ssoView: sso.ssoView,

@@ -3,7 +3,8 @@ import type { AccountConfig } from '../../shared/config/env.ts';
 import { showToast } from '../../shared/errors/error-store.ts';
 import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
 import { submitLogin } from '../../shared/identity-client/identity-client.ts';
-import { csrfToken } from '../../shared/identity-client/nodes.ts';
+import { csrfToken, inputValue } from '../../shared/identity-client/nodes.ts';
+import { getPasskey, isCancelled } from '../../shared/passkeys/webauthn-browser.ts';
 import type { LoginFlow } from '../../shared/identity-client/types.ts';
 import type { FlowSubmit } from '../../shared/identity-client/use-flow-submit.ts';
 
@@ -42,6 +43,40 @@ export function useMfaStep(input: MfaStepInput) {
           ? { method: 'lookup_secret', lookup_secret: code, csrf_token }
           : { method: 'totp', totp_code: code, csrf_token },
       );
+      await input.finishLogin(result);
+    });
+}
+
+/** The aal2 flow's security-key options (`webauthn_challenge`: `{publicKey}` as JSON), or null. */
+export function securityKeyOptionsOf(flow: LoginFlow | null): unknown {
+  const raw = flow?.requested_aal === 'aal2' ? inputValue(flow, 'webauthn_challenge') : undefined;
+  if (!raw) return null;
+  try {
+    return (JSON.parse(raw) as { publicKey?: unknown }).publicKey ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The 2FA step's "Use a security key": the browser asks the key, the answer goes to the aal2 flow. */
+export function useSecurityKeyStep(input: MfaStepInput) {
+  return (): Promise<void> =>
+    input.submitter.submit(async () => {
+      const flow = await input.obtainFlow({ aal2: true });
+      const options = securityKeyOptionsOf(flow);
+      if (!flow || !options) return;
+      let answer: string;
+      try {
+        answer = await getPasskey(options);
+      } catch (error) {
+        if (isCancelled(error)) return;
+        throw error;
+      }
+      const result = await submitLogin(input.config.identityUrl, flow.id, {
+        method: 'webauthn',
+        webauthn_login: answer,
+        csrf_token: csrfToken(flow),
+      });
       await input.finishLogin(result);
     });
 }

@@ -8,6 +8,8 @@ import { FormErrors } from '../../shared/ui/form-errors.tsx';
 import { Progress } from '../../shared/ui/progress.tsx';
 import { TextField } from '../../shared/ui/text-field.tsx';
 import { ErrorView } from '../../shared/ui/error-view.tsx';
+import { PasskeysSection } from './passkeys/passkeys-section.tsx';
+import { selectPasskeys } from './passkeys/select-passkeys.ts';
 import type { SettingsSections } from './select-settings-sections.ts';
 import { selectSessionRows } from './select-session-rows.ts';
 import { selectTwoFactor } from './select-two-factor.ts';
@@ -352,6 +354,24 @@ export function SettingsScreen({
       <ProfileSection model={model} />
       <PasswordSection model={model} mode={sections.password} />
       <TwoFactorSection model={model} mode={sections.twoFactor} />
+      {sections.kind === 'identity' && (
+        <PasskeysSection
+          view={selectPasskeys(model.flow)}
+          model={{
+            busy: model.busy,
+            formErrors: model.errors.passkeys.formErrors,
+            notice: model.notice?.section === 'passkeys' ? model.notice.text : null,
+            addPasskey: model.addPasskey,
+            renamePasskey: model.renamePasskey,
+            removePasskey: model.removePasskey,
+          }}
+          frame={(children) => (
+            <Section id="passkeys" title={copy.passkeys.title}>
+              {children}
+            </Section>
+          )}
+        />
+      )}
       {sections.sessions && <SessionsSection model={model} now={now} />}
       <ConnectedAppsSection model={model} />
       <LinkedAccountSection model={model} mode={sections.linkedAccount} connected={gitConnected} />

@@ -40,10 +40,11 @@ export function useSettings(config: AccountConfig, enabled: boolean, isGitUser =
   const profile = useFlowSubmit<SettingsFlow>(routes('profile'));
   const password = useFlowSubmit<SettingsFlow>(routes('password'));
   const twoFactor = useFlowSubmit<SettingsFlow>(routes('twoFactor'));
+  const passkeys = useFlowSubmit<SettingsFlow>(routes('passkeys'));
   const sessions = useFlowSubmit<SettingsFlow>(routes('sessions'));
 
   const send: SendSettings = (section, body, after) =>
-    ({ profile, password, twoFactor, sessions })[section].submit(async () => {
+    ({ profile, password, twoFactor, passkeys, sessions })[section].submit(async () => {
       if (!flow) return;
       setNotice(null);
       const result = await submitSettings(base, flow.id, body(csrfToken(flow)));
@@ -67,10 +68,10 @@ export function useSettings(config: AccountConfig, enabled: boolean, isGitUser =
     loadError: data.loadError,
     notice,
     newCodes,
-    busy: profile.busy || password.busy || twoFactor.busy || sessions.busy || git.unlinking,
-    errors: { profile, password, twoFactor, sessions },
+    busy: profile.busy || password.busy || twoFactor.busy || passkeys.busy || sessions.busy || git.unlinking,
+    errors: { profile, password, twoFactor, passkeys, sessions },
     traits,
-    ...settingsActions({ send, traits, reloadSessions: loadSessions, setNewCodes }),
+    ...settingsActions({ send, traits, reloadSessions: loadSessions, setNewCodes, notify: setNotice }),
     signOut: (id: string) =>
       onSessions('sessions', async () => {
         await revokeSession(base, id);

@@ -46,7 +46,9 @@ export type LoginBody =
   | { method: 'password'; identifier: string; password: string; csrf_token: string }
   | { method: 'totp'; totp_code: string; csrf_token: string }
   | { method: 'lookup_secret'; lookup_secret: string; csrf_token: string }
-  | { method: 'oidc'; provider: string; csrf_token: string };
+  | { method: 'oidc'; provider: string; csrf_token: string }
+  | { method: 'passkey'; passkey_login: string; csrf_token: string }
+  | { method: 'webauthn'; webauthn_login: string; csrf_token: string };
 
 export function submitLogin(base: string, flowId: string, body: LoginBody): Promise<{ session?: Session }> {
   return requestJson(url(base, '/self-service/login', { flow: flowId }), {
@@ -121,6 +123,14 @@ export type SettingsBody =
       lookup_secret_regenerate?: true;
       lookup_secret_confirm?: true;
       lookup_secret_disable?: true;
+      csrf_token: string;
+    }
+  | {
+      method: 'passkey';
+      passkey_settings_register?: string;
+      passkey_remove?: string;
+      passkey_rename?: string;
+      passkey_display_name?: string;
       csrf_token: string;
     };
 

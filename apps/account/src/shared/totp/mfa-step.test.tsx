@@ -13,6 +13,15 @@ describe('MfaStep', () => {
     expect(screen.getByRole('link', { name: 'support@acme.test' })).toBeTruthy();
   });
 
+  it('offers "Use a security key" only when a key is offered, and asks it on click', () => {
+    const onSecurityKey = vi.fn();
+    const { rerender } = render(<MfaStep supportEmail="s@acme.test" onSubmit={() => {}} />);
+    expect(screen.queryByRole('button', { name: 'Use a security key' })).toBeNull();
+    rerender(<MfaStep supportEmail="s@acme.test" onSubmit={() => {}} onSecurityKey={onSecurityKey} />);
+    fireEvent.click(screen.getByRole('button', { name: 'Use a security key' }));
+    expect(onSecurityKey).toHaveBeenCalledOnce();
+  });
+
   it('submits on the sixth digit', () => {
     const onSubmit = vi.fn();
     render(<MfaStep supportEmail="s@acme.test" onSubmit={onSubmit} />);

@@ -14,6 +14,8 @@ export interface MfaStepProps {
   onSubmit: (code: string) => void | Promise<void>;
   /** Offers "Use a backup code" (login): a backup code goes here instead of `onSubmit`. */
   onBackupCode?: (code: string) => void | Promise<void>;
+  /** Offers "Use a security key" (login, for a person with one; not inside the Teams frame). */
+  onSecurityKey?: () => void | Promise<void>;
 }
 
 /**
@@ -21,7 +23,14 @@ export interface MfaStepProps {
  * input, a contact for users without the app; at login also "Use a backup code", its own text field
  * (backup codes are not six digits).
  */
-export function MfaStep({ supportEmail, busy = false, errors = [], onSubmit, onBackupCode }: MfaStepProps) {
+export function MfaStep({
+  supportEmail,
+  busy = false,
+  errors = [],
+  onSubmit,
+  onBackupCode,
+  onSecurityKey,
+}: MfaStepProps) {
   const [code, setCode] = useState('');
   const [backup, setBackup] = useState(false);
   const [backupCode, setBackupCode] = useState('');
@@ -94,6 +103,16 @@ export function MfaStep({ supportEmail, busy = false, errors = [], onSubmit, onB
           {copy.common.continue}
         </button>
       </form>
+      {onSecurityKey && (
+        <button
+          type="button"
+          className="button secondary"
+          disabled={busy}
+          onClick={() => void onSecurityKey()}
+        >
+          {copy.passkeys.securityKey}
+        </button>
+      )}
       {onBackupCode && (
         <button type="button" className="button secondary" onClick={() => setBackup(true)}>
           {copy.login.mfa.useBackupCode}

@@ -160,7 +160,7 @@ export const loginKind: FlowKindSpec = {
     const now = ctx.clock.now();
     const step: AuthMethod = {
       method,
-      aal: METHOD_AAL[method] === 'aal2' ? 'aal2' : 'aal1',
+      aal: outcome.aal ?? (METHOD_AAL[method] === 'aal2' ? 'aal2' : 'aal1'),
       completed_at: now.toISOString(),
       ...(outcome.provider ? { provider: outcome.provider } : {}),
     };

@@ -5,7 +5,7 @@ import type { Strategy } from '../../flows/strategy.ts';
 import { queueSecurityNotice } from '../../identities/notices.ts';
 import { identityEmail } from '../../identities/repo.ts';
 import { computeAal } from '../../sessions/aal.ts';
-import { hasSecondFactor, isPrivileged } from '../../sessions/policy.ts';
+import { hasTotp, isPrivileged } from '../../sessions/policy.ts';
 import { messages } from '../../ui/messages.ts';
 import { imgNode, inputNode, textNode, totpCodeNode } from '../../ui/nodes.ts';
 import { MAX_TOTP_ATTEMPTS, readTotpCode } from './read-code.ts';
@@ -21,11 +21,11 @@ export const totpSettings: Strategy = {
   group: 'totp',
   prepare(flow, { identity }) {
     let secret = typeof flow.internal.totp_secret === 'string' ? flow.internal.totp_secret : '';
-    if (identity && !hasSecondFactor(identity) && !secret) secret = newTotpSecret();
+    if (identity && !hasTotp(identity) && !secret) secret = newTotpSecret();
     return { totp_secret: secret || null };
   },
   async nodes(flow, { service, identity }) {
-    if (!identity || hasSecondFactor(identity)) {
+    if (!identity || hasTotp(identity)) {
       const label = messages.unlinkTotp();
       return [inputNode({ group: 'totp', name: 'totp_unlink', type: 'submit', value: true, label })];
     }
@@ -77,7 +77,7 @@ export const totpSettings: Strategy = {
         },
       };
     }
-    if (hasSecondFactor(identity)) {
+    if (hasTotp(identity)) {
       const message = messages.generic('A TOTP authenticator is already set up; unlink it first.');
       return { type: 'flow_updated', messages: [{ pointer: '#/', message }] };
     }

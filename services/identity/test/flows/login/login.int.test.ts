@@ -48,6 +48,11 @@ describe('GET /self-service/login/browser', () => {
       ['default', 'identifier'],
       ['password', 'password'],
       ['password', 'method'],
+      // Passkeys (strategies/passkey/login.ts): the challenge, the answer, the trigger, the script.
+      ['passkey', 'passkey_challenge'],
+      ['passkey', 'passkey_login'],
+      ['passkey', 'passkey_login_trigger'],
+      ['passkey', undefined],
     ]);
     expect(node(flow, 'csrf_token')!.attributes).toMatchObject({
       type: 'hidden',
@@ -363,7 +368,7 @@ describe('POST /self-service/login (password)', () => {
     expect(header.status).toBe(200);
   });
 
-  it('malformed JSON: 400 flow with 4000001; wrong content type: 415 envelope; body over 4 KB: 413 envelope', async () => {
+  it('malformed JSON: 400 flow with 4000001; wrong content type: 415 envelope; body over 16 KB (IDENTITY_WEBAUTHN_BODY_LIMIT): 413 envelope', async () => {
     const b = new Browser(h.publicUrl);
     const { flow } = await newLoginFlow(b);
     const bad = await b.post(`/self-service/login?flow=${flow.id}`, {
@@ -382,7 +387,7 @@ describe('POST /self-service/login (password)', () => {
     const big = await submitFlow(b, 'login', flow, {
       method: 'password',
       identifier: email,
-      password: 'x'.repeat(5000),
+      password: 'x'.repeat(17_000),
       csrf_token: 'x',
     });
     expect(big.status).toBe(413);

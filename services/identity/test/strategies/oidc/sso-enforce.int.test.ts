@@ -14,6 +14,7 @@ import {
   submitFlow,
   type Harness,
 } from '../../harness.ts';
+import { SoftAuthenticator } from '../passkey/soft-authenticator.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -173,6 +174,66 @@ describe('identity: organisations that enforce SSO have no password sign-in or r
     expect((await users('DELETE', `/admin/organisations/${globex}/sso/break-glass`)).status).toBe(200);
     later();
     expect(messageIds((await signIn('root@globex.test')).body)).toEqual([SSO_ENFORCED]);
+  });
+
+  it('passkeys of an SSO-enforcing organisation: none can be added, one made before can not sign in; a security key can', async () => {
+    const value = (flow: any, name: string) =>
+      flow.ui.nodes.find((n: any) => n.attributes.name === name)?.attributes.value as string | undefined;
+    const createOptions = (flow: any, name: string) =>
+      JSON.parse(value(flow, name)!).credentialOptions.publicKey;
+    expect((await setProvider(false)).status).toBe(200);
+    later();
+    const b = new Browser(h.publicUrl);
+    expect((await login(b, 'member@globex.test', PASSWORD)).status).toBe(200);
+    const auth = new SoftAuthenticator();
+    const before = await startFlow<any>(b, 'settings');
+    const added = await submitFlow(b, 'settings', before, {
+      method: 'passkey',
+      passkey_settings_register: JSON.stringify(auth.create(createOptions(before, 'passkey_create_data'))),
+      csrf_token: csrfOf(before),
+    });
+    expect(added.status, added.text).toBe(200);
+
+    expect((await setProvider(true)).body.enforce).toBe(true);
+    later();
+    // Signing in with the passkey (which would skip the organisation's provider) is refused.
+    const other = new Browser(h.publicUrl);
+    const loginFlow = await startFlow<any>(other, 'login');
+    const answer = auth.get(JSON.parse(value(loginFlow, 'passkey_challenge')!).publicKey);
+    const refused = await submitFlow(other, 'login', loginFlow, {
+      method: 'passkey',
+      passkey_login: JSON.stringify(answer),
+      csrf_token: csrfOf(loginFlow),
+    });
+    expect(refused.status).toBe(400);
+    expect(messageIds(refused.body)).toEqual([SSO_ENFORCED]);
+    expect(refused.setCookies.some((c) => c.startsWith('ory_kratos_session='))).toBe(false);
+    // No new passkey is offered or accepted; a security key (the second factor) is.
+    const now = await startFlow<any>(b, 'settings');
+    expect(value(now, 'passkey_create_data')).toBeUndefined();
+    const again = await submitFlow(b, 'settings', now, {
+      method: 'passkey',
+      passkey_settings_register: JSON.stringify(
+        new SoftAuthenticator().create(createOptions(before, 'passkey_create_data')),
+      ),
+      csrf_token: csrfOf(now),
+    });
+    expect(messageIds(again.body)).toEqual([SSO_ENFORCED]);
+    const key = await submitFlow(b, 'settings', now, {
+      method: 'webauthn',
+      webauthn_register: JSON.stringify(
+        new SoftAuthenticator().create(createOptions(now, 'webauthn_create_data')),
+      ),
+      csrf_token: csrfOf(now),
+    });
+    expect(key.status, key.text).toBe(200);
+    // Removed again, so the member signs in with a password alone in the tests that follow.
+    const removed = await submitFlow(b, 'settings', now, {
+      method: 'webauthn',
+      webauthn_remove: value(key.body, 'webauthn_remove'),
+      csrf_token: csrfOf(now),
+    });
+    expect(removed.status, removed.text).toBe(200);
   });
 
   it('turning enforcement off restores password sign-in', async () => {

@@ -3,6 +3,7 @@ import { copy } from '../../../copy.ts';
 import { paths } from '../../../shared/config/paths.ts';
 import { Card } from '../../../shared/ui/card.tsx';
 import { DocumentLink } from '../../../shared/ui/document-link.tsx';
+import { FormErrors } from '../../../shared/ui/form-errors.tsx';
 import { TextField } from '../../../shared/ui/text-field.tsx';
 import { useEmailInput } from '../../../shared/ui/use-email-input.ts';
 
@@ -11,10 +12,18 @@ export interface EmailStepProps {
   accessEmail: string;
   busy?: boolean;
   onSubmit: (email: string) => void | Promise<void>;
+  /** Passkey sign-in: offered (button, autofill), and its errors. */
+  passkey?: { offer: { button: boolean; autofill: boolean }; signIn: () => void; formErrors: string[] };
 }
 
 /** Login step 1: title "Welcome", email prompt, Continue, access contact, terms notice. */
-export function EmailStep({ initialEmail = '', accessEmail, busy = false, onSubmit }: EmailStepProps) {
+export function EmailStep({
+  initialEmail = '',
+  accessEmail,
+  busy = false,
+  onSubmit,
+  passkey,
+}: EmailStepProps) {
   const input = useEmailInput(initialEmail);
   const email = input.email;
 
@@ -42,11 +51,23 @@ export function EmailStep({ initialEmail = '', accessEmail, busy = false, onSubm
     >
       <p className="muted">{copy.login.email.prompt}</p>
       <form onSubmit={handleSubmit} noValidate aria-busy={busy}>
-        <TextField {...input.field} autoComplete="username" placeholder={copy.login.email.emailPlaceholder} />
+        <TextField
+          {...input.field}
+          autoComplete={passkey?.offer.autofill ? 'username webauthn' : 'username'}
+          placeholder={copy.login.email.emailPlaceholder}
+        />
         <button type="submit" className="button" disabled={email.trim() === '' || busy}>
           {copy.common.continue}
         </button>
       </form>
+      {passkey?.offer.button && (
+        <>
+          <button type="button" className="button secondary" disabled={busy} onClick={passkey.signIn}>
+            {copy.passkeys.signIn}
+          </button>
+          <FormErrors messages={passkey.formErrors} />
+        </>
+      )}
       <p className="notice">
         {copy.login.email.termsNotice}{' '}
         <DocumentLink href={paths.terms}>{copy.login.email.termsOfServiceLink}</DocumentLink>{' '}

@@ -1,0 +1,115 @@
+import { mkdir } from 'node:fs/promises';
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { systemUrls, useBrowser, type SystemUrls } from './browser.ts';
+import { seriousViolations } from './axe.ts';
+import { createUser } from './fixtures.ts';
+import { signInWithPassword, tabTo } from './journeys.ts';
+
+// Passkeys (issue 23, journeys 1 and 6): register a passkey in settings, sign out, sign in with the
+// passkey alone to /research; the same by keyboard only. Chromium's virtual authenticator (DevTools
+// protocol) stands in for the platform authenticator: a resident key with user verification. The
+// relying party is `localhost`, which every application's origin shares on both targets.
+
+const SHOTS = process.env.E2E_SCREENSHOTS;
+
+/** A platform authenticator for `page`: discoverable credentials, user verified, presence simulated. */
+async function virtualAuthenticator(context: BrowserContext, page: Page) {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable', { enableUI: false });
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  return cdp;
+}
+
+async function openSettings(page: Page, urls: SystemUrls) {
+  await page.goto(`${urls.platform}/account/settings`);
+  await page.getByRole('heading', { name: 'Account settings' }).waitFor({ timeout: 30_000 });
+  await page.getByTestId('settings-passkeys').waitFor();
+}
+
+async function signOut(page: Page, urls: SystemUrls) {
+  await page.goto(`${urls.platform}/account/logout`);
+  await page.waitForURL(/\/account\/login/, { timeout: 30_000 });
+  await page.getByRole('heading', { name: 'Welcome' }).waitFor();
+}
+
+describe('passkeys, end to end', () => {
+  const browser = useBrowser();
+  const urls = systemUrls();
+
+  it('registers a passkey in settings, signs out, signs in with the passkey alone to /research, then renames and removes it', async () => {
+    const user = await createUser(urls);
+    const { context, page } = await browser.newPage();
+    await virtualAuthenticator(context, page);
+    await signInWithPassword(page, urls, user);
+
+    await openSettings(page, urls);
+    await page.getByTestId('passkeys-none').waitFor();
+    await page.getByLabel('Passkey name').fill('Work laptop');
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.getByText('Passkey added.').waitFor({ timeout: 30_000 });
+    const item = page.getByTestId('passkey');
+    await item.getByText('Work laptop').waitFor();
+    await item.getByText('Never used').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    if (SHOTS) {
+      await mkdir(SHOTS, { recursive: true });
+      await page.getByTestId('settings-passkeys').screenshot({ path: `${SHOTS}/settings-passkeys.png` });
+    }
+
+    // Browser autofill (conditional mediation): the Email step asks for a passkey in the background;
+    // the virtual authenticator answers it as a person picking it from the suggestions would, and
+    // the passkey alone signs in, without typing the address.
+    await signOut(page, urls);
+    await page.waitForURL(`${urls.platform}/research`, { timeout: 30_000 });
+    await page.getByText(user.email).first().waitFor();
+
+    // The settings list now shows when it was last used.
+    await openSettings(page, urls);
+    expect(await page.getByTestId('passkey').getByText('Never used').count()).toBe(0);
+    // Rename it, then remove it.
+    await page.getByRole('button', { name: 'Rename passkey Work laptop' }).click();
+    await page.getByLabel('New name for Work laptop').fill('Old laptop');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await page.getByText('Passkey renamed.').waitFor({ timeout: 30_000 });
+    await page.getByTestId('passkey').getByText('Old laptop').waitFor();
+    await page.getByRole('button', { name: 'Remove passkey Old laptop' }).click();
+    await page.getByText('Passkey removed.').waitFor({ timeout: 30_000 });
+    await page.getByTestId('passkeys-none').waitFor();
+    await context.close();
+  });
+
+  it('by keyboard: adds a passkey, signs out, signs in with "Sign in with a passkey" to /research (axe: no serious issue)', async () => {
+    const user = await createUser(urls);
+    const { context, page } = await browser.newPage();
+    // A browser without passkey autofill: the Email step offers the button only.
+    await page.addInitScript(() => {
+      PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false);
+    });
+    await virtualAuthenticator(context, page);
+    await signInWithPassword(page, urls, user);
+
+    await openSettings(page, urls);
+    await tabTo(page, 'Passkey name');
+    await page.keyboard.type('Phone');
+    await page.keyboard.press('Enter');
+    await page.getByText('Passkey added.').waitFor({ timeout: 30_000 });
+    await page.getByTestId('passkey').getByText('Phone').waitFor();
+
+    await signOut(page, urls);
+    expect(await seriousViolations(page)).toEqual([]);
+    await tabTo(page, 'Sign in with a passkey');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${urls.platform}/research`, { timeout: 30_000 });
+    await context.close();
+  });
+});
