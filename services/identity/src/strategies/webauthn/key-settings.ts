@@ -5,6 +5,7 @@ import { settingsRefreshUrl } from '../../flows/kinds/settings.ts';
 import type { Outcome } from '../../flows/outcome.ts';
 import type { FlowDraft, Strategy, StrategyContext } from '../../flows/strategy.ts';
 import type { FlowRow } from '../../db/schema.ts';
+import { recordSecurityEvent } from '../../db/security-events.ts';
 import { queueSecurityNotice } from '../../identities/notices.ts';
 import { identityEmail, type LoadedIdentity } from '../../identities/repo.ts';
 import type { IdentityContext } from '../../context.ts';
@@ -143,6 +144,14 @@ export function keySettings(spec: KeySettingsSpec): Strategy {
       async commit(trx) {
         await changeKeys(trx, { identityId: identity.row.id, type, userHandle, now: ctx.now }, change);
         if (notice && to) await queueSecurityNotice(ctx.service, { to, kind: notice, at: ctx.now }, trx);
+        const event = notice ? keyEvent(type, notice === spec.notices.added) : null;
+        if (event)
+          await recordSecurityEvent(trx, ctx.service, {
+            ...event,
+            subjectId: identity.row.id,
+            client: ctx.client,
+            at: ctx.now,
+          });
       },
     };
   };
@@ -238,3 +247,12 @@ export function keySettings(spec: KeySettingsSpec): Strategy {
 /** The name of a key added without one. */
 const defaultName = (type: WebAuthnType, now: Date) =>
   `${type === 'passkey' ? 'Passkey' : 'Security key'} added ${now.toISOString().slice(0, 10)}`;
+
+/** The security event of an added or removed key: a passkey, or a security key as a second factor. */
+function keyEvent(type: WebAuthnType, added: boolean) {
+  if (type === 'passkey') return { type: added ? ('passkey.added' as const) : ('passkey.removed' as const) };
+  return {
+    type: added ? ('two_factor.added' as const) : ('two_factor.removed' as const),
+    details: { method: 'webauthn' },
+  };
+}

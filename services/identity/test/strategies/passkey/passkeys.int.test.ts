@@ -49,7 +49,7 @@ const whoami = async (b: Browser) => (await b.get('/sessions/whoami', { accept: 
 
 /** A signed-in user with a registered passkey; answers the authenticator and the browser. */
 async function userWithPasskey(email: string, name = 'Laptop') {
-  await createUser(h, email);
+  const id = await createUser(h, email);
   const b = new Browser(h.publicUrl);
   expect((await login(b, email)).status).toBe(200);
   const auth = new SoftAuthenticator();
@@ -61,7 +61,7 @@ async function userWithPasskey(email: string, name = 'Laptop') {
     csrf_token: csrfOf(flow),
   });
   expect(res.status, res.text).toBe(200);
-  return { b, auth };
+  return { b, auth, id };
 }
 
 /** A new browser's login flow and the answer of `auth` to its challenge. */
@@ -81,7 +81,7 @@ const signIn = (b: Browser, flow: Flow, answer: unknown) =>
 describe('passkeys in settings', () => {
   it('registers a passkey with its name, lists, renames and removes it, mailing the owner on add and remove', async () => {
     const email = 'pk-settings@example.com';
-    const { b, auth } = await userWithPasskey(email);
+    const { b, auth, id } = await userWithPasskey(email);
     expect(h.mailbox.filter((m) => m.to === email && /passkey was added/.test(m.subject))).toHaveLength(1);
     const flow = await startFlow<Flow>(b, 'settings');
     const remove = node(flow, 'passkey_remove')!;
@@ -114,6 +114,15 @@ describe('passkeys in settings', () => {
     expect(removed.status, removed.text).toBe(200);
     expect(node(removed.body as Flow, 'passkey_remove')).toBeUndefined();
     expect(h.mailbox.filter((m) => m.to === email && /passkey was removed/.test(m.subject))).toHaveLength(1);
+    // The security event log has the add and the remove (not the rename), in the same transactions.
+    const events = await h.app.ctx.db
+      .selectFrom('identity_security_events')
+      .select(['type'])
+      .where('subject_id', '=', id)
+      .where('type', 'like', 'passkey.%')
+      .orderBy('id')
+      .execute();
+    expect(events.map((e) => e.type)).toEqual(['passkey.added', 'passkey.removed']);
     // A removed passkey signs nobody in.
     const { b: other, flow: lf, answer } = await passkeyAnswer(auth);
     expect((await signIn(other, lf, answer)).status).toBe(400);
