@@ -18,6 +18,36 @@ export const ENTRY_POINTS = {
 
 export type Part = keyof typeof ENTRY_POINTS;
 
+/** The same entry points compiled by `npm run build` (scripts/build.mjs). */
+export const COMPILED_ENTRY_POINTS: Record<Part, string> = {
+  identity: 'services/identity/dist/main.js',
+  oauth2: 'services/oauth2/dist/main.js',
+  users: 'services/users/dist/main.js',
+  agent: 'services/agent/dist/main.js',
+  account: 'apps/account/server/dist/server/main.js',
+  standIns: 'dev/dist/main.js',
+};
+
+/**
+ * Node's flag under which every workspace package resolves to its compiled `dist/` (the `compiled`
+ * export condition of each package.json); without it, packages resolve to their TypeScript sources.
+ */
+export const COMPILED_CONDITION = '--conditions=compiled';
+
+/**
+ * How a part runs: `compiled` (JavaScript from `npm run build`, as production runs it) or `source`
+ * (the TypeScript through tsx, as in development and tests).
+ */
+export type Runtime = 'compiled' | 'source';
+
+/** Node's arguments that start `part`: the thread-pool preload first, then the entry point. */
+export function partArgs(part: Part, runtime: Runtime): string[] {
+  const threadpool = join(repoRoot, 'packages/service-kit/threadpool.mjs');
+  return runtime === 'compiled'
+    ? [COMPILED_CONDITION, '--import', threadpool, join(repoRoot, COMPILED_ENTRY_POINTS[part])]
+    : ['--import', threadpool, '--import', 'tsx', join(repoRoot, ENTRY_POINTS[part])];
+}
+
 export interface ServiceProcess {
   name: string;
   child: ChildProcess;
@@ -36,22 +66,19 @@ export interface SpawnOptions {
   readyTimeoutMs?: number;
   /** Pass the child's output through to this process's (else it is kept for errors only). */
   inheritOutput?: boolean;
+  /** Compiled output or TypeScript sources (the default). */
+  runtime?: Runtime;
 }
 
 /**
- * Starts one part on its own Node process, as its `npm start` does (the thread-pool preload
- * first, then tsx), and resolves once `readyUrl` answers.
+ * Starts one part on its own Node process, as the image's entry point does (the thread-pool
+ * preload first, then the compiled entry point, or the sources through tsx), and resolves once
+ * `readyUrl` answers.
  */
 export async function spawnPart(part: Part, options: SpawnOptions): Promise<ServiceProcess> {
   const child = spawn(
     process.execPath,
-    [
-      '--import',
-      join(repoRoot, 'packages/service-kit/threadpool.mjs'),
-      '--import',
-      'tsx',
-      join(repoRoot, ENTRY_POINTS[part]),
-    ],
+    partArgs(part, options.runtime ?? 'source'),
     {
       cwd: repoRoot,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...MALLOC_ENV, ...options.env },

@@ -128,7 +128,8 @@ function toError(e: SerializedError): Error {
 export function startPGliteWorker(
   init: WorkerInit,
   /** The worker's entry point (tests substitute one that dies). */
-  entry: URL = new URL('./pglite-worker.ts', import.meta.url),
+  // Beside this file: pglite-worker.ts, or compiled (dist/), pglite-worker.js.
+  entry: URL = new URL(`./pglite-worker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url),
 ): Promise<PGliteClient> {
   const worker = new Worker(entry, {
     execArgv: workerExecArgv(process.execArgv),
