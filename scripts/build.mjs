@@ -43,7 +43,11 @@ async function units() {
       if (existsSync(src)) list.push({ base: src, out: join(root, group, name, 'dist'), files: walk(src) });
     }
   }
-  list.push({ base: join(root, 'dev', 'src'), out: join(root, 'dev', 'dist'), files: walk(join(root, 'dev', 'src')) });
+  list.push({
+    base: join(root, 'dev', 'src'),
+    out: join(root, 'dev', 'dist'),
+    files: walk(join(root, 'dev', 'src')),
+  });
   list.push({
     base: join(root, 'scripts'),
     out: join(root, 'scripts', 'dist'),

@@ -14,7 +14,10 @@ import { matchesEtag, REVALIDATE, staticFiles, strongEtag } from './static-files
 
 // This file is apps/account/server/serve.ts, or compiled, apps/account/server/dist/server/serve.js.
 const compiled = import.meta.url.endsWith('.js');
-export const appDir = resolve(dirname(fileURLToPath(import.meta.url)), ...(compiled ? ['..', '..', '..'] : ['..']));
+export const appDir = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  ...(compiled ? ['..', '..', '..'] : ['..']),
+);
 export const defaultDistDir = join(appDir, 'dist');
 const BASE = '/account/';
 

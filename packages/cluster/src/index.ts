@@ -2,7 +2,7 @@ export {
   COMPILED_CONDITION,
   COMPILED_ENTRY_POINTS,
   ENTRY_POINTS,
-  partArgs,
+  partCommand,
   repoRoot,
   spawnPart,
   stopAll,

@@ -35,17 +35,32 @@ export const COMPILED_ENTRY_POINTS: Record<Part, string> = {
 export const COMPILED_CONDITION = '--conditions=compiled';
 
 /**
- * How a part runs: `compiled` (JavaScript from `npm run build`, as production runs it) or `source`
- * (the TypeScript through tsx, as in development and tests).
+ * How a part runs: `compiled` (JavaScript from `npm run build`, as production runs it), `image`
+ * (the same through the container's entry point, docker/entrypoint.sh, run on this machine) or
+ * `source` (the TypeScript through tsx, as in development and tests).
  */
-export type Runtime = 'compiled' | 'source';
+export type Runtime = 'compiled' | 'image' | 'source';
 
-/** Node's arguments that start `part`: the thread-pool preload first, then the entry point. */
-export function partArgs(part: Part, runtime: Runtime): string[] {
+/** The container's argument that names each part (docker/entrypoint.sh). */
+const IMAGE_PARTS: Record<Part, string> = {
+  identity: 'identity',
+  oauth2: 'oauth2',
+  users: 'users',
+  agent: 'agent',
+  account: 'account',
+  standIns: 'stand-ins',
+};
+
+/** The command that starts `part`: the thread-pool preload first, then the entry point. */
+export function partCommand(part: Part, runtime: Runtime): { command: string; args: string[] } {
   const threadpool = join(repoRoot, 'packages/service-kit/threadpool.mjs');
-  return runtime === 'compiled'
-    ? [COMPILED_CONDITION, '--import', threadpool, join(repoRoot, COMPILED_ENTRY_POINTS[part])]
-    : ['--import', threadpool, '--import', 'tsx', join(repoRoot, ENTRY_POINTS[part])];
+  if (runtime === 'image')
+    return { command: 'sh', args: [join(repoRoot, 'docker/entrypoint.sh'), IMAGE_PARTS[part]] };
+  const args =
+    runtime === 'compiled'
+      ? [COMPILED_CONDITION, '--import', threadpool, join(repoRoot, COMPILED_ENTRY_POINTS[part])]
+      : ['--import', threadpool, '--import', 'tsx', join(repoRoot, ENTRY_POINTS[part])];
+  return { command: process.execPath, args };
 }
 
 export interface ServiceProcess {
@@ -76,15 +91,16 @@ export interface SpawnOptions {
  * `readyUrl` answers.
  */
 export async function spawnPart(part: Part, options: SpawnOptions): Promise<ServiceProcess> {
-  const child = spawn(
-    process.execPath,
-    partArgs(part, options.runtime ?? 'source'),
-    {
-      cwd: repoRoot,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...MALLOC_ENV, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const runtime = options.runtime ?? 'source';
+  const { command, args } = partCommand(part, runtime);
+  // The entry point runs `node` from the PATH: this one's, and the checkout as the image's /app.
+  const image = runtime === 'image' ? { APP_DIR: repoRoot } : {};
+  const path = [...(runtime === 'image' ? [dirname(process.execPath)] : []), process.env.PATH ?? ''];
+  const child = spawn(command, args, {
+    cwd: repoRoot,
+    env: { PATH: path.join(':'), HOME: process.env.HOME ?? '', ...MALLOC_ENV, ...image, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let buffer = '';
   const keep = (chunk: Buffer) => {
     buffer = (buffer + chunk.toString()).slice(-65_536);
