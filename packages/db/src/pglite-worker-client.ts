@@ -129,7 +129,9 @@ export function startPGliteWorker(
   init: WorkerInit,
   /** The worker's entry point (tests substitute one that dies). */
   // Beside this file: pglite-worker.ts, or compiled (dist/), pglite-worker.js.
-  entry: URL = new URL(`./pglite-worker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url),
+  entry: URL = import.meta.url.endsWith('.ts')
+    ? new URL('./pglite-worker.ts', import.meta.url)
+    : new URL('./pglite-worker.js', import.meta.url),
 ): Promise<PGliteClient> {
   const worker = new Worker(entry, {
     execArgv: workerExecArgv(process.execArgv),
