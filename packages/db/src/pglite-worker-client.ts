@@ -11,6 +11,8 @@ export interface PGliteClient {
   query<R>(sql: string, params?: unknown[]): Promise<{ rows: R[]; affectedRows?: number }>;
   /** Calls `onNotice` for each NOTIFY on `channel`; resolves to the function that stops it. */
   listen(channel: string, onNotice: (payload: string) => void): Promise<() => Promise<void>>;
+  /** The worker thread's memory (for /metrics). */
+  memory(): Promise<WorkerMemory>;
   close(): Promise<void>;
   readonly closed: boolean;
 }
@@ -73,7 +75,21 @@ export type ToWorker =
   | { t: 'query'; id: number; sql: string; params: unknown[] }
   | { t: 'listen'; id: number; channel: string }
   | { t: 'unlisten'; id: number; listener: number }
+  | { t: 'memory'; id: number }
   | { t: 'close'; id: number };
+
+/**
+ * The PGlite worker thread's own memory: its V8 isolate (`process.memoryUsage()` read on the
+ * thread, less `rss`, which is the whole process's) and PostgreSQL's WebAssembly memory, which
+ * never shrinks. All of it is inside the process's RSS.
+ */
+export interface WorkerMemory {
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  arrayBuffers: number;
+  wasm: number;
+}
 
 export type FromWorker =
   | { t: 'ready' }
@@ -190,6 +206,10 @@ export function startPGliteWorker(
     async query<R>(sql: string, params: unknown[] = []) {
       const r = await request({ t: 'query', id: nextId++, sql, params });
       return r as { rows: R[]; affectedRows?: number };
+    },
+    async memory() {
+      const r = await request({ t: 'memory', id: nextId++ });
+      return r.rows[0] as WorkerMemory;
     },
     async listen(channel, onNotice) {
       const id = nextId++;
