@@ -105,15 +105,26 @@ const stripsTypes =
   !process.execArgv.includes('--no-experimental-strip-types');
 
 /**
- * The worker's flags: the parent's, less `--input-type` (for `--eval` input only) and, when Node
- * strips types itself, less the preloads and loaders (`--import tsx`), which would add their own
- * start-up to every worker's.
+ * V8's heap sizing flags, which a Worker refuses in its `execArgv` (ERR_WORKER_INVALID_EXEC_ARGV):
+ * they size the process's main isolate only (a worker would take `resourceLimits`).
+ */
+const V8_HEAP_FLAG =
+  /^--(max|min)-(semi|old)-space-size(=|$)|^--max-heap-size(=|$)|^--initial-(old-space|heap)-size(=|$)/;
+
+/**
+ * The worker's flags: the parent's, less `--input-type` (for `--eval` input only), V8's heap sizing
+ * flags (`--max-semi-space-size`…, refused by workers) and, when Node strips types itself, less the
+ * preloads and loaders (`--import tsx`), which would add their own start-up to every worker's.
  */
 export function workerExecArgv(parent: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < parent.length; i++) {
     const a = parent[i]!;
     if (a.startsWith('--input-type')) continue;
+    if (V8_HEAP_FLAG.test(a)) {
+      if (!a.includes('=')) i++; // and its value
+      continue;
+    }
     if (stripsTypes && /^(--import|--require|-r|--loader|--experimental-loader)$/.test(a)) {
       i++; // and its value
       continue;
