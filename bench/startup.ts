@@ -7,9 +7,13 @@
 // Each run starts the system on its data directory (.data/pglite, initialised by an earlier start),
 // reads "System ready" from its output, waits `settle` seconds (default 10), sums the RSS of every
 // process in its process group with `ps`, and stops it. V8 flags to try go in BENCH_NODE_FLAGS, e.g.
-// BENCH_NODE_FLAGS="--max-semi-space-size=2". Prints one JSON line per run.
+// BENCH_NODE_FLAGS="--max-semi-space-size=2". BENCH_LOAD_SECONDS=n then puts n seconds of load on
+// it (autocannon, 10 connections per URL: whoami without a session, a new API login flow, the
+// login page, the discovery document) and samples the RSS again 10, 30 and 60 s after the load.
+// Prints one JSON line per run.
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import autocannon from 'autocannon';
 
 const root = join(import.meta.dirname, '..');
 const runtime = process.argv[2] ?? 'compiled';
@@ -26,7 +30,8 @@ const commands: Record<string, string[]> = {
 };
 const command = commands[runtime];
 if (!command) throw new Error(`runtime: one of ${Object.keys(commands).join(', ')}`);
-if (runtime === 'compiled') spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
+if (runtime === 'compiled')
+  spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
 
 /** RSS (MB) of every process in the group, by command. */
 function groupRss(pgid: number): { total: number; processes: { rss: number; command: string }[] } {
@@ -59,8 +64,46 @@ for (let run = 0; run < runs; run++) {
   });
   await new Promise((r) => setTimeout(r, settle * 1000));
   const rss = groupRss(child.pid!);
+  const afterLoad = await load(child.pid!);
   const exited = new Promise((r) => child.once('exit', r));
   process.kill(-child.pid!, 'SIGTERM');
   await exited;
-  console.log(JSON.stringify({ runtime, flags: flags.join(' '), readyMs, settleS: settle, rssMb: rss.total, rss }));
+  console.log(
+    JSON.stringify({
+      runtime,
+      flags: flags.join(' '),
+      readyMs,
+      settleS: settle,
+      rssMb: rss.total,
+      afterLoad,
+      rss,
+    }),
+  );
+}
+
+/** BENCH_LOAD_SECONDS of load, then the group's RSS 10, 30 and 60 s after it (MB). */
+async function load(pgid: number) {
+  const seconds = Number(process.env.BENCH_LOAD_SECONDS ?? 0);
+  if (!seconds) return undefined;
+  const urls = [
+    'http://localhost:4433/sessions/whoami',
+    'http://localhost:4433/self-service/login/api',
+    'http://localhost:4000/account/login',
+    'http://localhost:4444/.well-known/openid-configuration',
+  ];
+  const results = await Promise.all(
+    urls.map((url) =>
+      autocannon({ url, connections: 10, duration: seconds, headers: { 'accept-encoding': 'br' } }),
+    ),
+  );
+  const requests = results.reduce((sum, r) => sum + r.requests.total, 0);
+  const peak = groupRss(pgid).total;
+  const samples: Record<string, number> = {};
+  let waited = 0;
+  for (const at of [10, 30, 60]) {
+    await new Promise((r) => setTimeout(r, (at - waited) * 1000));
+    waited = at;
+    samples[`${at}s`] = groupRss(pgid).total;
+  }
+  return { seconds, requests, peakMb: peak, rssMb: samples };
 }

@@ -7,9 +7,12 @@ cd "$APP_DIR"
 
 # The compiled output of `npm run build` (scripts/build.mjs), run by Node itself: no TypeScript
 # loader. `--conditions=compiled` makes every workspace package resolve to its dist/ (ADR 0016).
+# SERVICE_V8_FLAGS: V8's heap sizing (default: 2 MiB semi-spaces, see ADR 0016; empty for V8's own).
 run() {
   # The thread-pool preload must come first: libuv sizes its pool once, at the first use.
-  exec node --conditions=compiled --import "$APP_DIR/packages/service-kit/threadpool.mjs" "$@"
+  # shellcheck disable=SC2086 # the flags are words
+  exec node ${SERVICE_V8_FLAGS---max-semi-space-size=2} --conditions=compiled \
+    --import "$APP_DIR/packages/service-kit/threadpool.mjs" "$@"
 }
 
 needs_database() {
