@@ -3,7 +3,7 @@
 #   docker run IMAGE identity | oauth2 | users | agent | account | stand-ins | admin <command…>
 # See docs/deploy.md (environment per service, probes, secrets).
 
-# ---- build: dependencies and the account app's static build ----
+# ---- build: dependencies, the compiled services and the account app's static build ----
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 # Manifests first, so the dependency layer is rebuilt only when they change.
@@ -26,9 +26,10 @@ COPY e2e/package.json e2e/
 # registry (npm scripts put node_modules/.bin first on PATH, so it must be a working one).
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npm run build -w @acme/account
+# scripts/build.mjs (every workspace's src/ to dist/, ADR 0016), then the app's vite build.
+RUN npm run build
 
-# ---- runtime: the sources (run with tsx), their dependencies and the built app; no root ----
+# ---- runtime: the compiled services (dist/), their dependencies and the built app; no root ----
 FROM node:24-bookworm-slim AS runtime
 # MALLOC_MMAP_THRESHOLD_: packages/service-kit/src/malloc.ts says why (password hashing's memory).
 ENV NODE_ENV=production \

@@ -5,9 +5,14 @@ set -eu
 APP_DIR="${APP_DIR:-/app}"
 cd "$APP_DIR"
 
+# The compiled output of `npm run build` (scripts/build.mjs), run by Node itself: no TypeScript
+# loader. `--conditions=compiled` makes every workspace package resolve to its dist/ (ADR 0016).
+# SERVICE_V8_FLAGS: V8's heap sizing (default: 2 MiB semi-spaces, see ADR 0016; empty for V8's own).
 run() {
   # The thread-pool preload must come first: libuv sizes its pool once, at the first use.
-  exec node --import "$APP_DIR/packages/service-kit/threadpool.mjs" --import tsx "$@"
+  # shellcheck disable=SC2086 # the flags are words
+  exec node ${SERVICE_V8_FLAGS---max-semi-space-size=2} --conditions=compiled \
+    --import "$APP_DIR/packages/service-kit/threadpool.mjs" "$@"
 }
 
 needs_database() {
@@ -20,13 +25,13 @@ needs_database() {
 part="${1:-help}"
 [ "$#" -gt 0 ] && shift
 case "$part" in
-  identity) needs_database identity; run services/identity/src/main.ts "$@" ;;
-  oauth2) needs_database oauth2; run services/oauth2/src/main.ts "$@" ;;
-  users) needs_database users; run services/users/src/main.ts "$@" ;;
-  agent) needs_database agent; run services/agent/src/main.ts "$@" ;;
-  account) run apps/account/server/main.ts "$@" ;;
-  stand-ins) run dev/src/main.ts "$@" ;;
-  admin) exec node --import tsx services/users/src/cli.ts "$@" ;;
+  identity) needs_database identity; run services/identity/dist/main.js "$@" ;;
+  oauth2) needs_database oauth2; run services/oauth2/dist/main.js "$@" ;;
+  users) needs_database users; run services/users/dist/main.js "$@" ;;
+  agent) needs_database agent; run services/agent/dist/main.js "$@" ;;
+  account) run apps/account/server/dist/server/main.js "$@" ;;
+  stand-ins) run dev/dist/main.js "$@" ;;
+  admin) exec node --conditions=compiled services/users/dist/cli.js "$@" ;;
   help | --help | -h)
     cat <<'USAGE'
 Usage: docker run IMAGE <part> [args]

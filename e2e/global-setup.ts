@@ -1,20 +1,27 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import type { SystemUrls } from '../scripts/system.ts';
+
+const root = join(import.meta.dirname, '..');
 
 /** The journeys' device client whose codes expire after 3 s. */
 export const EXPIRING_DEVICE_CLIENT = 'research-cli-expiring';
 
 /**
  * One whole system for the journeys, on its own port range so a running `npm start` does not
- * get in the way. E2E_TARGET picks which:
- * - unset or `process`: every part in this process on a fresh in-memory database (PGlite),
- *   npm start's ports + 10000 (E2E_PORT_OFFSET);
+ * get in the way, run from the compiled output as production runs it (`npm run build` first: only
+ * what is stale is compiled). E2E_TARGET picks which:
+ * - unset or `process`: `npm start`'s process (scripts/dist/start.js) on a fresh in-memory database
+ *   (PGlite), npm start's ports + 10000 (E2E_PORT_OFFSET);
  * - `cluster`: the scaled-out system of `npm run start:cluster` (two processes of every service
  *   behind round-robin proxies, a throwaway PostgreSQL), npm start's ports + 20000.
  * Either way the journeys get only the browser-facing URLs, and the same demo data.
  */
 export default async function setup(project: TestProject) {
   const target = process.env.E2E_TARGET ?? 'process';
+  const build = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('scripts/build.mjs failed');
   const { LOOPBACK_TEST_LIMITS } = await import('../scripts/demo.ts');
   // The journeys' system: loopback limits, and a device client whose codes live 3 s, so that
   // e2e/device.e2e.ts can watch a code expire (code_ttl_seconds; research-cli keeps 600 s).
@@ -41,23 +48,8 @@ export default async function setup(project: TestProject) {
     // The cluster always runs with every admin API keyed (a fresh key per run): the journeys send it.
     ({ urls, close, adminKey } = system);
   } else if (target === 'process') {
-    const [{ createDb }, { startSystem }] = await Promise.all([
-      import('@acme/db'),
-      import('../scripts/system.ts'),
-    ]);
-    const db = await createDb();
-    const system = await startSystem({
-      db,
-      portOffset: Number(process.env.E2E_PORT_OFFSET ?? 10_000),
-      logLevel: 'silent',
-      extraEnv,
-    });
-    urls = system.urls;
+    ({ urls, close } = await startCompiledSystem(Number(process.env.E2E_PORT_OFFSET ?? 10_000), extraEnv));
     adminKey = process.env.ADMIN_KEY || undefined;
-    close = async () => {
-      await system.close();
-      await db.close();
-    };
   } else {
     throw new Error(`E2E_TARGET: expected "process" or "cluster", not "${target}"`);
   }
@@ -65,6 +57,47 @@ export default async function setup(project: TestProject) {
   project.provide('adminKey', adminKey ?? '');
   project.provide('target', target === 'cluster' ? 'cluster' : 'process');
   return close;
+}
+
+/**
+ * `npm start`'s process as the package script runs it (compiled, the thread-pool preload first),
+ * on a fresh in-memory database with the journeys' settings (the raised loopback limits among them);
+ * it sends its URLs once it is up.
+ */
+async function startCompiledSystem(portOffset: number, extraEnv: Record<string, string>) {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=compiled', '--import', './packages/service-kit/threadpool.mjs', 'scripts/dist/start.js'],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        MALLOC_MMAP_THRESHOLD_: '4194304',
+        START_DATABASE: 'memory',
+        START_PORT_OFFSET: String(portOffset),
+        START_EXTRA_ENV: JSON.stringify(extraEnv),
+        LOG_LEVEL: 'silent',
+      },
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-16_384)));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const urls = await new Promise<SystemUrls>((resolve, reject) => {
+    child.on('message', (m: { ready?: SystemUrls }) => m.ready && resolve(m.ready));
+    void exited.then((code) =>
+      reject(new Error(`the system exited (${code}) before it was ready:\n${stderr}`)),
+    );
+  });
+  child.disconnect();
+  const close = async () => {
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return { urls, close };
 }
 
 declare module 'vitest' {

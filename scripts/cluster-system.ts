@@ -7,9 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { offsetPorts, type Listener } from '@acme/cluster/service-env';
 import { startProcessCluster, type RunningCluster } from '@acme/cluster/system';
 import { TEAMS_HOST_PATH } from '@acme/dev/microsoft/teams-host';
-import { startCluster as startPostgres } from '../packages/test-kit/src/postgres-cluster.ts';
-import { buildApp } from '../apps/account/server/serve.ts';
-import { APPLICATIONS, type Application } from '../apps/account/src/shared/config/applications.ts';
+import { startCluster as startPostgres } from '@acme/test-kit/postgres-cluster';
+import { buildApp } from '@acme/account/serve';
+import { APPLICATIONS, type Application } from '@acme/account/config/applications';
 import { newOrgIdpClientSecret, seedDemoSystem } from './demo.ts';
 import type { SystemUrls } from './system.ts';
 
@@ -43,6 +43,10 @@ export interface ScaledSystem {
   close(): Promise<void>;
 }
 
+/**
+ * Starts the scaled-out system from the compiled output (run `npm run build` first, as
+ * `npm run start:cluster` and the journeys do).
+ */
 export async function startScaledSystem(options: ScaledSystemOptions = {}): Promise<ScaledSystem> {
   const offset = options.portOffset ?? 0;
   const ports = offsetPorts(offset);
@@ -63,6 +67,7 @@ export async function startScaledSystem(options: ScaledSystemOptions = {}): Prom
     cluster = await startProcessCluster({
       databaseUrl: postgres.url,
       parts: ['standIns', 'identity', 'oauth2', 'users', 'agent', 'account'],
+      runtime: 'compiled',
       instances: options.instances ?? 2,
       ports,
       accountDistDir: distDir,

@@ -1,6 +1,7 @@
 // `npm start`: the whole system in one process, with demo data, on the embedded database
 // (or on a PostgreSQL server when DATABASE_URL is set).
 import { join } from 'node:path';
+import { repoRoot } from '@acme/cluster/processes';
 import { createDb } from '@acme/db';
 import { DEMO_PASSWORD, DEMO_SSO_USERS, DEMO_USERS } from '@acme/users';
 import {
@@ -15,7 +16,7 @@ import {
 import { databaseFromEnv } from '@acme/service-kit/config';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
-import { startSystem } from './system.ts';
+import { LOOPBACK_TEST_LIMITS, startSystem } from './system.ts';
 
 exitOnUnhandledErrors('system');
 // `npm start` loads packages/service-kit/threadpool.mjs first, which sizes libuv's thread pool for
@@ -34,15 +35,33 @@ if (production) {
   process.exit(1);
 }
 
+// The browser journeys (e2e/global-setup.ts) start the system this way too, with:
+//   START_DATABASE=memory   a fresh in-memory PGlite instead of .data/pglite;
+//   START_PORT_OFFSET=n     every port plus n;
+//   START_TEST_LIMITS=1     the raised per-IP limits of LOOPBACK_TEST_LIMITS (every request is 127.0.0.1);
+//   START_EXTRA_ENV={...}   more service settings as a JSON object of strings (the journeys' system).
+// Started with an IPC channel, it sends `{ ready: urls }` to its parent once it is up.
 const { url: databaseUrl, ...pool } = databaseFromEnv(process.env);
-const dataDir = join(import.meta.dirname, '..', '.data', 'pglite');
+const inMemory = process.env.START_DATABASE === 'memory';
+const dataDir = join(repoRoot, '.data', 'pglite');
 const started = Date.now();
-const db = await createDb({ url: databaseUrl, dataDir: databaseUrl ? undefined : dataDir, ...pool });
-const system = await startSystem({ db, logLevel: process.env.LOG_LEVEL ?? 'warn' });
+const db = await createDb(
+  inMemory ? {} : { url: databaseUrl, dataDir: databaseUrl ? undefined : dataDir, ...pool },
+);
+const system = await startSystem({
+  db,
+  logLevel: process.env.LOG_LEVEL ?? 'warn',
+  portOffset: Number(process.env.START_PORT_OFFSET ?? 0),
+  extraEnv: {
+    ...(process.env.START_TEST_LIMITS === '1' ? LOOPBACK_TEST_LIMITS : {}),
+    ...extraEnvFrom(process.env.START_EXTRA_ENV),
+  },
+});
 const { urls } = system;
+process.send?.({ ready: urls });
 
 console.log(`
-System ready in ${((Date.now() - started) / 1000).toFixed(1)} s, database: ${databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${dataDir}`}
+System ready in ${((Date.now() - started) / 1000).toFixed(1)} s, database: ${inMemory ? 'PGlite in memory' : databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${dataDir}`}
 
   Platform app            ${urls.platform}/   (sign in here)
   MAGIC app               ${urls.magic}/
@@ -80,3 +99,12 @@ drainOnSignals('system', async () => {
   await system.close();
   await db.close();
 });
+
+/** START_EXTRA_ENV: a JSON object of string settings, or nothing. */
+function extraEnvFrom(json: string | undefined): Record<string, string> {
+  if (!json) return {};
+  const parsed: unknown = JSON.parse(json);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error('START_EXTRA_ENV must be a JSON object of strings');
+  return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, String(v)]));
+}

@@ -17,16 +17,16 @@ import {
 } from '@acme/dev';
 import { adminKeys, listenerUrls, offsetPorts, partEnv, type Listener } from '@acme/cluster/service-env';
 import { createMailer, DEFAULT_MAIL_FROM, migrateMail, startOutboxWorker } from '@acme/mail';
-import { buildApp, serveApp } from '../apps/account/server/serve.ts';
-import type { Application } from '../apps/account/src/shared/config/applications.ts';
+import { buildApp, serveApp } from '@acme/account/serve';
+import type { Application } from '@acme/account/config/applications';
 import {
   APPLICATIONS,
   DEFAULT_ALLOWED_AUTH_MODES,
   defaultUrlMap,
   parseAllowedAuthModes,
   usesM365,
-} from '../apps/account/src/shared/config/applications.ts';
-import { defaultM365Config } from '../apps/account/src/shared/config/env.ts';
+} from '@acme/account/config/applications';
+import { defaultM365Config } from '@acme/account/config/env';
 import { newOrgIdpClientSecret, ORG_IDP_CLIENT_ID, seedDemoSystem } from './demo.ts';
 
 export { LOOPBACK_TEST_LIMITS } from './demo.ts';

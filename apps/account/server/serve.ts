@@ -12,7 +12,12 @@ import { matchesEtag, REVALIDATE, staticFiles, strongEtag } from './static-files
 // configuration and the security headers below. No inline script: the configuration is a
 // separate script, /account/runtime-config.js.
 
-export const appDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+// This file is apps/account/server/serve.ts, or compiled, apps/account/server/dist/server/serve.js.
+const compiled = import.meta.url.endsWith('.js');
+export const appDir = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  ...(compiled ? ['..', '..', '..'] : ['..']),
+);
 export const defaultDistDir = join(appDir, 'dist');
 const BASE = '/account/';
 

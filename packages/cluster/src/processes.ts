@@ -18,6 +18,66 @@ export const ENTRY_POINTS = {
 
 export type Part = keyof typeof ENTRY_POINTS;
 
+/** The same entry points compiled by `npm run build` (scripts/build.mjs). */
+export const COMPILED_ENTRY_POINTS: Record<Part, string> = {
+  identity: 'services/identity/dist/main.js',
+  oauth2: 'services/oauth2/dist/main.js',
+  users: 'services/users/dist/main.js',
+  agent: 'services/agent/dist/main.js',
+  account: 'apps/account/server/dist/server/main.js',
+  standIns: 'dev/dist/main.js',
+};
+
+/**
+ * Node's flag under which every workspace package resolves to its compiled `dist/` (the `compiled`
+ * export condition of each package.json); without it, packages resolve to their TypeScript sources.
+ */
+export const COMPILED_CONDITION = '--conditions=compiled';
+
+/**
+ * V8's heap sizing for a service process (ADR 0016): a young generation of 2 × 2 MiB semi-spaces
+ * instead of up to 2 × 16 MiB, which an idle process keeps committed. SERVICE_V8_FLAGS replaces it
+ * (empty for V8's defaults), here as in docker/entrypoint.sh.
+ */
+export const SERVICE_V8_FLAGS = (process.env.SERVICE_V8_FLAGS ?? '--max-semi-space-size=2')
+  .split(' ')
+  .filter(Boolean);
+
+/**
+ * How a part runs: `compiled` (JavaScript from `npm run build`, as production runs it), `image`
+ * (the same through the container's entry point, docker/entrypoint.sh, run on this machine) or
+ * `source` (the TypeScript through tsx, as in development and tests).
+ */
+export type Runtime = 'compiled' | 'image' | 'source';
+
+/** The container's argument that names each part (docker/entrypoint.sh). */
+const IMAGE_PARTS: Record<Part, string> = {
+  identity: 'identity',
+  oauth2: 'oauth2',
+  users: 'users',
+  agent: 'agent',
+  account: 'account',
+  standIns: 'stand-ins',
+};
+
+/** The command that starts `part`: the thread-pool preload first, then the entry point. */
+export function partCommand(part: Part, runtime: Runtime): { command: string; args: string[] } {
+  const threadpool = join(repoRoot, 'packages/service-kit/threadpool.mjs');
+  if (runtime === 'image')
+    return { command: 'sh', args: [join(repoRoot, 'docker/entrypoint.sh'), IMAGE_PARTS[part]] };
+  const args =
+    runtime === 'compiled'
+      ? [
+          ...SERVICE_V8_FLAGS,
+          COMPILED_CONDITION,
+          '--import',
+          threadpool,
+          join(repoRoot, COMPILED_ENTRY_POINTS[part]),
+        ]
+      : ['--import', threadpool, '--import', 'tsx', join(repoRoot, ENTRY_POINTS[part])];
+  return { command: process.execPath, args };
+}
+
 export interface ServiceProcess {
   name: string;
   child: ChildProcess;
@@ -36,28 +96,26 @@ export interface SpawnOptions {
   readyTimeoutMs?: number;
   /** Pass the child's output through to this process's (else it is kept for errors only). */
   inheritOutput?: boolean;
+  /** Compiled output or TypeScript sources (the default). */
+  runtime?: Runtime;
 }
 
 /**
- * Starts one part on its own Node process, as its `npm start` does (the thread-pool preload
- * first, then tsx), and resolves once `readyUrl` answers.
+ * Starts one part on its own Node process, as the image's entry point does (the thread-pool
+ * preload first, then the compiled entry point, or the sources through tsx), and resolves once
+ * `readyUrl` answers.
  */
 export async function spawnPart(part: Part, options: SpawnOptions): Promise<ServiceProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      join(repoRoot, 'packages/service-kit/threadpool.mjs'),
-      '--import',
-      'tsx',
-      join(repoRoot, ENTRY_POINTS[part]),
-    ],
-    {
-      cwd: repoRoot,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...MALLOC_ENV, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const runtime = options.runtime ?? 'source';
+  const { command, args } = partCommand(part, runtime);
+  // The entry point runs `node` from the PATH: this one's, and the checkout as the image's /app.
+  const image = runtime === 'image' ? { APP_DIR: repoRoot } : {};
+  const path = [...(runtime === 'image' ? [dirname(process.execPath)] : []), process.env.PATH ?? ''];
+  const child = spawn(command, args, {
+    cwd: repoRoot,
+    env: { PATH: path.join(':'), HOME: process.env.HOME ?? '', ...MALLOC_ENV, ...image, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let buffer = '';
   const keep = (chunk: Buffer) => {
     buffer = (buffer + chunk.toString()).slice(-65_536);

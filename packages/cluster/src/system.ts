@@ -1,7 +1,14 @@
 // The system as separate processes on one PostgreSQL database: each part on its own entry point,
 // optionally several instances of each behind a round-robin proxy on the browser-facing port.
 import { freePortsApart } from './free-ports.ts';
-import { spawnPart, stopAll, type Part, type ServiceProcess, type SpawnOptions } from './processes.ts';
+import {
+  spawnPart,
+  stopAll,
+  type Part,
+  type Runtime,
+  type ServiceProcess,
+  type SpawnOptions,
+} from './processes.ts';
 import { startRoundRobinProxy, type RoundRobinProxy } from './proxy.ts';
 import {
   adminKeys,
@@ -52,6 +59,8 @@ export interface ClusterOptions {
   /** Extra environment for every part. */
   extraEnv?: Record<string, string>;
   inheritOutput?: boolean;
+  /** Compiled output (`npm run build` first) or TypeScript sources through tsx (the default). */
+  runtime?: Runtime;
 }
 
 export interface RunningCluster {
@@ -109,6 +118,7 @@ export async function startProcessCluster(options: ClusterOptions): Promise<Runn
             },
             readyUrl: `http://127.0.0.1:${own[ready.listener]}${ready.path}`,
             inheritOutput: options.inheritOutput ?? false,
+            runtime: options.runtime ?? 'source',
           };
           specs.set(spawnOptions.name, { part, options: spawnOptions });
           return spawnPart(part, spawnOptions);

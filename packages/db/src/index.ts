@@ -7,7 +7,15 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { prepareStatementsOn } from './pg-prepared.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
-import { pgliteAssets, pgliteDist, startPGliteWorker, type PGliteClient } from './pglite-worker-client.ts';
+import {
+  pgliteAssets,
+  pgliteDist,
+  startPGliteWorker,
+  type PGliteClient,
+  type WorkerMemory,
+} from './pglite-worker-client.ts';
+
+export type { WorkerMemory } from './pglite-worker-client.ts';
 
 export { sql };
 
@@ -26,6 +34,8 @@ export interface Database {
    */
   listen(channel: string, handlers: ListenHandlers): Promise<Listener>;
   close(): Promise<void>;
+  /** PGlite only: the memory of the worker thread that runs it (its V8 heap, the WebAssembly memory). */
+  workerMemory?(): Promise<WorkerMemory>;
   /** Connection-pool use (PostgreSQL only; PGlite is one connection, in a worker thread). */
   poolStats?(): { total: number; idle: number; waiting: number; max: number };
 }
@@ -232,6 +242,7 @@ export async function createDb(options: DbOptions = {}): Promise<Database> {
   return {
     kysely,
     kind: 'pglite',
+    workerMemory: () => pglite.memory(),
     listen: (channel, h) => listenOnPglite(pglite, kysely, channel, h),
     close: () => kysely.destroy(),
   };

@@ -16,7 +16,10 @@ import type { PGliteClient } from './pglite-worker-client.ts';
 // several at once (transactions run beside plain queries), so connections are handed out one at a
 // time behind a queue.
 class PGliteConnection implements DatabaseConnection {
-  constructor(private readonly pg: PGliteClient) {}
+  private readonly pg: PGliteClient;
+  constructor(pg: PGliteClient) {
+    this.pg = pg;
+  }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const result = await this.pg.query<R>(query.sql, query.parameters as unknown[]);
@@ -37,7 +40,9 @@ class PGliteDriver implements Driver {
   private readonly connection: PGliteConnection;
   private release: (() => void) | undefined;
 
-  constructor(private readonly pg: PGliteClient) {
+  private readonly pg: PGliteClient;
+  constructor(pg: PGliteClient) {
+    this.pg = pg;
     this.connection = new PGliteConnection(pg);
   }
 
@@ -77,7 +82,10 @@ class PGliteDriver implements Driver {
 }
 
 export class PGliteDialect implements Dialect {
-  constructor(private readonly pg: PGliteClient) {}
+  private readonly pg: PGliteClient;
+  constructor(pg: PGliteClient) {
+    this.pg = pg;
+  }
   createAdapter() {
     return new PostgresAdapter();
   }

@@ -17,6 +17,18 @@ describe('workerExecArgv', () => {
       ]),
     ).toEqual(['--enable-source-maps']);
   });
+
+  it("leaves out V8's heap sizing flags, which a worker refuses, and keeps export conditions", () => {
+    expect(
+      workerExecArgv([
+        '--max-semi-space-size=1',
+        '--max-old-space-size',
+        '256',
+        '--conditions=compiled',
+        '--min-semi-space-size=1',
+      ]),
+    ).toEqual(['--conditions=compiled']);
+  });
 });
 
 // Embedded PGlite in its worker thread: the parts the driver-agnostic suites (test/*.int.test.ts)

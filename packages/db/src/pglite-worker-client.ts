@@ -11,6 +11,8 @@ export interface PGliteClient {
   query<R>(sql: string, params?: unknown[]): Promise<{ rows: R[]; affectedRows?: number }>;
   /** Calls `onNotice` for each NOTIFY on `channel`; resolves to the function that stops it. */
   listen(channel: string, onNotice: (payload: string) => void): Promise<() => Promise<void>>;
+  /** The worker thread's memory (for /metrics). */
+  memory(): Promise<WorkerMemory>;
   close(): Promise<void>;
   readonly closed: boolean;
 }
@@ -73,7 +75,21 @@ export type ToWorker =
   | { t: 'query'; id: number; sql: string; params: unknown[] }
   | { t: 'listen'; id: number; channel: string }
   | { t: 'unlisten'; id: number; listener: number }
+  | { t: 'memory'; id: number }
   | { t: 'close'; id: number };
+
+/**
+ * The PGlite worker thread's own memory: its V8 isolate (`process.memoryUsage()` read on the
+ * thread, less `rss`, which is the whole process's) and PostgreSQL's WebAssembly memory, which
+ * never shrinks. All of it is inside the process's RSS.
+ */
+export interface WorkerMemory {
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  arrayBuffers: number;
+  wasm: number;
+}
 
 export type FromWorker =
   | { t: 'ready' }
@@ -89,15 +105,26 @@ const stripsTypes =
   !process.execArgv.includes('--no-experimental-strip-types');
 
 /**
- * The worker's flags: the parent's, less `--input-type` (for `--eval` input only) and, when Node
- * strips types itself, less the preloads and loaders (`--import tsx`), which would add their own
- * start-up to every worker's.
+ * V8's heap sizing flags, which a Worker refuses in its `execArgv` (ERR_WORKER_INVALID_EXEC_ARGV):
+ * they size the process's main isolate only (a worker would take `resourceLimits`).
+ */
+const V8_HEAP_FLAG =
+  /^--(max|min)-(semi|old)-space-size(=|$)|^--max-heap-size(=|$)|^--initial-(old-space|heap)-size(=|$)/;
+
+/**
+ * The worker's flags: the parent's, less `--input-type` (for `--eval` input only), V8's heap sizing
+ * flags (`--max-semi-space-size`…, refused by workers) and, when Node strips types itself, less the
+ * preloads and loaders (`--import tsx`), which would add their own start-up to every worker's.
  */
 export function workerExecArgv(parent: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < parent.length; i++) {
     const a = parent[i]!;
     if (a.startsWith('--input-type')) continue;
+    if (V8_HEAP_FLAG.test(a)) {
+      if (!a.includes('=')) i++; // and its value
+      continue;
+    }
     if (stripsTypes && /^(--import|--require|-r|--loader|--experimental-loader)$/.test(a)) {
       i++; // and its value
       continue;
@@ -128,7 +155,10 @@ function toError(e: SerializedError): Error {
 export function startPGliteWorker(
   init: WorkerInit,
   /** The worker's entry point (tests substitute one that dies). */
-  entry: URL = new URL('./pglite-worker.ts', import.meta.url),
+  // Beside this file: pglite-worker.ts, or compiled (dist/), pglite-worker.js.
+  entry: URL = import.meta.url.endsWith('.ts')
+    ? new URL('./pglite-worker.ts', import.meta.url)
+    : new URL('./pglite-worker.js', import.meta.url),
 ): Promise<PGliteClient> {
   const worker = new Worker(entry, {
     execArgv: workerExecArgv(process.execArgv),
@@ -187,6 +217,10 @@ export function startPGliteWorker(
     async query<R>(sql: string, params: unknown[] = []) {
       const r = await request({ t: 'query', id: nextId++, sql, params });
       return r as { rows: R[]; affectedRows?: number };
+    },
+    async memory() {
+      const r = await request({ t: 'memory', id: nextId++ });
+      return r.rows[0] as WorkerMemory;
     },
     async listen(channel, onNotice) {
       const id = nextId++;

@@ -96,6 +96,14 @@ port.on('message', (m: ToWorker) => {
       );
       return;
     }
+    case 'memory': {
+      const { heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
+      // PGlite keeps its Emscripten module private (`mod`); `wasmMemory` is PostgreSQL's memory.
+      const mod = (pglite as unknown as { mod?: { wasmMemory?: WebAssembly.Memory } }).mod;
+      const wasm = mod?.wasmMemory?.buffer.byteLength ?? 0;
+      send({ t: 'result', id: m.id, rows: [{ heapUsed, heapTotal, external, arrayBuffers, wasm }] });
+      return;
+    }
     case 'close':
       // Closing flushes a data directory to disk; the main thread ends the thread afterwards.
       pglite.close().then(

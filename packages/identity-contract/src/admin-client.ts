@@ -93,15 +93,17 @@ const kratosErrorSchema = z.object({
 
 /** Why a call failed. `detail` reads after "The identity service": "answered 500 when …". */
 export class IdentityAdminError extends Error {
-  constructor(
-    readonly detail: string,
-    /** The HTTP status, when the service answered. */
-    readonly status?: number,
-    /** The Kratos error's `reason` (or `message`), when the answer carried one. */
-    readonly reason?: string,
-  ) {
+  readonly detail: string;
+  /** The HTTP status, when the service answered. */
+  readonly status: number | undefined;
+  /** The Kratos error's `reason` (or `message`), when the answer carried one. */
+  readonly reason: string | undefined;
+  constructor(detail: string, status?: number, reason?: string) {
     super(`The identity service ${detail}.`);
     this.name = 'IdentityAdminError';
+    this.detail = detail;
+    this.status = status;
+    this.reason = reason;
   }
 }
 

@@ -1,6 +1,7 @@
 import Fastify from 'fastify';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import type { Database } from '@acme/db';
+import { createTestDb, type Database } from '@acme/db';
 import { attachMetrics, createServiceMetrics } from './metrics.ts';
 
 describe('service metrics', () => {
@@ -25,6 +26,39 @@ describe('service metrics', () => {
       a.close();
       b.close();
     }
+  });
+
+  it("reports the process's memory, and the PGlite worker thread's on its own", async () => {
+    const db = await createTestDb();
+    // Kysely opens (and so closes) its driver at the first query only.
+    await sql`select 1`.execute(db.kysely);
+    const metrics = createServiceMetrics('svc', { db });
+    try {
+      const text = await metrics.registry.metrics();
+      const value = (name: string, kind: string) =>
+        Number(new RegExp(`^${name}\\{kind="${kind}",service="svc"\\} (\\d+)$`, 'm').exec(text)?.[1]);
+      for (const kind of ['rss', 'heap_used', 'heap_total', 'external', 'array_buffers'])
+        expect(value('process_memory_bytes', kind)).toBeGreaterThan(0);
+      // The worker's heap is its own isolate's, not the main thread's.
+      expect(value('pglite_worker_memory_bytes', 'heap_used')).toBeGreaterThan(0);
+      expect(value('pglite_worker_memory_bytes', 'heap_used')).not.toBe(
+        value('process_memory_bytes', 'heap_used'),
+      );
+      // PostgreSQL's WebAssembly memory: at least its initial 128 MiB (see pglite-worker.ts).
+      expect(value('pglite_worker_memory_bytes', 'wasm')).toBeGreaterThanOrEqual(128 * 1024 * 1024);
+      expect(value('process_memory_bytes', 'rss')).toBeGreaterThan(
+        value('pglite_worker_memory_bytes', 'heap_used'),
+      );
+    } finally {
+      metrics.close();
+      await db.close();
+    }
+    // Once the database is closed, the worker's figures are left out rather than failing the scrape.
+    const after = createServiceMetrics('svc', { db });
+    const closed = await after.registry.metrics();
+    expect(closed).toContain('process_memory_bytes{kind="rss"');
+    expect(closed).not.toContain('pglite_worker_memory_bytes{kind=');
+    after.close();
   });
 
   it('labels requests with the route pattern and serves /metrics on the admin app only', async () => {

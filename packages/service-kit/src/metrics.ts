@@ -47,6 +47,40 @@ export function createServiceMetrics(service: string, opts: { db?: Database } = 
     },
   });
 
+  // This process's memory. In `npm start` every service shares one process, so each reports the same.
+  new Gauge({
+    name: 'process_memory_bytes',
+    help: "This process's memory (process.memoryUsage()): rss for the whole process, every thread included; the heap, external and array-buffer figures of its main thread.",
+    labelNames: ['kind'] as const,
+    registers: [registry],
+    collect() {
+      const m = process.memoryUsage();
+      this.set({ kind: 'rss' }, m.rss);
+      this.set({ kind: 'heap_used' }, m.heapUsed);
+      this.set({ kind: 'heap_total' }, m.heapTotal);
+      this.set({ kind: 'external' }, m.external);
+      this.set({ kind: 'array_buffers' }, m.arrayBuffers);
+    },
+  });
+  const workerMemory = opts.db?.workerMemory?.bind(opts.db);
+  if (workerMemory) {
+    new Gauge({
+      name: 'pglite_worker_memory_bytes',
+      help: "The PGlite worker thread's memory, inside the process's rss: its V8 heap, external and array-buffer figures, and PostgreSQL's WebAssembly memory (wasm), which never shrinks.",
+      labelNames: ['kind'] as const,
+      registers: [registry],
+      async collect() {
+        const m = await workerMemory().catch(() => undefined);
+        if (!m) return; // closed: nothing to report
+        this.set({ kind: 'heap_used' }, m.heapUsed);
+        this.set({ kind: 'heap_total' }, m.heapTotal);
+        this.set({ kind: 'external' }, m.external);
+        this.set({ kind: 'array_buffers' }, m.arrayBuffers);
+        this.set({ kind: 'wasm' }, m.wasm);
+      },
+    });
+  }
+
   const stats = opts.db?.poolStats?.bind(opts.db);
   if (stats) {
     new Gauge({

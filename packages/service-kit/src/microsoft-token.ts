@@ -51,7 +51,8 @@ export interface MicrosoftUser {
 
 /** Why a token was not accepted: `invalid` (401 for the caller) or `unavailable` (the keys did not come). */
 export class MicrosoftTokenError extends Error {
-  constructor(readonly kind: 'invalid' | 'unavailable' | 'foreign-client') {
+  readonly kind: 'invalid' | 'unavailable' | 'foreign-client';
+  constructor(kind: 'invalid' | 'unavailable' | 'foreign-client') {
     super(
       kind === 'unavailable'
         ? 'The Microsoft identity platform did not answer with its keys.'
@@ -60,6 +61,7 @@ export class MicrosoftTokenError extends Error {
           : 'The Microsoft token is invalid or has expired.',
     );
     this.name = 'MicrosoftTokenError';
+    this.kind = kind;
   }
 }
 

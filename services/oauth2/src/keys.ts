@@ -116,12 +116,14 @@ export async function revokedKeys(db: Database, kids: (string | undefined)[]): P
 
 /** Why a revocation was refused: `unknown` kid, or the `current` signing key. */
 export class KeyRevocationRefused extends Error {
-  constructor(readonly reason: 'unknown' | 'current') {
+  readonly reason: 'unknown' | 'current';
+  constructor(reason: 'unknown' | 'current') {
     super(
       reason === 'unknown'
         ? 'No published signing key has this kid.'
         : 'This is the current signing key: rotate a new key in first (keys:rotate), then revoke this one.',
     );
+    this.reason = reason;
   }
 }
 

@@ -25,12 +25,13 @@ const OUTSIDE = '203.0.113.9';
 
 /** A browser behind the load balancer: every request reaches the services with its address appended. */
 class BrowserAt extends Jar {
-  constructor(
-    readonly address: string,
-    /** What the browser itself wrote into X-Forwarded-For (a spoof), before the proxy appended. */
-    readonly spoofed?: string,
-  ) {
+  readonly address: string;
+  /** What the browser itself wrote into X-Forwarded-For (a spoof), before the proxy appended. */
+  readonly spoofed: string | undefined;
+  constructor(address: string, spoofed?: string) {
     super(APP_ORIGIN);
+    this.address = address;
+    this.spoofed = spoofed;
   }
   override fetch(url: string, init: RequestInit & { json?: unknown } = {}) {
     const headers = new Headers(init.headers);

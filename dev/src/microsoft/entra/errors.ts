@@ -4,14 +4,18 @@ import { escapeHtml, sendPage } from '../../html.ts';
 
 /** An OAuth2 error as Entra writes it. */
 export class EntraError extends Error {
-  constructor(
-    readonly error: string,
-    readonly code: number,
-    readonly description: string,
-    readonly status = 400,
-    readonly suberror?: string,
-  ) {
+  readonly error: string;
+  readonly code: number;
+  readonly description: string;
+  readonly status: number;
+  readonly suberror: string | undefined;
+  constructor(error: string, code: number, description: string, status = 400, suberror?: string) {
     super(`AADSTS${code}: ${description}`);
+    this.error = error;
+    this.code = code;
+    this.description = description;
+    this.status = status;
+    this.suberror = suberror;
   }
 }
 

@@ -12,7 +12,10 @@ const ACTIVITY_INTERVAL_MS = 5 * 60_000;
  */
 export class SessionActivity {
   private readonly written = new Map<string, number>();
-  constructor(private readonly maxEntries = 100_000) {}
+  private readonly maxEntries: number;
+  constructor(maxEntries = 100_000) {
+    this.maxEntries = maxEntries;
+  }
 
   /** Whether `sessionId` is due for a write at `now` (nothing is written). */
   due(sessionId: string, now: Date): boolean {

@@ -37,7 +37,10 @@ export class SessionCache {
   private live = false;
   readonly stats = { hits: 0, misses: 0, evictions: 0 };
 
-  constructor(private readonly opts: SessionCacheOptions) {}
+  private readonly opts: SessionCacheOptions;
+  constructor(opts: SessionCacheOptions) {
+    this.opts = opts;
+  }
 
   get enabled(): boolean {
     return this.live && this.opts.ttlMs > 0 && this.opts.maxEntries > 0;

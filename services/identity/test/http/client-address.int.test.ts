@@ -13,11 +13,10 @@ let claims = 0;
 
 /** A browser that claims a new address in X-Forwarded-For on every request. */
 class SpoofingBrowser extends Browser {
-  constructor(
-    base: string,
-    private readonly claim: (n: number) => string = (n) => `198.51.100.${n}`,
-  ) {
+  private readonly claim: (n: number) => string;
+  constructor(base: string, claim: (n: number) => string = (n) => `198.51.100.${n}`) {
     super(base);
+    this.claim = claim;
   }
   override request(...[method, path, opts = {}]: Parameters<Browser['request']>) {
     claims += 1;
@@ -30,11 +29,10 @@ class SpoofingBrowser extends Browser {
 
 /** A browser whose requests come through a trusted proxy that names the client `address`. */
 class ForwardedBrowser extends Browser {
-  constructor(
-    base: string,
-    private readonly address: string,
-  ) {
+  private readonly address: string;
+  constructor(base: string, address: string) {
     super(base);
+    this.address = address;
   }
   override request(...[method, path, opts = {}]: Parameters<Browser['request']>) {
     return super.request(method, path, {

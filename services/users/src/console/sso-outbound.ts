@@ -36,11 +36,12 @@ export type OutboundFailure =
   | 'not_json';
 
 export class OutboundError extends Error {
-  constructor(
-    readonly reason: OutboundFailure,
-    readonly status?: number,
-  ) {
+  readonly reason: OutboundFailure;
+  readonly status: number | undefined;
+  constructor(reason: OutboundFailure, status?: number) {
     super(`outbound: ${reason}${status ? ` ${status}` : ''}`);
+    this.reason = reason;
+    this.status = status;
   }
 }
 

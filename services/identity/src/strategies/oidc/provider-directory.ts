@@ -30,11 +30,10 @@ const errorSchema = z.object({ errorCode: z.string(), message: z.string() });
 
 /** Why the user service would not give us a member. */
 export class MemberRefused extends Error {
-  constructor(
-    readonly errorCode: string,
-    message: string,
-  ) {
+  readonly errorCode: string;
+  constructor(errorCode: string, message: string) {
     super(message);
+    this.errorCode = errorCode;
   }
 }
 

@@ -14,8 +14,10 @@ export type RelyingPartyFailure =
   | { reason: 'provider' }; // the provider answered something else we can not use
 
 export class RelyingPartyError extends Error {
-  constructor(readonly failure: RelyingPartyFailure) {
+  readonly failure: RelyingPartyFailure;
+  constructor(failure: RelyingPartyFailure) {
     super(`oidc: ${failure.reason}`);
+    this.failure = failure;
   }
 }
 

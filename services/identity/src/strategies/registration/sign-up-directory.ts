@@ -12,11 +12,10 @@ const errorSchema = z.object({ errorCode: z.string(), message: z.string() });
 
 /** What the user service said no to: the domain is not open (`SELF_SIGNUP_NOT_ALLOWED`), a duplicate (`USER_EXISTS`), … */
 export class SignUpRefused extends Error {
-  constructor(
-    readonly errorCode: string,
-    message: string,
-  ) {
+  readonly errorCode: string;
+  constructor(errorCode: string, message: string) {
     super(message);
+    this.errorCode = errorCode;
   }
 }
 

@@ -25,12 +25,12 @@ export interface Options {
 
 export class SoftAuthenticator {
   readonly keys: Key[] = [];
+  readonly defaults: { origin: string; rpId: string };
   constructor(
-    readonly defaults: { origin: string; rpId: string } = {
-      origin: 'http://localhost:4000',
-      rpId: 'localhost',
-    },
-  ) {}
+    defaults: { origin: string; rpId: string } = { origin: 'http://localhost:4000', rpId: 'localhost' },
+  ) {
+    this.defaults = defaults;
+  }
 
   private authData(rpId: string, flags: number, counter: number, attested?: Uint8Array) {
     const c = Buffer.alloc(4);
