@@ -8,6 +8,9 @@ const root = join(import.meta.dirname, '..');
 /** The journeys' device client whose codes expire after 3 s. */
 export const EXPIRING_DEVICE_CLIENT = 'research-cli-expiring';
 
+/** How long after a sign-in the journeys' system lets a person unlink the source-code host. */
+export const UNLINK_PRIVILEGED_SECONDS = 18;
+
 /**
  * One whole system for the journeys, on its own port range so a running `npm start` does not
  * get in the way, run from the compiled output as production runs it (`npm run build` first: only
@@ -25,8 +28,11 @@ export default async function setup(project: TestProject) {
   const { LOOPBACK_TEST_LIMITS } = await import('../scripts/demo.ts');
   // The journeys' system: loopback limits, and a device client whose codes live 3 s, so that
   // e2e/device.e2e.ts can watch a code expire (code_ttl_seconds; research-cli keeps 600 s).
+  // Unlinking the source-code host needs a sign-in of the last 18 s here (60 min by default), so that
+  // e2e/settings-accounts.e2e.ts can watch the account page ask for the password first.
   const extraEnv = {
     ...LOOPBACK_TEST_LIMITS,
+    PRIVILEGED_SESSION_MAX_AGE_MINUTES: String(UNLINK_PRIVILEGED_SECONDS / 60),
     OAUTH2_DEVICE_CLIENTS: JSON.stringify([
       { client_id: 'research-cli', client_name: 'Research CLI' },
       { client_id: EXPIRING_DEVICE_CLIENT, client_name: 'Research CLI (expiring)', code_ttl_seconds: 3 },

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { seriousViolations } from './axe.ts';
 import { systemUrls, useBrowser } from './browser.ts';
 import { identityAdmin, invite } from './fixtures.ts';
+import { UNLINK_PRIVILEGED_SECONDS } from './global-setup.ts';
 
 // Issue 23: unlinking the source-code host from the account page (journey 5), and the account page
 // of a Microsoft 365 person, who has no identity session.
@@ -54,13 +55,30 @@ describe('account page: linked accounts and Microsoft 365 people (issue 23)', ()
   const browser = useBrowser();
   const urls = systemUrls();
 
-  it('a source-code-host user replaces the linked account from the account page: unlinked, then the next sign-in links another', async () => {
+  it('a source-code-host user replaces the linked account from the account page: the password first when the sign-in is old, unlinked, then the next sign-in links another', async () => {
     const invited = await invite(urls, { isGitUser: true });
     const password = `Git-${randomBytes(6).toString('hex')}!1`;
     const { context, page } = await browser.newPage();
     await onboardAndLink(page, invited.link, password, `${urls.platform}/research`);
+    // Every sign-in of this person happened before /research: once the privileged age has passed,
+    // the unlink needs a fresh one (journey 5).
+    const signedInBy = Date.now();
 
     await page.goto(`${urls.platform}/account/settings`);
+    const stale = page.getByTestId('settings-linked-accounts');
+    await stale.getByText('Your source-code host account is linked.').waitFor({ timeout: 30_000 });
+    await page.waitForTimeout(Math.max(0, signedInBy + (UNLINK_PRIVILEGED_SECONDS + 1) * 1000 - Date.now()));
+    await stale.getByRole('button', { name: 'Replace' }).click();
+    await page.getByRole('heading', { name: 'Password confirmation' }).waitFor({ timeout: 30_000 });
+    await expectNoSeriousViolations(page, 'unlink: password confirmation');
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(`${urls.platform}/account/settings`, { timeout: 30_000 });
+    // Still linked: the refused unlink changed nothing.
+    expect((await identityAdmin(urls).getIdentity(invited.identityId))?.traits?.onboarding).toMatchObject({
+      gitProviderConnected: true,
+    });
+
     const section = page.getByTestId('settings-linked-accounts');
     await section.getByText('Your source-code host account is linked.').waitFor({ timeout: 30_000 });
     await expectNoSeriousViolations(page, 'settings: linked account');

@@ -30,11 +30,13 @@ const configSchema = z.object({
   OAUTH2_ADMIN_KEY: adminKeySchema,
   APP_ORIGINS: appOriginsSchema,
   MFA_GRACE_DAYS: z.coerce.number().int().min(0).max(365).default(14),
-  /** Minutes after a sign-in during which it may unlink the source-code host (the identity service's privileged session age). */
+  /**
+   * Minutes after a sign-in during which it may unlink the source-code host (the identity service's
+   * privileged session age). Fractions are allowed (at least 3 s), so a journey can watch it run out.
+   */
   PRIVILEGED_SESSION_MAX_AGE_MINUTES: z.coerce
     .number()
-    .int()
-    .min(1)
+    .min(0.05)
     .max(24 * 60)
     .default(60),
   LOGIN_CONFIG_RATE_LIMIT: z.coerce.number().int().min(1).default(30),

@@ -107,6 +107,16 @@ const cases: [string, Partial<LoginEffectInput>, LoginCommand][] = [
     { type: 'go-initial-page', path: '/research' },
   ],
   [
+    'authenticated session with a token and a flow the identity service sent (password confirmation) → render the step',
+    { sessionState: 'present', authenticated: true, hasToken: true, flowInQuery: true },
+    { type: 'none' },
+  ],
+  [
+    'authenticated session without a token and a flow the identity service sent → render the step',
+    { sessionState: 'present', authenticated: true, flowInQuery: true },
+    { type: 'none' },
+  ],
+  [
     'authenticated session without a token → callback',
     { sessionState: 'present', authenticated: true },
     { type: 'go-callback' },

@@ -34,6 +34,12 @@ export interface LoginEffectInput {
   initialPagePath: string;
   /** Logout left a Microsoft account to sign out once the identity session has ended. */
   cloudSignOutPending?: boolean;
+  /**
+   * The identity service sent the browser here with a flow (`?flow=`) although the session is
+   * authenticated: it asks for a password confirmation (a privileged change, e.g. unlinking the
+   * source-code host) or a higher level. Its step renders instead of leaving for the initial page.
+   */
+  flowInQuery?: boolean;
 }
 
 export interface LoginQuery {
@@ -119,7 +125,7 @@ export function decideLoginEffect(input: LoginEffectInput): LoginCommand {
   // An in-progress password reset continues on forgot-password.
   if (input.resetPasswordInProgress) return { type: 'go-forgot-password' };
   const hasSession = input.sessionState === 'present';
-  if (hasSession && input.authenticated) {
+  if (hasSession && input.authenticated && !input.flowInQuery) {
     if (input.hasToken) return { type: 'go-initial-page', path: input.initialPagePath };
     // With a session but no OAuth2 token, go to the callback (which obtains one).
     if (!input.storedChallenge) return { type: 'go-callback' };

@@ -20,7 +20,7 @@ const readAccessToken = () => readToken()?.accessToken ?? null;
 
 export interface LoginCommandInput {
   config: AccountConfig;
-  search: LoginQuery & { login_challenge?: string };
+  search: LoginQuery & { login_challenge?: string; flow?: string };
   session: SessionResult;
   emailResult: EmailResult | null;
   now: number;
@@ -68,6 +68,7 @@ export function useLoginCommand({ config, search, session, emailResult, now, ref
     loginLockHeld: lockBlocks,
     initialPagePath: initialPagePath(config.initialPage),
     cloudSignOutPending: read(registry.cloudSignOutPending) === true,
+    flowInQuery: Boolean(search.flow),
   });
   useLoginEffects(command, {
     config,
