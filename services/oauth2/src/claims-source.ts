@@ -10,11 +10,12 @@ import type { ConsentSession, JsonObject } from './claims.ts';
 type ClaimsLookup = { kind: 'granted'; session: ConsentSession } | { kind: 'refused'; reason: string };
 
 export interface ClaimsSource {
-  fetch(input: {
-    identitySessionId: string;
-    subject: string;
-    purpose: 'sign-in' | 'refresh';
-  }): Promise<ClaimsLookup>;
+  fetch(
+    input:
+      | { identitySessionId: string; subject: string; purpose: 'sign-in' | 'refresh' }
+      /** A Microsoft 365 person's device grant at refresh: no identity session, the person is re-checked. */
+      | { method: 'm365'; subject: string; purpose: 'refresh' },
+  ): Promise<ClaimsLookup>;
 }
 
 class ClaimsSourceUnavailable extends Error {
