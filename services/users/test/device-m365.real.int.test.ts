@@ -374,14 +374,28 @@ describe('Microsoft 365 people approving a device', () => {
     const cases: [string, unknown, number, string][] = [
       ['/m365/device/login', {}, 400, 'INVALID_REQUEST'],
       ['/m365/device/login', { loginChallenge: 'x\u0000', application: 'magic' }, 400, 'INVALID_REQUEST'],
-      ['/m365/device/login', { loginChallenge: 'x'.repeat(5000), application: 'magic' }, 400, 'INVALID_REQUEST'],
-      ['/m365/device/login', { loginChallenge: 'unknown', application: 'magic' }, 404, 'LOGIN_REQUEST_NOT_FOUND'],
+      [
+        '/m365/device/login',
+        { loginChallenge: 'x'.repeat(5000), application: 'magic' },
+        400,
+        'INVALID_REQUEST',
+      ],
+      [
+        '/m365/device/login',
+        { loginChallenge: 'unknown', application: 'magic' },
+        404,
+        'LOGIN_REQUEST_NOT_FOUND',
+      ],
       ['/m365/device/consent', { consentChallenge: 'unknown' }, 404, 'CONSENT_REQUEST_NOT_FOUND'],
       ['/m365/device/consent', { consentChallenge: 'a', extra: 1 }, 400, 'INVALID_REQUEST'],
     ];
     for (const [path, body, status, errorCode] of cases) {
       const res = await post(path, body, megan);
-      expect({ path, status: res.res.status, errorCode: res.body.errorCode }).toEqual({ path, status, errorCode });
+      expect({ path, status: res.res.status, errorCode: res.body.errorCode }).toEqual({
+        path,
+        status,
+        errorCode,
+      });
     }
     const malformed = await new Jar().fetch(`${urls.users}/m365/device/login`, {
       method: 'POST',

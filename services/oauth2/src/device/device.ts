@@ -82,12 +82,14 @@ export async function deviceInteractionOrigin(
   rt: Pick<OAuth2Runtime, 'config' | 'adapters'>,
   at: { deviceCode: string | undefined; clientId: unknown; login: unknown },
 ): Promise<string> {
-  const named = clientById(rt.config, (at.login as { context?: { application?: unknown } })?.context?.application);
+  const named = clientById(
+    rt.config,
+    (at.login as { context?: { application?: unknown } })?.context?.application,
+  );
   if (named) return named.origin;
   if (typeof at.deviceCode === 'string') {
     const claim = (await rt.adapters.get(CLAIM_MODEL).findRecord(at.deviceCode))?.payload as
-      | Partial<DeviceCodeClaim>
-      | undefined;
+      Partial<DeviceCodeClaim> | undefined;
     if (typeof claim?.origin === 'string') return claim.origin;
   }
   return verificationOrigin(rt, at.clientId);

@@ -245,7 +245,10 @@ export function createOAuth2AdminClient(
 }
 
 function loginNotFound(): AppError {
-  return new AppError('LOGIN_REQUEST_NOT_FOUND', 'The sign-in request does not exist, has expired or was already answered.');
+  return new AppError(
+    'LOGIN_REQUEST_NOT_FOUND',
+    'The sign-in request does not exist, has expired or was already answered.',
+  );
 }
 
 function consentNotFound(): AppError {

@@ -74,7 +74,10 @@ export async function consoleCaller(ctx: UsersContext, request: FastifyRequest):
 }
 
 /** The authorization server's introspection of a token (admin API). */
-export async function introspect(ctx: UsersContext, token: string): Promise<z.infer<typeof introspectionSchema>> {
+export async function introspect(
+  ctx: UsersContext,
+  token: string,
+): Promise<z.infer<typeof introspectionSchema>> {
   let response: Response;
   try {
     response = await fetch(`${ctx.config.oauth2AdminUrl}/admin/oauth2/introspect`, {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   decideDeviceCodeRefusal,
+  decideDeviceLogin,
+  pendingDeviceLogin,
   formatUserCode,
   isCompleteUserCode,
   selectDeviceStep,
@@ -24,6 +26,16 @@ describe('selectDeviceStep', () => {
     [
       'a consent challenge: approve or deny',
       { consent_challenge: 'k1' },
+      { type: 'consent', consentChallenge: 'k1' },
+    ],
+    [
+      'a login challenge: sign the person in',
+      { login_challenge: 'l1' },
+      { type: 'login', loginChallenge: 'l1' },
+    ],
+    [
+      'a consent challenge wins over a login challenge',
+      { login_challenge: 'l1', consent_challenge: 'k1' },
       { type: 'consent', consentChallenge: 'k1' },
     ],
     ['approved', { status: 'approved' }, { type: 'approved' }],
@@ -70,4 +82,26 @@ describe('decideDeviceCodeRefusal', () => {
     [undefined, { type: 'retry', reason: 'invalid' }],
   ];
   it.each(cases)('%s', (code, decision) => expect(decideDeviceCodeRefusal(code)).toEqual(decision));
+});
+
+describe('decideDeviceLogin', () => {
+  it.each([
+    [true, true, 'm365-accept'],
+    [true, false, 'go-login'],
+    [false, true, 'go-login'],
+    [false, false, 'go-login'],
+  ] as const)('m365 sign-in here %s, m365 token %s: %s', (m365SignIn, hasM365Token, type) => {
+    expect(decideDeviceLogin({ m365SignIn, hasM365Token })).toEqual({ type });
+  });
+});
+
+describe('pendingDeviceLogin', () => {
+  it.each([
+    ['l1', 'l1', 'l1'],
+    ['l1', 'l2', null],
+    ['l1', null, null],
+    [null, 'l1', null],
+  ] as const)('device %s, stored %s: %s', (device, stored, expected) => {
+    expect(pendingDeviceLogin(device, stored)).toBe(expected);
+  });
 });

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { copy } from '../../copy.ts';
-import { getConfig } from '../../shared/config/env.ts';
+import { getConfig, m365SignInAvailable } from '../../shared/config/env.ts';
 import { paths, withQuery } from '../../shared/config/paths.ts';
 import { HttpError } from '../../shared/errors/http-error.ts';
 import { navigate, redirectTo, replaceDocument } from '../../shared/navigation/history.ts';
@@ -12,10 +12,14 @@ import {
   postConsent,
   postDeviceDeny,
   postDeviceVerify,
+  postM365DeviceConsent,
+  postM365DeviceLogin,
   type DeviceConsent,
 } from '../../shared/users-client/users-client.ts';
+import { hasValidM365Token } from '../m365/m365-login-state.ts';
 import {
   decideDeviceCodeRefusal,
+  decideDeviceLogin,
   formatUserCode,
   selectDeviceStep,
   type DeviceSearch,
@@ -44,6 +48,26 @@ export function useDevice(search: DeviceSearch) {
     if (prefill) write(registry.deviceUserCode, prefill);
     replaceDocument(verifyUrl);
   }, [fetchChallenge, prefill, verifyUrl]);
+
+  const loginChallenge = step.type === 'login' ? step.loginChallenge : null;
+  useEffect(() => {
+    if (!loginChallenge) return;
+    const command = decideDeviceLogin({
+      m365SignIn: m365SignInAvailable(config),
+      hasM365Token: hasValidM365Token(Date.now()),
+    });
+    if (command.type === 'go-login') {
+      // The login page (and MAGIC's m365 sign-in) come back here with this login request.
+      write(registry.deviceLoginChallenge, loginChallenge);
+      navigate(withQuery(paths.login, { login_challenge: loginChallenge }), { replace: true });
+      return;
+    }
+    remove(registry.deviceLoginChallenge);
+    postM365DeviceLogin(config.usersUrl, { loginChallenge, application: config.clientId }).then(
+      ({ redirectTo: target }) => redirectTo(target),
+      () => navigate(withQuery(paths.device, { error: 'invalid' }), { replace: true }),
+    );
+  }, [loginChallenge, config]);
 
   const consentChallenge = step.type === 'consent' ? step.consentChallenge : null;
   useEffect(() => {
@@ -80,15 +104,23 @@ export function useDevice(search: DeviceSearch) {
     }
   }
 
+  /** With the Microsoft 365 sign-in the consent names, else the identity session. */
+  function approveConsent(challenge: string) {
+    if (consent?.authenticationMode === 'm365') {
+      return postM365DeviceConsent(config.usersUrl, { consentChallenge: challenge });
+    }
+    const sessionId = session.session?.id;
+    if (!sessionId) throw new Error(copy.errors.missingSession);
+    return postConsent(config.usersUrl, { consentChallenge: challenge, identitySessionId: sessionId });
+  }
+
   async function decide(approve: boolean) {
     if (!consentChallenge) return;
     setBusy(true);
     setErrors([]);
     try {
-      const sessionId = session.session?.id;
-      if (approve && !sessionId) throw new Error(copy.errors.missingSession);
       const { redirectTo: target } = approve
-        ? await postConsent(config.usersUrl, { consentChallenge, identitySessionId: sessionId! })
+        ? await approveConsent(consentChallenge)
         : await postDeviceDeny(config.usersUrl, { consentChallenge });
       redirectTo(target);
     } catch {
