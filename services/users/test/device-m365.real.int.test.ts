@@ -239,6 +239,17 @@ describe('Microsoft 365 people approving a device', () => {
     const rotated = await refresh(tokens.body.refresh_token);
     expect(rotated.status).toBe(200);
     expect(payloadOf(rotated.body.access_token).ext.user.authenticationMode).toBe('m365');
+    // No identity session bounds this grant: its refresh token ends with the 24 h grant
+    // (OAUTH2_M365_GRANT_TTL), not after the 30-day idle limit.
+    const introspected = await fetch(`${urls.oauth2Admin}/admin/oauth2/introspect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: rotated.body.refresh_token }).toString(),
+    }).then((r) => r.json() as Promise<{ active: boolean; exp: number }>);
+    expect(introspected.active).toBe(true);
+    const left = introspected.exp - Math.floor(Date.now() / 1000);
+    expect(left).toBeGreaterThan(86_400 - 120);
+    expect(left).toBeLessThanOrEqual(86_400);
   });
 
   it('denied on MAGIC: the CLI gets access_denied', async () => {
