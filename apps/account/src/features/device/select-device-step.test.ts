@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   decideDeviceCodeRefusal,
   decideDeviceLogin,
-  pendingDeviceLogin,
   formatUserCode,
   isCompleteUserCode,
   selectDeviceStep,
@@ -92,16 +91,5 @@ describe('decideDeviceLogin', () => {
     [false, false, 'go-login'],
   ] as const)('m365 sign-in here %s, m365 token %s: %s', (m365SignIn, hasM365Token, type) => {
     expect(decideDeviceLogin({ m365SignIn, hasM365Token })).toEqual({ type });
-  });
-});
-
-describe('pendingDeviceLogin', () => {
-  it.each([
-    ['l1', 'l1', 'l1'],
-    ['l1', 'l2', null],
-    ['l1', null, null],
-    [null, 'l1', null],
-  ] as const)('device %s, stored %s: %s', (device, stored, expected) => {
-    expect(pendingDeviceLogin(device, stored)).toBe(expected);
   });
 });

@@ -94,16 +94,3 @@ export type DeviceLoginCommand =
 export function decideDeviceLogin(input: { m365SignIn: boolean; hasM365Token: boolean }): DeviceLoginCommand {
   return input.m365SignIn && input.hasM365Token ? { type: 'm365-accept' } : { type: 'go-login' };
 }
-
-/**
- * The device login request a login page is continuing: the one this tab's device page handed over,
- * while it is still the login page's stored challenge (a later, ordinary login ignores it).
- */
-export function pendingDeviceLogin(
-  deviceLoginChallenge: string | null,
-  storedLoginChallenge: string | null,
-): string | null {
-  return deviceLoginChallenge !== null && deviceLoginChallenge === storedLoginChallenge
-    ? deviceLoginChallenge
-    : null;
-}

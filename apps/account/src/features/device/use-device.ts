@@ -16,7 +16,7 @@ import {
   postM365DeviceLogin,
   type DeviceConsent,
 } from '../../shared/users-client/users-client.ts';
-import { hasValidM365Token } from '../m365/m365-login-state.ts';
+import { hasValidM365Token } from '../../shared/oauth2/m365-token.ts';
 import {
   decideDeviceCodeRefusal,
   decideDeviceLogin,

@@ -8,7 +8,7 @@ import type { LoginQuery } from './decide-login-effect.ts';
 import { selectLoginStep } from './select-login-step.ts';
 import { selectLoginView } from './select-login-view.ts';
 import { selectM365Alternative } from './select-m365-alternative.ts';
-import { pendingDeviceLogin } from '../device/select-device-step.ts';
+import { selectPendingDeviceLogin } from '../../shared/session/select-pending-device-login.ts';
 import { registry, type EmailResult } from '../../shared/storage/registry.ts';
 import { read } from '../../shared/storage/storage.ts';
 import { useEmailStep } from './use-email-step.ts';
@@ -30,7 +30,7 @@ const m365AlternativeOf = (config: AccountConfig, emailResult: EmailResult | nul
     urlMap: config.urlMap,
     supportEmail: config.supportEmail,
     hasMagic: emailResult?.hasMagic === true,
-    deviceLoginChallenge: pendingDeviceLogin(
+    deviceLoginChallenge: selectPendingDeviceLogin(
       read(registry.deviceLoginChallenge),
       read(registry.loginChallenge),
     ),

@@ -1,6 +1,6 @@
 import type { AccountConfig } from '../../shared/config/env.ts';
 import { initialPagePath, paths, withQuery } from '../../shared/config/paths.ts';
-import { pendingDeviceLogin } from '../device/select-device-step.ts';
+import { selectPendingDeviceLogin } from '../../shared/session/select-pending-device-login.ts';
 import { showToast } from '../../shared/errors/error-store.ts';
 import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
 import { navigate } from '../../shared/navigation/history.ts';
@@ -120,7 +120,10 @@ function loginAtBackend(command: Of<'backend-login'>, { config, driver, patch }:
 
 /** The initial page, or the device page whose login request sent the person to sign in here. */
 function afterM365SignIn(config: AccountConfig): string {
-  const deviceLogin = pendingDeviceLogin(read(registry.deviceLoginChallenge), read(registry.loginChallenge));
+  const deviceLogin = selectPendingDeviceLogin(
+    read(registry.deviceLoginChallenge),
+    read(registry.loginChallenge),
+  );
   if (deviceLogin) return withQuery(paths.device, { login_challenge: deviceLogin });
   return initialPagePath(config.initialPage);
 }
