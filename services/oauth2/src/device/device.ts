@@ -68,7 +68,7 @@ export interface DeviceLimiters {
 }
 
 /** The app page a device client's person is sent to (the first application's by default). */
-export function verificationOrigin(rt: Pick<OAuth2Runtime, 'config'>, clientId: unknown): string {
+function verificationOrigin(rt: Pick<OAuth2Runtime, 'config'>, clientId: unknown): string {
   return deviceClientById(rt.config, clientId)?.verification_origin ?? defaultClient(rt.config).origin;
 }
 

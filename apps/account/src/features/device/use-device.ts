@@ -28,6 +28,43 @@ import {
 const errorCodeOf = (error: unknown) =>
   error instanceof HttpError ? (error.body as { errorCode?: unknown } | null)?.errorCode : undefined;
 
+/**
+ * A device client's login request: accepted with this application's Microsoft 365 sign-in, else
+ * handed to the login page (which comes back with it, see selectPendingDeviceLogin).
+ */
+function useDeviceLogin(loginChallenge: string | null) {
+  const config = getConfig();
+  useEffect(() => {
+    if (!loginChallenge) return;
+    const command = decideDeviceLogin({
+      m365SignIn: m365SignInAvailable(config),
+      hasM365Token: hasValidM365Token(Date.now()),
+    });
+    if (command.type === 'go-login') {
+      write(registry.deviceLoginChallenge, loginChallenge);
+      navigate(withQuery(paths.login, { login_challenge: loginChallenge }), { replace: true });
+      return;
+    }
+    remove(registry.deviceLoginChallenge);
+    postM365DeviceLogin(config.usersUrl, { loginChallenge, application: config.clientId }).then(
+      ({ redirectTo: target }) => redirectTo(target),
+      () => navigate(withQuery(paths.device, { error: 'invalid' }), { replace: true }),
+    );
+  }, [loginChallenge, config]);
+}
+
+/** Approves with the Microsoft 365 sign-in the consent names, else with the identity session. */
+function approveConsent(
+  usersUrl: string,
+  consentChallenge: string,
+  consent: DeviceConsent | null,
+  identitySessionId: string | undefined,
+) {
+  if (consent?.authenticationMode === 'm365') return postM365DeviceConsent(usersUrl, { consentChallenge });
+  if (!identitySessionId) throw new Error(copy.errors.missingSession);
+  return postConsent(usersUrl, { consentChallenge, identitySessionId });
+}
+
 /** The device page's state and actions for its current step. */
 export function useDevice(search: DeviceSearch) {
   const config = getConfig();
@@ -49,25 +86,7 @@ export function useDevice(search: DeviceSearch) {
     replaceDocument(verifyUrl);
   }, [fetchChallenge, prefill, verifyUrl]);
 
-  const loginChallenge = step.type === 'login' ? step.loginChallenge : null;
-  useEffect(() => {
-    if (!loginChallenge) return;
-    const command = decideDeviceLogin({
-      m365SignIn: m365SignInAvailable(config),
-      hasM365Token: hasValidM365Token(Date.now()),
-    });
-    if (command.type === 'go-login') {
-      // The login page (and MAGIC's m365 sign-in) come back here with this login request.
-      write(registry.deviceLoginChallenge, loginChallenge);
-      navigate(withQuery(paths.login, { login_challenge: loginChallenge }), { replace: true });
-      return;
-    }
-    remove(registry.deviceLoginChallenge);
-    postM365DeviceLogin(config.usersUrl, { loginChallenge, application: config.clientId }).then(
-      ({ redirectTo: target }) => redirectTo(target),
-      () => navigate(withQuery(paths.device, { error: 'invalid' }), { replace: true }),
-    );
-  }, [loginChallenge, config]);
+  useDeviceLogin(step.type === 'login' ? step.loginChallenge : null);
 
   const consentChallenge = step.type === 'consent' ? step.consentChallenge : null;
   useEffect(() => {
@@ -104,23 +123,13 @@ export function useDevice(search: DeviceSearch) {
     }
   }
 
-  /** With the Microsoft 365 sign-in the consent names, else the identity session. */
-  function approveConsent(challenge: string) {
-    if (consent?.authenticationMode === 'm365') {
-      return postM365DeviceConsent(config.usersUrl, { consentChallenge: challenge });
-    }
-    const sessionId = session.session?.id;
-    if (!sessionId) throw new Error(copy.errors.missingSession);
-    return postConsent(config.usersUrl, { consentChallenge: challenge, identitySessionId: sessionId });
-  }
-
   async function decide(approve: boolean) {
     if (!consentChallenge) return;
     setBusy(true);
     setErrors([]);
     try {
       const { redirectTo: target } = approve
-        ? await approveConsent(consentChallenge)
+        ? await approveConsent(config.usersUrl, consentChallenge, consent, session.session?.id)
         : await postDeviceDeny(config.usersUrl, { consentChallenge });
       redirectTo(target);
     } catch {
