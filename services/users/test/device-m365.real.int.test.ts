@@ -324,6 +324,11 @@ describe('Microsoft 365 people approving a device', () => {
     const results = await Promise.all(
       [1, 2, 3].map(() => post('/m365/device/consent', { consentChallenge }, megan)),
     );
+    // Each approval is 200 with a consent verifier or 404: never a redirect back to the request.
+    for (const r of results) {
+      if (r.res.status === 200) expect(r.body.redirectTo).toContain('consent_verifier=');
+      else expect(r.body.errorCode).toBe('CONSENT_REQUEST_NOT_FOUND');
+    }
     const first = results.find((r) => r.res.status === 200)!;
     expect(first).toBeDefined();
     await follow(jar, first.body.redirectTo);

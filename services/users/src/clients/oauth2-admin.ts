@@ -75,7 +75,12 @@ export interface OAuth2AdminClient {
   getLoginRequest(challenge: string): Promise<LoginRequest>;
   acceptLoginRequest(challenge: string, body: AcceptLoginBody): Promise<string>;
   getConsentRequest(challenge: string): Promise<ConsentLookup>;
-  acceptConsentRequest(challenge: string, body: AcceptConsentBody): Promise<string>;
+  /** `refuseAnswered`: an answered request (Hydra's 410) is CONSENT_REQUEST_NOT_FOUND, not its redirect. */
+  acceptConsentRequest(
+    challenge: string,
+    body: AcceptConsentBody,
+    options?: { refuseAnswered?: boolean },
+  ): Promise<string>;
   acceptLogoutRequest(challenge: string): Promise<string>;
   rejectConsentRequest(
     challenge: string,
@@ -148,9 +153,10 @@ export function createOAuth2AdminClient(
       return { kind: 'pending', request: parsed.data };
     },
 
-    async acceptConsentRequest(challenge, body) {
+    async acceptConsentRequest(challenge, body, options) {
       const url = `${requests}/consent/accept?consent_challenge=${encodeURIComponent(challenge)}`;
       const res = await requestJson(SERVICE, url, { method: 'PUT', body, timeoutMs });
+      if (res.status === 410 && options?.refuseAnswered) throw consentNotFound();
       if (res.status === 200 || res.status === 410) return redirectOf(res.body);
       if (res.status === 404 || res.status === 400) throw consentNotFound();
       throw upstreamError(SERVICE, `answered ${res.status} when accepting a consent request`);

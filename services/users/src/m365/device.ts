@@ -101,10 +101,15 @@ export async function acceptM365DeviceConsent(
     throw refused('This device sign-in belongs to another person or was not a Microsoft 365 sign-in.');
   }
   const { claims } = await tokenClaimsFor(ctx, { method: 'm365', userId: person.userId });
-  return ctx.oauth2Admin.acceptConsentRequest(consentChallenge, {
-    grant_scope: consent.requested_scope ?? [],
-    grant_access_token_audience: consent.requested_access_token_audience ?? [],
-    remember: false,
-    session: claims,
-  });
+  // A replay, also one racing this approval, is refused rather than sent back to the request.
+  return ctx.oauth2Admin.acceptConsentRequest(
+    consentChallenge,
+    {
+      grant_scope: consent.requested_scope ?? [],
+      grant_access_token_audience: consent.requested_access_token_audience ?? [],
+      remember: false,
+      session: claims,
+    },
+    { refuseAnswered: true },
+  );
 }
