@@ -14,6 +14,7 @@ import { enterEmail, signInWithPassword, submitPassword, setUpSecondFactor } fro
 // org-admin stands in for ada, so that the shared demo account stays without 2FA for the other
 // journeys.
 
+const CONTOSO_PASSWORD = 'Contoso-Demo-2026!';
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'packages/research-cli/src/cli.ts');
 const dirs: string[] = [];
@@ -164,6 +165,49 @@ describe('connect a device (research CLI)', () => {
     await page.getByRole('link', { name: 'Start again' }).click();
     await page.getByRole('heading', { name: 'Connect a device' }).waitFor({ timeout: 30_000 });
     expect(await page.getByLabel('Device code').inputValue()).toBe('');
+    await context.close();
+  });
+
+  it('megan (Microsoft 365) types the code on Platform, is sent to MAGIC with the same sign-in, signs in with Microsoft, approves, and the CLI prints her claims', async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), 'research-e2e-')), 'config');
+    dirs.push(dir);
+    const login = research(urls.oauth2Public, dir, ['login']);
+    const url = await login.url;
+    expect(url.startsWith(`${urls.platform}/account/device?user_code=`)).toBe(true);
+    const { context, page } = await browser.newPage();
+    await page.goto(url);
+    await page.getByRole('button', { name: 'Continue' }).click({ timeout: 30_000 });
+    // Platform refuses Microsoft 365: its login page sends this device sign-in on to MAGIC.
+    await page.waitForURL(/\/account\/login/, { timeout: 30_000 });
+    await enterEmail(page, 'megan@contoso.test');
+    await page.getByText('The code you entered stays valid.', { exact: false }).waitFor({ timeout: 30_000 });
+    await page.getByRole('link', { name: 'Connect the device on MAGIC' }).click();
+    // MAGIC's login page: the m365 address goes to Microsoft (redirect sign-in against Entra).
+    await page.waitForURL((u) => u.origin === urls.magic && u.pathname === '/account/login', {
+      timeout: 30_000,
+    });
+    if (await page.getByLabel('Email').isVisible()) await enterEmail(page, 'megan@contoso.test');
+    await page.waitForURL((u) => u.origin === urls.entra, { timeout: 30_000 });
+    await page.getByLabel('Password').fill(CONTOSO_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // Back on MAGIC's device page: the consent, approved with the Microsoft 365 sign-in.
+    await page
+      .getByText('Research CLI asks to sign in as you with this access:')
+      .first()
+      .waitFor({ timeout: 30_000 });
+    expect(new URL(page.url()).origin).toBe(urls.magic);
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.getByText('You can return to your terminal.').waitFor({ timeout: 30_000 });
+
+    const result = await login.done;
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const whoami = await research(urls.oauth2Public, dir, ['whoami']).done;
+    expect(whoami.code).toBe(0);
+    expect(JSON.parse(whoami.stdout)).toMatchObject({
+      client_id: 'research-cli',
+      ext: { user: { authenticationMode: 'm365', email: 'megan@contoso.test' }, products: ['MAGIC'] },
+    });
     await context.close();
   });
 });

@@ -25,6 +25,9 @@ export const copy = {
         `${email} signs in with Microsoft 365, and ${appName} does not offer Microsoft 365 sign-in.`,
       magicText: 'Your organisation uses MAGIC, where you can sign in with Microsoft 365.',
       magicLink: 'Sign in to MAGIC with Microsoft 365',
+      magicDeviceText:
+        'Your organisation uses MAGIC, where you can connect the device with Microsoft 365. The code you entered stays valid.',
+      magicDeviceLink: 'Connect the device on MAGIC',
       supportPrefix: (appName: string) => `To use ${appName}, contact`,
       supportSuffix: 'for access.',
     },

@@ -14,13 +14,16 @@ type ClaimsLookup =
 export const NETWORK_NOT_TRUSTED = 'NETWORK_NOT_TRUSTED';
 
 export interface ClaimsSource {
-  fetch(input: {
-    identitySessionId: string;
-    subject: string;
-    purpose: 'sign-in' | 'refresh';
-    /** The token or authorization request's client address (`ctx.ip`, after the trusted proxies). */
-    clientAddress: string | undefined;
-  }): Promise<ClaimsLookup>;
+  fetch(
+    input: (
+      | { identitySessionId: string; subject: string; purpose: 'sign-in' | 'refresh' }
+      /** A Microsoft 365 person's device grant at refresh: no identity session, the person is re-checked. */
+      | { method: 'm365'; subject: string; purpose: 'refresh' }
+    ) & {
+      /** The token or authorization request's client address (`ctx.ip`, after the trusted proxies). */
+      clientAddress: string | undefined;
+    },
+  ): Promise<ClaimsLookup>;
   /**
    * The user service's `POST /admin/trusted-networks/check`: whether an organisation's API client
    * may get a token from `clientAddress` (refused outside the organisation's trusted networks).

@@ -109,6 +109,11 @@ const EnvSchema = z.object({
   /** Absolute lifetime of a grant and so of every refresh token of it (90 days). */
   OAUTH2_GRANT_TTL: seconds(90 * 24 * 3600),
   /**
+   * Absolute lifetime of a grant a Microsoft 365 person approved on a device page (no identity
+   * session ends it): 24 h, the identity session's default lifespan, so that nobody's CLI outlives a day.
+   */
+  OAUTH2_M365_GRANT_TTL: seconds(24 * 3600),
+  /**
    * The user service's admin API. When set, every refresh re-reads the grant's claims there (which
    * checks that the identity session is still active), and first-party clients skip the consent
    * screen. Unset only when the server runs alone (its own tests).
@@ -155,6 +160,7 @@ export interface OAuth2Config {
     interaction: number;
     session: number;
     grant: number;
+    m365Grant: number;
   };
   /** The user service's admin API (grant claims and session checks), when configured. */
   usersAdminUrl: string | undefined;
@@ -228,6 +234,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       interaction: e.OAUTH2_INTERACTION_TTL,
       session: e.OAUTH2_SESSION_TTL,
       grant: e.OAUTH2_GRANT_TTL,
+      m365Grant: e.OAUTH2_M365_GRANT_TTL,
     },
     usersAdminUrl: e.USERS_ADMIN_URL?.replace(/\/+$/, ''),
     usersAdminKey: e.USERS_ADMIN_KEY,

@@ -10,6 +10,9 @@ import { requestState } from './request-state.ts';
  * session, a password change that ended other sessions, a deactivated or deleted identity, or a
  * user removed from their organisation all refuse the refresh and end the grant with every token
  * of it. A role, product or scope-group change shows in the refreshed access token.
+ * A Microsoft 365 person's device grant has no identity session: its consent's claims say
+ * `user.authenticationMode: "m365"`, and every refresh re-checks the person instead (identity
+ * active, linked, organisation subscribed); its absolute lifetime is OAUTH2_M365_GRANT_TTL.
  * When the user service cannot be reached the refresh answers `temporarily_unavailable` and the
  * grant is kept (the client retries).
  */
@@ -17,18 +20,21 @@ export async function checkGrantAtRefresh(c: OAuth2Context, token: object): Prom
   const grantId = (token as unknown as { grantId?: unknown }).grantId;
   if (!c.claimsSource || typeof grantId !== 'string') return true;
   const consent = await c.claims.storedConsent(grantId);
-  // Grants from before the binding existed, or accepted without an identity session, cannot be
-  // checked: they keep their lifetime limits only.
-  if (!consent?.identitySessionId) return true;
   const accountId = (token as unknown as { accountId?: unknown }).accountId;
+  const subject = typeof accountId === 'string' ? accountId : (consent?.subject ?? '');
+  const m365 = (consent?.access_token.user as { authenticationMode?: unknown } | undefined)
+    ?.authenticationMode;
+  // Grants from before the binding existed, or accepted without an identity session (and not for
+  // a Microsoft 365 person), cannot be checked: they keep their lifetime limits only.
+  if (!consent?.identitySessionId && m365 !== 'm365') return true;
   let lookup;
   try {
-    lookup = await c.claimsSource.fetch({
-      identitySessionId: consent.identitySessionId,
-      subject: typeof accountId === 'string' ? accountId : (consent.subject ?? ''),
-      purpose: 'refresh',
-      clientAddress: clientAddressOf(),
-    });
+    const clientAddress = clientAddressOf();
+    lookup = await c.claimsSource.fetch(
+      consent!.identitySessionId
+        ? { identitySessionId: consent!.identitySessionId, subject, purpose: 'refresh', clientAddress }
+        : { method: 'm365', subject, purpose: 'refresh', clientAddress },
+    );
   } catch (err) {
     c.logger.warn({ err: { message: (err as Error).message } }, 'grant check unavailable at refresh');
     throw new errors.TemporarilyUnavailable('the grant cannot be checked right now; retry later');

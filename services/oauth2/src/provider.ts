@@ -12,7 +12,7 @@ import {
 import { logoutSource, postLogoutSuccessSource } from './interactions/logout.ts';
 import { skipFirstPartyConsent } from './interactions/consent.ts';
 import { checkGrantAtRefresh } from './grant-guard.ts';
-import { DEVICE_ROUTES, deviceFlowSources, verificationOrigin } from './device/device.ts';
+import { DEVICE_ROUTES, deviceFlowSources, deviceInteractionOrigin, devicePage } from './device/device.ts';
 
 /** Hydra's public routes on oidc-provider. */
 export const ROUTES = {
@@ -99,11 +99,14 @@ export function createProvider(c: OAuth2Context): Provider {
         );
         if (deviceClient) {
           // RFC 8628 §5.4: the person always sees what the device asks for (no consent skip).
-          const origin = verificationOrigin(c, deviceClient.client_id);
-          const uid = encodeURIComponent(interaction.uid);
-          return interaction.prompt.name === 'login'
-            ? `${origin}/account/login?login_challenge=${uid}`
-            : `${origin}/account/device?consent_challenge=${uid}`;
+          // Both prompts go to the device page, which picks the sign-in (identity session or
+          // Microsoft 365) and shows the consent.
+          const origin = await deviceInteractionOrigin(c, {
+            deviceCode: interaction.deviceCode,
+            clientId: interaction.params.client_id,
+            login: interaction.lastSubmission?.login,
+          });
+          return devicePage(origin, { [`${interaction.prompt.name}_challenge`]: interaction.uid });
         }
         const client = clientById(config, ctx.oidc.client?.clientId ?? interaction.params.client_id);
         if (!client) throw new errors.InvalidClient('client is invalid');

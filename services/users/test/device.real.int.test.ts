@@ -103,8 +103,9 @@ describe('device sign-in through the real services', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams(inputs).toString(),
     });
+    // The device page gets the login request; it sends a person without Microsoft 365 to the login page.
     const login = await jar.navigateToApp(posted.res.headers.get('location')!);
-    expect(login.pathname).toBe('/account/login');
+    expect(login.pathname).toBe('/account/device');
     const loginChallenge = login.searchParams.get('login_challenge')!;
     const flow = await jar.fetch(
       `${urls.identityPublic}/self-service/login/browser?login_challenge=${encodeURIComponent(loginChallenge)}`,
@@ -139,6 +140,7 @@ describe('device sign-in through the real services', () => {
       clientId: 'research-cli',
       clientName: 'Research CLI',
       requestedScope: ['openid', 'offline_access'],
+      authenticationMode: 'ory',
     });
     const accepted = await users('/login/consent', { consentChallenge, identitySessionId: session.id });
     expect(accepted.res.status).toBe(200);

@@ -61,6 +61,7 @@ const routes: RouteDef<unknown>[] = [
     search: z.object({
       user_code: str,
       device_challenge: str,
+      login_challenge: str,
       consent_challenge: str,
       status: str,
       error: str,

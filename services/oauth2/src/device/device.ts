@@ -45,6 +45,9 @@ interface ChallengeRecord {
   binding: string;
   origin: string;
 }
+interface DeviceCodeClaim {
+  origin: string;
+}
 interface VerifierRecord {
   challenge: string;
   userCode: string;
@@ -65,11 +68,34 @@ export interface DeviceLimiters {
 }
 
 /** The app page a device client's person is sent to (the first application's by default). */
-export function verificationOrigin(rt: Pick<OAuth2Runtime, 'config'>, clientId: unknown): string {
+function verificationOrigin(rt: Pick<OAuth2Runtime, 'config'>, clientId: unknown): string {
   return deviceClientById(rt.config, clientId)?.verification_origin ?? defaultClient(rt.config).origin;
 }
 
-function devicePage(origin: string, query: Record<string, string> = {}): string {
+/**
+ * Where a device sign-in's login and consent pages are: the application named by the login accept's
+ * `context.application` (the user service names the application that signed a Microsoft 365 person
+ * in, e.g. MAGIC after Platform sent them there), else the application whose device page took the
+ * user code, else the device client's verification page.
+ */
+export async function deviceInteractionOrigin(
+  rt: Pick<OAuth2Runtime, 'config' | 'adapters'>,
+  at: { deviceCode: string | undefined; clientId: unknown; login: unknown },
+): Promise<string> {
+  const named = clientById(
+    rt.config,
+    (at.login as { context?: { application?: unknown } })?.context?.application,
+  );
+  if (named) return named.origin;
+  if (typeof at.deviceCode === 'string') {
+    const claim = (await rt.adapters.get(CLAIM_MODEL).findRecord(at.deviceCode))?.payload as
+      Partial<DeviceCodeClaim> | undefined;
+    if (typeof claim?.origin === 'string') return claim.origin;
+  }
+  return verificationOrigin(rt, at.clientId);
+}
+
+export function devicePage(origin: string, query: Record<string, string> = {}): string {
   const url = new URL(`${origin}/account/device`);
   for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
   return url.toString();
@@ -335,11 +361,13 @@ export async function acceptDeviceRequest(
   if (!(await challenges.consumeOnce(challenge))) {
     throw OAuth2Error.alreadyHandled(`${rt.config.issuer}${DEVICE_ROUTES.code_verification}`);
   }
-  // A user code is accepted once, whatever happens next.
+  // A user code is accepted once, whatever happens next. The claim keeps which application's device
+  // page took the code: its login and consent pages carry the sign-in on (deviceInteractionOrigin).
   const ttl = Math.max(1, (code.exp ?? epochTime()) - epochTime());
+  const claim = JSON.stringify({ origin: record.origin } satisfies DeviceCodeClaim);
   const claimed = await sql<{ id: string }>`
     insert into oauth2_models (model, id, payload, expires_at)
-    values (${CLAIM_MODEL}, ${code.jti}, '{}'::jsonb, ${new Date(now.getTime() + ttl * 1000).toISOString()}::timestamptz)
+    values (${CLAIM_MODEL}, ${code.jti}, ${claim}::jsonb, ${new Date(now.getTime() + ttl * 1000).toISOString()}::timestamptz)
     on conflict (model, id) do nothing returning id`.execute(db.kysely);
   if (claimed.rows.length !== 1) throw used;
 
@@ -353,9 +381,16 @@ export async function acceptDeviceRequest(
 }
 
 /** The library's page hooks: errors and success go back to the app's device page. */
-export function deviceFlowSources(rt: Pick<OAuth2Runtime, 'config'>) {
-  const back = (ctx: KoaContextWithOIDC, query: Record<string, string>) => {
-    const origin = verificationOrigin(rt, ctx.oidc.client?.clientId ?? ctx.oidc.deviceCode?.clientId);
+export function deviceFlowSources(rt: Pick<OAuth2Runtime, 'config' | 'adapters'>) {
+  const back = async (ctx: KoaContextWithOIDC, query: Record<string, string>) => {
+    const origin = await deviceInteractionOrigin(rt, {
+      deviceCode: ctx.oidc.deviceCode?.jti,
+      clientId: ctx.oidc.client?.clientId ?? ctx.oidc.deviceCode?.clientId,
+      // The consent's interaction remembers the login (a denial's result holds only the error).
+      login:
+        (ctx.oidc.entities.Interaction?.lastSubmission as { login?: unknown } | undefined)?.login ??
+        (ctx.oidc.result as { login?: unknown } | undefined)?.login,
+    });
     ctx.status = 303;
     ctx.set('Cache-Control', 'no-store');
     ctx.redirect(devicePage(origin, query));
@@ -371,14 +406,14 @@ export function deviceFlowSources(rt: Pick<OAuth2Runtime, 'config'>) {
             : name === 'AbortedError'
               ? 'denied'
               : 'invalid';
-      back(ctx, { error: reason });
+      await back(ctx, { error: reason });
     },
     userCodeConfirmSource: async (ctx: KoaContextWithOIDC) => {
       // Never reached: the ticket's post always confirms. Send the person back to start again.
-      back(ctx, { error: 'invalid' });
+      await back(ctx, { error: 'invalid' });
     },
     successSource: async (ctx: KoaContextWithOIDC) => {
-      back(ctx, { status: 'approved' });
+      await back(ctx, { status: 'approved' });
     },
   };
 }

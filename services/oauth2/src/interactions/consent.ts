@@ -5,7 +5,7 @@ import { ACCESS_TOKEN_RESOURCE, type OAuth2Context, type OAuth2Runtime } from '.
 import { OAuth2Error } from '../errors.ts';
 import { clientView, loadPendingInteraction, oidcContext, saveInteraction, splitScope } from './challenge.ts';
 import { parseBody, rejectPendingRequest } from './login.ts';
-import { bindingFor } from './grant-binding.ts';
+import { bindingFor, signedInWithM365 } from './grant-binding.ts';
 import { clientAddressOf } from '../grant-guard.ts';
 import { resumeRedirect } from './resume-verifier.ts';
 
@@ -80,6 +80,10 @@ async function grantConsent(
   const { Grant } = rt.provider;
   const existing = interaction.grantId ? await Grant.find(interaction.grantId) : undefined;
   const grant = existing ?? new Grant({ accountId, clientId });
+  // A Microsoft 365 person's grant has no identity session to end with: a shorter absolute lifetime.
+  const m365 = signedInWithM365(interaction);
+  const ttl = m365 ? rt.config.ttl.m365Grant : rt.config.ttl.grant;
+  if (m365) (grant as unknown as { expiresIn: number }).expiresIn = ttl;
 
   const requested = splitScope(interaction.params.scope);
   const wanted = new Set(grantScope);
@@ -94,12 +98,7 @@ async function grantConsent(
     grant.rejectResourceScope(ACCESS_TOKEN_RESOURCE, refused.join(' '));
   }
   const grantId = await grant.save();
-  await rt.claims.saveConsentSession(
-    grantId,
-    session,
-    rt.config.ttl.grant,
-    await bindingFor(rt, interaction),
-  );
+  await rt.claims.saveConsentSession(grantId, session, ttl, await bindingFor(rt, interaction));
 
   interaction.result = { ...interaction.lastSubmission, consent: { grantId } };
   await saveInteraction(interaction);

@@ -13,6 +13,17 @@ const MODEL = 'SessionBinding';
 
 interface LoginSubmission {
   identityProviderSessionId?: string;
+  context?: { authenticationMode?: unknown };
+}
+
+/**
+ * A login the user service accepted for a Microsoft 365 person (`context.authenticationMode:
+ * "m365"`, a device sign-in): there is no identity session; the grant stands for the person, whom
+ * every refresh re-checks (grant-guard.ts), and it lives at most OAUTH2_M365_GRANT_TTL.
+ */
+export function signedInWithM365(interaction: Interaction): boolean {
+  const login = (interaction.lastSubmission?.login ?? {}) as LoginSubmission;
+  return login.context?.authenticationMode === 'm365';
 }
 
 export async function rememberSessionBinding(

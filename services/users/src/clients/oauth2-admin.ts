@@ -5,15 +5,34 @@ import { requestJson as sendJson, upstreamError, type JsonRequest } from './http
 
 const SERVICE = 'authorization server';
 
+const requestClientSchema = z.object({
+  client_id: z.string(),
+  client_name: z.string().optional(),
+  grant_types: z.array(z.string()).nullish(),
+});
+
 const consentRequestSchema = z.object({
   challenge: z.string().optional(),
   subject: z.string(),
-  client: z.object({ client_id: z.string(), client_name: z.string().optional() }).optional(),
+  client: requestClientSchema.optional(),
   requested_scope: z.array(z.string()).nullish(),
   requested_access_token_audience: z.array(z.string()).nullish(),
+  /** The login accept's `context`, carried to the consent request (Hydra). */
+  context: z.record(z.string(), z.unknown()).nullish(),
 });
 
 type ConsentRequest = z.infer<typeof consentRequestSchema>;
+
+const loginRequestSchema = z.object({ client: requestClientSchema.optional() });
+
+type LoginRequest = z.infer<typeof loginRequestSchema>;
+
+interface AcceptLoginBody {
+  subject: string;
+  remember: boolean;
+  amr: string[];
+  context: Record<string, unknown>;
+}
 
 const redirectSchema = z.object({ redirect_to: z.string().min(1) });
 
@@ -52,8 +71,16 @@ type ConsentLookup = { kind: 'pending'; request: ConsentRequest } | { kind: 'han
 
 /** The authorization server's (Hydra-compatible) admin API, as far as the user service uses it. */
 export interface OAuth2AdminClient {
+  /** A pending login request (Hydra's 410 for an answered one: LOGIN_REQUEST_NOT_FOUND). */
+  getLoginRequest(challenge: string): Promise<LoginRequest>;
+  acceptLoginRequest(challenge: string, body: AcceptLoginBody): Promise<string>;
   getConsentRequest(challenge: string): Promise<ConsentLookup>;
-  acceptConsentRequest(challenge: string, body: AcceptConsentBody): Promise<string>;
+  /** `refuseAnswered`: an answered request (Hydra's 410) is CONSENT_REQUEST_NOT_FOUND, not its redirect. */
+  acceptConsentRequest(
+    challenge: string,
+    body: AcceptConsentBody,
+    options?: { refuseAnswered?: boolean },
+  ): Promise<string>;
   acceptLogoutRequest(challenge: string): Promise<string>;
   rejectConsentRequest(
     challenge: string,
@@ -95,6 +122,26 @@ export function createOAuth2AdminClient(
   };
 
   return {
+    async getLoginRequest(challenge) {
+      const url = `${requests}/login?login_challenge=${encodeURIComponent(challenge)}`;
+      const res = await requestJson(SERVICE, url, { method: 'GET', timeoutMs });
+      if (res.status === 404 || res.status === 410 || res.status === 400) throw loginNotFound();
+      const parsed = loginRequestSchema.safeParse(res.body);
+      if (res.status !== 200 || !parsed.success) {
+        throw upstreamError(SERVICE, `answered ${res.status} for a login request`);
+      }
+      return parsed.data;
+    },
+
+    async acceptLoginRequest(challenge, body) {
+      const url = `${requests}/login/accept?login_challenge=${encodeURIComponent(challenge)}`;
+      const res = await requestJson(SERVICE, url, { method: 'PUT', body, timeoutMs });
+      if (res.status === 200) return redirectOf(res.body);
+      // Answered already (410, a replay) or gone: the same refusal; never a second accept.
+      if (res.status === 404 || res.status === 410 || res.status === 400) throw loginNotFound();
+      throw upstreamError(SERVICE, `answered ${res.status} when accepting a login request`);
+    },
+
     async getConsentRequest(challenge) {
       const url = `${requests}/consent?consent_challenge=${encodeURIComponent(challenge)}`;
       const res = await requestJson(SERVICE, url, { method: 'GET', timeoutMs });
@@ -106,9 +153,10 @@ export function createOAuth2AdminClient(
       return { kind: 'pending', request: parsed.data };
     },
 
-    async acceptConsentRequest(challenge, body) {
+    async acceptConsentRequest(challenge, body, options) {
       const url = `${requests}/consent/accept?consent_challenge=${encodeURIComponent(challenge)}`;
       const res = await requestJson(SERVICE, url, { method: 'PUT', body, timeoutMs });
+      if (res.status === 410 && options?.refuseAnswered) throw consentNotFound();
       if (res.status === 200 || res.status === 410) return redirectOf(res.body);
       if (res.status === 404 || res.status === 400) throw consentNotFound();
       throw upstreamError(SERVICE, `answered ${res.status} when accepting a consent request`);
@@ -200,6 +248,13 @@ export function createOAuth2AdminClient(
       return { accessToken: parsed.data.access_token, expiresIn: parsed.data.expires_in };
     },
   };
+}
+
+function loginNotFound(): AppError {
+  return new AppError(
+    'LOGIN_REQUEST_NOT_FOUND',
+    'The sign-in request does not exist, has expired or was already answered.',
+  );
 }
 
 function consentNotFound(): AppError {

@@ -24,6 +24,8 @@ const introspectionSchema = z.object({
   sub: z.string().optional(),
   exp: z.number().optional(),
   token_use: z.string().optional(),
+  client_id: z.string().optional(),
+  ext: z.record(z.string(), z.unknown()).optional(),
 });
 
 const BEARER = /^Bearer\s+([A-Za-z0-9._~+/=-]{1,8192})$/;
@@ -73,7 +75,11 @@ export async function consoleCaller(ctx: UsersContext, request: FastifyRequest):
   };
 }
 
-async function introspect(ctx: UsersContext, token: string): Promise<z.infer<typeof introspectionSchema>> {
+/** The authorization server's introspection of a token (admin API). */
+export async function introspect(
+  ctx: UsersContext,
+  token: string,
+): Promise<z.infer<typeof introspectionSchema>> {
   let response: Response;
   try {
     response = await fetch(`${ctx.config.oauth2AdminUrl}/admin/oauth2/introspect`, {

@@ -27,6 +27,11 @@ const errorCatalogue = {
   PERMISSION_DENIED: 403,
   /** Trusted networks: the organisation allows sign-in only from its CIDR ranges. */
   NETWORK_NOT_TRUSTED: 403,
+  /**
+   * Device sign-in with Microsoft 365: the request is not a device client's, its sign-in was not a
+   * Microsoft 365 one, or it belongs to another person than the caller's token.
+   */
+  DEVICE_SIGN_IN_REFUSED: 403,
   /** Microsoft 365: the tenant's organisation has no subscription (or there is none). */
   UserNotSubscribedException: 403,
   /** Microsoft 365: an administrator has not consented to the app's permissions in the tenant. */
@@ -56,6 +61,8 @@ const errorCatalogue = {
   USER_NOT_FOUND: 404,
   CONSENT_REQUEST_NOT_FOUND: 404,
   LOGOUT_REQUEST_NOT_FOUND: 404,
+  /** The login request is unknown, expired or was already answered. */
+  LOGIN_REQUEST_NOT_FOUND: 404,
   /** The device page's challenge is unknown, expired or already used: open the page again. */
   DEVICE_REQUEST_NOT_FOUND: 404,
   INVITATION_NOT_FOUND: 404,

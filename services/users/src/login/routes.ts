@@ -5,7 +5,7 @@ import { parseInput, sendOutput } from '../http/validate.ts';
 import { acceptConsent } from './consent.ts';
 import { loginConfigFor } from './login-config.ts';
 import { createRateLimiter } from './rate-limit.ts';
-import { tokenClaimsFor } from './token-claims.ts';
+import { tokenClaimsFor, userOfIdentity } from './token-claims.ts';
 import {
   consentBodySchema,
   deviceConsentQuerySchema,
@@ -66,6 +66,7 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: UsersContext): vo
       clientId: client?.client_id ?? '',
       clientName: client?.client_name ?? client?.client_id ?? '',
       requestedScope: lookup.request.requested_scope ?? [],
+      authenticationMode: lookup.request.context?.authenticationMode === 'm365' ? 'm365' : 'ory',
     });
   });
 
@@ -92,7 +93,14 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: UsersContext): vo
 export function registerLoginAdminRoutes(app: FastifyInstance, ctx: UsersContext): void {
   app.post('/admin/token-claims', async (request, reply) => {
     const body = parseInput(tokenClaimsBodySchema, request.body);
-    const { claims } = await tokenClaimsFor(ctx, body);
+    const { claims } =
+      'method' in body
+        ? await tokenClaimsFor(ctx, {
+            method: 'm365',
+            userId: await userOfIdentity(ctx, body.subject),
+            clientAddress: body.clientAddress,
+          })
+        : await tokenClaimsFor(ctx, body);
     reply.header('cache-control', 'no-store');
     return sendOutput(reply, 200, tokenClaimsSchema, claims);
   });

@@ -33,6 +33,8 @@ export const deviceConsentSchema = z.object({
   clientId: z.string(),
   clientName: z.string(),
   requestedScope: z.array(z.string()),
+  /** How the person signed in: `m365` approves with the Microsoft 365 token (`/m365/device/consent`). */
+  authenticationMode: z.enum(['ory', 'm365']),
 });
 
 export const logoutBodySchema = z.object({ logoutChallenge: opaque });
@@ -40,14 +42,25 @@ export const logoutBodySchema = z.object({ logoutChallenge: opaque });
 export const redirectSchema = z.object({ redirectTo: z.string().min(1) });
 
 /** `POST /admin/token-claims`: the authorization server asks for a grant's claims. */
-export const tokenClaimsBodySchema = z
-  .object({
-    identitySessionId: opaque,
-    subject: opaque,
-    purpose: z.enum(['sign-in', 'refresh']),
-    clientAddress: z.string().max(64).optional(),
-  })
-  .strict();
+export const tokenClaimsBodySchema = z.union([
+  z
+    .object({
+      identitySessionId: opaque,
+      subject: opaque,
+      purpose: z.enum(['sign-in', 'refresh']),
+      clientAddress: z.string().max(64).optional(),
+    })
+    .strict(),
+  // A Microsoft 365 person's device grant at refresh: no identity session; the person is re-checked.
+  z
+    .object({
+      method: z.literal('m365'),
+      subject: opaque,
+      purpose: z.literal('refresh'),
+      clientAddress: z.string().max(64).optional(),
+    })
+    .strict(),
+]);
 
 export const tokenClaimsSchema = z.object({
   access_token: z.record(z.string(), z.unknown()),

@@ -158,6 +158,15 @@ export async function tokenClaimsFor(
   };
 }
 
+/** The user an identity belongs to (a token's subject), or USER_NOT_LINKED. */
+export async function userOfIdentity(ctx: UsersContext, identityId: string): Promise<string> {
+  const row = uuidSchema.safeParse(identityId).success
+    ? await ctx.db.selectFrom('users').select('id').where('identity_id', '=', identityId).executeTakeFirst()
+    : undefined;
+  if (!row) throw new AppError('USER_NOT_LINKED', 'The signed-in identity is not linked to a user.');
+  return row.id;
+}
+
 /** Kratos' identity `state`: absent (older records) counts as active. */
 function isActive(state: string | undefined): boolean {
   return state === undefined || state === 'active';

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { AppError } from '../http/errors.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
 import { activateSubscription, applyWebhook, m365Login, type M365Context } from './service.ts';
+import { acceptM365DeviceConsent, acceptM365DeviceLogin } from './device.ts';
 
 /** A JWT-sized opaque string; an empty Graph token counts as none (Teams: on-behalf-of). */
 const tokenString = z.string().min(1).max(8192);
@@ -26,6 +27,13 @@ const webhookBodySchema = z
   })
   .loose();
 
+const challenge = z.string().trim().min(1).max(2048);
+const deviceLoginBodySchema = z
+  .object({ loginChallenge: challenge, application: z.string().trim().min(1).max(255) })
+  .strict();
+const deviceConsentBodySchema = z.object({ consentChallenge: challenge }).strict();
+const redirectResponseSchema = z.object({ redirectTo: z.string().min(1) });
+
 const loginResponseSchema = z.object({ accessToken: z.string(), expiresIn: z.number().int() });
 const activationResponseSchema = z.object({
   organisationId: z.uuid(),
@@ -47,6 +55,23 @@ export function registerM365Routes(app: FastifyInstance, ctx: M365Context): void
     const result = await m365Login(ctx, bearer, body.graphAccessToken, request.ip);
     reply.header('cache-control', 'no-store');
     return sendOutput(reply, 200, loginResponseSchema, result);
+  });
+
+  // Device sign-in (RFC 8628) for a Microsoft 365 person: Bearer = our access token from /m365/login.
+  app.post('/m365/device/login', async (request, reply) => {
+    const bearer = bearerOf(request);
+    const body = parseInput(deviceLoginBodySchema, request.body);
+    const redirectTo = await acceptM365DeviceLogin(ctx, bearer, body.loginChallenge, body.application);
+    reply.header('cache-control', 'no-store');
+    return sendOutput(reply, 200, redirectResponseSchema, { redirectTo });
+  });
+
+  app.post('/m365/device/consent', async (request, reply) => {
+    const bearer = bearerOf(request);
+    const body = parseInput(deviceConsentBodySchema, request.body);
+    const redirectTo = await acceptM365DeviceConsent(ctx, bearer, body.consentChallenge);
+    reply.header('cache-control', 'no-store');
+    return sendOutput(reply, 200, redirectResponseSchema, { redirectTo });
   });
 
   app.post('/m365/marketplace/activate', async (request, reply) => {

@@ -15,7 +15,8 @@ export function DeviceScreen({ search }: { search: DeviceSearch }) {
   const d = useDevice(search);
   const { step } = d;
 
-  if (step.type === 'fetch-challenge') return <Progress label={copy.common.loading} />;
+  if (step.type === 'fetch-challenge' || step.type === 'login')
+    return <Progress label={copy.common.loading} />;
   if (step.type === 'approved') {
     return (
       <Card title={copy.device.approvedHeading}>

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   decideDeviceCodeRefusal,
+  decideDeviceLogin,
   formatUserCode,
   isCompleteUserCode,
   selectDeviceStep,
@@ -24,6 +25,16 @@ describe('selectDeviceStep', () => {
     [
       'a consent challenge: approve or deny',
       { consent_challenge: 'k1' },
+      { type: 'consent', consentChallenge: 'k1' },
+    ],
+    [
+      'a login challenge: sign the person in',
+      { login_challenge: 'l1' },
+      { type: 'login', loginChallenge: 'l1' },
+    ],
+    [
+      'a consent challenge wins over a login challenge',
+      { login_challenge: 'l1', consent_challenge: 'k1' },
       { type: 'consent', consentChallenge: 'k1' },
     ],
     ['approved', { status: 'approved' }, { type: 'approved' }],
@@ -70,4 +81,15 @@ describe('decideDeviceCodeRefusal', () => {
     [undefined, { type: 'retry', reason: 'invalid' }],
   ];
   it.each(cases)('%s', (code, decision) => expect(decideDeviceCodeRefusal(code)).toEqual(decision));
+});
+
+describe('decideDeviceLogin', () => {
+  it.each([
+    [true, true, 'm365-accept'],
+    [true, false, 'go-login'],
+    [false, true, 'go-login'],
+    [false, false, 'go-login'],
+  ] as const)('m365 sign-in here %s, m365 token %s: %s', (m365SignIn, hasM365Token, type) => {
+    expect(decideDeviceLogin({ m365SignIn, hasM365Token })).toEqual({ type });
+  });
 });

@@ -4,6 +4,8 @@
 export interface DeviceSearch {
   user_code?: string;
   device_challenge?: string;
+  /** The device client's login request (the authorization server sends it to the device page). */
+  login_challenge?: string;
   consent_challenge?: string;
   status?: string;
   error?: string;
@@ -15,6 +17,8 @@ export type DeviceStep =
   /** No challenge yet: the authorization server hands one out (302 back here). */
   | { type: 'fetch-challenge'; prefill: string | null }
   | { type: 'enter-code'; deviceChallenge: string }
+  /** The code was accepted: the person signs in (Microsoft 365 here, or the login page). */
+  | { type: 'login'; loginChallenge: string }
   | { type: 'consent'; consentChallenge: string }
   | { type: 'approved' }
   | { type: 'failed'; reason: DeviceFailure };
@@ -28,6 +32,7 @@ export function selectDeviceStep(search: DeviceSearch): DeviceStep {
     return { type: 'failed', reason };
   }
   if (search.consent_challenge) return { type: 'consent', consentChallenge: search.consent_challenge };
+  if (search.login_challenge) return { type: 'login', loginChallenge: search.login_challenge };
   if (search.device_challenge) return { type: 'enter-code', deviceChallenge: search.device_challenge };
   const prefill = search.user_code ? formatUserCode(search.user_code) : '';
   return { type: 'fetch-challenge', prefill: prefill || null };
@@ -72,4 +77,20 @@ export function decideDeviceCodeRefusal(errorCode: unknown): DeviceCodeRefusal {
     default:
       return { type: 'retry', reason: 'invalid' };
   }
+}
+
+export type DeviceLoginCommand =
+  /** Accept the login with the person's Microsoft 365 sign-in (their token from `/m365/login`). */
+  | { type: 'm365-accept' }
+  /** Any other sign-in: the login page, which comes back here for Microsoft 365 (see below). */
+  | { type: 'go-login' };
+
+/**
+ * How the device page signs the person in for a device's login request: with the Microsoft 365
+ * sign-in this application holds, else on the login page (every method the application allows;
+ * an m365 address there goes to the m365 sign-in, or, where the application has none, to MAGIC's
+ * device page with the same login request).
+ */
+export function decideDeviceLogin(input: { m365SignIn: boolean; hasM365Token: boolean }): DeviceLoginCommand {
+  return input.m365SignIn && input.hasM365Token ? { type: 'm365-accept' } : { type: 'go-login' };
 }

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { copy } from '../../copy.ts';
-import { getConfig } from '../../shared/config/env.ts';
+import { getConfig, m365SignInAvailable } from '../../shared/config/env.ts';
 import { paths, withQuery } from '../../shared/config/paths.ts';
 import { HttpError } from '../../shared/errors/http-error.ts';
 import { navigate, redirectTo, replaceDocument } from '../../shared/navigation/history.ts';
@@ -12,10 +12,14 @@ import {
   postConsent,
   postDeviceDeny,
   postDeviceVerify,
+  postM365DeviceConsent,
+  postM365DeviceLogin,
   type DeviceConsent,
 } from '../../shared/users-client/users-client.ts';
+import { hasValidM365Token } from '../../shared/oauth2/m365-token.ts';
 import {
   decideDeviceCodeRefusal,
+  decideDeviceLogin,
   formatUserCode,
   selectDeviceStep,
   type DeviceSearch,
@@ -23,6 +27,43 @@ import {
 
 const errorCodeOf = (error: unknown) =>
   error instanceof HttpError ? (error.body as { errorCode?: unknown } | null)?.errorCode : undefined;
+
+/**
+ * A device client's login request: accepted with this application's Microsoft 365 sign-in, else
+ * handed to the login page (which comes back with it, see selectPendingDeviceLogin).
+ */
+function useDeviceLogin(loginChallenge: string | null) {
+  const config = getConfig();
+  useEffect(() => {
+    if (!loginChallenge) return;
+    const command = decideDeviceLogin({
+      m365SignIn: m365SignInAvailable(config),
+      hasM365Token: hasValidM365Token(Date.now()),
+    });
+    if (command.type === 'go-login') {
+      write(registry.deviceLoginChallenge, loginChallenge);
+      navigate(withQuery(paths.login, { login_challenge: loginChallenge }), { replace: true });
+      return;
+    }
+    remove(registry.deviceLoginChallenge);
+    postM365DeviceLogin(config.usersUrl, { loginChallenge, application: config.clientId }).then(
+      ({ redirectTo: target }) => redirectTo(target),
+      () => navigate(withQuery(paths.device, { error: 'invalid' }), { replace: true }),
+    );
+  }, [loginChallenge, config]);
+}
+
+/** Approves with the Microsoft 365 sign-in the consent names, else with the identity session. */
+function approveConsent(
+  usersUrl: string,
+  consentChallenge: string,
+  consent: DeviceConsent | null,
+  identitySessionId: string | undefined,
+) {
+  if (consent?.authenticationMode === 'm365') return postM365DeviceConsent(usersUrl, { consentChallenge });
+  if (!identitySessionId) throw new Error(copy.errors.missingSession);
+  return postConsent(usersUrl, { consentChallenge, identitySessionId });
+}
 
 /** The device page's state and actions for its current step. */
 export function useDevice(search: DeviceSearch) {
@@ -44,6 +85,8 @@ export function useDevice(search: DeviceSearch) {
     if (prefill) write(registry.deviceUserCode, prefill);
     replaceDocument(verifyUrl);
   }, [fetchChallenge, prefill, verifyUrl]);
+
+  useDeviceLogin(step.type === 'login' ? step.loginChallenge : null);
 
   const consentChallenge = step.type === 'consent' ? step.consentChallenge : null;
   useEffect(() => {
@@ -85,10 +128,8 @@ export function useDevice(search: DeviceSearch) {
     setBusy(true);
     setErrors([]);
     try {
-      const sessionId = session.session?.id;
-      if (approve && !sessionId) throw new Error(copy.errors.missingSession);
       const { redirectTo: target } = approve
-        ? await postConsent(config.usersUrl, { consentChallenge, identitySessionId: sessionId! })
+        ? await approveConsent(config.usersUrl, consentChallenge, consent, session.session?.id)
         : await postDeviceDeny(config.usersUrl, { consentChallenge });
       redirectTo(target);
     } catch {

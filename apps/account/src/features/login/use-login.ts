@@ -4,11 +4,13 @@ import { getConfig } from '../../shared/config/env.ts';
 import { hasMessage, inputValue } from '../../shared/identity-client/nodes.ts';
 import { useNow } from '../../shared/react/use-now.ts';
 import { useSession } from '../../shared/session/use-session.ts';
-import type { EmailResult } from '../../shared/storage/registry.ts';
 import type { LoginQuery } from './decide-login-effect.ts';
 import { selectLoginStep } from './select-login-step.ts';
 import { selectLoginView } from './select-login-view.ts';
 import { selectM365Alternative } from './select-m365-alternative.ts';
+import { selectPendingDeviceLogin } from '../../shared/session/select-pending-device-login.ts';
+import { registry, type EmailResult } from '../../shared/storage/registry.ts';
+import { read } from '../../shared/storage/storage.ts';
 import { useEmailStep } from './use-email-step.ts';
 import { useLoginCommand } from './use-login-command.ts';
 import { useEagerLoginFlow } from './use-eager-login-flow.ts';
@@ -28,6 +30,10 @@ const m365AlternativeOf = (config: AccountConfig, emailResult: EmailResult | nul
     urlMap: config.urlMap,
     supportEmail: config.supportEmail,
     hasMagic: emailResult?.hasMagic === true,
+    deviceLoginChallenge: selectPendingDeviceLogin(
+      read(registry.deviceLoginChallenge),
+      read(registry.loginChallenge),
+    ),
   });
 
 /**

@@ -1,5 +1,6 @@
 import type { AccountConfig } from '../../shared/config/env.ts';
-import { initialPagePath } from '../../shared/config/paths.ts';
+import { initialPagePath, paths, withQuery } from '../../shared/config/paths.ts';
+import { selectPendingDeviceLogin } from '../../shared/session/select-pending-device-login.ts';
 import { showToast } from '../../shared/errors/error-store.ts';
 import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
 import { navigate } from '../../shared/navigation/history.ts';
@@ -96,7 +97,7 @@ function loginAtBackend(command: Of<'backend-login'>, { config, driver, patch }:
       storeToken(tokenFromBackendLogin(answer, Date.now()));
       remove(registry.m365ActivationFlag);
       patch({ backendLoginPhase: 'done', outcome: 'authenticated' });
-      navigate(initialPagePath(config.initialPage), { replace: true });
+      navigate(afterM365SignIn(config), { replace: true });
     },
     (error: unknown) => {
       // Failure clears the in-progress state and the activation flag.
@@ -115,6 +116,16 @@ function loginAtBackend(command: Of<'backend-login'>, { config, driver, patch }:
       }
     },
   );
+}
+
+/** The initial page, or the device page whose login request sent the person to sign in here. */
+function afterM365SignIn(config: AccountConfig): string {
+  const deviceLogin = selectPendingDeviceLogin(
+    read(registry.deviceLoginChallenge),
+    read(registry.loginChallenge),
+  );
+  if (deviceLogin) return withQuery(paths.device, { login_challenge: deviceLogin });
+  return initialPagePath(config.initialPage);
 }
 
 export function runM365Command(command: M365Command, ctx: M365CommandContext): void {

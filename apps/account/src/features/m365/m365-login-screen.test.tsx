@@ -147,6 +147,16 @@ describe('m365 login in the browser', () => {
     expect(window.location.pathname).toBe('/account/m365-login');
   });
 
+  it('a device sign-in that sent the person here: the backend login returns to the device page with its login request', async () => {
+    write(registry.loginChallenge, 'device-login-1');
+    write(registry.deviceLoginChallenge, 'device-login-1');
+    answerLogin(200, { accessToken: OUR_TOKEN, expiresIn: 3600 });
+    render(<Harness search={{}} ms={microsoft()} />);
+    fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
+    await waitFor(() => expect(window.location.pathname).toBe('/account/device'));
+    expect(window.location.search).toBe('?login_challenge=device-login-1');
+  });
+
   it('subscription-required links the offer set-up page from the answer', async () => {
     answerLogin(403, {
       errorCode: 'UserNotSubscribedException',

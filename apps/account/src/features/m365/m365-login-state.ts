@@ -1,5 +1,3 @@
-import { tryDecodeJwtPayload } from '../../shared/oauth2/jwt.ts';
-import { readToken } from '../../shared/oauth2/token-lifecycle.ts';
 import type { Phase } from './decide-m365-effect.ts';
 import type { M365Outcome } from './select-m365-view.ts';
 
@@ -32,12 +30,6 @@ export const initialM365State: M365State = {
   fatalError: null,
   subscriptionUrl: null,
 };
-
-export function hasValidM365Token(now: number): boolean {
-  const token = readToken();
-  if (!token || (token.expiresAt !== null && token.expiresAt <= now)) return false;
-  return tryDecodeJwtPayload(token.accessToken)?.ext?.user?.authenticationMode === 'm365';
-}
 
 /** The current URL without autoContinue (a redirect sign-in must not come back to another one). */
 export function withoutAutoContinue(): string {

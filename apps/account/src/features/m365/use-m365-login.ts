@@ -15,7 +15,8 @@ import { decideM365Effect } from './decide-m365-effect.ts';
 import { runM365Command } from './m365-commands.ts';
 import type { M365Driver } from './m365-driver.ts';
 import type { M365State } from './m365-login-state.ts';
-import { hasValidM365Token, initialM365State } from './m365-login-state.ts';
+import { hasValidM365Token } from '../../shared/oauth2/m365-token.ts';
+import { initialM365State } from './m365-login-state.ts';
 import { selectM365View } from './select-m365-view.ts';
 import { useM365Continue } from './use-m365-continue.ts';
 

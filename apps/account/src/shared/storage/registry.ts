@@ -236,6 +236,15 @@ export const registry = {
   ssoPopup: entry({ key: 'sso_popup', schema: z.enum(['teams', 'window']), medium: 'sessionStorage' }),
   /** The device page's code from `verification_uri_complete`, kept while the page fetches its challenge. */
   deviceUserCode: entry({ key: 'device_user_code', schema: z.string(), medium: 'sessionStorage' }),
+  /**
+   * A device client's login request this tab's device page handed to the login page: the login
+   * page's Microsoft 365 way out (Platform → MAGIC) and MAGIC's m365 sign-in come back with it.
+   */
+  deviceLoginChallenge: entry({
+    key: 'device_login_challenge',
+    schema: z.string().check(z.minLength(1)),
+    medium: 'sessionStorage',
+  }),
 } as const;
 
 /** Everything that is local login state, cleared by logout. */

@@ -64,6 +64,27 @@ export interface DeviceConsent {
   clientId: string;
   clientName: string;
   requestedScope: string[];
+  /** `m365`: the person signed in with Microsoft 365 and approves with that token. */
+  authenticationMode?: 'ory' | 'm365';
+}
+
+/**
+ * Device sign-in of a Microsoft 365 person: the device client's login request, then its consent,
+ * accepted with the person's token from `/m365/login` (sent as the bearer by the token module).
+ * `application` is this application's client id: the consent comes back to its device page.
+ */
+export function postM365DeviceLogin(
+  usersUrl: string,
+  input: { loginChallenge: string; application: string },
+): Promise<{ redirectTo: string }> {
+  return requestJson(new URL('/m365/device/login', usersUrl).toString(), { method: 'POST', body: input });
+}
+
+export function postM365DeviceConsent(
+  usersUrl: string,
+  input: { consentChallenge: string },
+): Promise<{ redirectTo: string }> {
+  return requestJson(new URL('/m365/device/consent', usersUrl).toString(), { method: 'POST', body: input });
 }
 
 export function getDeviceConsent(usersUrl: string, consentChallenge: string): Promise<DeviceConsent> {

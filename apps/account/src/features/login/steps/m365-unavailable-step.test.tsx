@@ -13,7 +13,7 @@ describe('M365UnavailableStep', () => {
       <M365UnavailableStep
         email="megan@contoso.test"
         appName="Platform"
-        alternative={{ type: 'magic', url: 'http://localhost:4001/account/m365-login' }}
+        alternative={{ type: 'magic', url: 'http://localhost:4001/account/m365-login', device: false }}
         onUseAnotherEmail={back}
       />,
     );
@@ -29,6 +29,25 @@ describe('M365UnavailableStep', () => {
     expect(screen.queryByRole('link', { name: 'support@acme.test' })).toBeNull();
     fireEvent.click(screen.getByRole('button', { name: 'Use another email' }));
     expect(back).toHaveBeenCalledTimes(1);
+  });
+
+  it('a device sign-in: links to MAGIC’s device page and says the code stays valid', () => {
+    render(
+      <M365UnavailableStep
+        email="megan@contoso.test"
+        appName="Platform"
+        alternative={{
+          type: 'magic',
+          url: 'http://localhost:4001/account/device?login_challenge=l1',
+          device: true,
+        }}
+        onUseAnotherEmail={vi.fn()}
+      />,
+    );
+    expect(screen.getByText(/The code you entered stays valid\./)).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Connect the device on MAGIC' }).getAttribute('href')).toBe(
+      'http://localhost:4001/account/device?login_challenge=l1',
+    );
   });
 
   it('gives the support contact when the organisation has no MAGIC', () => {

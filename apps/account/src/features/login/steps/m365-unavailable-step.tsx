@@ -24,9 +24,9 @@ export function M365UnavailableStep({
       <p>{t.text(email, appName)}</p>
       {alternative.type === 'magic' ? (
         <>
-          <p className="muted">{t.magicText}</p>
+          <p className="muted">{alternative.device ? t.magicDeviceText : t.magicText}</p>
           <a className="button" href={alternative.url}>
-            {t.magicLink}
+            {alternative.device ? t.magicDeviceLink : t.magicLink}
           </a>
         </>
       ) : (
