@@ -7,6 +7,10 @@
 // workload and `events` the security event log at 1 million events (BENCH_EVENTS); neither is
 // part of the default set), BENCH_ENUM_PAIRS (known/unknown address pairs
 // per entry point, default 1000), BENCH_BROWSER_RUNS (default 20).
+// `npm run bench -- --postgres`: the token workloads on a throwaway PostgreSQL cluster (started
+// here, pinned with the servers, removed at the end), as one process and as 2 instances behind the
+// cluster's proxy, each beside plain oidc-provider on the same server; written to
+// bench/results/postgres-latest.json and the README's PostgreSQL table.
 import { execSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
@@ -21,6 +25,7 @@ import { benchSecurityEvents } from './security-events.ts';
 import { pinServerSide } from './load/child.ts';
 import { medianOf } from './median.ts';
 import { writeReadmeTable } from './readme-table.ts';
+import { startCluster } from '../packages/test-kit/src/postgres-cluster.ts';
 
 const gitSha = (() => {
   try {
@@ -50,6 +55,11 @@ if (process.argv.includes('soak')) {
   const { samples: _samples, ...summary } = soak;
   console.log(JSON.stringify(summary, null, 2));
   process.exit(soak.pass ? 0 : 1);
+}
+
+if (process.argv.includes('--postgres')) {
+  await benchOnPostgres();
+  process.exit(0);
 }
 
 const durationSec = Number(process.env.BENCH_DURATION ?? 10);
@@ -123,3 +133,67 @@ await writeFile(join(dir, 'latest.json'), JSON.stringify(results, null, 2));
 await writeReadmeTable(results);
 console.log(`\nWritten to ${file} and bench/results/latest.json; README table regenerated.`);
 process.exit(0);
+
+/** The token workloads on PostgreSQL: one process and 2 instances, each beside plain oidc-provider, interleaved rounds. */
+async function benchOnPostgres(): Promise<void> {
+  const pinning = pinServerSide(); // before the cluster starts: PostgreSQL runs on the servers' core
+  const cluster = await startCluster();
+  const durationSec = Number(process.env.BENCH_DURATION ?? 10);
+  const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+  const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+  const results: Record<string, unknown> = {
+    startedAt: new Date().toISOString(),
+    gitSha,
+    machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
+    storage: 'PostgreSQL (throwaway cluster from @acme/test-kit, fsync off)',
+    pinning,
+    settings: { durationSec, connections, rounds, warmUpSec: Math.min(3, durationSec) },
+  };
+  const topologies = [
+    ['oauth2OneProcess', 1],
+    ['oauth2TwoInstances', 2],
+  ] as const;
+  try {
+    for (const [name, instances] of topologies) {
+      console.log(`▶ warm-up ${name}`);
+      await attempt(name, () =>
+        benchOAuth2({
+          durationSec: Math.min(3, durationSec),
+          connections,
+          storage: { kind: 'postgres', serverUrl: cluster.url, instances },
+        }),
+      );
+    }
+    const perRound: Record<string, unknown[]> = {};
+    for (let round = 1; round <= rounds; round++) {
+      for (const [name, instances] of topologies) {
+        console.log(`▶ round ${round}/${rounds} ${name}`);
+        (perRound[name] ??= []).push(
+          await attempt(name, () =>
+            benchOAuth2({
+              durationSec,
+              connections,
+              storage: { kind: 'postgres', serverUrl: cluster.url, instances },
+            }),
+          ),
+        );
+      }
+    }
+    for (const [name, runs] of Object.entries(perRound)) {
+      const ok = runs.filter((r) => !(r && typeof r === 'object' && 'error' in r));
+      results[name] = ok.length ? { ...(medianOf(ok) as object), rounds: ok.length } : runs[0];
+      console.log(name, JSON.stringify(results[name], null, 2));
+    }
+  } finally {
+    cluster.stop();
+  }
+  const dir = join(import.meta.dirname, 'results');
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, `postgres-${results.startedAt as string}.json`.replaceAll(':', '-'));
+  await writeFile(file, JSON.stringify(results, null, 2));
+  await writeFile(join(dir, 'postgres-latest.json'), JSON.stringify(results, null, 2));
+  await writeReadmeTable(results, 'postgres');
+  console.log(
+    `\nWritten to ${file} and bench/results/postgres-latest.json; README PostgreSQL table regenerated.`,
+  );
+}
