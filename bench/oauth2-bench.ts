@@ -62,6 +62,11 @@ function pkce() {
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
+/** BENCH_ACCESS_TOKEN_ALG (ES256 or RS256): our access tokens' algorithm, to compare them (ADR 0016). */
+const ALG_ENV: Record<string, string> = process.env.BENCH_ACCESS_TOKEN_ALG
+  ? { OAUTH2_ACCESS_TOKEN_ALG: process.env.BENCH_ACCESS_TOKEN_ALG }
+  : {};
+
 /** Loopback address instead of `localhost` (which may resolve to ::1 where nothing listens). */
 const ipv4 = (url: string) => url.replace('//localhost:', '//127.0.0.1:');
 
@@ -164,6 +169,7 @@ async function startOurs(storage: Storage): Promise<Target> {
         parts: ['oauth2'],
         instances: 2,
         ports: { oauth2Public, oauth2Admin },
+        extraEnv: ALG_ENV,
       });
       cleanup.push(() => cluster.close());
       issuer = cluster.urls.oauth2Public;
@@ -171,7 +177,7 @@ async function startOurs(storage: Storage): Promise<Target> {
       adminUrl = ipv4(cluster.urls.oauth2Admin);
       // Mints credentials into the same database; it serves nothing.
       const minting = await createApp({
-        config: loadConfig({ ISSUER: issuer }),
+        config: loadConfig({ ISSUER: issuer, ...ALG_ENV }),
         db: fresh.db,
         logger: false,
       });
@@ -187,7 +193,7 @@ async function startOurs(storage: Storage): Promise<Target> {
         await new Promise<void>((resolve) => publicServer.close(() => resolve()));
       });
       issuer = url.replace('127.0.0.1', 'localhost');
-      const app = await createApp({ config: loadConfig({ ISSUER: issuer }), db, logger: false });
+      const app = await createApp({ config: loadConfig({ ISSUER: issuer, ...ALG_ENV }), db, logger: false });
       publicServer.on('request', app.handler);
       await app.admin.listen({ port: 0, host: '127.0.0.1' });
       cleanup.push(() => app.admin.close());

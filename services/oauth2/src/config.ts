@@ -1,3 +1,4 @@
+import { overloadConfig, type OverloadConfig } from '@acme/service-kit/overload';
 import { z } from 'zod';
 import {
   adminAccess,
@@ -150,6 +151,8 @@ export interface OAuth2Config {
     userCodeAttemptsPerIp: number;
     limitWindowSeconds: number;
   };
+  /** Load shedding on event-loop lag (OVERLOAD_*; service-kit overload.ts). */
+  overload: OverloadConfig;
   /** JWT access tokens' signature algorithm (OAUTH2_ACCESS_TOKEN_ALG). */
   accessTokenAlg: 'ES256' | 'RS256';
   ttl: {
@@ -225,6 +228,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       limitWindowSeconds: e.OAUTH2_DEVICE_LIMIT_WINDOW_SECONDS,
     },
     accessTokenAlg: e.OAUTH2_ACCESS_TOKEN_ALG,
+    overload: overloadConfig(env),
     ttl: {
       accessToken: e.OAUTH2_ACCESS_TOKEN_TTL,
       idToken: e.OAUTH2_ID_TOKEN_TTL,

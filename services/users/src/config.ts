@@ -1,3 +1,4 @@
+import { overloadConfig, type OverloadConfig } from '@acme/service-kit/overload';
 import { z } from 'zod';
 import { appOriginsSchema, logLevelSchema, portSchema, trustProxySchema } from '@acme/service-kit/config';
 import type { TrustProxy } from '@acme/service-kit/proxy-trust';
@@ -140,6 +141,8 @@ export interface Config {
   ssoSecretKey: string;
   securityEvents: { retentionDays: number; cleanupBatch: number };
   trustProxy: TrustProxy;
+  /** Load shedding on event-loop lag (OVERLOAD_*; service-kit overload.ts). */
+  overload: OverloadConfig;
   logLevel: string;
 }
 
@@ -212,6 +215,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       cleanupBatch: c.SECURITY_EVENTS_CLEANUP_BATCH,
     },
     trustProxy: c.TRUST_PROXY,
+    overload: overloadConfig(env),
     logLevel: c.LOG_LEVEL,
   };
 }
