@@ -124,6 +124,15 @@ function tableFrom(r: Json): string {
 function postgresTableFrom(r: Json): string {
   const rows: [string, string, string][] = [];
   const goals = { authorizationCode: 600, refresh: 500 } as const;
+  const w = r.whoamiPostgres;
+  if (w) {
+    const dbRps = n(w, 'whoamiEveryRequestHitsDatabase.requestsPerSec');
+    rows.push([
+      '`whoami`, every request reaching the database (one process)',
+      `${num(w, 'whoamiEveryRequestHitsDatabase.requestsPerSec')} req/s, p99 ${num(w, 'whoamiEveryRequestHitsDatabase.latencyMs.p99')} ms (with the session cache: ${num(w, 'whoamiValidCookie.requestsPerSec')} req/s)`,
+      `≥ 1,000 req/s${met(dbRps === undefined ? undefined : dbRps >= 1000)}`,
+    ]);
+  }
   for (const [key, label] of [
     ['oauth2OneProcess', 'one process'],
     ['oauth2TwoInstances', '2 instances behind the proxy'],

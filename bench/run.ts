@@ -26,6 +26,7 @@ import { pinServerSide } from './load/child.ts';
 import { medianOf } from './median.ts';
 import { writeReadmeTable } from './readme-table.ts';
 import { startCluster } from '../packages/test-kit/src/postgres-cluster.ts';
+import { createDb, sql } from '@acme/db';
 
 const gitSha = (() => {
   try {
@@ -165,7 +166,19 @@ async function benchOnPostgres(): Promise<void> {
       );
     }
     const perRound: Record<string, unknown[]> = {};
+    // whoami with every request reaching PostgreSQL (the QUALITY row's second line), on a database of its own.
+    const whoami = async () => {
+      const dbUrl = new URL(cluster.url);
+      dbUrl.pathname = `/whoami_${process.pid}_${(whoamiDatabases += 1)}`;
+      const server = await createDb({ url: cluster.url, poolMax: 1, preparedPerConnection: 0 });
+      await sql.raw(`create database ${dbUrl.pathname.slice(1)}`).execute(server.kysely);
+      await server.close();
+      return benchIdentity({ durationSec, connections, whoamiOnly: true, databaseUrl: dbUrl.toString() });
+    };
+    let whoamiDatabases = 0;
     for (let round = 1; round <= rounds; round++) {
+      console.log(`▶ round ${round}/${rounds} whoamiPostgres`);
+      (perRound.whoamiPostgres ??= []).push(await attempt('whoamiPostgres', whoami));
       for (const [name, instances] of topologies) {
         console.log(`▶ round ${round}/${rounds} ${name}`);
         (perRound[name] ??= []).push(
