@@ -1,4 +1,3 @@
-import { overloadConfig, type OverloadConfig } from '@acme/service-kit/overload';
 import { z } from 'zod';
 import { appOriginsSchema, logLevelSchema, portSchema, trustProxySchema } from '@acme/service-kit/config';
 import type { TrustProxy } from '@acme/service-kit/proxy-trust';
@@ -9,6 +8,7 @@ import {
   hostListSchema,
   type AdminAccess,
 } from '@acme/service-kit/admin-access';
+import { overloadConfig, type OverloadConfig } from '@acme/service-kit/overload';
 
 const configSchema = z.object({
   AGENT_PORT: portSchema(4466),
