@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { blockEventLoop } from '@acme/test-kit/event-loop';
 import { startServer, tokenRequest, type TestServer } from './harness.ts';
 
 /**
@@ -20,18 +21,11 @@ afterAll(async () => {
   await server.db.close();
 });
 
-function blockLoop(ms: number): void {
-  const until = performance.now() + ms;
-  while (performance.now() < until) {
-    // busy
-  }
-}
-
 const form = { grant_type: 'refresh_token', refresh_token: 'ory_rt_unknown', client_id: 'platform' };
 
 describe('overload shedding', () => {
   it('overload: past capacity, parallel token requests are shed with 503 temporarily_unavailable + Retry-After; /health/alive answers', async () => {
-    blockLoop(SAMPLE_MS + 60);
+    blockEventLoop(SAMPLE_MS + 60);
     const answers = await Promise.all(Array.from({ length: 40 }, () => tokenRequest(server, form)));
     const shed = answers.filter((r) => r.status === 503);
     expect(shed.length).toBeGreaterThan(0);
@@ -40,7 +34,7 @@ describe('overload shedding', () => {
     expect(shed[0]!.headers.get('retry-after')).toBe('2');
     expect(shed[0]!.body).toMatchObject({ error: 'temporarily_unavailable' });
 
-    blockLoop(SAMPLE_MS + 60);
+    blockEventLoop(SAMPLE_MS + 60);
     const [alive, admin, adminApi] = await Promise.all([
       fetch(`${server.publicUrl}/health/alive`),
       fetch(`${server.admin}/health/alive`),

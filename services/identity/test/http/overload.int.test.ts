@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { blockEventLoop } from '@acme/test-kit/event-loop';
 import { startHarness, type Harness } from '../harness.ts';
 
 /**
@@ -23,20 +24,12 @@ afterAll(async () => {
   for (const h of [shedding, calm]) await h.close();
 });
 
-/** Keeps the event loop busy, as a burst past capacity does. */
-function blockLoop(ms: number): void {
-  const until = performance.now() + ms;
-  while (performance.now() < until) {
-    // busy
-  }
-}
-
 const whoami = (h: Harness) =>
   fetch(`${h.publicUrl}/sessions/whoami`, { headers: { accept: 'application/json' } });
 
 describe('overload shedding', () => {
   it('overload: past capacity, parallel requests are shed at once with 503 + Retry-After, and /health/alive still answers', async () => {
-    blockLoop(SAMPLE_MS + 60);
+    blockEventLoop(SAMPLE_MS + 60);
     const answers = await Promise.all(Array.from({ length: 40 }, () => whoami(shedding)));
     const shed = answers.filter((r) => r.status === 503);
     expect(shed.length).toBeGreaterThan(0);
@@ -48,7 +41,7 @@ describe('overload shedding', () => {
     });
     await Promise.all(answers.filter((r) => !r.bodyUsed).map((r) => r.body?.cancel()));
 
-    blockLoop(SAMPLE_MS + 60);
+    blockEventLoop(SAMPLE_MS + 60);
     const [alive, ready, admin] = await Promise.all([
       fetch(`${shedding.publicUrl}/health/alive`),
       fetch(`${shedding.publicUrl}/health/ready`),
