@@ -157,7 +157,8 @@ function postgresTableFrom(r: Json): string {
   const head = [
     `Generated from \`bench/results/postgres-latest.json\` by \`npm run bench -- --postgres\`: ${String(r.startedAt ?? '')}, commit ${String(r.gitSha ?? '').slice(0, 7)},`,
     `${String(r.storage ?? '')}; ${String(r.pinning ?? '')}; ${String(s?.durationSec ?? '')} s per workload,`,
-    `${String(s?.connections ?? '')} connections, medians of ${String(s?.rounds ?? '')} interleaved rounds after a warm-up.`,
+    `${String(s?.connections ?? '')} connections, medians of ${String(s?.rounds ?? '')} interleaved rounds after a warm-up;`,
+    `our access tokens ${String(s?.accessTokenAlg ?? '')}, plain \`oidc-provider\`'s RS256.`,
   ].join('\n');
   const table = [
     '| workload (PostgreSQL) | measured | goal |',

@@ -148,14 +148,20 @@ async function benchOnPostgres(): Promise<void> {
     machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
     storage: 'PostgreSQL (throwaway cluster from @acme/test-kit, fsync off)',
     pinning,
-    settings: { durationSec, connections, rounds, warmUpSec: Math.min(3, durationSec) },
+    settings: {
+      durationSec,
+      connections,
+      rounds,
+      warmUpSec: Math.min(3, durationSec),
+      accessTokenAlg: process.env.BENCH_ACCESS_TOKEN_ALG ?? 'ES256',
+    },
   };
   const topologies = [
     ['oauth2OneProcess', 1],
     ['oauth2TwoInstances', 2],
   ] as const;
   try {
-    for (const [name, instances] of topologies) {
+    for (const [name, instances] of process.env.BENCH_ONLY === 'whoami' ? [] : topologies) {
       console.log(`▶ warm-up ${name}`);
       await attempt(name, () =>
         benchOAuth2({
@@ -176,9 +182,14 @@ async function benchOnPostgres(): Promise<void> {
       return benchIdentity({ durationSec, connections, whoamiOnly: true, databaseUrl: dbUrl.toString() });
     };
     let whoamiDatabases = 0;
+    // BENCH_ONLY=oauth2 or =whoami: one of the two.
+    const only = new Set((process.env.BENCH_ONLY ?? 'whoami,oauth2').split(','));
     for (let round = 1; round <= rounds; round++) {
-      console.log(`▶ round ${round}/${rounds} whoamiPostgres`);
-      (perRound.whoamiPostgres ??= []).push(await attempt('whoamiPostgres', whoami));
+      if (only.has('whoami')) {
+        console.log(`▶ round ${round}/${rounds} whoamiPostgres`);
+        (perRound.whoamiPostgres ??= []).push(await attempt('whoamiPostgres', whoami));
+      }
+      if (!only.has('oauth2')) continue;
       for (const [name, instances] of topologies) {
         console.log(`▶ round ${round}/${rounds} ${name}`);
         (perRound[name] ??= []).push(
