@@ -13,7 +13,11 @@ let server: TestServer;
 
 beforeAll(async () => {
   server = await startServer({
-    env: { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '1', OVERLOAD_SAMPLE_INTERVAL_MS: String(SAMPLE_MS) },
+    env: {
+      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '1',
+      OVERLOAD_SUSTAINED_SAMPLES: '1',
+      OVERLOAD_SAMPLE_INTERVAL_MS: String(SAMPLE_MS),
+    },
   });
 });
 afterAll(async () => {

@@ -15,10 +15,11 @@ let calm: Harness;
 beforeAll(async () => {
   shedding = await startHarness({
     OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '1',
+    OVERLOAD_SUSTAINED_SAMPLES: '1',
     OVERLOAD_SAMPLE_INTERVAL_MS: String(SAMPLE_MS),
     OVERLOAD_RETRY_AFTER_SECONDS: '3',
   });
-  calm = await startHarness(); // the defaults: 200 ms
+  calm = await startHarness(); // the defaults: 1,000 ms, 2 samples in a row
 });
 afterAll(async () => {
   for (const h of [shedding, calm]) await h.close();
