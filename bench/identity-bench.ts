@@ -31,11 +31,14 @@ function percentile(sorted: number[], p: number): number {
 export async function benchIdentity(opts: {
   durationSec: number;
   connections: number;
-  /** Only workload (a): whoami with a valid cookie (no logins, no flood). */
+  /** Only workloads (a) and (b): whoami with a valid cookie, with the cache and without (no logins, no flood). */
   whoamiOnly?: boolean;
+  /** A PostgreSQL server database (e.g. `npm run bench -- --postgres`) instead of PGlite. */
+  databaseUrl?: string;
 }): Promise<Record<string, unknown>> {
   const dir = await mkdtemp(join(tmpdir(), 'identity-bench-'));
-  const db = await createDb({ dataDir: dir });
+  const db = await createDb(opts.databaseUrl ? { url: opts.databaseUrl } : { dataDir: dir });
+  const database = opts.databaseUrl ? 'PostgreSQL (pool of 10)' : 'pglite (temp dir)';
   const [publicPort, adminPort] = [await freePort(), await freePort()];
   const publicUrl = `http://127.0.0.1:${publicPort}`;
   const adminUrl = `http://127.0.0.1:${adminPort}`;
@@ -100,7 +103,7 @@ export async function benchIdentity(opts: {
     if (opts.whoamiOnly) {
       return {
         note: cacheNote,
-        database: 'pglite (temp dir)',
+        database,
         whoamiValidCookie: whoami,
         whoamiEveryRequestHitsDatabase: whoamiNoCache,
       };
@@ -146,7 +149,7 @@ export async function benchIdentity(opts: {
 
     return {
       note: `${cacheNote} autocannon reports p90/p97.5/p99 rather than p95 for (a)/(b).`,
-      database: 'pglite (temp dir)',
+      database,
       whoamiValidCookie: whoami,
       whoamiEveryRequestHitsDatabase: whoamiNoCache,
       passwordLogin: {

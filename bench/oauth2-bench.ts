@@ -1,13 +1,15 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Provider, { type Configuration } from 'oidc-provider';
-import { createDb, migrate } from '@acme/db';
+import type Provider from 'oidc-provider';
+import { createDb, migrate, sql, type Database } from '@acme/db';
 import { createApp, loadConfig, migrations } from '@acme/oauth2';
-import { createAdapterRegistry } from '../services/oauth2/src/adapter/postgres-adapter.ts';
-import { systemClock } from '@acme/db/clock';
+import { freePortsApart } from '@acme/cluster/free-ports';
+import { startRoundRobinProxy } from '@acme/cluster/proxy';
+import { startProcessCluster } from '@acme/cluster/system';
 import { runLoadChild } from './load/child.ts';
-
+import { CLIENT_ID, listen, plainProvider, REDIRECT_URI, RESOURCE } from './plain-provider.ts';
 /**
  * `POST /oauth2/token` workloads (authorization code + PKCE, and refresh with rotation), on our
  * authorization server (PGlite, in process) and, in the same run, on a plain oidc-provider 9 (minimal
@@ -29,16 +31,16 @@ import { runLoadChild } from './load/child.ts';
  */
 
 const BATCH = 250;
-const RESOURCE = 'urn:acme:api';
-const CLIENT_ID = 'platform';
-const ORIGIN = 'http://localhost:4000';
-const REDIRECT_URI = `${ORIGIN}/account/callback`;
+
+/** Where a target keeps its records: PGlite in process, or a database of its own on a PostgreSQL server. */
+export type Storage = { kind: 'pglite' } | { kind: 'postgres'; serverUrl: string; instances: 1 | 2 };
 
 interface Target {
   name: string;
   url: string;
   /** The token endpoint path (Hydra's `/oauth2/token` for ours, the library default for plain). */
   tokenPath: string;
+  /** A provider on the target's storage, in this process: it mints the single-use credentials. */
   provider: Provider;
   /** Fields of a code / refresh token belonging to one live grant. */
   codeTemplate: Record<string, unknown>;
@@ -60,9 +62,27 @@ function pkce() {
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+/** BENCH_ACCESS_TOKEN_ALG (ES256 or RS256): our access tokens' algorithm, to compare them (ADR 0017). */
+const ALG_ENV: Record<string, string> = process.env.BENCH_ACCESS_TOKEN_ALG
+  ? { OAUTH2_ACCESS_TOKEN_ALG: process.env.BENCH_ACCESS_TOKEN_ALG }
+  : {};
+
+/** Loopback address instead of `localhost` (which may resolve to ::1 where nothing listens). */
+const ipv4 = (url: string) => url.replace('//localhost:', '//127.0.0.1:');
+
+let databases = 0;
+/** A new empty database on the PostgreSQL server (one per target, so that no target reads another's rows). */
+async function freshDatabase(serverUrl: string): Promise<{ url: string; db: Database }> {
+  const name = `bench_${process.pid}_${(databases += 1)}`;
+  const server = await createDb({ url: serverUrl, poolMax: 1, preparedPerConnection: 0 });
+  try {
+    await sql.raw(`create database ${name}`).execute(server.kysely);
+  } finally {
+    await server.close();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), db: await createDb({ url: url.toString() }) };
 }
 
 function cookieJar() {
@@ -92,18 +112,8 @@ async function putJson(url: string, body: unknown): Promise<{ redirect_to: strin
   return (await res.json()) as { redirect_to: string };
 }
 
-/** Our server, started in process on PGlite; one code minted through the admin API. */
-async function startOurs(): Promise<Target> {
-  const db = await createDb();
-  await migrate(db, 'oauth2', migrations);
-  const publicServer = createServer();
-  const url = await listen(publicServer);
-  const config = loadConfig({ ISSUER: url.replace('127.0.0.1', 'localhost') });
-  const { provider, admin } = await createApp({ config, db, logger: false });
-  publicServer.on('request', provider.callback());
-  await admin.listen({ port: 0, host: '127.0.0.1' });
-  const adminUrl = `http://127.0.0.1:${(admin.server.address() as AddressInfo).port}`;
-
+/** One code through the real flow (authorize → admin login accept → consent accept → callback). */
+async function realCode(url: string, adminUrl: string, issuer: string) {
   const { verifier, challenge } = pkce();
   const authorize = new URL(`${url}/oauth2/auth`);
   for (const [k, v] of Object.entries({
@@ -117,7 +127,7 @@ async function startOurs(): Promise<Target> {
   }))
     authorize.searchParams.set(k, v);
   const browser = cookieJar();
-  const local = (u: string) => u.replace(config.issuer, url);
+  const local = (u: string) => u.replace(issuer, url);
   const login = await browser.get(authorize.toString());
   const accepted = await putJson(
     `${adminUrl}/admin/oauth2/auth/requests/login/accept?login_challenge=${login.searchParams.get('login_challenge')}`,
@@ -136,104 +146,187 @@ async function startOurs(): Promise<Target> {
   const callback = await browser.get(local(consented.redirect_to));
   const code = callback.searchParams.get('code');
   if (!code?.startsWith('ory_ac_')) throw new Error('bench: no code from the real flow');
-  const stored = await provider.AuthorizationCode.find(code);
-  if (!stored) throw new Error('bench: code not stored');
-  const codeTemplate = pick(stored);
-  const exchanged = await exchange(url, code, verifier);
-  const refresh = await provider.RefreshToken.find(exchanged.refresh_token);
-  if (!refresh) throw new Error('bench: refresh token not stored');
+  return { code, verifier };
+}
 
-  return {
-    name: 'ours',
-    url,
-    tokenPath: '/oauth2/token',
-    provider,
-    codeTemplate,
-    refreshTemplate: pick(refresh),
-    async close() {
-      await admin.close();
-      publicServer.closeAllConnections();
-      await new Promise<void>((resolve) => publicServer.close(() => resolve()));
-      await db.close();
-    },
+/** Our server on `storage`: in this process, or (PostgreSQL, 2 instances) the cluster's processes behind its proxy. */
+async function startOurs(storage: Storage): Promise<Target> {
+  const cleanup: (() => Promise<unknown>)[] = [];
+  const close = async () => {
+    for (const step of cleanup.reverse()) await step().catch(() => undefined);
   };
+  try {
+    let url: string;
+    let adminUrl: string;
+    let provider: Provider;
+    let issuer: string;
+    if (storage.kind === 'postgres' && storage.instances === 2) {
+      const fresh = await freshDatabase(storage.serverUrl);
+      cleanup.push(() => fresh.db.close());
+      const [oauth2Public, oauth2Admin] = await freePortsApart(2);
+      const cluster = await startProcessCluster({
+        databaseUrl: fresh.url,
+        parts: ['oauth2'],
+        instances: 2,
+        ports: { oauth2Public, oauth2Admin },
+        // Capacity is measured, so the processes do not shed (plain oidc-provider has no shedding).
+        extraEnv: { ...ALG_ENV, OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' },
+      });
+      cleanup.push(() => cluster.close());
+      issuer = cluster.urls.oauth2Public;
+      url = ipv4(issuer);
+      adminUrl = ipv4(cluster.urls.oauth2Admin);
+      // Mints credentials into the same database; it serves nothing.
+      const minting = await createApp({
+        config: loadConfig({ ISSUER: issuer, ...ALG_ENV }),
+        db: fresh.db,
+        logger: false,
+      });
+      provider = minting.provider;
+    } else {
+      const db = storage.kind === 'postgres' ? (await freshDatabase(storage.serverUrl)).db : await createDb();
+      cleanup.push(() => db.close());
+      await migrate(db, 'oauth2', migrations);
+      const publicServer = createServer();
+      url = await listen(publicServer);
+      cleanup.push(async () => {
+        publicServer.closeAllConnections();
+        await new Promise<void>((resolve) => publicServer.close(() => resolve()));
+      });
+      issuer = url.replace('127.0.0.1', 'localhost');
+      const app = await createApp({ config: loadConfig({ ISSUER: issuer, ...ALG_ENV }), db, logger: false });
+      publicServer.on('request', app.handler);
+      await app.admin.listen({ port: 0, host: '127.0.0.1' });
+      cleanup.push(() => app.admin.close());
+      adminUrl = `http://127.0.0.1:${(app.admin.server.address() as AddressInfo).port}`;
+      provider = app.provider;
+    }
+    const { code, verifier } = await realCode(url, adminUrl, issuer);
+    const stored = await provider.AuthorizationCode.find(code);
+    if (!stored) throw new Error('bench: code not stored');
+    const codeTemplate = pick(stored);
+    const exchanged = await exchange(url, code, verifier);
+    const refresh = await provider.RefreshToken.find(exchanged.refresh_token);
+    if (!refresh) throw new Error('bench: refresh token not stored');
+    return {
+      name: 'ours',
+      url,
+      tokenPath: '/oauth2/token',
+      provider,
+      codeTemplate,
+      refreshTemplate: pick(refresh),
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
 
 const PEER = 'plain oidc-provider';
 const PEER_IN_MEMORY = 'plain oidc-provider, memory adapter';
 
+/** A plain instance as a process of its own, on `port`; resolves once it listens. */
+async function spawnPlain(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', `${import.meta.dirname}/plain-provider.ts`], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`plain provider exited ${code}`)));
+    child.stdout?.on('data', (d: Buffer) => {
+      if (d.toString().includes('"ready"')) resolve();
+    });
+  });
+  return child;
+}
+
 /**
  * A plain oidc-provider 9 with the same client and token formats; grant made in process. `storage`
- * 'same' gives it our adapter on a PGlite database of its own; 'memory' the library's own adapter.
+ * 'memory' gives it the library's own adapter; otherwise our adapter on a database of its own
+ * (PGlite, or PostgreSQL as one in-process instance or two processes behind the cluster's proxy).
  */
-async function startPlain(storage: 'same' | 'memory'): Promise<Target> {
-  const db = storage === 'same' ? await createDb() : undefined;
-  if (db) await migrate(db, 'oauth2', migrations);
-  const server = createServer();
-  const url = await listen(server);
-  const configuration: Configuration = {
-    ...(db
-      ? {
-          adapter: createAdapterRegistry({
-            db,
-            clock: systemClock,
-            graceSeconds: loadConfig({ ISSUER: url }).refreshGraceSeconds, // as ours
-          }).factory,
-        }
-      : {}),
-    clients: [
-      {
-        client_id: CLIENT_ID,
-        token_endpoint_auth_method: 'none',
-        redirect_uris: [REDIRECT_URI],
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
-        scope: 'openid offline_access',
-      },
-    ],
-    features: {
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: () => RESOURCE,
-        useGrantedResource: () => true,
-        getResourceServerInfo: () => ({
-          scope: 'openid offline_access',
-          audience: RESOURCE,
-          accessTokenFormat: 'jwt',
-          accessTokenTTL: 600,
-        }),
-      },
-    },
+async function startPlain(storage: Storage | 'memory'): Promise<Target> {
+  const cleanup: (() => Promise<unknown>)[] = [];
+  const close = async () => {
+    for (const step of cleanup.reverse()) await step().catch(() => undefined);
   };
-  const provider = new Provider(url.replace('127.0.0.1', 'localhost'), configuration);
-  server.on('request', provider.callback());
-  const client = await provider.Client.find(CLIENT_ID);
-  const grant = new provider.Grant({ accountId: 'bench-identity', clientId: CLIENT_ID });
-  grant.addOIDCScope('openid offline_access');
-  grant.addResourceScope(RESOURCE, 'openid offline_access');
-  const grantId = await grant.save();
-  const common = {
-    client,
-    grantId,
-    accountId: 'bench-identity',
-    scope: 'openid offline_access',
-    resource: RESOURCE,
-    authTime: Math.floor(Date.now() / 1000),
-    expiresWithSession: false,
-  };
-  return {
-    name: db ? PEER : PEER_IN_MEMORY,
-    url,
-    tokenPath: '/token',
-    provider,
-    codeTemplate: { ...common, redirectUri: REDIRECT_URI, codeChallengeMethod: 'S256' },
-    refreshTemplate: { ...common, gty: 'authorization_code' },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await db?.close();
-    },
-  };
+  try {
+    let db: Database | undefined;
+    let databaseUrl = '';
+    if (storage !== 'memory') {
+      if (storage.kind === 'postgres') {
+        const fresh = await freshDatabase(storage.serverUrl);
+        ({ db, url: databaseUrl } = fresh);
+      } else db = await createDb();
+      const opened = db;
+      cleanup.push(() => opened.close());
+      await migrate(db, 'oauth2', migrations);
+    }
+    let url: string;
+    let provider: Provider;
+    if (storage !== 'memory' && storage.kind === 'postgres' && storage.instances === 2) {
+      const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      const jwks = {
+        keys: [{ ...privateKey.export({ format: 'jwk' }), alg: 'RS256', use: 'sig', kid: 'plain' }],
+      };
+      const ports = await freePortsApart(2);
+      const proxy = await startRoundRobinProxy({
+        port: 0,
+        targets: ports.map((p) => `http://127.0.0.1:${p}`),
+      });
+      cleanup.push(() => proxy.close());
+      for (const port of ports) {
+        const child = await spawnPlain({
+          DATABASE_URL: databaseUrl,
+          PLAIN_PORT: String(port),
+          PLAIN_ISSUER: proxy.url,
+          PLAIN_JWKS: JSON.stringify(jwks),
+        });
+        cleanup.push(async () => {
+          child.kill('SIGTERM');
+          await new Promise((r) => child.once('exit', r));
+        });
+      }
+      url = ipv4(proxy.url);
+      provider = plainProvider(proxy.url, db, jwks);
+    } else {
+      const server = createServer();
+      url = await listen(server);
+      cleanup.push(async () => {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      });
+      provider = plainProvider(url.replace('127.0.0.1', 'localhost'), db);
+      server.on('request', provider.callback());
+    }
+    const client = await provider.Client.find(CLIENT_ID);
+    const grant = new provider.Grant({ accountId: 'bench-identity', clientId: CLIENT_ID });
+    grant.addOIDCScope('openid offline_access');
+    grant.addResourceScope(RESOURCE, 'openid offline_access');
+    const grantId = await grant.save();
+    const common = {
+      client,
+      grantId,
+      accountId: 'bench-identity',
+      scope: 'openid offline_access',
+      resource: RESOURCE,
+      authTime: Math.floor(Date.now() / 1000),
+      expiresWithSession: false,
+    };
+    return {
+      name: db ? PEER : PEER_IN_MEMORY,
+      url,
+      tokenPath: '/token',
+      provider,
+      codeTemplate: { ...common, redirectUri: REDIRECT_URI, codeChallengeMethod: 'S256' },
+      refreshTemplate: { ...common, gty: 'authorization_code' },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
 
 const PAYLOAD_FIELDS = [
@@ -351,7 +444,8 @@ async function measure(
   }
   latencies.sort((a, b) => a - b);
   const figures: Figures = {
-    requestsPerSec: Math.round(latencies.length / timed),
+    // Tokens issued per second: failed requests (non-2xx, errors) are not served.
+    requestsPerSec: Math.round((latencies.length - non2xx - errors) / timed),
     latencyMs: {
       p50: percentile(latencies, 50),
       p95: percentile(latencies, 95),
@@ -369,11 +463,18 @@ async function measure(
 export async function benchOAuth2(opts: {
   durationSec: number;
   connections: number;
+  /** Default PGlite (with the memory-adapter reference); PostgreSQL as one process or 2 instances. */
+  storage?: Storage;
 }): Promise<Record<string, unknown>> {
+  const storage: Storage = opts.storage ?? { kind: 'pglite' };
   const results: Record<string, Record<string, Figures>> = { authorizationCode: {}, refresh: {} };
   const starts = process.env.BENCH_OAUTH2_OURS_ONLY
-    ? [startOurs]
-    : [startOurs, () => startPlain('same'), () => startPlain('memory')];
+    ? [() => startOurs(storage)]
+    : [
+        () => startOurs(storage),
+        () => startPlain(storage),
+        ...(storage.kind === 'pglite' ? [() => startPlain('memory')] : []),
+      ];
   for (const start of starts) {
     const target = await start();
     try {
@@ -385,9 +486,14 @@ export async function benchOAuth2(opts: {
   }
   const ratio = (w: Record<string, Figures>) =>
     w.ours && w[PEER] ? Math.round((w.ours.requestsPerSec / w[PEER].requestsPerSec) * 100) / 100 : null;
+  const where =
+    storage.kind === 'pglite'
+      ? 'in process, ours on PGlite vs plain oidc-provider 9 on the same storage (PGlite of its own, same adapter; the ratio) and on its memory adapter (reference)'
+      : storage.instances === 1
+        ? 'PostgreSQL, one in-process instance each; ours vs plain oidc-provider 9 on the same server (a database of its own, same adapter)'
+        : "PostgreSQL, 2 instances each behind the cluster's keep-alive proxy (ours: the cluster's oauth2 processes; plain: 2 processes of bench/plain-provider.ts), a database each on the same server";
   return {
-    method:
-      'POST /oauth2/token, in process, batches of single-use credentials minted untimed; ours on PGlite vs plain oidc-provider 9 on the same storage (PGlite of its own, same adapter; the ratio) and on its memory adapter (reference). Same client, PKCE S256, JWT access token + ID token + rotated refresh token.',
+    method: `POST /oauth2/token, ${where}. Batches of single-use credentials minted untimed. Same client, PKCE S256, JWT access token + ID token + rotated refresh token.`,
     batchSize: BATCH,
     authorizationCode: { ...results.authorizationCode, oursVsPlain: ratio(results.authorizationCode!) },
     refresh: { ...results.refresh, oursVsPlain: ratio(results.refresh!) },

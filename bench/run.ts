@@ -8,6 +8,10 @@
 // `events-write` what writing security events costs password sign-in (its own interleaved rounds);
 // none is part of the default set), BENCH_ENUM_PAIRS (known/unknown address pairs
 // per entry point, default 1000), BENCH_BROWSER_RUNS (default 20).
+// `npm run bench -- --postgres`: the token workloads on a throwaway PostgreSQL cluster (started
+// here, pinned with the servers, removed at the end), as one process and as 2 instances behind the
+// cluster's proxy, each beside plain oidc-provider on the same server; written to
+// bench/results/postgres-latest.json and the README's PostgreSQL table.
 import { execSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
@@ -23,6 +27,8 @@ import { benchEventsWrite } from './events-write.ts';
 import { pinServerSide } from './load/child.ts';
 import { medianOf } from './median.ts';
 import { writeReadmeTable } from './readme-table.ts';
+import { startCluster } from '../packages/test-kit/src/postgres-cluster.ts';
+import { createDb, sql } from '@acme/db';
 
 const gitSha = (() => {
   try {
@@ -52,6 +58,11 @@ if (process.argv.includes('soak')) {
   const { samples: _samples, ...summary } = soak;
   console.log(JSON.stringify(summary, null, 2));
   process.exit(soak.pass ? 0 : 1);
+}
+
+if (process.argv.includes('--postgres')) {
+  await benchOnPostgres();
+  process.exit(0);
 }
 
 const durationSec = Number(process.env.BENCH_DURATION ?? 10);
@@ -127,3 +138,90 @@ await writeFile(join(dir, 'latest.json'), JSON.stringify(results, null, 2));
 await writeReadmeTable(results);
 console.log(`\nWritten to ${file} and bench/results/latest.json; README table regenerated.`);
 process.exit(0);
+
+/** The token workloads on PostgreSQL: one process and 2 instances, each beside plain oidc-provider, interleaved rounds. */
+async function benchOnPostgres(): Promise<void> {
+  const pinning = pinServerSide(); // before the cluster starts: PostgreSQL runs on the servers' core
+  const cluster = await startCluster();
+  const durationSec = Number(process.env.BENCH_DURATION ?? 10);
+  const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+  const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+  const results: Record<string, unknown> = {
+    startedAt: new Date().toISOString(),
+    gitSha,
+    machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
+    storage: 'PostgreSQL (throwaway cluster from @acme/test-kit, fsync off)',
+    pinning,
+    settings: {
+      durationSec,
+      connections,
+      rounds,
+      warmUpSec: Math.min(3, durationSec),
+      accessTokenAlg: process.env.BENCH_ACCESS_TOKEN_ALG ?? 'ES256',
+    },
+  };
+  const topologies = [
+    ['oauth2OneProcess', 1],
+    ['oauth2TwoInstances', 2],
+  ] as const;
+  try {
+    for (const [name, instances] of process.env.BENCH_ONLY === 'whoami' ? [] : topologies) {
+      console.log(`▶ warm-up ${name}`);
+      await attempt(name, () =>
+        benchOAuth2({
+          durationSec: Math.min(3, durationSec),
+          connections,
+          storage: { kind: 'postgres', serverUrl: cluster.url, instances },
+        }),
+      );
+    }
+    const perRound: Record<string, unknown[]> = {};
+    // whoami with every request reaching PostgreSQL (the QUALITY row's second line), on a database of its own.
+    const whoami = async () => {
+      const dbUrl = new URL(cluster.url);
+      dbUrl.pathname = `/whoami_${process.pid}_${(whoamiDatabases += 1)}`;
+      const server = await createDb({ url: cluster.url, poolMax: 1, preparedPerConnection: 0 });
+      await sql.raw(`create database ${dbUrl.pathname.slice(1)}`).execute(server.kysely);
+      await server.close();
+      return benchIdentity({ durationSec, connections, whoamiOnly: true, databaseUrl: dbUrl.toString() });
+    };
+    let whoamiDatabases = 0;
+    // BENCH_ONLY=oauth2 or =whoami: one of the two.
+    const only = new Set((process.env.BENCH_ONLY ?? 'whoami,oauth2').split(','));
+    for (let round = 1; round <= rounds; round++) {
+      if (only.has('whoami')) {
+        console.log(`▶ round ${round}/${rounds} whoamiPostgres`);
+        (perRound.whoamiPostgres ??= []).push(await attempt('whoamiPostgres', whoami));
+      }
+      if (!only.has('oauth2')) continue;
+      for (const [name, instances] of topologies) {
+        console.log(`▶ round ${round}/${rounds} ${name}`);
+        (perRound[name] ??= []).push(
+          await attempt(name, () =>
+            benchOAuth2({
+              durationSec,
+              connections,
+              storage: { kind: 'postgres', serverUrl: cluster.url, instances },
+            }),
+          ),
+        );
+      }
+    }
+    for (const [name, runs] of Object.entries(perRound)) {
+      const ok = runs.filter((r) => !(r && typeof r === 'object' && 'error' in r));
+      results[name] = ok.length ? { ...(medianOf(ok) as object), rounds: ok.length } : runs[0];
+      console.log(name, JSON.stringify(results[name], null, 2));
+    }
+  } finally {
+    cluster.stop();
+  }
+  const dir = join(import.meta.dirname, 'results');
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, `postgres-${results.startedAt as string}.json`.replaceAll(':', '-'));
+  await writeFile(file, JSON.stringify(results, null, 2));
+  await writeFile(join(dir, 'postgres-latest.json'), JSON.stringify(results, null, 2));
+  await writeReadmeTable(results, 'postgres');
+  console.log(
+    `\nWritten to ${file} and bench/results/postgres-latest.json; README PostgreSQL table regenerated.`,
+  );
+}

@@ -1,3 +1,4 @@
+import { shedWhenOverloaded } from '@acme/service-kit/overload';
 import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import type { Database } from '@acme/db';
@@ -68,6 +69,15 @@ export async function createApp(
     });
     registerRequestId(instance);
     hangUpWhenClosing(instance);
+    // Past capacity, new requests get a quick 503 with Retry-After; /health/* is always answered.
+    shedWhenOverloaded(
+      instance,
+      config.overload,
+      () =>
+        toErrorResponse(
+          new AppError('OVERLOADED', 'The service is busy right now. Please try again in a moment.'),
+        ).body,
+    );
     instance.removeContentTypeParser('text/plain');
     // NUL / lone surrogates anywhere in the body, query or path: a 400 before any handler.
     instance.addHook('preHandler', async (request) => {

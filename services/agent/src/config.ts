@@ -8,6 +8,7 @@ import {
   hostListSchema,
   type AdminAccess,
 } from '@acme/service-kit/admin-access';
+import { overloadConfig, type OverloadConfig } from '@acme/service-kit/overload';
 
 const configSchema = z.object({
   AGENT_PORT: portSchema(4466),
@@ -39,6 +40,8 @@ export interface Config {
   rateLimit: number;
   rateWindowSeconds: number;
   trustProxy: TrustProxy;
+  /** Load shedding on event-loop lag (OVERLOAD_*; service-kit overload.ts). */
+  overload: OverloadConfig;
   /** Microsoft tokens are verified as the user service verifies them (keys of the token's tenant). */
   m365: { authorityUrl: string; clientId: string; appIdUri?: string };
   upstreamTimeoutMs: number;
@@ -64,6 +67,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimit: c.AGENT_RATE_LIMIT,
     rateWindowSeconds: c.AGENT_RATE_WINDOW_SECONDS,
     trustProxy: c.TRUST_PROXY,
+    overload: overloadConfig(env),
     m365: {
       authorityUrl: c.M365_AUTHORITY_URL.replace(/\/+$/, ''),
       clientId: c.M365_CLIENT_ID.toLowerCase(),

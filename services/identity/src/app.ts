@@ -1,3 +1,4 @@
+import { shedFastifyRequests, startOverloadGuard } from '@acme/service-kit/overload';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
@@ -115,7 +116,10 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
 
   instrumentFastify(pub, ctx.metrics.service, 'public');
   instrumentFastify(admin, ctx.metrics.service, 'admin');
+  // Past capacity, new requests get a quick 503 with Retry-After; /health/* is always answered.
+  const overload = startOverloadGuard(config.overload);
   for (const app of [pub, admin]) {
+    shedFastifyRequests(app, overload, () => errors.overloadedProcess().body());
     registerLocalWrites(app, sessionCache);
     registerRawBodyParser(app);
     await app.register(cookie);
@@ -218,6 +222,7 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
     admin,
     ctx,
     async close() {
+      overload.stop();
       await Promise.all([pub.close(), admin.close()]);
       sessionCache.listening(false);
       await listener?.close();

@@ -1,3 +1,4 @@
+import { overloadConfig, type OverloadConfig } from '@acme/service-kit/overload';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import {
@@ -213,12 +214,15 @@ export interface Config {
   logLevel: string;
   /** The security event log: whether it is written (always, but in the bench), its retention. */
   securityEvents: { enabled: boolean; retentionDays: number; cleanupBatch: number };
+  /** Load shedding on event-loop lag (OVERLOAD_*; service-kit overload.ts). */
+  overload: OverloadConfig;
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const clean = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const e = EnvSchema.parse(clean);
   return Object.freeze({
+    overload: overloadConfig(clean),
     publicPort: e.IDENTITY_PUBLIC_PORT,
     publicHost: e.IDENTITY_PUBLIC_HOST,
     adminPort: e.IDENTITY_ADMIN_PORT,

@@ -18,6 +18,7 @@ import {
   revokedKeys,
   revokeSigningKey,
   rotateSigningKey,
+  signingAlgs,
   type KeyMaterial,
 } from './keys.ts';
 import { createProvider, ROUTES } from './provider.ts';
@@ -76,7 +77,8 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
       : (opts.logger ?? createServiceLogger('oauth2', 'info', { redact: REDACT.paths }));
   // A retired signing key stays published as long as a JWT it signed may still be valid.
   const retentionSeconds = Math.max(config.ttl.accessToken, config.ttl.idToken);
-  const loadKeys = () => loadKeyMaterial(db, { now: clock.now(), retentionSeconds });
+  const algs = signingAlgs(config.accessTokenAlg);
+  const loadKeys = () => loadKeyMaterial(db, { now: clock.now(), retentionSeconds, algs });
   const keys = await loadKeys();
   const adapters = createAdapterRegistry({ db, clock, graceSeconds: config.refreshGraceSeconds });
   const claims = createClaimsStore({ db, clock, adapters });
@@ -140,9 +142,13 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   }
 
   async function rotateKeys() {
-    const rotated = await rotateSigningKey(db, { now: clock.now(), retentionSeconds });
+    const rotated = await rotateSigningKey(db, { now: clock.now(), retentionSeconds, algs });
     await reloadKeys();
-    return { kid: rotated.kid, published: runtime.keys.publicJwks.keys.map((k) => k.kid) };
+    return {
+      kid: rotated.kid,
+      kids: rotated.kids,
+      published: runtime.keys.publicJwks.keys.map((k) => k.kid),
+    };
   }
 
   async function revokeKey(kid: string) {

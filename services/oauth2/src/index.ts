@@ -1,3 +1,4 @@
+import { shedFastifyRequests, shedNodeRequests, startOverloadGuard } from '@acme/service-kit/overload';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { migrate, type Database } from '@acme/db';
@@ -29,8 +30,17 @@ export async function start(opts: {
   await deleteExpired(opts.db, clock);
   const app = await createApp({ config, db: opts.db, clock, logger: opts.logger });
   const { admin } = app;
+  // Past capacity, new requests get a quick 503 with Retry-After; /health/* is always answered.
+  const overload = startOverloadGuard(config.overload);
+  const shedBody = () => ({
+    error: 'temporarily_unavailable',
+    error_description: 'The server is busy right now; retry after the time in Retry-After.',
+  });
+  shedFastifyRequests(admin, overload, shedBody);
 
-  const publicServer: Server = createServer(handleWithRequestId(app.handler));
+  const publicServer: Server = createServer(
+    handleWithRequestId(shedNodeRequests(app.handler, overload, shedBody)),
+  );
   publicServer.requestTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     publicServer.once('error', reject);
@@ -58,6 +68,7 @@ export async function start(opts: {
     async close() {
       clearInterval(cleanup);
       clearInterval(keyWatch);
+      overload.stop();
       // Stop accepting, close idle keep-alive connections, let requests in flight finish; a
       // connection whose response is done is then closed at once instead of kept alive.
       publicServer.keepAliveTimeout = 1;

@@ -96,16 +96,16 @@ export function createTokenVerifier(rt: OAuth2Runtime, options: TokenVerifierOpt
       const { payload, protectedHeader } = await jwtVerify(token, jwks, {
         issuer: rt.config.issuer,
         typ: 'at+jwt',
-        algorithms: ['RS256'],
+        algorithms: ['ES256', 'RS256'],
         currentDate: rt.clock.now(),
       });
       if (typeof payload.jti !== 'string' || !(await rt.claims.accessTokenActive(payload.jti)))
         return undefined;
       if (options.revokedKeys) {
-        const signingKid = rt.keys.signingKid;
-        const revoked = await options.revokedKeys([protectedHeader.kid, signingKid]);
+        const signingKids = rt.keys.signingKids;
+        const revoked = await options.revokedKeys([protectedHeader.kid, ...signingKids]);
         // Revoked on another instance while this one still signs with it: read the keys again.
-        if (revoked.has(signingKid)) await reloadNow();
+        if (signingKids.some((kid) => revoked.has(kid))) await reloadNow();
         if (protectedHeader.kid !== undefined && revoked.has(protectedHeader.kid)) return undefined;
       }
       return payload;

@@ -4,11 +4,15 @@ import type { JWK } from 'jose';
 import { sql, type Database } from '@acme/db';
 
 /**
- * Signing keys (RS256) and cookie keys, generated on first start and kept in PostgreSQL.
+ * Signing keys and cookie keys, generated on first start and kept in PostgreSQL.
  * Instances starting together converge on one row: insert … on conflict do nothing, then re-read.
+ * The key set holds one current key per signing algorithm in use (ADR 0017): ES256 for JWT access
+ * tokens, RS256 for ID tokens (as clients register them). A set without a current key of an
+ * algorithm in use (a set from before, or a change of OAUTH2_ACCESS_TOKEN_ALG) gets one added at
+ * start-up, under the row lock, so instances starting together add it once.
  *
  * Rotation (`rotateSigningKey`, behind `POST /admin/keys/rotate` and `npm run admin -- keys:rotate`):
- * a new key goes first and signs from then on; the previous keys are marked retired at that
+ * a new key per algorithm goes first and signs from then on; the previous keys are marked retired at that
  * moment and stay in the JWKS until every JWT they signed has expired (retired at + the longest
  * JWT lifetime, access or ID token, + one minute of clock skew); after that they are left out
  * and dropped at the next rotation. Every instance re-reads the row periodically and swaps keys
@@ -20,9 +24,16 @@ import { sql, type Database } from '@acme/db';
  * for each token it verifies (introspection, userinfo; the same read asks about the key it signs
  * with), so a token the key signed stops being accepted everywhere at once, and an instance that
  * was still signing with it re-reads its keys at its next verification (or its periodic re-read,
- * OAUTH2_KEY_RELOAD_SECONDS). The current signing key is refused: rotate a new one in first
- * (`keys:rotate`), then revoke the old one.
+ * OAUTH2_KEY_RELOAD_SECONDS). A current signing key (of any algorithm) is refused: rotate new
+ * ones in first (`keys:rotate`), then revoke the old one.
  */
+export type SigningAlg = 'ES256' | 'RS256';
+
+/** The algorithms the key set serves: the access tokens' first, then RS256 for ID tokens. */
+export function signingAlgs(accessTokenAlg: SigningAlg): SigningAlg[] {
+  return [...new Set<SigningAlg>([accessTokenAlg, 'RS256'])];
+}
+
 export interface KeyMaterial {
   /** Private JWKS for oidc-provider: the signing key first, then retired keys still published. */
   jwks: { keys: JWK[] };
@@ -31,8 +42,8 @@ export interface KeyMaterial {
   cookieKeys: string[];
   /** The kids in order: changes whenever the signing or published keys change. */
   fingerprint: string;
-  /** The kid of the key that signs. */
-  signingKid: string;
+  /** The kids of the keys that sign (one per algorithm). */
+  signingKids: string[];
 }
 
 /** kid → when it stopped signing (ISO). The current key has no entry. */
@@ -41,12 +52,24 @@ type KeyMeta = Record<string, { retiredAt: string }>;
 const ROW_ID = 'default';
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi'] as const;
 const SKEW_SECONDS = 60;
+const generate = promisify(generateKeyPair);
 
-async function generateSigningKey(): Promise<JWK> {
-  const { privateKey } = await promisify(generateKeyPair)('rsa', { modulusLength: 2048 });
+async function generateSigningKey(alg: SigningAlg): Promise<JWK> {
+  const { privateKey } =
+    alg === 'RS256'
+      ? await generate('rsa', { modulusLength: 2048 })
+      : await generate('ec', { namedCurve: 'P-256' });
   const jwk = privateKey.export({ format: 'jwk' }) as JWK;
-  return { ...jwk, kid: randomUUID(), alg: 'RS256', use: 'sig' };
+  return { ...jwk, kid: randomUUID(), alg, use: 'sig' };
 }
+
+/** Keys without a retirement date sign (the newest of each algorithm comes first in the set). */
+const isCurrent = (meta: KeyMeta, key: JWK) => !key.kid || !meta[key.kid];
+/** Algorithms among `algs` without a current key in `row`. */
+const missingAlgs = (row: KeyRow | undefined, algs: SigningAlg[]) =>
+  algs.filter(
+    (alg) => !row?.jwks.keys.some((k) => (k.alg ?? 'RS256') === alg && isCurrent(row.key_meta ?? {}, k)),
+  );
 
 function toPublicJwk(jwk: JWK): JWK {
   const copy: Record<string, unknown> = { ...jwk };
@@ -74,32 +97,55 @@ function stillPublished(meta: KeyMeta, kid: string | undefined, now: Date, reten
   return Date.parse(retired.retiredAt) + (retentionSeconds + SKEW_SECONDS) * 1000 > now.getTime();
 }
 
+/** Adds a current key for each of `algs` that has none (generated outside the lock, added under it). */
+async function addMissingKeys(db: Database, algs: SigningAlg[]): Promise<void> {
+  const fresh = await Promise.all(algs.map(generateSigningKey));
+  await db.kysely.transaction().execute(async (trx) => {
+    const row = (
+      await sql<KeyRow>`
+        select jwks, cookie_keys, key_meta from oauth2_keys where id = ${ROW_ID} for update`.execute(trx)
+    ).rows[0];
+    if (!row) {
+      const cookieKeys = [randomBytes(32).toString('base64url')];
+      await sql`
+        insert into oauth2_keys (id, jwks, cookie_keys)
+        values (${ROW_ID}, ${JSON.stringify({ keys: fresh })}, ${JSON.stringify(cookieKeys)})
+        on conflict (id) do nothing`.execute(trx);
+      return;
+    }
+    // Another instance may have added them since the first read.
+    const still = new Set(missingAlgs(row, algs));
+    const added = fresh.filter((k) => still.has(k.alg as SigningAlg));
+    if (added.length === 0) return;
+    await sql`
+      update oauth2_keys set jwks = ${JSON.stringify({ keys: [...added, ...row.jwks.keys] })}
+      where id = ${ROW_ID}`.execute(trx);
+  });
+}
+
 export async function loadKeyMaterial(
   db: Database,
-  options: { now?: Date; retentionSeconds?: number } = {},
+  options: { now?: Date; retentionSeconds?: number; algs?: SigningAlg[] } = {},
 ): Promise<KeyMaterial> {
+  const algs = options.algs ?? signingAlgs('ES256');
   let row = await readRow(db);
-  if (!row) {
-    const jwks = { keys: [await generateSigningKey()] };
-    const cookieKeys = [randomBytes(32).toString('base64url')];
-    await sql`
-      insert into oauth2_keys (id, jwks, cookie_keys)
-      values (${ROW_ID}, ${JSON.stringify(jwks)}, ${JSON.stringify(cookieKeys)})
-      on conflict (id) do nothing`.execute(db.kysely);
+  const missing = missingAlgs(row, algs);
+  if (missing.length > 0) {
+    await addMissingKeys(db, missing);
     row = await readRow(db);
   }
   if (!row) throw new Error('oauth2 key material could not be stored');
   const now = options.now ?? new Date();
   const meta = row.key_meta ?? {};
-  const keys = row.jwks.keys.filter(
-    (k, i) => i === 0 || stillPublished(meta, k.kid, now, options.retentionSeconds ?? 24 * 3600),
+  const keys = row.jwks.keys.filter((k) =>
+    stillPublished(meta, k.kid, now, options.retentionSeconds ?? 24 * 3600),
   );
   return {
     jwks: { keys },
     publicJwks: { keys: keys.map(toPublicJwk) },
     cookieKeys: row.cookie_keys,
     fingerprint: keys.map((k) => k.kid).join(','),
-    signingKid: keys[0]?.kid ?? '',
+    signingKids: keys.filter((k) => isCurrent(meta, k)).map((k) => k.kid ?? ''),
   };
 }
 
@@ -140,9 +186,9 @@ export async function revokeSigningKey(
       await sql<KeyRow>`
         select jwks, cookie_keys, key_meta from oauth2_keys where id = ${ROW_ID} for update`.execute(trx)
     ).rows[0];
-    const index = row ? row.jwks.keys.findIndex((k) => k.kid === options.kid) : -1;
-    if (!row || index === -1) throw new KeyRevocationRefused('unknown');
-    if (index === 0) throw new KeyRevocationRefused('current');
+    const key = row?.jwks.keys.find((k) => k.kid === options.kid);
+    if (!row || !key) throw new KeyRevocationRefused('unknown');
+    if (isCurrent(row.key_meta ?? {}, key)) throw new KeyRevocationRefused('current');
     const keys = row.jwks.keys.filter((k) => k.kid !== options.kid);
     const meta: KeyMeta = { ...(row.key_meta ?? {}) };
     delete meta[options.kid];
@@ -157,14 +203,15 @@ export async function revokeSigningKey(
 }
 
 /**
- * Puts a new signing key first and retires the previous ones now; keys whose retention is over
- * are dropped. One transaction with the row locked, so concurrent rotations serialise.
+ * Puts a new signing key per algorithm first and retires the previous ones now; keys whose
+ * retention is over are dropped. One transaction with the row locked, so concurrent rotations
+ * serialise. `kid` is the new key of the first algorithm (the access tokens'), `kids` every new one.
  */
 export async function rotateSigningKey(
   db: Database,
-  options: { now: Date; retentionSeconds: number },
-): Promise<{ kid: string; retired: string[] }> {
-  const fresh = await generateSigningKey();
+  options: { now: Date; retentionSeconds: number; algs: SigningAlg[] },
+): Promise<{ kid: string; kids: string[]; retired: string[] }> {
+  const fresh = await Promise.all(options.algs.map(generateSigningKey));
   await loadKeyMaterial(db, options); // the row exists from here on
   return db.kysely.transaction().execute(async (trx) => {
     const row = (
@@ -182,10 +229,14 @@ export async function rotateSigningKey(
     for (const kid of Object.keys(meta)) {
       if (!kept.some((k) => k.kid === kid)) delete meta[kid];
     }
-    const jwks = { keys: [fresh, ...kept] };
+    const jwks = { keys: [...fresh, ...kept] };
     await sql`
       update oauth2_keys set jwks = ${JSON.stringify(jwks)}, key_meta = ${JSON.stringify(meta)}
       where id = ${ROW_ID}`.execute(trx);
-    return { kid: fresh.kid!, retired: kept.map((k) => k.kid!).filter(Boolean) };
+    return {
+      kid: fresh[0]!.kid!,
+      kids: fresh.map((k) => k.kid!),
+      retired: kept.map((k) => k.kid!).filter(Boolean),
+    };
   });
 }

@@ -155,7 +155,7 @@ export function createProvider(c: OAuth2Context): Provider {
             audience: ACCESS_TOKEN_RESOURCE,
             accessTokenFormat: 'jwt',
             accessTokenTTL: ttl.accessToken,
-            jwt: { sign: { alg: 'RS256' } },
+            jwt: { sign: { alg: config.accessTokenAlg } },
           };
         },
       },

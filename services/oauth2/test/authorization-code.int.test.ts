@@ -115,7 +115,7 @@ describe('authorization code flow (RFC 6749 §4.1, RFC 7636)', () => {
     const { payload, protectedHeader } = await jwtVerify(tokens.access_token, jwks, {
       issuer: server.issuer,
     });
-    expect(protectedHeader).toMatchObject({ alg: 'RS256', typ: 'at+jwt' });
+    expect(protectedHeader).toMatchObject({ alg: 'ES256', typ: 'at+jwt' });
     expect(payload).toMatchObject({
       sub: 'identity-42',
       client_id: 'platform',

@@ -22,7 +22,7 @@ describe('federated tokens (admin API)', () => {
       issuer: server.issuer,
       typ: 'at+jwt',
     });
-    expect(protectedHeader.alg).toBe('RS256');
+    expect(protectedHeader.alg).toBe('ES256');
     expect(payload).toMatchObject({
       sub: 'identity-m365',
       client_id: 'magic',

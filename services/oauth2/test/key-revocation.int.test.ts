@@ -53,15 +53,18 @@ const revoke = (server: TestServer, kid: unknown) => adminJson(server, 'POST', '
 const rotate = (server: TestServer) => adminJson(server, 'POST', '/admin/keys/rotate', {});
 
 describe('emergency signing-key revocation', () => {
-  it('refuses the current signing key (rotate first), an unknown kid and a missing one', async () => {
-    const [current] = await published(a);
-    const refused = await revoke(a, current);
-    expect(refused.status).toBe(409);
-    expect(refused.body).toEqual({
-      error: 'key_in_use',
-      error_description: expect.stringContaining('keys:rotate'),
-    });
-    expect(await published(a)).toContain(current);
+  it('refuses a current signing key of either algorithm (rotate first), an unknown kid and a missing one', async () => {
+    const current = await published(a);
+    expect(current).toHaveLength(2); // ES256 (access tokens) and RS256 (ID tokens)
+    for (const kid of current) {
+      const refused = await revoke(a, kid);
+      expect(refused.status).toBe(409);
+      expect(refused.body).toEqual({
+        error: 'key_in_use',
+        error_description: expect.stringContaining('keys:rotate'),
+      });
+    }
+    expect(await published(a)).toEqual(current);
     expect((await revoke(a, 'no-such-kid')).status).toBe(404);
     expect((await revoke(a, undefined)).body).toMatchObject({ error: 'invalid_request' });
   });
@@ -74,13 +77,16 @@ describe('emergency signing-key revocation', () => {
     expect(kidOf(fromB.access)).toBe(leaked);
     expect((await introspect(b, fromA.access)).body.active).toBe(true);
     expect(await userinfo(b, fromA.access)).toBe(200);
+    const [, idTokenKid] = await published(a);
 
     const rotated = await rotate(a);
     expect(rotated.status).toBe(200);
     const revoked = await revoke(a, leaked);
     expect(revoked.status).toBe(200);
-    expect(revoked.body).toEqual({ kid: leaked, jwks_kids: [rotated.body.kid] });
-    expect(await published(a)).toEqual([rotated.body.kid]);
+    // The retired ID-token key (RS256) stays published: only the leaked one leaves.
+    const remaining = [...(rotated.body.kids as string[]), idTokenKid];
+    expect(revoked.body).toEqual({ kid: leaked, jwks_kids: remaining });
+    expect(await published(a)).toEqual(remaining);
 
     // Refused at once on both instances: b still held the key in memory.
     for (const server of [b, a]) {
@@ -100,7 +106,8 @@ describe('emergency signing-key revocation', () => {
     // b has not re-read its keys: the first token it verifies makes it (and is refused).
     expect(await published(b)).toContain(leaked);
     expect((await introspect(b, held.access)).body.active).toBe(false);
-    expect(await published(b)).toEqual([rotated.body.kid]);
+    expect(await published(b)).not.toContain(leaked);
+    expect(await published(b)).toEqual(await published(a));
 
     // The refresh token is not signed, so it stays valid: it gets tokens from the new key,
     // which both instances accept.
@@ -108,7 +115,7 @@ describe('emergency signing-key revocation', () => {
     expect(refreshed.status).toBe(200);
     const access = refreshed.body.access_token as string;
     expect(kidOf(access)).toBe(rotated.body.kid);
-    expect(kidOf(refreshed.body.id_token as string)).toBe(rotated.body.kid);
+    expect(kidOf(refreshed.body.id_token as string)).toBe((rotated.body.kids as string[])[1]);
     expect((await introspect(a, access)).body.active).toBe(true);
     expect((await introspect(b, access)).body.active).toBe(true);
     expect(await userinfo(b, access)).toBe(200);

@@ -44,7 +44,7 @@ describe('state lives in PostgreSQL', () => {
     dbs.push(db);
     const first = await startServer({ db });
     const kids = await jwksKids(first);
-    expect(kids).toHaveLength(1);
+    expect(kids).toHaveLength(2); // ES256 access tokens, RS256 ID tokens
     const { callback, verifier } = await signIn(first);
     const tokens = await exchangeCode(first, callback.searchParams.get('code')!, verifier);
     await first.close();

@@ -23,11 +23,13 @@ describe('discovery and keys', () => {
     expect((await fetch(`${server.issuer}/interaction/x`)).status).toBe(404);
   });
 
-  it('JWKS: one RS256 signing key, public parts only', async () => {
+  it('JWKS: an ES256 key (access tokens) and an RS256 key (ID tokens), public parts only', async () => {
     const jwks = await fetch(`${server.issuer}/.well-known/jwks.json`).then((r) => r.json());
-    expect(jwks.keys).toHaveLength(1);
-    expect(jwks.keys[0]).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig', kid: expect.any(String) });
-    for (const member of ['d', 'p', 'q', 'dp', 'dq', 'qi']) expect(jwks.keys[0][member]).toBeUndefined();
+    expect(jwks.keys).toHaveLength(2);
+    expect(jwks.keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });
+    expect(jwks.keys[1]).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig', kid: expect.any(String) });
+    for (const key of jwks.keys)
+      for (const member of ['d', 'p', 'q', 'dp', 'dq', 'qi']) expect(key[member]).toBeUndefined();
   });
 });
 

@@ -106,6 +106,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
     logger: logger.child({ api: 'public' }),
     bodyLimit: PUBLIC_BODY_LIMIT,
     trustProxy: config.trustProxy,
+    overload: config.overload,
   });
   await publicApp.register(cors, {
     origin: config.appOrigins,
@@ -137,6 +138,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
     logger: logger.child({ api: 'admin' }),
     bodyLimit: ADMIN_BODY_LIMIT,
     trustProxy: false,
+    overload: config.overload,
   });
   registerAdminGuard(
     adminApp,

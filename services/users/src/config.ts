@@ -1,3 +1,4 @@
+import { overloadConfig, type OverloadConfig } from '@acme/service-kit/overload';
 import { z } from 'zod';
 import { appOriginsSchema, logLevelSchema, portSchema, trustProxySchema } from '@acme/service-kit/config';
 import type { TrustProxy } from '@acme/service-kit/proxy-trust';
@@ -162,6 +163,8 @@ export interface Config {
   /** The console's outbound SSO checks (docs/security.md, "SSO set-up in the console"). */
   consoleSso: { httpHosts: string[]; allowPrivate: boolean; timeoutMs: number; testRedirectUri: string };
   trustProxy: TrustProxy;
+  /** Load shedding on event-loop lag (OVERLOAD_*; service-kit overload.ts). */
+  overload: OverloadConfig;
   logLevel: string;
 }
 
@@ -248,6 +251,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       testRedirectUri: c.CONSOLE_SSO_TEST_REDIRECT_URI,
     },
     trustProxy: c.TRUST_PROXY,
+    overload: overloadConfig(env),
     logLevel: c.LOG_LEVEL,
   };
 }

@@ -45,12 +45,15 @@ describe('admin CLI keys:rotate and keys:revoke', () => {
           keys: { kid: string }[];
         }
       ).keys.map((k) => k.kid);
-    const [before] = await kids();
+    const before = await kids();
     const result = await run(['keys:rotate'], { OAUTH2_ADMIN_URL: urls.admin! });
     expect(result.code).toBe(0);
-    const printed = JSON.parse(result.out) as { kid: string; jwks_kids: string[] };
-    expect(printed.kid).not.toBe(before);
-    expect(await kids()).toEqual([printed.kid, before]);
+    // One new key per algorithm (ES256 access tokens, RS256 ID tokens), first; the old ones kept.
+    const printed = JSON.parse(result.out) as { kid: string; kids: string[]; jwks_kids: string[] };
+    expect(printed.kids).toHaveLength(2);
+    expect(printed.kids[0]).toBe(printed.kid);
+    expect(before).not.toContain(printed.kid);
+    expect(await kids()).toEqual([...printed.kids, ...before]);
   });
 
   it('keys:revoke --kid removes a retired key from the JWKS at once; the current key is refused', async () => {
@@ -60,15 +63,18 @@ describe('admin CLI keys:rotate and keys:revoke', () => {
           keys: { kid: string }[];
         }
       ).keys.map((k) => k.kid);
-    const [current, retired] = await kids();
+    const [current, currentIdTokenKey, retired, retiredIdTokenKey] = await kids();
     expect(retired).toBeDefined();
     const refused = await run(['keys:revoke', '--kid', current!], { OAUTH2_ADMIN_URL: urls.admin! });
     expect(refused.code).toBe(1);
     expect(refused.err).toContain('keys:rotate');
     const result = await run(['keys:revoke', '--kid', retired!], { OAUTH2_ADMIN_URL: urls.admin! });
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.out)).toEqual({ kid: retired, jwks_kids: [current] });
-    expect(await kids()).toEqual([current]);
+    expect(JSON.parse(result.out)).toEqual({
+      kid: retired,
+      jwks_kids: [current, currentIdTokenKey, retiredIdTokenKey],
+    });
+    expect(await kids()).toEqual([current, currentIdTokenKey, retiredIdTokenKey]);
     const usage = await run(['keys:revoke'], { OAUTH2_ADMIN_URL: urls.admin! });
     expect(usage.code).toBe(2);
   });

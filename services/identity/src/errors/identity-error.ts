@@ -140,6 +140,12 @@ export const errors = {
       reason: 'Too many sign-ins are being processed right now. Please try again in a moment.',
       headers: { 'retry-after': String(Math.max(1, retryAfterSec)) },
     }),
+  /** The process is past capacity (event-loop lag): the request was shed before any work. */
+  overloadedProcess: () =>
+    new IdentityError(503, {
+      id: 'service_overloaded',
+      reason: 'The service is busy right now. Please try again in a moment.',
+    }),
 };
 
 export const sessionErrors = {

@@ -56,7 +56,7 @@ export async function issueFederatedToken(rt: OAuth2Runtime, rawBody: unknown) {
     audience: ACCESS_TOKEN_RESOURCE,
     accessTokenFormat: 'jwt',
     accessTokenTTL: ttl,
-    jwt: { sign: { alg: 'RS256' } },
+    jwt: { sign: { alg: rt.config.accessTokenAlg } },
   });
   const token = new AccessToken({
     accountId: body.subject,

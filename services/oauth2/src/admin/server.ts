@@ -22,7 +22,7 @@ import { acceptLogoutRequest, getLogoutRequest, rejectLogoutRequest } from '../i
  * requests and token introspection. Every error answers `{error, error_description}`.
  */
 export interface AdminOperations {
-  rotateKeys(): Promise<{ kid: string; published: (string | undefined)[] }>;
+  rotateKeys(): Promise<{ kid: string; kids: string[]; published: (string | undefined)[] }>;
   revokeKey(kid: string): Promise<{ kid: string; published: (string | undefined)[] }>;
   /** Hydra's device user-code accept (RFC 8628 verification step). */
   acceptDevice(challenge: string, body: unknown): Promise<{ redirect_to: string }>;
@@ -138,9 +138,10 @@ export function createAdminServer(
   // Operator: a new signing key signs from now on; the old ones stay in the JWKS until their tokens expire.
   app.post('/admin/keys/rotate', async (_req, reply) => {
     const rotated = await ops.rotateKeys();
-    rt.logger.info({ kid: rotated.kid }, 'signing key rotated');
+    rt.logger.info({ kids: rotated.kids }, 'signing keys rotated');
     reply.header('Cache-Control', 'no-store');
-    return { kid: rotated.kid, jwks_kids: rotated.published };
+    // `kid`: the new access-token key; `kids`: the new key of every algorithm (ID tokens' too).
+    return { kid: rotated.kid, kids: rotated.kids, jwks_kids: rotated.published };
   });
   // Operator, emergency: a signing key that may have leaked leaves the JWKS now, and every
   // instance refuses the tokens it signed (the current key must be rotated out first).

@@ -89,6 +89,8 @@ const errorCatalogue = {
   INTERNAL_ERROR: 500,
   UPSTREAM_ERROR: 502,
   NOT_READY: 503,
+  /** The process is past capacity (event-loop lag): the request was shed before any work (Retry-After). */
+  OVERLOADED: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;

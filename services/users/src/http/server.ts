@@ -1,3 +1,4 @@
+import { shedWhenOverloaded, type OverloadConfig } from '@acme/service-kit/overload';
 import Fastify, { LogController } from 'fastify';
 import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-id';
 import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
@@ -7,10 +8,14 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError, toErrorResponse } from './errors.ts';
 
+const overloaded = () =>
+  new AppError('OVERLOADED', 'The service is busy right now. Please try again in a moment.');
+
 export interface HttpServerOptions {
   logger: Logger;
   bodyLimit: number;
   trustProxy: TrustProxy;
+  overload: OverloadConfig;
 }
 
 /**
@@ -35,6 +40,8 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   });
   registerRequestId(app);
   hangUpWhenClosing(app);
+  // Past capacity, new requests get a quick 503 with Retry-After; /health/* is always answered.
+  shedWhenOverloaded(app, options.overload, () => toErrorResponse(overloaded()).body);
 
   // JSON only: a text/plain body is a wrong content type, not a string to validate.
   app.removeContentTypeParser('text/plain');
