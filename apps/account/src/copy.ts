@@ -276,6 +276,7 @@ export const copy = {
     nameRequired: 'Give the passkey a name.',
     nameTooLong: 'The name can have at most 64 characters.',
     signIn: 'Sign in with a passkey',
+    confirm: 'Use a passkey instead',
     signInFailed: 'The passkey could not be used. Try again, or continue with your email address.',
     securityKey: 'Use a security key',
   },
