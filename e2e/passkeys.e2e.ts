@@ -62,7 +62,7 @@ describe('passkeys, end to end', () => {
   const browser = useBrowser();
   const urls = systemUrls();
 
-  it('registers a passkey in settings, signs out, signs in with the passkey alone to /research, then renames and removes it', async () => {
+  it('registers a passkey in settings, signs out, signs in with the passkey alone to /research, confirms with it, then renames and removes it', async () => {
     const user = await createUser(urls);
     const { context, page } = await browser.newPage();
     await virtualAuthenticator(context, page);
@@ -88,6 +88,16 @@ describe('passkeys, end to end', () => {
     await signOut(page, urls);
     await page.waitForURL(`${urls.platform}/research`, { timeout: 30_000 });
     await page.getByText(user.email).first().waitFor();
+
+    // Password confirmation (the identity service's refresh flow, as a change without a recent
+    // sign-in asks for it) offers the person's passkey instead of the password, and comes back.
+    const settings = `${urls.platform}/account/settings`;
+    await page.goto(
+      `${urls.identityPublic}/self-service/login/browser?refresh=true&return_to=${encodeURIComponent(settings)}`,
+    );
+    await page.getByRole('heading', { name: 'Password confirmation' }).waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: 'Use a passkey instead' }).click();
+    await page.waitForURL(settings, { timeout: 30_000 });
 
     // The settings list now shows when it was last used.
     await openSettings(page, urls);
