@@ -4,37 +4,53 @@ import { describe, expect, it } from 'vitest';
 import { systemUrls, useBrowser, type SystemUrls } from './browser.ts';
 import { seriousViolations } from './axe.ts';
 import { createUser } from './fixtures.ts';
-import { signInWithPassword, tabTo } from './journeys.ts';
+import { signInWithPassword, submitPassword, tabTo } from './journeys.ts';
 
 // Passkeys (issue 23, journeys 1 and 6): register a passkey in settings, sign out, sign in with the
 // passkey alone to /research; the same by keyboard only. Chromium's virtual authenticator (DevTools
 // protocol) stands in for the platform authenticator: a resident key with user verification. The
 // relying party is `localhost`, which every application's origin shares on both targets.
+// Security keys (`webauthn`, the second factor): added in the Two-factor section, then asked on the
+// 2FA step after the password; the virtual authenticator is then a USB key without user verification.
 
 const SHOTS = process.env.E2E_SCREENSHOTS;
 
-/** A platform authenticator for `page`: discoverable credentials, user verified, presence simulated. */
-async function virtualAuthenticator(context: BrowserContext, page: Page) {
+/**
+ * A platform authenticator for `page`: discoverable credentials, user verified, presence simulated;
+ * or (`usb`) a roaming security key without user verification.
+ */
+async function virtualAuthenticator(
+  context: BrowserContext,
+  page: Page,
+  kind: 'platform' | 'usb' = 'platform',
+) {
+  const platform = kind === 'platform';
   const cdp = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable', { enableUI: false });
   await cdp.send('WebAuthn.addVirtualAuthenticator', {
     options: {
       protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
+      transport: platform ? 'internal' : 'usb',
+      hasResidentKey: platform,
+      hasUserVerification: platform,
+      isUserVerified: platform,
       automaticPresenceSimulation: true,
     },
   });
   return cdp;
 }
 
-async function openSettings(page: Page, urls: SystemUrls) {
+async function openSettings(page: Page, urls: SystemUrls, section = 'settings-passkeys') {
   await page.goto(`${urls.platform}/account/settings`);
   await page.getByRole('heading', { name: 'Account settings' }).waitFor({ timeout: 30_000 });
-  await page.getByTestId('settings-passkeys').waitFor();
+  await page.getByTestId(section).waitFor();
 }
+
+/** A browser without passkey autofill: the Email step asks for no passkey in the background. */
+const noAutofill = (page: Page) =>
+  page.addInitScript(() => {
+    PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false);
+  });
 
 async function signOut(page: Page, urls: SystemUrls) {
   await page.goto(`${urls.platform}/account/logout`);
@@ -46,7 +62,7 @@ describe('passkeys, end to end', () => {
   const browser = useBrowser();
   const urls = systemUrls();
 
-  it('registers a passkey in settings, signs out, signs in with the passkey alone to /research, then renames and removes it', async () => {
+  it('registers a passkey in settings, signs out, signs in with the passkey alone to /research, confirms with it, then renames and removes it', async () => {
     const user = await createUser(urls);
     const { context, page } = await browser.newPage();
     await virtualAuthenticator(context, page);
@@ -73,6 +89,16 @@ describe('passkeys, end to end', () => {
     await page.waitForURL(`${urls.platform}/research`, { timeout: 30_000 });
     await page.getByText(user.email).first().waitFor();
 
+    // Password confirmation (the identity service's refresh flow, as a change without a recent
+    // sign-in asks for it) offers the person's passkey instead of the password, and comes back.
+    const settings = `${urls.platform}/account/settings`;
+    await page.goto(
+      `${urls.identityPublic}/self-service/login/browser?refresh=true&return_to=${encodeURIComponent(settings)}`,
+    );
+    await page.getByRole('heading', { name: 'Password confirmation' }).waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: 'Use a passkey instead' }).click();
+    await page.waitForURL(settings, { timeout: 30_000 });
+
     // The settings list now shows when it was last used.
     await openSettings(page, urls);
     expect(await page.getByTestId('passkey').getByText('Never used').count()).toBe(0);
@@ -92,9 +118,7 @@ describe('passkeys, end to end', () => {
     const user = await createUser(urls);
     const { context, page } = await browser.newPage();
     // A browser without passkey autofill: the Email step offers the button only.
-    await page.addInitScript(() => {
-      PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false);
-    });
+    await noAutofill(page);
     await virtualAuthenticator(context, page);
     await signInWithPassword(page, urls, user);
 
@@ -109,6 +133,53 @@ describe('passkeys, end to end', () => {
     expect(await seriousViolations(page)).toEqual([]);
     await tabTo(page, 'Sign in with a passkey');
     await page.keyboard.press('Enter');
+    await page.waitForURL(`${urls.platform}/research`, { timeout: 30_000 });
+    await context.close();
+  });
+
+  it('a person with a password adds a security key in settings (by keyboard), signs in with the password and the key as the second factor to /research, then removes it', async () => {
+    const user = await createUser(urls);
+    const { context, page } = await browser.newPage();
+    await noAutofill(page);
+    await virtualAuthenticator(context, page, 'usb');
+    await signInWithPassword(page, urls, user);
+
+    await openSettings(page, urls, 'security-keys');
+    const keys = page.getByTestId('security-keys');
+    await keys.getByTestId('security-keys-none').waitFor();
+    // By keyboard: Tab to the name, type it, Enter.
+    await tabTo(page, 'Security key name');
+    await page.keyboard.type('YubiKey');
+    await page.keyboard.press('Enter');
+    await page.getByText('Security key added.').waitFor({ timeout: 30_000 });
+    await keys.getByTestId('security-key').getByText('YubiKey').waitFor();
+    await keys.getByTestId('security-key').getByText('Never used').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    if (SHOTS) {
+      await mkdir(SHOTS, { recursive: true });
+      await page
+        .getByTestId('settings-two-factor')
+        .screenshot({ path: `${SHOTS}/settings-security-keys.png` });
+    }
+
+    // The key is now the person's second factor: the password alone is not enough.
+    await signOut(page, urls);
+    await submitPassword(page, user);
+    await page.getByRole('heading', { name: 'Enter your 2FA code' }).waitFor({ timeout: 30_000 });
+    expect(await seriousViolations(page)).toEqual([]);
+    await tabTo(page, 'Use a security key');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${urls.platform}/research`, { timeout: 30_000 });
+    await page.getByText(user.email).first().waitFor();
+
+    // Used once; removed (the sign-in just now is recent enough), the password alone signs in again.
+    await openSettings(page, urls, 'security-keys');
+    expect(await keys.getByTestId('security-key').getByText('Never used').count()).toBe(0);
+    await page.getByRole('button', { name: 'Remove security key YubiKey' }).click();
+    await page.getByText('Security key removed.').waitFor({ timeout: 30_000 });
+    await keys.getByTestId('security-keys-none').waitFor();
+    await signOut(page, urls);
+    await submitPassword(page, user);
     await page.waitForURL(`${urls.platform}/research`, { timeout: 30_000 });
     await context.close();
   });

@@ -22,6 +22,10 @@ const INVALID =
 const loginFlow = (id: string, messages: unknown[] = []) =>
   browserFlow('login', id, 'choose_method', [], messages);
 
+// The browser's WebAuthn prompt (a third party).
+const webauthn = vi.hoisted(() => ({ startAuthentication: vi.fn() }));
+vi.mock('@simplewebauthn/browser', () => webauthn);
+
 resetScreenBetweenTests();
 beforeEach(() => {
   window.history.replaceState(null, '', '/account/login');
@@ -305,6 +309,65 @@ describe('LoginScreen', () => {
     expect(await screen.findByRole('heading', { name: 'Password confirmation' })).toBeTruthy();
     expect(screen.getByText('ada@acme.test')).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Back to email' })).toBeNull();
+    // No passkey challenge in the refresh flow (the person has none): no passkey offered.
+    expect(screen.queryByRole('button', { name: 'Use a passkey instead' })).toBeNull();
+  });
+
+  it('Password confirmation of a person with a passkey offers it: the answer goes to the refresh flow', async () => {
+    write(registry.loginChallenge, 'ch-1');
+    const options = { challenge: 'c1', allowCredentials: [{ id: 'k1', type: 'public-key' }] };
+    const challenge = {
+      type: 'input',
+      group: 'passkey',
+      attributes: {
+        name: 'passkey_challenge',
+        type: 'hidden',
+        value: JSON.stringify({ publicKey: options }),
+        node_type: 'input',
+      },
+      messages: [],
+      meta: {},
+    };
+    const withPasskey = {
+      ...browserFlow(
+        'login',
+        'flow-4',
+        'choose_method',
+        [challenge],
+        [{ id: 1010003, type: 'info', text: 'Please confirm this action by verifying that it is you.' }],
+      ),
+      requested_aal: 'aal1',
+      refresh: true,
+    };
+    const answer = { id: 'k1', rawId: 'k1', type: 'public-key', response: {} };
+    webauthn.startAuthentication.mockResolvedValue(answer);
+    vi.stubGlobal('PublicKeyCredential', function PublicKeyCredential() {});
+    const back = 'http://localhost:3000/account/settings';
+    const { calls } = mockFetch(({ url, method }) => {
+      if (url.pathname === '/sessions/whoami') return { status: 200, body: kratosSession() };
+      if (url.pathname === '/self-service/login/browser') return { status: 200, body: withPasskey };
+      if (url.pathname === '/self-service/login' && method === 'POST')
+        return {
+          status: 200,
+          body: {
+            session: kratosSession(),
+            continue_with: [{ action: 'redirect_browser_to', redirect_browser_to: back }],
+          },
+        };
+      return undefined;
+    });
+    render(<LoginScreen search={{}} />);
+    expect(await screen.findByRole('heading', { name: 'Password confirmation' })).toBeTruthy();
+    fireEvent.click(await screen.findByRole('button', { name: 'Use a passkey instead' }));
+    await waitFor(() => expect(nav.redirectTo).toHaveBeenCalledWith(back));
+    expect(webauthn.startAuthentication).toHaveBeenCalledWith({
+      optionsJSON: options,
+      useBrowserAutofill: false,
+    });
+    const post = calls.find((c) => c.method === 'POST')!;
+    expect(post.url.searchParams.get('flow')).toBe('flow-4');
+    expect(post.body).toMatchObject({ method: 'passkey', passkey_login: JSON.stringify(answer) });
+    vi.unstubAllGlobals();
   });
 
   it('a stale challenge (4xx creating the flow) restarts the authorization before the user types', async () => {

@@ -40,6 +40,7 @@ export function LoginScreen({ search }: { search: LoginSearch }) {
           onBack={view.step === 'password' ? login.back : undefined}
           onSubmit={login.submitPassword}
           signUp={selectSignUpLink({ step: view.step, emailResult: login.emailResult })}
+          passkey={login.confirmationPasskey}
         />
       );
     case 'sso':

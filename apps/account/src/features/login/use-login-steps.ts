@@ -7,6 +7,7 @@ import type { SessionResult } from '../../shared/session/use-session.ts';
 import type { EmailResult } from '../../shared/storage/registry.ts';
 import type { LoginStep } from './select-login-step.ts';
 import type { useLoginFlow } from './use-login-flow.ts';
+import { decideConfirmationPasskey } from './decide-confirmation-passkey.ts';
 import { mfaRoutes, securityKeyOptionsOf, useMfaStep, useSecurityKeyStep } from './use-mfa-step.ts';
 import { passwordRoutes, usePasswordStep } from './use-password-step.ts';
 import { useSsoStep } from './use-sso-step.ts';
@@ -26,6 +27,16 @@ export interface LoginStepsInput {
   /** Rule 5 of the step selection: the SSO email result no longer applies. */
   clearSsoEmailResult: boolean;
   setEmailResult: (result: EmailResult | null) => void;
+}
+
+/** "Use a passkey" on the Password confirmation step, for a person with one. */
+function confirmationPasskeyOf(step: LoginStep, passkey: ReturnType<typeof usePasskeySignIn>) {
+  const offered = decideConfirmationPasskey({
+    step,
+    available: passkey.available,
+    hasChallenge: passkey.hasChallenge,
+  });
+  return offered ? { signIn: passkey.signIn, formErrors: passkey.formErrors } : undefined;
 }
 
 /** Each login step's submit: password (or its confirmation), second factor, SSO. */
@@ -103,6 +114,7 @@ export function useLoginSteps(input: LoginStepsInput) {
     submitTotp,
     submitBackupCode,
     securityKey: securityKeyOffered ? askSecurityKey : undefined,
+    confirmationPasskey: confirmationPasskeyOf(input.step, passkey),
     mfaSetupDone,
     back,
     ssoView: sso.ssoView,

@@ -2,6 +2,7 @@ import { copy } from '../../copy.ts';
 import type { SettingsBody } from '../../shared/identity-client/identity-client.ts';
 import type { SettingsFlow, Traits } from '../../shared/identity-client/types.ts';
 import { createPasskey, isCancelled } from '../../shared/passkeys/webauthn-browser.ts';
+import { KEY_FIELDS, type KeyType } from './keys/select-keys.ts';
 import { selectNewBackupCodes } from './select-two-factor.ts';
 
 // The account page's settings-flow actions, as plain functions over one `send`.
@@ -29,44 +30,61 @@ export interface SettingsActionsContext {
   notify: (notice: SettingsNotice) => void;
 }
 
+/** Where a kind of key lives on the page, its words, and its settings fields. */
+const keyKind = (type: KeyType) =>
+  type === 'passkey'
+    ? { section: 'passkeys' as const, text: copy.passkeys }
+    : { section: 'twoFactor' as const, text: copy.securityKeys };
+
+/** A key's settings submission, under the field names of its kind. */
+function keyBody(
+  type: KeyType,
+  values: Partial<Record<keyof (typeof KEY_FIELDS)[KeyType], string>>,
+  csrf_token: string,
+): SettingsBody {
+  const fields = KEY_FIELDS[type];
+  const named = Object.entries(values).map(([k, v]) => [fields[k as keyof typeof fields], v]);
+  return { method: type, ...Object.fromEntries(named), csrf_token } as SettingsBody;
+}
+
 export function settingsActions(context: SettingsActionsContext) {
   const { send, traits, reloadSessions, setNewCodes, notify } = context;
   return {
-    /** The browser makes the passkey (its prompt), then the settings flow stores it. */
-    async addPasskey(name: string, options: unknown) {
+    /**
+     * The browser makes the key (its prompt), then the settings flow stores it: a passkey (Passkeys
+     * section) or a security key (`webauthn`, the Two-factor section).
+     */
+    async addKey(type: KeyType, name: string, options: unknown) {
+      const { section, text } = keyKind(type);
       let answer: string;
       try {
         answer = await createPasskey(options);
       } catch (error) {
-        notify({
-          section: 'passkeys',
-          text: isCancelled(error) ? copy.passkeys.cancelled : copy.passkeys.signInFailed,
-        });
+        notify({ section, text: isCancelled(error) ? text.cancelled : text.failed });
         return;
       }
       await send(
-        'passkeys',
-        (csrf_token) => ({
-          method: 'passkey',
-          passkey_settings_register: answer,
-          passkey_display_name: name,
-          csrf_token,
-        }),
-        () => copy.passkeys.added,
+        section,
+        (csrf_token) => keyBody(type, { register: answer, name }, csrf_token),
+        () => text.added,
       );
     },
-    renamePasskey: (id: string, name: string) =>
-      send(
-        'passkeys',
-        (csrf_token) => ({ method: 'passkey', passkey_rename: id, passkey_display_name: name, csrf_token }),
-        () => copy.passkeys.renamed,
-      ),
-    removePasskey: (id: string) =>
-      send(
-        'passkeys',
-        (csrf_token) => ({ method: 'passkey', passkey_remove: id, csrf_token }),
-        () => copy.passkeys.removed,
-      ),
+    renameKey(type: KeyType, id: string, name: string) {
+      const { section, text } = keyKind(type);
+      return send(
+        section,
+        (csrf_token) => keyBody(type, { rename: id, name }, csrf_token),
+        () => text.renamed,
+      );
+    },
+    removeKey(type: KeyType, id: string) {
+      const { section, text } = keyKind(type);
+      return send(
+        section,
+        (csrf_token) => keyBody(type, { remove: id }, csrf_token),
+        () => text.removed,
+      );
+    },
     saveName: (first: string, last: string) =>
       send('profile', (csrf_token) => ({
         method: 'profile',

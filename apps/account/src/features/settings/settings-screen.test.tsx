@@ -64,6 +64,10 @@ const other = {
   ],
 };
 
+// The browser's WebAuthn prompt (a third party): answers a made-up credential.
+const webauthn = vi.hoisted(() => ({ startRegistration: vi.fn() }));
+vi.mock('@simplewebauthn/browser', () => webauthn);
+
 resetScreenBetweenTests();
 beforeEach(() => nav.redirectTo.mockReset());
 
@@ -316,5 +320,128 @@ describe('/account/settings', () => {
       expect(call.headers.get('authorization')).toMatch(/^Bearer ey/);
       expect(call.credentials).toBe('omit');
     }
+  });
+
+  describe('security keys (webauthn) in the Two-factor section', () => {
+    const yubikey = { display_name: 'YubiKey', added_at: '2026-11-01T10:00:00Z', last_used_at: null };
+    const keyNode = (name: string, value: string, context?: object) => ({
+      type: 'input',
+      group: 'webauthn',
+      attributes: { name, value, type: context ? 'submit' : 'hidden', node_type: 'input' },
+      messages: [],
+      meta: context ? { label: { id: 1050020, type: 'info', text: 'Remove', context } } : {},
+    });
+    const options = { challenge: 'c2', rp: { id: 'localhost', name: 'Acme' } };
+    const withKeys = settingsFlow([
+      keyNode('webauthn_create_data', JSON.stringify({ credentialOptions: { publicKey: options } })),
+      keyNode('webauthn_register', ''),
+      keyNode('webauthn_remove', 'ff01', yubikey),
+      keyNode('webauthn_rename', 'ff01', yubikey),
+    ]);
+    const posted = (calls: MockCall[]) =>
+      calls.filter((c) => c.method === 'POST').map((c) => c.body as Record<string, unknown>);
+
+    it('adds one with a name, renames and removes it, each through the settings flow', async () => {
+      signIn();
+      const answer = { id: 'new', rawId: 'new', type: 'public-key', response: {} };
+      webauthn.startRegistration.mockResolvedValue(answer);
+      const { calls } = identity(({ url, method }) => {
+        if (url.pathname === '/self-service/settings/browser') return { status: 200, body: withKeys };
+        if (url.pathname === '/self-service/settings' && method === 'POST')
+          return { status: 200, body: withKeys };
+        return undefined;
+      });
+      goTo('/account/settings');
+      render(<Router />);
+      const keys = await screen.findByTestId('security-keys');
+      expect(within(keys).getByRole('heading', { name: 'Security keys' })).toBeTruthy();
+      expect(within(keys).getByTestId('security-key').textContent).toContain('YubiKey');
+      expect(within(keys).getByTestId('security-key').textContent).toContain('Never used');
+
+      // A name is needed before the browser is asked.
+      fireEvent.click(within(keys).getByRole('button', { name: 'Add a security key' }));
+      expect(await within(keys).findByText('Give the security key a name.')).toBeTruthy();
+      expect(webauthn.startRegistration).not.toHaveBeenCalled();
+
+      fireEvent.change(within(keys).getByLabelText('Security key name'), {
+        target: { value: ' Backup key ' },
+      });
+      fireEvent.click(within(keys).getByRole('button', { name: 'Add a security key' }));
+      expect(await screen.findByText('Security key added.')).toBeTruthy();
+      expect(webauthn.startRegistration).toHaveBeenCalledWith({ optionsJSON: options });
+
+      fireEvent.click(screen.getByRole('button', { name: 'Rename security key YubiKey' }));
+      fireEvent.change(screen.getByLabelText('New name for YubiKey'), { target: { value: 'Blue key' } });
+      fireEvent.click(screen.getByRole('button', { name: 'Save name' }));
+      expect(await screen.findByText('Security key renamed.')).toBeTruthy();
+
+      fireEvent.click(screen.getByRole('button', { name: 'Remove security key YubiKey' }));
+      expect(await screen.findByText('Security key removed.')).toBeTruthy();
+
+      const csrf_token = expect.any(String);
+      expect(posted(calls)).toEqual([
+        {
+          method: 'webauthn',
+          webauthn_register: JSON.stringify(answer),
+          webauthn_register_displayname: 'Backup key',
+          csrf_token,
+        },
+        {
+          method: 'webauthn',
+          webauthn_rename: 'ff01',
+          webauthn_register_displayname: 'Blue key',
+          csrf_token,
+        },
+        { method: 'webauthn', webauthn_remove: 'ff01', csrf_token },
+      ]);
+    });
+
+    it('a cancelled browser prompt sends nothing and says so', async () => {
+      signIn();
+      webauthn.startRegistration.mockRejectedValue(
+        Object.assign(new Error('no'), { name: 'NotAllowedError' }),
+      );
+      const { calls } = identity(({ url }) =>
+        url.pathname === '/self-service/settings/browser' ? { status: 200, body: withKeys } : undefined,
+      );
+      goTo('/account/settings');
+      render(<Router />);
+      fireEvent.change(await screen.findByLabelText('Security key name'), { target: { value: 'Key' } });
+      fireEvent.click(screen.getByRole('button', { name: 'Add a security key' }));
+      expect(await screen.findByText(/No security key was added/)).toBeTruthy();
+      expect(posted(calls)).toEqual([]);
+    });
+
+    it('removing one without a recent sign-in goes to the password confirmation the server names', async () => {
+      signIn();
+      const reauth = 'http://localhost:4433/self-service/login/browser?refresh=true&return_to=x';
+      identity(({ url, method }) => {
+        if (url.pathname === '/self-service/settings/browser') return { status: 200, body: withKeys };
+        if (url.pathname === '/self-service/settings' && method === 'POST')
+          return {
+            status: 403,
+            body: { error: { id: 'session_refresh_required', code: 403 }, redirect_browser_to: reauth },
+          };
+        return undefined;
+      });
+      goTo('/account/settings');
+      render(<Router />);
+      fireEvent.click(await screen.findByRole('button', { name: 'Remove security key YubiKey' }));
+      await waitFor(() => expect(nav.redirectTo).toHaveBeenCalledWith(reauth));
+    });
+
+    it('SSO people see no security keys (their organisation manages 2FA)', async () => {
+      signIn();
+      identity(({ url }) => {
+        if (url.pathname === '/sessions/whoami')
+          return { status: 200, body: { ...kratosSession({ methods: ['oidc'] }), devices: [] } };
+        if (url.pathname === '/self-service/settings/browser') return { status: 200, body: withKeys };
+        return undefined;
+      });
+      goTo('/account/settings');
+      render(<Router />);
+      expect(await screen.findByText(/SSO users cannot set up MFA/)).toBeTruthy();
+      expect(screen.queryByTestId('security-keys')).toBeNull();
+    });
   });
 });

@@ -8,8 +8,8 @@ import { FormErrors } from '../../shared/ui/form-errors.tsx';
 import { Progress } from '../../shared/ui/progress.tsx';
 import { TextField } from '../../shared/ui/text-field.tsx';
 import { ErrorView } from '../../shared/ui/error-view.tsx';
-import { PasskeysSection } from './passkeys/passkeys-section.tsx';
-import { selectPasskeys } from './passkeys/select-passkeys.ts';
+import { KeysSection, type KeysModel } from './keys/keys-section.tsx';
+import { selectKeys, type KeyType } from './keys/select-keys.ts';
 import type { SettingsSections } from './select-settings-sections.ts';
 import { selectSessionRows } from './select-session-rows.ts';
 import { selectTwoFactor } from './select-two-factor.ts';
@@ -123,6 +123,39 @@ function BackupCodes({ model }: { model: SettingsModel }) {
   return null;
 }
 
+/** The settings model's actions for one kind of key (the notice and errors show where `shown`). */
+function keysModel(model: SettingsModel, type: KeyType, shown: boolean): KeysModel {
+  return {
+    busy: model.busy,
+    formErrors: shown ? model.errors.passkeys.formErrors : [],
+    notice: shown && model.notice?.section === 'passkeys' ? model.notice.text : null,
+    add: (name, options) => model.addKey(type, name, options),
+    rename: (id, name) => model.renameKey(type, id, name),
+    remove: (id) => model.removeKey(type, id),
+  };
+}
+
+/**
+ * The security keys (`webauthn`, a second factor) in the Two-factor section; its errors and notices
+ * show at the section's end, with those of the authenticator app and backup codes.
+ */
+function SecurityKeys({ model }: { model: SettingsModel }) {
+  return (
+    <KeysSection
+      view={selectKeys(model.flow, 'webauthn')}
+      model={keysModel(model, 'webauthn', false)}
+      text={copy.securityKeys}
+      testId="security-key"
+      frame={(children) => (
+        <div data-testid="security-keys">
+          <h3 className="subheading">{copy.securityKeys.title}</h3>
+          {children}
+        </div>
+      )}
+    />
+  );
+}
+
 function TwoFactorSection({ model, mode }: { model: SettingsModel; mode: SettingsSections['twoFactor'] }) {
   if (mode === 'none') return null;
   const view = selectTwoFactor(model.flow);
@@ -168,6 +201,7 @@ function TwoFactorSection({ model, mode }: { model: SettingsModel; mode: Setting
               )}
             </>
           )}
+          <SecurityKeys model={model} />
           <FormErrors messages={model.errors.twoFactor.formErrors} />
         </>
       )}
@@ -355,16 +389,11 @@ export function SettingsScreen({
       <PasswordSection model={model} mode={sections.password} />
       <TwoFactorSection model={model} mode={sections.twoFactor} />
       {sections.kind === 'identity' && (
-        <PasskeysSection
-          view={selectPasskeys(model.flow)}
-          model={{
-            busy: model.busy,
-            formErrors: model.errors.passkeys.formErrors,
-            notice: model.notice?.section === 'passkeys' ? model.notice.text : null,
-            addPasskey: model.addPasskey,
-            renamePasskey: model.renamePasskey,
-            removePasskey: model.removePasskey,
-          }}
+        <KeysSection
+          view={selectKeys(model.flow, 'passkey')}
+          model={keysModel(model, 'passkey', true)}
+          text={copy.passkeys}
+          testId="passkey"
           frame={(children) => (
             <Section id="passkeys" title={copy.passkeys.title}>
               {children}

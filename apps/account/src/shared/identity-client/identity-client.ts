@@ -132,6 +132,14 @@ export type SettingsBody =
       passkey_rename?: string;
       passkey_display_name?: string;
       csrf_token: string;
+    }
+  | {
+      method: 'webauthn';
+      webauthn_register?: string;
+      webauthn_remove?: string;
+      webauthn_rename?: string;
+      webauthn_register_displayname?: string;
+      csrf_token: string;
     };
 
 export function submitSettings(base: string, flowId: string, body: SettingsBody): Promise<SettingsFlow> {

@@ -124,5 +124,12 @@ export function usePasskeySignIn(input: PasskeySignInInput) {
     if (active && offer.autofill) void ask(true);
   }, [active, offer.autofill, challenge, ask]);
 
-  return { offer, available: webauthn && !teams, signIn: () => ask(false), formErrors: submitter.formErrors };
+  return {
+    offer,
+    available: webauthn && !teams,
+    /** The current flow carries a passkey challenge (a refresh flow: only for a person with one). */
+    hasChallenge: passkeyOptionsOf(flow) !== null,
+    signIn: () => ask(false),
+    formErrors: submitter.formErrors,
+  };
 }

@@ -8,15 +8,23 @@ import { keyLogin, ownerOf } from '../webauthn/key-login.ts';
  * credential for the relying party, and the answer's user handle names the identity. The session is
  * aal1, or aal2 when the authenticator verified the user (UV): docs/security.md, "Passkeys". An
  * inactive account, or one whose organisation enforces single sign-on, is refused after the answer
- * verified (so nothing is said about an account to someone who does not hold its key).
+ * verified (so nothing is said about an account to someone who does not hold its key). It also
+ * answers the password confirmation (a refresh flow) of a signed-in person who has a passkey.
  */
 export const passkeyLogin = keyLogin({
   type: 'passkey',
   accepts: (flow) => flow.requested_aal === 'aal1',
   triggerLabel: messages.passkeyLogin,
   loginCall: 'oryPasskeyLogin',
-  allowed: async () => [],
-  async owner(service, answer) {
+  // Signed out: any discoverable passkey (none listed, so nothing says whether an account has one).
+  // Signed in, an aal1 flow is a password confirmation (refresh): only that person's passkeys are
+  // offered, and none when they have none.
+  allowed: async (service, session) => {
+    if (!session) return [];
+    const keys = (await ownerOf(service.db, session.row.identity_id, 'passkey'))?.keys ?? [];
+    return keys.length > 0 ? keys : null;
+  },
+  async owner(service, answer, session) {
     const handle = answer.response.userHandle;
     if (typeof handle !== 'string' || handle.length > 128) return undefined;
     const found = await service.db
@@ -25,7 +33,9 @@ export const passkeyLogin = keyLogin({
       .where('type', '=', 'passkey')
       .where('identifier', '=', handle)
       .executeTakeFirst();
-    return found ? ownerOf(service.db, found.identity_id, 'passkey') : undefined;
+    // A password confirmation is answered by the signed-in person's own passkey, never another's.
+    if (!found || (session && found.identity_id !== session.row.identity_id)) return undefined;
+    return ownerOf(service.db, found.identity_id, 'passkey');
   },
   async refusal(service, identityId) {
     const identity = await loadIdentity(service.db, identityId);

@@ -217,6 +217,32 @@ describe('signing in with a passkey', () => {
     expect(res.body.redirect_browser_to).toContain('aal=aal2');
   });
 
+  it('password confirmation (refresh): offers the person their own passkeys only, and a passkey confirms it', async () => {
+    const { b, auth, id } = await userWithPasskey('pk-refresh@example.com');
+    const flow = await startFlow<Flow>(b, 'login', '?refresh=true');
+    const options = loginOptions(flow) as unknown as { allowCredentials: { id: string }[] };
+    expect(options.allowCredentials).toHaveLength(1);
+    const res = await signIn(b, flow, auth.get(loginOptions(flow)));
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.session.identity.id).toBe(id);
+    expect(res.body.session.authentication_methods.at(-1)).toMatchObject({ method: 'passkey' });
+    // A person without a passkey is not offered one on their password confirmation.
+    await createUser(h, 'pk-refresh-none@example.com');
+    const none = new Browser(h.publicUrl);
+    await login(none, 'pk-refresh-none@example.com');
+    expect(node(await startFlow<Flow>(none, 'login', '?refresh=true'), 'passkey_challenge')).toBeUndefined();
+  });
+
+  it("another person's passkey does not answer a signed-in person's password confirmation", async () => {
+    const { b: victim, id } = await userWithPasskey('pk-refresh-victim@example.com');
+    const { auth: thief } = await userWithPasskey('pk-refresh-thief@example.com');
+    const flow = await startFlow<Flow>(victim, 'login', '?refresh=true');
+    const res = await signIn(victim, flow, thief.get(loginOptions(flow)));
+    expect(res.status).toBe(400);
+    expect(res.body.ui.messages[0].text).toMatch(/could not be verified/);
+    expect((await whoami(victim)).identity.id).toBe(id);
+  });
+
   it('forged assertion: a wrong signature gets the Kratos message and no session', async () => {
     const { auth } = await userWithPasskey('pk-forged@example.com');
     const { b, flow, answer } = await passkeyAnswer(auth, { forge: true });

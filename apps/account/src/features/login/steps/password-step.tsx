@@ -18,6 +18,8 @@ export interface PasswordStepProps {
   onSubmit: (password: string) => void | Promise<void>;
   /** The address's organisation has self sign-up open: offer "Create an account" (issue 25). */
   signUp?: boolean;
+  /** Password confirmation of a person with a passkey: "Use a passkey" instead of the password. */
+  passkey?: { signIn: () => void; formErrors: string[] };
 }
 
 /** Login step 2: "Enter password", "Logging in as" the email, back arrow, Forgot Password, Continue. */
@@ -30,6 +32,7 @@ export function PasswordStep({
   onBack,
   onSubmit,
   signUp = false,
+  passkey,
 }: PasswordStepProps) {
   const [password, setPassword] = useState('');
   const title =
@@ -88,6 +91,14 @@ export function PasswordStep({
           {copy.common.continue}
         </button>
       </form>
+      {passkey && (
+        <>
+          <button type="button" className="button secondary" disabled={busy} onClick={passkey.signIn}>
+            {copy.passkeys.confirm}
+          </button>
+          <FormErrors messages={passkey.formErrors} />
+        </>
+      )}
     </Card>
   );
 }

@@ -1,36 +1,39 @@
 import type { FormEvent, ReactNode } from 'react';
 import { useState } from 'react';
-import { copy } from '../../../copy.ts';
 import { FormErrors } from '../../../shared/ui/form-errors.tsx';
 import { TextField } from '../../../shared/ui/text-field.tsx';
-import { decidePasskeyName } from './decide-passkey-name.ts';
-import type { PasskeyRow, PasskeysView } from './select-passkeys.ts';
+import { decideKeyName } from './decide-key-name.ts';
+import type { KeyCopy, KeyRow, KeysView } from './select-keys.ts';
 
-/** What the section needs from the account page's model. */
-export interface PasskeysModel {
+/** What the section needs from the account page's model, for one kind of key. */
+export interface KeysModel {
   busy: boolean;
   formErrors: string[];
   notice: string | null;
-  addPasskey(name: string, options: unknown): Promise<void>;
-  renamePasskey(id: string, name: string): Promise<void>;
-  removePasskey(id: string): Promise<void>;
+  add(name: string, options: unknown): Promise<void>;
+  rename(id: string, name: string): Promise<void>;
+  remove(id: string): Promise<void>;
 }
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : copy.passkeys.neverUsed);
+interface KeyProps {
+  row: KeyRow;
+  model: KeysModel;
+  text: KeyCopy;
+}
 
-function RenameForm({ row, model, done }: { row: PasskeyRow; model: PasskeysModel; done: () => void }) {
+function RenameForm({ row, model, text, done }: KeyProps & { done: () => void }) {
   const [name, setName] = useState(row.name);
   const [error, setError] = useState<string[]>([]);
   function submit(event: FormEvent) {
     event.preventDefault();
-    const decided = decidePasskeyName(name);
+    const decided = decideKeyName(name, text);
     if ('error' in decided) return setError([decided.error]);
-    void model.renamePasskey(row.id, decided.name).then(done);
+    void model.rename(row.id, decided.name).then(done);
   }
   return (
     <form onSubmit={submit} aria-busy={model.busy}>
       <TextField
-        label={copy.passkeys.renameTo(row.name)}
+        label={text.renameTo(row.name)}
         value={name}
         errors={error}
         autoFocus
@@ -38,47 +41,48 @@ function RenameForm({ row, model, done }: { row: PasskeyRow; model: PasskeysMode
         onChange={(e) => setName(e.target.value)}
       />
       <button type="submit" className="button" disabled={model.busy}>
-        {copy.passkeys.saveName}
+        {text.saveName}
       </button>{' '}
       <button type="button" className="button secondary" onClick={done}>
-        {copy.passkeys.cancel}
+        {text.cancel}
       </button>
     </form>
   );
 }
 
-function PasskeyItem({ row, model }: { row: PasskeyRow; model: PasskeysModel }) {
+function KeyItem({ row, model, text, testId }: KeyProps & { testId: string }) {
   const [renaming, setRenaming] = useState(false);
+  const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : text.neverUsed);
   return (
-    <li data-testid="passkey">
+    <li data-testid={testId}>
       <strong>{row.name}</strong>
       <dl>
-        <dt>{copy.passkeys.addedOn}</dt>
+        <dt>{text.addedOn}</dt>
         <dd>{when(row.addedAt)}</dd>
-        <dt>{copy.passkeys.lastUsed}</dt>
+        <dt>{text.lastUsed}</dt>
         <dd>{when(row.lastUsedAt)}</dd>
       </dl>
       {renaming ? (
-        <RenameForm row={row} model={model} done={() => setRenaming(false)} />
+        <RenameForm row={row} model={model} text={text} done={() => setRenaming(false)} />
       ) : (
         <>
           <button
             type="button"
             className="button secondary"
             disabled={model.busy}
-            aria-label={copy.passkeys.renameLabel(row.name)}
+            aria-label={text.renameLabel(row.name)}
             onClick={() => setRenaming(true)}
           >
-            {copy.passkeys.rename}
+            {text.rename}
           </button>{' '}
           <button
             type="button"
             className="button secondary"
             disabled={model.busy}
-            aria-label={copy.passkeys.removeLabel(row.name)}
-            onClick={() => void model.removePasskey(row.id)}
+            aria-label={text.removeLabel(row.name)}
+            onClick={() => void model.remove(row.id)}
           >
-            {copy.passkeys.remove}
+            {text.remove}
           </button>
         </>
       )}
@@ -86,14 +90,22 @@ function PasskeyItem({ row, model }: { row: PasskeyRow; model: PasskeysModel }) 
   );
 }
 
-/** The account page's Passkeys section: the list with names and last use, add, rename, remove. */
-export function PasskeysSection({
+/**
+ * One kind of key on the account page (the Passkeys section; the security keys of the Two-factor
+ * section): the list with names and last use, add (with a name), rename, remove. `testId` names each
+ * item, and `<testId>s-none` the empty list.
+ */
+export function KeysSection({
   view,
   model,
+  text,
+  testId,
   frame,
 }: {
-  view: PasskeysView;
-  model: PasskeysModel;
+  view: KeysView;
+  model: KeysModel;
+  text: KeyCopy;
+  testId: string;
   frame: (children: ReactNode) => ReactNode;
 }) {
   const [name, setName] = useState('');
@@ -101,27 +113,27 @@ export function PasskeysSection({
   if (!view.offered) return null;
   function add(event: FormEvent) {
     event.preventDefault();
-    const decided = decidePasskeyName(name);
+    const decided = decideKeyName(name, text);
     if ('error' in decided) return setError([decided.error]);
     setError([]);
-    void model.addPasskey(decided.name, view.createOptions).then(() => setName(''));
+    void model.add(decided.name, view.createOptions).then(() => setName(''));
   }
   return frame(
     <>
-      <p className="muted">{copy.passkeys.explain}</p>
-      {view.passkeys.length === 0 ? (
-        <p data-testid="passkeys-none">{copy.passkeys.none}</p>
+      <p className="muted">{text.explain}</p>
+      {view.keys.length === 0 ? (
+        <p data-testid={`${testId}s-none`}>{text.none}</p>
       ) : (
         <ul className="sessions">
-          {view.passkeys.map((row) => (
-            <PasskeyItem key={row.id} row={row} model={model} />
+          {view.keys.map((row) => (
+            <KeyItem key={row.id} row={row} model={model} text={text} testId={testId} />
           ))}
         </ul>
       )}
       {view.createOptions !== null && (
         <form onSubmit={add} aria-busy={model.busy}>
           <TextField
-            label={copy.passkeys.name}
+            label={text.name}
             value={name}
             errors={error}
             maxLength={64}
@@ -129,7 +141,7 @@ export function PasskeysSection({
             onChange={(e) => setName(e.target.value)}
           />
           <button type="submit" className="button" disabled={model.busy}>
-            {copy.passkeys.add}
+            {text.add}
           </button>
         </form>
       )}
