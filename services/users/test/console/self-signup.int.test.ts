@@ -2,6 +2,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { http } from '../harness.ts';
 import { startConsoleStack, type ConsoleStack } from './console-harness.ts';
 
+/** The answers these tests read fields of. */
+type Answer = { status: number; body: { errorCode?: string; enabled?: boolean } };
+
 /**
  * The console's self sign-up section (issue 25, ManageOrganisationSettings): an organisation's own
  * admin opens or closes self sign-up for its domains, with the operator's setting, refusal and event.
@@ -17,7 +20,7 @@ describe('console API: self sign-up', () => {
     http(`${stack.svc.adminUrl}/admin/organisations/${org}/self-signup`, {
       method,
       ...(json === undefined ? {} : { json }),
-    });
+    }) as Promise<Answer>;
   const events = async (org = acme) =>
     (
       await stack.call(
@@ -159,7 +162,7 @@ describe('console API: self sign-up', () => {
         method: 'PUT',
         headers: { authorization: `Bearer ${tokens.ada}`, 'content-type': 'application/json' },
         body,
-      });
+      }) as Promise<Answer>;
     for (const body of [
       '{"enabled":',
       '{}',
