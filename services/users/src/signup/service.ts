@@ -67,12 +67,19 @@ export async function setSelfSignUp(
   }
   const now = ctx.clock.now();
   await ctx.db.transaction().execute(async (trx) => {
+    // The row locked: of parallel saves, only the one that changes the setting records an event.
+    const before = await trx
+      .selectFrom('organisations')
+      .select('self_signup')
+      .where('id', '=', organisationId)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
     await trx
       .updateTable('organisations')
       .set({ self_signup: enabled })
       .where('id', '=', organisationId)
       .execute();
-    if (facts.self_signup !== enabled) {
+    if (before.self_signup !== enabled) {
       await recordEvent(
         trx,
         origin,

@@ -187,6 +187,24 @@ describe('console API: self sign-up', () => {
     expect((await operator('GET', acme)).body.enabled).toBe(false);
   });
 
+  it('parallel saves: of 10 at once that turn it on, exactly one records the change', async () => {
+    const org = await stack.newOrganisation('parallel.test');
+    const admin = await stack.newUser(org, 'parallel.test', 'org-admin');
+    const token = await stack.tokenFor(admin.identityId);
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => stack.call(token, 'PUT', path(org), { enabled: true })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 10 }, () => 200));
+    const changes = await stack.call(
+      token,
+      'GET',
+      `/console/organisations/${org}/events?type=organisation.self_signup_changed`,
+    );
+    expect(changes.body.events).toEqual([
+      expect.objectContaining({ actorId: admin.id, details: { enabled: 'true' } }),
+    ]);
+  });
+
   it('the operator path is unchanged: {organisationId, enabled}, and its event has the operator as actor', async () => {
     const on = await operator('PUT', acme, { enabled: true });
     expect(on.status).toBe(200);
