@@ -80,3 +80,18 @@ export interface ConsoleSubscription {
     updatedAt: string;
   }[];
 }
+
+/**
+ * The organisation's self sign-up, as `GET`/`PUT /console/organisations/{id}/self-signup` answer
+ * (issue 25, ManageOrganisationSettings). `blockedBy` says why it can not be turned on (null: it can).
+ */
+export interface ConsoleSelfSignUp {
+  organisationId: string;
+  enabled: boolean;
+  /** The organisation's domains: addresses in them may sign up while it is on. */
+  domains: string[];
+  blockedBy: 'sso' | 'scim' | null;
+}
+
+/** The error code (403) of turning self sign-up on where it is blocked; the body's `reason` says why. */
+export const SELF_SIGNUP_NOT_ALLOWED = 'SELF_SIGNUP_NOT_ALLOWED';

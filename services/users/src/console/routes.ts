@@ -14,6 +14,8 @@ import { toCsv } from '../terms/csv.ts';
 import { createApiClientSchema } from '../api-clients/schemas.ts';
 import { createApiClient, revokeApiClient } from '../api-clients/service.ts';
 import { listConsoleApiClients, readSubscription } from './organisation.ts';
+import { consoleSelfSignUpSchema, selfSignUpSettingSchema } from '../signup/schemas.ts';
+import { consoleSelfSignUp, setSelfSignUp } from '../signup/service.ts';
 import { identityFacts } from './identity-facts.ts';
 import { registerConsoleSsoRoutes } from './sso.ts';
 import type { Permission } from '../users/roles.ts';
@@ -62,6 +64,7 @@ const CONSOLE_PERMISSIONS = {
   // clients are an organisation setting besides.
   apiClients: ['ManageAccessTokens', 'ManageOrganisationSettings'],
   subscription: 'MagicManageOrganisationBilling',
+  selfSignUp: 'ManageOrganisationSettings',
 } as const satisfies Record<string, Permission | readonly Permission[]>;
 
 const CSV_EXPORT_LIMIT = 10_000;
@@ -276,6 +279,22 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
     const subscription = await readSubscription(ctx.db, organisationId);
     if (!subscription) throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
     return sendOutput(reply, 200, subscriptionSchema, subscription);
+  });
+
+  // Self sign-up (issue 25): the same setting and refusal as the operator's, the admin as the actor
+  app.get('/console/organisations/:organisationId/self-signup', async (request, reply) => {
+    const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.selfSignUp, false);
+    const view = await consoleSelfSignUp(ctx, organisationId);
+    return sendOutput(reply, 200, consoleSelfSignUpSchema, { organisationId, ...view });
+  });
+
+  app.put('/console/organisations/:organisationId/self-signup', async (request, reply) => {
+    const { caller, organisationId } = await authorise(request, CONSOLE_PERMISSIONS.selfSignUp, true);
+    const { enabled } = parseInput(selfSignUpSettingSchema, request.body);
+    await setSelfSignUp(ctx, organisationId, enabled, originOf(caller, request));
+    request.log.info({ organisationId, enabled }, 'self sign-up set by an organisation admin');
+    const view = await consoleSelfSignUp(ctx, organisationId);
+    return sendOutput(reply, 200, consoleSelfSignUpSchema, { organisationId, ...view });
   });
 
   // Security events

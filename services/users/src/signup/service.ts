@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { UsersContext } from '../context.ts';
 import type { UsersDb } from '../db-types.ts';
-import { operatorOrigin, personOrigin, recordEvent } from '../console/events.ts';
+import { operatorOrigin, personOrigin, recordEvent, type EventOrigin } from '../console/events.ts';
 import { AppError } from '../http/errors.ts';
 import { domainOf } from '../http/schemas.ts';
 import { createUser } from '../users/create-user.ts';
@@ -49,26 +49,40 @@ const blockedMessage = {
   scim: 'This organisation is provisioned by SCIM: its directory creates its accounts, so self sign-up can not be turned on.',
 } as const;
 
-/** The operator's setting (CLI `org:self-signup`). Turning it on is refused where it is blocked. */
+/**
+ * The one way the setting changes: the operator's (CLI `org:self-signup`, admin API; the default
+ * origin) and the organisation admin's (console, with the admin as the event's actor). Turning it on
+ * is refused where it is blocked; the refusal's `reason` (`sso`, `scim`) lets the console explain it.
+ */
 export async function setSelfSignUp(
   ctx: UsersContext,
   organisationId: string,
   enabled: boolean,
+  origin: EventOrigin = operatorOrigin(),
 ): Promise<{ organisationId: string; enabled: boolean }> {
   const facts = await factsOf(ctx.db, organisationId);
   const blocked = selfSignUpBlockedBy(facts);
-  if (enabled && blocked) throw new AppError('SELF_SIGNUP_NOT_ALLOWED', blockedMessage[blocked]);
+  if (enabled && blocked) {
+    throw new AppError('SELF_SIGNUP_NOT_ALLOWED', blockedMessage[blocked], {}, { reason: blocked });
+  }
   const now = ctx.clock.now();
   await ctx.db.transaction().execute(async (trx) => {
+    // The row locked: of parallel saves, only the one that changes the setting records an event.
+    const before = await trx
+      .selectFrom('organisations')
+      .select('self_signup')
+      .where('id', '=', organisationId)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
     await trx
       .updateTable('organisations')
       .set({ self_signup: enabled })
       .where('id', '=', organisationId)
       .execute();
-    if (facts.self_signup !== enabled) {
+    if (before.self_signup !== enabled) {
       await recordEvent(
         trx,
-        operatorOrigin(),
+        origin,
         {
           organisationId,
           type: 'organisation.self_signup_changed',
@@ -88,6 +102,29 @@ export async function getSelfSignUp(
 ): Promise<{ organisationId: string; enabled: boolean }> {
   const facts = await factsOf(ctx.db, organisationId);
   return { organisationId, enabled: facts.self_signup && !selfSignUpBlockedBy(facts) };
+}
+
+/**
+ * The console's view: the setting, the domains it applies to, and why it can not be turned on
+ * (null when it can).
+ */
+export async function consoleSelfSignUp(
+  ctx: UsersContext,
+  organisationId: string,
+): Promise<{ enabled: boolean; domains: string[]; blockedBy: 'sso' | 'scim' | null }> {
+  const facts = await factsOf(ctx.db, organisationId);
+  const domains = await ctx.db
+    .selectFrom('organisation_domains')
+    .select('domain')
+    .where('organisation_id', '=', organisationId)
+    .orderBy('domain')
+    .execute();
+  const blockedBy = selfSignUpBlockedBy(facts) ?? null;
+  return {
+    enabled: facts.self_signup && blockedBy === null,
+    domains: domains.map((d) => d.domain),
+    blockedBy,
+  };
 }
 
 /** Whether a domain's organisation has self sign-up open now (false for unknown domains). */

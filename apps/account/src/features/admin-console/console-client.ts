@@ -3,6 +3,7 @@ import { HttpError, requestJson, type JsonRequestInit } from '../../shared/error
 import { tokenFetch } from '../../shared/oauth2/token-lifecycle.ts';
 import type {
   ConsoleApiClient as ApiClient,
+  ConsoleSelfSignUp,
   ConsoleSubscription as Subscription,
   SecurityEvent,
 } from '@acme/users-contract/console';
@@ -126,6 +127,9 @@ export const consoleApi = {
     call<TrustedNetworks>(`${org(organisationId)}/trusted-networks`),
   setTrustedNetworks: (organisationId: string, body: SetTrustedNetworks) =>
     call<TrustedNetworks>(`${org(organisationId)}/trusted-networks`, { method: 'PUT', body }),
+  selfSignUp: (organisationId: string) => call<ConsoleSelfSignUp>(`${org(organisationId)}/self-signup`),
+  setSelfSignUp: (organisationId: string, body: { enabled: boolean }) =>
+    call<ConsoleSelfSignUp>(`${org(organisationId)}/self-signup`, { method: 'PUT', body }),
   sso: (organisationId: string) => call<ConsoleSso>(`${org(organisationId)}/sso`),
   setSso: (organisationId: string, body: ConsoleSsoInput) =>
     call<ConsoleSso>(`${org(organisationId)}/sso`, { method: 'PUT', body }),

@@ -14,6 +14,7 @@ export const consoleCopy = {
     subscription: 'Subscription',
     networks: 'Trusted networks',
     sso: 'Single sign-on',
+    signup: 'Sign-up',
   },
   loading: 'Loading…',
   empty: {
@@ -184,6 +185,21 @@ export const consoleCopy = {
       `Your current address (${address}) is outside these ranges. If you save them, you can no longer sign in or refresh from here. Save anyway?`,
     confirm: 'Save anyway',
     cancel: 'Cancel',
+  },
+  signup: {
+    intro:
+      'When self sign-up is on, a person whose address is in one of your domains can create their own account: they join your organisation as a member, verify their address, accept the terms and set up two-step verification within the usual grace period. You can turn it off at any time; accounts already created stay.',
+    switchLabel: 'Let people with an address in these domains create their own account',
+    domains: 'Your domains',
+    noDomains: 'Your organisation has no domains yet, so nobody can sign up.',
+    on: 'Self sign-up is on.',
+    off: 'Self sign-up is off: people join by invitation only.',
+    saving: 'Saving…',
+    saved: (enabled: boolean) => (enabled ? 'Saved: self sign-up is on.' : 'Saved: self sign-up is off.'),
+    blocked: {
+      sso: 'Your organisation enforces single sign-on: its people sign in through your identity provider, so self sign-up can not be turned on. Turn off "Enforce single sign-on" first if you want to open it.',
+      scim: 'Your organisation is provisioned by SCIM: your directory creates its accounts, so self sign-up can not be turned on.',
+    },
   },
   sso: ssoCopy,
 } as const;

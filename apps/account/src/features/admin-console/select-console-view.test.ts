@@ -77,6 +77,15 @@ describe('selectConsoleView', () => {
     ['trusted networks, member', 'admin', '/admin/networks', MEMBER, { type: 'denied' }],
     ['trusted networks, admin (no ManageIPWhitelist)', 'admin', '/admin/networks', ADMIN, { type: 'denied' }],
     ['single sign-on, member', 'admin', '/admin/sso', MEMBER, { type: 'denied' }],
+    ['sign-up, member', 'admin', '/admin/signup', MEMBER, { type: 'denied' }],
+    ['sign-up, admin (no ManageOrganisationSettings)', 'admin', '/admin/signup', ADMIN, { type: 'denied' }],
+    [
+      'sign-up, SSO admin without ManageOrganisationSettings',
+      'admin',
+      '/admin/signup',
+      SSO_ADMIN,
+      { type: 'denied' },
+    ],
     ['single sign-on, admin (no ConfigureSSO)', 'admin', '/admin/sso', ADMIN, { type: 'denied' }],
     ['single sign-on, another application', 'platform', '/admin/sso', SSO_ADMIN, { type: 'denied' }],
     [
@@ -92,18 +101,29 @@ describe('selectConsoleView', () => {
 
   it.each<[string, MeState, string, string[]]>([
     ['admin reads members; the nav shows members only', ADMIN, '/admin/members', ['members']],
-    ['org-admin: every section in the nav', ORG_ADMIN, '/admin/events', ['members', 'invitations', 'events']],
+    [
+      'org-admin: every section in the nav',
+      ORG_ADMIN,
+      '/admin/events',
+      ['members', 'invitations', 'signup', 'events'],
+    ],
+    [
+      'org-admin with ManageOrganisationSettings: sign-up',
+      ORG_ADMIN,
+      '/admin/signup',
+      ['members', 'invitations', 'signup', 'events'],
+    ],
     [
       'org-admin with tokens and billing: API clients and subscription too',
       FULL_ORG_ADMIN,
       '/admin/subscription',
-      ['members', 'invitations', 'apiClients', 'networks', 'events', 'subscription'],
+      ['members', 'invitations', 'signup', 'apiClients', 'networks', 'events', 'subscription'],
     ],
     [
       'org-admin with ManageIPWhitelist: trusted networks',
       FULL_ORG_ADMIN,
       '/admin/networks',
-      ['members', 'invitations', 'apiClients', 'networks', 'events', 'subscription'],
+      ['members', 'invitations', 'signup', 'apiClients', 'networks', 'events', 'subscription'],
     ],
     [
       'org-admin with ConfigureSSO: single sign-on after invitations',

@@ -13,10 +13,19 @@ export const CONSOLE_PATHS = {
   subscription: '/admin/subscription',
   networks: '/admin/networks',
   sso: '/admin/sso',
+  signup: '/admin/signup',
 } as const;
 
 type Section =
-  'members' | 'member' | 'invitations' | 'events' | 'apiClients' | 'subscription' | 'networks' | 'sso';
+  | 'members'
+  | 'member'
+  | 'invitations'
+  | 'events'
+  | 'apiClients'
+  | 'subscription'
+  | 'networks'
+  | 'sso'
+  | 'signup';
 
 /** The permissions each section needs (the same table as docs/architecture.md). */
 const SECTION_PERMISSIONS: Readonly<Record<Section, readonly string[]>> = {
@@ -30,6 +39,7 @@ const SECTION_PERMISSIONS: Readonly<Record<Section, readonly string[]>> = {
   subscription: ['MagicManageOrganisationBilling'],
   networks: ['ManageIPWhitelist'],
   sso: ['ConfigureSSO'],
+  signup: ['ManageOrganisationSettings'],
 };
 
 /** The sections of the navigation, in order. */
@@ -37,6 +47,7 @@ const NAV_SECTIONS: readonly Section[] = [
   'members',
   'invitations',
   'sso',
+  'signup',
   'apiClients',
   'networks',
   'events',
@@ -78,6 +89,8 @@ function sectionOfPath(path: string): Section | 'home' | null {
       return 'networks';
     case CONSOLE_PATHS.sso:
       return 'sso';
+    case CONSOLE_PATHS.signup:
+      return 'signup';
     default:
       return null;
   }
