@@ -46,12 +46,24 @@ export async function recordSecurityEvent(
   service: { config: Pick<Config, 'securityEvents'> },
   event: SecurityEventInput,
 ): Promise<void> {
-  if (!service.config.securityEvents.enabled) return;
+  await securityEventInsert(db, service, event)?.execute();
+}
+
+/**
+ * The insert of one security event, not run yet (null when the log is off): a caller may make it
+ * part of another statement (the session a sign-in creates and its event are one statement).
+ */
+export function securityEventInsert(
+  db: Db,
+  service: { config: Pick<Config, 'securityEvents'> },
+  event: SecurityEventInput,
+) {
+  if (!service.config.securityEvents.enabled) return null;
   const actor = event.actor ?? { kind: 'person', id: event.subjectId };
   const details = Object.fromEntries(
     Object.entries(event.details ?? {}).map(([k, v]) => [k.slice(0, 64), String(v).slice(0, MAX_DETAIL)]),
   );
-  await db
+  return db
     .insertInto('identity_security_events')
     .values({
       id: timeOrderedId(),
@@ -65,7 +77,7 @@ export async function recordSecurityEvent(
       request_id: currentRequestId() ?? null,
       details: JSON.stringify(details),
     })
-    .execute();
+    .returning('id');
 }
 
 let lastMs = 0;

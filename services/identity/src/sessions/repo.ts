@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Session } from '@ory/client';
 import type { AuthMethod, SessionRow } from '../db/schema.ts';
-import { sql } from 'kysely';
+import { sql, type Compilable } from 'kysely';
 import {
   identityFromJson,
   identityJsonColumns,
@@ -69,10 +69,13 @@ export async function createSession(db: Db, opts: NewSession): Promise<{ token: 
 export async function createSessionLoadingIdentity(
   db: Db,
   opts: NewSession,
+  /** Another insert made part of the same statement (the sign-in's security event), or null. */
+  also: Compilable | null = null,
 ): Promise<{ token: string; row: SessionRow; identity: LoadedIdentity }> {
   const created = newSession(opts);
+  const alsoClause = also ? sql`, also_written as (${also})` : sql``;
   const r = await sql<{ identity: unknown; verifiable: unknown; recovery: unknown; credentials: unknown }>`
-    with created as (${insertSession(db, created.row)})
+    with created as (${insertSession(db, created.row)})${alsoClause}
     select ${identityJsonColumns('i')} from identity_identities i where i.id = ${opts.identityId}`.execute(
     db,
   );

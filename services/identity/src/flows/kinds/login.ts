@@ -1,7 +1,7 @@
 import type { LoginFlow, UiContainer, UiText } from '@ory/client';
 import type { IdentityContext } from '../../context.ts';
 import type { AuthMethod, FlowRow } from '../../db/schema.ts';
-import { recordSecurityEvent } from '../../db/security-events.ts';
+import { securityEventInsert } from '../../db/security-events.ts';
 import { errors } from '../../errors/identity-error.ts';
 import { validReturnTo } from '../../http/return-to.ts';
 import { METHOD_AAL } from '../../sessions/aal.ts';
@@ -174,8 +174,8 @@ export const loginKind: FlowKindSpec = {
       ip: req.ip,
       userAgent: req.userAgent,
     };
-    // The new session, the identity the answer needs, and the sign-in's security event, in one
-    // transaction (one statement when the event log is off: the write-cost bench's baseline).
+    // The new session, the identity the answer needs, and the sign-in's security event: one statement
+    // (a transaction only when a previous session ends or the strategy commits too).
     const signedIn = {
       type: 'signin.succeeded' as const,
       subjectId: identityId,
@@ -184,14 +184,12 @@ export const loginKind: FlowKindSpec = {
       at: now,
     };
     const { token, row, identity } =
-      previous || outcome.commit || ctx.config.securityEvents.enabled
+      previous || outcome.commit
         ? await transact(async (trx) => {
             if (previous) await revokeSession(trx, previous.row.id, now);
-            const created = await createSessionLoadingIdentity(trx, session);
-            await recordSecurityEvent(trx, ctx, signedIn);
-            return created;
+            return createSessionLoadingIdentity(trx, session, securityEventInsert(trx, ctx, signedIn));
           })
-        : await createSessionLoadingIdentity(ctx.db, session);
+        : await createSessionLoadingIdentity(ctx.db, session, securityEventInsert(ctx.db, ctx, signedIn));
     if (flow.type === 'api') {
       // Native clients get the session and its token (Kratos): with a second factor the session is
       // aal1 until an `aal=aal2` API flow submitted with this token completes it.
