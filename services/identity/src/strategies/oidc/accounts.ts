@@ -69,7 +69,7 @@ interface OidcLink {
 
 export type ResolveResult =
   | { ok: true; identityId: string }
-  | { ok: false; reason: 'jit_disabled' | 'refused' | 'inactive'; message?: string };
+  | { ok: false; reason: 'jit_disabled' | 'refused' | 'inactive'; message?: string; identityId?: string };
 
 const otherOrganisation =
   'This account belongs to another organisation than the one whose identity provider answered. Contact your administrator.';
@@ -121,7 +121,7 @@ export async function resolveIdentity(
     .select('state')
     .where('id', '=', identityId)
     .executeTakeFirst();
-  if (identity?.state !== 'active') return { ok: false, reason: 'inactive' };
+  if (identity?.state !== 'active') return { ok: false, reason: 'inactive', identityId };
   if (!linked) await link(db, identityId, provider, person, now);
   return { ok: true, identityId };
 }

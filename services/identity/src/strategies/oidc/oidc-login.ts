@@ -141,9 +141,19 @@ export async function startOidcLogin(
 export type CallbackOutcome =
   /** No flow can be named (unknown state): the error page. */
   | { type: 'no_flow'; reason: string }
-  /** The flow gets `messages`; the browser goes back to it. */
-  | { type: 'flow_error'; flowId: string; messages: FieldMessage[] }
+  /**
+   * The flow gets `messages`; the browser goes back to it. `reason` names the refusal for the
+   * security event log (never a claim's value); `identityId` when the person is known.
+   */
+  | { type: 'flow_error'; flowId: string; messages: FieldMessage[]; reason: string; identityId?: string }
   | { type: 'success'; flowId: string; identityId: string; provider: string };
+
+const refused = (flowId: string, reason: string, message: string): CallbackOutcome => ({
+  type: 'flow_error',
+  flowId,
+  messages: [flowMessage(message)],
+  reason,
+});
 
 /**
  * The provider's answer. `query` is the callback's query; `rawQuery` its exact text (for the
@@ -183,9 +193,9 @@ export async function finishOidcCallback(
     .where('used_at', 'is', null)
     .returning('state_hash')
     .executeTakeFirst();
-  if (!claimed) return { type: 'flow_error', flowId: row.flow_id, messages: [flowMessage(text.state)] };
+  if (!claimed) return refused(row.flow_id, 'state_replayed', text.state);
   if (row.expires_at.getTime() <= now.getTime()) {
-    return { type: 'flow_error', flowId: row.flow_id, messages: [flowMessage(text.expired)] };
+    return refused(row.flow_id, 'expired', text.expired);
   }
 
   const { directory, rp } = oidcServices(ctx);
@@ -193,10 +203,9 @@ export async function finishOidcCallback(
   try {
     provider = await directory.get(row.provider);
   } catch {
-    return { type: 'flow_error', flowId: row.flow_id, messages: [flowMessage(text.unreachable)] };
+    return refused(row.flow_id, 'directory_unreachable', text.unreachable);
   }
-  if (!provider)
-    return { type: 'flow_error', flowId: row.flow_id, messages: [flowMessage(text.unknownProvider)] };
+  if (!provider) return refused(row.flow_id, 'unknown_provider', text.unknownProvider);
 
   let claims: Record<string, unknown>;
   try {
@@ -204,24 +213,32 @@ export async function finishOidcCallback(
     claims = await rp.finish(provider, url, { state, nonce: row.nonce, codeVerifier: row.code_verifier });
   } catch (error) {
     if (error instanceof RelyingPartyError) {
-      return { type: 'flow_error', flowId: row.flow_id, messages: [failureMessage(error)] };
+      return {
+        type: 'flow_error',
+        flowId: row.flow_id,
+        messages: [failureMessage(error)],
+        reason: `provider_${error.failure.reason}`,
+      };
     }
     throw error;
   }
   const person = personFromClaims(provider, claims);
   if (!person.ok) {
-    return { type: 'flow_error', flowId: row.flow_id, messages: [flowMessage(text[person.reason])] };
+    return refused(row.flow_id, `claims_${person.reason}`, text[person.reason]);
   }
   let resolved;
   try {
     resolved = await resolveIdentity(ctx.db, directory, provider, person.person, now);
   } catch {
-    return { type: 'flow_error', flowId: row.flow_id, messages: [flowMessage(text.unreachable)] };
+    return refused(row.flow_id, 'directory_unreachable', text.unreachable);
   }
   if (!resolved.ok) {
     const t =
       resolved.reason === 'inactive' ? text.inactive : text.refusedMember(resolved.message ?? text.provider);
-    return { type: 'flow_error', flowId: row.flow_id, messages: [flowMessage(t)] };
+    return {
+      ...refused(row.flow_id, resolved.reason, t),
+      ...(resolved.identityId ? { identityId: resolved.identityId } : {}),
+    };
   }
   return {
     type: 'success',

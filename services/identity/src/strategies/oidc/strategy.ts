@@ -1,3 +1,4 @@
+import { NO_IDENTITY, recordSecurityEvent } from '../../db/security-events.ts';
 import { errors } from '../../errors/identity-error.ts';
 import type { Strategy, StrategyCallback } from '../../flows/strategy.ts';
 import { callbackUrl, finishOidcCallback, OIDC_CALLBACK_PATH, startOidcLogin } from './oidc-login.ts';
@@ -16,7 +17,7 @@ const callback: StrategyCallback = {
   path: OIDC_CALLBACK_PATH,
   sameBrowser: true,
   flowId: (input) => flowIdFromState(input.query.state),
-  async handle(flow, input, { service }) {
+  async handle(flow, input, { service, client, now }) {
     const raw = new URLSearchParams(input.query).toString();
     const outcome = await finishOidcCallback(
       service,
@@ -32,6 +33,20 @@ const callback: StrategyCallback = {
       case 'no_flow':
         return { type: 'error', error: errors.badRequest(outcome.reason) };
       case 'flow_error':
+        // A refused SSO sign-in is a security event, as a refused password is: under the person when
+        // they are known, else under no identity (as an unknown address at the password step).
+        await recordSecurityEvent(service.db, service, {
+          type: 'signin.failed',
+          subjectId: outcome.identityId ?? NO_IDENTITY,
+          ...(outcome.identityId ? {} : { actor: { kind: 'person' as const, id: null } }),
+          client,
+          details: {
+            method: 'oidc',
+            provider: (input.params.provider ?? '').slice(0, 100),
+            reason: outcome.reason,
+          },
+          at: now,
+        });
         return { type: 'flow_updated', messages: outcome.messages };
       case 'success':
         return {

@@ -301,6 +301,17 @@ describe('identity: login with method oidc (organisation single sign-on)', () =>
     expect(await flowMessages(browser, flow.id)).toEqual([
       expect.stringContaining('does not belong to this sign-in attempt, or was already used'),
     ]);
+    // The refusal is in the security event log (issue 24), with the method, provider and reason.
+    const failed = await sql<{ details: Record<string, string> }>`
+      select details from identity_security_events
+      where type = 'signin.failed' and details->>'method' = 'oidc' and details->>'reason' = 'state_replayed'`.execute(
+      db.kysely,
+    );
+    expect(failed.rows.map((r) => r.details)).toContainEqual({
+      method: 'oidc',
+      provider: 'globex',
+      reason: 'state_replayed',
+    });
   });
 
   it('sends Cancel at the provider (error=access_denied) back to the flow with a message, then signs in on a retry', async () => {
@@ -319,6 +330,10 @@ describe('identity: login with method oidc (organisation single sign-on)', () =>
     expect(await flowMessages(browser, flow.id)).toEqual([
       "Sign-in was cancelled at your organisation's identity provider.",
     ]);
+    const cancelled = await sql<{ n: number }>`
+      select count(*)::int as n from identity_security_events
+      where type = 'signin.failed' and details->>'reason' = 'provider_denied'`.execute(db.kysely);
+    expect(cancelled.rows[0]!.n).toBeGreaterThanOrEqual(1);
     expect((await whoami(browser)).status).toBe(401);
     // The same flow, again: this time signed in.
     const retry = await atProvider(browser, await submitSso(browser, flow), 'login', 'hopper@globex.test');
