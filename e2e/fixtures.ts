@@ -11,9 +11,21 @@ export interface TestUser {
   password: string;
 }
 
-/** The bearer header of the running system's admin APIs (the cluster target always has a key). */
+/**
+ * The running system's admin key ('' when its admin APIs need none; the cluster target always has
+ * one). Outside Vitest (the browser bench, which starts its own keyless system) there is none.
+ */
+function adminKey(): string {
+  try {
+    return inject('adminKey');
+  } catch {
+    return '';
+  }
+}
+
+/** The bearer header of the running system's admin APIs. */
 function adminHeaders(): Record<string, string> {
-  const key = inject('adminKey');
+  const key = adminKey();
   return key ? { authorization: `Bearer ${key}` } : {};
 }
 
@@ -36,7 +48,7 @@ export async function adminJson<T>(url: string, init?: RequestInit): Promise<T> 
 export function identityAdmin(urls: SystemUrls): IdentityAdminClient {
   return createIdentityAdminClient({
     baseUrl: urls.identityAdmin,
-    adminKey: inject('adminKey') || undefined,
+    adminKey: adminKey() || undefined,
   });
 }
 
