@@ -164,6 +164,7 @@ const routes: RouteDef<unknown>[] = [
     '/admin/subscription',
     '/admin/networks',
     '/admin/sso',
+    '/admin/scim',
     '/admin/signup',
   ].map((path) => route({ path, search: z.object({ id: str }), component: adminScreen })),
   // The console's Test sign-in callback (a popup): hands the provider's answer to its opener. Not

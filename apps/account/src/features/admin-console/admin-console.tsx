@@ -10,6 +10,7 @@ import { EventsSection } from './events-section.tsx';
 import { InvitationsSection } from './invitations-section.tsx';
 import { MemberSection } from './member-section.tsx';
 import { MembersSection } from './members-section.tsx';
+import { ScimSection } from './scim-section.tsx';
 import { SignUpSection } from './signup-section.tsx';
 import { SsoSection } from './sso-section.tsx';
 import { SubscriptionSection } from './subscription-section.tsx';
@@ -99,6 +100,7 @@ function ConsoleScreens({ path, memberId, denied }: { path: string; memberId?: s
           {view.section === 'subscription' ? <SubscriptionSection me={view.me} /> : null}
           {view.section === 'networks' ? <NetworksSection me={view.me} /> : null}
           {view.section === 'sso' ? <SsoSection me={view.me} /> : null}
+          {view.section === 'scim' ? <ScimSection me={view.me} /> : null}
           {view.section === 'signup' ? <SignUpSection me={view.me} /> : null}
         </main>
       );

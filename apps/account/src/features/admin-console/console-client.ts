@@ -40,6 +40,8 @@ export interface Member {
   status: 'active' | 'deactivated';
   createdAt: string;
   deactivatedAt: string | null;
+  /** `directory` when the organisation's SCIM group mapping sets the role (no console edits). */
+  managedBy?: 'directory' | null;
 }
 
 export type { SecurityEvent };
@@ -68,6 +70,36 @@ export interface Invitation {
 }
 
 export type { ApiClient, Subscription, TrustedNetworks };
+
+/** A live SCIM token of the organisation (never the token itself). */
+export interface ScimToken {
+  id: string;
+  name: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  /** The email of the person who created it; null when the operator did. */
+  createdBy: string | null;
+}
+
+/** The roles a directory group can grant: SCIM grants at most org-admin. */
+export const SCIM_ROLES = ['user', 'org-admin'] as const;
+export type ScimRole = (typeof SCIM_ROLES)[number];
+
+export interface ScimGroupMapping {
+  group: string;
+  role: ScimRole | null;
+  scopeGroups: string[];
+}
+
+export interface ScimSettings {
+  /** At least one live token. */
+  enabled: boolean;
+  /** What the directory calls (`…/scim/v2`). */
+  baseUrl: string;
+  groupMappings: ScimGroupMapping[];
+  /** The organisation's scope groups, when the service lists them (the mapping's choices). */
+  scopeGroups?: string[];
+}
 
 const withToken = tokenFetch(() => getConfig());
 
@@ -140,6 +172,20 @@ export const consoleApi = {
     call<SsoTestSignInStarted>(`${org(organisationId)}/sso/test-sign-in`, { method: 'POST', body: {} }),
   completeSsoTest: (organisationId: string, body: { state: string; code?: string; error?: string }) =>
     call<SsoTestSignInResult>(`${org(organisationId)}/sso/test-sign-in/complete`, { method: 'POST', body }),
+  scimTokens: (organisationId: string) => call<{ tokens: ScimToken[] }>(`${org(organisationId)}/scim/tokens`),
+  createScimToken: (organisationId: string, body: { name: string }) =>
+    call<{ id: string; name: string; createdAt: string; token: string }>(
+      `${org(organisationId)}/scim/tokens`,
+      {
+        method: 'POST',
+        body,
+      },
+    ),
+  revokeScimToken: (organisationId: string, tokenId: string) =>
+    call<null>(`${org(organisationId)}/scim/tokens/${encodeURIComponent(tokenId)}`, { method: 'DELETE' }),
+  scimSettings: (organisationId: string) => call<ScimSettings>(`${org(organisationId)}/scim/settings`),
+  setScimSettings: (organisationId: string, body: { groupMappings: ScimGroupMapping[] }) =>
+    call<ScimSettings>(`${org(organisationId)}/scim/settings`, { method: 'PUT', body }),
   events: (organisationId: string, query: URLSearchParams) =>
     call<{ events: SecurityEvent[]; nextCursor: string | null }>(
       `${org(organisationId)}/events?${query.toString()}`,

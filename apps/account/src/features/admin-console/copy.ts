@@ -1,6 +1,7 @@
 // The admin console's copy, one place. Kept beside the feature (not in src/copy.ts) so that the
 // strings load with the admin chunks only and the login route's bundle stays as it is.
 
+import { scimCopy } from './scim-copy.ts';
 import { ssoCopy } from './sso-copy.ts';
 
 export const consoleCopy = {
@@ -14,6 +15,7 @@ export const consoleCopy = {
     subscription: 'Subscription',
     networks: 'Trusted networks',
     sso: 'Single sign-on',
+    scim: 'Provisioning (SCIM)',
     signup: 'Sign-up',
   },
   loading: 'Loading…',
@@ -202,4 +204,5 @@ export const consoleCopy = {
     },
   },
   sso: ssoCopy,
+  scim: scimCopy,
 } as const;

@@ -74,6 +74,30 @@ describe('decideMemberActions', () => {
       { canResetTwoFactor: false },
     ],
     [
+      'org-admin, role managed by the directory: no role edit, the rest stays',
+      orgAdmin,
+      member({ managedBy: 'directory' }),
+      {
+        canChangeRole: false,
+        roleOptions: [],
+        canDeactivate: true,
+        canEndSessions: true,
+        roleManagedByDirectory: true,
+      },
+    ],
+    [
+      "org-admin, managedBy null: the role is the console's",
+      orgAdmin,
+      member({ managedBy: null }),
+      { canChangeRole: true, roleManagedByDirectory: false },
+    ],
+    [
+      'admin (read only), directory-managed member: the page still says who manages the role',
+      admin,
+      member({ managedBy: 'directory' }),
+      { canChangeRole: false, roleManagedByDirectory: true },
+    ],
+    [
       'admin (read only): nothing',
       admin,
       member(),

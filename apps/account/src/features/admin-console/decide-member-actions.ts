@@ -14,6 +14,8 @@ export interface MemberActions {
   canResetTwoFactor: boolean;
   /** Why the page offers less: the member is the caller, or ranks above what the caller manages. */
   note: 'self' | 'protected' | null;
+  /** The organisation's directory sets the role (SCIM group mapping): shown, never edited here. */
+  roleManagedByDirectory: boolean;
 }
 
 const NONE: MemberActions = {
@@ -25,26 +27,29 @@ const NONE: MemberActions = {
   canUnlock: false,
   canResetTwoFactor: false,
   note: null,
+  roleManagedByDirectory: false,
 };
 
 const rank = (role: Role) => ROLES.indexOf(role);
 
 export function decideMemberActions(me: Me, member: Member & { twoFactor?: boolean | null }): MemberActions {
-  if (!me.permissions.includes('ManageOrganisationUsers')) return NONE;
+  const roleManagedByDirectory = member.managedBy === 'directory';
+  if (!me.permissions.includes('ManageOrganisationUsers')) return { ...NONE, roleManagedByDirectory };
   const highest = me.assignableRoles.reduce((top, r) => Math.max(top, rank(r)), -1);
-  if (rank(member.role) > highest) return { ...NONE, note: 'protected' };
+  if (rank(member.role) > highest) return { ...NONE, note: 'protected', roleManagedByDirectory };
   const active = member.status === 'active';
   if (member.id === me.userId) {
-    return { ...NONE, canEndSessions: true, note: 'self' };
+    return { ...NONE, canEndSessions: true, note: 'self', roleManagedByDirectory };
   }
   return {
-    roleOptions: [...me.assignableRoles],
-    canChangeRole: active,
+    roleOptions: roleManagedByDirectory ? [] : [...me.assignableRoles],
+    canChangeRole: active && !roleManagedByDirectory,
     canDeactivate: active,
     canReactivate: !active,
     canEndSessions: active,
     canUnlock: active,
     canResetTwoFactor: active && member.twoFactor === true,
     note: null,
+    roleManagedByDirectory,
   };
 }

@@ -4,8 +4,9 @@ import { consoleApi, type Me, type Role } from './console-client.ts';
 import { consoleCopy as t } from './copy.ts';
 import { decideMemberActions } from './decide-member-actions.ts';
 import { CONSOLE_PATHS } from './select-console-view.ts';
+import { scimFailureMessage } from './scim-notice.tsx';
 import { selectSignInFacts } from './select-sign-in-facts.ts';
-import { failure, formatDate, formatNumber, useLoad } from './use-load.ts';
+import { formatDate, formatNumber, useLoad } from './use-load.ts';
 
 type Notice = { text: string; undo?: Role } | { error: string } | null;
 
@@ -32,7 +33,9 @@ export function MemberSection({ me, userId }: { me: Me; userId: string }) {
       setRole('');
       reload();
     } catch (error) {
-      setNotice({ error: failure(error).message });
+      // A role the directory took over since the page loaded: say so, not the bare 409.
+      setNotice({ error: scimFailureMessage(error) });
+      reload();
     } finally {
       setBusy(false);
       setConfirming(false);
@@ -57,7 +60,15 @@ export function MemberSection({ me, userId }: { me: Me; userId: string }) {
         <dt>{t.members.email}</dt>
         <dd>{member.email}</dd>
         <dt>{t.members.role}</dt>
-        <dd data-testid="member-role">{t.roles[member.role]}</dd>
+        <dd data-testid="member-role">
+          {t.roles[member.role]}
+          {actions.roleManagedByDirectory ? (
+            <>
+              {' '}
+              <span className="badge">{t.scim.managedByDirectory}</span>
+            </>
+          ) : null}
+        </dd>
         <dt>{t.members.status}</dt>
         <dd data-testid="member-status">{t.status[member.status]}</dd>
         <dt>{t.member.identityState}</dt>
@@ -95,6 +106,7 @@ export function MemberSection({ me, userId }: { me: Me; userId: string }) {
       {notice && 'error' in notice ? <p role="alert">{notice.error}</p> : null}
       {actions.note === 'self' ? <p className="muted">{t.member.self}</p> : null}
       {actions.note === 'protected' ? <p className="muted">{t.member.protected}</p> : null}
+      {actions.roleManagedByDirectory ? <p className="muted">{t.scim.managedNote}</p> : null}
       {actions.canChangeRole ? (
         <form
           className="row"

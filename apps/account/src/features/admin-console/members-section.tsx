@@ -60,7 +60,15 @@ export function MembersSection({ me }: { me: Me }) {
                     </Link>
                   </td>
                   <td>{m.email}</td>
-                  <td>{t.roles[m.role]}</td>
+                  <td>
+                    {t.roles[m.role]}
+                    {m.managedBy === 'directory' ? (
+                      <>
+                        {' '}
+                        <span className="badge">{t.scim.managedByDirectory}</span>
+                      </>
+                    ) : null}
+                  </td>
                   <td>{t.status[m.status]}</td>
                   <td>{formatDate(m.createdAt)}</td>
                 </tr>

@@ -87,6 +87,7 @@ describe('selectConsoleView', () => {
       { type: 'denied' },
     ],
     ['single sign-on, admin (no ConfigureSSO)', 'admin', '/admin/sso', ADMIN, { type: 'denied' }],
+    ['provisioning, admin (no ManageOrganisationUsers)', 'admin', '/admin/scim', ADMIN, { type: 'denied' }],
     ['single sign-on, another application', 'platform', '/admin/sso', SSO_ADMIN, { type: 'denied' }],
     [
       'subscription, admin (no MagicManageOrganisationBilling)',
@@ -105,31 +106,37 @@ describe('selectConsoleView', () => {
       'org-admin: every section in the nav',
       ORG_ADMIN,
       '/admin/events',
-      ['members', 'invitations', 'signup', 'events'],
+      ['members', 'invitations', 'scim', 'signup', 'events'],
     ],
     [
       'org-admin with ManageOrganisationSettings: sign-up',
       ORG_ADMIN,
       '/admin/signup',
-      ['members', 'invitations', 'signup', 'events'],
+      ['members', 'invitations', 'scim', 'signup', 'events'],
     ],
     [
       'org-admin with tokens and billing: API clients and subscription too',
       FULL_ORG_ADMIN,
       '/admin/subscription',
-      ['members', 'invitations', 'signup', 'apiClients', 'networks', 'events', 'subscription'],
+      ['members', 'invitations', 'scim', 'signup', 'apiClients', 'networks', 'events', 'subscription'],
     ],
     [
       'org-admin with ManageIPWhitelist: trusted networks',
       FULL_ORG_ADMIN,
       '/admin/networks',
-      ['members', 'invitations', 'signup', 'apiClients', 'networks', 'events', 'subscription'],
+      ['members', 'invitations', 'scim', 'signup', 'apiClients', 'networks', 'events', 'subscription'],
+    ],
+    [
+      'org-admin (ManageOrganisationUsers): provisioning, after invitations',
+      ORG_ADMIN,
+      '/admin/scim',
+      ['members', 'invitations', 'scim', 'signup', 'events'],
     ],
     [
       'org-admin with ConfigureSSO: single sign-on after invitations',
       SSO_ADMIN,
       '/admin/sso',
-      ['members', 'invitations', 'sso'],
+      ['members', 'invitations', 'sso', 'scim'],
     ],
   ])('%s', (_name, meState, path, nav) => {
     const view = selectConsoleView({ application: 'admin', path, me: meState });

@@ -13,6 +13,7 @@ export const CONSOLE_PATHS = {
   subscription: '/admin/subscription',
   networks: '/admin/networks',
   sso: '/admin/sso',
+  scim: '/admin/scim',
   signup: '/admin/signup',
 } as const;
 
@@ -25,6 +26,7 @@ type Section =
   | 'subscription'
   | 'networks'
   | 'sso'
+  | 'scim'
   | 'signup';
 
 /** The permissions each section needs (the same table as docs/architecture.md). */
@@ -39,6 +41,8 @@ const SECTION_PERMISSIONS: Readonly<Record<Section, readonly string[]>> = {
   subscription: ['MagicManageOrganisationBilling'],
   networks: ['ManageIPWhitelist'],
   sso: ['ConfigureSSO'],
+  // Tokens that create and remove accounts: the same permission as inviting and deactivating.
+  scim: ['ManageOrganisationUsers'],
   signup: ['ManageOrganisationSettings'],
 };
 
@@ -47,6 +51,7 @@ const NAV_SECTIONS: readonly Section[] = [
   'members',
   'invitations',
   'sso',
+  'scim',
   'signup',
   'apiClients',
   'networks',
@@ -89,6 +94,8 @@ function sectionOfPath(path: string): Section | 'home' | null {
       return 'networks';
     case CONSOLE_PATHS.sso:
       return 'sso';
+    case CONSOLE_PATHS.scim:
+      return 'scim';
     case CONSOLE_PATHS.signup:
       return 'signup';
     default:
