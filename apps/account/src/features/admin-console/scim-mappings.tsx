@@ -1,4 +1,4 @@
-import { useId, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { FieldErrors } from '../../shared/ui/field-errors.tsx';
 import { SCIM_ROLES, consoleApi, type Me, type ScimRole, type ScimSettings } from './console-client.ts';
 import { consoleCopy } from './copy.ts';
@@ -26,8 +26,14 @@ export function ScimMappings({
   const [busy, setBusy] = useState(false);
   const addRef = useRef<HTMLButtonElement>(null);
   const formRef = useRef<HTMLFormElement>(null);
+  // The row whose group field takes the focus once rendered (a row just added, the first invalid one).
+  const [focusRow, setFocusRow] = useState<{ index: number } | null>(null);
   const rows = edited ?? mappingRows(settings.groupMappings);
   const choices = selectScopeGroupChoices(settings);
+  useEffect(() => {
+    if (focusRow)
+      formRef.current?.querySelectorAll<HTMLInputElement>('input[data-group]')[focusRow.index]?.focus();
+  }, [focusRow]);
 
   function change(index: number, row: MappingRow) {
     setEdited(rows.map((r, i) => (i === index ? row : r)));
@@ -36,18 +42,14 @@ export function ScimMappings({
   function add() {
     setEdited([...rows, emptyRow()]);
     setRowErrors([...rows.map((_, i) => rowErrors[i] ?? []), []]);
-    // The new row's group field takes the focus.
-    requestAnimationFrame(() => {
-      const fields = formRef.current?.querySelectorAll<HTMLInputElement>('input[data-group]');
-      fields?.[fields.length - 1]?.focus();
-    });
+    setFocusRow({ index: rows.length });
   }
 
   function remove(index: number) {
     setEdited(rows.filter((_, i) => i !== index));
     setRowErrors(rowErrors.filter((_, i) => i !== index));
-    // The row and its button are gone: the focus moves to "Add a mapping".
-    requestAnimationFrame(() => addRef.current?.focus());
+    // The row and its button go: the focus moves to "Add a mapping".
+    addRef.current?.focus();
   }
 
   async function save() {
@@ -55,8 +57,12 @@ export function ScimMappings({
     if (!decision.ok) {
       setRowErrors(decision.rowErrors);
       setNotice({ error: decision.error });
-      const first = decision.rowErrors.findIndex((e) => e.length > 0);
-      formRef.current?.querySelectorAll<HTMLInputElement>('input[data-group]')[first]?.focus();
+      setFocusRow({
+        index: Math.max(
+          0,
+          decision.rowErrors.findIndex((e) => e.length > 0),
+        ),
+      });
       return;
     }
     setRowErrors([]);

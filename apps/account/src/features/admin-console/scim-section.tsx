@@ -1,4 +1,4 @@
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { TextField } from '../../shared/ui/text-field.tsx';
 import { consoleApi, type Me, type ScimToken } from './console-client.ts';
 import { consoleCopy } from './copy.ts';
@@ -64,6 +64,10 @@ function ScimTokens({ me, onChange }: { me: Me; onChange: () => void }) {
   const headingRef = useRef<HTMLHeadingElement>(null);
   const createdRef = useRef<HTMLHeadingElement>(null);
   const revokeButtons = useRef(new Map<string, HTMLButtonElement>());
+  // The token is what the admin came for: the focus moves to it once it shows.
+  useEffect(() => {
+    if (created) createdRef.current?.focus();
+  }, [created]);
 
   async function create() {
     const decision = decideScimTokenName(name);
@@ -81,8 +85,6 @@ function ScimTokens({ me, onChange }: { me: Me; onChange: () => void }) {
       setNotice({ text: t.tokens.created(answer.name) });
       reload();
       onChange();
-      // The token is what the admin came for: the focus moves to it.
-      requestAnimationFrame(() => createdRef.current?.focus());
     } catch (error) {
       setNotice({ error: scimFailureMessage(error) });
     } finally {
@@ -90,10 +92,10 @@ function ScimTokens({ me, onChange }: { me: Me; onChange: () => void }) {
     }
   }
 
-  /** Closes the dialog; the focus goes back to the Revoke button that opened it, if still there. */
-  function closeDialog(token: ScimToken) {
+  /** Cancelled: the dialog closes and the focus goes back to the Revoke button that opened it. */
+  function cancel(token: ScimToken) {
     setConfirming(null);
-    requestAnimationFrame(() => (revokeButtons.current.get(token.id) ?? headingRef.current)?.focus());
+    revokeButtons.current.get(token.id)?.focus();
   }
 
   async function revoke(token: ScimToken) {
@@ -101,14 +103,15 @@ function ScimTokens({ me, onChange }: { me: Me; onChange: () => void }) {
     try {
       await consoleApi.revokeScimToken(me.organisationId, token.id);
       setNotice({ text: t.tokens.revoked(token.name) });
-      revokeButtons.current.delete(token.id);
       reload();
       onChange();
     } catch (error) {
       setNotice({ error: scimFailureMessage(error) });
     } finally {
       setBusy(false);
-      closeDialog(token);
+      setConfirming(null);
+      // The row and its button go: the focus moves to the list's heading, not to the page's start.
+      headingRef.current?.focus();
     }
   }
 
@@ -165,7 +168,7 @@ function ScimTokens({ me, onChange }: { me: Me; onChange: () => void }) {
               className="button secondary"
               onClick={() => {
                 setCreated(null);
-                requestAnimationFrame(() => nameRef.current?.focus());
+                nameRef.current?.focus();
               }}
             >
               {t.tokens.done}
@@ -180,7 +183,7 @@ function ScimTokens({ me, onChange }: { me: Me; onChange: () => void }) {
           aria-labelledby="scim-revoke-text"
           className="notice"
           onKeyDown={(event) => {
-            if (event.key === 'Escape') closeDialog(confirming);
+            if (event.key === 'Escape') cancel(confirming);
           }}
         >
           <p id="scim-revoke-text">{t.tokens.confirmRevoke(confirming.name)}</p>
@@ -188,12 +191,7 @@ function ScimTokens({ me, onChange }: { me: Me; onChange: () => void }) {
             <button type="button" className="button" disabled={busy} onClick={() => void revoke(confirming)}>
               {t.tokens.confirm}
             </button>
-            <button
-              type="button"
-              className="button secondary"
-              autoFocus
-              onClick={() => closeDialog(confirming)}
-            >
+            <button type="button" className="button secondary" autoFocus onClick={() => cancel(confirming)}>
               {t.tokens.cancel}
             </button>
           </div>
@@ -230,6 +228,7 @@ function ScimTokens({ me, onChange }: { me: Me; onChange: () => void }) {
                     aria-label={t.tokens.revokeNamed(token.name)}
                     ref={(el) => {
                       if (el) revokeButtons.current.set(token.id, el);
+                      else revokeButtons.current.delete(token.id);
                     }}
                     onClick={() => setConfirming(token)}
                   >
