@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { consoleCopy } from './copy.ts';
 import {
   decideGroupMappings,
+  decideMappingsRefusal,
   decideScimFailure,
   decideScimTokenName,
   mappingRows,
@@ -84,6 +85,29 @@ describe('decideGroupMappings', () => {
     const decision = decideGroupMappings(rows);
     expect(decision).toMatchObject({ ok: false, error: t.mappings.tooMany(100) });
     expect(decideGroupMappings(rows.slice(0, 100)).ok).toBe(true);
+  });
+});
+
+describe('decideMappingsRefusal', () => {
+  it.each<[string, string, number, { error: string; rowErrors: string[][] }]>([
+    [
+      "a scope group the organisation lacks, on the service's row 1",
+      'The request is invalid: groupMappings.1.scopeGroups: not a scope group of this organisation: desk',
+      3,
+      {
+        error: t.mappings.invalid,
+        rowErrors: [[], ['not a scope group of this organisation: desk'], []],
+      },
+    ],
+    [
+      'a row the page does not have: on the form',
+      'The request is invalid: groupMappings.7.group: names a group twice',
+      2,
+      { error: 'The request is invalid: groupMappings.7.group: names a group twice', rowErrors: [] },
+    ],
+    ['no row named: on the form', 'Too many requests', 2, { error: 'Too many requests', rowErrors: [] }],
+  ])('%s', (_name, message, rows, expected) => {
+    expect(decideMappingsRefusal(message, rows)).toEqual(expected);
   });
 });
 

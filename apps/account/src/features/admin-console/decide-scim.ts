@@ -67,6 +67,21 @@ export function decideGroupMappings(rows: readonly MappingRow[]): GroupMappingsD
   };
 }
 
+/**
+ * A save the service refused: when its message names a mapping (`groupMappings.<n>.<field>: …`, e.g.
+ * a scope group the organisation does not have), the reason goes on that row; else on the form.
+ */
+export function decideMappingsRefusal(
+  message: string,
+  rowCount: number,
+): { error: string; rowErrors: string[][] } {
+  const named = /groupMappings\.(\d+)(?:\.\w+)*:\s*(.+)$/.exec(message);
+  const index = named ? Number(named[1]) : -1;
+  if (!named || index >= rowCount) return { error: message, rowErrors: [] };
+  const rowErrors = Array.from({ length: rowCount }, (_, i) => (i === index ? [named[2]!] : []));
+  return { error: t.scim.mappings.invalid, rowErrors };
+}
+
 /** The saved mappings as editor rows. */
 export const mappingRows = (mappings: readonly ScimGroupMapping[]): MappingRow[] =>
   mappings.map((m) => ({

@@ -2,7 +2,13 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { FieldErrors } from '../../shared/ui/field-errors.tsx';
 import { SCIM_ROLES, consoleApi, type Me, type ScimRole, type ScimSettings } from './console-client.ts';
 import { consoleCopy } from './copy.ts';
-import { decideGroupMappings, mappingRows, selectScopeGroupChoices, type MappingRow } from './decide-scim.ts';
+import {
+  decideGroupMappings,
+  decideMappingsRefusal,
+  mappingRows,
+  selectScopeGroupChoices,
+  type MappingRow,
+} from './decide-scim.ts';
 import { NoticeLine, scimFailureMessage, type Notice } from './scim-notice.tsx';
 
 const t = consoleCopy.scim.mappings;
@@ -73,7 +79,11 @@ export function ScimMappings({
       setNotice({ text: t.saved });
       onSaved();
     } catch (error) {
-      setNotice({ error: scimFailureMessage(error) });
+      const refusal = decideMappingsRefusal(scimFailureMessage(error), rows.length);
+      setRowErrors(refusal.rowErrors);
+      setNotice({ error: refusal.error });
+      const first = refusal.rowErrors.findIndex((e) => e.length > 0);
+      if (first >= 0) setFocusRow({ index: first });
     } finally {
       setBusy(false);
     }

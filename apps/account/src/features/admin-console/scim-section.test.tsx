@@ -251,6 +251,39 @@ describe('the Provisioning (SCIM) section', () => {
     expect(screen.queryByRole('alert')).toBeNull();
   });
 
+  it("a scope group the service refuses (not the organisation's) is shown on its row", async () => {
+    const { handler } = scimApi({ mappings: [{ group: 'Quants', role: 'user', scopeGroups: ['research'] }] });
+    const { calls } = signedIn((call) =>
+      call.method === 'PUT'
+        ? {
+            status: 400,
+            body: {
+              errorCode: 'INVALID_REQUEST',
+              message:
+                'The request is invalid: groupMappings.1.scopeGroups: not a scope group of this organisation: desk',
+            },
+          }
+        : handler(call),
+    );
+    goTo('/admin/scim');
+    render(<Router />);
+    await screen.findByRole('group', { name: t.mappings.rowLabel(1) });
+    fireEvent.click(screen.getByRole('button', { name: t.mappings.add }));
+    const second = screen.getByRole('group', { name: t.mappings.rowLabel(2) });
+    fireEvent.change(within(second).getByLabelText(t.mappings.group), { target: { value: 'Desk' } });
+    fireEvent.change(within(second).getByLabelText(t.mappings.moreScopeGroups), {
+      target: { value: 'desk' },
+    });
+    fireEvent.click(screen.getByRole('button', { name: t.mappings.save }));
+    expect((await screen.findByRole('alert')).textContent).toBe(t.mappings.invalid);
+    expect(within(second).getByText('not a scope group of this organisation: desk')).toBeTruthy();
+    expect(
+      within(screen.getByRole('group', { name: t.mappings.rowLabel(1) })).queryByText(/desk/),
+    ).toBeNull();
+    await waitFor(() => expect(document.activeElement).toBe(within(second).getByLabelText(t.mappings.group)));
+    expect(calls.filter((c) => c.method === 'PUT')).toHaveLength(1);
+  });
+
   it('the whole section is axe clean with tokens, the new token and mappings on it', async () => {
     const { handler } = scimApi({
       tokens: [token()],
