@@ -21,6 +21,9 @@ export const USERS_SECURITY_EVENT_TYPES = [
   'api_client.revoked',
   'subscription.changed',
   'trusted_networks.changed',
+  'scim.token_created',
+  'scim.token_revoked',
+  'scim.settings_changed',
 ] as const;
 
 /**

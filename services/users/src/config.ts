@@ -98,6 +98,14 @@ const configSchema = z.object({
   CONSOLE_SSO_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(5000),
   /** The admin application's Test sign-in callback, registered at the provider next to the identity service's. */
   CONSOLE_SSO_TEST_REDIRECT_URI: z.url().default('http://localhost:4002/admin/sso/test-callback'),
+  /**
+   * Where an external directory reaches this service's public port (issue 26: the console shows
+   * `<USERS_PUBLIC_URL>/scim/v2` as the SCIM base URL). Default: localhost on USERS_PUBLIC_PORT.
+   */
+  USERS_PUBLIC_URL: z.url().optional(),
+  /** SCIM requests per window and per token (429 with Retry-After beyond). */
+  SCIM_RATE_LIMIT_PER_TOKEN: z.coerce.number().int().min(1).default(600),
+  SCIM_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   TRUST_PROXY: trustProxySchema,
   LOG_LEVEL: logLevelSchema,
 });
@@ -162,6 +170,8 @@ export interface Config {
   console: { perToken: number; perIp: number; windowSeconds: number; maxTrustedRanges: number };
   /** The console's outbound SSO checks (docs/security.md, "SSO set-up in the console"). */
   consoleSso: { httpHosts: string[]; allowPrivate: boolean; timeoutMs: number; testRedirectUri: string };
+  /** SCIM 2.0 (issue 26): the base URL the console shows, the per-token rate limit. */
+  scim: { baseUrl: string; perToken: number; windowSeconds: number };
   trustProxy: TrustProxy;
   /** Load shedding on event-loop lag (OVERLOAD_*; service-kit overload.ts). */
   overload: OverloadConfig;
@@ -249,6 +259,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       allowPrivate: c.CONSOLE_SSO_ALLOW_PRIVATE === 'true',
       timeoutMs: c.CONSOLE_SSO_FETCH_TIMEOUT_MS,
       testRedirectUri: c.CONSOLE_SSO_TEST_REDIRECT_URI,
+    },
+    scim: {
+      baseUrl: `${stripSlash(c.USERS_PUBLIC_URL ?? `http://localhost:${c.USERS_PUBLIC_PORT}`)}/scim/v2`,
+      perToken: c.SCIM_RATE_LIMIT_PER_TOKEN,
+      windowSeconds: c.SCIM_RATE_WINDOW_SECONDS,
     },
     trustProxy: c.TRUST_PROXY,
     overload: overloadConfig(env),

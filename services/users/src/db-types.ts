@@ -183,6 +183,62 @@ export interface UsersDb {
   security_events: SecurityEventsTable;
   organisation_trusted_networks: OrganisationTrustedNetworksTable;
   sso_test_sign_ins: SsoTestSignInsTable;
+  scim_tokens: ScimTokensTable;
+  scim_users: ScimUsersTable;
+  scim_groups: ScimGroupsTable;
+  scim_group_members: ScimGroupMembersTable;
+  scim_settings: ScimSettingsTable;
+}
+
+/** Issue 26: a SCIM bearer token of an organisation (its SHA-256 only). */
+interface ScimTokensTable {
+  id: string;
+  organisation_id: string;
+  name: string;
+  token_hash: string;
+  /** The email of the admin who created it. */
+  created_by: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+/** A person the directory provisioned (deleted_at: the directory deleted them; the row stays). */
+interface ScimUsersTable {
+  user_id: string;
+  organisation_id: string;
+  external_id: string | null;
+  /** The SCIM userName (the address the person had, kept after a deletion frees it). */
+  user_name: string;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+}
+
+interface ScimGroupsTable {
+  id: string;
+  organisation_id: string;
+  display_name: string;
+  external_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface ScimGroupMembersTable {
+  group_id: string;
+  user_id: string;
+}
+
+export interface ScimGroupMapping {
+  group: string;
+  role: 'user' | 'org-admin' | null;
+  scopeGroups: string[];
+}
+
+interface ScimSettingsTable {
+  organisation_id: string;
+  group_mappings: Json<ScimGroupMapping[]>;
+  updated_at: Date;
 }
 
 interface OrganisationTrustedNetworksTable {

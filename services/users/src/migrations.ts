@@ -314,4 +314,77 @@ export const migrations: Migration[] = [
     name: '350_organisation_self_signup',
     sql: 'alter table organisations add column self_signup boolean not null default false',
   },
+  {
+    // Issue 26: SCIM bearer tokens, per organisation; only the token's SHA-256 is kept.
+    name: '420_scim_tokens',
+    sql: `create table scim_tokens (
+      id uuid primary key,
+      organisation_id uuid not null references organisations(id) on delete cascade,
+      name text not null check (length(name) between 1 and 100),
+      token_hash text not null unique,
+      created_by text not null,
+      created_at timestamptz not null,
+      last_used_at timestamptz,
+      revoked_at timestamptz
+    )`,
+  },
+  {
+    name: '421_scim_tokens_organisation_id',
+    sql: 'create index scim_tokens_organisation_id on scim_tokens (organisation_id)',
+  },
+  {
+    // Issue 26: a person the directory provisioned. deleted_at: the directory deleted them (the
+    // user row stays, deactivated, its address freed; the address it had is kept here for the audit).
+    name: '422_scim_users',
+    sql: `create table scim_users (
+      user_id uuid primary key references users(id) on delete cascade,
+      organisation_id uuid not null references organisations(id) on delete cascade,
+      external_id text,
+      user_name text not null,
+      created_at timestamptz not null,
+      updated_at timestamptz not null,
+      deleted_at timestamptz
+    )`,
+  },
+  {
+    name: '423_scim_users_external_id',
+    sql: `create unique index scim_users_external_id on scim_users (organisation_id, external_id)
+      where deleted_at is null and external_id is not null`,
+  },
+  {
+    name: '424_scim_groups',
+    sql: `create table scim_groups (
+      id uuid primary key,
+      organisation_id uuid not null references organisations(id) on delete cascade,
+      display_name text not null check (length(display_name) between 1 and 256),
+      external_id text,
+      created_at timestamptz not null,
+      updated_at timestamptz not null
+    )`,
+  },
+  {
+    name: '425_scim_groups_display_name',
+    sql: 'create unique index scim_groups_display_name on scim_groups (organisation_id, display_name)',
+  },
+  {
+    name: '426_scim_group_members',
+    sql: `create table scim_group_members (
+      group_id uuid not null references scim_groups(id) on delete cascade,
+      user_id uuid not null references users(id) on delete cascade,
+      primary key (group_id, user_id)
+    )`,
+  },
+  {
+    name: '427_scim_group_members_user_id',
+    sql: 'create index scim_group_members_user_id on scim_group_members (user_id)',
+  },
+  {
+    // Issue 26: how the directory's groups map to a role and scope groups, per organisation.
+    name: '428_scim_settings',
+    sql: `create table scim_settings (
+      organisation_id uuid primary key references organisations(id) on delete cascade,
+      group_mappings jsonb not null default '[]'::jsonb,
+      updated_at timestamptz not null
+    )`,
+  },
 ];

@@ -16,7 +16,8 @@ import type {
 /** The types this service writes (the console also lists the identity service's; see the contract). */
 export type SecurityEventType = (typeof USERS_SECURITY_EVENT_TYPES)[number];
 
-type ActorKind = 'person' | 'operator' | 'system';
+/** `directory`: a SCIM client (issue 26), named by its token's id. */
+type ActorKind = 'person' | 'operator' | 'system' | 'directory';
 
 /** Who caused an event and from where (the request id matches the JSON logs' `reqId`). */
 export interface EventOrigin {

@@ -29,6 +29,8 @@ export interface Member {
   status: 'active' | 'deactivated';
   createdAt: string;
   deactivatedAt: string | null;
+  /** `directory`: the organisation's SCIM group mapping sets this person's role (issue 26). */
+  managedBy: 'directory' | null;
 }
 
 type MemberRow = {
@@ -39,6 +41,7 @@ type MemberRow = {
   role: string;
   created_at: Date;
   deactivated_at: Date | null;
+  managed_by_directory: boolean;
 };
 
 const MEMBER_COLUMNS = [
@@ -51,6 +54,17 @@ const MEMBER_COLUMNS = [
   'deactivated_at',
 ] as const;
 
+/**
+ * Whether the directory manages the person's role: SCIM provisioned them (and has not deleted
+ * them) and the organisation's group mapping grants roles.
+ */
+const managedByDirectory = sql<boolean>`exists (
+  select 1 from scim_users su
+  join scim_settings ss on ss.organisation_id = su.organisation_id
+  where su.user_id = users.id and su.deleted_at is null
+    and exists (select 1 from jsonb_array_elements(ss.group_mappings) m where m->>'role' is not null)
+)`.as('managed_by_directory');
+
 function toMember(row: MemberRow): Member {
   return {
     id: row.id,
@@ -61,6 +75,7 @@ function toMember(row: MemberRow): Member {
     status: row.deactivated_at === null ? 'active' : 'deactivated',
     createdAt: new Date(row.created_at).toISOString(),
     deactivatedAt: row.deactivated_at === null ? null : new Date(row.deactivated_at).toISOString(),
+    managedBy: row.managed_by_directory ? 'directory' : null,
   };
 }
 
@@ -86,7 +101,7 @@ export async function listMembers(
   }
   const [rows, count] = await Promise.all([
     base
-      .select([...MEMBER_COLUMNS])
+      .select([...MEMBER_COLUMNS, managedByDirectory])
       .orderBy('email')
       .limit(options.pageSize)
       .offset((options.page - 1) * options.pageSize)
@@ -104,7 +119,7 @@ export async function findMember(
 ): Promise<(Member & { identityId: string | null }) | null> {
   const row = await db
     .selectFrom('users')
-    .select([...MEMBER_COLUMNS, 'identity_id'])
+    .select([...MEMBER_COLUMNS, managedByDirectory, 'identity_id'])
     .where('id', '=', userId)
     .where('organisation_id', '=', organisationId)
     .executeTakeFirst();
@@ -158,6 +173,12 @@ export async function changeRole(
 ): Promise<Member> {
   const member = await memberOrThrow(ctx, organisationId, userId);
   assertMayManage(caller, member);
+  if (member.managedBy === 'directory') {
+    throw new AppError(
+      'MANAGED_BY_DIRECTORY',
+      "This member's role follows your directory's groups: change it in your directory.",
+    );
+  }
   if (!assignableRoles(caller.role).includes(role)) {
     throw new AppError('PERMISSION_DENIED', `You cannot assign the role ${role}.`);
   }

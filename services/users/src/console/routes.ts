@@ -18,6 +18,7 @@ import { consoleSelfSignUpSchema, selfSignUpSettingSchema } from '../signup/sche
 import { consoleSelfSignUp, setSelfSignUp } from '../signup/service.ts';
 import { identityFacts } from './identity-facts.ts';
 import { registerConsoleSsoRoutes } from './sso.ts';
+import { registerConsoleScimRoutes } from '../scim/console-routes.ts';
 import type { Permission } from '../users/roles.ts';
 import { authoriseConsole, consoleCaller, originOf, type ConsoleCaller } from './auth.ts';
 import { listMergedEvents, listMergedEventsUpTo } from './merged-events.ts';
@@ -272,6 +273,9 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
 
   // Single sign-on (console/sso.ts)
   registerConsoleSsoRoutes(app, ctx, authorise);
+
+  // SCIM provisioning (scim/console-routes.ts)
+  registerConsoleScimRoutes(app, ctx, authorise);
 
   // Subscription (read-only: the marketplace and the operator change it)
   app.get('/console/organisations/:organisationId/subscription', async (request, reply) => {

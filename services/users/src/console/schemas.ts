@@ -50,6 +50,7 @@ export const memberSchema = z.object({
   status: z.enum(['active', 'deactivated']),
   createdAt: z.iso.datetime(),
   deactivatedAt: z.iso.datetime().nullable(),
+  managedBy: z.enum(['directory']).nullable(),
 });
 
 export const memberListSchema = z.object({

@@ -68,6 +68,7 @@ const errorCatalogue = {
   INVITATION_NOT_FOUND: 404,
   API_CLIENT_NOT_FOUND: 404,
   SSO_NOT_CONFIGURED: 404,
+  SCIM_TOKEN_NOT_FOUND: 404,
   DOMAIN_TAKEN: 409,
   /** The purchase's tenant already has an organisation with another active subscription. */
   OrganisationAlreadySubscribedException: 409,
@@ -77,6 +78,10 @@ const errorCatalogue = {
   /** Console: the change would leave the organisation without an active org-admin. */
   LAST_ORG_ADMIN: 409,
   SSO_PROVIDER_TAKEN: 409,
+  /** Console SCIM: an organisation holds at most 5 live SCIM tokens. */
+  LIMIT_REACHED: 409,
+  /** Console: the member's role follows their directory's groups (SCIM group mapping). */
+  MANAGED_BY_DIRECTORY: 409,
   /** Trusted networks: the list excludes the admin's own address; confirm to save it. */
   LOCKOUT_CONFIRMATION_REQUIRED: 409,
   /** A path parameter longer than the router accepts (414 in our shape). */
