@@ -6,7 +6,7 @@ import { isScopeGroupName, MAX_GROUPS, MAX_NAME } from './decide-api-client-form
 // why not (the user service checks the same again), and what a refused call means to the admin.
 
 /** The user service's limit of live SCIM tokens per organisation. */
-export const MAX_SCIM_TOKENS = 5;
+const MAX_SCIM_TOKENS = 5;
 /** The user service's limit of group mappings per organisation. */
 const MAX_MAPPINGS = 100;
 /** A directory group's display name: Entra and Okta allow 256 characters. */
