@@ -122,6 +122,7 @@ export const consoleCopy = {
     more: 'Older events',
     operator: 'Operator',
     system: 'System',
+    directory: 'Your directory (SCIM)',
   },
   apiClients: {
     heading: 'Create an API client',

@@ -7,6 +7,8 @@ import { failure, formatDate, useLoad } from './use-load.ts';
 function actorOf(event: SecurityEvent, names: Map<string, string>): string {
   if (event.actorKind === 'operator') return t.events.operator;
   if (event.actorKind === 'system') return t.events.system;
+  // A SCIM request: the organisation's directory, through one of its tokens (never a person).
+  if (event.actorKind === 'directory') return t.events.directory;
   return (event.actorId && names.get(event.actorId)) ?? event.actorId ?? '—';
 }
 

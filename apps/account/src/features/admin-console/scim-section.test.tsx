@@ -31,7 +31,7 @@ const SECRET = 'scim_0123456789abcdef0123456789abcdef';
 
 type Answer = { status: number; body?: unknown } | undefined;
 
-function signedIn(more: (call: MockCall) => Answer) {
+function signedIn(more: (call: MockCall) => Answer, me: unknown = ORG_ADMIN) {
   write(registry.oauth2Token, {
     accessToken: fakeJwt({ exp: NOW / 1000 + 3600, ext: { user: { authenticationMode: 'ory' } } }),
     refreshToken: 'ory_rt_1',
@@ -39,7 +39,7 @@ function signedIn(more: (call: MockCall) => Answer) {
   });
   return mockFetch((call) => {
     if (call.url.pathname === '/sessions/whoami') return { status: 200, body: kratosSession() };
-    if (call.url.pathname === '/console/me') return { status: 200, body: ORG_ADMIN };
+    if (call.url.pathname === '/console/me') return { status: 200, body: me };
     return more(call);
   });
 }
@@ -387,5 +387,46 @@ describe('members whose role the directory manages', () => {
     expect((await screen.findByRole('alert')).textContent).toBe(t.managedRefused);
     await waitFor(() => expect(screen.queryByRole('combobox', { name: 'Role' })).toBeNull());
     expect(screen.getByTestId('member-role').textContent).toContain(t.managedByDirectory);
+  });
+});
+
+describe('the security events of the directory', () => {
+  it('an event a SCIM request caused names "Your directory (SCIM)" as its actor, not the token', async () => {
+    const settingsAdmin = {
+      ...ORG_ADMIN,
+      permissions: [...ORG_ADMIN.permissions, 'ManageOrganisationSettings'],
+    };
+    signedIn(
+      ({ url }) =>
+        url.pathname === `/console/organisations/${ORG}/events`
+          ? {
+              status: 200,
+              body: {
+                events: [
+                  {
+                    id: 'e1',
+                    occurredAt: '2026-11-26T01:00:00.000Z',
+                    type: 'member.deactivated',
+                    actorKind: 'directory',
+                    actorId: 'a3f1c2d4-0000-4000-8000-000000000001',
+                    subjectId: GRACE.id,
+                    ip: null,
+                    userAgent: null,
+                    requestId: null,
+                    source: 'users',
+                    details: {},
+                  },
+                ],
+                nextCursor: null,
+              },
+            }
+          : undefined,
+      settingsAdmin,
+    );
+    goTo('/admin/events');
+    render(<Router />);
+    const row = (await screen.findByRole('cell', { name: 'member.deactivated' })).closest('tr')!;
+    expect(within(row).getByText(consoleCopy.events.directory)).toBeTruthy();
+    expect(row.textContent).not.toContain('a3f1c2d4');
   });
 });
