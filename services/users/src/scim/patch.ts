@@ -40,11 +40,20 @@ function expandDotted(value: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-function normalise(op: {
-  op: string;
-  path?: string | undefined;
-  value?: unknown;
-}): ScimPatchOperation | null {
+/**
+ * Entra removes members by value (`{"op":"Remove","path":"members","value":[{"value":"id"}]}`):
+ * one `members[value eq "id"]` removal per entry, so the match is by id, not by the whole object.
+ */
+function removalsByValue(path: string, value: unknown): ScimPatchOperation[] | null {
+  if (!Array.isArray(value) || /[[\].]/.test(path)) return null;
+  const ids = value.map((v) =>
+    typeof v === 'object' && v !== null ? (v as { value?: unknown }).value : undefined,
+  );
+  if (!ids.every((id) => typeof id === 'string')) return null;
+  return ids.map((id) => ({ op: 'remove' as const, path: `${path}[value eq ${JSON.stringify(id)}]` }));
+}
+
+function normalise(op: { op: string; path?: string | undefined; value?: unknown }): ScimPatchOperation[] {
   const kind = op.op.toLowerCase();
   if (kind !== 'add' && kind !== 'replace' && kind !== 'remove') {
     throw new ScimError(
@@ -53,14 +62,18 @@ function normalise(op: {
       'invalidSyntax',
     );
   }
-  if (op.path !== undefined && EXTENSION.test(op.path)) return null;
+  if (op.path !== undefined && EXTENSION.test(op.path)) return [];
   let value = op.value;
   if (op.path === undefined && typeof value === 'object' && value !== null && !Array.isArray(value)) {
     value = expandDotted(value as Record<string, unknown>);
   }
-  if (kind === 'remove')
-    return { op: 'remove', path: op.path ?? '', ...(value === undefined ? {} : { value }) };
-  return { op: kind, ...(op.path === undefined ? {} : { path: op.path }), value };
+  if (kind === 'remove') {
+    const path = op.path ?? '';
+    return (
+      removalsByValue(path, value) ?? [{ op: 'remove', path, ...(value === undefined ? {} : { value }) }]
+    );
+  }
+  return [{ op: kind, ...(op.path === undefined ? {} : { path: op.path }), value }];
 }
 
 /** The request's operations, normalised; 400 `invalidSyntax` for a body that is not a PatchOp. */
@@ -73,7 +86,7 @@ export function parsePatch(body: unknown): ScimPatchOperation[] {
       'invalidSyntax',
     );
   }
-  return parsed.data.Operations.map(normalise).filter((op) => op !== null);
+  return parsed.data.Operations.flatMap(normalise);
 }
 
 /** Applies the operations to a copy of `resource`; the library's refusals become SCIM 400s. */
