@@ -8,6 +8,7 @@ export const USERS_SECURITY_EVENT_TYPES = [
   'member.invited',
   'member.joined',
   'member.deactivated',
+  'member.deleted',
   'member.reactivated',
   'member.role_changed',
   'member.sessions_ended',

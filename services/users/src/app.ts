@@ -42,6 +42,7 @@ import { createSecretBox } from './sso/secret-box.ts';
 import { registerSsoRoutes } from './sso/routes.ts';
 import { registerSignUpAdminRoutes } from './signup/routes.ts';
 import { registerConsoleRoutes } from './console/routes.ts';
+import { registerScimRoutes } from './scim/routes.ts';
 import {
   registerConsoleRateLimits,
   registerTrustedNetworkAdminRoutes,
@@ -66,7 +67,7 @@ export interface AppOptions {
 }
 
 export interface UsersApp {
-  /** Browser-facing: /login/*, /terms/*, /git-auth/*, /invitations/status. */
+  /** Browser-facing: /login/*, /terms/*, /git-auth/*, /invitations/status; /scim/v2 for directories. */
   public: FastifyInstance;
   /** Operator-only: /admin/*. Never exposed beyond the operator's network. */
   admin: FastifyInstance;
@@ -127,6 +128,8 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   registerConsoleRateLimits(publicApp, ctx);
   registerConsoleRoutes(publicApp, ctx);
   registerTrustedNetworkRoutes(publicApp, ctx);
+  // SCIM 2.0 for organisations' directories: bearer tokens, its own body limit and error schema.
+  registerScimRoutes(publicApp, ctx);
   registerM365Routes(publicApp, {
     ...ctx,
     microsoft: options.microsoft ?? createMicrosoftClient(config, ctx.clock),

@@ -387,4 +387,14 @@ export const migrations: Migration[] = [
       updated_at timestamptz not null
     )`,
   },
+  {
+    // Issue 26: a SCIM client (the organisation's directory) is an actor of its own.
+    name: '429_security_events_actor_kind_drop',
+    sql: 'alter table security_events drop constraint security_events_actor_kind_check',
+  },
+  {
+    name: '430_security_events_actor_kind_directory',
+    sql: `alter table security_events add constraint security_events_actor_kind_check
+      check (actor_kind in ('person', 'operator', 'system', 'directory'))`,
+  },
 ];

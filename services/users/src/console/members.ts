@@ -215,18 +215,41 @@ export async function deactivateMember(
 ): Promise<Member> {
   const member = await memberOrThrow(ctx, organisationId, userId);
   assertMayManage(caller, member);
+  await applyDeactivation(ctx, origin, organisationId, member, { keepLastOrgAdmin: true });
+  return (await findMember(ctx.db, organisationId, userId))!;
+}
+
+/**
+ * The deactivation itself, for the console and the directory (SCIM `active: false`, DELETE).
+ * `keepLastOrgAdmin`: refuse to deactivate the organisation's last active org-admin (the console);
+ * the directory's word is final (someone who left must lose access).
+ */
+export async function applyDeactivation(
+  ctx: UsersContext,
+  origin: EventOrigin,
+  organisationId: string,
+  member: Pick<Member, 'id' | 'role' | 'status'> & { identityId: string | null },
+  options: { keepLastOrgAdmin: boolean },
+): Promise<void> {
   if (member.status === 'active') {
     await ctx.db.transaction().execute(async (trx) => {
-      if (member.role === 'org-admin') await assertNotLastOrgAdmin(trx, organisationId, userId);
+      if (options.keepLastOrgAdmin && member.role === 'org-admin') {
+        await assertNotLastOrgAdmin(trx, organisationId, member.id);
+      }
       const now = ctx.clock.now();
       const updated = await trx
         .updateTable('users')
         .set({ deactivated_at: now })
-        .where('id', '=', userId)
+        .where('id', '=', member.id)
         .where('deactivated_at', 'is', null)
         .executeTakeFirst();
       if (Number(updated.numUpdatedRows) === 0) return;
-      await recordEvent(trx, origin, { organisationId, type: 'member.deactivated', subjectId: userId }, now);
+      await recordEvent(
+        trx,
+        origin,
+        { organisationId, type: 'member.deactivated', subjectId: member.id },
+        now,
+      );
     });
   }
   if (member.identityId !== null) {
@@ -235,7 +258,6 @@ export async function deactivateMember(
     ]);
     await ctx.identityAdmin.deleteSessions(member.identityId);
   }
-  return (await findMember(ctx.db, organisationId, userId))!;
 }
 
 /** Reactivates a member: the identity first (so a failure leaves them still deactivated), then the record. */
@@ -248,7 +270,18 @@ export async function reactivateMember(
 ): Promise<Member> {
   const member = await memberOrThrow(ctx, organisationId, userId);
   assertMayManage(caller, member);
-  if (member.status === 'active') return member;
+  await applyReactivation(ctx, origin, organisationId, member);
+  return (await findMember(ctx.db, organisationId, userId))!;
+}
+
+/** The reactivation itself, for the console and the directory (SCIM `active: true`). */
+export async function applyReactivation(
+  ctx: UsersContext,
+  origin: EventOrigin,
+  organisationId: string,
+  member: Pick<Member, 'id' | 'status'> & { identityId: string | null },
+): Promise<void> {
+  if (member.status === 'active') return;
   if (member.identityId !== null) {
     await ctx.identityAdmin.patchIdentity(member.identityId, [
       { op: 'replace', path: '/state', value: 'active' },
@@ -258,18 +291,17 @@ export async function reactivateMember(
     const updated = await trx
       .updateTable('users')
       .set({ deactivated_at: null })
-      .where('id', '=', userId)
+      .where('id', '=', member.id)
       .where('deactivated_at', 'is not', null)
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) === 0) return;
     await recordEvent(
       trx,
       origin,
-      { organisationId, type: 'member.reactivated', subjectId: userId },
+      { organisationId, type: 'member.reactivated', subjectId: member.id },
       ctx.clock.now(),
     );
   });
-  return (await findMember(ctx.db, organisationId, userId))!;
 }
 
 /** Ends every session of the member (and so their grants at the next refresh). */

@@ -14,6 +14,7 @@ import {
   type SsoProviderRow,
 } from './repository.ts';
 import { operatorOrigin, recordEvent, type EventOrigin } from '../console/events.ts';
+import { scimEnabled } from '../scim/tokens.ts';
 import type { SetSsoProviderInput, SsoProvider, SsoProviderConfig } from './schemas.ts';
 
 function toView(row: SsoProviderRow): SsoProvider {
@@ -232,6 +233,13 @@ export async function provisionSsoMember(
       throw new AppError('USER_EXISTS', 'A user with this email address already exists.');
     }
     return { userId: existing.id, identityId: existing.identity_id };
+  }
+  if (await scimEnabled(ctx, organisation.id)) {
+    // Issue 26: while the directory provisions the organisation (SCIM), it alone creates accounts.
+    throw new AppError(
+      'JIT_DISABLED',
+      "Your organisation's directory creates accounts. Ask your administrator to give you access to this application.",
+    );
   }
   if (!row.jit) {
     throw new AppError(

@@ -1,0 +1,221 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { UsersContext } from '../context.ts';
+import { createRateLimiter } from '../login/rate-limit.ts';
+import { currentRequestId } from '@acme/service-kit/request-id';
+import { discovery, SCHEMA } from './discovery.ts';
+import { ScimError, scimNotFound, toScimErrorResponse } from './errors.ts';
+import { scimFilter } from './filter.ts';
+import { createGroup, deleteGroup, getGroup, listGroups, patchGroup, replaceGroup } from './groups.ts';
+import { MAX_SCIM_PAGE_SIZE, SCIM_BODY_LIMIT } from './limits.ts';
+import type { ListPage, ScimScope } from './scope.ts';
+import { authenticateScimToken } from './tokens.ts';
+import {
+  createScimUser,
+  deleteScimUser,
+  getUser,
+  listUsers,
+  patchScimUser,
+  replaceScimUser,
+} from './users.ts';
+
+/**
+ * The SCIM 2.0 server (RFC 7644) at `/scim/v2` on the public port, for an organisation's
+ * directory (Entra ID, Okta…): bearer token only (cookies are never read), the token's organisation
+ * only, SCIM's error schema for every failure, 1 MiB bodies, pages of at most 100, and a rate limit
+ * per token (SCIM_RATE_LIMIT_PER_TOKEN per SCIM_RATE_WINDOW_SECONDS).
+ */
+export const SCIM_PREFIX = '/scim/v2';
+
+const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8';
+const BEARER = /^Bearer\s+(\S{1,512})$/i;
+
+const listQuerySchema = z
+  .object({
+    filter: z.string().max(1000).optional(),
+    startIndex: z.coerce.number().int().optional(),
+    count: z.coerce.number().int().optional(),
+    attributes: z.string().max(1000).optional(),
+    excludedAttributes: z.string().max(1000).optional(),
+  })
+  .passthrough();
+
+function listPage(query: z.output<typeof listQuerySchema>): ListPage {
+  // RFC 7644 §3.4.2.4: startIndex below 1 counts as 1; a negative count as 0.
+  const startIndex = Math.min(Math.max(query.startIndex ?? 1, 1), 1_000_000_000);
+  const count = Math.min(Math.max(query.count ?? MAX_SCIM_PAGE_SIZE, 0), MAX_SCIM_PAGE_SIZE);
+  return { startIndex, count };
+}
+
+function readQuery(request: FastifyRequest) {
+  const parsed = listQuerySchema.safeParse(request.query);
+  if (!parsed.success) throw new ScimError(400, 'filter, startIndex or count is malformed.', 'invalidValue');
+  return parsed.data;
+}
+
+const excludesMembers = (query: { excludedAttributes?: string | undefined }) =>
+  (query.excludedAttributes ?? '')
+    .split(',')
+    .some(
+      (a) =>
+        a.trim().toLowerCase() === 'members' ||
+        a.trim().toLowerCase() === `${SCHEMA.group}:members`.toLowerCase(),
+    );
+
+const unauthenticated = (detail: string) =>
+  new ScimError(401, detail, undefined, { 'WWW-Authenticate': 'Bearer realm="scim"' });
+
+export function registerScimRoutes(app: FastifyInstance, ctx: UsersContext): void {
+  const limiter = createRateLimiter(ctx.db, ctx.config.scim.perToken, ctx.config.scim.windowSeconds);
+  const docs = discovery(ctx.config.scim.baseUrl);
+  const scopes = new WeakMap<FastifyRequest, ScimScope>();
+
+  void app.register(
+    async (scim) => {
+      scim.addContentTypeParser(
+        'application/scim+json',
+        { parseAs: 'string', bodyLimit: SCIM_BODY_LIMIT },
+        scim.getDefaultJsonParser('error', 'error'),
+      );
+      scim.addHook('onRoute', (route) => {
+        route.bodyLimit = SCIM_BODY_LIMIT;
+      });
+
+      scim.setErrorHandler((error, request, reply) => {
+        const { status, headers, body } = toScimErrorResponse(error);
+        if (status >= 500)
+          request.log.error({ err: error, path: request.routeOptions.url }, 'scim request failed');
+        return reply.code(status).headers(headers).header('content-type', SCIM_CONTENT_TYPE).send(body);
+      });
+      scim.setNotFoundHandler((_request, reply) => {
+        const { status, body } = toScimErrorResponse(scimNotFound());
+        return reply.code(status).header('content-type', SCIM_CONTENT_TYPE).send(body);
+      });
+
+      // Rate limit first (by the presented token's digest: never the token itself), then the token.
+      scim.addHook('onRequest', async (request) => {
+        const match = BEARER.exec(request.headers.authorization ?? '');
+        if (!match) throw unauthenticated('A SCIM token is required (Authorization: Bearer).');
+        const digest = createHash('sha256').update(match[1]!, 'utf8').digest('base64url');
+        const decision = await limiter.hit(`scim-token:${digest}`, ctx.clock.now());
+        if (!decision.allowed) {
+          throw new ScimError(429, 'Too many SCIM requests for this token. Try again later.', undefined, {
+            'Retry-After': String(decision.retryAfterSeconds),
+          });
+        }
+        const token = await authenticateScimToken(ctx, match[1]!);
+        if (!token) throw unauthenticated('The SCIM token is not valid or has been revoked.');
+        scopes.set(request, {
+          organisationId: token.organisationId,
+          tokenId: token.id,
+          baseUrl: ctx.config.scim.baseUrl,
+          origin: {
+            actorKind: 'directory',
+            actorId: token.id,
+            ip: request.ip,
+            requestId: currentRequestId() ?? String(request.id),
+          },
+        });
+      });
+
+      const scopeOf = (request: FastifyRequest): ScimScope => scopes.get(request)!;
+      const send = (reply: FastifyReply, status: number, body: unknown, location?: string) => {
+        reply.code(status).header('content-type', SCIM_CONTENT_TYPE);
+        if (location !== undefined) reply.header('location', location);
+        return reply.send(body);
+      };
+      const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
+
+      // Discovery (RFC 7644 §4)
+      scim.get('/ServiceProviderConfig', async (_request, reply) =>
+        send(reply, 200, docs.serviceProviderConfig),
+      );
+      scim.get('/ResourceTypes', async (_request, reply) => send(reply, 200, listOf(docs.resourceTypes)));
+      scim.get('/ResourceTypes/:id', async (request, reply) => {
+        const found = docs.resourceTypes.find((r) => r.id === idOf(request));
+        if (!found) throw scimNotFound();
+        return send(reply, 200, found);
+      });
+      scim.get('/Schemas', async (_request, reply) => send(reply, 200, listOf(docs.schemas)));
+      scim.get('/Schemas/:id', async (request, reply) => {
+        const found = docs.schemas.find((s) => s.id === idOf(request));
+        if (!found) throw scimNotFound();
+        return send(reply, 200, found);
+      });
+
+      // Users
+      scim.get('/Users', async (request, reply) => {
+        const query = readQuery(request);
+        return send(
+          reply,
+          200,
+          await listUsers(ctx, scopeOf(request), scimFilter('User', query.filter), listPage(query)),
+        );
+      });
+      scim.get('/Users/:id', async (request, reply) =>
+        send(reply, 200, await getUser(ctx, scopeOf(request), idOf(request))),
+      );
+      scim.post('/Users', async (request, reply) => {
+        const user = await createScimUser(ctx, scopeOf(request), request.body);
+        return send(reply, 201, user, user.meta.location);
+      });
+      scim.put('/Users/:id', async (request, reply) =>
+        send(reply, 200, await replaceScimUser(ctx, scopeOf(request), idOf(request), request.body)),
+      );
+      scim.patch('/Users/:id', async (request, reply) =>
+        send(reply, 200, await patchScimUser(ctx, scopeOf(request), idOf(request), request.body)),
+      );
+      scim.delete('/Users/:id', async (request, reply) => {
+        await deleteScimUser(ctx, scopeOf(request), idOf(request));
+        return reply.code(204).send();
+      });
+
+      // Groups
+      scim.get('/Groups', async (request, reply) => {
+        const query = readQuery(request);
+        const groups = await listGroups(
+          ctx,
+          scopeOf(request),
+          scimFilter('Group', query.filter),
+          listPage(query),
+          !excludesMembers(query),
+        );
+        return send(reply, 200, groups);
+      });
+      scim.get('/Groups/:id', async (request, reply) => {
+        const query = readQuery(request);
+        return send(
+          reply,
+          200,
+          await getGroup(ctx, scopeOf(request), idOf(request), !excludesMembers(query)),
+        );
+      });
+      scim.post('/Groups', async (request, reply) => {
+        const group = await createGroup(ctx, scopeOf(request), request.body);
+        return send(reply, 201, group, group.meta.location);
+      });
+      scim.put('/Groups/:id', async (request, reply) =>
+        send(reply, 200, await replaceGroup(ctx, scopeOf(request), idOf(request), request.body)),
+      );
+      scim.patch('/Groups/:id', async (request, reply) =>
+        send(reply, 200, await patchGroup(ctx, scopeOf(request), idOf(request), request.body)),
+      );
+      scim.delete('/Groups/:id', async (request, reply) => {
+        await deleteGroup(ctx, scopeOf(request), idOf(request));
+        return reply.code(204).send();
+      });
+    },
+    { prefix: SCIM_PREFIX },
+  );
+}
+
+function listOf<T>(resources: T[]) {
+  return {
+    schemas: [SCHEMA.listResponse],
+    totalResults: resources.length,
+    startIndex: 1,
+    itemsPerPage: resources.length,
+    Resources: resources,
+  };
+}
