@@ -122,6 +122,8 @@ export function partEnv(
       return {
         USERS_PUBLIC_PORT: String(own.usersPublic),
         USERS_ADMIN_PORT: String(own.usersAdmin),
+        // The SCIM base URL the console shows: the proxy a directory reaches, not this instance.
+        USERS_PUBLIC_URL: urls.usersPublic,
         IDENTITY_ADMIN_URL: urls.identityAdmin,
         OAUTH2_ADMIN_URL: urls.oauth2Admin,
         IDENTITY_PUBLIC_URL: urls.identityPublic,
