@@ -26,7 +26,7 @@ import {
  * only, SCIM's error schema for every failure, 1 MiB bodies, pages of at most 100, and a rate limit
  * per token (SCIM_RATE_LIMIT_PER_TOKEN per SCIM_RATE_WINDOW_SECONDS).
  */
-export const SCIM_PREFIX = '/scim/v2';
+const SCIM_PREFIX = '/scim/v2';
 
 const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8';
 const BEARER = /^Bearer\s+(\S{1,512})$/i;
