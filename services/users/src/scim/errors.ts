@@ -5,7 +5,7 @@ import { ServiceError } from '@acme/service-kit/errors';
  * included (malformed JSON, content type, body size, unknown route), answers this schema with the
  * status as a string and, for 400 and 409, a `scimType`. Never a stack trace or a token.
  */
-export const SCIM_ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
+const SCIM_ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
 export type ScimType =
   | 'invalidFilter'

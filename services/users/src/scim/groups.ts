@@ -168,8 +168,16 @@ function readGroup(body: unknown): DesiredGroup {
   };
 }
 
-/** Members must be people of the token's organisation the directory can see (400 otherwise). */
-async function assertMembers(trx: Transaction<UsersDb>, scope: ScimScope, ids: string[]): Promise<void> {
+/**
+ * Members must be people of the token's organisation the directory can see (400 otherwise). A
+ * person the directory did not create becomes one it manages once it puts them in a group.
+ */
+async function adoptMembers(
+  trx: Transaction<UsersDb>,
+  scope: ScimScope,
+  ids: string[],
+  now: Date,
+): Promise<void> {
   if (ids.length === 0) return;
   const bad = ids.find((id) => !uuidSchema.safeParse(id).success);
   if (bad !== undefined)
@@ -177,7 +185,7 @@ async function assertMembers(trx: Transaction<UsersDb>, scope: ScimScope, ids: s
   const found = await trx
     .selectFrom('users')
     .leftJoin('scim_users', 'scim_users.user_id', 'users.id')
-    .select('users.id')
+    .select(['users.id', 'users.email'])
     .where('users.organisation_id', '=', scope.organisationId)
     .where('users.role', '!=', 'super-admin')
     .where('scim_users.deleted_at', 'is', null)
@@ -187,6 +195,21 @@ async function assertMembers(trx: Transaction<UsersDb>, scope: ScimScope, ids: s
   const missing = ids.find((id) => !known.has(id));
   if (missing !== undefined)
     throw invalidValue(`members: no User of this organisation has the id ${missing}.`);
+  await trx
+    .insertInto('scim_users')
+    .values(
+      found.map((r) => ({
+        user_id: r.id,
+        organisation_id: scope.organisationId,
+        external_id: null,
+        user_name: r.email,
+        created_at: now,
+        updated_at: now,
+        deleted_at: null,
+      })),
+    )
+    .onConflict((oc) => oc.column('user_id').doNothing())
+    .execute();
 }
 
 const nameTaken = () => new ScimError(409, 'A Group with this displayName exists.', 'uniqueness');
@@ -233,7 +256,7 @@ async function writeGroup(
         const after = desired.memberIds;
         const added = after.filter((u) => !before.includes(u));
         const removed = before.filter((u) => !after.includes(u));
-        await assertMembers(trx, scope, added);
+        await adoptMembers(trx, scope, added, now);
         if (removed.length > 0) {
           await trx
             .deleteFrom('scim_group_members')

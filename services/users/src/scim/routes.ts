@@ -26,7 +26,7 @@ import {
  * only, SCIM's error schema for every failure, 1 MiB bodies, pages of at most 100, and a rate limit
  * per token (SCIM_RATE_LIMIT_PER_TOKEN per SCIM_RATE_WINDOW_SECONDS).
  */
-export const SCIM_PREFIX = '/scim/v2';
+const SCIM_PREFIX = '/scim/v2';
 
 const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8';
 const BEARER = /^Bearer\s+(\S{1,512})$/i;
@@ -73,10 +73,14 @@ export function registerScimRoutes(app: FastifyInstance, ctx: UsersContext): voi
 
   void app.register(
     async (scim) => {
+      // application/scim+json and application/json alike; an empty body (a DELETE some clients
+      // send with a content type) is no body.
+      const json = scim.getDefaultJsonParser('error', 'error');
+      scim.removeContentTypeParser('application/json');
       scim.addContentTypeParser(
-        'application/scim+json',
+        ['application/scim+json', 'application/json'],
         { parseAs: 'string', bodyLimit: SCIM_BODY_LIMIT },
-        scim.getDefaultJsonParser('error', 'error'),
+        (request, body, done) => (body === '' ? done(null, undefined) : json(request, body as string, done)),
       );
       scim.addHook('onRoute', (route) => {
         route.bodyLimit = SCIM_BODY_LIMIT;

@@ -6,7 +6,7 @@ import { scopeGroupSchema } from '../users/schemas.ts';
 /** The most live SCIM tokens an organisation holds at once. */
 export const MAX_LIVE_SCIM_TOKENS = 5;
 /** The most group mappings an organisation's SCIM settings hold. */
-export const MAX_GROUP_MAPPINGS = 100;
+const MAX_GROUP_MAPPINGS = 100;
 /** The most scope groups one group mapping grants. */
 const MAX_MAPPING_SCOPE_GROUPS = 50;
 
@@ -34,7 +34,7 @@ export const createdScimTokenSchema = z.object({
 });
 
 /** `user` is the member role; `null` maps the group to scope groups only. */
-export const MAPPING_ROLES = ['user', 'org-admin'] as const;
+const MAPPING_ROLES = ['user', 'org-admin'] as const;
 
 const groupMappingSchema = z
   .object({

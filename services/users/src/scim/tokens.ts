@@ -14,7 +14,7 @@ const TOKEN_PREFIX = 'scim_';
 /** Last use is written at most once per this interval (one UPDATE a minute, not one per request). */
 const LAST_USED_INTERVAL_MS = 60_000;
 
-export function hashScimToken(token: string): string {
+function hashScimToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 

@@ -17,16 +17,20 @@ interface SignUpFacts {
   self_signup: boolean;
   /** The organisation's SSO provider enforces SSO (no password accounts for its domains). */
   sso_enforced: boolean;
+  /** The organisation's directory provisions it (SCIM: at least one live SCIM token, issue 26). */
+  scim_enabled: boolean;
 }
 
 /**
  * Why an organisation may not have self sign-up, or undefined when it may. The one place where this
  * is decided: an organisation that enforces SSO signs its people in through its own provider, and one
- * provisioned by SCIM creates its accounts from its directory. (No SCIM exists yet: when it does, its
- * "provisioned by SCIM" fact joins this predicate.)
+ * provisioned by SCIM creates its accounts from its directory.
  */
-function selfSignUpBlockedBy(org: Pick<SignUpFacts, 'sso_enforced'>): 'sso' | 'scim' | undefined {
+function selfSignUpBlockedBy(
+  org: Pick<SignUpFacts, 'sso_enforced' | 'scim_enabled'>,
+): 'sso' | 'scim' | undefined {
   if (org.sso_enforced) return 'sso';
+  if (org.scim_enabled) return 'scim';
   return undefined;
 }
 
@@ -35,7 +39,19 @@ function factsQuery(db: Kysely<UsersDb>) {
     .selectFrom('organisations as o')
     .leftJoin('sso_providers as p', 'p.organisation_id', 'o.id')
     .select(['o.id as id', 'o.self_signup as self_signup'])
-    .select((eb) => eb.fn.coalesce('p.enforce', eb.lit(false)).as('sso_enforced'));
+    .select((eb) => eb.fn.coalesce('p.enforce', eb.lit(false)).as('sso_enforced'))
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom('scim_tokens as t')
+            .select('t.id')
+            .whereRef('t.organisation_id', '=', 'o.id')
+            .where('t.revoked_at', 'is', null),
+        )
+        .$castTo<boolean>()
+        .as('scim_enabled'),
+    );
 }
 
 async function factsOf(db: Kysely<UsersDb>, organisationId: string): Promise<SignUpFacts> {

@@ -55,6 +55,15 @@ describe('console API: SCIM tokens and group mapping (issue 26)', () => {
       groupMappings: [],
     });
 
+    // While the directory provisions the organisation, self sign-up can not be opened (issue 25's predicate).
+    const signUp = await stack.call(tokens.ada, 'PUT', `/console/organisations/${acme}/self-signup`, {
+      enabled: true,
+    });
+    expect(signUp.status).toBe(403);
+    expect(signUp.body).toMatchObject({ errorCode: 'SELF_SIGNUP_NOT_ALLOWED', reason: 'scim' });
+    const signUpView = await stack.call(tokens.ada, 'GET', `/console/organisations/${acme}/self-signup`);
+    expect(signUpView.body).toMatchObject({ enabled: false, blockedBy: 'scim' });
+
     // Another organisation's admin cannot revoke it.
     const foreign = await stack.call(
       tokens.stranger,
@@ -70,6 +79,8 @@ describe('console API: SCIM tokens and group mapping (issue 26)', () => {
     expect(again.status).toBe(404);
     expect((await stack.call(tokens.ada, 'GET', `${base()}/tokens`)).body.tokens).toEqual([]);
     expect((await stack.call(tokens.ada, 'GET', `${base()}/settings`)).body.enabled).toBe(false);
+    const reopened = await stack.call(tokens.ada, 'GET', `/console/organisations/${acme}/self-signup`);
+    expect(reopened.body.blockedBy).toBeNull();
 
     const events = await stack.call(tokens.ada, 'GET', `/console/organisations/${acme}/events`);
     const scimEvents = events.body.events.filter((e: any) => e.type.startsWith('scim.'));
