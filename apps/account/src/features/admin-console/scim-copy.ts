@@ -45,7 +45,7 @@ export const scimCopy = {
   mappings: {
     heading: 'Group mapping',
     intro:
-      "Your directory's groups decide each person's role and scope groups. A person in no mapped group is a member without scope groups. A role set here can't be changed in the console.",
+      "Your directory's groups decide the role and scope groups of the people it provisions. A person in no mapped group gets no scope groups, and the Member role when a mapping sets roles. A role set here can't be changed in the console.",
     group: 'Directory group',
     groupHint: 'The group name exactly as your directory sends it (its display name).',
     role: 'Role',
