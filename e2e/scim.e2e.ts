@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, inject, it } from 'vitest';
@@ -26,6 +26,14 @@ const CLI = join(ROOT, 'services/users/src/cli.ts');
 /** The user service's checked-in Entra ID requests (each naming its documentation; their README). */
 const ENTRA_FIXTURES = join(ROOT, 'services/users/test/scim/fixtures/entra');
 const SCIM_JSON = 'application/scim+json';
+/** Screenshots for the issue's note, when E2E_SCREENS names a folder. */
+const SCREENS = process.env.E2E_SCREENS;
+
+async function shot(page: Page, name: string): Promise<void> {
+  if (!SCREENS) return;
+  mkdirSync(SCREENS, { recursive: true });
+  await page.screenshot({ path: `${SCREENS}/${name}.png`, fullPage: true });
+}
 
 /** `npm run admin -- …` against the running system (with its admin key): the printed JSON. */
 async function operator(urls: SystemUrls, args: string[]): Promise<Record<string, unknown>> {
@@ -248,6 +256,11 @@ describe('SCIM provisioning, end to end', () => {
     await mapping.getByLabel('Other scope groups (separated by commas)').fill('research');
     await ada.getByRole('button', { name: 'Save group mapping' }).click();
     await ada.getByText('Group mapping saved.').waitFor({ timeout: 30_000 });
+    await shot(ada, 'scim-console');
+    if (SCREENS)
+      await ada
+        .getByRole('form', { name: 'Group mapping' })
+        .screenshot({ path: `${SCREENS}/scim-mapping.png` });
 
     // The organisation signs in through its own provider; nobody is created just in time.
     idp = await startOrgIdp({
@@ -317,6 +330,7 @@ describe('SCIM provisioning, end to end', () => {
     // The mapping sets roles, so the directory manages Ada's: no role control here.
     await ada.getByText('Managed by your directory').first().waitFor();
     expect(await ada.getByRole('button', { name: 'Change role' }).count()).toBe(0);
+    await shot(ada, 'scim-managed-member');
     expect(await seriousViolations(ada)).toEqual([]);
 
     // The directory puts them in the mapped group (Entra: create the group, then add members).

@@ -33,7 +33,7 @@ export function ScimSection({ me }: { me: Me }) {
               <code data-testid="scim-base-url">{settings.value.baseUrl}</code>{' '}
               <button
                 type="button"
-                className="button secondary"
+                className="button secondary console-inline-button"
                 onClick={() => void copyText(settings.value.baseUrl, t.copied).then(setNotice)}
               >
                 {t.copyBaseUrl}
