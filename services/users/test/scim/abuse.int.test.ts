@@ -190,6 +190,10 @@ describe('SCIM abuse: tokens, organisations, inputs and limits', () => {
     });
     expectScimError(badPath, 400);
     expectScimError(await stack.scim('GET', '/Users/not-a-uuid'), 404);
+    // The router's own refusals under /scim/v2 (a 200-character id) are SCIM errors too.
+    const long = await stack.scim('GET', `/Users/${'a'.repeat(200)}`);
+    expectScimError(long, 414);
+    expect(long.headers.get('content-type')).toMatch(/^application\/scim\+json/);
     expectScimError(await stack.scim('GET', '/Nope'), 404);
     expectScimError(await stack.scim('GET', '/Users?count=abc'), 400);
     expectScimError(await stack.scim('GET', `/Users?filter=${encodeURIComponent('x'.repeat(1001))}`), 400);
