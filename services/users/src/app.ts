@@ -42,7 +42,7 @@ import { createSecretBox } from './sso/secret-box.ts';
 import { registerSsoRoutes } from './sso/routes.ts';
 import { registerSignUpAdminRoutes } from './signup/routes.ts';
 import { registerConsoleRoutes } from './console/routes.ts';
-import { registerScimRoutes } from './scim/routes.ts';
+import { registerScimRoutes, scimFrameworkError } from './scim/routes.ts';
 import {
   registerConsoleRateLimits,
   registerTrustedNetworkAdminRoutes,
@@ -108,6 +108,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
     bodyLimit: PUBLIC_BODY_LIMIT,
     trustProxy: config.trustProxy,
     overload: config.overload,
+    frameworkErrorFor: scimFrameworkError,
   });
   await publicApp.register(cors, {
     origin: config.appOrigins,

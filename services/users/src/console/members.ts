@@ -270,6 +270,19 @@ export async function reactivateMember(
 ): Promise<Member> {
   const member = await memberOrThrow(ctx, organisationId, userId);
   assertMayManage(caller, member);
+  const deleted = await ctx.db
+    .selectFrom('scim_users')
+    .select('user_id')
+    .where('user_id', '=', userId)
+    .where('deleted_at', 'is not', null)
+    .executeTakeFirst();
+  if (deleted) {
+    // The record stays for the audit trail only: the directory deleted the person (issue 26).
+    throw new AppError(
+      'MANAGED_BY_DIRECTORY',
+      'Your directory removed this member. To give them access again, assign them in your directory.',
+    );
+  }
   await applyReactivation(ctx, origin, organisationId, member);
   return (await findMember(ctx.db, organisationId, userId))!;
 }

@@ -16,6 +16,14 @@ export interface HttpServerOptions {
   bodyLimit: number;
   trustProxy: TrustProxy;
   overload: OverloadConfig;
+  /**
+   * An API under a path with its own error schema (SCIM) answers the router's refusals in it: the
+   * response for `url`, or undefined for the usual `{errorCode, message}`.
+   */
+  frameworkErrorFor?: (
+    url: string,
+    error: AppError,
+  ) => { status: number; headers: Record<string, string>; body: unknown } | undefined;
 }
 
 /**
@@ -33,9 +41,11 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     ...requestIdOptions(),
     // The router's own refusals (a path parameter over `maxParamLength`, a URL it cannot decode)
     // answer in our shape too, without echoing the path.
-    frameworkErrors: (error, _request, reply) => {
-      const { status, body } = toErrorResponse(frameworkError(error));
-      void (reply as FastifyReply).code(status).send(body);
+    frameworkErrors: (error, request, reply) => {
+      const refusal = frameworkError(error);
+      const { status, body, headers } =
+        options.frameworkErrorFor?.(request.url, refusal) ?? toErrorResponse(refusal);
+      void (reply as FastifyReply).code(status).headers(headers).send(body);
     },
   });
   registerRequestId(app);

@@ -268,6 +268,8 @@ async function writeGroup(
           await trx
             .insertInto('scim_group_members')
             .values(added.map((user_id) => ({ group_id: id, user_id })))
+            // A parallel request added them already: membership is a set.
+            .onConflict((oc) => oc.columns(['group_id', 'user_id']).doNothing())
             .execute();
         }
         touched = [...new Set([...touched, ...added, ...removed])];

@@ -28,6 +28,15 @@ import {
  */
 const SCIM_PREFIX = '/scim/v2';
 
+/** The router's refusals (a path parameter over 100 characters, a malformed URL) under /scim/v2. */
+export function scimFrameworkError(url: string, error: unknown) {
+  if (url !== SCIM_PREFIX && !url.startsWith(`${SCIM_PREFIX}/`) && !url.startsWith(`${SCIM_PREFIX}?`)) {
+    return undefined;
+  }
+  const { status, headers, body } = toScimErrorResponse(error);
+  return { status, headers: { ...headers, 'content-type': 'application/scim+json; charset=utf-8' }, body };
+}
+
 const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8';
 const BEARER = /^Bearer\s+(\S{1,512})$/i;
 

@@ -190,6 +190,10 @@ describe('SCIM abuse: tokens, organisations, inputs and limits', () => {
     });
     expectScimError(badPath, 400);
     expectScimError(await stack.scim('GET', '/Users/not-a-uuid'), 404);
+    // The router's own refusals under /scim/v2 (a 200-character id) are SCIM errors too.
+    const long = await stack.scim('GET', `/Users/${'a'.repeat(200)}`);
+    expectScimError(long, 414);
+    expect(long.headers.get('content-type')).toMatch(/^application\/scim\+json/);
     expectScimError(await stack.scim('GET', '/Nope'), 404);
     expectScimError(await stack.scim('GET', '/Users?count=abc'), 400);
     expectScimError(await stack.scim('GET', `/Users?filter=${encodeURIComponent('x'.repeat(1001))}`), 400);
@@ -217,6 +221,17 @@ describe('SCIM abuse: tokens, organisations, inputs and limits', () => {
     expect((await stack.scim('PATCH', `/Groups/${group.body.id}`, add)).status).toBe(200);
     const again = await stack.scim('PATCH', `/Groups/${group.body.id}`, add);
     expect(again.body.members.map((m: any) => m.value)).toEqual([person.id]);
+    // Replayed in parallel (a retrying client): every answer is a success, the membership one.
+    const other = await stack.scim('POST', '/Users', { userName: 'parallel@abuse.test' });
+    const addOther = { Operations: [{ op: 'add', path: 'members', value: [{ value: other.body.id }] }] };
+    const parallel = await Promise.all(
+      Array.from({ length: 5 }, () => stack.scim('PATCH', `/Groups/${group.body.id}`, addOther)),
+    );
+    expect(parallel.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    const members = (await stack.scim('GET', `/Groups/${group.body.id}`)).body.members.map(
+      (m: any) => m.value,
+    );
+    expect(members.sort()).toEqual([person.id, other.body.id].sort());
     expect((await stack.scim('DELETE', `/Groups/${group.body.id}`)).status).toBe(204);
     expectScimError(await stack.scim('DELETE', `/Groups/${group.body.id}`), 404);
   });

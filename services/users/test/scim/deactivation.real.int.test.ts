@@ -238,6 +238,9 @@ describe('SCIM deactivation: sessions, refresh tokens and API clients stop at on
     const old = await consoleCall('GET', `/members/${person.id}`);
     expect(old.res.status).toBe(200);
     expect(old.body).toMatchObject({ status: 'deactivated' });
+    // The console can not bring the deleted record back; the directory provisions the person again.
+    const reactivate = await consoleCall('POST', `/members/${person.id}/reactivate`);
+    expect([reactivate.res.status, reactivate.body.errorCode]).toEqual([409, 'MANAGED_BY_DIRECTORY']);
     const kept = await sql<{ user_name: string; deleted_at: Date | null }>`
       select user_name, deleted_at from scim_users where user_id = ${person.id}`.execute(db.kysely);
     expect(kept.rows[0]).toMatchObject({ user_name: 'mover@deprov.test', deleted_at: expect.any(Date) });
