@@ -9,6 +9,7 @@ import {
   selectScopeGroupChoices,
   type GroupMappingsDecision,
   type MappingRow,
+  type MemberChange,
   type ScimTokenNameDecision,
 } from './decide-scim.ts';
 
@@ -135,17 +136,17 @@ describe('mappingRows and selectScopeGroupChoices', () => {
 });
 
 describe('decideScimFailure', () => {
-  it.each<[string, { status: number | null; body: unknown; message: string }, string]>([
+  const managed = { status: 409, body: { errorCode: 'MANAGED_BY_DIRECTORY', message: 'm' }, message: 'm' };
+  it.each<[string, { status: number | null; body: unknown; message: string }, MemberChange, string]>([
     [
       'the sixth token: the limit, named',
       { status: 409, body: { errorCode: 'LIMIT_REACHED', message: 'm' }, message: 'm' },
+      'other',
       t.tokens.limitReached(5),
     ],
-    [
-      'a role edit on a directory-managed member',
-      { status: 409, body: { errorCode: 'MANAGED_BY_DIRECTORY', message: 'm' }, message: 'm' },
-      t.managedRefused,
-    ],
+    ['a role edit on a directory-managed member', managed, 'role', t.managedRefused],
+    ['reactivating a person the directory deleted', managed, 'reactivate', t.removedByDirectory],
+    ["another change the directory refuses: the service's message", managed, 'other', 'm'],
     [
       "anything else: the service's message",
       {
@@ -153,10 +154,11 @@ describe('decideScimFailure', () => {
         body: { errorCode: 'INVALID_REQUEST', message: 'bad scope group' },
         message: 'bad scope group',
       },
+      'role',
       'bad scope group',
     ],
-    ['no answer', { status: null, body: null, message: 'Failed to fetch' }, 'Failed to fetch'],
-  ])('%s', (_name, failure, expected) => {
-    expect(decideScimFailure(failure)).toBe(expected);
+    ['no answer', { status: null, body: null, message: 'Failed to fetch' }, 'other', 'Failed to fetch'],
+  ])('%s', (_name, failure, change, expected) => {
+    expect(decideScimFailure(failure, change)).toBe(expected);
   });
 });

@@ -102,14 +102,19 @@ export function selectScopeGroupChoices(
   return [...new Set(all)].sort((a, b) => a.localeCompare(b));
 }
 
+/** What a member page change was, for the directory's refusals. */
+export type MemberChange = 'role' | 'reactivate' | 'other';
+
 /** A refused console call of the SCIM section or the member page: the message the admin reads. */
-export function decideScimFailure(failure: {
-  status: number | null;
-  body: unknown;
-  message: string;
-}): string {
+export function decideScimFailure(
+  failure: { status: number | null; body: unknown; message: string },
+  change: MemberChange = 'other',
+): string {
   const code = (failure.body as { errorCode?: unknown } | null)?.errorCode;
   if (code === 'LIMIT_REACHED') return t.scim.tokens.limitReached(MAX_SCIM_TOKENS);
-  if (failure.status === 409 && code === 'MANAGED_BY_DIRECTORY') return t.scim.managedRefused;
+  if (failure.status === 409 && code === 'MANAGED_BY_DIRECTORY') {
+    if (change === 'role') return t.scim.managedRefused;
+    if (change === 'reactivate') return t.scim.removedByDirectory;
+  }
   return failure.message;
 }

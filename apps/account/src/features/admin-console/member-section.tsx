@@ -4,6 +4,7 @@ import { consoleApi, type Me, type Role } from './console-client.ts';
 import { consoleCopy as t } from './copy.ts';
 import { decideMemberActions } from './decide-member-actions.ts';
 import { CONSOLE_PATHS } from './select-console-view.ts';
+import type { MemberChange } from './decide-scim.ts';
 import { scimFailureMessage } from './scim-notice.tsx';
 import { selectSignInFacts } from './select-sign-in-facts.ts';
 import { formatDate, formatNumber, useLoad } from './use-load.ts';
@@ -25,7 +26,7 @@ export function MemberSection({ me, userId }: { me: Me; userId: string }) {
   const name = `${member.firstName} ${member.lastName}`;
   const signIn = selectSignInFacts(member, { date: formatDate, number: formatNumber });
 
-  async function run(action: () => Promise<unknown>, done: Notice) {
+  async function run(action: () => Promise<unknown>, done: Notice, kind: MemberChange = 'other') {
     setBusy(true);
     try {
       await action();
@@ -33,8 +34,8 @@ export function MemberSection({ me, userId }: { me: Me; userId: string }) {
       setRole('');
       reload();
     } catch (error) {
-      // A role the directory took over since the page loaded: say so, not the bare 409.
-      setNotice({ error: scimFailureMessage(error) });
+      // The directory's refusals (a role it took over since the page loaded, a person it removed): in words.
+      setNotice({ error: scimFailureMessage(error, kind) });
       reload();
     } finally {
       setBusy(false);
@@ -48,6 +49,7 @@ export function MemberSection({ me, userId }: { me: Me; userId: string }) {
       undo
         ? { text: t.member.undone }
         : { text: t.member.roleChanged(t.roles[member.role], t.roles[to]), undo: member.role },
+      'role',
     );
 
   return (
@@ -145,9 +147,11 @@ export function MemberSection({ me, userId }: { me: Me; userId: string }) {
             className="button"
             disabled={busy}
             onClick={() =>
-              run(() => consoleApi.memberAction(me.organisationId, member.id, 'reactivate'), {
-                text: t.member.reactivated,
-              })
+              run(
+                () => consoleApi.memberAction(me.organisationId, member.id, 'reactivate'),
+                { text: t.member.reactivated },
+                'reactivate',
+              )
             }
           >
             {t.member.reactivate}

@@ -71,6 +71,8 @@ export const scimCopy = {
   managedByDirectory: 'Managed by your directory',
   managedNote:
     "This person's role comes from your directory's groups (Provisioning). Change their groups in your directory to change it.",
+  removedByDirectory:
+    'Your directory removed this person: the record stays for the audit trail. To give them access again, assign them in your directory.',
   managedRefused:
     "This role is managed by your directory: change the person's groups there. The console can't change it.",
 } as const;

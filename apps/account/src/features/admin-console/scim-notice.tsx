@@ -1,6 +1,6 @@
 import { HttpError } from '../../shared/errors/http-error.ts';
 import { consoleCopy } from './copy.ts';
-import { decideScimFailure } from './decide-scim.ts';
+import { decideScimFailure, type MemberChange } from './decide-scim.ts';
 import { failure } from './use-load.ts';
 
 // The Provisioning (SCIM) section's notices: one status or alert line, and what a refused call says.
@@ -10,8 +10,11 @@ const t = consoleCopy.scim;
 export type Notice = { text: string } | { error: string } | null;
 
 /** A refused call of this section as the message the admin reads. */
-export function scimFailureMessage(error: unknown): string {
-  return decideScimFailure({ ...failure(error), body: error instanceof HttpError ? error.body : null });
+export function scimFailureMessage(error: unknown, change: MemberChange = 'other'): string {
+  return decideScimFailure(
+    { ...failure(error), body: error instanceof HttpError ? error.body : null },
+    change,
+  );
 }
 
 /** Copies `value`; answers the notice to show (the clipboard may be refused). */

@@ -390,6 +390,33 @@ describe('members whose role the directory manages', () => {
   });
 });
 
+describe('a person the directory removed', () => {
+  it('Reactivate is refused with MANAGED_BY_DIRECTORY: the page says the directory removed them', async () => {
+    const removed = {
+      ...GRACE,
+      role: 'member',
+      status: 'deactivated',
+      deactivatedAt: '2026-11-25T00:00:00.000Z',
+    };
+    signedIn(({ url, method }) => {
+      const member = `/console/organisations/${ORG}/members/${GRACE.id}`;
+      if (url.pathname === member) return { status: 200, body: { ...removed, managedBy: null, ...DETAIL } };
+      if (url.pathname === `${member}/reactivate` && method === 'POST') {
+        return {
+          status: 409,
+          body: { errorCode: 'MANAGED_BY_DIRECTORY', message: 'Your directory removed this member.' },
+        };
+      }
+      return undefined;
+    });
+    goTo(`/admin/member?id=${GRACE.id}`);
+    render(<Router />);
+    fireEvent.click(await screen.findByRole('button', { name: 'Reactivate' }));
+    expect((await screen.findByRole('alert')).textContent).toBe(t.removedByDirectory);
+    expect(screen.getByTestId('member-status').textContent).toBe('Deactivated');
+  });
+});
+
 describe('the security events of the directory', () => {
   it('an event a SCIM request caused names "Your directory (SCIM)" as its actor, not the token', async () => {
     const settingsAdmin = {
