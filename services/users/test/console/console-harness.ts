@@ -41,8 +41,10 @@ export async function startConsoleStack(
 ): Promise<ConsoleStack> {
   const db = await createTestDb();
   const closers: (() => Promise<void>)[] = [];
-  const urls = await startAuthStack(db, closers, { appOrigin: APP_ORIGIN });
+  // One clock for the user service and the identity service: the console merges both services'
+  // events by time, so a real clock on one side would reorder them whenever the machine is slow.
   const clock = new FakeClock(Date.now());
+  const urls = await startAuthStack(db, closers, { appOrigin: APP_ORIGIN, identityClock: clock });
   const svc = await startTestService({
     db,
     clock,
