@@ -314,7 +314,7 @@ describe('Microsoft 365 people approving a device', () => {
     expect(ok.res.status).toBe(200);
   });
 
-  it('a replayed login or consent challenge is refused, and the CLI gets one set of tokens', async () => {
+  it('a replayed login or consent challenge is refused, and the CLI gets one set of tokens (50 parallel approvals, 50 parallel polls)', async () => {
     const megan = await m365Token('megan@contoso.test');
     const auth = await deviceAuthorization();
     const { jar, loginChallenge, consentChallenge } = await toConsent(megan, auth.user_code);
@@ -322,7 +322,7 @@ describe('Microsoft 365 people approving a device', () => {
     expect(again.res.status).toBe(404);
     expect(again.body.errorCode).toBe('LOGIN_REQUEST_NOT_FOUND');
     const results = await Promise.all(
-      [1, 2, 3].map(() => post('/m365/device/consent', { consentChallenge }, megan)),
+      Array.from({ length: 50 }, () => post('/m365/device/consent', { consentChallenge }, megan)),
     );
     // Each approval is 200 with a consent verifier or 404: never a redirect back to the request.
     for (const r of results) {
@@ -332,7 +332,10 @@ describe('Microsoft 365 people approving a device', () => {
     const first = results.find((r) => r.res.status === 200)!;
     expect(first).toBeDefined();
     await follow(jar, first.body.redirectTo);
-    expect((await poll(auth.device_code)).status).toBe(200);
+    // A replayed device code, 50 copies at once: one set of tokens, the rest invalid_grant.
+    const polls = await Promise.all(Array.from({ length: 50 }, () => poll(auth.device_code)));
+    expect(polls.filter((p) => p.status === 200)).toHaveLength(1);
+    expect(polls.filter((p) => p.status === 400 && p.body.error === 'invalid_grant')).toHaveLength(49);
     expect((await poll(auth.device_code)).status).toBe(400);
     const replay = await post('/m365/device/consent', { consentChallenge }, megan);
     expect(replay.res.status).toBe(404);
