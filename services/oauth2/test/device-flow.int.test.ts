@@ -144,6 +144,27 @@ describe('device authorization grant (RFC 8628) on Hydra’s wire', () => {
     expect(afterReplay.status).toBe(400);
   });
 
+  it('replayed device code in parallel: of 50 polls of an approved code exactly one gets tokens', async () => {
+    const auth = await deviceAuthorization(server, { ip: freshIp() });
+    const deviceCode = auth.body.device_code as string;
+    await approveDevice(server, auth.body.user_code as string);
+    clock.advance(6000);
+    const refreshTokens = async () =>
+      (
+        await sql<{
+          n: number;
+        }>`select count(*)::int as n from oauth2_models where model = 'RefreshToken'`.execute(
+          server.db.kysely,
+        )
+      ).rows[0]!.n;
+    const before = await refreshTokens();
+    const polls = await Promise.all(Array.from({ length: 50 }, () => pollToken(server, deviceCode)));
+    expect(polls.filter((p) => p.status === 200)).toHaveLength(1);
+    expect(polls.filter((p) => p.status === 400 && p.body.error === 'invalid_grant')).toHaveLength(49);
+    // Nothing half-written: at most the one set of tokens was stored (a late replay may end the grant).
+    expect((await refreshTokens()) - before).toBeLessThanOrEqual(1);
+  });
+
   it('RFC 8628 §3.5: denied → access_denied on the next poll, and the app page says so', async () => {
     const auth = await deviceAuthorization(server, { ip: freshIp() });
     const { done } = await approveDevice(server, auth.body.user_code as string, { deny: true });
