@@ -4,6 +4,7 @@ import { seedDemo } from '../src/seed.ts';
 import { platformAuthorizeUrl } from './auth-stack.ts';
 import { Jar } from './jar.ts';
 import {
+  exchangeCode,
   passwordLogin,
   startRealStack,
   tokenRequest,
@@ -64,14 +65,7 @@ describe('consent through the real identity service and authorization server', (
   }
 
   /** The callback's code exchanged for tokens (client platform, PKCE). */
-  const exchange = (callback: URL, verifier: string) =>
-    tokenRequest(urls.issuer, {
-      grant_type: 'authorization_code',
-      code: callback.searchParams.get('code')!,
-      redirect_uri: `${APP_ORIGIN}/account/callback`,
-      code_verifier: verifier,
-      client_id: 'platform',
-    });
+  const exchange = (callback: URL, verifier: string) => exchangeCode(urls.issuer, callback, verifier);
 
   const postConsent = (consentChallenge: string, identitySessionId: string) =>
     new Jar().fetch(`${urls.users}/login/consent`, {

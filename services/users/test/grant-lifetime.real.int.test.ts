@@ -4,6 +4,7 @@ import { DEMO_PASSWORD, seedDemo } from '../src/seed.ts';
 import { platformAuthorizeUrl } from './auth-stack.ts';
 import { Jar } from './jar.ts';
 import {
+  exchangeCode,
   passwordLogin,
   startRealStack,
   tokenRequest as postToken,
@@ -70,13 +71,7 @@ describe('grants end with their identity session and user', () => {
     // First-party client: no consent screen, straight to the callback.
     const callback = await jar.navigateToApp(submitted.body.redirect_browser_to);
     expect(callback.pathname).toBe('/account/callback');
-    const token = await tokenRequest({
-      grant_type: 'authorization_code',
-      code: callback.searchParams.get('code')!,
-      redirect_uri: `${APP_ORIGIN}/account/callback`,
-      code_verifier: verifier,
-      client_id: 'platform',
-    });
+    const token = await exchangeCode(urls.issuer, callback, verifier);
     expect(token.status).toBe(200);
     return { jar, session: whoami.body, tokens: token.body };
   }

@@ -120,6 +120,20 @@ export async function tokenRequest(
   return { status: res.status, body: await res.json() };
 }
 
+/** The app's callback `code` exchanged for tokens (client `platform`, PKCE), from `via` or plainly. */
+export const exchangeCode = (issuer: string, callback: URL, verifier: string, via?: Jar) =>
+  tokenRequest(
+    issuer,
+    {
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code')!,
+      redirect_uri: `${callback.origin}/account/callback`,
+      code_verifier: verifier,
+      client_id: 'platform',
+    },
+    via,
+  );
+
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 /** The CLI's device authorization (client `research-cli`). */

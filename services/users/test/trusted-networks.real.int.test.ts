@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { platformAuthorizeUrl } from './auth-stack.ts';
 import { Jar } from './jar.ts';
 import {
+  exchangeCode,
   passwordLogin,
   startRealStack,
   tokenRequest as postToken,
@@ -132,13 +133,7 @@ describe('trusted networks: members are refused outside their organisation’s r
     const submitted = await passwordLogin(browser, urls.identityPublic, challenge, email, PASSWORD);
     if (submitted.res.status !== 422) return { submitted, tokens: undefined };
     const callback = await browser.navigateToApp(submitted.body.redirect_browser_to);
-    const token = await tokenRequest(browser, {
-      grant_type: 'authorization_code',
-      code: callback.searchParams.get('code')!,
-      redirect_uri: `${APP_ORIGIN}/account/callback`,
-      code_verifier: verifier,
-      client_id: 'platform',
-    });
+    const token = await exchangeCode(urls.issuer, callback, verifier, browser);
     expect(token.status).toBe(200);
     return { submitted, tokens: token.body as { access_token: string; refresh_token: string } };
   }
