@@ -1,27 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { systemUrls, useBrowser } from './browser.ts';
 import { identityAdmin, invite } from './fixtures.ts';
+import { onboardFromInvitation, reachGitLinkStep } from './journeys.ts';
 
 // A source-code-host user links the work account during the callback's onboarding stepper
 // (issue 5: the onboarding/callback stepper, the callback screen, the source-code-host completion).
-
-// The invitation steps before the callback (the onboarding journeys cover them in detail).
-
-/** Invitation onboarding: password, skip 2FA, accept the terms; the app then goes to login. */
-async function onboard(page: Page, link: string, password: string): Promise<void> {
-  await page.goto(link);
-  await page.getByRole('heading', { name: 'Set your password' }).waitFor({ timeout: 30_000 });
-  await page.getByPlaceholder('Create password').fill(password);
-  await page.getByPlaceholder('Re-enter password').fill(password);
-  await page.getByRole('button', { name: 'Continue' }).click();
-  await page.getByRole('button', { name: 'Skip for now' }).click({ timeout: 30_000 });
-  await page.getByRole('heading', { name: 'Accept the terms' }).waitFor({ timeout: 30_000 });
-  await page.getByLabel('I agree to the platform terms of service').check();
-  await page.getByLabel('I agree to the privacy policy').check();
-  await page.getByRole('button', { name: 'Continue' }).click();
-}
 
 describe('source-code-host link during callback onboarding, end to end', () => {
   const browser = useBrowser();
@@ -31,17 +15,11 @@ describe('source-code-host link during callback onboarding, end to end', () => {
     const invited = await invite(urls, { isGitUser: true });
     const password = `Git-${randomBytes(6).toString('hex')}!1`;
     const { context, page } = await browser.newPage();
-    await onboard(page, invited.link, password);
+    // The invitation steps before the callback (the onboarding journeys cover them in detail).
+    await onboardFromInvitation(page, invited.link, password);
 
     // Login completes the OAuth2 flow; the callback's stepper still owes the link step.
-    const linkStep = page.getByRole('heading', { name: 'Link your GitHub account' });
-    const confirm = page.getByRole('heading', { name: 'Password confirmation' });
-    await Promise.race([linkStep.waitFor({ timeout: 45_000 }), confirm.waitFor({ timeout: 45_000 })]);
-    if (await confirm.isVisible()) {
-      await page.getByLabel('Password').fill(password);
-      await page.getByRole('button', { name: 'Continue' }).click();
-      await linkStep.waitFor({ timeout: 30_000 });
-    }
+    const linkStep = await reachGitLinkStep(page, password);
     expect(page.url()).toContain('/account/callback');
     await page.getByText('Signing up as').waitFor();
     expect(await page.getByText(invited.email).isVisible()).toBe(true);

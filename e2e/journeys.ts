@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { totpCode } from '@acme/test-kit/totp';
 import type { SystemUrls } from './browser.ts';
 
@@ -88,4 +88,34 @@ export async function tabTo(page: Page, name: string, max = 40): Promise<void> {
     await page.keyboard.press('Tab');
   }
   throw new Error(`no focusable element named "${name}" within ${max} Tab presses`);
+}
+
+/** Invitation onboarding: password, skip 2FA, accept the terms; the app then goes to login. */
+export async function onboardFromInvitation(page: Page, link: string, password: string): Promise<void> {
+  await page.goto(link);
+  await page.getByRole('heading', { name: 'Set your password' }).waitFor({ timeout: 30_000 });
+  await page.getByPlaceholder('Create password').fill(password);
+  await page.getByPlaceholder('Re-enter password').fill(password);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByRole('button', { name: 'Skip for now' }).click({ timeout: 30_000 });
+  await page.getByRole('heading', { name: 'Accept the terms' }).waitFor({ timeout: 30_000 });
+  await page.getByLabel('I agree to the platform terms of service').check();
+  await page.getByLabel('I agree to the privacy policy').check();
+  await page.getByRole('button', { name: 'Continue' }).click();
+}
+
+/**
+ * The callback's source-code-host link step, after a password confirmation when the server asks
+ * for one: the step's heading, shown.
+ */
+export async function reachGitLinkStep(page: Page, password: string): Promise<Locator> {
+  const linkStep = page.getByRole('heading', { name: 'Link your GitHub account' });
+  const confirm = page.getByRole('heading', { name: 'Password confirmation' });
+  await Promise.race([linkStep.waitFor({ timeout: 45_000 }), confirm.waitFor({ timeout: 45_000 })]);
+  if (await confirm.isVisible()) {
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await linkStep.waitFor({ timeout: 30_000 });
+  }
+  return linkStep;
 }

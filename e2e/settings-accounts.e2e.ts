@@ -5,6 +5,7 @@ import { seriousViolations } from './axe.ts';
 import { systemUrls, useBrowser } from './browser.ts';
 import { identityAdmin, invite } from './fixtures.ts';
 import { UNLINK_PRIVILEGED_SECONDS } from './global-setup.ts';
+import { onboardFromInvitation, reachGitLinkStep } from './journeys.ts';
 
 // Issue 23: unlinking the source-code host from the account page (journey 5), and the account page
 // of a Microsoft 365 person, who has no identity session.
@@ -15,30 +16,14 @@ async function expectNoSeriousViolations(page: Page, screen: string, include?: s
 
 /** Invitation onboarding of a source-code-host user, through the link at the host, to /research. */
 async function onboardAndLink(page: Page, link: string, password: string, research: string): Promise<void> {
-  await page.goto(link);
-  await page.getByRole('heading', { name: 'Set your password' }).waitFor({ timeout: 30_000 });
-  await page.getByPlaceholder('Create password').fill(password);
-  await page.getByPlaceholder('Re-enter password').fill(password);
-  await page.getByRole('button', { name: 'Continue' }).click();
-  await page.getByRole('button', { name: 'Skip for now' }).click({ timeout: 30_000 });
-  await page.getByRole('heading', { name: 'Accept the terms' }).waitFor({ timeout: 30_000 });
-  await page.getByLabel('I agree to the platform terms of service').check();
-  await page.getByLabel('I agree to the privacy policy').check();
-  await page.getByRole('button', { name: 'Continue' }).click();
+  await onboardFromInvitation(page, link, password);
   await linkAtHost(page, password);
   await page.waitForURL(research, { timeout: 45_000 });
 }
 
 /** The callback's link step (after a password confirmation, when the server asks for one). */
 async function linkAtHost(page: Page, password: string): Promise<void> {
-  const linkStep = page.getByRole('heading', { name: 'Link your GitHub account' });
-  const confirm = page.getByRole('heading', { name: 'Password confirmation' });
-  await Promise.race([linkStep.waitFor({ timeout: 45_000 }), confirm.waitFor({ timeout: 45_000 })]);
-  if (await confirm.isVisible()) {
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await linkStep.waitFor({ timeout: 30_000 });
-  }
+  await reachGitLinkStep(page, password);
   await page.getByRole('button', { name: 'Authenticate with GitHub' }).click();
   await page.waitForURL(/\/github\/login\/oauth\/authorize/, { timeout: 30_000 });
   await page.getByRole('button', { name: 'Authorize' }).click();

@@ -235,6 +235,25 @@ describe('agent service', () => {
     );
   });
 
+  it('the per-IP limit holds under parallel requests: with 20 spent, of 50 at once 30 are recorded and 20 get 429 with Retry-After', async () => {
+    clock.set(new Date('2026-03-01T11:00:00.000Z'));
+    const send = () => http(url, { method: 'POST', headers: auth(), json: { email: '', name: 'Burst' } });
+    const before = (await rows()).length;
+    const spent = await Promise.all(Array.from({ length: 20 }, send));
+    expect(spent.map((r) => r.status)).toEqual(Array.from({ length: 20 }, () => 202));
+    const answers = await Promise.all(Array.from({ length: 50 }, send));
+    expect(answers.filter((r) => r.status === 202)).toHaveLength(30);
+    const limited = answers.filter((r) => r.status === 429);
+    expect(limited).toHaveLength(20);
+    for (const r of limited) {
+      expect(r.body.errorCode).toBe('RATE_LIMITED');
+      expect(r.headers.get('retry-after')).toBe('60');
+    }
+    // Nothing half-written: a record for each request admitted, none for the refused ones.
+    expect((await rows()).length - before).toBe(50);
+    clock.advance(60_000);
+  });
+
   it('answers the health probes', async () => {
     for (const probe of ['alive', 'ready']) {
       const res = await http(url.replace('/misc/unregistered-user', `/health/${probe}`));

@@ -21,11 +21,13 @@ export interface RequestState {
   fresh: Map<string, { access_token: Record<string, unknown>; id_token: Record<string, unknown> }>;
   /**
    * Token endpoint only: writes are collected and sent as ONE statement once the response is
-   * ready (see `token-writes.ts`). `gate` is the authorization code's consumption: the other
-   * writes happen only if this request consumed the code.
+   * ready (see `token-writes.ts`). `gate` is the authorization or device code's consumption: the
+   * other writes happen only if this request consumed the code.
    */
   deferWrites: boolean;
   gate: RawBuilder<unknown> | undefined;
+  /** What the gate consumes ("authorization code", "device code"), for the refusal's description. */
+  gateLabel: string | undefined;
   pending: ((cond: RawBuilder<unknown>) => RawBuilder<unknown>)[];
 }
 
@@ -46,6 +48,7 @@ export function requestState(koaCtx?: object): RequestState | undefined {
       fresh: new Map(),
       deferWrites: false,
       gate: undefined,
+      gateLabel: undefined,
       pending: [],
     };
     states.set(ctx, state);

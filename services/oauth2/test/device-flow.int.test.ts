@@ -1,3 +1,4 @@
+import { sql } from '@acme/db';
 import { FakeClock } from '@acme/db/clock';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
@@ -143,6 +144,27 @@ describe('device authorization grant (RFC 8628) on Hydra’s wire', () => {
     expect(afterReplay.status).toBe(400);
   });
 
+  it('replayed device code in parallel: of 50 polls of an approved code exactly one gets tokens', async () => {
+    const auth = await deviceAuthorization(server, { ip: freshIp() });
+    const deviceCode = auth.body.device_code as string;
+    await approveDevice(server, auth.body.user_code as string);
+    clock.advance(6000);
+    const refreshTokens = async () =>
+      (
+        await sql<{
+          n: number;
+        }>`select count(*)::int as n from oauth2_models where model = 'RefreshToken'`.execute(
+          server.db.kysely,
+        )
+      ).rows[0]!.n;
+    const before = await refreshTokens();
+    const polls = await Promise.all(Array.from({ length: 50 }, () => pollToken(server, deviceCode)));
+    expect(polls.filter((p) => p.status === 200)).toHaveLength(1);
+    expect(polls.filter((p) => p.status === 400 && p.body.error === 'invalid_grant')).toHaveLength(49);
+    // Nothing half-written: at most the one set of tokens was stored (a late replay may end the grant).
+    expect((await refreshTokens()) - before).toBeLessThanOrEqual(1);
+  });
+
   it('RFC 8628 §3.5: denied → access_denied on the next poll, and the app page says so', async () => {
     const auth = await deviceAuthorization(server, { ip: freshIp() });
     const { done } = await approveDevice(server, auth.body.user_code as string, { deny: true });
@@ -186,15 +208,15 @@ describe('device authorization grant (RFC 8628) on Hydra’s wire', () => {
     expect((await pollToken(server, code)).body.error).toBe('authorization_pending');
   });
 
-  it('slow_down under parallel polls: of 5 simultaneous polls at most one is on time', async () => {
+  it('slow_down under parallel polls: of 50 simultaneous polls at most one is on time', async () => {
     const auth = await deviceAuthorization(server, { ip: freshIp() });
     const code = auth.body.device_code as string;
     await pollToken(server, code);
     clock.advance(6000);
-    const answers = await Promise.all(Array.from({ length: 5 }, () => pollToken(server, code)));
+    const answers = await Promise.all(Array.from({ length: 50 }, () => pollToken(server, code)));
     const errors = answers.map((a) => a.body.error);
     expect(errors.filter((e) => e === 'authorization_pending')).toHaveLength(1);
-    expect(errors.filter((e) => e === 'slow_down')).toHaveLength(4);
+    expect(errors.filter((e) => e === 'slow_down')).toHaveLength(49);
   });
 
   it('replayed user code: a second accept of the same code (another challenge) is refused as used', async () => {
@@ -207,15 +229,19 @@ describe('device authorization grant (RFC 8628) on Hydra’s wire', () => {
     expect(replay.body.error_description).toBe('The user code has already been used.');
   });
 
-  it('parallel accepts of one user code: exactly one succeeds', async () => {
+  it('parallel accepts of one user code: of 50, exactly one succeeds', async () => {
     const auth = await deviceAuthorization(server, { ip: freshIp() });
     const challenges = await Promise.all(
-      Array.from({ length: 4 }, () => openVerification(server, new CookieJar(), freshIp())),
+      Array.from({ length: 50 }, () => openVerification(server, new CookieJar(), freshIp())),
     );
     const answers = await Promise.all(
       challenges.map((c) => acceptUserCode(server, c.challenge, auth.body.user_code as string)),
     );
     expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    const refused = answers.filter((a) => a.status !== 200);
+    expect(refused.map((a) => [a.status, a.body.error])).toEqual(
+      Array.from({ length: 49 }, () => [400, 'invalid_grant']),
+    );
   });
 
   it('a device challenge is single-use and its verifier works once, only in the browser that opened it', async () => {
@@ -277,26 +303,39 @@ describe('device authorization grant (RFC 8628) on Hydra’s wire', () => {
     expect((await acceptUserCode(server, later.challenge, auth2.body.user_code as string)).status).toBe(200);
   });
 
-  it('brute force in parallel: 30 simultaneous wrong codes from one IP, exactly 10 are evaluated', async () => {
+  it('brute force in parallel: 50 simultaneous wrong codes from one IP, exactly 10 are evaluated', async () => {
     const ip = freshIp();
     const { challenge } = await openVerification(server, new CookieJar(), ip);
     const answers = await Promise.all(
-      Array.from({ length: 30 }, (_, i) =>
+      Array.from({ length: 50 }, (_, i) =>
         acceptUserCode(server, challenge, `ZZZZ-${String.fromCharCode(66 + (i % 20))}BBB`),
       ),
     );
     expect(answers.filter((a) => a.status === 400)).toHaveLength(10);
-    expect(answers.filter((a) => a.status === 429)).toHaveLength(20);
+    const refused = answers.filter((a) => a.status === 429);
+    expect(refused).toHaveLength(40);
+    for (const r of refused) expect(r.body.error).toBe('too_many_requests');
   });
 
-  it('issuing device codes is limited per IP, also in parallel (limit 5 here)', async () => {
+  it('issuing device codes is limited per IP, also in parallel (50 at once, limit 5 here)', async () => {
     const ip = freshIp();
-    const answers = await Promise.all(Array.from({ length: 8 }, () => deviceAuthorization(server, { ip })));
+    const deviceCodes = async () =>
+      (
+        await sql<{
+          n: number;
+        }>`select count(*)::int as n from oauth2_models where model = 'DeviceCode'`.execute(server.db.kysely)
+      ).rows[0]!.n;
+    const storedBefore = await deviceCodes();
+    const answers = await Promise.all(Array.from({ length: 50 }, () => deviceAuthorization(server, { ip })));
     expect(answers.filter((a) => a.status === 200)).toHaveLength(5);
     const refused = answers.filter((a) => a.status === 429);
-    expect(refused).toHaveLength(3);
-    expect(refused[0]!.body.error).toBe('too_many_requests');
-    expect(refused[0]!.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(refused).toHaveLength(45);
+    for (const r of refused) {
+      expect(r.body.error).toBe('too_many_requests');
+      expect(r.headers.get('retry-after')).toMatch(/^\d+$/);
+    }
+    // Nothing half-written: five device codes for this client and address, no more.
+    expect((await deviceCodes()) - storedBefore).toBe(5);
   });
 
   it('bad input: malformed accept bodies and challenges get OAuth2 errors, never a 500', async () => {

@@ -1,12 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDb } from '@acme/db';
-import type { Database } from '@acme/db';
 import { createIdentityAdminClient } from '@acme/identity-contract/admin-client';
-import { freePort } from '@acme/test-kit/free-port';
-import { start as startUsers } from '../src/index.ts';
-import { DEMO_PASSWORD, seedDemo } from '../src/seed.ts';
-import { platformAuthorizeUrl, startAuthStack } from './auth-stack.ts';
+import { seedDemo } from '../src/seed.ts';
+import { platformAuthorizeUrl } from './auth-stack.ts';
 import { Jar } from './jar.ts';
+import {
+  exchangeCode,
+  passwordLogin,
+  startRealStack,
+  tokenRequest,
+  whoami as sessionOf,
+  type RealStack,
+  type RealStackUrls,
+} from './real-stack.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -19,58 +24,34 @@ import { Jar } from './jar.ts';
 const APP_ORIGIN = 'http://localhost:4000';
 
 describe('consent through the real identity service and authorization server', () => {
-  let db: Database;
-  const urls: Record<string, string> = {};
-  const closers: (() => Promise<void>)[] = [];
+  let stack: RealStack;
+  let urls: RealStackUrls;
 
   beforeAll(async () => {
-    db = await createTestDb();
-    Object.assign(urls, await startAuthStack(db, closers, { appOrigin: APP_ORIGIN }));
-    const [usersPublic, usersAdmin] = await Promise.all([freePort(), freePort()]);
-    const users = await startUsers({
-      db,
-      logger: false,
-      env: {
-        USERS_PUBLIC_PORT: String(usersPublic),
-        USERS_ADMIN_PORT: String(usersAdmin),
-        IDENTITY_ADMIN_URL: urls.identityAdmin,
-        OAUTH2_ADMIN_URL: urls.oauth2Admin,
-        IDENTITY_PUBLIC_URL: urls.identityPublic,
-      },
+    stack = await startRealStack({
+      appOrigin: APP_ORIGIN,
+      // Without the user service's admin API the authorization server shows every consent screen.
+      oauth2KnowsUsers: false,
+      usersEnv: (auth) => ({ IDENTITY_PUBLIC_URL: auth.identityPublic }),
     });
-    closers.push(users.close);
-    urls.users = users.urls.public!;
-    urls.usersAdmin = users.urls.admin!;
+    urls = stack.urls;
     await seedDemo(urls.usersAdmin);
   });
   afterAll(async () => {
-    for (const close of closers.reverse()) await close();
-    await db.close();
+    await stack.close();
   });
 
   /** Authorize, sign in with the identity service, and stop at the consent screen. */
   async function toConsent(email: string) {
     const jar = new Jar();
-    const { url: authorizeUrl, verifier } = platformAuthorizeUrl(urls.issuer!, APP_ORIGIN);
+    const { url: authorizeUrl, verifier } = platformAuthorizeUrl(urls.issuer, APP_ORIGIN);
     const login = await jar.navigateToApp(authorizeUrl);
     expect(login.pathname).toBe('/account/login');
     const loginChallenge = login.searchParams.get('login_challenge')!;
 
-    const flow = await jar.fetch(
-      `${urls.identityPublic}/self-service/login/browser?login_challenge=${encodeURIComponent(loginChallenge)}`,
-      { headers: { accept: 'application/json' } },
-    );
-    expect(flow.res.status).toBe(200);
-    const csrf = flow.body.ui.nodes.find((n: any) => n.attributes.name === 'csrf_token').attributes.value;
-    const submitted = await jar.fetch(`${urls.identityPublic}/self-service/login?flow=${flow.body.id}`, {
-      method: 'POST',
-      headers: { accept: 'application/json' },
-      json: { method: 'password', identifier: email, password: DEMO_PASSWORD, csrf_token: csrf },
-    });
+    const submitted = await passwordLogin(jar, urls.identityPublic, loginChallenge, email);
     expect(submitted.res.status).toBe(422);
-    const whoami = await jar.fetch(`${urls.identityPublic}/sessions/whoami`, {
-      headers: { accept: 'application/json' },
-    });
+    const whoami = await sessionOf(jar, urls.identityPublic);
     expect(whoami.res.status).toBe(200);
 
     const consent = await jar.navigateToApp(submitted.body.redirect_browser_to);
@@ -83,6 +64,9 @@ describe('consent through the real identity service and authorization server', (
     };
   }
 
+  /** The callback's code exchanged for tokens (client platform, PKCE). */
+  const exchange = (callback: URL, verifier: string) => exchangeCode(urls.issuer, callback, verifier);
+
   const postConsent = (consentChallenge: string, identitySessionId: string) =>
     new Jar().fetch(`${urls.users}/login/consent`, {
       method: 'POST',
@@ -91,7 +75,7 @@ describe('consent through the real identity service and authorization server', (
     });
 
   it('accepts consent for the signed-in user and the token carries products and scope groups', async () => {
-    const issuer = urls.issuer!;
+    const issuer = urls.issuer;
     const { jar, verifier, consentChallenge, session } = await toConsent('ada@acme.test');
     const accepted = await postConsent(consentChallenge, session.id);
     expect(accepted.res.status).toBe(200);
@@ -102,19 +86,9 @@ describe('consent through the real identity service and authorization server', (
     const code = callback.searchParams.get('code')!;
     expect(code).toMatch(/^ory_ac_/);
 
-    const token = await fetch(`${issuer}/oauth2/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: `${APP_ORIGIN}/account/callback`,
-        code_verifier: verifier,
-        client_id: 'platform',
-      }).toString(),
-    });
+    const token = await exchange(callback, verifier);
     expect(token.status).toBe(200);
-    const { access_token: accessToken } = (await token.json()) as { access_token: string };
+    const { access_token: accessToken } = token.body as { access_token: string };
     const claims = JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString('utf8'));
     expect(claims.sub).toBe(session.identity.id);
     expect(claims.ext).toEqual({
@@ -135,18 +109,9 @@ describe('consent through the real identity service and authorization server', (
     const { jar, verifier, consentChallenge, session } = await toConsent('ada@acme.test');
     const accepted = await postConsent(consentChallenge, session.id);
     const callback = await jar.navigateToApp(accepted.body.redirectTo);
-    const token = await fetch(`${urls.issuer}/oauth2/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code: callback.searchParams.get('code')!,
-        redirect_uri: `${APP_ORIGIN}/account/callback`,
-        code_verifier: verifier,
-        client_id: 'platform',
-      }).toString(),
-    });
-    const { refresh_token: refreshToken } = (await token.json()) as { refresh_token: string };
+    const { refresh_token: refreshToken } = (await exchange(callback, verifier)).body as {
+      refresh_token: string;
+    };
 
     const listed = await jar.fetch(`${urls.users}/me/connected-apps`, { headers: { origin: APP_ORIGIN } });
     expect(listed.res.status, JSON.stringify(listed.body)).toBe(200);
@@ -169,14 +134,10 @@ describe('consent through the real identity service and authorization server', (
       headers: { origin: APP_ORIGIN },
     });
     expect(revoked.res.status).toBe(204);
-    const refreshed = await fetch(`${urls.issuer}/oauth2/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'refresh_token',
-        refresh_token: refreshToken,
-        client_id: 'platform',
-      }).toString(),
+    const refreshed = await tokenRequest(urls.issuer, {
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: 'platform',
     });
     expect(refreshed.status).toBe(400);
     const after = await jar.fetch(`${urls.users}/me/connected-apps`, { headers: { origin: APP_ORIGIN } });
@@ -187,18 +148,9 @@ describe('consent through the real identity service and authorization server', (
     const { jar, verifier, consentChallenge, session } = await toConsent('ada@acme.test');
     const accepted = await postConsent(consentChallenge, session.id);
     const callback = await jar.navigateToApp(accepted.body.redirectTo);
-    const token = await fetch(`${urls.issuer}/oauth2/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code: callback.searchParams.get('code')!,
-        redirect_uri: `${APP_ORIGIN}/account/callback`,
-        code_verifier: verifier,
-        client_id: 'platform',
-      }).toString(),
-    });
-    const { access_token: accessToken } = (await token.json()) as { access_token: string };
+    const { access_token: accessToken } = (await exchange(callback, verifier)).body as {
+      access_token: string;
+    };
     const bearer = { authorization: `Bearer ${accessToken}`, origin: APP_ORIGIN };
 
     // No cookie at all: the token says who is asking.
@@ -242,7 +194,7 @@ describe('consent through the real identity service and authorization server', (
   it('created the seeded identities with the user service id and onboarding traits', async () => {
     const users = (await new Jar().fetch(`${urls.usersAdmin}/admin/users`)).body.users as any[];
     const ada = users.find((u) => u.email === 'ada@acme.test');
-    const identity = await createIdentityAdminClient({ baseUrl: urls.identityAdmin! }).getIdentity(
+    const identity = await createIdentityAdminClient({ baseUrl: urls.identityAdmin }).getIdentity(
       ada.identityId,
     );
     expect(identity).not.toBeNull();

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDb } from '@acme/db';
-import type { Database } from '@acme/db';
 import {
   demoDirectory,
   DEMO_CONTOSO_TENANT_ID,
@@ -9,13 +7,19 @@ import {
   startMicrosoftStandIns,
   type MicrosoftStandIns,
 } from '@acme/dev';
-import { freePort } from '@acme/test-kit/free-port';
-import { start as startUsers } from '../src/index.ts';
-import { DEMO_PASSWORD, seedDemo } from '../src/seed.ts';
-import { startAuthStack } from './auth-stack.ts';
+import { seedDemo } from '../src/seed.ts';
 import { Jar } from './jar.ts';
-
-/* eslint-disable @typescript-eslint/no-explicit-any */
+import {
+  deviceAuthorization as authorizeDevice,
+  DEVICE_GRANT,
+  passwordLogin,
+  postDeviceVerification,
+  startRealStack,
+  tokenRequest as postToken,
+  whoami,
+  type RealStack,
+  type RealStackUrls,
+} from './real-stack.ts';
 
 /**
  * Microsoft 365 people approving a device (RFC 8628) through the real authorization server,
@@ -27,19 +31,16 @@ import { Jar } from './jar.ts';
 
 const PLATFORM = 'http://localhost:4000';
 const MAGIC = 'http://localhost:4001';
-const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const TAILSPIN_TENANT_ID = '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
 
 const payloadOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString());
 
 describe('Microsoft 365 people approving a device', () => {
-  let db: Database;
   let ms: MicrosoftStandIns;
-  const urls: Record<string, string> = {};
-  const closers: (() => Promise<void>)[] = [];
+  let stack: RealStack | undefined;
+  let urls: RealStackUrls;
 
   beforeAll(async () => {
-    db = await createTestDb();
     const directory = demoDirectory([MAGIC]);
     directory.tenants.push({
       tenantId: TAILSPIN_TENANT_ID,
@@ -57,28 +58,23 @@ describe('Microsoft 365 people approving a device', () => {
         },
       ],
     });
-    ms = await startMicrosoftStandIns({ entraPort: 0, graphPort: 0, marketplacePort: 0, directory });
-    closers.push(ms.close);
-    const [usersPublic, usersAdmin] = await Promise.all([freePort(), freePort()]);
-    const usersAdminUrl = `http://localhost:${usersAdmin}`;
-    Object.assign(urls, await startAuthStack(db, closers, { appOrigin: PLATFORM, usersAdminUrl }));
-    const users = await startUsers({
-      db,
-      logger: false,
-      env: {
-        USERS_PUBLIC_PORT: String(usersPublic),
-        USERS_ADMIN_PORT: String(usersAdmin),
-        IDENTITY_ADMIN_URL: urls.identityAdmin,
-        IDENTITY_PUBLIC_URL: urls.identityPublic,
-        OAUTH2_ADMIN_URL: urls.oauth2Admin,
-        M365_AUTHORITY_URL: ms.urls.entra,
-        GRAPH_URL: ms.urls.graph,
-        MARKETPLACE_API_URL: ms.urls.marketplace,
-      },
+    const standIns = await startMicrosoftStandIns({
+      entraPort: 0,
+      graphPort: 0,
+      marketplacePort: 0,
+      directory,
     });
-    closers.push(users.close);
-    urls.users = users.urls.public!;
-    urls.usersAdmin = users.urls.admin!;
+    ms = standIns;
+    stack = await startRealStack({
+      appOrigin: PLATFORM,
+      usersEnv: (auth) => ({
+        IDENTITY_PUBLIC_URL: auth.identityPublic,
+        M365_AUTHORITY_URL: standIns.urls.entra,
+        GRAPH_URL: standIns.urls.graph,
+        MARKETPLACE_API_URL: standIns.urls.marketplace,
+      }),
+    });
+    urls = stack.urls;
     await seedDemo(urls.usersAdmin, undefined, {
       m365: { contosoTenantId: DEMO_CONTOSO_TENANT_ID, fabrikamTenantId: DEMO_FABRIKAM_TENANT_ID },
     });
@@ -109,8 +105,8 @@ describe('Microsoft 365 people approving a device', () => {
     expect(kim.res.status).toBe(201);
   }, 60_000);
   afterAll(async () => {
-    for (const close of closers.reverse()) await close().catch(() => undefined);
-    await db?.close();
+    await stack?.close().catch(() => undefined);
+    await ms?.close().catch(() => undefined);
   });
 
   const post = (path: string, json: unknown, bearer?: string) =>
@@ -128,22 +124,10 @@ describe('Microsoft 365 people approving a device', () => {
     return res.body.accessToken as string;
   }
 
-  async function deviceAuthorization() {
-    const res = await fetch(`${urls.issuer}/oauth2/device/auth`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ client_id: 'research-cli', scope: 'openid offline_access' }).toString(),
-    });
-    expect(res.status).toBe(200);
-    return (await res.json()) as { device_code: string; user_code: string; verification_uri: string };
-  }
+  const deviceAuthorization = () => authorizeDevice(urls.issuer);
 
   const tokenRequest = (body: Record<string, string>) =>
-    fetch(`${urls.issuer}/oauth2/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ client_id: 'research-cli', ...body }).toString(),
-    }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, any> }));
+    postToken(urls.issuer, { client_id: 'research-cli', ...body });
   const poll = (deviceCode: string) => tokenRequest({ grant_type: DEVICE_GRANT, device_code: deviceCode });
   const refresh = (token: string) => tokenRequest({ grant_type: 'refresh_token', refresh_token: token });
 
@@ -171,16 +155,7 @@ describe('Microsoft 365 people approving a device', () => {
       userCode,
     });
     expect(verified.res.status).toBe(200);
-    const form = await jar.fetch(verified.body.redirectTo);
-    const inputs: Record<string, string> = {};
-    for (const m of String(form.body).matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"\/>/g)) {
-      inputs[m[1]!] = m[2]!;
-    }
-    const posted = await jar.fetch(`${urls.issuer}/oauth2/device/verify`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams(inputs).toString(),
-    });
+    const posted = await postDeviceVerification(jar, urls.issuer, verified.body.redirectTo);
     const login = await follow(jar, posted.res.headers.get('location')!);
     return { jar, login, loginChallenge: login.searchParams.get('login_challenge')! };
   }
@@ -314,7 +289,7 @@ describe('Microsoft 365 people approving a device', () => {
     expect(ok.res.status).toBe(200);
   });
 
-  it('a replayed login or consent challenge is refused, and the CLI gets one set of tokens', async () => {
+  it('a replayed login or consent challenge is refused, and the CLI gets one set of tokens (50 parallel approvals, 50 parallel polls)', async () => {
     const megan = await m365Token('megan@contoso.test');
     const auth = await deviceAuthorization();
     const { jar, loginChallenge, consentChallenge } = await toConsent(megan, auth.user_code);
@@ -322,7 +297,7 @@ describe('Microsoft 365 people approving a device', () => {
     expect(again.res.status).toBe(404);
     expect(again.body.errorCode).toBe('LOGIN_REQUEST_NOT_FOUND');
     const results = await Promise.all(
-      [1, 2, 3].map(() => post('/m365/device/consent', { consentChallenge }, megan)),
+      Array.from({ length: 50 }, () => post('/m365/device/consent', { consentChallenge }, megan)),
     );
     // Each approval is 200 with a consent verifier or 404: never a redirect back to the request.
     for (const r of results) {
@@ -332,7 +307,10 @@ describe('Microsoft 365 people approving a device', () => {
     const first = results.find((r) => r.res.status === 200)!;
     expect(first).toBeDefined();
     await follow(jar, first.body.redirectTo);
-    expect((await poll(auth.device_code)).status).toBe(200);
+    // A replayed device code, 50 copies at once: one set of tokens, the rest invalid_grant.
+    const polls = await Promise.all(Array.from({ length: 50 }, () => poll(auth.device_code)));
+    expect(polls.filter((p) => p.status === 200)).toHaveLength(1);
+    expect(polls.filter((p) => p.status === 400 && p.body.error === 'invalid_grant')).toHaveLength(49);
     expect((await poll(auth.device_code)).status).toBe(400);
     const replay = await post('/m365/device/consent', { consentChallenge }, megan);
     expect(replay.res.status).toBe(404);
@@ -434,22 +412,11 @@ describe('Microsoft 365 people approving a device', () => {
   async function passwordToken(email: string): Promise<string> {
     const auth = await deviceAuthorization();
     const { jar, loginChallenge } = await toLogin(auth.user_code);
-    const flow = await jar.fetch(
-      `${urls.identityPublic}/self-service/login/browser?login_challenge=${encodeURIComponent(loginChallenge)}`,
-      { headers: { accept: 'application/json' } },
-    );
-    const csrf = flow.body.ui.nodes.find((n: any) => n.attributes.name === 'csrf_token').attributes.value;
-    const submitted = await jar.fetch(`${urls.identityPublic}/self-service/login?flow=${flow.body.id}`, {
-      method: 'POST',
-      headers: { accept: 'application/json' },
-      json: { method: 'password', identifier: email, password: DEMO_PASSWORD, csrf_token: csrf },
-    });
-    const whoami = await jar.fetch(`${urls.identityPublic}/sessions/whoami`, {
-      headers: { accept: 'application/json' },
-    });
+    const submitted = await passwordLogin(jar, urls.identityPublic, loginChallenge, email);
+    const session = await whoami(jar, urls.identityPublic);
     const consent = await follow(jar, submitted.body.redirect_browser_to);
     const consentChallenge = consent.searchParams.get('consent_challenge')!;
-    const accepted = await post('/login/consent', { consentChallenge, identitySessionId: whoami.body.id });
+    const accepted = await post('/login/consent', { consentChallenge, identitySessionId: session.body.id });
     expect(accepted.res.status).toBe(200);
     await follow(jar, accepted.body.redirectTo);
     const tokens = await poll(auth.device_code);

@@ -1,13 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDb } from '@acme/db';
-import type { Database } from '@acme/db';
-import { freePort } from '@acme/test-kit/free-port';
-import { start as startUsers } from '../src/index.ts';
-import { DEMO_PASSWORD, seedDemo } from '../src/seed.ts';
-import { startAuthStack } from './auth-stack.ts';
+import { seedDemo } from '../src/seed.ts';
 import { Jar } from './jar.ts';
-
-/* eslint-disable @typescript-eslint/no-explicit-any */
+import {
+  deviceAuthorization as authorizeDevice,
+  passwordLogin,
+  pollDevice,
+  postDeviceVerification,
+  startRealStack,
+  tokenRequest,
+  whoami,
+  type RealStack,
+  type RealStackUrls,
+} from './real-stack.ts';
 
 /**
  * Device sign-in (RFC 8628) through the real authorization server, identity service and user
@@ -17,36 +21,18 @@ import { Jar } from './jar.ts';
  */
 
 const APP_ORIGIN = 'http://localhost:4000';
-const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 describe('device sign-in through the real services', () => {
-  let db: Database;
-  const urls: Record<string, string> = {};
-  const closers: (() => Promise<void>)[] = [];
+  let stack: RealStack;
+  let urls: RealStackUrls;
 
   beforeAll(async () => {
-    db = await createTestDb();
-    const [usersPublic, usersAdmin] = await Promise.all([freePort(), freePort()]);
-    const usersAdminUrl = `http://localhost:${usersAdmin}`;
-    Object.assign(urls, await startAuthStack(db, closers, { appOrigin: APP_ORIGIN, usersAdminUrl }));
-    const users = await startUsers({
-      db,
-      logger: false,
-      env: {
-        USERS_PUBLIC_PORT: String(usersPublic),
-        USERS_ADMIN_PORT: String(usersAdmin),
-        IDENTITY_ADMIN_URL: urls.identityAdmin,
-        OAUTH2_ADMIN_URL: urls.oauth2Admin,
-      },
-    });
-    closers.push(users.close);
-    urls.users = users.urls.public!;
-    urls.usersAdmin = users.urls.admin!;
+    stack = await startRealStack({ appOrigin: APP_ORIGIN });
+    urls = stack.urls;
     await seedDemo(urls.usersAdmin);
   });
   afterAll(async () => {
-    for (const close of closers.reverse()) await close();
-    await db.close();
+    await stack.close();
   });
 
   const users = (path: string, json?: unknown) =>
@@ -56,28 +42,8 @@ describe('device sign-in through the real services', () => {
       ...(json === undefined ? {} : { json }),
     });
 
-  async function deviceAuthorization() {
-    const res = await fetch(`${urls.issuer}/oauth2/device/auth`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ client_id: 'research-cli', scope: 'openid offline_access' }).toString(),
-    });
-    expect(res.status).toBe(200);
-    return (await res.json()) as { device_code: string; user_code: string; verification_uri: string };
-  }
-
-  async function poll(deviceCode: string) {
-    const res = await fetch(`${urls.issuer}/oauth2/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: DEVICE_GRANT,
-        device_code: deviceCode,
-        client_id: 'research-cli',
-      }).toString(),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, any> };
-  }
+  const deviceAuthorization = () => authorizeDevice(urls.issuer);
+  const poll = (deviceCode: string) => pollDevice(urls.issuer, deviceCode);
 
   /** The device page asks the authorization server for a challenge (302 back to the page). */
   async function openDevicePage(jar: Jar) {
@@ -92,38 +58,17 @@ describe('device sign-in through the real services', () => {
     const challenge = await openDevicePage(jar);
     const verified = await users('/login/device/verify', { deviceChallenge: challenge, userCode });
     expect(verified.res.status).toBe(200);
-    const form = await jar.fetch(verified.body.redirectTo);
-    expect(form.res.status).toBe(200);
-    const inputs: Record<string, string> = {};
-    for (const m of String(form.body).matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"\/>/g)) {
-      inputs[m[1]!] = m[2]!;
-    }
-    const posted = await jar.fetch(`${urls.issuer}/oauth2/device/verify`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams(inputs).toString(),
-    });
+    const posted = await postDeviceVerification(jar, urls.issuer, verified.body.redirectTo);
     // The device page gets the login request; it sends a person without Microsoft 365 to the login page.
     const login = await jar.navigateToApp(posted.res.headers.get('location')!);
     expect(login.pathname).toBe('/account/device');
     const loginChallenge = login.searchParams.get('login_challenge')!;
-    const flow = await jar.fetch(
-      `${urls.identityPublic}/self-service/login/browser?login_challenge=${encodeURIComponent(loginChallenge)}`,
-      { headers: { accept: 'application/json' } },
-    );
-    const csrf = flow.body.ui.nodes.find((n: any) => n.attributes.name === 'csrf_token').attributes.value;
-    const submitted = await jar.fetch(`${urls.identityPublic}/self-service/login?flow=${flow.body.id}`, {
-      method: 'POST',
-      headers: { accept: 'application/json' },
-      json: { method: 'password', identifier: email, password: DEMO_PASSWORD, csrf_token: csrf },
-    });
+    const submitted = await passwordLogin(jar, urls.identityPublic, loginChallenge, email);
     expect(submitted.res.status).toBe(422);
-    const whoami = await jar.fetch(`${urls.identityPublic}/sessions/whoami`, {
-      headers: { accept: 'application/json' },
-    });
+    const session = await whoami(jar, urls.identityPublic);
     const consent = await jar.navigateToApp(submitted.body.redirect_browser_to);
     expect(consent.pathname).toBe('/account/device');
-    return { jar, consentChallenge: consent.searchParams.get('consent_challenge')!, session: whoami.body };
+    return { jar, consentChallenge: consent.searchParams.get('consent_challenge')!, session: session.body };
   }
 
   it('approve: the page shows the client and access, the CLI gets tokens with the same ext as a browser sign-in, and they end with the identity session', async () => {
@@ -162,15 +107,11 @@ describe('device sign-in through the real services', () => {
 
     // Ending the identity session ends the device's refresh token at its next use.
     const refresh = (token: string) =>
-      fetch(`${urls.issuer}/oauth2/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'refresh_token',
-          refresh_token: token,
-          client_id: 'research-cli',
-        }),
-      }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, any> }));
+      tokenRequest(urls.issuer, {
+        grant_type: 'refresh_token',
+        refresh_token: token,
+        client_id: 'research-cli',
+      });
     const rotated = await refresh(tokens.body.refresh_token);
     expect(rotated.status).toBe(200);
     const revoked = await fetch(`${urls.identityAdmin}/admin/identities/${session.identity.id}/sessions`, {

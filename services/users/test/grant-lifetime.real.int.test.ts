@@ -1,12 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDb } from '@acme/db';
-import type { Database } from '@acme/db';
 import { createIdentityAdminClient } from '@acme/identity-contract/admin-client';
-import { freePort } from '@acme/test-kit/free-port';
-import { start as startUsers } from '../src/index.ts';
 import { DEMO_PASSWORD, seedDemo } from '../src/seed.ts';
-import { platformAuthorizeUrl, startAuthStack } from './auth-stack.ts';
+import { platformAuthorizeUrl } from './auth-stack.ts';
 import { Jar } from './jar.ts';
+import {
+  exchangeCode,
+  passwordLogin,
+  startRealStack,
+  tokenRequest as postToken,
+  whoami as sessionOf,
+  type RealStack,
+  type RealStackUrls,
+} from './real-stack.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -20,38 +25,21 @@ import { Jar } from './jar.ts';
 const APP_ORIGIN = 'http://localhost:4000';
 
 describe('grants end with their identity session and user', () => {
-  let db: Database;
-  const urls: Record<string, string> = {};
-  const closers: (() => Promise<void>)[] = [];
+  let stack: RealStack;
+  let urls: RealStackUrls;
   let organisationId = '';
   let seq = 0;
-  const identityAdmin = () => createIdentityAdminClient({ baseUrl: urls.identityAdmin! });
+  const identityAdmin = () => createIdentityAdminClient({ baseUrl: urls.identityAdmin });
 
   beforeAll(async () => {
-    db = await createTestDb();
-    const [usersPublic, usersAdmin] = await Promise.all([freePort(), freePort()]);
-    const usersAdminUrl = `http://localhost:${usersAdmin}`;
-    Object.assign(urls, await startAuthStack(db, closers, { appOrigin: APP_ORIGIN, usersAdminUrl }));
-    const users = await startUsers({
-      db,
-      logger: false,
-      env: {
-        USERS_PUBLIC_PORT: String(usersPublic),
-        USERS_ADMIN_PORT: String(usersAdmin),
-        IDENTITY_ADMIN_URL: urls.identityAdmin!,
-        OAUTH2_ADMIN_URL: urls.oauth2Admin!,
-      },
-    });
-    closers.push(users.close);
-    urls.users = users.urls.public!;
-    urls.usersAdmin = users.urls.admin!;
+    stack = await startRealStack({ appOrigin: APP_ORIGIN });
+    urls = stack.urls;
     await seedDemo(urls.usersAdmin);
     const list = (await new Jar().fetch(`${urls.usersAdmin}/admin/users`)).body.users as any[];
     organisationId = list[0].organisationId;
   });
   afterAll(async () => {
-    for (const close of closers.reverse()) await close();
-    await db.close();
+    await stack.close();
   });
 
   async function newUser(role = 'member') {
@@ -74,45 +62,21 @@ describe('grants end with their identity session and user', () => {
   /** Authorize → password login at the identity service → (consent skipped) → code → tokens. */
   async function signIn(email: string) {
     const jar = new Jar();
-    const { url: authorizeUrl, verifier } = platformAuthorizeUrl(urls.issuer!, APP_ORIGIN);
+    const { url: authorizeUrl, verifier } = platformAuthorizeUrl(urls.issuer, APP_ORIGIN);
     const login = await jar.navigateToApp(authorizeUrl);
     const loginChallenge = login.searchParams.get('login_challenge')!;
-    const flow = await jar.fetch(
-      `${urls.identityPublic}/self-service/login/browser?login_challenge=${encodeURIComponent(loginChallenge)}`,
-      { headers: { accept: 'application/json' } },
-    );
-    const csrf = flow.body.ui.nodes.find((n: any) => n.attributes.name === 'csrf_token').attributes.value;
-    const submitted = await jar.fetch(`${urls.identityPublic}/self-service/login?flow=${flow.body.id}`, {
-      method: 'POST',
-      headers: { accept: 'application/json' },
-      json: { method: 'password', identifier: email, password: DEMO_PASSWORD, csrf_token: csrf },
-    });
+    const submitted = await passwordLogin(jar, urls.identityPublic, loginChallenge, email);
     expect(submitted.res.status).toBe(422);
-    const whoami = await jar.fetch(`${urls.identityPublic}/sessions/whoami`, {
-      headers: { accept: 'application/json' },
-    });
+    const whoami = await sessionOf(jar, urls.identityPublic);
     // First-party client: no consent screen, straight to the callback.
     const callback = await jar.navigateToApp(submitted.body.redirect_browser_to);
     expect(callback.pathname).toBe('/account/callback');
-    const token = await tokenRequest({
-      grant_type: 'authorization_code',
-      code: callback.searchParams.get('code')!,
-      redirect_uri: `${APP_ORIGIN}/account/callback`,
-      code_verifier: verifier,
-      client_id: 'platform',
-    });
+    const token = await exchangeCode(urls.issuer, callback, verifier);
     expect(token.status).toBe(200);
     return { jar, session: whoami.body, tokens: token.body };
   }
 
-  async function tokenRequest(form: Record<string, string>) {
-    const res = await fetch(`${urls.issuer}/oauth2/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams(form).toString(),
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  }
+  const tokenRequest = (form: Record<string, string>) => postToken(urls.issuer, form);
 
   const refresh = (refreshToken: string) =>
     tokenRequest({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: 'platform' });

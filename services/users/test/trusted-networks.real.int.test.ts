@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDb } from '@acme/db';
-import type { Database } from '@acme/db';
-import { freePort } from '@acme/test-kit/free-port';
-import { start as startUsers } from '../src/index.ts';
-import { platformAuthorizeUrl, startAuthStack } from './auth-stack.ts';
+import { platformAuthorizeUrl } from './auth-stack.ts';
 import { Jar } from './jar.ts';
+import {
+  exchangeCode,
+  passwordLogin,
+  startRealStack,
+  tokenRequest as postToken,
+  type RealStack,
+  type RealStackUrls,
+} from './real-stack.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -41,41 +45,24 @@ class BrowserAt extends Jar {
 }
 
 describe('trusted networks: members are refused outside their organisation’s ranges', () => {
-  let db: Database;
-  const urls: Record<string, string> = {};
-  const closers: (() => Promise<void>)[] = [];
+  let stack: RealStack;
+  let urls: RealStackUrls;
   let organisationId = '';
   let otherOrganisationId = '';
   let adminToken = '';
   let seq = 0;
 
   beforeAll(async () => {
-    db = await createTestDb();
-    const [usersPublic, usersAdmin] = await Promise.all([freePort(), freePort()]);
-    const usersAdminUrl = `http://localhost:${usersAdmin}`;
-    Object.assign(
-      urls,
-      await startAuthStack(db, closers, {
-        appOrigin: APP_ORIGIN,
-        usersAdminUrl,
-        oauth2Env: { OAUTH2_TRUST_PROXY: '1' },
-        identityEnv: { IDENTITY_TRUST_PROXY: '1', IDENTITY_USERS_ADMIN_URL: usersAdminUrl },
+    stack = await startRealStack({
+      appOrigin: APP_ORIGIN,
+      oauth2Env: { OAUTH2_TRUST_PROXY: '1' },
+      identityEnv: (usersAdminUrl) => ({
+        IDENTITY_TRUST_PROXY: '1',
+        IDENTITY_USERS_ADMIN_URL: usersAdminUrl,
       }),
-    );
-    const users = await startUsers({
-      db,
-      logger: false,
-      env: {
-        USERS_PUBLIC_PORT: String(usersPublic),
-        USERS_ADMIN_PORT: String(usersAdmin),
-        IDENTITY_ADMIN_URL: urls.identityAdmin!,
-        OAUTH2_ADMIN_URL: urls.oauth2Admin!,
-        TRUST_PROXY: '1',
-      },
+      usersEnv: { TRUST_PROXY: '1' },
     });
-    closers.push(users.close);
-    urls.users = users.urls.public!;
-    urls.usersAdmin = users.urls.admin!;
+    urls = stack.urls;
     organisationId = await newOrganisation('nets.test');
     otherOrganisationId = await newOrganisation('elsewhere.test');
     const admin = await newUser(organisationId, 'nets.test', 'org-admin');
@@ -87,8 +74,7 @@ describe('trusted networks: members are refused outside their organisation’s r
     adminToken = await tokenFor(admin.identityId);
   }, 60_000);
   afterAll(async () => {
-    for (const close of closers.reverse()) await close();
-    await db.close();
+    await stack.close();
   });
 
   async function newOrganisation(domain: string): Promise<string> {
@@ -141,43 +127,19 @@ describe('trusted networks: members are refused outside their organisation’s r
 
   /** Authorize → password login at the identity service → (consent skipped) → tokens, from `browser`. */
   async function signIn(browser: BrowserAt, email: string) {
-    const { url: authorizeUrl, verifier } = platformAuthorizeUrl(urls.issuer!, APP_ORIGIN);
+    const { url: authorizeUrl, verifier } = platformAuthorizeUrl(urls.issuer, APP_ORIGIN);
     const login = await browser.navigateToApp(authorizeUrl);
     const challenge = login.searchParams.get('login_challenge')!;
-    const flow = await browser.fetch(
-      `${urls.identityPublic}/self-service/login/browser?login_challenge=${encodeURIComponent(challenge)}`,
-      { headers: { accept: 'application/json' } },
-    );
-    const csrf = flow.body.ui.nodes.find((n: any) => n.attributes.name === 'csrf_token').attributes.value;
-    const submitted = await browser.fetch(`${urls.identityPublic}/self-service/login?flow=${flow.body.id}`, {
-      method: 'POST',
-      headers: { accept: 'application/json' },
-      json: { method: 'password', identifier: email, password: PASSWORD, csrf_token: csrf },
-    });
+    const submitted = await passwordLogin(browser, urls.identityPublic, challenge, email, PASSWORD);
     if (submitted.res.status !== 422) return { submitted, tokens: undefined };
     const callback = await browser.navigateToApp(submitted.body.redirect_browser_to);
-    const token = await tokenRequest(browser, {
-      grant_type: 'authorization_code',
-      code: callback.searchParams.get('code')!,
-      redirect_uri: `${APP_ORIGIN}/account/callback`,
-      code_verifier: verifier,
-      client_id: 'platform',
-    });
+    const token = await exchangeCode(urls.issuer, callback, verifier, browser);
     expect(token.status).toBe(200);
     return { submitted, tokens: token.body as { access_token: string; refresh_token: string } };
   }
 
-  async function tokenRequest(browser: BrowserAt, form: Record<string, string>, authorization?: string) {
-    const res = await browser.fetch(`${urls.issuer}/oauth2/token`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        ...(authorization ? { authorization } : {}),
-      },
-      body: new URLSearchParams(form).toString(),
-    });
-    return { status: res.res.status, body: res.body };
-  }
+  const tokenRequest = (browser: BrowserAt, form: Record<string, string>, authorization?: string) =>
+    postToken(urls.issuer, form, browser, authorization);
 
   const messageIds = (body: any): number[] => (body?.ui?.messages ?? []).map((m: any) => m.id);
 

@@ -4,6 +4,7 @@ import type {
   IdentitySecurityEventWire,
   SecurityEventActorKind,
 } from '@acme/identity-contract/security-events';
+import { deleteOlderInBatches, olderThan, type EventLogPosition } from '@acme/db/event-log';
 import { currentRequestId } from '@acme/service-kit/request-id';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
@@ -115,7 +116,7 @@ export interface SecurityEventQuery {
   since?: Date;
   until?: Date;
   /** Keyset paging: events strictly after this position in the newest-first order. */
-  before?: { occurredAt: Date; id: string };
+  before?: EventLogPosition;
   limit: number;
 }
 
@@ -128,15 +129,7 @@ export async function listSecurityEvents(
   if (q.types?.length) query = query.where('type', 'in', q.types);
   if (q.since) query = query.where('occurred_at', '>=', q.since);
   if (q.until) query = query.where('occurred_at', '<', q.until);
-  const before = q.before;
-  if (before) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('occurred_at', '<', before.occurredAt),
-        eb.and([eb('occurred_at', '=', before.occurredAt), eb('id', '<', before.id)]),
-      ]),
-    );
-  }
+  if (q.before) query = query.where(olderThan(q.before));
   const rows = await query.orderBy('occurred_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
   return rows.map((r) => ({
     id: r.id,
@@ -181,19 +174,5 @@ export async function deleteExpiredSecurityEvents(
   batchSize: number,
 ): Promise<number> {
   const cutoff = new Date(now.getTime() - retentionDays * 86_400_000);
-  let total = 0;
-  for (;;) {
-    const batch = db
-      .selectFrom('identity_security_events')
-      .select('id')
-      .where('occurred_at', '<', cutoff)
-      .limit(batchSize);
-    const result = await db
-      .deleteFrom('identity_security_events')
-      .where('id', 'in', batch)
-      .executeTakeFirst();
-    const deleted = Number(result.numDeletedRows);
-    total += deleted;
-    if (deleted < batchSize) return total;
-  }
+  return deleteOlderInBatches(db, 'identity_security_events', cutoff, batchSize);
 }

@@ -61,7 +61,7 @@ async function service(trust: string): Promise<Harness> {
 /**
  * Wrong passwords for distinct accounts, one browser each, in turn: their statuses. (In turn:
  * this file tests whose address is counted; the limit's atomicity under parallel requests is
- * tested with the throttle.)
+ * tested with the throttle, and over HTTP at the end of this file.)
  */
 async function spray(browsers: Browser[]): Promise<number[]> {
   const statuses: number[] = [];
@@ -114,6 +114,29 @@ describe('client address behind a proxy (identity, per-IP password-failure limit
     expect((await login(new ForwardedBrowser(h.publicUrl, '203.0.113.8'), 'victim@example.com')).status).toBe(
       200,
     );
+  });
+});
+
+describe('the per-IP password-failure limit under parallel requests', () => {
+  it('of 50 wrong passwords at once from one address (50 accounts), exactly the limit is checked; the rest get 429 with Retry-After', async () => {
+    const h = await service('127.0.0.1');
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        login(new ForwardedBrowser(h.publicUrl, '203.0.113.9'), `burst${i}@example.com`, 'wrong password'),
+      ),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(LIMIT);
+    const limited = results.filter((r) => r.status === 429);
+    expect(limited).toHaveLength(50 - LIMIT);
+    for (const r of limited) expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The right password from that address waits too; another address is not held up.
+    expect((await login(new ForwardedBrowser(h.publicUrl, '203.0.113.9'), 'victim@example.com')).status).toBe(
+      429,
+    );
+    expect(
+      (await login(new ForwardedBrowser(h.publicUrl, '203.0.113.10'), 'victim@example.com')).status,
+    ).toBe(200);
   });
 });
 

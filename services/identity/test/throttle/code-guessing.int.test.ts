@@ -122,6 +122,23 @@ describe('code guessing against the live flows', () => {
     expect(count()).toBe(5);
   });
 
+  it('code mails per address are limited, also in parallel: of 50 recovery requests at once exactly 5 mail a code, and all 50 get the same answer', async () => {
+    const email = 'parallel-mails@example.com';
+    await createUser(h, email);
+    const flows = await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        const g = await guessing('recovery', email);
+        return { g, f: await g.start() };
+      }),
+    );
+    const answers = await Promise.all(flows.map(({ g, f }) => g.send(f)));
+    expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 50 }, () => 200));
+    // The answer does not tell whether a mail went out.
+    expect(answers[0]!.body.ui.messages).toEqual([expect.objectContaining({ type: 'info' })]);
+    expect(new Set(answers.map((a) => JSON.stringify(a.body.ui.messages)))).toHaveProperty('size', 1);
+    expect(h.mailbox.filter((m) => m.to === email)).toHaveLength(5);
+  });
+
   it('a stored code is an HMAC under the server secret, not the code or its plain hash', async () => {
     const email = 'stored@example.com';
     await createUser(h, email);

@@ -8,7 +8,8 @@ import { requestState, type StoredConsent } from '../request-state.ts';
  * oidc-provider storage in one PostgreSQL table, `oauth2_models`.
  *
  * - `consume` is one atomic `update … where consumed_at is null returning`. A lost race on an
- *   authorization code fails the request (`invalid_grant`): a code yields tokens at most once.
+ *   authorization code or a device code fails the request (`invalid_grant`): a code yields tokens
+ *   at most once.
  * - Refresh-token grace window: for `graceSeconds` after a refresh token was first consumed,
  *   `find` reports it as not consumed, so a second tab refreshing at the same moment succeeds.
  *   Past the window the library sees `consumed` and revokes the whole grant (reuse detection).
@@ -33,6 +34,11 @@ interface StoredRecord {
 const GRACE_MODELS = new Set(['RefreshToken']);
 /** Written once per token request, with the rest of its writes (token endpoint only). */
 const DEFERRED_MODELS = new Set(['AuthorizationCode', 'RefreshToken']);
+/** Codes that yield tokens once: their consumption gates the token request's writes. */
+const ONE_TIME_CODES: Record<string, string> = {
+  AuthorizationCode: 'authorization code',
+  DeviceCode: 'device code',
+};
 const GRANT_BEARING_MODELS = new Set(['AuthorizationCode', 'RefreshToken']);
 
 function takeRequestGrant(grantId: string): AdapterPayload | null | undefined {
@@ -204,20 +210,22 @@ class PostgresAdapter implements Adapter {
 
   async consume(id: string): Promise<void> {
     const state = requestState();
-    if (state?.deferWrites && DEFERRED_MODELS.has(this.model)) {
+    const oneTimeCode = ONE_TIME_CODES[this.model];
+    if (state?.deferWrites && (DEFERRED_MODELS.has(this.model) || oneTimeCode)) {
       const consume = sql`
         update oauth2_models set consumed_at = ${this.#now().toISOString()}::timestamptz
         where model = ${this.model} and id = ${id} and consumed_at is null`;
-      // A code yields tokens once: the request's other writes depend on consuming it. A refresh
+      // A code (authorization or device) yields tokens once: the request's other writes depend on
+      // consuming it, so of parallel requests that all read it unconsumed one gets tokens. A refresh
       // token's consumption is no gate (the grace window lets a second tab rotate it too).
-      if (this.model === 'AuthorizationCode') state.gate = sql`${consume} returning id`;
-      else state.pending.push(() => consume);
+      if (oneTimeCode) {
+        state.gate = sql`${consume} returning id`;
+        state.gateLabel = oneTimeCode;
+      } else state.pending.push(() => consume);
       return;
     }
     const first = await this.consumeOnce(id);
-    if (!first && this.model === 'AuthorizationCode') {
-      throw new errors.InvalidGrant('authorization code already consumed');
-    }
+    if (!first && oneTimeCode) throw new errors.InvalidGrant(`${oneTimeCode} already consumed`);
   }
 
   async destroy(id: string): Promise<void> {

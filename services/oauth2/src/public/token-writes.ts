@@ -8,10 +8,10 @@ import { requestState } from '../request-state.ts';
  * refresh token's consumption, the new refresh token, the access-token index row, claims re-read
  * at a refresh) goes out as ONE statement once the library has built a successful response.
  *
- * The authorization code's consumption gates the rest (`… where exists (select 1 from gate)`):
- * when a concurrent request consumed the code first, nothing is written and this request answers
- * `invalid_grant` instead of the tokens, so a code still yields tokens at most once. A failed
- * request writes nothing.
+ * The authorization or device code's consumption gates the rest (`… where exists (select 1
+ * from gate)`): when a concurrent request consumed the code first, nothing is written and this
+ * request answers `invalid_grant` instead of the tokens, so a code still yields tokens at most
+ * once. A failed request writes nothing.
  */
 export function tokenWrites(db: Database, tokenPath: string): Middleware {
   return async (ctx, next) => {
@@ -35,7 +35,10 @@ export function tokenWrites(db: Database, tokenPath: string): Middleware {
       ctx.status = 400;
       ctx.type = 'application/json';
       ctx.set('Cache-Control', 'no-store');
-      ctx.body = { error: 'invalid_grant', error_description: 'authorization code already consumed' };
+      ctx.body = {
+        error: 'invalid_grant',
+        error_description: `${state.gateLabel ?? 'code'} already consumed`,
+      };
     }
   };
 }

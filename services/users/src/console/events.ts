@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { deleteOlderInBatches, olderThan, type EventLogPosition } from '@acme/db/event-log';
 import { currentRequestId } from '@acme/service-kit/request-id';
 import type { Kysely, Transaction } from 'kysely';
 import type { UsersDb } from '../db-types.ts';
@@ -78,7 +79,7 @@ export interface EventFilter {
   from?: Date;
   to?: Date;
   /** Keyset paging: the `cursor` of the last page's last event. */
-  before?: { occurredAt: Date; id: string };
+  before?: EventLogPosition;
   limit: number;
 }
 
@@ -92,15 +93,7 @@ export async function listEvents(db: Kysely<UsersDb>, filter: EventFilter): Prom
   if (filter.type !== undefined) query = query.where('type', '=', filter.type);
   if (filter.from !== undefined) query = query.where('occurred_at', '>=', filter.from);
   if (filter.to !== undefined) query = query.where('occurred_at', '<', filter.to);
-  const before = filter.before;
-  if (before !== undefined) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('occurred_at', '<', before.occurredAt),
-        eb.and([eb('occurred_at', '=', before.occurredAt), eb('id', '<', before.id)]),
-      ]),
-    );
-  }
+  if (filter.before !== undefined) query = query.where(olderThan(filter.before));
   const rows = await query.orderBy('occurred_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
   return rows.map((r) => ({
     id: r.id,
@@ -136,16 +129,5 @@ export async function deleteExpiredEvents(
   batchSize: number,
 ): Promise<number> {
   const cutoff = new Date(now.getTime() - retentionDays * 86_400_000);
-  let total = 0;
-  for (;;) {
-    const batch = db
-      .selectFrom('security_events')
-      .select('id')
-      .where('occurred_at', '<', cutoff)
-      .limit(batchSize);
-    const result = await db.deleteFrom('security_events').where('id', 'in', batch).executeTakeFirst();
-    const deleted = Number(result.numDeletedRows);
-    total += deleted;
-    if (deleted < batchSize) return total;
-  }
+  return deleteOlderInBatches(db, 'security_events', cutoff, batchSize);
 }

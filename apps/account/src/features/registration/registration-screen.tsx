@@ -10,13 +10,30 @@ import { TextField } from '../../shared/ui/text-field.tsx';
 import type { RegistrationSearch } from './use-registration.ts';
 import { useRegistration } from './use-registration.ts';
 
+/** The form's fields in order: the trait each fills (its `fieldErrors` key), label and autofill. */
+const FIELDS = [
+  { name: 'email', label: copy.registration.emailLabel, type: 'email', autoComplete: 'email' },
+  { name: 'first', label: copy.registration.firstNameLabel, type: undefined, autoComplete: 'given-name' },
+  { name: 'last', label: copy.registration.lastNameLabel, type: undefined, autoComplete: 'family-name' },
+  {
+    name: 'password',
+    label: copy.registration.passwordLabel,
+    type: 'password',
+    autoComplete: 'new-password',
+  },
+] as const;
+
+type FieldName = (typeof FIELDS)[number]['name'];
+
 /** Self sign-up (issue 25): address, name and password; the identity service decides who may. */
 export function RegistrationScreen({ search }: { search: RegistrationSearch }) {
   const r = useRegistration(search);
-  const [email, setEmail] = useState(r.initialEmail);
-  const [firstName, setFirstName] = useState('');
-  const [lastName, setLastName] = useState('');
-  const [password, setPassword] = useState('');
+  const [values, setValues] = useState<Record<FieldName, string>>({
+    email: r.initialEmail,
+    first: '',
+    last: '',
+    password: '',
+  });
   const { view } = r;
   if (view.kind === 'loading') return <Progress label={copy.common.loading} />;
   if (view.kind === 'closed') {
@@ -27,10 +44,11 @@ export function RegistrationScreen({ search }: { search: RegistrationSearch }) {
       </Card>
     );
   }
-  const ready = [email, firstName, lastName, password].every((v) => v.trim() !== '');
+  const ready = Object.values(values).every((v) => v.trim() !== '');
 
   function handleSubmit(event: FormEvent) {
     event.preventDefault();
+    const { email, first: firstName, last: lastName, password } = values;
     if (ready) void r.submit({ email: email.trim(), firstName, lastName, password });
   }
 
@@ -39,44 +57,22 @@ export function RegistrationScreen({ search }: { search: RegistrationSearch }) {
     <Card title={s.heading}>
       <p className="muted">{s.text}</p>
       <form onSubmit={handleSubmit} aria-busy={r.busy}>
-        <TextField
-          label={s.emailLabel}
-          type="email"
-          name="email"
-          autoComplete="email"
-          required
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-          errors={view.fieldErrors.email}
-        />
-        <TextField
-          label={s.firstNameLabel}
-          name="first"
-          autoComplete="given-name"
-          required
-          value={firstName}
-          onChange={(e) => setFirstName(e.target.value)}
-          errors={view.fieldErrors.first}
-        />
-        <TextField
-          label={s.lastNameLabel}
-          name="last"
-          autoComplete="family-name"
-          required
-          value={lastName}
-          onChange={(e) => setLastName(e.target.value)}
-          errors={view.fieldErrors.last}
-        />
-        <TextField
-          label={s.passwordLabel}
-          type="password"
-          name="password"
-          autoComplete="new-password"
-          required
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          errors={view.fieldErrors.password}
-        />
+        {FIELDS.map((field) => (
+          <TextField
+            key={field.name}
+            label={field.label}
+            type={field.type}
+            name={field.name}
+            autoComplete={field.autoComplete}
+            required
+            value={values[field.name]}
+            onChange={(e) => {
+              const value = e.target.value;
+              setValues((current) => ({ ...current, [field.name]: value }));
+            }}
+            errors={view.fieldErrors[field.name]}
+          />
+        ))}
         <FormErrors messages={view.formErrors} />
         <button type="submit" className="button" disabled={!ready || r.busy}>
           {s.submit}

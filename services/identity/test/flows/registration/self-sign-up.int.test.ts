@@ -313,6 +313,39 @@ describe('identity: organisation self sign-up (registration flows)', () => {
     expect(other.res.status).toBe(400);
   }, 60_000);
 
+  it('abuse: sign-ups per IP, 50 real sign-ups at once: only what is left of the budget creates accounts, the rest get 429 with Retry-After and create nothing', async () => {
+    const ip = '198.51.100.8';
+    const submit = async (email: string) => {
+      const b = new Browser(h.publicUrl);
+      const flow = await startFlow<any>(b, 'registration');
+      return b.post(`/self-service/registration?flow=${flow.id}`, {
+        json: { ...person(email), csrf_token: csrfOf(flow) },
+        headers: { 'x-forwarded-for': ip },
+        accept: 'json',
+      });
+    };
+    // 30 of the 60 spent by probes outside every open domain.
+    const probes = await Promise.all(Array.from({ length: 30 }, (_, i) => submit(`spend-${i}@nowhere.test`)));
+    expect(probes.map((r) => r.status)).toEqual(Array.from({ length: 30 }, () => 400));
+    const emails = Array.from({ length: 50 }, (_, i) => `burst-${i}@lab.test`);
+    const results = await Promise.all(emails.map(submit));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(30);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(20);
+    for (const r of results.filter((x) => x.status === 429)) {
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(r.body.error.reason).toContain('sign-ups from this network');
+    }
+    // Nothing half-written: an identity and a member for each admitted address, none for the others.
+    const members = await users('GET', `/admin/users?organisationId=${orgs.Lab}`);
+    const memberEmails = new Set<string>(members.body.users.map((u: any) => u.email));
+    for (const [i, email] of emails.entries()) {
+      const admitted = results[i]!.status === 200;
+      expect(await identitiesOf(email), email).toHaveLength(admitted ? 1 : 0);
+      expect(memberEmails.has(email), email).toBe(admitted);
+    }
+  }, 120_000);
+
   it("bad input: malformed JSON, missing fields, NUL, a weak password, an oversized body: Kratos's answers, never a 500", async () => {
     const b = new Browser(h.publicUrl);
     const flow = await startFlow<any>(b, 'registration');

@@ -76,19 +76,19 @@ describe('parallel password guessing (the lockout holds under concurrency)', () 
   });
   afterAll(() => h.close());
 
-  it('password guessing in parallel cannot outrun the lockout: after 9 failures, 40 wrong and the right one admit at most one more', async () => {
+  it('password guessing in parallel cannot outrun the lockout: after 9 failures, 49 wrong and the right one (50 at once) admit at most one more', async () => {
     const email = 'race@example.com';
     const b = new Browser(h.publicUrl);
     for (let i = 0; i < 9; i++) expect((await login(b, email, `wrong-${i}-password`)).status).toBe(400);
-    // 41 flows first, so that the submits themselves go out together: 40 wrong, the right one last.
-    const browsers = Array.from({ length: 41 }, () => new Browser(h.publicUrl));
+    // 50 flows first, so that the submits themselves go out together: 49 wrong, the right one last.
+    const browsers = Array.from({ length: 50 }, () => new Browser(h.publicUrl));
     const flows = await Promise.all(browsers.map((x) => newLoginFlow(x)));
     const results = await Promise.all(
       flows.map(({ flow, csrf }, i) =>
         submitFlow(browsers[i]!, 'login', flow, {
           method: 'password',
           identifier: email,
-          password: i === 40 ? DEMO_PASSWORD : `parallel-wrong-${i}`,
+          password: i === 49 ? DEMO_PASSWORD : `parallel-wrong-${i}`,
           csrf_token: csrf,
         }),
       ),
@@ -98,8 +98,8 @@ describe('parallel password guessing (the lockout holds under concurrency)', () 
       expect(res.status, res.text).toBe(400);
       expect(ids(res)).toEqual([INVALID]);
     }
-    expect((await browsers[40]!.get('/sessions/whoami', { accept: 'json' })).status).toBe(401);
-    // One more attempt was admitted (the 10th, which started the lockout); the other 40 were refused
+    expect((await browsers[49]!.get('/sessions/whoami', { accept: 'json' })).status).toBe(401);
+    // One more attempt was admitted (the 10th, which started the lockout); the other 49 were refused
     // before their password was hashed.
     const row = await h.db.kysely
       .selectFrom('identity_login_throttle')

@@ -112,12 +112,11 @@ describe('second-factor guessing', () => {
     const secret = await userWithTotp(email);
     const b = new Browser(h.publicUrl);
     expect((await login(b, email)).status).toBe(422); // the password success starts the count afresh
-    // Ten wrong codes in two flows (five each), sent in parallel: each is admitted on the account's
-    // lockout before it is compared; the tenth starts the lockout.
-    const flows = [
-      await startFlow<Flow>(b, 'login', '?aal=aal2'),
-      await startFlow<Flow>(b, 'login', '?aal=aal2'),
-    ];
+    // 50 wrong codes in ten flows (five each, a flow's cap), sent in parallel: each is admitted on the
+    // account's lockout before it is compared; the tenth starts the lockout, the rest are refused.
+    const flows = await Promise.all(
+      Array.from({ length: 10 }, () => startFlow<Flow>(b, 'login', '?aal=aal2')),
+    );
     const answers = await Promise.all(
       flows.flatMap((flow) =>
         Array.from({ length: 5 }, () => submitTotp(b, flow, wrong(totpCodeAt(secret, h.clock.now())))),
