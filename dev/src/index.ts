@@ -32,6 +32,12 @@ export {
   type GitHubUser,
 } from './github.ts';
 export * from './microsoft/index.ts';
+export {
+  DEMO_SAML_IDP_CERT,
+  DEMO_SAML_IDP_KEY,
+  demoSamlIdpMetadata,
+  demoSamlIdpUrls,
+} from './saml-idp-keys.ts';
 export { startMicrosoftStandIns, type MicrosoftStandIns, type MicrosoftStandInsOptions };
 
 export interface StandInsOptions {
