@@ -126,6 +126,8 @@ export const ssoMemberSchema = z
     email: emailSchema,
     firstName: nameSchema.optional(),
     lastName: nameSchema.optional(),
+    /** The directory groups a SAML IdP named (issue 26); not used yet. */
+    groups: z.array(z.string().max(256)).max(100).optional(),
   })
   .strict();
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { UiText } from '@ory/client';
 import type { IdentityContext } from '../../context.ts';
 import type { FlowRow } from '../../db/schema.ts';
@@ -191,7 +192,8 @@ export async function acceptSamlResponse(
     .executeTakeFirst();
   if (!spent) return refused('assertion_replayed', samlText.replayed);
   const result = JSON.stringify({ person: person.person, issuer: provider.saml.idpEntityId });
-  // The AuthnRequest is answered once; an IdP-initiated answer gets a row of its own.
+  // The AuthnRequest is answered once. An IdP-initiated answer gets a row of its own: for it, the spent
+  // assertion id above is the only replay guard.
   const claimed = assertion.inResponseTo
     ? await ctx.db
         .updateTable('identity_saml_requests')
@@ -204,7 +206,7 @@ export async function acceptSamlResponse(
     : await ctx.db
         .insertInto('identity_saml_requests')
         .values({
-          request_id: `idp-initiated:${assertion.assertionId}`,
+          request_id: `idp-initiated:${randomUUID()}`,
           flow_id: flow.id,
           provider: provider.provider,
           created_at: now,
