@@ -1,81 +1,150 @@
-// The SAML IdP stand-in's signing key pair (Initech, issue 26), fixed so that the demo data can name
-// the IdP's certificate without waiting for the stand-in to start. DEVELOPMENT ONLY: the private key
-// is public, in this repository; nothing but the stand-in may trust it.
+// The SAML IdP stand-in's development keys (self-signed; public, for development and tests only).
+// SAML_IDP_*: what Initech's IdP signs with. SAML_IDP_WRONG_*: another key, for the wrong-certificate variant.
+// SAML_IDP_NEXT_*: a second certificate, for rollover tests.
 
-/** RSA 2048, self-signed, valid for 20 years from 2026-11-26. */
-export const DEMO_SAML_IDP_CERT = `-----BEGIN CERTIFICATE-----
-MIIDPTCCAiWgAwIBAgIUPwbkmSXEYm5s1GxNWc7DB4kzA3swDQYJKoZIhvcNAQEL
-BQAwLjEsMCoGA1UEAwwjSW5pdGVjaCBkZW1vIElkUCAoZGV2ZWxvcG1lbnQgb25s
-eSkwHhcNMjYxMTI2MDE0MDE1WhcNNDYxMTIxMDE0MDE1WjAuMSwwKgYDVQQDDCNJ
-bml0ZWNoIGRlbW8gSWRQIChkZXZlbG9wbWVudCBvbmx5KTCCASIwDQYJKoZIhvcN
-AQEBBQADggEPADCCAQoCggEBAKTm64cLuPKlZu262RPZsXtmbu+akQMEbdGgkdYe
-WMPfAJzrIMztowFI/hr+KhUESjDWT8ww0P23w+KmaRLufxJzGbPhg3BrUexRJvg0
-QsqMHHGmcJSxES9LUx0p96k6U8KgKPRKfpRZpnErIiR1d/WM7XTAE25QFdCqcyCF
-iq4VgiTUMSOr/DA0Fbh/g77+Tx2uvIacoBEauOdDnkBodVGPyWD3t8CTndgZmk/b
-J+ZE7IAHrtzo5l45wA2rqe8F/8MROoVgHLdK3nqc0PDXUmBsYbUBs8r6DdvB83F9
-/w+5XgfRNlylRqrzOnxI2R2Q9Q76BBWKAvMLA6pLJ0TPYQsCAwEAAaNTMFEwHQYD
-VR0OBBYEFMEdpen5Z2QobbGs4oyhN8enll0tMB8GA1UdIwQYMBaAFMEdpen5Z2Qo
-bbGs4oyhN8enll0tMA8GA1UdEwEB/wQFMAMBAf8wDQYJKoZIhvcNAQELBQADggEB
-ABw5CSoFCDkkbI6uM2UGrEjdAGoEoM22cIPiaBp0WNYZwjlKeIyT2SPogBHKr8EQ
-OOuJs0+B9C5E9s2eoG5+ACBzely6gq7BBjwI0XTsL1Mw2C3fqN38XsKiRJyEFKTH
-zJF3XLsisa6Er7y/r4oVuSPEhErW7v4U2OxsHluaGnIB7axKw5tdA1Pu/C8Vk/G9
-69iM02Eg3QRaBTlp6oGVjysDd8lHhBv9YejxIuZWo1pvbKCMazhVnyCPJHwPk/s0
-fX5EqfXhSdd0VLFLiFhFjxouTVsY/NZrBAVvG+TzJrzi9HEgi1FWV1Le17q8VGWX
-rrMNs9EErLyS7jJsNHQuMBY=
------END CERTIFICATE-----`;
-
-export const DEMO_SAML_IDP_KEY = `-----BEGIN PRIVATE KEY-----
-MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQCk5uuHC7jypWbt
-utkT2bF7Zm7vmpEDBG3RoJHWHljD3wCc6yDM7aMBSP4a/ioVBEow1k/MMND9t8Pi
-pmkS7n8Scxmz4YNwa1HsUSb4NELKjBxxpnCUsREvS1MdKfepOlPCoCj0Sn6UWaZx
-KyIkdXf1jO10wBNuUBXQqnMghYquFYIk1DEjq/wwNBW4f4O+/k8drryGnKARGrjn
-Q55AaHVRj8lg97fAk53YGZpP2yfmROyAB67c6OZeOcANq6nvBf/DETqFYBy3St56
-nNDw11JgbGG1AbPK+g3bwfNxff8PuV4H0TZcpUaq8zp8SNkdkPUO+gQVigLzCwOq
-SydEz2ELAgMBAAECggEAJgbeX4kTgFkmMEI7VvmHlSZdBMIHGMQHsyStHMxoudqO
-IKGUMc3HHj+/4WelOq1/kl2Jj1PejfO3p2eqqWP4R7/lOHcTwXPuM2nPa8NZd63x
-zT+NjKx8gwSCySHpa8v4jtQyPYuEPx+hY02IFRJFtIloJNk6YeDz9uennuNMxLHv
-iVhlZaXGn1cI292IYVGWPckz9/0CvfEm7TnDCyafx0qdfyIm94tdKDHNNb5e6Nay
-aslK6DFXP8ctHLYhKepYjC6qQNOk5Io7T+RY0iqH8P/26fR5BxRdEuRX84D6b+v7
-6qxhXctmX2ACpA8H/iiwIOBoobD5OWL6r/8L+dgXgQKBgQDpH0NGjx48Cfhav5AJ
-QLvNggmfY/TwbvLwQD/b0pqYkG81PqZlPmhqH/6Zcz/qkkUAFmpts/pRkAXrMPbL
-dK4H2zWv1oe2+4O/ZUtfEtn6NXCTgZTXJsEPShmDreHCRjL27eZlXYPGIi88pre5
-Rmbsm/qAXi4RKBYpWsc7B9LqwQKBgQC1FcLOZJinnqABl9E0SIeXWfb3rgwA9Wml
-JEjIFoosz1DGG8j+u6eBgsPcq7GJiI0j3OO1kuYFAf6yDeS5WMMD8L86q+ZPIjkf
-sORptfToLL8y8FcLb0xjFL4FBEjqS7HNp/aSSQXjeqYcW3Vx8N28D7ni6X0P0dSM
-ed4SrL+6ywKBgQDLFRUCbsMkAnt8cs0DgoUYbmP7mpRSsBSq/w2ibkGHDqwSclV6
-dXd4nA6rlx7jNjEt9lkY4GT8kL7XOHyGmUrSRUDrwbPQ0CLhpViXplCGC+/aUFRd
-acFdlGvNrrixCX50ZqMDQwf8nuMPrxz2JkKbdPYwxdrTz1wfApn07sfrAQKBgBV4
-IQKLVrX4zouhzkHen4TIO8mdrvqmHgJgTOi8E2HAqpjyTmA1K2TldgdBq+jcca9g
-zvaGFhNd6y59CzMWXPiooGN6YfHb4t3pAQuvcPvd4kVNzWQjq/DLUsQRf/uXQdta
-IJezZKlVr0AJb+E0Z3WWf7lxaUxo2kRVZojcRlcFAoGAYH718dqvhqnaeOy36i4F
-VT0Rp0vRY4fc21V/F2PHvuZwO2XNkouDsFWVK2UVZhspg5KsZPkRg+i7H1YmAnIL
-mM+cUTG+uO+kSTAU433pAJ53zEvedekbNH7UJO0q85FS5WZGAzh9ZfqjiFmUCVIy
-By0afsEmTovPt7Ullshr+w4=
+export const SAML_IDP_KEY = `-----BEGIN PRIVATE KEY-----
+MIIEvwIBADANBgkqhkiG9w0BAQEFAASCBKkwggSlAgEAAoIBAQDJAzTPaR48uL2r
+1RMi4JNDivB8j++4aXAQi1w4wcSLn1r2kL8Re4NFRxOVGsji8PKeVghsQowTsl19
+bMIwQX2METHtESpk6it82qxILESBHFqu79ulae+eoDliKjSxnaRhB4ttNZDwzDL/
+MrwbW2+MuvhCuNnTwGJce6aaIuVv4+keBVQneGLqMlc+P8nEwrcTUDnTlUUpGk6+
+yhAnV0ODQhFXEjqSlfcSqh3uc/8my735U0kdYcSy84kgRtYQRGfJLLuyI5sd7BZA
+NhkB+/myBsT8TCV+ZZg6dMkjp0THISF0NpDPCXmcuMDVcJwe6OjvqxM1PTlKgnEy
+j0TKLdvBAgMBAAECggEAD1ShkirXH23X9wNLSdVgT34ii3ivOw/WxOENrNbhmbDf
+wnIiRTMrCfB65sJogGwJY2UPw5eRty2n1RlWq1DoKKbl38neECmoUAXqrmuqr9qM
+2gG5U65pxyqhWPWVSwr8W4znp9hP6eWRA1PU8xTJ3a0joqcWSectOUne8d603Y/p
+tNaFfcUxAP4HwuIVEpzc9sbEOuOhSu5MZWzgFA7Wsnr4L65fVGs4qFXprMxiebRc
+uNLjT5kLWPUXPnlYFeysfkn/o7QSFRkcoQz6yvFP93AoJVcxy/e+YS6/3H7isTY/
+moMlN83HQu9CB6k2xK0kJjlE1qIcogzSJ/7NL5wsHwKBgQD0SNtQ/5sRTlAC+8VQ
+rgqqrYndZiIJmbAaHvHgd+Z6GJicxGcyo8zWeO58pkhFY9t45xpJqymRE53kvV8n
+TtpkOW3J1JMgYtdCErmhgq8adIc0p3Lr/PjyJceE+ChFf4HHyivcgyx30l0tqw5m
+ptOa2f1pC4NPtKErO1QYGNlmAwKBgQDSpxZmUXQ2NAyd2nGAgVoM4IFtXL67sVy6
+l7J+xLclfT19osSRQzB4TWPIBv5bzG6tm0zozb4Ci7ivsRwHZiwggvEi6pK1Rh3P
+mxs7wZH6rhAPJqiaHnCHUsgU26qNl7WEL9rkKq9SpY/nz8XMtFB9lJQuTHbkHL4v
+FgpkFW+96wKBgQCHP/NVlD+JxF8eV8E2WzYCq5RiJVMBF7tdqvZmPlw4C3gri75L
+Vk9qC4iXMQVgjdoMxX9TfFXGQiMwavzM6aaWyQkVLwHKc48UwQNP/efu8MePCorh
+R62Ze/tMjozVdbQoJrJEI8gyCyGV0Fhn00PjP4BDcaFhNvPo2K9FrDRpewKBgQCK
+ui8uQwZdi/mjG3EUSBudz1xtQV77DNscpzqN8c8LiWctjjwVzkHleFH2MWTh38gj
+3NrRlm1ED/AZBHKJDOiSoKldbU4gw4RubJ+Kwvf4NxmsYLE4jkNdW08ZLXEsvnR0
+EW/+Q34i15Xl/BcvsLAxg9/yfbjukV9Ocx10vAlS8QKBgQDbfpQEgLuzwFkimolK
+voFWLpSADE5/mVx9TfnmTqHqvhzDthHTG+fHkCA0PiNAKAUevTs6WbEAwdQt76mi
+gBcmtoZrbdtipXpXlRNCMnorJhCAIiz/8ixsLO41uCL7IJT7rBKiR9uGykJO2ueN
+6iZMOsZABxTitdLDzOKVXDjv2Q==
 -----END PRIVATE KEY-----`;
 
-/** Initech's IdP at `baseUrl` (`http://localhost:4521` plus the port offset). */
-export function demoSamlIdpUrls(baseUrl: string): { entityId: string; metadataUrl: string; ssoUrl: string } {
-  const base = baseUrl.replace(/\/+$/, '');
-  return { entityId: `${base}/metadata`, metadataUrl: `${base}/metadata`, ssoUrl: `${base}/sso` };
-}
+export const SAML_IDP_CERT = `-----BEGIN CERTIFICATE-----
+MIIDGTCCAgGgAwIBAgIUdFKBDxod3s2v+1q/P29TUhNA+CkwDQYJKoZIhvcNAQEL
+BQAwHDEaMBgGA1UEAwwRaWRwLmRldi5hY21lLnRlc3QwHhcNMjYxMTI2MDEzNTUy
+WhcNNDYxMTIxMDEzNTUyWjAcMRowGAYDVQQDDBFpZHAuZGV2LmFjbWUudGVzdDCC
+ASIwDQYJKoZIhvcNAQEBBQADggEPADCCAQoCggEBAMkDNM9pHjy4vavVEyLgk0OK
+8HyP77hpcBCLXDjBxIufWvaQvxF7g0VHE5UayOLw8p5WCGxCjBOyXX1swjBBfYwR
+Me0RKmTqK3zarEgsRIEcWq7v26Vp756gOWIqNLGdpGEHi201kPDMMv8yvBtbb4y6
++EK42dPAYlx7ppoi5W/j6R4FVCd4YuoyVz4/ycTCtxNQOdOVRSkaTr7KECdXQ4NC
+EVcSOpKV9xKqHe5z/ybLvflTSR1hxLLziSBG1hBEZ8ksu7Ijmx3sFkA2GQH7+bIG
+xPxMJX5lmDp0ySOnRMchIXQ2kM8JeZy4wNVwnB7o6O+rEzU9OUqCcTKPRMot28EC
+AwEAAaNTMFEwHQYDVR0OBBYEFL/8z0Azi+YsDdl1Ce6XseyOEsoEMB8GA1UdIwQY
+MBaAFL/8z0Azi+YsDdl1Ce6XseyOEsoEMA8GA1UdEwEB/wQFMAMBAf8wDQYJKoZI
+hvcNAQELBQADggEBAMOfwSYhAkoaneNbmZJ1pHK2PSW4gg2KERnw+3Dt4b4eVfSV
+l2B3SBFtVOmhAIt0JI1+TnMIaVVfcP9wgnfvidjqhbftOlLHq1vW0fOrKyMFR/Kp
+LG8YWXDEyjWlsKWUAcwM7KWSdj2klgkqAqWiEcE0yw9O6ZEi+VdMMXcEdCIUF1Oj
+NnCpP2luTaFyvgGOCoCZ4CKjDa1DdhNHGtkG7kRF5/34UZL8wt4OtMQgd7FBIajK
+ujIqLecu05IdrrLN85xVp1e+2ocn3k8g/X8nigHC8kJrgXkkJb7t/3fF6UrcePXM
+jwMQUPgsqXiALFr5fRdmjDluGjOe8cyLIKJ2PGI=
+-----END CERTIFICATE-----`;
 
-/**
- * The stand-in's IdP metadata (entity id, HTTP-Redirect single sign-on, the signing certificate), as
- * the demo seed stores it for Initech.
- */
-export function demoSamlIdpMetadata(baseUrl: string): string {
-  const { entityId, ssoUrl } = demoSamlIdpUrls(baseUrl);
-  const cert = DEMO_SAML_IDP_CERT.replace(/-----[A-Z ]+-----/g, '').replace(/\s+/g, '');
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="${entityId}">`,
-    '  <md:IDPSSODescriptor WantAuthnRequestsSigned="true" protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">',
-    '    <md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data>',
-    `      <ds:X509Certificate>${cert}</ds:X509Certificate>`,
-    '    </ds:X509Data></ds:KeyInfo></md:KeyDescriptor>',
-    '    <md:NameIDFormat>urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress</md:NameIDFormat>',
-    `    <md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${ssoUrl}"/>`,
-    '  </md:IDPSSODescriptor>',
-    '</md:EntityDescriptor>',
-  ].join('\n');
-}
+export const SAML_IDP_WRONG_KEY = `-----BEGIN PRIVATE KEY-----
+MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQCGLE5y6D9YMEgl
+cY9vklbn+pFddcbILo2CFeHsIOXpVzORcfDYX3Fk1YiDtcPwT2rc2tsYe8YUmgnP
+mQUgVk1RGuA0CrnBHgr7c2jkwUHIolBRMRSNH2kE5P/oB7kooXBMyibzMkUXLFnB
+kSV192Dsxvrg9MI/V7FU7N4Iczj9+Lmzd0yPETy3JPUdaC1kDpCQz15vcTdNibiA
+itCMnwFjnvPdmq4T9VdTT/044yWTeTc9SjSruNiqZ0HDBShgEFeXF0em67S9WvBB
+TxVOE8xLr/ZUleFFkGpIcfzSpaV7xYH91tKpbAIsxgaiiBCbct2kxzivJoPCD5RB
+qaNCs6IDAgMBAAECggEABLg874spOe+Y2hhV31WFJmvd/oJMwnCWHGQAqnm4cgOA
+ljaCg69NIdWRE8ZVD3hRCKvPgTD5asgbCD5tu7wixB5EkhAT21iJ3QaA7hW45qyE
+VBbR45TzRhoiwQVkh1Vbye0NKbOJp/hbapUHKFB8twIuLl5DEaStYZC4zrtJifAk
+2LgQD89rM4gfyp42Y0nQL7/6uRiDIcpAkJPWCV4ubfz+zT0/PSXd+DLDuPP2leVt
+9z1ucDnN0D/3QXgXcHlgsH3b9L2laIojughRrLWKSqfb6GsJD2ctmRMJbBDK6x+f
+CIQV11ZYKXNaM+xW85ycMrkFnBGQjpLYnTUd10OpwQKBgQC7Is78dAJ3GLZ4heSc
+1zM2aIWlhjd6VOhrngAATpU1P9q1fXNohToxma358OYD7AatJ79QA0vVMUKYMtRh
+8YOnfBMX9dqcMZg8/5AtWes8PzKpyKrujwSw2mqmOuF2KHAuYwiDEDN8ZWoGSk+g
+8u0iEP7lwYnnxwQLo2S5wSaXqwKBgQC3jB1X95SVBdqlvq0O+hrH/oQUlyLDYNxD
+ifTU/qSxeDndlzorrUHVisN71d4W72dzNUt78Rj714664BGUxKGVZQ+Jkq8i0M7P
+0FMmLIJmRf63kKADLGCG6ZcgNJ1bdRsL7V/kBW8QryGOHu8fRAlhoR7nUFAjvRK7
+GgFab3fnCQKBgF6VRVDLwcM4NmHMKrQrALNrOMFkiP3HlIFwJkgBb+CuGXjJo18c
+l0Eij5BYdaldzjIOeN+UCuwCLcqHRlkKnKQ2TeA6Xve7CVsrQE/rtr2Io660wdA5
+cQGCI41JDVOPNMP9QfwcYClriJ8NSBntLnWdaXfuzijbqevH9cz9FuhpAoGBAKK0
+awKirqyXnuXUK/ad0IW+4XibLS7Cux6HuWfiPz4ulCURPHihQj24n2c0A4aTPEIN
+WVeKNppwz85qeEtHLvGOv4I1bFjRfrMLOdoaFJHytEQmySFnAj417UiYO3FqUsp0
+5s7r3jOM+5LPayttFV/dAtcMA65ambMP72kqbMB5AoGAKt/SvtQ7ru1+8fOvm9Z6
+0eYGFcsGKq1fsV+RrucBCrM3rAhon7uZVbF0lbrwIUnDA/wRikwwI6ls69yFnx1g
+6Y5Mbw7sGa8qCWgPadTQcaEBUeaxex8XGbgcJbtD3ciPP+tjXtUxGdbYtIUHsucK
+KfKUXJgcY5XXMJlZLc6EZl4=
+-----END PRIVATE KEY-----`;
+
+export const SAML_IDP_WRONG_CERT = `-----BEGIN CERTIFICATE-----
+MIIDJTCCAg2gAwIBAgIUV27ZELYpyfVYCexaKmMQ8vsZ02owDQYJKoZIhvcNAQEL
+BQAwIjEgMB4GA1UEAwwXaWRwLXdyb25nLmRldi5hY21lLnRlc3QwHhcNMjYxMTI2
+MDEzNTUzWhcNNDYxMTIxMDEzNTUzWjAiMSAwHgYDVQQDDBdpZHAtd3JvbmcuZGV2
+LmFjbWUudGVzdDCCASIwDQYJKoZIhvcNAQEBBQADggEPADCCAQoCggEBAIYsTnLo
+P1gwSCVxj2+SVuf6kV11xsgujYIV4ewg5elXM5Fx8NhfcWTViIO1w/BPatza2xh7
+xhSaCc+ZBSBWTVEa4DQKucEeCvtzaOTBQciiUFExFI0faQTk/+gHuSihcEzKJvMy
+RRcsWcGRJXX3YOzG+uD0wj9XsVTs3ghzOP34ubN3TI8RPLck9R1oLWQOkJDPXm9x
+N02JuICK0IyfAWOe892arhP1V1NP/TjjJZN5Nz1KNKu42KpnQcMFKGAQV5cXR6br
+tL1a8EFPFU4TzEuv9lSV4UWQakhx/NKlpXvFgf3W0qlsAizGBqKIEJty3aTHOK8m
+g8IPlEGpo0KzogMCAwEAAaNTMFEwHQYDVR0OBBYEFEasiKeg957PiwM/Q7MGdgDm
+KCUlMB8GA1UdIwQYMBaAFEasiKeg957PiwM/Q7MGdgDmKCUlMA8GA1UdEwEB/wQF
+MAMBAf8wDQYJKoZIhvcNAQELBQADggEBAIVapmv5UrJmizLLXbAxGhXeMMqfvVT/
+2QAPQyI6FWkcVQ8h2M14jWjelyd2H8bd4EiwVdzRVXJzomPZwHNNlcr6yd736UUy
+vBxeFcTP3xnYM3h3BtHsK4L5c8xzUoprRDc8YpizIXEDxFeZh50VhOiXAwT3uMgr
+k6U01wF3yfycaALoPpjcUCL8ybkKtWWprSFIRi/WvOwTMFSLzJKic8tgNxIXv9Jo
+A6jsYADKYKumQq1VexC07BFsUX7ytWG38/2SZiaVZPLZkLjNLlB+JIucg2wqlWfN
+Y3zVgiPVi1uQJKYS/QRZrJNjpAMmlt7fBohv0v5lipTMWJv3yKfy7ws=
+-----END CERTIFICATE-----`;
+
+export const SAML_IDP_NEXT_KEY = `-----BEGIN PRIVATE KEY-----
+MIIEvwIBADANBgkqhkiG9w0BAQEFAASCBKkwggSlAgEAAoIBAQCvDnk+Oz0dZ7J/
+fdwrvnKYX8n5bwol/vMoCz/VaEzMgorf3dGhq/rmnfSyD1H+rFeHmooURMI/yzBh
+tNprLvCwSWr7f1ig/czKzirbnXXW9cIZ2dGy9SvNXW3vFv7C/RfsS5Im7XfG8ypa
+13s9coe1ZQpY1efqiY5IAw5MdHWCHa6+FINadGiYazkP8RWtwGys6ZKb/wRZTdcm
+4hG0Fpmw69vWHbWIEqfGu/cvxj+nSBMFySucXrRYhVa8YLltkUscAmdE6K1DNVhh
+S39YVIa/gpcyXRh64ne2VQJ8ykyQFXOUs9eWGvr4FE1awuUzMfQXAUq94sxISwNf
+Mc1pNjs1AgMBAAECggEAE2VxpqUOrPrn6rtp0Uj9TofSi7ozcClTDN1OOdmgJMrU
+E2DzEMxK9RGMYsxSw/qZijNj2EIUGdhsKG9PAjBFx+qimXIvQktMzS3RztqgC2zY
+kF+znfYPX+ZZv3OXT8iWRX7MF1cZfehEiaM1iwXtJnqnDlfJJhIOu0jnZS5ENOHg
+pI23QsHmusa4E0F9iBduc94xuyQUw3mxJ8Hntzd1CUX1HdyPbUd2UDnKGvC1R2l9
+c/HTKMngYbWrdYYsCscly7e7BoIibeiSIyOy+nJC5JznfFAJJNTURxX0UcjNC3Yh
+HZXY+s6aQBBmTn5DQj2NJ0u54sFtjNsgIhkp/sPCswKBgQD1hEcRd5ZIzYwGzy/I
+RnVcu3bk6eK8iYXYZuwbKjptDIUepz35IZ9Dpj3OW/yM+nZhzcnSUgZg7koUHF5R
++SHx441AgZhcXRjFOMURrY+UUQnv9IVglEJYe4ofZqa8nRm4etREMhF6KsvzPmC5
+jF7QPQfR0vJwyekrUTz5OMO5awKBgQC2iAB27bPjzQGuLFKlbk9lotfR6GiuIrgF
+L4Dv2n+a3+k4MTHMTjwgZYRw04w03YyCnVycVx+c8+FtEITuaRgOU8dkM/avD9pU
+hXqquPxs7W38P/4PIADEpXtbPiYAOamM0nL9ZTcaSzTF0SFmNYqXFf/Y0/oqO7W7
+dI3LZVHl3wKBgQCpHbeycXSEq4lzu02Hn/kBqmPIZM743aXjnWmvgJQEP6aGqd7H
+eABzodRbDAPXvELFNfJ6PGQGar1+Qtg5kOlv7DWFJH+lx77jQyqD9dC78mJs9jrV
+fuqAdoB7BsN9kp1/9KO4YeCmDUq1P9dymB1LRW7YenzjckF5xBjC9vXjBwKBgQCc
+QkFjjop5cX8GxBrcVFrT/1wS7orux/oRNmGC8+JZi2X0HOkspa0DbuS6Ud+tQhyP
+lHc7v7noez94RrQGBSH64e3H8lQz+bZGtR4WGNa/yWJml8G+4P7HWYMI0WNmvfZP
+/7lBA+zwLYG39xhIj31dag/kZ1O54/Pnzhe1D7/UsQKBgQCuH54R+D+Xm74bn44C
+aiqoRQU9RELsiwxnoxnYR6/ofvkqd/CktVvUjplMW/Ru1Q++ZZYwYwhIte84e8zL
+3USUI/BAdUpTBw/GjDthTJHSFD4G+tmap3yh/MwjKVglCsmM20OFq/3Yz4R+UJeo
+3DjgBpzzxl70fK0TTvmVTXm3AA==
+-----END PRIVATE KEY-----`;
+
+export const SAML_IDP_NEXT_CERT = `-----BEGIN CERTIFICATE-----
+MIIDIzCCAgugAwIBAgIUIyhafWQbmjkxTTAvB33OUVm0YjUwDQYJKoZIhvcNAQEL
+BQAwITEfMB0GA1UEAwwWaWRwLW5leHQuZGV2LmFjbWUudGVzdDAeFw0yNjExMjYw
+MTM1NTRaFw00NjExMjEwMTM1NTRaMCExHzAdBgNVBAMMFmlkcC1uZXh0LmRldi5h
+Y21lLnRlc3QwggEiMA0GCSqGSIb3DQEBAQUAA4IBDwAwggEKAoIBAQCvDnk+Oz0d
+Z7J/fdwrvnKYX8n5bwol/vMoCz/VaEzMgorf3dGhq/rmnfSyD1H+rFeHmooURMI/
+yzBhtNprLvCwSWr7f1ig/czKzirbnXXW9cIZ2dGy9SvNXW3vFv7C/RfsS5Im7XfG
+8ypa13s9coe1ZQpY1efqiY5IAw5MdHWCHa6+FINadGiYazkP8RWtwGys6ZKb/wRZ
+Tdcm4hG0Fpmw69vWHbWIEqfGu/cvxj+nSBMFySucXrRYhVa8YLltkUscAmdE6K1D
+NVhhS39YVIa/gpcyXRh64ne2VQJ8ykyQFXOUs9eWGvr4FE1awuUzMfQXAUq94sxI
+SwNfMc1pNjs1AgMBAAGjUzBRMB0GA1UdDgQWBBQTDaVVN6HKDEgwTe6HvnqTgRMl
+oTAfBgNVHSMEGDAWgBQTDaVVN6HKDEgwTe6HvnqTgRMloTAPBgNVHRMBAf8EBTAD
+AQH/MA0GCSqGSIb3DQEBCwUAA4IBAQCQ1DzJf1lmRTULsRwezDNYVp61YYmF3Cra
+3N2Sq8CpdN9nsd913b/Xoq096wo8Av8VI1S6TCFQLDiI1aXKauv5czlOVPkxRnIc
+bLNVyIGDhF++AD7KD+zFZc1cyce6wrs8FaNTOi07aM2mCTedlk6e9l1EUAsOE9j+
+GqI8jRiKb77Kq2F9AofhoNSYh2YVNwMesfBrUFKiB3d7BRXiOzINbAooEZ2sedA3
+CkHYgrN5jmKMCBiIJKhCfry4Ge2fHgDWfxtO5fjRtC19F8XGEXKl13MURVZgvyxQ
+rWPbhnVjyGCzmcNkNUtsYOBY6NckMtdQgL6ztTF8q2QrY6SBFV1E
+-----END CERTIFICATE-----`;

@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_SAML_IDP_CERT, demoSamlIdpMetadata } from '@acme/dev';
+import { SAML_IDP_CERT, demoSamlIdpMetadata } from '@acme/dev';
 import { seedDemo } from '../src/seed.ts';
 import { startIdentityUnderTest, type IdentityUnderTest } from './identity-stack.ts';
 import { http, startTestService } from './harness.ts';
@@ -93,7 +93,7 @@ describe('seedDemo', () => {
       saml: {
         idpEntityId: 'http://localhost:4521/metadata',
         ssoUrl: 'http://localhost:4521/sso',
-        certificates: [new X509Certificate(DEMO_SAML_IDP_CERT).toString().trim()],
+        certificates: [new X509Certificate(SAML_IDP_CERT).toString().trim()],
         allowIdpInitiated: false,
       },
     });

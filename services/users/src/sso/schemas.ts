@@ -267,7 +267,7 @@ export const ssoMemberSchema = z
     email: emailSchema,
     firstName: nameSchema.optional(),
     lastName: nameSchema.optional(),
-    /** The directory's groups (SAML); accepted and not stored here (SCIM owns group mapping). */
+    /** The directory groups a SAML IdP named (issue 26); not used yet. */
     groups: z.array(z.string().max(256)).max(100).optional(),
   })
   .strict();
