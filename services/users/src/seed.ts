@@ -31,17 +31,17 @@ export const DEMO_SSO_USERS = [
 ] as const;
 
 /** Organisation Initech signs in through its SAML 2.0 identity provider (the stand-in in `dev/`). */
-export const DEMO_SAML_ORGANISATION = {
+const DEMO_SAML_ORGANISATION = {
   name: 'Initech',
   domains: ['initech.test'],
   products: ['Platform', 'MAGIC'],
   subscriptionStatus: 'subscribed',
 } as const;
 
-export const DEMO_SAML_PROVIDER = 'initech';
+const DEMO_SAML_PROVIDER = 'initech';
 
 /** Has a user-service account; peter@initech.test has none and is created at first sign-in (JIT). */
-export const DEMO_SAML_USERS = [
+const DEMO_SAML_USERS = [
   { email: 'milton@initech.test', firstName: 'Milton', lastName: 'Waddams', role: 'member' },
 ] as const;
 

@@ -16,7 +16,7 @@ interface ProviderRowBase {
   updated_at: Date;
 }
 
-export interface OidcProviderRow extends ProviderRowBase {
+interface OidcProviderRow extends ProviderRowBase {
   protocol: 'oidc';
   client_id: string;
   client_secret_enc: string;

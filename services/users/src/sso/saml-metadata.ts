@@ -11,7 +11,7 @@ import { DOMParser } from '@xmldom/xmldom';
 export const SAML_METADATA_MAX_BYTES = 1024 * 1024;
 
 /** At most this many signing certificates: the current one and the next (a rollover). */
-export const SAML_MAX_CERTIFICATES = 2;
+const SAML_MAX_CERTIFICATES = 2;
 
 const MD = 'urn:oasis:names:tc:SAML:2.0:metadata';
 const DS = 'http://www.w3.org/2000/09/xmldsig#';
@@ -32,7 +32,7 @@ export type SamlMetadataProblem =
   | 'certificate_invalid'
   | 'too_many_certificates';
 
-export const SAML_METADATA_PROBLEMS: Record<SamlMetadataProblem, string> = {
+const SAML_METADATA_PROBLEMS: Record<SamlMetadataProblem, string> = {
   too_large: `the metadata is larger than ${SAML_METADATA_MAX_BYTES / 1024} KiB`,
   dtd: 'the metadata has a document type declaration (DTD or entities), which is not accepted',
   not_xml: 'the metadata is not well-formed XML',

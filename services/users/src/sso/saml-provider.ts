@@ -19,7 +19,7 @@ import type { SetSamlProviderInput } from './schemas.ts';
 // an admin saves, not one a URL makes).
 
 /** How often a metadata URL is fetched again. */
-export const SAML_METADATA_REFRESH_MS = 24 * 3_600_000;
+const SAML_METADATA_REFRESH_MS = 24 * 3_600_000;
 
 const METADATA_ACCEPT = 'application/samlmetadata+xml, application/xml, text/xml';
 
@@ -54,7 +54,7 @@ function unreachableMetadata(error: unknown): AppError {
 }
 
 /** Parses metadata for an API answer: a refusal is `SAML_METADATA_INVALID` saying why. */
-export function parseOrRefuse(xml: string): SamlIdpMetadata {
+function parseOrRefuse(xml: string): SamlIdpMetadata {
   try {
     return parseSamlIdpMetadata(xml);
   } catch (error) {

@@ -118,7 +118,7 @@ export const metadataUrlSchema = z
 /** Pasted metadata: the parser enforces the 1 MiB limit in bytes; this bounds the string first. */
 export const metadataXmlSchema = z.string().min(1).max(SAML_METADATA_MAX_BYTES);
 
-export const setSamlProviderSchema = z
+const setSamlProviderSchema = z
   .object({
     protocol: z.literal('saml'),
     provider: providerIdSchema.optional(),
@@ -159,8 +159,6 @@ export const domainParamsSchema = z.object({
   domain: z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, 'must be a domain name'),
 });
 
-export type SetSsoProviderInput = z.output<typeof setSsoProviderSchema>;
-
 /** What operators see of an OIDC provider: never the secret. */
 const oidcProviderViewSchema = z.object({
   protocol: z.literal('oidc'),
@@ -195,7 +193,7 @@ export const serviceProviderSchema = z.object({
 });
 
 /** The IdP metadata's facts and where it comes from (the XML itself stays inside). */
-export const samlFactsSchema = z.object({
+const samlFactsSchema = z.object({
   idpEntityId: z.string(),
   ssoUrl: z.string(),
   certificates: z.array(certificateFactsSchema),

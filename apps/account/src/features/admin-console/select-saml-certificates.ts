@@ -9,7 +9,7 @@ import { formatDate } from './use-load.ts';
 const t = consoleCopy.sso.saml;
 const SOON_MS = 30 * 24 * 3_600_000;
 
-export type CertificateState = 'valid' | 'expires_soon' | 'expired';
+type CertificateState = 'valid' | 'expires_soon' | 'expired';
 
 export interface CertificateRow {
   fingerprint: string;
