@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +23,7 @@ describe('SAML providers per organisation', () => {
   let idp: RecordingServer;
   let initech = '';
   let globex = '';
-  let serve: () => StubResponse = () => ({ status: 200, text: idpMetadata() });
+  let serve: () => StubResponse | Promise<StubResponse> = () => ({ status: 200, text: idpMetadata() });
 
   beforeAll(async () => {
     identity = await startIdentityUnderTest();
@@ -347,12 +348,53 @@ describe('SAML providers per organisation', () => {
       expect(await refresh()).toEqual({});
     });
 
+    it('parallel refreshes (several instances) store one outcome and record one event', async () => {
+      const before = (await events('sso.metadata_refresh_failed')).length;
+      serve = () => ({ status: 503, text: 'busy' });
+      svc.clock.advance(24 * HOUR);
+      const outcomes = await Promise.all(Array.from({ length: 6 }, () => refresh()));
+      const values = outcomes.map((o) => o.initech);
+      expect(values.filter((v) => v === 'http_status')).toHaveLength(1);
+      expect(values.filter((v) => v !== 'http_status').every((v) => v === 'superseded')).toBe(true);
+      expect(await events('sso.metadata_refresh_failed')).toHaveLength(before + 1);
+    });
+
     it('clears the error once the URL answers good metadata again', async () => {
       serve = () => ({ status: 200, text: idpMetadata() });
       svc.clock.advance(24 * HOUR);
       expect(await refresh()).toEqual({ initech: 'ok' });
       expect(await stored()).toMatchObject({ refreshError: null, certificates: [expect.any(Object)] });
     });
+  });
+
+  it('a refresh never overwrites a provider saved while it was fetching', async () => {
+    const set = await put(initech, {
+      protocol: 'saml',
+      provider: 'initech',
+      metadataUrl: `${idp.url}/metadata`,
+    });
+    expect(set.status).toBe(200);
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    serve = async () => {
+      await held;
+      return { status: 200, text: idpMetadata({ certificates: [IDP_NEXT_CERT] }) };
+    };
+    svc.clock.advance(24 * HOUR);
+    const asked = idp.requests.length;
+    const pending = refresh();
+    while (idp.requests.length === asked) await new Promise((r) => setTimeout(r, 10));
+    // The admin pastes other metadata while the refresh waits for the URL.
+    const saved = await put(initech, { protocol: 'saml', provider: 'initech', metadataXml: idpMetadata() });
+    expect(saved.status).toBe(200);
+    release();
+    expect(await pending).toEqual({ initech: 'superseded' });
+    const stored = ((await http(`${svc.adminUrl}/admin/organisations/${initech}/sso`)).body as any).saml;
+    expect(stored).toMatchObject({ metadataUrl: null, refreshError: null });
+    // The pasted metadata's certificate, not the one the late refresh fetched.
+    expect(stored.certificates.map((c: any) => c.fingerprint)).toEqual([
+      new X509Certificate(IDP_CERT).fingerprint256,
+    ]);
   });
 
   it('removes a SAML provider, and the directory no longer knows it', async () => {

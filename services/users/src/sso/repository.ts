@@ -74,8 +74,9 @@ export async function listSamlProvidersWithUrl(db: Kysely<UsersDb>): Promise<Sam
 }
 
 /**
- * Stores a refresh's outcome (the entity id never changes by a refresh), unless the provider changed since it was read (its `updated_at`): a
- * refresh never overwrites what an admin saved meanwhile. Returns whether it was stored.
+ * Stores a refresh's outcome (the entity id never changes by a refresh), unless the provider changed
+ * since it was read: a save meanwhile (its `updated_at`), or another refresh (its `checkedAt`). A
+ * refresh never overwrites what an admin saved. Returns whether it was stored.
  */
 export async function updateSamlSettings(
   db: Kysely<UsersDb> | Transaction<UsersDb>,
@@ -88,6 +89,8 @@ export async function updateSamlSettings(
     .where('provider_id', '=', row.provider_id)
     .where('protocol', '=', 'saml')
     .where('updated_at', '=', row.updated_at)
+    // Another instance's refresh of the same round got there first: one outcome, one event.
+    .where(sql<boolean>`saml->>'checkedAt' is not distinct from ${row.saml.checkedAt}`)
     .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }

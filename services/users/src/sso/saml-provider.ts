@@ -111,7 +111,10 @@ export function samlFacts(saml: SamlSettingsJson) {
 /** What the refresh needs of the service's context. */
 type RefreshContext = Pick<UsersContext, 'db' | 'clock' | 'config'>;
 
-/** Why one refresh did not replace the stored copy, or null when it did. */
+/**
+ * Why one refresh did not replace the stored copy, or null when it did; `superseded` when a save or
+ * another instance's refresh came first (nothing is written then).
+ */
 async function refreshOne(ctx: RefreshContext, row: SamlProviderRow, now: Date): Promise<string | null> {
   const saml = row.saml;
   let problem: string | null = null;
@@ -136,9 +139,9 @@ async function refreshOne(ctx: RefreshContext, row: SamlProviderRow, now: Date):
     else problem = 'unreachable';
   }
   if (problem !== null) next = { ...next, refreshError: problem };
-  await ctx.db.transaction().execute(async (trx) => {
-    const stored = await updateSamlSettings(trx, row, next);
-    if (!stored || problem === null) return;
+  const stored = await ctx.db.transaction().execute(async (trx) => {
+    if (!(await updateSamlSettings(trx, row, next))) return false;
+    if (problem === null) return true;
     await recordEvent(
       trx,
       systemOrigin(),
@@ -150,8 +153,9 @@ async function refreshOne(ctx: RefreshContext, row: SamlProviderRow, now: Date):
       },
       now,
     );
+    return true;
   });
-  return problem;
+  return stored ? problem : 'superseded';
 }
 
 /**
