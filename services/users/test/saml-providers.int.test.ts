@@ -355,7 +355,10 @@ describe('SAML providers per organisation', () => {
       const outcomes = await Promise.all(Array.from({ length: 6 }, () => refresh()));
       const values = outcomes.map((o) => o.initech);
       expect(values.filter((v) => v === 'http_status')).toHaveLength(1);
-      expect(values.filter((v) => v !== 'http_status').every((v) => v === 'superseded')).toBe(true);
+      // The others lost the write (`superseded`), or read the provider after it was written (no longer due).
+      expect(
+        values.filter((v) => v !== 'http_status').every((v) => v === 'superseded' || v === undefined),
+      ).toBe(true);
       expect(await events('sso.metadata_refresh_failed')).toHaveLength(before + 1);
     });
 
