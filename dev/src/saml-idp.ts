@@ -334,6 +334,8 @@ export async function startSamlIdp(options: SamlIdpOptions = {}): Promise<SamlId
       {
         relayState: request.relayState,
         customTagReplacement: () => ({ id: values.id, context: xml }),
+        // Unsigned: the Response is signed after the assertion is encrypted, so its signature holds.
+        encryptThenSign: v === 'unsigned',
       },
     )) as { context: string };
     let samlResponse = context.context;
