@@ -79,10 +79,12 @@ export async function startScaledSystem(options: ScaledSystemOptions = {}): Prom
     });
     const listeners = cluster.urls;
     // Once, through the user service's proxy.
-    await seedDemoSystem(listeners.usersAdmin, adminKey, {
-      issuer: listeners.orgIdp,
-      clientSecret: orgIdpClientSecret,
-    });
+    await seedDemoSystem(
+      listeners.usersAdmin,
+      adminKey,
+      { issuer: listeners.orgIdp, clientSecret: orgIdpClientSecret },
+      listeners.samlIdp,
+    );
     return { urls: systemUrls(listeners), listeners, cluster, databaseUrl: postgres.url, adminKey, close };
   } catch (error) {
     await close();

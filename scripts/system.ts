@@ -249,10 +249,12 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     }
 
     if (options.seed !== false) {
-      await seedDemoSystem(urls.usersAdmin, adminKey, {
-        issuer: idp.issuer,
-        clientSecret: orgIdpClient.clientSecret,
-      });
+      await seedDemoSystem(
+        urls.usersAdmin,
+        adminKey,
+        { issuer: idp.issuer, clientSecret: orgIdpClient.clientSecret },
+        url('samlIdp'),
+      );
     }
   } catch (error) {
     await closeAll(closers);

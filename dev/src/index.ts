@@ -51,6 +51,7 @@ export {
   type GitHubUser,
 } from './github.ts';
 export * from './microsoft/index.ts';
+export { demoSamlIdpMetadata, demoSamlIdpUrls } from './saml-idp-demo.ts';
 export { startMicrosoftStandIns, type MicrosoftStandIns, type MicrosoftStandInsOptions };
 
 export interface StandInsOptions {

@@ -18,6 +18,7 @@ export const USUAL_PORTS = {
   entra: 4510,
   graph: 4511,
   orgIdp: 4520,
+  /** Initech's SAML 2.0 IdP stand-in (issue 26). */
   samlIdp: 4521,
   marketplace: 4540,
   platform: 4000,
