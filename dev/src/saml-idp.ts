@@ -290,7 +290,8 @@ export async function startSamlIdp(options: SamlIdpOptions = {}): Promise<SamlId
         `<input type="hidden" name="RelayState" value="${escapeHtml(answer.relayState)}">` +
         `<noscript><button type="submit">Continue</button></noscript></form>` +
         `<script nonce="${nonce}">document.getElementById('saml').submit()</script>`,
-      `; script-src 'nonce-${nonce}'; form-action ${new URL(answer.acs).origin}`,
+      // No form-action: browsers apply it to the ACS's redirects too (on to the application).
+      `; script-src 'nonce-${nonce}'`,
     );
   });
 
