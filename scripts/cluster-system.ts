@@ -112,5 +112,6 @@ function systemUrls(listeners: Record<Listener, string>): SystemUrls {
     marketplace: listeners.marketplace,
     teamsHost: `${listeners.magic}${TEAMS_HOST_PATH}`,
     orgIdp: listeners.orgIdp,
+    samlIdp: listeners.samlIdp,
   };
 }

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
-import Fastify, { type FastifyReply } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import formbody from '@fastify/formbody';
 import * as samlify from 'samlify';
 import * as xmllint from '@authenio/samlify-xmllint-wasm';
@@ -161,80 +161,146 @@ const loopback = (url: URL) =>
   (url.protocol === 'http:' || url.protocol === 'https:') &&
   ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
 
-export async function startSamlIdp(options: SamlIdpOptions = {}): Promise<SamlIdp> {
-  const host = options.host ?? '127.0.0.1';
-  const users = options.users ?? SAML_IDP_DEMO_USERS;
-  const now = options.now ?? (() => new Date());
-  const allow = options.allowSpMetadata ?? loopback;
-  const app = Fastify({ logger: false, bodyLimit: 16 * 1024 });
-  // A development tool: say what went wrong.
-  app.setErrorHandler(async (err, _req, reply) =>
-    reply.code(500).send({ error: 'server_error', message: (err as Error).message }),
-  );
-  await app.register(formbody);
-  // Routes are added before listening; what depends on the port is set right after it.
-  let base = '';
-  let entityId = '';
-  let idp: samlify.IdentityProviderInstance;
-  let idpPlain: samlify.IdentityProviderInstance;
-  let wrongIdp: samlify.IdentityProviderInstance;
-  const encrypt = options.encryptAssertions ?? true;
+interface Entities {
+  idp: samlify.IdentityProviderInstance;
+  /** The same key, never encrypting (the wrapped variant works on a readable assertion). */
+  plain: samlify.IdentityProviderInstance;
+  /** Another key under the same entity id (the wrong-certificate variant). */
+  wrong: samlify.IdentityProviderInstance;
+}
 
-  const pending = new Map<string, Pending>();
-  const spCache = new Map<string, string>();
-  let variant: SamlIdpVariant = 'valid';
-  let last: SamlIdpAnswer | undefined;
+/** The IdP's state: set once its port is known, then the pending requests and the switch. */
+interface IdpState {
+  base: string;
+  entityId: string;
+  entities: Entities | undefined;
+  users: SamlIdpUser[];
+  now: () => Date;
+  pending: Map<string, Pending>;
+  variant: SamlIdpVariant;
+  last: SamlIdpAnswer | undefined;
+}
 
-  async function spMetadataFor(issuer: string): Promise<string> {
-    const cached = spCache.get(issuer);
-    if (cached) return cached;
-    const url = new URL(issuer);
-    if (!allow(url)) throw new Error('This SP is not registered here.');
-    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
-    if (!res.ok) throw new Error(`The SP's metadata answered ${res.status}.`);
-    const xml = await res.text();
-    spCache.set(issuer, xml);
-    return xml;
-  }
+function entitiesFor(base: string, entityId: string, encrypt: boolean): Entities {
+  const idpWith = (key: string, cert: string, encrypted: boolean) =>
+    samlify.IdentityProvider({
+      entityID: entityId,
+      privateKey: key,
+      signingCert: cert,
+      wantAuthnRequestsSigned: true,
+      isAssertionEncrypted: encrypted,
+      nameIDFormat: ['urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress'],
+      singleSignOnService: [
+        { Binding: samlify.Constants.namespace.binding.redirect, Location: `${base}/sso` },
+      ],
+    });
+  return {
+    idp: idpWith(SAML_IDP_KEY, SAML_IDP_CERT, encrypt),
+    plain: idpWith(SAML_IDP_KEY, SAML_IDP_CERT, false),
+    wrong: idpWith(SAML_IDP_WRONG_KEY, SAML_IDP_WRONG_CERT, encrypt),
+  };
+}
 
-  function page(reply: FastifyReply, title: string, body: string, extraCsp = '') {
-    return reply
-      .header('content-type', 'text/html; charset=utf-8')
-      .header(
-        'content-security-policy',
-        `default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'${extraCsp}`,
-      )
-      .send(
-        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>` +
-          `<style>body{font-family:system-ui,sans-serif;background:#f4f4f4;margin:0}main{max-width:380px;margin:64px auto;background:#fff;border:1px solid #ccc;border-radius:6px;padding:24px}label{display:block;margin:12px 0 4px}input{width:100%;box-sizing:border-box;padding:6px}button{margin-top:16px;padding:6px 16px}</style>` +
-          `</head><body><main>${body}</main></body></html>`,
-      );
-  }
-
-  const loginPage = (reply: FastifyReply, id: string, error?: string) =>
-    page(
-      reply,
-      'Sign in to Initech',
-      `<h1>Sign in to Initech</h1>${error ? `<p role="alert">${escapeHtml(error)}</p>` : ''}` +
-        `<form method="post" action="/login"><input type="hidden" name="pending" value="${escapeHtml(id)}">` +
-        `<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required>` +
-        `<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>` +
-        `<button type="submit">Sign in</button></form>`,
-      "; form-action 'self'",
+function page(reply: FastifyReply, title: string, body: string, extraCsp = '') {
+  return reply
+    .header('content-type', 'text/html; charset=utf-8')
+    .header(
+      'content-security-policy',
+      `default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'${extraCsp}`,
+    )
+    .send(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>` +
+        `<style>body{font-family:system-ui,sans-serif;background:#f4f4f4;margin:0}main{max-width:380px;margin:64px auto;background:#fff;border:1px solid #ccc;border-radius:6px;padding:24px}label{display:block;margin:12px 0 4px}input{width:100%;box-sizing:border-box;padding:6px}button{margin-top:16px;padding:6px 16px}</style>` +
+        `</head><body><main>${body}</main></body></html>`,
     );
+}
 
-  app.get('/', async (_req, reply) =>
-    page(
-      reply,
-      'Initech sign-in (SAML stand-in)',
-      `<h1>Initech SAML IdP</h1><p><a href="/metadata">Metadata</a></p>`,
-    ),
+const loginPage = (reply: FastifyReply, id: string, error?: string) =>
+  page(
+    reply,
+    'Sign in to Initech',
+    `<h1>Sign in to Initech</h1>${error ? `<p role="alert">${escapeHtml(error)}</p>` : ''}` +
+      `<form method="post" action="/login"><input type="hidden" name="pending" value="${escapeHtml(id)}">` +
+      `<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required>` +
+      `<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>` +
+      `<button type="submit">Sign in</button></form>`,
+    "; form-action 'self'",
   );
 
-  app.get('/metadata', async (_req, reply) =>
-    reply.header('content-type', 'application/samlmetadata+xml').send(idp.getMetadata()),
+/** The page that posts the answer to the SP's ACS at once (a button without script). */
+function postPage(reply: FastifyReply, answer: SamlIdpAnswer) {
+  const nonce = randomBytes(16).toString('base64');
+  return page(
+    reply,
+    'Signing you in…',
+    `<p>Signing you in…</p><form id="saml" method="post" action="${escapeHtml(answer.acs)}">` +
+      `<input type="hidden" name="SAMLResponse" value="${escapeHtml(answer.samlResponse)}">` +
+      `<input type="hidden" name="RelayState" value="${escapeHtml(answer.relayState)}">` +
+      `<noscript><button type="submit">Continue</button></noscript></form>` +
+      `<script nonce="${nonce}">document.getElementById('saml').submit()</script>`,
+    // No form-action: browsers apply it to the ACS's redirects too (on to the application).
+    `; script-src 'nonce-${nonce}'`,
   );
+}
 
+/** The answer to `request` for `user`, broken as `v` says. */
+async function answerFor(
+  state: IdpState,
+  request: Pending,
+  user: SamlIdpUser,
+  v: SamlIdpVariant,
+): Promise<SamlIdpAnswer> {
+  const entities = state.entities!;
+  const sp =
+    v === 'unsigned'
+      ? // An SP that does not want signed assertions: samlify signs the Response only.
+        samlify.ServiceProvider({
+          metadata: request.spMetadata.replace('WantAssertionsSigned="true"', 'WantAssertionsSigned="false"'),
+        })
+      : request.sp;
+  const acs = request.sp.entityMeta.getAssertionConsumerService('post') as string;
+  const t = state.now();
+  const minutes = (n: number) => new Date(t.getTime() + n * 60_000);
+  const values: AnswerValues = {
+    id: `_${randomUUID().replaceAll('-', '')}`,
+    assertionId: `_${randomUUID().replaceAll('-', '')}`,
+    issuer: state.entityId,
+    destination: v === 'wrong-destination' ? 'https://other-sp.example/saml/acs' : acs,
+    audience:
+      v === 'wrong-audience' ? 'https://other-sp.example/saml/metadata' : request.sp.entityMeta.getEntityID(),
+    // IdP-initiated: an answer to no request.
+    inResponseTo: v === 'unsolicited' ? '' : request.requestId,
+    now: t,
+    notBefore: v === 'expired' ? minutes(-10) : v === 'not-yet-valid' ? minutes(5) : t,
+    notOnOrAfter: v === 'expired' ? minutes(-5) : minutes(v === 'not-yet-valid' ? 10 : 5),
+    user,
+  };
+  const entity = v === 'wrong-certificate' ? entities.wrong : v === 'wrapped' ? entities.plain : entities.idp;
+  const xml = responseXml(values);
+  const context = (await entity.createLoginResponse(
+    sp,
+    { extract: { request: { id: request.requestId } } },
+    'post',
+    { email: user.email },
+    {
+      relayState: request.relayState,
+      customTagReplacement: () => ({ id: values.id, context: xml }),
+      // Unsigned: the Response is signed after the assertion is encrypted, so its signature holds.
+      encryptThenSign: v === 'unsigned',
+    },
+  )) as { context: string };
+  let samlResponse = context.context;
+  if (v === 'wrapped') {
+    const victim = state.users.find((u) => u.email !== user.email) ?? user;
+    samlResponse = Buffer.from(
+      wrapSignedResponse(Buffer.from(samlResponse, 'base64').toString('utf8'), victim),
+    ).toString('base64');
+  }
+  return { acs, samlResponse, relayState: request.relayState };
+}
+
+/** `GET /sso` (HTTP-Redirect): the AuthnRequest, its signature checked against the SP's metadata. */
+function ssoRoute(app: FastifyInstance, state: IdpState, spMetadataFor: (issuer: string) => Promise<string>) {
   app.get('/sso', async (req, reply) => {
     const query = req.query as Record<string, string | undefined>;
     const raw = req.url.split('?')[1] ?? '';
@@ -250,10 +316,10 @@ export async function startSamlIdp(options: SamlIdpOptions = {}): Promise<SamlId
         .split('&')
         .filter((p) => /^(SAMLRequest|RelayState|SigAlg)=/.test(p))
         .join('&');
-      const parsed = await idp.parseLoginRequest(sp, 'redirect', { query, octetString });
+      const parsed = await state.entities!.idp.parseLoginRequest(sp, 'redirect', { query, octetString });
       const id = randomUUID();
-      if (pending.size > 1000) pending.clear();
-      pending.set(id, {
+      if (state.pending.size > 1000) state.pending.clear();
+      state.pending.set(id, {
         sp,
         spMetadata,
         requestId: String(parsed.extract.request?.id ?? ''),
@@ -264,127 +330,99 @@ export async function startSamlIdp(options: SamlIdpOptions = {}): Promise<SamlId
       return reply.code(400).send({ error: 'invalid_request', message: (error as Error).message });
     }
   });
+}
 
+/** `POST /login`: the person signs in; the answer (broken if the switch says so) goes to the ACS. */
+function loginRoute(app: FastifyInstance, state: IdpState) {
   app.post('/login', async (req, reply) => {
     const body = (req.body ?? {}) as Record<string, string | undefined>;
-    const request = pending.get(body.pending ?? '');
+    const request = state.pending.get(body.pending ?? '');
     if (!request) return reply.code(400).send({ error: 'unknown_request' });
-    const user = users.find(
+    const user = state.users.find(
       (u) => u.email === (body.email ?? '').trim().toLowerCase() && u.password === body.password,
     );
     if (!user) return loginPage(reply, body.pending ?? '', 'Wrong email or password.');
-    pending.delete(body.pending ?? '');
-    const current = variant;
-    variant = 'valid';
+    state.pending.delete(body.pending ?? '');
+    const current = state.variant;
+    state.variant = 'valid';
     const answer =
-      current === 'replayed' && last
-        ? { ...last, relayState: request.relayState }
-        : await answerFor(request, user, current);
-    last = answer;
-    const nonce = randomBytes(16).toString('base64');
-    return page(
-      reply,
-      'Signing you in…',
-      `<p>Signing you in…</p><form id="saml" method="post" action="${escapeHtml(answer.acs)}">` +
-        `<input type="hidden" name="SAMLResponse" value="${escapeHtml(answer.samlResponse)}">` +
-        `<input type="hidden" name="RelayState" value="${escapeHtml(answer.relayState)}">` +
-        `<noscript><button type="submit">Continue</button></noscript></form>` +
-        `<script nonce="${nonce}">document.getElementById('saml').submit()</script>`,
-      `; script-src 'nonce-${nonce}'; form-action ${new URL(answer.acs).origin}`,
-    );
+      current === 'replayed' && state.last
+        ? { ...state.last, relayState: request.relayState }
+        : await answerFor(state, request, user, current);
+    state.last = answer;
+    return postPage(reply, answer);
   });
+}
 
-  async function answerFor(request: Pending, user: SamlIdpUser, v: SamlIdpVariant): Promise<SamlIdpAnswer> {
-    const sp =
-      v === 'unsigned'
-        ? // An SP that does not want signed assertions: samlify signs the Response only.
-          samlify.ServiceProvider({
-            metadata: request.spMetadata.replace(
-              'WantAssertionsSigned="true"',
-              'WantAssertionsSigned="false"',
-            ),
-          })
-        : request.sp;
-    const acs = request.sp.entityMeta.getAssertionConsumerService('post') as string;
-    const t = now();
-    const minutes = (n: number) => new Date(t.getTime() + n * 60_000);
-    const values: AnswerValues = {
-      id: `_${randomUUID().replaceAll('-', '')}`,
-      assertionId: `_${randomUUID().replaceAll('-', '')}`,
-      issuer: entityId,
-      destination: v === 'wrong-destination' ? 'https://other-sp.example/saml/acs' : acs,
-      audience:
-        v === 'wrong-audience'
-          ? 'https://other-sp.example/saml/metadata'
-          : request.sp.entityMeta.getEntityID(),
-      // IdP-initiated: an answer to no request.
-      inResponseTo: v === 'unsolicited' ? '' : request.requestId,
-      now: t,
-      notBefore: v === 'expired' ? minutes(-10) : v === 'not-yet-valid' ? minutes(5) : t,
-      notOnOrAfter: v === 'expired' ? minutes(-5) : minutes(v === 'not-yet-valid' ? 10 : 5),
-      user,
-    };
-    const entity = v === 'wrong-certificate' ? wrongIdp : v === 'wrapped' ? idpPlain : idp;
-    const xml = responseXml(values);
-    const context = (await entity.createLoginResponse(
-      sp,
-      { extract: { request: { id: request.requestId } } },
-      'post',
-      { email: user.email },
-      {
-        relayState: request.relayState,
-        customTagReplacement: () => ({ id: values.id, context: xml }),
-      },
-    )) as { context: string };
-    let samlResponse = context.context;
-    if (v === 'wrapped') {
-      const victim = users.find((u) => u.email !== user.email) ?? user;
-      samlResponse = Buffer.from(
-        wrapSignedResponse(Buffer.from(samlResponse, 'base64').toString('utf8'), victim),
-      ).toString('base64');
-    }
-    return { acs, samlResponse, relayState: request.relayState };
+export async function startSamlIdp(options: SamlIdpOptions = {}): Promise<SamlIdp> {
+  const allow = options.allowSpMetadata ?? loopback;
+  const app = Fastify({ logger: false, bodyLimit: 16 * 1024 });
+  // A development tool: say what went wrong.
+  app.setErrorHandler(async (err, _req, reply) =>
+    reply.code(500).send({ error: 'server_error', message: (err as Error).message }),
+  );
+  await app.register(formbody);
+  // Routes are added before listening; what depends on the port is set right after it.
+  const state: IdpState = {
+    base: '',
+    entityId: '',
+    entities: undefined,
+    users: options.users ?? SAML_IDP_DEMO_USERS,
+    now: options.now ?? (() => new Date()),
+    pending: new Map(),
+    variant: 'valid',
+    last: undefined,
+  };
+  const spCache = new Map<string, string>();
+  async function spMetadataFor(issuer: string): Promise<string> {
+    const cached = spCache.get(issuer);
+    if (cached) return cached;
+    const url = new URL(issuer);
+    if (!allow(url)) throw new Error('This SP is not registered here.');
+    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+    if (!res.ok) throw new Error(`The SP's metadata answered ${res.status}.`);
+    const xml = await res.text();
+    spCache.set(issuer, xml);
+    return xml;
   }
 
+  app.get('/', async (_req, reply) =>
+    page(
+      reply,
+      'Initech sign-in (SAML stand-in)',
+      `<h1>Initech SAML IdP</h1><p><a href="/metadata">Metadata</a></p>`,
+    ),
+  );
+  app.get('/metadata', async (_req, reply) =>
+    reply.header('content-type', 'application/samlmetadata+xml').send(state.entities!.idp.getMetadata()),
+  );
+  ssoRoute(app, state, spMetadataFor);
+  loginRoute(app, state);
   // Development and tests only: the next answer is this broken variant.
   app.post('/test/variant', async (req, reply) => {
     const v = (req.body as { variant?: string } | undefined)?.variant;
     if (!SAML_IDP_VARIANTS.includes(v as SamlIdpVariant))
       return reply.code(400).send({ error: 'unknown_variant', variants: SAML_IDP_VARIANTS });
-    variant = v as SamlIdpVariant;
-    return { variant };
+    state.variant = v as SamlIdpVariant;
+    return { variant: state.variant };
   });
 
-  await app.listen({ port: options.port ?? 4521, host });
+  await app.listen({ port: options.port ?? 4521, host: options.host ?? '127.0.0.1' });
   const port = (app.server.address() as { port: number }).port;
-  base = (options.baseUrl ?? `http://localhost:${port}`).replace(/\/+$/, '');
-  entityId = `${base}/metadata`;
-  const idpWith = (key: string, cert: string, encrypted: boolean) =>
-    samlify.IdentityProvider({
-      entityID: entityId,
-      privateKey: key,
-      signingCert: cert,
-      wantAuthnRequestsSigned: true,
-      isAssertionEncrypted: encrypted,
-      nameIDFormat: ['urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress'],
-      singleSignOnService: [
-        { Binding: samlify.Constants.namespace.binding.redirect, Location: `${base}/sso` },
-      ],
-    });
-  idp = idpWith(SAML_IDP_KEY, SAML_IDP_CERT, encrypt);
-  idpPlain = idpWith(SAML_IDP_KEY, SAML_IDP_CERT, false);
-  wrongIdp = idpWith(SAML_IDP_WRONG_KEY, SAML_IDP_WRONG_CERT, encrypt);
+  state.base = (options.baseUrl ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  state.entityId = `${state.base}/metadata`;
+  state.entities = entitiesFor(state.base, state.entityId, options.encryptAssertions ?? true);
 
   return {
-    url: base,
-    entityId,
-    metadataUrl: entityId,
-    ssoUrl: `${base}/sso`,
+    url: state.base,
+    entityId: state.entityId,
+    metadataUrl: state.entityId,
+    ssoUrl: `${state.base}/sso`,
     certificate: SAML_IDP_CERT,
     setVariant: (v) => {
-      variant = v;
+      state.variant = v;
     },
-    lastAnswer: () => last,
+    lastAnswer: () => state.last,
     close: () => app.close(),
   };
 }

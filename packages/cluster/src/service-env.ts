@@ -182,6 +182,7 @@ export function partEnv(
         GRAPH_PORT: String(own.graph),
         MARKETPLACE_PORT: String(own.marketplace),
         ORG_IDP_PORT: String(own.orgIdp),
+        SAML_IDP_PORT: String(own.samlIdp),
         APP_ORIGINS: appOrigins.join(','),
         MARKETPLACE_LANDING_URL: `${urls.magic}/account/m365-login`,
         MARKETPLACE_WEBHOOK_URL: `${urls.usersPublic}/m365/marketplace/webhook`,

@@ -331,7 +331,7 @@ function codeSecret(secret: string, nodeEnv: string | undefined): string {
   return secret;
 }
 
-export interface SamlSpConfig {
+interface SamlSpConfig {
   signingKey: string;
   signingCert: string;
   encryptionKey: string;

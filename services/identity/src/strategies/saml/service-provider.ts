@@ -17,9 +17,9 @@ export const SAML_ACS_PATH = '/self-service/methods/saml/acs/:provider';
 export const SAML_FINISH_PATH = '/self-service/methods/saml/finish/:provider';
 
 /** Our entity id for a provider: the URL of our metadata for it. */
-export const spEntityId = (config: Config, provider: string) =>
+const spEntityId = (config: Config, provider: string) =>
   `${config.publicUrl}/self-service/methods/saml/metadata/${encodeURIComponent(provider)}`;
-export const acsUrl = (config: Config, provider: string) =>
+const acsUrl = (config: Config, provider: string) =>
   `${config.publicUrl}/self-service/methods/saml/acs/${encodeURIComponent(provider)}`;
 export const finishUrl = (config: Config, provider: string, flowId: string) =>
   `${config.publicUrl}/self-service/methods/saml/finish/${encodeURIComponent(provider)}?flow=${encodeURIComponent(flowId)}`;

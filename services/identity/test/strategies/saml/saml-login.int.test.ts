@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDb, sql, type Database } from '@acme/db';
 import { FakeClock } from '@acme/db/clock';
@@ -21,11 +19,10 @@ import { samlText } from '../../../src/strategies/saml/saml-login.ts';
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
 // SAML sign-in end to end over real HTTP (issue 26): our identity service as the service provider
-// (node-saml), Initech's IdP stand-in (samlify) producing every answer, and the real user service for
-// members and just-in-time creation. The user service's SAML provider storage is engineer saml-config's
-// work in parallel: until it lands, a thin proxy in front of the user service's admin API answers
-// `GET /admin/sso/providers/initech` with the agreed SAML shape and passes everything else through.
-// A small cookie jar plays the browser; the ACS is posted without cookies, as a cross-site POST is.
+// (node-saml), Initech's IdP stand-in (samlify) producing every answer, and the real user service
+// keeping the SAML provider (the IdP's metadata as the stand-in serves it), members and just-in-time
+// creation. A small cookie jar plays the browser; the ACS is posted without cookies, as a cross-site
+// POST is.
 
 class Browser {
   jar = new Map<string, string>();
@@ -57,18 +54,12 @@ describe('identity: SAML 2.0 sign-in (service provider)', () => {
   let initech: string;
   const clock = new FakeClock(T0);
   const closers: (() => Promise<void>)[] = [];
-  /** What the proxy answers for the provider (tests change it). */
-  let samlProvider: any;
+  /** The stand-in's IdP metadata, as an IT admin pastes it. */
+  let metadata: string;
 
   beforeAll(async () => {
     db = await createTestDb();
-    const [idPub, idAdm, usPub, usAdm, proxyPort] = await Promise.all([
-      freePort(),
-      freePort(),
-      freePort(),
-      freePort(),
-      freePort(),
-    ]);
+    const [idPub, idAdm, usPub, usAdm] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
     identityPublic = `http://localhost:${idPub}`;
     const identityAdmin = `http://localhost:${idAdm}`;
     usersAdmin = `http://localhost:${usAdm}`;
@@ -87,36 +78,6 @@ describe('identity: SAML 2.0 sign-in (service provider)', () => {
     });
     closers.push(idp.close);
 
-    // The contract stand-in for saml-config's part: GET of the SAML provider; the rest is the user service's.
-    const proxy: Server = createServer((req, res) => {
-      if (req.method === 'GET' && req.url === '/admin/sso/providers/initech') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(samlProvider));
-        return;
-      }
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks);
-        fetch(`${usersAdmin}${req.url}`, {
-          method: req.method!,
-          headers: { 'content-type': req.headers['content-type'] ?? 'application/json' },
-          ...(body.length ? { body } : {}),
-        }).then(
-          async (r) => {
-            res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'application/json' });
-            res.end(Buffer.from(await r.arrayBuffer()));
-          },
-          () => {
-            res.writeHead(502);
-            res.end();
-          },
-        );
-      });
-    });
-    await new Promise<void>((resolve) => proxy.listen(proxyPort, '127.0.0.1', resolve));
-    closers.push(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
-
     const identity = await startIdentity({
       db,
       clock,
@@ -127,7 +88,7 @@ describe('identity: SAML 2.0 sign-in (service provider)', () => {
         IDENTITY_ADMIN_PORT: String(idAdm),
         IDENTITY_PUBLIC_URL: identityPublic,
         IDENTITY_ADMIN_URL: identityAdmin,
-        IDENTITY_USERS_ADMIN_URL: `http://127.0.0.1:${proxyPort}`,
+        IDENTITY_USERS_ADMIN_URL: usersAdmin,
         IDENTITY_LOGIN_UI_URL: `${APP}/account/login`,
         IDENTITY_ERROR_UI_URL: `${APP}/account/error`,
         IDENTITY_DEFAULT_RETURN_URL: `${APP}/`,
@@ -159,15 +120,7 @@ describe('identity: SAML 2.0 sign-in (service provider)', () => {
         products: ['Platform'],
       })
     ).body.id;
-    // Until the user service stores SAML providers, an OIDC record under the same id gives the members
-    // endpoint its provider (organisation, JIT); its issuer is never used.
-    const sso = await admin('PUT', `/admin/organisations/${initech}/sso`, {
-      provider: 'initech',
-      issuer: 'http://127.0.0.1:9/unused',
-      clientId: 'unused',
-      clientSecret: 'unused-secret-0000',
-    });
-    expect(sso.status).toBe(200);
+    metadata = await (await fetch(idp.metadataUrl)).text();
     const milton = await admin('POST', '/admin/users', {
       organisationId: initech,
       email: 'milton@initech.test',
@@ -183,22 +136,21 @@ describe('identity: SAML 2.0 sign-in (service provider)', () => {
     await db.close();
   });
 
-  beforeEach(() => {
-    samlProvider = {
+  /** Initech's SAML provider in the user service, as `sso:set --protocol saml --metadata-file` sets it. */
+  async function setSaml(extra: Record<string, unknown> = {}) {
+    const res = await admin('PUT', `/admin/organisations/${initech}/sso`, {
       protocol: 'saml',
       provider: 'initech',
-      organisationId: initech,
+      metadataXml: metadata,
       jit: true,
-      domains: ['initech.test'],
-      saml: {
-        idpEntityId: idp.entityId,
-        ssoUrl: idp.ssoUrl,
-        certificates: [idp.certificate],
-        allowIdpInitiated: false,
-        attributes: { email: 'email', firstName: 'firstName', lastName: 'lastName', groups: 'groups' },
-      },
-    };
-    // Past the provider directory's 30 s cache, so each test's provider is the one read.
+      ...extra,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  }
+
+  beforeEach(async () => {
+    await setSaml();
+    // Past the identity service's 30 s provider cache, so each test's provider is the one read.
     clock.advance(31_000);
   });
 
@@ -325,6 +277,25 @@ describe('identity: SAML 2.0 sign-in (service provider)', () => {
     ]);
   });
 
+  it('a SAML session is an SSO session: setting up MFA is refused (server side), as for OIDC', async () => {
+    const browser = new Browser();
+    await fullSignIn(browser, 'milton@initech.test');
+    const res = await browser.go(`${identityPublic}/self-service/settings/browser`, {
+      headers: { accept: 'application/json' },
+    });
+    expect(res.status).toBe(200);
+    const flow = (await res.json()) as any;
+    const csrf = flow.ui.nodes.find((n: any) => n.attributes.name === 'csrf_token').attributes.value;
+    const submit = await browser.go(flow.ui.action, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', origin: APP },
+      body: JSON.stringify({ method: 'totp', totp_code: '123456', csrf_token: csrf }),
+    });
+    expect(submit.status).toBe(400);
+    const body = (await submit.json()) as any;
+    expect(body.ui.messages.map((m: any) => m.text)).toEqual(['SSO users cannot set up MFA']);
+  });
+
   it('peter is created just in time, with the names the IdP sent', async () => {
     expect((await admin('GET', `/admin/users?email=peter%40initech.test`)).body?.items ?? []).toHaveLength(0);
     const browser = new Browser();
@@ -380,7 +351,17 @@ describe('identity: SAML 2.0 sign-in (service provider)', () => {
   });
 
   it('certificate rollover: an answer signed with either stored certificate is accepted', async () => {
-    samlProvider.saml.certificates = [SAML_IDP_NEXT_CERT, idp.certificate];
+    const next = SAML_IDP_NEXT_CERT.replace(/-----[A-Z ]+-----/g, '').replace(/\s+/g, '');
+    await setSaml({
+      metadataXml: metadata.replace(
+        /<(\w+:)?KeyDescriptor/,
+        (m, ns: string | undefined) =>
+          `<${ns ?? ''}KeyDescriptor use="signing"><ds:KeyInfo xmlns:ds="http://www.w3.org/2000/09/xmldsig#"><ds:X509Data><ds:X509Certificate>${next}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></${ns ?? ''}KeyDescriptor>${m}`,
+      ),
+    });
+    clock.advance(31_000);
+    const stored = await admin('GET', '/admin/sso/providers/initech');
+    expect(stored.body.saml.certificates).toHaveLength(2);
     const browser = new Browser();
     const { done } = await fullSignIn(browser, 'milton@initech.test');
     expect(done.headers.get('location')).toBe(`${APP}/`);
@@ -478,7 +459,8 @@ describe('identity: SAML 2.0 sign-in (service provider)', () => {
   });
 
   it('replayed IdP-initiated assertion (the assertion id is the only guard): 20 flows, exactly one success', async () => {
-    samlProvider.saml.allowIdpInitiated = true;
+    await setSaml({ allowIdpInitiated: true });
+    clock.advance(31_000);
     const first = new Browser();
     const start = await startSignIn(first);
     const answer = await atIdp(start.idpUrl, 'milton@initech.test', 'unsolicited');
