@@ -74,6 +74,10 @@ describe('SAML single sign-on set up in the admin console', () => {
     expect(await seriousViolations(page)).toEqual([]);
 
     await page.getByLabel('Metadata URL').fill(idp.metadataUrl);
+    // Checked before it is saved: the same checks as Test connection, nothing stored yet.
+    await page.getByRole('button', { name: 'Check metadata before saving' }).click();
+    await page.getByText('Every check passed.').waitFor({ timeout: 30_000 });
+    expect(await page.getByRole('region', { name: 'Current provider' }).count()).toBe(0);
     await page.getByLabel('Metadata URL').press('Enter');
     await page.getByText('Provider saved. Single sign-on works from now on.').waitFor({ timeout: 30_000 });
     const current = page.getByRole('region', { name: 'Current provider' });

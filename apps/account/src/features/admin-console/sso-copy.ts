@@ -152,6 +152,7 @@ export const ssoCopy = {
     xmlRequired: 'Paste the metadata XML.',
     xmlInvalid: 'This is not XML: paste the whole metadata document, starting with <.',
     xmlTooLarge: 'The metadata is larger than 1 MiB.',
+    checkMetadata: 'Check metadata before saving',
     spHeading: 'Our service provider, to register at your identity provider',
     spEntityId: 'Entity ID (audience)',
     spAcs: 'Assertion Consumer Service (ACS) URL',

@@ -339,6 +339,38 @@ describe('the Single sign-on section with SAML', () => {
     });
   });
 
+  it('checks metadata before it is saved: Test connection on the form, nothing stored', async () => {
+    const { calls } = signedIn(({ url }) => {
+      if (url.pathname === base)
+        return { status: 200, body: { provider: null, redirectUris: REDIRECTS, serviceProvider: SP } };
+      if (url.pathname === `${base}/test-connection`) {
+        return {
+          status: 200,
+          body: {
+            ok: false,
+            checks: [{ check: 'metadata', ok: false, reason: 'dtd', value: null }],
+          },
+        };
+      }
+      return undefined;
+    });
+    goTo('/admin/sso');
+    render(<Router />);
+    fireEvent.click(await screen.findByLabelText('SAML 2.0'));
+    fireEvent.click(screen.getByLabelText('Paste the metadata XML'));
+    fireEvent.change(screen.getByLabelText('Metadata XML'), { target: { value: '<!DOCTYPE x><x/>' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Check metadata before saving' }));
+    const region = await screen.findByRole('region', { name: 'Connection' });
+    expect(within(region).getByRole('listitem').textContent).toBe(
+      'Failed: Metadata read (the metadata has a document type declaration (DTD), which is not accepted)',
+    );
+    expect(calls.find((c) => c.url.pathname === `${base}/test-connection`)!.body).toEqual({
+      protocol: 'saml',
+      metadataXml: '<!DOCTYPE x><x/>',
+    });
+    expect(calls.some((c) => c.method === 'PUT')).toBe(false);
+  });
+
   it('a SAML provider: its facts, certificate fingerprints and expiry, the refresh failure, no Test sign-in', async () => {
     signedIn(({ url }) => {
       if (url.pathname === base)

@@ -1,9 +1,11 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type {
+  ConsoleSamlInput,
   ConsoleSamlProvider,
   ConsoleSso,
   ConsoleSsoInput,
   ConsoleSsoProvider,
+  SamlConnectionInput,
   SsoConnectionReport,
   SsoTestSignInResult,
 } from '@acme/users-contract/console-sso';
@@ -76,6 +78,16 @@ export function SsoSection({ me }: { me: Me }) {
     });
   }
 
+  /** SAML metadata checked before it is saved (Test connection on the form's metadata). */
+  function check(body: SamlConnectionInput) {
+    void run(async () => {
+      setReport(null);
+      setNotice({ text: t.testingConnection });
+      setReport(await consoleApi.testSsoConnection(me.organisationId, body));
+      setNotice(null);
+    });
+  }
+
   const hasProvider = Boolean(sso?.provider);
 
   return (
@@ -99,6 +111,7 @@ export function SsoSection({ me }: { me: Me }) {
           sso={sso}
           busy={busy}
           onSave={save}
+          onCheck={check}
           onNotice={setNotice}
         />
       ) : null}
@@ -253,11 +266,13 @@ function ProviderEditor({
   sso,
   busy,
   onSave,
+  onCheck,
   onNotice,
 }: {
   sso: ConsoleSso;
   busy: boolean;
   onSave: (body: ConsoleSsoInput) => void;
+  onCheck: (body: SamlConnectionInput) => void;
   onNotice: (notice: Notice) => void;
 }) {
   const [protocol, setProtocol] = useState<'oidc' | 'saml'>(sso.provider?.protocol ?? 'oidc');
@@ -302,7 +317,7 @@ function ProviderEditor({
               {t.saml.spDownload}
             </a>
           </CopyableUris>
-          <SamlForm sso={sso} busy={busy} onSave={onSave} />
+          <SamlForm sso={sso} busy={busy} onSave={onSave} onCheck={onCheck} />
           <Instructions list={t.saml.instructions} />
         </>
       ) : (
@@ -329,10 +344,12 @@ function SamlForm({
   sso,
   busy,
   onSave,
+  onCheck,
 }: {
   sso: ConsoleSso;
   busy: boolean;
   onSave: (body: ConsoleSsoInput) => void;
+  onCheck: (body: SamlConnectionInput) => void;
 }) {
   const stored = sso.provider?.protocol === 'saml' ? sso.provider : undefined;
   const [form, setForm] = useState<SamlFormFields>({
@@ -349,14 +366,30 @@ function SamlForm({
     { value: 'xml', label: t.saml.sourceXml },
   ] as const;
 
-  function submit() {
+  /** The form's body, or null after showing which field is wrong. */
+  function decided(): ConsoleSamlInput | null {
     const decision = decideSamlForm(form);
     if (!decision.ok) {
       setFieldError({ field: decision.field, error: decision.error });
-      return;
+      return null;
     }
     setFieldError(null);
-    onSave(decision.body);
+    return decision.body;
+  }
+
+  function submit() {
+    const body = decided();
+    if (body) onSave(body);
+  }
+
+  function checkFirst() {
+    const body = decided();
+    if (!body) return;
+    onCheck({
+      protocol: 'saml',
+      ...(body.metadataUrl === undefined ? {} : { metadataUrl: body.metadataUrl }),
+      ...(body.metadataXml === undefined ? {} : { metadataXml: body.metadataXml }),
+    });
   }
 
   return (
@@ -418,9 +451,14 @@ function SamlForm({
       <Checkbox checked={form.enforce} onChange={(enforce) => setForm({ ...form, enforce })}>
         {t.enforce}
       </Checkbox>
-      <button type="submit" className="button" disabled={busy}>
-        {t.save}
-      </button>
+      <div className="row">
+        <button type="submit" className="button" disabled={busy}>
+          {t.save}
+        </button>
+        <button type="button" className="button secondary" disabled={busy} onClick={checkFirst}>
+          {t.saml.checkMetadata}
+        </button>
+      </div>
     </form>
   );
 }
