@@ -445,12 +445,7 @@ function SamlForm({
           <FieldErrors id="sso-saml-xml-error" errors={xmlErrors} />
         </div>
       )}
-      <Checkbox checked={form.jit} onChange={(jit) => setForm({ ...form, jit })}>
-        {t.jit}
-      </Checkbox>
-      <Checkbox checked={form.enforce} onChange={(enforce) => setForm({ ...form, enforce })}>
-        {t.enforce}
-      </Checkbox>
+      <SsoSwitches form={form} onChange={(change) => setForm({ ...form, ...change })} />
       <div className="row">
         <button type="submit" className="button" disabled={busy}>
           {t.save}
@@ -460,6 +455,26 @@ function SamlForm({
         </button>
       </div>
     </form>
+  );
+}
+
+/** Both protocols' switches: accounts at first sign-in (JIT) and SSO required (enforce). */
+function SsoSwitches({
+  form,
+  onChange,
+}: {
+  form: { jit: boolean; enforce: boolean };
+  onChange: (change: { jit: boolean } | { enforce: boolean }) => void;
+}) {
+  return (
+    <>
+      <Checkbox checked={form.jit} onChange={(jit) => onChange({ jit })}>
+        {t.jit}
+      </Checkbox>
+      <Checkbox checked={form.enforce} onChange={(enforce) => onChange({ enforce })}>
+        {t.enforce}
+      </Checkbox>
+    </>
   );
 }
 
@@ -533,12 +548,7 @@ function ProviderForm({
         errors={errorsOf('scopes')}
         onChange={(e) => setForm({ ...form, scopes: e.target.value })}
       />
-      <Checkbox checked={form.jit} onChange={(jit) => setForm({ ...form, jit })}>
-        {t.jit}
-      </Checkbox>
-      <Checkbox checked={form.enforce} onChange={(enforce) => setForm({ ...form, enforce })}>
-        {t.enforce}
-      </Checkbox>
+      <SsoSwitches form={form} onChange={(change) => setForm({ ...form, ...change })} />
       <button type="submit" className="button" disabled={busy}>
         {t.save}
       </button>
