@@ -1,55 +1,20 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { startOrgIdp, type OrgIdp } from '@acme/dev';
 import { seriousViolations } from './axe.ts';
-import { systemUrls, useBrowser, type SystemUrls } from './browser.ts';
+import { systemUrls, useBrowser } from './browser.ts';
 import { enterEmail, openLogin, submitPassword } from './journeys.ts';
+import { acceptTermsIfAsked, operator } from './operator.ts';
 
 // The console's Single sign-on section (issue 24), end to end: the operator's CLI creates a
 // throwaway organisation and its org-admin; the org-admin sets up SSO in the admin application
 // against an organisation IdP stand-in started here (with a person of that organisation's
 // domain), Test connection and Test sign-in pass; then that person signs in by SSO.
 
-const ROOT = resolve(import.meta.dirname, '..');
-const CLI = join(ROOT, 'services/users/src/cli.ts');
 /** The screenshot for the issue's note, when E2E_SCREENS names a folder. */
 const SCREENS = process.env.E2E_SCREENS;
-
-/** `npm run admin -- …` against the running system (with its admin key): the printed JSON. */
-async function operator(urls: SystemUrls, args: string[]): Promise<Record<string, unknown>> {
-  const key = inject('adminKey');
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, USERS_ADMIN_URL: urls.usersAdmin, ...(key ? { USERS_ADMIN_KEY: key } : {}) },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((r) => child.on('close', r));
-  if (code !== 0) throw new Error(`admin ${args[0]} exited ${code}: ${stderr}`);
-  return JSON.parse(stdout) as Record<string, unknown>;
-}
-
-/** After a first sign-in: the Terms step when it shows, then wherever the app goes. */
-async function acceptTermsIfAsked(page: Page, leaves: (url: URL) => boolean): Promise<void> {
-  const terms = page.getByLabel('I agree to the platform terms of service');
-  const deadline = Date.now() + 30_000;
-  while (!leaves(new URL(page.url())) && !(await terms.isVisible())) {
-    if (Date.now() > deadline) throw new Error(`stuck at ${page.url()}`);
-    await page.waitForTimeout(200);
-  }
-  if (!leaves(new URL(page.url()))) {
-    await terms.check();
-    await page.getByLabel('I agree to the privacy policy').check();
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await page.waitForURL(leaves, { timeout: 30_000 });
-  }
-}
 
 /** At the organisation's provider (its own page): email, password, Sign in. */
 async function atProvider(page: Page, idp: OrgIdp, email: string, password: string): Promise<void> {

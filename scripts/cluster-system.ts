@@ -79,10 +79,12 @@ export async function startScaledSystem(options: ScaledSystemOptions = {}): Prom
     });
     const listeners = cluster.urls;
     // Once, through the user service's proxy.
-    await seedDemoSystem(listeners.usersAdmin, adminKey, {
-      issuer: listeners.orgIdp,
-      clientSecret: orgIdpClientSecret,
-    });
+    await seedDemoSystem(
+      listeners.usersAdmin,
+      adminKey,
+      { issuer: listeners.orgIdp, clientSecret: orgIdpClientSecret },
+      listeners.samlIdp,
+    );
     return { urls: systemUrls(listeners), listeners, cluster, databaseUrl: postgres.url, adminKey, close };
   } catch (error) {
     await close();
@@ -110,5 +112,6 @@ function systemUrls(listeners: Record<Listener, string>): SystemUrls {
     marketplace: listeners.marketplace,
     teamsHost: `${listeners.magic}${TEAMS_HOST_PATH}`,
     orgIdp: listeners.orgIdp,
+    samlIdp: listeners.samlIdp,
   };
 }

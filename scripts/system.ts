@@ -10,6 +10,7 @@ import {
   DEMO_M365_CLIENT_SECRET,
   DEMO_PUBLISHER_TENANT_ID,
   startOrgIdp,
+  startSamlIdp,
   startStandIns,
   TEAMS_HOST_PATH,
   type MicrosoftStandIns,
@@ -64,6 +65,8 @@ export interface SystemUrls {
   teamsHost: string;
   /** Globex's identity provider (issuer). */
   orgIdp: string;
+  /** Initech's SAML IdP stand-in (entity id: `<url>/metadata`). */
+  samlIdp: string;
 }
 
 export interface SystemOptions {
@@ -114,6 +117,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     marketplace: url('marketplace'),
     teamsHost: `${url('magic')}${TEAMS_HOST_PATH}`,
     orgIdp: url('orgIdp'),
+    samlIdp: url('samlIdp'),
   };
   const appOrigins = APPLICATIONS.map((app) => urls.apps[app]);
   const logLevel = options.logLevel ?? 'info';
@@ -149,6 +153,8 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     const idp = await startOrgIdp({ port: port('orgIdp'), clients: [orgIdpClient] });
     orgIdp = idp;
     closers.push(idp.close);
+    const samlIdp = await startSamlIdp({ port: port('samlIdp') });
+    closers.push(samlIdp.close);
 
     // One outbox worker per process delivers what every service queues (SMTP catcher in development).
     await migrateMail(db);
@@ -243,10 +249,12 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     }
 
     if (options.seed !== false) {
-      await seedDemoSystem(urls.usersAdmin, adminKey, {
-        issuer: idp.issuer,
-        clientSecret: orgIdpClient.clientSecret,
-      });
+      await seedDemoSystem(
+        urls.usersAdmin,
+        adminKey,
+        { issuer: idp.issuer, clientSecret: orgIdpClient.clientSecret },
+        url('samlIdp'),
+      );
     }
   } catch (error) {
     await closeAll(closers);

@@ -77,6 +77,8 @@ const extrasSchema = z.object({
   GRAPH_PORT: port.default(4511),
   MARKETPLACE_PORT: port.default(4540),
   ORG_IDP_PORT: port.default(4520),
+  /** Initech's SAML IdP stand-in (issue 26). */
+  SAML_IDP_PORT: port.default(4521),
   /** The applications' origins (redirect URIs of the Entra app registration). */
   APP_ORIGINS: origins.default(Array.from({ length: 8 }, (_, i) => `http://localhost:${4000 + i}`)),
   MARKETPLACE_LANDING_URL: z.url().default('http://localhost:4001/account/m365-login'),
@@ -93,6 +95,7 @@ export interface StandInExtrasConfig {
   graphPort: number;
   marketplacePort: number;
   orgIdpPort: number;
+  samlIdpPort: number;
   appOrigins: string[];
   marketplace: { landingPageUrl: string; webhookUrl: string };
   /** Absent without ORG_IDP_CLIENT_SECRET: the IdP then has no client. */
@@ -107,6 +110,7 @@ export function loadExtrasConfig(env: Record<string, string | undefined> = proce
     graphPort: e.GRAPH_PORT,
     marketplacePort: e.MARKETPLACE_PORT,
     orgIdpPort: e.ORG_IDP_PORT,
+    samlIdpPort: e.SAML_IDP_PORT,
     appOrigins: e.APP_ORIGINS.map((o) => new URL(o).origin),
     marketplace: { landingPageUrl: e.MARKETPLACE_LANDING_URL, webhookUrl: e.MARKETPLACE_WEBHOOK_URL },
     ...(e.ORG_IDP_CLIENT_SECRET

@@ -25,6 +25,25 @@ export {
   type OrgIdpUser,
 } from './org-idp.ts';
 export {
+  SAML_IDP_DEMO_PASSWORD,
+  SAML_IDP_DEMO_USERS,
+  SAML_IDP_VARIANTS,
+  startSamlIdp,
+  wrapSignedResponse,
+  type SamlIdp,
+  type SamlIdpAnswer,
+  type SamlIdpOptions,
+  type SamlIdpUser,
+  type SamlIdpVariant,
+} from './saml-idp.ts';
+export {
+  SAML_IDP_CERT,
+  SAML_IDP_KEY,
+  SAML_IDP_NEXT_CERT,
+  SAML_IDP_NEXT_KEY,
+  SAML_IDP_WRONG_CERT,
+} from './saml-idp-keys.ts';
+export {
   DEFAULT_GITHUB_CLIENTS,
   DEMO_GITHUB_USER,
   type GitHubClient,
@@ -32,6 +51,7 @@ export {
   type GitHubUser,
 } from './github.ts';
 export * from './microsoft/index.ts';
+export { demoSamlIdpMetadata, demoSamlIdpUrls } from './saml-idp-demo.ts';
 export { startMicrosoftStandIns, type MicrosoftStandIns, type MicrosoftStandInsOptions };
 
 export interface StandInsOptions {

@@ -1,9 +1,10 @@
 // Every development stand-in in one process: `npm start -w @acme/dev`. Mailbox and SMTP catcher,
 // GitHub-like host (dev/src/config.ts: STANDINS_*), Entra, Graph and marketplace, and Globex's
-// identity provider (loadExtrasConfig: ENTRA_PORT, ORG_IDP_PORT, ORG_IDP_CLIENT_SECRET…).
+// identity provider (loadExtrasConfig: ENTRA_PORT, ORG_IDP_PORT, ORG_IDP_CLIENT_SECRET…), and
+// Initech's SAML IdP (SAML_IDP_PORT, 4521).
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { loadExtrasConfig } from './config.ts';
-import { loadConfig, startOrgIdp, startStandIns } from './index.ts';
+import { loadConfig, startOrgIdp, startSamlIdp, startStandIns } from './index.ts';
 
 exitOnUnhandledErrors('dev-stand-ins');
 
@@ -26,12 +27,14 @@ const orgIdp = await startOrgIdp({
   port: extras.orgIdpPort,
   clients: extras.orgIdpClient ? [extras.orgIdpClient] : [],
 });
+const samlIdp = await startSamlIdp({ port: extras.samlIdpPort });
 
 console.log('Development stand-ins are running:');
 for (const [name, url] of Object.entries(standIns.urls)) console.log(`  ${name.padEnd(10)} ${url}`);
 for (const [name, url] of Object.entries(standIns.microsoft?.urls ?? {}))
   console.log(`  ${name.padEnd(10)} ${url}`);
 console.log(`  ${'org IdP'.padEnd(10)} ${orgIdp.issuer}`);
+console.log(`  ${'SAML IdP'.padEnd(10)} ${samlIdp.entityId}`);
 console.log(`  GitHub clients: ${config.githubClients.map((c) => c.clientId).join(', ')}`);
 
 let closing = false;
@@ -39,7 +42,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (closing) return;
     closing = true;
-    Promise.all([standIns.close(), orgIdp.close()]).then(
+    Promise.all([standIns.close(), orgIdp.close(), samlIdp.close()]).then(
       () => process.exit(0),
       () => process.exit(1),
     );

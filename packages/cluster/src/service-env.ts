@@ -18,6 +18,8 @@ export const USUAL_PORTS = {
   entra: 4510,
   graph: 4511,
   orgIdp: 4520,
+  /** Initech's SAML 2.0 IdP stand-in (issue 26). */
+  samlIdp: 4521,
   marketplace: 4540,
   platform: 4000,
   magic: 4001,
@@ -182,6 +184,7 @@ export function partEnv(
         GRAPH_PORT: String(own.graph),
         MARKETPLACE_PORT: String(own.marketplace),
         ORG_IDP_PORT: String(own.orgIdp),
+        SAML_IDP_PORT: String(own.samlIdp),
         APP_ORIGINS: appOrigins.join(','),
         MARKETPLACE_LANDING_URL: `${urls.magic}/account/m365-login`,
         MARKETPLACE_WEBHOOK_URL: `${urls.usersPublic}/m365/marketplace/webhook`,

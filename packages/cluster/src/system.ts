@@ -27,7 +27,7 @@ export const PART_LISTENERS: Record<Part, readonly Listener[]> = {
   users: ['usersPublic', 'usersAdmin'],
   agent: ['agent', 'agentAdmin'],
   account: APPS,
-  standIns: ['standIns', 'smtp', 'entra', 'graph', 'orgIdp', 'marketplace'],
+  standIns: ['standIns', 'smtp', 'entra', 'graph', 'orgIdp', 'samlIdp', 'marketplace'],
 };
 
 /** Where each part answers once it is up. */

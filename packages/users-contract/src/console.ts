@@ -17,6 +17,8 @@ export const USERS_SECURITY_EVENT_TYPES = [
   'invitation.resent',
   'invitation.revoked',
   'sso.provider_changed',
+  /** A SAML provider's daily metadata refresh failed: the last good copy stays (issue 26). */
+  'sso.metadata_refresh_failed',
   'organisation.self_signup_changed',
   'api_client.created',
   'api_client.revoked',

@@ -14,6 +14,7 @@ import { createFlowEngine } from './flows/engine.ts';
 import { registerAdminRecoveryRoutes } from './flows/kinds/recovery.ts';
 import { enabledStrategies, flowKinds, knownStrategies } from './flows/registry.ts';
 import { registerFlowRoutes } from './flows/routes.ts';
+import { registerSamlMetadataRoute } from './strategies/saml/metadata-route.ts';
 import { registerKratosSurface } from './http/kratos-surface.ts';
 import type { Registry } from './flows/strategy.ts';
 import { registerRawBodyParser } from './http/body.ts';
@@ -193,6 +194,7 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
     enabledStrategies(opts.strategies ?? knownStrategies, config.methods),
   );
   registerFlowRoutes(pub, ctx, engine);
+  registerSamlMetadataRoute(pub, ctx);
   registerSessionRoutes(pub, ctx);
   registerKratosSurface(pub, admin);
   registerAdminGuard(admin, config.admin, (r) => new IdentityError(r.status, { reason: r.message }));

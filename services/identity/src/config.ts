@@ -9,6 +9,12 @@ import {
   type AdminAccess,
 } from '@acme/service-kit/admin-access';
 import { trustProxySchema, type TrustProxy } from '@acme/service-kit/proxy-trust';
+import {
+  DEV_SP_ENCRYPTION_CERT,
+  DEV_SP_ENCRYPTION_KEY,
+  DEV_SP_SIGNING_CERT,
+  DEV_SP_SIGNING_KEY,
+} from './strategies/saml/dev-keys.ts';
 
 /** Go-style durations: `30s`, `10m`, `1h`, `1h30m`, `1500ms` (or plain milliseconds). */
 export function parseDuration(value: string): number {
@@ -51,6 +57,11 @@ const list = (def: string) =>
         .filter(Boolean),
     );
 const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
+/** A PEM key or certificate; `\\n` escapes (one-line environment values) become line breaks. */
+const pem = z
+  .string()
+  .transform((v) => v.replace(/\\n/g, '\n').trim())
+  .pipe(z.string().regex(/^-----BEGIN [A-Z ]+-----\n[\s\S]+\n-----END [A-Z ]+-----$/, 'a PEM block'));
 
 /** Development-only default; production must set IDENTITY_CODE_SECRET (start-up refuses otherwise). */
 const DEV_CODE_SECRET = 'development-only-code-secret-change-me-0000';
@@ -112,7 +123,7 @@ const EnvSchema = z.object({
   IDENTITY_TOTP_FAILURES_PER_ACCOUNT: int(10),
   IDENTITY_TOTP_FAILURE_WINDOW: duration('1h'),
   IDENTITY_BODY_LIMIT: int(4096),
-  IDENTITY_METHODS: list('password,totp,lookup_secret,code,profile,oidc,passkey,webauthn'),
+  IDENTITY_METHODS: list('password,totp,lookup_secret,code,profile,oidc,saml,passkey,webauthn'),
   /**
    * WebAuthn relying party id: the parent domain every application shares (default: the longest
    * domain suffix common to the origins below, e.g. `localhost`, or `example.com` for
@@ -137,6 +148,19 @@ const EnvSchema = z.object({
   USERS_ADMIN_KEY: adminKeySchema,
   /** Time-out of each call to an organisation's identity provider. */
   IDENTITY_OIDC_TIMEOUT: duration('10s'),
+  /**
+   * The SAML service provider's keys (PEM; `\\n` escapes allowed): AuthnRequests are signed with the
+   * signing key, encrypted assertions are decrypted with the encryption key. Development defaults are
+   * public and refused in production.
+   */
+  IDENTITY_SAML_SIGNING_KEY: pem.default(DEV_SP_SIGNING_KEY),
+  IDENTITY_SAML_SIGNING_CERT: pem.default(DEV_SP_SIGNING_CERT),
+  IDENTITY_SAML_ENCRYPTION_KEY: pem.default(DEV_SP_ENCRYPTION_KEY),
+  IDENTITY_SAML_ENCRYPTION_CERT: pem.default(DEV_SP_ENCRYPTION_CERT),
+  /** Accepted clock difference to an identity provider at NotBefore/NotOnOrAfter. */
+  IDENTITY_SAML_CLOCK_SKEW: duration('2m'),
+  /** Largest SAMLResponse the ACS reads (bytes of the form body). */
+  IDENTITY_SAML_BODY_LIMIT: int(262_144),
   /** Password hashes/verifications running at once (default: the number of CPUs). */
   IDENTITY_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(1024).optional(),
   /** Hashes allowed to wait for a slot; past it, 503 with Retry-After. */
@@ -209,6 +233,8 @@ export interface Config {
   usersAdminUrl: string;
   usersAdminKey: string | undefined;
   oidcTimeoutMs: number;
+  /** The SAML service provider (strategies/saml): its keys, clock skew, ACS body limit. */
+  saml: SamlSpConfig;
   /** The bounded password hashing pool (`password/pool.ts`). */
   hashPool: { concurrency: number; maxQueue: number; nice: number };
   logLevel: string;
@@ -284,6 +310,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     usersAdminUrl: e.IDENTITY_USERS_ADMIN_URL,
     usersAdminKey: e.USERS_ADMIN_KEY,
     oidcTimeoutMs: e.IDENTITY_OIDC_TIMEOUT,
+    saml: samlConfig(e, env.NODE_ENV),
     hashPool: {
       concurrency: e.IDENTITY_HASH_CONCURRENCY ?? availableParallelism(),
       maxQueue: e.IDENTITY_HASH_QUEUE,
@@ -302,6 +329,33 @@ function codeSecret(secret: string, nodeEnv: string | undefined): string {
   if (secret === DEV_CODE_SECRET && nodeEnv === 'production')
     throw new Error('IDENTITY_CODE_SECRET must be set in production (at least 32 characters).');
   return secret;
+}
+
+interface SamlSpConfig {
+  signingKey: string;
+  signingCert: string;
+  encryptionKey: string;
+  encryptionCert: string;
+  clockSkewMs: number;
+  bodyLimit: number;
+}
+
+function samlConfig(e: z.infer<typeof EnvSchema>, nodeEnv: string | undefined): SamlSpConfig {
+  const dev =
+    e.IDENTITY_SAML_SIGNING_KEY === DEV_SP_SIGNING_KEY ||
+    e.IDENTITY_SAML_ENCRYPTION_KEY === DEV_SP_ENCRYPTION_KEY;
+  if (dev && nodeEnv === 'production' && e.IDENTITY_METHODS.includes('saml'))
+    throw new Error(
+      'IDENTITY_SAML_SIGNING_KEY/_CERT and IDENTITY_SAML_ENCRYPTION_KEY/_CERT must be set in production (or drop saml from IDENTITY_METHODS).',
+    );
+  return {
+    signingKey: e.IDENTITY_SAML_SIGNING_KEY,
+    signingCert: e.IDENTITY_SAML_SIGNING_CERT,
+    encryptionKey: e.IDENTITY_SAML_ENCRYPTION_KEY,
+    encryptionCert: e.IDENTITY_SAML_ENCRYPTION_CERT,
+    clockSkewMs: e.IDENTITY_SAML_CLOCK_SKEW,
+    bodyLimit: e.IDENTITY_SAML_BODY_LIMIT,
+  };
 }
 
 function securityEventsEnabled(value: 'on' | 'off', nodeEnv: string | undefined): boolean {

@@ -286,6 +286,31 @@ create index identity_security_events_subject_time on identity_security_events (
 create index identity_security_events_time on identity_security_events (occurred_at);
 `,
   },
+  {
+    // SAML sign-ins (strategies/saml): the AuthnRequest sent for a flow (its id is the InResponseTo the
+    // ACS expects; `result` holds the validated person between the ACS and the same-site finish), and
+    // the assertion ids already used (one insert on the primary key: a replay finds its id taken).
+    name: '400_saml_requests',
+    sql: `
+create table identity_saml_requests (
+  request_id text primary key,
+  flow_id uuid not null,
+  provider text not null,
+  created_at timestamptz not null,
+  expires_at timestamptz not null,
+  result jsonb,
+  answered_at timestamptz,
+  finished_at timestamptz
+);
+create index identity_saml_requests_flow on identity_saml_requests (flow_id);
+create index identity_saml_requests_expires_at on identity_saml_requests (expires_at);
+create table identity_saml_spent_assertions (
+  assertion_id text primary key,
+  expires_at timestamptz not null
+);
+create index identity_saml_spent_assertions_expires_at on identity_saml_spent_assertions (expires_at);
+`,
+  },
 ];
 
 /**

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { adminAuthHeaders } from '@acme/service-kit/admin-access';
 
@@ -43,7 +44,14 @@ Commands:
           [--enforce on|off]  (on: no password sign-in or recovery for the organisation's domains)
           (without --client-secret the secret is read from SSO_CLIENT_SECRET, keeping it out of
           shell history and process lists)
-  sso:show --org <organisationId>
+  sso:set --org <organisationId> --protocol saml (--metadata-url <url> | --metadata-file <path>)
+          [--provider <id>] [--jit on|off] [--enforce on|off] [--allow-idp-initiated on|off]
+          [--attr-email <name>|nameid] [--attr-first-name <name>] [--attr-last-name <name>]
+          [--attr-groups <name>]  SAML 2.0: the IdP's metadata (a URL is fetched again daily);
+          attributes are the SAML Attribute Names the IdP sends (defaults email, firstName,
+          lastName, groups; --attr-email nameid takes the address from the NameID)
+  sso:show --org <organisationId>     (also sso:get) protocol, issuer or IdP entity id,
+          certificate fingerprints and expiry; never a secret
   sso:remove --org <organisationId>
   sso:break-glass --org <organisationId> (--user <userId> | --clear)
           the one org-admin exempt from --enforce (for when the organisation's provider is down)
@@ -91,6 +99,14 @@ const options = {
   user: { type: 'string' },
   clear: { type: 'boolean' },
   userinfo: { type: 'boolean' },
+  protocol: { type: 'string' },
+  'metadata-url': { type: 'string' },
+  'metadata-file': { type: 'string' },
+  'allow-idp-initiated': { type: 'string' },
+  'attr-email': { type: 'string' },
+  'attr-first-name': { type: 'string' },
+  'attr-last-name': { type: 'string' },
+  'attr-groups': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -131,6 +147,45 @@ const ADMIN_APIS = {
   oauth2: { urlVar: 'OAUTH2_ADMIN_URL', keyVar: 'OAUTH2_ADMIN_KEY', defaultUrl: 'http://localhost:4445' },
   agent: { urlVar: 'AGENT_ADMIN_URL', keyVar: 'AGENT_ADMIN_KEY', defaultUrl: 'http://localhost:4467' },
 } as const;
+
+const SAML_ATTRIBUTE_OPTIONS = {
+  email: 'attr-email',
+  firstName: 'attr-first-name',
+  lastName: 'attr-last-name',
+  groups: 'attr-groups',
+} as const;
+
+/** `sso:set --protocol saml`: the metadata (URL, or a file read here and sent as XML) and settings. */
+function samlBody(values: Values): Record<string, unknown> {
+  for (const name of ['issuer', 'client-id', 'client-secret', 'scopes', 'userinfo'] as const) {
+    if (values[name] !== undefined) throw new UsageError(`--${name} is for OIDC providers, not SAML`);
+  }
+  const url = values['metadata-url'];
+  const file = values['metadata-file'];
+  if ((url === undefined) === (file === undefined))
+    throw new UsageError('give exactly one of --metadata-url and --metadata-file');
+  let metadata: { metadataUrl: string } | { metadataXml: string };
+  if (url !== undefined) metadata = { metadataUrl: url };
+  else {
+    try {
+      metadata = { metadataXml: readFileSync(file!, 'utf8') };
+    } catch (error) {
+      throw new UsageError(`cannot read --metadata-file: ${(error as Error).message}`);
+    }
+  }
+  const attributes = Object.fromEntries(
+    Object.entries(SAML_ATTRIBUTE_OPTIONS)
+      .filter(([, option]) => values[option] !== undefined)
+      .map(([attribute, option]) => [attribute, values[option]]),
+  );
+  const idpInitiated = values['allow-idp-initiated'];
+  return {
+    protocol: 'saml',
+    ...metadata,
+    ...(Object.keys(attributes).length > 0 ? { attributes } : {}),
+    ...(idpInitiated === undefined ? {} : { allowIdpInitiated: idpInitiated === 'on' }),
+  };
+}
 
 function toCall(command: string, values: Values, env: CliIo['env']): Call {
   switch (command) {
@@ -256,24 +311,33 @@ function toCall(command: string, values: Values, env: CliIo['env']): Call {
       return { api: 'agent', method: 'GET', path: `/admin/unregistered-user-requests?limit=${limit}` };
     }
     case 'sso:set': {
+      for (const name of ['jit', 'enforce', 'allow-idp-initiated'] as const) {
+        const value = values[name];
+        if (value !== undefined && value !== 'on' && value !== 'off')
+          throw new UsageError(`--${name} must be on or off`);
+      }
+      const path = `/admin/organisations/${encodeURIComponent(required(values, 'org'))}/sso`;
+      const common = {
+        ...(values.provider === undefined ? {} : { provider: values.provider }),
+        ...(values.jit === undefined ? {} : { jit: values.jit === 'on' }),
+        ...(values.enforce === undefined ? {} : { enforce: values.enforce === 'on' }),
+      };
+      if (values.protocol === 'saml')
+        return { method: 'PUT', path, body: { ...common, ...samlBody(values) } };
+      if (values.protocol !== undefined && values.protocol !== 'oidc')
+        throw new UsageError('--protocol must be oidc or saml');
       const secret = values['client-secret'] ?? env.SSO_CLIENT_SECRET;
       if (!secret) throw new UsageError('--client-secret (or SSO_CLIENT_SECRET) is required');
-      if (values.jit !== undefined && values.jit !== 'on' && values.jit !== 'off')
-        throw new UsageError('--jit must be on or off');
-      if (values.enforce !== undefined && values.enforce !== 'on' && values.enforce !== 'off')
-        throw new UsageError('--enforce must be on or off');
       return {
         method: 'PUT',
-        path: `/admin/organisations/${encodeURIComponent(required(values, 'org'))}/sso`,
+        path,
         body: {
           issuer: required(values, 'issuer'),
           clientId: required(values, 'client-id'),
           clientSecret: secret,
-          ...(values.provider === undefined ? {} : { provider: values.provider }),
+          ...common,
           ...(values.scopes === undefined ? {} : { scopes: list(values.scopes) }),
-          ...(values.jit === undefined ? {} : { jit: values.jit === 'on' }),
           ...(values.userinfo === undefined ? {} : { userinfo: values.userinfo }),
-          ...(values.enforce === undefined ? {} : { enforce: values.enforce === 'on' }),
         },
       };
     }
@@ -284,9 +348,10 @@ function toCall(command: string, values: Values, env: CliIo['env']): Call {
       return { method: 'PUT', path, body: { userId: required(values, 'user') } };
     }
     case 'sso:show':
+    case 'sso:get':
     case 'sso:remove':
       return {
-        method: command === 'sso:show' ? 'GET' : 'DELETE',
+        method: command === 'sso:remove' ? 'DELETE' : 'GET',
         path: `/admin/organisations/${encodeURIComponent(required(values, 'org'))}/sso`,
       };
     default:

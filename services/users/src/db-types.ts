@@ -135,17 +135,47 @@ interface MarketplaceWebhookEventsTable {
   received_at: Date;
 }
 
+/** Json column that may be null (read null, written as JSON text or null). */
+type NullableJson<T> = ColumnType<T | null, string | null, string | null>;
+
+/** A SAML provider's IdP metadata and settings (issue 26; sso/saml-metadata.ts parses the XML). */
+export interface SamlSettingsJson {
+  /** Where the metadata comes from: refreshed daily from `metadataUrl`, or pasted once. */
+  metadataUrl: string | null;
+  /** The last good copy of the metadata XML (at most 1 MiB). */
+  metadataXml: string;
+  entityId: string;
+  /** HTTP-Redirect binding. */
+  ssoUrl: string;
+  /** PEM; 1 or 2 (a rollover: both are accepted while the metadata lists both). */
+  certificates: string[];
+  attributes: { email: string; firstName: string; lastName: string; groups: string };
+  allowIdpInitiated: boolean;
+  /** When the stored copy was fetched (URL) or pasted (ISO 8601). */
+  fetchedAt: string;
+  /** The last refresh attempt from the URL, good or not (ISO 8601), null before the first. */
+  checkedAt: string | null;
+  /** Why the last refresh failed (a reason word), null when it worked. */
+  refreshError: string | null;
+}
+
 interface SsoProvidersTable {
   provider_id: string;
   organisation_id: string;
+  /** `oidc` (the default) or `saml` (issue 26). */
+  protocol: Generated<'oidc' | 'saml'>;
+  /** OIDC: the issuer URL. SAML: the IdP's entity id. */
   issuer: string;
-  client_id: string;
+  /** OIDC only, as the four below (null for SAML). */
+  client_id: string | null;
   /** AES-256-GCM, see sso/secret-box.ts. */
-  client_secret_enc: string;
-  scopes: Json<string[]>;
-  claim_mapping: Json<{ email: string; emailVerified: string; firstName: string; lastName: string }>;
+  client_secret_enc: string | null;
+  scopes: NullableJson<string[]>;
+  claim_mapping: NullableJson<{ email: string; emailVerified: string; firstName: string; lastName: string }>;
   jit: boolean;
-  userinfo: boolean;
+  userinfo: boolean | null;
+  /** SAML only. */
+  saml: NullableJson<SamlSettingsJson>;
   /** Password sign-in and recovery are refused for the organisation's domains. */
   enforce: Generated<boolean>;
   /** The one org-admin exempt from `enforce` (break-glass), set by the operator. */

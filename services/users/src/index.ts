@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import { startEventRetention } from './console/retention.ts';
+import { startSamlMetadataRefresh } from './sso/saml-provider.ts';
 import type { UsersDb } from './db-types.ts';
 import { loadConfig } from './config.ts';
 import { migrations } from './migrations.ts';
@@ -66,6 +67,11 @@ export async function start(
     clock: opts.clock ?? systemClock,
     onError: (error) => app.admin.log.error({ err: error }, 'security event retention failed'),
   });
+  const samlRefresh = startSamlMetadataRefresh(
+    { db: typed<UsersDb>(opts.db), config, clock: opts.clock ?? systemClock },
+    (error) => app.admin.log.error({ err: error }, 'saml metadata refresh failed'),
+  );
+  const stopJobs = () => Promise.all([retention.stop(), samlRefresh.stop()]);
   const listening: FastifyInstance[] = [];
   try {
     const publicPort = await listen(app.public, config.host, config.publicPort);
@@ -75,12 +81,12 @@ export async function start(
     return {
       urls: { public: `http://localhost:${publicPort}`, admin: `http://localhost:${adminPort}` },
       close: async () => {
-        await retention.stop();
+        await stopJobs();
         await Promise.all([app.public.close(), app.admin.close()]);
       },
     };
   } catch (error) {
-    await retention.stop();
+    await stopJobs();
     await Promise.all(listening.map((server) => server.close()));
     throw error;
   }

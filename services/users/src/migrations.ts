@@ -315,6 +315,26 @@ export const migrations: Migration[] = [
     sql: 'alter table organisations add column self_signup boolean not null default false',
   },
   {
+    // Issue 26: a provider speaks OIDC (as before) or SAML 2.0. A SAML provider has no client, and
+    // keeps its IdP metadata (parsed, with the last good copy of the XML) in `saml`. For SAML the
+    // `issuer` column holds the IdP's entity id, so SSO links stay keyed by organisation + issuer.
+    name: '400_sso_providers_protocol',
+    sql: `alter table sso_providers
+      add column protocol text not null default 'oidc' check (protocol in ('oidc', 'saml')),
+      add column saml jsonb,
+      alter column client_id drop not null,
+      alter column client_secret_enc drop not null,
+      alter column scopes drop not null,
+      alter column claim_mapping drop not null,
+      alter column userinfo drop not null,
+      add constraint sso_providers_protocol_fields check (
+        (protocol = 'oidc' and saml is null and client_id is not null and client_secret_enc is not null
+          and scopes is not null and claim_mapping is not null and userinfo is not null)
+        or (protocol = 'saml' and saml is not null and client_id is null and client_secret_enc is null
+          and scopes is null and claim_mapping is null and userinfo is null)
+      )`,
+  },
+  {
     // Issue 26: SCIM bearer tokens, per organisation; only the token's SHA-256 is kept.
     name: '420_scim_tokens',
     sql: `create table scim_tokens (

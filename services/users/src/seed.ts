@@ -30,6 +30,26 @@ export const DEMO_SSO_USERS = [
   { email: 'hopper@globex.test', firstName: 'Grace', lastName: 'Hopper', role: 'member' },
 ] as const;
 
+/** Organisation Initech signs in through its SAML 2.0 identity provider (the stand-in in `dev/`). */
+const DEMO_SAML_ORGANISATION = {
+  name: 'Initech',
+  domains: ['initech.test'],
+  products: ['Platform', 'MAGIC'],
+  subscriptionStatus: 'subscribed',
+} as const;
+
+const DEMO_SAML_PROVIDER = 'initech';
+
+/** Has a user-service account; peter@initech.test has none and is created at first sign-in (JIT). */
+const DEMO_SAML_USERS = [
+  { email: 'milton@initech.test', firstName: 'Milton', lastName: 'Waddams', role: 'member' },
+] as const;
+
+/** Initech's IdP metadata (the stand-in's entity id, SSO URL and certificate). */
+export interface SeedSamlOptions {
+  metadataXml: string;
+}
+
 export interface SeedSsoOptions {
   issuer: string;
   clientId: string;
@@ -40,6 +60,7 @@ export interface SeedResult {
   organisationId: string;
   users: { email: string; password: string; created: boolean }[];
   sso?: { organisationId: string; provider: string; users: { email: string; created: boolean }[] };
+  saml?: { organisationId: string; provider: string; users: { email: string; created: boolean }[] };
 }
 
 /** The Microsoft 365 tenants of the demo (their ids come from the Entra stand-in's directory). */
@@ -100,13 +121,67 @@ const errorSchema = z.object({ errorCode: z.string(), message: z.string() });
 export async function seedDemo(
   adminUrl: string,
   adminKey?: string,
-  options: { m365?: DemoM365Tenants; sso?: SeedSsoOptions } = {},
+  options: { m365?: DemoM365Tenants; sso?: SeedSsoOptions; saml?: SeedSamlOptions } = {},
 ): Promise<SeedResult> {
   const result = await seedPasswordAndM365(adminUrl, adminKey, options.m365);
-  if (!options.sso) return result;
   const base = adminUrl.replace(/\/+$/, '');
   const auth = adminAuthHeaders(adminKey);
-  return { ...result, sso: await seedSsoOrganisation(base, auth, options.sso) };
+  return {
+    ...result,
+    ...(options.sso ? { sso: await seedSsoOrganisation(base, auth, options.sso) } : {}),
+    ...(options.saml ? { saml: await seedSamlOrganisation(base, auth, options.saml) } : {}),
+  };
+}
+
+/** The demo organisation with `domain`, created when missing; returns its id. */
+async function demoOrganisation(
+  base: string,
+  auth: Record<string, string>,
+  organisation: { domains: readonly string[] },
+): Promise<string> {
+  const list = organisationListSchema.parse(await send(`${base}/admin/organisations`, 'GET', auth));
+  const existing = list.organisations.find((o) => o.domains.includes(organisation.domains[0]!));
+  return (
+    existing?.id ??
+    organisationSchema.parse(await send(`${base}/admin/organisations`, 'POST', auth, organisation)).id
+  );
+}
+
+/** Creates the organisation's listed users that are missing (no password: they sign in by SSO). */
+async function seedMembers(
+  base: string,
+  auth: Record<string, string>,
+  organisationId: string,
+  members: readonly { email: string }[],
+): Promise<{ email: string; created: boolean }[]> {
+  const users: { email: string; created: boolean }[] = [];
+  for (const user of members) {
+    users.push({
+      email: user.email,
+      created: await createIfMissing(base, auth, { ...user, organisationId }),
+    });
+  }
+  return users;
+}
+
+/**
+ * Initech with SAML single sign-on through the IdP stand-in, whose metadata is given (not fetched,
+ * so the seed does not wait for the stand-in). Milton gets a user-service account without a password.
+ */
+async function seedSamlOrganisation(
+  base: string,
+  auth: Record<string, string>,
+  saml: SeedSamlOptions,
+): Promise<NonNullable<SeedResult['saml']>> {
+  const organisationId = await demoOrganisation(base, auth, DEMO_SAML_ORGANISATION);
+  await send(`${base}/admin/organisations/${organisationId}/sso`, 'PUT', auth, {
+    protocol: 'saml',
+    provider: DEMO_SAML_PROVIDER,
+    metadataXml: saml.metadataXml,
+    jit: true,
+  });
+  const users = await seedMembers(base, auth, organisationId, DEMO_SAML_USERS);
+  return { organisationId, provider: DEMO_SAML_PROVIDER, users };
 }
 
 /**
@@ -118,12 +193,7 @@ async function seedSsoOrganisation(
   auth: Record<string, string>,
   sso: SeedSsoOptions,
 ): Promise<NonNullable<SeedResult['sso']>> {
-  const list = organisationListSchema.parse(await send(`${base}/admin/organisations`, 'GET', auth));
-  const existing = list.organisations.find((o) => o.domains.includes(DEMO_SSO_ORGANISATION.domains[0]));
-  const organisationId =
-    existing?.id ??
-    organisationSchema.parse(await send(`${base}/admin/organisations`, 'POST', auth, DEMO_SSO_ORGANISATION))
-      .id;
+  const organisationId = await demoOrganisation(base, auth, DEMO_SSO_ORGANISATION);
   await send(`${base}/admin/organisations/${organisationId}/sso`, 'PUT', auth, {
     provider: DEMO_SSO_PROVIDER,
     issuer: sso.issuer,
@@ -131,13 +201,7 @@ async function seedSsoOrganisation(
     clientSecret: sso.clientSecret,
     jit: true,
   });
-  const users: { email: string; created: boolean }[] = [];
-  for (const user of DEMO_SSO_USERS) {
-    users.push({
-      email: user.email,
-      created: await createIfMissing(base, auth, { ...user, organisationId }),
-    });
-  }
+  const users = await seedMembers(base, auth, organisationId, DEMO_SSO_USERS);
   return { organisationId, provider: DEMO_SSO_PROVIDER, users };
 }
 

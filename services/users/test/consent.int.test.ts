@@ -212,24 +212,27 @@ describe('POST /login/consent and /login/logout', () => {
       expect(res.status).toBe(200);
     });
 
-    it('accepts a session signed in through SSO past the deadline', async () => {
-      // Signing in through an external OpenID provider is beyond this suite: the proxy hands on the
-      // real session as one that signed in with oidc at aal1.
-      identity.answers.set(`/admin/sessions/${sessionId}`, async (_req, forward) => {
-        const real = await forward();
-        const body = real.body as any;
-        return {
-          status: real.status,
-          body: {
-            ...body,
-            authenticator_assurance_level: 'aal1',
-            authentication_methods: [{ method: 'oidc' }],
-          },
-        };
-      });
-      const res = await consent({ consentChallenge: CHALLENGE, identitySessionId: sessionId });
-      expect(res.status).toBe(200);
-    });
+    it.each(['oidc', 'saml'])(
+      'accepts a session signed in through SSO (%s) past the deadline',
+      async (method) => {
+        // Signing in through an external identity provider is beyond this suite: the proxy hands on the
+        // real session as one that signed in with oidc (or saml, issue 26) at aal1.
+        identity.answers.set(`/admin/sessions/${sessionId}`, async (_req, forward) => {
+          const real = await forward();
+          const body = real.body as any;
+          return {
+            status: real.status,
+            body: {
+              ...body,
+              authenticator_assurance_level: 'aal1',
+              authentication_methods: [{ method }],
+            },
+          };
+        });
+        const res = await consent({ consentChallenge: CHALLENGE, identitySessionId: sessionId });
+        expect(res.status).toBe(200);
+      },
+    );
   });
 
   it('refuses with 403 SESSION_MISMATCH for an unknown session', async () => {

@@ -1,4 +1,6 @@
+import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SAML_IDP_CERT, demoSamlIdpMetadata } from '@acme/dev';
 import { seedDemo } from '../src/seed.ts';
 import { startIdentityUnderTest, type IdentityUnderTest } from './identity-stack.ts';
 import { http, startTestService } from './harness.ts';
@@ -72,6 +74,32 @@ describe('seedDemo', () => {
     expect(second.sso!.users[0]!.created).toBe(false);
     const cfg = await http(`${svc.adminUrl}/admin/sso/providers/globex`);
     expect(cfg.body).toMatchObject({ issuer: 'http://localhost:4520', clientSecret: 'second', jit: true });
+  });
+
+  it('creates Initech with SAML through the stand-in (its dev metadata) and Milton, not Peter (JIT)', async () => {
+    const saml = { metadataXml: demoSamlIdpMetadata('http://localhost:4521') };
+    const first = await seedDemo(svc.adminUrl, undefined, { saml });
+    expect(first.saml).toMatchObject({
+      provider: 'initech',
+      users: [{ email: 'milton@initech.test', created: true }],
+    });
+    const users = await http(`${svc.adminUrl}/admin/users?organisationId=${first.saml!.organisationId}`);
+    expect((users.body as any).users.map((u: any) => u.email)).toEqual(['milton@initech.test']);
+    const cfg = await http(`${svc.adminUrl}/admin/sso/providers/initech`);
+    expect(cfg.body).toMatchObject({
+      protocol: 'saml',
+      jit: true,
+      domains: ['initech.test'],
+      saml: {
+        idpEntityId: 'http://localhost:4521/metadata',
+        ssoUrl: 'http://localhost:4521/sso',
+        certificates: [new X509Certificate(SAML_IDP_CERT).toString().trim()],
+        allowIdpInitiated: false,
+      },
+    });
+    const second = await seedDemo(svc.adminUrl, undefined, { saml });
+    expect(second.saml!.organisationId).toBe(first.saml!.organisationId);
+    expect(second.saml!.users[0]!.created).toBe(false);
   });
 
   it('fails loudly when the admin API is unreachable', async () => {

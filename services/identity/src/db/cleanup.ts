@@ -24,6 +24,9 @@ export async function cleanupExpired(db: Kysely<IdentityDb>, now: Date): Promise
   await db.deleteFrom('identity_errors').where('created_at', '<', weekAgo).execute();
   // A challenge lives minutes (IDENTITY_WEBAUTHN_CHALLENGE_LIFESPAN): a day after spending it is dead anyway.
   await db.deleteFrom('identity_webauthn_spent_challenges').where('spent_at', '<', dayAgo).execute();
+  // SAML requests live 30 minutes and spent assertion ids until their assertion's NotOnOrAfter.
+  await db.deleteFrom('identity_saml_requests').where('expires_at', '<', dayAgo).execute();
+  await db.deleteFrom('identity_saml_spent_assertions').where('expires_at', '<', dayAgo).execute();
   // Budget windows last an hour or minutes by default; a day-old window is over.
   await db.deleteFrom('identity_attempts').where('window_start', '<', dayAgo).execute();
   await db

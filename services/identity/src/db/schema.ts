@@ -143,6 +143,21 @@ export interface IdentityDb {
   identity_oidc_link_repairs: OidcLinkRepairTable;
   identity_security_events: SecurityEventTable;
   identity_webauthn_spent_challenges: { challenge: string; spent_at: Ts };
+  identity_saml_requests: SamlRequestTable;
+  identity_saml_spent_assertions: { assertion_id: string; expires_at: Ts };
+}
+
+/** An AuthnRequest sent for a login flow (strategies/saml). */
+interface SamlRequestTable {
+  request_id: string;
+  flow_id: string;
+  provider: string;
+  created_at: Ts;
+  expires_at: Ts;
+  /** The validated person, between the ACS and the finish (JSON). */
+  result: ColumnType<unknown, string | null, string | null>;
+  answered_at: ColumnType<Date | null, Date | null, Date | null>;
+  finished_at: ColumnType<Date | null, Date | null, Date | null>;
 }
 
 /** One security event (db/security-events.ts). */

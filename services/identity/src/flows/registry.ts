@@ -9,6 +9,7 @@ import { lookupSettings } from '../strategies/lookup/settings.ts';
 import { totpLogin } from '../strategies/totp/login.ts';
 import { totpSettings } from '../strategies/totp/settings.ts';
 import { oidcLogin } from '../strategies/oidc/strategy.ts';
+import { samlLogin } from '../strategies/saml/strategy.ts';
 import { passkeyLogin } from '../strategies/passkey/login.ts';
 import { passkeySettings } from '../strategies/passkey/settings.ts';
 import { webauthnLogin } from '../strategies/webauthn/login.ts';
@@ -36,7 +37,7 @@ export const flowKinds: Record<FlowKind, FlowKindSpec> = {
  * method is one strategy file and one line here; `IDENTITY_METHODS` decides which are enabled.
  */
 export const knownStrategies: Registry = {
-  login: [passwordLogin, totpLogin, lookupLogin, oidcLogin, passkeyLogin, webauthnLogin],
+  login: [passwordLogin, totpLogin, lookupLogin, oidcLogin, samlLogin, passkeyLogin, webauthnLogin],
   settings: [
     profileSettings,
     passwordSettings,

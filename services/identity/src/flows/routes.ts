@@ -81,6 +81,7 @@ export function registerFlowRoutes(app: FastifyInstance, ctx: IdentityContext, e
           method: cb.method,
           url: cb.path,
           config: { browserErrors: true },
+          ...(cb.bodyLimit ? { bodyLimit: cb.bodyLimit(ctx.config) } : {}),
           handler: async (req, reply) => {
             const input: CallbackInput = {
               query: stringRecord(req.query),

@@ -52,6 +52,8 @@ export interface StrategyCallback {
    * flow), as after a round trip through an identity provider: otherwise 403, before `handle`.
    */
   sameBrowser?: boolean;
+  /** The route's body limit, when it differs from the public API's (a SAML ACS carries a signed XML document). */
+  bodyLimit?: (config: IdentityContext['config']) => number;
   handle(flow: FlowRow, input: CallbackInput, ctx: StrategyContext): Promise<Outcome>;
 }
 

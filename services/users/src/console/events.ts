@@ -33,6 +33,11 @@ export function operatorOrigin(actorId: string | null = null): EventOrigin {
   return { actorKind: 'operator', actorId, ip: null, requestId: currentRequestId() ?? null };
 }
 
+/** A change the service made on its own (a scheduled job). */
+export function systemOrigin(): EventOrigin {
+  return { actorKind: 'system', actorId: null, ip: null, requestId: null };
+}
+
 /** A change a person made for themselves (e.g. accepting an invitation). */
 export function personOrigin(actorId: string, ip: string | null): EventOrigin {
   return { actorKind: 'person', actorId, ip, requestId: currentRequestId() ?? null };

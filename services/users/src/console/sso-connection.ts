@@ -88,13 +88,17 @@ export async function fetchJwks(uri: string, policy: OutboundPolicy): Promise<z.
   return parsed.data;
 }
 
-const pass = (check: ConnectionCheckId, value: string | null = null): ConnectionCheck => ({
+export const pass = (check: ConnectionCheckId, value: string | null = null): ConnectionCheck => ({
   check,
   ok: true,
   reason: null,
   value,
 });
-const fail = (check: ConnectionCheckId, reason: string, value: string | null = null): ConnectionCheck => ({
+export const fail = (
+  check: ConnectionCheckId,
+  reason: string,
+  value: string | null = null,
+): ConnectionCheck => ({
   check,
   ok: false,
   reason,
@@ -160,7 +164,7 @@ export async function testConnection(
   return checks;
 }
 
-function isAllowedHttp(url: string, policy: OutboundPolicy): boolean {
+export function isAllowedHttp(url: string, policy: OutboundPolicy): boolean {
   try {
     return policy.httpHosts.includes(new URL(url).hostname.toLowerCase());
   } catch {

@@ -5,14 +5,14 @@ import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 // Outbound requests the organisation console makes to an organisation's identity provider (Test
-// connection, Test sign-in). The URLs come from an org-admin, so each request is guarded against
-// server-side request forgery: https only (plain http only for the configured development hosts),
+// connection, Test sign-in; also SAML metadata URLs, for the operator and the daily refresh too).
+// The URLs come from an org-admin, so each request is guarded against server-side request forgery: https only (plain http only for the configured development hosts),
 // no credentials in the URL, no redirects, a time-out, a size limit, and no loopback, private,
 // link-local or otherwise special address unless configured for development. The address check
 // runs inside the connection's own DNS lookup, so a name can not resolve to a public address for
 // the check and to a private one for the connection.
 
-/** Largest answer read (discovery documents and JWKS are a few kB). */
+/** Largest JSON answer read (discovery documents and JWKS are a few kB; SAML metadata has its own). */
 const SSO_FETCH_MAX_BYTES = 256 * 1024;
 
 export interface OutboundPolicy {
@@ -137,6 +137,37 @@ export async function fetchJson(
   policy: OutboundPolicy,
   init: { form?: URLSearchParams; headers?: Record<string, string> } = {},
 ): Promise<{ status: number; body: unknown }> {
+  const answer = await fetchBody(raw, policy, {
+    ...init,
+    accept: 'application/json',
+    maxBytes: SSO_FETCH_MAX_BYTES,
+  });
+  try {
+    return { status: answer.status, body: JSON.parse(answer.body.toString('utf8')) };
+  } catch {
+    throw new OutboundError(answer.status >= 400 ? 'http_status' : 'not_json', answer.status);
+  }
+}
+
+/**
+ * GETs a text document (SAML IdP metadata) under the policy, at most `maxBytes`; a status other than
+ * 200 is an `http_status` failure.
+ */
+export async function fetchText(
+  raw: string,
+  policy: OutboundPolicy,
+  options: { accept: string; maxBytes: number },
+): Promise<string> {
+  const answer = await fetchBody(raw, policy, options);
+  if (answer.status !== 200) throw new OutboundError('http_status', answer.status);
+  return answer.body.toString('utf8');
+}
+
+async function fetchBody(
+  raw: string,
+  policy: OutboundPolicy,
+  init: { form?: URLSearchParams; headers?: Record<string, string>; accept: string; maxBytes: number },
+): Promise<{ status: number; body: Buffer }> {
   const url = checkOutboundUrl(raw, policy);
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const body = init.form?.toString();
@@ -148,7 +179,7 @@ export async function fetchJson(
         lookup: guardedLookup(policy),
         timeout: policy.timeoutMs,
         headers: {
-          accept: 'application/json',
+          accept: init.accept,
           ...(body === undefined
             ? {}
             : {
@@ -169,7 +200,7 @@ export async function fetchJson(
         let size = 0;
         res.on('data', (chunk: Buffer) => {
           size += chunk.length;
-          if (size > SSO_FETCH_MAX_BYTES) {
+          if (size > init.maxBytes) {
             res.destroy();
             reject(new OutboundError('too_large'));
             return;
@@ -177,16 +208,7 @@ export async function fetchJson(
           chunks.push(chunk);
         });
         res.on('error', () => reject(new OutboundError('unreachable')));
-        res.on('end', () => {
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-          } catch {
-            reject(new OutboundError(status >= 400 ? 'http_status' : 'not_json', status));
-            return;
-          }
-          resolve({ status, body: parsed });
-        });
+        res.on('end', () => resolve({ status, body: Buffer.concat(chunks) }));
       },
     );
     // One deadline for the whole exchange, not only for idle sockets.

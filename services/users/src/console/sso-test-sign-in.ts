@@ -42,6 +42,7 @@ export async function startTestSignIn(
   const provider = await findProviderByOrganisation(ctx.db, organisationId);
   if (!provider)
     throw new AppError('SSO_NOT_CONFIGURED', 'This organisation has no single sign-on provider.');
+  if (provider.protocol !== 'oidc') throw samlHasNoTestSignIn();
   const discovery = await discoveryOrFail(ctx, provider.issuer);
   const state = b64url(randomBytes(32));
   const nonce = b64url(randomBytes(32));
@@ -130,7 +131,7 @@ export async function completeTestSignIn(
   if (input.error !== undefined) throw testFailed(`The provider answered with the error ${input.error}.`);
   if (input.code === undefined) throw testFailed('The provider answered with no code.');
   const provider = await findProviderByOrganisation(ctx.db, organisationId);
-  if (!provider || provider.issuer !== started.issuer) {
+  if (!provider || provider.protocol !== 'oidc' || provider.issuer !== started.issuer) {
     throw testFailed('The provider changed since this test sign-in started. Start a new one.');
   }
   const discovery = await discoveryOrFail(ctx, provider.issuer);
@@ -220,4 +221,12 @@ async function verifyIdToken(
           : 'signature';
     throw testFailed(`The ID token was refused: its ${reason} is not what this provider must send.`);
   }
+}
+
+/** Test sign-in is an OIDC round trip; a SAML provider is checked by Test connection and a real sign-in. */
+function samlHasNoTestSignIn(): AppError {
+  return new AppError(
+    'SSO_TEST_FAILED',
+    'Test sign-in is for OpenID Connect providers. For SAML, use Test connection, then sign in through your identity provider.',
+  );
 }

@@ -6,6 +6,8 @@ const errorCatalogue = {
   INVALID_EMAIL: 400,
   EMAIL_DOMAIN_MISMATCH: 400,
   IDENTITY_REJECTED: 400,
+  /** SAML: the IdP metadata is refused (malformed, a DTD, too large, no signing certificate…). */
+  SAML_METADATA_INVALID: 400,
   INVALID_CODE: 400,
   INVALID_STATE: 400,
   /** Device sign-in (RFC 8628): the user code is unknown, has expired, or was already used. */
@@ -93,6 +95,8 @@ const errorCatalogue = {
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   UPSTREAM_ERROR: 502,
+  /** SAML: the IdP metadata URL could not be read (refused address, time-out, redirect, status…). */
+  SAML_METADATA_UNREACHABLE: 502,
   NOT_READY: 503,
   /** The process is past capacity (event-loop lag): the request was shed before any work (Retry-After). */
   OVERLOADED: 503,

@@ -1,3 +1,4 @@
+import { isSsoSession } from '@acme/identity-contract/sso-session';
 import type { IdentitySession } from '../clients/identity-admin.ts';
 import type { ConsentSession } from '../clients/oauth2-admin.ts';
 import type { UsersContext } from '../context.ts';
@@ -173,14 +174,14 @@ function isActive(state: string | undefined): boolean {
 }
 
 /**
- * A session counts only if it signed in through SSO (oidc), reached aal2, or its identity's
+ * A session counts only if it signed in through SSO (oidc or saml: isSsoSession), reached aal2, or its identity's
  * `onboarding.mfaSetupDeadline` is still in the future. An identity with TOTP never reaches consent
  * at aal1 (the identity service steps the login up to aal2 first), so an aal1 password session past
  * the deadline has no second factor: it gets no tokens.
  */
 function secondFactorOverdue(session: IdentitySession, now: Date): boolean {
   if (session.authenticator_assurance_level === 'aal2') return false;
-  if (session.authentication_methods?.some((m) => m.method === 'oidc')) return false;
+  if (isSsoSession(session.authentication_methods)) return false;
   const onboarding = session.identity.traits.onboarding as { mfaSetupDeadline?: unknown } | undefined;
   const deadline =
     typeof onboarding?.mfaSetupDeadline === 'string' ? Date.parse(onboarding.mfaSetupDeadline) : NaN;

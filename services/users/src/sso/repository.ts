@@ -1,41 +1,98 @@
-import type { Kysely } from 'kysely';
-import type { UsersDb } from '../db-types.ts';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { SamlSettingsJson, UsersDb } from '../db-types.ts';
 import { isUniqueViolation } from '../http/db-errors.ts';
 import { AppError } from '../http/errors.ts';
 import type { ClaimMapping } from './schemas.ts';
 
-export interface SsoProviderRow {
+interface ProviderRowBase {
   provider_id: string;
   organisation_id: string;
+  /** OIDC: the issuer URL. SAML: the IdP's entity id (SSO links are keyed by organisation + issuer). */
   issuer: string;
-  client_id: string;
-  client_secret_enc: string;
-  scopes: string[];
-  claim_mapping: ClaimMapping;
   jit: boolean;
-  userinfo: boolean;
   enforce: boolean;
   break_glass_user_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
+interface OidcProviderRow extends ProviderRowBase {
+  protocol: 'oidc';
+  client_id: string;
+  client_secret_enc: string;
+  scopes: string[];
+  claim_mapping: ClaimMapping;
+  userinfo: boolean;
+  saml: null;
+}
+
+export interface SamlProviderRow extends ProviderRowBase {
+  protocol: 'saml';
+  client_id: null;
+  client_secret_enc: null;
+  scopes: null;
+  claim_mapping: null;
+  userinfo: null;
+  saml: SamlSettingsJson;
+}
+
+/** One organisation's provider; the table's check constraint guarantees one of the two shapes. */
+export type SsoProviderRow = OidcProviderRow | SamlProviderRow;
+
 export async function findProviderByOrganisation(
   db: Kysely<UsersDb>,
   organisationId: string,
 ): Promise<SsoProviderRow | undefined> {
-  return db
+  return (await db
     .selectFrom('sso_providers')
     .selectAll()
     .where('organisation_id', '=', organisationId)
-    .executeTakeFirst();
+    .executeTakeFirst()) as SsoProviderRow | undefined;
 }
 
 export async function findProviderById(
   db: Kysely<UsersDb>,
   providerId: string,
 ): Promise<SsoProviderRow | undefined> {
-  return db.selectFrom('sso_providers').selectAll().where('provider_id', '=', providerId).executeTakeFirst();
+  return (await db
+    .selectFrom('sso_providers')
+    .selectAll()
+    .where('provider_id', '=', providerId)
+    .executeTakeFirst()) as SsoProviderRow | undefined;
+}
+
+/** The SAML providers whose metadata comes from a URL (the daily refresh's list). */
+export async function listSamlProvidersWithUrl(db: Kysely<UsersDb>): Promise<SamlProviderRow[]> {
+  const rows = await db
+    .selectFrom('sso_providers')
+    .selectAll()
+    .where('protocol', '=', 'saml')
+    .where(sql<boolean>`saml->>'metadataUrl' is not null`)
+    .orderBy('provider_id')
+    .execute();
+  return rows as SamlProviderRow[];
+}
+
+/**
+ * Stores a refresh's outcome (the entity id never changes by a refresh), unless the provider changed
+ * since it was read: a save meanwhile (its `updated_at`), or another refresh (its `checkedAt`). A
+ * refresh never overwrites what an admin saved. Returns whether it was stored.
+ */
+export async function updateSamlSettings(
+  db: Kysely<UsersDb> | Transaction<UsersDb>,
+  row: SamlProviderRow,
+  saml: SamlSettingsJson,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('sso_providers')
+    .set({ saml: JSON.stringify(saml) })
+    .where('provider_id', '=', row.provider_id)
+    .where('protocol', '=', 'saml')
+    .where('updated_at', '=', row.updated_at)
+    // Another instance's refresh of the same round got there first: one outcome, one event.
+    .where(sql<boolean>`saml->>'checkedAt' is not distinct from ${row.saml.checkedAt}`)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
 }
 
 /**
@@ -47,10 +104,12 @@ export async function upsertProvider(
   row: SsoProviderRow,
   inTransaction?: (trx: Kysely<UsersDb>) => Promise<void>,
 ): Promise<void> {
+  const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
   const values = {
     ...row,
-    scopes: JSON.stringify(row.scopes),
-    claim_mapping: JSON.stringify(row.claim_mapping),
+    scopes: json(row.scopes),
+    claim_mapping: json(row.claim_mapping),
+    saml: json(row.saml),
   };
   try {
     await db.transaction().execute(async (trx) => {

@@ -3,6 +3,7 @@ import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { uuidSchema } from '../http/schemas.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
+import { SAML_METADATA_MAX_BYTES } from './saml-metadata.ts';
 import {
   domainParamsSchema,
   domainPolicySchema,
@@ -44,13 +45,21 @@ function providerId(params: unknown): string {
 }
 
 export function registerSsoRoutes(app: FastifyInstance, ctx: UsersContext): void {
-  app.put('/admin/organisations/:id/sso', async (request, reply) => {
-    const id = organisationId(request.params);
-    const input = parseInput(setSsoProviderSchema, request.body);
-    const provider = await setSsoProvider(ctx, id, input);
-    request.log.info({ organisationId: id, provider: provider.provider }, 'sso provider set');
-    return sendOutput(reply, 200, ssoProviderSchema, provider);
-  });
+  // Pasted SAML metadata may be up to 1 MiB (twice that for JSON's escaping).
+  app.put(
+    '/admin/organisations/:id/sso',
+    { bodyLimit: 2 * SAML_METADATA_MAX_BYTES },
+    async (request, reply) => {
+      const id = organisationId(request.params);
+      const input = parseInput(setSsoProviderSchema, request.body);
+      const provider = await setSsoProvider(ctx, id, input);
+      request.log.info(
+        { organisationId: id, provider: provider.provider, protocol: provider.protocol },
+        'sso provider set',
+      );
+      return sendOutput(reply, 200, ssoProviderSchema, provider);
+    },
+  );
 
   app.get('/admin/organisations/:id/sso', async (request, reply) => {
     return sendOutput(

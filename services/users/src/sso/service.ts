@@ -15,23 +15,41 @@ import {
 } from './repository.ts';
 import { operatorOrigin, recordEvent, type EventOrigin } from '../console/events.ts';
 import { scimEnabled } from '../scim/tokens.ts';
-import type { SetSsoProviderInput, SsoProvider, SsoProviderConfig } from './schemas.ts';
+import { samlFacts, samlSettingsOf, serviceProviderUrls } from './saml-provider.ts';
+import type {
+  SetOidcProviderInput,
+  SetSamlProviderInput,
+  SsoProvider,
+  SsoProviderConfig,
+} from './schemas.ts';
 
-function toView(row: SsoProviderRow): SsoProvider {
-  return {
+function toView(ctx: UsersContext, row: SsoProviderRow): SsoProvider {
+  const common = {
     provider: row.provider_id,
     organisationId: row.organisation_id,
+    jit: row.jit,
+    enforce: row.enforce,
+    breakGlassUserId: row.break_glass_user_id,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+  if (row.protocol === 'saml') {
+    return {
+      ...common,
+      protocol: 'saml',
+      saml: samlFacts(row.saml),
+      serviceProvider: serviceProviderUrls(ctx.config.identityPublicUrl, row.provider_id),
+    };
+  }
+  return {
+    ...common,
+    protocol: 'oidc',
     issuer: row.issuer,
     clientId: row.client_id,
     clientSecretSet: true,
     scopes: row.scopes,
     claimMapping: row.claim_mapping,
-    jit: row.jit,
     userinfo: row.userinfo,
-    enforce: row.enforce,
-    breakGlassUserId: row.break_glass_user_id,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
   };
 }
 
@@ -46,41 +64,67 @@ export function defaultProviderId(organisation: { domains: string[] }): string {
   return organisation.domains[0]!.split('.')[0]!.slice(0, 63);
 }
 
+type OidcInput = Omit<SetOidcProviderInput, 'clientSecret'> & { clientSecret?: string | undefined };
+
 /**
  * Sets the organisation's provider, for the operator (admin API, CLI) and the organisation console
  * alike. Without `clientSecret` (the console's form left it empty) the stored secret stays, as long
- * as the provider id does.
+ * as the provider id does. A SAML provider's metadata is fetched (URL) or taken as given, and parsed.
  */
 export async function setSsoProvider(
   ctx: UsersContext,
   organisationId: string,
-  input: Omit<SetSsoProviderInput, 'clientSecret'> & { clientSecret?: string | undefined },
+  input: OidcInput | SetSamlProviderInput,
   origin: EventOrigin = operatorOrigin(),
 ): Promise<SsoProvider> {
   const organisation = await organisationOrThrow(ctx, organisationId);
   const existing = await findProviderByOrganisation(ctx.db, organisationId);
   const providerId = input.provider ?? existing?.provider_id ?? defaultProviderId(organisation);
-  const keptSecret = existing?.provider_id === providerId ? existing.client_secret_enc : undefined;
-  if (input.clientSecret === undefined && keptSecret === undefined) {
-    throw new AppError('INVALID_REQUEST', 'The request is invalid: clientSecret: is required');
-  }
   const now = ctx.clock.now();
-  const row: SsoProviderRow = {
+  const kept = {
     provider_id: providerId,
     organisation_id: organisationId,
-    issuer: input.issuer.replace(/\/+$/, ''),
-    client_id: input.clientId,
-    client_secret_enc:
-      input.clientSecret === undefined ? keptSecret! : ctx.secretBox.seal(input.clientSecret, providerId),
-    scopes: input.scopes,
-    claim_mapping: input.claimMapping,
     jit: input.jit,
-    userinfo: input.userinfo,
     enforce: input.enforce ?? existing?.enforce ?? false,
     break_glass_user_id: existing?.break_glass_user_id ?? null,
     created_at: existing?.created_at ?? now,
     updated_at: now,
   };
+  let row: SsoProviderRow;
+  if (input.protocol === 'saml') {
+    const saml = await samlSettingsOf(ctx, input);
+    row = {
+      ...kept,
+      protocol: 'saml',
+      issuer: saml.entityId,
+      client_id: null,
+      client_secret_enc: null,
+      scopes: null,
+      claim_mapping: null,
+      userinfo: null,
+      saml,
+    };
+  } else {
+    const keptSecret =
+      existing?.protocol === 'oidc' && existing.provider_id === providerId
+        ? existing.client_secret_enc
+        : undefined;
+    if (input.clientSecret === undefined && keptSecret === undefined) {
+      throw new AppError('INVALID_REQUEST', 'The request is invalid: clientSecret: is required');
+    }
+    row = {
+      ...kept,
+      protocol: 'oidc',
+      issuer: input.issuer.replace(/\/+$/, ''),
+      client_id: input.clientId,
+      client_secret_enc:
+        input.clientSecret === undefined ? keptSecret! : ctx.secretBox.seal(input.clientSecret, providerId),
+      scopes: input.scopes,
+      claim_mapping: input.claimMapping,
+      userinfo: input.userinfo,
+      saml: null,
+    };
+  }
   await upsertProvider(ctx.db, row, (trx) =>
     recordEvent(
       trx,
@@ -89,11 +133,13 @@ export async function setSsoProvider(
         organisationId,
         type: 'sso.provider_changed',
         subjectId: null,
-        // Names and switches only: never the secret, nor whether it changed.
+        // Names and switches only: never the secret, nor whether it changed; no certificates.
         details: {
           change: existing ? 'updated' : 'set',
-          issuer: row.issuer,
-          clientId: row.client_id,
+          protocol: row.protocol,
+          ...(row.protocol === 'saml'
+            ? { entityId: row.issuer, metadataSource: row.saml.metadataUrl === null ? 'xml' : 'url' }
+            : { issuer: row.issuer, clientId: row.client_id }),
           jit: String(row.jit),
           enforce: String(row.enforce),
         },
@@ -101,19 +147,19 @@ export async function setSsoProvider(
       now,
     ),
   );
-  // Links are keyed by the provider record (organisation + issuer): a new issuer is a new record,
-  // and the old record's links go with it.
+  // Links are keyed by the provider record (organisation + issuer or entity id): a new issuer is a
+  // new record, and the old record's links go with it.
   if (existing && existing.issuer !== row.issuer) {
     await ctx.identityAdmin.removeOidcLinks(organisationId, existing.issuer);
   }
-  return toView(row);
+  return toView(ctx, row);
 }
 
 export async function getSsoProvider(ctx: UsersContext, organisationId: string): Promise<SsoProvider> {
   await organisationOrThrow(ctx, organisationId);
   const row = await findProviderByOrganisation(ctx.db, organisationId);
   if (!row) throw new AppError('SSO_NOT_CONFIGURED', 'This organisation has no single sign-on provider.');
-  return toView(row);
+  return toView(ctx, row);
 }
 
 export async function removeSsoProvider(
@@ -136,7 +182,7 @@ export async function removeSsoProvider(
         organisationId,
         type: 'sso.provider_changed',
         subjectId: null,
-        details: { change: 'removed', issuer: row.issuer },
+        details: { change: 'removed', protocol: row.protocol, issuer: row.issuer },
       },
       ctx.clock.now(),
     ),
@@ -182,12 +228,29 @@ export async function domainPolicy(
   return { enforced: true, exemptEmails: found.breakGlassEmail ? [found.breakGlassEmail] : [] };
 }
 
-/** The relying-party configuration the identity service needs, secret included. */
+/** The relying-party configuration the identity service needs, secret included (OIDC). */
 export async function providerConfig(ctx: UsersContext, providerId: string): Promise<SsoProviderConfig> {
   const row = await findProviderById(ctx.db, providerId);
   if (!row) throw new AppError('SSO_NOT_CONFIGURED', 'No single sign-on provider has this id.');
   const organisation = await organisationOrThrow(ctx, row.organisation_id);
+  if (row.protocol === 'saml') {
+    return {
+      protocol: 'saml',
+      provider: row.provider_id,
+      organisationId: row.organisation_id,
+      jit: row.jit,
+      domains: organisation.domains,
+      saml: {
+        idpEntityId: row.saml.entityId,
+        ssoUrl: row.saml.ssoUrl,
+        certificates: row.saml.certificates,
+        allowIdpInitiated: row.saml.allowIdpInitiated,
+        attributes: row.saml.attributes,
+      },
+    };
+  }
   return {
+    protocol: 'oidc',
     provider: row.provider_id,
     organisationId: row.organisation_id,
     issuer: row.issuer,

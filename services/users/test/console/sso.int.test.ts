@@ -125,6 +125,11 @@ describe('console API: single sign-on', () => {
           signIn: `${stack.urls.identityPublic}/self-service/methods/oidc/callback/acme`,
           testSignIn: TEST_REDIRECT,
         },
+        serviceProvider: {
+          entityId: `${stack.urls.identityPublic}/self-service/methods/saml/metadata/acme`,
+          metadataUrl: `${stack.urls.identityPublic}/self-service/methods/saml/metadata/acme`,
+          acsUrl: `${stack.urls.identityPublic}/self-service/methods/saml/acs/acme`,
+        },
       });
     });
 

@@ -11,6 +11,7 @@ import type { SetTrustedNetworks, TrustedNetworks } from '@acme/users-contract/n
 import type {
   ConsoleSso,
   ConsoleSsoInput,
+  SamlConnectionInput,
   SsoConnectionReport,
   SsoTestSignInResult,
   SsoTestSignInStarted,
@@ -166,8 +167,9 @@ export const consoleApi = {
   setSso: (organisationId: string, body: ConsoleSsoInput) =>
     call<ConsoleSso>(`${org(organisationId)}/sso`, { method: 'PUT', body }),
   removeSso: (organisationId: string) => call<null>(`${org(organisationId)}/sso`, { method: 'DELETE' }),
-  testSsoConnection: (organisationId: string) =>
-    call<SsoConnectionReport>(`${org(organisationId)}/sso/test-connection`, { method: 'POST', body: {} }),
+  /** The stored provider's, or (SAML) metadata not saved yet. */
+  testSsoConnection: (organisationId: string, body: SamlConnectionInput | Record<string, never> = {}) =>
+    call<SsoConnectionReport>(`${org(organisationId)}/sso/test-connection`, { method: 'POST', body }),
   startSsoTest: (organisationId: string) =>
     call<SsoTestSignInStarted>(`${org(organisationId)}/sso/test-sign-in`, { method: 'POST', body: {} }),
   completeSsoTest: (organisationId: string, body: { state: string; code?: string; error?: string }) =>

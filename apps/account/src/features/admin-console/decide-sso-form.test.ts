@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { consoleCopy } from './copy.ts';
-import { decideSsoForm, type SsoFormFields } from './decide-sso-form.ts';
+import { decideSamlForm, decideSsoForm, type SamlFormFields, type SsoFormFields } from './decide-sso-form.ts';
 
 const t = consoleCopy.sso;
 const good: SsoFormFields = {
@@ -60,5 +60,51 @@ describe('decideSsoForm', () => {
     const decision = decideSsoForm({ ...good, clientSecret: '', enforce: true }, true);
     expect(decision).toMatchObject({ ok: true, body: { enforce: true } });
     expect(decision.ok && 'clientSecret' in decision.body).toBe(false);
+  });
+});
+
+describe('decideSamlForm', () => {
+  const samlGood: SamlFormFields = {
+    source: 'url',
+    metadataUrl: ' https://idp.example/metadata ',
+    metadataXml: '',
+    jit: true,
+    enforce: false,
+  };
+
+  it.each([
+    ['no URL', { metadataUrl: '' }, 'metadataUrl', t.saml.urlRequired],
+    ['not a URL', { metadataUrl: 'idp.example/metadata' }, 'metadataUrl', t.saml.urlInvalid],
+    [
+      'credentials in the URL',
+      { metadataUrl: 'https://u:p@idp.example/m' },
+      'metadataUrl',
+      t.saml.urlInvalid,
+    ],
+    ['a fragment', { metadataUrl: 'https://idp.example/m#x' }, 'metadataUrl', t.saml.urlInvalid],
+    ['another scheme', { metadataUrl: 'file:///etc/passwd' }, 'metadataUrl', t.saml.urlInvalid],
+    ['no XML', { source: 'xml', metadataXml: '  ' }, 'metadataXml', t.saml.xmlRequired],
+    ['text that is not XML', { source: 'xml', metadataXml: 'entityID=x' }, 'metadataXml', t.saml.xmlInvalid],
+    [
+      'more than 1 MiB of XML',
+      { source: 'xml', metadataXml: `<x>${'é'.repeat(600_000)}</x>` },
+      'metadataXml',
+      t.saml.xmlTooLarge,
+    ],
+  ] as const)('refuses %s', (_name, change, field, error) => {
+    expect(decideSamlForm({ ...samlGood, ...change })).toEqual({ ok: false, field, error });
+  });
+
+  it('sends the trimmed URL, or the XML, with the switches and protocol saml', () => {
+    expect(decideSamlForm(samlGood)).toEqual({
+      ok: true,
+      body: { protocol: 'saml', metadataUrl: 'https://idp.example/metadata', jit: true, enforce: false },
+    });
+    expect(
+      decideSamlForm({ ...samlGood, source: 'xml', metadataXml: ' <md:EntityDescriptor/> ', enforce: true }),
+    ).toEqual({
+      ok: true,
+      body: { protocol: 'saml', metadataXml: '<md:EntityDescriptor/>', jit: true, enforce: true },
+    });
   });
 });

@@ -1,4 +1,4 @@
-import type { ConsoleSsoInput } from '@acme/users-contract/console-sso';
+import type { ConsoleOidcInput, ConsoleSamlInput } from '@acme/users-contract/console-sso';
 import { consoleCopy } from './copy.ts';
 
 // What the Single sign-on form sends, or which field is wrong. Pure: the fields as typed, checked
@@ -21,7 +21,7 @@ export interface SsoFormFields {
 export type SsoFormField = 'issuer' | 'clientId' | 'clientSecret' | 'scopes';
 
 export type SsoFormDecision =
-  { ok: true; body: ConsoleSsoInput } | { ok: false; field: SsoFormField; error: string };
+  { ok: true; body: ConsoleOidcInput } | { ok: false; field: SsoFormField; error: string };
 
 function issuerError(raw: string): string | null {
   if (raw.length === 0) return t.issuerRequired;
@@ -63,4 +63,51 @@ export function decideSsoForm(fields: SsoFormFields, hasProvider: boolean): SsoF
       enforce: fields.enforce,
     },
   };
+}
+
+// SAML: the IdP's metadata from a URL (refreshed daily by the service) or pasted. The service parses
+// it; here only what can be told without it: present, a web URL, XML-looking, at most 1 MiB.
+
+const SAML_METADATA_MAX_BYTES = 1024 * 1024;
+
+export interface SamlFormFields {
+  source: 'url' | 'xml';
+  metadataUrl: string;
+  metadataXml: string;
+  jit: boolean;
+  enforce: boolean;
+}
+
+export type SamlFormField = 'metadataUrl' | 'metadataXml';
+
+export type SamlFormDecision =
+  { ok: true; body: ConsoleSamlInput } | { ok: false; field: SamlFormField; error: string };
+
+function metadataUrlError(raw: string): string | null {
+  if (raw.length === 0) return t.saml.urlRequired;
+  if (raw.length > 2000) return t.tooLong(2000);
+  try {
+    const url = new URL(raw);
+    const web = url.protocol === 'https:' || url.protocol === 'http:';
+    return web && !url.username && !url.password && !url.hash ? null : t.saml.urlInvalid;
+  } catch {
+    return t.saml.urlInvalid;
+  }
+}
+
+export function decideSamlForm(fields: SamlFormFields): SamlFormDecision {
+  const switches = { jit: fields.jit, enforce: fields.enforce };
+  if (fields.source === 'url') {
+    const metadataUrl = fields.metadataUrl.trim();
+    const problem = metadataUrlError(metadataUrl);
+    if (problem) return { ok: false, field: 'metadataUrl', error: problem };
+    return { ok: true, body: { protocol: 'saml', metadataUrl, ...switches } };
+  }
+  const metadataXml = fields.metadataXml.trim();
+  if (metadataXml.length === 0) return { ok: false, field: 'metadataXml', error: t.saml.xmlRequired };
+  if (new TextEncoder().encode(metadataXml).length > SAML_METADATA_MAX_BYTES) {
+    return { ok: false, field: 'metadataXml', error: t.saml.xmlTooLarge };
+  }
+  if (!metadataXml.startsWith('<')) return { ok: false, field: 'metadataXml', error: t.saml.xmlInvalid };
+  return { ok: true, body: { protocol: 'saml', metadataXml, ...switches } };
 }

@@ -26,7 +26,13 @@ const REDIRECTS = {
   signIn: 'http://localhost:4433/self-service/methods/oidc/callback/acme',
   testSignIn: 'http://localhost:4002/admin/sso/test-callback',
 };
+const SP = {
+  entityId: 'http://localhost:4433/self-service/methods/saml/metadata/acme',
+  metadataUrl: 'http://localhost:4433/self-service/methods/saml/metadata/acme',
+  acsUrl: 'http://localhost:4433/self-service/methods/saml/acs/acme',
+};
 const PROVIDER = {
+  protocol: 'oidc',
   provider: 'acme',
   issuer: 'https://acme.okta.com',
   clientId: 'client-1',
@@ -60,9 +66,9 @@ describe('the Single sign-on section', () => {
       if (url.pathname !== base) return undefined;
       if (method === 'PUT') {
         stored = { ...PROVIDER, ...(body as object) };
-        return { status: 200, body: { provider: stored, redirectUris: REDIRECTS } };
+        return { status: 200, body: { provider: stored, redirectUris: REDIRECTS, serviceProvider: SP } };
       }
-      return { status: 200, body: { provider: stored, redirectUris: REDIRECTS } };
+      return { status: 200, body: { provider: stored, redirectUris: REDIRECTS, serviceProvider: SP } };
     });
     goTo('/admin/sso');
     render(<Router />);
@@ -94,7 +100,7 @@ describe('the Single sign-on section', () => {
   it('Test connection reports each check in words', async () => {
     signedIn(({ url }) => {
       if (url.pathname === base)
-        return { status: 200, body: { provider: PROVIDER, redirectUris: REDIRECTS } };
+        return { status: 200, body: { provider: PROVIDER, redirectUris: REDIRECTS, serviceProvider: SP } };
       if (url.pathname === `${base}/test-connection`) {
         return {
           status: 200,
@@ -130,7 +136,7 @@ describe('the Single sign-on section', () => {
     const { calls } = signedIn(({ url, method }) => {
       if (url.pathname === base && method === 'DELETE') return { status: 204 };
       if (url.pathname === base)
-        return { status: 200, body: { provider: PROVIDER, redirectUris: REDIRECTS } };
+        return { status: 200, body: { provider: PROVIDER, redirectUris: REDIRECTS, serviceProvider: SP } };
       return undefined;
     });
     goTo('/admin/sso');
@@ -150,7 +156,7 @@ describe('the Single sign-on section', () => {
     vi.spyOn(window, 'open').mockReturnValue(popup as unknown as Window);
     const { calls } = signedIn(({ url }) => {
       if (url.pathname === base)
-        return { status: 200, body: { provider: PROVIDER, redirectUris: REDIRECTS } };
+        return { status: 200, body: { provider: PROVIDER, redirectUris: REDIRECTS, serviceProvider: SP } };
       if (url.pathname === `${base}/test-sign-in`) {
         return {
           status: 201,
@@ -230,5 +236,190 @@ describe('the Test sign-in callback page (the popup)', () => {
     await screen.findByText(/Open the test sign-in from the Single sign-on page/);
     expect(postMessage).not.toHaveBeenCalled();
     Object.defineProperty(window, 'opener', { value: null, configurable: true });
+  });
+});
+
+describe('the Single sign-on section with SAML', () => {
+  const SAML_PROVIDER = {
+    protocol: 'saml',
+    provider: 'acme',
+    idpEntityId: 'https://idp.acme.example/metadata',
+    ssoUrl: 'https://idp.acme.example/sso',
+    metadataUrl: 'https://idp.acme.example/metadata',
+    certificates: [
+      {
+        fingerprint: 'AA:BB:CC',
+        subject: 'CN=old',
+        notBefore: '2020-01-01T00:00:00.000Z',
+        notAfter: '2021-01-01T00:00:00.000Z',
+      },
+      {
+        fingerprint: 'DD:EE:FF',
+        subject: 'CN=next',
+        notBefore: '2026-01-01T00:00:00.000Z',
+        notAfter: '2046-01-01T00:00:00.000Z',
+      },
+    ],
+    fetchedAt: '2026-11-20T00:00:00.000Z',
+    refreshError: 'http_status',
+    jit: true,
+    enforce: false,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-02T00:00:00.000Z',
+  };
+
+  it('choosing SAML shows our service provider to register and saves a metadata URL', async () => {
+    let stored: unknown = null;
+    const { calls } = signedIn(({ url, method, body }) => {
+      if (url.pathname !== base) return undefined;
+      if (method === 'PUT') stored = { ...SAML_PROVIDER, ...(body as object), refreshError: null };
+      return { status: 200, body: { provider: stored, redirectUris: REDIRECTS, serviceProvider: SP } };
+    });
+    goTo('/admin/sso');
+    render(<Router />);
+    fireEvent.click(await screen.findByLabelText('SAML 2.0'));
+    const sp = screen.getByRole('region', { name: /Our service provider/ });
+    expect(within(sp).getByTestId('sso-sp-entity-id').textContent).toBe(SP.entityId);
+    expect(within(sp).getByTestId('sso-sp-acs').textContent).toBe(SP.acsUrl);
+    expect(within(sp).getByRole('link', { name: 'Download our SAML metadata' }).getAttribute('href')).toBe(
+      SP.metadataUrl,
+    );
+    expect(screen.queryByTestId('sso-redirect-sign-in')).toBeNull();
+    expect(screen.getByRole('heading', { name: 'ADFS' })).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Save provider' }));
+    expect(await screen.findByText('Enter the metadata URL.')).toBeTruthy();
+    expect(calls.some((c) => c.method === 'PUT')).toBe(false);
+    fireEvent.change(screen.getByLabelText('Metadata URL'), {
+      target: { value: 'https://idp.acme.example/metadata' },
+    });
+    fireEvent.click(screen.getByRole('button', { name: 'Save provider' }));
+    expect(await screen.findByText(/Provider saved/)).toBeTruthy();
+    expect(calls.find((c) => c.method === 'PUT')!.body).toEqual({
+      protocol: 'saml',
+      metadataUrl: 'https://idp.acme.example/metadata',
+      jit: true,
+      enforce: false,
+    });
+    const current = await screen.findByRole('region', { name: 'Current provider' });
+    expect(
+      within(current).getByText('From https://idp.acme.example/metadata, fetched again daily'),
+    ).toBeTruthy();
+    // Saved as SAML: the form stays on SAML.
+    expect((screen.getByLabelText('SAML 2.0') as HTMLInputElement).checked).toBe(true);
+  });
+
+  it('pasted metadata is checked before it is sent', async () => {
+    const { calls } = signedIn(({ url, method }) => {
+      if (url.pathname !== base) return undefined;
+      if (method === 'PUT')
+        return {
+          status: 400,
+          body: {
+            errorCode: 'SAML_METADATA_INVALID',
+            message: 'The SAML metadata is refused: the identity provider publishes no signing certificate.',
+          },
+        };
+      return { status: 200, body: { provider: null, redirectUris: REDIRECTS, serviceProvider: SP } };
+    });
+    goTo('/admin/sso');
+    render(<Router />);
+    fireEvent.click(await screen.findByLabelText('SAML 2.0'));
+    fireEvent.click(screen.getByLabelText('Paste the metadata XML'));
+    const xml = screen.getByLabelText('Metadata XML');
+    fireEvent.change(xml, { target: { value: 'entityID=x' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save provider' }));
+    expect(await screen.findByText(/This is not XML/)).toBeTruthy();
+    expect(xml.getAttribute('aria-invalid')).toBe('true');
+    expect(calls.some((c) => c.method === 'PUT')).toBe(false);
+    fireEvent.change(xml, { target: { value: '<md:EntityDescriptor/>' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save provider' }));
+    expect((await screen.findByRole('alert')).textContent).toContain('publishes no signing certificate');
+    expect(calls.find((c) => c.method === 'PUT')!.body).toMatchObject({
+      metadataXml: '<md:EntityDescriptor/>',
+    });
+  });
+
+  it('checks metadata before it is saved: Test connection on the form, nothing stored', async () => {
+    const { calls } = signedIn(({ url }) => {
+      if (url.pathname === base)
+        return { status: 200, body: { provider: null, redirectUris: REDIRECTS, serviceProvider: SP } };
+      if (url.pathname === `${base}/test-connection`) {
+        return {
+          status: 200,
+          body: {
+            ok: false,
+            checks: [{ check: 'metadata', ok: false, reason: 'dtd', value: null }],
+          },
+        };
+      }
+      return undefined;
+    });
+    goTo('/admin/sso');
+    render(<Router />);
+    fireEvent.click(await screen.findByLabelText('SAML 2.0'));
+    fireEvent.click(screen.getByLabelText('Paste the metadata XML'));
+    fireEvent.change(screen.getByLabelText('Metadata XML'), { target: { value: '<!DOCTYPE x><x/>' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Check metadata before saving' }));
+    const region = await screen.findByRole('region', { name: 'Connection' });
+    expect(within(region).getByRole('listitem').textContent).toBe(
+      'Failed: Metadata read (the metadata has a document type declaration (DTD), which is not accepted)',
+    );
+    expect(calls.find((c) => c.url.pathname === `${base}/test-connection`)!.body).toEqual({
+      protocol: 'saml',
+      metadataXml: '<!DOCTYPE x><x/>',
+    });
+    expect(calls.some((c) => c.method === 'PUT')).toBe(false);
+  });
+
+  it('a SAML provider: its facts, certificate fingerprints and expiry, the refresh failure, no Test sign-in', async () => {
+    signedIn(({ url }) => {
+      if (url.pathname === base)
+        return {
+          status: 200,
+          body: { provider: SAML_PROVIDER, redirectUris: REDIRECTS, serviceProvider: SP },
+        };
+      if (url.pathname === `${base}/test-connection`) {
+        return {
+          status: 200,
+          body: {
+            ok: false,
+            checks: [
+              { check: 'metadata', ok: true, reason: null, value: SAML_PROVIDER.metadataUrl },
+              { check: 'entity_id', ok: true, reason: null, value: SAML_PROVIDER.idpEntityId },
+              { check: 'signing_certificate', ok: true, reason: null, value: '2' },
+              {
+                check: 'certificate_expiry',
+                ok: false,
+                reason: 'expired',
+                value: '2021-01-01T00:00:00.000Z',
+              },
+              { check: 'sso_url', ok: true, reason: null, value: SAML_PROVIDER.ssoUrl },
+            ],
+          },
+        };
+      }
+      return undefined;
+    });
+    goTo('/admin/sso');
+    render(<Router />);
+    const current = await screen.findByRole('region', { name: 'Current provider' });
+    expect(within(current).getByText('SAML 2.0')).toBeTruthy();
+    expect(within(current).getByText(SAML_PROVIDER.idpEntityId)).toBeTruthy();
+    expect(within(current).getByRole('alert').textContent).toContain('the previous metadata is still used');
+    const table = within(current).getByRole('table', { name: 'Signing certificates' });
+    const rows = within(table).getAllByRole('row').slice(1);
+    expect(rows.map((r) => within(r).getAllByRole('cell')[0]!.textContent)).toEqual(['AA:BB:CC', 'DD:EE:FF']);
+    expect(rows[0]!.textContent).toContain('Expired');
+    expect(rows[1]!.textContent).toContain('Valid');
+    expect(screen.queryByRole('button', { name: 'Test sign-in' })).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Test connection' }));
+    const region = await screen.findByRole('region', { name: 'Connection' });
+    const items = within(region)
+      .getAllByRole('listitem')
+      .map((li) => li.textContent);
+    expect(items[2]).toBe('Passed: Signing certificate published (2 certificate(s))');
+    expect(items[3]).toBe(
+      'Failed: Certificates valid now (a certificate has expired. Found: 2021-01-01T00:00:00.000Z)',
+    );
   });
 });

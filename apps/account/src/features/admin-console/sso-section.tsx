@@ -1,15 +1,28 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type {
+  ConsoleSamlInput,
+  ConsoleSamlProvider,
   ConsoleSso,
   ConsoleSsoInput,
+  ConsoleSsoProvider,
+  SamlConnectionInput,
   SsoConnectionReport,
   SsoTestSignInResult,
 } from '@acme/users-contract/console-sso';
 import { Checkbox } from '../../shared/ui/checkbox.tsx';
+import { FieldErrors } from '../../shared/ui/field-errors.tsx';
 import { TextField } from '../../shared/ui/text-field.tsx';
 import { consoleApi, type Me } from './console-client.ts';
 import { consoleCopy } from './copy.ts';
-import { decideSsoForm, type SsoFormField, type SsoFormFields } from './decide-sso-form.ts';
+import {
+  decideSamlForm,
+  decideSsoForm,
+  type SamlFormField,
+  type SamlFormFields,
+  type SsoFormField,
+  type SsoFormFields,
+} from './decide-sso-form.ts';
+import { selectSamlCertificates } from './select-saml-certificates.ts';
 import { decideSsoTestMessage, SSO_TEST_CHANNEL } from './decide-sso-test-message.ts';
 import { selectSsoChecks } from './select-sso-checks.ts';
 import { failure, formatDate, useLoad } from './use-load.ts';
@@ -21,7 +34,7 @@ type Notice = { text: string } | { error: string } | null;
 const POPUP_FEATURES = 'popup,width=520,height=700';
 
 function fieldsOf(sso: ConsoleSso | null): SsoFormFields {
-  const p = sso?.provider;
+  const p = sso?.provider?.protocol === 'oidc' ? sso.provider : undefined;
   return {
     issuer: p?.issuer ?? '',
     clientId: p?.clientId ?? '',
@@ -65,6 +78,16 @@ export function SsoSection({ me }: { me: Me }) {
     });
   }
 
+  /** SAML metadata checked before it is saved (Test connection on the form's metadata). */
+  function check(body: SamlConnectionInput) {
+    void run(async () => {
+      setReport(null);
+      setNotice({ text: t.testingConnection });
+      setReport(await consoleApi.testSsoConnection(me.organisationId, body));
+      setNotice(null);
+    });
+  }
+
   const hasProvider = Boolean(sso?.provider);
 
   return (
@@ -79,30 +102,18 @@ export function SsoSection({ me }: { me: Me }) {
         </p>
       ) : null}
       {notice && 'error' in notice ? <p role="alert">{notice.error}</p> : null}
-      {sso ? <RedirectUris sso={sso} onNotice={setNotice} /> : null}
       {sso && !sso.provider ? <p>{consoleCopy.empty.sso}</p> : null}
-      {sso?.provider ? (
-        <div role="region" aria-labelledby="sso-current-title">
-          <h3 id="sso-current-title">{t.current}</h3>
-          <dl className="console-facts">
-            <dt>{t.providerId}</dt>
-            <dd>{sso.provider.provider}</dd>
-            <dt>{t.issuer}</dt>
-            <dd>{sso.provider.issuer}</dd>
-            <dt>{t.clientId}</dt>
-            <dd>{sso.provider.clientId}</dd>
-            <dt>{t.jitShort}</dt>
-            <dd>{sso.provider.jit ? t.on : t.off}</dd>
-            <dt>{t.enforceShort}</dt>
-            <dd>{sso.provider.enforce ? t.on : t.off}</dd>
-            <dt>{t.updated}</dt>
-            <dd>{formatDate(sso.provider.updatedAt)}</dd>
-          </dl>
-        </div>
-      ) : null}
+      {sso?.provider ? <CurrentProvider provider={sso.provider} /> : null}
       {sso ? (
         // Keyed by the stored provider: a save or removal starts the form again from what is stored.
-        <ProviderForm key={sso.provider?.updatedAt ?? 'none'} sso={sso} busy={busy} onSave={save} />
+        <ProviderEditor
+          key={sso.provider?.updatedAt ?? 'none'}
+          sso={sso}
+          busy={busy}
+          onSave={save}
+          onCheck={check}
+          onNotice={setNotice}
+        />
       ) : null}
       {hasProvider ? (
         <div className="row">
@@ -121,9 +132,11 @@ export function SsoSection({ me }: { me: Me }) {
           >
             {t.testConnection}
           </button>
-          <button type="button" className="button secondary" disabled={busy} onClick={test.start}>
-            {t.testSignIn}
-          </button>
+          {sso?.provider?.protocol === 'oidc' ? (
+            <button type="button" className="button secondary" disabled={busy} onClick={test.start}>
+              {t.testSignIn}
+            </button>
+          ) : null}
           <button
             type="button"
             className="button secondary"
@@ -136,7 +149,11 @@ export function SsoSection({ me }: { me: Me }) {
       ) : sso ? (
         <p className="muted">{t.saveFirst}</p>
       ) : null}
-      {hasProvider ? <p className="muted">{t.testSignInHelp}</p> : null}
+      {hasProvider ? (
+        <p className="muted">
+          {sso?.provider?.protocol === 'saml' ? t.saml.testSignInOidcOnly : t.testSignInHelp}
+        </p>
+      ) : null}
       {test.waiting ? <p role="status">{t.testWaiting}</p> : null}
       {confirming ? (
         <div role="alertdialog" aria-labelledby="sso-confirm-text" className="notice">
@@ -167,8 +184,297 @@ export function SsoSection({ me }: { me: Me }) {
       ) : null}
       {report ? <ConnectionReport report={report} /> : null}
       {result ? <TestResult result={result} /> : null}
-      <Instructions />
     </section>
+  );
+}
+
+/** The stored provider's facts: OIDC issuer and client, or the SAML IdP's metadata and certificates. */
+function CurrentProvider({ provider }: { provider: ConsoleSsoProvider }) {
+  return (
+    <div role="region" aria-labelledby="sso-current-title">
+      <h3 id="sso-current-title">{t.current}</h3>
+      <dl className="console-facts">
+        <dt>{t.protocolShort}</dt>
+        <dd>{provider.protocol === 'saml' ? t.protocolSaml : t.protocolOidc}</dd>
+        <dt>{t.providerId}</dt>
+        <dd>{provider.provider}</dd>
+        {provider.protocol === 'saml' ? (
+          <>
+            <dt>{t.saml.idpEntityId}</dt>
+            <dd>{provider.idpEntityId}</dd>
+            <dt>{t.saml.ssoUrl}</dt>
+            <dd>{provider.ssoUrl}</dd>
+            <dt>{t.saml.metadataSource}</dt>
+            <dd>{provider.metadataUrl ? t.saml.fromUrl(provider.metadataUrl) : t.saml.pasted}</dd>
+            <dt>{t.saml.fetched}</dt>
+            <dd>{formatDate(provider.fetchedAt)}</dd>
+          </>
+        ) : (
+          <>
+            <dt>{t.issuer}</dt>
+            <dd>{provider.issuer}</dd>
+            <dt>{t.clientId}</dt>
+            <dd>{provider.clientId}</dd>
+          </>
+        )}
+        <dt>{t.jitShort}</dt>
+        <dd>{provider.jit ? t.on : t.off}</dd>
+        <dt>{t.enforceShort}</dt>
+        <dd>{provider.enforce ? t.on : t.off}</dd>
+        <dt>{t.updated}</dt>
+        <dd>{formatDate(provider.updatedAt)}</dd>
+      </dl>
+      {provider.protocol === 'saml' && provider.refreshError ? (
+        <p role="alert">{t.saml.refreshFailed(t.reasons[provider.refreshError] ?? provider.refreshError)}</p>
+      ) : null}
+      {provider.protocol === 'saml' ? <Certificates provider={provider} /> : null}
+    </div>
+  );
+}
+
+function Certificates({ provider }: { provider: ConsoleSamlProvider }) {
+  // The time the section was shown: a certificate's state is not re-judged on every render.
+  const [shownAt] = useState(() => Date.now());
+  const rows = selectSamlCertificates(provider.certificates, shownAt);
+  return (
+    <table className="console-table" aria-labelledby="sso-certificates-title">
+      <caption id="sso-certificates-title">{t.saml.certificatesHeading}</caption>
+      <thead>
+        <tr>
+          <th scope="col">{t.saml.fingerprint}</th>
+          <th scope="col">{t.saml.expires}</th>
+          <th scope="col">{t.saml.status}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row) => (
+          <tr key={row.fingerprint} data-state={row.state}>
+            <td>
+              <code>{row.fingerprint}</code>
+            </td>
+            <td>{row.expires}</td>
+            <td>{row.status}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** Protocol choice, what to register at the provider, the form for that protocol, and instructions. */
+function ProviderEditor({
+  sso,
+  busy,
+  onSave,
+  onCheck,
+  onNotice,
+}: {
+  sso: ConsoleSso;
+  busy: boolean;
+  onSave: (body: ConsoleSsoInput) => void;
+  onCheck: (body: SamlConnectionInput) => void;
+  onNotice: (notice: Notice) => void;
+}) {
+  const [protocol, setProtocol] = useState<'oidc' | 'saml'>(sso.provider?.protocol ?? 'oidc');
+  const choices = [
+    { value: 'oidc', label: t.protocolOidc },
+    { value: 'saml', label: t.protocolSaml },
+  ] as const;
+  return (
+    <>
+      <fieldset className="console-form">
+        <legend>{t.protocolLegend}</legend>
+        {choices.map((choice) => (
+          <div className="checkbox" key={choice.value}>
+            <input
+              id={`sso-protocol-${choice.value}`}
+              type="radio"
+              name="sso-protocol"
+              value={choice.value}
+              checked={protocol === choice.value}
+              onChange={() => setProtocol(choice.value)}
+            />
+            <label htmlFor={`sso-protocol-${choice.value}`}>{choice.label}</label>
+          </div>
+        ))}
+      </fieldset>
+      {protocol === 'saml' ? (
+        <>
+          <CopyableUris
+            id="sso-sp"
+            heading={t.saml.spHeading}
+            uris={[
+              { label: t.saml.spEntityId, value: sso.serviceProvider.entityId, id: 'sso-sp-entity-id' },
+              { label: t.saml.spAcs, value: sso.serviceProvider.acsUrl, id: 'sso-sp-acs' },
+              { label: t.saml.spMetadata, value: sso.serviceProvider.metadataUrl, id: 'sso-sp-metadata' },
+            ]}
+            onNotice={onNotice}
+          >
+            <a
+              href={sso.serviceProvider.metadataUrl}
+              download={`${sso.serviceProvider.entityId.split('/').pop()}-sp-metadata.xml`}
+            >
+              {t.saml.spDownload}
+            </a>
+          </CopyableUris>
+          <SamlForm sso={sso} busy={busy} onSave={onSave} onCheck={onCheck} />
+          <Instructions list={t.saml.instructions} />
+        </>
+      ) : (
+        <>
+          <CopyableUris
+            id="sso-redirect"
+            heading={t.redirectHeading}
+            uris={[
+              { label: t.redirectSignIn, value: sso.redirectUris.signIn, id: 'sso-redirect-sign-in' },
+              { label: t.redirectTest, value: sso.redirectUris.testSignIn, id: 'sso-redirect-test' },
+            ]}
+            onNotice={onNotice}
+          />
+          <ProviderForm sso={sso} busy={busy} onSave={onSave} />
+          <Instructions list={t.instructions} />
+        </>
+      )}
+    </>
+  );
+}
+
+/** The SAML form: the IdP metadata by URL or pasted, and the two switches. */
+function SamlForm({
+  sso,
+  busy,
+  onSave,
+  onCheck,
+}: {
+  sso: ConsoleSso;
+  busy: boolean;
+  onSave: (body: ConsoleSsoInput) => void;
+  onCheck: (body: SamlConnectionInput) => void;
+}) {
+  const stored = sso.provider?.protocol === 'saml' ? sso.provider : undefined;
+  const [form, setForm] = useState<SamlFormFields>({
+    source: stored && !stored.metadataUrl ? 'xml' : 'url',
+    metadataUrl: stored?.metadataUrl ?? '',
+    metadataXml: '',
+    jit: sso.provider?.jit ?? true,
+    enforce: sso.provider?.enforce ?? false,
+  });
+  const [fieldError, setFieldError] = useState<{ field: SamlFormField; error: string } | null>(null);
+  const xmlErrors = fieldError?.field === 'metadataXml' ? [fieldError.error] : [];
+  const sources = [
+    { value: 'url', label: t.saml.sourceUrl },
+    { value: 'xml', label: t.saml.sourceXml },
+  ] as const;
+
+  /** The form's body, or null after showing which field is wrong. */
+  function decided(): ConsoleSamlInput | null {
+    const decision = decideSamlForm(form);
+    if (!decision.ok) {
+      setFieldError({ field: decision.field, error: decision.error });
+      return null;
+    }
+    setFieldError(null);
+    return decision.body;
+  }
+
+  function submit() {
+    const body = decided();
+    if (body) onSave(body);
+  }
+
+  function checkFirst() {
+    const body = decided();
+    if (!body) return;
+    onCheck({
+      protocol: 'saml',
+      ...(body.metadataUrl === undefined ? {} : { metadataUrl: body.metadataUrl }),
+      ...(body.metadataXml === undefined ? {} : { metadataXml: body.metadataXml }),
+    });
+  }
+
+  return (
+    <form
+      className="console-form"
+      aria-labelledby="sso-saml-form-title"
+      noValidate
+      onSubmit={(event) => {
+        event.preventDefault();
+        submit();
+      }}
+    >
+      <h3 id="sso-saml-form-title">{t.formHeading}</h3>
+      <fieldset>
+        <legend>{t.saml.sourceLegend}</legend>
+        {sources.map((source) => (
+          <div className="checkbox" key={source.value}>
+            <input
+              id={`sso-saml-source-${source.value}`}
+              type="radio"
+              name="sso-saml-source"
+              value={source.value}
+              checked={form.source === source.value}
+              onChange={() => setForm({ ...form, source: source.value })}
+            />
+            <label htmlFor={`sso-saml-source-${source.value}`}>{source.label}</label>
+          </div>
+        ))}
+      </fieldset>
+      {form.source === 'url' ? (
+        <TextField
+          label={t.saml.metadataUrl}
+          type="url"
+          required
+          placeholder={t.saml.metadataUrlHint}
+          value={form.metadataUrl}
+          errors={fieldError?.field === 'metadataUrl' ? [fieldError.error] : []}
+          onChange={(e) => setForm({ ...form, metadataUrl: e.target.value })}
+        />
+      ) : (
+        <div className="field">
+          <label htmlFor="sso-saml-xml">{t.saml.metadataXml}</label>
+          <textarea
+            id="sso-saml-xml"
+            rows={8}
+            spellCheck={false}
+            required
+            aria-invalid={xmlErrors.length > 0 || undefined}
+            aria-describedby={xmlErrors.length > 0 ? 'sso-saml-xml-error' : undefined}
+            value={form.metadataXml}
+            onChange={(e) => setForm({ ...form, metadataXml: e.target.value })}
+          />
+          <FieldErrors id="sso-saml-xml-error" errors={xmlErrors} />
+        </div>
+      )}
+      <SsoSwitches form={form} onChange={(change) => setForm({ ...form, ...change })} />
+      <div className="row">
+        <button type="submit" className="button" disabled={busy}>
+          {t.save}
+        </button>
+        <button type="button" className="button secondary" disabled={busy} onClick={checkFirst}>
+          {t.saml.checkMetadata}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** Both protocols' switches: accounts at first sign-in (JIT) and SSO required (enforce). */
+function SsoSwitches({
+  form,
+  onChange,
+}: {
+  form: { jit: boolean; enforce: boolean };
+  onChange: (change: { jit: boolean } | { enforce: boolean }) => void;
+}) {
+  return (
+    <>
+      <Checkbox checked={form.jit} onChange={(jit) => onChange({ jit })}>
+        {t.jit}
+      </Checkbox>
+      <Checkbox checked={form.enforce} onChange={(enforce) => onChange({ enforce })}>
+        {t.enforce}
+      </Checkbox>
+    </>
   );
 }
 
@@ -184,7 +490,8 @@ function ProviderForm({
 }) {
   const [form, setForm] = useState<SsoFormFields>(() => fieldsOf(sso));
   const [fieldError, setFieldError] = useState<{ field: SsoFormField; error: string } | null>(null);
-  const hasProvider = Boolean(sso.provider);
+  // A stored secret exists only for a stored OIDC provider.
+  const hasProvider = sso.provider?.protocol === 'oidc';
   const errorsOf = (field: SsoFormField) => (fieldError?.field === field ? [fieldError.error] : []);
 
   function submit() {
@@ -241,12 +548,7 @@ function ProviderForm({
         errors={errorsOf('scopes')}
         onChange={(e) => setForm({ ...form, scopes: e.target.value })}
       />
-      <Checkbox checked={form.jit} onChange={(jit) => setForm({ ...form, jit })}>
-        {t.jit}
-      </Checkbox>
-      <Checkbox checked={form.enforce} onChange={(enforce) => setForm({ ...form, enforce })}>
-        {t.enforce}
-      </Checkbox>
+      <SsoSwitches form={form} onChange={(change) => setForm({ ...form, ...change })} />
       <button type="submit" className="button" disabled={busy}>
         {t.save}
       </button>
@@ -321,7 +623,20 @@ function useSsoTest(
   return { start, waiting: expectedState !== null };
 }
 
-function RedirectUris({ sso, onNotice }: { sso: ConsoleSso; onNotice: (notice: Notice) => void }) {
+/** URLs to register at the provider, each with a copy button. */
+function CopyableUris({
+  id,
+  heading,
+  uris,
+  onNotice,
+  children,
+}: {
+  id: string;
+  heading: string;
+  uris: { label: string; value: string; id: string }[];
+  onNotice: (notice: Notice) => void;
+  children?: ReactNode;
+}) {
   async function copy(value: string) {
     try {
       await navigator.clipboard.writeText(value);
@@ -330,13 +645,9 @@ function RedirectUris({ sso, onNotice }: { sso: ConsoleSso; onNotice: (notice: N
       onNotice({ error: t.copyFailed });
     }
   }
-  const uris = [
-    { label: t.redirectSignIn, value: sso.redirectUris.signIn, id: 'sso-redirect-sign-in' },
-    { label: t.redirectTest, value: sso.redirectUris.testSignIn, id: 'sso-redirect-test' },
-  ];
   return (
-    <div role="region" aria-labelledby="sso-redirect-title">
-      <h3 id="sso-redirect-title">{t.redirectHeading}</h3>
+    <div role="region" aria-labelledby={`${id}-title`}>
+      <h3 id={`${id}-title`}>{heading}</h3>
       <dl className="console-facts">
         {uris.map((u) => (
           <div key={u.id} className="console-uri">
@@ -350,6 +661,7 @@ function RedirectUris({ sso, onNotice }: { sso: ConsoleSso; onNotice: (notice: N
           </div>
         ))}
       </dl>
+      {children}
     </div>
   );
 }
@@ -404,11 +716,11 @@ function TestResult({ result }: { result: SsoTestSignInResult }) {
   );
 }
 
-function Instructions() {
+function Instructions({ list }: { list: readonly { name: string; steps: string }[] }) {
   return (
     <div role="region" aria-labelledby="sso-instructions-title">
       <h3 id="sso-instructions-title">{t.instructionsHeading}</h3>
-      {t.instructions.map((provider) => (
+      {list.map((provider) => (
         <div key={provider.name}>
           <h4>{provider.name}</h4>
           <p>{provider.steps}</p>

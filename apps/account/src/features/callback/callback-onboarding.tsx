@@ -5,7 +5,7 @@ import { Card } from '../../shared/ui/card.tsx';
 import { Stepper } from '../../shared/ui/stepper.tsx';
 import type { TermsDocuments } from '../../shared/users-client/users-client.ts';
 import type { SessionFacts } from '../../shared/session/session-facts.ts';
-import { signedInWithOidc } from '../../shared/session/session-facts.ts';
+import { signedInBySso } from '../../shared/session/session-facts.ts';
 import type { OnboardingStep } from './decide-callback-effect.ts';
 
 /**
@@ -30,7 +30,7 @@ export function CallbackOnboarding({
   onAccept: (documents: TermsDocuments) => void | Promise<void>;
 }) {
   const current = steps[0];
-  const sso = facts !== null && signedInWithOidc(facts);
+  const sso = facts !== null && signedInBySso(facts);
   const labels = [
     ...(sso ? [copy.callbackOnboarding.steps.sso] : []),
     ...steps.map((s) => copy.callbackOnboarding.steps[s]),

@@ -71,6 +71,11 @@ const cases: [string, Partial<CallbackInput>, CallbackCommand][] = [
     { type: 'exchange', code: 'ory_ac_1' },
   ],
   [
+    'aal1 without a factor but SSO (saml) → exchange',
+    { session: facts({ methods: ['saml'], mfaSetupDeadline: PAST }) },
+    { type: 'exchange', code: 'ory_ac_1' },
+  ],
+  [
     'aal1 without a factor but SSO email result → exchange',
     { session: facts({ mfaSetupDeadline: PAST }), isSsoEmailResult: true },
     { type: 'exchange', code: 'ory_ac_1' },

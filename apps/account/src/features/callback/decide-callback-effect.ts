@@ -3,11 +3,7 @@ import { copy } from '../../copy.ts';
 import { validateCallback } from '../../shared/oauth2/callback-validation.ts';
 import { isAuthenticated } from '../../shared/session/is-authenticated.ts';
 import type { SessionFacts, SessionState } from '../../shared/session/session-facts.ts';
-import {
-  hasSecondFactor,
-  mfaDeadlineInFuture,
-  signedInWithOidc,
-} from '../../shared/session/session-facts.ts';
+import { hasSecondFactor, mfaDeadlineInFuture, signedInBySso } from '../../shared/session/session-facts.ts';
 
 // The callback's effects as a pure function returning one command.
 
@@ -59,7 +55,7 @@ export function decideCallbackEffect(input: CallbackInput): CallbackCommand {
     session &&
     session.aal === 'aal1' &&
     !hasSecondFactor(session) &&
-    !signedInWithOidc(session) &&
+    !signedInBySso(session) &&
     !input.isSsoEmailResult &&
     !mfaDeadlineInFuture(session, input.now)
   ) {

@@ -10,7 +10,7 @@ const sessionArb: fc.Arbitrary<SessionFacts> = fc.record({
   id: fc.string(),
   email: fc.emailAddress(),
   aal: fc.constantFrom('aal0', 'aal1', 'aal2'),
-  methods: fc.subarray(['password', 'oidc', 'totp', 'code_recovery', 'lookup_secret']),
+  methods: fc.subarray(['password', 'oidc', 'saml', 'totp', 'code_recovery', 'lookup_secret']),
   firstAddressVerified: fc.boolean(),
   isGitUser: fc.boolean(),
   gitProviderConnected: fc.boolean(),

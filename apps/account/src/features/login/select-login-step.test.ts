@@ -103,6 +103,11 @@ const cases: [string, Partial<LoginStepInput>, LoginStepSelection['step'], boole
     'sso',
   ],
   [
+    '5: session with saml, no token → sso',
+    { session: facts({ methods: ['saml'] }), emailResult: emailResult({ isSSO: true }) },
+    'sso',
+  ],
+  [
     '5: SSO result but session without oidc → password, clearing the SSO result',
     {
       session: facts({ methods: ['password'], mfaSetupDeadline: PAST }),

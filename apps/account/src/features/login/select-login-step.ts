@@ -1,10 +1,6 @@
 import type { EmailResult } from '../../shared/storage/registry.ts';
 import type { SessionFacts } from '../../shared/session/session-facts.ts';
-import {
-  hasSecondFactor,
-  mfaDeadlineInFuture,
-  signedInWithOidc,
-} from '../../shared/session/session-facts.ts';
+import { hasSecondFactor, mfaDeadlineInFuture, signedInBySso } from '../../shared/session/session-facts.ts';
 
 // The login step selection, rules 1–6, as one pure function. The step is derived, never stored.
 
@@ -66,9 +62,9 @@ export function selectLoginStep(input: LoginStepInput): LoginStepSelection {
   if (!session.firstAddressVerified) return pick('email-confirmation');
   // 5. With a session: an SSO user, a session ready for a second factor (inside the setup grace period)
   //    or one that has a second factor continues with SSO or Password; everyone else sets up MFA.
-  const isSso = emailResult.isSSO || signedInWithOidc(session);
+  const isSso = emailResult.isSSO || signedInBySso(session);
   if (isSso || mfaDeadlineInFuture(session, input.now) || hasSecondFactor(session)) {
-    const oidc = signedInWithOidc(session);
+    const oidc = signedInBySso(session);
     return pick(oidc ? 'sso' : 'password', !input.hasToken && !oidc && emailResult.isSSO);
   }
   return pick('mfa-setup');

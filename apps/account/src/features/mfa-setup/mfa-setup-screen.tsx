@@ -11,11 +11,7 @@ import { AccountFooter } from '../../shared/ui/account-footer.tsx';
 import { Card } from '../../shared/ui/card.tsx';
 import { ErrorView } from '../../shared/ui/error-view.tsx';
 import { Progress } from '../../shared/ui/progress.tsx';
-import {
-  hasSecondFactor,
-  mfaDeadlineInFuture,
-  signedInWithOidc,
-} from '../../shared/session/session-facts.ts';
+import { hasSecondFactor, mfaDeadlineInFuture, signedInBySso } from '../../shared/session/session-facts.ts';
 import { useSession } from '../../shared/session/use-session.ts';
 
 /**
@@ -26,7 +22,7 @@ export function MfaSetupScreen({ profileFlow }: { profileFlow?: string }) {
   const config = getConfig();
   const session = useSession();
   const facts = session.facts;
-  const sso = facts ? signedInWithOidc(facts) : false;
+  const sso = facts ? signedInBySso(facts) : false;
   const eligible = session.state === 'present' && !sso;
   // An aal1 session of a user who has TOTP: the settings flow answers 403 with the aal2 login target.
   const totp = useTotpSetup({ profileFlow, enabled: eligible || session.state === 'requires-mfa' });

@@ -26,6 +26,11 @@ describe('selectSettingsSections', () => {
       { kind: 'sso', password: 'managed', twoFactor: 'managed', sessions: true, linkedAccount: 'none' },
     ],
     [
+      'SAML SSO user: the same as OIDC',
+      { sessionMethods: ['saml'] },
+      { kind: 'sso', password: 'managed', twoFactor: 'managed', sessions: true, linkedAccount: 'none' },
+    ],
+    [
       'Microsoft 365 user: no settings flows, a link to the Microsoft account',
       { tokenMode: 'm365', hasSession: false, sessionMethods: [] },
       { kind: 'm365', profile: 'read', password: 'none', sessions: false, microsoftAccount: true },

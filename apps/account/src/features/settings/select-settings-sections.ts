@@ -7,6 +7,8 @@
 // - Everyone else: profile, password, two-factor, sessions, and the source-code-host link, which for
 //   a source-code-host user is "replace" (SPEC §4: without a connection they are not signed in).
 
+import { isSsoSession } from '@acme/identity-contract/sso-session';
+
 export interface SectionsInput {
   /** The access token's `ext.user.authenticationMode` ('ory', 'm365', …), null without a token. */
   tokenMode: string | null;
@@ -39,7 +41,7 @@ export function selectSettingsSections(input: SectionsInput): SettingsSections {
       microsoftAccount: input.tokenMode === 'm365',
     };
   }
-  if (input.sessionMethods.includes('oidc')) {
+  if (isSsoSession(input.sessionMethods)) {
     return {
       kind: 'sso',
       profile: 'edit',

@@ -16,6 +16,11 @@ const cases: [string, Partial<AuthenticatedInput>, boolean][] = [
     true,
   ],
   [
+    'saml sign-in satisfies the second-factor clause (SSO too)',
+    { session: facts({ methods: ['saml'], mfaSetupDeadline: PAST }) },
+    true,
+  ],
+  [
     'aal2 satisfies the second-factor clause',
     { session: facts({ aal: 'aal2', mfaSetupDeadline: null }) },
     true,

@@ -1,5 +1,5 @@
 import type { SessionFacts } from './session-facts.ts';
-import { mfaDeadlineInFuture, signedInWithOidc } from './session-facts.ts';
+import { mfaDeadlineInFuture, signedInBySso } from './session-facts.ts';
 
 // Authenticated when:
 // - the token's authentication mode is m365 (always authenticated); or
@@ -17,7 +17,7 @@ export interface AuthenticatedInput {
 
 /** The second-factor clause: signed in via oidc, reached aal2, or still inside the setup grace period. */
 function secondFactorSatisfied(session: SessionFacts, now: number): boolean {
-  return signedInWithOidc(session) || session.aal === 'aal2' || mfaDeadlineInFuture(session, now);
+  return signedInBySso(session) || session.aal === 'aal2' || mfaDeadlineInFuture(session, now);
 }
 
 /** The source-code-host clause: the step is disabled, the user is not a git user, or is connected. */

@@ -1,3 +1,4 @@
+import { isSsoSession } from '@acme/identity-contract/sso-session';
 import type { Session, Traits } from '../identity-client/types.ts';
 
 // The facts the pure decision functions read from a Kratos session.
@@ -36,8 +37,9 @@ export function sessionFacts(session: Session): SessionFacts {
   };
 }
 
-export function signedInWithOidc(facts: SessionFacts): boolean {
-  return facts.methods.includes('oidc');
+/** Signed in by the organisation's SSO (OIDC or SAML): the one predicate, shared with the services. */
+export function signedInBySso(facts: SessionFacts): boolean {
+  return isSsoSession(facts.methods);
 }
 
 /** The session reached aal2 or carries a second-factor method. */

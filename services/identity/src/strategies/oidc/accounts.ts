@@ -16,7 +16,15 @@ export interface Person {
   email: string;
   firstName?: string;
   lastName?: string;
+  /** The directory groups a SAML IdP named (passed to the user service, which may ignore them). */
+  groups?: string[];
 }
+
+/**
+ * The provider record a link belongs to: its organisation and its issuer (an OIDC issuer, or a SAML
+ * IdP's entity id).
+ */
+export type LinkedProvider = Pick<SsoProvider, 'provider' | 'organisationId' | 'issuer'>;
 
 export type PersonResult = { ok: true; person: Person } | { ok: false; reason: 'email' | 'domain' };
 
@@ -77,7 +85,7 @@ const otherOrganisation =
 export async function resolveIdentity(
   db: Kysely<IdentityDb>,
   directory: ProviderDirectory,
-  provider: SsoProvider,
+  provider: LinkedProvider,
   person: Person,
   now: Date,
 ): Promise<ResolveResult> {
@@ -102,6 +110,7 @@ export async function resolveIdentity(
         email: person.email,
         ...(person.firstName ? { firstName: person.firstName } : {}),
         ...(person.lastName ? { lastName: person.lastName } : {}),
+        ...(person.groups ? { groups: person.groups } : {}),
       });
       if (byEmail && byEmail.identity_id !== member.identityId) {
         return { ok: false, reason: 'refused', message: otherOrganisation };
@@ -130,7 +139,7 @@ export async function resolveIdentity(
 async function link(
   db: Kysely<IdentityDb>,
   identityId: string,
-  provider: SsoProvider,
+  provider: LinkedProvider,
   person: Person,
   now: Date,
 ) {

@@ -6,7 +6,7 @@ import type { FlowRow } from '../../db/schema.ts';
 import { messages } from '../../ui/messages.ts';
 import type { FieldMessage } from '../../ui/nodes.ts';
 import { personFromClaims, resolveIdentity } from './accounts.ts';
-import { createProviderDirectory, type ProviderDirectory } from './provider-directory.ts';
+import { createProviderDirectory, type ProviderDirectory, type SamlProvider } from './provider-directory.ts';
 import { createRelyingParty, RelyingPartyError, type RelyingParty } from './relying-party.ts';
 
 // The `oidc` login method: `{method: "oidc", provider}` sends the browser to the organisation's
@@ -90,6 +90,12 @@ export async function startOidcLogin(
   ctx: IdentityContext,
   flow: FlowRow,
   body: Record<string, unknown>,
+  /** The start of a SAML provider's sign-in (strategies/saml), when saml is an enabled method. */
+  startSaml?: (
+    ctx: IdentityContext,
+    flow: FlowRow,
+    provider: SamlProvider,
+  ) => Promise<{ ok: true; redirectTo: string } | { ok: false; messages: FieldMessage[] }>,
 ): Promise<StartOutcome> {
   const providerId = body.provider;
   if (typeof providerId !== 'string' || providerId === '') {
@@ -106,6 +112,12 @@ export async function startOidcLogin(
     return { ok: false, messages: [flowMessage(text.unreachable)] };
   }
   if (!provider) return { ok: false, messages: [flowMessage(text.unknownProvider)] };
+  if (provider.protocol === 'saml') {
+    if (!startSaml || !ctx.config.methods.includes('saml'))
+      return { ok: false, messages: [flowMessage(text.unknownProvider)] };
+    const started = await startSaml(ctx, flow, provider);
+    return started.ok ? started : { ok: false, messages: started.messages };
+  }
   try {
     const request = await rp.authorizationRequest(
       provider,
@@ -205,7 +217,7 @@ export async function finishOidcCallback(
   } catch {
     return refused(row.flow_id, 'directory_unreachable', text.unreachable);
   }
-  if (!provider) return refused(row.flow_id, 'unknown_provider', text.unknownProvider);
+  if (provider?.protocol !== 'oidc') return refused(row.flow_id, 'unknown_provider', text.unknownProvider);
 
   let claims: Record<string, unknown>;
   try {

@@ -5,7 +5,8 @@ import { requestIdHeaders } from '@acme/service-kit/request-id';
 // The organisations' identity providers, as the user service keeps them (decision record 0012):
 // read through its admin API, held in memory for a short time only.
 
-const ssoProviderSchema = z.object({
+const oidcProviderSchema = z.object({
+  protocol: z.literal('oidc').default('oidc'),
   provider: z.string(),
   organisationId: z.string(),
   issuer: z.string().url(),
@@ -23,7 +24,40 @@ const ssoProviderSchema = z.object({
   domains: z.array(z.string()),
 });
 
-export type SsoProvider = z.infer<typeof ssoProviderSchema>;
+/**
+ * A SAML provider (issue 26): the IdP's entity id, its HTTP-Redirect SSO URL, its signing certificates
+ * (two during a rollover), whether IdP-initiated sign-in is allowed, and which SAML Attribute Name
+ * carries each field (`email` may be `nameid`: the NameID is the address).
+ */
+const samlProviderSchema = z.object({
+  protocol: z.literal('saml'),
+  provider: z.string(),
+  organisationId: z.string(),
+  jit: z.boolean(),
+  domains: z.array(z.string()),
+  saml: z.object({
+    idpEntityId: z.string().min(1),
+    ssoUrl: z.url(),
+    certificates: z.array(z.string().min(1)).min(1).max(2),
+    allowIdpInitiated: z.boolean().default(false),
+    attributes: z.object({
+      email: z.string().min(1),
+      firstName: z.string().min(1),
+      lastName: z.string().min(1),
+      groups: z.string().min(1),
+    }),
+  }),
+});
+
+/** A provider without `protocol` is OIDC (the user service's answer before SAML existed). */
+const anyProviderSchema = z.preprocess(
+  (v) => (v && typeof v === 'object' && !('protocol' in v) ? { ...v, protocol: 'oidc' } : v),
+  z.discriminatedUnion('protocol', [oidcProviderSchema, samlProviderSchema]),
+);
+
+export type SsoProvider = z.infer<typeof oidcProviderSchema>;
+export type SamlProvider = z.infer<typeof samlProviderSchema>;
+type AnyProvider = SsoProvider | SamlProvider;
 
 const memberSchema = z.object({ userId: z.string(), identityId: z.string() });
 const errorSchema = z.object({ errorCode: z.string(), message: z.string() });
@@ -46,12 +80,12 @@ const domainPolicySchema = z.object({
 type DomainPolicy = z.infer<typeof domainPolicySchema>;
 
 export interface ProviderDirectory {
-  /** The provider's configuration, or undefined when no organisation has this provider id. */
-  get(provider: string): Promise<SsoProvider | undefined>;
+  /** The provider's configuration (OIDC or SAML), or undefined when no organisation has this provider id. */
+  get(provider: string): Promise<AnyProvider | undefined>;
   /** The user-service member for a person the provider vouched for (created just in time). */
   member(
     provider: string,
-    person: { email: string; firstName?: string; lastName?: string },
+    person: { email: string; firstName?: string; lastName?: string; groups?: string[] },
   ): Promise<{ userId: string; identityId: string }>;
   /** The SSO policy of an address's domain (enforced or not), whether or not the address has an account. */
   domainPolicy(domain: string): Promise<DomainPolicy>;
@@ -75,7 +109,7 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
   const auth: Record<string, string> = options.usersAdminKey
     ? { authorization: `Bearer ${options.usersAdminKey}` }
     : {};
-  const cache = new Map<string, { value: SsoProvider | undefined; until: number }>();
+  const cache = new Map<string, { value: AnyProvider | undefined; until: number }>();
   const policies = new Map<string, { value: DomainPolicy; until: number }>();
   const idOk = (id: string) => /^[a-z0-9][a-z0-9-]{0,62}$/.test(id);
 
@@ -88,9 +122,9 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
         headers: { ...auth, ...requestIdHeaders() },
         signal: AbortSignal.timeout(timeoutMs),
       });
-      let value: SsoProvider | undefined;
+      let value: AnyProvider | undefined;
       if (res.status === 404) value = undefined;
-      else if (res.ok) value = ssoProviderSchema.parse(await res.json());
+      else if (res.ok) value = anyProviderSchema.parse(await res.json());
       else throw new Error(`user service answered ${res.status} for an SSO provider`);
       cache.set(provider, { value, until: now() + CACHE_MS });
       return value;

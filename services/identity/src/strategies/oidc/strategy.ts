@@ -1,6 +1,7 @@
-import { NO_IDENTITY, recordSecurityEvent } from '../../db/security-events.ts';
 import { errors } from '../../errors/identity-error.ts';
 import type { Strategy, StrategyCallback } from '../../flows/strategy.ts';
+import { startSamlLogin } from '../saml/saml-login.ts';
+import { recordSsoRefusal } from './refusal-event.ts';
 import { callbackUrl, finishOidcCallback, OIDC_CALLBACK_PATH, startOidcLogin } from './oidc-login.ts';
 
 // Login method `oidc` on the flow engine: an organisation's identity provider signs the person in.
@@ -17,7 +18,8 @@ const callback: StrategyCallback = {
   path: OIDC_CALLBACK_PATH,
   sameBrowser: true,
   flowId: (input) => flowIdFromState(input.query.state),
-  async handle(flow, input, { service, client, now }) {
+  async handle(flow, input, ctx) {
+    const { service } = ctx;
     const raw = new URLSearchParams(input.query).toString();
     const outcome = await finishOidcCallback(
       service,
@@ -33,19 +35,11 @@ const callback: StrategyCallback = {
       case 'no_flow':
         return { type: 'error', error: errors.badRequest(outcome.reason) };
       case 'flow_error':
-        // A refused SSO sign-in is a security event, as a refused password is: under the person when
-        // they are known, else under no identity (as an unknown address at the password step).
-        await recordSecurityEvent(service.db, service, {
-          type: 'signin.failed',
-          subjectId: outcome.identityId ?? NO_IDENTITY,
-          ...(outcome.identityId ? {} : { actor: { kind: 'person' as const, id: null } }),
-          client,
-          details: {
-            method: 'oidc',
-            provider: (input.params.provider ?? '').slice(0, 100),
-            reason: outcome.reason,
-          },
-          at: now,
+        await recordSsoRefusal(ctx, {
+          method: 'oidc',
+          provider: input.params.provider ?? '',
+          reason: outcome.reason,
+          identityId: outcome.identityId,
         });
         return { type: 'flow_updated', messages: outcome.messages };
       case 'success':
@@ -84,7 +78,8 @@ export const oidcLogin: Strategy = {
   // Providers belong to organisations; the email step finds the one to use, so none is listed.
   nodes: () => [],
   async submit(flow, input, { service }) {
-    const outcome = await startOidcLogin(service, flow, input);
+    // A SAML provider is submitted as `oidc` too (SPEC §7's method list): its start is SAML's.
+    const outcome = await startOidcLogin(service, flow, input, startSamlLogin);
     if (!outcome.ok) return { type: 'flow_updated', messages: outcome.messages };
     return { type: 'location_change', to: outcome.redirectTo };
   },

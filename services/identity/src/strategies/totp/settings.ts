@@ -1,3 +1,4 @@
+import { isSsoSession } from '@acme/identity-contract/sso-session';
 import { recordSecurityEvent } from '../../db/security-events.ts';
 import { sessionErrors } from '../../errors/identity-error.ts';
 import { settingsRefreshUrl } from '../../flows/kinds/settings.ts';
@@ -41,7 +42,7 @@ export const totpSettings: Strategy = {
   maxAttempts: MAX_TOTP_ATTEMPTS,
   async submit(flow, input, { service, now, session, attempts, client }) {
     // A session signed in through the organisation's provider gets its assurance from there.
-    if (session?.row.authentication_methods.some((m) => m.method === 'oidc')) {
+    if (isSsoSession(session?.row.authentication_methods)) {
       const message = messages.generic('SSO users cannot set up MFA');
       return { type: 'flow_updated', messages: [{ pointer: '#/', message }] };
     }

@@ -1,3 +1,4 @@
+import { isSsoSession } from '@acme/identity-contract/sso-session';
 import { messages } from '../../ui/messages.ts';
 import { keySettings } from './key-settings.ts';
 
@@ -19,7 +20,7 @@ export const webauthnSettings = keySettings({
   secondFactor: true,
   registerCall: 'oryWebAuthnRegistration',
   refusal: async (_service, _identity, session) =>
-    session.row.authentication_methods.some((m) => m.method === 'oidc')
+    isSsoSession(session.row.authentication_methods)
       ? messages.generic('SSO users cannot set up MFA')
       : undefined,
 });

@@ -57,6 +57,7 @@ describe('oidc relying party (openid-client) against the organisation IdP stand-
       clients: [{ clientId: 'acme-platform', clientSecret: 'shh', redirectUris: [REDIRECT] }],
     });
     provider = {
+      protocol: 'oidc',
       provider: 'globex',
       organisationId: '00000000-0000-4000-8000-000000000001',
       issuer: idp.issuer,
