@@ -475,6 +475,32 @@ describe('identity: SAML 2.0 sign-in (service provider)', () => {
     );
   });
 
+  it('an IdP page with Referrer-Policy no-referrer posts with Origin: null: the ACS still takes it (its proof is the signed answer)', async () => {
+    const browser = new Browser();
+    const { idpUrl } = await startSignIn(browser);
+    const answer = await atIdp(idpUrl, 'milton@initech.test');
+    const res = await fetch(answer.acs, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'text/html',
+        origin: 'null',
+        'sec-fetch-site': 'cross-site',
+      },
+      body: new URLSearchParams({ SAMLResponse: answer.samlResponse, RelayState: answer.relayState }),
+    });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toContain('/self-service/methods/saml/finish/initech');
+    // Every other write from an opaque origin is still refused.
+    const login = await fetch(`${identityPublic}/self-service/login?flow=${answer.relayState}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'null', 'sec-fetch-site': 'cross-site' },
+      body: '{}',
+    });
+    expect(login.status).toBe(403);
+  });
+
   it("email outside the organisation's domains is refused, and no member is created", async () => {
     const { browser, flowId, acs } = await refusal('valid', 'lumbergh@initrode.test');
     await expectRefused(browser, flowId, acs, samlText.domain);
