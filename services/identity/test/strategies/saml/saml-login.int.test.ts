@@ -296,6 +296,21 @@ describe('identity: SAML 2.0 sign-in (service provider)', () => {
     expect(body.ui.messages.map((m: any) => m.text)).toEqual(['SSO users cannot set up MFA']);
   });
 
+  it("a SAML link is keyed by the organisation, the IdP's entity id and the NameID, and dies with the provider", async () => {
+    await fullSignIn(new Browser(), 'milton@initech.test');
+    const key = `${initech}:${idp.entityId}#milton@initech.test`;
+    const links = async () =>
+      (
+        await sql<{ identifier: string }>`
+          select identifier from identity_credential_identifiers where type = 'oidc' and identifier = ${key}`.execute(
+          db.kysely,
+        )
+      ).rows;
+    expect(await links()).toHaveLength(1);
+    expect((await admin('DELETE', `/admin/organisations/${initech}/sso`)).status).toBeLessThan(300);
+    expect(await links()).toHaveLength(0);
+  });
+
   it('peter is created just in time, with the names the IdP sent', async () => {
     expect((await admin('GET', `/admin/users?email=peter%40initech.test`)).body?.items ?? []).toHaveLength(0);
     const browser = new Browser();
