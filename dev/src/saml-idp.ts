@@ -230,6 +230,8 @@ const loginPage = (reply: FastifyReply, id: string, error?: string) =>
 /** The page that posts the answer to the SP's ACS at once (a button without script). */
 function postPage(reply: FastifyReply, answer: SamlIdpAnswer) {
   const nonce = randomBytes(16).toString('base64');
+  // As some IdPs do: with this policy, browsers send the cross-site POST with `Origin: null`.
+  reply.header('referrer-policy', 'no-referrer');
   return page(
     reply,
     'Signing you in…',

@@ -21,9 +21,17 @@ export function isOpaqueOriginWrite(req: { method: string; headers: Record<strin
   return !(typeof site === 'string' && (site === 'same-origin' || site === 'same-site'));
 }
 
-/** Refuses state-changing requests with `Origin: null`; `refuse` builds the service's own error. */
-export function refuseOpaqueOrigins(app: FastifyInstance, refuse: () => Error): void {
+/**
+ * Refuses state-changing requests with `Origin: null`; `refuse` builds the service's own error.
+ * `exempt` names routes that are cross-site by design and carry their own proof (a SAML ACS: a signed
+ * answer bound to a flow, whose IdP page may send `Referrer-Policy: no-referrer`).
+ */
+export function refuseOpaqueOrigins(
+  app: FastifyInstance,
+  refuse: () => Error,
+  exempt: (path: string) => boolean = () => false,
+): void {
   app.addHook('onRequest', async (req) => {
-    if (isOpaqueOriginWrite(req)) throw refuse();
+    if (isOpaqueOriginWrite(req) && !exempt(req.url.split('?')[0] ?? '')) throw refuse();
   });
 }

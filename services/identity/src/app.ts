@@ -14,7 +14,7 @@ import { createFlowEngine } from './flows/engine.ts';
 import { registerAdminRecoveryRoutes } from './flows/kinds/recovery.ts';
 import { enabledStrategies, flowKinds, knownStrategies } from './flows/registry.ts';
 import { registerFlowRoutes } from './flows/routes.ts';
-import { registerSamlMetadataRoute } from './strategies/saml/metadata-route.ts';
+import { isSamlAcsPath, registerSamlMetadataRoute } from './strategies/saml/metadata-route.ts';
 import { registerKratosSurface } from './http/kratos-surface.ts';
 import type { Registry } from './flows/strategy.ts';
 import { registerRawBodyParser } from './http/body.ts';
@@ -185,8 +185,14 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
     allowedHeaders: ['Content-Type', 'Accept', 'Authorization', 'X-CSRF-Token', 'X-Session-Token', 'Cookie'],
     exposedHeaders: ['Content-Type', 'Set-Cookie'],
   });
-  refuseOpaqueOrigins(pub, () =>
-    errors.csrf('The request came from an opaque origin (Origin: null), which no allow-list can vouch for.'),
+  refuseOpaqueOrigins(
+    pub,
+    () =>
+      errors.csrf(
+        'The request came from an opaque origin (Origin: null), which no allow-list can vouch for.',
+      ),
+    // The SAML ACS is a cross-site POST by design, proven by its signed answer and flow (strategies/saml).
+    isSamlAcsPath,
   );
   const engine = createFlowEngine(
     ctx,

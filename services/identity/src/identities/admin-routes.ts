@@ -24,9 +24,10 @@ const UpdateBodySchema = CreateIdentityBodySchema;
 
 const OidcLinksQuerySchema = z.object({
   organisation_id: z.string().refine(isUuid),
+  // An OIDC issuer, or a SAML IdP's entity id (a URI of up to 1024 characters, as the user service takes it).
   issuer: z
     .string()
-    .max(500)
+    .max(1024)
     .refine((v) => !/\p{Cc}/u.test(v))
     .pipe(z.url()),
 });

@@ -4,6 +4,9 @@ import { IdentityError } from '../../errors/identity-error.ts';
 import { oidcServices } from '../oidc/oidc-login.ts';
 import { SAML_METADATA_PATH, spMetadata } from './service-provider.ts';
 
+/** The ACS's paths: a cross-site POST by design (an IdP page may send it with `Origin: null`). */
+export const isSamlAcsPath = (path: string) => /^\/self-service\/methods\/saml\/acs\/[^/]+$/.test(path);
+
 /**
  * Our SP metadata for one SAML provider, at the URL that is also our entity id for it: what an
  * organisation's IT admin gives their IdP (ADFS, Okta, Entra). Unknown or OIDC providers: 404.

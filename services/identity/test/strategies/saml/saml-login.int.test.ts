@@ -296,6 +296,21 @@ describe('identity: SAML 2.0 sign-in (service provider)', () => {
     expect(body.ui.messages.map((m: any) => m.text)).toEqual(['SSO users cannot set up MFA']);
   });
 
+  it("a SAML link is keyed by the organisation, the IdP's entity id and the NameID, and dies with the provider", async () => {
+    await fullSignIn(new Browser(), 'milton@initech.test');
+    const key = `${initech}:${idp.entityId}#milton@initech.test`;
+    const links = async () =>
+      (
+        await sql<{ identifier: string }>`
+          select identifier from identity_credential_identifiers where type = 'oidc' and identifier = ${key}`.execute(
+          db.kysely,
+        )
+      ).rows;
+    expect(await links()).toHaveLength(1);
+    expect((await admin('DELETE', `/admin/organisations/${initech}/sso`)).status).toBeLessThan(300);
+    expect(await links()).toHaveLength(0);
+  });
+
   it('peter is created just in time, with the names the IdP sent', async () => {
     expect((await admin('GET', `/admin/users?email=peter%40initech.test`)).body?.items ?? []).toHaveLength(0);
     const browser = new Browser();
@@ -473,6 +488,32 @@ describe('identity: SAML 2.0 sign-in (service provider)', () => {
     expect(await flowMessages(browsers[refusedIndex]!, flows[refusedIndex]!.flowId)).toContain(
       samlText.replayed,
     );
+  });
+
+  it('an IdP page with Referrer-Policy no-referrer posts with Origin: null: the ACS still takes it (its proof is the signed answer)', async () => {
+    const browser = new Browser();
+    const { idpUrl } = await startSignIn(browser);
+    const answer = await atIdp(idpUrl, 'milton@initech.test');
+    const res = await fetch(answer.acs, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'text/html',
+        origin: 'null',
+        'sec-fetch-site': 'cross-site',
+      },
+      body: new URLSearchParams({ SAMLResponse: answer.samlResponse, RelayState: answer.relayState }),
+    });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toContain('/self-service/methods/saml/finish/initech');
+    // Every other write from an opaque origin is still refused.
+    const login = await fetch(`${identityPublic}/self-service/login?flow=${answer.relayState}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'null', 'sec-fetch-site': 'cross-site' },
+      body: '{}',
+    });
+    expect(login.status).toBe(403);
   });
 
   it("email outside the organisation's domains is refused, and no member is created", async () => {
