@@ -2,10 +2,12 @@
 // GitHub-like host (dev/src/config.ts: STANDINS_*), Entra, Graph and marketplace, and Globex's
 // identity provider (loadExtrasConfig: ENTRA_PORT, ORG_IDP_PORT, ORG_IDP_CLIENT_SECRET…).
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
+import { startIdleGc } from '@acme/service-kit/idle-gc';
 import { loadExtrasConfig } from './config.ts';
 import { loadConfig, startOrgIdp, startStandIns } from './index.ts';
 
 exitOnUnhandledErrors('dev-stand-ins');
+startIdleGc(); // memory back to the system once load has passed
 
 const config = loadConfig();
 const extras = loadExtrasConfig();
