@@ -64,11 +64,36 @@ describe('PGlite prepared statements', async () => {
     expect(await inTx()).toEqual({ id: 1, extra: 'x', more: 7 });
   });
 
-  it('names at most maxStatements texts, and runs the rest through PGlite’s query', async () => {
+  // In this process, on preparedQueries itself (through Kysely, the dialect's queue already sends
+  // one statement at a time).
+  const inProcess = async (test: (pglite: PGlite) => Promise<void>) => {
     const template = process.env.PGLITE_TEMPLATE;
     const pglite = new PGlite(template ? { loadDataDir: new Blob([await readFile(template)]) } : {});
     try {
       await pglite.waitReady;
+      await test(pglite);
+    } finally {
+      await pglite.close();
+    }
+  };
+
+  it('keeps 50 parallel statements apart: new and prepared ones, and PGlite’s own queries', () =>
+    inProcess(async (pglite) => {
+      const query = preparedQueries(pglite);
+      const results = await Promise.all(
+        Array.from({ length: 50 }, async (_, i) => {
+          const r =
+            i % 5 === 0
+              ? await query(`select ${i}::int as v`, [])
+              : await query(`select $1::int + ${i % 3} as v`, [i]);
+          return (r.rows[0] as { v: number }).v;
+        }),
+      );
+      expect(results).toEqual(Array.from({ length: 50 }, (_, i) => (i % 5 === 0 ? i : i + (i % 3))));
+    }));
+
+  it('names at most maxStatements texts, and runs the rest through PGlite’s query', () =>
+    inProcess(async (pglite) => {
       const query = preparedQueries(pglite, 2);
       const texts = ['select $1::int as v', 'select $1::int + 1 as v', 'select $1::int + 2 as v'];
       for (let round = 0; round < 2; round++) {
@@ -78,8 +103,5 @@ describe('PGlite prepared statements', async () => {
       }
       const names = await pglite.query<{ statement: string }>('select statement from pg_prepared_statements');
       expect(names.rows.map((r) => r.statement).sort()).toEqual(texts.slice(0, 2).sort());
-    } finally {
-      await pglite.close();
-    }
-  });
+    }));
 });
