@@ -12,9 +12,10 @@ import { runInNewContext } from 'node:vm';
  * survivors together and gives the emptied pages back to the system.
  *
  * The collection function is V8's `gc` extension, taken at run time (exposeGc below), so no flag has
- * to reach every way of starting a process. The collection blocks the event loop for tens of
- * milliseconds, so it runs only when the process has been quiet for a while, and once per quiet
- * spell: never on an idle process, never under load.
+ * to reach every way of starting a process. The collection blocks the event loop (0.4 s measured
+ * for the identity service's 24 MB of live heap on the loaded two-core machine, with 200 MB of
+ * garbage), so it runs only when the process has been quiet for a while, and once per quiet spell:
+ * never on an idle process, never under load. A request arriving during it waits that long.
  */
 export interface IdleGcOptions {
   /** How often event-loop utilisation is sampled (ms). */
