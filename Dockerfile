@@ -22,6 +22,8 @@ COPY packages/service-kit/package.json packages/service-kit/
 COPY packages/test-kit/package.json packages/test-kit/
 COPY dev/package.json dev/
 COPY e2e/package.json e2e/
+# The root's `postinstall` (it skips its work here, in a checkout of manifests only).
+COPY scripts/postinstall.mjs scripts/
 # Install scripts stay on: the root's `node` dev dependency installs its Node 24 binary from the
 # registry (npm scripts put node_modules/.bin first on PATH, so it must be a working one).
 RUN npm ci --no-audit --no-fund

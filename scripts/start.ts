@@ -1,7 +1,5 @@
 // `npm start`: the whole system in one process, with demo data, on the embedded database
 // (or on a PostgreSQL server when DATABASE_URL is set).
-import { join } from 'node:path';
-import { repoRoot } from '@acme/cluster/processes';
 import { createDb } from '@acme/db';
 import { DEMO_PASSWORD, DEMO_SSO_USERS, DEMO_USERS } from '@acme/users';
 import {
@@ -15,10 +13,14 @@ import {
 } from '@acme/dev';
 import { databaseFromEnv } from '@acme/service-kit/config';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
+import { startIdleGc } from '@acme/service-kit/idle-gc';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
+import { PGLITE_DATA_DIR, prepareFirstBoot } from './prepare.ts';
 import { LOOPBACK_TEST_LIMITS, startSystem } from './system.ts';
 
 exitOnUnhandledErrors('system');
+// Memory back to the system once load has passed.
+startIdleGc();
 // `npm start` loads packages/service-kit/threadpool.mjs first, which sizes libuv's thread pool for
 // password hashing plus other work; it cannot be done here (the pool already exists by now).
 if (!process.env.UV_THREADPOOL_SIZE) {
@@ -43,8 +45,11 @@ if (production) {
 // Started with an IPC channel, it sends `{ ready: urls }` to its parent once it is up.
 const { url: databaseUrl, ...pool } = databaseFromEnv(process.env);
 const inMemory = process.env.START_DATABASE === 'memory';
-const dataDir = join(repoRoot, '.data', 'pglite');
+const dataDir = PGLITE_DATA_DIR;
 const started = Date.now();
+// What `npm install` prepares (scripts/prepare.ts), when it has not: the app's build and the
+// database's initdb side by side, each in a child process, rather than one after the other.
+await prepareFirstBoot({ dataDir: inMemory || databaseUrl ? undefined : dataDir });
 const db = await createDb(
   inMemory ? {} : { url: databaseUrl, dataDir: databaseUrl ? undefined : dataDir, ...pool },
 );

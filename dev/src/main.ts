@@ -3,10 +3,12 @@
 // identity provider (loadExtrasConfig: ENTRA_PORT, ORG_IDP_PORT, ORG_IDP_CLIENT_SECRET…), and
 // Initech's SAML IdP (SAML_IDP_PORT, 4521).
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
+import { startIdleGc } from '@acme/service-kit/idle-gc';
 import { loadExtrasConfig } from './config.ts';
 import { loadConfig, startOrgIdp, startSamlIdp, startStandIns } from './index.ts';
 
 exitOnUnhandledErrors('dev-stand-ins');
+startIdleGc(); // memory back to the system once load has passed
 
 const config = loadConfig();
 const extras = loadExtrasConfig();

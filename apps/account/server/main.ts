@@ -15,6 +15,7 @@
 //                         Microsoft Teams host page stand-in, which gets its tokens from ENTRA_URL
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
+import { startIdleGc } from '@acme/service-kit/idle-gc';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
 import { z } from 'zod';
 import {
@@ -29,6 +30,7 @@ import { defaultM365Config } from '../src/shared/config/env.ts';
 import { buildApp, serveApp, type ServedApp } from './serve.ts';
 
 exitOnUnhandledErrors('account');
+startIdleGc(); // memory back to the system once load has passed
 
 const list = (v: string | undefined) =>
   (v ?? '')

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { prepareStatementsOn } from './pg-prepared.ts';
@@ -226,10 +226,7 @@ export async function createDb(options: DbOptions = {}): Promise<Database> {
       }),
     };
   }
-  if (options.dataDir) {
-    await mkdir(options.dataDir, { recursive: true });
-    if (!existsSync(join(options.dataDir, 'PG_VERSION'))) await initialiseApart(options.dataDir);
-  }
+  if (options.dataDir) await initialiseDataDir(options.dataDir);
   // PGlite runs PostgreSQL as WebAssembly on the calling thread: in a worker thread, a query blocks
   // that thread and not the services' event loop.
   const pglite = await startPGliteWorker({
@@ -246,6 +243,30 @@ export async function createDb(options: DbOptions = {}): Promise<Database> {
     listen: (channel, h) => listenOnPglite(pglite, kysely, channel, h),
     close: () => kysely.destroy(),
   };
+}
+
+/**
+ * Creates and initialises a PGlite data directory unless it holds one already (createDb does this
+ * too; `npm install` does it ahead of the first `npm start`, scripts/prepare.ts). initdb writes
+ * into a directory beside it, renamed into place when done: an initdb stopped half-way (Ctrl+C
+ * during the install) leaves no directory that looks initialised.
+ */
+export async function initialiseDataDir(dataDir: string): Promise<void> {
+  if (existsSync(join(dataDir, 'PG_VERSION'))) return;
+  const present = await readdir(dataDir).catch(() => []);
+  if (present.length > 0) throw new Error(`${dataDir} holds files but no PostgreSQL data directory`);
+  await mkdir(dirname(dataDir), { recursive: true });
+  const scratch = await mkdtemp(`${dataDir}.initdb-`);
+  try {
+    await initialiseApart(scratch);
+    // Onto an empty directory too, never onto one with files (ENOTEMPTY): another start that
+    // initialised it meanwhile wins.
+    await rename(scratch, dataDir).catch((err: unknown) => {
+      if (!existsSync(join(dataDir, 'PG_VERSION'))) throw err;
+    });
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
 }
 
 /**

@@ -7,6 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import type { FromWorker, SerializedError, ToWorker, WorkerInit } from './pglite-worker-client.ts';
+import { preparedQueries, type Query } from './pglite-prepared.ts';
 
 const port = parentPort;
 if (!port) throw new Error('pglite-worker.ts runs as a worker thread');
@@ -48,6 +49,7 @@ const send = (m: FromWorker) => port.postMessage(m);
 const SHARED_BUFFERS = '16MB';
 const init = workerData as WorkerInit;
 let pglite: PGlite;
+let query: Query;
 try {
   pglite = new PGlite({
     // PostgreSQL's shared buffers live in the WebAssembly memory, which never shrinks: the default
@@ -59,6 +61,7 @@ try {
     ...(init.template ? { loadDataDir: new Blob([init.template]) } : {}),
   });
   await pglite.waitReady;
+  query = preparedQueries(pglite);
 } catch (err) {
   send({ t: 'init-error', error: serializeError(err) });
   process.exit(1);
@@ -69,7 +72,7 @@ const unlisteners = new Map<number, () => Promise<void>>();
 port.on('message', (m: ToWorker) => {
   switch (m.t) {
     case 'query':
-      pglite.query(m.sql, m.params).then(
+      query(m.sql, m.params).then(
         (r) => send({ t: 'result', id: m.id, rows: r.rows, affectedRows: r.affectedRows }),
         (err: unknown) => send({ t: 'error', id: m.id, error: serializeError(err) }),
       );

@@ -7,10 +7,12 @@ import { createDb } from '@acme/db';
 import { startOutboxWorkerFromEnv } from '@acme/mail';
 import { databaseFromEnv } from '@acme/service-kit/config';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
+import { startIdleGc } from '@acme/service-kit/idle-gc';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
 import { start } from './index.ts';
 
 exitOnUnhandledErrors('identity');
+startIdleGc(); // memory back to the system once load has passed
 if (!process.env.UV_THREADPOOL_SIZE) {
   process.stderr.write(
     `${JSON.stringify({ level: 'warn', name: 'identity', msg: 'UV_THREADPOOL_SIZE is not set: libuv runs 4 threads, which password hashing can fill; start with --import packages/service-kit/threadpool.mjs' })}\n`,

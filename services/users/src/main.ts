@@ -6,10 +6,12 @@ import { createDb } from '@acme/db';
 import { startOutboxWorkerFromEnv } from '@acme/mail';
 import { databaseFromEnv } from '@acme/service-kit/config';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
+import { startIdleGc } from '@acme/service-kit/idle-gc';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
 import { start } from './index.ts';
 
 exitOnUnhandledErrors('users');
+startIdleGc(); // memory back to the system once load has passed
 
 const { url, ...pool } = databaseFromEnv(process.env);
 const dataDir = url ? undefined : process.env.USERS_DATA_DIR || undefined;
