@@ -225,6 +225,46 @@ describe('SCIM deactivation: sessions, refresh tokens and API clients stop at on
     expect(revokedClient.body.events[0]).toMatchObject({ actorKind: 'directory' });
   });
 
+  it('abuse: a deactivated person\'s remembered login neither reaches the consent nor gets a code; the sign-in page says why', async () => {
+    const person = await newUser('remembered@deprov.test', 'member');
+    const browser = new Jar(APP_ORIGIN);
+    await signIn(browser, person.email);
+    // Signed in and remembered: a new authorization in the same browser skips the login page.
+    const again = await browser.navigateToApp(platformAuthorizeUrl(urls.issuer!, APP_ORIGIN).url);
+    expect(again.pathname).toBe('/account/callback');
+    expect(again.searchParams.get('code')).toBeTruthy();
+
+    const off = await scim('PATCH', `/Users/${person.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'Replace', path: 'active', value: 'False' }],
+    });
+    expect(off.res.status).toBe(200);
+
+    // The authorization server still remembers the login; it must ask for a login again.
+    const after = await browser.navigateToApp(platformAuthorizeUrl(urls.issuer!, APP_ORIGIN).url);
+    expect(after.pathname).toBe('/account/login');
+    expect(after.searchParams.get('code')).toBeNull();
+    expect(after.searchParams.get('consent_challenge')).toBeNull();
+    const challenge = after.searchParams.get('login_challenge')!;
+    expect(challenge).toBeTruthy();
+    // The login flow for that challenge shows the form, with the deactivated-account message.
+    const flow = await browser.fetch(
+      `${urls.identityPublic}/self-service/login/browser?login_challenge=${encodeURIComponent(challenge)}`,
+      { headers: { accept: 'application/json' } },
+    );
+    expect(flow.res.status).toBe(200);
+    expect(flow.body.ui.messages.map((m: any) => m.id)).toContain(4010092);
+    // The password still opens nothing.
+    const csrf = flow.body.ui.nodes.find((n: any) => n.attributes.name === 'csrf_token').attributes.value;
+    const submitted = await browser.fetch(`${urls.identityPublic}/self-service/login?flow=${flow.body.id}`, {
+      method: 'POST',
+      headers: { accept: 'application/json' },
+      json: { method: 'password', identifier: person.email, password: PASSWORD, csrf_token: csrf },
+    });
+    expect(submitted.res.status).toBe(400);
+    expect(submitted.body.redirect_browser_to).toBeUndefined();
+  });
+
   it('DELETE keeps the record deactivated for the audit trail and frees the address for a new person', async () => {
     const person = await newUser('mover@deprov.test', 'member');
     const browser = new Jar(APP_ORIGIN);
