@@ -52,5 +52,8 @@ export async function bindingFor(c: OAuth2Context, interaction: Interaction): Pr
   const subject = interaction.session?.accountId ?? null;
   const login = (interaction.lastSubmission?.login ?? {}) as LoginSubmission;
   if (login.identityProviderSessionId) return { identitySessionId: login.identityProviderSessionId, subject };
-  return { identitySessionId: await rememberedIdentitySession(c, interaction.session?.uid, subject), subject };
+  return {
+    identitySessionId: await rememberedIdentitySession(c, interaction.session?.uid, subject),
+    subject,
+  };
 }

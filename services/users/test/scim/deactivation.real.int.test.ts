@@ -225,7 +225,7 @@ describe('SCIM deactivation: sessions, refresh tokens and API clients stop at on
     expect(revokedClient.body.events[0]).toMatchObject({ actorKind: 'directory' });
   });
 
-  it('abuse: a deactivated person\'s remembered login neither reaches the consent nor gets a code; the sign-in page says why', async () => {
+  it("abuse: a deactivated person's remembered login neither reaches the consent nor gets a code; the sign-in page says why", async () => {
     const person = await newUser('remembered@deprov.test', 'member');
     const browser = new Jar(APP_ORIGIN);
     await signIn(browser, person.email);
