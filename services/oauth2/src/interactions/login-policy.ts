@@ -18,7 +18,7 @@ const SESSION_ENDED = 'SESSION_MISMATCH';
  * user service that cannot be reached, or any other refusal (second factor overdue, network not
  * trusted) keeps the usual path, where the consent step names the reason.
  */
-export async function rememberedLoginEnded(c: OAuth2Context, ctx: KoaContextWithOIDC): Promise<boolean> {
+async function rememberedLoginEnded(c: OAuth2Context, ctx: KoaContextWithOIDC): Promise<boolean> {
   const { session, result } = ctx.oidc;
   // This very authorization's login just happened, or there is none to skip.
   if (!c.claimsSource || !session?.accountId || result?.login) return false;
