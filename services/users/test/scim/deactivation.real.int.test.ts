@@ -225,20 +225,19 @@ describe('SCIM deactivation: sessions, refresh tokens and API clients stop at on
     expect(revokedClient.body.events[0]).toMatchObject({ actorKind: 'directory' });
   });
 
-  it("abuse: a deactivated person's remembered login neither reaches the consent nor gets a code; the sign-in page says why", async () => {
-    const person = await newUser('remembered@deprov.test', 'member');
+  /**
+   * A person signed in and remembered by the authorization server (a new authorization skips the
+   * login page), then deactivated by `deactivate`: the next authorization must ask for a login.
+   */
+  async function rememberedLoginAfter(email: string, deactivate: (id: string) => Promise<number>) {
+    const person = await newUser(email, 'member');
     const browser = new Jar(APP_ORIGIN);
     await signIn(browser, person.email);
-    // Signed in and remembered: a new authorization in the same browser skips the login page.
     const again = await browser.navigateToApp(platformAuthorizeUrl(urls.issuer!, APP_ORIGIN).url);
     expect(again.pathname).toBe('/account/callback');
     expect(again.searchParams.get('code')).toBeTruthy();
 
-    const off = await scim('PATCH', `/Users/${person.id}`, {
-      schemas: [PATCH_OP],
-      Operations: [{ op: 'Replace', path: 'active', value: 'False' }],
-    });
-    expect(off.res.status).toBe(200);
+    expect(await deactivate(person.id)).toBe(200);
 
     // The authorization server still remembers the login; it must ask for a login again.
     const after = await browser.navigateToApp(platformAuthorizeUrl(urls.issuer!, APP_ORIGIN).url);
@@ -263,6 +262,23 @@ describe('SCIM deactivation: sessions, refresh tokens and API clients stop at on
     });
     expect(submitted.res.status).toBe(400);
     expect(submitted.body.redirect_browser_to).toBeUndefined();
+  }
+
+  it("abuse: a deactivated person's remembered login neither reaches the consent nor gets a code; the sign-in page says why", async () => {
+    await rememberedLoginAfter('remembered@deprov.test', async (id) => {
+      const off = await scim('PATCH', `/Users/${id}`, {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'Replace', path: 'active', value: 'False' }],
+      });
+      return off.res.status;
+    });
+  });
+
+  it('abuse: the same after the console deactivates the person', async () => {
+    await rememberedLoginAfter('console-off@deprov.test', async (id) => {
+      const off = await consoleCall('POST', `/members/${id}/deactivate`);
+      return off.res.status === 204 ? 200 : off.res.status;
+    });
   });
 
   it('DELETE keeps the record deactivated for the audit trail and frees the address for a new person', async () => {
