@@ -354,19 +354,22 @@ describe('SCIM provisioning, end to end', () => {
     expect(deactivated.body.active).toBe(false);
     expect((await pat.page.request.get(whoamiUrl)).status()).toBe(401);
     expect(await refresh(urls, refreshToken!)).not.toBe(200);
-    // The open page, loaded again once its token is due: the app's refresh is refused and the new
-    // authorization it starts gets no token: it ends on an account page, never back on /research.
-    // (Time would also have let the SSO step's 30 s application-login lock of Pat's sign-in a moment
-    // ago lapse, which otherwise holds the new authorization back: it goes as it would.)
+    // The open page, loaded again once its token is due (a moment after the SSO sign-in, whose
+    // application-login lock the callback released): the app's refresh is refused and the new
+    // authorization starts at once. The authorization server still remembers Pat's login, but its
+    // identity session ended: it asks for a login again, and the sign-in page says why.
     await makeTokenDue(pat.page);
-    await pat.context.clearCookies({ name: 'login_lock' });
     const refused = pat.page.waitForResponse((r) => r.url() === `${urls.oauth2Public}/oauth2/token`);
     await pat.page.reload();
     expect((await refused).status()).toBe(400);
-    await pat.page.waitForURL((u) => u.toString().startsWith(`${urls.platform}/account/`), {
+    await pat.page.waitForURL((u) => u.toString().startsWith(`${urls.platform}/account/login`), {
       timeout: 30_000,
     });
-    await pat.page.getByRole('alert').or(pat.page.getByLabel('Email')).first().waitFor({ timeout: 30_000 });
+    await pat.page
+      .getByText("Your account is deactivated. Please contact your organisation's administrator.")
+      .waitFor({ timeout: 30_000 });
+    await pat.page.getByLabel('Email').waitFor();
+    expect(pat.page.url()).not.toContain('/account/consent');
     expect(await pat.page.getByTestId('token-ext').count()).toBe(0);
     expect([null, last?.accessToken]).toContain((await readStoredToken(pat.page))?.accessToken ?? null);
     await pat.context.close();

@@ -89,3 +89,5 @@ export const DOCUMENT_WINDOW = { width: 720, height: 800 } as const;
 
 /** The identity service's message: sign-in outside the organisation's trusted networks (not in Kratos). */
 export const TRUSTED_NETWORKS_MESSAGE_ID = 4010091;
+/** The identity service's message: the remembered login is of a deactivated account (not in Kratos). */
+export const ACCOUNT_DEACTIVATED_MESSAGE_ID = 4010092;

@@ -502,6 +502,11 @@ export const copy = {
     http: (status: number, text: string) => `HTTP Error ${status} ${text}`,
     invalidTokenResponse: 'Invalid OAuth2 Token Response',
     fullReauth: 'Unable to obtain OAuth2 tokens, a full reauth may be needed',
+    /** A new authorization waited 30 s for another sign-in's application-login lock. */
+    signInHeld:
+      'Another sign-in is still in progress in this browser, so a new one could not start. Go back to the sign-in page to try again.',
+    /** Identity message 4010092: the remembered login belongs to a deactivated account. */
+    accountDeactivated: "Your account is deactivated. Please contact your organisation's administrator.",
     missingCode: 'The url did not contain a code parameter',
     stateMismatch: 'The state parameter did not match the stored state',
     invalidToken: 'Invalid token',

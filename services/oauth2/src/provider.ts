@@ -11,6 +11,7 @@ import {
 } from './context.ts';
 import { logoutSource, postLogoutSuccessSource } from './interactions/logout.ts';
 import { skipFirstPartyConsent } from './interactions/consent.ts';
+import { interactionPolicyFor } from './interactions/login-policy.ts';
 import { checkGrantAtRefresh } from './grant-guard.ts';
 import { DEVICE_ROUTES, deviceFlowSources, deviceInteractionOrigin, devicePage } from './device/device.ts';
 
@@ -92,6 +93,7 @@ export function createProvider(c: OAuth2Context): Provider {
       return { accountId: sub, claims: async () => ({ sub }) };
     },
     interactions: {
+      policy: interactionPolicyFor(c),
       url: async (ctx, interaction) => {
         const deviceClient = deviceClientById(
           config,

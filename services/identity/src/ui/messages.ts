@@ -65,6 +65,12 @@ export const messages = {
       4010091,
       "Your organisation allows sign-in only from its trusted networks, and you are outside them. Connect from your organisation's network, or ask its administrator.",
     ),
+  /**
+   * Not in Kratos: the authorization server remembered a login for this browser whose identity has
+   * been deactivated since (console or directory); it asks for a login again, and the flow says why.
+   */
+  accountDeactivated: () =>
+    error(4010092, "Your account is deactivated. Please contact your organisation's administrator."),
   noLoginStrategy: () =>
     error(4010002, 'Could not find a strategy to log you in with. Did you fill out the form correctly?'),
   loginExpired: (expiredAt: Date, now: Date) => {

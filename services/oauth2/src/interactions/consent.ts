@@ -5,7 +5,7 @@ import { ACCESS_TOKEN_RESOURCE, type OAuth2Context, type OAuth2Runtime } from '.
 import { OAuth2Error } from '../errors.ts';
 import { clientView, loadPendingInteraction, oidcContext, saveInteraction, splitScope } from './challenge.ts';
 import { parseBody, rejectPendingRequest } from './login.ts';
-import { bindingFor, signedInWithM365 } from './grant-binding.ts';
+import { bindingFor, rememberSessionBinding, signedInWithM365 } from './grant-binding.ts';
 import { clientAddressOf } from '../grant-guard.ts';
 import { resumeRedirect } from './resume-verifier.ts';
 
@@ -98,7 +98,16 @@ async function grantConsent(
     grant.rejectResourceScope(ACCESS_TOKEN_RESOURCE, refused.join(' '));
   }
   const grantId = await grant.save();
-  await rt.claims.saveConsentSession(grantId, session, ttl, await bindingFor(rt, interaction));
+  const binding = await bindingFor(rt, interaction);
+  await rt.claims.saveConsentSession(grantId, session, ttl, binding);
+  // A first login in this browser had no browser session to bind yet at its accept: it has one now,
+  // so the next authorization's remembered login is checked against this identity session too.
+  if (binding.identitySessionId && binding.subject) {
+    await rememberSessionBinding(rt, interaction.session?.uid, {
+      identitySessionId: binding.identitySessionId,
+      subject: binding.subject,
+    });
+  }
 
   interaction.result = { ...interaction.lastSubmission, consent: { grantId } };
   await saveInteraction(interaction);

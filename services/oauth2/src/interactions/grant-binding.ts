@@ -35,17 +35,25 @@ export async function rememberSessionBinding(
   await c.adapters.get(MODEL).upsert(sessionUid, binding as unknown as AdapterPayload, c.config.ttl.session);
 }
 
+/** The identity session the browser session `sessionUid` signed `subject` in with, if it was kept. */
+export async function rememberedIdentitySession(
+  c: OAuth2Context,
+  sessionUid: string | undefined,
+  subject: string | null,
+): Promise<string | null> {
+  const stored = sessionUid
+    ? ((await c.adapters.get(MODEL).findRecord(sessionUid))?.payload as unknown as
+        { identitySessionId?: string; subject?: string } | undefined)
+    : undefined;
+  return stored?.identitySessionId && stored.subject === subject ? stored.identitySessionId : null;
+}
+
 export async function bindingFor(c: OAuth2Context, interaction: Interaction): Promise<GrantBinding> {
   const subject = interaction.session?.accountId ?? null;
   const login = (interaction.lastSubmission?.login ?? {}) as LoginSubmission;
   if (login.identityProviderSessionId) return { identitySessionId: login.identityProviderSessionId, subject };
-  const uid = interaction.session?.uid;
-  const stored = uid
-    ? ((await c.adapters.get(MODEL).findRecord(uid))?.payload as unknown as
-        { identitySessionId?: string; subject?: string } | undefined)
-    : undefined;
-  if (stored?.identitySessionId && stored.subject === subject) {
-    return { identitySessionId: stored.identitySessionId, subject };
-  }
-  return { identitySessionId: null, subject };
+  return {
+    identitySessionId: await rememberedIdentitySession(c, interaction.session?.uid, subject),
+    subject,
+  };
 }

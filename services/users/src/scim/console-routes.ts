@@ -11,7 +11,7 @@ import {
   scimTokenListSchema,
   scimTokenParamsSchema,
 } from './schemas.ts';
-import { readGroupMappings, saveGroupMappings } from './settings.ts';
+import { organisationScopeGroups, readGroupMappings, saveGroupMappings } from './settings.ts';
 import { createScimToken, listScimTokens, revokeScimToken, scimEnabled } from './tokens.ts';
 
 type Authorise = (
@@ -54,6 +54,8 @@ export function registerConsoleScimRoutes(
     enabled: await scimEnabled(ctx, organisationId),
     baseUrl: ctx.config.scim.baseUrl,
     groupMappings: await readGroupMappings(ctx.db, organisationId),
+    // The mapping's choices: a mapping may only name scope groups the organisation knows.
+    scopeGroups: [...(await organisationScopeGroups(ctx.db, organisationId))].sort(),
   });
 
   app.get(`${base}/settings`, async (request, reply) => {

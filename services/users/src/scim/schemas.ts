@@ -70,4 +70,6 @@ export const scimSettingsSchema = z.object({
   groupMappings: z.array(
     z.object({ group: z.string(), role: z.enum(MAPPING_ROLES).nullable(), scopeGroups: z.array(z.string()) }),
   ),
+  /** The organisation's known scope groups (its people's and live API clients'), sorted. */
+  scopeGroups: z.array(z.string()),
 });

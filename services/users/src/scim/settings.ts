@@ -24,7 +24,7 @@ export async function readGroupMappings(db: Db, organisationId: string): Promise
 }
 
 /** The scope groups the organisation knows: those its people and its live API clients hold. */
-async function organisationScopeGroups(db: Db, organisationId: string): Promise<Set<string>> {
+export async function organisationScopeGroups(db: Db, organisationId: string): Promise<Set<string>> {
   const [users, clients] = await Promise.all([
     db.selectFrom('users').select('scope_groups').where('organisation_id', '=', organisationId).execute(),
     db

@@ -53,6 +53,7 @@ describe('console API: SCIM tokens and group mapping (issue 26)', () => {
       enabled: true,
       baseUrl: 'https://users.example.test/scim/v2',
       groupMappings: [],
+      scopeGroups: ['quant', 'research'],
     });
 
     // While the directory provisions the organisation, self sign-up can not be opened (issue 25's predicate).
@@ -153,5 +154,24 @@ describe('console API: SCIM tokens and group mapping (issue 26)', () => {
     await bad(Array.from({ length: 101 }, (_, i) => ({ group: `G${i}`, role: null, scopeGroups: [] })));
     // The saved mapping is unchanged by the refusals.
     expect((await stack.call(tokens.ada, 'GET', `${base()}/settings`)).body.groupMappings).toHaveLength(3);
+  });
+
+  it('lists the scope groups the mapping may name: those of its people and its live API clients', async () => {
+    const listed = async () => (await stack.call(tokens.ada, 'GET', `${base()}/settings`)).body.scopeGroups;
+    expect(await listed()).toEqual(['quant', 'research']);
+    // Another organisation's scope groups never show.
+    await sql`update users set scope_groups = '["secret-ops"]' where organisation_id = ${other}`.execute(
+      stack.db.kysely,
+    );
+    // A live API client's scope group counts; a revoked client's does not.
+    const client = (id: string, group: string, revoked: Date | null) =>
+      sql`insert into api_clients (id, organisation_id, name, scope_groups, created_at, revoked_at)
+        values (${id}, ${acme}, ${id}, ${JSON.stringify([group])}::jsonb, now(), ${revoked})`.execute(
+        stack.db.kysely,
+      );
+    await client('live-export', 'exports', null);
+    await client('old-export', 'archive', new Date());
+    expect(await listed()).toEqual(['exports', 'quant', 'research']);
+    expect(await listed()).not.toContain('secret-ops');
   });
 });

@@ -225,6 +225,62 @@ describe('SCIM deactivation: sessions, refresh tokens and API clients stop at on
     expect(revokedClient.body.events[0]).toMatchObject({ actorKind: 'directory' });
   });
 
+  /**
+   * A person signed in and remembered by the authorization server (a new authorization skips the
+   * login page), then deactivated by `deactivate`: the next authorization must ask for a login.
+   */
+  async function rememberedLoginAfter(email: string, deactivate: (id: string) => Promise<number>) {
+    const person = await newUser(email, 'member');
+    const browser = new Jar(APP_ORIGIN);
+    await signIn(browser, person.email);
+    const again = await browser.navigateToApp(platformAuthorizeUrl(urls.issuer!, APP_ORIGIN).url);
+    expect(again.pathname).toBe('/account/callback');
+    expect(again.searchParams.get('code')).toBeTruthy();
+
+    expect(await deactivate(person.id)).toBe(200);
+
+    // The authorization server still remembers the login; it must ask for a login again.
+    const after = await browser.navigateToApp(platformAuthorizeUrl(urls.issuer!, APP_ORIGIN).url);
+    expect(after.pathname).toBe('/account/login');
+    expect(after.searchParams.get('code')).toBeNull();
+    expect(after.searchParams.get('consent_challenge')).toBeNull();
+    const challenge = after.searchParams.get('login_challenge')!;
+    expect(challenge).toBeTruthy();
+    // The login flow for that challenge shows the form, with the deactivated-account message.
+    const flow = await browser.fetch(
+      `${urls.identityPublic}/self-service/login/browser?login_challenge=${encodeURIComponent(challenge)}`,
+      { headers: { accept: 'application/json' } },
+    );
+    expect(flow.res.status).toBe(200);
+    expect(flow.body.ui.messages.map((m: any) => m.id)).toContain(4010092);
+    // The password still opens nothing.
+    const csrf = flow.body.ui.nodes.find((n: any) => n.attributes.name === 'csrf_token').attributes.value;
+    const submitted = await browser.fetch(`${urls.identityPublic}/self-service/login?flow=${flow.body.id}`, {
+      method: 'POST',
+      headers: { accept: 'application/json' },
+      json: { method: 'password', identifier: person.email, password: PASSWORD, csrf_token: csrf },
+    });
+    expect(submitted.res.status).toBe(400);
+    expect(submitted.body.redirect_browser_to).toBeUndefined();
+  }
+
+  it("abuse: a deactivated person's remembered login neither reaches the consent nor gets a code; the sign-in page says why", async () => {
+    await rememberedLoginAfter('remembered@deprov.test', async (id) => {
+      const off = await scim('PATCH', `/Users/${id}`, {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'Replace', path: 'active', value: 'False' }],
+      });
+      return off.res.status;
+    });
+  });
+
+  it('abuse: the same after the console deactivates the person', async () => {
+    await rememberedLoginAfter('console-off@deprov.test', async (id) => {
+      const off = await consoleCall('POST', `/members/${id}/deactivate`);
+      return off.res.status === 204 ? 200 : off.res.status;
+    });
+  });
+
   it('DELETE keeps the record deactivated for the audit trail and frees the address for a new person', async () => {
     const person = await newUser('mover@deprov.test', 'member');
     const browser = new Jar(APP_ORIGIN);

@@ -1,9 +1,10 @@
 // @vitest-environment jsdom
 import { render, screen, waitFor } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Router } from '../../app/router.tsx';
 import { defaultConfig, setConfig } from '../../shared/config/env.ts';
 import { initialPagePath } from '../../shared/config/paths.ts';
+import * as history from '../../shared/navigation/history.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read, remove, write } from '../../shared/storage/storage.ts';
 import { mockFetch } from '../../testing/fetch-mock.ts';
@@ -157,5 +158,64 @@ describe('tabs in step (cookie-change polling, SPEC §9)', () => {
     // The other tab's logout: the shared cookie is gone.
     remove(registry.oauth2Token);
     await waitFor(() => expect(window.location.pathname).toBe('/account/login'), { timeout: 2000 });
+  });
+});
+
+describe('a page whose token cannot be renewed while another sign-in holds the application-login lock', () => {
+  // This tab's memory of a new authorization started a moment ago (session storage) is per test.
+  beforeEach(() => remove(registry.reauthorizeStartedAt));
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
+  it('ends with the message and the way back to the sign-in page, not an endless "Loading…"', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    const redirects: string[] = [];
+    vi.spyOn(history, 'redirectTo').mockImplementation((url: string) => void redirects.push(url));
+    const now = Date.now();
+    // A token due now whose refresh the authorization server refuses (the person was deactivated).
+    write(registry.oauth2Token, {
+      accessToken: fakeJwt({ exp: now / 1000 - 10, ext: { user: { authenticationMode: 'ory' } } }),
+      refreshToken: 'ory_rt_refused',
+      expiresAt: now - 10_000,
+    });
+    mockFetch(({ url }) =>
+      url.pathname === '/oauth2/token'
+        ? { status: 400, body: { error: 'invalid_grant' } }
+        : { status: 401, body: {} },
+    );
+    // Another sign-in keeps the lock (written for longer than the 30 s an SSO step takes).
+    write(registry.loginLock, { id: 'other-tab/page', expiresAt: now + 120_000 }, { ttlMs: 120_000 });
+    goTo('/research');
+    render(<Router />);
+    expect(await screen.findByText('Loading…')).toBeTruthy();
+    await vi.advanceTimersByTimeAsync(40_000);
+    expect(
+      await screen.findByText(
+        'Another sign-in is still in progress in this browser, so a new one could not start. Go back to the sign-in page to try again.',
+      ),
+    ).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Back to Login' })).toBeTruthy();
+    expect(redirects).toEqual([]);
+  });
+
+  it('starts the new authorization once the lock is released', async () => {
+    const redirects: string[] = [];
+    vi.spyOn(history, 'redirectTo').mockImplementation((url: string) => void redirects.push(url));
+    const now = Date.now();
+    write(registry.oauth2Token, {
+      accessToken: fakeJwt({ exp: now / 1000 - 10, ext: { user: { authenticationMode: 'ory' } } }),
+      refreshToken: null,
+      expiresAt: now - 10_000,
+    });
+    mockFetch(() => ({ status: 401, body: {} }));
+    write(registry.loginLock, { id: 'other-tab/page', expiresAt: now + 30_000 }, { ttlMs: 30_000 });
+    goTo('/research');
+    render(<Router />);
+    expect(await screen.findByText('Loading…')).toBeTruthy();
+    remove(registry.loginLock);
+    await waitFor(() => expect(redirects).toHaveLength(1));
+    expect(redirects[0]).toMatch(/\/oauth2\/auth\?/);
   });
 });

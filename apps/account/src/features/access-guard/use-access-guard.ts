@@ -36,16 +36,19 @@ export function useAccessGuard(options: GuardOptions = {}) {
     disableGitStep: config.disableGitStep,
     now: session.checkedAt,
   });
-  const access: AccessDecision | null = loading
-    ? null
-    : decideAccess({
-        authenticated,
-        claims,
-        allowedModes: allowedAuthModes(config),
-        requiredProducts: requiredProducts(config),
-        requiredScopeGroups: config.requiredScopeGroups,
-        ...options,
-      });
+  // A token that could not be obtained shows its message (with the way back to sign-in) and
+  // navigates nowhere by itself.
+  const access: AccessDecision | null =
+    loading || tokenError
+      ? null
+      : decideAccess({
+          authenticated,
+          claims,
+          allowedModes: allowedAuthModes(config),
+          requiredProducts: requiredProducts(config),
+          requiredScopeGroups: config.requiredScopeGroups,
+          ...options,
+        });
 
   useEffect(() => {
     if (access?.type === 'login') navigate(paths.login, { replace: true });

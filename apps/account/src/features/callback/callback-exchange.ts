@@ -15,10 +15,15 @@ import { remove } from '../../shared/storage/storage.ts';
 
 // The callback's code exchange and its clean-up, outside React.
 
-/** After a successful exchange: clear the email result, SSO lock and challenge. */
+/**
+ * After a successful exchange: clear the email result, SSO lock and challenge, and the
+ * application-login lock (the SSO step raised it to 30 s; the sign-in it guarded is done, and a
+ * refresh refused a moment later must be able to start a new authorization at once).
+ */
 export function clearAfterExchange(): void {
   const entries: StorageEntry<unknown>[] = [
     registry.emailResult,
+    registry.loginLock,
     registry.ssoRedirectLock,
     registry.ssoRedirects,
     registry.ssoTries,

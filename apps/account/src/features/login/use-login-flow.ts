@@ -5,8 +5,8 @@ import { initialPagePath, paths } from '../../shared/config/paths.ts';
 import { showToast } from '../../shared/errors/error-store.ts';
 import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
 import { HttpError } from '../../shared/errors/http-error.ts';
-import { handleFlowError } from '../../shared/identity-client/handle-flow-error.ts';
-import { errorMessages, errorTexts } from '../../shared/identity-client/nodes.ts';
+import { appWordedText, handleFlowError } from '../../shared/identity-client/handle-flow-error.ts';
+import { errorMessages } from '../../shared/identity-client/nodes.ts';
 import { createLoginFlow, getLoginFlow } from '../../shared/identity-client/identity-client.ts';
 import type { LoginFlow } from '../../shared/identity-client/types.ts';
 import { navigate, redirectTo } from '../../shared/navigation/history.ts';
@@ -80,9 +80,9 @@ export function useLoginFlow(input: LoginFlowInput) {
         if (cancelled) return;
         setFlow(f);
         // Errors the identity service put on the flow (a provider's refusal after single sign-on,
-        // a failed submit) are shown as toasts.
-        if (input.flowId)
-          for (const text of errorTexts(errorMessages(f))) showToast(copy.errors.loginFlow(text));
+        // a failed submit, a remembered login of a deactivated account) are shown as toasts; those
+        // the app words itself in its own words.
+        for (const m of errorMessages(f)) showToast(appWordedText(m.id) ?? copy.errors.loginFlow(m.text));
       },
       (error: unknown) => {
         if (!cancelled) failToLoad(error);

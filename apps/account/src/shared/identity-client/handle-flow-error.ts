@@ -1,4 +1,4 @@
-import { TRUSTED_NETWORKS_MESSAGE_ID } from '../../constants.ts';
+import { ACCOUNT_DEACTIVATED_MESSAGE_ID, TRUSTED_NETWORKS_MESSAGE_ID } from '../../constants.ts';
 import { copy } from '../../copy.ts';
 import { HttpError } from '../errors/http-error.ts';
 import { getErrorMessage } from '../errors/get-error-message.ts';
@@ -133,7 +133,13 @@ const FORM_MESSAGE_IDS: ReadonlySet<number> = new Set([
 /** Server messages the app words itself (copy.ts). */
 const APP_TEXT: Readonly<Record<number, string>> = {
   [TRUSTED_NETWORKS_MESSAGE_ID]: copy.errors.networkNotTrusted,
+  [ACCOUNT_DEACTIVATED_MESSAGE_ID]: copy.errors.accountDeactivated,
 };
+
+/** The app's own words for a server message it words itself (copy.ts), else undefined. */
+export function appWordedText(id: number): string | undefined {
+  return APP_TEXT[id];
+}
 
 interface MessageLike {
   id: number;

@@ -1,4 +1,4 @@
-import { APPLICATION_LOGIN_LOCK_MS } from '../../constants.ts';
+import { APPLICATION_LOGIN_LOCK_BEFORE_SSO_MS, APPLICATION_LOGIN_LOCK_MS } from '../../constants.ts';
 import type { AccountConfig } from '../config/env.ts';
 import { redirectTo } from '../navigation/history.ts';
 import { defaultLockContext, isLockHeld, tabId, tryTakeLock } from '../storage/cookie-lock.ts';
@@ -71,4 +71,40 @@ export async function startAuthorizationWhenFree(
   sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 ): Promise<void> {
   while (!(await startAuthorization(config, lockMs))) await sleep(lockMs / 4);
+}
+
+export type HeldAuthorization = { type: 'retry'; inMs: number } | { type: 'give-up' };
+
+/**
+ * A new authorization the application-login lock holds back (another tab's, or the 30 s lock the
+ * SSO step took for a sign-in that never came back to release it): look again when the lock may be
+ * free (at its expiry, at most every quarter of the 2 s lock, since its holder may release it early).
+ * After waiting as long as the longest lock anyone takes (30 s), give up: the page says so and
+ * offers the sign-in page, never an endless "Loading…".
+ */
+export function decideHeldAuthorization(input: {
+  lock: Lock | null;
+  now: number;
+  waitingSince: number;
+}): HeldAuthorization {
+  if (input.now - input.waitingSince >= APPLICATION_LOGIN_LOCK_BEFORE_SSO_MS) return { type: 'give-up' };
+  const left = input.lock ? input.lock.expiresAt - input.now : 0;
+  return { type: 'retry', inMs: Math.min(Math.max(left + 25, 25), APPLICATION_LOGIN_LOCK_MS / 4) };
+}
+
+/**
+ * `startAuthorization` for a page whose token could not be renewed: waits while the lock is held,
+ * as `decideHeldAuthorization` says. Resolves to false when it gave up.
+ */
+export async function startAuthorizationOrGiveUp(
+  config: AccountConfig,
+  clock: { now: () => number; sleep: (ms: number) => Promise<void> } = defaultLockContext,
+): Promise<boolean> {
+  const waitingSince = clock.now();
+  for (;;) {
+    if (await startAuthorization(config)) return true;
+    const next = decideHeldAuthorization({ lock: read(registry.loginLock), now: clock.now(), waitingSince });
+    if (next.type === 'give-up') return false;
+    await clock.sleep(next.inMs);
+  }
 }

@@ -2,7 +2,8 @@ import { useEffect, useState } from 'react';
 import type { AccountConfig } from '../config/env.ts';
 import type { OAuth2Token } from '../storage/registry.ts';
 import { watchValue } from '../storage/watch.ts';
-import { startAuthorization } from './start-authorization.ts';
+import { copy } from '../../copy.ts';
+import { startAuthorizationOrGiveUp } from './start-authorization.ts';
 import { obtainToken, readToken, scheduleBackgroundRefresh } from './token-lifecycle.ts';
 
 export interface TokenState {
@@ -27,8 +28,12 @@ export function useToken(config: AccountConfig): TokenState {
       if (outcome === null) setState({ token: null, error: null });
       else if (outcome.type === 'token') setState({ token: outcome.token, error: null });
       else if (outcome.type === 'failed') setState({ token: null, error: outcome.message });
-      // A new authorization: the page stays in progress until the browser leaves for it.
-      else void startAuthorization(config);
+      // A new authorization: the page stays in progress until the browser leaves for it, or says
+      // so when another sign-in's lock keeps it from starting for too long.
+      else
+        void startAuthorizationOrGiveUp(config).then((started) => {
+          if (!started && live) setState({ token: null, error: copy.errors.signInHeld });
+        });
     });
     return () => {
       live = false;

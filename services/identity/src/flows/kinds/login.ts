@@ -12,6 +12,7 @@ import {
   toApiSession,
   type ActiveSession,
 } from '../../sessions/repo.ts';
+import { loadIdentity } from '../../identities/repo.ts';
 import { messages } from '../../ui/messages.ts';
 import type { FlowKindSpec, FlowStart } from '../kind.ts';
 import { flowRequestFields } from '../render.ts';
@@ -94,6 +95,7 @@ export const loginKind: FlowKindSpec = {
     const session = await req.session();
 
     let loginRequest: unknown;
+    const notices: UiText[] = [];
     if (challenge) {
       const lr = await ctx.hydra.getLoginRequest(challenge);
       loginRequest = lr;
@@ -102,6 +104,12 @@ export const loginKind: FlowKindSpec = {
         return { reply: { type: 'error', error: errors.sessionAlreadyAvailable(), browserTo: redirect_to } };
       }
       if (!lr.skip) refresh = true; // Kratos forces a refresh when Hydra cannot skip (kratos #3670)
+      // The authorization server remembered a login for someone deactivated since: it asks again,
+      // and the flow tells the person why (only this browser's remembered subject is looked at).
+      if (lr.subject && session?.row.identity_id !== lr.subject) {
+        const remembered = await loadIdentity(ctx.db, lr.subject);
+        if (remembered && remembered.row.state !== 'active') notices.push(messages.accountDeactivated());
+      }
     }
     if (aal === 'aal2' && !session) throw errors.aal1Required();
     if (session && sessionSatisfies(session, refresh, aal)) {
@@ -114,7 +122,7 @@ export const loginKind: FlowKindSpec = {
     const start = loginStart(
       { refresh, requestedAal: aal, returnTo, challenge: challenge ?? null },
       session,
-      [],
+      notices,
     );
     return { start, extra: loginRequest };
   },

@@ -151,6 +151,32 @@ describe('login_challenge (Kratos as the login UI of the authorization server)',
     expect(recorded.filter((r) => r.method === 'PUT')).toHaveLength(2);
   });
 
+  it('a remembered login of a deactivated identity: the flow shows the form and says the account is deactivated (4010092)', async () => {
+    const leaver = await createUser(h, 'leaver@example.com');
+    const deactivate = await fetch(`${h.adminUrl}/admin/identities/${leaver}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([{ op: 'replace', path: '/state', value: 'inactive' }]),
+    });
+    expect(deactivate.status).toBe(200);
+    const b = new Browser(h.publicUrl);
+    loginRequest = { ...loginRequest, skip: false, subject: leaver };
+    const init = await b.get('/self-service/login/browser?login_challenge=ch8', { accept: 'json' });
+    expect(init.status).toBe(200);
+    expect(init.body.ui.messages).toEqual([
+      {
+        id: 4010092,
+        type: 'error',
+        text: "Your account is deactivated. Please contact your organisation's administrator.",
+      },
+    ]);
+    expect(recorded.filter((r) => r.method === 'PUT')).toHaveLength(0);
+    // An active remembered subject gets no such message.
+    loginRequest = { ...loginRequest, subject: identityId };
+    const active = await b.get('/self-service/login/browser?login_challenge=ch9', { accept: 'json' });
+    expect(active.body.ui.messages ?? []).toEqual([]);
+  });
+
   it('an empty challenge is 400; an unknown challenge is answered in the Kratos envelope (never 5xx)', async () => {
     const b = new Browser(h.publicUrl);
     expect((await b.get('/self-service/login/browser?login_challenge=', { accept: 'json' })).status).toBe(
