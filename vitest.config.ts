@@ -10,6 +10,10 @@ const shared = { testTimeout: 30_000, hookTimeout: 60_000, pool: 'forks' } as co
 
 export default defineConfig({
   test: {
+    // One worker per core. Vitest's default in a run is one fewer than the cores: one worker on a
+    // two-core machine, which left a core idle while files waited for timers, sockets and databases
+    // (every file has its own database, so they may run side by side).
+    maxWorkers: '100%',
     projects: onPostgres
       ? [
           {

@@ -1,8 +1,10 @@
-// `npm test`: every check the project has, in order, with a summary at the end.
+// `npm test`: every check the project has, as stages run side by side (one per core by default),
+// each stage's output printed whole when it ends, and a summary at the end.
 // Runs under Node 24 (node_modules/.bin/node, put on PATH by npm).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { Buffer } from 'node:buffer';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -42,55 +44,123 @@ const nginxCheck = [
   'cp docker/nginx.conf "$d/nginx.conf"',
   'mkdir "$d/tls"',
   'openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=nginx-check -days 1 -keyout "$d/tls/privkey.pem" -out "$d/tls/fullchain.pem" 2>/dev/null',
-  'nginx -t -q -p "$d" -c "$d/nginx.conf" -e stderr',
+  // Into a file, shown afterwards: the configuration opens /dev/stdout, which cannot be opened when
+  // it is the socket a stage's output is collected through (ENXIO).
+  'status=0',
+  'nginx -t -q -p "$d" -c "$d/nginx.conf" -e stderr >"$d/out" 2>&1 || status=$?',
+  'cat "$d/out"',
+  'exit $status',
 ].join('\n');
 
-const steps = [
-  ['lint', [bin('eslint'), '.', '--max-warnings=0']],
-  ['format', [bin('prettier'), '--check', '--log-level=warn', '.']],
-  // Unused files, exports and dependencies, and imports of undeclared packages (knip.json).
-  ['unused code and dependencies (knip)', [bin('knip'), '--no-progress']],
-  // Duplicated blocks of 10 lines or more in source files outside tests (.jscpd.json).
-  ['duplicate code (jscpd)', [bin('jscpd'), '--silent', '.']],
-  ['typecheck (services, packages, tools)', [bin('tsc'), '-p', 'tsconfig.json']],
-  ['typecheck (account app)', [bin('tsc'), '-p', 'apps/account/tsconfig.json']],
-  ['unit and integration tests on PGlite', [bin('vitest'), 'run']],
-  ['load balancer configuration (nginx -t)', ['sh', '-c', nginxCheck], {}, '.', ensureNginx],
-];
+// The stages. `id` names a stage on the command line (`npm test -- e2e postgres` runs those alone);
+// `after` lists the stages it must wait for when they run too: the builds come before what starts
+// the built system, so that no two stages compile the same files at once.
 const postgres = has('initdb') && has('pg_ctl');
-if (postgres) {
-  steps.push([
-    'integration tests on a throwaway PostgreSQL cluster',
-    [bin('vitest'), 'run'],
-    { TEST_DB: 'postgres' },
-  ]);
-} else {
+const vitest = (...args) => [bin('vitest'), 'run', ...args];
+const e2e = ['--config', 'e2e/vitest.config.ts'];
+const stages = [
+  // Compiles what is stale (the journeys' global set-up and a few integration tests run it too):
+  // here once, before the stages that would otherwise each compile the same files concurrently.
+  { id: 'compile', name: 'compile services and scripts', cmd: ['node', join(root, 'scripts/build.mjs')] },
+  {
+    id: 'build',
+    name: 'build the account app',
+    cmd: [bin('vite'), 'build', '--logLevel', 'warn'],
+    cwd: 'apps/account',
+  },
+  {
+    id: 'size',
+    name: 'bundle budget (size-limit)',
+    cmd: [bin('size-limit')],
+    cwd: 'apps/account',
+    after: ['build'],
+  },
+  ...(postgres
+    ? [
+        // The same journeys against the scaled-out system of `npm run start:cluster`: what must hold
+        // whichever instance answers (sessions, flows, limits in the database) is checked in a browser.
+        // The longest stage that keeps one core busy: started first.
+        {
+          id: 'e2e-cluster',
+          name: 'end-to-end journeys against the cluster (2 instances each, PostgreSQL)',
+          cmd: vitest(...e2e),
+          env: { E2E_TARGET: 'cluster', E2E_PORT_OFFSET: process.env.E2E_CLUSTER_PORT_OFFSET ?? '20000' },
+          after: ['compile', 'build'],
+          needs: 'chromium',
+        },
+      ]
+    : []),
+  { id: 'lint', name: 'lint', cmd: [bin('eslint'), '.', '--max-warnings=0'] },
+  { id: 'format', name: 'format', cmd: [bin('prettier'), '--check', '--log-level=warn', '.'] },
+  // Unused files, exports and dependencies, and imports of undeclared packages (knip.json).
+  { id: 'knip', name: 'unused code and dependencies (knip)', cmd: [bin('knip'), '--no-progress'] },
+  // Duplicated blocks of 10 lines or more in source files outside tests (.jscpd.json).
+  { id: 'jscpd', name: 'duplicate code (jscpd)', cmd: [bin('jscpd'), '--silent', '.'] },
+  {
+    id: 'typecheck',
+    name: 'typecheck (services, packages, tools)',
+    cmd: [bin('tsc'), '-p', 'tsconfig.json'],
+  },
+  {
+    id: 'typecheck-app',
+    name: 'typecheck (account app)',
+    cmd: [bin('tsc'), '-p', 'apps/account/tsconfig.json'],
+  },
+  {
+    id: 'nginx',
+    name: 'load balancer configuration (nginx -t)',
+    cmd: ['sh', '-c', nginxCheck],
+    needs: 'nginx',
+  },
+  { id: 'vitest', name: 'unit and integration tests on PGlite', cmd: vitest(), after: ['compile'] },
+  {
+    id: 'e2e',
+    name: 'end-to-end journeys in Chromium',
+    cmd: vitest(...e2e),
+    env: { E2E_TARGET: 'process', E2E_PORT_OFFSET: process.env.E2E_PORT_OFFSET ?? '10000' },
+    after: ['compile', 'build'],
+    needs: 'chromium',
+  },
+  ...(postgres
+    ? [
+        {
+          id: 'postgres',
+          name: 'integration tests on a throwaway PostgreSQL cluster',
+          cmd: vitest(),
+          env: { TEST_DB: 'postgres' },
+          after: ['compile'],
+        },
+      ]
+    : []),
+];
+if (!postgres) {
   console.log(
     'PostgreSQL binaries (initdb, pg_ctl) not found: the PostgreSQL run and the cluster journeys are left out.',
   );
 }
-steps.push(['build the account app', [bin('vite'), 'build', '--logLevel', 'warn'], {}, 'apps/account']);
-steps.push(['bundle budget (size-limit)', [bin('size-limit')], {}, 'apps/account']);
-steps.push([
-  'end-to-end journeys in Chromium',
-  [bin('vitest'), 'run', '--config', 'e2e/vitest.config.ts'],
-  { E2E_TARGET: 'process' },
-  '.',
-  ensureChromium,
-]);
-// The same journeys against the scaled-out system of `npm run start:cluster`: what must hold
-// whichever instance answers (sessions, flows, limits in the database) is checked in a browser.
-if (postgres) {
-  steps.push([
-    'end-to-end journeys against the cluster (2 instances each, PostgreSQL)',
-    [bin('vitest'), 'run', '--config', 'e2e/vitest.config.ts'],
-    { E2E_TARGET: 'cluster' },
-    '.',
-    ensureChromium,
-  ]);
+
+// `npm test -- <id>…` runs only those stages (their `after` stages only when named too).
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((id) => !stages.some((s) => s.id === id));
+if (unknown.length > 0) {
+  console.error(`Unknown stage(s): ${unknown.join(', ')}. Stages: ${stages.map((s) => s.id).join(', ')}.`);
+  process.exit(2);
+}
+const selected = wanted.length > 0 ? stages.filter((s) => wanted.includes(s.id)) : stages;
+
+// How many stages run at once: one per core by default (TEST_CONCURRENCY overrides; 1 runs them one
+// after another). Each Vitest stage also runs its files on every core (vitest.config.ts): while one
+// stage waits (a browser, a timer, the database) the other's work fills the cores.
+const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY) || availableParallelism());
+
+// Installs (apt-get) before anything runs, one after the other: never two package managers at once.
+const preconditions = { chromium: ensureChromium, nginx: ensureNginx };
+const missing = {};
+for (const need of new Set(selected.map((s) => s.needs).filter(Boolean))) {
+  if (!preconditions[need]()) missing[need] = need === 'nginx' ? 'nginx' : 'Chromium';
 }
 
-// Each Vitest step also writes a JSON report, so that the summary can name every failed test: a
+// Each Vitest stage also writes a JSON report, so that the summary can name every failed test: a
 // failure scrolled past in a long CI log is otherwise hard to find.
 const reports = mkdtempSync(join(tmpdir(), 'acme-test-'));
 const failedTests = [];
@@ -110,40 +180,84 @@ function readFailures(file) {
   }
 }
 
-const results = [];
-for (const [index, [name, [cmd, ...originalArgs], env = {}, cwd = '.', precondition]] of steps.entries()) {
-  const report = join(reports, `step-${index}.json`);
+// Output is buffered per stage and printed whole when the stage ends, so that the log reads stage by
+// stage although they run at the same time. Colours stay when the run itself writes to a terminal.
+const color = process.stdout.isTTY ? { FORCE_COLOR: '1' } : {};
+// Node's on-disk code cache for the modules every process loads (Vitest starts a process per test
+// file, each loading the same packages): about 5 % less CPU in the Vitest stages. Keyed by file
+// content and Node version; under node_modules, so that `npm ci` starts it afresh.
+const compileCache = {
+  NODE_COMPILE_CACHE:
+    process.env.NODE_COMPILE_CACHE ?? join(root, 'node_modules', '.cache', 'node-compile-cache'),
+};
+function runStage(stage, index) {
+  const report = join(reports, `stage-${index}.json`);
+  const [cmd, ...originalArgs] = stage.cmd;
   const args =
     cmd === bin('vitest')
       ? [...originalArgs, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`]
       : originalArgs;
-  console.log(`\n▶ ${name}`);
-  if (precondition && !precondition()) {
-    results.push([
-      name,
-      `FAILED (${precondition === ensureNginx ? 'nginx' : 'Chromium'} could not be installed)`,
-    ]);
-    continue;
-  }
   const started = Date.now();
-  const run = spawnSync(cmd, args, {
-    cwd: join(root, cwd),
-    stdio: 'inherit',
-    env: { ...process.env, ...env },
+  const chunks = [];
+  return new Promise((resolveStage) => {
+    const child = spawn(cmd === 'node' ? process.execPath : cmd, args, {
+      cwd: join(root, stage.cwd ?? '.'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...color, ...compileCache, ...stage.env },
+    });
+    child.stdout.on('data', (c) => chunks.push(c));
+    child.stderr.on('data', (c) => chunks.push(c));
+    const finish = (status) => {
+      const secs = ((Date.now() - started) / 1000).toFixed(1);
+      if (status !== 0) readFailures(report);
+      const outcome = status === 0 ? `ok (${secs}s)` : `FAILED (exit ${status}, ${secs}s)`;
+      process.stdout.write(`\n▶ ${stage.name}: ${outcome}\n`);
+      process.stdout.write(Buffer.concat(chunks));
+      resolveStage(outcome);
+    };
+    child.once('error', (err) => {
+      chunks.push(Buffer.from(`${err.message}\n`));
+      finish('error');
+    });
+    child.once('close', (code, signal) => finish(code ?? signal));
   });
-  const secs = ((Date.now() - started) / 1000).toFixed(1);
-  if (run.status !== 0) readFailures(report);
-  results.push([
-    name,
-    run.status === 0 ? `ok (${secs}s)` : `FAILED (exit ${run.status ?? run.signal}, ${secs}s)`,
-  ]);
 }
 
-console.log('\nSummary');
-for (const [name, outcome] of results)
-  console.log(`  ${outcome.startsWith('ok') ? '✓' : '✗'} ${name}: ${outcome}`);
+const runStarted = Date.now();
+const outcomes = new Map();
+const running = new Set();
+await new Promise((allDone) => {
+  const startReady = () => {
+    for (const [index, stage] of selected.entries()) {
+      if (running.size >= concurrency) break;
+      if (outcomes.has(stage.id) || running.has(stage.id)) continue;
+      const waitsFor = (stage.after ?? []).filter((id) => selected.some((s) => s.id === id));
+      if (!waitsFor.every((id) => outcomes.has(id))) continue;
+      if (stage.needs && missing[stage.needs]) {
+        outcomes.set(stage.id, `FAILED (${missing[stage.needs]} could not be installed)`);
+        continue;
+      }
+      running.add(stage.id);
+      console.log(`… ${stage.name}`);
+      void runStage(stage, index).then((outcome) => {
+        running.delete(stage.id);
+        outcomes.set(stage.id, outcome);
+        startReady();
+      });
+    }
+    if (running.size === 0 && outcomes.size === selected.length) allDone();
+  };
+  startReady();
+});
+
+const total = ((Date.now() - runStarted) / 1000).toFixed(1);
+console.log(`\nSummary (${total}s, up to ${concurrency} stage(s) at a time)`);
+for (const stage of selected) {
+  const outcome = outcomes.get(stage.id);
+  console.log(`  ${outcome.startsWith('ok') ? '✓' : '✗'} ${stage.name}: ${outcome}`);
+}
 if (failedTests.length > 0) {
   console.log('\nFailed tests');
   for (const line of failedTests) console.log(`  ✗ ${line}`);
 }
-process.exit(results.every(([, outcome]) => outcome.startsWith('ok')) ? 0 : 1);
+process.exit(selected.every((s) => outcomes.get(s.id).startsWith('ok')) ? 0 : 1);

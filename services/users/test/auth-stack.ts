@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Database } from '@acme/db';
-import type { Clock } from '@acme/db/clock';
 import type { Mailer } from '@acme/mail';
 import { freePort } from '@acme/test-kit/free-port';
 import { start as startIdentity } from '@acme/identity';
@@ -24,8 +23,6 @@ export async function startAuthStack(
   options: {
     appOrigin: string;
     identityMailer?: Mailer;
-    /** The identity service's time source: a test's fake clock, so both services' events order alike. */
-    identityClock?: Clock;
     usersAdminUrl?: string;
     oauth2Env?: Record<string, string>;
     identityEnv?: Record<string, string>;
@@ -57,7 +54,6 @@ export async function startAuthStack(
     db,
     logger: false,
     ...(options.identityMailer ? { mailer: options.identityMailer } : {}),
-    ...(options.identityClock ? { clock: options.identityClock } : {}),
     env: {
       IDENTITY_PUBLIC_PORT: String(idPublic),
       IDENTITY_ADMIN_PORT: String(idAdmin),

@@ -6,6 +6,26 @@ import { http, startTestService, type TestUsersService } from '../harness.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
+/**
+ * The user service's clock: real time plus what the tests advanced it by. The identity service
+ * records its events (session.ended, account.unlocked…) on the real clock, and the console lists
+ * both services' events by time: a clock that started at the stack's creation and moved only when
+ * advanced fell behind real time on a loaded machine (the set-up took longer than the advances), and
+ * the identity's events then sorted after the user service's later ones.
+ */
+class AdvancingClock extends FakeClock {
+  private offset = 0;
+  override now(): Date {
+    return new Date(Date.now() + this.offset);
+  }
+  override advance(ms: number): void {
+    this.offset += ms;
+  }
+  override set(at: Date | number): void {
+    this.offset = (typeof at === 'number' ? at : at.getTime()) - Date.now();
+  }
+}
+
 const APP_ORIGIN = 'http://localhost:4002';
 const PASSWORD = 'Research-Demo-2026!';
 
@@ -41,10 +61,8 @@ export async function startConsoleStack(
 ): Promise<ConsoleStack> {
   const db = await createTestDb();
   const closers: (() => Promise<void>)[] = [];
-  // One clock for the user service and the identity service: the console merges both services'
-  // events by time, so a real clock on one side would reorder them whenever the machine is slow.
-  const clock = new FakeClock(Date.now());
-  const urls = await startAuthStack(db, closers, { appOrigin: APP_ORIGIN, identityClock: clock });
+  const urls = await startAuthStack(db, closers, { appOrigin: APP_ORIGIN });
+  const clock = new AdvancingClock();
   const svc = await startTestService({
     db,
     clock,

@@ -86,7 +86,7 @@ describe('console API: invitations and the security event log', () => {
       tick();
       const revoked = await stack.call(tokens.ada, 'POST', `${base()}/invitations/${invitationId}/revoke`);
       expect(revoked.body.state).toBe('revoked');
-      // The identity service's own events of the same moment (one clock) are merged in: the
+      // The identity service's own events are merged in (on its real clock): the
       // console's two come newest first among the invitation events.
       const events = await stack.call(tokens.ada, 'GET', `${base()}/events?limit=20`);
       const types = events.body.events.map((e: any) => e.type as string);

@@ -307,8 +307,8 @@ describe('console API: members, authorised from the database per call', () => {
       ).toBe(204);
       stack.clock.advance(1000);
       expect((await stack.call(tokens.ada, 'POST', `${base()}/members/${grace.id}/unlock`)).status).toBe(204);
-      // The identity service records its side too (account.unlocked, at the same moment of the
-      // shared clock): the console's own two come newest first among the member events.
+      // The identity service records its side too (account.unlocked, on its real clock): the
+      // the console's own two come newest first among the member events.
       const events = await stack.call(tokens.ada, 'GET', `${base()}/events?subjectId=${grace.id}&limit=20`);
       const types = events.body.events.map((e: any) => e.type as string);
       expect(types.filter((t: string) => t.startsWith('member.')).slice(0, 2)).toEqual([
