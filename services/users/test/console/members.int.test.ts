@@ -308,7 +308,7 @@ describe('console API: members, authorised from the database per call', () => {
       stack.clock.advance(1000);
       expect((await stack.call(tokens.ada, 'POST', `${base()}/members/${grace.id}/unlock`)).status).toBe(204);
       // The identity service records its side too (account.unlocked, on its real clock): the
-      // the console's own two come newest first among the member events.
+      // console's own two come newest first among the member events.
       const events = await stack.call(tokens.ada, 'GET', `${base()}/events?subjectId=${grace.id}&limit=20`);
       const types = events.body.events.map((e: any) => e.type as string);
       expect(types.filter((t: string) => t.startsWith('member.')).slice(0, 2)).toEqual([
