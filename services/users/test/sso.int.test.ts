@@ -190,6 +190,66 @@ describe('SSO providers per organisation', () => {
     expect((user.body as any).organisationId).toBe(globex);
   });
 
+  it('asserted groups grant through the organisation group mapping: at creation, at each sign-in, never while SCIM is on', async () => {
+    // The mapping the console's Provisioning page keeps (validated there; written here directly).
+    await svc.db.kysely
+      .insertInto('scim_settings' as never)
+      .values({
+        organisation_id: globex,
+        group_mappings: JSON.stringify([
+          { group: 'Quants', role: 'user', scopeGroups: ['research'] },
+          { group: 'IT', role: 'org-admin', scopeGroups: [] },
+        ]),
+        updated_at: new Date(),
+      } as never)
+      .execute();
+    const member = (email: string, groups?: string[]) =>
+      http(`${svc.adminUrl}/admin/sso/providers/globex/members`, {
+        method: 'POST',
+        json: { email, ...(groups ? { groups } : {}) },
+      });
+    const user = async (id: string) => (await http(`${svc.adminUrl}/admin/users/${id}`)).body as any;
+
+    const quant = await member('gauss@globex.test', ['Quants', 'Unmapped']);
+    expect(quant.status).toBe(200);
+    expect(await user((quant.body as any).userId)).toMatchObject({
+      role: 'member',
+      scopeGroups: ['research'],
+    });
+
+    // The next sign-in asserts other groups: the member follows them, and the change is recorded.
+    const promoted = await member('gauss@globex.test', ['IT']);
+    const id = (promoted.body as any).userId as string;
+    expect(await user(id)).toMatchObject({ role: 'org-admin', scopeGroups: [] });
+    const events = await svc.db.kysely
+      .selectFrom('security_events' as never)
+      .selectAll()
+      .where('subject_id' as never, '=', id as never)
+      .execute();
+    expect(events.map((e: any) => e.type)).toContain('member.role_changed');
+
+    // Without the attribute nothing changes (an OIDC provider sends none).
+    await member('gauss@globex.test');
+    expect(await user(id)).toMatchObject({ role: 'org-admin' });
+
+    // While SCIM is on, its groups decide: the assertion's are ignored.
+    await svc.db.kysely
+      .insertInto('scim_tokens' as never)
+      .values({
+        id: '55555555-5555-4555-8555-555555555555',
+        organisation_id: globex,
+        name: 'directory',
+        token_hash: 'x'.repeat(64),
+        created_by: 'test',
+        created_at: new Date(),
+      } as never)
+      .execute();
+    await member('gauss@globex.test', ['Quants']);
+    expect(await user(id)).toMatchObject({ role: 'org-admin', scopeGroups: [] });
+    await svc.db.kysely.deleteFrom('scim_tokens' as never).execute();
+    await svc.db.kysely.deleteFrom('scim_settings' as never).execute();
+  });
+
   it('refuses a member when just-in-time creation is off, or for an address outside the organisation', async () => {
     const off = await http(`${svc.adminUrl}/admin/sso/providers/initech-okta/members`, {
       method: 'POST',

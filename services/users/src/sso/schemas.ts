@@ -265,7 +265,7 @@ export const ssoMemberSchema = z
     email: emailSchema,
     firstName: nameSchema.optional(),
     lastName: nameSchema.optional(),
-    /** The directory groups a SAML IdP named (issue 26); not used yet. */
+    /** The directory groups a SAML IdP named (issue 26): they grant through the group mapping. */
     groups: z.array(z.string().max(256)).max(100).optional(),
   })
   .strict();

@@ -13,8 +13,9 @@ import {
   upsertProvider,
   type SsoProviderRow,
 } from './repository.ts';
-import { operatorOrigin, recordEvent, type EventOrigin } from '../console/events.ts';
+import { operatorOrigin, recordEvent, systemOrigin, type EventOrigin } from '../console/events.ts';
 import { scimEnabled } from '../scim/tokens.ts';
+import { decideDirectoryGrants, readGroupMappings } from '../scim/settings.ts';
 import { samlFacts, samlSettingsOf, serviceProviderUrls } from './saml-provider.ts';
 import type {
   SetOidcProviderInput,
@@ -272,7 +273,12 @@ export async function providerConfig(ctx: UsersContext, providerId: string): Pro
 export async function provisionSsoMember(
   ctx: UsersContext,
   providerId: string,
-  person: { email: string; firstName?: string | undefined; lastName?: string | undefined },
+  person: {
+    email: string;
+    firstName?: string | undefined;
+    lastName?: string | undefined;
+    groups?: string[] | undefined;
+  },
 ): Promise<{ userId: string; identityId: string }> {
   const row = await findProviderById(ctx.db, providerId);
   if (!row) throw new AppError('SSO_NOT_CONFIGURED', 'No single sign-on provider has this id.');
@@ -295,6 +301,7 @@ export async function provisionSsoMember(
     if (existing.identity_id === null) {
       throw new AppError('USER_EXISTS', 'A user with this email address already exists.');
     }
+    await applyAssertedGroups(ctx, organisation.id, existing, person.groups);
     return { userId: existing.id, identityId: existing.identity_id };
   }
   if (await scimEnabled(ctx, organisation.id)) {
@@ -310,6 +317,7 @@ export async function provisionSsoMember(
       'Your organisation does not create accounts at first sign-in. Ask your administrator to add you.',
     );
   }
+  const grants = await assertedGrants(ctx, organisation.id, person.groups);
   const local = person.email.slice(0, person.email.indexOf('@'));
   const user = await createUser(
     ctx,
@@ -318,11 +326,60 @@ export async function provisionSsoMember(
       email: person.email,
       firstName: person.firstName ?? local.slice(0, 100),
       lastName: person.lastName ?? organisation.name.slice(0, 100),
-      role: 'member',
+      role: grants?.role ?? 'member',
       isGitUser: false,
-      scopeGroups: [],
+      scopeGroups: grants?.scopeGroups ?? [],
     },
     { emailVerified: true },
   );
   return { userId: user.id, identityId: user.identityId! };
+}
+
+/**
+ * Issue 26: the groups a SAML provider asserts (its groups attribute) grant a role and scope groups
+ * through the organisation's directory group mapping (the console's Provisioning page), as SCIM's
+ * groups do, at most org-admin. While SCIM is on, its groups decide and the assertion's count for
+ * nothing; without a mapping, or without the attribute, nothing changes.
+ */
+async function assertedGrants(ctx: UsersContext, organisationId: string, groups: string[] | undefined) {
+  if (groups === undefined || (await scimEnabled(ctx, organisationId))) return undefined;
+  const mappings = await readGroupMappings(ctx.db, organisationId);
+  return mappings.length === 0 ? undefined : decideDirectoryGrants(mappings, groups);
+}
+
+/** At each SAML sign-in, an existing member's role and scope groups follow the asserted groups. */
+async function applyAssertedGroups(
+  ctx: UsersContext,
+  organisationId: string,
+  member: { id: string; role: string; scope_groups: string[] },
+  groups: string[] | undefined,
+): Promise<void> {
+  // Provider staff are never changed by an organisation's provider.
+  if (member.role === 'admin' || member.role === 'super-admin') return;
+  const grants = await assertedGrants(ctx, organisationId, groups);
+  if (!grants) return;
+  const change: { role?: string; scope_groups?: string } = {};
+  if (grants.role !== null && grants.role !== member.role) change.role = grants.role;
+  const held = [...member.scope_groups].sort();
+  if (grants.scopeGroups !== null && JSON.stringify(grants.scopeGroups) !== JSON.stringify(held)) {
+    change.scope_groups = JSON.stringify(grants.scopeGroups);
+  }
+  if (Object.keys(change).length === 0) return;
+  const now = ctx.clock.now();
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx.updateTable('users').set(change).where('id', '=', member.id).execute();
+    if (change.role !== undefined) {
+      await recordEvent(
+        trx,
+        systemOrigin(),
+        {
+          organisationId,
+          type: 'member.role_changed',
+          subjectId: member.id,
+          details: { from: member.role, to: change.role, source: 'saml' },
+        },
+        now,
+      );
+    }
+  });
 }
