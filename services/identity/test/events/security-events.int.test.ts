@@ -417,6 +417,8 @@ describe('retention', () => {
         IDENTITY_SECURITY_EVENTS: 'off',
         NODE_ENV: 'production',
         IDENTITY_CODE_SECRET: 'x'.repeat(40),
+        // Without SAML: production would first refuse its development keys.
+        IDENTITY_METHODS: 'password,totp,lookup_secret,code,profile,oidc,passkey,webauthn',
       }),
     ).toThrow(/bench only/);
     const off = await startHarness({ IDENTITY_SECURITY_EVENTS: 'off' }, { db: h.db, clock: h.clock });
