@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '@acme/db';
 import { startProcessCluster, type RunningCluster } from '@acme/cluster/system';
-import { buildServices, commandLine, IMAGE_ENV } from './image-env.ts';
+import { buildServices, commandLine, IMAGE_ENV, samlKeysEnv } from './image-env.ts';
 import { freePorts } from './ports.ts';
 
 /**
@@ -31,6 +31,7 @@ describe('docker/entrypoint.sh: the services on PostgreSQL', () => {
         ...IMAGE_ENV,
         IDENTITY_CODE_SECRET: randomBytes(32).toString('base64url'),
         SSO_SECRET_KEY: randomBytes(32).toString('base64url'),
+        ...samlKeysEnv(),
         // No SMTP server here: mail stays queued in the database.
         MAIL_WORKER: 'false',
       },

@@ -28,3 +28,42 @@ export function commandLine(pid: number): string[] {
   const run = spawnSync('cat', [`/proc/${pid}/cmdline`], { encoding: 'utf8' });
   return run.stdout.split('\0').filter(Boolean);
 }
+
+/**
+ * The SAML service provider's keys production requires (it refuses the development ones): a fresh
+ * key and self-signed certificate from `openssl`, one pair for signing and one for encryption.
+ */
+export function samlKeysEnv(): Record<string, string> {
+  const pair = () => {
+    const run = spawnSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-subj',
+        '/CN=saml-sp-test',
+        '-days',
+        '1',
+        '-keyout',
+        '-',
+      ],
+      { encoding: 'utf8', timeout: 60_000, input: '' },
+    );
+    if (run.status !== 0) throw new Error(`openssl failed:\n${run.stderr}`);
+    const key = /-----BEGIN PRIVATE KEY-----[\s\S]+?-----END PRIVATE KEY-----/.exec(run.stdout);
+    const cert = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.exec(run.stdout);
+    if (!key || !cert) throw new Error('openssl printed no key and certificate');
+    return { key: key[0], cert: cert[0] };
+  };
+  const signing = pair();
+  const encryption = pair();
+  return {
+    IDENTITY_SAML_SIGNING_KEY: signing.key,
+    IDENTITY_SAML_SIGNING_CERT: signing.cert,
+    IDENTITY_SAML_ENCRYPTION_KEY: encryption.key,
+    IDENTITY_SAML_ENCRYPTION_CERT: encryption.cert,
+  };
+}
