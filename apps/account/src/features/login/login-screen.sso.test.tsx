@@ -80,6 +80,45 @@ describe('LoginScreen: the SSO step has a way out', () => {
     vi.unstubAllGlobals();
   });
 
+  it("a step submitted before the page's flow arrived waits for it: one flow, so no second anti-CSRF cookie races the first", async () => {
+    let release: () => void = () => undefined;
+    const arrived = new Promise<void>((resolve) => (release = resolve));
+    let created = 0;
+    const { calls } = mockFetch(async ({ url, method }) => {
+      if (url.pathname === '/self-service/login/browser') {
+        created += 1;
+        // The page's own flow is slow to come (a loaded instance).
+        if (created === 1) await arrived;
+        return { status: 200, body: browserFlow('login', `flow-${created}`, 'choose_method', []) };
+      }
+      if (method === 'POST' && url.pathname === '/self-service/login')
+        return {
+          status: 422,
+          body: {
+            error: { id: 'browser_location_change_required', code: 422 },
+            redirect_browser_to: 'http://localhost:4520/auth?client_id=x',
+          },
+        };
+      return { status: 401, body: { error: { code: 401 } } };
+    });
+    const assign = vi.fn();
+    vi.stubGlobal('location', {
+      ...window.location,
+      set href(to: string) {
+        assign(to);
+      },
+    });
+    render(<LoginScreen search={{}} />);
+    fireEvent.click(await screen.findByRole('button', { name: 'Try again' }));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(calls.filter((c) => c.method === 'POST')).toHaveLength(0);
+    release();
+    await waitFor(() => expect(assign).toHaveBeenCalledWith('http://localhost:4520/auth?client_id=x'));
+    expect(created).toBe(1);
+    expect(calls.find((c) => c.method === 'POST')!.url.searchParams.get('flow')).toBe('flow-1');
+    vi.unstubAllGlobals();
+  });
+
   it('after 3 tries only "Use another email" and the support contact remain', async () => {
     write(registry.ssoTries, 3);
     render(<LoginScreen search={{}} />);

@@ -1,4 +1,4 @@
-import { useEffect, useEffectEvent, useState } from 'react';
+import { useEffect, useEffectEvent, useRef, useState, type RefObject } from 'react';
 import { copy } from '../../copy.ts';
 import type { AccountConfig } from '../../shared/config/env.ts';
 import { initialPagePath, paths } from '../../shared/config/paths.ts';
@@ -27,9 +27,34 @@ export interface LoginFlowInput {
 }
 
 /** The login flow of the screen: loaded eagerly when needed, created on the first submit otherwise. */
+/**
+ * Keeps the page's own flow creation in `ref` while it is on its way, so that a step submitted
+ * before it arrived waits for it rather than creating a second flow: in a browser without the
+ * anti-CSRF cookie yet, both creations set a different cookie, the later Set-Cookie wins (even after
+ * the page has left for an identity provider), and the flow bound to the other cookie then fails its
+ * same-browser check on the way back.
+ */
+function trackPending(ref: RefObject<Promise<LoginFlow | null> | null>, load: Promise<LoginFlow>): void {
+  const settled = load.then(
+    (f) => f,
+    () => null,
+  );
+  ref.current = settled;
+  void settled.then(() => {
+    if (ref.current === settled) ref.current = null;
+  });
+}
+
+interface ObtainOptions {
+  refresh?: boolean;
+  aal2?: boolean;
+  fresh?: boolean;
+}
+
 export function useLoginFlow(input: LoginFlowInput) {
   const { config } = input;
   const [flow, setFlow] = useState<LoginFlow | null>(null);
+  const eagerLoad = useRef<Promise<LoginFlow | null> | null>(null);
 
   /** A login flow could not be created or loaded: a stale challenge restarts the authorization. */
   function failToLoad(error: unknown): void {
@@ -75,6 +100,7 @@ export function useLoginFlow(input: LoginFlowInput) {
           login_challenge: input.storedChallenge ?? undefined,
           aal: input.aal2 ? 'aal2' : undefined,
         });
+    trackPending(eagerLoad, load);
     load.then(
       (f) => {
         if (cancelled) return;
@@ -99,13 +125,9 @@ export function useLoginFlow(input: LoginFlowInput) {
    * The current flow, or a new one (aal2 for the second factor, refresh for a password confirmation;
    * `fresh`: the current one was refused, so never it, even before the state update lands).
    */
-  async function obtainFlow(options: {
-    refresh?: boolean;
-    aal2?: boolean;
-    fresh?: boolean;
-  }): Promise<LoginFlow | null> {
-    const usable = !options.fresh && (options.aal2 ? flow?.requested_aal === 'aal2' : true);
-    if (flow && usable) return flow;
+  async function obtainFlow(options: ObtainOptions): Promise<LoginFlow | null> {
+    const current = flow ?? (await eagerLoad.current); // see trackPending
+    if (current && !options.fresh && (options.aal2 ? current.requested_aal === 'aal2' : true)) return current;
     try {
       const created = await createLoginFlow(config.identityUrl, {
         login_challenge: read(registry.loginChallenge) ?? undefined,
