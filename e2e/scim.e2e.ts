@@ -1,13 +1,13 @@
-import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { startOrgIdp, type OrgIdp } from '@acme/dev';
 import { seriousViolations } from './axe.ts';
 import { systemUrls, useBrowser, type SystemUrls } from './browser.ts';
 import { enterEmail, openLogin, submitPassword } from './journeys.ts';
+import { acceptTermsIfAsked, operator } from './operator.ts';
 
 // SCIM provisioning (issue 26), end to end, on both targets: an org-admin creates a SCIM token and a
 // group mapping in the admin console; a provisioning client sending what Microsoft Entra ID's
@@ -22,7 +22,6 @@ import { enterEmail, openLogin, submitPassword } from './journeys.ts';
 // Globex, and Globex's stand-in knows only its two demo people.
 
 const ROOT = resolve(import.meta.dirname, '..');
-const CLI = join(ROOT, 'services/users/src/cli.ts');
 /** The user service's checked-in Entra ID requests (each naming its documentation; their README). */
 const ENTRA_FIXTURES = join(ROOT, 'services/users/test/scim/fixtures/entra');
 const SCIM_JSON = 'application/scim+json';
@@ -33,38 +32,6 @@ async function shot(page: Page, name: string): Promise<void> {
   if (!SCREENS) return;
   mkdirSync(SCREENS, { recursive: true });
   await page.screenshot({ path: `${SCREENS}/${name}.png`, fullPage: true });
-}
-
-/** `npm run admin -- …` against the running system (with its admin key): the printed JSON. */
-async function operator(urls: SystemUrls, args: string[]): Promise<Record<string, unknown>> {
-  const key = inject('adminKey');
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, USERS_ADMIN_URL: urls.usersAdmin, ...(key ? { USERS_ADMIN_KEY: key } : {}) },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((r) => child.on('close', r));
-  if (code !== 0) throw new Error(`admin ${args[0]} exited ${code}: ${stderr}`);
-  return JSON.parse(stdout) as Record<string, unknown>;
-}
-
-/** After a first sign-in: the Terms step when it shows, then wherever the app goes. */
-async function acceptTermsIfAsked(page: Page, leaves: (url: URL) => boolean): Promise<void> {
-  const terms = page.getByLabel('I agree to the platform terms of service');
-  const deadline = Date.now() + 30_000;
-  while (!leaves(new URL(page.url())) && !(await terms.isVisible())) {
-    if (Date.now() > deadline) throw new Error(`stuck at ${page.url()}`);
-    await page.waitForTimeout(200);
-  }
-  if (!leaves(new URL(page.url()))) {
-    await terms.check();
-    await page.getByLabel('I agree to the privacy policy').check();
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await page.waitForURL(leaves, { timeout: 30_000 });
-  }
 }
 
 /** What the SCIM server answers, as far as the journey reads it. */
