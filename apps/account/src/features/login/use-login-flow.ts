@@ -26,22 +26,32 @@ export interface LoginFlowInput {
   refresh: () => void;
 }
 
-/** The login flow of the screen: loaded eagerly when needed, created on the first submit otherwise. */
+/** The page's own flow load while it is on its way; `key` names what it loads. */
+interface PendingLoad {
+  key: string;
+  load: Promise<LoginFlow>;
+  settled: Promise<LoginFlow | null>;
+}
+
 /**
- * Keeps the page's own flow creation in `ref` while it is on its way, so that a step submitted
- * before it arrived waits for it rather than creating a second flow: in a browser without the
- * anti-CSRF cookie yet, both creations set a different cookie, the later Set-Cookie wins (even after
- * the page has left for an identity provider), and the flow bound to the other cookie then fails its
- * same-browser check on the way back.
+ * Keeps the page's own flow load in `ref` while it is on its way, so that a step submitted before it
+ * arrived waits for it, and an eager effect that runs again (the session check settling) reuses it,
+ * rather than creating a second flow: in a browser without the anti-CSRF cookie yet, both creations
+ * set a different cookie, the later Set-Cookie wins (even after the page has left for an identity
+ * provider), and the flow bound to the other cookie then fails its same-browser check on the way back.
  */
-function trackPending(ref: RefObject<Promise<LoginFlow | null> | null>, load: Promise<LoginFlow>): void {
-  const settled = load.then(
-    (f) => f,
-    () => null,
-  );
-  ref.current = settled;
-  void settled.then(() => {
-    if (ref.current === settled) ref.current = null;
+function trackPending(ref: RefObject<PendingLoad | null>, key: string, load: Promise<LoginFlow>): void {
+  const pending: PendingLoad = {
+    key,
+    load,
+    settled: load.then(
+      (f) => f,
+      () => null,
+    ),
+  };
+  ref.current = pending;
+  void pending.settled.then(() => {
+    if (ref.current === pending) ref.current = null;
   });
 }
 
@@ -51,10 +61,11 @@ interface ObtainOptions {
   fresh?: boolean;
 }
 
+/** The login flow of the screen: loaded eagerly when needed, created on the first submit otherwise. */
 export function useLoginFlow(input: LoginFlowInput) {
   const { config } = input;
   const [flow, setFlow] = useState<LoginFlow | null>(null);
-  const eagerLoad = useRef<Promise<LoginFlow | null> | null>(null);
+  const eagerLoad = useRef<PendingLoad | null>(null);
 
   /** A login flow could not be created or loaded: a stale challenge restarts the authorization. */
   function failToLoad(error: unknown): void {
@@ -94,13 +105,17 @@ export function useLoginFlow(input: LoginFlowInput) {
 
   const onEager = useEffectEvent(() => {
     let cancelled = false;
-    const load = input.flowId
-      ? getLoginFlow(config.identityUrl, input.flowId)
-      : createLoginFlow(config.identityUrl, {
-          login_challenge: input.storedChallenge ?? undefined,
-          aal: input.aal2 ? 'aal2' : undefined,
-        });
-    trackPending(eagerLoad, load);
+    const key = JSON.stringify([input.flowId ?? null, input.storedChallenge, input.aal2]);
+    const pending = eagerLoad.current?.key === key ? eagerLoad.current.load : null;
+    const load =
+      pending ??
+      (input.flowId
+        ? getLoginFlow(config.identityUrl, input.flowId)
+        : createLoginFlow(config.identityUrl, {
+            login_challenge: input.storedChallenge ?? undefined,
+            aal: input.aal2 ? 'aal2' : undefined,
+          }));
+    if (!pending) trackPending(eagerLoad, key, load);
     load.then(
       (f) => {
         if (cancelled) return;
@@ -126,7 +141,7 @@ export function useLoginFlow(input: LoginFlowInput) {
    * `fresh`: the current one was refused, so never it, even before the state update lands).
    */
   async function obtainFlow(options: ObtainOptions): Promise<LoginFlow | null> {
-    const current = flow ?? (await eagerLoad.current); // see trackPending
+    const current = flow ?? (await eagerLoad.current?.settled); // see trackPending
     if (current && !options.fresh && (options.aal2 ? current.requested_aal === 'aal2' : true)) return current;
     try {
       const created = await createLoginFlow(config.identityUrl, {
