@@ -113,6 +113,46 @@ describe('code guessing per IP: second factor', () => {
   });
 });
 
+describe('code guessing per IP: in parallel', () => {
+  it('wrong codes from one IP spread over many addresses in parallel (50 at once, limit 6 here) compare at most 6 codes', async () => {
+    h.clock.advance(61 * 60_000); // a fresh window
+    // Ten flows for ten addresses, five wrong codes on each: under every flow's cap (5) and every
+    // address's budget (10), so only the IP's budget (6 in this file) stands between the 50 guesses
+    // and the comparison. Unknown addresses: no code matches, every compared code is wrong.
+    const flows = [];
+    for (let i = 0; i < 10; i++) flows.push(await sentRecoveryFlow(`ip-par${i}@example.com`));
+    const results = await Promise.all(
+      flows.flatMap(({ b, flow }) =>
+        Array.from({ length: 5 }, () =>
+          submitFlow(b, 'recovery', flow, { method: 'code', code: '000000', csrf_token: csrfOf(flow) }),
+        ),
+      ),
+    );
+    const texts = results.map((r) => `${r.status} ${r.body?.ui?.messages?.[0]?.text}`);
+    // Compared (and wrong): exactly the budget; everyone else is refused with the network's message.
+    const compared = texts.filter(
+      (t) => t === '200 The recovery code is invalid or has already been used. Please try again.',
+    );
+    expect(compared, texts.join('\n')).toHaveLength(6);
+    const refused = texts.filter((t) =>
+      /^400 Too many wrong codes were entered from your network\. Please try again in 60 minutes\.$/.test(t),
+    );
+    expect(refused, texts.join('\n')).toHaveLength(44);
+    // The budget is spent: a right code from that IP is refused too, and signs nobody in.
+    const email = 'ip-par-known@example.com';
+    await createUser(h, email);
+    const { b, flow } = await sentRecoveryFlow(email);
+    const right = await submitFlow(b, 'recovery', flow, {
+      method: 'code',
+      code: lastCode(h, email),
+      csrf_token: csrfOf(flow),
+    });
+    expect(right.status, right.text).toBe(400);
+    expect(right.body.ui.messages[0].text).toMatch(/^Too many wrong codes were entered from your network\./);
+    expect((await b.get('/sessions/whoami', { accept: 'json' })).status).toBe(401);
+  });
+});
+
 describe('an office behind one NAT (default budget)', () => {
   let office: Harness;
   beforeAll(async () => {
