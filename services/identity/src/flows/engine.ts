@@ -9,7 +9,7 @@ import { csrfHash, maskToken } from '../http/csrf.ts';
 import { messages } from '../ui/messages.ts';
 import { clearMessages, csrfNode, placeMessages, setNodeValue } from '../ui/nodes.ts';
 import type { EngineApi, FlowKindSpec, FlowRequest, FlowStart } from './kind.ts';
-import type { Outcome, Reply } from './outcome.ts';
+import { CommitRefused, type Outcome, type Reply } from './outcome.ts';
 import { outsideTrustedNetworks } from './trusted-networks.ts';
 import { errorLabel, outcomeLabel } from '../metrics.ts';
 import type { LoadedIdentity } from '../identities/repo.ts';
@@ -244,20 +244,26 @@ export function createFlowEngine(
         const internal = { ...flow.internal, ...(outcome.patch?.internal ?? {}) };
         if (outcome.countAttempt) internal[ATTEMPTS] = attemptsOf(flow) + 1;
         const current: FlowRow = { ...flow, internal };
-        return spec.finish(
-          {
-            flow: current,
-            outcome,
-            req,
-            transact: (fn) =>
-              service.db.transaction().execute(async (trx) => {
-                await outcome.commit?.(trx);
-                return fn(trx);
-              }),
-          },
-          service,
-          api,
-        );
+        try {
+          return await spec.finish(
+            {
+              flow: current,
+              outcome,
+              req,
+              transact: (fn) =>
+                service.db.transaction().execute(async (trx) => {
+                  await outcome.commit?.(trx);
+                  return fn(trx);
+                }),
+            },
+            service,
+            api,
+          );
+        } catch (e) {
+          // The commit found, under its lock, that the change no longer fits (rolled back).
+          if (e instanceof CommitRefused) return settle(spec, flow, await e.refusal(), req);
+          throw e;
+        }
       }
     }
   }

@@ -72,6 +72,19 @@ export type Outcome =
   | { type: 'error'; error: IdentityError; browserTo?: string };
 
 /**
+ * Thrown by a success outcome's `commit` when what the strategy checked before no longer holds once
+ * the rows are locked (a cap that parallel requests reached first): the transaction rolls back, so
+ * nothing of the success is written, and the engine answers the outcome `refusal` makes instead.
+ */
+export class CommitRefused extends Error {
+  readonly refusal: () => Promise<Outcome>;
+  constructor(refusal: () => Promise<Outcome>) {
+    super('The change was refused once its rows were locked.');
+    this.refusal = refusal;
+  }
+}
+
+/**
  * What the responder writes (the only place that looks at `Accept`):
  * - `answer`: JSON clients get `status` and `body`; browsers a 303 to `browserTo` (without it, JSON for all).
  * - `location_change`: browsers a 303 to `to`; JSON clients 422 `browser_location_change_required`.

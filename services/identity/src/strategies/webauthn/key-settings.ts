@@ -2,7 +2,7 @@ import type { UiNode, UiText } from '@ory/client';
 import type { SecurityNoticeKind } from '@acme/mail';
 import { sessionErrors } from '../../errors/identity-error.ts';
 import { settingsRefreshUrl } from '../../flows/kinds/settings.ts';
-import type { Outcome } from '../../flows/outcome.ts';
+import { CommitRefused, type Outcome } from '../../flows/outcome.ts';
 import type { FlowDraft, Strategy, StrategyContext } from '../../flows/strategy.ts';
 import type { FlowRow } from '../../db/schema.ts';
 import { recordSecurityEvent } from '../../db/security-events.ts';
@@ -175,9 +175,18 @@ export function keySettings(spec: KeySettingsSpec): Strategy {
     const existing = (await loadKeys(service.db, identity.row.id, type))?.credentials ?? [];
     if (existing.some((k) => k.id === key.id)) return again(flow, ctx, messages.keyExists());
     if (existing.length >= MAX_KEYS) return again(flow, ctx, messages.keyLimit(MAX_KEYS));
-    const saved = success(flow, ctx, spec.notices.added, (keys) =>
-      keys.some((k) => k.id === key.id) || keys.length >= MAX_KEYS ? keys : [...keys, key],
-    );
+    // Checked again with the row locked: parallel registrations may all have read 19 keys above.
+    // The one that finds the cap reached (or its key stored) rolls back, so no notice or event
+    // announces a key that is not there, and gets the same refusal as above.
+    const saved = success(flow, ctx, spec.notices.added, (keys) => {
+      const refusal = keys.some((k) => k.id === key.id)
+        ? messages.keyExists()
+        : keys.length >= MAX_KEYS
+          ? messages.keyLimit(MAX_KEYS)
+          : undefined;
+      if (refusal) throw new CommitRefused(() => again(flow, ctx, refusal));
+      return [...keys, key];
+    });
     if (!spec.secondFactor || saved.type !== 'success') return saved;
     const session = ctx.session!;
     const methods = [

@@ -47,19 +47,22 @@ const loginOptions = (f: Flow, name = 'passkey_challenge') =>
   (JSON.parse(valueOf(f, name)) as { publicKey: { challenge: string } }).publicKey;
 const whoami = async (b: Browser) => (await b.get('/sessions/whoami', { accept: 'json' })).body;
 
+/** Answers a settings flow's passkey challenge with a new key of `auth` (the browser's register submit). */
+const registerPasskey = (b: Browser, flow: Flow, auth: SoftAuthenticator, name: string) =>
+  submitFlow(b, 'settings', flow, {
+    method: 'passkey',
+    passkey_settings_register: JSON.stringify(auth.create(createOptions(flow))),
+    passkey_display_name: name,
+    csrf_token: csrfOf(flow),
+  });
+
 /** A signed-in user with a registered passkey; answers the authenticator and the browser. */
 async function userWithPasskey(email: string, name = 'Laptop') {
   const id = await createUser(h, email);
   const b = new Browser(h.publicUrl);
   expect((await login(b, email)).status).toBe(200);
   const auth = new SoftAuthenticator();
-  const flow = await startFlow<Flow>(b, 'settings');
-  const res = await submitFlow(b, 'settings', flow, {
-    method: 'passkey',
-    passkey_settings_register: JSON.stringify(auth.create(createOptions(flow))),
-    passkey_display_name: name,
-    csrf_token: csrfOf(flow),
-  });
+  const res = await registerPasskey(b, await startFlow<Flow>(b, 'settings'), auth, name);
   expect(res.status, res.text).toBe(200);
   return { b, auth, id };
 }
@@ -187,6 +190,43 @@ describe('passkeys in settings', () => {
       expect(res.status, bad).toBe(400);
       expect(res.body.ui.messages[0].id).toBe(4000001);
     }
+  });
+  it('the cap of 20 keys holds in parallel (50 registrations at once, 18 keys already): exactly 20 stored, the rest refused', async () => {
+    const email = 'pk-cap@example.com';
+    const { b, auth, id } = await userWithPasskey(email, 'Key 0');
+    for (let i = 1; i < 18; i++) {
+      const res = await registerPasskey(b, await startFlow<Flow>(b, 'settings'), auth, `Key ${i}`);
+      expect(res.status, res.text).toBe(200);
+    }
+    // Fifty settings flows, each with its own challenge, answered by fifty new keys at once.
+    const flows: Flow[] = [];
+    for (let i = 0; i < 50; i++) flows.push(await startFlow<Flow>(b, 'settings'));
+    const results = await Promise.all(
+      flows.map((flow, i) => registerPasskey(b, flow, new SoftAuthenticator(), `Parallel ${i}`)),
+    );
+    expect(results.filter((r) => r.status === 200)).toHaveLength(2);
+    const refused = results.filter((r) => r.status === 400);
+    expect(refused).toHaveLength(48);
+    for (const r of refused)
+      expect(r.body.ui.messages.map((m: { id: number; text: string }) => [m.id, m.text])).toEqual([
+        [4000001, 'At most 20 keys can be registered. Remove one first.'],
+      ]);
+    const row = await h.app.ctx.db
+      .selectFrom('identity_credentials')
+      .select('config')
+      .where('identity_id', '=', id)
+      .where('type', '=', 'passkey')
+      .executeTakeFirstOrThrow();
+    expect((row.config as { credentials: unknown[] }).credentials).toHaveLength(20);
+    // Only the keys stored were announced: 20 mails and 20 security events, not one per answer.
+    expect(h.mailbox.filter((m) => m.to === email && /passkey was added/.test(m.subject))).toHaveLength(20);
+    const events = await h.app.ctx.db
+      .selectFrom('identity_security_events')
+      .select('id')
+      .where('subject_id', '=', id)
+      .where('type', '=', 'passkey.added')
+      .execute();
+    expect(events).toHaveLength(20);
   });
 });
 
