@@ -55,6 +55,21 @@ function trackPending(ref: RefObject<PendingLoad | null>, key: string, load: Pro
   });
 }
 
+/** The page's own flow: the one still on its way for the same input, or a new load (tracked). */
+function eagerFlowLoad(ref: RefObject<PendingLoad | null>, input: LoginFlowInput): Promise<LoginFlow> {
+  const key = JSON.stringify([input.flowId ?? null, input.storedChallenge, input.aal2]);
+  if (ref.current?.key === key) return ref.current.load;
+  const { identityUrl } = input.config;
+  const load = input.flowId
+    ? getLoginFlow(identityUrl, input.flowId)
+    : createLoginFlow(identityUrl, {
+        login_challenge: input.storedChallenge ?? undefined,
+        aal: input.aal2 ? 'aal2' : undefined,
+      });
+  trackPending(ref, key, load);
+  return load;
+}
+
 interface ObtainOptions {
   refresh?: boolean;
   aal2?: boolean;
@@ -105,17 +120,7 @@ export function useLoginFlow(input: LoginFlowInput) {
 
   const onEager = useEffectEvent(() => {
     let cancelled = false;
-    const key = JSON.stringify([input.flowId ?? null, input.storedChallenge, input.aal2]);
-    const pending = eagerLoad.current?.key === key ? eagerLoad.current.load : null;
-    const load =
-      pending ??
-      (input.flowId
-        ? getLoginFlow(config.identityUrl, input.flowId)
-        : createLoginFlow(config.identityUrl, {
-            login_challenge: input.storedChallenge ?? undefined,
-            aal: input.aal2 ? 'aal2' : undefined,
-          }));
-    if (!pending) trackPending(eagerLoad, key, load);
+    const load = eagerFlowLoad(eagerLoad, input);
     load.then(
       (f) => {
         if (cancelled) return;
