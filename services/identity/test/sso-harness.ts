@@ -107,6 +107,8 @@ export interface SsoStack {
   whoami(browser: SsoBrowser): Promise<AdminAnswer>;
   /** The messages on a login flow, as the app reads them after the redirect. */
   flowMessages(browser: SsoBrowser, flowId: string): Promise<string[]>;
+  /** A settings flow, then a TOTP set-up posted on it (a code that is never checked): the answer. */
+  tryTotpSetUp(browser: SsoBrowser): Promise<AdminAnswer>;
   close(): Promise<void>;
 }
 
@@ -211,6 +213,18 @@ export async function startSsoStack(options: {
       const res = await browser.go(`${identityPublic}/self-service/login/flows?id=${flowId}`, json);
       expect(res.status).toBe(200);
       return (((await res.json()) as any).ui?.messages ?? []).map((m: any) => m.text as string);
+    },
+    async tryTotpSetUp(browser) {
+      const res = await browser.go(`${identityPublic}/self-service/settings/browser`, json);
+      expect(res.status).toBe(200);
+      const flow = (await res.json()) as any;
+      const csrf = flow.ui.nodes.find((n: any) => n.attributes.name === 'csrf_token').attributes.value;
+      const submit = await browser.go(flow.ui.action, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', origin: APP },
+        body: JSON.stringify({ method: 'totp', totp_code: '123456', csrf_token: csrf }),
+      });
+      return { status: submit.status, body: (await submit.json().catch(() => undefined)) as any };
     },
     async close() {
       for (const close of closers.reverse()) await close().catch(() => undefined);

@@ -15,7 +15,6 @@ describe('identity: login with method oidc (organisation single sign-on)', () =>
   let stack: SsoStack;
   let db: Database;
   let idp: OrgIdp;
-  let identityPublic: string;
   let globex: string;
   const admin = (method: string, path: string, json?: unknown) => stack.users(method, path, json);
 
@@ -45,7 +44,7 @@ describe('identity: login with method oidc (organisation single sign-on)', () =>
         return [idp];
       },
     });
-    ({ db, identityPublic } = stack);
+    ({ db } = stack);
     globex = await stack.createOrganisation('Globex', 'globex.test', ['MAGIC']);
     const sso = await admin('PUT', `/admin/organisations/${globex}/sso`, {
       provider: 'globex',
@@ -98,19 +97,9 @@ describe('identity: login with method oidc (organisation single sign-on)', () =>
 
   it('refuses to set up MFA for a session signed in through SSO (server side too)', async () => {
     const { browser } = await signIn('hopper@globex.test');
-    const res = await browser.go(`${identityPublic}/self-service/settings/browser`, {
-      headers: { accept: 'application/json' },
-    });
-    expect(res.status).toBe(200);
-    const flow = (await res.json()) as any;
-    const csrf = flow.ui.nodes.find((n: any) => n.attributes.name === 'csrf_token').attributes.value;
-    const submit = await browser.go(flow.ui.action, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', origin: APP },
-      body: JSON.stringify({ method: 'totp', totp_code: '123456', csrf_token: csrf }),
-    });
+    const submit = await stack.tryTotpSetUp(browser);
     expect(submit.status).toBe(400);
-    const body = (await submit.json()) as any;
+    const body = submit.body;
     expect(body.ui.messages.map((m: any) => m.text)).toEqual(['SSO users cannot set up MFA']);
     const credentials = await db.kysely
       .selectFrom('identity_credentials' as any)

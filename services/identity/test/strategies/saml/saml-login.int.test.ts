@@ -182,20 +182,9 @@ describe('identity: SAML 2.0 sign-in (service provider)', () => {
   it('a SAML session is an SSO session: setting up MFA is refused (server side), as for OIDC', async () => {
     const browser = new Browser();
     await fullSignIn(browser, 'milton@initech.test');
-    const res = await browser.go(`${identityPublic}/self-service/settings/browser`, {
-      headers: { accept: 'application/json' },
-    });
-    expect(res.status).toBe(200);
-    const flow = (await res.json()) as any;
-    const csrf = flow.ui.nodes.find((n: any) => n.attributes.name === 'csrf_token').attributes.value;
-    const submit = await browser.go(flow.ui.action, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', origin: APP },
-      body: JSON.stringify({ method: 'totp', totp_code: '123456', csrf_token: csrf }),
-    });
+    const submit = await stack.tryTotpSetUp(browser);
     expect(submit.status).toBe(400);
-    const body = (await submit.json()) as any;
-    expect(body.ui.messages.map((m: any) => m.text)).toEqual(['SSO users cannot set up MFA']);
+    expect(submit.body.ui.messages.map((m: any) => m.text)).toEqual(['SSO users cannot set up MFA']);
   });
 
   it("a SAML link is keyed by the organisation, the IdP's entity id and the NameID, and dies with the provider", async () => {
