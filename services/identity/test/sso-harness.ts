@@ -88,6 +88,33 @@ export async function atOrgIdp(
   });
 }
 
+/**
+ * The real user service on `ports` (public, admin) and `db`, calling the identity service at
+ * `identityAdmin`/`identityPublic`; `env` adds to its settings (its admin keys).
+ */
+export function startUsersService(options: {
+  db: Database;
+  ports: [number, number];
+  identityAdmin: string;
+  identityPublic: string;
+  env?: Record<string, string>;
+}): Promise<{ close(): Promise<void> }> {
+  return startUsers({
+    db: options.db,
+    logger: false,
+    mailer: createMemoryMailer(),
+    env: {
+      USERS_PUBLIC_PORT: String(options.ports[0]),
+      USERS_ADMIN_PORT: String(options.ports[1]),
+      IDENTITY_ADMIN_URL: options.identityAdmin,
+      IDENTITY_PUBLIC_URL: options.identityPublic,
+      ...options.env,
+      OAUTH2_ADMIN_URL: 'http://127.0.0.1:9',
+      LOG_LEVEL: 'silent',
+    },
+  });
+}
+
 export interface SsoStack {
   db: Database;
   identityPublic: string;
@@ -155,20 +182,12 @@ export async function startSsoStack(options: {
     },
   });
   closers.push(identityService.close);
-  const usersService = await startUsers({
+  const usersService = await startUsersService({
     db,
-    logger: false,
-    mailer: createMemoryMailer(),
-    env: {
-      USERS_PUBLIC_PORT: String(usPub),
-      USERS_ADMIN_PORT: String(usAdm),
-      ...keys('USERS_ADMIN_KEY'),
-      IDENTITY_ADMIN_URL: identityAdmin,
-      ...keys('IDENTITY_ADMIN_KEY'),
-      IDENTITY_PUBLIC_URL: identityPublic,
-      OAUTH2_ADMIN_URL: 'http://127.0.0.1:9',
-      LOG_LEVEL: 'silent',
-    },
+    ports: [usPub, usAdm],
+    identityAdmin,
+    identityPublic,
+    env: keys('USERS_ADMIN_KEY', 'IDENTITY_ADMIN_KEY'),
   });
   closers.push(usersService.close);
   const users = adminApi(usersAdmin, key);
