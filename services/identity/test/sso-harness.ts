@@ -16,13 +16,13 @@ import { start as startIdentity } from '../src/index.ts';
 /** The app's origin: where the login UI lives and what the browser's form posts carry as Origin. */
 export const APP = 'http://localhost:4999';
 
-export interface AdminAnswer {
+interface AdminAnswer {
   status: number;
   body: any;
 }
 
 /** An admin API at `base` (JSON in and out), with the admin key when `key` is given. */
-export function adminApi(base: string, key?: string) {
+function adminApi(base: string, key?: string) {
   return async (method: string, path: string, json?: unknown): Promise<AdminAnswer> => {
     const res = await fetch(`${base}${path}`, {
       method,
