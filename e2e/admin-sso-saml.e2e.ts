@@ -3,8 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startSamlIdp, type SamlIdp } from '@acme/dev';
 import { seriousViolations } from './axe.ts';
 import { systemUrls, useBrowser } from './browser.ts';
-import { submitPassword } from './journeys.ts';
-import { acceptTermsIfAsked, operator } from './operator.ts';
+import { createOrgWithAdmin, operator, signInToConsole } from './operator.ts';
 
 // The console's Single sign-on section with SAML 2.0 (issue 26), end to end: the operator's CLI
 // creates a throwaway organisation and its org-admin; the org-admin chooses SAML, registers our
@@ -21,42 +20,13 @@ describe('SAML single sign-on set up in the admin console', () => {
     const tag = randomBytes(4).toString('hex');
     const domain = `saml-${tag}.test`;
     const provider = `saml-${tag}`;
-    const admin = { email: `admin@${domain}`, password: `Console-${tag}-2026!` };
-    const org = await operator(urls, [
-      'org:create',
-      '--name',
-      `SAML ${tag}`,
-      '--domains',
-      domain,
-      '--products',
-      'Platform',
-      '--subscription',
-      'subscribed',
-    ]);
-    await operator(urls, [
-      'user:create',
-      '--org',
-      String(org.id),
-      '--email',
-      admin.email,
-      '--first',
-      'Samantha',
-      '--last',
-      'Admin',
-      '--role',
-      'org-admin',
-      '--password',
-      admin.password,
-    ]);
+    const admin = { email: `admin@${domain}`, password: `Console-${tag}-2026!`, firstName: 'Samantha' };
+    const orgId = await createOrgWithAdmin(urls, { name: `SAML ${tag}`, domain }, admin);
     // The organisation's SAML IdP: its metadata is all the console needs.
     idp = await startSamlIdp({ port: 0 });
 
     const { page, context } = await browser.newPage();
-    await page.goto(`${urls.apps.admin}/admin/sso`);
-    await page.waitForURL(/\/account\/login/, { timeout: 30_000 });
-    await submitPassword(page, admin);
-    await acceptTermsIfAsked(page, (u) => !u.pathname.startsWith('/account/'));
-    await page.goto(`${urls.apps.admin}/admin/sso`);
+    await signInToConsole(page, urls, admin, '/admin/sso');
     await page.getByRole('heading', { name: 'Single sign-on', level: 2 }).waitFor({ timeout: 30_000 });
 
     // SAML by keyboard: the protocol radio, then our service provider to register at the IdP.
@@ -105,7 +75,7 @@ describe('SAML single sign-on set up in the admin console', () => {
     expect(await seriousViolations(page)).toEqual([]);
 
     // The operator sees the same provider with the CLI: protocol, entity id, no certificate body.
-    const shown = await operator(urls, ['sso:get', '--org', String(org.id)]);
+    const shown = await operator(urls, ['sso:get', '--org', orgId]);
     expect(shown).toMatchObject({ protocol: 'saml', provider, saml: { idpEntityId: idp.entityId } });
     expect(JSON.stringify(shown)).not.toContain('BEGIN CERTIFICATE');
     await context.close();

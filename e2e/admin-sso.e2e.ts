@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startOrgIdp, type OrgIdp } from '@acme/dev';
 import { seriousViolations } from './axe.ts';
 import { systemUrls, useBrowser } from './browser.ts';
-import { enterEmail, openLogin, submitPassword } from './journeys.ts';
-import { acceptTermsIfAsked, operator } from './operator.ts';
+import { landOnResearch, signInAtProvider, walkToProvider } from './journeys.ts';
+import { createOrgWithAdmin, signInToConsole } from './operator.ts';
 
 // The console's Single sign-on section (issue 24), end to end: the operator's CLI creates a
 // throwaway organisation and its org-admin; the org-admin sets up SSO in the admin application
@@ -15,14 +14,6 @@ import { acceptTermsIfAsked, operator } from './operator.ts';
 
 /** The screenshot for the issue's note, when E2E_SCREENS names a folder. */
 const SCREENS = process.env.E2E_SCREENS;
-
-/** At the organisation's provider (its own page): email, password, Sign in. */
-async function atProvider(page: Page, idp: OrgIdp, email: string, password: string): Promise<void> {
-  await page.waitForURL((u) => u.toString().startsWith(`${idp.issuer}/interaction/`), { timeout: 30_000 });
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
 
 describe('single sign-on set up in the admin console', () => {
   const browser = useBrowser();
@@ -33,36 +24,11 @@ describe('single sign-on set up in the admin console', () => {
   it("a throwaway organisation's org-admin sets up SSO, tests it, and a member of the domain signs in by SSO", async () => {
     const tag = randomBytes(4).toString('hex');
     const domain = `sso-${tag}.test`;
-    const admin = { email: `admin@${domain}`, password: `Console-${tag}-2026!` };
+    const admin = { email: `admin@${domain}`, password: `Console-${tag}-2026!`, firstName: 'Olga' };
     const member = { email: `pat@${domain}`, password: `Pat-${tag}-2026!` };
 
     // The operator creates the organisation and its org-admin with the CLI.
-    const org = await operator(urls, [
-      'org:create',
-      '--name',
-      `SSO ${tag}`,
-      '--domains',
-      domain,
-      '--products',
-      'Platform',
-      '--subscription',
-      'subscribed',
-    ]);
-    await operator(urls, [
-      'user:create',
-      '--org',
-      String(org.id),
-      '--email',
-      admin.email,
-      '--first',
-      'Olga',
-      '--last',
-      'Admin',
-      '--role',
-      'org-admin',
-      '--password',
-      admin.password,
-    ]);
+    await createOrgWithAdmin(urls, { name: `SSO ${tag}`, domain }, admin);
     // The organisation's identity provider, extended with a person of its domain.
     idp = await startOrgIdp({
       port: 0,
@@ -70,11 +36,7 @@ describe('single sign-on set up in the admin console', () => {
     });
 
     const { page, context } = await browser.newPage();
-    await page.goto(`${urls.apps.admin}/admin/sso`);
-    await page.waitForURL(/\/account\/login/, { timeout: 30_000 });
-    await submitPassword(page, admin);
-    await acceptTermsIfAsked(page, (u) => !u.pathname.startsWith('/account/'));
-    await page.goto(`${urls.apps.admin}/admin/sso`);
+    await signInToConsole(page, urls, admin, '/admin/sso');
     await page.getByRole('heading', { name: 'Single sign-on', level: 2 }).waitFor({ timeout: 30_000 });
     await page.getByText('No single sign-on provider is set up.').waitFor();
     expect(await seriousViolations(page)).toEqual([]);
@@ -113,7 +75,7 @@ describe('single sign-on set up in the admin console', () => {
     const popupOpened = page.waitForEvent('popup');
     await page.getByRole('button', { name: 'Test sign-in', exact: true }).click();
     const popup = await popupOpened;
-    await atProvider(popup, idp, member.email, member.password);
+    await signInAtProvider(popup, `${idp.issuer}/interaction/`, member);
     await popup.waitForEvent('close', { timeout: 30_000 });
     await page.getByText('Test sign-in succeeded.').waitFor({ timeout: 30_000 });
     const result = page.getByRole('region', { name: 'Test sign-in result' });
@@ -131,11 +93,9 @@ describe('single sign-on set up in the admin console', () => {
 
     // A member of the domain signs in by SSO through the provider just set up (no CSP change needed).
     const second = await browser.newPage();
-    await openLogin(second.page, urls);
-    await enterEmail(second.page, member.email);
-    await atProvider(second.page, idp, member.email, member.password);
-    await acceptTermsIfAsked(second.page, (u) => u.toString() === `${urls.platform}/research`);
-    await second.page.getByText(member.email).first().waitFor({ timeout: 30_000 });
+    await walkToProvider(second.page, urls, member.email, `${idp.issuer}/interaction/`);
+    await signInAtProvider(second.page, `${idp.issuer}/interaction/`, member);
+    await landOnResearch(second.page, urls, member.email);
     await second.context.close();
   }, 180_000);
 });

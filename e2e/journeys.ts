@@ -40,6 +40,57 @@ export async function signInWithPassword(page: Page, urls: SystemUrls, user: Cre
 }
 
 /**
+ * From the platform's front door to an SSO provider's own page: the Email step with an address of
+ * an organisation that signs in by SSO; the provider's page is the one whose URL starts with `provider`.
+ */
+export async function walkToProvider(
+  page: Page,
+  urls: SystemUrls,
+  email: string,
+  provider: string,
+): Promise<void> {
+  await openLogin(page, urls);
+  await enterEmail(page, email);
+  await page.waitForURL((u) => u.toString().startsWith(provider), { timeout: 30_000 });
+}
+
+/** At an SSO provider's own page (the OIDC and SAML stand-ins alike, URL below `provider`): Email, Password, Sign in. */
+export async function signInAtProvider(page: Page, provider: string, user: Credentials): Promise<void> {
+  await page.waitForURL((u) => u.toString().startsWith(provider), { timeout: 30_000 });
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** After a first sign-in: the Terms step when it shows, then wherever the app goes. */
+export async function acceptTermsIfAsked(page: Page, leaves: (url: URL) => boolean): Promise<void> {
+  const terms = page.getByLabel('I agree to the platform terms of service');
+  const deadline = Date.now() + 30_000;
+  while (!leaves(new URL(page.url())) && !(await terms.isVisible())) {
+    if (Date.now() > deadline) {
+      const text = await page
+        .locator('body')
+        .innerText()
+        .catch(() => '');
+      throw new Error(`stuck at ${page.url()}: ${text.slice(0, 400)}`);
+    }
+    await page.waitForTimeout(200);
+  }
+  if (!leaves(new URL(page.url()))) {
+    await terms.check();
+    await page.getByLabel('I agree to the privacy policy').check();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(leaves, { timeout: 30_000 });
+  }
+}
+
+/** After an SSO provider: the Terms step on a first sign-in, then /research with the person's address. */
+export async function landOnResearch(page: Page, urls: SystemUrls, email: string): Promise<void> {
+  await acceptTermsIfAsked(page, (u) => u.toString() === `${urls.platform}/research`);
+  await page.getByText(email).first().waitFor({ timeout: 30_000 });
+}
+
+/**
  * After a TOTP set-up the backup codes come in a step of their own, before the completion screen:
  * checks there are 12 and confirms them ("I have saved these codes"). `keyboard` confirms with
  * Tab and Enter, no pointer. Answers the codes.

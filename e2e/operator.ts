@@ -3,9 +3,10 @@ import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { inject } from 'vitest';
 import type { SystemUrls } from './browser.ts';
+import { acceptTermsIfAsked, submitPassword } from './journeys.ts';
 
-// What the console journeys share: the operator's admin CLI against the running system, and the
-// Terms step after a first sign-in.
+// What the console journeys share: the operator's admin CLI against the running system, and a
+// throwaway organisation's org-admin made with it and signed in at the admin application.
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'services/users/src/cli.ts');
@@ -26,18 +27,67 @@ export async function operator(urls: SystemUrls, args: string[]): Promise<Record
   return JSON.parse(stdout) as Record<string, unknown>;
 }
 
-/** After a first sign-in: the Terms step when it shows, then wherever the app goes. */
-export async function acceptTermsIfAsked(page: Page, leaves: (url: URL) => boolean): Promise<void> {
-  const terms = page.getByLabel('I agree to the platform terms of service');
-  const deadline = Date.now() + 30_000;
-  while (!leaves(new URL(page.url())) && !(await terms.isVisible())) {
-    if (Date.now() > deadline) throw new Error(`stuck at ${page.url()}`);
-    await page.waitForTimeout(200);
-  }
-  if (!leaves(new URL(page.url()))) {
-    await terms.check();
-    await page.getByLabel('I agree to the privacy policy').check();
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await page.waitForURL(leaves, { timeout: 30_000 });
-  }
+/** An org-admin the operator makes: who they are and how they sign in. */
+export interface OrgAdmin {
+  email: string;
+  password: string;
+  firstName: string;
+  /** `--scope-groups` (comma-separated) when they hold any. */
+  scopeGroups?: string;
+}
+
+/**
+ * The operator creates a throwaway organisation (`domain`, the product Platform, subscribed) and its
+ * org-admin with the CLI; answers the organisation's id.
+ */
+export async function createOrgWithAdmin(
+  urls: SystemUrls,
+  org: { name: string; domain: string },
+  admin: OrgAdmin,
+): Promise<string> {
+  const created = await operator(urls, [
+    'org:create',
+    '--name',
+    org.name,
+    '--domains',
+    org.domain,
+    '--products',
+    'Platform',
+    '--subscription',
+    'subscribed',
+  ]);
+  await operator(urls, [
+    'user:create',
+    '--org',
+    String(created.id),
+    '--email',
+    admin.email,
+    '--first',
+    admin.firstName,
+    '--last',
+    'Admin',
+    '--role',
+    'org-admin',
+    '--password',
+    admin.password,
+    ...(admin.scopeGroups ? ['--scope-groups', admin.scopeGroups] : []),
+  ]);
+  return String(created.id);
+}
+
+/**
+ * The org-admin opens `path` of the admin application: the login (email and password), the Terms
+ * step on a first sign-in, then `path` again.
+ */
+export async function signInToConsole(
+  page: Page,
+  urls: SystemUrls,
+  admin: OrgAdmin,
+  path: string,
+): Promise<void> {
+  await page.goto(`${urls.apps.admin}${path}`);
+  await page.waitForURL(/\/account\/login/, { timeout: 30_000 });
+  await submitPassword(page, admin);
+  await acceptTermsIfAsked(page, (u) => !u.pathname.startsWith('/account/'));
+  await page.goto(`${urls.apps.admin}${path}`);
 }

@@ -5,15 +5,19 @@ import { samlText } from '../services/identity/src/strategies/saml/saml-login.ts
 import { seriousViolations } from './axe.ts';
 import { systemUrls, useBrowser, type SystemUrls } from './browser.ts';
 import { adminJson } from './fixtures.ts';
-import { enterEmail, openLogin } from './journeys.ts';
+import { landOnResearch, signInAtProvider, walkToProvider } from './journeys.ts';
 
 // SAML 2.0 single sign-on through Initech's IdP stand-in (seeded: Initech, initech.test, provider
 // initech), end to end in a browser: the Email step, the IdP's own page, its auto-submitting POST to
 // our ACS, the same-site finish, and the app. The stand-in's switch makes its next answer broken.
 
-/** At Initech's IdP: its page with Email, Password and Sign in; `variant` breaks the answer it sends. */
-async function atIdp(page: Page, urls: SystemUrls, email: string, variant?: SamlIdpVariant): Promise<void> {
-  await page.waitForURL((u) => u.toString().startsWith(`${urls.samlIdp}/sso`), { timeout: 30_000 });
+/**
+ * From the front door to Initech's IdP (its page with Email, Password and Sign in) and signed in
+ * there; `variant` breaks the answer it sends.
+ */
+async function viaIdp(page: Page, urls: SystemUrls, email: string, variant?: SamlIdpVariant): Promise<void> {
+  const idp = `${urls.samlIdp}/sso`;
+  await walkToProvider(page, urls, email, idp);
   if (variant) {
     const res = await fetch(`${urls.samlIdp}/test/variant`, {
       method: 'POST',
@@ -22,33 +26,7 @@ async function atIdp(page: Page, urls: SystemUrls, email: string, variant?: Saml
     });
     expect(res.status).toBe(200);
   }
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(SAML_IDP_DEMO_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
-
-/** After the IdP: the Terms step on a first sign-in, then /research. */
-async function landOnResearch(page: Page, urls: SystemUrls, email: string): Promise<void> {
-  const research = `${urls.platform}/research`;
-  const terms = page.getByLabel('I agree to the platform terms of service');
-  const deadline = Date.now() + 30_000;
-  while (page.url() !== research && !(await terms.isVisible())) {
-    if (Date.now() > deadline) {
-      const text = await page
-        .locator('body')
-        .innerText()
-        .catch(() => '');
-      throw new Error(`stuck at ${page.url()}: ${text.slice(0, 400)}`);
-    }
-    await page.waitForTimeout(200);
-  }
-  if (page.url() !== research) {
-    await terms.check();
-    await page.getByLabel('I agree to the privacy policy').check();
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await page.waitForURL(research, { timeout: 30_000 });
-  }
-  await page.getByText(email).first().waitFor();
+  await signInAtProvider(page, idp, { email, password: SAML_IDP_DEMO_PASSWORD });
 }
 
 /** Whether the browser holds an identity session. */
@@ -65,9 +43,7 @@ describe('SAML single sign-on (Initech), end to end', () => {
 
   it('milton signs in through the SAML IdP and reaches /research, without a password in our app', async () => {
     const { context, page } = await browser.newPage();
-    await openLogin(page, urls);
-    await enterEmail(page, 'milton@initech.test');
-    await atIdp(page, urls, 'milton@initech.test');
+    await viaIdp(page, urls, 'milton@initech.test');
     await landOnResearch(page, urls, 'milton@initech.test');
     const session = await page.request.get(`${urls.identityPublic}/sessions/whoami`, {
       headers: { accept: 'application/json' },
@@ -83,9 +59,7 @@ describe('SAML single sign-on (Initech), end to end', () => {
 
   it('peter is created just in time at his first SAML sign-in', async () => {
     const { context, page } = await browser.newPage();
-    await openLogin(page, urls);
-    await enterEmail(page, 'peter@initech.test');
-    await atIdp(page, urls, 'peter@initech.test');
+    await viaIdp(page, urls, 'peter@initech.test');
     await landOnResearch(page, urls, 'peter@initech.test');
     const { users } = await adminJson<{ users: { email: string }[] }>(`${urls.usersAdmin}/admin/users`);
     expect(users.map((u) => u.email)).toContain('peter@initech.test');
@@ -104,9 +78,7 @@ describe('SAML single sign-on (Initech), end to end', () => {
     'a %s answer is refused with a clear message on the sign-in page, and no session',
     async (variant, message) => {
       const { context, page } = await browser.newPage();
-      await openLogin(page, urls);
-      await enterEmail(page, 'milton@initech.test');
-      await atIdp(page, urls, 'milton@initech.test', variant);
+      await viaIdp(page, urls, 'milton@initech.test', variant);
       await page.waitForURL(/\/account\/login\?flow=/, { timeout: 30_000 });
       await page.getByText(message).waitFor({ timeout: 30_000 });
       expect(await whoamiStatus(page, urls)).toBe(401);

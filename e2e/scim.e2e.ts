@@ -6,8 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startOrgIdp, type OrgIdp } from '@acme/dev';
 import { seriousViolations } from './axe.ts';
 import { systemUrls, useBrowser, type SystemUrls } from './browser.ts';
-import { enterEmail, openLogin, submitPassword } from './journeys.ts';
-import { acceptTermsIfAsked, operator } from './operator.ts';
+import { acceptTermsIfAsked, signInAtProvider, walkToProvider } from './journeys.ts';
+import { createOrgWithAdmin, operator, signInToConsole } from './operator.ts';
 
 // SCIM provisioning (issue 26), end to end, on both targets: an org-admin creates a SCIM token and a
 // group mapping in the admin console; a provisioning client sending what Microsoft Entra ID's
@@ -154,50 +154,24 @@ describe('SCIM provisioning, end to end', () => {
     const tag = randomBytes(4).toString('hex');
     const domain = `scim-${tag}.test`;
     const provider = `scim-${tag}`;
-    const admin = { email: `admin@${domain}`, password: `Console-${tag}-2026!` };
+    const admin = {
+      email: `admin@${domain}`,
+      password: `Console-${tag}-2026!`,
+      firstName: 'Olga',
+      scopeGroups: 'research',
+    };
     const person = { email: `pat@${domain}`, password: `Pat-${tag}-2026!` };
     const tokenName = 'Entra ID provisioning';
     const group = 'Quant researchers';
 
     // The operator creates the organisation and its org-admin (who holds the scope group `research`,
     // so the organisation has it to map).
-    const org = await operator(urls, [
-      'org:create',
-      '--name',
-      `SCIM ${tag}`,
-      '--domains',
-      domain,
-      '--products',
-      'Platform',
-      '--subscription',
-      'subscribed',
-    ]);
-    await operator(urls, [
-      'user:create',
-      '--org',
-      String(org.id),
-      '--email',
-      admin.email,
-      '--first',
-      'Olga',
-      '--last',
-      'Admin',
-      '--role',
-      'org-admin',
-      '--password',
-      admin.password,
-      '--scope-groups',
-      'research',
-    ]);
+    const orgId = await createOrgWithAdmin(urls, { name: `SCIM ${tag}`, domain }, admin);
 
     // The org-admin opens Provisioning (SCIM) and creates a token.
     const adminTab = await browser.newPage();
     const ada = adminTab.page;
-    await ada.goto(`${urls.apps.admin}/admin/scim`);
-    await ada.waitForURL(/\/account\/login/, { timeout: 30_000 });
-    await submitPassword(ada, admin);
-    await acceptTermsIfAsked(ada, (u) => !u.pathname.startsWith('/account/'));
-    await ada.goto(`${urls.apps.admin}/admin/scim`);
+    await signInToConsole(ada, urls, admin, '/admin/scim');
     await ada.getByRole('heading', { name: 'Provisioning (SCIM)', level: 2 }).waitFor({ timeout: 30_000 });
     await ada.getByText('No tokens yet.').waitFor();
     const baseUrl = (await ada.getByTestId('scim-base-url').textContent())!;
@@ -243,7 +217,7 @@ describe('SCIM provisioning, end to end', () => {
     await operator(urls, [
       'sso:set',
       '--org',
-      String(org.id),
+      orgId,
       '--issuer',
       idp.issuer,
       '--client-id',
@@ -272,14 +246,8 @@ describe('SCIM provisioning, end to end', () => {
 
     // They sign in by SSO to /research.
     const pat = await browser.newPage();
-    await openLogin(pat.page, urls);
-    await enterEmail(pat.page, person.email);
-    await pat.page.waitForURL((u) => u.toString().startsWith(`${idp!.issuer}/interaction/`), {
-      timeout: 30_000,
-    });
-    await pat.page.getByLabel('Email').fill(person.email);
-    await pat.page.getByLabel('Password').fill(person.password);
-    await pat.page.getByRole('button', { name: 'Sign in' }).click();
+    await walkToProvider(pat.page, urls, person.email, `${idp.issuer}/interaction/`);
+    await signInAtProvider(pat.page, `${idp.issuer}/interaction/`, person);
     await acceptTermsIfAsked(pat.page, (u) => u.toString() === `${urls.platform}/research`);
     await pat.page.getByTestId('token-ext').waitFor({ timeout: 30_000 });
     expect((await tokenExt(pat.page)).user?.email).toBe(person.email);

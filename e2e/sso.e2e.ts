@@ -2,42 +2,15 @@ import type { Page } from 'playwright-core';
 import { describe, expect, inject, it } from 'vitest';
 import { systemUrls, useBrowser, type SystemUrls } from './browser.ts';
 import { adminJson } from './fixtures.ts';
-import { enterEmail, openLogin } from './journeys.ts';
+import { enterEmail, landOnResearch, openLogin, signInAtProvider, walkToProvider } from './journeys.ts';
 
 // Organisation single sign-on through the organisation IdP stand-in (seeded: Globex, globex.test).
 const PASSWORD = 'Globex-Demo-2026!';
 
 /** At Globex's identity provider: its own page with email, password, Sign in and Cancel. */
-async function atProvider(page: Page, urls: SystemUrls, email: string): Promise<void> {
-  await page.waitForURL((u) => u.toString().startsWith(`${urls.orgIdp}/interaction/`), { timeout: 30_000 });
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
-
-/** After the provider: the callback's Terms step on a first sign-in, then /research. */
-async function landOnResearch(page: Page, urls: SystemUrls, email: string): Promise<void> {
-  const research = `${urls.platform}/research`;
-  const terms = page.getByLabel('I agree to the platform terms of service');
-  const deadline = Date.now() + 30_000;
-  while (page.url() !== research && !(await terms.isVisible())) {
-    if (Date.now() > deadline) {
-      const text = await page
-        .locator('body')
-        .innerText()
-        .catch(() => '');
-      throw new Error(`stuck at ${page.url()}: ${text.slice(0, 400)}`);
-    }
-    await page.waitForTimeout(200);
-  }
-  if (page.url() !== research) {
-    await terms.check();
-    await page.getByLabel('I agree to the privacy policy').check();
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await page.waitForURL(research, { timeout: 30_000 });
-  }
-  await page.getByText(email).first().waitFor();
-}
+const provider = (urls: SystemUrls) => `${urls.orgIdp}/interaction/`;
+const atProvider = (page: Page, urls: SystemUrls, email: string) =>
+  signInAtProvider(page, provider(urls), { email, password: PASSWORD });
 
 describe('organisation single sign-on, end to end', () => {
   const browser = useBrowser();
@@ -69,8 +42,7 @@ describe('organisation single sign-on, end to end', () => {
 
   it('a first-time SSO user gets an account at the first sign-in and lands on /research', async () => {
     const { context, page } = await browser.newPage();
-    await openLogin(page, urls);
-    await enterEmail(page, 'lovelace@globex.test');
+    await walkToProvider(page, urls, 'lovelace@globex.test', provider(urls));
     await atProvider(page, urls, 'lovelace@globex.test');
     await landOnResearch(page, urls, 'lovelace@globex.test');
     const { users } = await adminJson<{ users: { email: string }[] }>(`${urls.usersAdmin}/admin/users`);
@@ -83,9 +55,7 @@ describe('organisation single sign-on, end to end', () => {
 
   it('Cancel at the provider comes back with a message and a Proceed button; trying again signs in', async () => {
     const { context, page } = await browser.newPage();
-    await openLogin(page, urls);
-    await enterEmail(page, 'hopper@globex.test');
-    await page.waitForURL((u) => u.toString().startsWith(`${urls.orgIdp}/interaction/`), { timeout: 30_000 });
+    await walkToProvider(page, urls, 'hopper@globex.test', provider(urls));
     await page.getByRole('button', { name: 'Cancel' }).click();
 
     await page.waitForURL(/\/account\/login\?flow=/, { timeout: 30_000 });
@@ -100,8 +70,7 @@ describe('organisation single sign-on, end to end', () => {
 
   it('an SSO user who opens MFA setup sees "SSO users cannot set up MFA"', async () => {
     const { context, page } = await browser.newPage();
-    await openLogin(page, urls);
-    await enterEmail(page, 'hopper@globex.test');
+    await walkToProvider(page, urls, 'hopper@globex.test', provider(urls));
     await atProvider(page, urls, 'hopper@globex.test');
     await landOnResearch(page, urls, 'hopper@globex.test');
     await page.goto(`${urls.platform}/account/mfa-setup`);

@@ -3,9 +3,8 @@ import { TextField } from '../../shared/ui/text-field.tsx';
 import { consoleApi, type ApiClient, type Me } from './console-client.ts';
 import { consoleCopy as t } from './copy.ts';
 import { decideApiClientForm } from './decide-api-client-form.ts';
+import { ConfirmRevoke, copyText, NoticeLine, ShownOnce, TokenList, type Notice } from './token-list.tsx';
 import { failure, formatDate, useLoad } from './use-load.ts';
-
-type Notice = { text: string } | { error: string } | null;
 
 export function ApiClientsSection({ me }: { me: Me }) {
   const [list, reload] = useLoad('api-clients', () => consoleApi.apiClients(me.organisationId));
@@ -43,15 +42,6 @@ export function ApiClientsSection({ me }: { me: Me }) {
     );
   }
 
-  async function copySecret(value: string) {
-    try {
-      await navigator.clipboard.writeText(value);
-      setNotice({ text: t.apiClients.copied });
-    } catch {
-      setNotice({ error: t.apiClients.copyFailed });
-    }
-  }
-
   return (
     <section aria-labelledby="api-clients-title">
       <h2 id="api-clients-title">{t.sections.apiClients}</h2>
@@ -80,16 +70,20 @@ export function ApiClientsSection({ me }: { me: Me }) {
           {t.apiClients.create}
         </button>
       </form>
-      {notice && 'text' in notice ? (
-        <p role="status" className="notice">
-          {notice.text}
-        </p>
-      ) : null}
-      {notice && 'error' in notice ? <p role="alert">{notice.error}</p> : null}
+      <NoticeLine notice={notice} />
       {secret ? (
-        <div className="notice" role="region" aria-labelledby="api-client-secret-title">
-          <h3 id="api-client-secret-title">{t.apiClients.secretHeading}</h3>
-          <p>{t.apiClients.secretOnce}</p>
+        <ShownOnce
+          titleId="api-client-secret-title"
+          level={3}
+          heading={t.apiClients.secretHeading}
+          warning={t.apiClients.secretOnce}
+          copyLabel={t.apiClients.copy}
+          onCopy={() =>
+            void copyText(secret.clientSecret, t.apiClients.copied, t.apiClients.copyFailed).then(setNotice)
+          }
+          doneLabel={t.apiClients.done}
+          onDone={() => setSecret(null)}
+        >
           <dl>
             <dt>{t.apiClients.clientId}</dt>
             <dd>
@@ -100,85 +94,55 @@ export function ApiClientsSection({ me }: { me: Me }) {
               <code data-testid="api-client-secret">{secret.clientSecret}</code>
             </dd>
           </dl>
-          <div className="row">
-            <button type="button" className="button" onClick={() => void copySecret(secret.clientSecret)}>
-              {t.apiClients.copy}
-            </button>
-            <button type="button" className="button secondary" onClick={() => setSecret(null)}>
-              {t.apiClients.done}
-            </button>
-          </div>
-        </div>
+        </ShownOnce>
       ) : null}
       {confirming ? (
-        <div role="alertdialog" aria-labelledby="api-client-confirm-text" className="notice">
-          <p id="api-client-confirm-text">{t.apiClients.confirmRevoke(confirming.name)}</p>
-          <div className="row">
-            <button
-              type="button"
-              className="button"
-              disabled={busy}
-              onClick={() =>
-                void run(
-                  () => consoleApi.revokeApiClient(me.organisationId, confirming.id),
-                  () => {
-                    setConfirming(null);
-                    setNotice({ text: t.apiClients.revoked });
-                  },
-                )
-              }
-            >
-              {t.apiClients.confirm}
-            </button>
-            <button type="button" className="button secondary" autoFocus onClick={() => setConfirming(null)}>
-              {t.apiClients.cancel}
-            </button>
-          </div>
-        </div>
+        <ConfirmRevoke
+          textId="api-client-confirm-text"
+          text={t.apiClients.confirmRevoke(confirming.name)}
+          confirmLabel={t.apiClients.confirm}
+          cancelLabel={t.apiClients.cancel}
+          busy={busy}
+          onConfirm={() =>
+            void run(
+              () => consoleApi.revokeApiClient(me.organisationId, confirming.id),
+              () => {
+                setConfirming(null);
+                setNotice({ text: t.apiClients.revoked });
+              },
+            )
+          }
+          onCancel={() => setConfirming(null)}
+        />
       ) : null}
-      {list.state === 'loading' ? <p role="status">{t.loading}</p> : null}
-      {list.state === 'error' ? <p role="alert">{t.loadFailed(list.message)}</p> : null}
-      {list.state === 'ready' && list.value.apiClients.length === 0 ? <p>{t.empty.apiClients}</p> : null}
-      {list.state === 'ready' && list.value.apiClients.length > 0 ? (
-        <table className="console-table">
-          <thead>
-            <tr>
-              <th scope="col">{t.apiClients.name}</th>
-              <th scope="col">{t.apiClients.groups}</th>
-              <th scope="col">{t.apiClients.createdBy}</th>
-              <th scope="col">{t.apiClients.createdAt}</th>
-              <th scope="col">{t.apiClients.state}</th>
-              <th scope="col">
-                <span className="visually-hidden">{t.apiClients.revoke}</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.value.apiClients.map((c) => (
-              <tr key={c.id}>
-                <td>{c.name}</td>
-                <td>{c.scopeGroups.join(', ')}</td>
-                <td>{c.createdBy ?? t.apiClients.unknownCreator}</td>
-                <td>{formatDate(c.createdAt)}</td>
-                <td>{c.revokedAt ? t.apiClients.revokedOn(formatDate(c.revokedAt)) : t.apiClients.active}</td>
-                <td>
-                  {c.revokedAt ? null : (
-                    <button
-                      type="button"
-                      className="button secondary"
-                      disabled={busy}
-                      aria-label={`${t.apiClients.revoke} ${c.name}`}
-                      onClick={() => setConfirming(c)}
-                    >
-                      {t.apiClients.revoke}
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+      <TokenList
+        list={list}
+        empty={t.empty.apiClients}
+        columns={[
+          t.apiClients.name,
+          t.apiClients.groups,
+          t.apiClients.createdBy,
+          t.apiClients.createdAt,
+          t.apiClients.state,
+        ]}
+        revokeLabel={t.apiClients.revoke}
+        busy={busy}
+        rows={({ apiClients }) =>
+          apiClients.map((c) => ({
+            id: c.id,
+            cells: [
+              c.name,
+              c.scopeGroups.join(', '),
+              c.createdBy ?? t.apiClients.unknownCreator,
+              formatDate(c.createdAt),
+              c.revokedAt ? t.apiClients.revokedOn(formatDate(c.revokedAt)) : t.apiClients.active,
+            ],
+            revoke: c.revokedAt
+              ? null
+              : { label: `${t.apiClients.revoke} ${c.name}`, onClick: () => setConfirming(c) },
+          }))
+        }
+      />
     </section>
   );
 }

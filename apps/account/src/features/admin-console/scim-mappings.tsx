@@ -9,7 +9,8 @@ import {
   selectScopeGroupChoices,
   type MappingRow,
 } from './decide-scim.ts';
-import { NoticeLine, scimFailureMessage, type Notice } from './scim-notice.tsx';
+import { scimFailureMessage } from './scim-notice.tsx';
+import { NoticeLine, type Notice } from './token-list.tsx';
 
 const t = consoleCopy.scim.mappings;
 const ROLE_CHOICES: readonly (ScimRole | 'none')[] = [...SCIM_ROLES, 'none'];

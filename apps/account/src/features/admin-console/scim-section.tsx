@@ -4,7 +4,8 @@ import { consoleApi, type Me, type ScimToken } from './console-client.ts';
 import { consoleCopy } from './copy.ts';
 import { decideScimTokenName } from './decide-scim.ts';
 import { ScimMappings } from './scim-mappings.tsx';
-import { copyText, NoticeLine, scimFailureMessage, type Notice } from './scim-notice.tsx';
+import { scimFailureMessage } from './scim-notice.tsx';
+import { ConfirmRevoke, copyText, NoticeLine, ShownOnce, TokenList, type Notice } from './token-list.tsx';
 import { formatDate, useLoad } from './use-load.ts';
 
 const t = consoleCopy.scim;
@@ -34,7 +35,7 @@ export function ScimSection({ me }: { me: Me }) {
               <button
                 type="button"
                 className="button secondary console-inline-button"
-                onClick={() => void copyText(settings.value.baseUrl, t.copied).then(setNotice)}
+                onClick={() => void copyText(settings.value.baseUrl, t.copied, t.copyFailed).then(setNotice)}
               >
                 {t.copyBaseUrl}
               </button>
@@ -147,99 +148,64 @@ function ScimTokens({ me, onChange }: { me: Me; onChange: () => void }) {
       </form>
       <NoticeLine notice={notice} />
       {created ? (
-        <div className="notice" role="region" aria-labelledby="scim-token-once-title">
-          <h4 id="scim-token-once-title" ref={createdRef} tabIndex={-1}>
-            {t.tokens.tokenHeading}
-          </h4>
-          <p>{t.tokens.tokenOnce}</p>
+        <ShownOnce
+          titleId="scim-token-once-title"
+          level={4}
+          heading={t.tokens.tokenHeading}
+          headingRef={createdRef}
+          warning={t.tokens.tokenOnce}
+          copyLabel={t.tokens.copy}
+          onCopy={() => void copyText(created.token, t.tokens.copiedToken, t.copyFailed).then(setNotice)}
+          doneLabel={t.tokens.done}
+          onDone={() => {
+            setCreated(null);
+            nameRef.current?.focus();
+          }}
+        >
           <p>
             <code data-testid="scim-token">{created.token}</code>
           </p>
-          <div className="row">
-            <button
-              type="button"
-              className="button"
-              onClick={() => void copyText(created.token, t.tokens.copiedToken).then(setNotice)}
-            >
-              {t.tokens.copy}
-            </button>
-            <button
-              type="button"
-              className="button secondary"
-              onClick={() => {
-                setCreated(null);
-                nameRef.current?.focus();
-              }}
-            >
-              {t.tokens.done}
-            </button>
-          </div>
-        </div>
+        </ShownOnce>
       ) : null}
       {confirming ? (
-        <div
-          role="alertdialog"
-          aria-modal="false"
-          aria-labelledby="scim-revoke-text"
-          className="notice"
-          onKeyDown={(event) => {
-            if (event.key === 'Escape') cancel(confirming);
-          }}
-        >
-          <p id="scim-revoke-text">{t.tokens.confirmRevoke(confirming.name)}</p>
-          <div className="row">
-            <button type="button" className="button" disabled={busy} onClick={() => void revoke(confirming)}>
-              {t.tokens.confirm}
-            </button>
-            <button type="button" className="button secondary" autoFocus onClick={() => cancel(confirming)}>
-              {t.tokens.cancel}
-            </button>
-          </div>
-        </div>
+        <ConfirmRevoke
+          textId="scim-revoke-text"
+          text={t.tokens.confirmRevoke(confirming.name)}
+          confirmLabel={t.tokens.confirm}
+          cancelLabel={t.tokens.cancel}
+          busy={busy}
+          onConfirm={() => void revoke(confirming)}
+          onCancel={() => cancel(confirming)}
+          escapable
+        />
       ) : null}
-      {list.state === 'loading' ? <p role="status">{consoleCopy.loading}</p> : null}
-      {list.state === 'error' ? <p role="alert">{consoleCopy.loadFailed(list.message)}</p> : null}
-      {list.state === 'ready' && list.value.tokens.length === 0 ? <p>{t.tokens.empty}</p> : null}
-      {list.state === 'ready' && list.value.tokens.length > 0 ? (
-        <table className="console-table" aria-labelledby="scim-tokens-title">
-          <thead>
-            <tr>
-              <th scope="col">{t.tokens.name}</th>
-              <th scope="col">{t.tokens.createdAt}</th>
-              <th scope="col">{t.tokens.lastUsed}</th>
-              <th scope="col">{t.tokens.createdBy}</th>
-              <th scope="col">
-                <span className="visually-hidden">{t.tokens.revoke}</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.value.tokens.map((token) => (
-              <tr key={token.id}>
-                <td>{token.name}</td>
-                <td>{formatDate(token.createdAt)}</td>
-                <td>{token.lastUsedAt ? formatDate(token.lastUsedAt) : t.tokens.never}</td>
-                <td>{token.createdBy ?? t.tokens.unknownCreator}</td>
-                <td>
-                  <button
-                    type="button"
-                    className="button secondary"
-                    disabled={busy}
-                    aria-label={t.tokens.revokeNamed(token.name)}
-                    ref={(el) => {
-                      if (el) revokeButtons.current.set(token.id, el);
-                      else revokeButtons.current.delete(token.id);
-                    }}
-                    onClick={() => setConfirming(token)}
-                  >
-                    {t.tokens.revoke}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+      <TokenList
+        list={list}
+        empty={t.tokens.empty}
+        labelledBy="scim-tokens-title"
+        columns={[t.tokens.name, t.tokens.createdAt, t.tokens.lastUsed, t.tokens.createdBy]}
+        revokeLabel={t.tokens.revoke}
+        busy={busy}
+        rows={({ tokens }) =>
+          tokens.map((token) => ({
+            id: token.id,
+            cells: [
+              token.name,
+              formatDate(token.createdAt),
+              token.lastUsedAt ? formatDate(token.lastUsedAt) : t.tokens.never,
+              token.createdBy ?? t.tokens.unknownCreator,
+            ],
+            revoke: {
+              label: t.tokens.revokeNamed(token.name),
+              onClick: () => setConfirming(token),
+              ref: (el) => {
+                if (el) revokeButtons.current.set(token.id, el);
+                else revokeButtons.current.delete(token.id);
+              },
+            },
+          }))
+        }
+      />
     </div>
   );
 }

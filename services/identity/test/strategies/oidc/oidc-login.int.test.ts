@@ -1,136 +1,51 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDb, sql, type Database } from '@acme/db';
+import { sql, type Database } from '@acme/db';
 import { ORG_IDP_DEMO_PASSWORD, ORG_IDP_DEMO_USERS, startOrgIdp, type OrgIdp } from '@acme/dev';
-import { createMemoryMailer } from '@acme/mail';
-import { freePort } from '@acme/test-kit/free-port';
-import { start as startUsers } from '@acme/users';
-import { start as startIdentity } from '../../../src/index.ts';
+import { APP, atOrgIdp, SsoBrowser as Browser, startSsoStack, type SsoStack } from '../../sso-harness.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
 // The oidc login method end to end over real HTTP: our identity service as the relying party
 // (openid-client), the real user service (providers, just-in-time members), and the organisation
-// IdP stand-in. A small cookie jar plays the browser.
-
-class Browser {
-  jar = new Map<string, string>();
-  async go(url: string, init: RequestInit = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (this.jar.size) headers.set('cookie', [...this.jar].map(([k, v]) => `${k}=${v}`).join('; '));
-    const res = await fetch(url, { ...init, headers, redirect: 'manual' });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const eq = pair!.indexOf('=');
-      const value = pair!.slice(eq + 1);
-      if (/max-age=0|expires=thu, 01 jan 1970/i.test(line) || value === '')
-        this.jar.delete(pair!.slice(0, eq));
-      else this.jar.set(pair!.slice(0, eq), value);
-    }
-    return res;
-  }
-  /** Follows redirects while they stay below `prefix`es; returns the first URL outside them. */
-  async follow(url: string, stayOn: string[], init?: RequestInit): Promise<string> {
-    let res = await this.go(url, init);
-    let current = url;
-    for (let i = 0; i < 10; i++) {
-      const location = res.headers.get('location');
-      if (!location) return current;
-      current = new URL(location, current).toString();
-      if (!stayOn.some((p) => current.startsWith(p))) return current;
-      res = await this.go(current);
-    }
-    throw new Error('too many redirects');
-  }
-}
+// IdP stand-in (the stack of ../../sso-harness.ts). A small cookie jar plays the browser.
 
 describe('identity: login with method oidc (organisation single sign-on)', () => {
+  let stack: SsoStack;
   let db: Database;
   let idp: OrgIdp;
-  let identityPublic: string;
-  let identityAdmin: string;
-  let usersAdmin: string;
   let globex: string;
-  const APP = 'http://localhost:4999';
-  const closers: (() => Promise<void>)[] = [];
+  const admin = (method: string, path: string, json?: unknown) => stack.users(method, path, json);
 
   beforeAll(async () => {
-    db = await createTestDb();
-    const [idPub, idAdm, usPub, usAdm] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-    identityPublic = `http://localhost:${idPub}`;
-    identityAdmin = `http://localhost:${idAdm}`;
-    usersAdmin = `http://localhost:${usAdm}`;
-    idp = await startOrgIdp({
-      port: 0,
-      users: [
-        ...ORG_IDP_DEMO_USERS,
-        {
-          email: 'turing@globex.test',
-          password: ORG_IDP_DEMO_PASSWORD,
-          givenName: 'Alan',
-          familyName: 'Turing',
-        },
-      ],
-      clients: [
-        {
-          clientId: 'acme-platform',
-          clientSecret: 'client-secret-1',
-          redirectUris: [`${identityPublic}/self-service/methods/oidc/callback/globex`],
-        },
-      ],
-    });
-    closers.push(idp.close);
-    const identity = await startIdentity({
-      db,
-      logger: false,
-      mailer: createMemoryMailer(),
-      env: {
-        IDENTITY_PUBLIC_PORT: String(idPub),
-        IDENTITY_ADMIN_PORT: String(idAdm),
-        IDENTITY_PUBLIC_URL: identityPublic,
-        IDENTITY_ADMIN_URL: identityAdmin,
-        IDENTITY_USERS_ADMIN_URL: usersAdmin,
-        IDENTITY_LOGIN_UI_URL: `${APP}/account/login`,
-        IDENTITY_ERROR_UI_URL: `${APP}/account/error`,
-        IDENTITY_DEFAULT_RETURN_URL: `${APP}/`,
-        IDENTITY_CORS_ORIGINS: APP,
-        IDENTITY_ALLOWED_RETURN_URLS: APP,
-        IDENTITY_OIDC_TIMEOUT: '1500ms',
-        OAUTH2_ADMIN_URL: 'http://127.0.0.1:9',
-        LOG_LEVEL: 'silent',
+    stack = await startSsoStack({
+      identityEnv: { IDENTITY_OIDC_TIMEOUT: '1500ms' },
+      providers: async (identityPublic) => {
+        idp = await startOrgIdp({
+          port: 0,
+          users: [
+            ...ORG_IDP_DEMO_USERS,
+            {
+              email: 'turing@globex.test',
+              password: ORG_IDP_DEMO_PASSWORD,
+              givenName: 'Alan',
+              familyName: 'Turing',
+            },
+          ],
+          clients: [
+            {
+              clientId: 'acme-platform',
+              clientSecret: 'client-secret-1',
+              redirectUris: [`${identityPublic}/self-service/methods/oidc/callback/globex`],
+            },
+          ],
+        });
+        return [idp];
       },
     });
-    closers.push(identity.close);
-    const users = await startUsers({
-      db,
-      logger: false,
-      mailer: createMemoryMailer(),
-      env: {
-        USERS_PUBLIC_PORT: String(usPub),
-        USERS_ADMIN_PORT: String(usAdm),
-        IDENTITY_ADMIN_URL: identityAdmin,
-        IDENTITY_PUBLIC_URL: identityPublic,
-        OAUTH2_ADMIN_URL: 'http://127.0.0.1:9',
-        LOG_LEVEL: 'silent',
-      },
-    });
-    closers.push(users.close);
-    const admin = async (method: string, path: string, json?: unknown) => {
-      const res = await fetch(`${usersAdmin}${path}`, {
-        method,
-        headers: json ? { 'content-type': 'application/json' } : {},
-        body: json ? JSON.stringify(json) : undefined,
-      });
-      return { status: res.status, body: (await res.json().catch(() => undefined)) as any };
-    };
-    globex = (
-      await admin('POST', '/admin/organisations', {
-        name: 'Globex',
-        domains: ['globex.test'],
-        products: ['Platform', 'MAGIC'],
-      })
-    ).body.id;
+    ({ db } = stack);
+    globex = await stack.createOrganisation('Globex', 'globex.test', ['MAGIC']);
     const sso = await admin('PUT', `/admin/organisations/${globex}/sso`, {
       provider: 'globex',
       issuer: idp.issuer,
@@ -146,68 +61,18 @@ describe('identity: login with method oidc (organisation single sign-on)', () =>
       role: 'member',
     });
     expect(hopper.status).toBe(201);
-    (globalThis as any).__usersAdmin = admin;
   }, 60_000);
-  afterAll(async () => {
-    for (const close of closers.reverse()) await close().catch(() => undefined);
-    await db.close();
-  });
+  afterAll(() => stack.close());
 
-  const admin = (method: string, path: string, json?: unknown) =>
-    (globalThis as any).__usersAdmin(method, path, json) as Promise<{ status: number; body: any }>;
-
-  /** A new login flow (JSON) and its csrf token. */
-  async function newFlow(browser: Browser): Promise<{ id: string; csrf: string; action: string }> {
-    const res = await browser.go(`${identityPublic}/self-service/login/browser`, {
-      headers: { accept: 'application/json' },
-    });
-    expect(res.status).toBe(200);
-    const flow = (await res.json()) as any;
-    const csrf = flow.ui.nodes.find((n: any) => n.attributes.name === 'csrf_token').attributes.value;
-    return { id: flow.id, csrf, action: flow.ui.action };
-  }
-
-  /** Posts the hidden SSO form as a browser does; answers the provider's authorize URL. */
-  async function submitSso(browser: Browser, flow: { csrf: string; action: string }, provider = 'globex') {
-    const res = await browser.go(flow.action, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: APP },
-      body: new URLSearchParams({ method: 'oidc', provider, csrf_token: flow.csrf }),
-    });
-    expect(res.status).toBe(303);
-    return res.headers.get('location')!;
-  }
+  const newFlow = (browser: Browser) => stack.newLoginFlow(browser);
+  const submitSso = (browser: Browser, flow: { csrf: string; action: string }, provider = 'globex') =>
+    stack.submitSso(browser, flow, provider);
+  const whoami = (browser: Browser) => stack.whoami(browser);
+  const flowMessages = (browser: Browser, flowId: string) => stack.flowMessages(browser, flowId);
 
   /** At the provider: sign in (or cancel); answers our callback URL. */
-  async function atProvider(
-    browser: Browser,
-    authorizeUrl: string,
-    action: 'login' | 'cancel',
-    email: string,
-  ) {
-    const page = await browser.follow(authorizeUrl, [idp.issuer]);
-    expect(page.startsWith(`${idp.issuer}/interaction/`)).toBe(true);
-    return browser.follow(`${page}/${action}`, [idp.issuer], {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ email, password: ORG_IDP_DEMO_PASSWORD }),
-    });
-  }
-
-  async function whoami(browser: Browser) {
-    const res = await browser.go(`${identityPublic}/sessions/whoami`, {
-      headers: { accept: 'application/json' },
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  }
-
-  async function flowMessages(browser: Browser, flowId: string): Promise<string[]> {
-    const res = await browser.go(`${identityPublic}/self-service/login/flows?id=${flowId}`, {
-      headers: { accept: 'application/json' },
-    });
-    expect(res.status).toBe(200);
-    return ((await res.json()) as any).ui.messages.map((m: any) => m.text);
-  }
+  const atProvider = (browser: Browser, authorizeUrl: string, action: 'login' | 'cancel', email: string) =>
+    atOrgIdp(browser, idp.issuer, authorizeUrl, email, action);
 
   async function signIn(email: string) {
     const browser = new Browser();
@@ -232,19 +97,9 @@ describe('identity: login with method oidc (organisation single sign-on)', () =>
 
   it('refuses to set up MFA for a session signed in through SSO (server side too)', async () => {
     const { browser } = await signIn('hopper@globex.test');
-    const res = await browser.go(`${identityPublic}/self-service/settings/browser`, {
-      headers: { accept: 'application/json' },
-    });
-    expect(res.status).toBe(200);
-    const flow = (await res.json()) as any;
-    const csrf = flow.ui.nodes.find((n: any) => n.attributes.name === 'csrf_token').attributes.value;
-    const submit = await browser.go(flow.ui.action, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', origin: APP },
-      body: JSON.stringify({ method: 'totp', totp_code: '123456', csrf_token: csrf }),
-    });
+    const submit = await stack.tryTotpSetUp(browser);
     expect(submit.status).toBe(400);
-    const body = (await submit.json()) as any;
+    const body = submit.body;
     expect(body.ui.messages.map((m: any) => m.text)).toEqual(['SSO users cannot set up MFA']);
     const credentials = await db.kysely
       .selectFrom('identity_credentials' as any)

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, type Database } from '@acme/db';
 import { FakeClock } from '@acme/db/clock';
-import { createMemoryMailer } from '@acme/mail';
 import { freePort } from '@acme/test-kit/free-port';
-import { start as startUsers } from '@acme/users';
 import {
   Browser,
   csrfOf,
@@ -14,6 +12,7 @@ import {
   submitFlow,
   type Harness,
 } from '../../harness.ts';
+import { startUsersService } from '../../sso-harness.ts';
 import { SoftAuthenticator } from '../passkey/soft-authenticator.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -61,19 +60,12 @@ describe('identity: organisations that enforce SSO have no password sign-in or r
     usersAdmin = `http://localhost:${usAdm}`;
     h = await startHarness({ IDENTITY_USERS_ADMIN_URL: usersAdmin, USERS_ADMIN_KEY: KEY }, { db, clock });
     closers.push(h.close);
-    const service = await startUsers({
+    const service = await startUsersService({
       db,
-      logger: false,
-      mailer: createMemoryMailer(),
-      env: {
-        USERS_PUBLIC_PORT: String(usPub),
-        USERS_ADMIN_PORT: String(usAdm),
-        USERS_ADMIN_KEY: KEY,
-        IDENTITY_ADMIN_URL: h.adminUrl,
-        IDENTITY_PUBLIC_URL: h.publicUrl,
-        OAUTH2_ADMIN_URL: 'http://127.0.0.1:9',
-        LOG_LEVEL: 'silent',
-      },
+      ports: [usPub, usAdm],
+      identityAdmin: h.adminUrl,
+      identityPublic: h.publicUrl,
+      env: { USERS_ADMIN_KEY: KEY },
     });
     closers.push(service.close);
     const org = async (name: string, domain: string) =>

@@ -1,172 +1,80 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDb, type Database } from '@acme/db';
+import type { Database } from '@acme/db';
 import { FakeClock } from '@acme/db/clock';
 import { ORG_IDP_DEMO_PASSWORD, orgIdpSubject, startOrgIdp, type OrgIdp } from '@acme/dev';
-import { createMemoryMailer } from '@acme/mail';
-import { freePort } from '@acme/test-kit/free-port';
-import { start as startUsers } from '@acme/users';
-import { start as startIdentity } from '../../../src/index.ts';
+import { atOrgIdp, SsoBrowser as Browser, startSsoStack, type SsoStack } from '../../sso-harness.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
 // Issue 20, items 4 and 11: an SSO link is keyed by the provider's record (organisation + issuer),
 // dies with the provider, and never joins an identity of another organisation; and the identity
 // service's calls to the user service carry USERS_ADMIN_KEY. Real identity and user services (both
-// admin APIs require keys), two organisation IdP stand-ins, a small cookie jar as the browser.
+// admin APIs require keys; the stack of ../../sso-harness.ts), two organisation IdP stand-ins, a
+// small cookie jar as the browser.
 
 const KEY = 'sso-links-admin-key-0123456789-abcdefghij';
 
-class Browser {
-  jar = new Map<string, string>();
-  async go(url: string, init: RequestInit = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (this.jar.size) headers.set('cookie', [...this.jar].map(([k, v]) => `${k}=${v}`).join('; '));
-    const res = await fetch(url, { ...init, headers, redirect: 'manual' });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const eq = pair!.indexOf('=');
-      const value = pair!.slice(eq + 1);
-      if (/max-age=0|expires=thu, 01 jan 1970/i.test(line) || value === '')
-        this.jar.delete(pair!.slice(0, eq));
-      else this.jar.set(pair!.slice(0, eq), value);
-    }
-    return res;
-  }
-  async follow(url: string, stayOn: string[], init?: RequestInit): Promise<string> {
-    let res = await this.go(url, init);
-    let current = url;
-    for (let i = 0; i < 10; i++) {
-      const location = res.headers.get('location');
-      if (!location) return current;
-      current = new URL(location, current).toString();
-      if (!stayOn.some((p) => current.startsWith(p))) return current;
-      res = await this.go(current);
-    }
-    throw new Error('too many redirects');
-  }
-}
-
 describe('identity: SSO links belong to the provider record that made them', () => {
+  let stack: SsoStack;
   let db: Database;
   let globexIdp: OrgIdp;
   let initechIdp: OrgIdp;
-  let identityPublic: string;
   let usersAdmin: string;
-  let identityAdmin: string;
   let globex: string;
   let initech: string;
   const clock = new FakeClock();
-  const APP = 'http://localhost:4999';
-  const closers: (() => Promise<void>)[] = [];
-
-  const admin = async (base: string, method: string, path: string, json?: unknown) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${KEY}`,
-        ...(json ? { 'content-type': 'application/json' } : {}),
-      },
-      body: json ? JSON.stringify(json) : undefined,
-    });
-    return { status: res.status, body: (await res.json().catch(() => undefined)) as any };
-  };
-  const users = (method: string, path: string, json?: unknown) => admin(usersAdmin, method, path, json);
+  const users = (method: string, path: string, json?: unknown) => stack.users(method, path, json);
 
   beforeAll(async () => {
-    db = await createTestDb();
-    const [idPub, idAdm, usPub, usAdm] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-    identityPublic = `http://localhost:${idPub}`;
-    identityAdmin = `http://localhost:${idAdm}`;
-    usersAdmin = `http://localhost:${usAdm}`;
-    const callback = `${identityPublic}/self-service/methods/oidc/callback/globex`;
-    globexIdp = await startOrgIdp({
-      port: 0,
-      users: [
-        {
-          email: 'hopper@globex.test',
-          password: ORG_IDP_DEMO_PASSWORD,
-          givenName: 'Grace',
-          familyName: 'Hopper',
-        },
-      ],
-      clients: [{ clientId: 'acme-platform', clientSecret: 'client-secret-1', redirectUris: [callback] }],
-    });
-    closers.push(globexIdp.close);
-    // Another organisation's IdP: it says whatever it likes, including Hopper's subject at Globex's IdP.
-    initechIdp = await startOrgIdp({
-      port: 0,
-      users: [
-        {
-          email: 'mallory@initech.test',
-          password: ORG_IDP_DEMO_PASSWORD,
-          givenName: 'Mallory',
-          familyName: 'Initech',
-          subject: orgIdpSubject('hopper@globex.test'),
-        },
-        { email: 'dinesh@hooli.test', password: ORG_IDP_DEMO_PASSWORD, givenName: 'Dinesh', familyName: 'C' },
-      ],
-      clients: [
-        {
-          clientId: 'acme-platform',
-          clientSecret: 'client-secret-2',
-          redirectUris: [callback, `${identityPublic}/self-service/methods/oidc/callback/initech`],
-        },
-      ],
-    });
-    closers.push(initechIdp.close);
-    const identity = await startIdentity({
-      db,
+    stack = await startSsoStack({
       clock,
-      logger: false,
-      mailer: createMemoryMailer(),
-      env: {
-        IDENTITY_PUBLIC_PORT: String(idPub),
-        IDENTITY_ADMIN_PORT: String(idAdm),
-        IDENTITY_PUBLIC_URL: identityPublic,
-        IDENTITY_ADMIN_URL: identityAdmin,
-        IDENTITY_ADMIN_KEY: KEY,
-        IDENTITY_USERS_ADMIN_URL: usersAdmin,
-        USERS_ADMIN_KEY: KEY,
-        IDENTITY_LOGIN_UI_URL: `${APP}/account/login`,
-        IDENTITY_ERROR_UI_URL: `${APP}/account/error`,
-        IDENTITY_DEFAULT_RETURN_URL: `${APP}/`,
-        IDENTITY_CORS_ORIGINS: APP,
-        IDENTITY_ALLOWED_RETURN_URLS: APP,
-        OAUTH2_ADMIN_URL: 'http://127.0.0.1:9',
-        LOG_LEVEL: 'silent',
+      adminKey: KEY,
+      providers: async (identityPublic) => {
+        const callback = `${identityPublic}/self-service/methods/oidc/callback/globex`;
+        globexIdp = await startOrgIdp({
+          port: 0,
+          users: [
+            {
+              email: 'hopper@globex.test',
+              password: ORG_IDP_DEMO_PASSWORD,
+              givenName: 'Grace',
+              familyName: 'Hopper',
+            },
+          ],
+          clients: [{ clientId: 'acme-platform', clientSecret: 'client-secret-1', redirectUris: [callback] }],
+        });
+        // Another organisation's IdP: it says whatever it likes, including Hopper's subject at Globex's IdP.
+        initechIdp = await startOrgIdp({
+          port: 0,
+          users: [
+            {
+              email: 'mallory@initech.test',
+              password: ORG_IDP_DEMO_PASSWORD,
+              givenName: 'Mallory',
+              familyName: 'Initech',
+              subject: orgIdpSubject('hopper@globex.test'),
+            },
+            {
+              email: 'dinesh@hooli.test',
+              password: ORG_IDP_DEMO_PASSWORD,
+              givenName: 'Dinesh',
+              familyName: 'C',
+            },
+          ],
+          clients: [
+            {
+              clientId: 'acme-platform',
+              clientSecret: 'client-secret-2',
+              redirectUris: [callback, `${identityPublic}/self-service/methods/oidc/callback/initech`],
+            },
+          ],
+        });
+        return [globexIdp, initechIdp];
       },
     });
-    closers.push(identity.close);
-    const usersService = await startUsers({
-      db,
-      logger: false,
-      mailer: createMemoryMailer(),
-      env: {
-        USERS_PUBLIC_PORT: String(usPub),
-        USERS_ADMIN_PORT: String(usAdm),
-        USERS_ADMIN_KEY: KEY,
-        IDENTITY_ADMIN_URL: identityAdmin,
-        IDENTITY_ADMIN_KEY: KEY,
-        IDENTITY_PUBLIC_URL: identityPublic,
-        OAUTH2_ADMIN_URL: 'http://127.0.0.1:9',
-        LOG_LEVEL: 'silent',
-      },
-    });
-    closers.push(usersService.close);
-    globex = (
-      await users('POST', '/admin/organisations', {
-        name: 'Globex',
-        domains: ['globex.test'],
-        products: ['Platform'],
-      })
-    ).body.id;
-    initech = (
-      await users('POST', '/admin/organisations', {
-        name: 'Initech',
-        domains: ['initech.test'],
-        products: ['Platform'],
-      })
-    ).body.id;
+    ({ db, usersAdmin } = stack);
+    globex = await stack.createOrganisation('Globex', 'globex.test');
+    initech = await stack.createOrganisation('Initech', 'initech.test');
     const set = await users('PUT', `/admin/organisations/${globex}/sso`, {
       provider: 'globex',
       issuer: globexIdp.issuer,
@@ -175,41 +83,22 @@ describe('identity: SSO links belong to the provider record that made them', () 
     });
     expect(set.status).toBe(200);
   }, 60_000);
-  afterAll(async () => {
-    for (const close of closers.reverse()) await close().catch(() => undefined);
-    await db.close();
-  });
+  afterAll(() => stack.close());
 
   async function signIn(idp: OrgIdp, email: string, provider = 'globex') {
     const browser = new Browser();
-    const res = await browser.go(`${identityPublic}/self-service/login/browser`, {
-      headers: { accept: 'application/json' },
-    });
-    const flow = (await res.json()) as any;
-    const csrf = flow.ui.nodes.find((n: any) => n.attributes.name === 'csrf_token').attributes.value;
-    const submit = await browser.go(flow.ui.action, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: APP },
-      body: new URLSearchParams({ method: 'oidc', provider, csrf_token: csrf }),
-    });
-    expect(submit.status).toBe(303);
-    const page = await browser.follow(submit.headers.get('location')!, [idp.issuer]);
-    expect(page).toMatch(new RegExp(`^${idp.issuer}/interaction/`));
-    const callback = await browser.follow(`${page}/login`, [idp.issuer], {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ email, password: ORG_IDP_DEMO_PASSWORD }),
-    });
+    const flow = await stack.newLoginFlow(browser);
+    const callback = await atOrgIdp(
+      browser,
+      idp.issuer,
+      await stack.submitSso(browser, flow, provider),
+      email,
+    );
     await browser.go(callback);
-    const whoami = await browser.go(`${identityPublic}/sessions/whoami`, {
-      headers: { accept: 'application/json' },
-    });
-    const messages = await browser.go(`${identityPublic}/self-service/login/flows?id=${flow.id}`, {
-      headers: { accept: 'application/json' },
-    });
+    const whoami = await stack.whoami(browser);
     return {
-      session: whoami.status === 200 ? ((await whoami.json()) as any) : undefined,
-      messages: (((await messages.json()) as any).ui?.messages ?? []).map((m: any) => m.text) as string[],
+      session: whoami.status === 200 ? whoami.body : undefined,
+      messages: await stack.flowMessages(browser, flow.id),
     };
   }
 
@@ -329,7 +218,7 @@ describe('identity: SSO links belong to the provider record that made them', () 
       `organisation_id=${globex}&issuer=http%3A%2F%2Fa.test%2F%00x`,
       `organisation_id=${globex}&issuer=${'h'.repeat(600)}`,
     ]) {
-      const res = await admin(identityAdmin, 'DELETE', `/admin/oidc/links?${query}`);
+      const res = await stack.identity('DELETE', `/admin/oidc/links?${query}`);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe(400);
     }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDb, sql, type Database } from '@acme/db';
+import { sql, type Database } from '@acme/db';
 import { FakeClock } from '@acme/db/clock';
 import {
   SAML_IDP_DEMO_PASSWORD,
@@ -10,116 +10,53 @@ import {
   type SamlIdpAnswer,
   type SamlIdpVariant,
 } from '@acme/dev';
-import { createMemoryMailer } from '@acme/mail';
-import { freePort } from '@acme/test-kit/free-port';
-import { start as startUsers } from '@acme/users';
-import { start as startIdentity } from '../../../src/index.ts';
 import { samlText } from '../../../src/strategies/saml/saml-login.ts';
+import { APP, SsoBrowser as Browser, startSsoStack, type SsoStack } from '../../sso-harness.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
 // SAML sign-in end to end over real HTTP (issue 26): our identity service as the service provider
 // (node-saml), Initech's IdP stand-in (samlify) producing every answer, and the real user service
 // keeping the SAML provider (the IdP's metadata as the stand-in serves it), members and just-in-time
-// creation. A small cookie jar plays the browser; the ACS is posted without cookies, as a cross-site
-// POST is.
+// creation (the stack of ../../sso-harness.ts, as the OIDC tests use it). A small cookie jar plays the
+// browser; the ACS is posted without cookies, as a cross-site POST is.
 
-class Browser {
-  jar = new Map<string, string>();
-  async go(url: string, init: RequestInit = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (this.jar.size) headers.set('cookie', [...this.jar].map(([k, v]) => `${k}=${v}`).join('; '));
-    const res = await fetch(url, { ...init, headers, redirect: 'manual' });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const eq = pair!.indexOf('=');
-      const value = pair!.slice(eq + 1);
-      if (/max-age=0|expires=thu, 01 jan 1970/i.test(line) || value === '')
-        this.jar.delete(pair!.slice(0, eq));
-      else this.jar.set(pair!.slice(0, eq), value);
-    }
-    return res;
-  }
-}
-
-const APP = 'http://localhost:4999';
 const T0 = new Date('2026-11-20T10:00:00.000Z');
 const MINUTE = 60_000;
 
 describe('identity: SAML 2.0 sign-in (service provider)', () => {
+  let stack: SsoStack;
   let db: Database;
   let idp: SamlIdp;
   let identityPublic: string;
-  let usersAdmin: string;
   let initech: string;
   const clock = new FakeClock(T0);
-  const closers: (() => Promise<void>)[] = [];
   /** The stand-in's IdP metadata, as an IT admin pastes it. */
   let metadata: string;
+  const admin = (method: string, path: string, json?: unknown) => stack.users(method, path, json);
 
   beforeAll(async () => {
-    db = await createTestDb();
-    const [idPub, idAdm, usPub, usAdm] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-    identityPublic = `http://localhost:${idPub}`;
-    const identityAdmin = `http://localhost:${idAdm}`;
-    usersAdmin = `http://localhost:${usAdm}`;
-    idp = await startSamlIdp({
-      port: 0,
-      now: () => clock.now(),
-      users: [
-        ...SAML_IDP_DEMO_USERS,
-        {
-          email: 'lumbergh@initrode.test',
-          password: SAML_IDP_DEMO_PASSWORD,
-          firstName: 'Bill',
-          lastName: 'Lumbergh',
-        },
-      ],
-    });
-    closers.push(idp.close);
-
-    const identity = await startIdentity({
-      db,
+    stack = await startSsoStack({
       clock,
-      logger: false,
-      mailer: createMemoryMailer(),
-      env: {
-        IDENTITY_PUBLIC_PORT: String(idPub),
-        IDENTITY_ADMIN_PORT: String(idAdm),
-        IDENTITY_PUBLIC_URL: identityPublic,
-        IDENTITY_ADMIN_URL: identityAdmin,
-        IDENTITY_USERS_ADMIN_URL: usersAdmin,
-        IDENTITY_LOGIN_UI_URL: `${APP}/account/login`,
-        IDENTITY_ERROR_UI_URL: `${APP}/account/error`,
-        IDENTITY_DEFAULT_RETURN_URL: `${APP}/`,
-        IDENTITY_CORS_ORIGINS: APP,
-        IDENTITY_ALLOWED_RETURN_URLS: APP,
-        OAUTH2_ADMIN_URL: 'http://127.0.0.1:9',
-        LOG_LEVEL: 'silent',
+      providers: async () => {
+        idp = await startSamlIdp({
+          port: 0,
+          now: () => clock.now(),
+          users: [
+            ...SAML_IDP_DEMO_USERS,
+            {
+              email: 'lumbergh@initrode.test',
+              password: SAML_IDP_DEMO_PASSWORD,
+              firstName: 'Bill',
+              lastName: 'Lumbergh',
+            },
+          ],
+        });
+        return [idp];
       },
     });
-    closers.push(identity.close);
-    const users = await startUsers({
-      db,
-      logger: false,
-      mailer: createMemoryMailer(),
-      env: {
-        USERS_PUBLIC_PORT: String(usPub),
-        USERS_ADMIN_PORT: String(usAdm),
-        IDENTITY_ADMIN_URL: identityAdmin,
-        IDENTITY_PUBLIC_URL: identityPublic,
-        OAUTH2_ADMIN_URL: 'http://127.0.0.1:9',
-        LOG_LEVEL: 'silent',
-      },
-    });
-    closers.push(users.close);
-    initech = (
-      await admin('POST', '/admin/organisations', {
-        name: 'Initech',
-        domains: ['initech.test'],
-        products: ['Platform'],
-      })
-    ).body.id;
+    ({ db, identityPublic } = stack);
+    initech = await stack.createOrganisation('Initech', 'initech.test');
     metadata = await (await fetch(idp.metadataUrl)).text();
     const milton = await admin('POST', '/admin/users', {
       organisationId: initech,
@@ -131,10 +68,7 @@ describe('identity: SAML 2.0 sign-in (service provider)', () => {
     expect(milton.status).toBe(201);
   }, 60_000);
 
-  afterAll(async () => {
-    for (const close of closers.reverse()) await close().catch(() => undefined);
-    await db.close();
-  });
+  afterAll(() => stack.close());
 
   /** Initech's SAML provider in the user service, as `sso:set --protocol saml --metadata-file` sets it. */
   async function setSaml(extra: Record<string, unknown> = {}) {
@@ -154,30 +88,10 @@ describe('identity: SAML 2.0 sign-in (service provider)', () => {
     clock.advance(31_000);
   });
 
-  async function admin(method: string, path: string, json?: unknown) {
-    const res = await fetch(`${usersAdmin}${path}`, {
-      method,
-      headers: json ? { 'content-type': 'application/json' } : {},
-      body: json ? JSON.stringify(json) : undefined,
-    });
-    return { status: res.status, body: (await res.json().catch(() => undefined)) as any };
-  }
-
   /** A login flow, submitted for Initech as the app does (method oidc); answers the flow id and the IdP URL. */
   async function startSignIn(browser: Browser): Promise<{ flowId: string; idpUrl: string }> {
-    const res = await browser.go(`${identityPublic}/self-service/login/browser`, {
-      headers: { accept: 'application/json' },
-    });
-    expect(res.status).toBe(200);
-    const flow = (await res.json()) as any;
-    const csrf = flow.ui.nodes.find((n: any) => n.attributes.name === 'csrf_token').attributes.value;
-    const submit = await browser.go(flow.ui.action, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: APP },
-      body: new URLSearchParams({ method: 'oidc', provider: 'initech', csrf_token: csrf }),
-    });
-    expect(submit.status).toBe(303);
-    return { flowId: flow.id, idpUrl: submit.headers.get('location')! };
+    const flow = await stack.newLoginFlow(browser);
+    return { flowId: flow.id, idpUrl: await stack.submitSso(browser, flow, 'initech') };
   }
 
   /** At the IdP: sign in; answers what its auto-submitting form would post to our ACS. */
@@ -220,21 +134,9 @@ describe('identity: SAML 2.0 sign-in (service provider)', () => {
       }),
     });
 
-  async function whoami(browser: Browser) {
-    const res = await browser.go(`${identityPublic}/sessions/whoami`, {
-      headers: { accept: 'application/json' },
-    });
-    return { status: res.status, body: (await res.json().catch(() => undefined)) as any };
-  }
-
+  const whoami = (browser: Browser) => stack.whoami(browser);
   /** The messages on a login flow (as the app reads them after the redirect). */
-  async function flowMessages(browser: Browser, flowId: string): Promise<string[]> {
-    const res = await browser.go(`${identityPublic}/self-service/login/flows?id=${flowId}`, {
-      headers: { accept: 'application/json' },
-    });
-    const flow = (await res.json()) as any;
-    return (flow.ui?.messages ?? []).map((m: any) => m.text as string);
-  }
+  const flowMessages = (browser: Browser, flowId: string) => stack.flowMessages(browser, flowId);
 
   /** Signs in through the IdP and the ACS; answers where the finish sent the browser. */
   async function fullSignIn(browser: Browser, email: string) {
@@ -280,20 +182,9 @@ describe('identity: SAML 2.0 sign-in (service provider)', () => {
   it('a SAML session is an SSO session: setting up MFA is refused (server side), as for OIDC', async () => {
     const browser = new Browser();
     await fullSignIn(browser, 'milton@initech.test');
-    const res = await browser.go(`${identityPublic}/self-service/settings/browser`, {
-      headers: { accept: 'application/json' },
-    });
-    expect(res.status).toBe(200);
-    const flow = (await res.json()) as any;
-    const csrf = flow.ui.nodes.find((n: any) => n.attributes.name === 'csrf_token').attributes.value;
-    const submit = await browser.go(flow.ui.action, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', origin: APP },
-      body: JSON.stringify({ method: 'totp', totp_code: '123456', csrf_token: csrf }),
-    });
+    const submit = await stack.tryTotpSetUp(browser);
     expect(submit.status).toBe(400);
-    const body = (await submit.json()) as any;
-    expect(body.ui.messages.map((m: any) => m.text)).toEqual(['SSO users cannot set up MFA']);
+    expect(submit.body.ui.messages.map((m: any) => m.text)).toEqual(['SSO users cannot set up MFA']);
   });
 
   it("a SAML link is keyed by the organisation, the IdP's entity id and the NameID, and dies with the provider", async () => {
