@@ -1,4 +1,4 @@
-// `npm test`: every check the project has, as stages run side by side (one per core by default),
+// `npm test`: every check the project has, as stages run side by side (one more than the cores by default),
 // each stage's output printed whole when it ends, and a summary at the end.
 // Runs under Node 24 (node_modules/.bin/node, put on PATH by npm).
 import { spawn, spawnSync } from 'node:child_process';
@@ -90,6 +90,15 @@ const stages = [
         },
       ]
     : []),
+  // The journeys on one process: mostly waiting on a browser, so they run beside everything else.
+  {
+    id: 'e2e',
+    name: 'end-to-end journeys in Chromium',
+    cmd: vitest(...e2e),
+    env: { E2E_TARGET: 'process', E2E_PORT_OFFSET: process.env.E2E_PORT_OFFSET ?? '10000' },
+    after: ['compile', 'build'],
+    needs: 'chromium',
+  },
   { id: 'lint', name: 'lint', cmd: [bin('eslint'), '.', '--max-warnings=0'] },
   { id: 'format', name: 'format', cmd: [bin('prettier'), '--check', '--log-level=warn', '.'] },
   // Unused files, exports and dependencies, and imports of undeclared packages (knip.json).
@@ -113,14 +122,6 @@ const stages = [
     needs: 'nginx',
   },
   { id: 'vitest', name: 'unit and integration tests on PGlite', cmd: vitest(), after: ['compile'] },
-  {
-    id: 'e2e',
-    name: 'end-to-end journeys in Chromium',
-    cmd: vitest(...e2e),
-    env: { E2E_TARGET: 'process', E2E_PORT_OFFSET: process.env.E2E_PORT_OFFSET ?? '10000' },
-    after: ['compile', 'build'],
-    needs: 'chromium',
-  },
   ...(postgres
     ? [
         {
@@ -148,10 +149,11 @@ if (unknown.length > 0) {
 }
 const selected = wanted.length > 0 ? stages.filter((s) => wanted.includes(s.id)) : stages;
 
-// How many stages run at once: one per core by default (TEST_CONCURRENCY overrides; 1 runs them one
-// after another). Each Vitest stage also runs its files on every core (vitest.config.ts): while one
-// stage waits (a browser, a timer, the database) the other's work fills the cores.
-const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY) || availableParallelism());
+// How many stages run at once: one more than the cores by default (TEST_CONCURRENCY overrides; 1 runs
+// them one after another). The two journey stages keep about 0.7 of a core busy each (the rest is
+// waiting on a browser, timers and the database), so they run together from the start while the
+// third lane takes the static checks and the Vitest runs, which fill the cores that are left.
+const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY) || availableParallelism() + 1);
 
 // Installs (apt-get) before anything runs, one after the other: never two package managers at once.
 const preconditions = { chromium: ensureChromium, nginx: ensureNginx };
