@@ -58,7 +58,9 @@ describe('recovery code guessing, end to end', () => {
         // the page sends between two codes, the codes cannot all fall on the same instance.
         if (i % 2 === 1) await (await fetch(`${urls.identityPublic}/health/alive`)).body?.cancel();
         wrongAnsweredBy.push(await submitCode(page, wrong));
-        await expect.poll(() => page.getByText(WRONG, { exact: true }).isVisible()).toBe(true);
+        await expect
+          .poll(() => page.getByText(WRONG, { exact: true }).isVisible(), { timeout: 30_000 })
+          .toBe(true);
       }
     }
     if (target === 'cluster') {
@@ -74,11 +76,13 @@ describe('recovery code guessing, end to end', () => {
     for (let i = 0; i < 3; i++) {
       if (i === 1) await (await fetch(`${urls.identityPublic}/health/alive`)).body?.cancel();
       lockedBy.push(await submitCode(page, right));
-      await expect.poll(() => page.getByText(LOCKED).isVisible()).toBe(true);
+      await expect.poll(() => page.getByText(LOCKED).isVisible(), { timeout: 30_000 }).toBe(true);
     }
     expect(new Set(lockedBy).size).toBe(target === 'cluster' ? 2 : 1);
     // Still on the Code step: the new password was never offered, and no session was made.
-    await expect.poll(() => page.getByRole('heading', { name: 'Verify your email' }).isVisible()).toBe(true);
+    await expect
+      .poll(() => page.getByRole('heading', { name: 'Verify your email' }).isVisible(), { timeout: 30_000 })
+      .toBe(true);
     const whoami = await context.request.get(`${urls.identityPublic}/sessions/whoami`, {
       headers: { accept: 'application/json' },
     });

@@ -91,7 +91,9 @@ describe('Microsoft 365 sign-in, end to end', () => {
     const closed = popup.waitForEvent('close');
     await popup.getByRole('button', { name: 'Cancel' }).click();
     await closed;
-    await expect.poll(() => page.getByRole('button', { name: 'Continue' }).isEnabled()).toBe(true);
+    await expect
+      .poll(() => page.getByRole('button', { name: 'Continue' }).isEnabled(), { timeout: 30_000 })
+      .toBe(true);
     expect(await page.getByRole('heading', { name: 'Welcome' }).isVisible()).toBe(true);
     expect(page.url()).toBe(`${urls.magic}/account/m365-login`);
     await context.close();

@@ -16,7 +16,8 @@ describe('password sign-in, end to end', () => {
 
     await page.goto(`${urls.platform}/`);
     await page.waitForURL(/\/account\/login/);
-    await expect.poll(() => page.getByRole('heading', { name: 'Welcome' }).isVisible()).toBe(true);
+    // Waits as long as a loaded machine needs to render it (expect.poll gives up after 1 s).
+    await page.getByRole('heading', { name: 'Welcome' }).waitFor({ timeout: 30_000 });
 
     await page.getByLabel('Email').fill(user.email);
     await page.getByRole('button', { name: 'Continue' }).click();
