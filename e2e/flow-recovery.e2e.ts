@@ -65,7 +65,22 @@ describe('flows that can no longer be used, and the Back button (issue 21)', () 
     await context.clearCookies({ name: /^csrf_token/ });
     const before = answers.length;
     await page.getByRole('button', { name: 'Continue' }).click();
-    await page.waitForURL(`${urls.platform}/research`, { timeout: 30_000 });
+    await page.waitForURL(`${urls.platform}/research`, { timeout: 30_000 }).catch(async (error: unknown) => {
+      // What the identity service answered, and where the page stopped: the failure explains itself.
+      const seen = answers
+        .slice(before)
+        .map((r) => `${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`);
+      const text = await page
+        .locator('body')
+        .innerText()
+        .catch(() => '');
+      throw new Error(
+        `not at /research (${page.url()}); answers: ${seen.join(', ')}; page: ${text.slice(0, 300)}`,
+        {
+          cause: error,
+        },
+      );
+    });
     await page.getByText(user.email).first().waitFor();
     const after = answers.slice(before);
     const submits = after.filter((r) => r.request().method() === 'POST');
