@@ -106,7 +106,10 @@ export function usePasskeySignIn(input: PasskeySignInInput) {
     try {
       answer = await getPasskey(options, autofill);
     } catch (error) {
-      if (!isCancelled(error)) latest.current.submitter.fail(error);
+      // The autofill request is the page's, not the person's: when the browser refuses it (a
+      // browser that offers autofill but cannot serve it, as Chromium's headless shell says:
+      // "Resident credentials … are not supported"), nothing was asked of them, so nothing is shown.
+      if (!autofill && !isCancelled(error)) latest.current.submitter.fail(error);
       return;
     }
     // One answer at a time: a second (an autofill racing the button) would sign in twice.
