@@ -5,12 +5,22 @@ import {
   type BrowserContextOptions,
   type Page,
 } from 'playwright-core';
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, inject } from 'vitest';
+
+/**
+ * Debian's Chromium: its headless shell when installed (`chromium-headless-shell`, the same build
+ * without the full browser's compositing; measured on two journey files, Chromium's CPU time 39.8 →
+ * 17.2 s and the files 47 → 34 s), else the full browser in its new headless mode.
+ */
+const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
+const chromiumPath = (): string =>
+  process.env.CHROMIUM_PATH ?? (existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : '/usr/bin/chromium');
 
 /** Debian's Chromium, with the flags this machine's closed network needs. */
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    executablePath: chromiumPath(),
     headless: true,
     args: [
       '--no-sandbox',
