@@ -59,7 +59,8 @@ async function signOut(page: Page, urls: SystemUrls) {
 }
 
 describe('passkeys, end to end', () => {
-  const browser = useBrowser();
+  // The full browser: its passkey autofill waits for a pick, as people's browsers do.
+  const browser = useBrowser({ full: true });
   const urls = systemUrls();
 
   it('registers a passkey in settings, signs out, signs in with the passkey alone to /research, confirms with it, then renames and removes it', async () => {

@@ -51,12 +51,18 @@ describe('coming back at once after logging out', () => {
 
   it('a login lock held by another tab and a slow whoami still end at the Email step', async () => {
     const { context, page } = await browser.newPage();
-    await page.goto(`${urls.platform}/account/error`);
-    // Another tab of this browser is on its way to the authorization server (its lock, 8 s).
-    await page.evaluate(() => {
-      const lock = { id: 'another-tab/page', expiresAt: Date.now() + 8_000 };
-      document.cookie = `login_lock=${encodeURIComponent(JSON.stringify(lock))}; Path=/; SameSite=Lax; Max-Age=8`;
-    });
+    // Another tab of this browser is on its way to the authorization server (its lock, 8 s). Set on
+    // the context, as that tab would have: a page of ours written to for it may navigate meanwhile.
+    const lock = { id: 'another-tab/page', expiresAt: Date.now() + 8_000 };
+    await context.addCookies([
+      {
+        name: 'login_lock',
+        value: encodeURIComponent(JSON.stringify(lock)),
+        url: `${urls.platform}/`,
+        sameSite: 'Lax',
+        expires: Math.floor(Date.now() / 1000) + 8,
+      },
+    ]);
     // whoami answers 401 while that lock is still held.
     await page.route(
       (url) => url.href.startsWith(`${urls.identityPublic}/sessions/whoami`),
