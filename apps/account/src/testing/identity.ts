@@ -53,6 +53,22 @@ export function browserFlow(
   return { id, type: 'browser', state, ui: flowUi(id, kind, nodes, messages) };
 }
 
+/** A login flow's `passkey_challenge` node: the WebAuthn request options as the identity service sends them. */
+export function passkeyChallengeNode(publicKey: unknown) {
+  return {
+    type: 'input',
+    group: 'passkey',
+    attributes: {
+      name: 'passkey_challenge',
+      type: 'hidden',
+      value: JSON.stringify({ publicKey }),
+      node_type: 'input',
+    },
+    messages: [],
+    meta: {},
+  };
+}
+
 /** The settings-flow nodes of a TOTP setup: the QR image and the secret text. */
 export const totpSetupNodes = [
   {

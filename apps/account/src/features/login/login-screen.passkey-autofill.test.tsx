@@ -5,7 +5,7 @@ import { toastStore } from '../../shared/errors/error-store.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { write } from '../../shared/storage/storage.ts';
 import { mockFetch } from '../../testing/fetch-mock.ts';
-import { browserFlow } from '../../testing/identity.ts';
+import { browserFlow, passkeyChallengeNode } from '../../testing/identity.ts';
 import { resetScreenBetweenTests } from '../../testing/screen.ts';
 import { LoginScreen } from './login-screen.tsx';
 
@@ -21,18 +21,7 @@ const REFUSED = Object.assign(new Error('Resident credentials are not supported 
   name: 'NotSupportedError',
 });
 
-const challenge = {
-  type: 'input',
-  group: 'passkey',
-  attributes: {
-    name: 'passkey_challenge',
-    type: 'hidden',
-    value: JSON.stringify({ publicKey: { challenge: 'c1', allowCredentials: [] } }),
-    node_type: 'input',
-  },
-  messages: [],
-  meta: {},
-};
+const challenge = passkeyChallengeNode({ challenge: 'c1', allowCredentials: [] });
 
 resetScreenBetweenTests();
 beforeEach(() => {

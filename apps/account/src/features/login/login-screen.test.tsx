@@ -5,7 +5,7 @@ import { toastStore } from '../../shared/errors/error-store.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read, write } from '../../shared/storage/storage.ts';
 import { mockFetch } from '../../testing/fetch-mock.ts';
-import { browserFlow, kratosSession } from '../../testing/identity.ts';
+import { browserFlow, kratosSession, passkeyChallengeNode } from '../../testing/identity.ts';
 import { resetScreenBetweenTests } from '../../testing/screen.ts';
 import { LoginScreen } from './login-screen.tsx';
 
@@ -316,18 +316,7 @@ describe('LoginScreen', () => {
   it('Password confirmation of a person with a passkey offers it: the answer goes to the refresh flow', async () => {
     write(registry.loginChallenge, 'ch-1');
     const options = { challenge: 'c1', allowCredentials: [{ id: 'k1', type: 'public-key' }] };
-    const challenge = {
-      type: 'input',
-      group: 'passkey',
-      attributes: {
-        name: 'passkey_challenge',
-        type: 'hidden',
-        value: JSON.stringify({ publicKey: options }),
-        node_type: 'input',
-      },
-      messages: [],
-      meta: {},
-    };
+    const challenge = passkeyChallengeNode(options);
     const withPasskey = {
       ...browserFlow(
         'login',
