@@ -12,6 +12,27 @@ import { LoginScreen } from './login-screen.tsx';
 
 const SSO_RESULT = { email: 'hopper@globex.test', isSSO: true, isM365: false, provider: 'globex' };
 
+// The identity service's answer to the SSO choice: on to the provider.
+const TO_PROVIDER = {
+  status: 422,
+  body: {
+    error: { id: 'browser_location_change_required', code: 422 },
+    redirect_browser_to: 'http://localhost:4520/auth?client_id=x',
+  },
+};
+
+/** Records top-level navigations (`location.href = …`) instead of making them. */
+function watchNavigation() {
+  const assign = vi.fn();
+  vi.stubGlobal('location', {
+    ...window.location,
+    set href(to: string) {
+      assign(to);
+    },
+  });
+  return assign;
+}
+
 resetScreenBetweenTests();
 beforeEach(() => {
   window.history.replaceState(null, '', '/account/login');
@@ -50,23 +71,10 @@ describe('LoginScreen: the SSO step has a way out', () => {
     const { calls } = mockFetch(({ url, method }) => {
       if (url.pathname === '/self-service/login/browser')
         return { status: 200, body: browserFlow('login', 'flow-1', 'choose_method', []) };
-      if (method === 'POST' && url.pathname === '/self-service/login')
-        return {
-          status: 422,
-          body: {
-            error: { id: 'browser_location_change_required', code: 422 },
-            redirect_browser_to: 'http://localhost:4520/auth?client_id=x',
-          },
-        };
+      if (method === 'POST' && url.pathname === '/self-service/login') return TO_PROVIDER;
       return { status: 401, body: { error: { code: 401 } } };
     });
-    const assign = vi.fn();
-    vi.stubGlobal('location', {
-      ...window.location,
-      set href(to: string) {
-        assign(to);
-      },
-    });
+    const assign = watchNavigation();
     render(<LoginScreen search={{}} />);
     fireEvent.click(await screen.findByRole('button', { name: 'Try again' }));
     // The provider is reached by a top-level navigation, not a form post (CSP form-action lists no provider).
@@ -91,23 +99,10 @@ describe('LoginScreen: the SSO step has a way out', () => {
         if (created === 1) await arrived;
         return { status: 200, body: browserFlow('login', `flow-${created}`, 'choose_method', []) };
       }
-      if (method === 'POST' && url.pathname === '/self-service/login')
-        return {
-          status: 422,
-          body: {
-            error: { id: 'browser_location_change_required', code: 422 },
-            redirect_browser_to: 'http://localhost:4520/auth?client_id=x',
-          },
-        };
+      if (method === 'POST' && url.pathname === '/self-service/login') return TO_PROVIDER;
       return { status: 401, body: { error: { code: 401 } } };
     });
-    const assign = vi.fn();
-    vi.stubGlobal('location', {
-      ...window.location,
-      set href(to: string) {
-        assign(to);
-      },
-    });
+    const assign = watchNavigation();
     render(<LoginScreen search={{}} />);
     fireEvent.click(await screen.findByRole('button', { name: 'Try again' }));
     await new Promise((resolve) => setTimeout(resolve, 50));
