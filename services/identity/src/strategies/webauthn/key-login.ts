@@ -2,7 +2,7 @@ import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { UiNode, UiText } from '@ory/client';
 import type { IdentityContext } from '../../context.ts';
 import type { FlowRow } from '../../db/schema.ts';
-import type { Outcome } from '../../flows/outcome.ts';
+import { CommitRefused, type Outcome } from '../../flows/outcome.ts';
 import type { FlowDraft, Strategy, StrategyContext } from '../../flows/strategy.ts';
 import type { ActiveSession } from '../../sessions/repo.ts';
 import { messages } from '../../ui/messages.ts';
@@ -50,7 +50,9 @@ export interface KeyLoginSpec {
  * JSON, and the trigger button's `onclick`); the browser's answer comes back in `<type>_login`. The
  * challenge is spent by the first answer, so a replayed or parallel answer finds it spent; every
  * failure answers the same message with a new challenge, and never says whether an account exists.
- * A verified answer updates the key's counter and last use in the sign-in's transaction.
+ * A verified answer updates the key's counter and last use in the sign-in's transaction, with the
+ * key's row locked: of several answers carrying the same counter (a cloned authenticator, or one
+ * answer signed for several flows), one signs in and the others are refused.
  */
 export function keyLogin(spec: KeyLoginSpec): Strategy {
   const { type } = spec;
@@ -109,12 +111,16 @@ export function keyLogin(spec: KeyLoginSpec): Strategy {
         await changeKeys(
           trx,
           { identityId: owner.identityId, type, userHandle: owner.userHandle, now },
-          (keys) =>
-            keys.map((k) =>
-              k.id === key.id
-                ? { ...k, counter: Math.max(k.counter, verified.counter), last_used_at: now.toISOString() }
-                : k,
-            ),
+          (keys) => {
+            // Checked again with the row locked: parallel answers all verified against the counter
+            // read before, so only the first to get here may advance it; the others are refused.
+            const locked = keys.find((k) => k.id === key.id);
+            if (!locked || !counterAdvances(locked.counter, verified.counter))
+              throw new CommitRefused(() => again(flow, ctx, messages.webauthnInvalid()));
+            return keys.map((k) =>
+              k === locked ? { ...k, counter: verified.counter, last_used_at: now.toISOString() } : k,
+            );
+          },
         );
       },
     };
@@ -129,6 +135,13 @@ export function keyLogin(spec: KeyLoginSpec): Strategy {
     submit,
   };
 }
+
+/**
+ * Whether an answer's signature counter may follow the stored one (WebAuthn's rule): it must grow,
+ * except that an authenticator which does not count answers 0 each time, and 0 after 0 is allowed.
+ */
+const counterAdvances = (stored: number, answered: number) =>
+  (stored === 0 && answered === 0) || answered > stored;
 
 /** The stored keys of `identityId` as their owner. */
 export async function ownerOf(

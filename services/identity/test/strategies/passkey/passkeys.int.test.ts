@@ -371,6 +371,58 @@ describe('signing in with a passkey', () => {
     expect(spent).toHaveLength(1);
   });
 
+  /** The stored counter of the identity's only passkey. */
+  const storedCounter = async (id: string) => {
+    const row = await h.app.ctx.db
+      .selectFrom('identity_credentials')
+      .select('config')
+      .where('identity_id', '=', id)
+      .where('type', '=', 'passkey')
+      .executeTakeFirstOrThrow();
+    return (row.config as { credentials: { counter: number }[] }).credentials[0]!.counter;
+  };
+  const sessionCount = async (id: string) =>
+    (await h.app.ctx.db.selectFrom('identity_sessions').select('id').where('identity_id', '=', id).execute())
+      .length;
+
+  it.each([5, 50])(
+    'parallel passkey sign-ins replaying one counter: at most one succeeds (%i at once)',
+    async (n) => {
+      const { auth, id } = await userWithPasskey(`pk-clone-${n}@example.com`);
+      const first = await passkeyAnswer(auth);
+      expect((await signIn(first.b, first.flow, first.answer)).status).toBe(200);
+      expect(await storedCounter(id)).toBe(1);
+      const before = await sessionCount(id);
+      // A cloned key: n sign-in flows, each with its own challenge, all answered with counter 2.
+      const answers = await Promise.all(Array.from({ length: n }, () => passkeyAnswer(auth, { counter: 2 })));
+      const results = await Promise.all(answers.map((a) => signIn(a.b, a.flow, a.answer)));
+      expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+      const refused = results.filter((r) => r.status === 400);
+      expect(refused).toHaveLength(n - 1);
+      for (const r of refused) expect(r.body.ui.messages[0].text).toMatch(/could not be verified/);
+      expect(await sessionCount(id)).toBe(before + 1);
+      expect(await storedCounter(id)).toBe(2);
+      // The key itself counts on: its next answer signs in.
+      const next = await passkeyAnswer(auth, { counter: 3 });
+      expect((await signIn(next.b, next.flow, next.answer)).status).toBe(200);
+    },
+  );
+
+  it('an authenticator that does not count (counter always 0) signs in, in parallel too', async () => {
+    const { auth, id } = await userWithPasskey('pk-no-counter@example.com');
+    const before = await sessionCount(id);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => passkeyAnswer(auth, { counter: 0 })));
+    const results = await Promise.all(answers.map((a) => signIn(a.b, a.flow, a.answer)));
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(await sessionCount(id)).toBe(before + 5);
+    expect(await storedCounter(id)).toBe(0);
+    // Once a key has counted, a 0 is a step back and is refused.
+    const counted = await passkeyAnswer(auth, { counter: 7 });
+    expect((await signIn(counted.b, counted.flow, counted.answer)).status).toBe(200);
+    const zero = await passkeyAnswer(auth, { counter: 0 });
+    expect((await signIn(zero.b, zero.flow, zero.answer)).status).toBe(400);
+  });
+
   it('serves /.well-known/ory/webauthn.js as Kratos does', async () => {
     const res = await new Browser(h.publicUrl).get('/.well-known/ory/webauthn.js');
     expect(res.status).toBe(200);

@@ -82,13 +82,20 @@ export class SoftAuthenticator {
     };
   }
 
-  /** Answers `navigator.credentials.get()` options with `key` (default: the newest). */
-  get(publicKey: { challenge: string; rpId?: string }, o: Options & { key?: Key; forge?: boolean } = {}) {
+  /**
+   * Answers `navigator.credentials.get()` options with `key` (default: the newest). Its signature
+   * counter goes up by one, unless `counter` is given: the value a clone of the key replays, or 0 for
+   * an authenticator that does not count.
+   */
+  get(
+    publicKey: { challenge: string; rpId?: string },
+    o: Options & { key?: Key; forge?: boolean; counter?: number } = {},
+  ) {
     const key = o.key ?? this.keys[this.keys.length - 1]!;
-    key.counter += 1;
+    if (o.counter === undefined) key.counter += 1;
     const rpId = o.rpId ?? publicKey.rpId ?? key.rpId;
     const flags = 0x01 | (o.userVerified === false ? 0 : 0x04);
-    const authData = this.authData(rpId, flags, key.counter);
+    const authData = this.authData(rpId, flags, o.counter ?? key.counter);
     const clientData = this.clientData('webauthn.get', publicKey.challenge, o.origin ?? this.defaults.origin);
     const signed = Buffer.concat([authData, sha256(clientData)]);
     const signature = sign(
