@@ -84,7 +84,7 @@ export function createFlowEngine(
     const nctx = { service, session: p.session, identity: p.identity };
     const draft = { ...flow, internal: { ...flow.internal } };
     const chosen = registry[kind].filter((s) => s.accepts?.(draft) ?? true);
-    for (const s of chosen) Object.assign(draft.internal, s.prepare?.(draft, nctx));
+    for (const s of chosen) Object.assign(draft.internal, await s.prepare?.(draft, nctx));
     const nodes: UiNode[] = [csrfNode()];
     for (const s of chosen) nodes.push(...(await s.nodes(draft, nctx)));
     return { nodes, internal: draft.internal };

@@ -70,7 +70,7 @@ export interface Strategy {
   /** Whether this method applies to a flow (login: password on aal1 flows, totp on aal2). Default: yes. */
   accepts?(flow: FlowDraft): boolean;
   /** State a new (or rebuilt) flow keeps for this method, merged into `internal` before `nodes`. */
-  prepare?(flow: FlowDraft, ctx: NodeContext): Record<string, unknown>;
+  prepare?(flow: FlowDraft, ctx: NodeContext): Record<string, unknown> | Promise<Record<string, unknown>>;
   nodes(flow: FlowDraft, ctx: NodeContext): UiNode[] | Promise<UiNode[]>;
   /**
    * For flow kinds that check CSRF after choosing the method (verification): whether this submission

@@ -133,7 +133,7 @@ export function keySettings(spec: KeySettingsSpec): Strategy {
     flow: FlowRow,
     ctx: StrategyContext,
     notice: SecurityNoticeKind | null,
-    change: (keys: StoredKey[]) => StoredKey[],
+    change: Parameters<typeof changeKeys>[2],
   ): Outcome => {
     const identity = ctx.session!.identity;
     const to = identityEmail(identity);
@@ -178,7 +178,15 @@ export function keySettings(spec: KeySettingsSpec): Strategy {
     // Checked again with the row locked: parallel registrations may all have read 19 keys above.
     // The one that finds the cap reached (or its key stored) rolls back, so no notice or event
     // announces a key that is not there, and gets the same refusal as above.
-    const saved = success(flow, ctx, spec.notices.added, (keys) => {
+    // The key was made for the user handle this flow offered; it signs in only if that is the
+    // identity's (a flow opened before the first key was stored elsewhere offered another one): if
+    // not, nothing is stored and the form comes back offering the identity's handle.
+    const offered = flow.internal[handleKey(type)];
+    const saved = success(flow, ctx, spec.notices.added, (keys, userHandle) => {
+      if (userHandle !== offered) {
+        const renewed = { ...flow, internal: { ...flow.internal, [handleKey(type)]: userHandle } };
+        throw new CommitRefused(() => again(renewed, ctx, messages.webauthnExpired()));
+      }
       const refusal = keys.some((k) => k.id === key.id)
         ? messages.keyExists()
         : keys.length >= MAX_KEYS
@@ -211,8 +219,10 @@ export function keySettings(spec: KeySettingsSpec): Strategy {
   return {
     method: type,
     group: type,
-    prepare(flow, { service, identity }) {
-      const stored = identity?.credentials.find((c) => c.type === type)?.identifiers[0];
+    // The user handle a new key is made for: the identity's, as stored with its keys (a passkey is
+    // found by it at sign-in), or, before its first key, the one this flow already offered or a new one.
+    async prepare(flow, { service, identity }) {
+      const stored = identity ? (await loadKeys(service.db, identity.row.id, type))?.user_handle : undefined;
       const existing = flow.internal[handleKey(type)];
       return {
         ...newChallenge(type, service.clock.now()),

@@ -70,18 +70,19 @@ export async function loadKeys(
 
 /**
  * Changes the keys of one identity and type inside `trx`, with the row locked, so two changes at once
- * do not lose one another. `change` gets the current keys (or an empty set with `userHandle`) and
- * answers the new list; an empty list removes the credential (and its user handle identifier).
+ * do not lose one another. `change` gets the current keys and the identity's user handle (with no
+ * row yet: none and `userHandle`) and answers the new list; an empty list removes the credential
+ * (and its user handle identifier).
  */
 export async function changeKeys(
   trx: Db,
   p: { identityId: string; type: WebAuthnType; userHandle: string; now: Date },
-  change: (keys: StoredKey[]) => StoredKey[],
+  change: (keys: StoredKey[], userHandle: string) => StoredKey[],
 ): Promise<void> {
   const locked = await sql<{ config: unknown }>`select config from identity_credentials
     where identity_id = ${p.identityId} and type = ${p.type} for update`.execute(trx);
   const current = readKeys(locked.rows[0]?.config) ?? { user_handle: p.userHandle, credentials: [] };
-  const next = change(current.credentials);
+  const next = change(current.credentials, current.user_handle);
   if (next.length === 0) {
     await trx
       .deleteFrom('identity_credentials')

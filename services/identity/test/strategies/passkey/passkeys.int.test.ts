@@ -131,6 +131,46 @@ describe('passkeys in settings', () => {
     expect((await signIn(other, lf, answer)).status).toBe(400);
   });
 
+  it('a passkey added in a later settings visit signs in', async () => {
+    const { b, auth, id } = await userWithPasskey('pk-second@example.com');
+    // A later visit: a new settings flow (the session's identity, as every settings flow starts).
+    const later = await startFlow<Flow>(b, 'settings');
+    const phone = new SoftAuthenticator();
+    const res = await registerPasskey(b, later, phone, 'Phone');
+    expect(res.status, res.text).toBe(200);
+    const { b: other, flow, answer } = await passkeyAnswer(phone);
+    const signedIn = await signIn(other, flow, answer);
+    expect(signedIn.status, signedIn.text).toBe(200);
+    expect(signedIn.body.session.identity.id).toBe(id);
+    // The first key signs in too: both are under the identity's one user handle.
+    const first = await passkeyAnswer(auth);
+    expect((await signIn(first.b, first.flow, first.answer)).status).toBe(200);
+    expect(phone.keys[0]!.userHandle).toBe(auth.keys[0]!.userHandle);
+  });
+
+  it('two settings flows opened before the first passkey: the second key is stored under the handle it was made for', async () => {
+    const email = 'pk-two-flows@example.com';
+    const id = await createUser(h, email);
+    const b = new Browser(h.publicUrl);
+    expect((await login(b, email)).status).toBe(200);
+    const [one, two] = [await startFlow<Flow>(b, 'settings'), await startFlow<Flow>(b, 'settings')];
+    const laptop = new SoftAuthenticator();
+    expect((await registerPasskey(b, one, laptop, 'Laptop')).status).toBe(200);
+    // The other flow offered a handle of its own before any key was stored: its key is refused, and
+    // the form comes back offering the identity's handle, under which the next key is stored.
+    const stale = await registerPasskey(b, two, new SoftAuthenticator(), 'Stale');
+    expect(stale.status).toBe(400);
+    expect(stale.body.ui.messages[0].text).toMatch(/expired or was already answered/);
+    const retried = stale.body as Flow;
+    expect(createOptions(retried)).toMatchObject({ user: { id: laptop.keys[0]!.userHandle } });
+    const phone = new SoftAuthenticator();
+    expect((await registerPasskey(b, retried, phone, 'Phone')).status).toBe(200);
+    const { b: other, flow, answer } = await passkeyAnswer(phone);
+    const signedIn = await signIn(other, flow, answer);
+    expect(signedIn.status, signedIn.text).toBe(200);
+    expect(signedIn.body.session.identity.id).toBe(id);
+  });
+
   it('non-privileged session: adding or removing a passkey is refused with session_refresh_required', async () => {
     const { b, auth } = await userWithPasskey('pk-stale@example.com');
     h.clock.advance(2 * 3600_000); // past IDENTITY_PRIVILEGED_SESSION_MAX_AGE (1 h)
