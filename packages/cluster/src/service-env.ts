@@ -110,6 +110,10 @@ export function partEnv(
         IDENTITY_ALLOWED_RETURN_URLS: [...appOrigins, urls.oauth2Public].join(','),
         OAUTH2_ADMIN_URL: urls.oauth2Admin,
         IDENTITY_USERS_ADMIN_URL: urls.usersAdmin,
+        // Sign-in through an organisation's provider reaches the development stand-ins (plain http on
+        // loopback), as the console's SSO checks do.
+        IDENTITY_SSO_HTTP_HOSTS: 'localhost',
+        IDENTITY_SSO_ALLOW_PRIVATE: 'true',
         ...smtp,
       };
     case 'oauth2':

@@ -8,6 +8,7 @@ import {
   hostListSchema,
   type AdminAccess,
 } from '@acme/service-kit/admin-access';
+import type { OutboundPolicy } from '@acme/service-kit/outbound';
 import { trustProxySchema, type TrustProxy } from '@acme/service-kit/proxy-trust';
 import {
   DEV_SP_ENCRYPTION_CERT,
@@ -149,6 +150,13 @@ const EnvSchema = z.object({
   /** Time-out of each call to an organisation's identity provider. */
   IDENTITY_OIDC_TIMEOUT: duration('10s'),
   /**
+   * Hosts of organisations' identity providers that may be reached over plain http (the development
+   * stand-in, e.g. `localhost`). Everything else: https.
+   */
+  IDENTITY_SSO_HTTP_HOSTS: hostListSchema,
+  /** Development only: let calls to those providers reach loopback and private addresses (refused otherwise). */
+  IDENTITY_SSO_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
+  /**
    * The SAML service provider's keys (PEM; `\\n` escapes allowed): AuthnRequests are signed with the
    * signing key, encrypted assertions are decrypted with the encryption key. Development defaults are
    * public and refused in production.
@@ -233,6 +241,8 @@ export interface Config {
   usersAdminUrl: string;
   usersAdminKey: string | undefined;
   oidcTimeoutMs: number;
+  /** The guard of every call to an organisation's identity provider (docs/security.md, SSRF). */
+  ssoOutbound: OutboundPolicy;
   /** The SAML service provider (strategies/saml): its keys, clock skew, ACS body limit. */
   saml: SamlSpConfig;
   /** The bounded password hashing pool (`password/pool.ts`). */
@@ -310,6 +320,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     usersAdminUrl: e.IDENTITY_USERS_ADMIN_URL,
     usersAdminKey: e.USERS_ADMIN_KEY,
     oidcTimeoutMs: e.IDENTITY_OIDC_TIMEOUT,
+    ssoOutbound: {
+      httpHosts: e.IDENTITY_SSO_HTTP_HOSTS,
+      allowPrivate: e.IDENTITY_SSO_ALLOW_PRIVATE === 'true',
+      timeoutMs: e.IDENTITY_OIDC_TIMEOUT,
+    },
     saml: samlConfig(e, env.NODE_ENV),
     hashPool: {
       concurrency: e.IDENTITY_HASH_CONCURRENCY ?? availableParallelism(),

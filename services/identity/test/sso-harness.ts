@@ -176,6 +176,9 @@ export async function startSsoStack(options: {
       IDENTITY_DEFAULT_RETURN_URL: `${APP}/`,
       IDENTITY_CORS_ORIGINS: APP,
       IDENTITY_ALLOWED_RETURN_URLS: APP,
+      // The provider stand-ins listen on loopback, over plain http (as under `npm start`).
+      IDENTITY_SSO_HTTP_HOSTS: 'localhost,127.0.0.1',
+      IDENTITY_SSO_ALLOW_PRIVATE: 'true',
       ...options.identityEnv,
       OAUTH2_ADMIN_URL: 'http://127.0.0.1:9',
       LOG_LEVEL: 'silent',

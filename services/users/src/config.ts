@@ -91,7 +91,7 @@ const configSchema = z.object({
    * The console's SSO checks (Test connection, Test sign-in) and issuers set there: hosts that may
    * be reached over plain http (the development stand-in, e.g. `localhost`). Everything else: https.
    */
-  CONSOLE_SSO_HTTP_HOSTS: z.string().default(''),
+  CONSOLE_SSO_HTTP_HOSTS: hostListSchema,
   /** Development only: let those checks reach loopback and private addresses (refused otherwise). */
   CONSOLE_SSO_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   /** Time-out of each of those fetches. */
@@ -253,9 +253,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxTrustedRanges: c.TRUSTED_NETWORKS_MAX_RANGES,
     },
     consoleSso: {
-      httpHosts: c.CONSOLE_SSO_HTTP_HOSTS.split(',')
-        .map((h) => h.trim().toLowerCase())
-        .filter(Boolean),
+      httpHosts: c.CONSOLE_SSO_HTTP_HOSTS,
       allowPrivate: c.CONSOLE_SSO_ALLOW_PRIVATE === 'true',
       timeoutMs: c.CONSOLE_SSO_FETCH_TIMEOUT_MS,
       testRedirectUri: c.CONSOLE_SSO_TEST_REDIRECT_URI,

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { SSO_CONNECTION_CHECKS, type SsoConnectionCheckId } from '@acme/users-contract/console-sso';
-import { fetchJson, OutboundError, type OutboundFailure, type OutboundPolicy } from './sso-outbound.ts';
+import {
+  fetchJson,
+  OutboundError,
+  type OutboundFailure,
+  type OutboundPolicy,
+} from '@acme/service-kit/outbound';
 
 // Test connection: the organisation's provider as our relying parties will see it. Each check is
 // reported separately (by id, with the facts found), so the console can say in words what passed.

@@ -3,7 +3,7 @@ import { SAML_CONNECTION_CHECKS } from '@acme/users-contract/console-sso';
 import { fetchSamlMetadata } from '../sso/saml-provider.ts';
 import { parseSamlIdpMetadata, SamlMetadataError, type SamlIdpMetadata } from '../sso/saml-metadata.ts';
 import { fail, isAllowedHttp, pass, type ConnectionCheck } from './sso-connection.ts';
-import { OutboundError, type OutboundPolicy } from './sso-outbound.ts';
+import { OutboundError, type OutboundPolicy } from '@acme/service-kit/outbound';
 
 // Test connection for a SAML provider: the IdP metadata as our service provider will use it. Each
 // check says what it found (entity id, certificate count, the earliest expiry, the SSO URL) or why

@@ -6,7 +6,7 @@ import { findOrganisation } from '../organisations/repository.ts';
 import { findProviderByOrganisation } from '../sso/repository.ts';
 import type { ConsoleCaller } from './auth.ts';
 import { fetchDiscovery, fetchJwks, SUPPORTED_ID_TOKEN_ALGS, type Discovery } from './sso-connection.ts';
-import { fetchJson, OutboundError } from './sso-outbound.ts';
+import { fetchJson, OutboundError } from '@acme/service-kit/outbound';
 
 // Test sign-in (issue 24): the console runs a real authorization-code sign-in (PKCE, state, nonce)
 // at the organisation's provider and shows the ID token's claims. It signs nobody in: the callback

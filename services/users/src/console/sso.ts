@@ -22,7 +22,7 @@ import { originOf, type ConsoleCaller } from './auth.ts';
 import { SAML_CONNECTION_CHECKS } from '@acme/users-contract/console-sso';
 import { CONNECTION_CHECKS, testConnection } from './sso-connection.ts';
 import { testSamlConnection } from './sso-saml-connection.ts';
-import { checkOutboundHost, checkOutboundUrl, OutboundError } from './sso-outbound.ts';
+import { checkOutboundHost, checkOutboundUrl, OutboundError } from '@acme/service-kit/outbound';
 import { completeTestSignIn, startTestSignIn } from './sso-test-sign-in.ts';
 
 // The console's Single sign-on section (issue 24, permission ConfigureSSO): the organisation's

@@ -36,7 +36,7 @@ export function oidcServices(ctx: Pick<IdentityContext, 'config' | 'clock'>): Oi
         timeoutMs: ctx.config.oidcTimeoutMs,
         clock: ctx.clock,
       }),
-      rp: createRelyingParty({ timeoutMs: ctx.config.oidcTimeoutMs }),
+      rp: createRelyingParty(ctx.config.ssoOutbound),
     };
     services.set(ctx.config, s);
   }

@@ -1,9 +1,12 @@
 import * as client from 'openid-client';
+import { OutboundError, outboundFetch, type OutboundPolicy } from '@acme/service-kit/outbound';
 import type { SsoProvider } from './provider-directory.ts';
 
 // The identity service as an OpenID Connect relying party of an organisation's provider, on
 // openid-client 6: discovery, authorization code with PKCE (S256), state and nonce, and ID token
 // validation (issuer, audience, expiry, nonce, and the signature through the provider's JWKS).
+// Every call to the provider (discovery, token, JWKS, userinfo) goes through the same guard as the
+// console's checks (`@acme/service-kit/outbound`): https, public addresses checked when connecting.
 
 /** Why a sign-in at the provider did not give us claims; each becomes a flow message. */
 export type RelyingPartyFailure =
@@ -28,15 +31,10 @@ interface AuthorizationRequest {
   codeVerifier: string;
 }
 
-export interface RelyingPartyOptions {
-  /** Time-out for each call to the provider (10 s). */
-  timeoutMs: number;
-}
-
-/** Plain-http issuers are accepted on loopback only (the development stand-in). */
-function isLoopbackHttp(issuer: string): boolean {
+/** Plain-http issuers are accepted on the policy's development hosts only (the stand-in). */
+function isPlainHttp(issuer: string, policy: OutboundPolicy): boolean {
   const u = new URL(issuer);
-  return u.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(u.hostname);
+  return u.protocol === 'http:' && policy.httpHosts.includes(u.hostname.toLowerCase());
 }
 
 const METADATA_TTL_MS = 10 * 60 * 1000;
@@ -56,8 +54,19 @@ export interface RelyingParty {
   ): Promise<Record<string, unknown>>;
 }
 
-export function createRelyingParty(options: RelyingPartyOptions): RelyingParty {
+/** What the guard refused or could not reach is `unreachable` (the person is told no more). */
+const UNREACHABLE: ReadonlySet<string> = new Set([
+  'invalid_url',
+  'not_https',
+  'private_address',
+  'unreachable',
+  'timeout',
+]);
+
+/** `policy`: the guard of every call to a provider, with the time-out of each (10 s). */
+export function createRelyingParty(policy: OutboundPolicy): RelyingParty {
   const metadata = new Map<string, { value: client.ServerMetadata; until: number }>();
+  const guardedFetch = outboundFetch(policy) as client.CustomFetch;
 
   function classify(error: unknown): RelyingPartyError {
     if (error instanceof RelyingPartyError) return error;
@@ -71,6 +80,10 @@ export function createRelyingParty(options: RelyingPartyOptions): RelyingParty {
     }
     const any = (test: (e: { name?: string; code?: string; message?: string }) => boolean) =>
       chain.some(test);
+    const refused = chain.find((e): e is OutboundError => e instanceof OutboundError);
+    if (refused) {
+      return new RelyingPartyError({ reason: UNREACHABLE.has(refused.reason) ? 'unreachable' : 'provider' });
+    }
     if (
       any((e) => e.code === 'OAUTH_TIMEOUT' || e.name === 'TimeoutError' || e.name === 'AbortError') ||
       any((e) => e.message === 'fetch failed' || /ECONNREFUSED|ENOTFOUND|ECONNRESET/.test(e.code ?? ''))
@@ -97,7 +110,7 @@ export function createRelyingParty(options: RelyingPartyOptions): RelyingParty {
    * at once (sign-ins are rare enough for one JWKS request each).
    */
   async function configuration(provider: SsoProvider): Promise<client.Configuration> {
-    const insecure = isLoopbackHttp(provider.issuer);
+    const insecure = isPlainHttp(provider.issuer, policy);
     const cached = metadata.get(provider.issuer);
     let config: client.Configuration;
     if (cached && cached.until > Date.now()) {
@@ -115,13 +128,15 @@ export function createRelyingParty(options: RelyingPartyOptions): RelyingParty {
         undefined,
         client.ClientSecretBasic(provider.clientSecret),
         {
-          timeout: options.timeoutMs / 1000,
+          timeout: policy.timeoutMs / 1000,
+          [client.customFetch]: guardedFetch,
           ...(insecure ? { execute: [client.allowInsecureRequests] } : {}),
         },
       );
       metadata.set(provider.issuer, { value: config.serverMetadata(), until: Date.now() + METADATA_TTL_MS });
     }
-    config.timeout = options.timeoutMs / 1000;
+    config[client.customFetch] = guardedFetch;
+    config.timeout = policy.timeoutMs / 1000;
     client.enableNonRepudiationChecks(config);
     return config;
   }

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORG_IDP_DEMO_PASSWORD, startOrgIdp, type OrgIdp } from '@acme/dev';
+import { checkOutboundHost, type OutboundPolicy, type Resolve } from '@acme/service-kit/outbound';
 import type { SsoProvider } from '../../../src/strategies/oidc/provider-directory.ts';
 import { createRelyingParty, RelyingPartyError } from '../../../src/strategies/oidc/relying-party.ts';
 
@@ -49,7 +50,13 @@ async function signInAt(authorizeUrl: string, action: 'login' | 'cancel', email 
 describe('oidc relying party (openid-client) against the organisation IdP stand-in', () => {
   let idp: OrgIdp;
   let provider: SsoProvider;
-  const rp = createRelyingParty({ timeoutMs: 10_000 });
+  // The development guard: the stand-in on loopback, over plain http (as under `npm start`).
+  const development: OutboundPolicy = {
+    httpHosts: ['localhost', '127.0.0.1'],
+    allowPrivate: true,
+    timeoutMs: 10_000,
+  };
+  const rp = createRelyingParty(development);
 
   beforeAll(async () => {
     idp = await startOrgIdp({
@@ -182,7 +189,7 @@ describe('oidc relying party (openid-client) against the organisation IdP stand-
     });
 
     it('gives up after the time-out', async () => {
-      const fast = createRelyingParty({ timeoutMs: 300 });
+      const fast = createRelyingParty({ ...development, timeoutMs: 300 });
       expect(await failure(fast.authorizationRequest({ ...provider, issuer: silentUrl }, REDIRECT))).toEqual({
         reason: 'unreachable',
       });
@@ -192,6 +199,44 @@ describe('oidc relying party (openid-client) against the organisation IdP stand-
       expect(
         await failure(rp.authorizationRequest({ ...provider, issuer: 'http://127.0.0.1:9' }, REDIRECT)),
       ).toEqual({ reason: 'unreachable' });
+    });
+  });
+  describe('server-side request forgery', () => {
+    let inside: Server;
+    let connections = 0;
+    beforeAll(async () => {
+      // An internal service on loopback: it answers a discovery document to anyone who connects.
+      inside = createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+      inside.on('connection', () => {
+        connections += 1;
+      });
+      await new Promise<void>((r) => inside.listen(0, '127.0.0.1', r));
+    });
+    afterAll(async () => new Promise<void>((r) => inside.close(() => r())));
+
+    it('a hostname that rebinds to a private address after the check is not connected to', async () => {
+      // The attacker's DNS: a public address while the issuer is checked and saved, loopback after.
+      let asked = 0;
+      const resolve: Resolve = async () => {
+        asked += 1;
+        return [{ address: asked === 1 ? '203.0.113.7' : '127.0.0.1', family: 4 }];
+      };
+      const production: OutboundPolicy = {
+        httpHosts: ['localhost'],
+        allowPrivate: false,
+        timeoutMs: 1000,
+        resolve,
+      };
+      const issuer = `http://localhost:${(inside.address() as AddressInfo).port}`;
+      await expect(checkOutboundHost(issuer, production)).resolves.toBeInstanceOf(URL);
+      const guarded = createRelyingParty(production);
+      expect(await failure(guarded.authorizationRequest({ ...provider, issuer }, REDIRECT))).toEqual({
+        reason: 'unreachable',
+      });
+      expect(asked).toBe(2);
+      expect(connections).toBe(0);
     });
   });
 });
