@@ -20,7 +20,11 @@ describe('totp strategy (no HTTP)', () => {
   it('settings: a new flow gets a secret; a wrong code counts an attempt; the right one commits the credential', async () => {
     const session = await t.session(grace);
     const identity = (await loadIdentity(t.service.db, grace))!;
-    const prepared = await totpSettings.prepare!(t.flow('settings'), { service: t.service, session, identity });
+    const prepared = await totpSettings.prepare!(t.flow('settings'), {
+      service: t.service,
+      session,
+      identity,
+    });
     const secret = prepared.totp_secret as string;
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
     const flow = t.flow('settings', { internal: prepared });
