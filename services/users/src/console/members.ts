@@ -147,8 +147,10 @@ function lastOrgAdmin(): AppError {
 }
 
 /**
- * Locks the organisation's active org-admins (row locks, so two admins demoting each other at once
- * cannot both succeed) and refuses when `userId` is the last of them.
+ * Locks the organisation's org-admins who can sign in (row locks, so two admins demoting each other
+ * at once cannot both succeed) and refuses when `userId` is the last of them. Only someone who can
+ * sign in counts: not deactivated, with an identity, and not an invitee who never onboarded (an
+ * invitation pending, expired or revoked): the only real admin can not step down behind them.
  */
 async function assertNotLastOrgAdmin(trx: Kysely<UsersDb>, organisationId: string, userId: string) {
   const admins = await trx
@@ -157,6 +159,18 @@ async function assertNotLastOrgAdmin(trx: Kysely<UsersDb>, organisationId: strin
     .where('organisation_id', '=', organisationId)
     .where('role', '=', 'org-admin')
     .where('deactivated_at', 'is', null)
+    .where('identity_id', 'is not', null)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('invitations')
+            .select('invitations.id')
+            .whereRef('invitations.user_id', '=', 'users.id')
+            .where('invitations.state', '!=', 'accepted'),
+        ),
+      ),
+    )
     .orderBy('id')
     .forUpdate()
     .execute();
