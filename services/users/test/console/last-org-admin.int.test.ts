@@ -92,7 +92,7 @@ describe('console: the organisation keeps an org-admin who can sign in', () => {
 
   it('50 parallel demotions and deactivations leave at least one org-admin who can sign in', async () => {
     const org = await stack.newOrganisation('parallel.test');
-    const admins = [];
+    const admins: { id: string; identityId: string }[] = [];
     for (let i = 0; i < 5; i++) admins.push(await stack.newUser(org, 'parallel.test', 'org-admin'));
     await invite(org, 'pending@parallel.test');
     const revoked = await invite(org, 'revoked@parallel.test');
