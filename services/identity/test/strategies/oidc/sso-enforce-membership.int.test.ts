@@ -65,8 +65,6 @@ describe('identity: SSO enforcement follows the organisation, whatever the addre
   const later = () => clock.advance(31_000);
   const value = (flow: any, name: string) =>
     flow.ui.nodes.find((n: any) => n.attributes.name === name)?.attributes.value as string | undefined;
-  const createOptions = (flow: any, name: string) =>
-    JSON.parse(value(flow, name)!).credentialOptions.publicKey;
   const settings = async (b: Browser) => startFlow<any>(b, 'settings');
   const changeAddress = async (b: Browser, email: string) => {
     const flow = await settings(b);
