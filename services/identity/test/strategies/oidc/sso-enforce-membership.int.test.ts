@@ -5,6 +5,7 @@ import { freePort } from '@acme/test-kit/free-port';
 import {
   Browser,
   csrfOf,
+  lastCode,
   login,
   messageIds,
   startFlow,
@@ -205,6 +206,26 @@ describe('identity: SSO enforcement follows the organisation, whatever the addre
     const unset = await signIn('member@elsewhere.test', NEW_PASSWORD);
     expect(unset.status).toBe(400);
     expect(messageIds(unset.body)).toEqual([4000006]);
+  });
+
+  it('a member of an enforcing organisation who changes their address still cannot recover a session by mail', async () => {
+    const b = new Browser(h.publicUrl);
+    const flow = await startFlow<any>(b, 'recovery');
+    const sent = await submitFlow(b, 'recovery', flow, {
+      method: 'code',
+      email: 'member@elsewhere.test',
+      csrf_token: csrfOf(flow),
+    });
+    expect(sent.status).toBe(200);
+    const res = await submitFlow(b, 'recovery', sent.body, {
+      method: 'code',
+      code: lastCode(h, 'member@elsewhere.test'),
+      csrf_token: csrfOf(sent.body),
+    });
+    expect(res.status).toBe(400);
+    expect(messageIds(res.body)).toEqual([SSO_ENFORCED]);
+    expect(hasSession(res)).toBe(false);
+    expect((await b.get('/sessions/whoami', { accept: 'json' })).status).toBe(401);
   });
 
   it('a session an enforcing organisation’s provider did not sign in gets no tokens (SSO_REQUIRED)', async () => {
