@@ -7,6 +7,7 @@ import { uuidSchema } from '../http/schemas.ts';
 import { recheckTermsAtSignIn } from '../terms/service.ts';
 import { findUserWithProducts } from '../users/repository.ts';
 import { requireTrustedNetwork } from '../console/networks.ts';
+import { identityPolicy } from '../sso/service.ts';
 
 /** A sign-in or refresh through the identity service (password, SSO): its identity session. */
 interface SessionClaimsRequest {
@@ -53,7 +54,9 @@ export function notSubscribed(ctx: UsersContext): AppError {
  * Per method:
  * - session: the identity session is unknown, inactive or belongs to another identity
  *   (SESSION_MISMATCH); at sign-in, the second-factor grace period is over
- *   (SECOND_FACTOR_REQUIRED), and the terms are re-checked;
+ *   (SECOND_FACTOR_REQUIRED), and the terms are re-checked; the organisation enforces SSO, the
+ *   person is not its break-glass org-admin, and the session did not sign in through the
+ *   organisation's provider (SSO_REQUIRED), at sign-in and at every refresh;
  * - m365: the organisation is not subscribed (UserNotSubscribedException). The second-factor and
  *   terms checks do not apply: Microsoft signs the person in, and an m365 token counts as
  *   authenticated (SPEC §4).
@@ -69,6 +72,8 @@ export async function tokenClaimsFor(
   let userId: string | undefined;
   let traits: IdentitySession['identity']['traits'] | undefined;
   let row: Awaited<ReturnType<typeof findUserWithProducts>> | undefined;
+  /** The session signed in through the organisation's provider (oidc, saml). */
+  let viaProvider = false;
   if (input.method === 'm365') {
     mode = 'm365';
     row = uuidSchema.safeParse(input.userId).success
@@ -114,6 +119,7 @@ export async function tokenClaimsFor(
     };
     userId = session.identity.traits.userServiceID;
     traits = session.identity.traits;
+    viaProvider = isSsoSession(session.authentication_methods);
   }
 
   const user =
@@ -131,6 +137,15 @@ export async function tokenClaimsFor(
     throw new AppError('USER_NOT_LINKED', 'The signed-in identity is not linked to a user.');
   }
   if (mode === 'm365' && user.subscriptionStatus !== 'subscribed') throw notSubscribed(ctx);
+  if (mode === 'ory' && !viaProvider && (await identityPolicy(ctx, identity.id)).enforced) {
+    // Issue 31, item 4: whatever credential the identity holds (a password or passkey set up before
+    // enforcement, an address changed away from the organisation's domain), a member of an
+    // organisation that enforces SSO gets tokens only from a session its provider signed in.
+    throw new AppError(
+      'SSO_REQUIRED',
+      "Your organisation requires single sign-on (SSO): sign in through your organisation's identity provider.",
+    );
+  }
   await requireTrustedNetwork(ctx.db, user.organisationId, input.clientAddress);
   if (input.method !== 'm365' && input.purpose === 'sign-in' && traits) {
     // Terms versions may have changed since the last sign-in: the app then shows the Terms step.
