@@ -35,7 +35,8 @@ function refused(message: string): AppError {
   return new AppError('DEVICE_SIGN_IN_REFUSED', message);
 }
 
-async function m365Person(ctx: UsersContext, bearer: string): Promise<M365Person> {
+/** The Microsoft 365 person a bearer token (from `/m365/login`) stands for, or UNAUTHENTICATED. */
+export async function m365Person(ctx: UsersContext, bearer: string): Promise<M365Person> {
   const token = await introspect(ctx, bearer);
   const mode = (token.ext?.user as { authenticationMode?: unknown } | undefined)?.authenticationMode;
   if (
