@@ -209,7 +209,7 @@ describe('organisation admin console, end to end', () => {
       ]);
       expect(download.suggestedFilename()).toBe('security-events.csv');
       const csv = readFileSync((await download.path())!, 'utf8');
-      expect(csv).toMatch(/signin\.succeeded,person,[^\n]*,identity,/);
+      expect(csv).toMatch(/"signin\.succeeded","person",[^\n]*,"identity",/);
       expect(csv).toContain('member.deactivated');
       expect(csv).not.toContain(GRACE.password);
       await admin.context.close();

@@ -15,8 +15,13 @@ import { requestState } from './request-state.ts';
  * active, linked, organisation subscribed); its absolute lifetime is OAUTH2_M365_GRANT_TTL.
  * When the user service cannot be reached the refresh answers `temporarily_unavailable` and the
  * grant is kept (the client retries).
+ *
+ * A device code's exchange (RFC 8628) is checked the same way, from the device's own address: the
+ * person approved in a browser inside the organisation's trusted networks, but the tokens go to the
+ * device, which may be anywhere. Outside the networks the exchange answers `invalid_grant` and
+ * nothing is written (the code is not consumed: the device may poll again from inside).
  */
-export async function checkGrantAtRefresh(c: OAuth2Context, token: object): Promise<boolean> {
+export async function checkGrantAtTokenRequest(c: OAuth2Context, token: object): Promise<boolean> {
   const grantId = (token as unknown as { grantId?: unknown }).grantId;
   if (!c.claimsSource || typeof grantId !== 'string') return true;
   const consent = await c.claims.storedConsent(grantId);
@@ -42,10 +47,10 @@ export async function checkGrantAtRefresh(c: OAuth2Context, token: object): Prom
   if (lookup.kind === 'refused' && lookup.reason === NETWORK_NOT_TRUSTED) {
     // Outside the organisation's trusted networks: this refresh is refused, the grant is kept
     // (the person may refresh again from inside).
-    c.logger.info({ reason: lookup.reason }, 'refresh refused outside the trusted networks');
+    const what = (token as { kind?: unknown }).kind === 'DeviceCode' ? 'device code exchange' : 'refresh';
+    c.logger.info({ reason: lookup.reason }, `${what} refused outside the trusted networks`);
     const refused = new errors.InvalidGrant();
-    refused.error_description =
-      'refresh refused: the organisation allows sign-in only from its trusted networks';
+    refused.error_description = `${what} refused: the organisation allows sign-in only from its trusted networks`;
     throw refused;
   }
   if (lookup.kind === 'refused') {

@@ -12,7 +12,7 @@ import {
 import { logoutSource, postLogoutSuccessSource } from './interactions/logout.ts';
 import { skipFirstPartyConsent } from './interactions/consent.ts';
 import { interactionPolicyFor } from './interactions/login-policy.ts';
-import { checkGrantAtRefresh } from './grant-guard.ts';
+import { checkGrantAtTokenRequest } from './grant-guard.ts';
 import { DEVICE_ROUTES, deviceFlowSources, deviceInteractionOrigin, devicePage } from './device/device.ts';
 
 /** Hydra's public routes on oidc-provider. */
@@ -88,8 +88,10 @@ export function createProvider(c: OAuth2Context): Provider {
     pkce: { required: () => true },
     claims: { openid: ['sub'], sid: null, auth_time: null, acr: null, iss: null },
     findAccount: async (_ctx, sub, token) => {
-      // At each refresh the grant must still stand for a live identity session and a user.
-      if (token?.kind === 'RefreshToken' && !(await checkGrantAtRefresh(c, token))) return undefined;
+      // At each refresh, and at a device code's exchange (from the device's address), the grant
+      // must still stand for a live identity session and a user inside their trusted networks.
+      const checked = token?.kind === 'RefreshToken' || token?.kind === 'DeviceCode';
+      if (checked && !(await checkGrantAtTokenRequest(c, token))) return undefined;
       return { accountId: sub, claims: async () => ({ sub }) };
     },
     interactions: {

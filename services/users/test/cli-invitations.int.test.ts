@@ -83,7 +83,7 @@ describe('admin CLI: invitations and the terms export', () => {
     expect(csv.code).toBe(0);
     const lines = csv.stdout.trim().split('\r\n');
     expect(lines[0]).toBe(
-      'id,userId,email,organisationId,document,version,acceptedAt,ipAddress,userAgent,source',
+      '"id","userId","email","organisationId","document","version","acceptedAt","ipAddress","userAgent","source"',
     );
     expect(lines).toHaveLength(3);
     const json = await cli('terms:export', '--format', 'json');

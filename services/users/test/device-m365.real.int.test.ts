@@ -7,6 +7,9 @@ import {
   startMicrosoftStandIns,
   type MicrosoftStandIns,
 } from '@acme/dev';
+import { typed } from '@acme/db';
+import { writeTrustedNetworks } from '../src/console/networks.ts';
+import type { UsersDb } from '../src/db-types.ts';
 import { seedDemo } from '../src/seed.ts';
 import { Jar } from './jar.ts';
 import {
@@ -228,13 +231,50 @@ describe('Microsoft 365 people approving a device', () => {
   });
 
   it('denied on MAGIC: the CLI gets access_denied', async () => {
-    const megan = await m365Token('megan@contoso.test');
+    const [megan, kim] = await Promise.all([m365Token('megan@contoso.test'), m365Token('kim@tailspin.test')]);
     const auth = await deviceAuthorization();
     const { jar, consentChallenge } = await toConsent(megan, auth.user_code);
-    const denied = await post('/login/device/deny', { consentChallenge });
+    // Device deny needs a session: the challenge alone, or another person's token, denies nothing.
+    const bare = await post('/login/device/deny', { consentChallenge });
+    expect(bare.res.status).toBe(401);
+    expect(bare.body.errorCode).toBe('UNAUTHENTICATED');
+    const foreign = await post('/login/device/deny', { consentChallenge }, kim);
+    expect(foreign.res.status).toBe(403);
+    expect((await poll(auth.device_code)).body.error).toBe('authorization_pending');
+    const denied = await post('/login/device/deny', { consentChallenge }, megan);
     const back = await follow(jar, denied.body.redirectTo);
     expect(back.toString()).toBe(`${MAGIC}/account/device?error=denied`);
     expect(await poll(auth.device_code)).toMatchObject({ status: 400, body: { error: 'access_denied' } });
+  });
+
+  it('an m365 device can be approved from inside the trusted network, and not from outside it', async () => {
+    const db = typed<UsersDb>(stack!.db);
+    const { organisation_id: contoso } = await db
+      .selectFrom('users')
+      .select('organisation_id')
+      .where('email', '=', 'megan@contoso.test')
+      .executeTakeFirstOrThrow();
+    // The test's requests come from the loopback address: inside these ranges.
+    const setRanges = (ranges: string[]) => writeTrustedNetworks(db, contoso, ranges, null, new Date());
+    await setRanges(['127.0.0.0/8', '::1/128']);
+    try {
+      const megan = await m365Token('megan@contoso.test');
+      const auth = await deviceAuthorization();
+      const at = await toConsent(megan, auth.user_code);
+      expect((await approve(megan, at)).searchParams.get('status')).toBe('approved');
+      const tokens = await poll(auth.device_code);
+      expect(tokens.status).toBe(200);
+      expect(payloadOf(tokens.body.access_token).ext.user.authenticationMode).toBe('m365');
+
+      await setRanges(['198.51.100.0/24']);
+      const second = await deviceAuthorization();
+      const { loginChallenge } = await toLogin(second.user_code);
+      const refused = await post('/m365/device/login', { loginChallenge, application: 'magic' }, megan);
+      expect(refused.res.status).toBe(403);
+      expect(refused.body.errorCode).toBe('NETWORK_NOT_TRUSTED');
+    } finally {
+      await setRanges([]);
+    }
   });
 
   it('a code typed on MAGIC’s own device page keeps the sign-in on MAGIC', async () => {

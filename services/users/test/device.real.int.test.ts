@@ -122,10 +122,37 @@ describe('device sign-in through the real services', () => {
     expect(after).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
+  it('device deny needs a session: the challenge alone, or another person’s session, denies nothing', async () => {
+    const auth = await deviceAuthorization();
+    const { consentChallenge } = await toConsent('grace@acme.test', auth.user_code);
+    const other = await toConsent('ada@acme.test', (await deviceAuthorization()).user_code);
+
+    const bare = await users('/login/device/deny', { consentChallenge });
+    expect(bare.res.status).toBe(401);
+    expect(bare.body.errorCode).toBe('UNAUTHENTICATED');
+    const foreign = await users('/login/device/deny', {
+      consentChallenge,
+      identitySessionId: other.session.id,
+    });
+    expect(foreign.res.status).toBe(403);
+    expect(foreign.body.errorCode).toBe('SESSION_MISMATCH');
+    const made = await users('/login/device/deny', {
+      consentChallenge,
+      identitySessionId: '00000000-0000-4000-8000-000000000000',
+    });
+    expect(made.body.errorCode).toBe('SESSION_MISMATCH');
+
+    // The device is not denied: its owner can still approve it, and it gets its tokens.
+    expect((await poll(auth.device_code)).body.error).toBe('authorization_pending');
+    const mine = await toConsent('grace@acme.test', (await deviceAuthorization()).user_code);
+    const approved = await users('/login/consent', { consentChallenge, identitySessionId: mine.session.id });
+    expect(approved.res.status).toBe(200);
+  });
+
   it('deny: the device page comes back with error=denied and the CLI gets access_denied', async () => {
     const auth = await deviceAuthorization();
-    const { jar, consentChallenge } = await toConsent('grace@acme.test', auth.user_code);
-    const denied = await users('/login/device/deny', { consentChallenge });
+    const { jar, consentChallenge, session } = await toConsent('grace@acme.test', auth.user_code);
+    const denied = await users('/login/device/deny', { consentChallenge, identitySessionId: session.id });
     expect(denied.res.status).toBe(200);
     const back = await jar.navigateToApp(denied.body.redirectTo);
     expect(back.toString()).toBe(`${APP_ORIGIN}/account/device?error=denied`);

@@ -318,12 +318,12 @@ describe('terms of service and privacy policy', () => {
     const csv = await res.text();
     const lines = csv.split('\r\n');
     expect(lines[0]).toBe(
-      'id,userId,email,organisationId,document,version,acceptedAt,ipAddress,userAgent,source',
+      '"id","userId","email","organisationId","document","version","acceptedAt","ipAddress","userAgent","source"',
     );
     expect(csv).toContain(
-      `,csv@initech.test,${otherId},privacy,2026-01,2026-03-01T09:00:00.000Z,127.0.0.1,"'=HYPERLINK(""x""), ""quoted""",user\r\n`,
+      `,"csv@initech.test","${otherId}","privacy","2026-01","2026-03-01T09:00:00.000Z","127.0.0.1","'=HYPERLINK(""x""), ""quoted""","user"\r\n`,
     );
-    expect(csv.endsWith('user\r\n')).toBe(true);
+    expect(csv.endsWith('"user"\r\n')).toBe(true);
 
     const all = (await http(`${v1.adminUrl}/admin/terms/acceptances`)).body as any;
     expect(all.acceptances.length).toBeGreaterThan(2);

@@ -2,10 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { platformAuthorizeUrl } from './auth-stack.ts';
 import { Jar } from './jar.ts';
 import {
+  DEVICE_GRANT,
+  deviceAuthorization,
   exchangeCode,
   passwordLogin,
+  postDeviceVerification,
   startRealStack,
   tokenRequest as postToken,
+  whoami,
   type RealStack,
   type RealStackUrls,
 } from './real-stack.ts';
@@ -17,7 +21,7 @@ import {
  * authorization server on one database, each behind one trusted proxy hop (`*TRUST_PROXY=1`), so
  * a request's client address is the right-most `X-Forwarded-For` entry, as the load balancer
  * writes it. The organisation's members are refused outside its ranges at the password sign-in
- * (identity engine), the refresh and the API client's token request.
+ * (identity engine), the refresh, the device code's exchange and the API client's token request.
  */
 
 const APP_ORIGIN = 'http://localhost:4000';
@@ -203,6 +207,64 @@ describe('trusted networks: members are refused outside their organisation’s r
     const inside = await tokenRequest(new BrowserAt(INSIDE), form);
     expect(inside.status).toBe(200);
     expect(inside.body.access_token).toBeTruthy();
+  });
+
+  it('a device outside the trusted network cannot exchange its code for tokens, though the person approved inside', async () => {
+    const member = await newUser(organisationId, 'nets.test');
+    await setRanges([OFFICE]);
+    const device = await deviceAuthorization(urls.issuer);
+    // The person enters the code and approves in a browser inside the office.
+    const browser = new BrowserAt(INSIDE);
+    const page = await browser.navigateToApp(`${urls.issuer}/oauth2/device/verify`);
+    const verified = await browser.fetch(`${urls.users}/login/device/verify`, {
+      method: 'POST',
+      headers: { origin: APP_ORIGIN },
+      json: { deviceChallenge: page.searchParams.get('device_challenge'), userCode: device.user_code },
+    });
+    expect(verified.res.status).toBe(200);
+    const posted = await postDeviceVerification(browser, urls.issuer, verified.body.redirectTo);
+    const login = await browser.navigateToApp(posted.res.headers.get('location')!);
+    const submitted = await passwordLogin(
+      browser,
+      urls.identityPublic,
+      login.searchParams.get('login_challenge')!,
+      member.email,
+      PASSWORD,
+    );
+    expect(submitted.res.status).toBe(422);
+    const session = await whoami(browser, urls.identityPublic);
+    const consent = await browser.navigateToApp(submitted.body.redirect_browser_to);
+    const approved = await browser.fetch(`${urls.users}/login/consent`, {
+      method: 'POST',
+      headers: { origin: APP_ORIGIN },
+      json: {
+        consentChallenge: consent.searchParams.get('consent_challenge'),
+        identitySessionId: session.body.id,
+      },
+    });
+    expect(approved.res.status).toBe(200);
+    expect((await browser.navigateToApp(approved.body.redirectTo)).searchParams.get('status')).toBe(
+      'approved',
+    );
+
+    const poll = (from: BrowserAt) =>
+      tokenRequest(from, {
+        grant_type: DEVICE_GRANT,
+        device_code: device.device_code,
+        client_id: 'research-cli',
+      });
+    for (const outside of [new BrowserAt(OUTSIDE), new BrowserAt(OUTSIDE, INSIDE)]) {
+      const refused = await poll(outside);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toBe('invalid_grant');
+      expect(refused.body.error_description).toMatch(/trusted networks/);
+      expect(refused.body.access_token).toBeUndefined();
+      expect(refused.body.refresh_token).toBeUndefined();
+    }
+    // Nothing was spent: from inside the device gets its tokens.
+    const inside = await poll(new BrowserAt(INSIDE));
+    expect(inside.status).toBe(200);
+    expect(inside.body.refresh_token).toBeTruthy();
   });
 
   it("API clients' client-credentials token requests: refused outside (unauthorized_client), allowed inside", async () => {

@@ -3,8 +3,10 @@ import { requestIdHeaders } from '@acme/service-kit/request-id';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { UsersContext } from '../context.ts';
+import { bearerToken } from '../http/bearer.ts';
 import { AppError } from '../http/errors.ts';
 import { parseInput } from '../http/validate.ts';
+import { requireTrustedNetwork } from './networks.ts';
 import { orgParamsSchema } from './schemas.ts';
 import { isRole, permissionsOf, type Permission, type Role } from '../users/roles.ts';
 import type { EventOrigin } from './events.ts';
@@ -28,8 +30,6 @@ const introspectionSchema = z.object({
   ext: z.record(z.string(), z.unknown()).optional(),
 });
 
-const BEARER = /^Bearer\s+([A-Za-z0-9._~+/=-]{1,8192})$/;
-
 function unauthenticated(message: string): AppError {
   return new AppError('UNAUTHENTICATED', message, { 'WWW-Authenticate': 'Bearer' });
 }
@@ -37,12 +37,14 @@ function unauthenticated(message: string): AppError {
 /**
  * Verifies the bearer access token by the authorization server's introspection (signature, expiry
  * and a live grant), then reads the caller's organisation, role and state from our own tables: a
- * role changed or a member deactivated a moment ago counts at once, whatever the token says.
+ * role changed or a member deactivated a moment ago counts at once, whatever the token says. The
+ * organisation's trusted networks, when it has them, must hold the request's client address
+ * (403 `NETWORK_NOT_TRUSTED`).
  */
 export async function consoleCaller(ctx: UsersContext, request: FastifyRequest): Promise<ConsoleCaller> {
-  const match = BEARER.exec(request.headers.authorization ?? '');
-  if (!match) throw unauthenticated('An access token is required (Authorization: Bearer).');
-  const introspection = await introspect(ctx, match[1]!);
+  const token = bearerToken(request.headers.authorization);
+  if (token === undefined) throw unauthenticated('An access token is required (Authorization: Bearer).');
+  const introspection = await introspect(ctx, token);
   const nowSeconds = Math.floor(ctx.clock.now().getTime() / 1000);
   if (
     !introspection.active ||
@@ -65,6 +67,10 @@ export async function consoleCaller(ctx: UsersContext, request: FastifyRequest):
   if (row.deactivated_at !== null) {
     throw new AppError('ACCOUNT_INACTIVE', 'Your account has been deactivated.');
   }
+  // A token got inside the organisation's trusted networks does not work from outside them: every
+  // console and `/me` bearer call is checked from the address this request came from (through the
+  // trusted proxies), as the sign-in and every refresh are.
+  await requireTrustedNetwork(ctx.db, row.organisation_id, request.ip);
   return {
     userId: row.id,
     identityId: row.identity_id,

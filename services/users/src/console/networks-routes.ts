@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { LOCKOUT_CONFIRMATION_REQUIRED } from '@acme/users-contract/networks';
 import type { UsersContext } from '../context.ts';
+import { bearerToken } from '../http/bearer.ts';
 import { AppError } from '../http/errors.ts';
 import { uuidSchema } from '../http/schemas.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
@@ -111,8 +112,9 @@ export function registerTrustedNetworkRoutes(app: FastifyInstance, ctx: UsersCon
 
 /**
  * Rate limits on `/console/*`, before authentication (so before the introspection call they
- * would otherwise multiply): per access token (by its SHA-256, never the token itself) and per
- * client address, with the user service's shared fixed-window counters.
+ * would otherwise multiply): per access token (by the SHA-256 of the bearer token, never the token
+ * itself; a header that carries no bearer token reaches no introspection and counts per address
+ * only) and per client address, with the user service's shared fixed-window counters.
  */
 export function registerConsoleRateLimits(app: FastifyInstance, ctx: UsersContext): void {
   const { perToken, perIp, windowSeconds } = ctx.config.console;
@@ -122,9 +124,11 @@ export function registerConsoleRateLimits(app: FastifyInstance, ctx: UsersContex
     if (!request.url.startsWith('/console/') || request.method === 'OPTIONS') return;
     const now = ctx.clock.now();
     const decisions = [await byIp.hit(`console-ip:${request.ip}`, now)];
-    const authorization = request.headers.authorization;
-    if (authorization) {
-      const digest = createHash('sha256').update(authorization, 'utf8').digest('base64url');
+    // Keyed by the token itself, however the header spells the scheme and the whitespace: each
+    // spelling of one token would otherwise get its own budget.
+    const token = bearerToken(request.headers.authorization);
+    if (token !== undefined) {
+      const digest = createHash('sha256').update(token, 'utf8').digest('base64url');
       decisions.push(await byToken.hit(`console-token:${digest}`, now));
     }
     const refused = decisions.filter((d) => !d.allowed);

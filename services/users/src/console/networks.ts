@@ -15,16 +15,35 @@ import { AppError } from '../http/errors.ts';
 const NETWORK_NOT_TRUSTED_MESSAGE =
   "Your organisation allows sign-in only from its trusted networks, and you are outside them. Connect from your organisation's network, or ask its administrator.";
 
-/** `::ffff:192.0.2.1` → `192.0.2.1`, brackets and zone-less. */
+/**
+ * IPv4-mapped IPv6 (`::ffff:0:0/96`) is the IPv4 address it carries, whatever its spelling
+ * (`::ffff:192.0.2.1`, `0:0:0:0:0:ffff:c000:201`): a dual-stack socket reports IPv4 clients so, and
+ * they are checked against the IPv4 ranges only. Any other address is returned as it came.
+ */
+function unmapped(address: string): string {
+  if (isIP(address) !== 6) return address;
+  // The URL parser writes an IPv6 address in one canonical form (a mapped one as two hex groups).
+  const host = URL.parse(`http://[${address}]/`)?.hostname ?? '';
+  const mapped = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/.exec(host);
+  if (!mapped) return address;
+  const high = parseInt(mapped[1]!, 16);
+  const low = parseInt(mapped[2]!, 16);
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+}
+
+/** A client address as checked: brackets gone, IPv4-mapped IPv6 as its IPv4 address. */
 function plainAddress(address: string): string {
-  const a = address.trim().replace(/^\[|\]$/g, '');
-  return /^::ffff:\d{1,3}(\.\d{1,3}){3}$/i.test(a) ? a.slice(7) : a;
+  return unmapped(address.trim().replace(/^\[|\]$/g, ''));
 }
 
 /**
  * A CIDR range in canonical text, or null when it is not one. A bare address is its own range
  * (/32 or /128). The prefix is 0–32 (IPv4) or 0–128 (IPv6); host bits may be set (the range is
- * the network they belong to).
+ * the network they belong to). A range inside the IPv4-mapped block (`::ffff:a.b.c.d/96` to
+ * `/128`) is written as the IPv4 range it stands for (`::ffff:10.0.0.0/104` is `10.0.0.0/8`). An
+ * IPv6 range wider than that block (`::/0`, `::/64`, `::ffff:0:0/95`) admits IPv6 clients only:
+ * IPv4 clients are checked against the IPv4 ranges alone, so `::/0` never lets every IPv4
+ * address in.
  */
 export function parseRange(text: string): string | null {
   const value = text.trim().toLowerCase();
@@ -38,20 +57,30 @@ export function parseRange(text: string): string | null {
   if (slash !== -1 && !/^\d{1,3}$/.test(prefix)) return null;
   const bits = slash === -1 ? max : Number(prefix);
   if (bits > max) return null;
+  const v4 = family === 6 && bits >= 96 ? unmapped(address) : address;
+  if (v4 !== address) return `${v4}/${bits - 96}`;
   return `${address}/${bits}`;
 }
 
-/** Whether `address` lies in one of `ranges` (canonical ranges from {@link parseRange}). */
+/**
+ * Whether `address` lies in one of `ranges` (canonical ranges from {@link parseRange}; older
+ * stored lists are read through it again). An IPv4 client is matched against the IPv4 ranges and
+ * an IPv6 client against the IPv6 ranges, never across (Node's BlockList alone would match IPv4
+ * addresses against IPv6 rules through their mapped form, so `::/0` would admit every IPv4 client).
+ */
 export function addressInRanges(address: string, ranges: readonly string[]): boolean {
   const a = plainAddress(address);
   const family = isIP(a);
   if (family === 0) return false;
+  const type = family === 6 ? 'ipv6' : 'ipv4';
   const list = new BlockList();
-  for (const range of ranges) {
+  for (const stored of ranges) {
+    const range = parseRange(stored);
+    if (range === null) continue;
     const [net, bits] = range.split('/') as [string, string];
-    list.addSubnet(net, Number(bits), isIP(net) === 6 ? 'ipv6' : 'ipv4');
+    if (isIP(net) === family) list.addSubnet(net, Number(bits), type);
   }
-  return list.check(a, family === 6 ? 'ipv6' : 'ipv4');
+  return list.check(a, type);
 }
 
 type Db = Kysely<UsersDb> | Transaction<UsersDb>;

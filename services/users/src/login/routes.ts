@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
-import { acceptConsent } from './consent.ts';
+import { bearerToken } from '../http/bearer.ts';
+import { acceptConsent, denyDeviceConsent } from './consent.ts';
 import { loginConfigFor } from './login-config.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { tokenClaimsFor, userOfIdentity } from './token-claims.ts';
@@ -72,10 +73,11 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: UsersContext): vo
 
   app.post('/login/device/deny', async (request, reply) => {
     const body = parseInput(deviceDenyBodySchema, request.body);
-    const redirectTo = await ctx.oauth2Admin.rejectConsentRequest(body.consentChallenge, {
-      error: 'access_denied',
-      error_description: 'The person denied the device sign-in.',
+    const redirectTo = await denyDeviceConsent(ctx, body.consentChallenge, {
+      identitySessionId: body.identitySessionId,
+      bearer: bearerToken(request.headers.authorization),
     });
+    reply.header('cache-control', 'no-store');
     return sendOutput(reply, 200, redirectSchema, { redirectTo });
   });
 

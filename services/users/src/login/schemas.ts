@@ -24,7 +24,14 @@ export const deviceVerifyBodySchema = z.object({
   userCode: z.string().trim().min(1).max(64),
 });
 
-export const deviceDenyBodySchema = z.object({ consentChallenge: opaque });
+/**
+ * The device page's Deny. A sign-in through the identity service names its session, as the
+ * approval does (`/login/consent`); a Microsoft 365 person sends their token as the bearer.
+ */
+export const deviceDenyBodySchema = z.object({
+  consentChallenge: opaque,
+  identitySessionId: opaque.optional(),
+});
 
 export const deviceConsentQuerySchema = z.object({ consentChallenge: opaque });
 

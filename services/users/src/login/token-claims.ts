@@ -93,19 +93,7 @@ export async function tokenClaimsFor(
     userId = input.userId;
   } else {
     mode = 'ory';
-    const session = await ctx.identityAdmin.getSession(input.identitySessionId);
-    if (
-      !session ||
-      session.active === false ||
-      session.identity.id !== input.subject ||
-      // A deactivated identity's sessions count for nothing, whatever their own expiry.
-      !isActive(session.identity.state)
-    ) {
-      throw new AppError(
-        'SESSION_MISMATCH',
-        'The session does not belong to the user of this consent request.',
-      );
-    }
+    const session = await sessionOfSubject(ctx, input.identitySessionId, input.subject);
     if (input.purpose === 'sign-in' && secondFactorOverdue(session, ctx.clock.now())) {
       throw new AppError(
         'SECOND_FACTOR_REQUIRED',
@@ -172,6 +160,32 @@ export async function tokenClaimsFor(
       id_token: { email: user.email },
     },
   };
+}
+
+/**
+ * The identity session `identitySessionId` when it is active and signed in `subject`, whose
+ * identity is active; otherwise SESSION_MISMATCH. What a consent's answer (approve or deny) needs
+ * to show that the person it names is the one answering.
+ */
+export async function sessionOfSubject(
+  ctx: UsersContext,
+  identitySessionId: string,
+  subject: string,
+): Promise<IdentitySession> {
+  const session = await ctx.identityAdmin.getSession(identitySessionId);
+  if (
+    !session ||
+    session.active === false ||
+    session.identity.id !== subject ||
+    // A deactivated identity's sessions count for nothing, whatever their own expiry.
+    !isActive(session.identity.state)
+  ) {
+    throw new AppError(
+      'SESSION_MISMATCH',
+      'The session does not belong to the user of this consent request.',
+    );
+  }
+  return session;
 }
 
 /** The user an identity belongs to (a token's subject), or USER_NOT_LINKED. */

@@ -12,8 +12,8 @@ import { tokenClaimsFor, userOfIdentity } from '../login/token-claims.ts';
  * grant) and must be an m365 sign-in's: issued to the m365 client (M365_OAUTH2_CLIENT_ID) with
  * `ext.user.authenticationMode: "m365"`. Neither a browser sign-in's token of the same client nor a
  * device's own token qualifies: one could skip the second factor, the other chain devices.
- * The person is then re-checked (identity active, linked, organisation subscribed), as at every
- * m365 sign-in. Only device clients' requests are accepted here: Platform and the other
+ * The person is then re-checked (identity active, linked, organisation subscribed, the page's
+ * address inside the organisation's trusted networks), as at every m365 sign-in. Only device clients' requests are accepted here: Platform and the other
  * applications refuse Microsoft 365 people.
  */
 
@@ -35,7 +35,8 @@ function refused(message: string): AppError {
   return new AppError('DEVICE_SIGN_IN_REFUSED', message);
 }
 
-async function m365Person(ctx: UsersContext, bearer: string): Promise<M365Person> {
+/** The Microsoft 365 person a bearer token (from `/m365/login`) stands for, or UNAUTHENTICATED. */
+export async function m365Person(ctx: UsersContext, bearer: string): Promise<M365Person> {
   const token = await introspect(ctx, bearer);
   const mode = (token.ext?.user as { authenticationMode?: unknown } | undefined)?.authenticationMode;
   if (
@@ -62,10 +63,12 @@ export async function acceptM365DeviceLogin(
   bearer: string,
   loginChallenge: string,
   application: string,
+  clientAddress: string,
 ): Promise<string> {
   const person = await m365Person(ctx, bearer);
-  // The same checks as an m365 sign-in (active, linked, subscribed) before anything is accepted.
-  await tokenClaimsFor(ctx, { method: 'm365', userId: person.userId });
+  // The same checks as an m365 sign-in (active, linked, subscribed, inside the organisation's
+  // trusted networks) before anything is accepted.
+  await tokenClaimsFor(ctx, { method: 'm365', userId: person.userId, clientAddress });
   const login = await ctx.oauth2Admin.getLoginRequest(loginChallenge);
   if (!isDeviceClient(login.client)) {
     throw refused('Microsoft 365 sign-in here is only for connecting a device.');
@@ -86,6 +89,7 @@ export async function acceptM365DeviceConsent(
   ctx: UsersContext,
   bearer: string,
   consentChallenge: string,
+  clientAddress: string,
 ): Promise<string> {
   const person = await m365Person(ctx, bearer);
   const lookup = await ctx.oauth2Admin.getConsentRequest(consentChallenge);
@@ -100,7 +104,7 @@ export async function acceptM365DeviceConsent(
   ) {
     throw refused('This device sign-in belongs to another person or was not a Microsoft 365 sign-in.');
   }
-  const { claims } = await tokenClaimsFor(ctx, { method: 'm365', userId: person.userId });
+  const { claims } = await tokenClaimsFor(ctx, { method: 'm365', userId: person.userId, clientAddress });
   // A replay, also one racing this approval, is refused rather than sent back to the request.
   return ctx.oauth2Admin.acceptConsentRequest(
     consentChallenge,

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { UsersContext } from '../context.ts';
 import { z } from 'zod';
+import { bearerToken } from '../http/bearer.ts';
 import { AppError } from '../http/errors.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
 import { activateSubscription, applyWebhook, m365Login, type M365Context } from './service.ts';
@@ -43,9 +44,11 @@ const activationResponseSchema = z.object({
 });
 
 function bearerOf(request: FastifyRequest): string {
-  const match = /^Bearer\s+([A-Za-z0-9._~+/=-]{1,8192})$/.exec(request.headers.authorization ?? '');
-  if (!match) throw new AppError('UNAUTHENTICATED', 'A Microsoft token is required (Authorization: Bearer).');
-  return match[1]!;
+  const token = bearerToken(request.headers.authorization);
+  if (token === undefined) {
+    throw new AppError('UNAUTHENTICATED', 'A Microsoft token is required (Authorization: Bearer).');
+  }
+  return token;
 }
 
 export function registerM365Routes(app: FastifyInstance, ctx: M365Context): void {
@@ -61,7 +64,13 @@ export function registerM365Routes(app: FastifyInstance, ctx: M365Context): void
   app.post('/m365/device/login', async (request, reply) => {
     const bearer = bearerOf(request);
     const body = parseInput(deviceLoginBodySchema, request.body);
-    const redirectTo = await acceptM365DeviceLogin(ctx, bearer, body.loginChallenge, body.application);
+    const redirectTo = await acceptM365DeviceLogin(
+      ctx,
+      bearer,
+      body.loginChallenge,
+      body.application,
+      request.ip,
+    );
     reply.header('cache-control', 'no-store');
     return sendOutput(reply, 200, redirectResponseSchema, { redirectTo });
   });
@@ -69,7 +78,7 @@ export function registerM365Routes(app: FastifyInstance, ctx: M365Context): void
   app.post('/m365/device/consent', async (request, reply) => {
     const bearer = bearerOf(request);
     const body = parseInput(deviceConsentBodySchema, request.body);
-    const redirectTo = await acceptM365DeviceConsent(ctx, bearer, body.consentChallenge);
+    const redirectTo = await acceptM365DeviceConsent(ctx, bearer, body.consentChallenge, request.ip);
     reply.header('cache-control', 'no-store');
     return sendOutput(reply, 200, redirectResponseSchema, { redirectTo });
   });

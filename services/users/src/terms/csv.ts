@@ -1,12 +1,19 @@
 /**
- * One CSV field (RFC 4180): quoted when it holds a comma, quote or line break, quotes doubled.
- * Cells a spreadsheet would run as a formula (leading `=`, `+`, `-`, `@`, tab, CR) get a leading `'`
- * (OWASP CSV injection): user agents are caller-controlled.
+ * A cell a spreadsheet would run as a formula: one starting with `=`, `+`, `-` or `@` (or their
+ * full-width forms), also after leading whitespace, or with a tab or CR.
+ */
+const FORMULA_START = /^(?:\s*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20]|[\t\r])/;
+
+/**
+ * One CSV field, after OWASP's CSV injection guidance: every field is quoted (quotes doubled), so
+ * no separator inside it (`,`, or `;` in the locales that split on it, a tab, a line break) can
+ * start a new cell; and a field that would start as a formula gets a leading `'`. User agents and
+ * names are caller-controlled: `Mozilla;=cmd|' /C calc'!A0` stays one text cell.
  */
 export function csvField(value: string | null): string {
-  if (value === null) return '';
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+  if (value === null) return '""';
+  const safe = FORMULA_START.test(value) ? `'${value}` : value;
+  return `"${safe.replace(/"/g, '""')}"`;
 }
 
 /** A CSV document with a header row and CRLF line ends. */

@@ -57,11 +57,14 @@ export interface ConsoleStack {
 }
 
 export async function startConsoleStack(
-  options: { env?: Record<string, string> } = {},
+  options: { env?: Record<string, string>; oauth2Env?: Record<string, string> } = {},
 ): Promise<ConsoleStack> {
   const db = await createTestDb();
   const closers: (() => Promise<void>)[] = [];
-  const urls = await startAuthStack(db, closers, { appOrigin: APP_ORIGIN });
+  const urls = await startAuthStack(db, closers, {
+    appOrigin: APP_ORIGIN,
+    ...(options.oauth2Env ? { oauth2Env: options.oauth2Env } : {}),
+  });
   const clock = new AdvancingClock();
   const svc = await startTestService({
     db,

@@ -193,11 +193,11 @@ describe('console API: invitations and the security event log', () => {
       expect(csv.headers.get('content-type')).toContain('text/csv');
       const lines = (await csv.text()).trimEnd().split('\r\n');
       expect(lines[0]).toBe(
-        'time,type,actor_kind,actor_id,subject_id,ip,user_agent,request_id,source,details',
+        '"time","type","actor_kind","actor_id","subject_id","ip","user_agent","request_id","source","details"',
       );
       expect(lines).toHaveLength(2);
       expect(lines[1]).toContain('api_client.created');
-      expect(lines[1]).not.toContain(',=');
+      expect(lines[1]).not.toContain('"=');
     });
   });
 

@@ -21,14 +21,14 @@ describe('console API: the security event log across both services', () => {
   const base = () => `/console/organisations/${acme}`;
 
   /** A native (API flow) password sign-in at the real identity service. */
-  async function signIn(email: string, password: string): Promise<number> {
+  async function signIn(email: string, password: string, userAgent = UA): Promise<number> {
     const flow = await fetch(`${stack.urls.identityPublic}/self-service/login/api`, {
       headers: { accept: 'application/json' },
     });
     const { id } = (await flow.json()) as { id: string };
     const res = await fetch(`${stack.urls.identityPublic}/self-service/login?flow=${id}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': UA },
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': userAgent },
       body: JSON.stringify({ method: 'password', identifier: email, password }),
     });
     await res.arrayBuffer();
@@ -129,12 +129,26 @@ describe('console API: the security event log across both services', () => {
     });
     expect(res.status).toBe(200);
     const lines = (await res.text()).trimEnd().split('\r\n');
-    expect(lines[0]).toBe('time,type,actor_kind,actor_id,subject_id,ip,user_agent,request_id,source,details');
+    expect(lines[0]).toBe(
+      '"time","type","actor_kind","actor_id","subject_id","ip","user_agent","request_id","source","details"',
+    );
     const signIn = lines.find((l) => l.includes('signin.succeeded') && l.includes(grace.id))!;
     expect(signIn).toContain(UA);
-    expect(signIn).toContain(',identity,');
-    expect(lines.some((l) => l.includes('member.unlocked') && l.includes(',users,'))).toBe(true);
+    expect(signIn).toContain(',"identity",');
+    expect(lines.some((l) => l.includes('member.unlocked') && l.includes(',"users",'))).toBe(true);
     expect(lines.join('\n')).not.toContain(PASSWORD);
+  });
+
+  it("a user agent with ';' cannot become a formula cell: the export keeps it one quoted text cell", async () => {
+    const hostile = "Mozilla/5.0;=cmd|' /C calc'!A0;@SUM(1+1)";
+    expect(await signIn(grace.email, PASSWORD, hostile)).toBe(200);
+    const res = await fetch(`${stack.svc.publicUrl}${base()}/events.csv?type=signin.succeeded`, {
+      headers: { authorization: `Bearer ${adaToken}` },
+    });
+    expect(res.status).toBe(200);
+    const line = (await res.text()).split('\r\n').find((l) => l.includes('calc'))!;
+    // One cell, quoted: neither a comma nor a semicolon locale splits it into `=cmd…` or `@SUM…`.
+    expect(line).toContain(`,"${hostile}",`);
   });
 
   it('the identity service unreachable: the log answers 502 UPSTREAM_ERROR, never a partial list or a 500', async () => {

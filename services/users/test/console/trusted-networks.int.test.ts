@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { typed } from '@acme/db';
+import type { UsersDb } from '../../src/db-types.ts';
 import { http } from '../harness.ts';
 import { startConsoleStack, type ConsoleStack } from './console-harness.ts';
 
@@ -29,6 +31,9 @@ describe('console API: trusted networks, rate limits, long path parameters', () 
         CONSOLE_RATE_WINDOW_SECONDS: '60',
         TRUSTED_NETWORKS_MAX_RANGES: String(MAX_RANGES),
       },
+      // Each test moves the user service's clock a rate window on: the tokens got before all of
+      // them must outlive that.
+      oauth2Env: { OAUTH2_ACCESS_TOKEN_TTL: '3600' },
     });
     acme = await stack.newOrganisation('acme.test');
     other = await stack.newOrganisation('other.test');
@@ -60,6 +65,8 @@ describe('console API: trusted networks, rate limits, long path parameters', () 
       tokens.ada,
       'GET',
       `/console/organisations/${acme}/events?type=trusted_networks.changed`,
+      undefined,
+      from('198.51.100.7'),
     );
     expect(events.body.events[0]).toMatchObject({
       type: 'trusted_networks.changed',
@@ -124,10 +131,15 @@ describe('console API: trusted networks, rate limits, long path parameters', () 
     const inside = await put({ ranges: ['203.0.113.0/24'] }, '203.0.113.50');
     expect(inside.status).toBe(200);
 
-    const confirmed = await put({ ranges: ['192.0.2.0/24'], confirmLockout: true }, '198.51.100.7');
+    // From inside the current list, a new list that excludes the admin needs the confirmation.
+    const unconfirmed = await put({ ranges: ['192.0.2.0/24'] }, '203.0.113.50');
+    expect(unconfirmed.body.errorCode).toBe('LOCKOUT_CONFIRMATION_REQUIRED');
+    const confirmed = await put({ ranges: ['192.0.2.0/24'], confirmLockout: true }, '203.0.113.50');
     expect(confirmed.status).toBe(200);
     expect(confirmed.body.ranges).toEqual(['192.0.2.0/24']);
-    await put({ ranges: [] });
+    // Now outside, the admin is locked out of the console too; from inside the list is cleared.
+    expect((await put({ ranges: [] }, '203.0.113.50')).status).toBe(403);
+    expect((await put({ ranges: [] }, '192.0.2.9')).status).toBe(200);
   });
 
   it('self-lockout cannot be dodged by a spoofed X-Forwarded-For: the address is the trusted hop’s', async () => {
@@ -168,6 +180,119 @@ describe('console API: trusted networks, rate limits, long path parameters', () 
       expect(res.body).toEqual({ errorCode: 'URI_TOO_LONG', message: expect.any(String) });
       expect(res.body.message).not.toContain('aaaa');
     }
+  });
+
+  it('a console token got inside the trusted network is refused from outside: it cannot read, nor widen the list to 0.0.0.0/0', async () => {
+    const INSIDE = '198.51.100.7';
+    const OUTSIDE = '203.0.113.9';
+    expect((await put({ ranges: ['198.51.100.0/24'] }, INSIDE)).status).toBe(200);
+    try {
+      const members = `/console/organisations/${acme}/members`;
+      expect((await stack.call(tokens.ada, 'GET', members, undefined, from(INSIDE))).status).toBe(200);
+      for (const [method, url, body] of [
+        ['GET', members, undefined],
+        ['GET', '/console/me', undefined],
+        ['GET', path(), undefined],
+        ['PUT', path(), { ranges: ['0.0.0.0/0'], confirmLockout: true }],
+      ] as const) {
+        const refused = await stack.call(tokens.ada, method, url, body, from(OUTSIDE));
+        expect(refused.status, `${method} ${url}`).toBe(403);
+        expect(refused.body).toEqual({
+          errorCode: 'NETWORK_NOT_TRUSTED',
+          message: expect.stringContaining('trusted networks'),
+        });
+      }
+      // An office address the caller writes itself does not pass: the trusted hop's entry counts.
+      const spoofed = await stack.call(tokens.ada, 'GET', members, undefined, from(`${INSIDE}, ${OUTSIDE}`));
+      expect(spoofed.body.errorCode).toBe('NETWORK_NOT_TRUSTED');
+      expect((await stack.call(tokens.ada, 'GET', path(), undefined, from(INSIDE))).body.ranges).toEqual([
+        '198.51.100.0/24',
+      ]);
+    } finally {
+      expect((await put({ ranges: [] }, INSIDE)).status).toBe(200);
+    }
+  });
+
+  it('/me refuses outside the network: a bearer token got inside reads no account and revokes nothing from outside', async () => {
+    expect((await put({ ranges: ['198.51.100.0/24'] }, '198.51.100.7')).status).toBe(200);
+    try {
+      for (const [method, url] of [
+        ['GET', '/me/account'],
+        ['GET', '/me/connected-apps'],
+        ['DELETE', '/me/connected-apps/platform'],
+      ] as const) {
+        const outside = await stack.call(tokens.grace, method, url, undefined, from('203.0.113.9'));
+        expect(outside.status, `${method} ${url}`).toBe(403);
+        expect(outside.body.errorCode).toBe('NETWORK_NOT_TRUSTED');
+      }
+      const inside = await stack.call(tokens.grace, 'GET', '/me/account', undefined, from('198.51.100.30'));
+      expect(inside.status).toBe(200);
+      expect(inside.body.email).toMatch(/@acme\.test$/);
+      // Another organisation's member is not held by this list.
+      const elsewhere = await stack.call(
+        tokens.stranger,
+        'GET',
+        '/me/account',
+        undefined,
+        from('203.0.113.9'),
+      );
+      expect(elsewhere.status).toBe(200);
+    } finally {
+      expect((await put({ ranges: [] }, '198.51.100.7')).status).toBe(200);
+    }
+  });
+
+  it('::/0 does not admit IPv4 clients: with only IPv6 ranges, every IPv4 caller is outside', async () => {
+    const V6 = '2001:db8:7::5';
+    const saved = await put({ ranges: ['::/0'] }, V6);
+    expect(saved.status).toBe(200);
+    try {
+      expect((await stack.call(tokens.ada, 'GET', path(), undefined, from(V6))).status).toBe(200);
+      for (const v4 of ['203.0.113.9', '::ffff:203.0.113.9', '198.51.100.7']) {
+        const refused = await stack.call(tokens.ada, 'GET', path(), undefined, from(v4));
+        expect(refused.status, v4).toBe(403);
+        expect(refused.body.errorCode).toBe('NETWORK_NOT_TRUSTED');
+      }
+      const check = await http(`${stack.svc.adminUrl}/admin/trusted-networks/check`, {
+        method: 'POST',
+        json: { userId: people.grace!.id, clientAddress: '203.0.113.9' },
+      });
+      expect(check.status).toBe(403);
+    } finally {
+      expect((await put({ ranges: [] }, V6)).status).toBe(200);
+    }
+    // An IPv4 admin saving ::/0 is told it locks them out.
+    const fromV4 = await put({ ranges: ['::/0'] }, '198.51.100.7');
+    expect(fromV4.status).toBe(409);
+    expect(fromV4.body.errorCode).toBe('LOCKOUT_CONFIRMATION_REQUIRED');
+  });
+
+  it(`whitespace variants of one console token share one budget: of 50 parallel calls, ${PER_TOKEN} pass`, async () => {
+    const token = await stack.tokenFor(people.ada!.identityId);
+    const spellings = [
+      `Bearer ${token}`,
+      `Bearer  ${token}`,
+      `bearer ${token}`,
+      `BEARER\t${token}`,
+      `Bearer \t ${token}`,
+    ];
+    const answers = await Promise.all(
+      // Each from its own address, so only the per-token counter can stop them.
+      Array.from({ length: 50 }, (_, i) =>
+        stack.call(undefined, 'GET', path(), undefined, {
+          authorization: spellings[i % spellings.length]!,
+          ...from(`192.0.2.${i + 1}`),
+        }),
+      ),
+    );
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(PER_TOKEN);
+    const limited = answers.filter((a) => a.status === 429);
+    expect(limited).toHaveLength(50 - PER_TOKEN);
+    expect(limited[0]!.body.errorCode).toBe('RATE_LIMITED');
+    // The counter is keyed by a digest of the token, never the token or the header itself.
+    const counters = await typed<UsersDb>(stack.db).selectFrom('rate_limit_counters').selectAll().execute();
+    expect(counters.length).toBeGreaterThan(0);
+    expect(JSON.stringify(counters)).not.toContain(token);
   });
 
   it(`rate limit per token: of 50 parallel calls with one token, ${PER_TOKEN} pass and the rest get 429 with Retry-After`, async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { copy } from '../../copy.ts';
 import type { Me } from './console-client.ts';
 import { selectConsoleView, type MeState } from './select-console-view.ts';
 
@@ -31,6 +32,13 @@ describe('selectConsoleView', () => {
       '/admin/members',
       { state: 'error', status: 403, message: 'inactive' },
       { type: 'denied' },
+    ],
+    [
+      '/console/me refused outside the trusted networks: the reason, not Access Denied',
+      'admin',
+      '/admin/members',
+      { state: 'error', status: 403, message: 'outside', errorCode: 'NETWORK_NOT_TRUSTED' },
+      { type: 'error', message: copy.errors.networkNotTrusted },
     ],
     [
       '/console/me failed otherwise',

@@ -1,3 +1,5 @@
+import { NETWORK_NOT_TRUSTED } from '@acme/users-contract/networks';
+import { copy } from '../../copy.ts';
 import type { Me } from './console-client.ts';
 
 // Which admin console screen a path shows, or why not. Pure: the application, the path and what
@@ -64,7 +66,7 @@ const mayOpen = (permissions: readonly string[], section: Section) =>
 
 export type MeState =
   | { state: 'loading' }
-  | { state: 'error'; status: number | null; message: string }
+  | { state: 'error'; status: number | null; message: string; errorCode?: string }
   | { state: 'ready'; me: Me };
 
 export type ConsoleView =
@@ -113,6 +115,9 @@ export function selectConsoleView(input: { application: string; path: string; me
   if (input.application !== 'admin' || section === null) return { type: 'denied' };
   if (input.me.state === 'loading') return { type: 'loading' };
   if (input.me.state === 'error') {
+    // Outside the organisation's trusted networks the console answers nothing: say why.
+    if (input.me.errorCode === NETWORK_NOT_TRUSTED)
+      return { type: 'error', message: copy.errors.networkNotTrusted };
     return input.me.status === 403 ? { type: 'denied' } : { type: 'error', message: input.me.message };
   }
   const { me } = input.me;

@@ -3,7 +3,7 @@ import { HttpError } from '../../shared/errors/http-error.ts';
 
 export type Loaded<T> =
   | { state: 'loading' }
-  | { state: 'error'; status: number | null; message: string }
+  | { state: 'error'; status: number | null; message: string; errorCode?: string }
   | { state: 'ready'; value: T };
 
 /** Runs `load` when `key` changes; `reload` runs it again (after a change). */
@@ -26,11 +26,19 @@ export function useLoad<T>(key: string, load: () => Promise<T>): [Loaded<T>, () 
   return [result, reload];
 }
 
-export function failure(error: unknown): { state: 'error'; status: number | null; message: string } {
+export function failure(error: unknown): {
+  state: 'error';
+  status: number | null;
+  message: string;
+  errorCode?: string;
+} {
+  const errorCode =
+    error instanceof HttpError ? (error.body as { errorCode?: unknown } | null)?.errorCode : undefined;
   return {
     state: 'error',
     status: error instanceof HttpError ? error.status : null,
     message: error instanceof Error ? error.message : String(error),
+    ...(typeof errorCode === 'string' ? { errorCode } : {}),
   };
 }
 

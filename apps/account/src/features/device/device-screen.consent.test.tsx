@@ -55,13 +55,14 @@ describe('device consent', () => {
     expect(posted.body).toEqual({ consentChallenge: 'dc-1', identitySessionId: kratosSession().id });
   });
 
-  it('Deny rejects the consent', async () => {
+  it('Deny rejects the consent with the session id, as Approve proves who answers', async () => {
     const { calls } = backend();
     render(<Router />);
     fireEvent.click(await screen.findByRole('button', { name: 'Deny' }));
     await waitFor(() => expect(nav.redirectTo).toHaveBeenCalledWith('http://issuer/denied'));
     expect(calls.find((c) => c.url.pathname === '/login/device/deny')!.body).toEqual({
       consentChallenge: 'dc-1',
+      identitySessionId: kratosSession().id,
     });
     expect(calls.some((c) => c.url.pathname === '/login/consent')).toBe(false);
   });

@@ -65,6 +65,17 @@ function approveConsent(
   return postConsent(usersUrl, { consentChallenge, identitySessionId });
 }
 
+/** Deny is answered by the same person as Approve: the identity session, or the Microsoft 365 token. */
+function denial(
+  consentChallenge: string,
+  consent: DeviceConsent | null,
+  identitySessionId: string | undefined,
+) {
+  return consent?.authenticationMode === 'm365' || !identitySessionId
+    ? { consentChallenge }
+    : { consentChallenge, identitySessionId };
+}
+
 /** The device page's state and actions for its current step. */
 export function useDevice(search: DeviceSearch) {
   const config = getConfig();
@@ -130,7 +141,7 @@ export function useDevice(search: DeviceSearch) {
     try {
       const { redirectTo: target } = approve
         ? await approveConsent(config.usersUrl, consentChallenge, consent, session.session?.id)
-        : await postDeviceDeny(config.usersUrl, { consentChallenge });
+        : await postDeviceDeny(config.usersUrl, denial(consentChallenge, consent, session.session?.id));
       redirectTo(target);
     } catch {
       setBusy(false);

@@ -93,9 +93,13 @@ export function getDeviceConsent(usersUrl: string, consentChallenge: string): Pr
   return requestJson(url.toString(), { credentials: 'include' });
 }
 
+/**
+ * Device sign-in: Deny, by the person who could approve: the identity session's id (a Microsoft 365
+ * person's token goes as the bearer instead).
+ */
 export function postDeviceDeny(
   usersUrl: string,
-  input: { consentChallenge: string },
+  input: { consentChallenge: string; identitySessionId?: string },
 ): Promise<{ redirectTo: string }> {
   return requestJson(new URL('/login/device/deny', usersUrl).toString(), {
     method: 'POST',
