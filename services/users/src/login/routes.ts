@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { hasOwnKey } from '@acme/service-kit/prototype';
 import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
@@ -94,7 +95,7 @@ export function registerLoginAdminRoutes(app: FastifyInstance, ctx: UsersContext
   app.post('/admin/token-claims', async (request, reply) => {
     const body = parseInput(tokenClaimsBodySchema, request.body);
     const { claims } =
-      'method' in body
+      hasOwnKey(body, 'method')
         ? await tokenClaimsFor(ctx, {
             method: 'm365',
             userId: await userOfIdentity(ctx, body.subject),
