@@ -47,6 +47,18 @@ export function containsPrototypeKey(value: unknown): boolean {
   return false;
 }
 
+/**
+ * Whether JSON text parses to a value with a prototype key: why a JSON parser that refuses them
+ * (Fastify's, through secure-json-parse) refused `text`, when it does not say.
+ */
+export function jsonNamesPrototypeKey(text: string): boolean {
+  try {
+    return containsPrototypeKey(JSON.parse(text));
+  } catch {
+    return false;
+  }
+}
+
 /** The message every service gives (in its own error shape). */
 export const PROTOTYPE_KEY_MESSAGE =
   'The request names a reserved key (__proto__, constructor or prototype), alone or as a segment of a dotted or slashed key.';
