@@ -17,7 +17,7 @@ import { registerFlowRoutes } from './flows/routes.ts';
 import { isSamlAcsPath, registerSamlMetadataRoute } from './strategies/saml/metadata-route.ts';
 import { registerKratosSurface } from './http/kratos-surface.ts';
 import type { Registry } from './flows/strategy.ts';
-import { registerRawBodyParser } from './http/body.ts';
+import { decodedBodyOf, registerRawBodyParser } from './http/body.ts';
 import { sendError } from './http/responder.ts';
 import { registerAdminRoutes } from './identities/admin-routes.ts';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
@@ -140,10 +140,10 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
       req.log.error({ err }, 'unhandled error');
       return sendError(ctx, req, reply, new IdentityError(500), false);
     });
-    // NUL / lone surrogates / prototype keys in the query or path: a 400 before any handler
-    // (bodies: http/body.ts).
+    // NUL / lone surrogates / prototype keys in the query, path or body: a 400 before any handler
+    // (the body again where a route decodes it: http/body.ts).
     app.addHook('preHandler', async (req) => {
-      const refused = refusedInput(req.query, req.params);
+      const refused = refusedInput(req.query, req.params, decodedBodyOf(req));
       if (refused) throw errors.badRequest(refused);
     });
     app.addHook('onSend', async (_req, reply) => {

@@ -21,6 +21,24 @@ function refuseInput(parsed: unknown): void {
   if (refused) throw errors.badRequest(refused);
 }
 
+/**
+ * The body as the routes would decode it (JSON or form), for the checks every request gets before
+ * its handler, including a route that never reads its body; undefined when there is none or it does
+ * not decode (the route answers that itself).
+ */
+export function decodedBodyOf(req: FastifyRequest): unknown {
+  const raw = typeof req.body === 'string' ? req.body : '';
+  if (raw === '') return undefined;
+  const type = mediaType(req);
+  if (type === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(raw));
+  if (type !== 'application/json') return undefined;
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /** JSON bodies only (admin API): 415 for other types, 400 for malformed JSON. */
 export function readJson(req: FastifyRequest): unknown {
   const raw = typeof req.body === 'string' ? req.body : '';
