@@ -12,9 +12,9 @@ const onPostgres = process.env.TEST_DB === 'postgres';
 const shared = {
   testTimeout: 30_000,
   hookTimeout: 60_000,
-  pool: 'forks',
+  pool: 'forks' as const,
   execArgv: [DISABLE_PROTO_FLAG],
-} as const;
+};
 // The services' files share their worker process (no fresh process and module graph per file): each
 // file starts its own services on its own database, so nothing a file needs is module state. Measured
 // on this two-core machine: the PGlite services 384 → 138 s (562 → 252 CPU-seconds), the PostgreSQL

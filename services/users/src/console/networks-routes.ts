@@ -154,7 +154,9 @@ export function registerTrustedNetworkAdminRoutes(app: FastifyInstance, ctx: Use
         .selectFrom('users')
         .select('organisation_id')
         .where((eb) =>
-          hasOwnKey(body, 'identityId') ? eb('identity_id', '=', body.identityId) : eb('id', '=', body.userId),
+          hasOwnKey(body, 'identityId')
+            ? eb('identity_id', '=', body.identityId)
+            : eb('id', '=', body.userId),
         )
         .executeTakeFirst();
       organisationId = user?.organisation_id;

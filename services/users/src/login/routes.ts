@@ -94,14 +94,13 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: UsersContext): vo
 export function registerLoginAdminRoutes(app: FastifyInstance, ctx: UsersContext): void {
   app.post('/admin/token-claims', async (request, reply) => {
     const body = parseInput(tokenClaimsBodySchema, request.body);
-    const { claims } =
-      hasOwnKey(body, 'method')
-        ? await tokenClaimsFor(ctx, {
-            method: 'm365',
-            userId: await userOfIdentity(ctx, body.subject),
-            clientAddress: body.clientAddress,
-          })
-        : await tokenClaimsFor(ctx, body);
+    const { claims } = hasOwnKey(body, 'method')
+      ? await tokenClaimsFor(ctx, {
+          method: 'm365',
+          userId: await userOfIdentity(ctx, body.subject),
+          clientAddress: body.clientAddress,
+        })
+      : await tokenClaimsFor(ctx, body);
     reply.header('cache-control', 'no-store');
     return sendOutput(reply, 200, tokenClaimsSchema, claims);
   });
