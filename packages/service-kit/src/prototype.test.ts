@@ -54,6 +54,8 @@ describe('prototype keys', () => {
     let deep: unknown = { 'a.prototype': 1 };
     for (let i = 0; i < 10_000; i++) deep = { n: deep };
     expect(containsPrototypeKey(deep)).toBe(true);
+    // An array as long as a body limit allows.
+    expect(containsPrototypeKey(new Array(500_000).fill(0))).toBe(false);
   });
 
   it('refusedInput names the first problem of a body, query or path parameters', () => {

@@ -36,7 +36,8 @@ export function containsPrototypeKey(value: unknown): boolean {
     const next = pending.pop();
     if (next === null || typeof next !== 'object') continue;
     if (Array.isArray(next)) {
-      pending.push(...next);
+      // One at a time: spreading an array of a body's size into push() could exceed the argument limit.
+      for (const item of next) pending.push(item);
       continue;
     }
     for (const key of Object.keys(next)) {
