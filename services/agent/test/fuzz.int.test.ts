@@ -64,5 +64,5 @@ describe('prototype keys to every route of the agent service', () => {
     // Afterwards the admin list still answers.
     const list = await fetch(`${adminUrl}/admin/unregistered-user-requests`);
     expect(list.status).toBe(200);
-  });
+  }, 60_000);
 });

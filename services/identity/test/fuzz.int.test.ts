@@ -188,5 +188,5 @@ describe('prototype keys, nested and dotted, to every route', () => {
     });
     expect(signedIn.status, signedIn.text).toBe(200);
     expect(signedIn.body.session.identity.id).toBe(identityId);
-  });
+  }, 180_000);
 });

@@ -182,5 +182,5 @@ describe('prototype keys, nested, dotted and in paths, to every route', () => {
     const clients = await fetch(`${server.admin}/admin/clients`);
     expect(clients.status).toBe(200);
     expect(Array.isArray(await clients.json())).toBe(true);
-  });
+  }, 180_000);
 });

@@ -185,5 +185,5 @@ describe('fuzzing every endpoint', () => {
     expect(org.status, JSON.stringify(org.body)).toBe(201);
     const config = await http(`${svc.publicUrl}/login/config?emailAddress=someone%40after.test`);
     expect(config.status, JSON.stringify(config.body)).toBe(200);
-  });
+  }, 180_000);
 });
