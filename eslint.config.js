@@ -133,6 +133,32 @@ const identityLayers = Object.entries(identityFolders).flatMap(([folder, allowed
   }));
 });
 
+/**
+ * Data from a request (its body, query or path parameters, or what was parsed from them) is read
+ * by own property only: `'key' in body` is also true for a key inherited from a prototype, so a
+ * polluted prototype would steer the code (packages/service-kit/src/prototype.ts). Use
+ * `hasOwnKey` / `Object.hasOwn`, or parse the data with its schema.
+ */
+const REQUEST_DATA = '/^(body|query|params|payload|input|data|raw|json|parsed|form|fields|traits|metadata)$/';
+const requestDataIn = {
+  files: ['services/**/*.ts', 'packages/**/*.ts', 'dev/**/*.ts', 'apps/account/server/**/*.ts'],
+  // Tests read answers, not requests.
+  ignores: ['**/*.test.ts', '**/test/**'],
+  rules: {
+    'no-restricted-syntax': [
+      'error',
+      ...[
+        `BinaryExpression[operator="in"][right.type="Identifier"][right.name=${REQUEST_DATA}]`,
+        `BinaryExpression[operator="in"][right.type="MemberExpression"][right.property.name=${REQUEST_DATA}]`,
+      ].map((selector) => ({
+        selector,
+        message:
+          "`in` on request data also sees a prototype's keys: use hasOwnKey (@acme/service-kit/prototype), Object.hasOwn or the data's schema.",
+      })),
+    ],
+  },
+};
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '.data/**', 'bench/results/**'] },
   js.configs.recommended,
@@ -149,6 +175,7 @@ export default tseslint.config(
   },
   ...boundaries,
   ...identityLayers,
+  requestDataIn,
   {
     // The stand-ins stay readable by endpoint: no function over 120 lines (issue 21, item 13).
     files: ['dev/**/*.ts'],

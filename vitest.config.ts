@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { DISABLE_PROTO_FLAG } from './packages/service-kit/src/prototype.ts';
 
 // Unit and integration tests of every workspace, as two projects: the account app (React screens
 // under jsdom, with Testing Library's set-up) and the services, packages and stand-ins.
@@ -6,7 +7,14 @@ import { defineConfig } from 'vitest/config';
 // (see scripts/test.mjs).
 const onPostgres = process.env.TEST_DB === 'postgres';
 
-const shared = { testTimeout: 30_000, hookTimeout: 60_000, pool: 'forks' } as const;
+// Every test worker runs as every service process does: without Object.prototype.__proto__
+// (packages/service-kit/src/prototype.ts), so that a test sees what production would.
+const shared = {
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+  pool: 'forks' as const,
+  execArgv: [DISABLE_PROTO_FLAG],
+};
 // The services' files share their worker process (no fresh process and module graph per file): each
 // file starts its own services on its own database, so nothing a file needs is module state. Measured
 // on this two-core machine: the PGlite services 384 → 138 s (562 → 252 CPU-seconds), the PostgreSQL

@@ -14,12 +14,14 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { DISABLE_PROTO_FLAG } from '@acme/service-kit/prototype';
 
 const root = join(import.meta.dirname, '..');
 const runtime = process.argv[2] ?? 'compiled';
 const settle = Number(process.argv[3] ?? 10);
 const runs = Number(process.argv[4] ?? 1);
-const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+// Every process runs without Object.prototype.__proto__, as `npm start` does.
+const flags = [DISABLE_PROTO_FLAG, ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)];
 const threadpool = ['--import', './packages/service-kit/threadpool.mjs'];
 
 const commands: Record<string, string[]> = {

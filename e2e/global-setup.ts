@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { DISABLE_PROTO_FLAG, STARTED_WITHOUT_FLAG } from '@acme/service-kit/prototype';
 import type { SystemUrls } from '../scripts/system.ts';
 
 const root = join(import.meta.dirname, '..');
@@ -73,7 +74,13 @@ export default async function setup(project: TestProject) {
 async function startCompiledSystem(portOffset: number, extraEnv: Record<string, string>) {
   const child = spawn(
     process.execPath,
-    ['--conditions=compiled', '--import', './packages/service-kit/threadpool.mjs', 'scripts/dist/start.js'],
+    [
+      DISABLE_PROTO_FLAG,
+      '--conditions=compiled',
+      '--import',
+      './packages/service-kit/threadpool.mjs',
+      'scripts/dist/start.js',
+    ],
     {
       cwd: root,
       env: {
@@ -97,6 +104,9 @@ async function startCompiledSystem(portOffset: number, extraEnv: Record<string, 
     );
   });
   child.disconnect();
+  // The flag above is in effect: the system would have said so on stderr otherwise.
+  if (stderr.includes(STARTED_WITHOUT_FLAG))
+    throw new Error(`the system ${STARTED_WITHOUT_FLAG}:\n${stderr}`);
   const close = async () => {
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);

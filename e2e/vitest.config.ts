@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { DISABLE_PROTO_FLAG } from '@acme/service-kit/prototype';
 
 // Browser journeys: one system started for the whole run (global-setup.ts), files run one
 // after another so the two cores are not fighting over Chromium and argon2 at once.
@@ -11,5 +12,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // As every service process runs (packages/service-kit/src/prototype.ts).
+    execArgv: [DISABLE_PROTO_FLAG],
   },
 });

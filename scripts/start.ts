@@ -13,12 +13,14 @@ import {
 } from '@acme/dev';
 import { databaseFromEnv } from '@acme/service-kit/config';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
+import { hardenPrototype } from '@acme/service-kit/prototype';
 import { startIdleGc } from '@acme/service-kit/idle-gc';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
 import { PGLITE_DATA_DIR, prepareFirstBoot } from './prepare.ts';
 import { LOOPBACK_TEST_LIMITS, startSystem } from './system.ts';
 
 exitOnUnhandledErrors('system');
+hardenPrototype('system'); // started with --disable-proto=delete; else removed now
 // Memory back to the system once load has passed.
 startIdleGc();
 // `npm start` loads packages/service-kit/threadpool.mjs first, which sizes libuv's thread pool for

@@ -3,11 +3,13 @@
 // identity provider (loadExtrasConfig: ENTRA_PORT, ORG_IDP_PORT, ORG_IDP_CLIENT_SECRET…), and
 // Initech's SAML IdP (SAML_IDP_PORT, 4521).
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
+import { hardenPrototype } from '@acme/service-kit/prototype';
 import { startIdleGc } from '@acme/service-kit/idle-gc';
 import { loadExtrasConfig } from './config.ts';
 import { loadConfig, startOrgIdp, startSamlIdp, startStandIns } from './index.ts';
 
 exitOnUnhandledErrors('dev-stand-ins');
+hardenPrototype('dev-stand-ins'); // started with --disable-proto=delete; else removed now
 startIdleGc(); // memory back to the system once load has passed
 
 const config = loadConfig();

@@ -15,6 +15,7 @@
 //                         Microsoft Teams host page stand-in, which gets its tokens from ENTRA_URL
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
+import { hardenPrototype } from '@acme/service-kit/prototype';
 import { startIdleGc } from '@acme/service-kit/idle-gc';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
 import { z } from 'zod';
@@ -30,6 +31,7 @@ import { defaultM365Config } from '../src/shared/config/env.ts';
 import { buildApp, serveApp, type ServedApp } from './serve.ts';
 
 exitOnUnhandledErrors('account');
+hardenPrototype('account'); // started with --disable-proto=delete; else removed now
 startIdleGc(); // memory back to the system once load has passed
 
 const list = (v: string | undefined) =>

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '@acme/users';
 import { Browser, csrfOf, traits } from '../../../services/identity/test/harness.ts';
 import { startProcessCluster, type RunningCluster } from '@acme/cluster/system';
+import { DISABLE_PROTO_FLAG, STARTED_WITHOUT_FLAG } from '@acme/service-kit/prototype';
+import { commandLine } from './image-env.ts';
 import { freePorts } from './ports.ts';
 
 /**
@@ -24,6 +26,13 @@ describe('the identity entry point as its own process', () => {
   afterAll(async () => {
     await cluster?.close();
   }, 60_000);
+
+  it('runs it without Object.prototype.__proto__ (--disable-proto=delete in effect, not removed late)', () => {
+    const [identity] = cluster.processes;
+    expect(commandLine(identity!.child.pid!)).toContain(DISABLE_PROTO_FLAG);
+    // A process started without the flag says so at start-up (hardenPrototype).
+    expect(identity!.output()).not.toContain(STARTED_WITHOUT_FLAG);
+  });
 
   it('runs each part in its own process', () => {
     const pids = new Set(cluster.processes.map((p) => p.child.pid));

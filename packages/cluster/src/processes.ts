@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { MALLOC_ENV } from '@acme/service-kit/malloc';
+import { DISABLE_PROTO_FLAG } from '@acme/service-kit/prototype';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -60,7 +61,10 @@ const IMAGE_PARTS: Record<Part, string> = {
   standIns: 'stand-ins',
 };
 
-/** The command that starts `part`: the thread-pool preload first, then the entry point. */
+/**
+ * The command that starts `part`: without `Object.prototype.__proto__` (prototype.ts in the service
+ * kit), the thread-pool preload first, then the entry point.
+ */
 export function partCommand(part: Part, runtime: Runtime): { command: string; args: string[] } {
   const threadpool = join(repoRoot, 'packages/service-kit/threadpool.mjs');
   if (runtime === 'image')
@@ -68,13 +72,14 @@ export function partCommand(part: Part, runtime: Runtime): { command: string; ar
   const args =
     runtime === 'compiled'
       ? [
+          DISABLE_PROTO_FLAG,
           ...SERVICE_V8_FLAGS,
           COMPILED_CONDITION,
           '--import',
           threadpool,
           join(repoRoot, COMPILED_ENTRY_POINTS[part]),
         ]
-      : ['--import', threadpool, '--import', 'tsx', join(repoRoot, ENTRY_POINTS[part])];
+      : [DISABLE_PROTO_FLAG, '--import', threadpool, '--import', 'tsx', join(repoRoot, ENTRY_POINTS[part])];
   return { command: process.execPath, args };
 }
 

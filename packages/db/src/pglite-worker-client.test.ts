@@ -29,6 +29,15 @@ describe('workerExecArgv', () => {
       ]),
     ).toEqual(['--conditions=compiled']);
   });
+
+  it('leaves out --disable-proto, which a worker refuses and which holds for its isolate already', () => {
+    expect(workerExecArgv(['--disable-proto=delete', '--conditions=compiled'])).toEqual([
+      '--conditions=compiled',
+    ]);
+    expect(workerExecArgv(['--disable-proto', 'delete', '--enable-source-maps'])).toEqual([
+      '--enable-source-maps',
+    ]);
+  });
 });
 
 // Embedded PGlite in its worker thread: the parts the driver-agnostic suites (test/*.int.test.ts)

@@ -105,15 +105,16 @@ const stripsTypes =
   !process.execArgv.includes('--no-experimental-strip-types');
 
 /**
- * V8's heap sizing flags, which a Worker refuses in its `execArgv` (ERR_WORKER_INVALID_EXEC_ARGV):
- * they size the process's main isolate only (a worker would take `resourceLimits`).
+ * Flags a Worker refuses in its `execArgv` (ERR_WORKER_INVALID_EXEC_ARGV): V8's heap sizing, which
+ * sizes the process's main isolate only (a worker would take `resourceLimits`), and
+ * `--disable-proto`, which holds for every isolate of the process, workers included, already.
  */
-const V8_HEAP_FLAG =
-  /^--(max|min)-(semi|old)-space-size(=|$)|^--max-heap-size(=|$)|^--initial-(old-space|heap)-size(=|$)/;
+const PER_PROCESS_FLAG =
+  /^--(max|min)-(semi|old)-space-size(=|$)|^--max-heap-size(=|$)|^--initial-(old-space|heap)-size(=|$)|^--disable-proto(=|$)/;
 
 /**
- * The worker's flags: the parent's, less `--input-type` (for `--eval` input only), V8's heap sizing
- * flags (`--max-semi-space-size`…, refused by workers) and, when Node strips types itself, less the
+ * The worker's flags: the parent's, less `--input-type` (for `--eval` input only), the per-process
+ * flags (`--max-semi-space-size`…, `--disable-proto`: refused by workers) and, when Node strips types itself, less the
  * preloads and loaders (`--import tsx`), which would add their own start-up to every worker's.
  */
 export function workerExecArgv(parent: readonly string[]): string[] {
@@ -121,7 +122,7 @@ export function workerExecArgv(parent: readonly string[]): string[] {
   for (let i = 0; i < parent.length; i++) {
     const a = parent[i]!;
     if (a.startsWith('--input-type')) continue;
-    if (V8_HEAP_FLAG.test(a)) {
+    if (PER_PROCESS_FLAG.test(a)) {
       if (!a.includes('=')) i++; // and its value
       continue;
     }

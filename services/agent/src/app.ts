@@ -12,7 +12,7 @@ import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
 import { createMicrosoftTokenVerifier, MicrosoftTokenError } from '@acme/service-kit/microsoft-token';
 import { proxyTrust, type TrustProxy } from '@acme/service-kit/proxy-trust';
-import { containsUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '@acme/service-kit/text';
+import { refusedInput } from '@acme/service-kit/input';
 import type { Clock } from '@acme/db/clock';
 import Fastify, { LogController } from 'fastify';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -79,15 +79,11 @@ export async function createApp(
         ).body,
     );
     instance.removeContentTypeParser('text/plain');
-    // NUL / lone surrogates anywhere in the body, query or path: a 400 before any handler.
+    // NUL / lone surrogates / prototype keys anywhere in the body, query or path: a 400 before any
+    // handler.
     instance.addHook('preHandler', async (request) => {
-      if (
-        containsUnstorableText(request.body) ||
-        containsUnstorableText(request.query) ||
-        containsUnstorableText(request.params)
-      ) {
-        throw new AppError('INVALID_REQUEST', UNSTORABLE_TEXT_MESSAGE);
-      }
+      const refused = refusedInput(request.body, request.query, request.params);
+      if (refused) throw new AppError('INVALID_REQUEST', refused);
     });
     instance.setErrorHandler((error, request, reply) => {
       const { status, body, headers } = toErrorResponse(error);

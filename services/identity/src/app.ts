@@ -17,12 +17,12 @@ import { registerFlowRoutes } from './flows/routes.ts';
 import { isSamlAcsPath, registerSamlMetadataRoute } from './strategies/saml/metadata-route.ts';
 import { registerKratosSurface } from './http/kratos-surface.ts';
 import type { Registry } from './flows/strategy.ts';
-import { registerRawBodyParser } from './http/body.ts';
+import { decodedBodyOf, registerRawBodyParser } from './http/body.ts';
 import { sendError } from './http/responder.ts';
 import { registerAdminRoutes } from './identities/admin-routes.ts';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
 import { proxyTrust } from '@acme/service-kit/proxy-trust';
-import { containsUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '@acme/service-kit/text';
+import { refusedInput } from '@acme/service-kit/input';
 import { refuseOpaqueOrigins } from '@acme/service-kit/origin';
 import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-id';
 import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
@@ -140,11 +140,11 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
       req.log.error({ err }, 'unhandled error');
       return sendError(ctx, req, reply, new IdentityError(500), false);
     });
-    // NUL / lone surrogates in the query or path: a 400 before any handler (bodies: http/body.ts).
+    // NUL / lone surrogates / prototype keys in the query, path or body: a 400 before any handler
+    // (the body again where a route decodes it: http/body.ts).
     app.addHook('preHandler', async (req) => {
-      if (containsUnstorableText(req.query) || containsUnstorableText(req.params)) {
-        throw errors.badRequest(UNSTORABLE_TEXT_MESSAGE);
-      }
+      const refused = refusedInput(req.query, req.params, decodedBodyOf(req));
+      if (refused) throw errors.badRequest(refused);
     });
     app.addHook('onSend', async (_req, reply) => {
       reply.header('x-content-type-options', 'nosniff');

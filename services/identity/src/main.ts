@@ -7,11 +7,13 @@ import { createDb } from '@acme/db';
 import { startOutboxWorkerFromEnv } from '@acme/mail';
 import { databaseFromEnv } from '@acme/service-kit/config';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
+import { hardenPrototype } from '@acme/service-kit/prototype';
 import { startIdleGc } from '@acme/service-kit/idle-gc';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
 import { start } from './index.ts';
 
 exitOnUnhandledErrors('identity');
+hardenPrototype('identity'); // started with --disable-proto=delete; else removed now
 startIdleGc(); // memory back to the system once load has passed
 if (!process.env.UV_THREADPOOL_SIZE) {
   process.stderr.write(

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { hostileText, wellFormed } from '@acme/test-kit/hostile-text';
-import { Browser, createUser, newLoginFlow, startHarness, type Harness } from './harness.ts';
+import { fastifyRoutes, sendPrototypeAttacks, type Answer } from '@acme/test-kit/prototype-attacks';
+import { Browser, createUser, DEMO_PASSWORD, newLoginFlow, startHarness, type Harness } from './harness.ts';
 
 /**
  * Every request parser is fuzzed: random bodies, content types and queries (with NUL and lone
@@ -145,4 +146,47 @@ describe('fuzzing the request parsers', () => {
       { numRuns: 80 },
     );
   });
+});
+
+describe('prototype keys, nested and dotted, to every route', () => {
+  it('no request reaches Object.prototype, each gets a 4xx in the Kratos shape, and the service still works', async () => {
+    const routes = [
+      ...fastifyRoutes(h.app.public).map((route) => ({ base: h.publicUrl, route })),
+      ...fastifyRoutes(h.app.admin).map((route) => ({ base: h.adminUrl, route })),
+    ];
+    // The route tables themselves: a new route is covered without this test naming it.
+    expect(routes.length).toBeGreaterThan(40);
+    // Routes with an identity take a throwaway one (a DELETE that reads no body may succeed).
+    const victim = await createUser(h, 'throwaway@example.com');
+    const answers: Answer[] = [];
+    for (const { base, route } of routes) {
+      answers.push(...(await sendPrototypeAttacks(base, [route], { params: { id: victim, flow: flowId } })));
+    }
+    const kratosShaped = (body: unknown) =>
+      typeof body === 'object' &&
+      body !== null &&
+      (Object.hasOwn(body, 'error') || Object.hasOwn(body, 'ui'));
+    const wrong = answers.filter(
+      (a) =>
+        a.prototype.length > 0 ||
+        a.status >= 500 ||
+        (a.namesKey && (a.status < 400 || !kratosShaped(a.body))),
+    );
+    expect(
+      wrong.map(
+        (a) =>
+          `${a.route.method} ${a.route.url} ${a.request}: ${a.status} ${JSON.stringify(a.body).slice(0, 200)} ${a.prototype.join(', ')}`,
+      ),
+    ).toEqual([]);
+
+    // Afterwards the service still answers: a sign-in flow and a sign-in.
+    const b = new Browser(h.publicUrl);
+    const { flow, csrf } = await newLoginFlow(b);
+    const signedIn = await b.post(`/self-service/login?flow=${flow.id}`, {
+      json: { method: 'password', identifier: 'fuzz@example.com', password: DEMO_PASSWORD, csrf_token: csrf },
+      accept: 'json',
+    });
+    expect(signedIn.status, signedIn.text).toBe(200);
+    expect(signedIn.body.session.identity.id).toBe(identityId);
+  }, 180_000);
 });

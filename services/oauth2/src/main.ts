@@ -4,11 +4,13 @@
 import { createDb } from '@acme/db';
 import { databaseFromEnv } from '@acme/service-kit/config';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
+import { hardenPrototype } from '@acme/service-kit/prototype';
 import { startIdleGc } from '@acme/service-kit/idle-gc';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
 import { start } from './index.ts';
 
 exitOnUnhandledErrors('oauth2');
+hardenPrototype('oauth2'); // started with --disable-proto=delete; else removed now
 startIdleGc(); // memory back to the system once load has passed
 
 const { url, ...pool } = databaseFromEnv(process.env);

@@ -1,6 +1,10 @@
 import fc from 'fast-check';
 import { hostileText, UNSTORABLE_SAMPLES, wellFormed } from '@acme/test-kit/hostile-text';
 import { describe, expect, it } from 'vitest';
+import { fastifyRoutes, sendPrototypeAttacks, type Answer } from '@acme/test-kit/prototype-attacks';
+import { createApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { ROUTES } from '../src/provider.ts';
 import { useTestServer } from './harness.ts';
 
 /** Request parsers never answer 5xx, whatever the input (NUL and lone surrogates included). */
@@ -136,4 +140,47 @@ describe('fuzzing (0 crashes, 0 5xx)', () => {
     });
     expect(introspect.status).toBe(400);
   });
+});
+
+describe('prototype keys, nested, dotted and in paths, to every route', () => {
+  it('no request reaches Object.prototype, each key gets a 4xx {error, error_description}, and the server still works', async () => {
+    // The admin server's route table, from an app built as the server under test was; the public
+    // side is oidc-provider's, whose paths are the ROUTES table (and discovery).
+    const built = await createApp({
+      config: loadConfig({ ISSUER: server.issuer }),
+      db: server.db,
+      logger: false,
+    });
+    await built.admin.ready();
+    const adminRoutes = fastifyRoutes(built.admin);
+    await built.admin.close();
+    expect(adminRoutes.length).toBeGreaterThan(20);
+    const publicRoutes = [...Object.values(ROUTES), '/.well-known/openid-configuration'].flatMap((url) =>
+      ['GET', 'POST'].map((method) => ({ method, url })),
+    );
+    const answers: Answer[] = [
+      ...(await sendPrototypeAttacks(server.admin, adminRoutes)),
+      ...(await sendPrototypeAttacks(server.publicUrl, publicRoutes)),
+    ];
+    const oauthShaped = (body: unknown) =>
+      typeof body === 'object' && body !== null && typeof (body as { error?: unknown }).error === 'string';
+    const wrong = answers.filter(
+      (a) =>
+        a.prototype.length > 0 || a.status >= 500 || (a.namesKey && (a.status < 400 || !oauthShaped(a.body))),
+    );
+    expect(
+      wrong.map(
+        (a) =>
+          `${a.route.method} ${a.route.url} ${a.request}: ${a.status} ${JSON.stringify(a.body).slice(0, 200)} ${a.prototype.join(', ')}`,
+      ),
+    ).toEqual([]);
+
+    // Afterwards: discovery and a client credentials-free admin read still answer.
+    const discovery = await fetch(`${server.publicUrl}/.well-known/openid-configuration`);
+    expect(discovery.status).toBe(200);
+    expect(((await discovery.json()) as { issuer: string }).issuer).toBe(server.issuer);
+    const clients = await fetch(`${server.admin}/admin/clients`);
+    expect(clients.status).toBe(200);
+    expect(Array.isArray(await clients.json())).toBe(true);
+  }, 180_000);
 });

@@ -96,6 +96,8 @@ export interface TestUsersService {
   envUsed: Record<string, string>;
   /** The mailer handed to the app: by default an in-memory one whose `messages` tests read. */
   mailer: Mailer & { messages?: MailMessage[] };
+  /** The two servers (for their route tables). */
+  app: Awaited<ReturnType<typeof createApp>>;
   close(): Promise<void>;
 }
 
@@ -139,6 +141,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     config,
     envUsed,
     mailer,
+    app,
     close: async () => {
       await Promise.all([app.public.close(), app.admin.close()]);
       if (ownDb) await db.close();

@@ -104,10 +104,11 @@ export function registerFlowRoutes(app: FastifyInstance, ctx: IdentityContext, e
 }
 
 function stringRecord(v: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, x] of Object.entries((v ?? {}) as Record<string, unknown>)) {
-    const first = Array.isArray(x) ? x[0] : x;
-    if (typeof first === 'string') out[k] = first;
-  }
-  return out;
+  // Own data properties only: a query name never reaches a prototype.
+  return Object.fromEntries(
+    Object.entries((v ?? {}) as Record<string, unknown>).flatMap(([k, x]) => {
+      const first = Array.isArray(x) ? x[0] : x;
+      return typeof first === 'string' ? [[k, first]] : [];
+    }),
+  );
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { containsUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '@acme/service-kit/text';
+import { refusedInput } from '@acme/service-kit/input';
 import { IdentityError, errors } from '../errors/identity-error.ts';
 
 /**
@@ -15,6 +15,30 @@ function mediaType(req: FastifyRequest): string {
   return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
+/** NUL, lone surrogates and prototype keys (`__proto__`, `constructor`, `prototype`): a 400. */
+function refuseInput(parsed: unknown): void {
+  const refused = refusedInput(parsed);
+  if (refused) throw errors.badRequest(refused);
+}
+
+/**
+ * The body as the routes would decode it (JSON or form), for the checks every request gets before
+ * its handler, including a route that never reads its body; undefined when there is none or it does
+ * not decode (the route answers that itself).
+ */
+export function decodedBodyOf(req: FastifyRequest): unknown {
+  const raw = typeof req.body === 'string' ? req.body : '';
+  if (raw === '') return undefined;
+  const type = mediaType(req);
+  if (type === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(raw));
+  if (type !== 'application/json') return undefined;
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /** JSON bodies only (admin API): 415 for other types, 400 for malformed JSON. */
 export function readJson(req: FastifyRequest): unknown {
   const raw = typeof req.body === 'string' ? req.body : '';
@@ -27,7 +51,7 @@ export function readJson(req: FastifyRequest): unknown {
   } catch {
     throw errors.badRequest('Unable to decode JSON payload: the body is not valid JSON.');
   }
-  if (containsUnstorableText(parsed)) throw errors.badRequest(UNSTORABLE_TEXT_MESSAGE);
+  refuseInput(parsed);
   return parsed;
 }
 
@@ -49,13 +73,14 @@ export function readFormOrJson(req: FastifyRequest): Record<string, unknown> {
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
       throw errors.badRequest('Unable to decode JSON payload: expected a JSON object.');
     }
-    if (containsUnstorableText(parsed)) throw errors.badRequest(UNSTORABLE_TEXT_MESSAGE);
+    refuseInput(parsed);
     return parsed as Record<string, unknown>;
   }
   if (type === 'application/x-www-form-urlencoded') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of new URLSearchParams(raw)) if (!(k in out)) out[k] = v;
-    if (containsUnstorableText(out)) throw errors.badRequest(UNSTORABLE_TEXT_MESSAGE);
+    // The first value of each name, on an object without a prototype.
+    const out = Object.create(null) as Record<string, unknown>;
+    for (const [k, v] of new URLSearchParams(raw)) if (!Object.hasOwn(out, k)) out[k] = v;
+    refuseInput(out);
     return out;
   }
   throw new IdentityError(415, {

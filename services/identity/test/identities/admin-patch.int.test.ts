@@ -41,15 +41,25 @@ describe('PATCH /admin/identities/{id} against prototype pollution', () => {
     expect(unchanged.body.traits.name).toEqual({ first: 'Ada', last: 'Lovelace' });
   });
 
-  it('a value carrying a __proto__ key is stored as data, not as a prototype', async () => {
+  it('a value carrying a __proto__ or constructor key is refused with a 400 envelope, and nothing is stored', async () => {
     const id = await createUser(h, 'protovalue@example.com');
-    const res = await admin.request('PATCH', `/admin/identities/${id}`, {
-      body: '[{"op":"add","path":"/metadata_admin","value":{"__proto__":{"polluted":true}}}]',
-      headers: { 'content-type': 'application/json' },
-      accept: 'json',
-    });
-    expect(res.status, res.text).toBe(200);
+    for (const body of [
+      '[{"op":"add","path":"/metadata_admin","value":{"__proto__":{"polluted":true}}}]',
+      '[{"op":"add","path":"/metadata_public","value":{"a":{"constructor":{"prototype":{"polluted":true}}}}}]',
+      '[{"op":"add","path":"/metadata_admin","value":{"__proto__.polluted":true}}]',
+    ]) {
+      const res = await admin.request('PATCH', `/admin/identities/${id}`, {
+        body,
+        headers: { 'content-type': 'application/json' },
+        accept: 'json',
+      });
+      expect(res.status, body).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 400, status: 'Bad Request' });
+      expect(res.body.error.reason).toMatch(/reserved key/);
+    }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect(JSON.stringify(res.body.metadata_admin)).toBe('{"__proto__":{"polluted":true}}');
+    const stored = await admin.get(`/admin/identities/${id}`);
+    expect(stored.body.metadata_admin ?? null).toBeNull();
+    expect(stored.body.metadata_public ?? null).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import formbody from '@fastify/formbody';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
-import { containsUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '@acme/service-kit/text';
+import { refusedInput } from '@acme/service-kit/input';
 import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-id';
 import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
 import type { OAuth2Runtime } from '../context.ts';
@@ -56,15 +56,11 @@ export function createAdminServer(
     return sendError(reply, mapped);
   });
   app.setNotFoundHandler((_req, reply) => sendError(reply, OAuth2Error.notFound()));
-  // NUL / lone surrogates anywhere in the body, query or path: a 400 before any handler.
+  // NUL / lone surrogates / prototype keys anywhere in the body, query or path: a 400 before any
+  // handler.
   app.addHook('preHandler', async (req) => {
-    if (
-      containsUnstorableText(req.body) ||
-      containsUnstorableText(req.query) ||
-      containsUnstorableText(req.params)
-    ) {
-      throw OAuth2Error.invalidRequest(UNSTORABLE_TEXT_MESSAGE);
-    }
+    const refused = refusedInput(req.body, req.query, req.params);
+    if (refused) throw OAuth2Error.invalidRequest(refused);
   });
   registerAdminGuard(
     app,

@@ -2,6 +2,7 @@ import { parse as parseForm } from 'node:querystring';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
+import { refusedInput } from '@acme/service-kit/input';
 import { containsUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '@acme/service-kit/text';
 
 /** oidc-provider's own body limit (it answers larger bodies with invalid_request). */
@@ -29,12 +30,14 @@ async function readAll(req: IncomingMessage): Promise<Buffer | undefined> {
 /**
  * Refuses, with an OAuth2 `invalid_request`, a query string or a form/JSON body carrying NUL or
  * a lone surrogate, before oidc-provider sees it (it would store such a value in `jsonb` or look
- * it up as an id, and PostgreSQL's refusal would be a 500). A body is read here, checked, and
- * handed to oidc-provider's own reader unchanged.
+ * it up as an id, and PostgreSQL's refusal would be a 500), or a prototype key (`__proto__`,
+ * `constructor`, `prototype`) among its names. A body is read here, checked, and handed to
+ * oidc-provider's own reader unchanged.
  */
 export function refuseUnstorableInput(): Middleware {
   return async (ctx, next) => {
-    if (containsUnstorableText(ctx.query)) return refuse(ctx, UNSTORABLE_TEXT_MESSAGE);
+    const refusedQuery = refusedInput(ctx.query);
+    if (refusedQuery) return refuse(ctx, refusedQuery);
     const form = ctx.is('application/x-www-form-urlencoded');
     const json = ctx.is('application/json');
     // A body over the limit is left to oidc-provider, which refuses it from its Content-Length.
@@ -52,9 +55,8 @@ export function refuseUnstorableInput(): Middleware {
           // oidc-provider answers malformed JSON itself.
         }
       }
-      if (containsUnstorableText(text) || containsUnstorableText(parsed)) {
-        return refuse(ctx, UNSTORABLE_TEXT_MESSAGE);
-      }
+      const refused = containsUnstorableText(text) ? UNSTORABLE_TEXT_MESSAGE : refusedInput(parsed);
+      if (refused) return refuse(ctx, refused);
       // Hand the same bytes to oidc-provider's reader, which reads `req` as a stream.
       const replay = Readable.from([body]);
       Object.defineProperty(ctx.req, 'readable', { value: true, configurable: true });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hasOwnKey } from '@acme/service-kit/prototype';
 import type { Config } from '../config.ts';
 import { AppError } from '../http/errors.ts';
 import { upstreamError } from './http-json.ts';
@@ -59,7 +60,7 @@ export function createGitHostClient(git: Config['git'], timeoutMs: number): GitH
       if (!token.success) {
         throw upstreamError(SERVICE, `answered ${tokenBody.status} with an unexpected token shape`);
       }
-      if ('error' in token.data) {
+      if (hasOwnKey(token.data, 'error')) {
         const message = (token.data.error_description ?? token.data.error).slice(0, 300);
         throw new AppError('GIT_AUTH_FAILED', `${token.data.error}: ${message}`);
       }

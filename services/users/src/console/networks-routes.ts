@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { hasOwnKey } from '@acme/service-kit/prototype';
 import { z } from 'zod';
 import { LOCKOUT_CONFIRMATION_REQUIRED } from '@acme/users-contract/networks';
 import type { UsersContext } from '../context.ts';
@@ -151,13 +152,15 @@ export function registerTrustedNetworkAdminRoutes(app: FastifyInstance, ctx: Use
   app.post('/admin/trusted-networks/check', async (request, reply) => {
     const body = parseInput(checkSchema, request.body);
     let organisationId: string | undefined;
-    if ('organisationId' in body) organisationId = body.organisationId;
+    if (hasOwnKey(body, 'organisationId')) organisationId = body.organisationId;
     else {
       const user = await ctx.db
         .selectFrom('users')
         .select('organisation_id')
         .where((eb) =>
-          'identityId' in body ? eb('identity_id', '=', body.identityId) : eb('id', '=', body.userId),
+          hasOwnKey(body, 'identityId')
+            ? eb('identity_id', '=', body.identityId)
+            : eb('id', '=', body.userId),
         )
         .executeTakeFirst();
       organisationId = user?.organisation_id;

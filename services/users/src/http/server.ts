@@ -3,7 +3,7 @@ import Fastify, { LogController } from 'fastify';
 import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-id';
 import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
 import { proxyTrust, type TrustProxy } from '@acme/service-kit/proxy-trust';
-import { containsUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '@acme/service-kit/text';
+import { refusedInput } from '@acme/service-kit/input';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError, toErrorResponse } from './errors.ts';
@@ -56,15 +56,11 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   // JSON only: a text/plain body is a wrong content type, not a string to validate.
   app.removeContentTypeParser('text/plain');
 
-  // NUL / lone surrogates anywhere in the body, query or path: a 400 before any handler.
+  // NUL / lone surrogates / prototype keys anywhere in the body, query or path: a 400 before any
+  // handler.
   app.addHook('preHandler', async (request) => {
-    if (
-      containsUnstorableText(request.body) ||
-      containsUnstorableText(request.query) ||
-      containsUnstorableText(request.params)
-    ) {
-      throw new AppError('INVALID_REQUEST', UNSTORABLE_TEXT_MESSAGE);
-    }
+    const refused = refusedInput(request.body, request.query, request.params);
+    if (refused) throw new AppError('INVALID_REQUEST', refused);
   });
 
   app.setErrorHandler((error, request, reply) => {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { hasOwnKey } from '@acme/service-kit/prototype';
 import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
@@ -95,14 +96,13 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: UsersContext): vo
 export function registerLoginAdminRoutes(app: FastifyInstance, ctx: UsersContext): void {
   app.post('/admin/token-claims', async (request, reply) => {
     const body = parseInput(tokenClaimsBodySchema, request.body);
-    const { claims } =
-      'method' in body
-        ? await tokenClaimsFor(ctx, {
-            method: 'm365',
-            userId: await userOfIdentity(ctx, body.subject),
-            clientAddress: body.clientAddress,
-          })
-        : await tokenClaimsFor(ctx, body);
+    const { claims } = hasOwnKey(body, 'method')
+      ? await tokenClaimsFor(ctx, {
+          method: 'm365',
+          userId: await userOfIdentity(ctx, body.subject),
+          clientAddress: body.clientAddress,
+        })
+      : await tokenClaimsFor(ctx, body);
     reply.header('cache-control', 'no-store');
     return sendOutput(reply, 200, tokenClaimsSchema, claims);
   });

@@ -53,7 +53,7 @@ function translate(kind: Kind, f: Filter, out: Condition[]): void {
     throw invalidFilter(`This server does not filter on ${f.attrPath}[…] this way.`);
   }
   const eq = stringEq(f);
-  const field = eq ? FIELDS[kind][eq.path] : undefined;
+  const field = eq && Object.hasOwn(FIELDS[kind], eq.path) ? FIELDS[kind][eq.path] : undefined;
   if (!eq || !field) {
     throw invalidFilter(
       kind === 'User'

@@ -1,5 +1,6 @@
 import { scimPatch, type ScimPatchOperation, type ScimResource } from 'scim-patch';
 import { z } from 'zod';
+import { namesPrototypeKey } from '@acme/service-kit/prototype';
 import { ScimError } from './errors.ts';
 import { MAX_PATCH_OPERATIONS } from './limits.ts';
 
@@ -24,10 +25,26 @@ const patchRequestSchema = z.object({
 
 const EXTENSION = /^urn:/i;
 
+/**
+ * 400 `invalidPath` for an attribute path that names `__proto__`, `constructor` or `prototype`
+ * (text in quotes, a filter's value, is not a path): followed by the expansion below or by
+ * `scim-patch`, such a path writes to, or deletes from, the prototype of every object in the process.
+ */
+function refusePrototypePath(path: string): void {
+  if (namesPrototypeKey(path.replace(/"(?:[^"\\]|\\.)*"/g, '""'))) {
+    throw new ScimError(
+      400,
+      'An attribute path may not name __proto__, constructor or prototype.',
+      'invalidPath',
+    );
+  }
+}
+
 function expandDotted(value: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
     if (EXTENSION.test(key)) continue;
+    refusePrototypePath(key);
     const parts = key.split('.');
     let target = out;
     for (const part of parts.slice(0, -1)) {
@@ -63,6 +80,7 @@ function normalise(op: { op: string; path?: string | undefined; value?: unknown 
     );
   }
   if (op.path !== undefined && EXTENSION.test(op.path)) return [];
+  if (op.path !== undefined) refusePrototypePath(op.path);
   let value = op.value;
   if (op.path === undefined && typeof value === 'object' && value !== null && !Array.isArray(value)) {
     value = expandDotted(value as Record<string, unknown>);

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { UsersContext } from '../context.ts';
 import { createRateLimiter } from '../login/rate-limit.ts';
+import { jsonNamesPrototypeKey, PROTOTYPE_KEY_MESSAGE } from '@acme/service-kit/prototype';
 import { currentRequestId } from '@acme/service-kit/request-id';
 import { discovery, SCHEMA } from './discovery.ts';
 import { ScimError, scimNotFound, toScimErrorResponse } from './errors.ts';
@@ -89,7 +90,16 @@ export function registerScimRoutes(app: FastifyInstance, ctx: UsersContext): voi
       scim.addContentTypeParser(
         ['application/scim+json', 'application/json'],
         { parseAs: 'string', bodyLimit: SCIM_BODY_LIMIT },
-        (request, body, done) => (body === '' ? done(null, undefined) : json(request, body as string, done)),
+        (request, body, done) => {
+          if (body === '') return done(null, undefined);
+          // The parser refuses a `__proto__` or `constructor.prototype` key as it refuses malformed
+          // JSON; SCIM names that refusal for what it is.
+          json(request, body as string, (error, value) =>
+            error && jsonNamesPrototypeKey(body as string)
+              ? done(new ScimError(400, PROTOTYPE_KEY_MESSAGE, 'invalidValue'), undefined)
+              : done(error, value),
+          );
+        },
       );
       scim.addHook('onRoute', (route) => {
         route.bodyLimit = SCIM_BODY_LIMIT;

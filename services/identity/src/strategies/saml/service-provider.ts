@@ -197,11 +197,17 @@ export async function validateResponse(
     until && !Number.isNaN(Date.parse(until))
       ? new Date(Date.parse(until) + config.saml.clockSkewMs)
       : new Date(clock.now().getTime() + 24 * 3600_000);
-  const attributes: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries((profile.attributes ?? {}) as Record<string, unknown>)) {
-    if (typeof v === 'string') attributes[k] = v;
-    else if (Array.isArray(v)) attributes[k] = v.filter((x): x is string => typeof x === 'string');
-  }
+  // Own data properties only (an attribute named `__proto__` stays a name, not a prototype).
+  const attributes: Record<string, string | string[]> = Object.fromEntries(
+    Object.entries((profile.attributes ?? {}) as Record<string, unknown>).flatMap(
+      ([k, v]): [string, string | string[]][] =>
+        typeof v === 'string'
+          ? [[k, v]]
+          : Array.isArray(v)
+            ? [[k, v.filter((x): x is string => typeof x === 'string')]]
+            : [],
+    ),
+  );
   return { assertionId, inResponseTo, notOnOrAfter, nameId: profile.nameID ?? '', attributes };
 }
 
