@@ -18,6 +18,16 @@ import {
 export type { WorkerMemory } from './pglite-worker-client.ts';
 
 export { sql };
+export {
+  migrate,
+  migrateAll,
+  migrationStatus,
+  prepareSchema,
+  PendingMigrationsError,
+  type Migration,
+  type MigrationSet,
+  type MigrationState,
+} from './migrations.ts';
 
 // int8 and numeric come back as numbers on both drivers (counts, epoch ms).
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -287,36 +297,6 @@ const db = new PGlite(process.argv[1]); await db.waitReady; await db.close();`;
     child.once('exit', (code) =>
       code === 0 ? resolveInit() : reject(new Error(`PGlite initdb exited with ${code ?? 'a signal'}`)),
     );
-  });
-}
-
-export interface Migration {
-  /** Unique within the namespace, applied in array order. */
-  name: string;
-  sql: string;
-}
-
-/**
- * Applies the namespace's pending migrations in one transaction, under an advisory
- * lock so that instances starting together on one server do not race.
- */
-export async function migrate(db: Database, namespace: string, migrations: Migration[]): Promise<void> {
-  await db.kysely.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(4242)`.execute(trx);
-    await sql`create table if not exists schema_migrations (
-      namespace text not null, name text not null, applied_at timestamptz not null default now(),
-      primary key (namespace, name))`.execute(trx);
-    const done = await sql<{
-      name: string;
-    }>`select name from schema_migrations where namespace = ${namespace}`.execute(trx);
-    const applied = new Set(done.rows.map((r) => r.name));
-    for (const m of migrations) {
-      if (applied.has(m.name)) continue;
-      await sql.raw(m.sql).execute(trx);
-      await sql`insert into schema_migrations (namespace, name) values (${namespace}, ${m.name})`.execute(
-        trx,
-      );
-    }
   });
 }
 

@@ -7,16 +7,24 @@ import { startOutboxWorkerFromEnv } from '@acme/mail';
 import { databaseFromEnv } from '@acme/service-kit/config';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { startIdleGc } from '@acme/service-kit/idle-gc';
+import {
+  entryCommand,
+  exitAfterMigrationCommand,
+  refuseOnPendingMigrations,
+} from '@acme/service-kit/migrations';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
-import { start } from './index.ts';
+import { migrationSets, start } from './index.ts';
 
 exitOnUnhandledErrors('users');
+// `users migrate` and `users migrate status` run the migration step and exit (see @acme/service-kit/migrations).
+const command = entryCommand('users', process.argv.slice(2));
 startIdleGc(); // memory back to the system once load has passed
 
 const { url, ...pool } = databaseFromEnv(process.env);
 const dataDir = url ? undefined : process.env.USERS_DATA_DIR || undefined;
 const db = await createDb({ url, dataDir, ...pool });
-const service = await start({ db });
+await exitAfterMigrationCommand('users', command, db, migrationSets);
+const service = await start({ db }).catch(refuseOnPendingMigrations('users', 'USERS_MIGRATE_AT_START'));
 const mail = startOutboxWorkerFromEnv(db);
 process.stderr.write(
   `${JSON.stringify({ level: 'info', name: 'users', msg: 'listening', urls: service.urls })}\n`,
