@@ -10,7 +10,7 @@
 // per entry point, default 1000), BENCH_BROWSER_RUNS (default 20).
 // `npm run bench -- --postgres`: the token workloads on a throwaway PostgreSQL cluster (started
 // here, pinned with the servers, removed at the end), as one process and as 2 instances behind the
-// cluster's proxy, each beside plain oidc-provider on the same server; written to
+// cluster's nginx, each beside plain oidc-provider on the same server; written to
 // bench/results/postgres-latest.json and the README's PostgreSQL table.
 import { execSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
