@@ -60,11 +60,18 @@ const IMAGE_PARTS: Record<Part, string> = {
   standIns: 'stand-ins',
 };
 
-/** The command that starts `part`: the thread-pool preload first, then the entry point. */
-export function partCommand(part: Part, runtime: Runtime): { command: string; args: string[] } {
-  const threadpool = join(repoRoot, 'packages/service-kit/threadpool.mjs');
+/**
+ * The command that starts `part`: the thread-pool preload first, then the entry point; of this
+ * checkout, or of another one at `root` (an earlier release's, built there).
+ */
+export function partCommand(
+  part: Part,
+  runtime: Runtime,
+  root: string = repoRoot,
+): { command: string; args: string[] } {
+  const threadpool = join(root, 'packages/service-kit/threadpool.mjs');
   if (runtime === 'image')
-    return { command: 'sh', args: [join(repoRoot, 'docker/entrypoint.sh'), IMAGE_PARTS[part]] };
+    return { command: 'sh', args: [join(root, 'docker/entrypoint.sh'), IMAGE_PARTS[part]] };
   const args =
     runtime === 'compiled'
       ? [
@@ -72,9 +79,9 @@ export function partCommand(part: Part, runtime: Runtime): { command: string; ar
           COMPILED_CONDITION,
           '--import',
           threadpool,
-          join(repoRoot, COMPILED_ENTRY_POINTS[part]),
+          join(root, COMPILED_ENTRY_POINTS[part]),
         ]
-      : ['--import', threadpool, '--import', 'tsx', join(repoRoot, ENTRY_POINTS[part])];
+      : ['--import', threadpool, '--import', 'tsx', join(root, ENTRY_POINTS[part])];
   return { command: process.execPath, args };
 }
 
@@ -98,6 +105,8 @@ export interface SpawnOptions {
   inheritOutput?: boolean;
   /** Compiled output or TypeScript sources (the default). */
   runtime?: Runtime;
+  /** The checkout the part runs from (default this one). */
+  root?: string;
 }
 
 /**
@@ -107,12 +116,13 @@ export interface SpawnOptions {
  */
 export async function spawnPart(part: Part, options: SpawnOptions): Promise<ServiceProcess> {
   const runtime = options.runtime ?? 'source';
-  const { command, args } = partCommand(part, runtime);
+  const root = options.root ?? repoRoot;
+  const { command, args } = partCommand(part, runtime, root);
   // The entry point runs `node` from the PATH: this one's, and the checkout as the image's /app.
-  const image = runtime === 'image' ? { APP_DIR: repoRoot } : {};
+  const image = runtime === 'image' ? { APP_DIR: root } : {};
   const path = [...(runtime === 'image' ? [dirname(process.execPath)] : []), process.env.PATH ?? ''];
   const child = spawn(command, args, {
-    cwd: repoRoot,
+    cwd: root,
     env: { PATH: path.join(':'), HOME: process.env.HOME ?? '', ...MALLOC_ENV, ...image, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -65,6 +65,11 @@ export interface ClusterOptions {
   runtime?: Runtime;
   /** nginx's worker processes in front of several instances (default `auto`, one per core). */
   nginxWorkers?: number | 'auto';
+  /**
+   * Runs an instance from another checkout (an earlier release, built there), e.g. the first
+   * instance of each part during a rolling upgrade; others run from this one, as `runtime` says.
+   */
+  instanceFrom?: (part: Part, index: number) => { root: string; runtime: Runtime } | undefined;
 }
 
 export interface RunningCluster {
@@ -73,6 +78,8 @@ export interface RunningCluster {
   processes: ServiceProcess[];
   /** The load balancer in front of the parts that run several instances (none with one each). */
   nginx: RunningNginx | undefined;
+  /** Each process's own ports, by its name (`identity-1`…): to reach one instance past nginx. */
+  instancePorts: Map<string, Ports>;
   /**
    * Starts the named process again with the environment it first had (after it exited, for example
    * after a `kill -9`), replacing it in `processes`; resolves once it is ready.
@@ -92,6 +99,7 @@ export async function startProcessCluster(options: ClusterOptions): Promise<Runn
   const processes: ServiceProcess[] = [];
   let nginx: RunningNginx | undefined;
   const specs = new Map<string, { part: Part; options: SpawnOptions }>();
+  const byName = new Map<string, Ports>();
   const close = async () => {
     // The load balancer first: nothing new reaches the instances while they drain.
     await nginx?.close().catch(() => undefined);
@@ -156,8 +164,10 @@ export async function startProcessCluster(options: ClusterOptions): Promise<Runn
             readyUrl: `http://127.0.0.1:${instance[ready.listener]}${ready.path}`,
             inheritOutput: options.inheritOutput ?? false,
             runtime: options.runtime ?? 'source',
+            ...options.instanceFrom?.(part, i),
           };
           specs.set(spawnOptions.name, { part, options: spawnOptions });
+          byName.set(spawnOptions.name, instance);
           return spawnPart(part, spawnOptions);
         }),
       );
@@ -176,5 +186,5 @@ export async function startProcessCluster(options: ClusterOptions): Promise<Runn
     processes[index] = again;
     return again;
   };
-  return { urls, processes, nginx, restart, close };
+  return { urls, processes, nginx, instancePorts: byName, restart, close };
 }
