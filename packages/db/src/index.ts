@@ -28,6 +28,7 @@ export {
   type MigrationSet,
   type MigrationState,
 } from './migrations.ts';
+export { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from './unavailable.ts';
 
 // int8 and numeric come back as numbers on both drivers (counts, epoch ms).
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -92,6 +93,9 @@ export interface DbOptions {
    */
   preparedPerConnection?: number | undefined;
 }
+
+/** How long opening a connection to PostgreSQL may take. */
+const CONNECT_TIMEOUT_MS = 5_000;
 
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
@@ -218,7 +222,18 @@ async function listenOnPglite(
 
 export async function createDb(options: DbOptions = {}): Promise<Database> {
   if (options.url) {
-    const pool = new pg.Pool({ connectionString: options.url, max: options.poolMax ?? 10 });
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolMax ?? 10,
+      // A server that does not answer a new connection in this time is taken as away (503), not waited for.
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
+    // An idle connection the server ended (a restart, a failover) is dropped by the pool, which
+    // opens a new one when next needed; without a listener its error would end the process.
+    pool.on('error', () => undefined);
+    // So does a connection in use when the server ends it: the query on it fails (a 503 then), and
+    // the pool discards the connection when it is released.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const prepared = options.preparedPerConnection ?? 200;
     if (prepared > 0) prepareStatementsOn(pool, prepared);
     const kysely = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
