@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb, sql } from '@acme/db';
 import { seedDemo } from '@acme/users';
 import { startProcessCluster, type RunningCluster } from '@acme/cluster/system';
 import { DATABASE_SERVICES, NO_MIGRATION_AT_START, runEntry, type EntryRun } from './entry.ts';
@@ -16,12 +16,11 @@ const adminServer = process.env.TEST_DATABASE_URL!;
 const SERVICES = Object.keys(DATABASE_SERVICES) as (keyof typeof DATABASE_SERVICES)[];
 
 async function sqlAs(url: string, statements: string[]): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
+  const db = await createDb({ url, preparedPerConnection: 0 });
   try {
-    for (const statement of statements) await client.query(statement);
+    for (const statement of statements) await sql.raw(statement).execute(db.kysely);
   } finally {
-    await client.end();
+    await db.close();
   }
 }
 
@@ -118,17 +117,16 @@ describe('migrations as their own step, the services on a role without DDL right
       SERVICES.flatMap((s) => [s, s]).map((s) => runEntry(s, ['migrate'], { DATABASE_URL: ownerUrl })),
     );
     for (const run of runs) expect(run.status, `${run.stdout}${run.stderr}`).toBe(0);
-    const client = new pg.Client({ connectionString: ownerUrl });
-    await client.connect();
+    const db = await createDb({ url: ownerUrl });
     try {
-      const { rows } = await client.query<{ id: string; n: number }>(
-        "select namespace || '/' || name as id, count(*)::int as n from schema_migrations group by 1 order by 1",
-      );
+      const { rows } = await sql<{ id: string; n: number }>`
+        select namespace || '/' || name as id, count(*)::int as n from schema_migrations group by 1 order by 1
+      `.execute(db.kysely);
       const expected = [...new Set([...pendingAtFirst.values()].flat())].sort();
       expect(rows.map((r) => r.id)).toEqual(expected);
       expect(rows.every((r) => r.n === 1)).toBe(true);
     } finally {
-      await client.end();
+      await db.close();
     }
   }, 180_000);
 
