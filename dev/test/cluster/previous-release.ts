@@ -13,7 +13,7 @@ import { join, relative } from 'node:path';
 import { repoRoot } from '@acme/cluster/processes';
 
 /** Every file that holds migrations: a change to one is a schema change. */
-export const MIGRATION_FILES = [
+const MIGRATION_FILES = [
   'services/identity/src/migrations.ts',
   'services/oauth2/src/migrations.ts',
   'services/users/src/migrations.ts',
