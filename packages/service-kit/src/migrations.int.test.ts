@@ -25,8 +25,10 @@ const SETS: MigrationSet[] = [
 ];
 
 class Exited extends Error {
-  constructor(readonly code: number) {
+  readonly code: number;
+  constructor(code: number) {
     super(`exit ${code}`);
+    this.code = code;
   }
 }
 

@@ -6,12 +6,14 @@
 // needs no right to change it.
 import { z } from 'zod';
 import {
+  createDb,
   migrateAll,
   migrationStatus,
   PendingMigrationsError,
   type Database,
   type MigrationSet,
 } from '@acme/db';
+import { databaseFromEnv } from './config.ts';
 
 /** `<PREFIX>_MIGRATE_AT_START`: `true` (default) applies pending migrations at start, `false` only checks. */
 export const migrateAtStartSchema = z
@@ -125,4 +127,23 @@ export async function exitAfterMigrationCommand(
     await db.close();
   }
   io.exit(code);
+}
+
+/**
+ * The start of a service's entry point: reads its command line (a wrong one: usage, exit 64), opens
+ * its database from the environment (`DATABASE_URL`, else PGlite in the directory `dataDirVariable`
+ * names, else in memory), and runs `migrate` / `migrate status` when asked, then exits. Serving,
+ * it answers the database.
+ */
+export async function openServiceDatabase(
+  service: string,
+  dataDirVariable: string,
+  sets: MigrationSet[],
+): Promise<Database> {
+  const command = entryCommand(service, process.argv.slice(2));
+  const { url, ...pool } = databaseFromEnv(process.env);
+  const dataDir = url ? undefined : process.env[dataDirVariable] || undefined;
+  const db = await createDb({ url, dataDir, ...pool });
+  await exitAfterMigrationCommand(service, command, db, sets);
+  return db;
 }

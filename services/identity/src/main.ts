@@ -3,22 +3,14 @@
 // Mail: an outbox worker sends queued mail to SMTP_URL (MAIL_WORKER=false: another process does).
 // Start it with the thread-pool preload first (the workspace's `start` script does): see
 // packages/service-kit/threadpool.mjs for why the pool size must be set before anything else runs.
-import { createDb } from '@acme/db';
 import { startOutboxWorkerFromEnv } from '@acme/mail';
-import { databaseFromEnv } from '@acme/service-kit/config';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { startIdleGc } from '@acme/service-kit/idle-gc';
-import {
-  entryCommand,
-  exitAfterMigrationCommand,
-  refuseOnPendingMigrations,
-} from '@acme/service-kit/migrations';
+import { openServiceDatabase, refuseOnPendingMigrations } from '@acme/service-kit/migrations';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
 import { migrationSets, start } from './index.ts';
 
 exitOnUnhandledErrors('identity');
-// `identity migrate` and `identity migrate status` run the migration step and exit (see @acme/service-kit/migrations).
-const command = entryCommand('identity', process.argv.slice(2));
 startIdleGc(); // memory back to the system once load has passed
 if (!process.env.UV_THREADPOOL_SIZE) {
   process.stderr.write(
@@ -26,10 +18,8 @@ if (!process.env.UV_THREADPOOL_SIZE) {
   );
 }
 
-const { url, ...pool } = databaseFromEnv(process.env);
-const dataDir = url ? undefined : process.env.IDENTITY_DATA_DIR || undefined;
-const db = await createDb({ url, dataDir, ...pool });
-await exitAfterMigrationCommand('identity', command, db, migrationSets);
+// `identity migrate` and `identity migrate status` run the migration step and exit here.
+const db = await openServiceDatabase('identity', 'IDENTITY_DATA_DIR', migrationSets);
 const service = await start({ db }).catch(refuseOnPendingMigrations('identity', 'IDENTITY_MIGRATE_AT_START'));
 // Recovery and verification codes are queued in the database; this process delivers them too.
 const mail = startOutboxWorkerFromEnv(db);
