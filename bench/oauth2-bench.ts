@@ -6,7 +6,7 @@ import type Provider from 'oidc-provider';
 import { createDb, migrate, sql, type Database } from '@acme/db';
 import { createApp, loadConfig, migrations } from '@acme/oauth2';
 import { freePortsApart } from '@acme/cluster/free-ports';
-import { startRoundRobinProxy } from '@acme/cluster/proxy';
+import { startLoadBalancer } from '@acme/cluster/nginx-process';
 import { startProcessCluster } from '@acme/cluster/system';
 import { runLoadChild } from './load/child.ts';
 import { CLIENT_ID, listen, plainProvider, REDIRECT_URI, RESOURCE } from './plain-provider.ts';
@@ -149,7 +149,7 @@ async function realCode(url: string, adminUrl: string, issuer: string) {
   return { code, verifier };
 }
 
-/** Our server on `storage`: in this process, or (PostgreSQL, 2 instances) the cluster's processes behind its proxy. */
+/** Our server on `storage`: in this process, or (PostgreSQL, 2 instances) the cluster's processes behind nginx. */
 async function startOurs(storage: Storage): Promise<Target> {
   const cleanup: (() => Promise<unknown>)[] = [];
   const close = async () => {
@@ -244,7 +244,7 @@ async function spawnPlain(env: Record<string, string>): Promise<ChildProcess> {
 /**
  * A plain oidc-provider 9 with the same client and token formats; grant made in process. `storage`
  * 'memory' gives it the library's own adapter; otherwise our adapter on a database of its own
- * (PGlite, or PostgreSQL as one in-process instance or two processes behind the cluster's proxy).
+ * (PGlite, or PostgreSQL as one in-process instance or two processes behind nginx).
  */
 async function startPlain(storage: Storage | 'memory'): Promise<Target> {
   const cleanup: (() => Promise<unknown>)[] = [];
@@ -271,10 +271,7 @@ async function startPlain(storage: Storage | 'memory'): Promise<Target> {
         keys: [{ ...privateKey.export({ format: 'jwk' }), alg: 'RS256', use: 'sig', kid: 'plain' }],
       };
       const ports = await freePortsApart(2);
-      const proxy = await startRoundRobinProxy({
-        port: 0,
-        targets: ports.map((p) => `http://127.0.0.1:${p}`),
-      });
+      const proxy = await startLoadBalancer(ports.map((p) => `http://127.0.0.1:${p}`));
       cleanup.push(() => proxy.close());
       for (const port of ports) {
         const child = await spawnPlain({
@@ -491,7 +488,7 @@ export async function benchOAuth2(opts: {
       ? 'in process, ours on PGlite vs plain oidc-provider 9 on the same storage (PGlite of its own, same adapter; the ratio) and on its memory adapter (reference)'
       : storage.instances === 1
         ? 'PostgreSQL, one in-process instance each; ours vs plain oidc-provider 9 on the same server (a database of its own, same adapter)'
-        : "PostgreSQL, 2 instances each behind the cluster's keep-alive proxy (ours: the cluster's oauth2 processes; plain: 2 processes of bench/plain-provider.ts), a database each on the same server";
+        : "PostgreSQL, 2 instances each behind nginx (ours: the cluster's oauth2 processes; plain: 2 processes of bench/plain-provider.ts), a database each on the same server";
   return {
     method: `POST /oauth2/token, ${where}. Batches of single-use credentials minted untimed. Same client, PKCE S256, JWT access token + ID token + rotated refresh token.`,
     batchSize: BATCH,

@@ -153,7 +153,7 @@ function postgresTableFrom(r: Json): string {
   }
   for (const [key, label] of [
     ['oauth2OneProcess', 'one process'],
-    ['oauth2TwoInstances', '2 instances behind the proxy'],
+    ['oauth2TwoInstances', '2 instances behind nginx'],
   ] as const) {
     const o = r[key];
     if (!o) continue;

@@ -6,11 +6,12 @@
 // ceiling,identity,oauth2,browser,enumeration; `whoami` runs only the identity service's whoami
 // workload, `events` the security event log at 1 million events (BENCH_EVENTS) and
 // `events-write` what writing security events costs password sign-in (its own interleaved rounds);
+// `front-door` nginx in front of two identity processes against one (bench/front-door.ts);
 // none is part of the default set), BENCH_ENUM_PAIRS (known/unknown address pairs
 // per entry point, default 1000), BENCH_BROWSER_RUNS (default 20).
 // `npm run bench -- --postgres`: the token workloads on a throwaway PostgreSQL cluster (started
 // here, pinned with the servers, removed at the end), as one process and as 2 instances behind the
-// cluster's proxy, each beside plain oidc-provider on the same server; written to
+// cluster's nginx, each beside plain oidc-provider on the same server; written to
 // bench/results/postgres-latest.json and the README's PostgreSQL table.
 import { execSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -24,6 +25,7 @@ import { benchEnumeration } from './enumeration.ts';
 import { benchSoak } from './soak.ts';
 import { benchSecurityEvents } from './security-events.ts';
 import { benchEventsWrite } from './events-write.ts';
+import { benchFrontDoor } from './front-door.ts';
 import { pinServerSide } from './load/child.ts';
 import { medianOf } from './median.ts';
 import { writeReadmeTable } from './readme-table.ts';
@@ -95,6 +97,8 @@ const workloads: [string, (o: typeof opts) => Promise<unknown>][] = [
         samples: Number(process.env.BENCH_EVENT_SAMPLES ?? 500),
       }),
   ],
+  // nginx in front of two identity processes against one process, on PostgreSQL.
+  ['front-door', (o) => benchFrontDoor(o)],
   // Interleaves its own rounds (events on / off), so it runs once.
   ['events-write', (o) => benchEventsWrite({ ...o, rounds: Math.max(rounds, 5) })],
 ];

@@ -4,7 +4,7 @@ import { systemUrls, useBrowser } from './browser.ts';
 import { createUser } from './fixtures.ts';
 import { codeIn, newestMail, type Message } from './mailbox.ts';
 
-/** Response header of the cluster's round-robin proxy: the instance that answered. */
+/** Response header of the cluster's nginx: the instance that answered. */
 const UPSTREAM = 'x-upstream-instance';
 const WRONG = 'The recovery code is invalid or has already been used. Please try again.';
 const LOCKED = 'Too many wrong codes were entered for this address. Please try again in an hour.';

@@ -19,7 +19,7 @@ export const UNLINK_PRIVILEGED_SECONDS = 18;
  * - unset or `process`: `npm start`'s process (scripts/dist/start.js) on a fresh in-memory database
  *   (PGlite), npm start's ports + 10000 (E2E_PORT_OFFSET);
  * - `cluster`: the scaled-out system of `npm run start:cluster` (two processes of every service
- *   behind round-robin proxies, a throwaway PostgreSQL), npm start's ports + 20000.
+ *   behind nginx, a throwaway PostgreSQL), npm start's ports + 20000.
  * Either way the journeys get only the browser-facing URLs, and the same demo data.
  */
 export default async function setup(project: TestProject) {

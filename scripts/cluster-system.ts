@@ -1,7 +1,7 @@
 // The system as it runs when scaled out, for `npm run start:cluster` and the journeys' cluster target:
 // a throwaway PostgreSQL cluster, several processes of every service (identity, authorization
-// server, user service, agent service, account app server) with a round-robin proxy in front of
-// each of their listeners on the usual ports (plus an offset), the stand-ins once (their state is in
+// server, user service, agent service, account app server) with nginx in front of each of their
+// listeners on the usual ports (plus an offset; packages/cluster/src/nginx.ts), the stand-ins once (their state is in
 // memory), and the demo data.
 import { randomBytes } from 'node:crypto';
 import { offsetPorts, type Listener } from '@acme/cluster/service-env';
@@ -33,7 +33,7 @@ export interface ScaledSystemOptions {
 export interface ScaledSystem {
   /** The browser-facing URLs, as the one-process system names them. */
   urls: SystemUrls;
-  /** The browser-facing URL of every listener (a proxy's when a part has several instances). */
+  /** The browser-facing URL of every listener (nginx's when a part has several instances). */
   listeners: Record<Listener, string>;
   cluster: RunningCluster;
   databaseUrl: string;
@@ -78,7 +78,7 @@ export async function startScaledSystem(options: ScaledSystemOptions = {}): Prom
       adminKey,
     });
     const listeners = cluster.urls;
-    // Once, through the user service's proxy.
+    // Once, through nginx in front of the user service.
     await seedDemoSystem(
       listeners.usersAdmin,
       adminKey,

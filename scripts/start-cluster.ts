@@ -1,7 +1,7 @@
 // `npm run start:cluster`: the system as it runs when scaled out (scripts/cluster-system.ts). A
 // throwaway PostgreSQL cluster, two processes of every service (identity, authorization server,
 // user service, agent service, account app server), each on its own ports, and in front of every
-// listener a proxy that sends requests to the two in turn, on the ports `npm start` uses: the apps
+// listener nginx, which sends requests to the two in turn, on the ports `npm start` uses: the apps
 // work unchanged. The stand-ins (mailbox, GitHub, Microsoft, Globex's IdP) run once: their state is
 // in memory.
 import { DEMO_PASSWORD, DEMO_USERS } from '@acme/users';
@@ -32,7 +32,8 @@ console.log(`
 Cluster ready in ${((Date.now() - started) / 1000).toFixed(1)} s, PostgreSQL ${system.databaseUrl}
 
   Processes: ${instances}
-  Every service listener below is a proxy that alternates between the two instances
+  Every service listener below is nginx (config: ${system.cluster.nginx?.prefix}/nginx.conf),
+  alternating between the two instances
   (response header X-Upstream-Instance names the one that answered).
 
   Platform app            ${urls.platform}/   (sign in here)

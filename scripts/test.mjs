@@ -27,20 +27,24 @@ function ensureChromium() {
   return existsSync('/usr/bin/chromium') || apt('chromium');
 }
 
+// Debian's nginx: the load balancer of the scaled-out system (the cluster journeys, the tests of
+// packages/cluster and of the services behind it), and the check of docker/nginx.conf.
+const hasNginx = () => has('nginx') || existsSync('/usr/sbin/nginx');
 function ensureNginx() {
-  if (has('nginx') && has('openssl')) return true;
+  if (hasNginx() && has('openssl')) return true;
   if (process.getuid?.() !== 0) return false;
-  console.log('Installing nginx to check the load balancer configuration…');
+  console.log('Installing nginx (the load balancer of the cluster and its tests)…');
   const ok = (cmd) => spawnSync('sh', ['-c', cmd], { stdio: 'inherit' }).status === 0;
   return (
     ok('apt-get update -qq') &&
     ok('DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light openssl >/dev/null') &&
-    has('nginx')
+    hasNginx()
   );
 }
 
-// `nginx -t` on docker/nginx.conf, copied into a scratch prefix with a throwaway certificate where
-// the configuration expects its own (tls/ next to it).
+// `nginx -t` on docker/nginx.conf (generated from packages/cluster/src/nginx.ts, whose test also
+// checks it is not stale), copied into a scratch prefix with a throwaway certificate where the
+// configuration expects its own (tls/ next to it).
 const nginxCheck = [
   'set -e',
   'd=$(mktemp -d)',
@@ -51,6 +55,7 @@ const nginxCheck = [
   // Into a file, shown afterwards: the configuration opens /dev/stdout, which cannot be opened when
   // it is the socket a stage's output is collected through (ENXIO).
   'status=0',
+  'PATH="$PATH:/usr/sbin"',
   'nginx -t -q -p "$d" -c "$d/nginx.conf" -e stderr >"$d/out" 2>&1 || status=$?',
   'cat "$d/out"',
   'exit $status',
@@ -90,7 +95,7 @@ const stages = [
           cmd: vitest(...e2e),
           env: { E2E_TARGET: 'cluster', E2E_PORT_OFFSET: process.env.E2E_CLUSTER_PORT_OFFSET ?? '20000' },
           after: ['compile', 'build'],
-          needs: 'chromium',
+          needs: ['chromium', 'nginx'],
         },
       ]
     : []),
@@ -101,7 +106,7 @@ const stages = [
     cmd: vitest(...e2e),
     env: { E2E_TARGET: 'process', E2E_PORT_OFFSET: process.env.E2E_PORT_OFFSET ?? '10000' },
     after: ['compile', 'build'],
-    needs: 'chromium',
+    needs: ['chromium'],
   },
   { id: 'lint', name: 'lint', cmd: [bin('eslint'), '.', '--max-warnings=0'] },
   { id: 'format', name: 'format', cmd: [bin('prettier'), '--check', '--log-level=warn', '.'] },
@@ -123,9 +128,15 @@ const stages = [
     id: 'nginx',
     name: 'load balancer configuration (nginx -t)',
     cmd: ['sh', '-c', nginxCheck],
-    needs: 'nginx',
+    needs: ['nginx'],
   },
-  { id: 'vitest', name: 'unit and integration tests on PGlite', cmd: vitest(), after: ['compile'] },
+  {
+    id: 'vitest',
+    name: 'unit and integration tests on PGlite',
+    cmd: vitest(),
+    after: ['compile'],
+    needs: ['nginx'],
+  },
   ...(postgres
     ? [
         {
@@ -134,6 +145,7 @@ const stages = [
           cmd: vitest(),
           env: { TEST_DB: 'postgres' },
           after: ['compile'],
+          needs: ['nginx'],
         },
       ]
     : []),
@@ -162,7 +174,7 @@ const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY) || availabl
 // Installs (apt-get) before anything runs, one after the other: never two package managers at once.
 const preconditions = { chromium: ensureChromium, nginx: ensureNginx };
 const missing = {};
-for (const need of new Set(selected.map((s) => s.needs).filter(Boolean))) {
+for (const need of new Set(selected.flatMap((s) => s.needs ?? []))) {
   if (!preconditions[need]()) missing[need] = need === 'nginx' ? 'nginx' : 'Chromium';
 }
 
@@ -239,8 +251,12 @@ await new Promise((allDone) => {
       if (outcomes.has(stage.id) || running.has(stage.id)) continue;
       const waitsFor = (stage.after ?? []).filter((id) => selected.some((s) => s.id === id));
       if (!waitsFor.every((id) => outcomes.has(id))) continue;
-      if (stage.needs && missing[stage.needs]) {
-        outcomes.set(stage.id, `FAILED (${missing[stage.needs]} could not be installed)`);
+      const lacking = (stage.needs ?? []).filter((need) => missing[need]);
+      if (lacking.length > 0) {
+        outcomes.set(
+          stage.id,
+          `FAILED (${lacking.map((n) => missing[n]).join(', ')} could not be installed)`,
+        );
         continue;
       }
       running.add(stage.id);

@@ -5,16 +5,16 @@ import { startProcessCluster, type RunningCluster } from '@acme/cluster/system';
 import { freePorts } from './ports.ts';
 
 /**
- * PostgreSQL only (`*.pg.int.test.ts`): behind the round-robin proxy every connection comes from
- * the proxy, so the user and agent services' per-IP limits must key on the client's address the
- * proxy forwards (X-Forwarded-For, trusted for exactly 1 hop), or every browser would share one
+ * PostgreSQL only (`*.pg.int.test.ts`): behind nginx every connection comes from
+ * nginx, so the user and agent services' per-IP limits must key on the client's address
+ * nginx forwards (X-Forwarded-For, trusted for exactly 1 hop), or every browser would share one
  * allowance; and never on an X-Forwarded-For the client wrote, or a header would reset them.
  * Distinct clients connect from distinct loopback addresses (127.0.0.2, 127.0.0.3).
  */
 const adminServer = process.env.TEST_DATABASE_URL;
 const LIMIT = 3;
 
-describe('per-IP limits behind the round-robin proxy', () => {
+describe('per-IP limits behind nginx', () => {
   let cluster: RunningCluster;
 
   beforeAll(async () => {
@@ -38,7 +38,7 @@ describe('per-IP limits behind the round-robin proxy', () => {
 
   /**
    * Statuses of `count` requests from the client at loopback address `from`, each claiming a new
-   * address of its own in X-Forwarded-For (which the proxy must not pass on).
+   * address of its own in X-Forwarded-For (which nginx must not pass on).
    */
   function statuses(count: number, from: string, url: string, init: { method?: string; body?: string } = {}) {
     const target = url.replace('//localhost:', '//127.0.0.1:');

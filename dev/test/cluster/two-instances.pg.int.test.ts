@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, createDb, sql, type Database } from '@acme/db';
 import { Browser, csrfOf, traits } from '../../../services/identity/test/harness.ts';
-import { UPSTREAM_HEADER } from '@acme/cluster/proxy';
+import { UPSTREAM_HEADER } from '@acme/cluster/nginx';
 import { startProcessCluster, type RunningCluster } from '@acme/cluster/system';
 import { freePorts } from './ports.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
 /**
- * Two identity processes on one PostgreSQL database behind the round-robin proxy that
+ * Two identity processes on one PostgreSQL database behind the nginx that
  * `npm run start:cluster` puts in front of every service. Requests alternate between the two;
  * everything a later request needs (flows, CSRF, sessions, the code guard's counters) is in the
  * database, so a sign-in and a code-guessing lock hold whichever instance answers.
@@ -20,7 +20,7 @@ const adminServer = process.env.TEST_DATABASE_URL;
 const PASSWORD = 'correct horse battery staple 42';
 const LOCKED = 'Too many wrong codes were entered for this address. Please try again in an hour.';
 
-describe('two identity instances behind the round-robin proxy', () => {
+describe('two identity instances behind nginx', () => {
   let cluster: RunningCluster;
   let db: Database;
 

@@ -10,6 +10,21 @@ export {
   type Runtime,
   type ServiceProcess,
 } from './processes.ts';
-export { startRoundRobinProxy, UPSTREAM_HEADER, type RoundRobinProxy } from './proxy.ts';
+export {
+  PRODUCTION_EXAMPLE,
+  PUBLIC_SITES,
+  publicSites,
+  renderNginxConfig,
+  UPSTREAM_HEADER,
+  type NginxOptions,
+  type NginxSite,
+} from './nginx.ts';
+export {
+  nginxBinary,
+  startLoadBalancer,
+  startNginx,
+  type LoadBalancer,
+  type RunningNginx,
+} from './nginx-process.ts';
 export { partEnv, USUAL_PORTS, type Listener, type Ports } from './service-env.ts';
 export { PART_LISTENERS, startProcessCluster, type ClusterOptions, type RunningCluster } from './system.ts';

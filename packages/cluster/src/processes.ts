@@ -63,12 +63,17 @@ const IMAGE_PARTS: Record<Part, string> = {
 
 /**
  * The command that starts `part`: without `Object.prototype.__proto__` (prototype.ts in the service
- * kit), the thread-pool preload first, then the entry point.
+ * kit), the thread-pool preload first, then the entry point; of this checkout, or of another one at
+ * `root` (an earlier release's, built there).
  */
-export function partCommand(part: Part, runtime: Runtime): { command: string; args: string[] } {
-  const threadpool = join(repoRoot, 'packages/service-kit/threadpool.mjs');
+export function partCommand(
+  part: Part,
+  runtime: Runtime,
+  root: string = repoRoot,
+): { command: string; args: string[] } {
+  const threadpool = join(root, 'packages/service-kit/threadpool.mjs');
   if (runtime === 'image')
-    return { command: 'sh', args: [join(repoRoot, 'docker/entrypoint.sh'), IMAGE_PARTS[part]] };
+    return { command: 'sh', args: [join(root, 'docker/entrypoint.sh'), IMAGE_PARTS[part]] };
   const args =
     runtime === 'compiled'
       ? [
@@ -77,9 +82,9 @@ export function partCommand(part: Part, runtime: Runtime): { command: string; ar
           COMPILED_CONDITION,
           '--import',
           threadpool,
-          join(repoRoot, COMPILED_ENTRY_POINTS[part]),
+          join(root, COMPILED_ENTRY_POINTS[part]),
         ]
-      : [DISABLE_PROTO_FLAG, '--import', threadpool, '--import', 'tsx', join(repoRoot, ENTRY_POINTS[part])];
+      : [DISABLE_PROTO_FLAG, '--import', threadpool, '--import', 'tsx', join(root, ENTRY_POINTS[part])];
   return { command: process.execPath, args };
 }
 
@@ -103,6 +108,8 @@ export interface SpawnOptions {
   inheritOutput?: boolean;
   /** Compiled output or TypeScript sources (the default). */
   runtime?: Runtime;
+  /** The checkout the part runs from (default this one). */
+  root?: string;
 }
 
 /**
@@ -112,12 +119,13 @@ export interface SpawnOptions {
  */
 export async function spawnPart(part: Part, options: SpawnOptions): Promise<ServiceProcess> {
   const runtime = options.runtime ?? 'source';
-  const { command, args } = partCommand(part, runtime);
+  const root = options.root ?? repoRoot;
+  const { command, args } = partCommand(part, runtime, root);
   // The entry point runs `node` from the PATH: this one's, and the checkout as the image's /app.
-  const image = runtime === 'image' ? { APP_DIR: repoRoot } : {};
+  const image = runtime === 'image' ? { APP_DIR: root } : {};
   const path = [...(runtime === 'image' ? [dirname(process.execPath)] : []), process.env.PATH ?? ''];
   const child = spawn(command, args, {
-    cwd: repoRoot,
+    cwd: root,
     env: { PATH: path.join(':'), HOME: process.env.HOME ?? '', ...MALLOC_ENV, ...image, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

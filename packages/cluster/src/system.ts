@@ -1,5 +1,6 @@
 // The system as separate processes on one PostgreSQL database: each part on its own entry point,
-// optionally several instances of each behind a round-robin proxy on the browser-facing port.
+// optionally several instances of each behind nginx on the browser-facing ports (one site per
+// listener, round-robin, the configuration of nginx.ts).
 import { freePortsApart } from './free-ports.ts';
 import {
   spawnPart,
@@ -9,7 +10,8 @@ import {
   type ServiceProcess,
   type SpawnOptions,
 } from './processes.ts';
-import { startRoundRobinProxy, type RoundRobinProxy } from './proxy.ts';
+import { startNginx, type RunningNginx } from './nginx-process.ts';
+import type { NginxSite } from './nginx.ts';
 import {
   adminKeys,
   APPS,
@@ -47,7 +49,7 @@ export interface ClusterOptions {
   parts: Part[];
   /** Instances per part (the stand-ins always run once: their state is in memory). */
   instances?: number;
-  /** Browser-facing ports (the proxies', or the single instance's); the usual ones by default. */
+  /** Browser-facing ports (nginx's, or the single instance's); the usual ones by default. */
   ports?: Partial<Ports>;
   /** One key for every admin API (at least 32 characters), or none (loopback admin APIs). */
   adminKey?: string;
@@ -61,13 +63,23 @@ export interface ClusterOptions {
   inheritOutput?: boolean;
   /** Compiled output (`npm run build` first) or TypeScript sources through tsx (the default). */
   runtime?: Runtime;
+  /** nginx's worker processes in front of several instances (default `auto`, one per core). */
+  nginxWorkers?: number | 'auto';
+  /**
+   * Runs an instance from another checkout (an earlier release, built there), e.g. the first
+   * instance of each part during a rolling upgrade; others run from this one, as `runtime` says.
+   */
+  instanceFrom?: (part: Part, index: number) => { root: string; runtime: Runtime } | undefined;
 }
 
 export interface RunningCluster {
   /** Browser-facing URL of every listener. */
   urls: Record<Listener, string>;
   processes: ServiceProcess[];
-  proxies: RoundRobinProxy[];
+  /** The load balancer in front of the parts that run several instances (none with one each). */
+  nginx: RunningNginx | undefined;
+  /** Each process's own ports, by its name (`identity-1`…): to reach one instance past nginx. */
+  instancePorts: Map<string, Ports>;
   /**
    * Starts the named process again with the environment it first had (after it exited, for example
    * after a `kill -9`), replacing it in `processes`; resolves once it is ready.
@@ -76,65 +88,90 @@ export interface RunningCluster {
   close(): Promise<void>;
 }
 
-/** Starts the parts as child processes; with `instances` > 1, a round-robin proxy per listener. */
+/**
+ * Starts the parts as child processes; with `instances` > 1, nginx in front of every listener of
+ * each part that runs several (started first, so that a part may call another's browser-facing URL
+ * as soon as it is up).
+ */
 export async function startProcessCluster(options: ClusterOptions): Promise<RunningCluster> {
   const ports: Ports = { ...USUAL_PORTS, ...options.ports };
   const urls = listenerUrls(ports);
   const processes: ServiceProcess[] = [];
-  const proxies: RoundRobinProxy[] = [];
+  let nginx: RunningNginx | undefined;
   const specs = new Map<string, { part: Part; options: SpawnOptions }>();
+  const byName = new Map<string, Ports>();
   const close = async () => {
-    await Promise.all(proxies.map((p) => p.close().catch(() => undefined)));
+    // The load balancer first: nothing new reaches the instances while they drain.
+    await nginx?.close().catch(() => undefined);
     await stopAll(processes);
   };
-  try {
-    for (const part of options.parts) {
-      const count = part === 'standIns' ? 1 : (options.instances ?? 1);
-      const instancePorts: Ports[] = [];
-      for (let i = 0; i < count; i++) {
-        const own: Ports = { ...ports };
-        // One instance listens on the browser-facing ports itself; several sit behind proxies there.
-        if (count > 1) {
-          const apart = await freePortsApart(PART_LISTENERS[part].length);
-          PART_LISTENERS[part].forEach((listener, k) => (own[listener] = apart[k]!));
-        }
-        instancePorts.push(own);
+  // Each part's instances' ports: the browser-facing ones for a single instance, free ones apart
+  // from them for several (nginx listens on the browser-facing ones).
+  const instancePorts = new Map<Part, Ports[]>();
+  const sites: NginxSite[] = [];
+  for (const part of options.parts) {
+    const count = part === 'standIns' ? 1 : (options.instances ?? 1);
+    const own: Ports[] = [];
+    for (let i = 0; i < count; i++) {
+      const instance: Ports = { ...ports };
+      if (count > 1) {
+        const apart = await freePortsApart(PART_LISTENERS[part].length);
+        PART_LISTENERS[part].forEach((listener, k) => (instance[listener] = apart[k]!));
       }
+      own.push(instance);
+    }
+    instancePorts.set(part, own);
+    if (count > 1) {
+      for (const listener of PART_LISTENERS[part]) {
+        sites.push({
+          name: listener.replaceAll('-', '_'),
+          port: ports[listener],
+          servers: own.map((instance) => `127.0.0.1:${instance[listener]}`),
+        });
+      }
+    }
+  }
+  try {
+    if (sites.length > 0) {
+      nginx = await startNginx({
+        sites,
+        workerProcesses: options.nginxWorkers ?? 'auto',
+        // The instances log every request themselves.
+        accessLog: false,
+        // Tests see which instance answered.
+        revealUpstream: true,
+      });
+    }
+    for (const part of options.parts) {
+      const own = instancePorts.get(part)!;
+      const several = own.length > 1;
       const started = await Promise.all(
-        instancePorts.map((own, i) => {
+        own.map((instance, i) => {
           const ready = READY_LISTENER[part];
           const spawnOptions: SpawnOptions = {
-            name: count > 1 ? `${part}-${i + 1}` : part,
+            name: several ? `${part}-${i + 1}` : part,
             env: {
               ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
               LOG_LEVEL: options.logLevel ?? 'warn',
               ...adminKeys(options.adminKey),
-              ...partEnv(part, own, urls, { ...options, smtp: `smtp://127.0.0.1:${own.smtp}` }),
-              // Behind a proxy, per-IP limits and recorded addresses take the client's from the
-              // X-Forwarded-For the proxy writes: exactly 1 hop is trusted, so a value the client
+              ...partEnv(part, instance, urls, { ...options, smtp: `smtp://127.0.0.1:${instance.smtp}` }),
+              // Behind nginx, per-IP limits and recorded addresses take the client's from the
+              // X-Forwarded-For nginx writes: exactly 1 hop is trusted, so a value the client
               // wrote is never taken (identity and oauth2 have their own variable, users and agent TRUST_PROXY).
-              ...(count > 1 ? { IDENTITY_TRUST_PROXY: '1', OAUTH2_TRUST_PROXY: '1', TRUST_PROXY: '1' } : {}),
+              ...(several ? { IDENTITY_TRUST_PROXY: '1', OAUTH2_TRUST_PROXY: '1', TRUST_PROXY: '1' } : {}),
               ...options.extraEnv,
             },
-            readyUrl: `http://127.0.0.1:${own[ready.listener]}${ready.path}`,
+            readyUrl: `http://127.0.0.1:${instance[ready.listener]}${ready.path}`,
             inheritOutput: options.inheritOutput ?? false,
             runtime: options.runtime ?? 'source',
+            ...options.instanceFrom?.(part, i),
           };
           specs.set(spawnOptions.name, { part, options: spawnOptions });
+          byName.set(spawnOptions.name, instance);
           return spawnPart(part, spawnOptions);
         }),
       );
       processes.push(...started);
-      if (count > 1) {
-        for (const listener of PART_LISTENERS[part]) {
-          proxies.push(
-            await startRoundRobinProxy({
-              port: ports[listener],
-              targets: instancePorts.map((own) => `http://127.0.0.1:${own[listener]}`),
-            }),
-          );
-        }
-      }
     }
   } catch (error) {
     await close();
@@ -149,5 +186,5 @@ export async function startProcessCluster(options: ClusterOptions): Promise<Runn
     processes[index] = again;
     return again;
   };
-  return { urls, processes, proxies, restart, close };
+  return { urls, processes, nginx, instancePorts: byName, restart, close };
 }

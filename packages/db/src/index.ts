@@ -18,6 +18,17 @@ import {
 export type { WorkerMemory } from './pglite-worker-client.ts';
 
 export { sql };
+export {
+  migrate,
+  migrateAll,
+  migrationStatus,
+  prepareSchema,
+  PendingMigrationsError,
+  type Migration,
+  type MigrationSet,
+  type MigrationState,
+} from './migrations.ts';
+export { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from './unavailable.ts';
 
 // int8 and numeric come back as numbers on both drivers (counts, epoch ms).
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -82,6 +93,9 @@ export interface DbOptions {
    */
   preparedPerConnection?: number | undefined;
 }
+
+/** How long opening a connection to PostgreSQL may take. */
+const CONNECT_TIMEOUT_MS = 5_000;
 
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
@@ -208,7 +222,18 @@ async function listenOnPglite(
 
 export async function createDb(options: DbOptions = {}): Promise<Database> {
   if (options.url) {
-    const pool = new pg.Pool({ connectionString: options.url, max: options.poolMax ?? 10 });
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolMax ?? 10,
+      // A server that does not answer a new connection in this time is taken as away (503), not waited for.
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
+    // An idle connection the server ended (a restart, a failover) is dropped by the pool, which
+    // opens a new one when next needed; without a listener its error would end the process.
+    pool.on('error', () => undefined);
+    // So does a connection in use when the server ends it: the query on it fails (a 503 then), and
+    // the pool discards the connection when it is released.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const prepared = options.preparedPerConnection ?? 200;
     if (prepared > 0) prepareStatementsOn(pool, prepared);
     const kysely = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
@@ -287,36 +312,6 @@ const db = new PGlite(process.argv[1]); await db.waitReady; await db.close();`;
     child.once('exit', (code) =>
       code === 0 ? resolveInit() : reject(new Error(`PGlite initdb exited with ${code ?? 'a signal'}`)),
     );
-  });
-}
-
-export interface Migration {
-  /** Unique within the namespace, applied in array order. */
-  name: string;
-  sql: string;
-}
-
-/**
- * Applies the namespace's pending migrations in one transaction, under an advisory
- * lock so that instances starting together on one server do not race.
- */
-export async function migrate(db: Database, namespace: string, migrations: Migration[]): Promise<void> {
-  await db.kysely.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(4242)`.execute(trx);
-    await sql`create table if not exists schema_migrations (
-      namespace text not null, name text not null, applied_at timestamptz not null default now(),
-      primary key (namespace, name))`.execute(trx);
-    const done = await sql<{
-      name: string;
-    }>`select name from schema_migrations where namespace = ${namespace}`.execute(trx);
-    const applied = new Set(done.rows.map((r) => r.name));
-    for (const m of migrations) {
-      if (applied.has(m.name)) continue;
-      await sql.raw(m.sql).execute(trx);
-      await sql`insert into schema_migrations (namespace, name) values (${namespace}, ${m.name})`.execute(
-        trx,
-      );
-    }
   });
 }
 

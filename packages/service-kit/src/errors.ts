@@ -1,3 +1,5 @@
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '@acme/db';
+
 /** The `{errorCode, message}` wire format of the user and agent services. */
 export interface ErrorBody {
   errorCode: string;
@@ -40,9 +42,10 @@ interface FrameworkError {
 /**
  * The one serializer: turns anything thrown while handling a request into a status and a
  * `{errorCode, message}` body. Framework errors below 500 (malformed JSON, wrong content type,
- * oversized bodies) keep their status; everything else unknown is an internal error. Every
- * catalogue using it must contain the framework codes used here (`INVALID_REQUEST`,
- * `PAYLOAD_TOO_LARGE`, `UNSUPPORTED_MEDIA_TYPE`, `INTERNAL_ERROR`).
+ * oversized bodies) keep their status; a database that cannot be reached right now is a 503 with
+ * Retry-After; everything else unknown is an internal error. Every catalogue using it must contain
+ * the framework codes used here (`INVALID_REQUEST`, `PAYLOAD_TOO_LARGE`, `UNSUPPORTED_MEDIA_TYPE`,
+ * `SERVICE_UNAVAILABLE`, `INTERNAL_ERROR`).
  */
 export function toErrorResponse(error: unknown): {
   status: number;
@@ -67,6 +70,16 @@ export function toErrorResponse(error: unknown): {
         ? 'The request body is not valid JSON.'
         : (e.message ?? 'The request is invalid.');
     return framework(status, 'INVALID_REQUEST', message);
+  }
+  if (isDatabaseUnavailable(error)) {
+    return {
+      ...framework(
+        503,
+        'SERVICE_UNAVAILABLE',
+        'The service is briefly unavailable. Please try again in a moment.',
+      ),
+      headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
+    };
   }
   return framework(500, 'INTERNAL_ERROR', 'An unexpected error occurred.');
 }

@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,11 @@ import { freePort } from './free-port.ts';
 
 export interface Cluster {
   url: string;
+  /** Stops the server (fast shutdown: open connections are ended), keeping its files. */
+  stopServer(): Promise<void>;
+  /** Starts the stopped server again, on the same port with the same data. */
+  startServer(): Promise<void>;
+  /** Stops the server and removes its files. */
   stop(): void;
 }
 
@@ -19,12 +25,14 @@ export async function startCluster(): Promise<Cluster> {
   const data = join(dir, 'data');
   const port = await freePort();
   const asRoot = process.getuid?.() === 0;
-  const run = (cmd: string, args: string[]) =>
-    asRoot
-      ? execFileSync('runuser', ['-u', 'postgres', '--', cmd, ...args], { stdio: 'pipe' })
-      : execFileSync(cmd, args, { stdio: 'pipe' });
+  const command = (cmd: string, args: string[]): [string, string[]] =>
+    asRoot ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
+  const run = (cmd: string, args: string[]) => execFileSync(...command(cmd, args), { stdio: 'pipe' });
+  const runAsync = async (cmd: string, args: string[]) => {
+    await promisify(execFile)(...command(cmd, args));
+  };
   run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
-  run('pg_ctl', [
+  const startArgs = [
     '-D',
     data,
     '-l',
@@ -33,9 +41,12 @@ export async function startCluster(): Promise<Cluster> {
     '-o',
     `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300`,
     'start',
-  ]);
+  ];
+  run('pg_ctl', startArgs);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stopServer: () => runAsync('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
+    startServer: () => runAsync('pg_ctl', startArgs),
     stop() {
       try {
         run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);

@@ -9,6 +9,7 @@ import {
   type AdminAccess,
 } from '@acme/service-kit/admin-access';
 import { overloadConfig, type OverloadConfig } from '@acme/service-kit/overload';
+import { migrateAtStartSchema } from '@acme/service-kit/migrations';
 
 const configSchema = z.object({
   AGENT_PORT: portSchema(4466),
@@ -27,6 +28,7 @@ const configSchema = z.object({
   M365_APP_ID_URI: z.string().min(1).optional(),
   AGENT_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   LOG_LEVEL: logLevelSchema,
+  AGENT_MIGRATE_AT_START: migrateAtStartSchema,
 });
 
 export interface Config {
@@ -46,6 +48,8 @@ export interface Config {
   m365: { authorityUrl: string; clientId: string; appIdUri?: string };
   upstreamTimeoutMs: number;
   logLevel: string;
+  /** Apply pending migrations at start (`AGENT_MIGRATE_AT_START`, default true); false: refuse to start while any is pending. */
+  migrateAtStart: boolean;
 }
 
 /** Parses the agent service configuration once, at start-up. Defaults are the development defaults. */
@@ -75,5 +79,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     upstreamTimeoutMs: c.AGENT_UPSTREAM_TIMEOUT_MS,
     logLevel: c.LOG_LEVEL,
+    migrateAtStart: c.AGENT_MIGRATE_AT_START,
   };
 }

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { migrate, type Database } from '@acme/db';
+import { prepareSchema, type Database, type MigrationSet } from '@acme/db';
 import type { Clock } from '@acme/db/clock';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
@@ -11,6 +11,9 @@ export type { Config } from './config.ts';
 
 export const MIGRATION_NAMESPACE = 'agent';
 
+/** The migrations this service needs, in order: applied by `agent migrate` or at start. */
+export const migrationSets: MigrationSet[] = [{ namespace: MIGRATION_NAMESPACE, migrations }];
+
 /** Runs the agent service: parses configuration, migrates and listens (`urls.public`). */
 export async function start(opts: {
   db: Database;
@@ -19,7 +22,7 @@ export async function start(opts: {
   logger?: Logger | false;
 }): Promise<{ urls: Record<string, string>; close(): Promise<void> }> {
   const config = loadConfig(opts.env ?? process.env);
-  await migrate(opts.db, MIGRATION_NAMESPACE, migrations);
+  await prepareSchema(opts.db, migrationSets, config.migrateAtStart);
   const app = await createApp({ config, db: opts.db, clock: opts.clock, logger: opts.logger });
   await app.public.listen({ host: config.host, port: config.port });
   try {

@@ -1,22 +1,20 @@
 // The agent service on its own process: `npm start -w @acme/agent`.
 // Configuration from the environment (see config.ts: AGENT_PORT, AGENT_ADMIN_PORT, APP_ORIGINS…).
 // Database: DATABASE_URL (PostgreSQL), else PGlite in AGENT_DATA_DIR, else an in-memory PGlite.
-import { createDb } from '@acme/db';
-import { databaseFromEnv } from '@acme/service-kit/config';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { hardenPrototype } from '@acme/service-kit/prototype';
 import { startIdleGc } from '@acme/service-kit/idle-gc';
+import { openServiceDatabase, refuseOnPendingMigrations } from '@acme/service-kit/migrations';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
-import { start } from './index.ts';
+import { migrationSets, start } from './index.ts';
 
 exitOnUnhandledErrors('agent');
 hardenPrototype('agent'); // started with --disable-proto=delete; else removed now
 startIdleGc(); // memory back to the system once load has passed
 
-const { url, ...pool } = databaseFromEnv(process.env);
-const dataDir = url ? undefined : process.env.AGENT_DATA_DIR || undefined;
-const db = await createDb({ url, dataDir, ...pool });
-const service = await start({ db });
+// `agent migrate` and `agent migrate status` run the migration step and exit here.
+const db = await openServiceDatabase('agent', 'AGENT_DATA_DIR', migrationSets);
+const service = await start({ db }).catch(refuseOnPendingMigrations('agent', 'AGENT_MIGRATE_AT_START'));
 process.stderr.write(
   `${JSON.stringify({ level: 'info', name: 'agent', msg: 'listening', urls: service.urls })}\n`,
 );

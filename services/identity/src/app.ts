@@ -4,7 +4,7 @@ import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import type { pino } from 'pino';
 import { sql } from 'kysely';
-import { typed, type Database } from '@acme/db';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, typed, type Database } from '@acme/db';
 import { systemClock, type Clock } from '@acme/db/clock';
 import type { Config } from './config.ts';
 import type { IdentityContext, Mailer } from './context.ts';
@@ -136,6 +136,11 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
           new IdentityError(status, { reason: (err as Error).message }),
           false,
         );
+      }
+      if (isDatabaseUnavailable(err)) {
+        req.log.warn({ err: { message: (err as Error).message } }, 'database unavailable');
+        reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
+        return sendError(ctx, req, reply, errors.databaseUnavailable(), false);
       }
       req.log.error({ err }, 'unhandled error');
       return sendError(ctx, req, reply, new IdentityError(500), false);

@@ -8,6 +8,7 @@ import {
   hostListSchema,
   type AdminAccess,
 } from '@acme/service-kit/admin-access';
+import { migrateAtStartSchema } from '@acme/service-kit/migrations';
 import type { OutboundPolicy } from '@acme/service-kit/outbound';
 import { trustProxySchema, type TrustProxy } from '@acme/service-kit/proxy-trust';
 import {
@@ -104,6 +105,7 @@ const EnvSchema = z.object({
   IDENTITY_IP_FAILURE_LIMIT: int(100),
   IDENTITY_IP_FAILURE_WINDOW: duration('10m'),
   IDENTITY_TRUST_PROXY: trustProxySchema,
+  IDENTITY_MIGRATE_AT_START: migrateAtStartSchema,
   IDENTITY_CODE_MAIL_LIMIT: int(5),
   /** Self sign-ups (registration submissions that reach the user service) per client IP per window. */
   IDENTITY_REGISTRATION_IP_LIMIT: int(20),
@@ -216,6 +218,8 @@ export interface Config {
   ipLimit: { failures: number; windowMs: number };
   /** Proxies trusted to tell the client's address (IDENTITY_TRUST_PROXY; see service-kit proxy-trust). */
   trustProxy: TrustProxy;
+  /** Apply pending migrations at start (`IDENTITY_MIGRATE_AT_START`, default true); false: refuse to start while any is pending. */
+  migrateAtStart: boolean;
   /** Code mails (recovery, verification) per address per window. */
   codeMailLimit: { sends: number; windowMs: number };
   registrationIpLimit: { limit: number; windowMs: number };
@@ -295,6 +299,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     ipLimit: { failures: e.IDENTITY_IP_FAILURE_LIMIT, windowMs: e.IDENTITY_IP_FAILURE_WINDOW },
     trustProxy: e.IDENTITY_TRUST_PROXY,
+    migrateAtStart: e.IDENTITY_MIGRATE_AT_START,
     codeMailLimit: { sends: e.IDENTITY_CODE_MAIL_LIMIT, windowMs: e.IDENTITY_CODE_MAIL_WINDOW },
     registrationIpLimit: {
       limit: e.IDENTITY_REGISTRATION_IP_LIMIT,

@@ -1,11 +1,11 @@
 import type { pino } from 'pino';
 import { lowerThreadPoolPriority } from '@acme/service-kit/thread-priority';
 import { createServiceLogger } from '@acme/service-kit/logging';
-import { migrate, type Database } from '@acme/db';
+import { prepareSchema, type Database, type MigrationSet } from '@acme/db';
 import { systemClock, type Clock } from '@acme/db/clock';
 import { cleanupExpired } from './db/cleanup.ts';
 import { deleteExpiredSecurityEvents } from './db/security-events.ts';
-import { createMailer, migrateMail } from '@acme/mail';
+import { createMailer, MAIL_NAMESPACE, migrations as mailMigrations } from '@acme/mail';
 import { createApp, type Mailer } from './app.ts';
 import { loadConfig } from './config.ts';
 import { migrations } from './migrations.ts';
@@ -14,6 +14,15 @@ export { createApp, type Mailer } from './app.ts';
 export { loadConfig, type Config } from './config.ts';
 export { migrations } from './migrations.ts';
 export { ensurePasswordIdentity, type SeedIdentity } from './seed.ts';
+
+export const MIGRATION_NAMESPACE = 'identity';
+
+/** The migrations this service needs, in order: applied by `identity migrate` or at start. */
+export const migrationSets: MigrationSet[] = [
+  { namespace: MIGRATION_NAMESPACE, migrations },
+  // The outbox its recovery and verification codes are queued in.
+  { namespace: MAIL_NAMESPACE, migrations: mailMigrations },
+];
 
 /** Pino redaction for anything that may carry a secret. */
 export const redactPaths = [
@@ -38,7 +47,7 @@ export async function start(opts: {
   const config = loadConfig(opts.env ?? process.env);
   // Hashing yields to request handling (packages/service-kit/src/thread-priority.ts says why).
   await lowerThreadPoolPriority(config.hashPool.nice);
-  await migrate(opts.db, 'identity', migrations);
+  await prepareSchema(opts.db, migrationSets, config.migrateAtStart);
   const logger =
     opts.logger === undefined
       ? createServiceLogger('identity', config.logLevel, { redact: redactPaths })
@@ -46,7 +55,6 @@ export async function start(opts: {
   // Without an injected mailer, messages go to the shared outbox table (@acme/mail); its worker sends them.
   let mailer = opts.mailer;
   if (!mailer) {
-    await migrateMail(opts.db);
     mailer = createMailer({ db: opts.db, ...(opts.clock ? { clock: opts.clock } : {}) });
   }
   const app = await createApp({

@@ -3,14 +3,13 @@
 // Mail: an outbox worker sends queued mail to SMTP_URL (MAIL_WORKER=false: another process does).
 // Start it with the thread-pool preload first (the workspace's `start` script does): see
 // packages/service-kit/threadpool.mjs for why the pool size must be set before anything else runs.
-import { createDb } from '@acme/db';
 import { startOutboxWorkerFromEnv } from '@acme/mail';
-import { databaseFromEnv } from '@acme/service-kit/config';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { hardenPrototype } from '@acme/service-kit/prototype';
 import { startIdleGc } from '@acme/service-kit/idle-gc';
+import { openServiceDatabase, refuseOnPendingMigrations } from '@acme/service-kit/migrations';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
-import { start } from './index.ts';
+import { migrationSets, start } from './index.ts';
 
 exitOnUnhandledErrors('identity');
 hardenPrototype('identity'); // started with --disable-proto=delete; else removed now
@@ -21,10 +20,9 @@ if (!process.env.UV_THREADPOOL_SIZE) {
   );
 }
 
-const { url, ...pool } = databaseFromEnv(process.env);
-const dataDir = url ? undefined : process.env.IDENTITY_DATA_DIR || undefined;
-const db = await createDb({ url, dataDir, ...pool });
-const service = await start({ db });
+// `identity migrate` and `identity migrate status` run the migration step and exit here.
+const db = await openServiceDatabase('identity', 'IDENTITY_DATA_DIR', migrationSets);
+const service = await start({ db }).catch(refuseOnPendingMigrations('identity', 'IDENTITY_MIGRATE_AT_START'));
 // Recovery and verification codes are queued in the database; this process delivers them too.
 const mail = startOutboxWorkerFromEnv(db);
 

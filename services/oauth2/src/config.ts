@@ -7,6 +7,7 @@ import {
   hostListSchema,
   type AdminAccess,
 } from '@acme/service-kit/admin-access';
+import { migrateAtStartSchema } from '@acme/service-kit/migrations';
 import { trustProxySchema, type TrustProxy } from '@acme/service-kit/proxy-trust';
 
 /**
@@ -133,6 +134,7 @@ const EnvSchema = z.object({
   /** How often each instance re-reads the signing keys (a rotation elsewhere, a retired key's end). */
   OAUTH2_KEY_RELOAD_SECONDS: seconds(30),
   OAUTH2_TRUST_PROXY: trustProxySchema,
+  OAUTH2_MIGRATE_AT_START: migrateAtStartSchema,
   OAUTH2_BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()
@@ -182,6 +184,8 @@ export interface OAuth2Config {
   keyReloadSeconds: number;
   /** Proxies trusted to tell the client's address (OAUTH2_TRUST_PROXY; see service-kit proxy-trust). */
   trustProxy: TrustProxy;
+  /** Apply pending migrations at start (`OAUTH2_MIGRATE_AT_START`, default true); false: refuse to start while any is pending. */
+  migrateAtStart: boolean;
   bodyLimitBytes: number;
 }
 
@@ -255,6 +259,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     refreshGraceSeconds: e.OAUTH2_REFRESH_GRACE_SECONDS,
     keyReloadSeconds: e.OAUTH2_KEY_RELOAD_SECONDS,
     trustProxy: e.OAUTH2_TRUST_PROXY,
+    migrateAtStart: e.OAUTH2_MIGRATE_AT_START,
     bodyLimitBytes: e.OAUTH2_BODY_LIMIT_BYTES,
   });
 }

@@ -1,3 +1,12 @@
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '@acme/db';
+
+const UNAVAILABLE_DESCRIPTION = 'The server is briefly unavailable; retry after the time in Retry-After.';
+
+/** Headers of an answer with `err`: Retry-After when it is a temporary unavailability. */
+export function errorHeaders(err: OAuth2Error): Record<string, string> {
+  return err.status === 503 ? { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) } : {};
+}
+
 /**
  * The one error type of the admin API, serialised in the OAuth2 shape
  * `{error, error_description}` (plus `redirect_to` for Hydra's 410 "already handled").
@@ -35,6 +44,11 @@ export class OAuth2Error extends Error {
     );
   }
 
+  /** The database cannot be reached right now (answered with Retry-After): nothing was changed. */
+  static unavailable(): OAuth2Error {
+    return new OAuth2Error(503, 'temporarily_unavailable', UNAVAILABLE_DESCRIPTION);
+  }
+
   static server(): OAuth2Error {
     return new OAuth2Error(500, 'server_error', 'The server encountered an unexpected error.');
   }
@@ -65,6 +79,7 @@ export function asOAuth2Error(err: unknown): OAuth2Error {
       return new OAuth2Error(415, 'invalid_request', 'The request content type is not supported.');
     return OAuth2Error.invalidRequest('The request is malformed or contains invalid parameters.');
   }
+  if (isDatabaseUnavailable(err)) return OAuth2Error.unavailable();
   return OAuth2Error.server();
 }
 

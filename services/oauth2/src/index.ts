@@ -1,7 +1,7 @@
 import { shedFastifyRequests, shedNodeRequests, startOverloadGuard } from '@acme/service-kit/overload';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { migrate, type Database } from '@acme/db';
+import { prepareSchema, type Database, type MigrationSet } from '@acme/db';
 import type { Clock } from '@acme/db/clock';
 import { systemClock } from '@acme/db/clock';
 import type pino from 'pino';
@@ -15,6 +15,11 @@ export { createApp } from './app.ts';
 export { loadConfig } from './config.ts';
 export { migrations } from './migrations.ts';
 
+export const MIGRATION_NAMESPACE = 'oauth2';
+
+/** The migrations this service needs, in order: applied by `oauth2 migrate` or at start. */
+export const migrationSets: MigrationSet[] = [{ namespace: MIGRATION_NAMESPACE, migrations }];
+
 const CLEANUP_INTERVAL_MS = 15 * 60 * 1000;
 
 /** Starts the authorization server: public (issuer) on 127.0.0.1, admin on its configured interface. */
@@ -26,7 +31,7 @@ export async function start(opts: {
 }): Promise<{ urls: Record<string, string>; close(): Promise<void> }> {
   const config = loadConfig(opts.env ?? process.env);
   const clock = opts.clock ?? systemClock;
-  await migrate(opts.db, 'oauth2', migrations);
+  await prepareSchema(opts.db, migrationSets, config.migrateAtStart);
   await deleteExpired(opts.db, clock);
   const app = await createApp({ config, db: opts.db, clock, logger: opts.logger });
   const { admin } = app;

@@ -1,3 +1,5 @@
+import { isDatabaseUnavailable } from '@acme/db';
+import { DATABASE_UNAVAILABLE } from './public/http.ts';
 import { forwardedFromIssuer } from './public/forwarded.ts';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC, type ErrorOut } from 'oidc-provider';
 import { acceptHashedClientSecrets, clientCredentialsClaims, extraClientMetadata } from './api-clients.ts';
@@ -213,7 +215,12 @@ export function createProvider(c: OAuth2Context): Provider {
     };
   }
 
-  provider.on('server_error', (_ctx: unknown, err: Error) => {
+  provider.on('server_error', (ctx: { state: Record<string, unknown> }, err: Error) => {
+    // A database that is away is answered 503 with Retry-After by the outermost middleware.
+    if (isDatabaseUnavailable(err)) {
+      ctx.state[DATABASE_UNAVAILABLE] = true;
+      return;
+    }
     c.logger.error({ err: { name: err.name, message: err.message } }, 'oidc-provider server_error');
   });
 

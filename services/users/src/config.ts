@@ -1,5 +1,6 @@
 import { overloadConfig, type OverloadConfig } from '@acme/service-kit/overload';
 import { z } from 'zod';
+import { migrateAtStartSchema } from '@acme/service-kit/migrations';
 import { appOriginsSchema, logLevelSchema, portSchema, trustProxySchema } from '@acme/service-kit/config';
 import type { TrustProxy } from '@acme/service-kit/proxy-trust';
 import {
@@ -108,6 +109,7 @@ const configSchema = z.object({
   SCIM_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   TRUST_PROXY: trustProxySchema,
   LOG_LEVEL: logLevelSchema,
+  USERS_MIGRATE_AT_START: migrateAtStartSchema,
 });
 
 export interface Config {
@@ -173,6 +175,8 @@ export interface Config {
   /** SCIM 2.0 (issue 26): the base URL the console shows, the per-token rate limit. */
   scim: { baseUrl: string; perToken: number; windowSeconds: number };
   trustProxy: TrustProxy;
+  /** Apply pending migrations at start (`USERS_MIGRATE_AT_START`, default true); false: refuse to start while any is pending. */
+  migrateAtStart: boolean;
   /** Load shedding on event-loop lag (OVERLOAD_*; service-kit overload.ts). */
   overload: OverloadConfig;
   logLevel: string;
@@ -264,6 +268,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       windowSeconds: c.SCIM_RATE_WINDOW_SECONDS,
     },
     trustProxy: c.TRUST_PROXY,
+    migrateAtStart: c.USERS_MIGRATE_AT_START,
     overload: overloadConfig(env),
     logLevel: c.LOG_LEVEL,
   };

@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
-import { migrate, typed, type Database } from '@acme/db';
+import { prepareSchema, typed, type Database, type MigrationSet } from '@acme/db';
 import { systemClock } from '@acme/db/clock';
 import type { Clock } from '@acme/db/clock';
-import { migrateMail, type Mailer } from '@acme/mail';
+import { MAIL_NAMESPACE, migrations as mailMigrations, type Mailer } from '@acme/mail';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
@@ -32,6 +32,13 @@ export type { Permission, Role } from './users/roles.ts';
 
 export const MIGRATION_NAMESPACE = 'users';
 
+/** The migrations this service needs, in order: applied by `users migrate` or at start. */
+export const migrationSets: MigrationSet[] = [
+  { namespace: MIGRATION_NAMESPACE, migrations },
+  // The outbox its invitations and notices are queued in.
+  { namespace: MAIL_NAMESPACE, migrations: mailMigrations },
+];
+
 export interface StartOptions {
   db: Database;
   env?: Record<string, string | undefined>;
@@ -52,8 +59,7 @@ export async function start(
   opts: StartOptions,
 ): Promise<{ urls: Record<string, string>; close(): Promise<void> }> {
   const config = loadConfig(opts.env ?? process.env);
-  await migrate(opts.db, MIGRATION_NAMESPACE, migrations);
-  if (!opts.mailer) await migrateMail(opts.db);
+  await prepareSchema(opts.db, migrationSets, config.migrateAtStart);
   const app = await createApp({
     config,
     db: opts.db,

@@ -2,23 +2,21 @@
 // Configuration from the environment (see config.ts: USERS_PUBLIC_PORT, IDENTITY_ADMIN_URL…).
 // Database: DATABASE_URL (PostgreSQL), else PGlite in USERS_DATA_DIR, else an in-memory PGlite.
 // Mail: an outbox worker sends queued mail to SMTP_URL (MAIL_WORKER=false: another process does).
-import { createDb } from '@acme/db';
 import { startOutboxWorkerFromEnv } from '@acme/mail';
-import { databaseFromEnv } from '@acme/service-kit/config';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { hardenPrototype } from '@acme/service-kit/prototype';
 import { startIdleGc } from '@acme/service-kit/idle-gc';
+import { openServiceDatabase, refuseOnPendingMigrations } from '@acme/service-kit/migrations';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
-import { start } from './index.ts';
+import { migrationSets, start } from './index.ts';
 
 exitOnUnhandledErrors('users');
 hardenPrototype('users'); // started with --disable-proto=delete; else removed now
 startIdleGc(); // memory back to the system once load has passed
 
-const { url, ...pool } = databaseFromEnv(process.env);
-const dataDir = url ? undefined : process.env.USERS_DATA_DIR || undefined;
-const db = await createDb({ url, dataDir, ...pool });
-const service = await start({ db });
+// `users migrate` and `users migrate status` run the migration step and exit here.
+const db = await openServiceDatabase('users', 'USERS_DATA_DIR', migrationSets);
+const service = await start({ db }).catch(refuseOnPendingMigrations('users', 'USERS_MIGRATE_AT_START'));
 const mail = startOutboxWorkerFromEnv(db);
 process.stderr.write(
   `${JSON.stringify({ level: 'info', name: 'users', msg: 'listening', urls: service.urls })}\n`,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startRoundRobinProxy } from '@acme/cluster/proxy';
+import { startLoadBalancer } from '@acme/cluster/nginx-process';
 import { startTestService, type TestUsersService } from './harness.ts';
 
 /**
@@ -46,7 +46,7 @@ const LIMITED = [...Array<number>(LIMIT).fill(200), ...Array<number>(BURST - LIM
 describe('client address behind a proxy (user service, per-IP limit)', () => {
   it('spoofed X-Forwarded-For behind the load balancer does not reset the per-IP limit', async () => {
     const svc = await service('1');
-    const lb = await startRoundRobinProxy({ port: 0, targets: [svc.publicUrl] });
+    const lb = await startLoadBalancer([svc.publicUrl]);
     open.push(lb);
     expect(await spoofed(lb.url, BURST)).toEqual(LIMITED);
   });

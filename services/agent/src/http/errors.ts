@@ -13,6 +13,8 @@ const errorCatalogue = {
   /** The Microsoft identity platform did not answer with its keys. */
   UPSTREAM_ERROR: 502,
   NOT_READY: 503,
+  /** The database cannot be reached right now (Retry-After): nothing was changed. */
+  SERVICE_UNAVAILABLE: 503,
   /** The process is past capacity (event-loop lag): the request was shed before any work (Retry-After). */
   OVERLOADED: 503,
 } as const;

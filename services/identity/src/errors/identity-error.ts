@@ -146,6 +146,12 @@ export const errors = {
       id: 'service_overloaded',
       reason: 'The service is busy right now. Please try again in a moment.',
     }),
+  /** The database cannot be reached right now (restarting, failing over): nothing was changed. */
+  databaseUnavailable: () =>
+    new IdentityError(503, {
+      id: 'service_unavailable',
+      reason: 'The service is briefly unavailable. Please try again in a moment.',
+    }),
 };
 
 export const sessionErrors = {

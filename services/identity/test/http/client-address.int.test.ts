@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startRoundRobinProxy, type RoundRobinProxy } from '@acme/cluster/proxy';
+import { startLoadBalancer } from '@acme/cluster/nginx-process';
 import { Browser, createUser, DEMO_PASSWORD, login, startHarness, type Harness } from '../harness.ts';
 
 /**
@@ -75,7 +75,7 @@ const LIMITED = [...Array<number>(LIMIT).fill(400), 429, 429, 429];
 describe('client address behind a proxy (identity, per-IP password-failure limit)', () => {
   it('spoofed X-Forwarded-For behind the load balancer does not reset the per-IP failure limit', async () => {
     const h = await service('1');
-    const lb: RoundRobinProxy = await startRoundRobinProxy({ port: 0, targets: [h.publicUrl] });
+    const lb = await startLoadBalancer([h.publicUrl]);
     open.push(lb);
     const browsers = Array.from({ length: LIMIT + 3 }, () => new SpoofingBrowser(lb.url));
     const statuses = await spray(browsers);

@@ -5,7 +5,7 @@ import { refusedInput } from '@acme/service-kit/input';
 import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-id';
 import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
 import type { OAuth2Runtime } from '../context.ts';
-import { asOAuth2Error, OAuth2Error, toOAuth2Body } from '../errors.ts';
+import { asOAuth2Error, errorHeaders, OAuth2Error, toOAuth2Body } from '../errors.ts';
 import type { TokenVerifier } from '../introspection.ts';
 import { KeyRevocationRefused } from '../keys.ts';
 import { requireChallenge } from '../interactions/challenge.ts';
@@ -173,5 +173,8 @@ export function createAdminServer(
 }
 
 function sendError(reply: FastifyReply, err: OAuth2Error) {
-  return reply.status(err.status).header('Cache-Control', 'no-store').send(toOAuth2Body(err));
+  return reply
+    .status(err.status)
+    .headers({ ...errorHeaders(err), 'Cache-Control': 'no-store' })
+    .send(toOAuth2Body(err));
 }

@@ -1,6 +1,20 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
+import { isDatabaseUnavailable } from '@acme/db';
 import { observeRequest, type ServiceMetrics } from '@acme/service-kit/metrics';
+import { errorHeaders, OAuth2Error, toOAuth2Body } from '../errors.ts';
+
+/** `ctx.state` key: oidc-provider answered 500 because the database could not be reached. */
+export const DATABASE_UNAVAILABLE = 'databaseUnavailable';
+
+/** Replaces the answer with the 503 (and Retry-After) of a database that is away for now. */
+function unavailable(ctx: Parameters<Middleware>[0]): void {
+  const err = OAuth2Error.unavailable();
+  ctx.status = err.status;
+  ctx.type = 'application/json';
+  ctx.set({ ...errorHeaders(err), 'Cache-Control': 'no-store' });
+  ctx.body = toOAuth2Body(err);
+}
 
 /**
  * Outermost middleware of the public app: security headers, a request log line without query
@@ -22,11 +36,16 @@ export function publicHttp(
     );
     try {
       await next();
+      if (ctx.status === 500 && ctx.state[DATABASE_UNAVAILABLE] === true) unavailable(ctx);
       if (ctx.status === 404 && ctx.body === undefined) {
         ctx.status = 404;
         ctx.body = { error: 'not_found', error_description: 'The requested resource could not be found.' };
       }
     } catch (err) {
+      if (isDatabaseUnavailable(err)) {
+        unavailable(ctx);
+        return;
+      }
       logger.error({ err: { message: (err as Error).message } }, 'unhandled public error');
       ctx.status = 500;
       ctx.type = 'application/json';

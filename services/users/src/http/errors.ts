@@ -100,6 +100,8 @@ const errorCatalogue = {
   /** SAML: the IdP metadata URL could not be read (refused address, time-out, redirect, status…). */
   SAML_METADATA_UNREACHABLE: 502,
   NOT_READY: 503,
+  /** The database cannot be reached right now (Retry-After): nothing was changed. */
+  SERVICE_UNAVAILABLE: 503,
   /** The process is past capacity (event-loop lag): the request was shed before any work (Retry-After). */
   OVERLOADED: 503,
 } as const;
