@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { UiContainer } from '@ory/client';
+import { sql } from 'kysely';
 import type { IdentityContext } from '../../context.ts';
 import { updateFlow } from '../../db/flows.ts';
 import type { FlowRow } from '../../db/schema.ts';
@@ -52,8 +53,18 @@ export const verificationKind = codeFlowKind('verification', {
     const sameBrowser = flow.type === 'browser' && req.csrf.matches(flow.csrf_hash);
     const internal = { ...flow.internal, code_hash: null, sign_in: null };
     const session = await transact(async (trx) => {
+      // The pending sign-in is claimed once: of parallel submits of the right code, one holds it.
+      const claimed =
+        signIn && sameBrowser
+          ? await trx
+              .updateTable('identity_flows')
+              .set({ internal: sql`internal - 'sign_in'` })
+              .where('id', '=', flow.id)
+              .where(sql<boolean>`jsonb_typeof(internal->'sign_in') = 'object'`)
+              .executeTakeFirst()
+          : undefined;
       await updateFlow(trx, flow.id, { ui, state: 'passed_challenge', internal }, now);
-      if (!signIn || !sameBrowser) return undefined;
+      if (!signIn || Number(claimed?.numUpdatedRows ?? 0) === 0) return undefined;
       const proven = await trx
         .selectFrom('identity_verifiable_addresses')
         .select('id')

@@ -39,7 +39,12 @@ describe('identity: SSO first sign-in never adopts a stranger’s unproven accou
         oidcIdp = await startOrgIdp({
           port: 0,
           users: [
-            { email: 'hopper@globex.test', password: ORG_IDP_DEMO_PASSWORD, givenName: 'Grace', familyName: 'H' },
+            {
+              email: 'hopper@globex.test',
+              password: ORG_IDP_DEMO_PASSWORD,
+              givenName: 'Grace',
+              familyName: 'H',
+            },
           ],
           clients: [
             {
@@ -71,7 +76,9 @@ describe('identity: SSO first sign-in never adopts a stranger’s unproven accou
     });
     expect(saml.status, JSON.stringify(saml.body)).toBe(200);
     for (const org of [globex, initech]) {
-      expect((await users('PUT', `/admin/organisations/${org}/self-signup`, { enabled: true })).status).toBe(200);
+      expect((await users('PUT', `/admin/organisations/${org}/self-signup`, { enabled: true })).status).toBe(
+        200,
+      );
     }
   }, 60_000);
   afterAll(() => stack.close());
@@ -159,7 +166,12 @@ describe('identity: SSO first sign-in never adopts a stranger’s unproven accou
 
     const browser = new Browser();
     const flow = await stack.newLoginFlow(browser);
-    const callback = await atOrgIdp(browser, oidcIdp.issuer, await stack.submitSso(browser, flow, 'globex'), email);
+    const callback = await atOrgIdp(
+      browser,
+      oidcIdp.issuer,
+      await stack.submitSso(browser, flow, 'globex'),
+      email,
+    );
     await browser.go(callback);
     const me = await stack.whoami(browser);
     expect(me.status).toBe(200);
@@ -167,7 +179,9 @@ describe('identity: SSO first sign-in never adopts a stranger’s unproven accou
     // The person's own way in keeps working, and a second SSO sign-in reclaims nothing more.
     const again = new Browser();
     const flow2 = await stack.newLoginFlow(again);
-    await again.go(await atOrgIdp(again, oidcIdp.issuer, await stack.submitSso(again, flow2, 'globex'), email));
+    await again.go(
+      await atOrgIdp(again, oidcIdp.issuer, await stack.submitSso(again, flow2, 'globex'), email),
+    );
     expect((await stack.whoami(again)).status).toBe(200);
     expect(await notices(email)).toHaveLength(1);
   });
