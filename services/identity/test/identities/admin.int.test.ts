@@ -14,7 +14,9 @@ afterAll(() => h.close());
 
 const create = (body: unknown) => admin.post('/admin/identities', { json: body, accept: 'json' });
 /** The address marked proven, as an operator vouches for it: a password sign-in needs that. */
-const proven = (email: string) => ({ verifiable_addresses: [{ value: email, verified: true, via: 'email' }] });
+const proven = (email: string) => ({
+  verifiable_addresses: [{ value: email, verified: true, via: 'email' }],
+});
 
 function assertIdentity(i: Identity) {
   for (const k of ['id', 'schema_id', 'schema_url', 'traits'] as const) expect(i[k]).toBeDefined();
