@@ -12,7 +12,7 @@ const OWN_CREDENTIALS = ['password', 'passkey', 'webauthn', 'totp', 'lookup_secr
  * never entered is such an account, and so is one that someone else started with an address that is
  * not theirs.
  */
-export async function addressNeverProven(db: Db, identityId: string): Promise<boolean> {
+async function addressNeverProven(db: Db, identityId: string): Promise<boolean> {
   const proven = await db
     .selectFrom('identity_verifiable_addresses')
     .select('id')
