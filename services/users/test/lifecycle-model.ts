@@ -1,0 +1,1100 @@
+import fc from 'fast-check';
+import { SoftAuthenticator } from '../../identity/test/strategies/passkey/soft-authenticator.ts';
+import { platformAuthorizeUrl } from './auth-stack.ts';
+import { Jar } from './jar.ts';
+import { APP_ORIGIN, type LifecycleStack } from './lifecycle-stack.ts';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+/**
+ * The account lifecycle as a model. Random sequences of what people and administrators do to an
+ * organisation's accounts (self sign-up, invitations, SSO just-in-time sign-in, SCIM, the console,
+ * address changes, SSO enforcement, passwords and passkeys, sign-ins) run against the real services
+ * over HTTP. The model holds only what the world knows: who controls each mailbox (the owner of the
+ * address, never the stranger), which addresses were proven (a mailed code entered, the IdP or the
+ * organisation's directory vouching), the credentials each person holds, who was deactivated, and
+ * whether the organisation enforces SSO. After every step the invariants are checked against the
+ * real services by trying every credential and session each person holds:
+ *  1. a stranger who never controlled the address holds no working credential or session on the
+ *     account its owner uses;
+ *  2. no token is issued for an address that was never proven, or to a deactivated person;
+ *  3. a member of an enforcing organisation (other than the break-glass admin) has no way in
+ *     except the IdP;
+ *  4. the organisation keeps at least one org-admin who can sign in.
+ */
+
+export const SLOTS = 2;
+const IDP_PASSWORD = 'Idp-Lifecycle-Model-2026!';
+const ROOT_PASSWORD = 'Root-Lifecycle-Model-2026!';
+const SCIM_USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
+const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+
+type Actor = 'owner' | 'stranger';
+
+interface Holder {
+  /** The password this person set on the account (never shown to the other person). */
+  password?: string;
+  /** This person's authenticator: every key in it was registered on the account. */
+  auth: SoftAuthenticator;
+  /** The browser this person signed in with last (its identity session and remembered login). */
+  jar?: Jar;
+  /** Tokens this person was issued last. */
+  tokens?: { access_token: string; refresh_token?: string };
+}
+
+interface Slot {
+  /** The address the organisation knows; its mailbox is the owner's. */
+  email: string;
+  /** The address the account signs in with now (an address change moves it). */
+  current: string;
+  /** An address outside the organisation the owner also controls (the target of address changes). */
+  elsewhere: string;
+  identityId?: string;
+  owner: Holder;
+  stranger: Holder;
+  deactivated: boolean;
+  /** The role the owner was invited with, once the invitation was accepted. */
+  role?: string;
+}
+
+export interface World {
+  stack: LifecycleStack;
+  /** The run's organisation, its SSO provider id and domain. */
+  org: string;
+  provider: string;
+  domain: string;
+  root: { email: string; userId: string; identityId: string; token: () => Promise<string> };
+  /** The directory's SCIM token, once the organisation connected one (self sign-up closes then). */
+  scimToken: string | undefined;
+  slots: Slot[];
+  /** Addresses whose control was proven: a mailed code entered, or the IdP or directory vouching. */
+  proven: Set<string>;
+  /** Identities the owner of an address signed in to (the accounts owners use). */
+  ownerUsed: Set<string>;
+  enforced: boolean;
+  breakGlass: boolean;
+  /** What happened, step by step, for the report of a counterexample. */
+  log: string[];
+}
+
+export class InvariantViolation extends Error {}
+
+const violated = (w: World, invariant: number, what: string): never => {
+  throw new InvariantViolation(
+    `invariant ${invariant} broken: ${what}\n  steps:\n    ${w.log.join('\n    ')}`,
+  );
+};
+
+let runs = 0;
+
+/** A fresh organisation (its own domain, SSO provider, root org-admin, SCIM token) for one run. */
+export async function newWorld(stack: LifecycleStack): Promise<World> {
+  const n = ++runs;
+  const domain = `m${n}.lab.test`;
+  const provider = `model-${n}`;
+  const created = await stack.operator('POST', '/admin/organisations', {
+    name: `Model ${n}`,
+    domains: [domain],
+    products: ['Platform'],
+  });
+  if (created.status !== 201) throw new Error(`organisation: ${created.status}`);
+  const org = created.body.id as string;
+  const rootEmail = `root@${domain}`;
+  const root = await stack.operator('POST', '/admin/users', {
+    organisationId: org,
+    email: rootEmail,
+    firstName: 'Root',
+    lastName: 'Admin',
+    role: 'org-admin',
+    password: ROOT_PASSWORD,
+  });
+  if (root.status !== 201) throw new Error(`root: ${root.status} ${JSON.stringify(root.body)}`);
+  const slots: Slot[] = Array.from({ length: SLOTS }, (_, i) => ({
+    email: `person${i}@${domain}`,
+    current: `person${i}@${domain}`,
+    elsewhere: `person${i}@elsewhere-${n}.test`,
+    owner: { auth: new SoftAuthenticator() },
+    stranger: { auth: new SoftAuthenticator() },
+    deactivated: false,
+  }));
+  for (const email of [rootEmail, ...slots.map((s) => s.email)]) {
+    stack.idp.addUser({ email, password: IDP_PASSWORD, givenName: 'Idp', familyName: 'Person' });
+  }
+  stack.idp.setClient({
+    clientId: `client-${n}`,
+    clientSecret: `client-secret-${n}`,
+    redirectUris: [`${stack.urls.identityPublic}/self-service/methods/oidc/callback/${provider}`],
+  });
+  const signUp = await stack.operator('PUT', `/admin/organisations/${org}/self-signup`, { enabled: true });
+  if (signUp.status !== 200) throw new Error(`self sign-up: ${signUp.status}`);
+  const sso = await stack.operator('PUT', `/admin/organisations/${org}/sso`, ssoSettings(stack, n, false));
+  if (sso.status !== 200) throw new Error(`sso: ${sso.status} ${JSON.stringify(sso.body)}`);
+  const glass = await stack.operator('PUT', `/admin/organisations/${org}/sso/break-glass`, {
+    userId: root.body.id,
+  });
+  if (glass.status !== 200) throw new Error(`break-glass: ${glass.status}`);
+  stack.clock.advance(31_000);
+  const token = async () => {
+    const res = await fetch(`${stack.urls.oauth2Admin}/admin/oauth2/federated-tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        subject: root.body.identityId,
+        client_id: 'platform',
+        session: { access_token: {} },
+      }),
+    });
+    return ((await res.json()) as any).access_token as string;
+  };
+  return {
+    stack,
+    org,
+    provider,
+    domain,
+    root: { email: rootEmail, userId: root.body.id, identityId: root.body.identityId, token },
+    scimToken: undefined,
+    slots,
+    proven: new Set([rootEmail]),
+    ownerUsed: new Set([root.body.identityId]),
+    enforced: false,
+    breakGlass: true,
+    log: [],
+  };
+}
+
+function ssoSettings(stack: LifecycleStack, n: number, enforce: boolean) {
+  return {
+    provider: `model-${n}`,
+    issuer: stack.idp.issuer,
+    clientId: `client-${n}`,
+    clientSecret: `client-secret-${n}`,
+    enforce,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The browser's and the API clients' steps, over HTTP
+
+const JSON_ACCEPT = { accept: 'application/json' };
+const csrfOf = (flow: any): string =>
+  flow?.ui?.nodes?.find((n: any) => n.attributes?.name === 'csrf_token')?.attributes.value ?? '';
+const nodeValue = (flow: any, name: string): string | undefined =>
+  flow?.ui?.nodes?.find((n: any) => n.attributes?.name === name)?.attributes.value;
+
+async function whoami(w: World, jar: Jar | undefined): Promise<any | undefined> {
+  if (!jar) return undefined;
+  const { res, body } = await jar.fetch(`${w.stack.urls.identityPublic}/sessions/whoami`, {
+    headers: JSON_ACCEPT,
+  });
+  return res.status === 200 ? body : undefined;
+}
+
+/** The newest mail to `to` whose text matches `pattern`, after `since` mails. */
+function mailTo(w: World, to: string, since: number, pattern: RegExp): string | undefined {
+  const mail = w.stack.mail.slice(since).filter((m) => m.to === to && pattern.test(m.text));
+  return mail.at(-1)?.text;
+}
+const codeIn = (text: string | undefined) => text?.match(/\b(\d{6})\b/)?.[1];
+
+type Credential =
+  | { kind: 'password'; identifier: string; password: string }
+  | { kind: 'passkey'; auth: SoftAuthenticator; key: number }
+  | { kind: 'sso'; email: string };
+
+const describeCredential = (c: Credential) =>
+  c.kind === 'password'
+    ? `password as ${c.identifier}`
+    : c.kind === 'passkey'
+      ? `passkey #${c.key}`
+      : `SSO as ${c.email}`;
+
+interface SignInOutcome {
+  /** The identity the browser holds a session for afterwards, and its address. */
+  identityId?: string;
+  email?: string;
+  /** Tokens the authorization server issued at the end. */
+  tokens?: { access_token: string; refresh_token?: string };
+  jar: Jar;
+}
+
+/**
+ * The app's sign-in: the authorization request, the login flow for its challenge answered with
+ * `credential` (the IdP's page for SSO), the consent when asked, and the code exchanged for tokens.
+ */
+async function signIn(w: World, credential: Credential, jar = new Jar(APP_ORIGIN)): Promise<SignInOutcome> {
+  const { urls } = w.stack;
+  const { url, verifier } = platformAuthorizeUrl(urls.issuer, APP_ORIGIN);
+  const outcome: SignInOutcome = { jar };
+  try {
+    let at = await jar.navigateToApp(url);
+    if (at.pathname === '/account/login') {
+      const challenge = at.searchParams.get('login_challenge') ?? '';
+      const flow = await jar.fetch(
+        `${urls.identityPublic}/self-service/login/browser?login_challenge=${encodeURIComponent(challenge)}`,
+        { headers: JSON_ACCEPT },
+      );
+      if (flow.res.status !== 200) return await settle(w, outcome);
+      const next = await answerLogin(w, jar, flow.body, credential);
+      if (!next) return await settle(w, outcome);
+      at = await jar.navigateToApp(next);
+    }
+    if (at.pathname === '/account/consent') {
+      const session = await whoami(w, jar);
+      const accepted = await new Jar().fetch(`${urls.users}/login/consent`, {
+        method: 'POST',
+        headers: { origin: APP_ORIGIN },
+        json: { consentChallenge: at.searchParams.get('consent_challenge'), identitySessionId: session?.id },
+      });
+      if (accepted.res.status !== 200) return await settle(w, outcome);
+      at = await jar.navigateToApp(accepted.body.redirectTo);
+    }
+    const code = at.pathname === '/account/callback' ? at.searchParams.get('code') : null;
+    if (code) {
+      const token = await jar.fetch(`${urls.issuer}/oauth2/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: `${APP_ORIGIN}/account/callback`,
+          code_verifier: verifier,
+          client_id: 'platform',
+        }).toString(),
+      });
+      if (token.res.status === 200 && token.body.access_token) outcome.tokens = token.body;
+    }
+  } catch {
+    // A redirect chain that ends nowhere (an error page, a refusal): no token.
+  }
+  return settle(w, outcome);
+}
+
+async function settle(w: World, outcome: SignInOutcome): Promise<SignInOutcome> {
+  const session = await whoami(w, outcome.jar);
+  if (session) {
+    outcome.identityId = session.identity.id;
+    outcome.email = session.identity.traits.email;
+  }
+  return outcome;
+}
+
+/** Answers a login flow with the credential; where the browser goes next (undefined: refused). */
+async function answerLogin(w: World, jar: Jar, flow: any, c: Credential): Promise<string | undefined> {
+  const action = `${w.stack.urls.identityPublic}/self-service/login?flow=${flow.id}`;
+  if (c.kind === 'sso') {
+    const res = await jar.fetch(action, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: APP_ORIGIN },
+      body: new URLSearchParams({
+        method: 'oidc',
+        provider: w.provider,
+        csrf_token: csrfOf(flow),
+      }).toString(),
+    });
+    const toIdp = res.headers.get('location');
+    if (res.status !== 303 || !toIdp?.startsWith(w.stack.idp.issuer)) return undefined;
+    return atIdp(w, jar, toIdp, c.email);
+  }
+  let json: Record<string, unknown>;
+  if (c.kind === 'password') {
+    json = { method: 'password', identifier: c.identifier, password: c.password };
+  } else {
+    const challenge = nodeValue(flow, 'passkey_challenge');
+    if (!challenge) return undefined;
+    const key = c.auth.keys[c.key];
+    if (!key) return undefined;
+    const answer = c.auth.get(JSON.parse(challenge).publicKey, { key });
+    json = { method: 'passkey', passkey_login: JSON.stringify(answer) };
+  }
+  const res = await jar.fetch(action, {
+    method: 'POST',
+    headers: JSON_ACCEPT,
+    json: { ...json, csrf_token: csrfOf(flow) },
+  });
+  return res.res.status === 422 ? res.body?.redirect_browser_to : undefined;
+}
+
+/** The IdP's sign-in page, answered as the person who controls `email` there; our callback URL. */
+async function atIdp(w: World, jar: Jar, url: string, email: string): Promise<string | undefined> {
+  const issuer = w.stack.idp.issuer;
+  let next = url;
+  let page: string | undefined;
+  for (let hop = 0; hop < 10 && !page; hop++) {
+    const { res } = await jar.fetch(next);
+    const location = res.headers.get('location');
+    if (!location) page = next;
+    else next = new URL(location, next).toString();
+  }
+  if (!page?.startsWith(`${issuer}/interaction/`)) return undefined;
+  let res = (
+    await jar.fetch(`${page}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ email, password: IDP_PASSWORD }).toString(),
+    })
+  ).res;
+  let current = `${page}/login`;
+  for (let hop = 0; hop < 10; hop++) {
+    const location = res.headers.get('location');
+    if (!location) return undefined;
+    current = new URL(location, current).toString();
+    if (!current.startsWith(issuer)) return current;
+    res = (await jar.fetch(current)).res;
+  }
+  return undefined;
+}
+
+/** A settings flow in the signed-in browser; undefined when the session can not open one. */
+async function settingsFlow(w: World, jar: Jar | undefined): Promise<any | undefined> {
+  if (!jar) return undefined;
+  const flow = await jar.fetch(`${w.stack.urls.identityPublic}/self-service/settings/browser`, {
+    headers: JSON_ACCEPT,
+  });
+  return flow.res.status === 200 ? flow.body : undefined;
+}
+
+async function submitSettings(w: World, jar: Jar, flow: any, json: Record<string, unknown>) {
+  const res = await jar.fetch(`${w.stack.urls.identityPublic}/self-service/settings?flow=${flow.id}`, {
+    method: 'POST',
+    headers: JSON_ACCEPT,
+    json: { ...json, csrf_token: csrfOf(flow) },
+  });
+  return res.res.status === 200;
+}
+
+async function consoleCall(w: World, method: string, path: string, json?: unknown) {
+  const { res, body } = await new Jar().fetch(`${w.stack.urls.users}/console/organisations/${w.org}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${await w.root.token()}` },
+    ...(json === undefined ? {} : { json }),
+  });
+  return { status: res.status, body };
+}
+
+async function scimCall(w: World, method: string, path: string, body?: unknown) {
+  const { res, body: answer } = await new Jar().fetch(`${w.stack.urls.users}/scim/v2${path}`, {
+    method,
+    headers: { authorization: `Bearer ${w.scimToken ?? ''}`, 'content-type': 'application/scim+json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: answer };
+}
+
+/** The user-service member of the slot's address, as the operator lists it. */
+async function memberOf(w: World, email: string): Promise<any | undefined> {
+  const list = await w.stack.operator('GET', `/admin/users?organisationId=${w.org}`);
+  return (list.body?.users ?? []).find((u: any) => u.email === email);
+}
+
+const passwordOf = (actor: Actor, slot: number) =>
+  actor === 'owner' ? `Owner-${slot}-Chose-This-2026!` : `Stranger-${slot}-Guessed-This-2026!`;
+
+// ---------------------------------------------------------------------------------------------
+// The invariants, against the real services
+
+/** What a sign-in by `actor` on slot `s` must never give: invariants 1 to 3. */
+function judge(w: World, s: number, actor: Actor, via: Credential, out: SignInOutcome): void {
+  const slot = w.slots[s]!;
+  const who = `the ${actor} of person${s} (${describeCredential(via)})`;
+  if (out.identityId) {
+    if (actor === 'stranger' && w.ownerUsed.has(out.identityId)) {
+      violated(w, 1, `${who} signed in to the account its owner uses (${out.identityId})`);
+    }
+    const member = out.identityId !== w.root.identityId || !w.breakGlass;
+    if (w.enforced && via.kind !== 'sso' && member) {
+      violated(w, 3, `${who} signed in without the IdP while the organisation enforces SSO`);
+    }
+  }
+  if (out.tokens) {
+    if (!out.email || !w.proven.has(out.email)) {
+      violated(w, 2, `${who} got a token for ${out.email ?? 'an unknown address'}, which was never proven`);
+    }
+    if (slot.deactivated && out.identityId === slot.identityId) {
+      violated(w, 2, `${who} got a token after the person was deactivated`);
+    }
+  }
+}
+
+/** Every credential `holder` has for the slot's account. */
+function credentialsOf(slot: Slot, holder: Holder): Credential[] {
+  const out: Credential[] = [];
+  if (holder.password) {
+    for (const identifier of new Set([slot.email, slot.current])) {
+      out.push({ kind: 'password', identifier, password: holder.password });
+    }
+  }
+  holder.auth.keys.forEach((_, key) => out.push({ kind: 'passkey', auth: holder.auth, key }));
+  return out;
+}
+
+/** Checks the four invariants against the real services (throws InvariantViolation). */
+export async function checkInvariants(w: World): Promise<void> {
+  for (let s = 0; s < w.slots.length; s++) {
+    const slot = w.slots[s]!;
+    for (const actor of ['owner', 'stranger'] as const) {
+      const holder = slot[actor];
+      for (const credential of credentialsOf(slot, holder)) {
+        judge(w, s, actor, credential, await signIn(w, credential));
+      }
+    }
+    // Sessions held: the stranger's browser must not be in the owner's account.
+    const held = await whoami(w, slot.stranger.jar);
+    if (held && w.ownerUsed.has(held.identity.id)) {
+      violated(w, 1, `the stranger's browser holds a session on person${s}'s account`);
+    }
+    // Tokens held by someone deactivated since: neither refresh nor userinfo answers.
+    for (const actor of ['owner', 'stranger'] as const) {
+      const tokens = slot[actor].tokens;
+      if (!slot.deactivated || !tokens) continue;
+      const info = await fetch(`${w.stack.urls.issuer}/userinfo`, {
+        headers: { authorization: `Bearer ${tokens.access_token}` },
+      });
+      if (info.status === 200) violated(w, 2, `the ${actor}'s access token still answers at /userinfo`);
+      if (tokens.refresh_token) {
+        const refreshed = await fetch(`${w.stack.urls.issuer}/oauth2/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            grant_type: 'refresh_token',
+            refresh_token: tokens.refresh_token,
+            client_id: 'platform',
+          }).toString(),
+        });
+        if (refreshed.status === 200) violated(w, 2, `the ${actor}'s refresh token still works`);
+      }
+    }
+  }
+  await checkAdmins(w);
+}
+
+/** Invariant 4 (and 3 for the root admin when it is not the break-glass admin). */
+async function checkAdmins(w: World): Promise<void> {
+  const rootPassword: Credential = { kind: 'password', identifier: w.root.email, password: ROOT_PASSWORD };
+  if (w.enforced && !w.breakGlass) {
+    const out = await signIn(w, rootPassword);
+    if (out.identityId) violated(w, 3, 'the root admin signed in with a password though not break-glass');
+  }
+  const members = (await w.stack.operator('GET', `/admin/users?organisationId=${w.org}`)).body?.users ?? [];
+  const admins = new Set(members.filter((u: any) => u.role === 'org-admin').map((u: any) => u.identityId));
+  const candidates: { identityId: string | undefined; credential: Credential }[] = [
+    {
+      identityId: w.root.identityId,
+      credential: w.enforced && !w.breakGlass ? { kind: 'sso', email: w.root.email } : rootPassword,
+    },
+  ];
+  for (const slot of w.slots) {
+    if (slot.role !== 'org-admin' || slot.deactivated) continue;
+    const credential: Credential | undefined =
+      w.enforced || !slot.owner.password
+        ? { kind: 'sso', email: slot.email }
+        : { kind: 'password', identifier: slot.current, password: slot.owner.password };
+    candidates.push({ identityId: slot.identityId, credential });
+  }
+  for (const { identityId, credential } of candidates) {
+    if (!identityId || !admins.has(identityId)) continue;
+    const out = await signIn(w, credential);
+    if (out.tokens && out.identityId === identityId) return;
+  }
+  violated(w, 4, 'no org-admin of the organisation can sign in');
+}
+
+// ---------------------------------------------------------------------------------------------
+// The commands
+
+abstract class Step implements fc.AsyncCommand<World, World> {
+  check(_w: Readonly<World>): boolean {
+    return true;
+  }
+  abstract act(w: World): Promise<string>;
+  async run(w: World): Promise<void> {
+    const what = await this.act(w);
+    w.log.push(`${this.toString()} → ${what}`);
+    await checkInvariants(w);
+  }
+  abstract toString(): string;
+}
+
+/** Registers the slot's address with the actor's password (self sign-up); the owner enters the code. */
+class Register extends Step {
+  constructor(
+    readonly s: number,
+    readonly actor: Actor,
+  ) {
+    super();
+  }
+  async act(w: World) {
+    const slot = w.slots[this.s]!;
+    const jar = new Jar(APP_ORIGIN);
+    const { urls } = w.stack;
+    const flow = await jar.fetch(`${urls.identityPublic}/self-service/registration/browser`, {
+      headers: JSON_ACCEPT,
+    });
+    if (flow.res.status !== 200) return `no registration flow (${flow.res.status})`;
+    const since = w.stack.mail.length;
+    const password = passwordOf(this.actor, this.s);
+    const res = await jar.fetch(`${urls.identityPublic}/self-service/registration?flow=${flow.body.id}`, {
+      method: 'POST',
+      headers: JSON_ACCEPT,
+      json: {
+        method: 'password',
+        password,
+        traits: { email: slot.email, name: { first: 'Self', last: 'Registered' } },
+        csrf_token: csrfOf(flow.body),
+      },
+    });
+    if (res.res.status !== 200) return `refused (${res.res.status})`;
+    slot[this.actor].password = password;
+    slot.identityId ??= res.body?.identity?.id ?? res.body?.session?.identity?.id;
+    slot[this.actor].jar = jar;
+    if (this.actor === 'stranger') return 'registered; the code went to the owner’s mailbox';
+    const verification = (res.body?.continue_with ?? []).find(
+      (c: any) => c.action === 'show_verification_ui',
+    )?.flow;
+    const code = codeIn(mailTo(w, slot.email, since, /\b\d{6}\b/));
+    if (!verification || !code) return 'registered; no verification code';
+    const vflow = await jar.fetch(
+      `${urls.identityPublic}/self-service/verification/flows?id=${verification.id}`,
+      { headers: JSON_ACCEPT },
+    );
+    const done = await jar.fetch(`${urls.identityPublic}/self-service/verification?flow=${verification.id}`, {
+      method: 'POST',
+      headers: JSON_ACCEPT,
+      json: { method: 'code', code, csrf_token: csrfOf(vflow.body) },
+    });
+    if (done.body?.state !== 'passed_challenge')
+      return `registered; the code was refused (${done.res.status})`;
+    w.proven.add(slot.email);
+    const session = await whoami(w, jar);
+    if (session) w.ownerUsed.add(session.identity.id);
+    return 'registered and verified';
+  }
+  toString() {
+    return `${this.actor} registers person${this.s}`;
+  }
+}
+
+/** The owner signs in through the organisation's IdP (just in time, or linking). */
+class OwnerSso extends Step {
+  constructor(readonly s: number) {
+    super();
+  }
+  async act(w: World) {
+    const slot = w.slots[this.s]!;
+    const via: Credential = { kind: 'sso', email: slot.email };
+    const out = await signIn(w, via);
+    if (!out.identityId) return 'no session';
+    // The IdP vouched for the address; the owner now uses this account.
+    w.proven.add(slot.email);
+    w.ownerUsed.add(out.identityId);
+    slot.identityId ??= out.identityId;
+    slot.owner.jar = out.jar;
+    judge(w, this.s, 'owner', via, out);
+    if (out.tokens) slot.owner.tokens = out.tokens;
+    return out.tokens ? 'signed in, token issued' : 'signed in, no token';
+  }
+  toString() {
+    return `owner of person${this.s} signs in with SSO`;
+  }
+}
+
+/** A person signs in with what they hold (password, else passkey), keeping the browser and tokens. */
+class SignIn extends Step {
+  constructor(
+    readonly s: number,
+    readonly actor: Actor,
+  ) {
+    super();
+  }
+  check(w: Readonly<World>) {
+    const h = w.slots[this.s]![this.actor];
+    return !!h.password || h.auth.keys.length > 0;
+  }
+  async act(w: World) {
+    const slot = w.slots[this.s]!;
+    const [via] = credentialsOf(slot, slot[this.actor]).reverse();
+    if (!via) return 'holds nothing';
+    const out = await signIn(w, via);
+    judge(w, this.s, this.actor, via, out);
+    if (!out.identityId) return 'refused';
+    slot[this.actor].jar = out.jar;
+    if (out.tokens) slot[this.actor].tokens = out.tokens;
+    if (this.actor === 'owner') w.ownerUsed.add(out.identityId);
+    return out.tokens ? 'signed in, token issued' : 'signed in, no token';
+  }
+  toString() {
+    return `${this.actor} of person${this.s} signs in`;
+  }
+}
+
+/** An org-admin invites the slot's address in the console. */
+class Invite extends Step {
+  constructor(
+    readonly s: number,
+    readonly role: 'member' | 'org-admin',
+  ) {
+    super();
+  }
+  async act(w: World) {
+    const slot = w.slots[this.s]!;
+    const res = await consoleCall(w, 'POST', '/invitations', {
+      email: slot.email,
+      firstName: 'Invited',
+      lastName: 'Person',
+      role: this.role,
+    });
+    if (res.status !== 201) return `refused (${res.status} ${res.body?.errorCode ?? ''})`;
+    slot.identityId ??= res.body.identityId;
+    (slot as Slot & { invitedAs?: string }).invitedAs = this.role;
+    return 'invited';
+  }
+  toString() {
+    return `admin invites person${this.s} as ${this.role}`;
+  }
+}
+
+/** The owner follows the newest invitation mail: code, own password, the terms. */
+class AcceptInvitation extends Step {
+  constructor(readonly s: number) {
+    super();
+  }
+  check(w: Readonly<World>) {
+    return !!(w.slots[this.s] as Slot & { invitedAs?: string }).invitedAs;
+  }
+  async act(w: World) {
+    const slot = w.slots[this.s]! as Slot & { invitedAs?: string };
+    const text = mailTo(w, slot.email, 0, /\/account\/onboarding\?/);
+    const link = text ? new URL(/https?:\/\/\S+/.exec(text)![0]) : undefined;
+    if (!link) return 'no invitation mail';
+    const { urls } = w.stack;
+    const jar = new Jar(APP_ORIGIN);
+    const flow = link.searchParams.get('flow')!;
+    const submitted = await jar.fetch(
+      `${urls.identityPublic}/self-service/recovery?flow=${encodeURIComponent(flow)}`,
+      { method: 'POST', headers: JSON_ACCEPT, json: { method: 'code', code: link.searchParams.get('code') } },
+    );
+    if (submitted.res.status !== 422) return `code refused (${submitted.res.status})`;
+    // The code came from the owner's mailbox: the address is proven.
+    w.proven.add(slot.email);
+    const session = await whoami(w, jar);
+    if (session) {
+      w.ownerUsed.add(session.identity.id);
+      slot.identityId ??= session.identity.id;
+    }
+    slot.owner.jar = jar;
+    const settings = await settingsFlow(w, jar);
+    const password = passwordOf('owner', this.s);
+    if (settings && (await submitSettings(w, jar, settings, { method: 'password', password }))) {
+      slot.owner.password = password;
+    }
+    const terms = (await jar.fetch(`${urls.users}/terms/current`)).body;
+    await jar.fetch(`${urls.users}/terms/accept`, {
+      method: 'POST',
+      headers: { origin: APP_ORIGIN },
+      json: {
+        documents: [
+          { document: 'terms', version: terms?.terms?.version },
+          { document: 'privacy', version: terms?.privacy?.version },
+        ],
+      },
+    });
+    const member = await memberOf(w, slot.email);
+    if (member) slot.role = member.role;
+    return `accepted (${slot.role ?? 'no member'})`;
+  }
+  toString() {
+    return `owner of person${this.s} accepts the invitation`;
+  }
+}
+
+/** The owner recovers the account with a code mailed to the address it signs in with. */
+class Recover extends Step {
+  constructor(readonly s: number) {
+    super();
+  }
+  async act(w: World) {
+    const slot = w.slots[this.s]!;
+    const { urls } = w.stack;
+    const jar = new Jar(APP_ORIGIN);
+    const flow = await jar.fetch(`${urls.identityPublic}/self-service/recovery/browser`, {
+      headers: JSON_ACCEPT,
+    });
+    if (flow.res.status !== 200) return `no flow (${flow.res.status})`;
+    const action = `${urls.identityPublic}/self-service/recovery?flow=${flow.body.id}`;
+    const since = w.stack.mail.length;
+    const asked = await jar.fetch(action, {
+      method: 'POST',
+      headers: JSON_ACCEPT,
+      json: { method: 'code', email: slot.current, csrf_token: csrfOf(flow.body) },
+    });
+    const code = codeIn(mailTo(w, slot.current, since, /\b\d{6}\b/));
+    if (asked.res.status !== 200 || !code) return `no code (${asked.res.status})`;
+    const submitted = await jar.fetch(action, {
+      method: 'POST',
+      headers: JSON_ACCEPT,
+      json: { method: 'code', code, csrf_token: csrfOf(asked.body) },
+    });
+    if (submitted.res.status !== 422) return `code refused (${submitted.res.status})`;
+    w.proven.add(slot.current);
+    const session = await whoami(w, jar);
+    if (!session) return 'no session';
+    w.ownerUsed.add(session.identity.id);
+    slot.owner.jar = jar;
+    // A member of an enforcing organisation gets in only through the IdP (invariant 3).
+    if (w.enforced && session.identity.id !== w.root.identityId) {
+      violated(w, 3, `the owner of person${this.s} got a session by account recovery under SSO enforcement`);
+    }
+    return 'recovered';
+  }
+  toString() {
+    return `owner of person${this.s} recovers the account by mailed code`;
+  }
+}
+
+/** The owner sets a password in settings (signed-in browser). */
+class AddPassword extends Step {
+  constructor(readonly s: number) {
+    super();
+  }
+  check(w: Readonly<World>) {
+    return !!w.slots[this.s]!.owner.jar;
+  }
+  async act(w: World) {
+    const slot = w.slots[this.s]!;
+    const flow = await settingsFlow(w, slot.owner.jar);
+    if (!flow) return 'no settings flow';
+    const password = passwordOf('owner', this.s);
+    if (!(await submitSettings(w, slot.owner.jar!, flow, { method: 'password', password }))) return 'refused';
+    slot.owner.password = password;
+    return 'password set';
+  }
+  toString() {
+    return `owner of person${this.s} sets a password`;
+  }
+}
+
+/** The actor adds a passkey in settings, in the browser they signed in with. */
+class AddPasskey extends Step {
+  constructor(
+    readonly s: number,
+    readonly actor: Actor,
+  ) {
+    super();
+  }
+  check(w: Readonly<World>) {
+    return !!w.slots[this.s]![this.actor].jar;
+  }
+  async act(w: World) {
+    const holder = w.slots[this.s]![this.actor];
+    const flow = await settingsFlow(w, holder.jar);
+    const options = nodeValue(flow, 'passkey_create_data');
+    if (!flow || !options) return 'no passkey set-up offered';
+    const created = holder.auth.create(JSON.parse(options).credentialOptions.publicKey);
+    const ok = await submitSettings(w, holder.jar!, flow, {
+      method: 'passkey',
+      passkey_settings_register: JSON.stringify(created),
+    });
+    if (!ok) {
+      holder.auth.keys.pop();
+      return 'refused';
+    }
+    return 'passkey added';
+  }
+  toString() {
+    return `${this.actor} of person${this.s} adds a passkey`;
+  }
+}
+
+/** The owner moves the account to an address outside the organisation (which they control). */
+class ChangeAddress extends Step {
+  constructor(readonly s: number) {
+    super();
+  }
+  check(w: Readonly<World>) {
+    return !!w.slots[this.s]!.owner.jar;
+  }
+  async act(w: World) {
+    const slot = w.slots[this.s]!;
+    const flow = await settingsFlow(w, slot.owner.jar);
+    const traits = flow?.identity?.traits;
+    if (!traits) return 'no settings flow';
+    const target = slot.current === slot.elsewhere ? slot.email : slot.elsewhere;
+    const ok = await submitSettings(w, slot.owner.jar!, flow, {
+      method: 'profile',
+      traits: { ...traits, email: target },
+    });
+    if (!ok) return 'refused';
+    slot.current = target;
+    return `address now ${target}`;
+  }
+  toString() {
+    return `owner of person${this.s} changes the address`;
+  }
+}
+
+/** The owner proves the address the account has now, with a code mailed to it. */
+class VerifyAddress extends Step {
+  constructor(readonly s: number) {
+    super();
+  }
+  check(w: Readonly<World>) {
+    return !!w.slots[this.s]!.owner.jar;
+  }
+  async act(w: World) {
+    const slot = w.slots[this.s]!;
+    const jar = slot.owner.jar!;
+    const { urls } = w.stack;
+    const flow = await jar.fetch(`${urls.identityPublic}/self-service/verification/browser`, {
+      headers: JSON_ACCEPT,
+    });
+    if (flow.res.status !== 200) return `no flow (${flow.res.status})`;
+    const action = `${urls.identityPublic}/self-service/verification?flow=${flow.body.id}`;
+    const since = w.stack.mail.length;
+    const asked = await jar.fetch(action, {
+      method: 'POST',
+      headers: JSON_ACCEPT,
+      json: { method: 'code', email: slot.current, csrf_token: csrfOf(flow.body) },
+    });
+    const code = codeIn(mailTo(w, slot.current, since, /\b\d{6}\b/));
+    if (!code) return `no code (${asked.res.status})`;
+    const done = await jar.fetch(action, {
+      method: 'POST',
+      headers: JSON_ACCEPT,
+      json: { method: 'code', code, csrf_token: csrfOf(asked.body) },
+    });
+    if (done.body?.state !== 'passed_challenge') return `refused (${done.res.status})`;
+    w.proven.add(slot.current);
+    return `${slot.current} proven`;
+  }
+  toString() {
+    return `owner of person${this.s} verifies the current address`;
+  }
+}
+
+/** An org-admin connects the organisation's directory: a SCIM token (self sign-up closes). */
+class ConnectDirectory extends Step {
+  check(w: Readonly<World>) {
+    return w.scimToken === undefined;
+  }
+  async act(w: World) {
+    const res = await consoleCall(w, 'POST', '/scim/tokens', { name: 'Directory' });
+    if (res.status !== 201) return `refused (${res.status})`;
+    w.scimToken = res.body.token;
+    w.stack.clock.advance(31_000);
+    return 'connected';
+  }
+  toString() {
+    return 'admin connects the directory (SCIM)';
+  }
+}
+
+/** The organisation's directory creates the person (SCIM). */
+class ScimCreate extends Step {
+  constructor(readonly s: number) {
+    super();
+  }
+  check(w: Readonly<World>) {
+    return w.scimToken !== undefined;
+  }
+  async act(w: World) {
+    const slot = w.slots[this.s]!;
+    const res = await scimCall(w, 'POST', '/Users', {
+      schemas: [SCIM_USER],
+      userName: slot.email,
+      name: { givenName: 'Directory', familyName: 'Person' },
+      active: true,
+    });
+    if (res.status !== 201) return `refused (${res.status})`;
+    // The directory vouches for the address.
+    w.proven.add(slot.email);
+    slot.deactivated = false;
+    const member = await memberOf(w, slot.email);
+    slot.identityId ??= member?.identityId ?? undefined;
+    return 'created';
+  }
+  toString() {
+    return `directory creates person${this.s}`;
+  }
+}
+
+/** The directory sets `active` (SCIM PATCH). */
+class ScimActive extends Step {
+  constructor(
+    readonly s: number,
+    readonly active: boolean,
+  ) {
+    super();
+  }
+  check(w: Readonly<World>) {
+    return w.scimToken !== undefined;
+  }
+  async act(w: World) {
+    const slot = w.slots[this.s]!;
+    const found = await scimCall(
+      w,
+      'GET',
+      `/Users?filter=${encodeURIComponent(`userName eq "${slot.email}"`)}`,
+    );
+    const id = found.body?.Resources?.[0]?.id;
+    if (!id) return 'not in the directory';
+    const res = await scimCall(w, 'PATCH', `/Users/${id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'active', value: this.active }],
+    });
+    if (res.status !== 200) return `refused (${res.status})`;
+    slot.deactivated = !this.active;
+    if (!this.active) slot.identityId ??= (await memberOf(w, slot.email))?.identityId ?? undefined;
+    return this.active ? 'reactivated' : 'deactivated';
+  }
+  toString() {
+    return `directory sets person${this.s} active=${this.active}`;
+  }
+}
+
+/** An org-admin deactivates (or reactivates) the person in the console. */
+class ConsoleActive extends Step {
+  constructor(
+    readonly s: number,
+    readonly active: boolean,
+  ) {
+    super();
+  }
+  async act(w: World) {
+    const slot = w.slots[this.s]!;
+    const member = await memberOf(w, slot.email);
+    if (!member) return 'no member';
+    const res = await consoleCall(
+      w,
+      'POST',
+      `/members/${member.id}/${this.active ? 'reactivate' : 'deactivate'}`,
+    );
+    if (res.status !== 200 && res.status !== 204)
+      return `refused (${res.status} ${res.body?.errorCode ?? ''})`;
+    slot.deactivated = !this.active;
+    slot.identityId ??= member.identityId ?? undefined;
+    return this.active ? 'reactivated' : 'deactivated';
+  }
+  toString() {
+    return `admin ${this.active ? 'reactivates' : 'deactivates'} person${this.s} in the console`;
+  }
+}
+
+/** The operator turns SSO enforcement on or off for the organisation. */
+class Enforce extends Step {
+  constructor(readonly on: boolean) {
+    super();
+  }
+  check(w: Readonly<World>) {
+    return w.enforced !== this.on;
+  }
+  async act(w: World) {
+    const n = Number(w.provider.slice('model-'.length));
+    const res = await w.stack.operator(
+      'PUT',
+      `/admin/organisations/${w.org}/sso`,
+      ssoSettings(w.stack, n, this.on),
+    );
+    if (res.status !== 200) return `refused (${res.status})`;
+    w.enforced = this.on;
+    w.stack.clock.advance(31_000);
+    return this.on ? 'enforced' : 'not enforced';
+  }
+  toString() {
+    return `SSO enforcement ${this.on ? 'on' : 'off'}`;
+  }
+}
+
+/** The operator names the root org-admin break-glass admin, or clears it. */
+class BreakGlass extends Step {
+  constructor(readonly on: boolean) {
+    super();
+  }
+  check(w: Readonly<World>) {
+    return w.breakGlass !== this.on;
+  }
+  async act(w: World) {
+    const path = `/admin/organisations/${w.org}/sso/break-glass`;
+    const res = this.on
+      ? await w.stack.operator('PUT', path, { userId: w.root.userId })
+      : await w.stack.operator('DELETE', path);
+    if (res.status !== 200) return `refused (${res.status})`;
+    w.breakGlass = this.on;
+    w.stack.clock.advance(31_000);
+    return 'done';
+  }
+  toString() {
+    return `break-glass admin ${this.on ? 'named' : 'cleared'}`;
+  }
+}
+
+/** The root org-admin steps down to member in the console. */
+class RootStepsDown extends Step {
+  async act(w: World) {
+    const res = await consoleCall(w, 'POST', `/members/${w.root.userId}/role`, { role: 'member' });
+    return res.status === 200 ? 'now a member' : `refused (${res.status} ${res.body?.errorCode ?? ''})`;
+  }
+  toString() {
+    return 'root org-admin steps down to member';
+  }
+}
+
+const slot = fc.nat({ max: SLOTS - 1 });
+const actor = fc.constantFrom<Actor>('owner', 'stranger');
+
+/** Every command, with its arguments drawn at random. */
+export const lifecycleCommands = [
+  fc.tuple(slot, actor).map(([s, a]) => new Register(s, a)),
+  slot.map((s) => new OwnerSso(s)),
+  fc.tuple(slot, actor).map(([s, a]) => new SignIn(s, a)),
+  fc
+    .tuple(slot, fc.constantFrom<'member' | 'org-admin'>('member', 'org-admin'))
+    .map(([s, r]) => new Invite(s, r)),
+  slot.map((s) => new AcceptInvitation(s)),
+  slot.map((s) => new Recover(s)),
+  slot.map((s) => new AddPassword(s)),
+  fc.tuple(slot, actor).map(([s, a]) => new AddPasskey(s, a)),
+  slot.map((s) => new ChangeAddress(s)),
+  slot.map((s) => new VerifyAddress(s)),
+  fc.constant(new ConnectDirectory()),
+  slot.map((s) => new ScimCreate(s)),
+  fc.tuple(slot, fc.boolean()).map(([s, on]) => new ScimActive(s, on)),
+  fc.tuple(slot, fc.boolean()).map(([s, on]) => new ConsoleActive(s, on)),
+  fc.boolean().map((on) => new Enforce(on)),
+  fc.boolean().map((on) => new BreakGlass(on)),
+  fc.constant(new RootStepsDown()),
+];
+
+/**
+ * Runs the model: `runs` random sequences of at most `maxCommands` steps from `seed`, each on a
+ * fresh organisation of `stack`. Resolves with fast-check's details (a failure names the seed, the
+ * path to replay it and the shrunk counterexample).
+ */
+export function runLifecycleModel(
+  stack: LifecycleStack,
+  options: {
+    seed: number;
+    runs: number;
+    maxCommands: number;
+    path?: string;
+    onRun?: (log: string[]) => void;
+  },
+) {
+  return fc.check(
+    fc.asyncProperty(
+      fc.commands(lifecycleCommands, { maxCommands: options.maxCommands, size: 'max' }),
+      async (cmds) => {
+        const w = await newWorld(stack);
+        try {
+          await fc.asyncModelRun(() => ({ model: w, real: w }), cmds);
+        } finally {
+          options.onRun?.(w.log);
+        }
+      },
+    ),
+    {
+      seed: options.seed,
+      numRuns: options.runs,
+      ...(options.path ? { path: options.path } : {}),
+      endOnFailure: false,
+    },
+  );
+}
