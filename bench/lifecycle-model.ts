@@ -26,7 +26,7 @@ export async function benchLifecycleModel(options: { runs: number; maxCommands: 
       seconds: Math.round((performance.now() - started) / 100) / 10,
       pass: !details.failed,
       ...(details.failed
-        ? { counterexample: String(details.errorInstance ?? details.error), path: details.counterexamplePath }
+        ? { counterexample: String(details.errorInstance), path: details.counterexamplePath }
         : {}),
     };
     if (details.failed)

@@ -242,11 +242,21 @@ async function signIn(w: World, credential: Credential, jar = new Jar(APP_ORIGIN
     }
     if (at.pathname === '/account/consent') {
       const session = await whoami(w, jar);
-      const accepted = await new Jar().fetch(`${urls.users}/login/consent`, {
-        method: 'POST',
-        headers: { origin: APP_ORIGIN },
-        json: { consentChallenge: at.searchParams.get('consent_challenge'), identitySessionId: session?.id },
-      });
+      const consent = () =>
+        new Jar().fetch(`${urls.users}/login/consent`, {
+          method: 'POST',
+          headers: { origin: APP_ORIGIN },
+          json: {
+            consentChallenge: at.searchParams.get('consent_challenge'),
+            identitySessionId: session?.id,
+          },
+        });
+      let accepted = await consent();
+      if (accepted.body?.errorCode === 'TERMS_NOT_ACCEPTED') {
+        // The app's Terms step: whoever signed in accepts them, and the consent is asked again.
+        await acceptTerms(w, jar);
+        accepted = await consent();
+      }
       if (accepted.res.status !== 200) return await settle(w, outcome);
       at = await jar.navigateToApp(accepted.body.redirectTo);
     }
@@ -344,6 +354,22 @@ async function atIdp(w: World, jar: Jar, url: string, email: string): Promise<st
     res = (await jar.fetch(current)).res;
   }
   return undefined;
+}
+
+/** The Terms step: the signed-in browser accepts the current terms and privacy notice. */
+async function acceptTerms(w: World, jar: Jar): Promise<void> {
+  const { urls } = w.stack;
+  const terms = (await jar.fetch(`${urls.users}/terms/current`)).body;
+  await jar.fetch(`${urls.users}/terms/accept`, {
+    method: 'POST',
+    headers: { origin: APP_ORIGIN },
+    json: {
+      documents: [
+        { document: 'terms', version: terms?.terms?.version },
+        { document: 'privacy', version: terms?.privacy?.version },
+      ],
+    },
+  });
 }
 
 /** A settings flow in the signed-in browser; undefined when the session can not open one. */
@@ -541,29 +567,29 @@ async function checkAdmins(w: World): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // The commands
 
-abstract class Step implements fc.AsyncCommand<World, World> {
-  check(_w: Readonly<World>): boolean {
-    return true;
-  }
-  abstract act(w: World): Promise<string>;
-  async run(w: World): Promise<void> {
-    const what = await this.act(w);
-    w.log.push(`${this.toString()} → ${what}`);
-    await checkInvariants(w);
-  }
-  abstract toString(): string;
+type Step = fc.AsyncCommand<World, World>;
+
+/** A step: `act` does it (answering what happened), then the invariants are checked. */
+function step(
+  name: string,
+  act: (w: World) => Promise<string>,
+  when: (w: Readonly<World>) => boolean = () => true,
+): Step {
+  return {
+    check: when,
+    async run(w) {
+      const what = await act(w);
+      w.log.push(`${name} → ${what}`);
+      await checkInvariants(w);
+    },
+    toString: () => name,
+  };
 }
 
 /** Registers the slot's address with the actor's password (self sign-up); the owner enters the code. */
-class Register extends Step {
-  constructor(
-    readonly s: number,
-    readonly actor: Actor,
-  ) {
-    super();
-  }
-  async act(w: World) {
-    const slot = w.slots[this.s]!;
+const register = (s: number, actor: Actor): Step =>
+  step(`${actor} registers person${s}`, async (w) => {
+    const slot = w.slots[s]!;
     const jar = new Jar(APP_ORIGIN);
     const { urls } = w.stack;
     const flow = await jar.fetch(`${urls.identityPublic}/self-service/registration/browser`, {
@@ -571,7 +597,7 @@ class Register extends Step {
     });
     if (flow.res.status !== 200) return `no registration flow (${flow.res.status})`;
     const since = w.stack.mail.length;
-    const password = passwordOf(this.actor, this.s);
+    const password = passwordOf(actor, s);
     const res = await jar.fetch(`${urls.identityPublic}/self-service/registration?flow=${flow.body.id}`, {
       method: 'POST',
       headers: JSON_ACCEPT,
@@ -584,10 +610,10 @@ class Register extends Step {
     });
     // 200 with the session, or a location change to the address's verification: created either way.
     if (res.res.status !== 200 && res.res.status !== 422) return `refused (${res.res.status})`;
-    slot[this.actor].password = password;
+    slot[actor].password = password;
     slot.identityId ??= res.body?.identity?.id ?? res.body?.session?.identity?.id;
-    slot[this.actor].jar = jar;
-    if (this.actor === 'stranger') return 'registered; the code went to the owner’s mailbox';
+    slot[actor].jar = jar;
+    if (actor === 'stranger') return 'registered; the code went to the owner’s mailbox';
     const shown = (res.body?.continue_with ?? []).find((c: any) => c.action === 'show_verification_ui');
     const redirect = res.body?.redirect_browser_to as string | undefined;
     const flowId = shown?.flow?.id ?? (redirect ? new URL(redirect).searchParams.get('flow') : undefined);
@@ -597,19 +623,12 @@ class Register extends Step {
     const session = await whoami(w, jar);
     if (session) w.ownerUsed.add(session.identity.id);
     return 'registered and verified';
-  }
-  toString() {
-    return `${this.actor} registers person${this.s}`;
-  }
-}
+  });
 
 /** The owner signs in through the organisation's IdP (just in time, or linking). */
-class OwnerSso extends Step {
-  constructor(readonly s: number) {
-    super();
-  }
-  async act(w: World) {
-    const slot = w.slots[this.s]!;
+const ownerSso = (s: number): Step =>
+  step(`owner of person${s} signs in with SSO`, async (w) => {
+    const slot = w.slots[s]!;
     const via: Credential = { kind: 'sso', email: slot.email };
     const out = await signIn(w, via);
     if (!out.identityId) return 'no session';
@@ -618,131 +637,95 @@ class OwnerSso extends Step {
     w.ownerUsed.add(out.identityId);
     slot.identityId ??= out.identityId;
     slot.owner.jar = out.jar;
-    judge(w, this.s, 'owner', via, out);
+    judge(w, s, 'owner', via, out);
     if (out.tokens) slot.owner.tokens = out.tokens;
     return out.tokens ? 'signed in, token issued' : 'signed in, no token';
-  }
-  toString() {
-    return `owner of person${this.s} signs in with SSO`;
-  }
-}
+  });
 
 /** A person signs in with what they hold (password, else passkey), keeping the browser and tokens. */
-class SignIn extends Step {
-  constructor(
-    readonly s: number,
-    readonly actor: Actor,
-  ) {
-    super();
-  }
-  check(w: Readonly<World>) {
-    const h = w.slots[this.s]![this.actor];
-    return !!h.password || h.auth.keys.length > 0;
-  }
-  async act(w: World) {
-    const slot = w.slots[this.s]!;
-    const [via] = credentialsOf(slot, slot[this.actor]).reverse();
-    if (!via) return 'holds nothing';
-    const out = await signIn(w, via);
-    judge(w, this.s, this.actor, via, out);
-    if (!out.identityId) return 'refused';
-    slot[this.actor].jar = out.jar;
-    if (out.tokens) slot[this.actor].tokens = out.tokens;
-    if (this.actor === 'owner') w.ownerUsed.add(out.identityId);
-    return out.tokens ? 'signed in, token issued' : 'signed in, no token';
-  }
-  toString() {
-    return `${this.actor} of person${this.s} signs in`;
-  }
-}
+const personSignsIn = (s: number, actor: Actor): Step =>
+  step(
+    `${actor} of person${s} signs in`,
+    async (w) => {
+      const slot = w.slots[s]!;
+      const [via] = credentialsOf(slot, slot[actor]).reverse();
+      if (!via) return 'holds nothing';
+      const out = await signIn(w, via);
+      judge(w, s, actor, via, out);
+      if (!out.identityId) return 'refused';
+      slot[actor].jar = out.jar;
+      if (out.tokens) slot[actor].tokens = out.tokens;
+      if (actor === 'owner') w.ownerUsed.add(out.identityId);
+      return out.tokens ? 'signed in, token issued' : 'signed in, no token';
+    },
+    (w) => {
+      const h = w.slots[s]![actor];
+      return !!h.password || h.auth.keys.length > 0;
+    },
+  );
 
 /** An org-admin invites the slot's address in the console. */
-class Invite extends Step {
-  constructor(
-    readonly s: number,
-    readonly role: 'member' | 'org-admin',
-  ) {
-    super();
-  }
-  async act(w: World) {
-    const slot = w.slots[this.s]!;
+const invite = (s: number, role: 'member' | 'org-admin'): Step =>
+  step(`admin invites person${s} as ${role}`, async (w) => {
+    const slot = w.slots[s]!;
     const res = await consoleCall(w, 'POST', '/invitations', {
       email: slot.email,
       firstName: 'Invited',
       lastName: 'Person',
-      role: this.role,
+      role: role,
     });
     if (res.status !== 201) return `refused (${res.status} ${res.body?.errorCode ?? ''})`;
     slot.identityId ??= res.body.identityId;
-    slot.invitedAs = this.role;
+    slot.invitedAs = role;
     return 'invited';
-  }
-  toString() {
-    return `admin invites person${this.s} as ${this.role}`;
-  }
-}
+  });
 
 /** The owner follows the newest invitation mail: code, own password, the terms. */
-class AcceptInvitation extends Step {
-  constructor(readonly s: number) {
-    super();
-  }
-  check(w: Readonly<World>) {
-    return !!w.slots[this.s]!.invitedAs;
-  }
-  async act(w: World) {
-    const slot = w.slots[this.s]!;
-    const text = mailTo(w, slot.email, 0, /\/account\/onboarding\?/);
-    const link = text ? new URL(/https?:\/\/\S+/.exec(text)![0]) : undefined;
-    if (!link) return 'no invitation mail';
-    const { urls } = w.stack;
-    const jar = new Jar(APP_ORIGIN);
-    const flow = link.searchParams.get('flow')!;
-    const submitted = await jar.fetch(
-      `${urls.identityPublic}/self-service/recovery?flow=${encodeURIComponent(flow)}`,
-      { method: 'POST', headers: JSON_ACCEPT, json: { method: 'code', code: link.searchParams.get('code') } },
-    );
-    if (submitted.res.status !== 422) return `code refused (${submitted.res.status})`;
-    // The code came from the owner's mailbox: the address is proven.
-    w.proven.add(slot.email);
-    const session = await whoami(w, jar);
-    if (session) {
-      w.ownerUsed.add(session.identity.id);
-      slot.identityId ??= session.identity.id;
-    }
-    slot.owner.jar = jar;
-    const settings = await settingsFlow(w, jar);
-    const password = passwordOf('owner', this.s);
-    if (settings && (await submitSettings(w, jar, settings, { method: 'password', password }))) {
-      slot.owner.password = password;
-    }
-    const terms = (await jar.fetch(`${urls.users}/terms/current`)).body;
-    await jar.fetch(`${urls.users}/terms/accept`, {
-      method: 'POST',
-      headers: { origin: APP_ORIGIN },
-      json: {
-        documents: [
-          { document: 'terms', version: terms?.terms?.version },
-          { document: 'privacy', version: terms?.privacy?.version },
-        ],
-      },
-    });
-    const member = await memberOf(w, slot.email);
-    if (member) slot.role = member.role;
-    return `accepted (${slot.role ?? 'no member'})`;
-  }
-  toString() {
-    return `owner of person${this.s} accepts the invitation`;
-  }
-}
+const acceptInvitation = (s: number): Step =>
+  step(
+    `owner of person${s} accepts the invitation`,
+    async (w) => {
+      const slot = w.slots[s]!;
+      const text = mailTo(w, slot.email, 0, /\/account\/onboarding\?/);
+      const link = text ? new URL(/https?:\/\/\S+/.exec(text)![0]) : undefined;
+      if (!link) return 'no invitation mail';
+      const { urls } = w.stack;
+      const jar = new Jar(APP_ORIGIN);
+      const flow = link.searchParams.get('flow')!;
+      const submitted = await jar.fetch(
+        `${urls.identityPublic}/self-service/recovery?flow=${encodeURIComponent(flow)}`,
+        {
+          method: 'POST',
+          headers: JSON_ACCEPT,
+          json: { method: 'code', code: link.searchParams.get('code') },
+        },
+      );
+      if (submitted.res.status !== 422) return `code refused (${submitted.res.status})`;
+      // The code came from the owner's mailbox: the address is proven.
+      w.proven.add(slot.email);
+      const session = await whoami(w, jar);
+      if (session) {
+        w.ownerUsed.add(session.identity.id);
+        slot.identityId ??= session.identity.id;
+      }
+      slot.owner.jar = jar;
+      const settings = await settingsFlow(w, jar);
+      const password = passwordOf('owner', s);
+      if (settings && (await submitSettings(w, jar, settings, { method: 'password', password }))) {
+        slot.owner.password = password;
+      }
+      await acceptTerms(w, jar);
+      const member = await memberOf(w, slot.email);
+      if (member) slot.role = member.role;
+      return `accepted (${slot.role ?? 'no member'})`;
+    },
+    (w) => !!w.slots[s]!.invitedAs,
+  );
 
 /** The owner recovers the account with a code mailed to the address it signs in with. */
-class Recover extends Step {
-  constructor(readonly s: number) {
-    super();
-  }
-  async act(w: World) {
-    const slot = w.slots[this.s]!;
+const recover = (s: number): Step =>
+  step(`owner of person${s} recovers the account by mailed code`, async (w) => {
+    const slot = w.slots[s]!;
     const { urls } = w.stack;
     const jar = new Jar(APP_ORIGIN);
     const flow = await jar.fetch(`${urls.identityPublic}/self-service/recovery/browser`, {
@@ -771,7 +754,7 @@ class Recover extends Step {
     slot.owner.jar = jar;
     // A member of an enforcing organisation gets in only through the IdP (invariant 3).
     if (w.enforced && session.identity.id !== w.root.identityId) {
-      violated(w, 3, `the owner of person${this.s} got a session by account recovery under SSO enforcement`);
+      violated(w, 3, `the owner of person${s} got a session by account recovery under SSO enforcement`);
     }
     // The app continues with a new password in settings.
     const next = submitted.body?.redirect_browser_to as string | undefined;
@@ -783,308 +766,229 @@ class Recover extends Step {
           })
         ).body
       : undefined;
-    const password = passwordOf('owner', this.s);
+    const password = passwordOf('owner', s);
     if (settings && (await submitSettings(w, jar, settings, { method: 'password', password }))) {
       slot.owner.password = password;
       return 'recovered; new password set';
     }
     return 'recovered';
-  }
-  toString() {
-    return `owner of person${this.s} recovers the account by mailed code`;
-  }
-}
+  });
 
 /** The owner sets a password in settings (signed-in browser). */
-class AddPassword extends Step {
-  constructor(readonly s: number) {
-    super();
-  }
-  check(w: Readonly<World>) {
-    return !!w.slots[this.s]!.owner.jar;
-  }
-  async act(w: World) {
-    const slot = w.slots[this.s]!;
-    const flow = await settingsFlow(w, slot.owner.jar);
-    if (!flow) return 'no settings flow';
-    const password = passwordOf('owner', this.s);
-    if (!(await submitSettings(w, slot.owner.jar!, flow, { method: 'password', password }))) return 'refused';
-    slot.owner.password = password;
-    return 'password set';
-  }
-  toString() {
-    return `owner of person${this.s} sets a password`;
-  }
-}
+const addPassword = (s: number): Step =>
+  step(
+    `owner of person${s} sets a password`,
+    async (w) => {
+      const slot = w.slots[s]!;
+      const flow = await settingsFlow(w, slot.owner.jar);
+      if (!flow) return 'no settings flow';
+      const password = passwordOf('owner', s);
+      if (!(await submitSettings(w, slot.owner.jar!, flow, { method: 'password', password })))
+        return 'refused';
+      slot.owner.password = password;
+      return 'password set';
+    },
+    (w) => !!w.slots[s]!.owner.jar,
+  );
 
 /** The actor adds a passkey in settings, in the browser they signed in with. */
-class AddPasskey extends Step {
-  constructor(
-    readonly s: number,
-    readonly actor: Actor,
-  ) {
-    super();
-  }
-  check(w: Readonly<World>) {
-    return !!w.slots[this.s]![this.actor].jar;
-  }
-  async act(w: World) {
-    const holder = w.slots[this.s]![this.actor];
-    const flow = await settingsFlow(w, holder.jar);
-    const options = nodeValue(flow, 'passkey_create_data');
-    if (!flow || !options) return 'no passkey set-up offered';
-    const created = holder.auth.create(JSON.parse(options).credentialOptions.publicKey);
-    const ok = await submitSettings(w, holder.jar!, flow, {
-      method: 'passkey',
-      passkey_settings_register: JSON.stringify(created),
-    });
-    if (!ok) {
-      holder.auth.keys.pop();
-      return 'refused';
-    }
-    return 'passkey added';
-  }
-  toString() {
-    return `${this.actor} of person${this.s} adds a passkey`;
-  }
-}
+const addPasskey = (s: number, actor: Actor): Step =>
+  step(
+    `${actor} of person${s} adds a passkey`,
+    async (w) => {
+      const holder = w.slots[s]![actor];
+      const flow = await settingsFlow(w, holder.jar);
+      const options = nodeValue(flow, 'passkey_create_data');
+      if (!flow || !options) return 'no passkey set-up offered';
+      const created = holder.auth.create(JSON.parse(options).credentialOptions.publicKey);
+      const ok = await submitSettings(w, holder.jar!, flow, {
+        method: 'passkey',
+        passkey_settings_register: JSON.stringify(created),
+      });
+      if (!ok) {
+        holder.auth.keys.pop();
+        return 'refused';
+      }
+      return 'passkey added';
+    },
+    (w) => !!w.slots[s]![actor].jar,
+  );
 
 /** The owner moves the account to an address outside the organisation (which they control). */
-class ChangeAddress extends Step {
-  constructor(readonly s: number) {
-    super();
-  }
-  check(w: Readonly<World>) {
-    return !!w.slots[this.s]!.owner.jar;
-  }
-  async act(w: World) {
-    const slot = w.slots[this.s]!;
-    const flow = await settingsFlow(w, slot.owner.jar);
-    const traits = flow?.identity?.traits;
-    if (!traits) return 'no settings flow';
-    const target = slot.current === slot.elsewhere ? slot.email : slot.elsewhere;
-    const ok = await submitSettings(w, slot.owner.jar!, flow, {
-      method: 'profile',
-      traits: { ...traits, email: target },
-    });
-    if (!ok) return 'refused';
-    slot.current = target;
-    return `address now ${target}`;
-  }
-  toString() {
-    return `owner of person${this.s} changes the address`;
-  }
-}
+const changeAddress = (s: number): Step =>
+  step(
+    `owner of person${s} changes the address`,
+    async (w) => {
+      const slot = w.slots[s]!;
+      const flow = await settingsFlow(w, slot.owner.jar);
+      const traits = flow?.identity?.traits;
+      if (!traits) return 'no settings flow';
+      const target = slot.current === slot.elsewhere ? slot.email : slot.elsewhere;
+      const ok = await submitSettings(w, slot.owner.jar!, flow, {
+        method: 'profile',
+        traits: { ...traits, email: target },
+      });
+      if (!ok) return 'refused';
+      slot.current = target;
+      return `address now ${target}`;
+    },
+    (w) => !!w.slots[s]!.owner.jar,
+  );
 
 /** The owner proves the address the account has now, with a code mailed to it. */
-class VerifyAddress extends Step {
-  constructor(readonly s: number) {
-    super();
-  }
-  async act(w: World) {
-    const slot = w.slots[this.s]!;
+const verifyAddress = (s: number): Step =>
+  step(`owner of person${s} verifies the current address`, async (w) => {
+    const slot = w.slots[s]!;
     const jar = new Jar(APP_ORIGIN);
     if (!(await verifyByCode(w, jar, slot.current, undefined, w.stack.mail.length))) {
       return 'refused';
     }
     return `${slot.current} proven`;
-  }
-  toString() {
-    return `owner of person${this.s} verifies the current address`;
-  }
-}
+  });
 
 /** An org-admin connects the organisation's directory: a SCIM token (self sign-up closes). */
-class ConnectDirectory extends Step {
-  check(w: Readonly<World>) {
-    return w.scimToken === undefined;
-  }
-  async act(w: World) {
-    const res = await consoleCall(w, 'POST', '/scim/tokens', { name: 'Directory' });
-    if (res.status !== 201) return `refused (${res.status})`;
-    w.scimToken = res.body.token;
-    w.stack.clock.advance(31_000);
-    return 'connected';
-  }
-  toString() {
-    return 'admin connects the directory (SCIM)';
-  }
-}
+const connectDirectory = (): Step =>
+  step(
+    'admin connects the directory (SCIM)',
+    async (w) => {
+      const res = await consoleCall(w, 'POST', '/scim/tokens', { name: 'Directory' });
+      if (res.status !== 201) return `refused (${res.status})`;
+      w.scimToken = res.body.token;
+      w.stack.clock.advance(31_000);
+      return 'connected';
+    },
+    (w) => w.scimToken === undefined,
+  );
 
 /** The organisation's directory creates the person (SCIM). */
-class ScimCreate extends Step {
-  constructor(readonly s: number) {
-    super();
-  }
-  check(w: Readonly<World>) {
-    return w.scimToken !== undefined;
-  }
-  async act(w: World) {
-    const slot = w.slots[this.s]!;
-    const res = await scimCall(w, 'POST', '/Users', {
-      schemas: [SCIM_USER],
-      userName: slot.email,
-      name: { givenName: 'Directory', familyName: 'Person' },
-      active: true,
-    });
-    if (res.status !== 201) return `refused (${res.status})`;
-    // The directory vouches for the address.
-    w.proven.add(slot.email);
-    slot.deactivated = false;
-    const member = await memberOf(w, slot.email);
-    slot.identityId ??= member?.identityId ?? undefined;
-    return 'created';
-  }
-  toString() {
-    return `directory creates person${this.s}`;
-  }
-}
+const scimCreate = (s: number): Step =>
+  step(
+    `directory creates person${s}`,
+    async (w) => {
+      const slot = w.slots[s]!;
+      const res = await scimCall(w, 'POST', '/Users', {
+        schemas: [SCIM_USER],
+        userName: slot.email,
+        name: { givenName: 'Directory', familyName: 'Person' },
+        active: true,
+      });
+      if (res.status !== 201) return `refused (${res.status})`;
+      // The directory vouches for the address.
+      w.proven.add(slot.email);
+      slot.deactivated = false;
+      const member = await memberOf(w, slot.email);
+      slot.identityId ??= member?.identityId ?? undefined;
+      return 'created';
+    },
+    (w) => w.scimToken !== undefined,
+  );
 
 /** The directory sets `active` (SCIM PATCH). */
-class ScimActive extends Step {
-  constructor(
-    readonly s: number,
-    readonly active: boolean,
-  ) {
-    super();
-  }
-  check(w: Readonly<World>) {
-    return w.scimToken !== undefined;
-  }
-  async act(w: World) {
-    const slot = w.slots[this.s]!;
-    const found = await scimCall(
-      w,
-      'GET',
-      `/Users?filter=${encodeURIComponent(`userName eq "${slot.email}"`)}`,
-    );
-    const id = found.body?.Resources?.[0]?.id;
-    if (!id) return 'not in the directory';
-    const res = await scimCall(w, 'PATCH', `/Users/${id}`, {
-      schemas: [PATCH_OP],
-      Operations: [{ op: 'replace', path: 'active', value: this.active }],
-    });
-    if (res.status !== 200) return `refused (${res.status})`;
-    slot.deactivated = !this.active;
-    if (!this.active) slot.identityId ??= (await memberOf(w, slot.email))?.identityId ?? undefined;
-    return this.active ? 'reactivated' : 'deactivated';
-  }
-  toString() {
-    return `directory sets person${this.s} active=${this.active}`;
-  }
-}
+const scimActive = (s: number, active: boolean): Step =>
+  step(
+    `directory sets person${s} active=${active}`,
+    async (w) => {
+      const slot = w.slots[s]!;
+      const found = await scimCall(
+        w,
+        'GET',
+        `/Users?filter=${encodeURIComponent(`userName eq "${slot.email}"`)}`,
+      );
+      const id = found.body?.Resources?.[0]?.id;
+      if (!id) return 'not in the directory';
+      const res = await scimCall(w, 'PATCH', `/Users/${id}`, {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'replace', path: 'active', value: active }],
+      });
+      if (res.status !== 200) return `refused (${res.status})`;
+      slot.deactivated = !active;
+      if (!active) slot.identityId ??= (await memberOf(w, slot.email))?.identityId ?? undefined;
+      return active ? 'reactivated' : 'deactivated';
+    },
+    (w) => w.scimToken !== undefined,
+  );
 
 /** An org-admin deactivates (or reactivates) the person in the console. */
-class ConsoleActive extends Step {
-  constructor(
-    readonly s: number,
-    readonly active: boolean,
-  ) {
-    super();
-  }
-  async act(w: World) {
-    const slot = w.slots[this.s]!;
+const consoleActive = (s: number, active: boolean): Step =>
+  step(`admin ${active ? 'reactivates' : 'deactivates'} person${s} in the console`, async (w) => {
+    const slot = w.slots[s]!;
     const member = await memberOf(w, slot.email);
     if (!member) return 'no member';
-    const res = await consoleCall(
-      w,
-      'POST',
-      `/members/${member.id}/${this.active ? 'reactivate' : 'deactivate'}`,
-    );
+    const res = await consoleCall(w, 'POST', `/members/${member.id}/${active ? 'reactivate' : 'deactivate'}`);
     if (res.status !== 200 && res.status !== 204)
       return `refused (${res.status} ${res.body?.errorCode ?? ''})`;
-    slot.deactivated = !this.active;
+    slot.deactivated = !active;
     slot.identityId ??= member.identityId ?? undefined;
-    return this.active ? 'reactivated' : 'deactivated';
-  }
-  toString() {
-    return `admin ${this.active ? 'reactivates' : 'deactivates'} person${this.s} in the console`;
-  }
-}
+    return active ? 'reactivated' : 'deactivated';
+  });
 
 /** The operator turns SSO enforcement on or off for the organisation. */
-class Enforce extends Step {
-  constructor(readonly on: boolean) {
-    super();
-  }
-  check(w: Readonly<World>) {
-    return w.enforced !== this.on;
-  }
-  async act(w: World) {
-    const n = Number(w.provider.slice('model-'.length));
-    const res = await w.stack.operator(
-      'PUT',
-      `/admin/organisations/${w.org}/sso`,
-      ssoSettings(w.stack, n, this.on),
-    );
-    if (res.status !== 200) return `refused (${res.status})`;
-    w.enforced = this.on;
-    w.stack.clock.advance(31_000);
-    return this.on ? 'enforced' : 'not enforced';
-  }
-  toString() {
-    return `SSO enforcement ${this.on ? 'on' : 'off'}`;
-  }
-}
+const enforce = (on: boolean): Step =>
+  step(
+    `SSO enforcement ${on ? 'on' : 'off'}`,
+    async (w) => {
+      const n = Number(w.provider.slice('model-'.length));
+      const res = await w.stack.operator(
+        'PUT',
+        `/admin/organisations/${w.org}/sso`,
+        ssoSettings(w.stack, n, on),
+      );
+      if (res.status !== 200) return `refused (${res.status})`;
+      w.enforced = on;
+      w.stack.clock.advance(31_000);
+      return on ? 'enforced' : 'not enforced';
+    },
+    (w) => w.enforced !== on,
+  );
 
 /** The operator names the root org-admin break-glass admin, or clears it. */
-class BreakGlass extends Step {
-  constructor(readonly on: boolean) {
-    super();
-  }
-  check(w: Readonly<World>) {
-    return w.breakGlass !== this.on;
-  }
-  async act(w: World) {
-    const path = `/admin/organisations/${w.org}/sso/break-glass`;
-    const res = this.on
-      ? await w.stack.operator('PUT', path, { userId: w.root.userId })
-      : await w.stack.operator('DELETE', path);
-    if (res.status !== 200) return `refused (${res.status})`;
-    w.breakGlass = this.on;
-    w.stack.clock.advance(31_000);
-    return 'done';
-  }
-  toString() {
-    return `break-glass admin ${this.on ? 'named' : 'cleared'}`;
-  }
-}
+const breakGlass = (on: boolean): Step =>
+  step(
+    `break-glass admin ${on ? 'named' : 'cleared'}`,
+    async (w) => {
+      const path = `/admin/organisations/${w.org}/sso/break-glass`;
+      const res = on
+        ? await w.stack.operator('PUT', path, { userId: w.root.userId })
+        : await w.stack.operator('DELETE', path);
+      if (res.status !== 200) return `refused (${res.status})`;
+      w.breakGlass = on;
+      w.stack.clock.advance(31_000);
+      return 'done';
+    },
+    (w) => w.breakGlass !== on,
+  );
 
 /** The root org-admin steps down to member in the console. */
-class RootStepsDown extends Step {
-  async act(w: World) {
+const rootStepsDown = (): Step =>
+  step('root org-admin steps down to member', async (w) => {
     const res = await consoleCall(w, 'POST', `/members/${w.root.userId}/role`, { role: 'member' });
     return res.status === 200 ? 'now a member' : `refused (${res.status} ${res.body?.errorCode ?? ''})`;
-  }
-  toString() {
-    return 'root org-admin steps down to member';
-  }
-}
+  });
 
 const slot = fc.nat({ max: SLOTS - 1 });
 const actor = fc.constantFrom<Actor>('owner', 'stranger');
 
 /** Every command, with its arguments drawn at random. */
 export const lifecycleCommands = [
-  fc.tuple(slot, actor).map(([s, a]) => new Register(s, a)),
-  slot.map((s) => new OwnerSso(s)),
-  fc.tuple(slot, actor).map(([s, a]) => new SignIn(s, a)),
+  fc.tuple(slot, actor).map(([s, a]) => register(s, a)),
+  slot.map((s) => ownerSso(s)),
+  fc.tuple(slot, actor).map(([s, a]) => personSignsIn(s, a)),
   fc
     .tuple(slot, fc.constantFrom<'member' | 'org-admin'>('member', 'org-admin'))
-    .map(([s, r]) => new Invite(s, r)),
-  slot.map((s) => new AcceptInvitation(s)),
-  slot.map((s) => new Recover(s)),
-  slot.map((s) => new AddPassword(s)),
-  fc.tuple(slot, actor).map(([s, a]) => new AddPasskey(s, a)),
-  slot.map((s) => new ChangeAddress(s)),
-  slot.map((s) => new VerifyAddress(s)),
-  fc.constant(new ConnectDirectory()),
-  slot.map((s) => new ScimCreate(s)),
-  fc.tuple(slot, fc.boolean()).map(([s, on]) => new ScimActive(s, on)),
-  fc.tuple(slot, fc.boolean()).map(([s, on]) => new ConsoleActive(s, on)),
-  fc.boolean().map((on) => new Enforce(on)),
-  fc.boolean().map((on) => new BreakGlass(on)),
-  fc.constant(new RootStepsDown()),
+    .map(([s, r]) => invite(s, r)),
+  slot.map((s) => acceptInvitation(s)),
+  slot.map((s) => recover(s)),
+  slot.map((s) => addPassword(s)),
+  fc.tuple(slot, actor).map(([s, a]) => addPasskey(s, a)),
+  slot.map((s) => changeAddress(s)),
+  slot.map((s) => verifyAddress(s)),
+  fc.constant(connectDirectory()),
+  slot.map((s) => scimCreate(s)),
+  fc.tuple(slot, fc.boolean()).map(([s, on]) => scimActive(s, on)),
+  fc.tuple(slot, fc.boolean()).map(([s, on]) => consoleActive(s, on)),
+  fc.boolean().map((on) => enforce(on)),
+  fc.boolean().map((on) => breakGlass(on)),
+  fc.constant(rootStepsDown()),
 ];
 
 /**
@@ -1125,23 +1029,23 @@ export function runLifecycleModel(
 
 /** The commands by name, for replaying a known sequence. */
 export const steps = {
-  register: (s: number, a: Actor) => new Register(s, a),
-  ownerSso: (s: number) => new OwnerSso(s),
-  signIn: (s: number, a: Actor) => new SignIn(s, a),
-  invite: (s: number, role: 'member' | 'org-admin') => new Invite(s, role),
-  acceptInvitation: (s: number) => new AcceptInvitation(s),
-  recover: (s: number) => new Recover(s),
-  addPassword: (s: number) => new AddPassword(s),
-  addPasskey: (s: number, a: Actor) => new AddPasskey(s, a),
-  changeAddress: (s: number) => new ChangeAddress(s),
-  verifyAddress: (s: number) => new VerifyAddress(s),
-  connectDirectory: () => new ConnectDirectory(),
-  scimCreate: (s: number) => new ScimCreate(s),
-  scimActive: (s: number, on: boolean) => new ScimActive(s, on),
-  consoleActive: (s: number, on: boolean) => new ConsoleActive(s, on),
-  enforce: (on: boolean) => new Enforce(on),
-  breakGlass: (on: boolean) => new BreakGlass(on),
-  rootStepsDown: () => new RootStepsDown(),
+  register,
+  ownerSso,
+  signIn: personSignsIn,
+  invite,
+  acceptInvitation,
+  recover,
+  addPassword,
+  addPasskey,
+  changeAddress,
+  verifyAddress,
+  connectDirectory,
+  scimCreate,
+  scimActive,
+  consoleActive,
+  enforce,
+  breakGlass,
+  rootStepsDown,
 };
 
 /** Replays one sequence on a fresh organisation: the steps' log, or the violation thrown. */
