@@ -23,7 +23,7 @@ import { APP_ORIGIN, type LifecycleStack } from './lifecycle-stack.ts';
  *  4. the organisation keeps at least one org-admin who can sign in.
  */
 
-export const SLOTS = 2;
+const SLOTS = 2;
 const IDP_PASSWORD = 'Idp-Lifecycle-Model-2026!';
 const ROOT_PASSWORD = 'Root-Lifecycle-Model-2026!';
 const SCIM_USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
@@ -40,6 +40,8 @@ interface Holder {
   jar?: Jar;
   /** Tokens this person was issued last. */
   tokens?: { access_token: string; refresh_token?: string };
+  /** An API client (client credentials) this person made in the console. */
+  apiClient?: { id: string; secret: string };
 }
 
 interface Slot {
@@ -59,7 +61,7 @@ interface Slot {
   role?: string;
 }
 
-export interface World {
+interface World {
   stack: LifecycleStack;
   /** The run's organisation, its SSO provider id and domain. */
   org: string;
@@ -79,7 +81,7 @@ export interface World {
   log: string[];
 }
 
-export class InvariantViolation extends Error {}
+class InvariantViolation extends Error {}
 
 const violated = (w: World, invariant: number, what: string): never => {
   throw new InvariantViolation(
@@ -90,7 +92,7 @@ const violated = (w: World, invariant: number, what: string): never => {
 let runs = 0;
 
 /** A fresh organisation (its own domain, SSO provider, root org-admin, SCIM token) for one run. */
-export async function newWorld(stack: LifecycleStack): Promise<World> {
+async function newWorld(stack: LifecycleStack): Promise<World> {
   const n = ++runs;
   const domain = `m${n}.lab.test`;
   const provider = `model-${n}`;
@@ -494,7 +496,7 @@ function credentialsOf(slot: Slot, holder: Holder): Credential[] {
 }
 
 /** Checks the four invariants against the real services (throws InvariantViolation). */
-export async function checkInvariants(w: World): Promise<void> {
+async function checkInvariants(w: World): Promise<void> {
   for (let s = 0; s < w.slots.length; s++) {
     const slot = w.slots[s]!;
     for (const actor of ['owner', 'stranger'] as const) {
@@ -507,6 +509,18 @@ export async function checkInvariants(w: World): Promise<void> {
     const held = await whoami(w, slot.stranger.jar);
     if (held && w.ownerUsed.has(held.identity.id)) {
       violated(w, 1, `the stranger's browser holds a session on person${s}'s account`);
+    }
+    // An API client of someone deactivated since gets no token.
+    const client = slot.owner.apiClient;
+    if (slot.deactivated && client) {
+      const basic = Buffer.from(`${client.id}:${client.secret}`).toString('base64');
+      const res = await fetch(`${w.stack.urls.issuer}/oauth2/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
+        body: new URLSearchParams({ grant_type: 'client_credentials' }).toString(),
+      });
+      if (res.status === 200)
+        violated(w, 2, `person${s}'s API client got a token after the person was deactivated`);
     }
     // Tokens held by someone deactivated since: neither refresh nor userinfo answers.
     for (const actor of ['owner', 'stranger'] as const) {
@@ -846,6 +860,27 @@ const verifyAddress = (s: number): Step =>
     return `${slot.current} proven`;
   });
 
+/**
+ * An API client acting for the owner (the operator's API, as the CLI makes one for a person who
+ * holds ManageAccessTokens and the scope group it grants).
+ */
+const makeApiClient = (s: number): Step =>
+  step(`an API client is made for person${s}`, async (w) => {
+    const slot = w.slots[s]!;
+    const member = await memberOf(w, slot.email);
+    if (!member) return 'no member';
+    await w.stack.operator('PATCH', `/admin/users/${member.id}`, { scopeGroups: ['research'] });
+    const res = await w.stack.operator('POST', '/admin/api-clients', {
+      organisationId: w.org,
+      name: 'export',
+      scopeGroups: ['research'],
+      actorEmail: slot.email,
+    });
+    if (res.status !== 201) return `refused (${res.status} ${res.body?.errorCode ?? ''})`;
+    slot.owner.apiClient = { id: res.body.id, secret: res.body.clientSecret };
+    return 'made';
+  });
+
 /** An org-admin connects the organisation's directory: a SCIM token (self sign-up closes). */
 const connectDirectory = (): Step =>
   step(
@@ -969,7 +1004,7 @@ const slot = fc.nat({ max: SLOTS - 1 });
 const actor = fc.constantFrom<Actor>('owner', 'stranger');
 
 /** Every command, with its arguments drawn at random. */
-export const lifecycleCommands = [
+const lifecycleCommands = [
   fc.tuple(slot, actor).map(([s, a]) => register(s, a)),
   slot.map((s) => ownerSso(s)),
   fc.tuple(slot, actor).map(([s, a]) => personSignsIn(s, a)),
@@ -981,6 +1016,7 @@ export const lifecycleCommands = [
   slot.map((s) => addPassword(s)),
   fc.tuple(slot, actor).map(([s, a]) => addPasskey(s, a)),
   slot.map((s) => changeAddress(s)),
+  slot.map((s) => makeApiClient(s)),
   slot.map((s) => verifyAddress(s)),
   fc.constant(connectDirectory()),
   slot.map((s) => scimCreate(s)),
@@ -1039,6 +1075,7 @@ export const steps = {
   addPasskey,
   changeAddress,
   verifyAddress,
+  makeApiClient,
   connectDirectory,
   scimCreate,
   scimActive,

@@ -77,6 +77,10 @@ describe('account lifecycle model', () => {
         steps.invite(0, 'member'),
       ],
     ],
+    [
+      'abuse: a person deactivated in the console keeps an API client that gets tokens',
+      () => [steps.ownerSso(0), steps.makeApiClient(0), steps.consoleActive(0, false)],
+    ],
   ];
   for (const [name, sequence] of known) {
     it(
