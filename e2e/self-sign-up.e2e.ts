@@ -10,8 +10,8 @@ import { codeIn, newestMail } from './mailbox.ts';
 
 // Organisation self sign-up (issue 25): the organisation's own admin opens sign-up for its domain in
 // the admin console (Sign-up section, by keyboard); a person types their address, is offered
-// "Create an account", signs up, verifies the address by code, accepts the terms and lands signed in
-// on the platform, a member of that organisation.
+// "Create an account", signs up, verifies the address by code (nothing signs in before it), accepts
+// the terms and lands signed in on the platform, a member of that organisation.
 
 /** The screenshot for the issue's note (not committed), when E2E_SCREENS names a folder. */
 const SCREENS = process.env.E2E_SCREENS;
@@ -108,11 +108,27 @@ describe('self sign-up, end to end', () => {
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Create account' }).click();
 
-    // Signed in, and the address's code is on its way: the verification screen asks for it.
+    // The address's code is on its way: the verification screen asks for it.
     const field = page.getByPlaceholder('XXXXXX');
     await field.waitFor({ timeout: 30_000 });
+    // Nothing before the code (issue 31): no identity session, and the platform, opened in another
+    // tab of this browser, gets no token and sends the person to sign in.
+    const whoami = () =>
+      page.evaluate(async (url) => {
+        const res = await fetch(`${url}/sessions/whoami`, { credentials: 'include' });
+        return res.status;
+      }, urls.identityPublic);
+    expect(await whoami()).toBe(401);
+    const tab = await context.newPage();
+    await tab.goto(`${urls.platform}/research`);
+    await tab.waitForURL(/\/account\/login/, { timeout: 30_000 });
+    await tab.getByRole('heading', { name: /^(Welcome|Enter password)$/ }).waitFor({ timeout: 30_000 });
+    expect((await context.cookies()).map((c) => c.name)).not.toContain('oauth2_token');
+    await tab.close();
     await field.fill(codeIn(await newestMail(urls, email)));
     await page.getByRole('button', { name: 'Continue' }).click();
+    // The code, entered in the browser that signed up, signs it in.
+    await expect.poll(whoami, { timeout: 30_000 }).toBe(200);
 
     // The platform's sign-in is an OAuth2 login challenge Hydra can not skip yet, so the identity
     // service asks to confirm the password, as Kratos does (kratos #3670).
@@ -120,7 +136,8 @@ describe('self sign-up, end to end', () => {
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Continue' }).click();
 
-    // The terms, then the platform (the 2FA grace period lets them in without a second factor yet).
+    // The terms before the first token (the user service asks for them at consent), then the
+    // platform (the 2FA grace period lets them in without a second factor yet).
     await page.getByLabel('I agree to the platform terms of service').check({ timeout: 45_000 });
     await page.getByLabel('I agree to the privacy policy').check();
     await page.getByRole('button', { name: 'Continue' }).click();

@@ -65,6 +65,7 @@ const adminSessionSchema = z.object({
     id: z.string(),
     state: z.string().optional(),
     traits: z.object({ userServiceID: z.string().optional() }).loose(),
+    verifiable_addresses: z.array(z.object({ verified: z.boolean() }).loose()).optional(),
   }),
 });
 
@@ -136,6 +137,11 @@ export interface IdentityAdminClient {
   createRecoveryCode(input: { identityId: string; expiresIn?: string }): Promise<RecoveryCode>;
   /** Removes every SSO link to one provider record (organisation + issuer); answers the identities touched. */
   removeOidcLinks(input: { organisationId: string; issuer: string }): Promise<string[]>;
+  /**
+   * Before an existing account is handed to someone who proves its address: when the address was
+   * never proven, every credential and session is removed and the address told. Whether it was.
+   */
+  reclaimUnproven(identityId: string): Promise<boolean>;
 }
 
 interface Answer {
@@ -254,6 +260,13 @@ export function createIdentityAdminClient(options: IdentityAdminClientOptions): 
       if (res.status === 404) return false;
       if (res.status === 204 || res.status === 200) return true;
       throw failed(res, 'when ending recovery flows');
+    },
+
+    async reclaimUnproven(identityId) {
+      const res = await call('POST', `${identityPath(identityId)}/reclaim`);
+      const parsed = z.object({ reclaimed: z.boolean() }).safeParse(res.body);
+      if (res.status !== 200 || !parsed.success) throw failed(res, 'when reclaiming an unproven account');
+      return parsed.data.reclaimed;
     },
 
     async removeOidcLinks({ organisationId, issuer }) {

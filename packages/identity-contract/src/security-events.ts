@@ -20,6 +20,7 @@ export const IDENTITY_SECURITY_EVENT_TYPES = [
   'password.changed',
   'recovery.used',
   'session.ended',
+  'account.reclaimed',
 ] as const;
 
 export type IdentitySecurityEventType = (typeof IDENTITY_SECURITY_EVENT_TYPES)[number];

@@ -24,6 +24,7 @@ export {
   renderLockoutNotice,
   renderRecoveryCode,
   renderSecurityNotice,
+  renderUnprovenAccountNotice,
   renderVerificationCode,
   type CodeMailInput,
   type SecurityNoticeInput,

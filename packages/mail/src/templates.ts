@@ -307,3 +307,30 @@ export function renderLockoutNotice(input: LockoutNoticeInput): RenderedMail {
   );
   return { subject, text, html };
 }
+
+export interface UnprovenAccountNoticeInput {
+  appName: string;
+  at: Date | string;
+}
+
+/**
+ * Tells the owner of an address that an account someone had started with it, without ever proving
+ * the address, was handed to them only after every way into it was removed. No code, link or secret.
+ */
+export function renderUnprovenAccountNotice(input: UnprovenAccountNoticeInput): RenderedMail {
+  const app = oneLine(input.appName);
+  const when = formatExpiry(input.at);
+  const subject = `Sign-in methods you did not set up were removed from your ${app} account`;
+  const lead = `An ${app} account had been started with your email address, but the address was never confirmed. On ${when} you became its owner, so its password, passkeys, second factors and sessions were removed: nobody who set them up can sign in with them.`;
+  const next = `Sign in as your organisation asks you to; you can add a password or a passkey in your account settings.`;
+  const ifNot = `If you did not expect this, tell your ${app} administrator.`;
+  const text = ['Hello,', '', lead, '', next, ifNot, '', `The ${app} team`, ''].join('\n');
+  const html = layout(
+    app,
+    `<p>Hello,</p>
+<p>${escapeHtml(lead)}</p>
+<p>${escapeHtml(next)} ${escapeHtml(ifNot)}</p>
+<p>The ${escapeHtml(app)} team</p>`,
+  );
+  return { subject, text, html };
+}

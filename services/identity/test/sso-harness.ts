@@ -124,6 +124,8 @@ export interface SsoStack {
   users: ReturnType<typeof adminApi>;
   /** The identity service's admin API (keyed when the stack is). */
   identity: ReturnType<typeof adminApi>;
+  /** The mails the identity service sent (codes, notices), oldest first. */
+  identityMail: { to: string; subject: string }[];
   /** A new organisation with `domain` and the product Platform (and `products`); answers its id. */
   createOrganisation(name: string, domain: string, products?: string[]): Promise<string>;
   /** A new login flow (JSON) and its csrf token. */
@@ -157,12 +159,13 @@ export async function startSsoStack(options: {
   const identityAdmin = `http://localhost:${idAdm}`;
   const usersAdmin = `http://localhost:${usAdm}`;
   const closers = (await options.providers(identityPublic)).map((p) => () => p.close());
+  const identityMailer = createMemoryMailer();
   const keys = (...names: string[]) => (key ? Object.fromEntries(names.map((n) => [n, key])) : {});
   const identityService = await startIdentity({
     db,
     ...(options.clock ? { clock: options.clock } : {}),
     logger: false,
-    mailer: createMemoryMailer(),
+    mailer: identityMailer,
     env: {
       IDENTITY_PUBLIC_PORT: String(idPub),
       IDENTITY_ADMIN_PORT: String(idAdm),
@@ -199,6 +202,7 @@ export async function startSsoStack(options: {
     usersAdmin,
     users,
     identity: adminApi(identityAdmin, key),
+    identityMail: identityMailer.messages,
     async createOrganisation(name, domain, products = []) {
       const res = await users('POST', '/admin/organisations', {
         name,

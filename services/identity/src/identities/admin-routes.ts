@@ -8,6 +8,7 @@ import { qs } from '../http/query.ts';
 import { findSessionById, revokeIdentitySessions, toApiSession } from '../sessions/repo.ts';
 import { applyJsonPatch } from './json-patch.ts';
 import { endRecoveryFlows } from './recovery-flows.ts';
+import { reclaimUnprovenAccount } from './unproven.ts';
 import { isUuid } from '../db/db.ts';
 import { removeLinks } from '../strategies/oidc/accounts.ts';
 import { loadIdentity, loadMany, normalizeEmail, toApiIdentity } from './repo.ts';
@@ -181,6 +182,22 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: IdentityContext):
     if (!(await loadIdentity(ctx.db, id))) throw errors.notFound();
     await endRecoveryFlows(ctx.db, id, ctx.clock.now());
     return reply.code(204).send();
+  });
+
+  /**
+   * Not in Kratos: before the user service hands an existing account to an invited person, an account
+   * whose address was never proven (someone's self sign-up) loses every credential and session its
+   * starter set up, and the address is told (`reclaimUnprovenAccount`). `{reclaimed: false}` when the
+   * address was proven (nothing changes).
+   */
+  app.post('/admin/identities/:id/reclaim', async (req, reply) => {
+    const { id } = req.params as { id: string };
+    if (!(await loadIdentity(ctx.db, id))) throw errors.notFound();
+    const now = ctx.clock.now();
+    const reclaimed = await ctx.db
+      .transaction()
+      .execute((trx) => reclaimUnprovenAccount(trx, ctx, { identityId: id, now, reason: 'invitation' }));
+    return reply.send({ reclaimed });
   });
 
   /**

@@ -84,6 +84,9 @@ export const messages = {
   labelTrait: (title: string) => info(1070002, title, { title }),
   duplicateAccount: () =>
     error(4000007, 'An account with the same identifier (email, phone, username, ...) exists already.'),
+  /** Kratos's `require_verified_address` refusal: a sign-in before the address was proven by its code. */
+  addressNotVerified: () =>
+    error(4000010, 'Account not active yet. Did you forget to verify your email address?'),
   invalidEmail: (value: string) =>
     error(4000001, `"${value.slice(0, 64)}" is not valid "email"`, {
       reason: `"${value.slice(0, 64)}" is not valid "email"`,

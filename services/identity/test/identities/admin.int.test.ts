@@ -13,6 +13,10 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const create = (body: unknown) => admin.post('/admin/identities', { json: body, accept: 'json' });
+/** The address marked proven, as an operator vouches for it: a password sign-in needs that. */
+const proven = (email: string) => ({
+  verifiable_addresses: [{ value: email, verified: true, via: 'email' }],
+});
 
 function assertIdentity(i: Identity) {
   for (const k of ['id', 'schema_id', 'schema_url', 'traits'] as const) expect(i[k]).toBeDefined();
@@ -87,6 +91,7 @@ describe('admin identities', () => {
         schema_id: 'default',
         traits: traits(email),
         credentials: { password: { config: { hashed_password: hashed } } },
+        ...proven(email),
       });
       expect(res.status, res.text).toBe(201);
       const wrong = await login(new Browser(h.publicUrl), email, 'not the password');
@@ -115,6 +120,7 @@ describe('admin identities', () => {
         schema_id: 'default',
         traits: traits(email),
         credentials: { password: { config: { password } } },
+        ...proven(email),
       });
     const short = await mk('short@example.com', 'abc12');
     expect(short.status).toBe(400);
@@ -162,6 +168,7 @@ describe('admin identities', () => {
         schema_id: 'default',
         traits: traits(email),
         credentials: { password: { config: { password: DEMO_PASSWORD } } },
+        ...proven(email),
       });
       expect(ok.status).toBe(201);
       const patched = await admin.request('PATCH', `/admin/identities/${ok.body.id}`, {

@@ -49,6 +49,11 @@ export interface IdentityAdminClient {
   endRecoveryFlows(identityId: string): Promise<void>;
   /** Removes the SSO links made through one provider record (organisation + issuer). */
   removeOidcLinks(organisationId: string, issuer: string): Promise<string[]>;
+  /**
+   * An account whose address was never proven loses every credential and session, and its address
+   * is told, before it is handed to someone who proves the address (an invitation). Whether it did.
+   */
+  reclaimUnproven(identityId: string): Promise<boolean>;
 }
 
 const identityGone = () => new AppError('USER_NOT_FOUND', "The user's identity no longer exists.");
@@ -133,6 +138,8 @@ export function createIdentityAdminClient(
     async deleteSessions(identityId) {
       await guarded(() => client.deleteSessions(identityId));
     },
+
+    reclaimUnproven: (identityId) => guarded(() => client.reclaimUnproven(identityId), on404),
 
     removeOidcLinks: (organisationId, issuer) =>
       guarded(() => client.removeOidcLinks({ organisationId, issuer })),

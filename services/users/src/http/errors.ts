@@ -23,6 +23,10 @@ const errorCatalogue = {
   /** The change needs a recent sign-in (a privileged session): confirm the password, then retry. */
   REAUTHENTICATION_REQUIRED: 403,
   SESSION_MISMATCH: 403,
+  /** The account's address was never proven by its emailed code (a self sign-up): no tokens yet. */
+  EMAIL_NOT_VERIFIED: 403,
+  /** The person has never accepted the terms: the app shows the Terms step, then asks again. */
+  TERMS_NOT_ACCEPTED: 403,
   USER_NOT_LINKED: 403,
   /** The identity is deactivated (a revoked invitation, an operator's deactivation). */
   ACCOUNT_INACTIVE: 403,

@@ -148,6 +148,10 @@ async function adoptNeverOnboardedUser(ctx: UsersContext, input: CreateInvitatio
     )
     .executeTakeFirst();
   if (!row || row.identity_id === null) return undefined;
+  // Someone may have signed up with this address without ever proving it: whatever they set up
+  // (password, passkeys, second factors, sessions) is removed, and the address told, before the
+  // invited person is given the account.
+  await ctx.identityAdmin.reclaimUnproven(row.identity_id);
   const now = ctx.clock.now();
   await ctx.identityAdmin.patchIdentity(row.identity_id, [
     { op: 'replace', path: '/state', value: 'active' },

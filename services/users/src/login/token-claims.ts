@@ -4,6 +4,7 @@ import type { ConsentSession } from '../clients/oauth2-admin.ts';
 import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { uuidSchema } from '../http/schemas.ts';
+import { hasEverAccepted } from '../terms/repository.ts';
 import { recheckTermsAtSignIn } from '../terms/service.ts';
 import { findUserWithProducts } from '../users/repository.ts';
 import { requireTrustedNetwork } from '../console/networks.ts';
@@ -52,7 +53,8 @@ export function notSubscribed(ctx: UsersContext): AppError {
  *   (NETWORK_NOT_TRUSTED).
  * Per method:
  * - session: the identity session is unknown, inactive or belongs to another identity
- *   (SESSION_MISMATCH); at sign-in, the second-factor grace period is over
+ *   (SESSION_MISMATCH); its identity's address was never proven (EMAIL_NOT_VERIFIED); at sign-in,
+ *   a person signed in without SSO who never accepted the terms (TERMS_NOT_ACCEPTED); at sign-in, the second-factor grace period is over
  *   (SECOND_FACTOR_REQUIRED), and the terms are re-checked;
  * - m365: the organisation is not subscribed (UserNotSubscribedException). The second-factor and
  *   terms checks do not apply: Microsoft signs the person in, and an m365 token counts as
@@ -69,6 +71,7 @@ export async function tokenClaimsFor(
   let userId: string | undefined;
   let traits: IdentitySession['identity']['traits'] | undefined;
   let row: Awaited<ReturnType<typeof findUserWithProducts>> | undefined;
+  let signedInBySso = false;
   if (input.method === 'm365') {
     mode = 'm365';
     row = uuidSchema.safeParse(input.userId).success
@@ -101,6 +104,14 @@ export async function tokenClaimsFor(
         'The session does not belong to the user of this consent request.',
       );
     }
+    // A self sign-up gets nothing before its address is proven by the emailed code (the identity
+    // service issues no session before it either; this holds for sessions from before that, too).
+    if (!(session.identity.verifiable_addresses ?? []).some((a) => a.verified)) {
+      throw new AppError(
+        'EMAIL_NOT_VERIFIED',
+        'Your email address is not verified yet. Enter the code we sent you, then sign in again.',
+      );
+    }
     if (input.purpose === 'sign-in' && secondFactorOverdue(session, ctx.clock.now())) {
       throw new AppError(
         'SECOND_FACTOR_REQUIRED',
@@ -114,6 +125,7 @@ export async function tokenClaimsFor(
     };
     userId = session.identity.traits.userServiceID;
     traits = session.identity.traits;
+    signedInBySso = isSsoSession(session.authentication_methods);
   }
 
   const user =
@@ -133,6 +145,15 @@ export async function tokenClaimsFor(
   if (mode === 'm365' && user.subscriptionStatus !== 'subscribed') throw notSubscribed(ctx);
   await requireTrustedNetwork(ctx.db, user.organisationId, input.clientAddress);
   if (input.method !== 'm365' && input.purpose === 'sign-in' && traits) {
+    // Someone who signs in with the platform's own credentials has accepted the terms before their
+    // first token (a self sign-up accepts them in the app, which asks again after this refusal).
+    // SSO people are asked right after their first sign-in (the onboarding's Terms step).
+    if (!signedInBySso && !(await hasEverAccepted(ctx.db, userId!))) {
+      throw new AppError(
+        'TERMS_NOT_ACCEPTED',
+        'Accept the terms of service and the privacy policy to continue.',
+      );
+    }
     // Terms versions may have changed since the last sign-in: the app then shows the Terms step.
     await recheckTermsAtSignIn(ctx, userId!, identity.id, traits);
   }

@@ -54,6 +54,17 @@ export async function hasAcceptedCurrent(
   return rows.length === 2;
 }
 
+/** Whether the user has ever accepted both documents (in any version, by themselves or through the operator). */
+export async function hasEverAccepted(db: Kysely<UsersDb>, userId: string): Promise<boolean> {
+  const rows = await db
+    .selectFrom('terms_acceptances')
+    .select('document')
+    .distinct()
+    .where('user_id', '=', userId)
+    .execute();
+  return rows.length === 2;
+}
+
 export async function listAcceptances(
   db: Kysely<UsersDb>,
   organisationId: string | undefined,

@@ -44,6 +44,11 @@ describe('decideConsentFailure (a refused consent)', () => {
       { type: 'login-2fa-reset' },
     ],
     [
+      'the terms were never accepted → the Terms step, then consent again',
+      { status: 403, errorCode: 'TERMS_NOT_ACCEPTED' },
+      { type: 'terms' },
+    ],
+    [
       'outside the organisation’s trusted networks → the trusted-networks message',
       { status: 403, errorCode: 'NETWORK_NOT_TRUSTED' },
       { type: 'error', message: copy.errors.networkNotTrusted },

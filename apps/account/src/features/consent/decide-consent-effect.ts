@@ -1,5 +1,6 @@
 import { MISSING_SESSION_RETRIES } from '../../constants.ts';
 import { NETWORK_NOT_TRUSTED } from '@acme/users-contract/networks';
+import { TERMS_NOT_ACCEPTED } from '@acme/users-contract/sign-in';
 import { copy } from '../../copy.ts';
 import type { SessionState } from '../../shared/session/session-facts.ts';
 
@@ -30,18 +31,21 @@ export function decideConsentEffect(input: ConsentInput): ConsentCommand {
   return { type: 'error', message: copy.errors.missingSession };
 }
 
-export type ConsentFailureCommand = { type: 'login-2fa-reset' } | { type: 'error'; message: string };
+export type ConsentFailureCommand =
+  { type: 'login-2fa-reset' } | { type: 'terms' } | { type: 'error'; message: string };
 
 /**
  * A refused consent. The user service refuses a password session whose second-factor grace period
- * is over: the login screen then shows the 2FA reset
- * for that session, as the callback does. Anything else is the consent-flow error. */
+ * is over: the login screen then shows the 2FA reset for that session, as the callback does. It
+ * refuses someone who never accepted the terms: the Terms step shows here, then consent is asked
+ * again. Anything else is the consent-flow error. */
 export function decideConsentFailure(failure: {
   status?: number;
   errorCode?: unknown;
 }): ConsentFailureCommand {
   if (failure.status === 403 && failure.errorCode === 'SECOND_FACTOR_REQUIRED')
     return { type: 'login-2fa-reset' };
+  if (failure.status === 403 && failure.errorCode === TERMS_NOT_ACCEPTED) return { type: 'terms' };
   if (failure.status === 403 && failure.errorCode === NETWORK_NOT_TRUSTED)
     return { type: 'error', message: copy.errors.networkNotTrusted };
   return { type: 'error', message: copy.errors.consentFlow };

@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { render, screen, waitFor } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { Router } from '../../app/router.tsx';
 import { mockFetch } from '../../testing/fetch-mock.ts';
@@ -56,5 +56,46 @@ describe('consent screen', () => {
       expect(nav.redirectTo).toHaveBeenCalledWith('http://localhost:4444/oauth2/auth?consent_verifier=v'),
     );
     expect(screen.queryByText(MISMATCH)).toBeNull();
+  });
+
+  it('a person who never accepted the terms sees the Terms step; once accepted, consent is asked again and followed', async () => {
+    let consents = 0;
+    const { calls } = mockFetch(({ method, url }) => {
+      if (url.pathname === '/sessions/whoami') return { status: 200, body: kratosSession() };
+      if (url.pathname === '/terms/current')
+        return {
+          status: 200,
+          body: {
+            terms: { version: 't1', url: 'https://acme.test/terms' },
+            privacy: { version: 'p1', url: 'https://acme.test/privacy' },
+          },
+        };
+      if (method === 'POST' && url.pathname === '/terms/accept')
+        return { status: 200, body: { tosAccepted: true } };
+      if (method === 'POST' && url.pathname === '/login/consent') {
+        consents += 1;
+        return consents === 1
+          ? { status: 403, body: { errorCode: 'TERMS_NOT_ACCEPTED', message: 'Accept the terms.' } }
+          : { status: 200, body: { redirectTo: 'http://localhost:4444/oauth2/auth?consent_verifier=v' } };
+      }
+      return undefined;
+    });
+    render(<Router />);
+    const box = await screen.findByLabelText('I agree to the platform terms of service');
+    expect(nav.redirectTo).not.toHaveBeenCalled();
+    fireEvent.click(box);
+    fireEvent.click(screen.getByLabelText('I agree to the privacy policy'));
+    fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
+    await waitFor(() =>
+      expect(nav.redirectTo).toHaveBeenCalledWith('http://localhost:4444/oauth2/auth?consent_verifier=v'),
+    );
+    const accepted = calls.find((c) => c.method === 'POST' && c.url.pathname === '/terms/accept')!;
+    expect(accepted.body).toEqual({
+      documents: [
+        { document: 'terms', version: 't1' },
+        { document: 'privacy', version: 'p1' },
+      ],
+    });
+    expect(calls.filter((c) => c.method === 'POST' && c.url.pathname === '/login/consent')).toHaveLength(2);
   });
 });

@@ -30,8 +30,9 @@ export interface RegistrationInput {
 
 /**
  * Self sign-up: the registration flow (id in the query), the address typed on the Email step
- * prefilled. On success the person holds a session; sign-in continues with the address's
- * verification by code, then the terms (the login and onboarding screens decide those steps).
+ * prefilled. On success the address's code is mailed and the verification screen asks for it; the
+ * code, entered in this browser, signs the person in, and the login screen continues (the terms are
+ * asked before the first token).
  */
 export function useRegistration(search: RegistrationSearch) {
   const config = getConfig();
@@ -77,7 +78,7 @@ export function useRegistration(search: RegistrationSearch) {
         password: input.password,
         csrf_token: csrfToken(flow),
       });
-      // Signed in: the address's code was mailed; verify it, then the login screen continues.
+      // Not signed in yet: the address's code was mailed; verifying it signs in this browser.
       write(registry.emailResult, {
         email: input.email.trim().toLowerCase(),
         isSSO: false,

@@ -13,6 +13,16 @@ describe('classifyFlowError (Elements-style dispatcher)', () => {
   it.each([
     ['400 with a flow → re-render', err(400, flow), { type: 'rerender', flow }],
     [
+      '400 with a flow whose continue_with shows the verification UI (address not proven) → that flow',
+      err(400, {
+        ...flow,
+        continue_with: [
+          { action: 'show_verification_ui', flow: { id: 'v', url: 'http://h/account/verification?flow=v' } },
+        ],
+      }),
+      { type: 'redirect', url: 'http://h/account/verification?flow=v' },
+    ],
+    [
       '400 session_already_available → home',
       err(400, { error: { id: 'session_already_available' } }),
       { type: 'home' },

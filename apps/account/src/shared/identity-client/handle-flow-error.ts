@@ -32,6 +32,7 @@ interface KratosErrorBody {
   redirect_browser_to?: string;
   ui?: unknown;
   id?: string;
+  continue_with?: { action?: string; flow?: { url?: string } }[];
 }
 
 export function errorId(error: unknown): string | undefined {
@@ -48,9 +49,13 @@ export function classifyFlowError(error: unknown): FlowErrorAction {
     return { type: 'redirect', url: body.redirect_browser_to };
   if (id && RESTART_IDS.has(id)) return { type: 'restart', reason: id };
   switch (error.status) {
-    case 400:
+    case 400: {
+      // A sign-in refused until the address is proven carries the verification flow to show.
+      const verify = body.continue_with?.find((c) => c.action === 'show_verification_ui')?.flow?.url;
+      if (body.ui && verify) return { type: 'redirect', url: verify };
       if (body.ui) return { type: 'rerender', flow: body };
       break;
+    }
     case 401:
       return { type: 'unauthorized' };
     case 403:

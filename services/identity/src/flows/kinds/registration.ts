@@ -1,21 +1,18 @@
-import { randomBytes } from 'node:crypto';
 import type { IdentityContext } from '../../context.ts';
-import { updateFlow } from '../../db/flows.ts';
-import type { FlowRow } from '../../db/schema.ts';
-import { verificationCode } from '../../strategies/code/verification.ts';
 import { errors } from '../../errors/identity-error.ts';
+import { identityEmail, loadIdentity, toApiIdentity } from '../../identities/repo.ts';
 import { validReturnTo } from '../../http/return-to.ts';
 import { signUpOpen } from '../../strategies/registration/sign-up-directory.ts';
 import { messages } from '../../ui/messages.ts';
-import type { EngineApi, FlowKindSpec, FlowRequest } from '../kind.ts';
+import type { FlowKindSpec, FlowRequest } from '../kind.ts';
 import { baseFlow } from '../render.ts';
-import { loginKind } from './login.ts';
+import { startVerification } from './verification.ts';
 
 /**
  * Registration (issue 25): off, as Kratos answers a disabled flow (400 `self_service_flow_disabled`,
  * browsers to the error page), until an organisation opens self sign-up for its domains. Then the
- * flow takes `password` with `traits`; the new member gets a session at once (Kratos's `session`
- * hook), and the app continues with the address's verification by code, the terms and the 2FA grace.
+ * flow takes `password` with `traits` and creates the member; the session comes only once the
+ * address is proven by the mailed code (then the app continues with the terms and the 2FA grace).
  */
 
 /** Refuses every registration route while no organisation has self sign-up open. */
@@ -47,69 +44,21 @@ export const registrationKind: FlowKindSpec = {
   csrfFirst: true,
   noStrategy: messages.noRegistrationStrategy,
   /**
-   * The session, as a login gives it, and (Kratos's `verification` after-hook) a verification flow
-   * whose code is mailed at once: the answer's `continue_with` shows its UI, where browsers go next.
+   * No session yet (Kratos without its `session` after-hook): the person proves the address first.
+   * Kratos's `verification` after-hook makes a verification flow whose code is mailed at once; the
+   * answer's `continue_with` shows its UI, where browsers go next. That flow, in this browser, issues
+   * the session once the code is entered (`verificationKind`).
    */
-  async finish(input, ctx, engine) {
-    const reply = await loginKind.finish(input, ctx, engine);
-    if (reply.type !== 'answer') return reply;
-    const body = reply.body as { session?: { identity?: { traits?: { email?: unknown } } } };
-    const identity = body.session?.identity;
-    const email = identity?.traits?.email;
-    if (typeof email !== 'string') return { ...reply, body: { identity, ...body } };
-    const verification = await startVerification(input.flow, input.req, email, ctx, engine);
-    const next = { action: 'show_verification_ui', flow: verification };
-    const withNext = { identity, ...body, continue_with: [next, ...continueWith(body)] };
-    return { ...reply, body: withNext, browserTo: verification.url };
+  async finish({ flow, outcome, req }, ctx, engine) {
+    const identity = await loadIdentity(ctx.db, outcome.identityId!);
+    if (!identity) throw new Error('the registered identity was not found');
+    const email = identityEmail(identity);
+    const signIn = { identity_id: identity.row.id, method: outcome.method ?? 'password' };
+    const verification = await startVerification(flow, req, { email, signIn }, ctx, engine);
+    const body = {
+      identity: toApiIdentity(identity, ctx.config.publicUrl, false),
+      continue_with: [{ action: 'show_verification_ui', flow: verification }],
+    };
+    return { type: 'answer', status: 200, body, browserTo: verification.url };
   },
 };
-
-const continueWith = (body: unknown): unknown[] => {
-  const list = (body as { continue_with?: unknown }).continue_with;
-  return Array.isArray(list) ? list : [];
-};
-
-/** A verification flow for the new address, its code sent (as a submit of `method: code` would). */
-async function startVerification(
-  registration: FlowRow,
-  req: FlowRequest,
-  email: string,
-  ctx: IdentityContext,
-  engine: EngineApi,
-): Promise<{ id: string; verifiable_address: string; url: string }> {
-  const api = registration.type === 'api';
-  const flow = await engine.createFlow(
-    'verification',
-    { state: 'choose_method', returnTo: registration.return_to, messages: [] },
-    {
-      csrfToken: api ? randomBytes(32).toString('base64url') : req.csrf.ensure(),
-      requestUrl: registration.request_url,
-      type: api ? 'api' : 'browser',
-    },
-  );
-  const now = ctx.clock.now();
-  const outcome = await verificationCode.submit(
-    flow,
-    { method: 'code', email },
-    {
-      service: ctx,
-      now,
-      session: undefined,
-      client: { ip: req.ip, userAgent: req.userAgent },
-      attempts: { used: 0, max: Number.POSITIVE_INFINITY, exhausted: false },
-    },
-  );
-  if (outcome.type === 'flow_updated' && outcome.patch) {
-    const { ui, state, internal } = outcome.patch;
-    const patch = {
-      ...(ui ? { ui } : {}),
-      ...(state ? { state } : {}),
-      internal: { ...flow.internal, ...internal },
-    };
-    await ctx.db.transaction().execute(async (trx) => {
-      await updateFlow(trx, flow.id, patch, now);
-      await outcome.commit?.(trx);
-    });
-  }
-  return { id: flow.id, verifiable_address: email, url: engine.uiUrl('verification', flow.id) };
-}

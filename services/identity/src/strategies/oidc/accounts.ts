@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
+import type { IdentityContext } from '../../context.ts';
 import type { IdentityDb } from '../../db/schema.ts';
+import { reclaimUnprovenAccount } from '../../identities/unproven.ts';
 import type { ProviderDirectory, SsoProvider } from './provider-directory.ts';
 import { MemberRefused } from './provider-directory.ts';
 
@@ -83,12 +85,13 @@ const otherOrganisation =
   'This account belongs to another organisation than the one whose identity provider answered. Contact your administrator.';
 
 export async function resolveIdentity(
-  db: Kysely<IdentityDb>,
+  service: Pick<IdentityContext, 'db' | 'mailer' | 'config'>,
   directory: ProviderDirectory,
   provider: LinkedProvider,
   person: Person,
   now: Date,
 ): Promise<ResolveResult> {
+  const { db } = service;
   const linked = await db
     .selectFrom('identity_credential_identifiers')
     .select('identity_id')
@@ -131,13 +134,17 @@ export async function resolveIdentity(
     .where('id', '=', identityId)
     .executeTakeFirst();
   if (identity?.state !== 'active') return { ok: false, reason: 'inactive', identityId };
-  if (!linked) await link(db, identityId, provider, person, now);
+  if (!linked) await link(service, identityId, provider, person, now);
   return { ok: true, identityId };
 }
 
-/** Adds the provider-record link and marks the address verified: the provider vouched for it. */
+/**
+ * Adds the provider-record link and marks the address verified: the provider vouched for it. An
+ * account whose address was never proven (someone's self sign-up with this address) is reclaimed
+ * first, in the same transaction: whatever its starter set up stops working before the link exists.
+ */
 async function link(
-  db: Kysely<IdentityDb>,
+  service: Pick<IdentityContext, 'db' | 'mailer' | 'config'>,
   identityId: string,
   provider: LinkedProvider,
   person: Person,
@@ -149,7 +156,8 @@ async function link(
     issuer: provider.issuer,
     subject: person.subject,
   };
-  await db.transaction().execute(async (trx) => {
+  await service.db.transaction().execute(async (trx) => {
+    await reclaimUnprovenAccount(trx, service, { identityId, now, reason: 'sso' });
     const existing = await trx
       .selectFrom('identity_credentials')
       .select(['id', 'config'])

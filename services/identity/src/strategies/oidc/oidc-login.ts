@@ -240,7 +240,7 @@ export async function finishOidcCallback(
   }
   let resolved;
   try {
-    resolved = await resolveIdentity(ctx.db, directory, provider, person.person, now);
+    resolved = await resolveIdentity(ctx, directory, provider, person.person, now);
   } catch {
     return refused(row.flow_id, 'directory_unreachable', text.unreachable);
   }

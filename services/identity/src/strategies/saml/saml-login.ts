@@ -262,7 +262,7 @@ export async function finishSamlLogin(
   let resolved;
   try {
     resolved = await resolveIdentity(
-      ctx.db,
+      ctx,
       oidcServices(ctx).directory,
       {
         provider: provider.provider,
