@@ -22,6 +22,10 @@ Commands:
               [--password <password>] [--scope-groups <a,b>] [--git-user]
   user:list [--org <organisationId>]
   user:get --id <userId>
+  user:deactivate --id <userId>       deprovisions at once: sessions, grants and the access tokens
+                                      already issued, and the API clients the person created end
+                                      (the organisation's last org-admin who can sign in is kept)
+  user:reactivate --id <userId>
   invite:create --org <organisationId> --email <email> --first <name> --last <name> --role <role>
                 [--scope-groups <a,b>] [--git-user]
   invite:list [--org <organisationId>]
@@ -236,6 +240,12 @@ function toCall(command: string, values: Values, env: CliIo['env']): Call {
       };
     case 'user:get':
       return { method: 'GET', path: `/admin/users/${encodeURIComponent(required(values, 'id'))}` };
+    case 'user:deactivate':
+    case 'user:reactivate':
+      return {
+        method: 'POST',
+        path: `/admin/users/${encodeURIComponent(required(values, 'id'))}/${command.slice('user:'.length)}`,
+      };
     case 'invite:create':
       return {
         method: 'POST',

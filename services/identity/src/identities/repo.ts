@@ -11,6 +11,11 @@ export function identityEmail(identity: LoadedIdentity, fallback = ''): string {
   return String((identity.row.traits as { email?: unknown }).email ?? fallback);
 }
 
+/** Who an SSO rule is asked about: the identity and its current address. */
+export function ssoSubject(identity: LoadedIdentity): { id: string; email: string } {
+  return { id: identity.row.id, email: identityEmail(identity) };
+}
+
 export interface LoadedIdentity {
   row: IdentityRow;
   verifiable: VerifiableAddressRow[];

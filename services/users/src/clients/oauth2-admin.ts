@@ -90,8 +90,12 @@ export interface OAuth2AdminClient {
   acceptDeviceRequest(challenge: string, userCode: string): Promise<string>;
   /** The applications a subject granted access (Hydra's consent sessions). */
   listConsentSessions(subject: string): Promise<ConnectedApp[]>;
-  /** Revokes a subject's grants to one application: their tokens end. */
-  revokeConsentSessions(subject: string, clientId: string): Promise<void>;
+  /**
+   * Revokes a subject's grants to one application, or to every application when `clientId` is not
+   * given: each grant ends with every token of it (refresh, and already issued access tokens at
+   * `/userinfo` and introspection, on every instance of the authorization server).
+   */
+  revokeConsentSessions(subject: string, clientId?: string): Promise<void>;
   /** An access token for a user verified through Microsoft 365 (`/admin/oauth2/federated-tokens`). */
   issueFederatedToken(body: {
     subject: string;
@@ -222,7 +226,8 @@ export function createOAuth2AdminClient(
     },
 
     async revokeConsentSessions(subject, clientId) {
-      const url = `${baseUrl}/admin/oauth2/auth/sessions/consent?subject=${encodeURIComponent(subject)}&client=${encodeURIComponent(clientId)}`;
+      const which = clientId === undefined ? 'all=true' : `client=${encodeURIComponent(clientId)}`;
+      const url = `${baseUrl}/admin/oauth2/auth/sessions/consent?subject=${encodeURIComponent(subject)}&${which}`;
       const res = await requestJson(SERVICE, url, { method: 'DELETE', timeoutMs });
       if (res.status !== 204 && res.status !== 200)
         throw upstreamError(SERVICE, `answered ${res.status} when revoking consent sessions`);

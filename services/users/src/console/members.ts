@@ -8,6 +8,7 @@ import { adminAuthHeaders } from '@acme/service-kit/admin-access';
 import { ROLES, isRole, type Role } from '../users/roles.ts';
 import type { ConsoleCaller } from './auth.ts';
 import { recordEvent, type EventOrigin } from './events.ts';
+import { revokeApiClient } from '../api-clients/service.ts';
 
 /** The highest role the console ever assigns: provider-staff roles are the operator's alone. */
 const HIGHEST_ASSIGNABLE: Role = 'org-admin';
@@ -147,8 +148,10 @@ function lastOrgAdmin(): AppError {
 }
 
 /**
- * Locks the organisation's active org-admins (row locks, so two admins demoting each other at once
- * cannot both succeed) and refuses when `userId` is the last of them.
+ * Locks the organisation's org-admins who can sign in (row locks, so two admins demoting each other
+ * at once cannot both succeed) and refuses when `userId` is the last of them. Only someone who can
+ * sign in counts: not deactivated, with an identity, and not an invitee who never onboarded (an
+ * invitation pending, expired or revoked): the only real admin can not step down behind them.
  */
 async function assertNotLastOrgAdmin(trx: Kysely<UsersDb>, organisationId: string, userId: string) {
   const admins = await trx
@@ -157,6 +160,18 @@ async function assertNotLastOrgAdmin(trx: Kysely<UsersDb>, organisationId: strin
     .where('organisation_id', '=', organisationId)
     .where('role', '=', 'org-admin')
     .where('deactivated_at', 'is', null)
+    .where('identity_id', 'is not', null)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('invitations')
+            .select('invitations.id')
+            .whereRef('invitations.user_id', '=', 'users.id')
+            .where('invitations.state', '!=', 'accepted'),
+        ),
+      ),
+    )
     .orderBy('id')
     .forUpdate()
     .execute();
@@ -202,9 +217,8 @@ export async function changeRole(
 }
 
 /**
- * Deactivates a member: recorded first (our console and token claims refuse them from then on),
- * then the identity is made inactive and its sessions end, which ends its grants at the next
- * refresh. Idempotent: a retry after an upstream failure repeats the identity calls.
+ * Deactivates a member through the one deprovisioning routine (`applyDeactivation`). Idempotent: a
+ * retry after an upstream failure repeats the upstream calls.
  */
 export async function deactivateMember(
   ctx: UsersContext,
@@ -220,9 +234,17 @@ export async function deactivateMember(
 }
 
 /**
- * The deactivation itself, for the console and the directory (SCIM `active: false`, DELETE).
- * `keepLastOrgAdmin`: refuse to deactivate the organisation's last active org-admin (the console);
- * the directory's word is final (someone who left must lose access).
+ * The one deprovisioning routine, for the console, the directory (SCIM `active: false`, DELETE) and
+ * the operator (`user:deactivate`, `DELETE /admin/users/{id}`). In this order:
+ * 1. the record says deactivated (our console and token claims refuse the person from then on);
+ * 2. the identity is made inactive and its sessions end (no new sign-in, whoami 401);
+ * 3. every grant of the identity at the authorization server ends, with every token of it: the
+ *    refresh token, and the access tokens already issued, which `/userinfo` and introspection
+ *    refuse at once (they look the grant up in the database on every instance);
+ * 4. the API clients the person created are revoked (no new token; listed as revoked).
+ * `keepLastOrgAdmin`: refuse to deactivate the organisation's last org-admin who can sign in (the
+ * console, the operator); the directory's word is final (someone who left must lose access).
+ * Idempotent, so a retry after an upstream failure completes a partial run.
  */
 export async function applyDeactivation(
   ctx: UsersContext,
@@ -257,7 +279,16 @@ export async function applyDeactivation(
       { op: 'replace', path: '/state', value: 'inactive' },
     ]);
     await ctx.identityAdmin.deleteSessions(member.identityId);
+    await ctx.oauth2Admin.revokeConsentSessions(member.identityId);
   }
+  const clients = await ctx.db
+    .selectFrom('api_clients')
+    .select('id')
+    .where('organisation_id', '=', organisationId)
+    .where('created_by', '=', member.id)
+    .where('revoked_at', 'is', null)
+    .execute();
+  for (const client of clients) await revokeApiClient(ctx, client.id, undefined, origin);
 }
 
 /** Reactivates a member: the identity first (so a failure leaves them still deactivated), then the record. */

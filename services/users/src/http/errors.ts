@@ -51,6 +51,8 @@ const errorCatalogue = {
   JIT_DISABLED: 403,
   /** Self sign-up is not open for the address's domain, or the organisation may not open it (SSO enforced). */
   SELF_SIGNUP_NOT_ALLOWED: 403,
+  /** SSO: the person's organisation enforces SSO and this session did not come from its provider. */
+  SSO_REQUIRED: 403,
   /** SSO: the address's user belongs to another organisation than the provider's. */
   SSO_ORGANISATION_MISMATCH: 403,
   /** SSO: the break-glass exemption names someone who is not an org-admin of the organisation. */

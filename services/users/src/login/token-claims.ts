@@ -8,6 +8,7 @@ import { hasEverAccepted } from '../terms/repository.ts';
 import { recheckTermsAtSignIn } from '../terms/service.ts';
 import { findUserWithProducts } from '../users/repository.ts';
 import { requireTrustedNetwork } from '../console/networks.ts';
+import { identityPolicy } from '../sso/service.ts';
 
 /** A sign-in or refresh through the identity service (password, SSO): its identity session. */
 interface SessionClaimsRequest {
@@ -55,7 +56,9 @@ export function notSubscribed(ctx: UsersContext): AppError {
  * - session: the identity session is unknown, inactive or belongs to another identity
  *   (SESSION_MISMATCH); its identity's address was never proven (EMAIL_NOT_VERIFIED); at sign-in,
  *   a person signed in without SSO who never accepted the terms (TERMS_NOT_ACCEPTED); at sign-in, the second-factor grace period is over
- *   (SECOND_FACTOR_REQUIRED), and the terms are re-checked;
+ *   (SECOND_FACTOR_REQUIRED), and the terms are re-checked; the organisation enforces SSO, the
+ *   person is not its break-glass org-admin, and the session did not sign in through the
+ *   organisation's provider (SSO_REQUIRED), at sign-in and at every refresh;
  * - m365: the organisation is not subscribed (UserNotSubscribedException). The second-factor and
  *   terms checks do not apply: Microsoft signs the person in, and an m365 token counts as
  *   authenticated (SPEC §4).
@@ -71,7 +74,8 @@ export async function tokenClaimsFor(
   let userId: string | undefined;
   let traits: IdentitySession['identity']['traits'] | undefined;
   let row: Awaited<ReturnType<typeof findUserWithProducts>> | undefined;
-  let signedInBySso = false;
+  /** The session signed in through the organisation's provider (oidc, saml). */
+  let viaProvider = false;
   if (input.method === 'm365') {
     mode = 'm365';
     row = uuidSchema.safeParse(input.userId).success
@@ -125,7 +129,7 @@ export async function tokenClaimsFor(
     };
     userId = session.identity.traits.userServiceID;
     traits = session.identity.traits;
-    signedInBySso = isSsoSession(session.authentication_methods);
+    viaProvider = isSsoSession(session.authentication_methods);
   }
 
   const user =
@@ -143,12 +147,21 @@ export async function tokenClaimsFor(
     throw new AppError('USER_NOT_LINKED', 'The signed-in identity is not linked to a user.');
   }
   if (mode === 'm365' && user.subscriptionStatus !== 'subscribed') throw notSubscribed(ctx);
+  if (mode === 'ory' && !viaProvider && (await identityPolicy(ctx, identity.id)).enforced) {
+    // Issue 31, item 4: whatever credential the identity holds (a password or passkey set up before
+    // enforcement, an address changed away from the organisation's domain), a member of an
+    // organisation that enforces SSO gets tokens only from a session its provider signed in.
+    throw new AppError(
+      'SSO_REQUIRED',
+      "Your organisation requires single sign-on (SSO): sign in through your organisation's identity provider.",
+    );
+  }
   await requireTrustedNetwork(ctx.db, user.organisationId, input.clientAddress);
   if (input.method !== 'm365' && input.purpose === 'sign-in' && traits) {
     // Someone who signs in with the platform's own credentials has accepted the terms before their
     // first token (a self sign-up accepts them in the app, which asks again after this refusal).
     // SSO people are asked right after their first sign-in (the onboarding's Terms step).
-    if (!signedInBySso && !(await hasEverAccepted(ctx.db, userId!))) {
+    if (!viaProvider && !(await hasEverAccepted(ctx.db, userId!))) {
       throw new AppError(
         'TERMS_NOT_ACCEPTED',
         'Accept the terms of service and the privacy policy to continue.',

@@ -10,7 +10,6 @@ import { domainOf, emailSchema, uuidSchema } from '../http/schemas.ts';
 import { createInvitation } from '../invitations/service.ts';
 import { findOrganisation } from '../organisations/repository.ts';
 import { findProviderByOrganisation } from '../sso/repository.ts';
-import { revokeApiClient } from '../api-clients/service.ts';
 import { createUser, removeUserAndIdentity } from '../users/create-user.ts';
 import { findUserRowByEmail } from '../users/repository.ts';
 import { SCHEMA } from './discovery.ts';
@@ -293,9 +292,9 @@ async function assertExternalIdFree(
 }
 
 /**
- * Deactivates at once (SCIM `active: false`, DELETE): the record first, the identity inactive and
- * its sessions ended (whoami 401; the refresh is refused, token-claims.ts), then the API clients
- * the person created are revoked. Idempotent, so the directory's retry completes a partial run.
+ * Deactivates at once (SCIM `active: false`, DELETE) through the one deprovisioning routine
+ * (`applyDeactivation`: record, identity, sessions, grants and their access tokens, API clients).
+ * Idempotent, so the directory's retry completes a partial run.
  */
 async function deactivate(ctx: UsersContext, scope: ScimScope, row: UserRow): Promise<void> {
   await applyDeactivation(
@@ -310,14 +309,6 @@ async function deactivate(ctx: UsersContext, scope: ScimScope, row: UserRow): Pr
     },
     { keepLastOrgAdmin: false },
   );
-  const clients = await ctx.db
-    .selectFrom('api_clients')
-    .select('id')
-    .where('organisation_id', '=', scope.organisationId)
-    .where('created_by', '=', row.id)
-    .where('revoked_at', 'is', null)
-    .execute();
-  for (const client of clients) await revokeApiClient(ctx, client.id, undefined, scope.origin);
 }
 
 /** Makes the person what `desired` says (PUT, and PATCH after its operations are applied). */

@@ -149,6 +149,32 @@ export async function findDomainPolicy(
     .executeTakeFirst();
 }
 
+/**
+ * The SSO policy of the person an identity belongs to: their organisation's provider's `enforce`,
+ * and whether they are its break-glass org-admin (named, and still an org-admin).
+ */
+export async function findIdentityPolicy(
+  db: Kysely<UsersDb>,
+  identityId: string,
+): Promise<{ enforce: boolean; breakGlass: boolean } | undefined> {
+  const row = await db
+    .selectFrom('users as u')
+    .innerJoin('sso_providers as p', 'p.organisation_id', 'u.organisation_id')
+    .select([
+      'p.enforce as enforce',
+      'p.break_glass_user_id as breakGlassUserId',
+      'u.id as userId',
+      'u.role as role',
+    ])
+    .where('u.identity_id', '=', identityId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    enforce: row.enforce,
+    breakGlass: row.breakGlassUserId === row.userId && row.role === 'org-admin',
+  };
+}
+
 export async function setBreakGlassUser(
   db: Kysely<UsersDb>,
   organisationId: string,

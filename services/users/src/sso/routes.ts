@@ -7,6 +7,8 @@ import { SAML_METADATA_MAX_BYTES } from './saml-metadata.ts';
 import {
   domainParamsSchema,
   domainPolicySchema,
+  identityParamsSchema,
+  identityPolicySchema,
   organisationParamsSchema,
   providerIdSchema,
   setBreakGlassSchema,
@@ -20,6 +22,7 @@ import {
 import {
   domainPolicy,
   getSsoProvider,
+  identityPolicy,
   providerConfig,
   provisionSsoMember,
   removeSsoProvider,
@@ -98,6 +101,14 @@ export function registerSsoRoutes(app: FastifyInstance, ctx: UsersContext): void
     const { domain } = parseInput(domainParamsSchema, request.params);
     reply.header('cache-control', 'no-store');
     return sendOutput(reply, 200, domainPolicySchema, await domainPolicy(ctx, domain));
+  });
+
+  // For the identity service: whether the person an identity belongs to must sign in through their
+  // organisation's provider (decided by their organisation, not by an address).
+  app.get('/admin/sso/identities/:identityId', async (request, reply) => {
+    const { identityId } = parseInput(identityParamsSchema, request.params);
+    reply.header('cache-control', 'no-store');
+    return sendOutput(reply, 200, identityPolicySchema, await identityPolicy(ctx, identityId));
   });
 
   app.get('/admin/sso/providers/:provider', async (request, reply) => {

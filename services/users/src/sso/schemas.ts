@@ -155,6 +155,15 @@ export const domainPolicySchema = z.object({
   exemptEmails: z.array(z.string()),
 });
 
+/**
+ * What the identity service gets for an identity (admin network only): whether the person must sign
+ * in through their organisation's provider (a member of an organisation that enforces SSO, other
+ * than its break-glass org-admin). Unknown identities get the same shape.
+ */
+export const identityPolicySchema = z.object({ enforced: z.boolean() });
+
+export const identityParamsSchema = z.object({ identityId: z.string().max(64) });
+
 export const domainParamsSchema = z.object({
   domain: z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, 'must be a domain name'),
 });

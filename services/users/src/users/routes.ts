@@ -6,6 +6,8 @@ import { parseInput, sendOutput } from '../http/validate.ts';
 import { createUser } from './create-user.ts';
 import { deleteUser, findUser, listUsers, updateUser } from './repository.ts';
 import { operatorOrigin, recordEvent } from '../console/events.ts';
+import { applyDeactivation, applyReactivation, findMember } from '../console/members.ts';
+import { memberSchema } from '../console/schemas.ts';
 import {
   createUserSchema,
   listUsersQuerySchema,
@@ -71,15 +73,53 @@ export function registerUserRoutes(app: FastifyInstance, ctx: UsersContext): voi
   });
 
   /**
-   * Removes the user from their organisation. Their identity's sessions are revoked first, so every
-   * token grant bound to them ends at once (the authorization server checks the session at each
-   * refresh); then the user row goes, so no new sign-in gets claims either.
+   * The operator deactivates (`user:deactivate`) or reactivates (`user:reactivate`) a person, through
+   * the same routines as the console and the directory: deactivation ends their sessions, their
+   * grants with every token already issued, and their API clients at once. The organisation's last
+   * org-admin who can sign in is kept, as in the console (appoint another one first).
+   */
+  app.post('/admin/users/:id/deactivate', async (request, reply) => {
+    const member = await memberOf(request.params);
+    await applyDeactivation(ctx, operatorOrigin(), member.organisationId, member, { keepLastOrgAdmin: true });
+    request.log.info({ userId: member.id }, 'user deactivated');
+    return sendOutput(reply, 200, memberSchema, await memberView(member));
+  });
+
+  app.post('/admin/users/:id/reactivate', async (request, reply) => {
+    const member = await memberOf(request.params);
+    await applyReactivation(ctx, operatorOrigin(), member.organisationId, member);
+    request.log.info({ userId: member.id }, 'user reactivated');
+    return sendOutput(reply, 200, memberSchema, await memberView(member));
+  });
+
+  async function memberOf(params: unknown) {
+    const { id } = parseInput(userIdParamsSchema, params);
+    const user = uuidSchema.safeParse(id).success ? await findUser(ctx.db, id) : null;
+    const member = user ? await findMember(ctx.db, user.organisationId, user.id) : null;
+    if (!user || !member) throw new AppError('USER_NOT_FOUND', 'No user has this id.');
+    return { ...member, organisationId: user.organisationId };
+  }
+
+  async function memberView(member: { id: string; organisationId: string }) {
+    const { identityId: _identityId, ...view } = (await findMember(
+      ctx.db,
+      member.organisationId,
+      member.id,
+    ))!;
+    return view;
+  }
+
+  /**
+   * Removes the user from their organisation. They are deprovisioned first, through the routine
+   * deactivation uses (identity inactive, sessions, grants with their issued tokens, API clients);
+   * then the user row goes, so no new sign-in gets claims either.
    */
   app.delete('/admin/users/:id', async (request, reply) => {
-    const { id } = parseInput(userIdParamsSchema, request.params);
-    const user = uuidSchema.safeParse(id).success ? await findUser(ctx.db, id) : null;
-    if (!user) throw new AppError('USER_NOT_FOUND', 'No user has this id.');
-    if (user.identityId) await ctx.identityAdmin.deleteSessions(user.identityId);
+    const member = await memberOf(request.params);
+    await applyDeactivation(ctx, operatorOrigin(), member.organisationId, member, {
+      keepLastOrgAdmin: false,
+    });
+    const id = member.id;
     await deleteUser(ctx.db, id);
     request.log.info({ userId: id }, 'user removed from organisation');
     return reply.code(204).send();

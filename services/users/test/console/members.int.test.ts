@@ -274,15 +274,20 @@ describe('console API: members, authorised from the database per call', () => {
   });
 
   describe('deactivation', () => {
-    it('deactivating ends the identity and its sessions; the token is refused; reactivating gives it back', async () => {
+    it('deactivating ends the identity, its sessions and its grants; the token is refused; reactivating gives the account back', async () => {
       const off = await stack.call(tokens.ada, 'POST', `${base()}/members/${grace.id}/deactivate`);
       expect(off.status).toBe(200);
       expect(off.body.status).toBe('deactivated');
       const identity = await fetch(`${stack.urls.identityAdmin}/admin/identities/${grace.identityId}`);
       expect(((await identity.json()) as any).state).toBe('inactive');
+      // The token's grant ended with the deactivation: the token itself is dead (issue 31, item 12).
       const refused = await stack.call(tokens.grace, 'GET', '/console/me');
-      expect(refused.status).toBe(403);
-      expect(refused.body.errorCode).toBe('ACCOUNT_INACTIVE');
+      expect(refused.status).toBe(401);
+      expect(refused.body.errorCode).toBe('UNAUTHENTICATED');
+      // A token got any other way is refused from the console's own record.
+      const other = await stack.call(await stack.tokenFor(grace.identityId), 'GET', '/console/me');
+      expect(other.status).toBe(403);
+      expect(other.body.errorCode).toBe('ACCOUNT_INACTIVE');
       stack.clock.advance(1000);
       // Idempotent.
       expect((await stack.call(tokens.ada, 'POST', `${base()}/members/${grace.id}/deactivate`)).status).toBe(

@@ -4,7 +4,7 @@ import { identityEmail, loadIdentity, normalizeEmail } from '../../identities/re
 import { normalizeIdentifier } from '../../throttle/backoff.ts';
 import { resetLogin } from '../../throttle/attempts.ts';
 import { messages } from '../../ui/messages.ts';
-import { ssoEnforcedRefusal } from '../oidc/enforcement.ts';
+import { ssoEnforcedRefusal, ssoRequiredRefusal } from '../oidc/enforcement.ts';
 import { codeStrategy } from './strategy.ts';
 
 /**
@@ -33,6 +33,11 @@ export const recoveryCode = codeStrategy<{ identity_id: string }>({
     const identity = await loadIdentity(service.db, identityId);
     if (!identity || identity.row.state !== 'active')
       return { type: 'error', error: errors.badRequest('The identity can not be recovered.') };
+    // The code proved the mailbox; the person's organisation decides whether a recovery may sign them
+    // in (issue 31, item 4): an address moved out of an enforcing organisation's domain gets nothing.
+    // Admin-made flows (an invitation's onboarding) are the operator's.
+    const sso = flow.internal.admin ? undefined : await ssoRequiredRefusal(service, identityId);
+    if (sso) return { type: 'flow_updated', messages: [{ pointer: '#/', message: sso }] };
     const address = flow.internal.address;
     return {
       type: 'success',

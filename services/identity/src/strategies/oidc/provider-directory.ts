@@ -79,6 +79,9 @@ const domainPolicySchema = z.object({
 
 type DomainPolicy = z.infer<typeof domainPolicySchema>;
 
+/** Whether the person an identity belongs to must sign in through their organisation's provider. */
+const identityPolicySchema = z.object({ enforced: z.boolean() });
+
 export interface ProviderDirectory {
   /** The provider's configuration (OIDC or SAML), or undefined when no organisation has this provider id. */
   get(provider: string): Promise<AnyProvider | undefined>;
@@ -89,6 +92,11 @@ export interface ProviderDirectory {
   ): Promise<{ userId: string; identityId: string }>;
   /** The SSO policy of an address's domain (enforced or not), whether or not the address has an account. */
   domainPolicy(domain: string): Promise<DomainPolicy>;
+  /**
+   * Whether the person an identity belongs to must sign in through their organisation's provider
+   * (their organisation enforces SSO and they are not its break-glass admin): asked fresh each time.
+   */
+  identityPolicy(identityId: string): Promise<{ enforced: boolean }>;
 }
 
 const CACHE_MS = 30_000;
@@ -164,6 +172,14 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
       if (policies.size > 10_000) policies.clear();
       policies.set(key, { value, until: now() + CACHE_MS });
       return value;
+    },
+    async identityPolicy(identityId) {
+      const res = await fetch(`${base}/admin/sso/identities/${encodeURIComponent(identityId)}`, {
+        headers: { ...auth, ...requestIdHeaders() },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      if (!res.ok) throw new Error(`user service answered ${res.status} for an identity's SSO policy`);
+      return identityPolicySchema.parse(await res.json());
     },
   };
 }

@@ -1,6 +1,6 @@
 import { identityEmail, loadIdentity } from '../../identities/repo.ts';
 import { messages } from '../../ui/messages.ts';
-import { ssoEnforcedRefusal } from '../oidc/enforcement.ts';
+import { ssoRefusalFor } from '../oidc/enforcement.ts';
 import { keyLogin, ownerOf } from '../webauthn/key-login.ts';
 
 /**
@@ -8,7 +8,8 @@ import { keyLogin, ownerOf } from '../webauthn/key-login.ts';
  * credential for the relying party, and the answer's user handle names the identity. The session is
  * aal1, or aal2 when the authenticator verified the user (UV): docs/security.md, "Passkeys". An
  * inactive account, or one whose organisation enforces single sign-on, is refused after the answer
- * verified (so nothing is said about an account to someone who does not hold its key). It also
+ * verified (so nothing is said about an account to someone who does not hold its key); the
+ * organisation the person belongs to decides, whatever their address. It also
  * answers the password confirmation (a refresh flow) of a signed-in person who has a passkey.
  */
 export const passkeyLogin = keyLogin({
@@ -40,7 +41,7 @@ export const passkeyLogin = keyLogin({
   async refusal(service, identityId) {
     const identity = await loadIdentity(service.db, identityId);
     if (identity?.row.state !== 'active') return messages.webauthnInvalid();
-    return ssoEnforcedRefusal(service, identityEmail(identity));
+    return ssoRefusalFor(service, { id: identityId, email: identityEmail(identity) });
   },
   aal: (userVerified) => (userVerified ? 'aal2' : 'aal1'),
 });

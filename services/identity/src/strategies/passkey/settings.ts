@@ -1,11 +1,12 @@
-import { identityEmail } from '../../identities/repo.ts';
+import { ssoSubject } from '../../identities/repo.ts';
 import { messages } from '../../ui/messages.ts';
-import { ssoEnforcedRefusal } from '../oidc/enforcement.ts';
+import { ssoRefusalFor } from '../oidc/enforcement.ts';
 import { keySettings } from '../webauthn/key-settings.ts';
 
 /**
  * Passkeys in settings (Kratos `passkey`): add (a discoverable credential, user verification
- * preferred), rename, remove. People whose organisation enforces single sign-on can not add one: a
+ * preferred), rename, remove. People whose organisation enforces single sign-on (decided by the
+ * organisation they belong to, not their address; its break-glass admin excepted) can not add one: a
  * passkey signs in without the organisation's provider (they may add a security key, the second
  * factor, instead). Adding and removing mail the owner.
  */
@@ -19,6 +20,6 @@ export const passkeySettings = keySettings({
   },
   notices: { added: 'passkey_added', removed: 'passkey_removed' },
   registerCall: 'oryPasskeySettingsRegistration',
-  refusal: (service, identity) => ssoEnforcedRefusal(service, identityEmail(identity)),
-  offered: async (service, identity) => !(await ssoEnforcedRefusal(service, identityEmail(identity))),
+  refusal: (service, identity) => ssoRefusalFor(service, ssoSubject(identity)),
+  offered: async (service, identity) => !(await ssoRefusalFor(service, ssoSubject(identity))),
 });

@@ -13,7 +13,7 @@ import { normalizeIdentifier } from '../../throttle/backoff.ts';
 import { admitAccountAttempt } from '../../throttle/attempts.ts';
 import { lockoutNotice } from '../../throttle/lockout-notice.ts';
 import { messages } from '../../ui/messages.ts';
-import { ssoEnforcedRefusal } from '../oidc/enforcement.ts';
+import { ssoEnforcedRefusal, ssoRequiredRefusal } from '../oidc/enforcement.ts';
 import { passwordLoginNodes, type FieldMessage } from '../../ui/nodes.ts';
 
 /**
@@ -136,6 +136,17 @@ async function submitPassword(
       },
     };
   }
+  // The password was right: now the person's organisation decides (issue 31, item 4). A member of
+  // an organisation that enforces SSO is refused whatever address the account has now; only someone
+  // who knows the password learns it.
+  const required = await ssoRequiredRefusal(service, identityId);
+  if (required)
+    return {
+      type: 'flow_updated',
+      messages: [{ pointer: '#/', message: required }],
+      values: values(identifier),
+      commit: failed('sso_required'),
+    };
   if (needsRehash(hashed)) {
     const upgraded = await service.passwords.hash(password);
     await service.db

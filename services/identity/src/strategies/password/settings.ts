@@ -3,7 +3,8 @@ import { settingsRefreshUrl } from '../../flows/kinds/settings.ts';
 import type { Strategy } from '../../flows/strategy.ts';
 import { sessionErrors } from '../../errors/identity-error.ts';
 import { queueSecurityNotice } from '../../identities/notices.ts';
-import { identityEmail, normalizeEmail, upsertCredential } from '../../identities/repo.ts';
+import { identityEmail, normalizeEmail, ssoSubject, upsertCredential } from '../../identities/repo.ts';
+import { ssoRefusalFor } from '../oidc/enforcement.ts';
 import { checkPasswordPolicy } from '../../password/policy.ts';
 import { isPrivileged } from '../../sessions/policy.ts';
 import { revokeOtherSessions } from '../../sessions/repo.ts';
@@ -40,6 +41,10 @@ export const passwordSettings: Strategy = {
         type: 'flow_updated',
         messages: [{ pointer: '#/password', message: messages.required('password') }],
       };
+    // A member of an organisation that enforces SSO gets no password: it would sign in without the
+    // organisation's provider (issue 31, item 4). Its break-glass admin may set one.
+    const sso = await ssoRefusalFor(service, ssoSubject(session.identity));
+    if (sso) return { type: 'flow_updated', messages: [{ pointer: '#/password', message: sso }] };
     const email = normalizeEmail(identityEmail(session.identity));
     const problem = checkPasswordPolicy(password, email);
     if (problem) return { type: 'flow_updated', messages: [{ pointer: '#/password', message: problem }] };

@@ -6,7 +6,8 @@ import type { Outcome } from '../../flows/outcome.ts';
 import type { Strategy, StrategyContext } from '../../flows/strategy.ts';
 import { sessionErrors } from '../../errors/identity-error.ts';
 import { queueSecurityNotice } from '../../identities/notices.ts';
-import { identityEmail, normalizeEmail } from '../../identities/repo.ts';
+import { identityEmail, normalizeEmail, ssoSubject } from '../../identities/repo.ts';
+import { ssoRefusalFor } from '../oidc/enforcement.ts';
 import { TraitsSchema } from '@acme/identity-contract/traits';
 import { updateIdentity } from '../../identities/service.ts';
 import { isPrivileged } from '../../sessions/policy.ts';
@@ -120,12 +121,20 @@ async function submitProfile(
     };
   }
   const current = identityEmail(identity);
-  if (normalizeEmail(parsed.data.email) !== normalizeEmail(current) && !isPrivileged(service, session)) {
+  const addressChanges = normalizeEmail(parsed.data.email) !== normalizeEmail(current);
+  if (addressChanges && !isPrivileged(service, session)) {
     return { type: 'error', error: sessionErrors.refreshRequired(settingsRefreshUrl(service, flow)) };
+  }
+  // A member of an organisation that enforces SSO keeps the address the organisation's provider
+  // vouched for: changed, it would no longer name the organisation (issue 31, item 4). Its
+  // break-glass admin may change it.
+  if (addressChanges) {
+    const sso = await ssoRefusalFor(service, ssoSubject(identity));
+    if (sso) return { type: 'flow_updated', messages: [{ pointer: '#/traits/email', message: sso }] };
   }
   // The old address hears of the change (if someone else made it, the owner still learns of it),
   // queued in the update's transaction: no change without its notice, no notice without the change.
-  const emailChanged = !!current && normalizeEmail(parsed.data.email) !== normalizeEmail(current);
+  const emailChanged = !!current && addressChanges;
   const notice = (trx: Db) =>
     queueSecurityNotice(
       service,
