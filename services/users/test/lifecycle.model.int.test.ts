@@ -87,6 +87,7 @@ describe('account lifecycle model', () => {
       name,
       async () => {
         const log = await replay(stack, sequence());
+      if (process.env.LIFECYCLE_VERBOSE) console.log(log.join('\n'));
         expect(log).toHaveLength(sequence().length);
       },
       60_000,
