@@ -57,8 +57,8 @@ describe('account lifecycle model', () => {
       ],
     ],
     [
-      'abuse: the only org-admin who can sign in steps down while a pending invitee counts as the other',
-      () => [steps.invite(0, 'org-admin'), steps.rootStepsDown()],
+      'abuse: the only org-admin who can sign in steps down while a revoked invitee counts as the other',
+      () => [steps.invite(0, 'org-admin'), steps.revokeInvitation(0), steps.rootStepsDown()],
     ],
     [
       'abuse: a person deactivated in the console keeps an access token that answers at /userinfo',
@@ -67,15 +67,6 @@ describe('account lifecycle model', () => {
     [
       'abuse: a person the directory deactivated keeps an access token that answers at /userinfo',
       () => [steps.ownerSso(0), steps.connectDirectory(), steps.scimActive(0, false)],
-    ],
-    [
-      'abuse: an invitation brings back a person the directory deactivated, old password and all',
-      () => [
-        steps.register(0, 'owner'),
-        steps.connectDirectory(),
-        steps.scimActive(0, false),
-        steps.invite(0, 'member'),
-      ],
     ],
     [
       'abuse: a person deactivated in the console keeps an API client that gets tokens',
@@ -87,7 +78,7 @@ describe('account lifecycle model', () => {
       name,
       async () => {
         const log = await replay(stack, sequence());
-      if (process.env.LIFECYCLE_VERBOSE) console.log(log.join('\n'));
+        if (process.env.LIFECYCLE_VERBOSE) console.warn(log.join('\n'));
         expect(log).toHaveLength(sequence().length);
       },
       60_000,
