@@ -1,10 +1,11 @@
 import { createTestDb, type Database } from '@acme/db';
-import { FakeClock } from '@acme/db/clock';
+import type { FakeClock } from '@acme/db/clock';
 import { startOrgIdp, type OrgIdp } from '@acme/dev';
 import { createMemoryMailer } from '@acme/mail';
 import { freePort } from '@acme/test-kit/free-port';
 import { start as startUsers } from '../src/index.ts';
 import { startAuthStack, type AuthStackUrls } from './auth-stack.ts';
+import { AdvancingClock } from './console/console-harness.ts';
 import { Jar } from './jar.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -16,20 +17,6 @@ import { Jar } from './jar.ts';
  * stand-in, and one mailbox that every service mails to (the owner of an address reads it; a
  * stranger never does).
  */
-
-/** Real time plus what the model advanced it by (past the identity service's 30 s policy caches). */
-class AdvancingClock extends FakeClock {
-  private offset = 0;
-  override now(): Date {
-    return new Date(Date.now() + this.offset);
-  }
-  override advance(ms: number): void {
-    this.offset += ms;
-  }
-  override set(at: Date | number): void {
-    this.offset = (typeof at === 'number' ? at : at.getTime()) - Date.now();
-  }
-}
 
 export const APP_ORIGIN = 'http://localhost:4000';
 
@@ -58,6 +45,7 @@ const LIMITS = {
 export async function startLifecycleStack(): Promise<LifecycleStack> {
   const db = await createTestDb();
   const closers: (() => Promise<void>)[] = [];
+  // Real time plus what the model advanced it by (past the identity service's 30 s policy caches).
   const clock = new AdvancingClock();
   const mailer = createMemoryMailer();
   const [usersPublic, usersAdmin] = await Promise.all([freePort(), freePort()]);
