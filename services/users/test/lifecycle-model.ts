@@ -760,56 +760,60 @@ const acceptInvitation = (s: number): Step =>
   );
 
 /** The owner recovers the account with a code mailed to the address it signs in with. */
-const recover = (s: number): Step =>
-  step(`owner of person${s} recovers the account by mailed code`, async (w) => {
-    const slot = w.slots[s]!;
-    const { urls } = w.stack;
-    const jar = new Jar(APP_ORIGIN);
-    const flow = await jar.fetch(`${urls.identityPublic}/self-service/recovery/browser`, {
-      headers: JSON_ACCEPT,
-    });
-    if (flow.res.status !== 200) return `no flow (${flow.res.status})`;
-    const action = `${urls.identityPublic}/self-service/recovery?flow=${flow.body.id}`;
-    const since = w.stack.mail.length;
-    const asked = await jar.fetch(action, {
-      method: 'POST',
-      headers: JSON_ACCEPT,
-      json: { method: 'code', email: slot.current, csrf_token: csrfOf(flow.body) },
-    });
-    const code = codeIn(mailTo(w, slot.current, since, /\b\d{6}\b/));
-    if (asked.res.status !== 200 || !code) return `no code (${asked.res.status})`;
-    const submitted = await jar.fetch(action, {
-      method: 'POST',
-      headers: JSON_ACCEPT,
-      json: { method: 'code', code, csrf_token: csrfOf(asked.body) },
-    });
-    if (submitted.res.status !== 422) return `code refused (${submitted.res.status})`;
-    w.proven.add(slot.current);
-    const session = await whoami(w, jar);
-    if (!session) return 'no session';
-    w.ownerUsed.add(session.identity.id);
-    slot.owner.jar = jar;
-    // A member of an enforcing organisation gets in only through the IdP (invariant 3).
-    if (w.enforced && session.identity.id !== w.root.identityId) {
-      violated(w, 3, `the owner of person${s} got a session by account recovery under SSO enforcement`);
-    }
-    // The app continues with a new password in settings.
-    const next = submitted.body?.redirect_browser_to as string | undefined;
-    const settingsId = next ? new URL(next).searchParams.get('flow') : null;
-    const settings = settingsId
-      ? (
-          await jar.fetch(`${urls.identityPublic}/self-service/settings/flows?id=${settingsId}`, {
-            headers: JSON_ACCEPT,
-          })
-        ).body
-      : undefined;
-    const password = passwordOf('owner', s);
-    if (settings && (await submitSettings(w, jar, settings, { method: 'password', password }))) {
-      slot.owner.password = password;
-      return 'recovered; new password set';
-    }
-    return 'recovered';
-  });
+const recover = (s: number, newPassword = true): Step =>
+  step(
+    `owner of person${s} recovers the account by mailed code${newPassword ? '' : ', sets no password'}`,
+    async (w) => {
+      const slot = w.slots[s]!;
+      const { urls } = w.stack;
+      const jar = new Jar(APP_ORIGIN);
+      const flow = await jar.fetch(`${urls.identityPublic}/self-service/recovery/browser`, {
+        headers: JSON_ACCEPT,
+      });
+      if (flow.res.status !== 200) return `no flow (${flow.res.status})`;
+      const action = `${urls.identityPublic}/self-service/recovery?flow=${flow.body.id}`;
+      const since = w.stack.mail.length;
+      const asked = await jar.fetch(action, {
+        method: 'POST',
+        headers: JSON_ACCEPT,
+        json: { method: 'code', email: slot.current, csrf_token: csrfOf(flow.body) },
+      });
+      const code = codeIn(mailTo(w, slot.current, since, /\b\d{6}\b/));
+      if (asked.res.status !== 200 || !code) return `no code (${asked.res.status})`;
+      const submitted = await jar.fetch(action, {
+        method: 'POST',
+        headers: JSON_ACCEPT,
+        json: { method: 'code', code, csrf_token: csrfOf(asked.body) },
+      });
+      if (submitted.res.status !== 422) return `code refused (${submitted.res.status})`;
+      w.proven.add(slot.current);
+      const session = await whoami(w, jar);
+      if (!session) return 'no session';
+      w.ownerUsed.add(session.identity.id);
+      slot.owner.jar = jar;
+      // A member of an enforcing organisation gets in only through the IdP (invariant 3).
+      if (w.enforced && session.identity.id !== w.root.identityId) {
+        violated(w, 3, `the owner of person${s} got a session by account recovery under SSO enforcement`);
+      }
+      // The app continues with a new password in settings (which the person may leave).
+      if (!newPassword) return 'recovered';
+      const next = submitted.body?.redirect_browser_to as string | undefined;
+      const settingsId = next ? new URL(next).searchParams.get('flow') : null;
+      const settings = settingsId
+        ? (
+            await jar.fetch(`${urls.identityPublic}/self-service/settings/flows?id=${settingsId}`, {
+              headers: JSON_ACCEPT,
+            })
+          ).body
+        : undefined;
+      const password = passwordOf('owner', s);
+      if (settings && (await submitSettings(w, jar, settings, { method: 'password', password }))) {
+        slot.owner.password = password;
+        return 'recovered; new password set';
+      }
+      return 'recovered';
+    },
+  );
 
 /** The owner sets a password in settings (signed-in browser). */
 const addPassword = (s: number): Step =>
@@ -888,21 +892,26 @@ const verifyAddress = (s: number): Step =>
  * holds ManageAccessTokens and the scope group it grants).
  */
 const makeApiClient = (s: number): Step =>
-  step(`an API client is made for person${s}`, async (w) => {
-    const slot = w.slots[s]!;
-    const member = await memberOf(w, slot.email);
-    if (!member) return 'no member';
-    await w.stack.operator('PATCH', `/admin/users/${member.id}`, { scopeGroups: ['research'] });
-    const res = await w.stack.operator('POST', '/admin/api-clients', {
-      organisationId: w.org,
-      name: 'export',
-      scopeGroups: ['research'],
-      actorEmail: slot.email,
-    });
-    if (res.status !== 201) return `refused (${res.status} ${res.body?.errorCode ?? ''})`;
-    slot.owner.apiClient = { id: res.body.id, secret: res.body.clientSecret };
-    return 'made';
-  });
+  step(
+    `an API client is made for person${s}`,
+    async (w) => {
+      const slot = w.slots[s]!;
+      const member = await memberOf(w, slot.email);
+      if (!member) return 'no member';
+      await w.stack.operator('PATCH', `/admin/users/${member.id}`, { scopeGroups: ['research'] });
+      const res = await w.stack.operator('POST', '/admin/api-clients', {
+        organisationId: w.org,
+        name: 'export',
+        scopeGroups: ['research'],
+        actorEmail: slot.email,
+      });
+      if (res.status !== 201) return `refused (${res.status} ${res.body?.errorCode ?? ''})`;
+      slot.owner.apiClient = { id: res.body.id, secret: res.body.clientSecret };
+      return 'made';
+    },
+    // The person asks for it: only while they are active.
+    (w) => !w.slots[s]!.deactivated,
+  );
 
 /** An org-admin connects the organisation's directory: a SCIM token (self sign-up closes). */
 const connectDirectory = (): Step =>
@@ -1036,7 +1045,7 @@ const lifecycleCommands = [
     .map(([s, r]) => invite(s, r)),
   slot.map((s) => revokeInvitation(s)),
   slot.map((s) => acceptInvitation(s)),
-  slot.map((s) => recover(s)),
+  fc.tuple(slot, fc.boolean()).map(([s, p]) => recover(s, p)),
   slot.map((s) => addPassword(s)),
   fc.tuple(slot, actor).map(([s, a]) => addPasskey(s, a)),
   slot.map((s) => changeAddress(s)),
