@@ -6,6 +6,7 @@ import {
   renderRecoveryCode,
   renderLockoutNotice,
   renderSecurityNotice,
+  renderUnprovenAccountNotice,
   renderVerificationCode,
   type SecurityNoticeKind,
 } from './templates.ts';
@@ -26,6 +27,15 @@ describe('mail templates', () => {
     expect(mail.subject).not.toContain('123456');
     expect(mail.text).toContain('\n123456\n');
     expect(mail.html).toContain('>123456</p>');
+    expectNoExternalResources(mail.html);
+  });
+
+  it('tells the owner of an address that the ways in someone else set up were removed, with no code or link', () => {
+    const mail = renderUnprovenAccountNotice({ appName: hostile, at: '2026-11-28T10:00:00.000Z' });
+    expect(mail.subject).toContain('Sign-in methods you did not set up were removed');
+    expect(mail.text).toContain('password, passkeys, second factors and sessions were removed');
+    expect(mail.text).not.toMatch(/https?:\/\/|\b\d{6}\b/);
+    expect(mail.html).not.toContain('<script>');
     expectNoExternalResources(mail.html);
   });
 

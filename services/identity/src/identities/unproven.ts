@@ -12,7 +12,7 @@ const OWN_CREDENTIALS = ['password', 'passkey', 'webauthn', 'totp', 'lookup_secr
  * never entered is such an account, and so is one that someone else started with an address that is
  * not theirs.
  */
-export async function addressNeverProven(db: Db, identityId: string): Promise<boolean> {
+async function addressNeverProven(db: Db, identityId: string): Promise<boolean> {
   const proven = await db
     .selectFrom('identity_verifiable_addresses')
     .select('id')
@@ -24,7 +24,7 @@ export async function addressNeverProven(db: Db, identityId: string): Promise<bo
 
 /**
  * Before an account whose address was never proven is handed to someone who proves the address
- * (a first single sign-on, an invitation), whoever started it loses every way in they set up: the
+ * (a first single sign-on, an invitation, a password recovery by code), whoever started it loses every way in they set up: the
  * password, passkeys, security keys, TOTP and backup codes, and every session. The person is told
  * by mail, and the change is a security event; all of it commits in the caller's transaction, which
  * should hold the identity's row lock. Returns false (and changes nothing) when the address was proven.
@@ -32,7 +32,7 @@ export async function addressNeverProven(db: Db, identityId: string): Promise<bo
 export async function reclaimUnprovenAccount(
   trx: Db,
   service: Pick<IdentityContext, 'mailer' | 'config'>,
-  p: { identityId: string; now: Date; reason: 'sso' | 'invitation' },
+  p: { identityId: string; now: Date; reason: 'sso' | 'invitation' | 'recovery' },
 ): Promise<boolean> {
   const { identityId, now } = p;
   await trx

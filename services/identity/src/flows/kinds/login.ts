@@ -12,8 +12,7 @@ import {
   toApiSession,
   type ActiveSession,
 } from '../../sessions/repo.ts';
-import { identityEmail, loadIdentity } from '../../identities/repo.ts';
-import { addressNeverProven } from '../../identities/unproven.ts';
+import { identityEmail, loadIdentity, type LoadedIdentity } from '../../identities/repo.ts';
 import { messages } from '../../ui/messages.ts';
 import type { FlowKindSpec, FlowStart } from '../kind.ts';
 import { flowRequestFields } from '../render.ts';
@@ -73,6 +72,15 @@ function renderLoginFlow(flow: FlowRow, ui: UiContainer, oauth2LoginRequest: unk
       ? { oauth2_login_challenge: flow.oauth2_login_challenge, oauth2_login_request: oauth2LoginRequest }
       : {}),
   } as LoginFlow;
+}
+
+/** Thrown inside the session's transaction to roll it back: the identity's address was never proven. */
+class AddressNeverProven extends Error {
+  readonly identity: LoadedIdentity;
+  constructor(identity: LoadedIdentity) {
+    super('The address of this identity was never proven.');
+    this.identity = identity;
+  }
 }
 
 /**
@@ -166,23 +174,6 @@ export const loginKind: FlowKindSpec = {
   async finish({ flow, outcome, req, transact }, ctx, engine) {
     const identityId = outcome.identityId!;
     const method = outcome.method!;
-    // Kratos's `require_verified_address` hook: no session for an address never proven (a self
-    // sign-up whose code was never entered). A fresh code is mailed, and its flow, in this browser,
-    // issues the session once the code is entered. The strategy's own bookkeeping still commits.
-    if (await addressNeverProven(ctx.db, identityId)) {
-      await transact(async () => undefined);
-      const identity = await loadIdentity(ctx.db, identityId);
-      const signIn = { identity_id: identityId, method };
-      const email = identity ? identityEmail(identity) : '';
-      const verification = await startVerification(flow, req, { email, signIn }, ctx, engine);
-      const base = engine.uiFor(flow, req);
-      const ui = { ...base, messages: [messages.addressNotVerified()] };
-      const body = {
-        ...(loginKind.render(flow, ui, ctx, { req }) as object),
-        continue_with: [{ action: 'show_verification_ui', flow: verification }],
-      };
-      return { type: 'answer', status: 400, body, browserTo: verification.url };
-    }
     const previous = await req.session();
     const now = ctx.clock.now();
     const step: AuthMethod = {
@@ -210,13 +201,38 @@ export const loginKind: FlowKindSpec = {
       details: { method, aal: step.aal, ...(outcome.provider ? { provider: outcome.provider } : {}) },
       at: now,
     };
-    const { token, row, identity } =
-      previous || outcome.commit
-        ? await transact(async (trx) => {
-            if (previous) await revokeSession(trx, previous.row.id, now);
-            return createSessionLoadingIdentity(trx, session, securityEventInsert(trx, ctx, signedIn));
-          })
-        : await createSessionLoadingIdentity(ctx.db, session, securityEventInsert(ctx.db, ctx, signedIn));
+    // Kratos's `require_verified_address` hook: no session for an address never proven (a self
+    // sign-up whose code was never entered). The session statement reads the identity anyway, so the
+    // check costs nothing on the way in; when it fails, the transaction rolls the session and its event
+    // back, the strategy's own bookkeeping commits alone, and a fresh code is mailed: its flow, in
+    // this browser, issues the session once the code is entered.
+    let made: Awaited<ReturnType<typeof createSessionLoadingIdentity>>;
+    try {
+      made = await transact(async (trx) => {
+        if (previous) await revokeSession(trx, previous.row.id, now);
+        const created = await createSessionLoadingIdentity(
+          trx,
+          session,
+          securityEventInsert(trx, ctx, signedIn),
+        );
+        if (!created.identity.verifiable.some((a) => a.verified))
+          throw new AddressNeverProven(created.identity);
+        return created;
+      });
+    } catch (e) {
+      if (!(e instanceof AddressNeverProven)) throw e;
+      if (outcome.commit) await ctx.db.transaction().execute((trx) => outcome.commit!(trx));
+      const signIn = { identity_id: identityId, method };
+      const email = identityEmail(e.identity);
+      const verification = await startVerification(flow, req, { email, signIn }, ctx, engine);
+      const ui = { ...engine.uiFor(flow, req), messages: [messages.addressNotVerified()] };
+      const body = {
+        ...(loginKind.render(flow, ui, ctx, { req }) as object),
+        continue_with: [{ action: 'show_verification_ui', flow: verification }],
+      };
+      return { type: 'answer', status: 400, body, browserTo: verification.url };
+    }
+    const { token, row, identity } = made;
     if (flow.type === 'api') {
       // Native clients get the session and its token (Kratos): with a second factor the session is
       // aal1 until an `aal=aal2` API flow submitted with this token completes it.

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { UiContainer } from '@ory/client';
-import { sql } from 'kysely';
 import type { IdentityContext } from '../../context.ts';
 import { updateFlow } from '../../db/flows.ts';
 import type { FlowRow } from '../../db/schema.ts';
@@ -53,14 +52,15 @@ export const verificationKind = codeFlowKind('verification', {
     const sameBrowser = flow.type === 'browser' && req.csrf.matches(flow.csrf_hash);
     const internal = { ...flow.internal, code_hash: null, sign_in: null };
     const session = await transact(async (trx) => {
-      // The pending sign-in is claimed once: of parallel submits of the right code, one holds it.
+      // The pending sign-in is claimed once, by naming its identity on the flow's row (a column no
+      // other write of the flow touches): of parallel submits of the right code, one holds it.
       const claimed =
         signIn && sameBrowser
           ? await trx
               .updateTable('identity_flows')
-              .set({ internal: sql`internal - 'sign_in'` })
+              .set({ identity_id: signIn.identity_id })
               .where('id', '=', flow.id)
-              .where(sql<boolean>`jsonb_typeof(internal->'sign_in') = 'object'`)
+              .where('identity_id', 'is', null)
               .executeTakeFirst()
           : undefined;
       await updateFlow(trx, flow.id, { ui, state: 'passed_challenge', internal }, now);

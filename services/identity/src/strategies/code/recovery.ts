@@ -1,4 +1,5 @@
 import { renderRecoveryCode } from '@acme/mail';
+import { reclaimUnprovenAccount } from '../../identities/unproven.ts';
 import { errors } from '../../errors/identity-error.ts';
 import { identityEmail, loadIdentity, normalizeEmail } from '../../identities/repo.ts';
 import { normalizeIdentifier } from '../../throttle/backoff.ts';
@@ -44,6 +45,11 @@ export const recoveryCode = codeStrategy<{ identity_id: string }>({
       identityId,
       method: 'code_recovery',
       async commit(trx) {
+        // The code proves the address: an account someone else started with it, never proven,
+        // loses whatever its starter set up before its owner gets in (an invitation's own code is
+        // not such a case: the invitation reclaimed the account when it was made).
+        if (!flow.internal.admin)
+          await reclaimUnprovenAccount(trx, service, { identityId, now, reason: 'recovery' });
         if (!flow.internal.admin && typeof address === 'string') {
           await trx
             .updateTable('identity_verifiable_addresses')

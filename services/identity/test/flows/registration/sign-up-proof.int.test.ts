@@ -371,4 +371,31 @@ describe('identity: a self sign-up proves its address before it gets a session o
     );
     expect(events.rows).toHaveLength(1);
   });
+
+  it('a password recovery by the address’s owner does not leave a stranger’s password working on the now proven account', async () => {
+    const email = 'ruth@lab.test';
+    const { res } = await register(email);
+    const owner = new Browser(h.publicUrl);
+    const flow = await startFlow<any>(owner, 'recovery');
+    const sent = await submitFlow(owner, 'recovery', flow, {
+      method: 'code',
+      email,
+      csrf_token: csrfOf(flow),
+    });
+    expect(sent.status, sent.text).toBe(200);
+    const recovered = await submitFlow(owner, 'recovery', sent.body, {
+      method: 'code',
+      code: lastCode(h, email),
+      csrf_token: csrfOf(sent.body),
+    });
+    expect(recovered.status, recovered.text).toBe(422);
+    expect((await whoami(owner)).status).toBe(200);
+    expect(await verified(email)).toBe(true);
+    // The stranger's password is gone (the owner sets their own next), and the owner was told.
+    const stranger = await login(new Browser(h.publicUrl), email, PASSWORD);
+    expect(stranger.setCookies.some((c) => c.startsWith('ory_kratos_session='))).toBe(false);
+    expect(messageIds(stranger.body)).toEqual([4000006]);
+    expect(h.mailbox.filter((m) => m.to === email && m.subject.startsWith(NOTICE))).toHaveLength(1);
+    expect(await sessionsOf(res.body.identity.id)).toBe(1);
+  });
 });
