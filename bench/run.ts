@@ -3,12 +3,14 @@
 // BENCH_DURATION (seconds per workload, default 10), BENCH_CONNECTIONS (default 50),
 // BENCH_ROUNDS (default 3: after a warm-up, the workloads run in interleaved rounds and the
 // figures reported are the medians), BENCH_ONLY (comma-separated subset:
-// ceiling,identity,oauth2,browser,enumeration; `whoami` runs only the identity service's whoami
+// ceiling,identity,oauth2,browser,enumeration,lifecycle; `whoami` runs only the identity service's whoami
 // workload, `events` the security event log at 1 million events (BENCH_EVENTS) and
 // `events-write` what writing security events costs password sign-in (its own interleaved rounds);
 // `front-door` nginx in front of two identity processes against one (bench/front-door.ts);
 // none is part of the default set), BENCH_ENUM_PAIRS (known/unknown address pairs
-// per entry point, default 1000), BENCH_BROWSER_RUNS (default 20).
+// per entry point, default 1000), BENCH_BROWSER_RUNS (default 20), BENCH_LIFECYCLE_RUNS (runs of the
+// account lifecycle model with a random seed, printed; default 100), BENCH_LIFECYCLE_STEPS (at most
+// this many steps a run, default 16), BENCH_LIFECYCLE_SEED (replays one seed).
 // `npm run bench -- --postgres`: the token workloads on a throwaway PostgreSQL cluster (started
 // here, pinned with the servers, removed at the end), as one process and as 2 instances behind the
 // cluster's nginx, each beside plain oidc-provider on the same server; written to
@@ -26,6 +28,7 @@ import { benchSoak } from './soak.ts';
 import { benchSecurityEvents } from './security-events.ts';
 import { benchEventsWrite } from './events-write.ts';
 import { benchFrontDoor } from './front-door.ts';
+import { benchLifecycleModel } from './lifecycle-model.ts';
 import { pinServerSide } from './load/child.ts';
 import { medianOf } from './median.ts';
 import { writeReadmeTable } from './readme-table.ts';
@@ -70,7 +73,9 @@ if (process.argv.includes('--postgres')) {
 const durationSec = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
-const only = new Set((process.env.BENCH_ONLY ?? 'ceiling,identity,oauth2,browser,enumeration').split(','));
+const only = new Set(
+  (process.env.BENCH_ONLY ?? 'ceiling,identity,oauth2,browser,enumeration,lifecycle').split(','),
+);
 const opts = { durationSec, connections };
 
 const results: Record<string, unknown> = {
@@ -101,6 +106,16 @@ const workloads: [string, (o: typeof opts) => Promise<unknown>][] = [
   ['front-door', (o) => benchFrontDoor(o)],
   // Interleaves its own rounds (events on / off), so it runs once.
   ['events-write', (o) => benchEventsWrite({ ...o, rounds: Math.max(rounds, 5) })],
+  // Not a speed figure: the account lifecycle model with a random seed (printed) and more runs.
+  [
+    'lifecycle',
+    () =>
+      benchLifecycleModel({
+        runs: Number(process.env.BENCH_LIFECYCLE_RUNS ?? 100),
+        maxCommands: Number(process.env.BENCH_LIFECYCLE_STEPS ?? 16),
+        ...(process.env.BENCH_LIFECYCLE_SEED ? { seed: Number(process.env.BENCH_LIFECYCLE_SEED) } : {}),
+      }),
+  ],
 ];
 // The browser and enumeration checks are many samples already (runs, pairs): they run once.
 const repeated = new Set(['ceiling', 'identity', 'whoami', 'oauth2']);

@@ -69,6 +69,8 @@ export interface OrgIdp {
   currentKid(): string;
   /** Registers (or replaces) a relying party. */
   setClient(client: OrgIdpClient): void;
+  /** Adds (or replaces) a person who can sign in here. */
+  addUser(user: OrgIdpUser): void;
   faults: OrgIdpFaults;
   close(): Promise<void>;
 }
@@ -486,6 +488,9 @@ export async function startOrgIdp(options: OrgIdpOptions = {}): Promise<OrgIdp> 
     setClient(client) {
       clients.set(client.clientId, client);
       s.provider = build(s);
+    },
+    addUser(user) {
+      users.set(user.email.toLowerCase(), user);
     },
     async close() {
       server.closeAllConnections();

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Database } from '@acme/db';
+import type { Clock } from '@acme/db/clock';
 import type { Mailer } from '@acme/mail';
 import { freePort } from '@acme/test-kit/free-port';
 import { start as startIdentity } from '@acme/identity';
@@ -23,6 +24,7 @@ export async function startAuthStack(
   options: {
     appOrigin: string;
     identityMailer?: Mailer;
+    identityClock?: Clock;
     usersAdminUrl?: string;
     oauth2Env?: Record<string, string>;
     identityEnv?: Record<string, string>;
@@ -54,6 +56,7 @@ export async function startAuthStack(
     db,
     logger: false,
     ...(options.identityMailer ? { mailer: options.identityMailer } : {}),
+    ...(options.identityClock ? { clock: options.identityClock } : {}),
     env: {
       IDENTITY_PUBLIC_PORT: String(idPublic),
       IDENTITY_ADMIN_PORT: String(idAdmin),

@@ -13,7 +13,7 @@ import { http, startTestService, type TestUsersService } from '../harness.ts';
  * advanced fell behind real time on a loaded machine (the set-up took longer than the advances), and
  * the identity's events then sorted after the user service's later ones.
  */
-class AdvancingClock extends FakeClock {
+export class AdvancingClock extends FakeClock {
   private offset = 0;
   override now(): Date {
     return new Date(Date.now() + this.offset);
