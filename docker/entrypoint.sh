@@ -53,7 +53,8 @@ case "$part" in
   admin) exec node --disable-proto=delete --conditions=compiled services/users/dist/cli.js "$@" ;;
   healthcheck) healthcheck "${1:-}" ;;
   help | --help | -h)
-    cat <<'USAGE'
+    # printf, not cat: the image has no coreutils.
+    printf '%s\n' "\
 Usage: docker run IMAGE <part> [args]
   identity    identity service (public 4433, admin 4434)
   oauth2      authorization server (public 4444, admin 4445)
@@ -61,10 +62,9 @@ Usage: docker run IMAGE <part> [args]
   agent       agent service (public 4466, admin 4467)
   account     account app server (4000-4007)
   stand-ins   development stand-ins (never in production)
-  admin ...   the admin CLI, e.g. `admin keys:rotate`
+  admin ...   the admin CLI, e.g. 'admin keys:rotate'
   <service> migrate [status]   apply (or list) a service's database migrations, then exit
-Configuration: environment variables, see docs/deploy.md.
-USAGE
+Configuration: environment variables, see docs/deploy.md."
     ;;
   *)
     echo "unknown part: $part (try: help)" >&2

@@ -117,7 +117,8 @@ for (const w of shipped) {
   mkdirSync(join(out, w), { recursive: true });
   cpSync(join(root, w, 'package.json'), join(out, w, 'package.json'));
   for (const sub of COMPILED) if (existsSync(join(root, w, sub))) copy(join(root, w, sub), join(out, w, sub));
-  for (const f of readdirSync(join(root, w)).filter((f) => f.endsWith('.mjs'))) cpSync(join(root, w, f), join(out, w, f));
+  for (const f of readdirSync(join(root, w)).filter((f) => f.endsWith('.mjs')))
+    cpSync(join(root, w, f), join(out, w, f));
 }
 let count = 0;
 for (const key of keep) {

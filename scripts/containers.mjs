@@ -19,7 +19,8 @@ const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
  * - runc: crun refuses cgroups in hybrid mode;
  * - cgroupfs: there is no systemd to manage cgroups.
  */
-const CONTAINERS_CONF = '[containers]\ndefault_ulimits = []\n[engine]\ncgroup_manager = "cgroupfs"\nruntime = "runc"\n';
+const CONTAINERS_CONF =
+  '[containers]\ndefault_ulimits = []\n[engine]\ncgroup_manager = "cgroupfs"\nruntime = "runc"\n';
 
 export class EngineMissing extends Error {}
 
@@ -48,7 +49,8 @@ export function engine() {
   }
   mkdirSync(stateDir, { recursive: true });
   const conf = join(stateDir, 'containers.conf');
-  if (!existsSync(conf) || readFileSync(conf, 'utf8') !== CONTAINERS_CONF) writeFileSync(conf, CONTAINERS_CONF);
+  if (!existsSync(conf) || readFileSync(conf, 'utf8') !== CONTAINERS_CONF)
+    writeFileSync(conf, CONTAINERS_CONF);
   return { cmd: 'podman', env: { ...process.env, CONTAINERS_CONF: conf }, podman: true };
 }
 

@@ -22,7 +22,15 @@ const PACKAGES = ['libc6', 'libstdc++6', 'libgcc-s1', 'dash', 'tini'];
 /** The Node binary the tests run on (the root's `node` dev dependency) and its version. */
 function testedNode() {
   const bin = realpathSync(join(root, 'node_modules', '.bin', 'node'));
-  const platformBin = join(root, 'node_modules', 'node', 'node_modules', `node-linux-${process.arch}`, 'bin', 'node');
+  const platformBin = join(
+    root,
+    'node_modules',
+    'node',
+    'node_modules',
+    `node-linux-${process.arch}`,
+    'bin',
+    'node',
+  );
   const file = existsSync(platformBin) ? platformBin : bin;
   const v = spawnSync(file, ['--version'], { encoding: 'utf8' }).stdout.trim().replace(/^v/, '');
   return { file, version: v };
@@ -53,9 +61,13 @@ export function debianBases(eng) {
   if (!existsSync(tarball)) {
     console.log(`Making the Debian ${RELEASE} root (${PACKAGES.join(', ')}) with mmdebstrap…`);
     const partial = `${tarball}.partial`;
-    const r = spawnSync('mmdebstrap', ['--quiet', '--format=tar', '--variant=extract', `--include=${PACKAGES.join(',')}`, RELEASE, partial], {
-      stdio: 'inherit',
-    });
+    const r = spawnSync(
+      'mmdebstrap',
+      ['--quiet', '--format=tar', '--variant=extract', `--include=${PACKAGES.join(',')}`, RELEASE, partial],
+      {
+        stdio: 'inherit',
+      },
+    );
     if (r.status !== 0) throw new Error('mmdebstrap failed');
     renameSync(partial, tarball);
   }
@@ -65,11 +77,17 @@ export function debianBases(eng) {
   // An imported image has no PATH: `podman kube play` (unlike `podman run`) gives it none either.
   const path = 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
   build(eng, runtime, `FROM ${debian}\n${path}\nCOPY node /usr/local/bin/node\n`, { node: node.file });
-  const npmDir = join(dirname(realpathSync(spawnSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).stdout.trim())), '..');
-  const wrapper = (cli) => `#!/bin/sh\nexec /usr/local/bin/node /usr/local/lib/node_modules/npm/bin/${cli}.js "$@"\n`;
+  const npmDir = join(
+    dirname(realpathSync(spawnSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).stdout.trim())),
+    '..',
+  );
+  const wrapper = (cli) =>
+    `#!/bin/sh\nexec /usr/local/bin/node /usr/local/lib/node_modules/npm/bin/${cli}.js "$@"\n`;
   // The build stage fetches packages from the npm registry: it trusts the certificate authorities
   // this machine's Node trusts (a proxy's own, where one intercepts TLS).
-  const ca = [process.env.NODE_EXTRA_CA_CERTS, '/etc/ssl/certs/ca-certificates.crt'].find((f) => f && existsSync(f));
+  const ca = [process.env.NODE_EXTRA_CA_CERTS, '/etc/ssl/certs/ca-certificates.crt'].find(
+    (f) => f && existsSync(f),
+  );
   const scripts = mkdtempSync(join(tmpdir(), 'acme-npm-'));
   writeFileSync(join(scripts, 'npm'), wrapper('npm-cli'), { mode: 0o755 });
   writeFileSync(join(scripts, 'npx'), wrapper('npx-cli'), { mode: 0o755 });
@@ -84,7 +102,12 @@ export function debianBases(eng) {
         'COPY npm /usr/local/lib/node_modules/npm',
         'COPY bin/ /usr/local/bin/',
         'COPY bin/env /usr/bin/env',
-        ...(ca ? ['COPY ca.crt /etc/ssl/certs/ca-certificates.crt', 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt'] : []),
+        ...(ca
+          ? [
+              'COPY ca.crt /etc/ssl/certs/ca-certificates.crt',
+              'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt',
+            ]
+          : []),
         'ENV HOME=/root',
         '',
       ].join('\n'),
@@ -98,7 +121,8 @@ export function debianBases(eng) {
 
 /** Builds every part's image; `official`: on the Dockerfile's default (registry) bases. */
 export function buildImages(eng, { official = !eng.podman } = {}) {
-  const revision = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout?.trim() || 'unknown';
+  const revision =
+    spawnSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout?.trim() || 'unknown';
   const args = ['--build-arg', `VERSION=${version}`, '--build-arg', `REVISION=${revision}`];
   if (!official) {
     const bases = debianBases(eng);
@@ -111,7 +135,9 @@ export function buildImages(eng, { official = !eng.podman } = {}) {
       throw new Error(`the image of ${part} did not build`);
   }
   const size = Number(capture(eng, ['image', 'inspect', '--format', '{{.Size}}', imageOf('identity')]));
-  console.log(`\nBuilt ${PARTS.map(imageOf).join(', ')}.\nService runtime image: ${(size / 1e6).toFixed(0)} MB.`);
+  console.log(
+    `\nBuilt ${PARTS.map(imageOf).join(', ')}.\nService runtime image: ${(size / 1e6).toFixed(0)} MB.`,
+  );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
