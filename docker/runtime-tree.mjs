@@ -133,4 +133,6 @@ for (const key of keep) {
     count++;
   }
 }
-console.log(`${out}: ${shipped.size} workspace(s) (${[...shipped].join(', ')}), ${count} package(s)`);
+process.stdout.write(
+  `${out}: ${shipped.size} workspace(s) (${[...shipped].join(', ')}), ${count} package(s)\n`,
+);
