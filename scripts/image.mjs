@@ -128,7 +128,10 @@ export function buildImages(eng, { official = !eng.podman } = {}) {
     const bases = debianBases(eng);
     args.push('--build-arg', `BASE_IMAGE=${bases.runtime}`, '--build-arg', `BUILD_IMAGE=${bases.builder}`);
   }
-  const isolation = eng.podman ? ['--isolation', 'chroot', '--network', 'host', '--layers'] : [];
+  // The docker format keeps HEALTHCHECK (OCI image configurations have no field for it).
+  const isolation = eng.podman
+    ? ['--isolation', 'chroot', '--network', 'host', '--layers', '--format', 'docker']
+    : [];
   for (const part of PARTS) {
     console.log(`Building ${imageOf(part)}…`);
     if (run(eng, ['build', ...isolation, ...args, '--target', part, '-t', imageOf(part), '.']) !== 0)

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { engine } from './containers.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
@@ -37,6 +38,19 @@ function ensureNginx() {
     ok('DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light openssl >/dev/null') &&
     has('nginx')
   );
+}
+
+// podman (installed and configured as root on Debian, scripts/containers.mjs) for the production
+// stage. Where it cannot be had, the stage fails and says why, once, loudly.
+let engineMissing = 'podman';
+function ensurePodman() {
+  try {
+    return engine().podman;
+  } catch (err) {
+    engineMissing = err.message;
+    console.log(`\n!!! The production stage cannot run: ${err.message}\n`);
+    return false;
+  }
 }
 
 // `nginx -t` on docker/nginx.conf, copied into a scratch prefix with a throwaway certificate where
@@ -125,6 +139,16 @@ const stages = [
     cmd: ['sh', '-c', nginxCheck],
     needs: 'nginx',
   },
+  // The images built (`npm run image`, podman), their size, contents and refusals checked, and the
+  // Kubernetes manifests played (deploy/test/). The build compiles inside the image, so it needs
+  // neither the compile nor the app build here; it waits for them so as not to compete for the cores.
+  {
+    id: 'production',
+    name: 'production images and manifests (podman)',
+    cmd: ['sh', '-c', `node scripts/image.mjs && ${bin('vitest')} run --config deploy/vitest.config.ts`],
+    after: ['compile', 'build'],
+    needs: 'podman',
+  },
   { id: 'vitest', name: 'unit and integration tests on PGlite', cmd: vitest(), after: ['compile'] },
   ...(postgres
     ? [
@@ -160,10 +184,15 @@ const selected = wanted.length > 0 ? stages.filter((s) => wanted.includes(s.id))
 const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY) || availableParallelism() + 1);
 
 // Installs (apt-get) before anything runs, one after the other: never two package managers at once.
-const preconditions = { chromium: ensureChromium, nginx: ensureNginx };
+const preconditions = { chromium: ensureChromium, nginx: ensureNginx, podman: ensurePodman };
 const missing = {};
 for (const need of new Set(selected.map((s) => s.needs).filter(Boolean))) {
-  if (!preconditions[need]()) missing[need] = need === 'nginx' ? 'nginx' : 'Chromium';
+  if (!preconditions[need]())
+    missing[need] = {
+      nginx: 'nginx could not be installed',
+      chromium: 'Chromium could not be installed',
+      podman: engineMissing,
+    }[need];
 }
 
 // Each Vitest stage also writes a JSON report, so that the summary can name every failed test: a
@@ -240,7 +269,7 @@ await new Promise((allDone) => {
       const waitsFor = (stage.after ?? []).filter((id) => selected.some((s) => s.id === id));
       if (!waitsFor.every((id) => outcomes.has(id))) continue;
       if (stage.needs && missing[stage.needs]) {
-        outcomes.set(stage.id, `FAILED (${missing[stage.needs]} could not be installed)`);
+        outcomes.set(stage.id, `FAILED (${missing[stage.needs]})`);
         continue;
       }
       running.add(stage.id);

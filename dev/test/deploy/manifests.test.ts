@@ -128,7 +128,7 @@ describe('deploy/kubernetes manifests', () => {
   });
 
   it('the ports are those of npm start, and the admin ports are open only to pods of the namespace', () => {
-    const admin = [
+    const admin: number[] = [
       USUAL_PORTS.identityAdmin,
       USUAL_PORTS.oauth2Admin,
       USUAL_PORTS.usersAdmin,
