@@ -16,7 +16,7 @@ import { EngineMissing, capture, engine, root, run, stateDir, version } from './
 
 export const PARTS = ['identity', 'oauth2', 'users', 'agent', 'account', 'stand-ins'];
 export const imageOf = (part) => `acme-account/${part}:${version}`;
-const RELEASE = 'bookworm';
+export const RELEASE = 'bookworm';
 const PACKAGES = ['libc6', 'libstdc++6', 'libgcc-s1', 'dash', 'tini'];
 
 /** The Node binary the tests run on (the root's `node` dev dependency) and its version. */
@@ -36,9 +36,9 @@ function testedNode() {
   return { file, version: v };
 }
 
-const exists = (eng, image) => spawnSync(eng.cmd, ['image', 'exists', image], { env: eng.env }).status === 0;
+export const exists = (eng, image) => spawnSync(eng.cmd, ['image', 'exists', image], { env: eng.env }).status === 0;
 
-function build(eng, tag, containerfile, files) {
+export function build(eng, tag, containerfile, files) {
   const ctx = mkdtempSync(join(tmpdir(), 'acme-base-'));
   try {
     for (const [name, from] of Object.entries(files)) cpSync(from, join(ctx, name), { recursive: true });
@@ -50,30 +50,33 @@ function build(eng, tag, containerfile, files) {
   }
 }
 
+/**
+ * An image of the Debian root holding `packages` (and what they depend on), unpacked without their
+ * install scripts; the tarball is kept in stateDir, keyed by the release and the package list.
+ */
+export function debianRoot(eng, packages) {
+  const key = createHash('sha256').update(packages.join(',')).digest('hex').slice(0, 12);
+  const tarball = join(stateDir, `debian-${RELEASE}-${key}.tar`);
+  if (!existsSync(tarball)) {
+    console.log(`Making the Debian ${RELEASE} root (${packages.join(', ')}) with mmdebstrap…`);
+    const partial = `${tarball}.partial`;
+    const args = ['--quiet', '--format=tar', '--variant=extract', `--include=${packages.join(',')}`, RELEASE, partial];
+    if (spawnSync('mmdebstrap', args, { stdio: 'inherit' }).status !== 0) throw new Error('mmdebstrap failed');
+    renameSync(partial, tarball);
+  }
+  const image = `localhost/acme-account/debian:${RELEASE}-${key}`;
+  if (!exists(eng, image) && run(eng, ['import', '-q', tarball, image]) !== 0)
+    throw new Error(`could not import ${tarball}`);
+  return image;
+}
+
 /** The two base images made from Debian packages; returns their names. */
 export function debianBases(eng) {
   const node = testedNode();
   const runtime = `localhost/acme-account/node:${node.version}-${RELEASE}`;
   const builder = `localhost/acme-account/node-build:${node.version}-${RELEASE}`;
   if (exists(eng, runtime) && exists(eng, builder)) return { runtime, builder };
-  const key = createHash('sha256').update(PACKAGES.join(',')).digest('hex').slice(0, 12);
-  const tarball = join(stateDir, `debian-${RELEASE}-${key}.tar`);
-  if (!existsSync(tarball)) {
-    console.log(`Making the Debian ${RELEASE} root (${PACKAGES.join(', ')}) with mmdebstrap…`);
-    const partial = `${tarball}.partial`;
-    const r = spawnSync(
-      'mmdebstrap',
-      ['--quiet', '--format=tar', '--variant=extract', `--include=${PACKAGES.join(',')}`, RELEASE, partial],
-      {
-        stdio: 'inherit',
-      },
-    );
-    if (r.status !== 0) throw new Error('mmdebstrap failed');
-    renameSync(partial, tarball);
-  }
-  const debian = `localhost/acme-account/debian:${RELEASE}-${key}`;
-  if (!exists(eng, debian) && run(eng, ['import', '-q', tarball, debian]) !== 0)
-    throw new Error(`could not import ${tarball}`);
+  const debian = debianRoot(eng, PACKAGES);
   // An imported image has no PATH: `podman kube play` (unlike `podman run`) gives it none either.
   const path = 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
   build(eng, runtime, `FROM ${debian}\n${path}\nCOPY node /usr/local/bin/node\n`, { node: node.file });
