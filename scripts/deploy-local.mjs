@@ -11,10 +11,13 @@
 // - the ConfigMap's URLs become this machine's (http://localhost:<port>), the admin listeners bind
 //   to loopback, and the Secret's values are made here, at random, into a podman secret;
 // - the migration Job is played as a pod first, and the Deployments only after it has completed.
+/* global fetch, AbortSignal, structuredClone */
+import { Buffer } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseAllDocuments, stringify } from 'yaml';
 import { EngineMissing, capture, engine, root, run, stateDir } from './containers.mjs';
 import { build, buildImages, debianRoot, exists } from './image.mjs';
@@ -236,7 +239,7 @@ async function until(what, seconds, check) {
   const end = Date.now() + seconds * 1000;
   while (!(await check())) {
     if (Date.now() > end) throw new Error(`${what}: not within ${seconds} s`);
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
   }
 }
 const answers = (url, headers = {}) =>
@@ -294,7 +297,7 @@ async function up(eng) {
     60,
     () => capture(eng, ['logs', `postgres-${offset}-postgres`]).includes('PostgreSQL ready') || false,
   );
-  await new Promise((r) => setTimeout(r, 1000));
+  await sleep(1000);
 
   const config = localConfig(all.find((m) => m.kind === 'ConfigMap'));
   console.log('The migration Job…');
