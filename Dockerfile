@@ -1,8 +1,9 @@
 # syntax=docker/dockerfile:1
-# The images of the product, one target each (`npm run image` builds them all, docs/deploy.md):
-#   identity, oauth2, users, agent, account  the service runtime, with that part as its command
-#   runtime                                  the same image, the part as the container's argument
-#   stand-ins                                the development stand-ins, for demos only
+# The images of the product (`npm run image` builds them all, docs/deploy.md):
+#   runtime    the service runtime: the part is the container's argument (identity, oauth2, users,
+#              agent, account); `npm run image` also tags one image per part with that part as its
+#              command and a HEALTHCHECK of its liveness route (scripts/image.mjs)
+#   stand-ins  the development stand-ins, for demos only
 #
 # BASE_IMAGE is the runtime's base, BUILD_IMAGE the build's (it needs npm). Both default to the
 # official Node image of the version the tests run on (the root's `node` dev dependency); where no
@@ -85,20 +86,3 @@ CMD ["stand-ins"]
 FROM base AS runtime
 COPY --from=build /out/runtime /app
 
-# HEALTHCHECK: `acme-entrypoint healthcheck <part>` asks the part's liveness route on its own port
-# (Kubernetes ignores it and runs the manifests' probes instead).
-FROM runtime AS identity
-HEALTHCHECK --interval=15s --timeout=3s --start-period=20s CMD ["/usr/local/bin/acme-entrypoint", "healthcheck", "identity"]
-CMD ["identity"]
-FROM runtime AS oauth2
-HEALTHCHECK --interval=15s --timeout=3s --start-period=20s CMD ["/usr/local/bin/acme-entrypoint", "healthcheck", "oauth2"]
-CMD ["oauth2"]
-FROM runtime AS users
-HEALTHCHECK --interval=15s --timeout=3s --start-period=20s CMD ["/usr/local/bin/acme-entrypoint", "healthcheck", "users"]
-CMD ["users"]
-FROM runtime AS agent
-HEALTHCHECK --interval=15s --timeout=3s --start-period=20s CMD ["/usr/local/bin/acme-entrypoint", "healthcheck", "agent"]
-CMD ["agent"]
-FROM runtime AS account
-HEALTHCHECK --interval=15s --timeout=3s --start-period=20s CMD ["/usr/local/bin/acme-entrypoint", "healthcheck", "account"]
-CMD ["account"]

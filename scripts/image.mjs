@@ -36,15 +36,28 @@ function testedNode() {
   return { file, version: v };
 }
 
-export const exists = (eng, image) => spawnSync(eng.cmd, ['image', 'exists', image], { env: eng.env }).status === 0;
+export const exists = (eng, image) =>
+  spawnSync(eng.cmd, ['image', 'exists', image], { env: eng.env }).status === 0;
 
 export function build(eng, tag, containerfile, files) {
   const ctx = mkdtempSync(join(tmpdir(), 'acme-base-'));
   try {
     for (const [name, from] of Object.entries(files)) cpSync(from, join(ctx, name), { recursive: true });
     writeFileSync(join(ctx, 'Containerfile'), containerfile);
-    if (run(eng, ['build', '--isolation', 'chroot', '--network', 'host', '-q', '-t', tag, ctx]) !== 0)
-      throw new Error(`could not build ${tag}`);
+    const args = [
+      'build',
+      '--isolation',
+      'chroot',
+      '--network',
+      'host',
+      '--format',
+      'docker',
+      '-q',
+      '-t',
+      tag,
+      ctx,
+    ];
+    if (run(eng, args) !== 0) throw new Error(`could not build ${tag}`);
   } finally {
     rmSync(ctx, { recursive: true, force: true });
   }
@@ -60,8 +73,16 @@ export function debianRoot(eng, packages) {
   if (!existsSync(tarball)) {
     console.log(`Making the Debian ${RELEASE} root (${packages.join(', ')}) with mmdebstrap…`);
     const partial = `${tarball}.partial`;
-    const args = ['--quiet', '--format=tar', '--variant=extract', `--include=${packages.join(',')}`, RELEASE, partial];
-    if (spawnSync('mmdebstrap', args, { stdio: 'inherit' }).status !== 0) throw new Error('mmdebstrap failed');
+    const args = [
+      '--quiet',
+      '--format=tar',
+      '--variant=extract',
+      `--include=${packages.join(',')}`,
+      RELEASE,
+      partial,
+    ];
+    if (spawnSync('mmdebstrap', args, { stdio: 'inherit' }).status !== 0)
+      throw new Error('mmdebstrap failed');
     renameSync(partial, tarball);
   }
   const image = `localhost/acme-account/debian:${RELEASE}-${key}`;
@@ -135,10 +156,27 @@ export function buildImages(eng, { official = !eng.podman } = {}) {
   const isolation = eng.podman
     ? ['--isolation', 'chroot', '--network', 'host', '--layers', '--format', 'docker']
     : [];
-  for (const part of PARTS) {
-    console.log(`Building ${imageOf(part)}…`);
-    if (run(eng, ['build', ...isolation, ...args, '--target', part, '-t', imageOf(part), '.']) !== 0)
-      throw new Error(`the image of ${part} did not build`);
+  for (const target of ['runtime', 'stand-ins']) {
+    const tag = imageOf(target);
+    console.log(`Building ${tag}…`);
+    if (run(eng, ['build', ...isolation, ...args, '--target', target, '-t', tag, '.']) !== 0)
+      throw new Error(`the ${target} image did not build`);
+  }
+  // One image per service part: the runtime with the part as its command and a health check of its
+  // liveness route (`acme-entrypoint healthcheck <part>`; Kubernetes runs the manifests' probes instead).
+  for (const part of PARTS.filter((p) => p !== 'stand-ins')) {
+    const entry = '/usr/local/bin/acme-entrypoint';
+    build(
+      eng,
+      imageOf(part),
+      [
+        `FROM ${imageOf('runtime')}`,
+        `HEALTHCHECK --interval=15s --timeout=3s --start-period=20s CMD ["${entry}", "healthcheck", "${part}"]`,
+        `CMD ["${part}"]`,
+        '',
+      ].join('\n'),
+      {},
+    );
   }
   const size = Number(capture(eng, ['image', 'inspect', '--format', '{{.Size}}', imageOf('identity')]));
   console.log(
