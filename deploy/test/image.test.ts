@@ -119,6 +119,11 @@ describe('the service runtime image', () => {
     const inside = (code: string) => podman('exec', name, '/usr/local/bin/node', '-e', code).stdout.trim();
     expect(inside("process.stdout.write(require('fs').readFileSync('/proc/1/comm', 'utf8'))")).toBe('tini');
     expect(inside('process.stdout.write(String(process.getuid()))')).toBe('10001');
+    // The server's Node has no `__proto__` accessor (a parsed key of that name stays data).
+    const server = inside(
+      "const fs = require('fs'); for (const p of fs.readdirSync('/proc').filter((d) => /^[0-9]+$/.test(d))) { try { const c = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8'); if (c.includes('server/main.js')) process.stdout.write(c.split('\\0').join(' ')); } catch {} }",
+    );
+    expect(server).toContain('--disable-proto=delete');
     expect(
       inside(
         "try { require('fs').writeFileSync('/app/x', 'x'); console.log('written') } catch (e) { console.log(e.code) }",
