@@ -228,10 +228,12 @@ function nginxPod(image, replicas) {
 }
 
 /** Plays one file of documents; remembers it for `down`. */
-function play(eng, file, docs) {
+function play(eng, file, docs, seconds = 300) {
+  // podman runs init containers to their end inside `kube play`: a migration that never exits
+  // would hold it, so the play is bounded.
   writeFileSync(join(dir, file), docs.map((d) => stringify(d)).join('---\n'));
-  if (run(eng, ['kube', 'play', '--quiet', join(dir, file)]) !== 0)
-    throw new Error(`podman kube play ${file} failed`);
+  if (run(eng, ['kube', 'play', '--quiet', join(dir, file)], { timeout: seconds * 1000 }) !== 0)
+    throw new Error(`podman kube play ${file} failed or took more than ${seconds} s`);
 }
 
 /** Waits until `check` is true, or throws after `seconds`. */
