@@ -8,11 +8,30 @@ cd "$APP_DIR"
 # The compiled output of `npm run build` (scripts/build.mjs), run by Node itself: no TypeScript
 # loader. `--conditions=compiled` makes every workspace package resolve to its dist/ (ADR 0016).
 # SERVICE_V8_FLAGS: V8's heap sizing (default: 2 MiB semi-spaces, see ADR 0016; empty for V8's own).
+# --disable-proto=delete: no `__proto__` accessor on objects, so a parsed key of that name is data.
 run() {
   # The thread-pool preload must come first: libuv sizes its pool once, at the first use.
   # shellcheck disable=SC2086 # the flags are words
-  exec node ${SERVICE_V8_FLAGS---max-semi-space-size=2} --conditions=compiled \
+  exec node ${SERVICE_V8_FLAGS---max-semi-space-size=2} --disable-proto=delete --conditions=compiled \
     --import "$APP_DIR/packages/service-kit/threadpool.mjs" "$@"
+}
+
+# `healthcheck <part>`: the image's HEALTHCHECK, the part's liveness route on its own port (the
+# authorization server's is on its admin listener, which checks Host).
+healthcheck() {
+  case "$1" in
+    identity) url="http://127.0.0.1:${IDENTITY_PUBLIC_PORT:-4433}/health/alive" ;;
+    oauth2) url="http://127.0.0.1:${OAUTH2_ADMIN_PORT:-4445}/health/alive" ;;
+    users) url="http://127.0.0.1:${USERS_PUBLIC_PORT:-4455}/health/alive" ;;
+    agent) url="http://127.0.0.1:${AGENT_PORT:-4466}/health/alive" ;;
+    account) url="http://127.0.0.1:4000/account/" ;;
+    *)
+      echo "healthcheck: unknown part ${1:-}" >&2
+      exit 64
+      ;;
+  esac
+  exec node --disable-proto=delete -e 'fetch(process.argv[1], { headers: { host: "localhost" }, signal: AbortSignal.timeout(2500) })
+    .then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' "$url"
 }
 
 needs_database() {
@@ -31,9 +50,11 @@ case "$part" in
   agent) needs_database agent; run services/agent/dist/main.js "$@" ;;
   account) run apps/account/server/dist/server/main.js "$@" ;;
   stand-ins) run dev/dist/main.js "$@" ;;
-  admin) exec node --conditions=compiled services/users/dist/cli.js "$@" ;;
+  admin) exec node --disable-proto=delete --conditions=compiled services/users/dist/cli.js "$@" ;;
+  healthcheck) healthcheck "${1:-}" ;;
   help | --help | -h)
-    cat <<'USAGE'
+    # printf, not cat: the image has no coreutils.
+    printf '%s\n' "\
 Usage: docker run IMAGE <part> [args]
   identity    identity service (public 4433, admin 4434)
   oauth2      authorization server (public 4444, admin 4445)
@@ -41,9 +62,9 @@ Usage: docker run IMAGE <part> [args]
   agent       agent service (public 4466, admin 4467)
   account     account app server (4000-4007)
   stand-ins   development stand-ins (never in production)
-  admin ...   the admin CLI, e.g. `admin keys:rotate`
-Configuration: environment variables, see docs/deploy.md.
-USAGE
+  admin ...   the admin CLI, e.g. 'admin keys:rotate'
+  <service> migrate [status]   apply (or list) a service's database migrations, then exit
+Configuration: environment variables, see docs/deploy.md."
     ;;
   *)
     echo "unknown part: $part (try: help)" >&2

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { engine } from './containers.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
@@ -40,6 +41,19 @@ function ensureNginx() {
     ok('DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light openssl >/dev/null') &&
     hasNginx()
   );
+}
+
+// podman (installed and configured as root on Debian, scripts/containers.mjs) for the production
+// stage. Where it cannot be had, the stage fails and says why, once, loudly.
+let engineMissing = 'podman';
+function ensurePodman() {
+  try {
+    return engine().podman;
+  } catch (err) {
+    engineMissing = err.message;
+    console.log(`\n!!! The production stage cannot run: ${err.message}\n`);
+    return false;
+  }
 }
 
 // `nginx -t` on docker/nginx.conf (generated from packages/cluster/src/nginx.ts, whose test also
@@ -137,6 +151,17 @@ const stages = [
     after: ['compile'],
     needs: ['nginx'],
   },
+  // The images built (`npm run image`, podman), their size, contents and refusals checked
+  // (deploy/test/). Named runs only (`npm test -- production`): a cold build takes 5–9 minutes on two
+  // cores, and the manifests' journey is not written yet (docs/deploy.md says what runs where).
+  {
+    id: 'production',
+    name: 'production images (podman)',
+    cmd: ['sh', '-c', `node scripts/image.mjs && ${bin('vitest')} run --config deploy/vitest.config.ts`],
+    after: ['compile', 'build'],
+    needs: ['podman'],
+    named: true,
+  },
   ...(postgres
     ? [
         {
@@ -163,7 +188,15 @@ if (unknown.length > 0) {
   console.error(`Unknown stage(s): ${unknown.join(', ')}. Stages: ${stages.map((s) => s.id).join(', ')}.`);
   process.exit(2);
 }
-const selected = wanted.length > 0 ? stages.filter((s) => wanted.includes(s.id)) : stages;
+const selected =
+  wanted.length > 0 ? stages.filter((s) => wanted.includes(s.id)) : stages.filter((s) => !s.named);
+if (wanted.length === 0)
+  console.log(
+    `Run only when named: ${stages
+      .filter((s) => s.named)
+      .map((s) => `${s.name} (npm test -- ${s.id})`)
+      .join('; ')}.`,
+  );
 
 // How many stages run at once: one more than the cores by default (TEST_CONCURRENCY overrides; 1 runs
 // them one after another). The two journey stages keep about 0.7 of a core busy each (the rest is
@@ -172,10 +205,15 @@ const selected = wanted.length > 0 ? stages.filter((s) => wanted.includes(s.id))
 const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY) || availableParallelism() + 1);
 
 // Installs (apt-get) before anything runs, one after the other: never two package managers at once.
-const preconditions = { chromium: ensureChromium, nginx: ensureNginx };
+const preconditions = { chromium: ensureChromium, nginx: ensureNginx, podman: ensurePodman };
 const missing = {};
 for (const need of new Set(selected.flatMap((s) => s.needs ?? []))) {
-  if (!preconditions[need]()) missing[need] = need === 'nginx' ? 'nginx' : 'Chromium';
+  if (!preconditions[need]())
+    missing[need] = {
+      nginx: 'nginx could not be installed',
+      chromium: 'Chromium could not be installed',
+      podman: engineMissing,
+    }[need];
 }
 
 // Each Vitest stage also writes a JSON report, so that the summary can name every failed test: a
@@ -253,10 +291,7 @@ await new Promise((allDone) => {
       if (!waitsFor.every((id) => outcomes.has(id))) continue;
       const lacking = (stage.needs ?? []).filter((need) => missing[need]);
       if (lacking.length > 0) {
-        outcomes.set(
-          stage.id,
-          `FAILED (${lacking.map((n) => missing[n]).join(', ')} could not be installed)`,
-        );
+        outcomes.set(stage.id, `FAILED (${lacking.map((n) => missing[n]).join(', ')})`);
         continue;
       }
       running.add(stage.id);

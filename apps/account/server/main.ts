@@ -14,6 +14,7 @@
 //   DEV_TEAMS_HOST=true   development only (refused with NODE_ENV=production): MAGIC also serves the
 //                         Microsoft Teams host page stand-in, which gets its tokens from ENTRA_URL
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ConfigError } from '@acme/service-kit/config';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { hardenPrototype } from '@acme/service-kit/prototype';
 import { startIdleGc } from '@acme/service-kit/idle-gc';
@@ -46,7 +47,7 @@ function perApplication(name: string, value: string | undefined): Partial<Record
   for (const pair of list(value)) {
     const at = pair.indexOf('=');
     const app = pair.slice(0, at) as Application;
-    if (at <= 0 || !APPLICATIONS.includes(app)) throw new Error(`${name}: unknown entry ${pair}`);
+    if (at <= 0 || !APPLICATIONS.includes(app)) throw new ConfigError(`${name}: unknown entry ${pair}`);
     out[app] = pair.slice(at + 1);
   }
   return out;
@@ -59,7 +60,7 @@ for (const value of Object.values(urlMap)) url.parse(value);
 const ports = perApplication('ACCOUNT_PORTS', env.ACCOUNT_PORTS);
 const apps = env.ACCOUNT_APPS ? list(env.ACCOUNT_APPS) : [...APPLICATIONS];
 for (const app of apps)
-  if (!APPLICATIONS.includes(app as Application)) throw new Error(`ACCOUNT_APPS: unknown ${app}`);
+  if (!APPLICATIONS.includes(app as Application)) throw new ConfigError(`ACCOUNT_APPS: unknown ${app}`);
 const m365 = defaultM365Config();
 const authModes = parseAllowedAuthModes(env.ALLOWED_AUTH_MODES ?? DEFAULT_ALLOWED_AUTH_MODES);
 const appConfig = {
@@ -75,7 +76,7 @@ const appConfig = {
 // app server serves it when the stand-ins run in other processes (`npm run start:cluster`).
 let teamsHost: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
 if (env.DEV_TEAMS_HOST === 'true') {
-  if (env.NODE_ENV === 'production') throw new Error('DEV_TEAMS_HOST is a development stand-in');
+  if (env.NODE_ENV === 'production') throw new ConfigError('DEV_TEAMS_HOST is a development stand-in');
   const { teamsHostHandler } = await import('@acme/dev/microsoft/teams-host');
   teamsHost = teamsHostHandler({
     entraUrl: url.parse(env.ENTRA_URL || m365.entraUrl),

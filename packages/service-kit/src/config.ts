@@ -1,5 +1,13 @@
 import { z } from 'zod';
 
+/**
+ * A setting that is missing or malformed. The process stops at start-up with one line naming the
+ * setting, without a stack trace (crash.ts), and exit status 78 (EX_CONFIG).
+ */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
 /** A listen port with its development default. */
 export const portSchema = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 
@@ -59,7 +67,7 @@ export function databaseFromEnv(env: NodeJS.ProcessEnv): {
 } {
   const parsed = databaseEnvSchema.safeParse(env);
   if (!parsed.success) {
-    throw new Error(
+    throw new ConfigError(
       `Invalid database settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
     );
   }

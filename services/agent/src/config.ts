@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { appOriginsSchema, logLevelSchema, portSchema, trustProxySchema } from '@acme/service-kit/config';
+import {
+  ConfigError,
+  appOriginsSchema,
+  logLevelSchema,
+  portSchema,
+  trustProxySchema,
+} from '@acme/service-kit/config';
 import type { TrustProxy } from '@acme/service-kit/proxy-trust';
 import {
   adminAccess,
@@ -56,7 +62,7 @@ export interface Config {
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = configSchema.safeParse(env);
   if (!parsed.success)
-    throw new Error(`Invalid agent service configuration: ${z.prettifyError(parsed.error)}`);
+    throw new ConfigError(`Invalid agent service configuration: ${z.prettifyError(parsed.error)}`);
   const c = parsed.data;
   return {
     port: c.AGENT_PORT,

@@ -1,3 +1,4 @@
+import { ConfigError } from '@acme/service-kit/config';
 import { overloadConfig, type OverloadConfig } from '@acme/service-kit/overload';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
@@ -22,7 +23,7 @@ import {
 export function parseDuration(value: string): number {
   const v = value.trim();
   if (/^\d+$/.test(v)) return Number(v);
-  if (!/^(\d+(ms|s|m|h))+$/.test(v)) throw new Error(`invalid duration: ${value}`);
+  if (!/^(\d+(ms|s|m|h))+$/.test(v)) throw new ConfigError(`invalid duration: ${value}`);
   let total = 0;
   for (const [, n, unit] of v.matchAll(/(\d+)(ms|s|m|h)/g)) {
     total += Number(n) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
@@ -347,7 +348,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 function codeSecret(secret: string, nodeEnv: string | undefined): string {
   if (secret === DEV_CODE_SECRET && nodeEnv === 'production')
-    throw new Error('IDENTITY_CODE_SECRET must be set in production (at least 32 characters).');
+    throw new ConfigError('IDENTITY_CODE_SECRET must be set in production (at least 32 characters).');
   return secret;
 }
 
@@ -365,7 +366,7 @@ function samlConfig(e: z.infer<typeof EnvSchema>, nodeEnv: string | undefined): 
     e.IDENTITY_SAML_SIGNING_KEY === DEV_SP_SIGNING_KEY ||
     e.IDENTITY_SAML_ENCRYPTION_KEY === DEV_SP_ENCRYPTION_KEY;
   if (dev && nodeEnv === 'production' && e.IDENTITY_METHODS.includes('saml'))
-    throw new Error(
+    throw new ConfigError(
       'IDENTITY_SAML_SIGNING_KEY/_CERT and IDENTITY_SAML_ENCRYPTION_KEY/_CERT must be set in production (or drop saml from IDENTITY_METHODS).',
     );
   return {
@@ -380,7 +381,9 @@ function samlConfig(e: z.infer<typeof EnvSchema>, nodeEnv: string | undefined): 
 
 function securityEventsEnabled(value: 'on' | 'off', nodeEnv: string | undefined): boolean {
   if (value === 'off' && nodeEnv === 'production')
-    throw new Error('IDENTITY_SECURITY_EVENTS=off is for the write-cost bench only, never in production.');
+    throw new ConfigError(
+      'IDENTITY_SECURITY_EVENTS=off is for the write-cost bench only, never in production.',
+    );
   return value === 'on';
 }
 
@@ -394,7 +397,7 @@ function webauthnConfig(e: z.infer<typeof EnvSchema>): Config['webauthn'] {
   const on = e.IDENTITY_METHODS.some((m) => m === 'passkey' || m === 'webauthn');
   const outside = hosts.filter((h) => h !== rpId && !h.endsWith(`.${rpId}`));
   if (on && (!rpId || outside.length))
-    throw new Error(
+    throw new ConfigError(
       `IDENTITY_WEBAUTHN_RP_ID (${rpId || 'none'}) must be a parent domain of every WebAuthn origin${outside.length ? ` (not of ${outside.join(', ')})` : ''}; set it, or IDENTITY_WEBAUTHN_ORIGINS, or drop passkey,webauthn from IDENTITY_METHODS.`,
     );
   return {

@@ -1,3 +1,4 @@
+import { ConfigError } from '@acme/service-kit/config';
 import { overloadConfig, type OverloadConfig } from '@acme/service-kit/overload';
 import { z } from 'zod';
 import {
@@ -196,7 +197,7 @@ function parseAppOrigins(value: string): ClientConfig[] {
     .filter(Boolean)
     .map((pair) => {
       const at = pair.indexOf('=');
-      if (at <= 0) throw new Error(`APP_ORIGINS entry must be client_id=origin: ${pair}`);
+      if (at <= 0) throw new ConfigError(`APP_ORIGINS entry must be client_id=origin: ${pair}`);
       // APP_ORIGINS lists the platform's own applications: first-party clients.
       return ClientSchema.parse({
         client_id: pair.slice(0, at),
@@ -210,7 +211,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = EnvSchema.parse(env);
   const clients = e.OAUTH2_CLIENTS ?? (e.APP_ORIGINS ? parseAppOrigins(e.APP_ORIGINS) : DEFAULT_CLIENTS);
   const ids = new Set(clients.map((c) => c.client_id));
-  if (ids.size !== clients.length) throw new Error('OAUTH2 client ids must be unique');
+  if (ids.size !== clients.length) throw new ConfigError('OAUTH2 client ids must be unique');
   const deviceClients = (e.OAUTH2_DEVICE_CLIENTS ?? DEFAULT_DEVICE_CLIENTS).map((d) => ({
     client_id: d.client_id,
     client_name: d.client_name ?? d.client_id,
@@ -218,7 +219,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...(d.code_ttl_seconds === undefined ? {} : { code_ttl_seconds: d.code_ttl_seconds }),
   }));
   for (const d of deviceClients) {
-    if (ids.has(d.client_id)) throw new Error('OAUTH2 client ids must be unique');
+    if (ids.has(d.client_id)) throw new ConfigError('OAUTH2 client ids must be unique');
     ids.add(d.client_id);
   }
   const issuer = (e.ISSUER ?? `http://localhost:${e.OAUTH2_PUBLIC_PORT}`).replace(/\/+$/, '');

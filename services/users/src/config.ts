@@ -1,7 +1,13 @@
 import { overloadConfig, type OverloadConfig } from '@acme/service-kit/overload';
 import { z } from 'zod';
 import { migrateAtStartSchema } from '@acme/service-kit/migrations';
-import { appOriginsSchema, logLevelSchema, portSchema, trustProxySchema } from '@acme/service-kit/config';
+import {
+  ConfigError,
+  appOriginsSchema,
+  logLevelSchema,
+  portSchema,
+  trustProxySchema,
+} from '@acme/service-kit/config';
 import type { TrustProxy } from '@acme/service-kit/proxy-trust';
 import {
   adminAccess,
@@ -186,7 +192,7 @@ export interface Config {
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = configSchema.safeParse(env);
   if (!parsed.success) {
-    throw new Error(`Invalid user service configuration: ${z.prettifyError(parsed.error)}`);
+    throw new ConfigError(`Invalid user service configuration: ${z.prettifyError(parsed.error)}`);
   }
   const c = parsed.data;
   return {
@@ -277,7 +283,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 /** Development and tests only: production must set SSO_SECRET_KEY. */
 function developmentSsoKey(env: Record<string, string | undefined>): string {
   if (env.NODE_ENV === 'production')
-    throw new Error('Invalid user service configuration: SSO_SECRET_KEY is required in production');
+    throw new ConfigError('Invalid user service configuration: SSO_SECRET_KEY is required in production');
   return 'development-only-sso-secret-key-not-for-production';
 }
 

@@ -1,0 +1,164 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { repoRoot } from '@acme/cluster/processes';
+import { USUAL_PORTS } from '@acme/cluster/service-env';
+
+/**
+ * deploy/kubernetes/: every manifest of the Kustomize base against the Kubernetes API's schemas
+ * (kubernetes-models, no download), and the rules a reviewer would check by eye.
+ */
+interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a manifest's spec, checked below
+  spec: any;
+}
+
+const base = join(repoRoot, 'deploy', 'kubernetes', 'base');
+const kustomization = parseAllDocuments(
+  readFileSync(join(base, 'kustomization.yaml'), 'utf8'),
+)[0]!.toJS() as {
+  resources: string[];
+};
+const manifests: Manifest[] = kustomization.resources.flatMap((file) =>
+  parseAllDocuments(readFileSync(join(base, file), 'utf8')).map((d) => d.toJS() as Manifest),
+);
+const version = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string })
+  .version;
+const of = (kind: string) => manifests.filter((m) => m.kind === kind);
+const SERVICES = ['identity', 'oauth2', 'users', 'agent', 'account'];
+
+/** The model class of a manifest's kind, from kubernetes-models. */
+async function validate(m: Manifest): Promise<void> {
+  const [group, apiVersion] = m.apiVersion.includes('/')
+    ? m.apiVersion.split('/')
+    : [undefined, m.apiVersion];
+  const path = group
+    ? `kubernetes-models/${group}/${apiVersion}/${m.kind}`
+    : `kubernetes-models/${apiVersion}/${m.kind}`;
+  const models = (await import(path)) as Record<string, new (m: Manifest) => { validate(): void }>;
+  new models[m.kind]!(m).validate();
+}
+
+describe('deploy/kubernetes manifests', () => {
+  it('every manifest validates against the Kubernetes API schema of its kind', async () => {
+    expect(manifests.length).toBeGreaterThan(20);
+    for (const m of manifests)
+      await expect(validate(m), `${m.kind} ${m.metadata.name}`).resolves.toBeUndefined();
+  });
+
+  it('the schema check can fail: a Deployment with a wrong type is refused', async () => {
+    const broken = structuredClone(of('Deployment')[0]!);
+    broken.spec.replicas = 'two';
+    await expect(validate(broken)).rejects.toThrow(/replicas/);
+  });
+
+  it('a Deployment, a Service, a PodDisruptionBudget and an HPA per service', () => {
+    for (const kind of ['Deployment', 'Service', 'PodDisruptionBudget', 'HorizontalPodAutoscaler'])
+      expect(new Set(of(kind).map((m) => m.metadata.name.replace(/-admin$/, '')))).toEqual(new Set(SERVICES));
+    for (const hpa of of('HorizontalPodAutoscaler')) expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
+  });
+
+  it('every container is locked down, bounded and probed, and runs the image of its part and version', () => {
+    const pods = [...of('Deployment'), ...of('Job')].map((m) => m.spec.template.spec);
+    for (const pod of pods) {
+      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true });
+      expect(pod.automountServiceAccountToken).toBe(false);
+      for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {
+        expect(c.securityContext, c.name).toEqual({
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          runAsNonRoot: true,
+          capabilities: { drop: ['ALL'] },
+        });
+        expect(Object.keys(c.resources.requests).sort()).toEqual(['cpu', 'memory']);
+        expect(Object.keys(c.resources.limits).sort()).toEqual(['cpu', 'memory']);
+        expect(c.image).toBe(`acme-account/${c.args[0]}:${version}`);
+      }
+    }
+    for (const d of of('Deployment')) {
+      const [c] = d.spec.template.spec.containers;
+      for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe'])
+        expect(c[probe], `${d.metadata.name} ${probe}`).toBeDefined();
+    }
+  });
+
+  it('secrets are references only: no key, secret or database URL has a value in a manifest', () => {
+    const env = [...of('Deployment'), ...of('Job')].flatMap((m) =>
+      [...(m.spec.template.spec.initContainers ?? []), ...m.spec.template.spec.containers].flatMap(
+        (c: { env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string } } }[] }) =>
+          c.env ?? [],
+      ),
+    );
+    const secretNames = env.filter((e) => /KEY|SECRET|DATABASE_URL|SMTP_URL|PASSWORD/.test(e.name));
+    expect(secretNames.length).toBeGreaterThan(10);
+    for (const e of secretNames) {
+      expect(e.value, e.name).toBeUndefined();
+      expect(e.valueFrom?.secretKeyRef?.name, e.name).toBe('acme-account-secrets');
+    }
+    expect(of('Secret')).toEqual([]);
+    const config = JSON.stringify(of('ConfigMap'));
+    expect(config).not.toMatch(/KEY|SECRET|PASSWORD|postgres:\/\//);
+  });
+
+  it('the services run as the rows-only role with migration at start off; the Job migrates as the migrator', () => {
+    for (const d of of('Deployment').filter((m) => m.metadata.name !== 'account')) {
+      const [c] = d.spec.template.spec.containers;
+      const env = Object.fromEntries(
+        (c.env as { name: string; value?: string; valueFrom?: { secretKeyRef: { key: string } } }[]).map(
+          (e) => [e.name, e],
+        ),
+      );
+      expect(env.DATABASE_URL!.valueFrom!.secretKeyRef.key).toBe('database-url');
+      const prefix = d.metadata.name.toUpperCase();
+      expect(env[`${prefix}_MIGRATE_AT_START`]?.value, d.metadata.name).toBe('false');
+    }
+    const [job] = of('Job');
+    const steps = [...job!.spec.template.spec.initContainers, ...job!.spec.template.spec.containers];
+    expect(steps.map((c: { args: string[] }) => c.args)).toEqual(
+      ['identity', 'oauth2', 'users', 'agent'].map((part) => [part, 'migrate']),
+    );
+    for (const c of steps) expect(c.env[0].valueFrom.secretKeyRef.key).toBe('migrator-database-url');
+    const roles = readFileSync(join(repoRoot, 'deploy', 'kubernetes', 'database', 'roles.sql'), 'utf8');
+    expect(roles).toMatch(/grant select, insert, update, delete on tables to acme_app/);
+    expect(roles).not.toMatch(/grant (all|create)[^;]*acme_app/i);
+  });
+
+  it('the ports are those of npm start, and the admin ports are open only to pods of the namespace', () => {
+    const admin: number[] = [
+      USUAL_PORTS.identityAdmin,
+      USUAL_PORTS.oauth2Admin,
+      USUAL_PORTS.usersAdmin,
+      USUAL_PORTS.agentAdmin,
+    ];
+    const ports = of('Deployment').flatMap((d) =>
+      d.spec.template.spec.containers[0].ports.map((p: { containerPort: number }) => p.containerPort),
+    );
+    expect(new Set(ports)).toEqual(
+      new Set(
+        Object.entries(USUAL_PORTS)
+          .filter(
+            ([name]) =>
+              !['standIns', 'smtp', 'entra', 'graph', 'orgIdp', 'samlIdp', 'marketplace'].includes(name),
+          )
+          .map(([, p]) => p),
+      ),
+    );
+    const [policy] = of('NetworkPolicy');
+    const [open, inside] = policy!.spec.ingress as { from?: unknown[]; ports: { port: number }[] }[];
+    expect(open!.from).toBeUndefined();
+    expect(open!.ports.map((p) => p.port).filter((p) => admin.includes(p))).toEqual([]);
+    expect(inside).toEqual({ from: [{ podSelector: {} }], ports: admin.map((port) => ({ port })) });
+    // Every admin API a service calls is named by its in-cluster Service and allowed by its owner.
+    const [config] = of('ConfigMap') as unknown as { data: Record<string, string> }[];
+    expect(config!.data.IDENTITY_ADMIN_URL).toBe(`http://identity-admin:${USUAL_PORTS.identityAdmin}`);
+    expect(config!.data.OAUTH2_ADMIN_URL).toBe(`http://oauth2-admin:${USUAL_PORTS.oauth2Admin}`);
+    expect(config!.data.USERS_ADMIN_URL).toBe(`http://users-admin:${USUAL_PORTS.usersAdmin}`);
+    expect(of('Service').map((s) => s.metadata.name)).toEqual(
+      expect.arrayContaining(['identity-admin', 'oauth2-admin', 'users-admin', 'agent-admin']),
+    );
+  });
+});
