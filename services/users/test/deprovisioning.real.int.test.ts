@@ -211,6 +211,27 @@ describe('deprovisioning ends sessions, issued access tokens and API clients at 
     expect(clients.body.apiClients.find((c: any) => c.id === signed.clientId).revokedAt).not.toBeNull();
   });
 
+  it('a deactivated person cannot be named to make an API client that outlives their deprovisioning', async () => {
+    const signed = await signedInPerson();
+    const off = await consoleCall('POST', `/members/${signed.person.id}/deactivate`);
+    expect(off.res.status).toBe(200);
+    const again = await json(`${urls.usersAdmin}/admin/api-clients`, {
+      method: 'POST',
+      json: {
+        organisationId,
+        name: `after ${seq}`,
+        scopeGroups: ['research'],
+        actorEmail: signed.person.email,
+      },
+    });
+    expect(again.res.status).toBe(403);
+    expect(again.body.errorCode).toBe('ACCOUNT_INACTIVE');
+    const clients = await consoleCall('GET', '/api-clients');
+    expect(
+      clients.body.apiClients.filter((c: any) => c.revokedAt === null && c.name === `after ${seq}`),
+    ).toEqual([]);
+  });
+
   it('after console deactivation /userinfo and introspection refuse an already issued access token', async () => {
     const signed = await signedInPerson();
     const off = await consoleCall('POST', `/members/${signed.person.id}/deactivate`);

@@ -32,8 +32,8 @@ function toApiClient(row: Row): ApiClient {
 const COLUMNS = ['id', 'organisation_id', 'name', 'scope_groups', 'created_at', 'revoked_at'] as const;
 
 /**
- * The acting user, when named: a user of the organisation whose role holds ManageAccessTokens
- * and who holds every scope group in `granting` (no one hands an API client more than they have).
+ * The acting user, when named: an active user of the organisation whose role holds
+ * ManageAccessTokens and who holds every scope group in `granting` (no one hands an API client more than they have).
  */
 async function checkActor(
   db: Kysely<UsersDb>,
@@ -44,9 +44,14 @@ async function checkActor(
   if (actorEmail === undefined) return null;
   const actor = await db
     .selectFrom('users')
-    .select(['id', 'organisation_id', 'role', 'scope_groups'])
+    .select(['id', 'organisation_id', 'role', 'scope_groups', 'deactivated_at'])
     .where('email', '=', actorEmail)
     .executeTakeFirst();
+  // A deactivated person acts for nobody: an API client made in their name would outlive the
+  // deprovisioning that revoked their others.
+  if (actor?.deactivated_at) {
+    throw new AppError('ACCOUNT_INACTIVE', 'The acting user has been deactivated.');
+  }
   if (
     !actor ||
     actor.organisation_id !== organisationId ||
