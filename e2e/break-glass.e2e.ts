@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { seriousViolations } from './axe.ts';
 import { systemUrls, useBrowser, type SystemUrls } from './browser.ts';
 import { adminJson } from './fixtures.ts';
-import { enterEmail, openLogin } from './journeys.ts';
+import { enterEmail, openLogin, signInWithPassword } from './journeys.ts';
 
 // Issue 20, item 14: an organisation whose SSO provider enforces SSO has no password sign-in, except
 // for the one break-glass org-admin the operator exempted. The SSO step's "Sign in with a password
@@ -12,6 +12,9 @@ import { enterEmail, openLogin } from './journeys.ts';
 // decides. A throwaway organisation (its own domain) keeps the other journeys' organisations as seeded.
 
 const USE_PASSWORD = 'Sign in with a password (administrators)';
+/** The account page's notice for a member of an organisation that enforces SSO (copy.settings.ssoManaged). */
+const SSO_MANAGED =
+  'Your organisation signs you in through its identity provider (single sign-on), so your email address, password and passkeys are managed there and can not be changed here.';
 const SSO_ENFORCED =
   "Your organisation requires single sign-on (SSO). Sign in through your organisation's identity provider: a password can not be used or reset for this address.";
 
@@ -21,8 +24,8 @@ interface Member {
   password: string;
 }
 
-/** The operator's set-up: an organisation enforcing SSO, an org-admin (exempted) and a member. */
-async function enforcingOrganisation(urls: SystemUrls): Promise<{ admin: Member; member: Member }> {
+/** An organisation (its own domain) with an org-admin and a member, and how the operator enforces SSO. */
+async function organisation(urls: SystemUrls) {
   const label = `bg${randomBytes(4).toString('hex')}`;
   const domain = `${label}.test`;
   const org = await adminJson<{ id: string }>(`${urls.usersAdmin}/admin/organisations`, {
@@ -47,20 +50,30 @@ async function enforcingOrganisation(urls: SystemUrls): Promise<{ admin: Member;
   };
   const admin = await user('root', 'org-admin');
   const member = await user('member', 'member');
-  await adminJson(`${urls.usersAdmin}/admin/organisations/${org.id}/sso`, {
-    method: 'PUT',
-    body: JSON.stringify({
-      provider: label,
-      issuer: urls.orgIdp,
-      clientId: `client-${label}`,
-      clientSecret: randomBytes(16).toString('hex'),
-      enforce: true,
-    }),
-  });
-  await adminJson(`${urls.usersAdmin}/admin/organisations/${org.id}/sso/break-glass`, {
-    method: 'PUT',
-    body: JSON.stringify({ userId: admin.id }),
-  });
+  /** SSO enforced, the org-admin exempted (the break-glass admin). */
+  const enforce = async () => {
+    await adminJson(`${urls.usersAdmin}/admin/organisations/${org.id}/sso`, {
+      method: 'PUT',
+      body: JSON.stringify({
+        provider: label,
+        issuer: urls.orgIdp,
+        clientId: `client-${label}`,
+        clientSecret: randomBytes(16).toString('hex'),
+        enforce: true,
+      }),
+    });
+    await adminJson(`${urls.usersAdmin}/admin/organisations/${org.id}/sso/break-glass`, {
+      method: 'PUT',
+      body: JSON.stringify({ userId: admin.id }),
+    });
+  };
+  return { admin, member, enforce };
+}
+
+/** The operator's set-up: an organisation enforcing SSO, an org-admin (exempted) and a member. */
+async function enforcingOrganisation(urls: SystemUrls): Promise<{ admin: Member; member: Member }> {
+  const { admin, member, enforce } = await organisation(urls);
+  await enforce();
   return { admin, member };
 }
 
@@ -130,5 +143,33 @@ describe('SSO enforced: the break-glass org-admin signs in with a password from 
     await page.waitForURL(`${urls.platform}/research`, { timeout: 30_000 });
     await page.getByText(admin.email).first().waitFor();
     await context.close();
+  });
+
+  it('on the account page, a member signed in before SSO was enforced is told why and offered no password or passkey; the break-glass admin keeps them', async () => {
+    const { admin, member, enforce } = await organisation(urls);
+    const m = await browser.newPage();
+    await signInWithPassword(m.page, urls, member);
+    const a = await browser.newPage();
+    await signInWithPassword(a.page, urls, admin);
+    await enforce();
+    const settings = async (page: Page) => {
+      await page.goto(`${urls.platform}/account/settings`);
+      await page.getByRole('heading', { name: 'Account settings' }).waitFor({ timeout: 30_000 });
+      await page.getByTestId('settings-password').waitFor({ timeout: 30_000 });
+    };
+
+    await settings(m.page);
+    await m.page.getByTestId('settings-flow-notice').filter({ hasText: SSO_MANAGED }).waitFor();
+    expect(await m.page.getByRole('button', { name: 'Change password' }).count()).toBe(0);
+    expect(await m.page.locator('input[type="password"]').count()).toBe(0);
+    expect(await m.page.getByTestId('settings-passkeys').count()).toBe(0);
+    expect(await seriousViolations(m.page)).toEqual([]);
+    await m.context.close();
+
+    await settings(a.page);
+    await a.page.getByRole('button', { name: 'Change password' }).waitFor();
+    expect(await a.page.getByTestId('settings-passkeys').count()).toBe(1);
+    expect(await a.page.getByTestId('settings-flow-notice').count()).toBe(0);
+    await a.context.close();
   });
 });

@@ -89,5 +89,10 @@ export const DOCUMENT_WINDOW = { width: 720, height: 800 } as const;
 
 /** The identity service's message: sign-in outside the organisation's trusted networks (not in Kratos). */
 export const TRUSTED_NETWORKS_MESSAGE_ID = 4010091;
+/**
+ * The identity service's message on a settings flow: the person's organisation enforces single
+ * sign-on, so no new address, password or passkey is offered (not in Kratos).
+ */
+export const SSO_MANAGED_MESSAGE_ID = 4010093;
 /** The identity service's message: the remembered login is of a deactivated account (not in Kratos). */
 export const ACCOUNT_DEACTIVATED_MESSAGE_ID = 4010092;

@@ -325,6 +325,9 @@ export const copy = {
     changePassword: 'Change password',
     passwordChanged: 'Your password was changed. Every other session was signed out.',
     passwordManaged: 'Your organisation manages how you sign in, so your password is changed there.',
+    /** A member of an organisation that enforces SSO (identity message 4010093 on the settings flow). */
+    ssoManaged:
+      'Your organisation signs you in through its identity provider (single sign-on), so your email address, password and passkeys are managed there and can not be changed here.',
     twoFactor: 'Two-factor authentication',
     totpOn: 'An authenticator app is set up.',
     totpOff: 'No authenticator app is set up.',

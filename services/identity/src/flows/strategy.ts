@@ -24,7 +24,8 @@ export interface StrategyContext {
   attempts: { used: number; max: number; exhausted: boolean };
 }
 
-interface NodeContext {
+/** What a strategy gets when it prepares a flow or draws its nodes. */
+export interface NodeContext {
   service: IdentityContext;
   session: ActiveSession | undefined;
   /** The identity the flow is for (settings flows). */

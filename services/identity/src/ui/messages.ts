@@ -59,6 +59,15 @@ export const messages = {
       4010090,
       "Your organisation requires single sign-on (SSO). Sign in through your organisation's identity provider: a password can not be used or reset for this address.",
     ),
+  /**
+   * Not in Kratos: on a settings flow, why a member of an organisation that enforces SSO is offered
+   * no new address, password or passkey (its break-glass admin is).
+   */
+  ssoManaged: () =>
+    info(
+      4010093,
+      "Your organisation requires single sign-on (SSO). You sign in through your organisation's identity provider, so your email address, password and passkeys can not be changed here.",
+    ),
   /** Not in Kratos: the organisation allows sign-in only from its trusted networks (issue 24). */
   networkNotTrusted: () =>
     error(

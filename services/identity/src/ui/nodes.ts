@@ -11,6 +11,8 @@ interface InputOpts {
   value?: unknown;
   required?: boolean;
   autocomplete?: string;
+  /** Shown but not to be changed (Kratos's `disabled`). */
+  disabled?: boolean;
   label?: UiText;
 }
 
@@ -24,7 +26,7 @@ export function inputNode(o: InputOpts): UiNode {
       ...(o.value !== undefined ? { value: o.value } : {}),
       ...(o.required ? { required: true } : {}),
       ...(o.autocomplete ? { autocomplete: o.autocomplete } : {}),
-      disabled: false,
+      disabled: o.disabled === true,
       node_type: 'input',
     } as UiNode['attributes'],
     messages: [],

@@ -2,6 +2,8 @@
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { Router } from '../../app/router.tsx';
+import { SSO_MANAGED_MESSAGE_ID } from '../../constants.ts';
+import { copy } from '../../copy.ts';
 import { defaultConfig, setConfig } from '../../shared/config/env.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { write } from '../../shared/storage/storage.ts';
@@ -40,8 +42,11 @@ const remaining = {
   messages: [],
   meta: {},
 };
-const settingsFlow = (extra: object[] = []) => ({
+/** The password group the service offers (not to a member of an organisation that enforces SSO). */
+const passwordNodes = [input('password', 'password', 'password'), input('password', 'method')];
+const settingsFlow = (extra: object[] = [], password = passwordNodes) => ({
   ...browserFlow('settings', 'sf-1', 'show_form', [
+    ...password,
     input('totp', 'totp_unlink'),
     remaining,
     input('lookup_secret', 'lookup_secret_regenerate'),
@@ -107,6 +112,8 @@ describe('/account/settings', () => {
       expect(screen.getByRole('heading', { name })).toBeTruthy();
     expect(screen.getByLabelText('First name')).toHaveProperty('value', 'Ada');
     expect(screen.getByText(/signs you out on every other device/)).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Change password' })).toBeTruthy();
+    expect(screen.queryByTestId('settings-flow-notice')).toBeNull();
     expect(screen.getByTestId('totp-status').textContent).toBe('An authenticator app is set up.');
     expect(screen.getByTestId('backup-codes-left').textContent).toBe('9 of 12 backup codes left.');
     const current = await screen.findByTestId('session-current');
@@ -204,6 +211,30 @@ describe('/account/settings', () => {
     expect(await screen.findByText(/Your organisation manages how you sign in/)).toBeTruthy();
     expect(screen.getByText(/SSO users cannot set up MFA/)).toBeTruthy();
     expect(screen.queryByRole('heading', { name: 'Linked accounts' })).toBeNull();
+  });
+
+  it('a member of an organisation that enforces SSO is told why, and offered no password, passkey or address to change', async () => {
+    signIn();
+    // A password session from before the organisation enforced SSO: the flow decides what is offered.
+    const managed = settingsFlow([], []);
+    managed.ui.messages = [{ id: SSO_MANAGED_MESSAGE_ID, type: 'info', text: 'server words' }];
+    identity(({ url }) =>
+      url.pathname === '/self-service/settings/browser' ? { status: 200, body: managed } : undefined,
+    );
+    goTo('/account/settings');
+    render(<Router />);
+    const notice = await screen.findByTestId('settings-flow-notice');
+    expect(notice.textContent).toBe(copy.settings.ssoManaged);
+    const password = screen.getByTestId('settings-password');
+    expect(password.textContent).toContain(copy.settings.passwordManaged);
+    expect(within(password).queryByRole('button')).toBeNull();
+    expect(document.querySelector('input[type="password"]')).toBeNull();
+    expect(document.querySelector('input[type="email"]')).toBeNull();
+    expect(screen.queryByTestId('settings-passkeys')).toBeNull();
+    expect(screen.queryByRole('button', { name: copy.passkeys.add })).toBeNull();
+    expect(screen.getByTestId('settings-email').textContent).toBe('ada@acme.test');
+    // The name stays theirs to change.
+    expect(screen.getByLabelText('First name')).toHaveProperty('value', 'Ada');
   });
 
   it('unlinking the source-code host needs the password first: the refusal goes to the password confirmation', async () => {

@@ -10,6 +10,7 @@ import { TextField } from '../../shared/ui/text-field.tsx';
 import { ErrorView } from '../../shared/ui/error-view.tsx';
 import { KeysSection, type KeysModel } from './keys/keys-section.tsx';
 import { selectKeys, type KeyType } from './keys/select-keys.ts';
+import { selectSettingsOffers } from './select-settings-offers.ts';
 import type { SettingsSections } from './select-settings-sections.ts';
 import { selectSessionRows } from './select-session-rows.ts';
 import { selectTwoFactor } from './select-two-factor.ts';
@@ -382,11 +383,19 @@ export function SettingsScreen({
   }
   if (model.loadError) return <ErrorView message={model.loadError} mode="retry" />;
   if (!model.flow) return <Progress label={copy.common.loading} />;
+  // What the flow offers decides too: a password form only where the service offers a password.
+  const offers = selectSettingsOffers(model.flow);
+  const password = sections.password === 'form' && !offers.password ? 'managed' : sections.password;
   return (
     <main className="page settings">
       <h1 className="card-title">{copy.settings.title}</h1>
+      {offers.notices.map((text) => (
+        <p key={text} className="notice" role="note" data-testid="settings-flow-notice">
+          {text}
+        </p>
+      ))}
       <ProfileSection model={model} />
-      <PasswordSection model={model} mode={sections.password} />
+      <PasswordSection model={model} mode={password} />
       <TwoFactorSection model={model} mode={sections.twoFactor} />
       {sections.kind === 'identity' && (
         <KeysSection

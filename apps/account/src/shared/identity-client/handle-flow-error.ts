@@ -1,4 +1,8 @@
-import { ACCOUNT_DEACTIVATED_MESSAGE_ID, TRUSTED_NETWORKS_MESSAGE_ID } from '../../constants.ts';
+import {
+  ACCOUNT_DEACTIVATED_MESSAGE_ID,
+  SSO_MANAGED_MESSAGE_ID,
+  TRUSTED_NETWORKS_MESSAGE_ID,
+} from '../../constants.ts';
 import { copy } from '../../copy.ts';
 import { HttpError } from '../errors/http-error.ts';
 import { getErrorMessage } from '../errors/get-error-message.ts';
@@ -139,6 +143,7 @@ const FORM_MESSAGE_IDS: ReadonlySet<number> = new Set([
 const APP_TEXT: Readonly<Record<number, string>> = {
   [TRUSTED_NETWORKS_MESSAGE_ID]: copy.errors.networkNotTrusted,
   [ACCOUNT_DEACTIVATED_MESSAGE_ID]: copy.errors.accountDeactivated,
+  [SSO_MANAGED_MESSAGE_ID]: copy.settings.ssoManaged,
 };
 
 /** The app's own words for a server message it words itself (copy.ts), else undefined. */

@@ -7,6 +7,7 @@ import { validReturnTo } from '../../http/return-to.ts';
 import { loadIdentity, toApiIdentity, type LoadedIdentity } from '../../identities/repo.ts';
 import { aal2LoginUrl, meetsHighestAal } from '../../sessions/policy.ts';
 import { rotateSessionToken, type ActiveSession } from '../../sessions/repo.ts';
+import { withSsoManagedNotice } from '../../strategies/oidc/sso-managed.ts';
 import { messages } from '../../ui/messages.ts';
 import type { FlowKindSpec, FlowRequest } from '../kind.ts';
 import { baseFlow } from '../render.ts';
@@ -51,7 +52,7 @@ function renderSettingsFlow(
   continueWith?: unknown[],
 ): SettingsFlow {
   return {
-    ...baseFlow(flow, ui),
+    ...baseFlow(flow, withSsoManagedNotice(flow, ui)),
     identity: toApiIdentity(identity, publicUrl, false),
     ...(continueWith ? { continue_with: continueWith } : {}),
   } as SettingsFlow;

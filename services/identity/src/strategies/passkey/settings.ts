@@ -1,6 +1,7 @@
 import { ssoSubject } from '../../identities/repo.ts';
 import { messages } from '../../ui/messages.ts';
 import { ssoRefusalFor } from '../oidc/enforcement.ts';
+import { prepareSsoManaged, ssoManaged } from '../oidc/sso-managed.ts';
 import { keySettings } from '../webauthn/key-settings.ts';
 
 /**
@@ -21,5 +22,6 @@ export const passkeySettings = keySettings({
   notices: { added: 'passkey_added', removed: 'passkey_removed' },
   registerCall: 'oryPasskeySettingsRegistration',
   refusal: (service, identity) => ssoRefusalFor(service, ssoSubject(identity)),
-  offered: async (service, identity) => !(await ssoRefusalFor(service, ssoSubject(identity))),
+  prepare: prepareSsoManaged,
+  offered: (flow) => !ssoManaged(flow),
 });

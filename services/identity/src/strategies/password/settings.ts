@@ -5,6 +5,7 @@ import { sessionErrors } from '../../errors/identity-error.ts';
 import { queueSecurityNotice } from '../../identities/notices.ts';
 import { identityEmail, normalizeEmail, ssoSubject, upsertCredential } from '../../identities/repo.ts';
 import { ssoRefusalFor } from '../oidc/enforcement.ts';
+import { prepareSsoManaged, ssoManaged } from '../oidc/sso-managed.ts';
 import { checkPasswordPolicy } from '../../password/policy.ts';
 import { isPrivileged } from '../../sessions/policy.ts';
 import { revokeOtherSessions } from '../../sessions/repo.ts';
@@ -17,21 +18,25 @@ import { inputNode, passwordNode } from '../../ui/nodes.ts';
  * Sets or changes the password (privileged session required; server-side policy on the `password`
  * node). The change ends every other session of the identity in the same transaction, so a session
  * taken by whoever knew the old password ends with it; the session making the change stays. The
- * owner is told by mail.
+ * owner is told by mail. A member of an organisation that enforces SSO is offered no password.
  */
 export const passwordSettings: Strategy = {
   method: 'password',
   group: 'password',
-  nodes: () => [
-    passwordNode('new-password'),
-    inputNode({
-      group: 'password',
-      name: 'method',
-      type: 'submit',
-      value: 'password',
-      label: messages.save(),
-    }),
-  ],
+  prepare: prepareSsoManaged,
+  nodes: (flow) =>
+    ssoManaged(flow)
+      ? []
+      : [
+          passwordNode('new-password'),
+          inputNode({
+            group: 'password',
+            name: 'method',
+            type: 'submit',
+            value: 'password',
+            label: messages.save(),
+          }),
+        ],
   async submit(flow, input, { service, now, session, client }) {
     if (!session || !isPrivileged(service, session))
       return { type: 'error', error: sessionErrors.refreshRequired(settingsRefreshUrl(service, flow)) };

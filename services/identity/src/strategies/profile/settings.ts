@@ -8,6 +8,7 @@ import { sessionErrors } from '../../errors/identity-error.ts';
 import { queueSecurityNotice } from '../../identities/notices.ts';
 import { identityEmail, normalizeEmail, ssoSubject } from '../../identities/repo.ts';
 import { ssoRefusalFor } from '../oidc/enforcement.ts';
+import { prepareSsoManaged, ssoManaged } from '../oidc/sso-managed.ts';
 import { TraitsSchema } from '@acme/identity-contract/traits';
 import { updateIdentity } from '../../identities/service.ts';
 import { isPrivileged } from '../../sessions/policy.ts';
@@ -54,12 +55,17 @@ const TRAIT_FIELDS: { name: string; type: string; path: string[] }[] = [
   { name: 'traits.onboarding.tosAccepted', type: 'checkbox', path: ['onboarding', 'tosAccepted'] },
 ];
 
-/** Profile: full traits. Changing the email (identifier and addresses) needs a privileged session. */
+/**
+ * Profile: full traits. Changing the email (identifier and addresses) needs a privileged session; for
+ * a member of an organisation that enforces SSO the address is shown but disabled (it can not change).
+ */
 export const profileSettings: Strategy = {
   method: 'profile',
   group: 'profile',
-  nodes(_flow, { identity }) {
+  prepare: prepareSsoManaged,
+  nodes(flow, { identity }) {
     const traits = identity?.row.traits;
+    const addressFixed = ssoManaged(flow);
     const nodes: UiNode[] = TRAIT_FIELDS.map((f) => {
       const value = valueAt(traits, f.path);
       return inputNode({
@@ -67,7 +73,9 @@ export const profileSettings: Strategy = {
         name: f.name,
         type: f.type,
         ...(value !== undefined ? { value } : {}),
-        ...(f.name === 'traits.email' ? { required: true, autocomplete: 'email' } : {}),
+        ...(f.name === 'traits.email'
+          ? { required: true, autocomplete: 'email', disabled: addressFixed }
+          : {}),
       });
     });
     nodes.push(

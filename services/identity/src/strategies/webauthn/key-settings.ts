@@ -50,8 +50,10 @@ export interface KeySettingsSpec {
     identity: LoadedIdentity,
     session: ActiveSession,
   ): Promise<UiText | undefined>;
-  /** Whether the nodes are offered to this identity at all. */
-  offered?(service: IdentityContext, identity: LoadedIdentity): Promise<boolean>;
+  /** State the flow needs to decide `offered` (merged into its `internal` when the form is drawn). */
+  prepare?: Strategy['prepare'];
+  /** Whether the nodes are offered on this flow at all. */
+  offered?(flow: FlowDraft): boolean;
 }
 
 type KeyLabel = Pick<StoredKey, 'display_name' | 'added_at' | 'last_used_at'>;
@@ -76,7 +78,7 @@ export function keySettings(spec: KeySettingsSpec): Strategy {
   const f = FIELDS[type];
 
   async function nodes(flow: FlowDraft, service: IdentityContext, identity: LoadedIdentity) {
-    if (spec.offered && !(await spec.offered(service, identity))) return [];
+    if (spec.offered && !spec.offered(flow)) return [];
     const keys = (await loadKeys(service.db, identity.row.id, type))?.credentials ?? [];
     const out: UiNode[] = [];
     const c = flow.internal[`${type}_challenge`] as { challenge?: string } | undefined;
@@ -221,10 +223,11 @@ export function keySettings(spec: KeySettingsSpec): Strategy {
     group: type,
     // The user handle a new key is made for: the identity's, as stored with its keys (a passkey is
     // found by it at sign-in), or, before its first key, the one this flow already offered or a new one.
-    async prepare(flow, { service, identity }) {
+    async prepare(flow, { service, identity, session }) {
       const stored = identity ? (await loadKeys(service.db, identity.row.id, type))?.user_handle : undefined;
       const existing = flow.internal[handleKey(type)];
       return {
+        ...(await spec.prepare?.(flow, { service, identity, session })),
         ...newChallenge(type, service.clock.now()),
         [handleKey(type)]: stored ?? (typeof existing === 'string' ? existing : newUserHandle()),
       };

@@ -29,6 +29,7 @@ const KEY = 'sso-membership-admin-key-0123456789-abcdef';
 const PASSWORD = 'Globex-Password-2026!';
 const NEW_PASSWORD = 'An0ther long passphrase!';
 const SSO_ENFORCED = 4010090;
+const SSO_MANAGED = 4010093;
 
 describe('identity: SSO enforcement follows the organisation, whatever the address', () => {
   let db: Database;
@@ -101,11 +102,11 @@ describe('identity: SSO enforcement follows the organisation, whatever the addre
       csrf_token: csrfOf(flow),
     });
   };
-  /** Every message id of a flow: its own and its nodes'. */
-  const allMessageIds = (flow: any): number[] => [
-    ...messageIds(flow),
-    ...flow.ui.nodes.flatMap((n: any) => (n.messages ?? []).map((m: any) => m.id as number)),
-  ];
+  /** Every error message id of a flow: its own and its nodes' (the settings flow's notice is info). */
+  const allMessageIds = (flow: any): number[] =>
+    [...(flow.ui.messages ?? []), ...flow.ui.nodes.flatMap((n: any) => n.messages ?? [])]
+      .filter((m: any) => m.type === 'error')
+      .map((m: any) => m.id as number);
   const signIn = (email: string, password: string) => login(new Browser(h.publicUrl), email, password);
   const hasSession = (res: { setCookies: string[] }) =>
     res.setCookies.some((c) => c.startsWith('ory_kratos_session='));
@@ -195,7 +196,7 @@ describe('identity: SSO enforcement follows the organisation, whatever the addre
     expect(value(flow, 'passkey_create_data')).toBeUndefined();
     const passkey = await addPasskey(member.browser, member.auth);
     expect(passkey.status).toBe(400);
-    expect(messageIds(passkey.body)).toEqual([SSO_ENFORCED]);
+    expect(allMessageIds(passkey.body)).toEqual([SSO_ENFORCED]);
     expect((await passkeyLogin(member.auth)).status).toBe(400);
     const address = await changeAddress(member.browser, 'member@third.test');
     expect(address.status).toBe(400);
@@ -257,5 +258,56 @@ describe('identity: SSO enforcement follows the organisation, whatever the addre
     const res = await signIn('root@elsewhere.test', NEW_PASSWORD);
     expect(res.status).toBe(200);
     expect(hasSession(res)).toBe(true);
+  });
+
+  it('a member of an enforcing organisation is not offered a password, a passkey or a new address in settings, and the flow says why; the break-glass admin is offered all', async () => {
+    /** What a settings flow offers: the password input, passkey registration, the address input, the SSO notice. */
+    const offers = (flow: any) => {
+      const node = (name: string) => flow.ui.nodes.find((n: any) => n.attributes.name === name);
+      return {
+        password: node('password') !== undefined,
+        passwordGroup: flow.ui.nodes.some((n: any) => n.group === 'password'),
+        passkey: node('passkey_create_data') !== undefined,
+        addressEditable: node('traits.email')?.attributes.disabled === false,
+        notice: (flow.ui.messages ?? [])
+          .filter((m: any) => m.id === SSO_MANAGED)
+          .map((m: any) => m.type as string),
+      };
+    };
+    const managed = { password: false, passwordGroup: false, passkey: false, addressEditable: false };
+    const flow = await settings(member.browser);
+    expect(offers(flow)).toEqual({ ...managed, notice: ['info'] });
+    // The same flow fetched again, after a refused submit and after a saved name: still nothing offered, still said why.
+    const fetched = await member.browser.get(`/self-service/settings/flows?id=${flow.id}`, {
+      accept: 'json',
+    });
+    expect(fetched.status).toBe(200);
+    expect(offers(fetched.body)).toEqual({ ...managed, notice: ['info'] });
+    const refused = await submitFlow(member.browser, 'settings', flow, {
+      method: 'password',
+      password: NEW_PASSWORD,
+      csrf_token: csrfOf(flow),
+    });
+    expect(refused.status).toBe(400);
+    expect(offers(refused.body)).toEqual({ ...managed, notice: ['info'] });
+    const renamed = await submitFlow(member.browser, 'settings', flow, {
+      method: 'profile',
+      traits: { ...flow.identity.traits, name: { first: 'Renamed', last: 'Member' } },
+      csrf_token: csrfOf(flow),
+    });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(renamed.body.identity.traits.name.first).toBe('Renamed');
+    expect(offers(renamed.body)).toEqual({ ...managed, notice: ['info'] });
+    // The break-glass admin is offered every control, and no notice.
+    const exempt = await users('PUT', `/admin/organisations/${globex}/sso/break-glass`, { userId: rootId });
+    expect(exempt.status).toBe(200);
+    later();
+    expect(offers(await settings(root.browser))).toEqual({
+      password: true,
+      passwordGroup: true,
+      passkey: true,
+      addressEditable: true,
+      notice: [],
+    });
   });
 });

@@ -25,6 +25,8 @@ import { SoftAuthenticator } from '../passkey/soft-authenticator.ts';
 const KEY = 'sso-enforce-admin-key-0123456789-abcdefgh';
 const PASSWORD = 'Globex-Password-2026!';
 const SSO_ENFORCED = 4010090;
+/** The settings flow's notice: why no address, password or passkey is offered. */
+const SSO_MANAGED = 4010093;
 
 describe('identity: organisations that enforce SSO have no password sign-in or recovery', () => {
   let db: Database;
@@ -210,7 +212,8 @@ describe('identity: organisations that enforce SSO have no password sign-in or r
       ),
       csrf_token: csrfOf(now),
     });
-    expect(messageIds(again.body)).toEqual([SSO_ENFORCED]);
+    // The refusal, and the flow's notice of why no passkey is offered.
+    expect(messageIds(again.body)).toEqual([SSO_ENFORCED, SSO_MANAGED]);
     const key = await submitFlow(b, 'settings', now, {
       method: 'webauthn',
       webauthn_register: JSON.stringify(
