@@ -42,6 +42,12 @@ const LIMITS = {
   IDENTITY_REGISTRATION_IP_LIMIT: '100000',
 };
 
+// The organisation's IdP is the stand-in on loopback, which the SSRF guard refuses by default.
+const IDP_ON_LOOPBACK = {
+  IDENTITY_SSO_HTTP_HOSTS: 'localhost,127.0.0.1',
+  IDENTITY_SSO_ALLOW_PRIVATE: 'true',
+};
+
 export async function startLifecycleStack(): Promise<LifecycleStack> {
   const db = await createTestDb();
   const closers: (() => Promise<void>)[] = [];
@@ -57,7 +63,7 @@ export async function startLifecycleStack(): Promise<LifecycleStack> {
     usersAdminUrl,
     identityMailer: mailer,
     identityClock: clock,
-    identityEnv: { IDENTITY_USERS_ADMIN_URL: usersAdminUrl, ...LIMITS },
+    identityEnv: { IDENTITY_USERS_ADMIN_URL: usersAdminUrl, ...LIMITS, ...IDP_ON_LOOPBACK },
   });
   const users = await startUsers({
     db,

@@ -84,6 +84,9 @@ describe('account lifecycle model', () => {
         const log = await replay(stack, sequence());
         if (process.env.LIFECYCLE_VERBOSE) console.warn(log.join('\n'));
         expect(log).toHaveLength(sequence().length);
+        // Each sequence starts from a real SSO sign-in where it has one: a stand-in the stack could
+        // not reach would leave the later steps checking nothing.
+        expect(log.filter((line) => /signs in with SSO → no session/.test(line))).toEqual([]);
       },
       60_000,
     );

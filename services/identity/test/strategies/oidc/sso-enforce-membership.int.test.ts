@@ -30,6 +30,7 @@ const PASSWORD = 'Globex-Password-2026!';
 const NEW_PASSWORD = 'An0ther long passphrase!';
 const SSO_ENFORCED = 4010090;
 const SSO_MANAGED = 4010093;
+const ADDRESS_NOT_VERIFIED = 4000010;
 
 describe('identity: SSO enforcement follows the organisation, whatever the address', () => {
   let db: Database;
@@ -230,12 +231,15 @@ describe('identity: SSO enforcement follows the organisation, whatever the addre
   });
 
   it('a session an enforcing organisation’s provider did not sign in gets no tokens (SSO_REQUIRED)', async () => {
-    const refused = await claimsFor(member.browser);
+    // The member whose address left the domain gets nothing either (that address is not proven yet).
+    expect((await claimsFor(member.browser)).status).toBe(403);
+    // The org-admin's password session (address proven, not the break-glass admin yet).
+    const refused = await claimsFor(root.browser);
     expect(refused.status).toBe(403);
     expect(refused.body.errorCode).toBe('SSO_REQUIRED');
     // The organisation stops enforcing: the same session gets its claims again.
     expect((await setProvider(false)).status).toBe(200);
-    expect((await claimsFor(member.browser)).status).toBe(200);
+    expect((await claimsFor(root.browser)).status).toBe(200);
     expect((await setProvider(true)).body.enforce).toBe(true);
     later();
   });
@@ -249,15 +253,20 @@ describe('identity: SSO enforcement follows the organisation, whatever the addre
     expect((await claimsFor(root.browser)).status).toBe(200);
     const password = await setPassword(root.browser, NEW_PASSWORD);
     expect(password.status, password.text).toBe(200);
+    const withPassword = await signIn('root@globex.test', NEW_PASSWORD);
+    expect(withPassword.status).toBe(200);
+    expect(hasSession(withPassword)).toBe(true);
     const auth = new SoftAuthenticator();
     const passkey = await addPasskey(root.browser, auth);
     expect(passkey.status, passkey.text).toBe(200);
     expect((await passkeyLogin(auth)).status).toBe(200);
     const address = await changeAddress(root.browser, 'root@elsewhere.test');
     expect(address.status, address.text).toBe(200);
+    // A new address signs in once the code mailed to it proved it, for the break-glass admin too.
     const res = await signIn('root@elsewhere.test', NEW_PASSWORD);
-    expect(res.status).toBe(200);
-    expect(hasSession(res)).toBe(true);
+    expect(res.status).toBe(400);
+    expect(messageIds(res.body)).toEqual([ADDRESS_NOT_VERIFIED]);
+    expect(hasSession(res)).toBe(false);
   });
 
   it('a member of an enforcing organisation is not offered a password, a passkey or a new address in settings, and the flow says why; the break-glass admin is offered all', async () => {
