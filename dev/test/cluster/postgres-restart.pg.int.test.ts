@@ -117,7 +117,10 @@ describe('PostgreSQL restarted while the services are under load', () => {
     const after = outcomes.filter((o) => o.phase === 'after').map((o) => o.outcome);
     for (const kind of kinds) expect(after.some((o) => o.kind === kind && ok(o))).toBe(true);
     expect(cluster.processes.map((p) => p.child.pid)).toEqual(pids);
-    expect(cluster.processes.every((p) => p.child.exitCode === null)).toBe(true);
+    expect(
+      cluster.processes.every((p) => p.child.exitCode === null),
+      said(),
+    ).toBe(true);
     // Every confirmed write is there.
     const confirmed = outcomes.flatMap((o) => (o.outcome.id ? [o.outcome.id] : []));
     expect(confirmed.length).toBeGreaterThan(2);
