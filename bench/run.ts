@@ -1,5 +1,5 @@
 // `npm run bench`: every benchmark workload, written as JSON to bench/results/latest.json (and a
-// time-stamped copy), and the README's results table regenerated from it.
+// time-stamped copy), and bench/README.md's results table regenerated from it.
 // BENCH_DURATION (seconds per workload, default 10), BENCH_CONNECTIONS (default 50),
 // BENCH_ROUNDS (default 3: after a warm-up, the workloads run in interleaved rounds and the
 // figures reported are the medians), BENCH_ONLY (comma-separated subset:
@@ -14,7 +14,7 @@
 // `npm run bench -- --postgres`: the token workloads on a throwaway PostgreSQL cluster (started
 // here, pinned with the servers, removed at the end), as one process and as 2 instances behind the
 // cluster's nginx, each beside plain oidc-provider on the same server; written to
-// bench/results/postgres-latest.json and the README's PostgreSQL table.
+// bench/results/postgres-latest.json and bench/README.md's PostgreSQL table.
 import { execSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
@@ -155,7 +155,7 @@ const file = join(dir, `bench-${results.startedAt as string}.json`.replaceAll(':
 await writeFile(file, JSON.stringify(results, null, 2));
 await writeFile(join(dir, 'latest.json'), JSON.stringify(results, null, 2));
 await writeReadmeTable(results);
-console.log(`\nWritten to ${file} and bench/results/latest.json; README table regenerated.`);
+console.log(`\nWritten to ${file} and bench/results/latest.json; bench/README.md table regenerated.`);
 process.exit(0);
 
 /** The token workloads on PostgreSQL: one process and 2 instances, each beside plain oidc-provider, interleaved rounds. */
@@ -241,6 +241,6 @@ async function benchOnPostgres(): Promise<void> {
   await writeFile(join(dir, 'postgres-latest.json'), JSON.stringify(results, null, 2));
   await writeReadmeTable(results, 'postgres');
   console.log(
-    `\nWritten to ${file} and bench/results/postgres-latest.json; README PostgreSQL table regenerated.`,
+    `\nWritten to ${file} and bench/results/postgres-latest.json; bench/README.md PostgreSQL table regenerated.`,
   );
 }

@@ -7,7 +7,7 @@ import { approveDevice, DEVICE_CLIENT } from './device-harness.ts';
 import { DEFAULT_EXT, useTestServer, type TestServer } from './harness.ts';
 
 /**
- * The reference CLI (`packages/research-cli`) and the README's Python snippet, run as the user runs
+ * The reference CLI (`packages/research-cli`) and the Python snippet of docs/integrations.md, run as the user runs
  * them (child processes) against a real authorization server; the browser side is the harness.
  */
 
@@ -128,11 +128,11 @@ describe('npm run research -- login | whoami | logout', () => {
   });
 });
 
-describe("the README's Python snippet (urllib only)", () => {
+describe("the Python snippet of docs/integrations.md (urllib only)", () => {
   const python = spawnSync('python3', ['--version']).status === 0;
 
   it.runIf(python)("runs with the machine's python3 and prints the claims after approval", async () => {
-    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    const readme = await readFile(join(ROOT, 'docs', 'integrations.md'), 'utf8');
     const block = /<!-- research-python:start -->\s*```python\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(block).toBeTruthy();
     const py = run('python3', ['-c', block!], { RESEARCH_ISSUER: server.publicUrl });

@@ -1,5 +1,5 @@
 // The Provisioning (SCIM) section's copy (part of the console's copy: `consoleCopy.scim` in copy.ts).
-// The set-up steps match the README's "Provisioning (SCIM)".
+// The set-up steps match docs/sso-and-provisioning.md, "Provisioning (SCIM)".
 
 export const scimCopy = {
   intro:

@@ -1,5 +1,5 @@
 // The Single sign-on section's copy (part of the console's copy: `consoleCopy.sso` in copy.ts).
-// The provider instructions match the README's "Pointing a real provider at the system".
+// The provider instructions match docs/sso-and-provisioning.md, "Pointing a real provider at the system".
 
 export const ssoCopy = {
   intro:
