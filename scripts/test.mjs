@@ -3,7 +3,7 @@
 // Runs under Node 24 (node_modules/.bin/node, put on PATH by npm).
 import { spawn, spawnSync } from 'node:child_process';
 import { Buffer } from 'node:buffer';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,8 @@ const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 // Debian's Chromium for the browser journeys, and its headless shell (the same build without the
 // full browser's compositing: about half the CPU time; e2e/browser.ts uses it when installed).
 function ensureChromium() {
+  // CHROMIUM_PATH (which e2e/browser.ts honours) names a browser of the caller's choice.
+  if (process.env.CHROMIUM_PATH) return existsSync(process.env.CHROMIUM_PATH);
   const shell = existsSync('/usr/bin/chromium-headless-shell');
   if (existsSync('/usr/bin/chromium') && shell) return true;
   if (process.getuid?.() !== 0) return existsSync('/usr/bin/chromium') || shell;
@@ -78,7 +80,32 @@ const nginxCheck = [
 // The stages. `id` names a stage on the command line (`npm test -- e2e postgres` runs those alone);
 // `after` lists the stages it must wait for when they run too: the builds come before what starts
 // the built system, so that no two stages compile the same files at once.
-const postgres = has('initdb') && has('pg_ctl');
+// PostgreSQL's server binaries for the PostgreSQL stage and the cluster's: on PATH, else Debian's
+// /usr/lib/postgresql/<version>/bin (the newest, then put on PATH for every stage), else installed with
+// apt-get (Debian's `postgresql`) when running as root.
+function findPostgres() {
+  if (has('initdb') && has('pg_ctl')) return true;
+  const base = '/usr/lib/postgresql';
+  const versions = existsSync(base)
+    ? readdirSync(base)
+        .filter((v) => existsSync(join(base, v, 'bin', 'initdb')))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  if (versions.length === 0) return false;
+  process.env.PATH = `${join(base, versions[0], 'bin')}:${process.env.PATH}`;
+  return true;
+}
+function ensurePostgres() {
+  if (findPostgres()) return true;
+  if (process.getuid?.() !== 0 || !has('apt-get')) return false;
+  console.log('Installing PostgreSQL (its initdb and pg_ctl start the throwaway clusters of the tests)…');
+  const ok = (cmd) => spawnSync('sh', ['-c', cmd], { stdio: 'inherit' }).status === 0;
+  return (
+    ok('apt-get update -qq') &&
+    ok('DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null') &&
+    findPostgres()
+  );
+}
 const vitest = (...args) => [bin('vitest'), 'run', ...args];
 const e2e = ['--config', 'e2e/vitest.config.ts'];
 const stages = [
@@ -98,21 +125,17 @@ const stages = [
     cwd: 'apps/account',
     after: ['build'],
   },
-  ...(postgres
-    ? [
-        // The same journeys against the scaled-out system of `npm run start:cluster`: what must hold
-        // whichever instance answers (sessions, flows, limits in the database) is checked in a browser.
-        // The longest stage that keeps one core busy: started first.
-        {
-          id: 'e2e-cluster',
-          name: 'end-to-end journeys against the cluster (2 instances each, PostgreSQL)',
-          cmd: vitest(...e2e),
-          env: { E2E_TARGET: 'cluster', E2E_PORT_OFFSET: process.env.E2E_CLUSTER_PORT_OFFSET ?? '20000' },
-          after: ['compile', 'build'],
-          needs: ['chromium', 'nginx'],
-        },
-      ]
-    : []),
+  // The same journeys against the scaled-out system of `npm run start:cluster`: what must hold
+  // whichever instance answers (sessions, flows, limits in the database) is checked in a browser.
+  // The longest stage that keeps one core busy: started first.
+  {
+    id: 'e2e-cluster',
+    name: 'end-to-end journeys against the cluster (2 instances each, PostgreSQL)',
+    cmd: vitest(...e2e),
+    env: { E2E_TARGET: 'cluster', E2E_PORT_OFFSET: process.env.E2E_CLUSTER_PORT_OFFSET ?? '20000' },
+    after: ['compile', 'build'],
+    needs: ['chromium', 'nginx', 'postgres'],
+  },
   // The journeys on one process: mostly waiting on a browser, so they run beside everything else.
   {
     id: 'e2e',
@@ -162,25 +185,15 @@ const stages = [
     needs: ['podman'],
     named: true,
   },
-  ...(postgres
-    ? [
-        {
-          id: 'postgres',
-          name: 'integration tests on a throwaway PostgreSQL cluster',
-          cmd: vitest(),
-          env: { TEST_DB: 'postgres' },
-          after: ['compile'],
-          needs: ['nginx'],
-        },
-      ]
-    : []),
+  {
+    id: 'postgres',
+    name: 'integration tests on a throwaway PostgreSQL cluster',
+    cmd: vitest(),
+    env: { TEST_DB: 'postgres' },
+    after: ['compile'],
+    needs: ['nginx', 'postgres'],
+  },
 ];
-if (!postgres) {
-  console.log(
-    'PostgreSQL binaries (initdb, pg_ctl) not found: the PostgreSQL run and the cluster journeys are left out.',
-  );
-}
-
 // `npm test -- <id>…` runs only those stages (their `after` stages only when named too).
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((id) => !stages.some((s) => s.id === id));
@@ -204,16 +217,50 @@ if (wanted.length === 0)
 // third lane takes the static checks and the Vitest runs, which fill the cores that are left.
 const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY) || availableParallelism() + 1);
 
-// Installs (apt-get) before anything runs, one after the other: never two package managers at once.
-const preconditions = { chromium: ensureChromium, nginx: ensureNginx, podman: ensurePodman };
+// What each need is, and what to install where it is missing.
+const NEEDS = {
+  chromium: {
+    check: ensureChromium,
+    what: 'Chromium, for the browser journeys',
+    install: 'apt-get install chromium chromium-headless-shell (or set CHROMIUM_PATH to a Chromium)',
+  },
+  nginx: {
+    check: ensureNginx,
+    what: "nginx and openssl, the cluster's front door",
+    install: 'apt-get install nginx-light openssl',
+  },
+  postgres: {
+    check: ensurePostgres,
+    what: "PostgreSQL's initdb and pg_ctl, for the throwaway clusters",
+    install: 'apt-get install postgresql (or put its bin/ on PATH)',
+  },
+  podman: { check: ensurePodman, what: 'a container engine, for the production images', install: '' },
+};
+// Found where they are, installed (apt-get) only when running as root, before anything runs and one
+// after the other: never two package managers at once. What is still missing is said once, here.
 const missing = {};
 for (const need of new Set(selected.flatMap((s) => s.needs ?? []))) {
-  if (!preconditions[need]())
-    missing[need] = {
-      nginx: 'nginx could not be installed',
-      chromium: 'Chromium could not be installed',
-      podman: engineMissing,
-    }[need];
+  if (!NEEDS[need].check())
+    missing[need] = need === 'podman' ? engineMissing : `${NEEDS[need].what}: ${NEEDS[need].install}`;
+}
+// Under CI a missing need fails the run; on a laptop the stages that can run do, and the summary says
+// which did not.
+const ci = Boolean(process.env.CI) && process.env.CI !== 'false';
+if (Object.keys(missing).length > 0) {
+  const lacking = (need) => selected.filter((s) => (s.needs ?? []).includes(need)).map((s) => s.id);
+  console.log(
+    [
+      '',
+      '!!! Not found on this machine (installed with apt-get only when running as root on Debian):',
+      ...Object.entries(missing).map(
+        ([need, why]) => `!!!   ${why} — needed by: ${lacking(need).join(', ')}`,
+      ),
+      ci
+        ? '!!! CI is set: those stages fail.'
+        : '!!! Those stages are not run; the summary lists them. Install what is named to run them.',
+      '',
+    ].join('\n'),
+  );
 }
 
 // Each Vitest stage also writes a JSON report, so that the summary can name every failed test: a
@@ -291,7 +338,7 @@ await new Promise((allDone) => {
       if (!waitsFor.every((id) => outcomes.has(id))) continue;
       const lacking = (stage.needs ?? []).filter((need) => missing[need]);
       if (lacking.length > 0) {
-        outcomes.set(stage.id, `FAILED (${lacking.map((n) => missing[n]).join(', ')})`);
+        outcomes.set(stage.id, `${ci ? 'FAILED' : 'NOT RUN'} (missing: ${lacking.join(', ')})`);
         continue;
       }
       running.add(stage.id);
@@ -311,10 +358,16 @@ const total = ((Date.now() - runStarted) / 1000).toFixed(1);
 console.log(`\nSummary (${total}s, up to ${concurrency} stage(s) at a time)`);
 for (const stage of selected) {
   const outcome = outcomes.get(stage.id);
-  console.log(`  ${outcome.startsWith('ok') ? '✓' : '✗'} ${stage.name}: ${outcome}`);
+  const mark = outcome.startsWith('ok') ? '✓' : outcome.startsWith('NOT RUN') ? '–' : '✗';
+  console.log(`  ${mark} ${stage.name}: ${outcome}`);
 }
+const notRun = selected.filter((s) => outcomes.get(s.id).startsWith('NOT RUN'));
+if (notRun.length > 0)
+  console.log(
+    `\nNot run, for what this machine lacks (see the top of the log): ${notRun.map((s) => s.id).join(', ')}.`,
+  );
 if (failedTests.length > 0) {
   console.log('\nFailed tests');
   for (const line of failedTests) console.log(`  ✗ ${line}`);
 }
-process.exit(selected.every((s) => outcomes.get(s.id).startsWith('ok')) ? 0 : 1);
+process.exit(selected.every((s) => /^(ok|NOT RUN)/.test(outcomes.get(s.id))) ? 0 : 1);
