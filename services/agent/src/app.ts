@@ -31,9 +31,10 @@ export interface AppOptions {
 }
 
 /**
- * SPEC §7's body: the team client's principal name and display name, each empty if missing. So
- * empty strings are valid; a non-empty email must look like one. The caller must also prove who it
- * is with its Microsoft token (Authorization: Bearer), and only an address that token names is kept.
+ * The body the app sends for an unregistered user: the team client's principal name and display
+ * name, each empty if the client has none. So empty strings are valid; a non-empty email must look
+ * like one. The caller must also prove who it is with its Microsoft token (Authorization: Bearer),
+ * and only an address that token names is kept.
  */
 const unregisteredUserSchema = z
   .object({

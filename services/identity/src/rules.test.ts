@@ -112,7 +112,7 @@ describe('password policy', () => {
     ['x'.repeat(63) + '1!', null],
     ['é'.repeat(7) + '1 ', null],
     ['x'.repeat(4097), 4000005],
-    // SPEC §5: a digit and a special character, whichever way the password arrives.
+    // The composition rule (ADR 0014): a digit and a special character, whichever way the password arrives.
     ['a fine passphrase', 4000005],
     ['NoDigitsHere!', 4000005],
     ['NoSpecial2026', 4000005],
@@ -127,7 +127,7 @@ describe('password policy', () => {
   ])('says why %s is refused', (pw, reason) => {
     expect(checkPasswordPolicy(pw)?.context).toEqual({ reason });
   });
-  it('accepts each special character of SPEC §5, and nothing else counts as one', () => {
+  it('accepts each character of the special-character set, and nothing else counts as one', () => {
     for (const c of ' `!@#$%^&*()_+-=[]{};\':"\\|,.<>/?~') {
       expect(checkPasswordPolicy(`Abcdefg1${c}`), JSON.stringify(c)).toBeNull();
     }

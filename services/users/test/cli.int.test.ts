@@ -95,7 +95,7 @@ describe('admin CLI', () => {
     expect(JSON.parse(dup.stderr)).toMatchObject({ errorCode: 'USER_EXISTS' });
   });
 
-  it('abuse: the CLI cannot set a password the app would refuse (SPEC §5: a digit and a special character)', async () => {
+  it('abuse: the CLI cannot set a password the app would refuse (it needs a digit and a special character)', async () => {
     const orgId = (await cli('org:list')).json.organisations[0].id;
     for (const [email, password, why] of [
       ['nodigit@acme.test', 'a long passphrase, no number', 'it does not contain a number'],

@@ -6,7 +6,7 @@ const MIN_PASSWORD_LENGTH = 8;
 /** Bytes; longer input is refused outright (never truncated). */
 export const MAX_PASSWORD_BYTES = 4096;
 /**
- * SPEC §5: the special characters, one of which a password must contain (space included). The app's
+ * The special characters, one of which a password must contain (space included). The app's
  * checklist (`apps/account/src/shared/password/password-rules.ts`) uses the same set, so a password
  * the app accepts is one the service accepts, whichever way it arrives (app, admin API, CLI; ADR 0014).
  */
@@ -24,7 +24,7 @@ function commonPasswords(): Set<string> {
 }
 
 /**
- * Server-side password policy (SPEC §5, for every way a password arrives): at least 8 characters,
+ * Server-side password policy (ADR 0014: one rule for every way a password arrives): at least 8 characters,
  * not in the common-password list, at least one digit and one special character, not the
  * identifier. Returns the Kratos message for the `password` node, or null.
  * Length counts Unicode code points, like Kratos (`utf8.RuneCountInString`).

@@ -60,8 +60,8 @@ export function notSubscribed(ctx: UsersContext): AppError {
  *   organisation enforces SSO, the person is not its break-glass org-admin, and the session did not
  *   sign in through the organisation's provider (SSO_REQUIRED), at sign-in and at every refresh;
  * - m365: the organisation is not subscribed (UserNotSubscribedException). The second-factor and
- *   terms checks do not apply: Microsoft signs the person in, and an m365 token counts as
- *   authenticated (SPEC §4).
+ *   terms checks do not apply: Microsoft signs the person in, and the app counts a token whose
+ *   authentication mode is m365 as authenticated, whatever else holds.
  * A refresh thus ends when the identity session ended (logout, revocation, expiry, deactivation,
  * deletion, removal from the organisation), and a role or product change shows at the next refresh.
  */

@@ -78,7 +78,8 @@ export const oidcLogin: Strategy = {
   // Providers belong to organisations; the email step finds the one to use, so none is listed.
   nodes: () => [],
   async submit(flow, input, { service }) {
-    // A SAML provider is submitted as `oidc` too (SPEC §7's method list): its start is SAML's.
+    // A SAML provider is submitted as `oidc` too (the app's SSO step posts `method=oidc` and the
+    // provider, whatever the protocol; ADR 0018): its start is SAML's.
     const outcome = await startOidcLogin(service, flow, input, startSamlLogin);
     if (!outcome.ok) return { type: 'flow_updated', messages: outcome.messages };
     return { type: 'location_change', to: outcome.redirectTo };

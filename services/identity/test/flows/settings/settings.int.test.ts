@@ -150,7 +150,7 @@ describe('settings flow', () => {
     expect(byName(weak.body, 'password')!.messages.map((m) => m.id)).toEqual([4000034]);
     const short = await submit(b, f, { method: 'password', password: 'short' });
     expect(byName(short.body, 'password')!.messages.map((m) => m.id)).toEqual([4000032]);
-    // SPEC §5 on the server too: the same rule as the app's checklist.
+    // A digit and a special character on the server too: the same rule as the app's checklist (ADR 0014).
     const noDigit = await submit(b, f, { method: 'password', password: 'a long passphrase, no number' });
     expect(byName(noDigit.body, 'password')!.messages.map((m) => m.id)).toEqual([4000005]);
     const noSpecial = await submit(b, f, { method: 'password', password: 'Passphrase2026' });
