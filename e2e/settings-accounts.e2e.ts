@@ -67,7 +67,7 @@ describe('account page: linked accounts and Microsoft 365 people (issue 23)', ()
     const section = page.getByTestId('settings-linked-accounts');
     await section.getByText('Your source-code host account is linked.').waitFor({ timeout: 30_000 });
     await expectNoSeriousViolations(page, 'settings: linked account');
-    // A source-code-host user counts as signed in only with a link (SPEC §4): "Replace", not "Unlink".
+    // A source-code-host user counts as signed in only with a link: "Replace", not "Unlink".
     expect(await section.getByText(/replacing it unlinks this one/).isVisible()).toBe(true);
     await section.getByRole('button', { name: 'Replace' }).click();
 

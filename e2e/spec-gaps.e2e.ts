@@ -6,8 +6,8 @@ import { createUser } from './fixtures.ts';
 import { enterEmail, openLogin, submitPassword } from './journeys.ts';
 
 // Issue 21, items 4–7 and 10 in Chromium: logout also signs out a Microsoft account still signed in;
-// the login reads SPEC §2's query parameters; server error messages are toasts; guarded routes send a
-// signed-out visitor to login.
+// the login reads its query parameters (error, code, consent_challenge, post_logout); server error
+// messages are toasts; guarded routes send a signed-out visitor to login.
 
 const CONTOSO_PASSWORD = 'Contoso-Demo-2026!';
 
@@ -102,7 +102,7 @@ describe('the last spec gaps (issue 21, items 4–7, 10)', () => {
     await context.close();
   });
 
-  it('7. a wrong password: the message beside the form and a toast "Action could not be completed" (SPEC §8)', async () => {
+  it('7. a wrong password: the message beside the form and a toast "Action could not be completed"', async () => {
     const user = await createUser(urls);
     const { context, page } = await browser.newPage();
     await openLogin(page, urls);

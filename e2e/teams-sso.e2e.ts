@@ -67,7 +67,7 @@ describe('single sign-on inside the Teams frame (issue 21, item 9)', () => {
     await popup.waitForURL((u) => u.toString().startsWith(`${urls.orgIdp}/interaction/`), {
       timeout: 30_000,
     });
-    // The Teams authentication window's size (SPEC §9).
+    // The Teams authentication window's size (600×400, `TEAMS_SDK.authPopup`).
     expect(await popup.evaluate(() => [window.innerWidth, window.innerHeight])).toEqual([600, 400]);
     // While it is open the frame says so and offers no second window.
     expect(await frame.getByRole('status').textContent()).toBe('Finish signing in in the new window.');

@@ -42,8 +42,9 @@ export const TEAMS_SDK = {
 export const SSO_POPUP_MESSAGE = 'account:sso-popup';
 export const SIGN_IN_WRAPPER_VERSION = '2.2.0';
 /**
- * SPEC §9's HTTP client defaults. Its chunk size (65536 bytes) is not kept: this client sends and reads
- * whole JSON bodies through fetch, never a stream, so there is no chunk to size.
+ * The HTTP client's defaults: no time-out, and the XSRF cookie and header. The specified chunk size
+ * (65536 bytes) is not kept: this client sends and reads whole JSON bodies through fetch, never a
+ * stream, so there is no chunk to size.
  */
 export const HTTP_CLIENT = {
   timeoutMs: 0,

@@ -13,7 +13,7 @@ import { read, remove } from '../shared/storage/storage.ts';
  */
 export default function LandingRoute() {
   const config = getConfig();
-  // SPEC §3 first-login flag, written by the callback that onboarded the person: greeted once.
+  // The first-login flag, written by the callback that onboarded the person: greeted once.
   const [firstLogin] = useState(() => read(registry.firstLogin) === true);
   useEffect(() => {
     if (firstLogin) remove(registry.firstLogin);

@@ -131,7 +131,7 @@ describe('welcome page for a subscribed organisation', () => {
   });
 });
 
-describe('the first-login flag (SPEC §3)', () => {
+describe('the first-login flag', () => {
   it('the landing page greets once after the onboarding sign-in, then forgets the flag', async () => {
     signIn({ products: ['Platform'], scopeGroups: [], subscriptionStatus: 'subscribed' });
     write(registry.firstLogin, true);
@@ -148,7 +148,7 @@ describe('the first-login flag (SPEC §3)', () => {
   });
 });
 
-describe('tabs in step (cookie-change polling, SPEC §9)', () => {
+describe('tabs in step (cookie-change polling every 300 ms)', () => {
   it('a logout in another tab (the token cookie removed) sends this tab to login within a poll', async () => {
     signIn({ products: ['Platform'], scopeGroups: [], subscriptionStatus: 'subscribed' });
     goTo('/research');

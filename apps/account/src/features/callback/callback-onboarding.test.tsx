@@ -76,7 +76,7 @@ describe('callback onboarding stepper', () => {
       'mailto:support@acme.test',
     );
     expect(screen.getByRole('link', { name: 'terms of service' }).getAttribute('href')).toBe(TERMS.terms.url);
-    // SPEC §3 first-login flag: written by this onboarding callback, read once by the landing page.
+    // The first-login flag: written by this onboarding callback, read once by the landing page.
     expect(read(registry.firstLogin)).toBe(true);
     fireEvent.click(next);
     await waitFor(() => expect(window.location.pathname).toBe('/research'));

@@ -30,7 +30,7 @@ export function useCallbackEffects(command: CallbackCommand, ctx: CallbackEffect
     let cancelled = false;
     const finish = (facts: SessionFacts | null) => {
       if (ctx.afterExchange(facts, Date.now()).type === 'onboarding') {
-        // SPEC §3 first-login flag: this sign-in onboards the person (read by the landing page).
+        // The first-login flag: this sign-in onboards the person (read by the landing page).
         write(registry.firstLogin, true);
         ctx.setOnboarding(true);
       } else navigate(initialPagePath(ctx.config.initialPage), { replace: true });

@@ -177,7 +177,7 @@ describe('decideLoginEffect', () => {
   });
 });
 
-describe('SPEC §2 login query parameters', () => {
+describe('the login query parameters (error, code, consent_challenge, post_logout)', () => {
   const at = (search: string) => ({ pathname: '/account/login', search });
   const cases: [string, Partial<LoginEffectInput>, LoginCommand][] = [
     [
@@ -227,7 +227,7 @@ describe('SPEC §2 login query parameters', () => {
   });
 });
 
-describe('logout left a Microsoft account signed in (SPEC §2 logout)', () => {
+describe('logout left a Microsoft account signed in: the m365 logout subpage signs it out', () => {
   it.each([
     [
       'signed out: the m365 logout subpage signs it out',

@@ -13,7 +13,7 @@ export interface LoginEffectInput {
   location: { pathname: string; search: string };
   queryChallenge: string | null;
   /**
-   * The rest of SPEC §2's login query (`profileFlow` is read by the 2FA set-up step, `flow` by the
+   * The rest of the login query (`profileFlow` is read by the 2FA set-up step, `flow` by the
    * flow loader): an authorization answer's `error`/`error_description`, an authorization `code`,
    * a `consent_challenge` and `post_logout`.
    */
@@ -74,7 +74,7 @@ function withoutParam(location: { pathname: string; search: string }, name: stri
 }
 
 /**
- * SPEC §2's login query parameters, before anything else: an authorization answer's error is shown
+ * The login query parameters, before anything else: an authorization answer's error is shown
  * (never followed by a new authorization, which would only loop); a `code` is the callback's; a
  * `consent_challenge` is the consent screen's; `post_logout` ends a logout (local state cleared,
  * then the login starts afresh without the parameter).
@@ -115,7 +115,7 @@ export function decideLoginEffect(input: LoginEffectInput): LoginCommand {
     };
   }
   if (input.sessionState === 'loading' || input.sessionState === 'error') return { type: 'wait' };
-  // The identity and authorization servers' logout is done: now the Microsoft account (SPEC §2).
+  // The identity and authorization servers' logout is done: now the Microsoft account.
   if (input.cloudSignOutPending && input.sessionState === 'none') {
     return { type: 'go', to: withQuery(paths.m365Logout, { after_logout: '1' }) };
   }

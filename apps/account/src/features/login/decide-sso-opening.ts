@@ -1,7 +1,7 @@
 import { TEAMS_SDK } from '../../constants.ts';
 
 // Where single sign-on runs: in this page (a top-level navigation), or, inside the Teams frame, in the
-// Teams authentication pop-up (SPEC §9: 600×400, the window polled every 100 ms). An organisation's
+// Teams authentication pop-up (`TEAMS_SDK`: 600×400, the window polled every 100 ms). An organisation's
 // identity provider may refuse to be framed, and a framed sign-in would lose its cookies to the host's
 // third-party rules, so inside the frame the provider gets a window of its own.
 

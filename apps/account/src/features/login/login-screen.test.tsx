@@ -42,7 +42,7 @@ describe('LoginScreen', () => {
     expect(read(registry.loginChallenge)).toBe('ch-1');
   });
 
-  it("shows an authorization answer's error and description (SPEC §8 copy) with Back to Login, and does not authorize again", async () => {
+  it("shows an authorization answer's error and description as 'OAuth2 error {code}. {description}' with Back to Login, and does not authorize again", async () => {
     mockFetch(() => ({ status: 401, body: { error: { code: 401 } } }));
     window.history.replaceState(
       null,
@@ -142,7 +142,7 @@ describe('LoginScreen', () => {
     fireEvent.change(password, { target: { value: 'wrong' } });
     fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
     expect((await screen.findByRole('alert')).textContent).toContain(INVALID);
-    // SPEC §8: a server message of type error is also a toast (60 s, "Action could not be completed").
+    // A server message of type error is also a toast (60 s, "Action could not be completed").
     const [toast] = toastStore.getSnapshot();
     expect(toast?.message).toBe(`Error with login flow: ${INVALID}`);
     expect(toast!.expiresAt - Date.now()).toBeGreaterThan(59_000);

@@ -16,7 +16,7 @@ import { useLoginCommand } from './use-login-command.ts';
 import { useEagerLoginFlow } from './use-eager-login-flow.ts';
 import { useLoginSteps } from './use-login-steps.ts';
 
-/** SPEC §2's login query parameters (plus `aal`, which a 2FA step-up sets). */
+/** The login route's query parameters (plus `aal`, which a 2FA step-up sets). */
 export interface LoginSearch extends LoginQuery {
   flow?: string;
   profileFlow?: string;

@@ -36,7 +36,7 @@ beforeEach(() => {
   nav.navigate.mockReset();
 });
 
-describe('useLogout: a Microsoft account still signed in (SPEC §2 "or a cloud account is signed in")', () => {
+describe('useLogout: a Microsoft account still signed in is signed out too, whatever the mode of the token', () => {
   it('with an ory token and a Microsoft account: the identity logout first, the Microsoft sign-out marked for after it', async () => {
     logoutFlow();
     write(registry.oauth2Token, token('ory'));

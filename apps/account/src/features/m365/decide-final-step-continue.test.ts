@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { FinalStepContinue, FinalStepInput } from './decide-final-step-continue.ts';
 import { decideFinalStepContinue } from './decide-final-step-continue.ts';
 
-describe('decideFinalStepContinue (SPEC §4: popup if errors are muted, else silent)', () => {
+describe('decideFinalStepContinue (without an identity token: a popup sign-in if errors are muted, else a silent one)', () => {
   const cases: [string, FinalStepInput, FinalStepContinue][] = [
     [
       'no account, nothing failed yet → the silent sign-in',

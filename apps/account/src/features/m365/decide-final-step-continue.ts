@@ -1,4 +1,4 @@
-// The m365 Final Step's Continue (SPEC §4 m365 login): what one press does, as a pure function.
+// The m365 Final Step's Continue: what one press does, as a pure function.
 //
 // - Inside Teams there is no MSAL interaction at all (the Teams host owns the sign-in): Continue asks
 //   the host for its token again. It can never end in "The provided interaction type is invalid.".

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { xsrfHeaders } from './http-client.ts';
 
-describe('xsrfHeaders (SPEC §9: XSRF cookie XSRF-TOKEN, header X-XSRF-TOKEN)', () => {
+describe('xsrfHeaders (the XSRF-TOKEN cookie, sent as the X-XSRF-TOKEN header)', () => {
   const page = 'http://localhost:4001';
   it.each([
     [

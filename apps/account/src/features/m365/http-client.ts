@@ -51,9 +51,9 @@ export function assertParam<T>(value: T | null | undefined, field: string, opera
 }
 
 /**
- * The XSRF rule of the HTTP client defaults (SPEC §9): a request to the page's own origin carries the
- * `XSRF-TOKEN` cookie's value in the `X-XSRF-TOKEN` header; a request elsewhere never does (the value
- * must not leak to another origin).
+ * The XSRF rule of the HTTP client defaults (`HTTP_CLIENT`): a request to the page's own origin
+ * carries the `XSRF-TOKEN` cookie's value in the `X-XSRF-TOKEN` header; a request elsewhere never
+ * does (the value must not leak to another origin).
  */
 export function xsrfHeaders(url: string, pageOrigin: string, cookies: string): Record<string, string> {
   if (new URL(url, pageOrigin).origin !== pageOrigin) return {};

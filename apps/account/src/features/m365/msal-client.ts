@@ -139,7 +139,7 @@ export async function acquireToken(
   return new Promise<string>(() => undefined);
 }
 
-/** True when MSAL holds a signed-in Microsoft account (SPEC §2 logout: "or a cloud account is signed in"). */
+/** True when MSAL holds a signed-in Microsoft account (then logout signs it out too, whatever the mode). */
 export function hasCloudAccount(pca: IPublicClientApplication): boolean {
   return pca.getAllAccounts().length > 0;
 }

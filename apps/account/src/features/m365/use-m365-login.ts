@@ -31,7 +31,7 @@ export function isTeamsSearch(search: M365LoginSearch): boolean {
 }
 
 /**
- * SPEC §3 m365-token: the marketplace purchase token, kept across the Final Step's one forced
+ * The stored m365-token: the marketplace purchase token, kept across the Final Step's one forced
  * redirect sign-in in case the address comes back without it (read only within that sign-in).
  */
 function marketplaceTokenOf(search: M365LoginSearch): string | null {

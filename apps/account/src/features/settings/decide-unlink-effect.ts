@@ -4,7 +4,10 @@ import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
 // What the account page does after "Unlink" / "Replace" of the source-code host.
 
 export type UnlinkEffect =
-  /** Unlinked; a source-code-host user links another account at the next sign-in (SPEC §4). */
+  /**
+   * Unlinked; a source-code-host user links another account at the next sign-in (without a link they
+   * do not count as signed in).
+   */
   | { type: 'unlinked'; then: 'stay' | 'sign-in' }
   /** The change needs a recent sign-in: the password confirmation, then back to the account page. */
   | { type: 'reauthenticate'; to: string }

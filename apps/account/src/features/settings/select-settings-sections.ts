@@ -5,7 +5,7 @@
 // - SSO people (signed in through their organisation's provider): their organisation manages their
 //   password and second factor ("SSO users cannot set up MFA"); they see their profile and sessions.
 // - Everyone else: profile, password, two-factor, sessions, and the source-code-host link, which for
-//   a source-code-host user is "replace" (SPEC §4: without a connection they are not signed in).
+//   a source-code-host user is "replace" (without a connection they do not count as signed in).
 
 import { isSsoSession } from '@acme/identity-contract/sso-session';
 

@@ -8,8 +8,9 @@ import {
   parseConfig,
 } from './env.ts';
 
-// The app servers' configured lists of authentication modes (SPEC §6), issue 24: the admin
-// application allows m365 too, so Microsoft 365 organisations' admins can use the console.
+// The app servers' configured lists of authentication modes (they win over each application's
+// default), issue 24: the admin application allows m365 too, so Microsoft 365 organisations' admins
+// can use the console.
 
 describe('configured authentication modes', () => {
   it('by default the admin application allows ory and m365; the others keep their defaults', () => {

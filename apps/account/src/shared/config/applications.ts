@@ -54,8 +54,8 @@ export function defaultUrlMap(host = 'http://localhost', portOffset = 0): Record
 }
 
 /**
- * This deployment's configured lists of authentication modes (SPEC §6: "the default is the
- * configured list"), as the app servers read them: `ALLOWED_AUTH_MODES=admin=ory+m365,…`. Unless
+ * This deployment's configured lists of authentication modes (a configured list wins over the
+ * built-in defaults of `allowedAuthModes`), as the app servers read them: `ALLOWED_AUTH_MODES=admin=ory+m365,…`. Unless
  * configured otherwise, the admin application allows m365 too, so that the admins of Microsoft 365
  * organisations (the marketplace purchasers among them) reach the organisation console.
  */

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { appVersions, applyLayoutConstants, versionsLine } from './versions.ts';
 
-describe('SPEC §9 constants the page uses', () => {
+describe('the business constants the page uses (versions, form card width)', () => {
   it('reports the sign-in wrapper version 2.2.0 and the Teams SDK version 2.30.0', () => {
     expect(appVersions()).toEqual({ signInWrapper: '2.2.0', teamsSdk: '2.30.0' });
     expect(versionsLine()).toBe('sign-in wrapper 2.2.0 · Teams SDK 2.30.0');

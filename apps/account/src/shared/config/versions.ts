@@ -1,6 +1,6 @@
 import { FORM_CARD_WIDTH_PX, SIGN_IN_WRAPPER_VERSION, TEAMS_SDK } from '../../constants.ts';
 
-// SPEC §9 constants the page itself uses: the form card's width (the CSS reads it as
+// The business constants the page itself uses (`constants.ts`): the form card's width (the CSS reads it as
 // `--form-card-width`), and the versions the app reports.
 
 /** The versions of the sign-in parts, as the app reports them (the landing pages' footer). */

@@ -174,9 +174,9 @@ export interface RoutedMessages {
 }
 
 /**
- * Where each error message of a flow goes (SPEC §8): every server message of type error is a toast;
- * where it helps, it is also shown beside what it is about: a message of one of `fields` under that
- * input, a message about the user's input on the form.
+ * Where each error message of a flow goes: every server message of type error is a toast (login,
+ * recovery and settings flows alike); where it helps, it is also shown beside what it is about: a
+ * message of one of `fields` under that input, a message about the user's input on the form.
  */
 export function routeFlowMessages(flow: FlowLike, fields: readonly string[] = []): RoutedMessages {
   const routed: RoutedMessages = { form: [], fields: {}, toasts: [] };

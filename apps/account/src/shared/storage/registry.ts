@@ -116,7 +116,8 @@ export const registry = {
   /**
    * Logout found a Microsoft account still signed in while the token was not an m365 one: after the
    * identity and authorization servers' logout, the login page sends the browser to the m365 logout
-   * subpage to sign that account out too (SPEC §2 "or a cloud account is signed in").
+   * subpage to sign that account out too (logout signs out of Microsoft whenever the sign-in mode is
+   * m365 or a Microsoft account is signed in).
    */
   cloudSignOutPending: entry({
     key: 'cloud_sign_out_pending',

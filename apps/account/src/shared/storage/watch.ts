@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'react';
 import { COOKIE_HOOK_POLL_MS, COOKIE_POLL_MS } from '../../constants.ts';
 
-// Cookie-change polling (SPEC §9): browsers give no event when another tab writes a cookie, so a tab
-// looks again every 300 ms where being in step matters (a protected page notices a logout in another
+// Cookie-change polling: browsers give no event when another tab writes a cookie, so a tab looks
+// again every 300 ms where being in step matters (a protected page notices a logout in another
 // tab), and every 5 s in the cookie hook (the login screen notices a sign-in made in another tab).
 
 /** Calls `onChange` with the new value whenever `read()` answers differently; returns the stop function. */

@@ -14,7 +14,7 @@ export function MfaSetupStep({
   onDone,
   onSkip,
 }: {
-  /** SPEC §2 `profileFlow`: a settings flow already made for this set-up is used, not a new one. */
+  /** The `profileFlow` query parameter: a settings flow already made for this set-up is used, not a new one. */
   profileFlow?: string;
   onDone: () => void;
   onSkip?: () => void;
