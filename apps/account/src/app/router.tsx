@@ -4,7 +4,13 @@ import * as z from 'zod/mini';
 import { copy } from '../copy.ts';
 import LoginRoute from '../routes/login.tsx';
 import { getConfig } from '../shared/config/env.ts';
-import { BASE, initialPagePath, paths } from '../shared/config/paths.ts';
+import {
+  BASE,
+  CONSOLE_PATHS,
+  CONSOLE_SSO_TEST_CALLBACK,
+  initialPagePath,
+  paths,
+} from '../shared/config/paths.ts';
 import { landingPaths } from '../shared/config/select-initial-page.ts';
 import { decideRouteAccess } from '../shared/config/route-access.ts';
 import { navigate, searchParams, useLocation } from '../shared/navigation/history.ts';
@@ -154,27 +160,24 @@ const routes: RouteDef<unknown>[] = [
     component: lazyScreen(() => import('../routes/m365-logout.tsx')),
   }),
   // The organisation admin console (issue 24): one lazy chunk for every /admin path.
-  ...[
-    '/admin',
-    '/admin/members',
-    '/admin/member',
-    '/admin/invitations',
-    '/admin/events',
-    '/admin/api-clients',
-    '/admin/subscription',
-    '/admin/networks',
-    '/admin/sso',
-    '/admin/scim',
-    '/admin/signup',
-  ].map((path) => route({ path, search: z.object({ id: str }), component: adminScreen })),
+  ...Object.values(CONSOLE_PATHS).map((path) =>
+    route({ path, search: z.object({ id: str }), component: adminScreen }),
+  ),
   // The console's Test sign-in callback (a popup): hands the provider's answer to its opener. Not
   // behind the guard: it signs nobody in, and the opener's console session completes the test.
   route({
-    path: '/admin/sso/test-callback',
+    path: CONSOLE_SSO_TEST_CALLBACK,
     search: z.object({ code: str, state: str, error: str }),
     component: lazyScreen(() => import('../routes/admin-sso-test-callback.tsx')),
   }),
 ];
+
+/**
+ * Every fixed path the router serves: the route table's, and `/research`, the landing page's own
+ * (the configured initial pages are the same landing screen under other paths). The route-access
+ * table lists each of them (`router.test.ts`).
+ */
+export const SERVED_PATHS: readonly string[] = [...routes.map((r) => r.path), paths.research];
 
 function normalise(pathname: string): string {
   return pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;

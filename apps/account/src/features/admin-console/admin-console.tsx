@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { useEffect } from 'react';
 import { getConfig } from '../../shared/config/env.ts';
+import { CONSOLE_PATHS } from '../../shared/config/paths.ts';
 import { navigate } from '../../shared/navigation/history.ts';
 import { Link } from '../../shared/ui/link.tsx';
 import { ApiClientsSection } from './api-clients-section.tsx';
@@ -15,7 +16,7 @@ import { SignUpSection } from './signup-section.tsx';
 import { SsoSection } from './sso-section.tsx';
 import { SubscriptionSection } from './subscription-section.tsx';
 import { NetworksSection } from './networks-section.tsx';
-import { CONSOLE_PATHS, selectConsoleView, type MeState } from './select-console-view.ts';
+import { selectConsoleView, type MeState } from './select-console-view.ts';
 import { useLoad } from './use-load.ts';
 import './console.css';
 

@@ -1,9 +1,9 @@
 import { useId, useState } from 'react';
+import { CONSOLE_PATHS } from '../../shared/config/paths.ts';
 import { Link } from '../../shared/ui/link.tsx';
 import { consoleApi, type Me, type Role } from './console-client.ts';
 import { consoleCopy as t } from './copy.ts';
 import { decideMemberActions } from './decide-member-actions.ts';
-import { CONSOLE_PATHS } from './select-console-view.ts';
 import type { MemberChange } from './decide-scim.ts';
 import { scimFailureMessage } from './scim-notice.tsx';
 import { selectSignInFacts } from './select-sign-in-facts.ts';

@@ -1,8 +1,8 @@
 import { useState } from 'react';
+import { CONSOLE_PATHS } from '../../shared/config/paths.ts';
 import { Link } from '../../shared/ui/link.tsx';
 import { consoleApi, type Me } from './console-client.ts';
 import { consoleCopy as t } from './copy.ts';
-import { CONSOLE_PATHS } from './select-console-view.ts';
 import { formatDate, formatNumber, useLoad } from './use-load.ts';
 
 const PAGE_SIZE = 25;

@@ -1,23 +1,10 @@
 import { NETWORK_NOT_TRUSTED } from '@acme/users-contract/networks';
 import { copy } from '../../copy.ts';
+import { CONSOLE_PATHS } from '../../shared/config/paths.ts';
 import type { Me } from './console-client.ts';
 
 // Which admin console screen a path shows, or why not. Pure: the application, the path and what
 // `/console/me` answered (the caller's permissions come from the user service's database).
-
-export const CONSOLE_PATHS = {
-  home: '/admin',
-  members: '/admin/members',
-  member: '/admin/member',
-  invitations: '/admin/invitations',
-  events: '/admin/events',
-  apiClients: '/admin/api-clients',
-  subscription: '/admin/subscription',
-  networks: '/admin/networks',
-  sso: '/admin/sso',
-  scim: '/admin/scim',
-  signup: '/admin/signup',
-} as const;
 
 type Section =
   | 'members'

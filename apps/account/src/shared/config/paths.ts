@@ -32,6 +32,24 @@ export const paths = {
   welcome: WELCOME_PATH,
 } as const;
 
+/** The organisation admin console (admin application): one screen for every path. */
+export const CONSOLE_PATHS = {
+  home: '/admin',
+  members: '/admin/members',
+  member: '/admin/member',
+  invitations: '/admin/invitations',
+  events: '/admin/events',
+  apiClients: '/admin/api-clients',
+  subscription: '/admin/subscription',
+  networks: '/admin/networks',
+  sso: '/admin/sso',
+  scim: '/admin/scim',
+  signup: '/admin/signup',
+} as const;
+
+/** The console's Test sign-in callback (a pop-up): hands the provider's answer to its opener. */
+export const CONSOLE_SSO_TEST_CALLBACK = '/admin/sso/test-callback';
+
 /**
  * The initial page after sign-in for the stored token: the configured table picks it from
  * `ext.products` and `ext.scopeGroups` (default "research"); the welcome page when the organisation

@@ -7,10 +7,10 @@ const render: RouteAccessDecision = { type: 'render' };
 const toLogin: RouteAccessDecision = { type: 'redirect', to: '/account/login' };
 const check: RouteAccessDecision = { type: 'check-session' };
 
-describe('route access: one table for guest-allowed and guarded routes (SPEC §2)', () => {
-  it('lists SPEC §2 guest-allowed sub-paths, the documents, Access Denied, device, registration and the SSO pop-up as guest-allowed, and nothing else', () => {
+describe('route access: one table for guest-allowed and guarded routes', () => {
+  it('lists the guest-allowed account pages, the documents, Access Denied, device, registration, the SSO pop-up and the Test sign-in pop-up of the console as guest-allowed, and nothing else', () => {
     const guests = Object.entries(ROUTE_ACCESS)
-      .filter(([, a]) => a.guests)
+      .filter(([, a]) => a.guests === true)
       .map(([p]) => p)
       .sort();
     expect(guests).toEqual(
@@ -27,13 +27,14 @@ describe('route access: one table for guest-allowed and guarded routes (SPEC §2
         '/account/device',
         '/account/registration',
         '/account/sso-popup',
+        '/admin/sso/test-callback',
       ].sort(),
     );
   });
 
-  it('guards SPEC §2 other sub-paths and the later guarded routes (settings, admin)', () => {
+  it('guards the other account pages, settings and every page of the admin console', () => {
     const guarded = Object.entries(ROUTE_ACCESS)
-      .filter(([, a]) => !a.guests)
+      .filter(([, a]) => a.guests === false)
       .map(([p]) => p)
       .sort();
     expect(guarded).toEqual(
@@ -45,9 +46,30 @@ describe('route access: one table for guest-allowed and guarded routes (SPEC §2
         '/account/m365-logout',
         '/account/error',
         '/account/settings',
-        '/account/admin',
+        '/admin',
+        '/admin/members',
+        '/admin/member',
+        '/admin/invitations',
+        '/admin/events',
+        '/admin/api-clients',
+        '/admin/subscription',
+        '/admin/networks',
+        '/admin/sso',
+        '/admin/scim',
+        '/admin/signup',
       ].sort(),
     );
+  });
+
+  it('leaves the platform pages after sign-in (research, welcome) to their own access guard', () => {
+    const screen = Object.entries(ROUTE_ACCESS)
+      .filter(([, a]) => a.guests === 'screen')
+      .map(([p]) => p);
+    expect(screen.sort()).toEqual(['/research', '/welcome']);
+  });
+
+  it('has no entry for the former console path under /account', () => {
+    expect(ROUTE_ACCESS['/account/admin']).toBeUndefined();
   });
 
   const cases: [string, RouteAccessInput, RouteAccessDecision][] = [
@@ -63,7 +85,17 @@ describe('route access: one table for guest-allowed and guarded routes (SPEC §2
       { path: '/account/settings', search: {}, signedIn: false },
       toLogin,
     ],
-    ['a guest on admin goes to login', { path: '/account/admin', search: {}, signedIn: false }, toLogin],
+    ['a guest on the admin console goes to login', { path: '/admin', search: {}, signedIn: false }, toLogin],
+    [
+      'a guest on a console section goes to login',
+      { path: '/admin/members', search: {}, signedIn: false },
+      toLogin,
+    ],
+    [
+      'the Test sign-in pop-up of the console renders for anyone (it signs nobody in)',
+      { path: '/admin/sso/test-callback', search: { code: 'c', state: 's' }, signedIn: false },
+      render,
+    ],
     [
       'a guest on device types the code first',
       { path: '/account/device', search: {}, signedIn: false },
@@ -80,7 +112,7 @@ describe('route access: one table for guest-allowed and guarded routes (SPEC §2
       toLogin,
     ],
     [
-      'a guest on profile goes to login with profileFlow (SPEC §2 Profile redirect)',
+      'a guest on profile goes to login with the flow as profileFlow',
       { path: paths.profile, search: { flow: 'f1' }, signedIn: false },
       { type: 'redirect', to: '/account/login?profileFlow=f1' },
     ],
@@ -131,8 +163,13 @@ describe('route access: one table for guest-allowed and guarded routes (SPEC §2
       render,
     ],
     [
-      'paths outside the table are not its business',
+      'a guest on the landing page: its own access guard decides',
       { path: '/research', search: {}, signedIn: false },
+      render,
+    ],
+    [
+      'a configured initial page (not listed) renders: the landing screen guards itself',
+      { path: '/dashboard', search: {}, signedIn: false },
       render,
     ],
   ];

@@ -1,20 +1,27 @@
-import { BASE, paths, withQuery } from './paths.ts';
+import { CONSOLE_PATHS, CONSOLE_SSO_TEST_CALLBACK, paths, withQuery } from './paths.ts';
 
-// Who may open each account route, one table (SPEC §2). The router applies it before any screen
-// renders, so no screen handles a signed-out visitor itself.
+// Who may open each route the router serves, one table. The router applies it before any screen
+// renders, so no screen handles a signed-out visitor itself. Every fixed path of the router is
+// listed, and nothing else (`app/router.test.ts` fails otherwise).
 //
-// - `guests: true`: guest-allowed. SPEC §2's onboarding, mfa-setup, verification, login, m365-login
-//   and forgot-password, plus the documents (terms, privacy), Access Denied, and device (the code is
-//   typed before any sign-in: accepting it starts the authorization server's login challenge, which
-//   signs the person in by any method the application allows).
+// - `guests: true`: guest-allowed. The account's onboarding, mfa-setup, verification, login,
+//   m365-login and forgot-password, plus registration, the documents (terms, privacy), Access
+//   Denied, the SSO pop-up, the console's Test sign-in callback, and device (the code is typed before
+//   any sign-in: accepting it starts the authorization server's login challenge, which signs the
+//   person in by any method the application allows).
 // - `guests: false`: signed-in visitors only (an identity session, or a stored OAuth2 token, which
-//   is how an m365 sign-in holds). SPEC §2's profile, consent, callback, logout, m365-logout and
-//   error, plus the guarded routes of later work (settings, admin). A signed-out visitor goes
+//   is how an m365 sign-in holds). The account's profile, consent, callback, logout, m365-logout and
+//   error, plus settings and the organisation admin console (`/admin/*`). A signed-out visitor goes
 //   to login. The exceptions are answers of the authorization and identity servers, which arrive
 //   when nobody is signed in by design and carry their own proof: `returns` lists their parameters.
+// - `guests: 'screen'`: the platform pages after sign-in (`/research`, the welcome page). The router
+//   renders them for anyone and their screen's access guard decides: it checks the token's mode,
+//   products and scope groups, and sends a visitor without a token to login without asking for the
+//   session (the login page asks once). A configured initial page is the same landing screen under
+//   another path: not listed here, it is decided the same way.
 
 export interface RouteAccess {
-  guests: boolean;
+  guests: boolean | 'screen';
   /** Guarded route: query parameters that make this visit a server's answer, open to anyone. */
   returns?: readonly string[];
   /** Guarded route: the login query a signed-out visitor is sent with (e.g. profile's flow). */
@@ -22,7 +29,7 @@ export interface RouteAccess {
 }
 
 export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
-  // Guest-allowed (SPEC §2).
+  // Guest-allowed account pages.
   [paths.onboarding]: { guests: true },
   [paths.mfaSetup]: { guests: true },
   [paths.verification]: { guests: true },
@@ -31,19 +38,22 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   [paths.login]: { guests: true },
   [paths.m365Login]: { guests: true },
   [paths.forgotPassword]: { guests: true },
-  // Guest-allowed pages beyond SPEC §2's list: documents linked from the Email step, and the
-  // Access Denied pages (shown to whoever the guard turned away).
+  // Documents linked from the Email step, and the Access Denied pages (shown to whoever the guard
+  // turned away).
   [paths.terms]: { guests: true },
   [paths.privacy]: { guests: true },
   [paths.accessDenied]: { guests: true },
   // The SSO pop-up window opened from the Teams frame: it signs in, so nobody is signed in yet.
   [paths.ssoPopup]: { guests: true },
   // "Connect a device" (RFC 8628): the code comes first, the sign-in after it (login challenge).
-  [`${BASE}/device`]: { guests: true },
-  // Not guest-allowed (SPEC §2).
+  [paths.device]: { guests: true },
+  // The console's Test sign-in pop-up: it signs nobody in, and hands the provider's answer only to
+  // the console page that opened it, whose own token completes the test.
+  [CONSOLE_SSO_TEST_CALLBACK]: { guests: true },
+  // Signed-in account pages.
   [paths.profile]: {
     guests: false,
-    // SPEC §2 Profile redirect: "Otherwise: go to login with profileFlow".
+    // A signed-out visitor goes to login with the settings flow as `profileFlow`.
     loginQuery: (s) => ({ profileFlow: s.profileFlow ?? s.flow }),
   },
   // The authorization server's consent request (the screen retries the login once without a session).
@@ -56,9 +66,13 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   [paths.m365Logout]: { guests: false, returns: ['after_logout'] },
   // The identity service's error page for a flow (`id`), whoever ran the flow.
   [paths.error]: { guests: false, returns: ['id'] },
-  // Guarded routes of later work: nobody signed out reaches them.
-  [`${BASE}/settings`]: { guests: false },
-  [`${BASE}/admin`]: { guests: false },
+  // The account page and the organisation admin console: their screens' access guards check the
+  // rest (the console also the admin application and the caller's permissions).
+  [paths.settings]: { guests: false },
+  ...Object.fromEntries(Object.values(CONSOLE_PATHS).map((path) => [path, { guests: false }])),
+  // The platform pages after sign-in: their screens' access guards decide.
+  [paths.research]: { guests: 'screen' },
+  [paths.welcome]: { guests: 'screen' },
 };
 
 export type RouteAccessDecision =
@@ -74,10 +88,13 @@ export interface RouteAccessInput {
   signedIn: boolean | null;
 }
 
-/** The router's one rule for signed-out visitors. Paths outside the table are not its business. */
+/**
+ * The router's one rule for signed-out visitors. A path outside the table (a configured initial page)
+ * renders, as the landing screen's own guard decides.
+ */
 export function decideRouteAccess(input: RouteAccessInput): RouteAccessDecision {
   const access = ROUTE_ACCESS[input.path];
-  if (!access || access.guests) return { type: 'render' };
+  if (!access || access.guests !== false) return { type: 'render' };
   if (access.returns?.some((name) => input.search[name] !== undefined)) return { type: 'render' };
   if (input.signedIn === null) return { type: 'check-session' };
   if (input.signedIn) return { type: 'render' };
