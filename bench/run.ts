@@ -195,7 +195,7 @@ async function benchOnPostgres(): Promise<void> {
       );
     }
     const perRound: Record<string, unknown[]> = {};
-    // whoami with every request reaching PostgreSQL (the QUALITY row's second line), on a database of its own.
+    // whoami with every request reaching PostgreSQL (target ≥ 1,000 req/s, bench/README.md), on a database of its own.
     const whoami = async () => {
       const dbUrl = new URL(cluster.url);
       dbUrl.pathname = `/whoami_${process.pid}_${(whoamiDatabases += 1)}`;

@@ -18,7 +18,8 @@ import { z } from 'zod';
 export const overloadEnvSchema = z.object({
   /**
    * Shed while the event loop runs later than this (ms); 0 turns shedding off. At 1 s late, the
-   * requests already admitted miss their bound (QUALITY: p99 of admitted requests ≤ 1 s).
+   * requests already admitted miss their bound (at twice the capacity, the p99 of admitted requests
+   * stays within 1 s).
    */
   OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   /** How many samples in a row must exceed it before shedding starts. */

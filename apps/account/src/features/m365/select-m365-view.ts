@@ -1,4 +1,4 @@
-// The m365 login screen's mode, a pure function of what the hook knows (CONVENTIONS: a flow's step is
+// The m365 login screen's mode, a pure function of what the hook knows (like every flow's step, it is
 // derived, never stored). Modes: loading, login, consent-required, subscription-required,
 // activate-subscription, unauthorised-user, authenticated, error; plus the "organisation already
 // subscribed" view that the activation can end in.
