@@ -6,13 +6,13 @@
 //   APP_URLS              browser-facing origin per application: `platform=https://…,magic=https://…`
 //   ACCOUNT_PORTS         port to listen on per application, when it is not the port of its URL
 //   ACCOUNT_HOST          interface to bind (127.0.0.1; `0.0.0.0` in a container)
-//   IDENTITY_PUBLIC_URL, OAUTH2_PUBLIC_URL, USERS_PUBLIC_URL, AGENT_URL   the services' public APIs
-//   M365_CLIENT_ID, ENTRA_URL, M365_SUBSCRIPTION_URL, OFFER_URL          MAGIC's and local's Microsoft 365 settings
+//   IDENTITY_PUBLIC_URL, OAUTH2_PUBLIC_URL, USERS_PUBLIC_URL, AGENT_PUBLIC_URL   the services' public APIs
+//   M365_CLIENT_ID, M365_AUTHORITY_URL, M365_OFFER_URL, M365_OFFER_URL          MAGIC's and local's Microsoft 365 settings
 //   ALLOWED_AUTH_MODES    configured authentication modes per application (default `admin=ory+m365`:
 //                         the admin application's console for Microsoft 365 organisations' admins)
 //   ACCOUNT_DIST_DIR      a prebuilt `vite build` (the container image has one); else it is built here
 //   DEV_TEAMS_HOST=true   development only (refused with NODE_ENV=production): MAGIC also serves the
-//                         Microsoft Teams host page stand-in, which gets its tokens from ENTRA_URL
+//                         Microsoft Teams host page stand-in, which gets its tokens from M365_AUTHORITY_URL
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigError } from '@acme/service-kit/config';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
@@ -67,9 +67,9 @@ const appConfig = {
   identityUrl: url.parse(env.IDENTITY_PUBLIC_URL || 'http://localhost:4433'),
   oauth2Url: url.parse(env.OAUTH2_PUBLIC_URL || 'http://localhost:4444'),
   usersUrl: url.parse(env.USERS_PUBLIC_URL || 'http://localhost:4455'),
-  agentUrl: url.parse(env.AGENT_URL || 'http://localhost:4466'),
+  agentUrl: url.parse(env.AGENT_PUBLIC_URL || 'http://localhost:4466'),
   urlMap,
-  offerUrl: url.parse(env.OFFER_URL || 'http://localhost:4540/'),
+  offerUrl: url.parse(env.M365_OFFER_URL || 'http://localhost:4540/'),
 };
 
 // The Teams host page must be on MAGIC's own origin (teams-js trusts no other http origin), so the
@@ -79,7 +79,7 @@ if (env.DEV_TEAMS_HOST === 'true') {
   if (env.NODE_ENV === 'production') throw new ConfigError('DEV_TEAMS_HOST is a development stand-in');
   const { teamsHostHandler } = await import('@acme/dev/microsoft/teams-host');
   teamsHost = teamsHostHandler({
-    entraUrl: url.parse(env.ENTRA_URL || m365.entraUrl),
+    entraUrl: url.parse(env.M365_AUTHORITY_URL || m365.entraUrl),
     clientId: env.M365_CLIENT_ID || m365.clientId,
     defaultUser: 'megan@contoso.test',
   });
@@ -101,8 +101,8 @@ for (const application of apps as Application[]) {
             m365: {
               ...m365,
               clientId: env.M365_CLIENT_ID || m365.clientId,
-              entraUrl: env.ENTRA_URL || m365.entraUrl,
-              subscriptionUrl: env.M365_SUBSCRIPTION_URL || m365.subscriptionUrl,
+              entraUrl: env.M365_AUTHORITY_URL || m365.entraUrl,
+              subscriptionUrl: env.M365_OFFER_URL || m365.subscriptionUrl,
             },
           }
         : appConfig,
