@@ -125,14 +125,13 @@ export type SettingRenames = Readonly<Record<string, readonly string[]>>;
 /** Where the warning about an old name goes: one JSON line on stderr, like every start-up line. */
 export type RenameWarning = (line: string) => void;
 
-const warnedRenames = new Set<string>();
 const stderrLine: RenameWarning = (line) => process.stderr.write(`${line}\n`);
 
 /**
  * The environment with every old setting name read as its new one. A value under an old name is
  * used when the new name is unset (the new name wins when both are set), and each old name in use
- * is reported once per process and part: one structured warning line naming the old and the new
- * name, never the value.
+ * is reported: one structured warning line naming the old and the new name, never the value (a
+ * part reads its configuration once, at start, so this is one line per old name per start).
  */
 export function applyRenames(
   part: string,
@@ -146,9 +145,6 @@ export function applyRenames(
       const value = env[old];
       if (value === undefined || value === '') continue;
       if (out[name] === undefined || out[name] === '') out[name] = value;
-      const key = `${part}:${old}`;
-      if (warn === stderrLine && warnedRenames.has(key)) continue;
-      warnedRenames.add(key);
       warn(
         JSON.stringify({
           level: 'warn',
