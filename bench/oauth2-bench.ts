@@ -194,7 +194,11 @@ async function startOurs(storage: Storage): Promise<Target> {
         await new Promise<void>((resolve) => publicServer.close(() => resolve()));
       });
       issuer = url.replace('127.0.0.1', 'localhost');
-      const app = await createApp({ config: loadConfig({ OAUTH2_PUBLIC_URL: issuer, ...ALG_ENV }), db, logger: false });
+      const app = await createApp({
+        config: loadConfig({ OAUTH2_PUBLIC_URL: issuer, ...ALG_ENV }),
+        db,
+        logger: false,
+      });
       publicServer.on('request', app.handler);
       await app.admin.listen({ port: 0, host: '127.0.0.1' });
       cleanup.push(() => app.admin.close());

@@ -12,7 +12,15 @@ import { settings as standIns } from '../dev/src/config.ts';
 import { launcherSettings } from './launcher-config.ts';
 
 /** Every part, in the order the reference lists them. */
-export const PARTS: readonly PartSettings[] = [identity, oauth2, users, agent, account, standIns, ...launcherSettings];
+export const PARTS: readonly PartSettings[] = [
+  identity,
+  oauth2,
+  users,
+  agent,
+  account,
+  standIns,
+  ...launcherSettings,
+];
 
 /** One variable as the reference shows it. */
 export interface SettingDoc {
@@ -74,7 +82,10 @@ function shapeOf(schema: AnySchema): Shape {
       const to = shapeOf(out);
       const refined = to.type === 'URL' || to.type === 'UUID';
       const type = (from.type === 'string' || from.type === 'text') && refined ? to.type : from.type;
-      return { type, ...('default' in from ? { default: from.default } : 'default' in to ? { default: to.default } : {}) };
+      return {
+        type,
+        ...('default' in from ? { default: from.default } : 'default' in to ? { default: to.default } : {}),
+      };
     }
     case 'transform':
       return { type: 'text' };

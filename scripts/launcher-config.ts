@@ -19,7 +19,9 @@ const adminKey = z
   .string()
   .min(32)
   .optional()
-  .describe('One bearer key every admin API requires and every caller sends (default: none in one process, a fresh one per run in the cluster).')
+  .describe(
+    'One bearer key every admin API requires and every caller sends (default: none in one process, a fresh one per run in the cluster).',
+  )
   .meta({ secret: true });
 
 const offset = (name: string) =>
@@ -29,13 +31,17 @@ const offset = (name: string) =>
     .min(0)
     .max(50_000)
     .default(0)
-    .describe(`Added to every port, to run ${name} beside another copy; the URLs every part is given move with it.`);
+    .describe(
+      `Added to every port, to run ${name} beside another copy; the URLs every part is given move with it.`,
+    );
 
 const startSchema = z.object({
   START_DATABASE: z
     .enum(['memory', 'disk'])
     .default('disk')
-    .describe('`memory`: a fresh in-memory PGlite; `disk`: PGlite in .data/pglite (ignored with DATABASE_URL).'),
+    .describe(
+      '`memory`: a fresh in-memory PGlite; `disk`: PGlite in .data/pglite (ignored with DATABASE_URL).',
+    ),
   START_PORT_OFFSET: offset('npm start'),
   START_TEST_LIMITS: z
     .enum(['0', '1'])
@@ -68,7 +74,9 @@ const clusterSchema = z.object({
   SERVICE_V8_FLAGS: z
     .string()
     .default('--max-semi-space-size=2')
-    .describe("V8 flags of every service process (heap sizing); empty for V8's defaults. Also read by docker/entrypoint.sh."),
+    .describe(
+      "V8 flags of every service process (heap sizing); empty for V8's defaults. Also read by docker/entrypoint.sh.",
+    ),
 });
 
 /** The launchers' settings, for the generated reference. */
@@ -87,10 +95,15 @@ export const launcherSettings: PartSettings[] = [
   },
 ];
 
-function parse<T extends z.ZodObject>(what: string, schema: T, env: Record<string, string | undefined>): z.output<T> {
+function parse<T extends z.ZodObject>(
+  what: string,
+  schema: T,
+  env: Record<string, string | undefined>,
+): z.output<T> {
   const set = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = schema.safeParse(set);
-  if (!parsed.success) throw new ConfigError(`Invalid ${what} configuration: ${z.prettifyError(parsed.error)}`);
+  if (!parsed.success)
+    throw new ConfigError(`Invalid ${what} configuration: ${z.prettifyError(parsed.error)}`);
   return parsed.data;
 }
 

@@ -106,4 +106,3 @@ drainOnSignals('system', async () => {
   await system.close();
   await db.close();
 });
-

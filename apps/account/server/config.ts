@@ -67,7 +67,7 @@ const schema = z.object({
   ACCOUNT_PORTS: perApplication
     .default({})
     .pipe(z.record(z.string(), z.coerce.number().int().min(0).max(65535)))
-    .describe("Port each application listens on, when it is not the port of its URL: `platform=8080,…`."),
+    .describe('Port each application listens on, when it is not the port of its URL: `platform=8080,…`.'),
   ACCOUNT_HOST: bindHostSchema.describe('Interface the applications bind (`0.0.0.0` in a container).'),
   IDENTITY_PUBLIC_URL: z
     .url()
@@ -120,7 +120,7 @@ const schema = z.object({
     .enum(['true', 'false'])
     .default('false')
     .describe(
-      "Development only (refused in production): MAGIC also serves the Microsoft Teams host page stand-in, with tokens from M365_AUTHORITY_URL.",
+      'Development only (refused in production): MAGIC also serves the Microsoft Teams host page stand-in, with tokens from M365_AUTHORITY_URL.',
     ),
 });
 

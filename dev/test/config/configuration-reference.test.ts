@@ -54,7 +54,8 @@ describe('the configuration reference', () => {
     expect(renderEnvExample(oauth2)).toContain('old names: ISSUER\n#OAUTH2_PUBLIC_URL=');
     for (const part of PARTS) {
       const names = new Set(partSettingDocs(part).map((s) => s.name));
-      for (const renamed of Object.keys(part.renames)) expect(names, `${part.part}: ${renamed}`).toContain(renamed);
+      for (const renamed of Object.keys(part.renames))
+        expect(names, `${part.part}: ${renamed}`).toContain(renamed);
     }
   });
 

@@ -15,9 +15,12 @@ const EXCEPTIONS: Record<string, string> = {
   'apps/account/server/serve.ts': 'passes the environment on to the `vite build` child; reads no setting',
   'packages/cluster/src/processes.ts':
     "the development launchers' process spawner: gives children PATH and HOME, and SERVICE_V8_FLAGS (listed under start-cluster)",
-  'packages/db/src/index.ts': "createTestDb's TEST_DATABASE_URL and PGLITE_TEMPLATE, set by the test run's global set-up",
-  'packages/research-cli/src/cli.ts': "the researchers' command-line client, run on their own machine (RESEARCH_*)",
-  'packages/research-cli/src/token-store.ts': "the same client's token directory (RESEARCH_CONFIG_DIR, XDG_CONFIG_HOME, APPDATA)",
+  'packages/db/src/index.ts':
+    "createTestDb's TEST_DATABASE_URL and PGLITE_TEMPLATE, set by the test run's global set-up",
+  'packages/research-cli/src/cli.ts':
+    "the researchers' command-line client, run on their own machine (RESEARCH_*)",
+  'packages/research-cli/src/token-store.ts':
+    "the same client's token directory (RESEARCH_CONFIG_DIR, XDG_CONFIG_HOME, APPDATA)",
   'packages/test-kit/src/pglite-global-setup.ts': "the test run's global set-up",
   'packages/test-kit/src/postgres-global-setup.ts': "the test run's global set-up",
 };
@@ -39,7 +42,9 @@ function sources(dir: string): string[] {
 function readers(): string[] {
   return ROOTS.flatMap((root) => sources(join(repoRoot, root)))
     .map((path) => relative(repoRoot, path))
-    .filter((path) => path.startsWith('apps/') || path.startsWith('dev/') || /^[^/]+\/[^/]+\/src\//.test(path))
+    .filter(
+      (path) => path.startsWith('apps/') || path.startsWith('dev/') || /^[^/]+\/[^/]+\/src\//.test(path),
+    )
     .filter((path) => /\bprocess\.env\b/.test(readFileSync(join(repoRoot, path), 'utf8')))
     .sort();
 }

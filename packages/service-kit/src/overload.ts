@@ -23,7 +23,9 @@ export const overloadEnvSchema = z.object({
     .min(0)
     .max(60_000)
     .default(1000)
-    .describe('Shed new requests (503) while the event loop runs later than this (ms); 0 turns shedding off.'),
+    .describe(
+      'Shed new requests (503) while the event loop runs later than this (ms); 0 turns shedding off.',
+    ),
   OVERLOAD_SUSTAINED_SAMPLES: z.coerce
     .number()
     .int()

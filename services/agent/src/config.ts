@@ -36,12 +36,7 @@ const configSchema = z.object({
   ),
   AGENT_PUBLIC_HOST: bindHostSchema.describe('Interface the public API binds (`0.0.0.0` in a container).'),
   APP_ORIGINS: appOriginsSchema,
-  AGENT_RATE_LIMIT: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(20)
-    .describe('Requests per caller per window.'),
+  AGENT_RATE_LIMIT: z.coerce.number().int().min(1).default(20).describe('Requests per caller per window.'),
   AGENT_RATE_WINDOW_SECONDS: z.coerce
     .number()
     .int()

@@ -118,9 +118,9 @@ const EnvSchema = z.object({
   IDENTITY_CORS_ORIGINS: list('http://localhost:4000,http://localhost:4001').describe(
     'Origins whose browser calls are answered (CORS with credentials), comma-separated.',
   ),
-  IDENTITY_ALLOWED_RETURN_URLS: list('http://localhost:4000,http://localhost:4001,http://localhost:4444').describe(
-    'Allowed `return_to` targets (origins or URL prefixes), comma-separated.',
-  ),
+  IDENTITY_ALLOWED_RETURN_URLS: list(
+    'http://localhost:4000,http://localhost:4001,http://localhost:4444',
+  ).describe('Allowed `return_to` targets (origins or URL prefixes), comma-separated.'),
   OAUTH2_ADMIN_URL: url('http://localhost:4445').describe(
     "The authorization server's admin API (login, consent and logout challenges).",
   ),
@@ -136,7 +136,9 @@ const EnvSchema = z.object({
   IDENTITY_ADMIN_ALLOWED_HOSTS: hostListSchema.describe(
     'Host names the admin API answers besides its URL’s and loopback, comma-separated.',
   ),
-  IDENTITY_SESSION_LIFESPAN: duration('24h').describe('How long a session lasts (`30s`, `10m`, `24h`, `1h30m`).'),
+  IDENTITY_SESSION_LIFESPAN: duration('24h').describe(
+    'How long a session lasts (`30s`, `10m`, `24h`, `1h30m`).',
+  ),
   IDENTITY_FLOW_LIFESPAN: duration('1h').describe('How long a self-service flow may be completed.'),
   IDENTITY_PRIVILEGED_SESSION_MAX_AGE: duration('1h').describe(
     'How long after a sign-in the session may change credentials without signing in again.',
@@ -237,7 +239,9 @@ const EnvSchema = z.object({
   // Development defaults are public and refused in production.
   IDENTITY_SAML_SIGNING_KEY: pem
     .default(DEV_SP_SIGNING_KEY)
-    .describe('PEM private key that signs SAML AuthnRequests (`\\n` escapes allowed); required for saml in production.')
+    .describe(
+      'PEM private key that signs SAML AuthnRequests (`\\n` escapes allowed); required for saml in production.',
+    )
     .meta({ secret: true }),
   IDENTITY_SAML_SIGNING_CERT: pem
     .default(DEV_SP_SIGNING_CERT)

@@ -137,10 +137,16 @@ const EnvSchema = z.object({
     .default('ES256')
     .describe("JWT access tokens' signature algorithm; RS256 for resource servers that accept nothing else."),
   OAUTH2_ID_TOKEN_TTL: seconds(3600).describe('ID token lifetime (seconds).'),
-  OAUTH2_REFRESH_TOKEN_TTL: seconds(30 * 24 * 3600).describe('Refresh token lifetime since its last use (seconds).'),
+  OAUTH2_REFRESH_TOKEN_TTL: seconds(30 * 24 * 3600).describe(
+    'Refresh token lifetime since its last use (seconds).',
+  ),
   OAUTH2_AUTH_CODE_TTL: seconds(60).describe('Authorization code lifetime (seconds).'),
-  OAUTH2_INTERACTION_TTL: seconds(1800).describe('How long a login or consent interaction may take (seconds).'),
-  OAUTH2_SESSION_TTL: seconds(24 * 3600).describe("The authorization server's own session lifetime (seconds)."),
+  OAUTH2_INTERACTION_TTL: seconds(1800).describe(
+    'How long a login or consent interaction may take (seconds).',
+  ),
+  OAUTH2_SESSION_TTL: seconds(24 * 3600).describe(
+    "The authorization server's own session lifetime (seconds).",
+  ),
   OAUTH2_GRANT_TTL: seconds(90 * 24 * 3600).describe(
     'Absolute lifetime of a grant, and so of every refresh token of it (seconds).',
   ),

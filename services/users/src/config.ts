@@ -47,7 +47,10 @@ const configSchema = z.object({
   IDENTITY_ADMIN_KEY: adminKeySchema
     .describe("Bearer key sent to the identity service's admin API, when it requires one.")
     .meta({ secret: true }),
-  OAUTH2_ADMIN_URL: z.url().default('http://localhost:4445').describe("The authorization server's admin API."),
+  OAUTH2_ADMIN_URL: z
+    .url()
+    .default('http://localhost:4445')
+    .describe("The authorization server's admin API."),
   OAUTH2_ADMIN_KEY: adminKeySchema
     .describe("Bearer key sent to the authorization server's admin API, when it requires one.")
     .meta({ secret: true }),
@@ -94,7 +97,13 @@ const configSchema = z.object({
     .url()
     .default('http://localhost:4000')
     .describe('Origin of the application that invitation links open (`<APP_BASE_URL>/account/onboarding`).'),
-  APP_NAME: z.string().trim().min(1).max(100).default('Platform').describe('Product name in invitation mails.'),
+  APP_NAME: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .default('Platform')
+    .describe('Product name in invitation mails.'),
   INVITATION_TTL_HOURS: z.coerce
     .number()
     .int()
@@ -277,7 +286,13 @@ export const DATA_DIR_VARIABLE = 'USERS_DATA_DIR';
 export const settings: PartSettings = {
   part: 'users',
   title: 'User service',
-  schemas: [configSchema, serviceDatabaseSchema(DATA_DIR_VARIABLE), mailWorkerEnvSchema, overloadEnvSchema, processEnvSchema],
+  schemas: [
+    configSchema,
+    serviceDatabaseSchema(DATA_DIR_VARIABLE),
+    mailWorkerEnvSchema,
+    overloadEnvSchema,
+    processEnvSchema,
+  ],
   renames: RENAMES,
 };
 
