@@ -42,6 +42,52 @@ export const appOriginsSchema = z
 /** `TRUST_PROXY` and the services' own variants: false, a hop count or proxy addresses (see proxy-trust.ts). */
 export { trustProxySchema, type TrustProxy } from './proxy-trust.ts';
 
+/** `UPSTREAM_TIMEOUT_MS`: the time-out of a call to another service of the platform. */
+export const upstreamTimeoutSchema = z.coerce
+  .number()
+  .int()
+  .min(100)
+  .max(60_000)
+  .default(5000)
+  .describe('Time-out of each call to another service of the platform (ms).');
+
+/** The retention job of a service's security events (identity and user service). */
+export const securityEventsEnvSchema = z.object({
+  SECURITY_EVENTS_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(3650)
+    .default(400)
+    .describe('Days security events are kept before the retention job deletes them.'),
+  SECURITY_EVENTS_CLEANUP_BATCH: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(1000)
+    .describe(
+      'Security events deleted per statement by the retention job, so writers never wait behind one long delete.',
+    ),
+});
+
+/** The Microsoft identity platform and our app registration, as every verifier of its tokens reads them. */
+export const microsoftTokenEnvSchema = z.object({
+  M365_AUTHORITY_URL: z
+    .url()
+    .default('http://localhost:4510')
+    .describe("Microsoft Entra's base URL (`https://login.microsoftonline.com`); tenant paths go below it."),
+  M365_CLIENT_ID: z
+    .uuid()
+    .default('6f2d4c1a-8b3e-4f5d-9a7c-1e2b3c4d5e6f')
+    .describe('Our Microsoft app registration: the audience of ID tokens and Teams tokens.'),
+  M365_APP_ID_URI: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Also accepted as a token audience (Teams SSO tokens of v1 apps).'),
+});
+
 /** `LOG_LEVEL`: a pino level, `info` by default. */
 export const logLevelSchema = z
   .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])

@@ -5,9 +5,11 @@ import {
   applyRenames,
   bindHostSchema,
   logLevelSchema,
+  microsoftTokenEnvSchema,
   portSchema,
   serviceDatabaseSchema,
   trustProxySchema,
+  upstreamTimeoutSchema,
   type PartSettings,
   type SettingRenames,
 } from '@acme/service-kit/config';
@@ -45,26 +47,8 @@ const configSchema = z.object({
     .describe('The window of AGENT_RATE_LIMIT (seconds).'),
   TRUST_PROXY: trustProxySchema,
   // The Microsoft identity platform and our app registration: the same settings as the user service's.
-  M365_AUTHORITY_URL: z
-    .url()
-    .default('http://localhost:4510')
-    .describe("Microsoft Entra's base URL (`https://login.microsoftonline.com`); tenant paths go below it."),
-  M365_CLIENT_ID: z
-    .uuid()
-    .default('6f2d4c1a-8b3e-4f5d-9a7c-1e2b3c4d5e6f')
-    .describe('Our Microsoft app registration: the audience of the Microsoft tokens callers present.'),
-  M365_APP_ID_URI: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('Also accepted as a token audience (Teams SSO tokens of v1 apps).'),
-  UPSTREAM_TIMEOUT_MS: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .max(60_000)
-    .default(5000)
-    .describe('Time-out of each call to another service of the platform (ms).'),
+  ...microsoftTokenEnvSchema.shape,
+  UPSTREAM_TIMEOUT_MS: upstreamTimeoutSchema,
   LOG_LEVEL: logLevelSchema,
   AGENT_MIGRATE_AT_START: migrateAtStartSchema,
 });

@@ -3,6 +3,7 @@ import {
   applyRenames,
   logLevelSchema,
   processEnvSchema,
+  securityEventsEnvSchema,
   serviceDatabaseSchema,
   threadPoolEnvSchema,
   type PartSettings,
@@ -273,20 +274,7 @@ const EnvSchema = z.object({
     .default(10)
     .describe("Nice value of libuv's thread pool, where hashing runs (Linux; 0 leaves it as it is)."),
   LOG_LEVEL: logLevelSchema,
-  SECURITY_EVENTS_RETENTION_DAYS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(3650)
-    .default(400)
-    .describe('Days security events are kept before the retention job deletes them.'),
-  SECURITY_EVENTS_CLEANUP_BATCH: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100_000)
-    .default(1000)
-    .describe('Security events deleted per statement by the retention job.'),
+  ...securityEventsEnvSchema.shape,
   IDENTITY_SECURITY_EVENTS: z
     .enum(['on', 'off'])
     .default('on')

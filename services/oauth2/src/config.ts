@@ -3,6 +3,7 @@ import {
   applyRenames,
   logLevelSchema,
   serviceDatabaseSchema,
+  upstreamTimeoutSchema,
   type PartSettings,
   type SettingRenames,
 } from '@acme/service-kit/config';
@@ -162,12 +163,7 @@ const EnvSchema = z.object({
   USERS_ADMIN_KEY: adminKeySchema
     .describe("Bearer key sent to the user service's admin API, when it requires one.")
     .meta({ secret: true }),
-  UPSTREAM_TIMEOUT_MS: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(5000)
-    .describe('Time-out of each call to another service of the platform (ms).'),
+  UPSTREAM_TIMEOUT_MS: upstreamTimeoutSchema,
   OAUTH2_REFRESH_GRACE_SECONDS: z.coerce
     .number()
     .min(0)

@@ -7,10 +7,13 @@ import {
   applyRenames,
   bindHostSchema,
   logLevelSchema,
+  microsoftTokenEnvSchema,
   portSchema,
   processEnvSchema,
+  securityEventsEnvSchema,
   serviceDatabaseSchema,
   trustProxySchema,
+  upstreamTimeoutSchema,
   type PartSettings,
   type SettingRenames,
 } from '@acme/service-kit/config';
@@ -138,25 +141,13 @@ const configSchema = z.object({
     .min(1)
     .default(60)
     .describe('The window of LOGIN_CONFIG_RATE_LIMIT (seconds).'),
-  M365_AUTHORITY_URL: z
-    .url()
-    .default('http://localhost:4510')
-    .describe("Microsoft Entra's base URL (`https://login.microsoftonline.com`); tenant paths go below it."),
-  M365_CLIENT_ID: z
-    .uuid()
-    .default('6f2d4c1a-8b3e-4f5d-9a7c-1e2b3c4d5e6f')
-    .describe('Our Microsoft app registration: the audience of ID tokens and Teams tokens.'),
+  ...microsoftTokenEnvSchema.shape,
   M365_CLIENT_SECRET: z
     .string()
     .min(1)
     .default('magic-dev-client-secret')
     .describe("The app registration's client secret (marketplace API, Graph).")
     .meta({ secret: true }),
-  M365_APP_ID_URI: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('Also accepted as a token audience (Teams SSO tokens of v1 apps).'),
   M365_PUBLISHER_TENANT_ID: z
     .uuid()
     .default('5f1e2d3c-4b5a-4968-8776-a5b4c3d2e133')
@@ -185,26 +176,8 @@ const configSchema = z.object({
       "Encrypts organisations' SSO client secrets at rest (at least 32 characters); required in production.",
     )
     .meta({ secret: true }),
-  UPSTREAM_TIMEOUT_MS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(5000)
-    .describe('Time-out of each call to another service of the platform (ms).'),
-  SECURITY_EVENTS_RETENTION_DAYS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(3650)
-    .default(400)
-    .describe('Days security events are kept before the retention job deletes them.'),
-  SECURITY_EVENTS_CLEANUP_BATCH: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100_000)
-    .default(1000)
-    .describe('Security events deleted per statement by the retention job.'),
+  UPSTREAM_TIMEOUT_MS: upstreamTimeoutSchema,
+  ...securityEventsEnvSchema.shape,
   CONSOLE_RATE_LIMIT_PER_TOKEN: z.coerce
     .number()
     .int()
