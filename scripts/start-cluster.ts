@@ -6,7 +6,7 @@
 // in memory.
 import { DEMO_PASSWORD, DEMO_USERS } from '@acme/users';
 import { startScaledSystem } from './cluster-system.ts';
-import { loadClusterConfig } from './launcher-config.ts';
+import { loadClusterConfig } from '@acme/dev/launchers/config';
 
 if (process.env.NODE_ENV === 'production') {
   console.error('start:cluster is a development tool (throwaway database, stand-ins, demo data).');

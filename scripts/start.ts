@@ -17,7 +17,7 @@ import { hardenPrototype } from '@acme/service-kit/prototype';
 import { startIdleGc } from '@acme/service-kit/idle-gc';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
 import { PGLITE_DATA_DIR, prepareFirstBoot } from './prepare.ts';
-import { loadStartConfig } from './launcher-config.ts';
+import { loadStartConfig } from '@acme/dev/launchers/config';
 import { LOOPBACK_TEST_LIMITS, startSystem } from './system.ts';
 
 exitOnUnhandledErrors('system');
@@ -42,7 +42,7 @@ if (production) {
 }
 
 // The browser journeys (e2e/global-setup.ts) start the system this way too, with START_DATABASE,
-// START_PORT_OFFSET, START_TEST_LIMITS and START_EXTRA_ENV (launcher-config.ts).
+// START_PORT_OFFSET, START_TEST_LIMITS and START_EXTRA_ENV (dev/src/launchers/config.ts).
 // Started with an IPC channel, it sends `{ ready: urls }` to its parent once it is up.
 const { url: databaseUrl, ...pool } = databaseFromEnv(process.env);
 const inMemory = config.START_DATABASE === 'memory';

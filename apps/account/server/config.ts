@@ -125,7 +125,7 @@ const schema = z.object({
 });
 
 /** Names these settings had before they were made one per setting across the parts. */
-export const RENAMES: SettingRenames = {
+const RENAMES: SettingRenames = {
   AGENT_PUBLIC_URL: ['AGENT_URL'],
   M365_AUTHORITY_URL: ['ENTRA_URL'],
   M365_OFFER_URL: ['OFFER_URL', 'M365_SUBSCRIPTION_URL'],

@@ -3,13 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { repoRoot } from '@acme/cluster/processes';
-import {
-  PARTS,
-  generatedFiles,
-  partSettingDocs,
-  renderEnvExample,
-  renderReference,
-} from '../../../scripts/configuration.ts';
+import { partSettingDocs, renderEnvExample, renderReference } from '@acme/service-kit/config-reference';
+import { PARTS, generatedFiles } from '../../../scripts/configuration.ts';
 
 /**
  * docs/configuration.md and deploy/env/<part>.env.example are generated from the parts' zod
@@ -30,7 +25,7 @@ describe('the configuration reference', () => {
       for (const schema of part.schemas)
         for (const name of Object.keys(schema.shape)) expect(names, `${part.part}: ${name}`).toContain(name);
     }
-    const reference = renderReference();
+    const reference = renderReference(PARTS);
     expect(reference).toContain('| `IDENTITY_CODE_SECRET` | string |');
     expect(reference).toContain('| `TRUST_PROXY` |');
   });
@@ -44,8 +39,8 @@ describe('the configuration reference', () => {
     const example = renderEnvExample(identity);
     expect(example).toContain('secret: yes\n#IDENTITY_CODE_SECRET=\n#IDENTITY_CODE_SECRET_FILE=');
     expect(example).not.toContain('development-only-code-secret');
-    expect(renderReference()).toContain('yes (or `IDENTITY_CODE_SECRET_FILE`)');
-    expect(renderReference()).not.toContain('development-only-code-secret');
+    expect(renderReference(PARTS)).toContain('yes (or `IDENTITY_CODE_SECRET_FILE`)');
+    expect(renderReference(PARTS)).not.toContain('development-only-code-secret');
   });
 
   it('names every old setting name beside its new one', () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { SettingRenames } from '@acme/service-kit/config';
+import type { PartSettings } from '@acme/service-kit/config';
 import * as identity from '../../../services/identity/src/config.ts';
 import * as oauth2 from '../../../services/oauth2/src/config.ts';
 import * as users from '../../../services/users/src/config.ts';
@@ -12,17 +12,10 @@ import * as account from '../../../apps/account/server/config.ts';
  * never the value.
  */
 interface Part {
-  name: string;
-  RENAMES: SettingRenames;
+  settings: PartSettings;
   loadConfig(env: Record<string, string | undefined>): unknown;
 }
-const PARTS: Part[] = [
-  { name: 'identity', ...identity },
-  { name: 'oauth2', ...oauth2 },
-  { name: 'users', ...users },
-  { name: 'agent', ...agent },
-  { name: 'account', ...account },
-];
+const PARTS: Part[] = [identity, oauth2, users, agent, account];
 
 /** A valid value, unlike the default, for every renamed setting. */
 const SAMPLES: Record<string, string> = {
@@ -41,7 +34,7 @@ const SAMPLES: Record<string, string> = {
 };
 
 const CASES = PARTS.flatMap((part) =>
-  Object.entries(part.RENAMES).flatMap(([name, olds]) => olds.map((old) => ({ part, name, old }))),
+  Object.entries(part.settings.renames).flatMap(([name, olds]) => olds.map((old) => ({ part, name, old }))),
 );
 
 let lines: string[];
@@ -59,7 +52,7 @@ describe('renamed settings', () => {
     expect(CASES.map((c) => c.name).filter((name) => !(name in SAMPLES))).toEqual([]);
   });
 
-  it.each(CASES.map((c) => [c.part.name, c.old, c.name, c] as const))(
+  it.each(CASES.map((c) => [c.part.settings.part, c.old, c.name, c] as const))(
     '%s: the old name %s still sets %s, with one warning naming both and not the value',
     (_part, old, name, { part }) => {
       const value = SAMPLES[name]!;
@@ -70,7 +63,12 @@ describe('renamed settings', () => {
       expect(part.loadConfig({ [old]: value })).toEqual(renamed);
       expect(lines).toHaveLength(1);
       const warning = JSON.parse(lines[0]!) as Record<string, unknown>;
-      expect(warning).toMatchObject({ level: 'warn', name: part.name, setting: old, replacement: name });
+      expect(warning).toMatchObject({
+        level: 'warn',
+        name: part.settings.part,
+        setting: old,
+        replacement: name,
+      });
       expect(lines[0]).not.toContain(value);
     },
   );

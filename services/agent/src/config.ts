@@ -54,7 +54,7 @@ const configSchema = z.object({
 });
 
 /** Names this service's settings had before they were made one per setting across services. */
-export const RENAMES: SettingRenames = {
+const RENAMES: SettingRenames = {
   AGENT_PUBLIC_PORT: ['AGENT_PORT'],
   AGENT_PUBLIC_HOST: ['AGENT_HOST'],
   UPSTREAM_TIMEOUT_MS: ['AGENT_UPSTREAM_TIMEOUT_MS'],

@@ -282,7 +282,7 @@ const EnvSchema = z.object({
 });
 
 /** Names this service's settings had before they were made one per setting across services. */
-export const RENAMES: SettingRenames = {
+const RENAMES: SettingRenames = {
   TRUST_PROXY: ['IDENTITY_TRUST_PROXY'],
   USERS_ADMIN_URL: ['IDENTITY_USERS_ADMIN_URL'],
   SECURITY_EVENTS_RETENTION_DAYS: ['IDENTITY_SECURITY_EVENTS_RETENTION_DAYS'],

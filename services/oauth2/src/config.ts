@@ -185,7 +185,7 @@ const EnvSchema = z.object({
 });
 
 /** Names this service's settings had before they were made one per setting across services. */
-export const RENAMES: SettingRenames = {
+const RENAMES: SettingRenames = {
   OAUTH2_PUBLIC_URL: ['ISSUER'],
   TRUST_PROXY: ['OAUTH2_TRUST_PROXY'],
   UPSTREAM_TIMEOUT_MS: ['OAUTH2_UPSTREAM_TIMEOUT_MS'],

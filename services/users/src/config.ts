@@ -247,7 +247,7 @@ const configSchema = z.object({
 });
 
 /** Names this service's settings had before they were made one per setting across services. */
-export const RENAMES: SettingRenames = {
+const RENAMES: SettingRenames = {
   USERS_PUBLIC_HOST: ['USERS_HOST'],
   AGENT_PUBLIC_URL: ['AGENT_URL'],
 };

@@ -1,6 +1,6 @@
 // The settings of the development launchers, `npm start` (start.ts) and `npm run start:cluster`
 // (start-cluster.ts), read once when they start. The services they start get their own settings
-// from packages/cluster/src/service-env.ts.
+// from packages/cluster/src/service-env.ts. The reference lists these settings too (scripts/configuration.ts).
 import { z } from 'zod';
 import {
   ConfigError,
