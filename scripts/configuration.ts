@@ -6,6 +6,7 @@ import { generatedFiles as render } from '@acme/service-kit/config-reference';
 import { settings as identity } from '../services/identity/src/config.ts';
 import { settings as oauth2 } from '../services/oauth2/src/config.ts';
 import { settings as users } from '../services/users/src/config.ts';
+import { cliSettings } from '../services/users/src/cli-commands.ts';
 import { settings as agent } from '../services/agent/src/config.ts';
 import { settings as account } from '../apps/account/server/config.ts';
 import { settings as standIns } from '../dev/src/config.ts';
@@ -19,6 +20,7 @@ export const PARTS: readonly PartSettings[] = [
   agent,
   account,
   standIns,
+  cliSettings,
   ...launcherSettings,
 ];
 

@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
 import { repoRoot } from '@acme/cluster/processes';
 import { partSettingDocs, renderEnvExample, renderReference } from '@acme/service-kit/config-reference';
@@ -57,5 +58,33 @@ describe('the configuration reference', () => {
   it('refuses a setting without a description', () => {
     const part = { part: 'x', title: 'X', schemas: [z.object({ UNDOCUMENTED: z.string() })], renames: {} };
     expect(() => partSettingDocs(part)).toThrow(/UNDOCUMENTED has no \.describe\(\)/);
+  });
+
+  it('knows every variable the Kubernetes manifests and the image set (a renamed one would be ignored)', () => {
+    const known = new Set(
+      PARTS.flatMap((part) =>
+        partSettingDocs(part).flatMap((s) => (s.secret ? [s.name, `${s.name}_FILE`] : [s.name])),
+      ),
+    );
+    const set: string[] = [];
+    const base = join(repoRoot, 'deploy', 'kubernetes', 'base');
+    const collect = (node: unknown, key?: string): void => {
+      if (Array.isArray(node)) for (const item of node) collect(item, key);
+      else if (node !== null && typeof node === 'object') {
+        const record = node as Record<string, unknown>;
+        if (key === 'env' && typeof record.name === 'string') set.push(record.name);
+        if (record.kind === 'ConfigMap') set.push(...Object.keys(record.data as object));
+        for (const [k, v] of Object.entries(record)) collect(v, k);
+      }
+    };
+    for (const file of readdirSync(base).filter((f) => f.endsWith('.yaml')))
+      for (const doc of parseAllDocuments(readFileSync(join(base, file), 'utf8'))) collect(doc.toJS());
+    // The image's ENV, but for what the system reads (PATH) and glibc's allocator tunable.
+    const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
+    for (const [, block] of dockerfile.matchAll(/^ENV ((?:.*\\\n)*.*)$/gm))
+      set.push(...[...block!.matchAll(/([A-Z][A-Z0-9_]*)=/g)].map((m) => m[1]!));
+    const ignored = new Set(['PATH', 'MALLOC_MMAP_THRESHOLD_']);
+    expect(set.length).toBeGreaterThan(20);
+    expect([...new Set(set)].filter((name) => !known.has(name) && !ignored.has(name))).toEqual([]);
   });
 });
