@@ -59,6 +59,8 @@ function shapeOf(schema: AnySchema): Shape {
     case 'readonly':
       return shapeOf(def.innerType as AnySchema);
     case 'pipe': {
+      // A preprocess: what counts is the schema it feeds.
+      if (defOf(def.in as AnySchema).type === 'transform') return shapeOf(def.out as AnySchema);
       const from = shapeOf(def.in as AnySchema);
       const out = def.out as AnySchema;
       if (defOf(out).type === 'transform') return from;
@@ -115,13 +117,18 @@ export function partSettingDocs(part: PartSettings): SettingDoc[] {
     for (const [name, field] of Object.entries(schema.shape as Record<string, AnySchema>)) {
       if (seen.has(name)) continue;
       seen.add(name);
-      const meta = (z.globalRegistry.get(field) ?? {}) as { description?: string; secret?: boolean };
+      const meta = (z.globalRegistry.get(field) ?? {}) as {
+        description?: string;
+        secret?: boolean;
+        /** Overrides the type read off the schema (e.g. a duration parsed by a transform). */
+        type?: string;
+      };
       if (!meta.description) throw new Error(`${part.part}: ${name} has no .describe()`);
       const secret = meta.secret === true;
       const shape = shapeOf(field);
       docs.push({
         name,
-        type: shape.type === 'text' ? 'string' : shape.type,
+        type: meta.type ?? (shape.type === 'text' ? 'string' : shape.type),
         default: defaultText(shape.default, secret),
         secret,
         description: meta.description,

@@ -53,7 +53,8 @@ const duration = (def: string) =>
         ctx.addIssue({ code: 'custom', message: `invalid duration ${v}` });
         return z.NEVER;
       }
-    });
+    })
+    .meta({ type: 'duration (`30s`, `10m`, `1h30m`, or ms)' });
 const url = (def: string) =>
   z
     .string()
