@@ -138,9 +138,7 @@ const EnvSchema = z.object({
   IDENTITY_ADMIN_ALLOWED_HOSTS: hostListSchema.describe(
     'Host names the admin API answers besides its URL’s and loopback, comma-separated.',
   ),
-  IDENTITY_SESSION_LIFESPAN: duration('24h').describe(
-    'How long a session lasts (`30s`, `10m`, `24h`, `1h30m`).',
-  ),
+  IDENTITY_SESSION_LIFESPAN: duration('24h').describe('How long a session lasts.'),
   IDENTITY_FLOW_LIFESPAN: duration('1h').describe('How long a self-service flow may be completed.'),
   IDENTITY_PRIVILEGED_SESSION_MAX_AGE: duration('1h').describe(
     'How long after a sign-in the session may change credentials without signing in again.',
