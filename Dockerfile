@@ -66,8 +66,8 @@ ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     ACCOUNT_DIST_DIR=/app/apps/account/dist \
     IDENTITY_PUBLIC_HOST=0.0.0.0 \
     OAUTH2_PUBLIC_HOST=0.0.0.0 \
-    USERS_HOST=0.0.0.0 \
-    AGENT_HOST=0.0.0.0 \
+    USERS_PUBLIC_HOST=0.0.0.0 \
+    AGENT_PUBLIC_HOST=0.0.0.0 \
     ACCOUNT_HOST=0.0.0.0
 WORKDIR /app
 COPY docker/entrypoint.sh /usr/local/bin/acme-entrypoint

@@ -178,7 +178,7 @@ async function startOurs(storage: Storage): Promise<Target> {
       adminUrl = ipv4(cluster.urls.oauth2Admin);
       // Mints credentials into the same database; it serves nothing.
       const minting = await createApp({
-        config: loadConfig({ ISSUER: issuer, ...ALG_ENV }),
+        config: loadConfig({ OAUTH2_PUBLIC_URL: issuer, ...ALG_ENV }),
         db: fresh.db,
         logger: false,
       });
@@ -194,7 +194,11 @@ async function startOurs(storage: Storage): Promise<Target> {
         await new Promise<void>((resolve) => publicServer.close(() => resolve()));
       });
       issuer = url.replace('127.0.0.1', 'localhost');
-      const app = await createApp({ config: loadConfig({ ISSUER: issuer, ...ALG_ENV }), db, logger: false });
+      const app = await createApp({
+        config: loadConfig({ OAUTH2_PUBLIC_URL: issuer, ...ALG_ENV }),
+        db,
+        logger: false,
+      });
       publicServer.on('request', app.handler);
       await app.admin.listen({ port: 0, host: '127.0.0.1' });
       cleanup.push(() => app.admin.close());

@@ -23,7 +23,7 @@ export function plainProvider(issuer: string, db: Database | undefined, jwks?: {
           adapter: createAdapterRegistry({
             db,
             clock: systemClock,
-            graceSeconds: loadConfig({ ISSUER: issuer }).refreshGraceSeconds, // as ours
+            graceSeconds: loadConfig({ OAUTH2_PUBLIC_URL: issuer }).refreshGraceSeconds, // as ours
           }).factory,
         }
       : {}),

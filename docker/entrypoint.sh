@@ -23,7 +23,7 @@ healthcheck() {
     identity) url="http://127.0.0.1:${IDENTITY_PUBLIC_PORT:-4433}/health/alive" ;;
     oauth2) url="http://127.0.0.1:${OAUTH2_ADMIN_PORT:-4445}/health/alive" ;;
     users) url="http://127.0.0.1:${USERS_PUBLIC_PORT:-4455}/health/alive" ;;
-    agent) url="http://127.0.0.1:${AGENT_PORT:-4466}/health/alive" ;;
+    agent) url="http://127.0.0.1:${AGENT_PUBLIC_PORT:-${AGENT_PORT:-4466}}/health/alive" ;;
     account) url="http://127.0.0.1:4000/account/" ;;
     *)
       echo "healthcheck: unknown part ${1:-}" >&2

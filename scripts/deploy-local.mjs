@@ -81,8 +81,8 @@ function replicaPod(deployment, replica) {
   for (const host of [
     'IDENTITY_PUBLIC_HOST',
     'OAUTH2_PUBLIC_HOST',
-    'USERS_HOST',
-    'AGENT_HOST',
+    'USERS_PUBLIC_HOST',
+    'AGENT_PUBLIC_HOST',
     'ACCOUNT_HOST',
   ])
     c.env.push({ name: host, value: '127.0.0.1' });

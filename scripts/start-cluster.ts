@@ -6,6 +6,7 @@
 // in memory.
 import { DEMO_PASSWORD, DEMO_USERS } from '@acme/users';
 import { startScaledSystem } from './cluster-system.ts';
+import { loadClusterConfig } from '@acme/dev/launchers/config';
 
 if (process.env.NODE_ENV === 'production') {
   console.error('start:cluster is a development tool (throwaway database, stand-ins, demo data).');
@@ -13,14 +14,15 @@ if (process.env.NODE_ENV === 'production') {
 }
 
 const started = Date.now();
-const adminKey = process.env.ADMIN_KEY || undefined;
+const config = loadClusterConfig();
+const adminKey = config.ADMIN_KEY;
 console.log('Building the account app and starting PostgreSQL…');
 // CLUSTER_PORT_OFFSET moves every port (to run it beside `npm start`); the browser-facing URLs
 // every part is given move with them.
 const system = await startScaledSystem({
-  portOffset: Number(process.env.CLUSTER_PORT_OFFSET ?? 0),
+  portOffset: config.CLUSTER_PORT_OFFSET,
   instances: 2,
-  logLevel: process.env.LOG_LEVEL ?? 'warn',
+  logLevel: config.LOG_LEVEL,
   inheritOutput: true,
   ...(adminKey ? { adminKey } : {}),
 });

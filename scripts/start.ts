@@ -11,12 +11,13 @@ import {
   ORG_IDP_DEMO_PASSWORD,
   ORG_IDP_DEMO_USERS,
 } from '@acme/dev';
-import { databaseFromEnv } from '@acme/service-kit/config';
+import { databaseFromEnv, threadPoolSized } from '@acme/service-kit/config';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { hardenPrototype } from '@acme/service-kit/prototype';
 import { startIdleGc } from '@acme/service-kit/idle-gc';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
 import { PGLITE_DATA_DIR, prepareFirstBoot } from './prepare.ts';
+import { loadStartConfig } from '@acme/dev/launchers/config';
 import { LOOPBACK_TEST_LIMITS, startSystem } from './system.ts';
 
 exitOnUnhandledErrors('system');
@@ -25,13 +26,14 @@ hardenPrototype('system'); // started with --disable-proto=delete; else removed 
 startIdleGc();
 // `npm start` loads packages/service-kit/threadpool.mjs first, which sizes libuv's thread pool for
 // password hashing plus other work; it cannot be done here (the pool already exists by now).
-if (!process.env.UV_THREADPOOL_SIZE) {
+if (!threadPoolSized()) {
   console.warn(
     'UV_THREADPOOL_SIZE is not set: libuv runs 4 threads, which password hashing can fill. Use `npm start`.',
   );
 }
 
 const production = process.env.NODE_ENV === 'production';
+const config = loadStartConfig();
 if (production) {
   console.error(
     'npm start is the development system (stand-ins, demo data); run each service on its own in production.',
@@ -39,14 +41,11 @@ if (production) {
   process.exit(1);
 }
 
-// The browser journeys (e2e/global-setup.ts) start the system this way too, with:
-//   START_DATABASE=memory   a fresh in-memory PGlite instead of .data/pglite;
-//   START_PORT_OFFSET=n     every port plus n;
-//   START_TEST_LIMITS=1     the raised per-IP limits of LOOPBACK_TEST_LIMITS (every request is 127.0.0.1);
-//   START_EXTRA_ENV={...}   more service settings as a JSON object of strings (the journeys' system).
+// The browser journeys (e2e/global-setup.ts) start the system this way too, with START_DATABASE,
+// START_PORT_OFFSET, START_TEST_LIMITS and START_EXTRA_ENV (dev/src/launchers/config.ts).
 // Started with an IPC channel, it sends `{ ready: urls }` to its parent once it is up.
 const { url: databaseUrl, ...pool } = databaseFromEnv(process.env);
-const inMemory = process.env.START_DATABASE === 'memory';
+const inMemory = config.START_DATABASE === 'memory';
 const dataDir = PGLITE_DATA_DIR;
 const started = Date.now();
 // What `npm install` prepares (scripts/prepare.ts), when it has not: the app's build and the
@@ -57,11 +56,12 @@ const db = await createDb(
 );
 const system = await startSystem({
   db,
-  logLevel: process.env.LOG_LEVEL ?? 'warn',
-  portOffset: Number(process.env.START_PORT_OFFSET ?? 0),
+  logLevel: config.LOG_LEVEL,
+  portOffset: config.START_PORT_OFFSET,
+  ...(config.ADMIN_KEY ? { adminKey: config.ADMIN_KEY } : {}),
   extraEnv: {
-    ...(process.env.START_TEST_LIMITS === '1' ? LOOPBACK_TEST_LIMITS : {}),
-    ...extraEnvFrom(process.env.START_EXTRA_ENV),
+    ...(config.START_TEST_LIMITS === '1' ? LOOPBACK_TEST_LIMITS : {}),
+    ...config.START_EXTRA_ENV,
   },
 });
 const { urls } = system;
@@ -106,12 +106,3 @@ drainOnSignals('system', async () => {
   await system.close();
   await db.close();
 });
-
-/** START_EXTRA_ENV: a JSON object of string settings, or nothing. */
-function extraEnvFrom(json: string | undefined): Record<string, string> {
-  if (!json) return {};
-  const parsed: unknown = JSON.parse(json);
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw new Error('START_EXTRA_ENV must be a JSON object of strings');
-  return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, String(v)]));
-}

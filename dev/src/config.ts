@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { PartSettings } from '@acme/service-kit/config';
 import type { GitHubClient } from './github.ts';
 
 const port = z.coerce.number().int().min(0).max(65_535);
@@ -28,9 +29,12 @@ function parseClients(value: string): GitHubClient[] {
 }
 
 const schema = z.object({
-  STANDINS_HTTP_PORT: port.default(4500),
-  STANDINS_SMTP_PORT: port.default(2525),
-  STANDINS_PUBLIC_URL: z.url().optional(),
+  STANDINS_HTTP_PORT: port.default(4500).describe('Port of the stand-ins’ web server (mailbox, GitHub).'),
+  STANDINS_SMTP_PORT: port.default(2525).describe('Port of the mail catcher (SMTP).'),
+  STANDINS_PUBLIC_URL: z
+    .url()
+    .optional()
+    .describe('Browser-facing base URL of the stand-ins (default: localhost on STANDINS_HTTP_PORT).'),
   GITHUB_CLIENTS: z
     .string()
     .default('dev-client:dev-secret')
@@ -41,7 +45,9 @@ const schema = z.object({
         ctx.addIssue({ code: 'custom', message: (err as Error).message });
         return z.NEVER;
       }
-    }),
+    })
+    .describe('OAuth apps of the GitHub stand-in: comma-separated `id:secret[@redirectUri]`.')
+    .meta({ secret: true }),
 });
 
 export interface StandInsConfig {
@@ -73,21 +79,46 @@ const origins = z
   .pipe(z.array(z.url()));
 
 const extrasSchema = z.object({
-  ENTRA_PORT: port.default(4510),
-  GRAPH_PORT: port.default(4511),
-  MARKETPLACE_PORT: port.default(4540),
-  ORG_IDP_PORT: port.default(4520),
-  /** Initech's SAML IdP stand-in (issue 26). */
-  SAML_IDP_PORT: port.default(4521),
-  /** The applications' origins (redirect URIs of the Entra app registration). */
-  APP_ORIGINS: origins.default(Array.from({ length: 8 }, (_, i) => `http://localhost:${4000 + i}`)),
-  MARKETPLACE_LANDING_URL: z.url().default('http://localhost:4001/account/m365-login'),
-  MARKETPLACE_WEBHOOK_URL: z.url().default('http://localhost:4455/m365/marketplace/webhook'),
-  ORG_IDP_CLIENT_ID: z.string().min(1).default('acme-platform'),
-  /** The identity service's client secret at the organisation IdP stand-in (the seed stores the same). */
-  ORG_IDP_CLIENT_SECRET: z.string().min(16).optional(),
-  ORG_IDP_REDIRECT_URI: z.url().default('http://localhost:4433/self-service/methods/oidc/callback/globex'),
+  ENTRA_PORT: port.default(4510).describe('Port of the Microsoft Entra stand-in.'),
+  GRAPH_PORT: port.default(4511).describe('Port of the Microsoft Graph stand-in.'),
+  MARKETPLACE_PORT: port.default(4540).describe('Port of the Microsoft marketplace stand-in.'),
+  ORG_IDP_PORT: port.default(4520).describe("Port of Globex's OpenID Connect identity provider stand-in."),
+  SAML_IDP_PORT: port.default(4521).describe("Port of Initech's SAML identity provider stand-in."),
+  APP_ORIGINS: origins
+    .default(Array.from({ length: 8 }, (_, i) => `http://localhost:${4000 + i}`))
+    .describe("The applications' origins, comma-separated (redirect URIs of the Entra app registration)."),
+  MARKETPLACE_LANDING_URL: z
+    .url()
+    .default('http://localhost:4001/account/m365-login')
+    .describe("The offer's landing page the marketplace stand-in sends buyers to."),
+  MARKETPLACE_WEBHOOK_URL: z
+    .url()
+    .default('http://localhost:4455/m365/marketplace/webhook')
+    .describe('Where the marketplace stand-in posts subscription events.'),
+  ORG_IDP_CLIENT_ID: z
+    .string()
+    .min(1)
+    .default('acme-platform')
+    .describe("The identity service's client id at Globex's identity provider stand-in."),
+  ORG_IDP_CLIENT_SECRET: z
+    .string()
+    .min(16)
+    .optional()
+    .describe('Its client secret (the seed stores the same); unset: the provider has no client.')
+    .meta({ secret: true }),
+  ORG_IDP_REDIRECT_URI: z
+    .url()
+    .default('http://localhost:4433/self-service/methods/oidc/callback/globex')
+    .describe("The identity service's callback registered at that provider."),
 });
+
+/** Every setting of the stand-ins' process (`npm start -w @acme/dev`), for the generated reference. */
+export const settings: PartSettings = {
+  part: 'standins',
+  title: 'Development stand-ins (third parties: mail, GitHub, Microsoft, identity providers)',
+  schemas: [schema, extrasSchema],
+  renames: {},
+};
 
 /** The Microsoft stand-ins (Entra, Graph, marketplace) and Globex's identity provider, as `main.ts` runs them. */
 export interface StandInExtrasConfig {

@@ -8,8 +8,8 @@ export const IMAGE_ENV: Record<string, string> = {
   MALLOC_MMAP_THRESHOLD_: '4194304',
   IDENTITY_PUBLIC_HOST: '0.0.0.0',
   OAUTH2_PUBLIC_HOST: '0.0.0.0',
-  USERS_HOST: '0.0.0.0',
-  AGENT_HOST: '0.0.0.0',
+  USERS_PUBLIC_HOST: '0.0.0.0',
+  AGENT_PUBLIC_HOST: '0.0.0.0',
   ACCOUNT_HOST: '0.0.0.0',
 };
 

@@ -317,7 +317,7 @@ export const PRODUCTION_EXAMPLE: NginxOptions = {
     'that, not this file (a test fails when this file is stale).',
     '',
     'nginx terminates TLS (HTTP/2, Strict-Transport-Security) and is the one proxy the services',
-    'trust (IDENTITY_TRUST_PROXY=1, OAUTH2_TRUST_PROXY=1, TRUST_PROXY=1): it SETS X-Forwarded-For to',
+    'trust (TRUST_PROXY=1 in every service): it SETS X-Forwarded-For to',
     'the address it saw, so a value the client wrote never reaches a service.',
     '',
     'To adapt: the host names in `server_name`, the certificate files under tls/ (next to this',

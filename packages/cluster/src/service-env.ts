@@ -109,7 +109,7 @@ export function partEnv(
         IDENTITY_CORS_ORIGINS: appOrigins.join(','),
         IDENTITY_ALLOWED_RETURN_URLS: [...appOrigins, urls.oauth2Public].join(','),
         OAUTH2_ADMIN_URL: urls.oauth2Admin,
-        IDENTITY_USERS_ADMIN_URL: urls.usersAdmin,
+        USERS_ADMIN_URL: urls.usersAdmin,
         // Sign-in through an organisation's provider reaches the development stand-ins (plain http on
         // loopback), as the console's SSO checks do.
         IDENTITY_SSO_HTTP_HOSTS: 'localhost',
@@ -118,7 +118,7 @@ export function partEnv(
       };
     case 'oauth2':
       return {
-        ISSUER: urls.oauth2Public,
+        OAUTH2_PUBLIC_URL: urls.oauth2Public,
         OAUTH2_PUBLIC_PORT: String(own.oauth2Public),
         OAUTH2_ADMIN_PORT: String(own.oauth2Admin),
         APP_ORIGINS: APPS.map((app) => `${app}=${urls[app]}`).join(','),
@@ -149,7 +149,7 @@ export function partEnv(
         M365_OFFER_URL: `${urls.marketplace}/`,
         GRAPH_URL: urls.graph,
         MARKETPLACE_API_URL: urls.marketplace,
-        AGENT_URL: urls.agent,
+        AGENT_PUBLIC_URL: urls.agent,
         // The console's SSO checks reach the development stand-ins (plain http on loopback).
         CONSOLE_SSO_HTTP_HOSTS: 'localhost',
         CONSOLE_SSO_ALLOW_PRIVATE: 'true',
@@ -158,7 +158,7 @@ export function partEnv(
       };
     case 'agent':
       return {
-        AGENT_PORT: String(own.agent),
+        AGENT_PUBLIC_PORT: String(own.agent),
         AGENT_ADMIN_PORT: String(own.agentAdmin),
         APP_ORIGINS: appOrigins.join(','),
         // It verifies the caller's Microsoft token as the user service does.
@@ -172,10 +172,9 @@ export function partEnv(
         IDENTITY_PUBLIC_URL: urls.identityPublic,
         OAUTH2_PUBLIC_URL: urls.oauth2Public,
         USERS_PUBLIC_URL: urls.usersPublic,
-        AGENT_URL: urls.agent,
-        ENTRA_URL: urls.entra,
-        M365_SUBSCRIPTION_URL: `${urls.marketplace}/`,
-        OFFER_URL: `${urls.marketplace}/`,
+        AGENT_PUBLIC_URL: urls.agent,
+        M365_AUTHORITY_URL: urls.entra,
+        M365_OFFER_URL: `${urls.marketplace}/`,
         // MAGIC's Teams host page stand-in, on MAGIC's origin (its tokens come from the Entra stand-in).
         DEV_TEAMS_HOST: 'true',
         ...(options.accountDistDir ? { ACCOUNT_DIST_DIR: options.accountDistDir } : {}),

@@ -157,8 +157,8 @@ export async function startProcessCluster(options: ClusterOptions): Promise<Runn
               ...partEnv(part, instance, urls, { ...options, smtp: `smtp://127.0.0.1:${instance.smtp}` }),
               // Behind nginx, per-IP limits and recorded addresses take the client's from the
               // X-Forwarded-For nginx writes: exactly 1 hop is trusted, so a value the client
-              // wrote is never taken (identity and oauth2 have their own variable, users and agent TRUST_PROXY).
-              ...(several ? { IDENTITY_TRUST_PROXY: '1', OAUTH2_TRUST_PROXY: '1', TRUST_PROXY: '1' } : {}),
+              // wrote is never taken (TRUST_PROXY, the same in every service).
+              ...(several ? { TRUST_PROXY: '1' } : {}),
               ...options.extraEnv,
             },
             readyUrl: `http://127.0.0.1:${instance[ready.listener]}${ready.path}`,

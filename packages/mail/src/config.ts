@@ -41,8 +41,22 @@ export const mailEnvSchema = z.object({
       } catch {
         return false;
       }
-    }, 'SMTP_URL must be smtp://host:port or smtps://user:pass@host:port'),
-  MAIL_FROM: z.string().min(3).default(DEFAULT_MAIL_FROM),
+    }, 'SMTP_URL must be smtp://host:port or smtps://user:pass@host:port')
+    .describe(
+      'Where the outbox worker sends mail: `smtp://[user:pass@]host:port` (STARTTLS when offered) or `smtps://…` (TLS from the start).',
+    )
+    .meta({ secret: true }),
+  MAIL_FROM: z.string().min(3).default(DEFAULT_MAIL_FROM).describe('The From header of every mail sent.'),
+});
+
+/** The mail settings of a service's own process: the sender's, and whether it runs the outbox worker. */
+export const mailWorkerEnvSchema = mailEnvSchema.extend({
+  MAIL_WORKER: z
+    .enum(['true', 'false', '1', '0'])
+    .default('true')
+    .describe(
+      "false: this process does not deliver the outbox's mail (another process does); several workers on one database are safe.",
+    ),
 });
 
 export interface MailConfig {
@@ -67,7 +81,9 @@ export function startOutboxWorkerFromEnv(
   db: Database,
   env: Record<string, string | undefined> = process.env,
 ): OutboxWorker | undefined {
-  if (env.MAIL_WORKER === 'false' || env.MAIL_WORKER === '0') return undefined;
+  const set = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const { MAIL_WORKER } = mailWorkerEnvSchema.parse(set);
+  if (MAIL_WORKER === 'false' || MAIL_WORKER === '0') return undefined;
   const mail = loadMailConfig(env);
   return startOutboxWorker({ db, smtp: mail.smtp, from: mail.from });
 }

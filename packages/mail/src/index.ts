@@ -41,5 +41,6 @@ export {
   migrateMail,
   parseSmtpUrl,
   startOutboxWorkerFromEnv,
+  mailWorkerEnvSchema,
   type MailConfig,
 } from './config.ts';

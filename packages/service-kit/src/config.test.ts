@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { databaseFromEnv } from './config.ts';
+import { applyRenames, databaseFromEnv } from './config.ts';
 
 describe('databaseFromEnv', () => {
   it('defaults to the embedded database, a pool of 10 and 200 named statements', () => {
@@ -30,5 +30,37 @@ describe('databaseFromEnv, prepared statements', () => {
     expect(() => databaseFromEnv({ DATABASE_PREPARED_STATEMENTS: value })).toThrow(
       /DATABASE_PREPARED_STATEMENTS/,
     );
+  });
+});
+
+describe('applyRenames', () => {
+  const renames = { TRUST_PROXY: ['IDENTITY_TRUST_PROXY', 'OAUTH2_TRUST_PROXY'] };
+
+  it('reads an old name as the new one, with one warning naming both and never the value', () => {
+    const lines: string[] = [];
+    const env = applyRenames('identity', { IDENTITY_TRUST_PROXY: '10.1.2.0/24' }, renames, (l) =>
+      lines.push(l),
+    );
+    expect(env.TRUST_PROXY).toBe('10.1.2.0/24');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      level: 'warn',
+      name: 'identity',
+      setting: 'IDENTITY_TRUST_PROXY',
+      replacement: 'TRUST_PROXY',
+    });
+    expect(lines[0]).not.toContain('10.1.2.0');
+  });
+
+  it('keeps the new name when both are set, and ignores empty and absent old names', () => {
+    const lines: string[] = [];
+    const warn = (l: string) => lines.push(l);
+    expect(applyRenames('x', { TRUST_PROXY: '1', OAUTH2_TRUST_PROXY: '2' }, renames, warn).TRUST_PROXY).toBe(
+      '1',
+    );
+    expect(lines).toHaveLength(1);
+    expect(applyRenames('x', { IDENTITY_TRUST_PROXY: '' }, renames, warn).TRUST_PROXY).toBeUndefined();
+    expect(applyRenames('x', {}, renames, warn)).toEqual({});
+    expect(lines).toHaveLength(1);
   });
 });

@@ -13,13 +13,16 @@ import {
   type Database,
   type MigrationSet,
 } from '@acme/db';
-import { databaseFromEnv } from './config.ts';
+import { serviceDatabaseFromEnv } from './config.ts';
 
 /** `<PREFIX>_MIGRATE_AT_START`: `true` (default) applies pending migrations at start, `false` only checks. */
 export const migrateAtStartSchema = z
   .enum(['true', 'false'])
   .default('true')
-  .transform((v) => v === 'true');
+  .transform((v) => v === 'true')
+  .describe(
+    'true: apply pending database migrations at start; false: refuse to start while any is pending (run `<part> migrate` first, e.g. from a Job).',
+  );
 
 /** What an entry point was asked to do. */
 export type EntryCommand = 'serve' | 'migrate' | 'migrate-status';
@@ -141,9 +144,7 @@ export async function openServiceDatabase(
   sets: MigrationSet[],
 ): Promise<Database> {
   const command = entryCommand(service, process.argv.slice(2));
-  const { url, ...pool } = databaseFromEnv(process.env);
-  const dataDir = url ? undefined : process.env[dataDirVariable] || undefined;
-  const db = await createDb({ url, dataDir, ...pool });
+  const db = await createDb(serviceDatabaseFromEnv(dataDirVariable));
   await exitAfterMigrationCommand(service, command, db, sets);
   return db;
 }

@@ -16,18 +16,37 @@ import { z } from 'zod';
 
 /** The environment of the guard: one schema for every service (each process reads its own). */
 export const overloadEnvSchema = z.object({
-  /**
-   * Shed while the event loop runs later than this (ms); 0 turns shedding off. At 1 s late, the
-   * requests already admitted miss their bound (at twice the capacity, the p99 of admitted requests
-   * stays within 1 s).
-   */
-  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
-  /** How many samples in a row must exceed it before shedding starts. */
-  OVERLOAD_SUSTAINED_SAMPLES: z.coerce.number().int().min(1).max(100).default(2),
-  /** How often the lag is sampled (ms). */
-  OVERLOAD_SAMPLE_INTERVAL_MS: z.coerce.number().int().min(1).max(10_000).default(100),
-  /** The `Retry-After` of a shed request (seconds). */
-  OVERLOAD_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).max(3600).default(2),
+  // At 1 s late, the requests already admitted miss their bound (p99 of admitted requests ≤ 1 s).
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .default(1000)
+    .describe(
+      'Shed new requests (503) while the event loop runs later than this (ms); 0 turns shedding off.',
+    ),
+  OVERLOAD_SUSTAINED_SAMPLES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(2)
+    .describe('How many lag samples in a row must exceed the delay before shedding starts.'),
+  OVERLOAD_SAMPLE_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(100)
+    .describe('How often the event-loop lag is sampled (ms).'),
+  OVERLOAD_RETRY_AFTER_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(3600)
+    .default(2)
+    .describe('The `Retry-After` (seconds) of a shed request.'),
 });
 
 export interface OverloadConfig {

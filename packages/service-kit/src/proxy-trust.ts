@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 /**
  * Which proxies in front of a service are trusted to tell the client's address
- * (`TRUST_PROXY`, `IDENTITY_TRUST_PROXY`, `OAUTH2_TRUST_PROXY`), in the forms Fastify's
+ * (`TRUST_PROXY`, the same name in every service), in the forms Fastify's
  * `trustProxy` takes:
  *
  * - `false` (default, also `0` or empty): no proxy; the client is the connection's peer.
@@ -68,7 +68,10 @@ export const trustProxySchema = z
       return z.NEVER;
     }
     return entries;
-  });
+  })
+  .describe(
+    "Proxies trusted to tell the client's address in X-Forwarded-For: false (none), a hop count (1 behind one load balancer) or their addresses/CIDR ranges; true is refused.",
+  );
 
 /** `::ffff:192.0.2.1` → `192.0.2.1`, so IPv4 ranges match IPv4 peers of a dual-stack socket. */
 function plain(address: string): string {

@@ -2,9 +2,16 @@ import { z } from 'zod';
 import {
   ConfigError,
   appOriginsSchema,
+  applyRenames,
+  bindHostSchema,
   logLevelSchema,
+  microsoftTokenEnvSchema,
   portSchema,
+  serviceDatabaseSchema,
   trustProxySchema,
+  upstreamTimeoutSchema,
+  type PartSettings,
+  type SettingRenames,
 } from '@acme/service-kit/config';
 import type { TrustProxy } from '@acme/service-kit/proxy-trust';
 import {
@@ -14,28 +21,55 @@ import {
   hostListSchema,
   type AdminAccess,
 } from '@acme/service-kit/admin-access';
-import { overloadConfig, type OverloadConfig } from '@acme/service-kit/overload';
+import { overloadConfig, overloadEnvSchema, type OverloadConfig } from '@acme/service-kit/overload';
 import { migrateAtStartSchema } from '@acme/service-kit/migrations';
 
 const configSchema = z.object({
-  AGENT_PORT: portSchema(4466),
-  AGENT_ADMIN_PORT: portSchema(4467),
-  AGENT_ADMIN_HOST: adminHostSchema,
-  AGENT_ADMIN_KEY: adminKeySchema,
-  AGENT_ADMIN_ALLOWED_HOSTS: hostListSchema,
-  AGENT_HOST: z.string().default('127.0.0.1'),
+  AGENT_PUBLIC_PORT: portSchema(4466).describe('Port of the public API.'),
+  AGENT_ADMIN_PORT: portSchema(4467).describe('Port of the admin API (lists the recorded requests).'),
+  AGENT_ADMIN_HOST: adminHostSchema.describe(
+    'Interface the admin API binds (loopback by default; elsewhere AGENT_ADMIN_KEY is required).',
+  ),
+  AGENT_ADMIN_KEY: adminKeySchema
+    .describe('Bearer key the admin API requires (at least 32 characters); required off loopback.')
+    .meta({ secret: true }),
+  AGENT_ADMIN_ALLOWED_HOSTS: hostListSchema.describe(
+    'Host names the admin API answers besides loopback, comma-separated.',
+  ),
+  AGENT_PUBLIC_HOST: bindHostSchema.describe('Interface the public API binds (`0.0.0.0` in a container).'),
   APP_ORIGINS: appOriginsSchema,
-  AGENT_RATE_LIMIT: z.coerce.number().int().min(1).default(20),
-  AGENT_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
+  AGENT_RATE_LIMIT: z.coerce.number().int().min(1).default(20).describe('Requests per caller per window.'),
+  AGENT_RATE_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(60)
+    .describe('The window of AGENT_RATE_LIMIT (seconds).'),
   TRUST_PROXY: trustProxySchema,
-  /** The Microsoft identity platform and our app registration: the same settings as the user service's. */
-  M365_AUTHORITY_URL: z.url().default('http://localhost:4510'),
-  M365_CLIENT_ID: z.uuid().default('6f2d4c1a-8b3e-4f5d-9a7c-1e2b3c4d5e6f'),
-  M365_APP_ID_URI: z.string().min(1).optional(),
-  AGENT_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  // The Microsoft identity platform and our app registration: the same settings as the user service's.
+  ...microsoftTokenEnvSchema.shape,
+  UPSTREAM_TIMEOUT_MS: upstreamTimeoutSchema,
   LOG_LEVEL: logLevelSchema,
   AGENT_MIGRATE_AT_START: migrateAtStartSchema,
 });
+
+/** Names this service's settings had before they were made one per setting across services. */
+const RENAMES: SettingRenames = {
+  AGENT_PUBLIC_PORT: ['AGENT_PORT'],
+  AGENT_PUBLIC_HOST: ['AGENT_HOST'],
+  UPSTREAM_TIMEOUT_MS: ['AGENT_UPSTREAM_TIMEOUT_MS'],
+};
+
+/** The variable naming the embedded database's directory (main.ts). */
+export const DATA_DIR_VARIABLE = 'AGENT_DATA_DIR';
+
+/** Every setting of the agent service's process, for the generated reference. */
+export const settings: PartSettings = {
+  part: 'agent',
+  title: 'Agent service',
+  schemas: [configSchema, serviceDatabaseSchema(DATA_DIR_VARIABLE), overloadEnvSchema],
+  renames: RENAMES,
+};
 
 export interface Config {
   port: number;
@@ -59,20 +93,21 @@ export interface Config {
 }
 
 /** Parses the agent service configuration once, at start-up. Defaults are the development defaults. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+export function loadConfig(given: Record<string, string | undefined> = process.env): Config {
+  const env = applyRenames('agent', given, RENAMES);
   const parsed = configSchema.safeParse(env);
   if (!parsed.success)
     throw new ConfigError(`Invalid agent service configuration: ${z.prettifyError(parsed.error)}`);
   const c = parsed.data;
   return {
-    port: c.AGENT_PORT,
+    port: c.AGENT_PUBLIC_PORT,
     adminPort: c.AGENT_ADMIN_PORT,
     admin: adminAccess('AGENT', {
       host: c.AGENT_ADMIN_HOST,
       key: c.AGENT_ADMIN_KEY,
       allowedHosts: c.AGENT_ADMIN_ALLOWED_HOSTS,
     }),
-    host: c.AGENT_HOST,
+    host: c.AGENT_PUBLIC_HOST,
     appOrigins: c.APP_ORIGINS,
     rateLimit: c.AGENT_RATE_LIMIT,
     rateWindowSeconds: c.AGENT_RATE_WINDOW_SECONDS,
@@ -83,7 +118,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       clientId: c.M365_CLIENT_ID.toLowerCase(),
       ...(c.M365_APP_ID_URI ? { appIdUri: c.M365_APP_ID_URI } : {}),
     },
-    upstreamTimeoutMs: c.AGENT_UPSTREAM_TIMEOUT_MS,
+    upstreamTimeoutMs: c.UPSTREAM_TIMEOUT_MS,
     logLevel: c.LOG_LEVEL,
     migrateAtStart: c.AGENT_MIGRATE_AT_START,
   };

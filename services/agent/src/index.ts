@@ -21,7 +21,7 @@ export async function start(opts: {
   clock?: Clock;
   logger?: Logger | false;
 }): Promise<{ urls: Record<string, string>; close(): Promise<void> }> {
-  const config = loadConfig(opts.env ?? process.env);
+  const config = loadConfig(opts.env);
   await prepareSchema(opts.db, migrationSets, config.migrateAtStart);
   const app = await createApp({ config, db: opts.db, clock: opts.clock, logger: opts.logger });
   await app.public.listen({ host: config.host, port: config.port });

@@ -52,7 +52,7 @@ describe('agent service', () => {
     const service = await start({
       db,
       env: {
-        AGENT_PORT: String(port),
+        AGENT_PUBLIC_PORT: String(port),
         AGENT_ADMIN_PORT: '0',
         AGENT_RATE_LIMIT: '50',
         M365_AUTHORITY_URL: ms.urls.entra,
@@ -314,7 +314,7 @@ describe('agent admin API access', () => {
     const key = 'k'.repeat(40);
     const service = await start({
       db,
-      env: { AGENT_PORT: '0', AGENT_ADMIN_PORT: '0', AGENT_ADMIN_KEY: key },
+      env: { AGENT_PUBLIC_PORT: '0', AGENT_ADMIN_PORT: '0', AGENT_ADMIN_KEY: key },
       logger: false,
     });
     try {

@@ -1,5 +1,16 @@
-import { ConfigError } from '@acme/service-kit/config';
-import { overloadConfig, type OverloadConfig } from '@acme/service-kit/overload';
+import {
+  ConfigError,
+  applyRenames,
+  logLevelSchema,
+  processEnvSchema,
+  securityEventsEnvSchema,
+  serviceDatabaseSchema,
+  threadPoolEnvSchema,
+  type PartSettings,
+  type SettingRenames,
+} from '@acme/service-kit/config';
+import { mailWorkerEnvSchema } from '@acme/mail';
+import { overloadConfig, overloadEnvSchema, type OverloadConfig } from '@acme/service-kit/overload';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import {
@@ -42,7 +53,8 @@ const duration = (def: string) =>
         ctx.addIssue({ code: 'custom', message: `invalid duration ${v}` });
         return z.NEVER;
       }
-    });
+    })
+    .meta({ type: 'duration (`30s`, `10m`, `1h30m`, or ms)' });
 const url = (def: string) =>
   z
     .string()
@@ -66,125 +78,230 @@ const pem = z
   .transform((v) => v.replace(/\\n/g, '\n').trim())
   .pipe(z.string().regex(/^-----BEGIN [A-Z ]+-----\n[\s\S]+\n-----END [A-Z ]+-----$/, 'a PEM block'));
 
+/** The variable naming the embedded database's directory (main.ts). */
+export const DATA_DIR_VARIABLE = 'IDENTITY_DATA_DIR';
+
 /** Development-only default; production must set IDENTITY_CODE_SECRET (start-up refuses otherwise). */
 const DEV_CODE_SECRET = 'development-only-code-secret-change-me-0000';
 
 const EnvSchema = z.object({
-  IDENTITY_PUBLIC_PORT: int(4433),
-  IDENTITY_ADMIN_PORT: int(4434),
-  /** Interface the public API binds (loopback by default; `0.0.0.0` in a container). */
-  IDENTITY_PUBLIC_HOST: z.string().min(1).default('127.0.0.1'),
-  IDENTITY_PUBLIC_URL: url('http://localhost:4433'),
-  IDENTITY_ADMIN_URL: url('http://localhost:4434'),
-  IDENTITY_LOGIN_UI_URL: url('http://localhost:4000/account/login'),
-  IDENTITY_ERROR_UI_URL: url('http://localhost:4000/account/error'),
-  IDENTITY_SETTINGS_UI_URL: url('http://localhost:4000/account/profile'),
-  IDENTITY_RECOVERY_UI_URL: url('http://localhost:4000/account/forgot-password'),
-  IDENTITY_VERIFICATION_UI_URL: url('http://localhost:4000/account/verification'),
-  IDENTITY_REGISTRATION_UI_URL: url('http://localhost:4000/account/registration'),
-  IDENTITY_DEFAULT_RETURN_URL: z.string().default('http://localhost:4000/').pipe(z.url()),
-  IDENTITY_CORS_ORIGINS: list('http://localhost:4000,http://localhost:4001'),
-  IDENTITY_ALLOWED_RETURN_URLS: list('http://localhost:4000,http://localhost:4001,http://localhost:4444'),
-  OAUTH2_ADMIN_URL: url('http://localhost:4445'),
-  /** Bearer token for the authorization server's admin API, when it requires one. */
-  OAUTH2_ADMIN_KEY: adminKeySchema,
-  IDENTITY_ADMIN_HOST: adminHostSchema,
-  IDENTITY_ADMIN_KEY: adminKeySchema,
-  IDENTITY_ADMIN_ALLOWED_HOSTS: hostListSchema,
-  IDENTITY_SESSION_LIFESPAN: duration('24h'),
-  IDENTITY_FLOW_LIFESPAN: duration('1h'),
-  IDENTITY_PRIVILEGED_SESSION_MAX_AGE: duration('1h'),
-  /** How long whoami may answer from the in-memory session cache (0 turns the cache off). */
-  IDENTITY_SESSION_CACHE_TTL: duration('30s'),
-  /** Sessions the cache holds at most (least recently used go first). */
-  IDENTITY_SESSION_CACHE_SIZE: int(10_000),
-  IDENTITY_COOKIE_DOMAIN: z.string().optional(),
-  IDENTITY_LOCKOUT_THRESHOLD: int(10),
-  IDENTITY_LOCKOUT_BASE: duration('15m'),
-  IDENTITY_LOCKOUT_MAX: duration('24h'),
-  IDENTITY_LOCKOUT_RESET_AFTER: duration('24h'),
-  IDENTITY_IP_FAILURE_LIMIT: int(100),
-  IDENTITY_IP_FAILURE_WINDOW: duration('10m'),
-  IDENTITY_TRUST_PROXY: trustProxySchema,
+  IDENTITY_PUBLIC_PORT: int(4433).describe('Port of the public (browser-facing) API.'),
+  IDENTITY_ADMIN_PORT: int(4434).describe('Port of the admin API.'),
+  IDENTITY_PUBLIC_HOST: z
+    .string()
+    .min(1)
+    .default('127.0.0.1')
+    .describe('Interface the public API binds (`0.0.0.0` in a container).'),
+  IDENTITY_PUBLIC_URL: url('http://localhost:4433').describe(
+    'Browser-facing base URL of the public API; decides the cookies’ `Secure` flag and the CSRF cookie name.',
+  ),
+  IDENTITY_ADMIN_URL: url('http://localhost:4434').describe(
+    'Base URL of the admin API as other services reach it; its host is always an accepted Host name.',
+  ),
+  IDENTITY_LOGIN_UI_URL: url('http://localhost:4000/account/login').describe('The login screen.'),
+  IDENTITY_ERROR_UI_URL: url('http://localhost:4000/account/error').describe('The error screen.'),
+  IDENTITY_SETTINGS_UI_URL: url('http://localhost:4000/account/profile').describe(
+    'The account (settings) screen.',
+  ),
+  IDENTITY_RECOVERY_UI_URL: url('http://localhost:4000/account/forgot-password').describe(
+    'The account recovery screen.',
+  ),
+  IDENTITY_VERIFICATION_UI_URL: url('http://localhost:4000/account/verification').describe(
+    'The address verification screen.',
+  ),
+  IDENTITY_REGISTRATION_UI_URL: url('http://localhost:4000/account/registration').describe(
+    'The self sign-up screen.',
+  ),
+  IDENTITY_DEFAULT_RETURN_URL: z
+    .string()
+    .default('http://localhost:4000/')
+    .pipe(z.url())
+    .describe('Where a finished flow returns when it was given no `return_to`.'),
+  IDENTITY_CORS_ORIGINS: list('http://localhost:4000,http://localhost:4001').describe(
+    'Origins whose browser calls are answered (CORS with credentials), comma-separated.',
+  ),
+  IDENTITY_ALLOWED_RETURN_URLS: list(
+    'http://localhost:4000,http://localhost:4001,http://localhost:4444',
+  ).describe('Allowed `return_to` targets (origins or URL prefixes), comma-separated.'),
+  OAUTH2_ADMIN_URL: url('http://localhost:4445').describe(
+    "The authorization server's admin API (login, consent and logout challenges).",
+  ),
+  OAUTH2_ADMIN_KEY: adminKeySchema
+    .describe("Bearer key sent to the authorization server's admin API, when it requires one.")
+    .meta({ secret: true }),
+  IDENTITY_ADMIN_HOST: adminHostSchema.describe(
+    'Interface the admin API binds (loopback by default; elsewhere IDENTITY_ADMIN_KEY is required).',
+  ),
+  IDENTITY_ADMIN_KEY: adminKeySchema
+    .describe('Bearer key the admin API requires (at least 32 characters); required off loopback.')
+    .meta({ secret: true }),
+  IDENTITY_ADMIN_ALLOWED_HOSTS: hostListSchema.describe(
+    'Host names the admin API answers besides its URL’s and loopback, comma-separated.',
+  ),
+  IDENTITY_SESSION_LIFESPAN: duration('24h').describe('How long a session lasts.'),
+  IDENTITY_FLOW_LIFESPAN: duration('1h').describe('How long a self-service flow may be completed.'),
+  IDENTITY_PRIVILEGED_SESSION_MAX_AGE: duration('1h').describe(
+    'How long after a sign-in the session may change credentials without signing in again.',
+  ),
+  IDENTITY_SESSION_CACHE_TTL: duration('30s').describe(
+    'How long whoami may answer from the in-memory session cache (0 turns the cache off).',
+  ),
+  IDENTITY_SESSION_CACHE_SIZE: int(10_000).describe(
+    'Sessions the cache holds at most (least recently used go first).',
+  ),
+  IDENTITY_COOKIE_DOMAIN: z
+    .string()
+    .optional()
+    .describe('Domain attribute of the session cookie (unset: the public URL’s host only).'),
+  IDENTITY_LOCKOUT_THRESHOLD: int(10).describe('Wrong passwords in a row that lock an account.'),
+  IDENTITY_LOCKOUT_BASE: duration('15m').describe('First lockout’s length; each next one doubles.'),
+  IDENTITY_LOCKOUT_MAX: duration('24h').describe('Longest lockout.'),
+  IDENTITY_LOCKOUT_RESET_AFTER: duration('24h').describe(
+    'Quiet time after which the count of wrong passwords starts again.',
+  ),
+  IDENTITY_IP_FAILURE_LIMIT: int(100).describe('Failed sign-ins per client address per window.'),
+  IDENTITY_IP_FAILURE_WINDOW: duration('10m').describe('The window of IDENTITY_IP_FAILURE_LIMIT.'),
+  TRUST_PROXY: trustProxySchema,
   IDENTITY_MIGRATE_AT_START: migrateAtStartSchema,
-  IDENTITY_CODE_MAIL_LIMIT: int(5),
-  /** Self sign-ups (registration submissions that reach the user service) per client IP per window. */
-  IDENTITY_REGISTRATION_IP_LIMIT: int(20),
-  IDENTITY_REGISTRATION_IP_WINDOW: duration('1h'),
-  IDENTITY_CODE_MAIL_WINDOW: duration('1h'),
-  /** Key of the HMAC under which one-time codes are stored (at least 32 characters). */
-  IDENTITY_CODE_SECRET: z.string().min(32).default(DEV_CODE_SECRET),
-  IDENTITY_CODE_FAILURES_PER_FLOW: int(5),
-  IDENTITY_CODE_FAILURES_PER_ADDRESS: int(10),
-  IDENTITY_CODE_FAILURE_WINDOW: duration('1h'),
-  /**
-   * Code attempts per IP per hour. One address may be a whole office behind a NAT: 1,000 people, of
-   * whom 1 % mistype a code twice in a busy hour, make 1000 × 0.01 × 2 = 20 wrong codes; 200 leaves
-   * ten times that (docs/security.md). Guessing is stopped per flow and per address, not here.
-   */
-  IDENTITY_CODE_IP_LIMIT: int(200),
-  IDENTITY_CODE_IP_WINDOW: duration('1h'),
-  IDENTITY_TOTP_FAILURES_PER_ACCOUNT: int(10),
-  IDENTITY_TOTP_FAILURE_WINDOW: duration('1h'),
-  IDENTITY_BODY_LIMIT: int(4096),
-  IDENTITY_METHODS: list('password,totp,lookup_secret,code,profile,oidc,saml,passkey,webauthn'),
-  /**
-   * WebAuthn relying party id: the parent domain every application shares (default: the longest
-   * domain suffix common to the origins below, e.g. `localhost`, or `example.com` for
-   * `platform.example.com` and `ai.example.com`).
-   */
+  IDENTITY_CODE_MAIL_LIMIT: int(5).describe('Code mails (recovery, verification) per address per window.'),
+  IDENTITY_REGISTRATION_IP_LIMIT: int(20).describe(
+    'Self sign-ups (registrations that reach the user service) per client address per window.',
+  ),
+  IDENTITY_REGISTRATION_IP_WINDOW: duration('1h').describe('The window of IDENTITY_REGISTRATION_IP_LIMIT.'),
+  IDENTITY_CODE_MAIL_WINDOW: duration('1h').describe('The window of IDENTITY_CODE_MAIL_LIMIT.'),
+  IDENTITY_CODE_SECRET: z
+    .string()
+    .min(32)
+    .default(DEV_CODE_SECRET)
+    .describe(
+      'Key of the HMAC under which one-time codes are stored (at least 32 characters); required in production.',
+    )
+    .meta({ secret: true }),
+  IDENTITY_CODE_FAILURES_PER_FLOW: int(5).describe('Wrong recovery or verification codes per flow.'),
+  IDENTITY_CODE_FAILURES_PER_ADDRESS: int(10).describe('Wrong codes per address per window.'),
+  IDENTITY_CODE_FAILURE_WINDOW: duration('1h').describe('The window of IDENTITY_CODE_FAILURES_PER_ADDRESS.'),
+  // One address may be a whole office behind a NAT: 1,000 people, of whom 1 % mistype a code twice in
+  // a busy hour, make 1000 × 0.01 × 2 = 20 wrong codes; 200 leaves ten times that (docs/security.md).
+  // Guessing is stopped per flow and per address, not here.
+  IDENTITY_CODE_IP_LIMIT: int(200).describe('Code attempts per client address per window.'),
+  IDENTITY_CODE_IP_WINDOW: duration('1h').describe('The window of IDENTITY_CODE_IP_LIMIT.'),
+  IDENTITY_TOTP_FAILURES_PER_ACCOUNT: int(10).describe('Wrong second-factor codes per account per window.'),
+  IDENTITY_TOTP_FAILURE_WINDOW: duration('1h').describe('The window of IDENTITY_TOTP_FAILURES_PER_ACCOUNT.'),
+  IDENTITY_BODY_LIMIT: int(4096).describe('Largest request body of the self-service API (bytes).'),
+  IDENTITY_METHODS: list('password,totp,lookup_secret,code,profile,oidc,saml,passkey,webauthn').describe(
+    'Enabled self-service methods, comma-separated.',
+  ),
   IDENTITY_WEBAUTHN_RP_ID: z
     .string()
     .regex(/^[a-z0-9.-]{1,253}$/)
-    .optional(),
-  IDENTITY_WEBAUTHN_RP_NAME: z.string().min(1).max(64).optional(),
-  /** Origins a passkey may be used from (default: IDENTITY_CORS_ORIGINS, every application's origin). */
-  IDENTITY_WEBAUTHN_ORIGINS: list(''),
-  /** How long a WebAuthn challenge may be answered after it was made (each is answered once). */
-  IDENTITY_WEBAUTHN_CHALLENGE_LIFESPAN: duration('10m'),
-  /** Body limit of login and settings submits, which carry WebAuthn answers (bytes). */
-  IDENTITY_WEBAUTHN_BODY_LIMIT: int(16_384),
-  IDENTITY_TOTP_ISSUER: z.string().min(1).max(64).default('Acme Research'),
-  IDENTITY_APP_NAME: z.string().min(1).max(64).default('Acme Research'),
-  /** The user service's admin API: organisations' SSO providers and just-in-time members. */
-  IDENTITY_USERS_ADMIN_URL: url('http://localhost:4456'),
-  /** Bearer token for the user service's admin API, when it requires one (as the authorization server sends it). */
-  USERS_ADMIN_KEY: adminKeySchema,
-  /** Time-out of each call to an organisation's identity provider. */
-  IDENTITY_OIDC_TIMEOUT: duration('10s'),
-  /**
-   * Hosts of organisations' identity providers that may be reached over plain http (the development
-   * stand-in, e.g. `localhost`). Everything else: https.
-   */
-  IDENTITY_SSO_HTTP_HOSTS: hostListSchema,
-  /** Development only: let calls to those providers reach loopback and private addresses (refused otherwise). */
-  IDENTITY_SSO_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
-  /**
-   * The SAML service provider's keys (PEM; `\\n` escapes allowed): AuthnRequests are signed with the
-   * signing key, encrypted assertions are decrypted with the encryption key. Development defaults are
-   * public and refused in production.
-   */
-  IDENTITY_SAML_SIGNING_KEY: pem.default(DEV_SP_SIGNING_KEY),
-  IDENTITY_SAML_SIGNING_CERT: pem.default(DEV_SP_SIGNING_CERT),
-  IDENTITY_SAML_ENCRYPTION_KEY: pem.default(DEV_SP_ENCRYPTION_KEY),
-  IDENTITY_SAML_ENCRYPTION_CERT: pem.default(DEV_SP_ENCRYPTION_CERT),
-  /** Accepted clock difference to an identity provider at NotBefore/NotOnOrAfter. */
-  IDENTITY_SAML_CLOCK_SKEW: duration('2m'),
-  /** Largest SAMLResponse the ACS reads (bytes of the form body). */
-  IDENTITY_SAML_BODY_LIMIT: int(262_144),
-  /** Password hashes/verifications running at once (default: the number of CPUs). */
-  IDENTITY_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(1024).optional(),
-  /** Hashes allowed to wait for a slot; past it, 503 with Retry-After. */
-  IDENTITY_HASH_QUEUE: int(64),
-  /** Nice value given to libuv's thread pool, where hashing runs (Linux; 0 leaves it as it is). */
-  IDENTITY_HASH_NICE: z.coerce.number().int().min(0).max(19).default(10),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** Security events (issue 24): days kept, rows deleted per cleanup statement. */
-  IDENTITY_SECURITY_EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(400),
-  IDENTITY_SECURITY_EVENTS_CLEANUP_BATCH: z.coerce.number().int().min(1).max(100_000).default(1000),
-  /** `off` only for the write-cost bench (bench/events-write.ts); refused in production. */
-  IDENTITY_SECURITY_EVENTS: z.enum(['on', 'off']).default('on'),
+    .optional()
+    .describe(
+      'WebAuthn relying party id: the parent domain every application shares (default: the longest domain common to the WebAuthn origins).',
+    ),
+  IDENTITY_WEBAUTHN_RP_NAME: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe('Relying party name shown by authenticators (default: IDENTITY_APP_NAME).'),
+  IDENTITY_WEBAUTHN_ORIGINS: list('').describe(
+    'Origins a passkey may be used from, comma-separated (default: IDENTITY_CORS_ORIGINS).',
+  ),
+  IDENTITY_WEBAUTHN_CHALLENGE_LIFESPAN: duration('10m').describe(
+    'How long a WebAuthn challenge may be answered (each is answered once).',
+  ),
+  IDENTITY_WEBAUTHN_BODY_LIMIT: int(16_384).describe(
+    'Body limit of login and settings submits, which carry WebAuthn answers (bytes).',
+  ),
+  IDENTITY_TOTP_ISSUER: z
+    .string()
+    .min(1)
+    .max(64)
+    .default('Acme Research')
+    .describe('Issuer shown in authenticator apps.'),
+  IDENTITY_APP_NAME: z.string().min(1).max(64).default('Acme Research').describe('Product name in mails.'),
+  USERS_ADMIN_URL: url('http://localhost:4456').describe(
+    "The user service's admin API: organisations' SSO providers, just-in-time members, sign-up rules.",
+  ),
+  USERS_ADMIN_KEY: adminKeySchema
+    .describe("Bearer key sent to the user service's admin API, when it requires one.")
+    .meta({ secret: true }),
+  IDENTITY_OIDC_TIMEOUT: duration('10s').describe(
+    "Time-out of each call to an organisation's identity provider.",
+  ),
+  IDENTITY_SSO_HTTP_HOSTS: hostListSchema.describe(
+    "Hosts of organisations' identity providers that may be reached over plain http (e.g. `localhost` in development); everything else: https.",
+  ),
+  IDENTITY_SSO_ALLOW_PRIVATE: z
+    .enum(['true', 'false'])
+    .default('false')
+    .describe('Development only: let calls to those providers reach loopback and private addresses.'),
+  // Development defaults are public and refused in production.
+  IDENTITY_SAML_SIGNING_KEY: pem
+    .default(DEV_SP_SIGNING_KEY)
+    .describe(
+      'PEM private key that signs SAML AuthnRequests (`\\n` escapes allowed); required for saml in production.',
+    )
+    .meta({ secret: true }),
+  IDENTITY_SAML_SIGNING_CERT: pem
+    .default(DEV_SP_SIGNING_CERT)
+    .describe('PEM certificate of the SAML signing key, published in the service provider metadata.'),
+  IDENTITY_SAML_ENCRYPTION_KEY: pem
+    .default(DEV_SP_ENCRYPTION_KEY)
+    .describe('PEM private key that decrypts encrypted SAML assertions; required for saml in production.')
+    .meta({ secret: true }),
+  IDENTITY_SAML_ENCRYPTION_CERT: pem
+    .default(DEV_SP_ENCRYPTION_CERT)
+    .describe('PEM certificate of the SAML encryption key, published in the service provider metadata.'),
+  IDENTITY_SAML_CLOCK_SKEW: duration('2m').describe(
+    'Accepted clock difference to an identity provider at NotBefore/NotOnOrAfter.',
+  ),
+  IDENTITY_SAML_BODY_LIMIT: int(262_144).describe('Largest SAMLResponse form body the ACS reads (bytes).'),
+  IDENTITY_HASH_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1024)
+    .optional()
+    .describe('Password hashes running at once (default: the number of CPUs).'),
+  IDENTITY_HASH_QUEUE: int(64).describe('Hashes allowed to wait for a slot; past it, 503 with Retry-After.'),
+  IDENTITY_HASH_NICE: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(19)
+    .default(10)
+    .describe("Nice value of libuv's thread pool, where hashing runs (Linux; 0 leaves it as it is)."),
+  LOG_LEVEL: logLevelSchema,
+  ...securityEventsEnvSchema.shape,
+  IDENTITY_SECURITY_EVENTS: z
+    .enum(['on', 'off'])
+    .default('on')
+    .describe('`off` only for the write-cost bench; refused in production.'),
 });
+
+/** Names this service's settings had before they were made one per setting across services. */
+const RENAMES: SettingRenames = {
+  TRUST_PROXY: ['IDENTITY_TRUST_PROXY'],
+  USERS_ADMIN_URL: ['IDENTITY_USERS_ADMIN_URL'],
+  SECURITY_EVENTS_RETENTION_DAYS: ['IDENTITY_SECURITY_EVENTS_RETENTION_DAYS'],
+  SECURITY_EVENTS_CLEANUP_BATCH: ['IDENTITY_SECURITY_EVENTS_CLEANUP_BATCH'],
+};
+
+/** Every setting of the identity service's process, for the generated reference. */
+export const settings: PartSettings = {
+  part: 'identity',
+  title: 'Identity service',
+  schemas: [
+    EnvSchema,
+    serviceDatabaseSchema(DATA_DIR_VARIABLE),
+    mailWorkerEnvSchema,
+    overloadEnvSchema,
+    processEnvSchema,
+    threadPoolEnvSchema,
+  ],
+  renames: RENAMES,
+};
 
 export interface Config {
   publicPort: number;
@@ -217,7 +334,7 @@ export interface Config {
   cookieDomain: string | undefined;
   lockout: { threshold: number; baseMs: number; maxMs: number; resetAfterMs: number };
   ipLimit: { failures: number; windowMs: number };
-  /** Proxies trusted to tell the client's address (IDENTITY_TRUST_PROXY; see service-kit proxy-trust). */
+  /** Proxies trusted to tell the client's address (TRUST_PROXY; see service-kit proxy-trust). */
   trustProxy: TrustProxy;
   /** Apply pending migrations at start (`IDENTITY_MIGRATE_AT_START`, default true); false: refuse to start while any is pending. */
   migrateAtStart: boolean;
@@ -259,7 +376,8 @@ export interface Config {
   overload: OverloadConfig;
 }
 
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+export function loadConfig(given: Record<string, string | undefined> = process.env): Config {
+  const env = applyRenames('identity', given, RENAMES);
   const clean = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const e = EnvSchema.parse(clean);
   return Object.freeze({
@@ -299,7 +417,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       resetAfterMs: e.IDENTITY_LOCKOUT_RESET_AFTER,
     },
     ipLimit: { failures: e.IDENTITY_IP_FAILURE_LIMIT, windowMs: e.IDENTITY_IP_FAILURE_WINDOW },
-    trustProxy: e.IDENTITY_TRUST_PROXY,
+    trustProxy: e.TRUST_PROXY,
     migrateAtStart: e.IDENTITY_MIGRATE_AT_START,
     codeMailLimit: { sends: e.IDENTITY_CODE_MAIL_LIMIT, windowMs: e.IDENTITY_CODE_MAIL_WINDOW },
     registrationIpLimit: {
@@ -323,7 +441,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     totpIssuer: e.IDENTITY_TOTP_ISSUER,
     appName: e.IDENTITY_APP_NAME,
     webauthn: webauthnConfig(e),
-    usersAdminUrl: e.IDENTITY_USERS_ADMIN_URL,
+    usersAdminUrl: e.USERS_ADMIN_URL,
     usersAdminKey: e.USERS_ADMIN_KEY,
     oidcTimeoutMs: e.IDENTITY_OIDC_TIMEOUT,
     ssoOutbound: {
@@ -340,8 +458,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     securityEvents: {
       enabled: securityEventsEnabled(e.IDENTITY_SECURITY_EVENTS, env.NODE_ENV),
-      retentionDays: e.IDENTITY_SECURITY_EVENTS_RETENTION_DAYS,
-      cleanupBatch: e.IDENTITY_SECURITY_EVENTS_CLEANUP_BATCH,
+      retentionDays: e.SECURITY_EVENTS_RETENTION_DAYS,
+      cleanupBatch: e.SECURITY_EVENTS_CLEANUP_BATCH,
     },
   });
 }

@@ -44,7 +44,7 @@ export async function start(opts: {
   logger?: pino.Logger | false;
   mailer?: Mailer;
 }): Promise<{ urls: Record<string, string>; close(): Promise<void> }> {
-  const config = loadConfig(opts.env ?? process.env);
+  const config = loadConfig(opts.env);
   // Hashing yields to request handling (packages/service-kit/src/thread-priority.ts says why).
   await lowerThreadPoolPriority(config.hashPool.nice);
   await prepareSchema(opts.db, migrationSets, config.migrateAtStart);

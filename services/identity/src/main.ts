@@ -4,24 +4,26 @@
 // Start it with the thread-pool preload first (the workspace's `start` script does): see
 // packages/service-kit/threadpool.mjs for why the pool size must be set before anything else runs.
 import { startOutboxWorkerFromEnv } from '@acme/mail';
+import { threadPoolSized } from '@acme/service-kit/config';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { hardenPrototype } from '@acme/service-kit/prototype';
 import { startIdleGc } from '@acme/service-kit/idle-gc';
 import { openServiceDatabase, refuseOnPendingMigrations } from '@acme/service-kit/migrations';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
+import { DATA_DIR_VARIABLE } from './config.ts';
 import { migrationSets, start } from './index.ts';
 
 exitOnUnhandledErrors('identity');
 hardenPrototype('identity'); // started with --disable-proto=delete; else removed now
 startIdleGc(); // memory back to the system once load has passed
-if (!process.env.UV_THREADPOOL_SIZE) {
+if (!threadPoolSized()) {
   process.stderr.write(
     `${JSON.stringify({ level: 'warn', name: 'identity', msg: 'UV_THREADPOOL_SIZE is not set: libuv runs 4 threads, which password hashing can fill; start with --import packages/service-kit/threadpool.mjs' })}\n`,
   );
 }
 
 // `identity migrate` and `identity migrate status` run the migration step and exit here.
-const db = await openServiceDatabase('identity', 'IDENTITY_DATA_DIR', migrationSets);
+const db = await openServiceDatabase('identity', DATA_DIR_VARIABLE, migrationSets);
 const service = await start({ db }).catch(refuseOnPendingMigrations('identity', 'IDENTITY_MIGRATE_AT_START'));
 // Recovery and verification codes are queued in the database; this process delivers them too.
 const mail = startOutboxWorkerFromEnv(db);

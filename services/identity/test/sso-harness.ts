@@ -172,7 +172,7 @@ export async function startSsoStack(options: {
       IDENTITY_PUBLIC_URL: identityPublic,
       IDENTITY_ADMIN_URL: identityAdmin,
       ...keys('IDENTITY_ADMIN_KEY'),
-      IDENTITY_USERS_ADMIN_URL: usersAdmin,
+      USERS_ADMIN_URL: usersAdmin,
       ...keys('USERS_ADMIN_KEY'),
       IDENTITY_LOGIN_UI_URL: `${APP}/account/login`,
       IDENTITY_ERROR_UI_URL: `${APP}/account/error`,

@@ -74,7 +74,7 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   const logger =
     opts.logger === false
       ? pino({ enabled: false })
-      : (opts.logger ?? createServiceLogger('oauth2', 'info', { redact: REDACT.paths }));
+      : (opts.logger ?? createServiceLogger('oauth2', opts.config.logLevel, { redact: REDACT.paths }));
   // A retired signing key stays published as long as a JWT it signed may still be valid.
   const retentionSeconds = Math.max(config.ttl.accessToken, config.ttl.idToken);
   const algs = signingAlgs(config.accessTokenAlg);

@@ -20,11 +20,11 @@ describe('loadConfig', () => {
     ]);
   });
 
-  it('OAUTH2_TRUST_PROXY takes a hop count or proxy addresses; true (trust any left-most address) is refused', () => {
+  it('TRUST_PROXY takes a hop count or proxy addresses; true (trust any left-most address) is refused', () => {
     expect(loadConfig({}).trustProxy).toBe(false);
-    expect(loadConfig({ OAUTH2_TRUST_PROXY: '1' }).trustProxy).toBe(1);
-    expect(loadConfig({ OAUTH2_TRUST_PROXY: '10.0.0.0/8' }).trustProxy).toEqual(['10.0.0.0/8']);
-    expect(() => loadConfig({ OAUTH2_TRUST_PROXY: 'true' })).toThrow(/OAUTH2_TRUST_PROXY/);
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8' }).trustProxy).toEqual(['10.0.0.0/8']);
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY/);
   });
 
   it('derives the app URLs of a client from its origin', () => {
@@ -56,7 +56,7 @@ describe('loadConfig', () => {
 
   it('derives the issuer from the public port and strips a trailing slash', () => {
     expect(loadConfig({ OAUTH2_PUBLIC_PORT: '5555' }).issuer).toBe('http://localhost:5555');
-    expect(loadConfig({ ISSUER: 'https://auth.example/' }).issuer).toBe('https://auth.example');
+    expect(loadConfig({ OAUTH2_PUBLIC_URL: 'https://auth.example/' }).issuer).toBe('https://auth.example');
   });
 
   it.each([
@@ -66,7 +66,7 @@ describe('loadConfig', () => {
     [{ APP_ORIGINS: 'nonsense' }],
     [{ OAUTH2_ACCESS_TOKEN_TTL: '-1' }],
     [{ OAUTH2_REFRESH_GRACE_SECONDS: '600' }],
-    [{ ISSUER: 'not a url' }],
+    [{ OAUTH2_PUBLIC_URL: 'not a url' }],
   ])('refuses invalid configuration %j', (env) => {
     expect(() => loadConfig(env)).toThrow();
   });

@@ -1,5 +1,13 @@
-import { ConfigError } from '@acme/service-kit/config';
-import { overloadConfig, type OverloadConfig } from '@acme/service-kit/overload';
+import {
+  ConfigError,
+  applyRenames,
+  logLevelSchema,
+  serviceDatabaseSchema,
+  upstreamTimeoutSchema,
+  type PartSettings,
+  type SettingRenames,
+} from '@acme/service-kit/config';
+import { overloadConfig, overloadEnvSchema, type OverloadConfig } from '@acme/service-kit/overload';
 import { z } from 'zod';
 import {
   adminAccess,
@@ -79,69 +87,120 @@ const deviceClientsFromJson = z
   .pipe(z.array(DeviceClientSchema));
 
 const EnvSchema = z.object({
-  ISSUER: z.url().optional(),
-  OAUTH2_PUBLIC_PORT: port(4444),
-  OAUTH2_ADMIN_PORT: port(4445),
-  /** Interface the public API (issuer) binds (loopback by default; `0.0.0.0` in a container). */
-  OAUTH2_PUBLIC_HOST: z.string().min(1).default('127.0.0.1'),
-  OAUTH2_ADMIN_HOST: adminHostSchema,
-  OAUTH2_ADMIN_KEY: adminKeySchema,
-  OAUTH2_ADMIN_ALLOWED_HOSTS: hostListSchema,
-  /** JSON array of `{client_id, origin, client_name?}`; wins over APP_ORIGINS. */
-  OAUTH2_CLIENTS: clientsFromJson.optional(),
-  /** `platform=http://localhost:4000,magic=http://localhost:4001` */
-  APP_ORIGINS: z.string().optional(),
-  /** JSON array of `{client_id, client_name?, verification_origin?}`; `[]` turns the device grant off. */
-  OAUTH2_DEVICE_CLIENTS: deviceClientsFromJson.optional(),
-  /** Lifetime of a device code and its user code (RFC 8628 `expires_in`). */
-  OAUTH2_DEVICE_CODE_TTL: seconds(600),
-  /** Minimum seconds between two polls of one device code (RFC 8628 `interval`). */
-  OAUTH2_DEVICE_POLL_INTERVAL: seconds(5),
-  /** Device codes one IP address may obtain per window. */
-  OAUTH2_DEVICE_AUTH_PER_IP: seconds(20),
-  /** User-code attempts (accepts) one IP address may make per window. */
-  OAUTH2_DEVICE_USER_CODE_ATTEMPTS_PER_IP: seconds(10),
-  /** The window of both device limits. */
-  OAUTH2_DEVICE_LIMIT_WINDOW_SECONDS: seconds(600),
-  OAUTH2_ACCESS_TOKEN_TTL: seconds(600),
-  /**
-   * The JWT access tokens' signature algorithm (ADR 0017). ES256 signs in about a quarter of
-   * RS256's time; RS256 for resource servers that accept nothing else. ID tokens are signed as
-   * each client registered (RS256 by default), so the key set holds a current key of each.
-   */
-  OAUTH2_ACCESS_TOKEN_ALG: z.enum(['ES256', 'RS256']).default('ES256'),
-  OAUTH2_ID_TOKEN_TTL: seconds(3600),
-  OAUTH2_REFRESH_TOKEN_TTL: seconds(30 * 24 * 3600),
-  OAUTH2_AUTH_CODE_TTL: seconds(60),
-  OAUTH2_INTERACTION_TTL: seconds(1800),
-  OAUTH2_SESSION_TTL: seconds(24 * 3600),
-  /** Absolute lifetime of a grant and so of every refresh token of it (90 days). */
-  OAUTH2_GRANT_TTL: seconds(90 * 24 * 3600),
-  /**
-   * Absolute lifetime of a grant a Microsoft 365 person approved on a device page (no identity
-   * session ends it): 24 h, the identity session's default lifespan, so that nobody's CLI outlives a day.
-   */
-  OAUTH2_M365_GRANT_TTL: seconds(24 * 3600),
-  /**
-   * The user service's admin API. When set, every refresh re-reads the grant's claims there (which
-   * checks that the identity session is still active), and first-party clients skip the consent
-   * screen. Unset only when the server runs alone (its own tests).
-   */
-  USERS_ADMIN_URL: z.url().optional(),
-  /** Bearer key of the user service's admin API, when it requires one. */
-  USERS_ADMIN_KEY: adminKeySchema,
-  OAUTH2_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
-  OAUTH2_REFRESH_GRACE_SECONDS: z.coerce.number().min(0).max(60).default(5),
-  /** How often each instance re-reads the signing keys (a rotation elsewhere, a retired key's end). */
-  OAUTH2_KEY_RELOAD_SECONDS: seconds(30),
-  OAUTH2_TRUST_PROXY: trustProxySchema,
+  OAUTH2_PUBLIC_URL: z
+    .url()
+    .optional()
+    .describe(
+      'The issuer: the public base URL every published URL is built from (default `http://localhost:<OAUTH2_PUBLIC_PORT>`).',
+    ),
+  OAUTH2_PUBLIC_PORT: port(4444).describe('Port of the public API (the issuer).'),
+  OAUTH2_ADMIN_PORT: port(4445).describe('Port of the admin API.'),
+  OAUTH2_PUBLIC_HOST: z
+    .string()
+    .min(1)
+    .default('127.0.0.1')
+    .describe('Interface the public API binds (`0.0.0.0` in a container).'),
+  OAUTH2_ADMIN_HOST: adminHostSchema.describe(
+    'Interface the admin API binds (loopback by default; elsewhere OAUTH2_ADMIN_KEY is required).',
+  ),
+  OAUTH2_ADMIN_KEY: adminKeySchema
+    .describe('Bearer key the admin API requires (at least 32 characters); required off loopback.')
+    .meta({ secret: true }),
+  OAUTH2_ADMIN_ALLOWED_HOSTS: hostListSchema.describe(
+    'Host names the admin API answers besides loopback, comma-separated.',
+  ),
+  OAUTH2_CLIENTS: clientsFromJson
+    .optional()
+    .describe('JSON array of `{client_id, origin, client_name?, skip_consent?}`; wins over APP_ORIGINS.'),
+  APP_ORIGINS: z
+    .string()
+    .optional()
+    .describe(
+      "The platform's own applications as first-party clients: `platform=https://…,magic=https://…` (default: platform and magic on localhost).",
+    ),
+  OAUTH2_DEVICE_CLIENTS: deviceClientsFromJson
+    .optional()
+    .describe(
+      'JSON array of device-grant clients `{client_id, client_name?, verification_origin?}`; `[]` turns the device grant off.',
+    ),
+  OAUTH2_DEVICE_CODE_TTL: seconds(600).describe('Lifetime of a device code and its user code (seconds).'),
+  OAUTH2_DEVICE_POLL_INTERVAL: seconds(5).describe('Minimum seconds between two polls of one device code.'),
+  OAUTH2_DEVICE_AUTH_PER_IP: seconds(20).describe('Device codes one client address may obtain per window.'),
+  OAUTH2_DEVICE_USER_CODE_ATTEMPTS_PER_IP: seconds(10).describe(
+    'User-code attempts one client address may make per window.',
+  ),
+  OAUTH2_DEVICE_LIMIT_WINDOW_SECONDS: seconds(600).describe('The window of both device limits (seconds).'),
+  OAUTH2_ACCESS_TOKEN_TTL: seconds(600).describe('Access token lifetime (seconds).'),
+  // ES256 signs in about a quarter of RS256's time (ADR 0017). ID tokens are signed as each client
+  // registered (RS256 by default), so the key set holds a current key of each.
+  OAUTH2_ACCESS_TOKEN_ALG: z
+    .enum(['ES256', 'RS256'])
+    .default('ES256')
+    .describe("JWT access tokens' signature algorithm; RS256 for resource servers that accept nothing else."),
+  OAUTH2_ID_TOKEN_TTL: seconds(3600).describe('ID token lifetime (seconds).'),
+  OAUTH2_REFRESH_TOKEN_TTL: seconds(30 * 24 * 3600).describe(
+    'Refresh token lifetime since its last use (seconds).',
+  ),
+  OAUTH2_AUTH_CODE_TTL: seconds(60).describe('Authorization code lifetime (seconds).'),
+  OAUTH2_INTERACTION_TTL: seconds(1800).describe(
+    'How long a login or consent interaction may take (seconds).',
+  ),
+  OAUTH2_SESSION_TTL: seconds(24 * 3600).describe(
+    "The authorization server's own session lifetime (seconds).",
+  ),
+  OAUTH2_GRANT_TTL: seconds(90 * 24 * 3600).describe(
+    'Absolute lifetime of a grant, and so of every refresh token of it (seconds).',
+  ),
+  OAUTH2_M365_GRANT_TTL: seconds(24 * 3600).describe(
+    'Absolute lifetime of a grant a Microsoft 365 person approved on a device page (seconds).',
+  ),
+  USERS_ADMIN_URL: z
+    .url()
+    .optional()
+    .describe(
+      "The user service's admin API: every refresh re-reads the grant's claims there (and checks the identity session). Unset only when this server runs alone.",
+    ),
+  USERS_ADMIN_KEY: adminKeySchema
+    .describe("Bearer key sent to the user service's admin API, when it requires one.")
+    .meta({ secret: true }),
+  UPSTREAM_TIMEOUT_MS: upstreamTimeoutSchema,
+  OAUTH2_REFRESH_GRACE_SECONDS: z.coerce
+    .number()
+    .min(0)
+    .max(60)
+    .default(5)
+    .describe('Seconds during which a rotated refresh token may be used once more (parallel tabs).'),
+  OAUTH2_KEY_RELOAD_SECONDS: seconds(30).describe(
+    'How often each instance re-reads the signing keys (a rotation elsewhere, a retired key’s end).',
+  ),
+  TRUST_PROXY: trustProxySchema,
+  LOG_LEVEL: logLevelSchema,
   OAUTH2_MIGRATE_AT_START: migrateAtStartSchema,
   OAUTH2_BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()
     .positive()
-    .default(64 * 1024),
+    .default(64 * 1024)
+    .describe('Largest request body (bytes).'),
 });
+
+/** Names this service's settings had before they were made one per setting across services. */
+const RENAMES: SettingRenames = {
+  OAUTH2_PUBLIC_URL: ['ISSUER'],
+  TRUST_PROXY: ['OAUTH2_TRUST_PROXY'],
+  UPSTREAM_TIMEOUT_MS: ['OAUTH2_UPSTREAM_TIMEOUT_MS'],
+};
+
+/** The variable naming the embedded database's directory (main.ts). */
+export const DATA_DIR_VARIABLE = 'OAUTH2_DATA_DIR';
+
+/** Every setting of the authorization server's process, for the generated reference. */
+export const settings: PartSettings = {
+  part: 'oauth2',
+  title: 'Authorization server',
+  schemas: [EnvSchema, serviceDatabaseSchema(DATA_DIR_VARIABLE), overloadEnvSchema],
+  renames: RENAMES,
+};
 
 export interface OAuth2Config {
   issuer: string;
@@ -183,11 +242,12 @@ export interface OAuth2Config {
   /** Seconds during which a rotated refresh token may still be used once more (parallel tabs). */
   refreshGraceSeconds: number;
   keyReloadSeconds: number;
-  /** Proxies trusted to tell the client's address (OAUTH2_TRUST_PROXY; see service-kit proxy-trust). */
+  /** Proxies trusted to tell the client's address (TRUST_PROXY; see service-kit proxy-trust). */
   trustProxy: TrustProxy;
   /** Apply pending migrations at start (`OAUTH2_MIGRATE_AT_START`, default true); false: refuse to start while any is pending. */
   migrateAtStart: boolean;
   bodyLimitBytes: number;
+  logLevel: string;
 }
 
 function parseAppOrigins(value: string): ClientConfig[] {
@@ -207,7 +267,8 @@ function parseAppOrigins(value: string): ClientConfig[] {
     });
 }
 
-export function loadConfig(env: Record<string, string | undefined> = process.env): OAuth2Config {
+export function loadConfig(given: Record<string, string | undefined> = process.env): OAuth2Config {
+  const env = applyRenames('oauth2', given, RENAMES);
   const e = EnvSchema.parse(env);
   const clients = e.OAUTH2_CLIENTS ?? (e.APP_ORIGINS ? parseAppOrigins(e.APP_ORIGINS) : DEFAULT_CLIENTS);
   const ids = new Set(clients.map((c) => c.client_id));
@@ -222,7 +283,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (ids.has(d.client_id)) throw new ConfigError('OAUTH2 client ids must be unique');
     ids.add(d.client_id);
   }
-  const issuer = (e.ISSUER ?? `http://localhost:${e.OAUTH2_PUBLIC_PORT}`).replace(/\/+$/, '');
+  const issuer = (e.OAUTH2_PUBLIC_URL ?? `http://localhost:${e.OAUTH2_PUBLIC_PORT}`).replace(/\/+$/, '');
   return Object.freeze({
     issuer,
     publicPort: e.OAUTH2_PUBLIC_PORT,
@@ -256,12 +317,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     usersAdminUrl: e.USERS_ADMIN_URL?.replace(/\/+$/, ''),
     usersAdminKey: e.USERS_ADMIN_KEY,
-    upstreamTimeoutMs: e.OAUTH2_UPSTREAM_TIMEOUT_MS,
+    upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
     refreshGraceSeconds: e.OAUTH2_REFRESH_GRACE_SECONDS,
     keyReloadSeconds: e.OAUTH2_KEY_RELOAD_SECONDS,
-    trustProxy: e.OAUTH2_TRUST_PROXY,
+    trustProxy: e.TRUST_PROXY,
     migrateAtStart: e.OAUTH2_MIGRATE_AT_START,
     bodyLimitBytes: e.OAUTH2_BODY_LIMIT_BYTES,
+    logLevel: e.LOG_LEVEL,
   });
 }
 

@@ -29,7 +29,7 @@ export async function start(opts: {
   clock?: Clock;
   logger?: pino.Logger | false;
 }): Promise<{ urls: Record<string, string>; close(): Promise<void> }> {
-  const config = loadConfig(opts.env ?? process.env);
+  const config = loadConfig(opts.env);
   const clock = opts.clock ?? systemClock;
   await prepareSchema(opts.db, migrationSets, config.migrateAtStart);
   await deleteExpired(opts.db, clock);

@@ -27,7 +27,7 @@ const clock = new FakeClock();
 const server = useTestServer({
   clock,
   env: {
-    OAUTH2_TRUST_PROXY: '1',
+    TRUST_PROXY: '1',
     OAUTH2_DEVICE_AUTH_PER_IP: '5',
     OAUTH2_DEVICE_USER_CODE_ATTEMPTS_PER_IP: '10',
     OAUTH2_DEVICE_CLIENTS: JSON.stringify([

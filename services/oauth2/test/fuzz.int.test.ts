@@ -147,7 +147,7 @@ describe('prototype keys, nested, dotted and in paths, to every route', () => {
     // The admin server's route table, from an app built as the server under test was; the public
     // side is oidc-provider's, whose paths are the ROUTES table (and discovery).
     const built = await createApp({
-      config: loadConfig({ ISSUER: server.issuer }),
+      config: loadConfig({ OAUTH2_PUBLIC_URL: server.issuer }),
       db: server.db,
       logger: false,
     });

@@ -30,13 +30,13 @@ export async function startServer(
     clock: options.clock,
     logger: false,
     env: {
-      ISSUER: publicUrl,
+      OAUTH2_PUBLIC_URL: publicUrl,
       OAUTH2_PUBLIC_PORT: String(publicPort),
       OAUTH2_ADMIN_PORT: String(adminPort),
       ...options.env,
     },
   });
-  const issuer = options.env?.ISSUER ?? publicUrl;
+  const issuer = options.env?.OAUTH2_PUBLIC_URL ?? publicUrl;
   return { db, issuer, publicUrl, admin: started.urls.admin!, close: started.close };
 }
 

@@ -39,7 +39,7 @@ describe('signing algorithms', () => {
     expect(decodeProtectedHeader(old.access).alg).toBe('RS256');
 
     // The upgraded instance on the same database adds an ES256 key and signs access tokens with it.
-    const upgraded = await startServer({ db: legacy.db, env: { ISSUER: legacy.issuer } });
+    const upgraded = await startServer({ db: legacy.db, env: { OAUTH2_PUBLIC_URL: legacy.issuer } });
     opened.push(upgraded);
     const keys = await published(upgraded);
     expect(keys.map((k) => k.alg)).toEqual(['ES256', 'RS256']);

@@ -22,7 +22,7 @@ let b: TestServer;
 beforeAll(async () => {
   const env = { OAUTH2_KEY_RELOAD_SECONDS: '3600' };
   a = await startServer({ env });
-  b = await startServer({ db: a.db, env: { ...env, ISSUER: a.issuer } });
+  b = await startServer({ db: a.db, env: { ...env, OAUTH2_PUBLIC_URL: a.issuer } });
 });
 afterAll(async () => {
   await b.close();

@@ -49,7 +49,7 @@ describe('state lives in PostgreSQL', () => {
     const tokens = await exchangeCode(first, callback.searchParams.get('code')!, verifier);
     await first.close();
 
-    const second = await startServer({ db, env: { ISSUER: first.issuer } });
+    const second = await startServer({ db, env: { OAUTH2_PUBLIC_URL: first.issuer } });
     try {
       expect(await jwksKids(second)).toEqual(kids);
       expect(decodeProtectedHeader(tokens.body.access_token as string).kid).toBe(kids[0]);
@@ -75,7 +75,7 @@ describe('state lives in PostgreSQL', () => {
     const db = await createTestDb();
     dbs.push(db);
     const a = await startServer({ db });
-    const b = await startServer({ db, env: { ISSUER: a.issuer } });
+    const b = await startServer({ db, env: { OAUTH2_PUBLIC_URL: a.issuer } });
     try {
       const jar = new CookieJar();
       const { url, verifier } = authorizeUrl(a.issuer);

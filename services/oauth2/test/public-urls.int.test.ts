@@ -3,12 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { authorizeUrl, useTestServer } from './harness.ts';
 
 /**
- * Every URL the authorization server publishes comes from ISSUER, never from a request's Host,
+ * Every URL the authorization server publishes comes from OAUTH2_PUBLIC_URL, never from a request's Host,
  * X-Forwarded-Host or X-Forwarded-Proto, even with proxy trust on: otherwise a request naming
  * another host poisons the discovery document (and any cache in front of it) with an attacker's
  * token endpoint and keys.
  */
-const server = useTestServer({ env: { OAUTH2_TRUST_PROXY: '1' } });
+const server = useTestServer({ env: { TRUST_PROXY: '1' } });
 
 const SPOOFED = {
   host: 'evil.example:8443',

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { z } from 'zod';
 import { adminAuthHeaders } from '@acme/service-kit/admin-access';
+import type { PartSettings } from '@acme/service-kit/config';
 
 export interface CliIo {
   env: Record<string, string | undefined>;
@@ -151,6 +153,47 @@ const ADMIN_APIS = {
   oauth2: { urlVar: 'OAUTH2_ADMIN_URL', keyVar: 'OAUTH2_ADMIN_KEY', defaultUrl: 'http://localhost:4445' },
   agent: { urlVar: 'AGENT_ADMIN_URL', keyVar: 'AGENT_ADMIN_KEY', defaultUrl: 'http://localhost:4467' },
 } as const;
+
+const API_NAMES: Record<keyof typeof ADMIN_APIS, string> = {
+  users: "the user service's",
+  identity: "the identity service's",
+  oauth2: "the authorization server's",
+  agent: "the agent service's",
+};
+
+/** The command line's settings, from the table above, for the generated configuration reference. */
+export const cliSettings: PartSettings = {
+  part: 'admin-cli',
+  title: 'Admin command line (`npm run admin`)',
+  schemas: [
+    z.object({
+      ...Object.fromEntries(
+        (Object.keys(ADMIN_APIS) as (keyof typeof ADMIN_APIS)[]).flatMap((api) => [
+          [
+            ADMIN_APIS[api].urlVar,
+            z.url().default(ADMIN_APIS[api].defaultUrl).describe(`Base URL of ${API_NAMES[api]} admin API.`),
+          ],
+          [
+            ADMIN_APIS[api].keyVar,
+            z
+              .string()
+              .optional()
+              .describe(`Bearer key sent to ${API_NAMES[api]} admin API, when it requires one.`)
+              .meta({ secret: true }),
+          ],
+        ]),
+      ),
+      SSO_CLIENT_SECRET: z
+        .string()
+        .optional()
+        .describe(
+          'The client secret of `sso:set` when --client-secret is not given (kept out of the shell history).',
+        )
+        .meta({ secret: true }),
+    }),
+  ],
+  renames: {},
+};
 
 const SAML_ATTRIBUTE_OPTIONS = {
   email: 'attr-email',

@@ -1,13 +1,23 @@
-import { overloadConfig, type OverloadConfig } from '@acme/service-kit/overload';
+import { overloadConfig, overloadEnvSchema, type OverloadConfig } from '@acme/service-kit/overload';
 import { z } from 'zod';
 import { migrateAtStartSchema } from '@acme/service-kit/migrations';
 import {
   ConfigError,
   appOriginsSchema,
+  applyRenames,
+  bindHostSchema,
   logLevelSchema,
+  microsoftTokenEnvSchema,
   portSchema,
+  processEnvSchema,
+  securityEventsEnvSchema,
+  serviceDatabaseSchema,
   trustProxySchema,
+  upstreamTimeoutSchema,
+  type PartSettings,
+  type SettingRenames,
 } from '@acme/service-kit/config';
+import { mailWorkerEnvSchema } from '@acme/mail';
 import type { TrustProxy } from '@acme/service-kit/proxy-trust';
 import {
   adminAccess,
@@ -24,99 +34,240 @@ const versionSchema = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be a version label such as 2026-01');
 
 const configSchema = z.object({
-  USERS_PUBLIC_PORT: portSchema(4455),
-  USERS_ADMIN_PORT: portSchema(4456),
-  /** Bind address of the public API only; the admin API has its own. */
-  USERS_HOST: z.string().default('127.0.0.1'),
-  USERS_ADMIN_HOST: adminHostSchema,
-  USERS_ADMIN_KEY: adminKeySchema,
-  USERS_ADMIN_ALLOWED_HOSTS: hostListSchema,
-  IDENTITY_ADMIN_URL: z.url().default('http://localhost:4434'),
-  /** Bearer token for the identity service's admin API, when it requires one. */
-  IDENTITY_ADMIN_KEY: adminKeySchema,
-  OAUTH2_ADMIN_URL: z.url().default('http://localhost:4445'),
-  OAUTH2_ADMIN_KEY: adminKeySchema,
+  USERS_PUBLIC_PORT: portSchema(4455).describe('Port of the public API.'),
+  USERS_ADMIN_PORT: portSchema(4456).describe('Port of the admin API.'),
+  USERS_PUBLIC_HOST: bindHostSchema.describe('Interface the public API binds (`0.0.0.0` in a container).'),
+  USERS_ADMIN_HOST: adminHostSchema.describe(
+    'Interface the admin API binds (loopback by default; elsewhere USERS_ADMIN_KEY is required).',
+  ),
+  USERS_ADMIN_KEY: adminKeySchema
+    .describe('Bearer key the admin API requires (at least 32 characters); required off loopback.')
+    .meta({ secret: true }),
+  USERS_ADMIN_ALLOWED_HOSTS: hostListSchema.describe(
+    'Host names the admin API answers besides loopback, comma-separated.',
+  ),
+  IDENTITY_ADMIN_URL: z.url().default('http://localhost:4434').describe("The identity service's admin API."),
+  IDENTITY_ADMIN_KEY: adminKeySchema
+    .describe("Bearer key sent to the identity service's admin API, when it requires one.")
+    .meta({ secret: true }),
+  OAUTH2_ADMIN_URL: z
+    .url()
+    .default('http://localhost:4445')
+    .describe("The authorization server's admin API."),
+  OAUTH2_ADMIN_KEY: adminKeySchema
+    .describe("Bearer key sent to the authorization server's admin API, when it requires one.")
+    .meta({ secret: true }),
   APP_ORIGINS: appOriginsSchema,
-  MFA_GRACE_DAYS: z.coerce.number().int().min(0).max(365).default(14),
-  /**
-   * Minutes after a sign-in during which it may unlink the source-code host (the identity service's
-   * privileged session age). Fractions are allowed (at least 3 s), so a journey can watch it run out.
-   */
+  MFA_GRACE_DAYS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(365)
+    .default(14)
+    .describe('Days a member may sign in without a second factor where the organisation requires one.'),
+  // Fractions are allowed (at least 3 s), so a journey can watch it run out.
   PRIVILEGED_SESSION_MAX_AGE_MINUTES: z.coerce
     .number()
     .min(0.05)
     .max(24 * 60)
-    .default(60),
-  LOGIN_CONFIG_RATE_LIMIT: z.coerce.number().int().min(1).default(30),
-  INVITATION_STATUS_RATE_LIMIT: z.coerce.number().int().min(1).default(30),
-  INVITATION_STATUS_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
-  IDENTITY_PUBLIC_URL: z.url().default('http://localhost:4433'),
-  APP_BASE_URL: z.url().default('http://localhost:4000'),
-  APP_NAME: z.string().trim().min(1).max(100).default('Platform'),
+    .default(60)
+    .describe(
+      "Minutes after a sign-in during which it may unlink the source-code host (the identity service's privileged session age).",
+    ),
+  LOGIN_CONFIG_RATE_LIMIT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(30)
+    .describe('Login-configuration look-ups per client address per window.'),
+  INVITATION_STATUS_RATE_LIMIT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(30)
+    .describe('Invitation status look-ups per client address per window.'),
+  INVITATION_STATUS_RATE_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(60)
+    .describe('The window of INVITATION_STATUS_RATE_LIMIT (seconds).'),
+  IDENTITY_PUBLIC_URL: z
+    .url()
+    .default('http://localhost:4433')
+    .describe("The identity service's public API (`/sessions/whoami` with the caller's cookie)."),
+  APP_BASE_URL: z
+    .url()
+    .default('http://localhost:4000')
+    .describe('Origin of the application that invitation links open (`<APP_BASE_URL>/account/onboarding`).'),
+  APP_NAME: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .default('Platform')
+    .describe('Product name in invitation mails.'),
   INVITATION_TTL_HOURS: z.coerce
     .number()
     .int()
     .min(1)
     .max(24 * 30)
-    .default(72),
-  TERMS_VERSION: versionSchema.default('2026-01'),
-  PRIVACY_VERSION: versionSchema.default('2026-01'),
-  TERMS_URL: z.url().optional(),
-  PRIVACY_URL: z.url().optional(),
-  GIT_OAUTH_AUTHORIZE_URL: z.url().default('http://localhost:4500/github/login/oauth/authorize'),
-  GIT_OAUTH_TOKEN_URL: z.url().default('http://localhost:4500/github/login/oauth/access_token'),
-  GIT_API_URL: z.url().default('http://localhost:4500/github/api'),
-  GIT_CLIENT_ID: z.string().min(1).default('dev-client'),
-  GIT_CLIENT_SECRET: z.string().min(1).default('dev-secret'),
-  GIT_OAUTH_SCOPE: z.string().default('read:user'),
-  LOGIN_CONFIG_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
-  M365_AUTHORITY_URL: z.url().default('http://localhost:4510'),
-  M365_CLIENT_ID: z.uuid().default('6f2d4c1a-8b3e-4f5d-9a7c-1e2b3c4d5e6f'),
-  M365_CLIENT_SECRET: z.string().min(1).default('magic-dev-client-secret'),
-  M365_APP_ID_URI: z.string().min(1).optional(),
-  M365_PUBLISHER_TENANT_ID: z.uuid().default('5f1e2d3c-4b5a-4968-8776-a5b4c3d2e133'),
-  M365_OAUTH2_CLIENT_ID: z.string().min(1).default('magic'),
-  M365_PRODUCTS: z.string().default('MAGIC'),
-  M365_OFFER_URL: z.url().default('http://localhost:4540/'),
-  GRAPH_URL: z.url().default('http://localhost:4511'),
-  MARKETPLACE_API_URL: z.url().default('http://localhost:4540'),
-  AGENT_URL: z.url().default('http://localhost:4466'),
-  /** Encrypts SSO client secrets at rest (≥ 32 characters). The default is for development only. */
-  SSO_SECRET_KEY: z.string().min(32).optional(),
-  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(5000),
-  /** Security events older than this are deleted by the retention job (issue 24). */
-  SECURITY_EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(400),
-  /** Events deleted per statement by the retention job, so writers never wait behind one long delete. */
-  SECURITY_EVENTS_CLEANUP_BATCH: z.coerce.number().int().min(1).max(100_000).default(1000),
-  /** Console (`/console/*`) requests per window, per access token and per client address (issue 24). */
-  CONSOLE_RATE_LIMIT_PER_TOKEN: z.coerce.number().int().min(1).default(120),
-  CONSOLE_RATE_LIMIT_PER_IP: z.coerce.number().int().min(1).default(600),
-  CONSOLE_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
-  /** The most CIDR ranges an organisation's trusted networks may hold. */
-  TRUSTED_NETWORKS_MAX_RANGES: z.coerce.number().int().min(1).max(1000).default(100),
-  /**
-   * The console's SSO checks (Test connection, Test sign-in) and issuers set there: hosts that may
-   * be reached over plain http (the development stand-in, e.g. `localhost`). Everything else: https.
-   */
-  CONSOLE_SSO_HTTP_HOSTS: hostListSchema,
-  /** Development only: let those checks reach loopback and private addresses (refused otherwise). */
-  CONSOLE_SSO_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
-  /** Time-out of each of those fetches. */
-  CONSOLE_SSO_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(5000),
-  /** The admin application's Test sign-in callback, registered at the provider next to the identity service's. */
-  CONSOLE_SSO_TEST_REDIRECT_URI: z.url().default('http://localhost:4002/admin/sso/test-callback'),
-  /**
-   * Where an external directory reaches this service's public port (issue 26: the console shows
-   * `<USERS_PUBLIC_URL>/scim/v2` as the SCIM base URL). Default: localhost on USERS_PUBLIC_PORT.
-   */
-  USERS_PUBLIC_URL: z.url().optional(),
-  /** SCIM requests per window and per token (429 with Retry-After beyond). */
-  SCIM_RATE_LIMIT_PER_TOKEN: z.coerce.number().int().min(1).default(600),
-  SCIM_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+    .default(72)
+    .describe('Hours an invitation link stays valid.'),
+  TERMS_VERSION: versionSchema.default('2026-01').describe('Version of the terms members accept.'),
+  PRIVACY_VERSION: versionSchema.default('2026-01').describe('Version of the privacy notice members accept.'),
+  TERMS_URL: z.url().optional().describe('The terms (default `<APP_BASE_URL>/account/terms`).'),
+  PRIVACY_URL: z.url().optional().describe('The privacy notice (default `<APP_BASE_URL>/account/privacy`).'),
+  GIT_OAUTH_AUTHORIZE_URL: z
+    .url()
+    .default('http://localhost:4500/github/login/oauth/authorize')
+    .describe("The source-code host's OAuth authorize endpoint."),
+  GIT_OAUTH_TOKEN_URL: z
+    .url()
+    .default('http://localhost:4500/github/login/oauth/access_token')
+    .describe("The source-code host's OAuth token endpoint."),
+  GIT_API_URL: z.url().default('http://localhost:4500/github/api').describe("The source-code host's API."),
+  GIT_CLIENT_ID: z.string().min(1).default('dev-client').describe('Our OAuth app at the source-code host.'),
+  GIT_CLIENT_SECRET: z
+    .string()
+    .min(1)
+    .default('dev-secret')
+    .describe('Client secret of that OAuth app.')
+    .meta({ secret: true }),
+  GIT_OAUTH_SCOPE: z.string().default('read:user').describe('Scope asked of the source-code host.'),
+  LOGIN_CONFIG_RATE_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(60)
+    .describe('The window of LOGIN_CONFIG_RATE_LIMIT (seconds).'),
+  ...microsoftTokenEnvSchema.shape,
+  M365_CLIENT_SECRET: z
+    .string()
+    .min(1)
+    .default('magic-dev-client-secret')
+    .describe("The app registration's client secret (marketplace API, Graph).")
+    .meta({ secret: true }),
+  M365_PUBLISHER_TENANT_ID: z
+    .uuid()
+    .default('5f1e2d3c-4b5a-4968-8776-a5b4c3d2e133')
+    .describe('Tenant of our app registration (client credentials for the marketplace API).'),
+  M365_OAUTH2_CLIENT_ID: z
+    .string()
+    .min(1)
+    .default('magic')
+    .describe('OAuth2 client our access tokens for Microsoft 365 sign-ins name.'),
+  M365_PRODUCTS: z
+    .string()
+    .default('MAGIC')
+    .describe('Products of an organisation a marketplace activation creates, comma-separated.'),
+  M365_OFFER_URL: z
+    .url()
+    .default('http://localhost:4540/')
+    .describe("The offer's subscription set-up page, shown where a subscription is missing."),
+  GRAPH_URL: z.url().default('http://localhost:4511').describe('Microsoft Graph.'),
+  MARKETPLACE_API_URL: z.url().default('http://localhost:4540').describe('The Microsoft marketplace API.'),
+  AGENT_PUBLIC_URL: z.url().default('http://localhost:4466').describe("The agent service's API."),
+  SSO_SECRET_KEY: z
+    .string()
+    .min(32)
+    .optional()
+    .describe(
+      "Encrypts organisations' SSO client secrets at rest (at least 32 characters); required in production.",
+    )
+    .meta({ secret: true }),
+  UPSTREAM_TIMEOUT_MS: upstreamTimeoutSchema,
+  ...securityEventsEnvSchema.shape,
+  CONSOLE_RATE_LIMIT_PER_TOKEN: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(120)
+    .describe('Console (`/console/*`) requests per access token per window.'),
+  CONSOLE_RATE_LIMIT_PER_IP: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(600)
+    .describe('Console requests per client address per window.'),
+  CONSOLE_RATE_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(3600)
+    .default(60)
+    .describe('The window of both console limits (seconds).'),
+  TRUSTED_NETWORKS_MAX_RANGES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(100)
+    .describe("The most CIDR ranges an organisation's trusted networks may hold."),
+  CONSOLE_SSO_HTTP_HOSTS: hostListSchema.describe(
+    "Hosts the console's SSO checks may reach over plain http (e.g. `localhost` in development); everything else: https.",
+  ),
+  CONSOLE_SSO_ALLOW_PRIVATE: z
+    .enum(['true', 'false'])
+    .default('false')
+    .describe("Development only: let the console's SSO checks reach loopback and private addresses."),
+  CONSOLE_SSO_FETCH_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(30_000)
+    .default(5000)
+    .describe("Time-out of each of the console's SSO checks (ms)."),
+  CONSOLE_SSO_TEST_REDIRECT_URI: z
+    .url()
+    .default('http://localhost:4002/admin/sso/test-callback')
+    .describe("The admin application's Test sign-in callback, registered at the identity provider."),
+  USERS_PUBLIC_URL: z
+    .url()
+    .optional()
+    .describe(
+      'Where external directories reach the public API; the console shows `<USERS_PUBLIC_URL>/scim/v2` (default: localhost on USERS_PUBLIC_PORT).',
+    ),
+  SCIM_RATE_LIMIT_PER_TOKEN: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(600)
+    .describe('SCIM requests per token per window (429 with Retry-After beyond).'),
+  SCIM_RATE_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(3600)
+    .default(60)
+    .describe('The window of SCIM_RATE_LIMIT_PER_TOKEN (seconds).'),
   TRUST_PROXY: trustProxySchema,
   LOG_LEVEL: logLevelSchema,
   USERS_MIGRATE_AT_START: migrateAtStartSchema,
 });
+
+/** Names this service's settings had before they were made one per setting across services. */
+const RENAMES: SettingRenames = {
+  USERS_PUBLIC_HOST: ['USERS_HOST'],
+  AGENT_PUBLIC_URL: ['AGENT_URL'],
+};
+
+/** The variable naming the embedded database's directory (main.ts). */
+export const DATA_DIR_VARIABLE = 'USERS_DATA_DIR';
+
+/** Every setting of the user service's process, for the generated reference. */
+export const settings: PartSettings = {
+  part: 'users',
+  title: 'User service',
+  schemas: [
+    configSchema,
+    serviceDatabaseSchema(DATA_DIR_VARIABLE),
+    mailWorkerEnvSchema,
+    overloadEnvSchema,
+    processEnvSchema,
+  ],
+  renames: RENAMES,
+};
 
 export interface Config {
   publicPort: number;
@@ -189,7 +340,8 @@ export interface Config {
 }
 
 /** Parses the service configuration once, at start-up. Defaults are the development defaults. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+export function loadConfig(given: Record<string, string | undefined> = process.env): Config {
+  const env = applyRenames('users', given, RENAMES);
   const parsed = configSchema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(`Invalid user service configuration: ${z.prettifyError(parsed.error)}`);
@@ -198,7 +350,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     publicPort: c.USERS_PUBLIC_PORT,
     adminPort: c.USERS_ADMIN_PORT,
-    host: c.USERS_HOST,
+    host: c.USERS_PUBLIC_HOST,
     admin: adminAccess('USERS', {
       host: c.USERS_ADMIN_HOST,
       key: c.USERS_ADMIN_KEY,
@@ -249,7 +401,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       graphUrl: stripSlash(c.GRAPH_URL),
       marketplaceUrl: stripSlash(c.MARKETPLACE_API_URL),
     },
-    agentUrl: stripSlash(c.AGENT_URL),
+    agentUrl: stripSlash(c.AGENT_PUBLIC_URL),
     upstreamTimeoutMs: c.UPSTREAM_TIMEOUT_MS,
     ssoSecretKey: c.SSO_SECRET_KEY ?? developmentSsoKey(env),
     securityEvents: {

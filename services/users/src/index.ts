@@ -58,7 +58,7 @@ export interface StartOptions {
 export async function start(
   opts: StartOptions,
 ): Promise<{ urls: Record<string, string>; close(): Promise<void> }> {
-  const config = loadConfig(opts.env ?? process.env);
+  const config = loadConfig(opts.env);
   await prepareSchema(opts.db, migrationSets, config.migrateAtStart);
   const app = await createApp({
     config,

@@ -8,6 +8,7 @@ import { hardenPrototype } from '@acme/service-kit/prototype';
 import { startIdleGc } from '@acme/service-kit/idle-gc';
 import { openServiceDatabase, refuseOnPendingMigrations } from '@acme/service-kit/migrations';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
+import { DATA_DIR_VARIABLE } from './config.ts';
 import { migrationSets, start } from './index.ts';
 
 exitOnUnhandledErrors('users');
@@ -15,7 +16,7 @@ hardenPrototype('users'); // started with --disable-proto=delete; else removed n
 startIdleGc(); // memory back to the system once load has passed
 
 // `users migrate` and `users migrate status` run the migration step and exit here.
-const db = await openServiceDatabase('users', 'USERS_DATA_DIR', migrationSets);
+const db = await openServiceDatabase('users', DATA_DIR_VARIABLE, migrationSets);
 const service = await start({ db }).catch(refuseOnPendingMigrations('users', 'USERS_MIGRATE_AT_START'));
 const mail = startOutboxWorkerFromEnv(db);
 process.stderr.write(

@@ -99,7 +99,7 @@ describe('user service admin API access', () => {
   });
 
   it('the public bind setting no longer moves the admin listener', () => {
-    const config = loadConfig({ USERS_HOST: '0.0.0.0' });
+    const config = loadConfig({ USERS_PUBLIC_HOST: '0.0.0.0' });
     expect(config.host).toBe('0.0.0.0');
     expect(config.admin.host).toBe('127.0.0.1');
     expect(() => loadConfig({ USERS_ADMIN_HOST: '0.0.0.0' })).toThrow(/USERS_ADMIN_KEY/);

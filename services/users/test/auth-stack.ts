@@ -43,7 +43,7 @@ export async function startAuthStack(
     db,
     logger: false,
     env: {
-      ISSUER: urls.issuer,
+      OAUTH2_PUBLIC_URL: urls.issuer,
       OAUTH2_PUBLIC_PORT: String(oaPublic),
       OAUTH2_ADMIN_PORT: String(oaAdmin),
       // With the user service's admin API, first-party clients skip consent and refreshes re-check.

@@ -17,7 +17,7 @@ describe('admin CLI keys:rotate and keys:revoke', () => {
       db,
       logger: false,
       env: {
-        ISSUER: `http://localhost:${pub}`,
+        OAUTH2_PUBLIC_URL: `http://localhost:${pub}`,
         OAUTH2_PUBLIC_PORT: String(pub),
         OAUTH2_ADMIN_PORT: String(adm),
       },

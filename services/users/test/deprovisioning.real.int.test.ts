@@ -54,7 +54,7 @@ describe('deprovisioning ends sessions, issued access tokens and API clients at 
       await startAuthStack(db, closers, {
         appOrigin: APP_ORIGIN,
         usersAdminUrl,
-        identityEnv: { IDENTITY_USERS_ADMIN_URL: usersAdminUrl },
+        identityEnv: { USERS_ADMIN_URL: usersAdminUrl },
       }),
     );
     const users = await startUsers({

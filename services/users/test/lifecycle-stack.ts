@@ -63,7 +63,7 @@ export async function startLifecycleStack(): Promise<LifecycleStack> {
     usersAdminUrl,
     identityMailer: mailer,
     identityClock: clock,
-    identityEnv: { IDENTITY_USERS_ADMIN_URL: usersAdminUrl, ...LIMITS, ...IDP_ON_LOOPBACK },
+    identityEnv: { USERS_ADMIN_URL: usersAdminUrl, ...LIMITS, ...IDP_ON_LOOPBACK },
   });
   const users = await startUsers({
     db,

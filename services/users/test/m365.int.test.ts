@@ -228,7 +228,7 @@ beforeAll(async () => {
     db,
     logger: false,
     env: {
-      AGENT_PORT: String(agentPort),
+      AGENT_PUBLIC_PORT: String(agentPort),
       AGENT_ADMIN_PORT: '0',
       M365_AUTHORITY_URL: ms.urls.entra,
       M365_CLIENT_ID: DEMO_M365_CLIENT_ID,
@@ -250,7 +250,7 @@ beforeAll(async () => {
       GRAPH_URL: ms.urls.graph,
       MARKETPLACE_API_URL: ms.urls.marketplace,
       M365_OFFER_URL: `${ms.urls.marketplace}/`,
-      AGENT_URL: agent.urls.public!,
+      AGENT_PUBLIC_URL: agent.urls.public!,
     },
   });
   closers.push(started.close);

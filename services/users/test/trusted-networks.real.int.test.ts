@@ -59,10 +59,10 @@ describe('trusted networks: members are refused outside their organisation’s r
   beforeAll(async () => {
     stack = await startRealStack({
       appOrigin: APP_ORIGIN,
-      oauth2Env: { OAUTH2_TRUST_PROXY: '1' },
+      oauth2Env: { TRUST_PROXY: '1' },
       identityEnv: (usersAdminUrl) => ({
-        IDENTITY_TRUST_PROXY: '1',
-        IDENTITY_USERS_ADMIN_URL: usersAdminUrl,
+        TRUST_PROXY: '1',
+        USERS_ADMIN_URL: usersAdminUrl,
       }),
       usersEnv: { TRUST_PROXY: '1' },
     });

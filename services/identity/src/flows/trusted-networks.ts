@@ -6,7 +6,7 @@ import type { IdentityContext } from '../context.ts';
  * service creates a session: the engine's `success` with an identity (password, SSO, backup
  * codes, TOTP, recovery, and passkeys when they land). The user service keeps the lists and
  * answers `POST /admin/trusted-networks/check` for the identity's user (the user whose
- * `identity_id` it is) and the client address this service derived through `IDENTITY_TRUST_PROXY`.
+ * `identity_id` it is) and the client address this service derived through `TRUST_PROXY`.
  * No statement of this service's database: one HTTP call.
  *
  * Refused only on the user service's 403 `NETWORK_NOT_TRUSTED`. When the user service cannot be

@@ -4,7 +4,7 @@ import { Browser, createUser, DEMO_PASSWORD, login, startHarness, type Harness }
 
 /**
  * The per-IP password-failure limit (IDENTITY_IP_FAILURE_LIMIT) keys on the client's address as
- * IDENTITY_TRUST_PROXY decides it. A client writes its own X-Forwarded-For: only the entries the
+ * TRUST_PROXY decides it. A client writes its own X-Forwarded-For: only the entries the
  * trusted proxies wrote may be taken, or every failure could come "from" a new address.
  */
 const LIMIT = 5;
@@ -49,7 +49,7 @@ afterEach(async () => {
 
 async function service(trust: string): Promise<Harness> {
   const h = await startHarness({
-    IDENTITY_TRUST_PROXY: trust,
+    TRUST_PROXY: trust,
     IDENTITY_IP_FAILURE_LIMIT: String(LIMIT),
     IDENTITY_IP_FAILURE_WINDOW: '10m',
   });

@@ -10,7 +10,7 @@ import { Browser, startHarness, type Harness } from '../harness.ts';
 let h: Harness;
 beforeAll(async () => {
   // No user service answers, so no organisation has self sign-up open.
-  h = await startHarness({ IDENTITY_USERS_ADMIN_URL: 'http://127.0.0.1:9' });
+  h = await startHarness({ USERS_ADMIN_URL: 'http://127.0.0.1:9' });
 });
 afterAll(() => h.close());
 

@@ -5,7 +5,7 @@ import { clientAddress, proxyTrust, type TrustProxy } from '@acme/service-kit/pr
  * First middleware of the public app: what oidc-provider (Koa) reads about where a request came
  * from is decided here, never by the client.
  *
- * - The client's address (`ctx.ip`) follows `OAUTH2_TRUST_PROXY` like the other services'
+ * - The client's address (`ctx.ip`) follows `TRUST_PROXY` like the other services'
  *   `request.ip`: a hop count or a list of proxy addresses, walking `X-Forwarded-For` from the
  *   right; the entries a client writes itself are never taken.
  * - Every URL oidc-provider publishes (discovery endpoints, `jwks_uri`, redirects built with

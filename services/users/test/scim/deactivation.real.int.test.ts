@@ -54,7 +54,7 @@ describe('SCIM deactivation: sessions, refresh tokens and API clients stop at on
       await startAuthStack(db, closers, {
         appOrigin: APP_ORIGIN,
         usersAdminUrl,
-        identityEnv: { IDENTITY_USERS_ADMIN_URL: usersAdminUrl },
+        identityEnv: { USERS_ADMIN_URL: usersAdminUrl },
       }),
     );
     const users = await startUsers({

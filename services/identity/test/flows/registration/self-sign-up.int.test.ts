@@ -81,11 +81,11 @@ describe('identity: organisation self sign-up (registration flows)', () => {
     usersAdmin = `http://localhost:${usAdm}`;
     h = await startHarness(
       {
-        IDENTITY_USERS_ADMIN_URL: usersAdmin,
+        USERS_ADMIN_URL: usersAdmin,
         USERS_ADMIN_KEY: KEY,
         IDENTITY_ADMIN_KEY: KEY,
         // Each test's registrations come from their own address (X-Forwarded-For, one trusted hop).
-        IDENTITY_TRUST_PROXY: '1',
+        TRUST_PROXY: '1',
         IDENTITY_REGISTRATION_IP_LIMIT: '60',
       },
       { db, clock },

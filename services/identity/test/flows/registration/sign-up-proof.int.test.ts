@@ -111,7 +111,7 @@ describe('identity: a self sign-up proves its address before it gets a session o
     usersPublic = `http://localhost:${usPub}`;
     h = await startHarness(
       {
-        IDENTITY_USERS_ADMIN_URL: usersAdmin,
+        USERS_ADMIN_URL: usersAdmin,
         USERS_ADMIN_KEY: KEY,
         IDENTITY_ADMIN_KEY: KEY,
       },

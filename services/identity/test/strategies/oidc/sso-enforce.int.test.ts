@@ -60,7 +60,7 @@ describe('identity: organisations that enforce SSO have no password sign-in or r
     db = await createTestDb();
     const [usPub, usAdm] = await Promise.all([freePort(), freePort()]);
     usersAdmin = `http://localhost:${usAdm}`;
-    h = await startHarness({ IDENTITY_USERS_ADMIN_URL: usersAdmin, USERS_ADMIN_KEY: KEY }, { db, clock });
+    h = await startHarness({ USERS_ADMIN_URL: usersAdmin, USERS_ADMIN_KEY: KEY }, { db, clock });
     closers.push(h.close);
     const service = await startUsersService({
       db,
