@@ -11,10 +11,14 @@
 //   ALLOWED_AUTH_MODES    configured authentication modes per application (default `admin=ory+m365`:
 //                         the admin application's console for Microsoft 365 organisations' admins)
 //   ACCOUNT_DIST_DIR      a prebuilt `vite build` (the container image has one); else it is built here
+//   ACCOUNT_MANAGEMENT_PORT  the management listener (9005): GET /metrics, /health/alive, /health/ready
+//   ACCOUNT_MANAGEMENT_HOST  its interface (127.0.0.1; `0.0.0.0` in a container, for Prometheus and probes)
+//   LOG_LEVEL             pino level of the JSON request logs (info)
 //   DEV_TEAMS_HOST=true   development only (refused with NODE_ENV=production): MAGIC also serves the
 //                         Microsoft Teams host page stand-in, which gets its tokens from ENTRA_URL
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ConfigError } from '@acme/service-kit/config';
+import { ConfigError, logLevelSchema } from '@acme/service-kit/config';
+import { closeWithManagement, managementConfig, startManagementServer } from '@acme/service-kit/management';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { hardenPrototype } from '@acme/service-kit/prototype';
 import { startIdleGc } from '@acme/service-kit/idle-gc';
@@ -30,6 +34,7 @@ import {
 } from '../src/shared/config/applications.ts';
 import { defaultM365Config } from '../src/shared/config/env.ts';
 import { buildApp, serveApp, type ServedApp } from './serve.ts';
+import { createAccountTelemetry } from './telemetry.ts';
 
 exitOnUnhandledErrors('account');
 hardenPrototype('account'); // started with --disable-proto=delete; else removed now
@@ -85,6 +90,8 @@ if (env.DEV_TEAMS_HOST === 'true') {
   });
 }
 
+const management = managementConfig('ACCOUNT', 9005, env);
+const telemetry = createAccountTelemetry({ logLevel: logLevelSchema.parse(env.LOG_LEVEL || undefined) });
 const distDir = env.ACCOUNT_DIST_DIR || (await buildApp());
 const served: ServedApp[] = [];
 for (const application of apps as Application[]) {
@@ -107,13 +114,23 @@ for (const application of apps as Application[]) {
           }
         : appConfig,
       ...(application === 'magic' && teamsHost ? { devHandler: teamsHost } : {}),
+      telemetry,
     }),
   );
 }
+// The account app server has no database: ready while it serves, 503 once it drains.
+const managementServer = await startManagementServer({
+  ...management,
+  metrics: telemetry.metrics,
+  db: undefined,
+});
 process.stderr.write(
-  `${JSON.stringify({ level: 'info', name: 'account', msg: 'listening', apps, urls: served.map((s) => s.url) })}\n`,
+  `${JSON.stringify({ level: 'info', name: 'account', msg: 'listening', apps, urls: served.map((s) => s.url), management: managementServer.url })}\n`,
 );
 
-drainOnSignals('account', async () => {
-  await Promise.all(served.map((s) => s.close()));
-});
+drainOnSignals('account', () =>
+  closeWithManagement(managementServer, async () => {
+    await Promise.all(served.map((s) => s.close()));
+    telemetry.metrics.close();
+  }),
+);

@@ -15,6 +15,7 @@ import {
   type AdminAccess,
 } from '@acme/service-kit/admin-access';
 import { overloadConfig, type OverloadConfig } from '@acme/service-kit/overload';
+import { managementConfig, type ManagementConfig } from '@acme/service-kit/management';
 import { migrateAtStartSchema } from '@acme/service-kit/migrations';
 
 const configSchema = z.object({
@@ -50,6 +51,8 @@ export interface Config {
   trustProxy: TrustProxy;
   /** Load shedding on event-loop lag (OVERLOAD_*; service-kit overload.ts). */
   overload: OverloadConfig;
+  /** The management listener (`<PREFIX>_MANAGEMENT_PORT`/`_HOST`; service-kit management.ts). */
+  management: ManagementConfig;
   /** Microsoft tokens are verified as the user service verifies them (keys of the token's tenant). */
   m365: { authorityUrl: string; clientId: string; appIdUri?: string };
   upstreamTimeoutMs: number;
@@ -78,6 +81,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateWindowSeconds: c.AGENT_RATE_WINDOW_SECONDS,
     trustProxy: c.TRUST_PROXY,
     overload: overloadConfig(env),
+    management: managementConfig('AGENT', 9004, env),
     m365: {
       authorityUrl: c.M365_AUTHORITY_URL.replace(/\/+$/, ''),
       clientId: c.M365_CLIENT_ID.toLowerCase(),

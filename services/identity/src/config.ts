@@ -1,5 +1,6 @@
 import { ConfigError } from '@acme/service-kit/config';
 import { overloadConfig, type OverloadConfig } from '@acme/service-kit/overload';
+import { managementConfig, type ManagementConfig } from '@acme/service-kit/management';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import {
@@ -257,6 +258,8 @@ export interface Config {
   securityEvents: { enabled: boolean; retentionDays: number; cleanupBatch: number };
   /** Load shedding on event-loop lag (OVERLOAD_*; service-kit overload.ts). */
   overload: OverloadConfig;
+  /** The management listener (`<PREFIX>_MANAGEMENT_PORT`/`_HOST`; service-kit management.ts). */
+  management: ManagementConfig;
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -264,6 +267,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = EnvSchema.parse(clean);
   return Object.freeze({
     overload: overloadConfig(clean),
+    management: managementConfig('IDENTITY', 9001, clean),
     publicPort: e.IDENTITY_PUBLIC_PORT,
     publicHost: e.IDENTITY_PUBLIC_HOST,
     adminPort: e.IDENTITY_ADMIN_PORT,

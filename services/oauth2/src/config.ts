@@ -1,5 +1,6 @@
 import { ConfigError } from '@acme/service-kit/config';
 import { overloadConfig, type OverloadConfig } from '@acme/service-kit/overload';
+import { managementConfig, type ManagementConfig } from '@acme/service-kit/management';
 import { z } from 'zod';
 import {
   adminAccess,
@@ -164,6 +165,8 @@ export interface OAuth2Config {
   };
   /** Load shedding on event-loop lag (OVERLOAD_*; service-kit overload.ts). */
   overload: OverloadConfig;
+  /** The management listener (`<PREFIX>_MANAGEMENT_PORT`/`_HOST`; service-kit management.ts). */
+  management: ManagementConfig;
   /** JWT access tokens' signature algorithm (OAUTH2_ACCESS_TOKEN_ALG). */
   accessTokenAlg: 'ES256' | 'RS256';
   ttl: {
@@ -244,6 +247,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     accessTokenAlg: e.OAUTH2_ACCESS_TOKEN_ALG,
     overload: overloadConfig(env),
+    management: managementConfig('OAUTH2', 9002, env),
     ttl: {
       accessToken: e.OAUTH2_ACCESS_TOKEN_TTL,
       idToken: e.OAUTH2_ID_TOKEN_TTL,

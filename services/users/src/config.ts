@@ -1,4 +1,5 @@
 import { overloadConfig, type OverloadConfig } from '@acme/service-kit/overload';
+import { managementConfig, type ManagementConfig } from '@acme/service-kit/management';
 import { z } from 'zod';
 import { migrateAtStartSchema } from '@acme/service-kit/migrations';
 import {
@@ -185,6 +186,8 @@ export interface Config {
   migrateAtStart: boolean;
   /** Load shedding on event-loop lag (OVERLOAD_*; service-kit overload.ts). */
   overload: OverloadConfig;
+  /** The management listener (`<PREFIX>_MANAGEMENT_PORT`/`_HOST`; service-kit management.ts). */
+  management: ManagementConfig;
   logLevel: string;
 }
 
@@ -276,6 +279,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: c.TRUST_PROXY,
     migrateAtStart: c.USERS_MIGRATE_AT_START,
     overload: overloadConfig(env),
+    management: managementConfig('USERS', 9003, env),
     logLevel: c.LOG_LEVEL,
   };
 }
