@@ -35,7 +35,7 @@ function sample(text: string, name: string, labels: Record<string, string>): num
 }
 
 describe('GET /metrics', () => {
-  it('on the admin listener counts logins by outcome and times requests by route pattern', async () => {
+  it('on the management listener counts logins by outcome and times requests by route pattern', async () => {
     expect((await login(new Browser(h.publicUrl), email)).status).toBe(200);
     expect((await login(new Browser(h.publicUrl), email, 'wrong password, clearly')).status).toBe(400);
     const b = new Browser(h.publicUrl);
@@ -43,9 +43,16 @@ describe('GET /metrics', () => {
     const sent = await submitFlow(b, 'recovery', flow, { method: 'code', email, csrf_token: csrfOf(flow) });
     expect(sent.status).toBe(200);
 
-    const m = await scrape(h.adminUrl);
+    const m = await scrape(h.managementUrl);
     expect(m.status).toBe(200);
     expect(m.type).toContain('text/plain');
+    // prom-client's default process metrics, beside the service's own.
+    for (const name of [
+      'process_cpu_seconds_total',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_seconds',
+    ])
+      expect(m.text).toContain(`# TYPE ${name} `);
     expect(sample(m.text, 'identity_login_total', { method: 'password', outcome: 'success' })).toBe(1);
     expect(sample(m.text, 'identity_login_total', { method: 'password', outcome: 'failure' })).toBe(1);
     expect(sample(m.text, 'identity_recovery_total', { method: 'code', outcome: 'continued' })).toBe(1);
@@ -80,16 +87,18 @@ describe('GET /metrics', () => {
     }
   });
 
-  it('is not served on the public listener', async () => {
-    const m = await scrape(h.publicUrl);
-    expect(m.status).toBe(404);
-    expect(m.text).not.toContain('identity_login_total');
+  it('is served neither on the public listener nor on the admin listener', async () => {
+    for (const base of [h.publicUrl, h.adminUrl]) {
+      const m = await scrape(base);
+      expect(m.status).toBe(404);
+      expect(m.text).not.toContain('identity_login_total');
+    }
   });
 
   it('keeps two instances in one process apart (a registry each)', async () => {
     const other = await startHarness();
     try {
-      const m = await scrape(other.adminUrl);
+      const m = await scrape(other.managementUrl);
       expect(m.status).toBe(200);
       expect(sample(m.text, 'identity_login_total', { outcome: 'success' })).toBeUndefined();
     } finally {

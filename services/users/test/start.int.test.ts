@@ -16,7 +16,11 @@ describe('start()', () => {
 
   it('migrates, listens on the configured ports and closes', async () => {
     const [publicPort, adminPort] = [await freePort(), await freePort()];
-    const env = { USERS_PUBLIC_PORT: String(publicPort), USERS_ADMIN_PORT: String(adminPort) };
+    const env = {
+      USERS_PUBLIC_PORT: String(publicPort),
+      USERS_ADMIN_PORT: String(adminPort),
+      USERS_MANAGEMENT_PORT: '0',
+    };
     const service = await start({ db, env, logger: false });
     try {
       expect(service.urls).toEqual({
@@ -99,6 +103,7 @@ describe('start()', () => {
       env: {
         USERS_PUBLIC_PORT: String(publicPort),
         USERS_ADMIN_PORT: String(adminPort),
+        USERS_MANAGEMENT_PORT: '0',
         IDENTITY_ADMIN_URL: identity.adminUrl,
       },
     });
