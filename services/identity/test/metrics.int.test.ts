@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMailer, migrateMail, outboxBacklog } from '@acme/mail';
+import { registerOutboxMetrics } from '@acme/service-kit/metrics';
 import {
   Browser,
   createUser,
@@ -104,5 +106,39 @@ describe('GET /metrics', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('counts a lockout once when failed passwords start it, never naming the account or the password', async () => {
+    const locking = await startHarness({ IDENTITY_LOCKOUT_THRESHOLD: '3' });
+    try {
+      const who = 'locked.out@example.com';
+      await createUser(locking, who);
+      const wrong = 'not the password, 5up3r-wrong';
+      for (let i = 0; i < 4; i++) await login(new Browser(locking.publicUrl), who, wrong);
+      const m = await scrape(locking.managementUrl);
+      expect(sample(m.text, 'identity_lockouts_total', { factor: 'password' })).toBe(1);
+      expect(m.text).not.toContain(who);
+      expect(m.text).not.toContain(wrong);
+    } finally {
+      await locking.close();
+    }
+  });
+
+  it('reports the mail outbox waiting to be sent (the wiring `start` does), never a recipient or a code', async () => {
+    await migrateMail(h.db);
+    registerOutboxMetrics(h.app.ctx.metrics.service, { backlog: () => outboxBacklog(h.db, h.clock) });
+    const mailer = createMailer({ db: h.db, clock: h.clock });
+    await mailer.enqueue({
+      to: 'queued@example.com',
+      subject: 'Your code',
+      text: '123456',
+      html: '<p>123456</p>',
+    });
+    h.clock.advance(90_000);
+    const m = await scrape(h.managementUrl);
+    expect(sample(m.text, 'mail_outbox_depth', {})).toBeGreaterThanOrEqual(1);
+    expect(sample(m.text, 'mail_outbox_oldest_age_seconds', {})).toBeGreaterThanOrEqual(90);
+    expect(m.text).not.toContain('queued@example.com');
+    expect(m.text).not.toContain('123456');
   });
 });

@@ -17,7 +17,7 @@ const GRANT_TYPES = new Set([
 ]);
 
 /**
- * oidc-provider's description of a refresh token presented again after its rotation (past the
+ * oidc-provider's `error_detail` of a refresh token presented again after its rotation (past the
  * grace window): the library then revokes the whole grant (reuse detection).
  */
 const REFRESH_REUSE = 'refresh token already used';
@@ -45,7 +45,7 @@ export function countTokenEvents(provider: Provider, counters: OAuth2Counters): 
     const grantType = String(ctx.oidc.params?.grant_type ?? '');
     counters.tokensIssued.inc({ grant_type: GRANT_TYPES.has(grantType) ? grantType : 'other' });
   });
-  provider.on('grant.error', (_ctx, error: { error_description?: string }) => {
-    if (error.error_description === REFRESH_REUSE) counters.refreshReuse.inc();
+  provider.on('grant.error', (_ctx, error: { error_detail?: string }) => {
+    if (error.error_detail === REFRESH_REUSE) counters.refreshReuse.inc();
   });
 }
