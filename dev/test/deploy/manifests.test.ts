@@ -162,7 +162,9 @@ describe('deploy/kubernetes manifests', () => {
       expect.arrayContaining(['identity-admin', 'oauth2-admin', 'users-admin', 'agent-admin']),
     );
   });
+});
 
+describe('deploy/kubernetes management ports', () => {
   it("probes and Prometheus use each pod's management port, open to pods of the namespace only", () => {
     const management: Record<string, number> = {
       identity: USUAL_PORTS.identityManagement,

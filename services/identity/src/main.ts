@@ -23,17 +23,18 @@ if (!process.env.UV_THREADPOOL_SIZE) {
 // `identity migrate` and `identity migrate status` run the migration step and exit here.
 const db = await openServiceDatabase('identity', 'IDENTITY_DATA_DIR', migrationSets);
 // The worker starts once the schema is ready (start migrates); its failures are in this service's metrics.
-let mail: OutboxWorker | undefined;
+const outbox: { worker?: OutboxWorker | undefined } = {};
 const mailWorker = {
   get failures() {
-    return mail?.failures ?? 0;
+    return outbox.worker?.failures ?? 0;
   },
 };
 const service = await start({ db, mailWorker }).catch(
   refuseOnPendingMigrations('identity', 'IDENTITY_MIGRATE_AT_START'),
 );
 // Recovery and verification codes are queued in the database; this process delivers them too.
-mail = startOutboxWorkerFromEnv(db);
+const mail = startOutboxWorkerFromEnv(db);
+outbox.worker = mail;
 
 // SIGTERM: stop accepting, let the requests in flight finish (up to 10 s), close the database, exit 0.
 drainOnSignals('identity', async () => {

@@ -17,16 +17,17 @@ startIdleGc(); // memory back to the system once load has passed
 // `users migrate` and `users migrate status` run the migration step and exit here.
 const db = await openServiceDatabase('users', 'USERS_DATA_DIR', migrationSets);
 // The worker starts once the schema is ready (start migrates); its failures are in this service's metrics.
-let mail: OutboxWorker | undefined;
+const outbox: { worker?: OutboxWorker | undefined } = {};
 const mailWorker = {
   get failures() {
-    return mail?.failures ?? 0;
+    return outbox.worker?.failures ?? 0;
   },
 };
 const service = await start({ db, mailWorker }).catch(
   refuseOnPendingMigrations('users', 'USERS_MIGRATE_AT_START'),
 );
-mail = startOutboxWorkerFromEnv(db);
+const mail = startOutboxWorkerFromEnv(db);
+outbox.worker = mail;
 process.stderr.write(
   `${JSON.stringify({ level: 'info', name: 'users', msg: 'listening', urls: service.urls })}\n`,
 );
