@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from 'pino';
 import { createServiceLogger, requestSummary } from '@acme/service-kit/logging';
 import { createServiceMetrics, observeRequest, type ServiceMetrics } from '@acme/service-kit/metrics';
 import { currentRequestId, handleWithRequestId } from '@acme/service-kit/request-id';
@@ -9,6 +8,8 @@ import { currentRequestId, handleWithRequestId } from '@acme/service-kit/request
  * request id of each request (the caller's `X-Request-Id` when well formed, else a new one, echoed
  * in the response), never a query string; `http_request_duration_seconds` per application.
  */
+type Logger = ReturnType<typeof createServiceLogger>;
+
 export interface AccountTelemetry {
   /** Undefined: no request lines (tests, `npm start` at its quiet level still logs warnings). */
   logger: Logger | undefined;

@@ -1,6 +1,5 @@
 import type Provider from 'oidc-provider';
-import type { Counter } from 'prom-client';
-import { counter, type ServiceMetrics } from '@acme/service-kit/metrics';
+import { counter, type Counter, type ServiceMetrics } from '@acme/service-kit/metrics';
 
 /** The authorization server's own counters, beside the request timings of every service. */
 export interface OAuth2Counters {

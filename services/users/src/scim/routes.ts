@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { counter, type ServiceMetrics } from '@acme/service-kit/metrics';
-import type { Counter } from 'prom-client';
+import { counter, type Counter, type ServiceMetrics } from '@acme/service-kit/metrics';
 import { z } from 'zod';
 import type { UsersContext } from '../context.ts';
 import { createRateLimiter } from '../login/rate-limit.ts';
@@ -91,7 +90,7 @@ export function scimCallCounter(metrics: ServiceMetrics): ScimCalls {
 }
 
 /** The outcome label of a SCIM answer's status. */
-export function scimOutcome(status: number): string {
+function scimOutcome(status: number): string {
   if (status < 400) return 'success';
   if (status === 401) return 'unauthenticated';
   if (status === 429) return 'throttled';
