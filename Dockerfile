@@ -68,7 +68,12 @@ ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     OAUTH2_PUBLIC_HOST=0.0.0.0 \
     USERS_PUBLIC_HOST=0.0.0.0 \
     AGENT_PUBLIC_HOST=0.0.0.0 \
-    ACCOUNT_HOST=0.0.0.0
+    ACCOUNT_HOST=0.0.0.0 \
+    IDENTITY_MANAGEMENT_HOST=0.0.0.0 \
+    OAUTH2_MANAGEMENT_HOST=0.0.0.0 \
+    USERS_MANAGEMENT_HOST=0.0.0.0 \
+    AGENT_MANAGEMENT_HOST=0.0.0.0 \
+    ACCOUNT_MANAGEMENT_HOST=0.0.0.0
 WORKDIR /app
 COPY docker/entrypoint.sh /usr/local/bin/acme-entrypoint
 # Numeric, so that Kubernetes' runAsNonRoot can check it. The files stay root's and read-only to it:

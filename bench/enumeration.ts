@@ -123,6 +123,7 @@ export async function benchEnumeration(opts: { pairs: number }): Promise<Record<
     env: {
       IDENTITY_PUBLIC_PORT: String(idPublic),
       IDENTITY_ADMIN_PORT: String(idAdmin),
+      IDENTITY_MANAGEMENT_PORT: '0',
       IDENTITY_PUBLIC_URL: identityPublic,
       IDENTITY_ADMIN_URL: identityAdmin,
       IDENTITY_LOCKOUT_THRESHOLD: '100000000',
@@ -137,6 +138,7 @@ export async function benchEnumeration(opts: { pairs: number }): Promise<Record<
     env: {
       USERS_PUBLIC_PORT: String(usersPublic),
       USERS_ADMIN_PORT: String(usersAdmin),
+      USERS_MANAGEMENT_PORT: '0',
       IDENTITY_ADMIN_URL: identityAdmin,
       IDENTITY_PUBLIC_URL: identityPublic,
       LOGIN_CONFIG_RATE_LIMIT: '100000000',

@@ -34,6 +34,7 @@ async function startSide(name: 'on' | 'off'): Promise<Side> {
     env: {
       IDENTITY_PUBLIC_PORT: String(pub),
       IDENTITY_ADMIN_PORT: String(adm),
+      IDENTITY_MANAGEMENT_PORT: '0',
       IDENTITY_PUBLIC_URL: `http://127.0.0.1:${pub}`,
       IDENTITY_ADMIN_URL: `http://127.0.0.1:${adm}`,
       IDENTITY_IP_FAILURE_LIMIT: '1000000',

@@ -45,6 +45,7 @@ export async function benchIdentity(opts: {
   const env = (pub: number, adm: number, extra: Record<string, string> = {}) => ({
     IDENTITY_PUBLIC_PORT: String(pub),
     IDENTITY_ADMIN_PORT: String(adm),
+    IDENTITY_MANAGEMENT_PORT: '0',
     IDENTITY_PUBLIC_URL: `http://127.0.0.1:${pub}`,
     IDENTITY_ADMIN_URL: `http://127.0.0.1:${adm}`,
     // The load generator is one IP: keep the per-IP failure limit out of the way (no failures are made anyway).

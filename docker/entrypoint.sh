@@ -16,15 +16,14 @@ run() {
     --import "$APP_DIR/packages/service-kit/threadpool.mjs" "$@"
 }
 
-# `healthcheck <part>`: the image's HEALTHCHECK, the part's liveness route on its own port (the
-# authorization server's is on its admin listener, which checks Host).
+# `healthcheck <part>`: the image's HEALTHCHECK, the part's liveness route on its management port.
 healthcheck() {
   case "$1" in
-    identity) url="http://127.0.0.1:${IDENTITY_PUBLIC_PORT:-4433}/health/alive" ;;
-    oauth2) url="http://127.0.0.1:${OAUTH2_ADMIN_PORT:-4445}/health/alive" ;;
-    users) url="http://127.0.0.1:${USERS_PUBLIC_PORT:-4455}/health/alive" ;;
-    agent) url="http://127.0.0.1:${AGENT_PUBLIC_PORT:-${AGENT_PORT:-4466}}/health/alive" ;;
-    account) url="http://127.0.0.1:4000/account/" ;;
+    identity) url="http://127.0.0.1:${IDENTITY_MANAGEMENT_PORT:-9001}/health/alive" ;;
+    oauth2) url="http://127.0.0.1:${OAUTH2_MANAGEMENT_PORT:-9002}/health/alive" ;;
+    users) url="http://127.0.0.1:${USERS_MANAGEMENT_PORT:-9003}/health/alive" ;;
+    agent) url="http://127.0.0.1:${AGENT_MANAGEMENT_PORT:-9004}/health/alive" ;;
+    account) url="http://127.0.0.1:${ACCOUNT_MANAGEMENT_PORT:-9005}/health/alive" ;;
     *)
       echo "healthcheck: unknown part ${1:-}" >&2
       exit 64

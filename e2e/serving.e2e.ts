@@ -43,4 +43,15 @@ describe('serving the account app', () => {
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
   });
+
+  // npm start runs every service in one process; the cluster runs each in its own (first instance here).
+  it("answers on each part's management port for that part only: its metrics, its readiness, 404 to the rest", async () => {
+    for (const [part, url] of Object.entries(urls.management)) {
+      expect((await fetch(`${url}/health/ready`)).status, part).toBe(200);
+      const text = await (await fetch(`${url}/metrics`)).text();
+      expect([...new Set(text.match(/service="[a-z0-9]+"/g))], part).toEqual([`service="${part}"`]);
+      expect(text, part).toContain('# TYPE process_cpu_seconds_total ');
+      expect((await fetch(`${url}/account/login`)).status, part).toBe(404);
+    }
+  });
 });

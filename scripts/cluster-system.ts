@@ -113,5 +113,13 @@ function systemUrls(listeners: Record<Listener, string>): SystemUrls {
     teamsHost: `${listeners.magic}${TEAMS_HOST_PATH}`,
     orgIdp: listeners.orgIdp,
     samlIdp: listeners.samlIdp,
+    // The first instance's (each instance has its own: `cluster.instancePorts`).
+    management: {
+      identity: listeners.identityManagement,
+      oauth2: listeners.oauth2Management,
+      users: listeners.usersManagement,
+      agent: listeners.agentManagement,
+      account: listeners.accountManagement,
+    },
   };
 }

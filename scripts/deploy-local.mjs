@@ -29,6 +29,8 @@ const BASE = join(root, 'deploy', 'kubernetes', 'base');
 const APPS = ['platform', 'magic', 'admin', 'dashboard', 'local', 'ai', 'ai-sandbox', 'ai-uat'];
 const PORTS = { identity: [4433, 4434], oauth2: [4444, 4445], users: [4455, 4456], agent: [4466, 4467] };
 const ACCOUNT_PORTS = APPS.map((_, i) => 4000 + i);
+/** Each part's management listener (metrics, health): moved per replica like the others, never behind nginx. */
+const MANAGEMENT_PORTS = { identity: 9001, oauth2: 9002, users: 9003, agent: 9004, account: 9005 };
 const POSTGRES_PORT = 4532;
 const at = (port) => port + offset;
 const instancePort = (port, replica) => port + offset + 1000 * (replica + 1);
@@ -63,10 +65,11 @@ function replicaPod(deployment, replica) {
   const spec = structuredClone(deployment.spec.template.spec);
   const [c] = spec.containers;
   const moved = new Map(
-    [...(PORTS[name] ?? []), ...(name === 'account' ? ACCOUNT_PORTS : [])].map((p) => [
-      p,
-      instancePort(p, replica),
-    ]),
+    [
+      ...(PORTS[name] ?? []),
+      ...(name === 'account' ? ACCOUNT_PORTS : []),
+      ...(MANAGEMENT_PORTS[name] ? [MANAGEMENT_PORTS[name]] : []),
+    ].map((p) => [p, instancePort(p, replica)]),
   );
   c.env = (c.env ?? []).map((e) => {
     if (e.valueFrom?.secretKeyRef) e.valueFrom.secretKeyRef.name = secretName;
@@ -74,7 +77,7 @@ function replicaPod(deployment, replica) {
       return { ...e, value: String(moved.get(Number(e.value))) };
     if (e.name === 'ACCOUNT_PORTS')
       return { ...e, value: APPS.map((a, i) => `${a}=${moved.get(ACCOUNT_PORTS[i])}`).join(',') };
-    if (/_ADMIN_HOST$/.test(e.name)) return { ...e, value: '127.0.0.1' };
+    if (/_(ADMIN|MANAGEMENT)_HOST$/.test(e.name)) return { ...e, value: '127.0.0.1' };
     return e;
   });
   // The image binds the public listeners to every address; here, the loopback only.

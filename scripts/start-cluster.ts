@@ -5,6 +5,8 @@
 // work unchanged. The stand-ins (mailbox, GitHub, Microsoft, Globex's IdP) run once: their state is
 // in memory.
 import { DEMO_PASSWORD, DEMO_USERS } from '@acme/users';
+import type { Part } from '@acme/cluster/processes';
+import { MANAGEMENT_LISTENER } from '@acme/cluster/system';
 import { startScaledSystem } from './cluster-system.ts';
 import { loadClusterConfig } from '@acme/dev/launchers/config';
 
@@ -30,6 +32,15 @@ const urls = system.listeners;
 let stopping = false;
 
 const instances = system.cluster.processes.map((p) => `${p.name} (pid ${p.child.pid})`).join(', ');
+// Every instance's own management listener (GET /metrics, /health/alive, /health/ready; no key).
+const management = system.cluster.processes
+  .flatMap((p) => {
+    // Process names are the part's, with `-<n>` when it runs several.
+    const listener = MANAGEMENT_LISTENER[p.name.replace(/-\d+$/, '') as Part];
+    const port = listener && system.cluster.instancePorts.get(p.name)?.[listener];
+    return port ? [`${p.name} http://localhost:${port}`] : [];
+  })
+  .join('\n    ');
 console.log(`
 Cluster ready in ${((Date.now() - started) / 1000).toFixed(1)} s, PostgreSQL ${system.databaseUrl}
 
@@ -46,6 +57,9 @@ Cluster ready in ${((Date.now() - started) / 1000).toFixed(1)} s, PostgreSQL ${s
   User service            ${urls.usersPublic}   admin ${urls.usersAdmin}
   Agent service           ${urls.agent}   admin ${urls.agentAdmin}
   Mailbox                 ${urls.standIns}/mail
+
+  Metrics and health of each instance (GET /metrics, /health/alive, /health/ready; no key):
+    ${management}
 
 ${
   adminKey

@@ -79,6 +79,10 @@ System ready in ${((Date.now() - started) / 1000).toFixed(1)} s, database: ${inM
   User service            ${urls.usersPublic}   admin ${urls.usersAdmin}
   Agent service           ${urls.agent}   admin ${urls.agentAdmin}
   Mailbox                 ${urls.mail}/mail   (SMTP catcher on localhost:2525)
+  Metrics and health      ${Object.entries(urls.management)
+    .map(([part, u]) => `${part} ${u}`)
+    .join('  ')}
+                          (GET /metrics, /health/alive, /health/ready; no key)
 
 Demo accounts (organisation Acme, domain acme.test), password ${DEMO_PASSWORD}:
 ${DEMO_USERS.map((u) => `  ${u.email}`).join('\n')}

@@ -19,6 +19,8 @@ import {
 import { adminKeys, listenerUrls, offsetPorts, partEnv, type Listener } from '@acme/cluster/service-env';
 import { createMailer, DEFAULT_MAIL_FROM, migrateMail, startOutboxWorker } from '@acme/mail';
 import { buildApp, serveApp } from '@acme/account/serve';
+import { createAccountTelemetry } from '@acme/account/telemetry';
+import { closeWithManagement, startManagementServer } from '@acme/service-kit/management';
 import type { Application } from '@acme/account/config/applications';
 import {
   APPLICATIONS,
@@ -67,6 +69,8 @@ export interface SystemUrls {
   orgIdp: string;
   /** Initech's SAML IdP stand-in (entity id: `<url>/metadata`). */
   samlIdp: string;
+  /** Each part's management listener (GET /metrics, /health/alive, /health/ready; no key). */
+  management: Record<'identity' | 'oauth2' | 'users' | 'agent' | 'account', string>;
 }
 
 export interface SystemOptions {
@@ -118,6 +122,13 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     teamsHost: `${url('magic')}${TEAMS_HOST_PATH}`,
     orgIdp: url('orgIdp'),
     samlIdp: url('samlIdp'),
+    management: {
+      identity: url('identityManagement'),
+      oauth2: url('oauth2Management'),
+      users: url('usersManagement'),
+      agent: url('agentManagement'),
+      account: url('accountManagement'),
+    },
   };
   const appOrigins = APPLICATIONS.map((app) => urls.apps[app]);
   const logLevel = options.logLevel ?? 'info';
@@ -176,6 +187,8 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       },
       logger: logLevel === 'silent' ? false : undefined,
       mailer,
+      // The one worker of this process: its failures are counted once, in identity's metrics.
+      mailWorker: worker,
     });
     closers.push(identity.close);
 
@@ -211,6 +224,24 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     closers.push(agent.close);
 
     const distDir = await buildApp();
+    // The account app server's logs and metrics, and its management listener (as its own process has).
+    const telemetry = createAccountTelemetry({
+      logLevel,
+      ...(logLevel === 'silent' ? { logger: false as const } : {}),
+    });
+    const accountManagement = await startManagementServer({
+      host: '127.0.0.1',
+      port: port('accountManagement'),
+      metrics: telemetry.metrics,
+      db: undefined,
+    });
+    const accountServers: (() => Promise<void>)[] = [];
+    closers.push(() =>
+      closeWithManagement(accountManagement, async () => {
+        await Promise.all(accountServers.map((close) => close()));
+        telemetry.metrics.close();
+      }),
+    );
     const appConfig = {
       identityUrl: urls.identityPublic,
       oauth2Url: urls.oauth2Public,
@@ -244,8 +275,9 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
             }
           : appConfig,
         ...(application === 'magic' ? { devHandler: microsoft.teamsHost() } : {}),
+        telemetry,
       });
-      closers.push(served.close);
+      accountServers.push(served.close);
     }
 
     if (options.seed !== false) {

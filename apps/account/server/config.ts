@@ -4,10 +4,12 @@ import {
   ConfigError,
   applyRenames,
   bindHostSchema,
+  logLevelSchema,
   processEnvSchema,
   type PartSettings,
   type SettingRenames,
 } from '@acme/service-kit/config';
+import { managementConfig, managementEnvSchema, type ManagementConfig } from '@acme/service-kit/management';
 import { z } from 'zod';
 import {
   APPLICATIONS,
@@ -116,6 +118,7 @@ const schema = z.object({
     .string()
     .optional()
     .describe('A prebuilt `vite build` of the app (the image has one); unset: it is built at start.'),
+  LOG_LEVEL: logLevelSchema.describe('pino level of the JSON request logs.'),
   DEV_TEAMS_HOST: z
     .enum(['true', 'false'])
     .default('false')
@@ -135,7 +138,7 @@ const RENAMES: SettingRenames = {
 export const settings: PartSettings = {
   part: 'account',
   title: 'Account app server',
-  schemas: [schema, processEnvSchema],
+  schemas: [schema, managementEnvSchema('ACCOUNT', 9005), processEnvSchema],
   renames: RENAMES,
 };
 
@@ -155,6 +158,9 @@ export interface AccountServerConfig {
   m365: { clientId: string; entraUrl: string; subscriptionUrl: string };
   distDir: string | undefined;
   devTeamsHost: boolean;
+  logLevel: z.infer<typeof logLevelSchema>;
+  /** The management listener (`ACCOUNT_MANAGEMENT_PORT`/`_HOST`, 9005). */
+  management: ManagementConfig;
 }
 
 /** Parses the app server's environment once, at start-up. */
@@ -181,5 +187,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     m365: { clientId: c.M365_CLIENT_ID, entraUrl: c.M365_AUTHORITY_URL, subscriptionUrl: c.M365_OFFER_URL },
     distDir: c.ACCOUNT_DIST_DIR,
     devTeamsHost: c.DEV_TEAMS_HOST === 'true',
+    logLevel: c.LOG_LEVEL,
+    management: managementConfig('ACCOUNT', 9005, env),
   });
 }

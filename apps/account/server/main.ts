@@ -2,6 +2,7 @@
 // for each application on its own port, with each application's runtime configuration. Its
 // settings (config.ts, docs/configuration.md) are read once, here, at start.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { closeWithManagement, startManagementServer } from '@acme/service-kit/management';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { hardenPrototype } from '@acme/service-kit/prototype';
 import { startIdleGc } from '@acme/service-kit/idle-gc';
@@ -10,6 +11,7 @@ import { usesM365 } from '../src/shared/config/applications.ts';
 import { defaultM365Config } from '../src/shared/config/env.ts';
 import { loadConfig } from './config.ts';
 import { buildApp, serveApp, type ServedApp } from './serve.ts';
+import { createAccountTelemetry } from './telemetry.ts';
 
 exitOnUnhandledErrors('account');
 hardenPrototype('account'); // started with --disable-proto=delete; else removed now
@@ -37,6 +39,7 @@ if (config.devTeamsHost) {
   });
 }
 
+const telemetry = createAccountTelemetry({ logLevel: config.logLevel });
 const distDir = config.distDir ?? (await buildApp());
 const served: ServedApp[] = [];
 for (const application of config.apps) {
@@ -54,13 +57,23 @@ for (const application of config.apps) {
           }
         : appConfig,
       ...(application === 'magic' && teamsHost ? { devHandler: teamsHost } : {}),
+      telemetry,
     }),
   );
 }
+// The account app server has no database: ready while it serves, 503 once it drains.
+const managementServer = await startManagementServer({
+  ...config.management,
+  metrics: telemetry.metrics,
+  db: undefined,
+});
 process.stderr.write(
-  `${JSON.stringify({ level: 'info', name: 'account', msg: 'listening', apps: config.apps, urls: served.map((s) => s.url) })}\n`,
+  `${JSON.stringify({ level: 'info', name: 'account', msg: 'listening', apps: config.apps, urls: served.map((s) => s.url), management: managementServer.url })}\n`,
 );
 
-drainOnSignals('account', async () => {
-  await Promise.all(served.map((s) => s.close()));
-});
+drainOnSignals('account', () =>
+  closeWithManagement(managementServer, async () => {
+    await Promise.all(served.map((s) => s.close()));
+    telemetry.metrics.close();
+  }),
+);

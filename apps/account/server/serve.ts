@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { AccountConfig, Application } from '../src/shared/config/env.ts';
 import { accountConfigSchema, defaultConfig } from '../src/shared/config/env.ts';
 import { matchesEtag, REVALIDATE, staticFiles, strongEtag } from './static-files.ts';
+import { instrumentHandler, type AccountTelemetry } from './telemetry.ts';
 
 // Serves the one Vite build for an application (Platform on 4000, MAGIC on 4001, … AI UAT on 4007) with its runtime
 // configuration and the security headers below. No inline script: the configuration is a
@@ -33,6 +34,8 @@ export interface ServeAppOptions {
    * stand-ins, which teams-js accepts only from the app's own origin). Returns true if it answered.
    */
   devHandler?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /** Request ids, request logs and metrics (telemetry.ts); none in the server's own tests. */
+  telemetry?: AccountTelemetry;
 }
 
 export interface ServedApp {
@@ -147,7 +150,7 @@ export async function serveApp(options: ServeAppOptions): Promise<ServedApp> {
     res.end(req.method === 'HEAD' ? undefined : body);
   }
 
-  const server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
       if (options.devHandler?.(req, res)) return;
       if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -168,11 +171,15 @@ export async function serveApp(options: ServeAppOptions): Promise<ServedApp> {
       // The build's files, compressed and validated, and the SPA page (static-files.ts).
       for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
       files.handle(req, res);
-    })().catch(() => {
+    })().catch((err: unknown) => {
+      options.telemetry?.logger?.error({ err }, 'request failed');
       if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain' });
       res.end('Internal Server Error');
     });
-  });
+  };
+  const server = createServer(
+    options.telemetry ? instrumentHandler(options.telemetry, options.application, handler) : handler,
+  );
 
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolvePromise, reject) => {

@@ -85,6 +85,7 @@ describe('migrations as their own step, the services on a role without DDL right
       IDENTITY_MIGRATE_AT_START: 'false',
       IDENTITY_PUBLIC_PORT: '0',
       IDENTITY_ADMIN_PORT: '0',
+      IDENTITY_MANAGEMENT_PORT: '0',
     });
     expect(run.status).toBe(1);
     const line = JSON.parse(run.stderr.trim().split('\n').at(-1)!) as { level: string; msg: string };

@@ -18,9 +18,12 @@ import { exchangeCode, passwordAccepted } from './sign-in.ts';
 const adminServer = process.env.TEST_DATABASE_URL!;
 const PARTS = ['identity', 'oauth2', 'users'] as const;
 
-/** The public requests an instance has answered (its http_request_duration_seconds counts). */
-async function answered(admin: string): Promise<number> {
-  const text = await (await fetch(`${admin}/metrics`)).text();
+/**
+ * The public requests an instance has answered (its http_request_duration_seconds counts), from its
+ * `/metrics`: the management listener's in this release, the admin listener's in an earlier one.
+ */
+async function answered(metricsBase: string): Promise<number> {
+  const text = await (await fetch(`${metricsBase}/metrics`)).text();
   return [...text.matchAll(/^http_request_duration_seconds_count\{[^}]*\} (\d+)$/gm)].reduce(
     (sum, m) => sum + Number(m[1]),
     0,
@@ -81,13 +84,19 @@ describe('a rolling upgrade: the previous release and this one side by side on t
 
   it('signs people in, issues and refreshes tokens, with each release answering part of every sign-in', async () => {
     const { urls } = cluster;
-    const admin = (name: string, listener: 'identityAdmin' | 'oauth2Admin') =>
-      `http://localhost:${cluster.instancePorts.get(name)![listener]}`;
+    const at = (
+      name: string,
+      listener: 'identityAdmin' | 'oauth2Admin' | 'identityManagement' | 'oauth2Management',
+    ) => `http://localhost:${cluster.instancePorts.get(name)![listener]}`;
+    const identityOld = at('identity-1', 'identityAdmin');
+    const identityNew = at('identity-2', 'identityManagement');
+    const oauth2Old = at('oauth2-1', 'oauth2Admin');
+    const oauth2New = at('oauth2-2', 'oauth2Management');
     const before = {
-      identityOld: await answered(admin('identity-1', 'identityAdmin')),
-      identityNew: await answered(admin('identity-2', 'identityAdmin')),
-      oauth2Old: await answered(admin('oauth2-1', 'oauth2Admin')),
-      oauth2New: await answered(admin('oauth2-2', 'oauth2Admin')),
+      identityOld: await answered(identityOld),
+      identityNew: await answered(identityNew),
+      oauth2Old: await answered(oauth2Old),
+      oauth2New: await answered(oauth2New),
     };
     await seedDemo(urls.usersAdmin);
     for (let round = 0; round < 3; round++) {
@@ -108,9 +117,9 @@ describe('a rolling upgrade: the previous release and this one side by side on t
       });
       expect(refreshed.status).toBe(200);
     }
-    expect(await answered(admin('identity-1', 'identityAdmin'))).toBeGreaterThan(before.identityOld);
-    expect(await answered(admin('identity-2', 'identityAdmin'))).toBeGreaterThan(before.identityNew);
-    expect(await answered(admin('oauth2-1', 'oauth2Admin'))).toBeGreaterThan(before.oauth2Old);
-    expect(await answered(admin('oauth2-2', 'oauth2Admin'))).toBeGreaterThan(before.oauth2New);
+    expect(await answered(identityOld)).toBeGreaterThan(before.identityOld);
+    expect(await answered(identityNew)).toBeGreaterThan(before.identityNew);
+    expect(await answered(oauth2Old)).toBeGreaterThan(before.oauth2Old);
+    expect(await answered(oauth2New)).toBeGreaterThan(before.oauth2New);
   }, 120_000);
 });

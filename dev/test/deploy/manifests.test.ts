@@ -149,6 +149,7 @@ describe('deploy/kubernetes manifests', () => {
     );
     const [policy] = of('NetworkPolicy');
     const [open, inside] = policy!.spec.ingress as { from?: unknown[]; ports: { port: number }[] }[];
+    expect(open!.ports.map((p) => p.port).filter((p) => p >= 9000)).toEqual([]);
     expect(open!.from).toBeUndefined();
     expect(open!.ports.map((p) => p.port).filter((p) => admin.includes(p))).toEqual([]);
     expect(inside).toEqual({ from: [{ podSelector: {} }], ports: admin.map((port) => ({ port })) });
@@ -160,5 +161,47 @@ describe('deploy/kubernetes manifests', () => {
     expect(of('Service').map((s) => s.metadata.name)).toEqual(
       expect.arrayContaining(['identity-admin', 'oauth2-admin', 'users-admin', 'agent-admin']),
     );
+  });
+});
+
+describe('deploy/kubernetes management ports', () => {
+  it("probes and Prometheus use each pod's management port, open to pods of the namespace only", () => {
+    const management: Record<string, number> = {
+      identity: USUAL_PORTS.identityManagement,
+      oauth2: USUAL_PORTS.oauth2Management,
+      users: USUAL_PORTS.usersManagement,
+      agent: USUAL_PORTS.agentManagement,
+      account: USUAL_PORTS.accountManagement,
+    };
+    for (const d of of('Deployment')) {
+      const port = management[d.metadata.name]!;
+      const pod = d.spec.template;
+      const [c] = pod.spec.containers;
+      expect(c.ports).toContainEqual({ name: 'management', containerPort: port });
+      const env = Object.fromEntries(
+        (c.env as { name: string; value?: string }[]).map((e) => [e.name, e.value]),
+      );
+      const prefix = d.metadata.name.toUpperCase();
+      expect(env[`${prefix}_MANAGEMENT_PORT`]).toBe(String(port));
+      // By pod IP: bound to every interface (it serves no secret and changes nothing).
+      expect(env[`${prefix}_MANAGEMENT_HOST`]).toBe('0.0.0.0');
+      expect(pod.metadata.annotations).toEqual({
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': String(port),
+        'prometheus.io/path': '/metrics',
+      });
+      for (const [probe, path] of [
+        ['startupProbe', '/health/alive'],
+        ['readinessProbe', '/health/ready'],
+        ['livenessProbe', '/health/alive'],
+      ] as const)
+        expect(c[probe].httpGet, `${d.metadata.name} ${probe}`).toEqual({ path, port: 'management' });
+    }
+    const [policy] = of('NetworkPolicy');
+    const scrape = (policy!.spec.ingress as { from?: unknown[]; ports: { port: number }[] }[])[2];
+    expect(scrape).toEqual({
+      from: [{ podSelector: {} }],
+      ports: Object.values(management).map((port) => ({ port })),
+    });
   });
 });

@@ -27,4 +27,10 @@ export {
   type RunningNginx,
 } from './nginx-process.ts';
 export { partEnv, USUAL_PORTS, type Listener, type Ports } from './service-env.ts';
-export { PART_LISTENERS, startProcessCluster, type ClusterOptions, type RunningCluster } from './system.ts';
+export {
+  MANAGEMENT_LISTENER,
+  PART_LISTENERS,
+  startProcessCluster,
+  type ClusterOptions,
+  type RunningCluster,
+} from './system.ts';

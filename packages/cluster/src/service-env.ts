@@ -29,6 +29,15 @@ export const USUAL_PORTS = {
   ai: 4005,
   'ai-sandbox': 4006,
   'ai-uat': 4007,
+  /**
+   * The management listeners (GET /metrics, /health/alive, /health/ready, no key): one per process,
+   * never behind the load balancer (Prometheus scrapes each instance).
+   */
+  identityManagement: 9001,
+  oauth2Management: 9002,
+  usersManagement: 9003,
+  agentManagement: 9004,
+  accountManagement: 9005,
 } as const;
 
 export type Listener = keyof typeof USUAL_PORTS;
@@ -97,6 +106,7 @@ export function partEnv(
       return {
         IDENTITY_PUBLIC_PORT: String(own.identityPublic),
         IDENTITY_ADMIN_PORT: String(own.identityAdmin),
+        IDENTITY_MANAGEMENT_PORT: String(own.identityManagement),
         IDENTITY_PUBLIC_URL: urls.identityPublic,
         IDENTITY_ADMIN_URL: urls.identityAdmin,
         IDENTITY_LOGIN_UI_URL: `${urls.platform}/account/login`,
@@ -121,6 +131,7 @@ export function partEnv(
         OAUTH2_PUBLIC_URL: urls.oauth2Public,
         OAUTH2_PUBLIC_PORT: String(own.oauth2Public),
         OAUTH2_ADMIN_PORT: String(own.oauth2Admin),
+        OAUTH2_MANAGEMENT_PORT: String(own.oauth2Management),
         APP_ORIGINS: APPS.map((app) => `${app}=${urls[app]}`).join(','),
         USERS_ADMIN_URL: urls.usersAdmin,
       };
@@ -128,6 +139,7 @@ export function partEnv(
       return {
         USERS_PUBLIC_PORT: String(own.usersPublic),
         USERS_ADMIN_PORT: String(own.usersAdmin),
+        USERS_MANAGEMENT_PORT: String(own.usersManagement),
         // The SCIM base URL the console shows: the proxy a directory reaches, not this instance.
         USERS_PUBLIC_URL: urls.usersPublic,
         IDENTITY_ADMIN_URL: urls.identityAdmin,
@@ -160,6 +172,7 @@ export function partEnv(
       return {
         AGENT_PUBLIC_PORT: String(own.agent),
         AGENT_ADMIN_PORT: String(own.agentAdmin),
+        AGENT_MANAGEMENT_PORT: String(own.agentManagement),
         APP_ORIGINS: appOrigins.join(','),
         // It verifies the caller's Microsoft token as the user service does.
         M365_AUTHORITY_URL: urls.entra,
@@ -169,6 +182,7 @@ export function partEnv(
       return {
         APP_URLS: APPS.map((app) => `${app}=${urls[app]}`).join(','),
         ACCOUNT_PORTS: APPS.map((app) => `${app}=${own[app]}`).join(','),
+        ACCOUNT_MANAGEMENT_PORT: String(own.accountManagement),
         IDENTITY_PUBLIC_URL: urls.identityPublic,
         OAUTH2_PUBLIC_URL: urls.oauth2Public,
         USERS_PUBLIC_URL: urls.usersPublic,

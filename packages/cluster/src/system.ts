@@ -24,22 +24,47 @@ import {
 
 /** Which listeners each part has (each instance of a part gets its own port for every one). */
 export const PART_LISTENERS: Record<Part, readonly Listener[]> = {
-  identity: ['identityPublic', 'identityAdmin'],
-  oauth2: ['oauth2Public', 'oauth2Admin'],
-  users: ['usersPublic', 'usersAdmin'],
-  agent: ['agent', 'agentAdmin'],
-  account: APPS,
+  identity: ['identityPublic', 'identityAdmin', 'identityManagement'],
+  oauth2: ['oauth2Public', 'oauth2Admin', 'oauth2Management'],
+  users: ['usersPublic', 'usersAdmin', 'usersManagement'],
+  agent: ['agent', 'agentAdmin', 'agentManagement'],
+  account: [...APPS, 'accountManagement'],
   standIns: ['standIns', 'smtp', 'entra', 'graph', 'orgIdp', 'samlIdp', 'marketplace'],
 };
 
-/** Where each part answers once it is up. */
+/**
+ * Each part's management listener (metrics and health, no key). Never behind nginx: every instance
+ * is scraped and probed on its own port (`instancePorts`).
+ */
+export const MANAGEMENT_LISTENER: Partial<Record<Part, Listener>> = {
+  identity: 'identityManagement',
+  oauth2: 'oauth2Management',
+  users: 'usersManagement',
+  agent: 'agentManagement',
+  account: 'accountManagement',
+};
+
+/** Where each part answers once it is up: its management listener's readiness (the stand-ins' own). */
 const READY_LISTENER: Record<Part, { listener: Listener; path: string }> = {
+  identity: { listener: 'identityManagement', path: '/health/ready' },
+  oauth2: { listener: 'oauth2Management', path: '/health/ready' },
+  users: { listener: 'usersManagement', path: '/health/ready' },
+  agent: { listener: 'agentManagement', path: '/health/ready' },
+  account: { listener: 'accountManagement', path: '/health/ready' },
+  standIns: { listener: 'standIns', path: '/health' },
+};
+
+/**
+ * Readiness of an instance run from another checkout (`instanceFrom`): an earlier release may have
+ * no management listener, so its admin listener's (which it has always had) is asked instead.
+ */
+const EARLIER_RELEASE_READY: Record<Part, { listener: Listener; path: string }> = {
+  ...READY_LISTENER,
   identity: { listener: 'identityAdmin', path: '/health/ready' },
   oauth2: { listener: 'oauth2Admin', path: '/health/ready' },
   users: { listener: 'usersAdmin', path: '/health/ready' },
   agent: { listener: 'agentAdmin', path: '/health/ready' },
   account: { listener: 'platform', path: '/account/' },
-  standIns: { listener: 'standIns', path: '/health' },
 };
 
 export interface ClusterOptions {
@@ -116,13 +141,17 @@ export async function startProcessCluster(options: ClusterOptions): Promise<Runn
       const instance: Ports = { ...ports };
       if (count > 1) {
         const apart = await freePortsApart(PART_LISTENERS[part].length);
-        PART_LISTENERS[part].forEach((listener, k) => (instance[listener] = apart[k]!));
+        PART_LISTENERS[part].forEach((listener, k) => {
+          // The first instance keeps the usual management port (nothing fronts it); the others get free ones.
+          if (i > 0 || listener !== MANAGEMENT_LISTENER[part]) instance[listener] = apart[k]!;
+        });
       }
       own.push(instance);
     }
     instancePorts.set(part, own);
     if (count > 1) {
       for (const listener of PART_LISTENERS[part]) {
+        if (listener === MANAGEMENT_LISTENER[part]) continue;
         sites.push({
           name: listener.replaceAll('-', '_'),
           port: ports[listener],
@@ -147,7 +176,8 @@ export async function startProcessCluster(options: ClusterOptions): Promise<Runn
       const several = own.length > 1;
       const started = await Promise.all(
         own.map((instance, i) => {
-          const ready = READY_LISTENER[part];
+          const from = options.instanceFrom?.(part, i);
+          const ready = (from ? EARLIER_RELEASE_READY : READY_LISTENER)[part];
           const spawnOptions: SpawnOptions = {
             name: several ? `${part}-${i + 1}` : part,
             env: {
@@ -164,7 +194,7 @@ export async function startProcessCluster(options: ClusterOptions): Promise<Runn
             readyUrl: `http://127.0.0.1:${instance[ready.listener]}${ready.path}`,
             inheritOutput: options.inheritOutput ?? false,
             runtime: options.runtime ?? 'source',
-            ...options.instanceFrom?.(part, i),
+            ...from,
           };
           specs.set(spawnOptions.name, { part, options: spawnOptions });
           byName.set(spawnOptions.name, instance);

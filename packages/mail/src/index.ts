@@ -2,6 +2,7 @@ export {
   createMailer,
   createMemoryMailer,
   startOutboxWorker,
+  outboxBacklog,
   retryDelayMs,
   mailMessageSchema,
   RETRY_BASE_MS,

@@ -146,6 +146,25 @@ export interface OutboxWorker {
   drain(): Promise<void>;
   /** Asks for a round now instead of at the next poll. */
   wake(): void;
+  /** Failed delivery attempts since this worker started (for the `mail_outbox_failures_total` metric). */
+  readonly failures: number;
+}
+
+/** What waits in the outbox: unsent messages and the age of the oldest (for the metrics). */
+export async function outboxBacklog(
+  db: Database,
+  clock: Clock = systemClock,
+): Promise<{ depth: number; oldestAgeSeconds: number }> {
+  const { rows } = await sql<{ depth: number; oldest: Date | string | null }>`
+    select count(*)::int as depth, min(created_at) as oldest from mail_outbox where sent_at is null`.execute(
+    db.kysely,
+  );
+  const row = rows[0];
+  const oldest = row?.oldest ? new Date(row.oldest).getTime() : undefined;
+  return {
+    depth: Number(row?.depth ?? 0),
+    oldestAgeSeconds: oldest === undefined ? 0 : Math.max(0, (clock.now().getTime() - oldest) / 1000),
+  };
 }
 
 export const RETRY_BASE_MS = 1_000;
@@ -230,6 +249,7 @@ export function startOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   let timer: NodeJS.Timeout | undefined;
   let chain: Promise<void> = Promise.resolve();
   let lastPurge = 0;
+  let failures = 0;
 
   async function claim(): Promise<{ leaseId: string; rows: ClaimedRow[] }> {
     const now = clock.now();
@@ -264,6 +284,7 @@ export function startOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
         headers: { 'Auto-Submitted': 'auto-generated' },
       });
     } catch (err) {
+      failures++;
       const error = describeError(err);
       const delay = retryDelayMs(row.attempts);
       const nextAttemptAt = new Date(clock.now().getTime() + delay);
@@ -354,6 +375,9 @@ export function startOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       if (stopped || !timer) return;
       clearTimeout(timer);
       poll();
+    },
+    get failures() {
+      return failures;
     },
   };
 }

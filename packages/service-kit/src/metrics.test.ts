@@ -2,7 +2,7 @@ import Fastify from 'fastify';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { createTestDb, type Database } from '@acme/db';
-import { attachMetrics, createServiceMetrics } from './metrics.ts';
+import { attachMetrics, createServiceMetrics, metricsText, registerOutboxMetrics } from './metrics.ts';
 
 describe('service metrics', () => {
   it('reports the database pool and event-loop delay, in a registry of its own', async () => {
@@ -61,7 +61,7 @@ describe('service metrics', () => {
     after.close();
   });
 
-  it('labels requests with the route pattern and serves /metrics on the admin app only', async () => {
+  it('labels requests with the route pattern and serves /metrics on neither the public nor the admin app', async () => {
     const metrics = createServiceMetrics('svc');
     const pub = Fastify();
     const admin = Fastify();
@@ -70,16 +70,39 @@ describe('service metrics', () => {
     await Promise.all([pub.ready(), admin.ready()]);
     expect((await pub.inject('/things/42?token=abc')).statusCode).toBe(200);
     expect((await pub.inject('/metrics')).statusCode).toBe(404);
-    const res = await admin.inject('/metrics');
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['content-type']).toContain('text/plain');
-    expect(res.body).toContain('route="/things/:id"');
-    expect(res.body).toContain('route="unmatched"');
+    expect((await admin.inject('/metrics')).statusCode).toBe(404);
+    const { contentType, text } = await metricsText(metrics);
+    expect(contentType).toContain('text/plain');
+    expect(text).toContain('route="/things/:id"');
+    expect(text).toContain('route="unmatched"');
     // The raw path and its query never become a label. (A bare "42" can appear in any sample
     // value, such as an event-loop delay of 0.0042 s, so the check is on the path and the token.)
-    expect(res.body).not.toContain('/things/42');
-    expect(res.body).not.toContain('token');
-    expect(res.body).not.toContain('abc');
+    expect(text).not.toContain('/things/42');
+    expect(text).not.toMatch(/token="|abc/);
     await Promise.all([pub.close(), admin.close()]);
+  });
+
+  it('reports the mail outbox: depth and oldest age in one read per scrape, and the worker failures', async () => {
+    const metrics = createServiceMetrics('svc');
+    let reads = 0;
+    let failures = 3;
+    registerOutboxMetrics(metrics, {
+      backlog: async () => {
+        reads++;
+        return { depth: 7, oldestAgeSeconds: 42.5 };
+      },
+      failures: () => failures,
+    });
+    try {
+      const text = await metrics.registry.metrics();
+      expect(text).toContain('mail_outbox_depth{service="svc"} 7');
+      expect(text).toContain('mail_outbox_oldest_age_seconds{service="svc"} 42.5');
+      expect(text).toContain('mail_outbox_failures_total{service="svc"} 3');
+      expect(reads).toBe(1);
+      failures = 5;
+      expect(await metrics.registry.metrics()).toContain('mail_outbox_failures_total{service="svc"} 5');
+    } finally {
+      metrics.close();
+    }
   });
 });

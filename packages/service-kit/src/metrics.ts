@@ -1,12 +1,15 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export type { Counter } from 'prom-client';
 import type { Database } from '@acme/db';
 
 /**
  * Prometheus metrics of one service instance. Each instance has its own registry (never
  * prom-client's global one), so several services, or two instances of one, can run in one process
- * (`npm start`, the tests) without clashing names. `/metrics` is served on the admin listener only.
+ * (`npm start`, the tests) without clashing names. `/metrics` is served on the service's management
+ * listener only (management.ts), never on its admin or public API.
  */
 export interface ServiceMetrics {
   readonly registry: Registry;
@@ -174,17 +177,30 @@ export function instrumentFastify(app: FastifyInstance, metrics: ServiceMetrics,
   });
 }
 
-/** `GET /metrics` in the Prometheus text format; register on the admin listener only. */
-export function registerMetricsRoute(admin: FastifyInstance, metrics: ServiceMetrics): void {
-  admin.get('/metrics', async (_req, reply) => {
-    const body = await metrics.registry.metrics();
-    return reply.header('content-type', metrics.registry.contentType).send(body);
-  });
+/**
+ * prom-client's default metrics (`process_cpu_seconds_total`, `process_resident_memory_bytes`,
+ * `nodejs_*`): one registry per process, made at the first scrape. They describe the process, so
+ * in `npm start`, where every service shares one, each service's `/metrics` shows the same figures.
+ * (Once per process because their GC observer and event-loop monitor are never stopped.)
+ */
+let processRegistry: Registry | undefined;
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+/** The Prometheus text of a service: its own registry, then the process's default metrics. */
+export async function metricsText(metrics: ServiceMetrics): Promise<{ contentType: string; text: string }> {
+  const [own, process] = await Promise.all([metrics.registry.metrics(), processMetrics().metrics()]);
+  return { contentType: metrics.registry.contentType, text: `${own}\n${process}` };
 }
 
 /**
- * The usual wiring: times both listeners, serves `/metrics` on the admin one, and stops the
- * event-loop monitor when the admin listener closes.
+ * The usual wiring: times both listeners and stops the event-loop monitor when the admin listener
+ * closes. (`/metrics` is the management listener's: management.ts.)
  */
 export function attachMetrics(
   metrics: ServiceMetrics,
@@ -192,7 +208,6 @@ export function attachMetrics(
 ): void {
   if (listeners.public) instrumentFastify(listeners.public, metrics, 'public');
   instrumentFastify(listeners.admin, metrics, 'admin');
-  registerMetricsRoute(listeners.admin, metrics);
   listeners.admin.addHook('onClose', async () => metrics.close());
 }
 
@@ -211,4 +226,54 @@ export function observeRequest(
     },
     seconds,
   );
+}
+
+/** The mail outbox as a service sees it: what is waiting, and its worker's failures (when it runs one). */
+export interface OutboxReadings {
+  /** Messages not yet sent, and the age of the oldest of them in seconds (0 when none). */
+  backlog(): Promise<{ depth: number; oldestAgeSeconds: number }>;
+  /** Failed delivery attempts of this process's outbox worker since it started. */
+  failures?: () => number;
+}
+
+/**
+ * `mail_outbox_depth`, `mail_outbox_oldest_age_seconds` (one query per scrape, read at scrape time;
+ * left out of a scrape when the database does not answer) and `mail_outbox_failures_total`.
+ */
+export function registerOutboxMetrics(metrics: ServiceMetrics, readings: OutboxReadings): void {
+  let reading: Promise<{ depth: number; oldestAgeSeconds: number } | undefined> | undefined;
+  // Both gauges are collected in one scrape: one query serves them.
+  const read = () => {
+    reading ??= readings
+      .backlog()
+      .catch(() => undefined)
+      .finally(() => setTimeout(() => (reading = undefined), 250).unref());
+    return reading;
+  };
+  new Gauge({
+    name: 'mail_outbox_depth',
+    help: 'Messages in the mail outbox not yet sent (the shared table: every instance reports the same).',
+    registers: [metrics.registry],
+    async collect() {
+      const r = await read();
+      if (r) this.set(r.depth);
+    },
+  });
+  new Gauge({
+    name: 'mail_outbox_oldest_age_seconds',
+    help: 'Age of the oldest message in the mail outbox not yet sent (0 when it is empty).',
+    registers: [metrics.registry],
+    async collect() {
+      const r = await read();
+      if (r) this.set(r.oldestAgeSeconds);
+    },
+  });
+  if (readings.failures) {
+    sampledCounter(
+      metrics,
+      'mail_outbox_failures_total',
+      "Failed delivery attempts of this process's outbox worker (each is retried with backoff).",
+      readings.failures,
+    );
+  }
 }

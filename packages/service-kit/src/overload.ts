@@ -5,8 +5,9 @@ import { z } from 'zod';
 /**
  * Load shedding: when the process's event loop runs late, new requests are answered at once with
  * 503 and `Retry-After` instead of queueing behind the ones already admitted (which then finish
- * within their latency bound). `/health/*` and `/metrics` are always answered, so that an
- * orchestrator does not restart a process for being busy and an operator can still see why.
+ * within their latency bound). `/health/*` is always answered, so that an orchestrator does not
+ * restart a process for being busy (the management port, management.ts, is never shed at all, so an
+ * operator can still see why).
  *
  * The lag is measured by a timer that should fire every `sampleIntervalMs`: how late it fires is
  * how long the loop was busy. The process sheds once `sustainedSamples` samples in a row exceeded

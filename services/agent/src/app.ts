@@ -5,7 +5,7 @@ import type { Database } from '@acme/db';
 import { sql, typed } from '@acme/db';
 import { systemClock } from '@acme/db/clock';
 import { registerHealthRoutes } from '@acme/service-kit/health';
-import { attachMetrics, createServiceMetrics } from '@acme/service-kit/metrics';
+import { attachMetrics, createServiceMetrics, type ServiceMetrics } from '@acme/service-kit/metrics';
 import { createServiceLogger } from '@acme/service-kit/logging';
 import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-id';
 import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
@@ -50,7 +50,7 @@ const BODY_LIMIT = 8 * 1024;
 /** Builds the agent service's HTTP server without listening. */
 export async function createApp(
   options: AppOptions,
-): Promise<{ public: FastifyInstance; admin: FastifyInstance }> {
+): Promise<{ public: FastifyInstance; admin: FastifyInstance; metrics: ServiceMetrics }> {
   const { config } = options;
   const db = typed<AgentDb>(options.db);
   const clock = options.clock ?? systemClock;
@@ -222,6 +222,7 @@ export async function createApp(
     };
   });
 
-  attachMetrics(createServiceMetrics('agent', { db: options.db }), { public: app, admin });
-  return { public: app, admin };
+  const metrics = createServiceMetrics('agent', { db: options.db });
+  attachMetrics(metrics, { public: app, admin });
+  return { public: app, admin, metrics };
 }

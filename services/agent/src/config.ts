@@ -22,6 +22,7 @@ import {
   type AdminAccess,
 } from '@acme/service-kit/admin-access';
 import { overloadConfig, overloadEnvSchema, type OverloadConfig } from '@acme/service-kit/overload';
+import { managementConfig, managementEnvSchema, type ManagementConfig } from '@acme/service-kit/management';
 import { migrateAtStartSchema } from '@acme/service-kit/migrations';
 
 const configSchema = z.object({
@@ -67,7 +68,12 @@ export const DATA_DIR_VARIABLE = 'AGENT_DATA_DIR';
 export const settings: PartSettings = {
   part: 'agent',
   title: 'Agent service',
-  schemas: [configSchema, serviceDatabaseSchema(DATA_DIR_VARIABLE), overloadEnvSchema],
+  schemas: [
+    configSchema,
+    serviceDatabaseSchema(DATA_DIR_VARIABLE),
+    overloadEnvSchema,
+    managementEnvSchema('AGENT', 9004),
+  ],
   renames: RENAMES,
 };
 
@@ -84,6 +90,8 @@ export interface Config {
   trustProxy: TrustProxy;
   /** Load shedding on event-loop lag (OVERLOAD_*; service-kit overload.ts). */
   overload: OverloadConfig;
+  /** The management listener (`<PREFIX>_MANAGEMENT_PORT`/`_HOST`; service-kit management.ts). */
+  management: ManagementConfig;
   /** Microsoft tokens are verified as the user service verifies them (keys of the token's tenant). */
   m365: { authorityUrl: string; clientId: string; appIdUri?: string };
   upstreamTimeoutMs: number;
@@ -113,6 +121,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     rateWindowSeconds: c.AGENT_RATE_WINDOW_SECONDS,
     trustProxy: c.TRUST_PROXY,
     overload: overloadConfig(env),
+    management: managementConfig('AGENT', 9004, env),
     m365: {
       authorityUrl: c.M365_AUTHORITY_URL.replace(/\/+$/, ''),
       clientId: c.M365_CLIENT_ID.toLowerCase(),

@@ -31,6 +31,7 @@ describe('agent service', () => {
   let db: Database;
   let url: string;
   let adminUrl: string;
+  let managementUrl: string;
   let close: () => Promise<void>;
   let ms: MicrosoftStandIns;
   /** Megan's Teams SSO token (Entra stand-in), valid for the fake clock's hours. */
@@ -54,6 +55,7 @@ describe('agent service', () => {
       env: {
         AGENT_PUBLIC_PORT: String(port),
         AGENT_ADMIN_PORT: '0',
+        AGENT_MANAGEMENT_PORT: '0',
         AGENT_RATE_LIMIT: '50',
         M365_AUTHORITY_URL: ms.urls.entra,
         M365_CLIENT_ID: DEMO_M365_CLIENT_ID,
@@ -63,6 +65,7 @@ describe('agent service', () => {
     });
     expect(service.urls.public).toBe(`http://localhost:${port}`);
     adminUrl = service.urls.admin!;
+    managementUrl = service.urls.management!;
     url = `http://127.0.0.1:${port}/misc/unregistered-user`;
     close = service.close;
   });
@@ -290,8 +293,8 @@ describe('agent service', () => {
     ).toBe(404);
   });
 
-  it('serves /metrics on the admin listener only', async () => {
-    const res = await fetch(`${adminUrl}/metrics`);
+  it('serves /metrics on the management listener only', async () => {
+    const res = await fetch(`${managementUrl}/metrics`);
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(text).toContain('# TYPE http_request_duration_seconds histogram');
@@ -305,6 +308,7 @@ describe('agent service', () => {
     expect(line).toContain('service="agent"');
     const pub = await fetch(new URL('/metrics', url));
     expect(pub.status).toBe(404);
+    expect((await fetch(`${adminUrl}/metrics`)).status).toBe(404);
   });
 });
 
@@ -314,7 +318,12 @@ describe('agent admin API access', () => {
     const key = 'k'.repeat(40);
     const service = await start({
       db,
-      env: { AGENT_PUBLIC_PORT: '0', AGENT_ADMIN_PORT: '0', AGENT_ADMIN_KEY: key },
+      env: {
+        AGENT_PUBLIC_PORT: '0',
+        AGENT_ADMIN_PORT: '0',
+        AGENT_MANAGEMENT_PORT: '0',
+        AGENT_ADMIN_KEY: key,
+      },
       logger: false,
     });
     try {

@@ -20,7 +20,12 @@ describe('prototype keys to every route of the agent service', () => {
   beforeAll(async () => {
     db = await createTestDb();
     await migrate(db, MIGRATION_NAMESPACE, migrations);
-    const config = loadConfig({ AGENT_PUBLIC_PORT: '0', AGENT_ADMIN_PORT: '0', AGENT_RATE_LIMIT: '100000' });
+    const config = loadConfig({
+      AGENT_PUBLIC_PORT: '0',
+      AGENT_ADMIN_PORT: '0',
+      AGENT_MANAGEMENT_PORT: '0',
+      AGENT_RATE_LIMIT: '100000',
+    });
     app = await createApp({
       config,
       db,

@@ -33,7 +33,7 @@ import { SESSION_CHANGES_CHANNEL, SessionCache } from './sessions/cache.ts';
 import { LocalWritesPlugin, registerLocalWrites } from './sessions/local-writes.ts';
 import { createPasswordHasher } from './password/hasher.ts';
 import { createIdentityMetrics } from './metrics.ts';
-import { instrumentFastify, registerMetricsRoute } from '@acme/service-kit/metrics';
+import { instrumentFastify } from '@acme/service-kit/metrics';
 import { registerSessionRoutes } from './sessions/routes.ts';
 import { registerSecurityEventRoutes } from './identities/security-event-routes.ts';
 import { registerLockoutAdminRoutes } from './throttle/admin-routes.ts';
@@ -213,7 +213,6 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
   registerAdminRoutes(admin, ctx);
   registerLockoutAdminRoutes(admin, ctx);
   registerSecurityEventRoutes(admin, ctx);
-  registerMetricsRoute(admin, ctx.metrics.service);
 
   // The cache serves only while change notices arrive: it starts empty and off, turns on once the
   // channel is listened to, and is emptied and turned off whenever the listening connection is lost.

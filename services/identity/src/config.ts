@@ -11,6 +11,7 @@ import {
 } from '@acme/service-kit/config';
 import { mailWorkerEnvSchema } from '@acme/mail';
 import { overloadConfig, overloadEnvSchema, type OverloadConfig } from '@acme/service-kit/overload';
+import { managementConfig, managementEnvSchema, type ManagementConfig } from '@acme/service-kit/management';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import {
@@ -297,6 +298,7 @@ export const settings: PartSettings = {
     serviceDatabaseSchema(DATA_DIR_VARIABLE),
     mailWorkerEnvSchema,
     overloadEnvSchema,
+    managementEnvSchema('IDENTITY', 9001),
     processEnvSchema,
     threadPoolEnvSchema,
   ],
@@ -374,6 +376,8 @@ export interface Config {
   securityEvents: { enabled: boolean; retentionDays: number; cleanupBatch: number };
   /** Load shedding on event-loop lag (OVERLOAD_*; service-kit overload.ts). */
   overload: OverloadConfig;
+  /** The management listener (`<PREFIX>_MANAGEMENT_PORT`/`_HOST`; service-kit management.ts). */
+  management: ManagementConfig;
 }
 
 export function loadConfig(given: Record<string, string | undefined> = process.env): Config {
@@ -382,6 +386,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
   const e = EnvSchema.parse(clean);
   return Object.freeze({
     overload: overloadConfig(clean),
+    management: managementConfig('IDENTITY', 9001, clean),
     publicPort: e.IDENTITY_PUBLIC_PORT,
     publicHost: e.IDENTITY_PUBLIC_HOST,
     adminPort: e.IDENTITY_ADMIN_PORT,

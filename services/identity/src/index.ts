@@ -1,11 +1,13 @@
 import type { pino } from 'pino';
 import { lowerThreadPoolPriority } from '@acme/service-kit/thread-priority';
 import { createServiceLogger } from '@acme/service-kit/logging';
+import { closeWithManagement, startManagementServer } from '@acme/service-kit/management';
+import { registerOutboxMetrics } from '@acme/service-kit/metrics';
 import { prepareSchema, type Database, type MigrationSet } from '@acme/db';
 import { systemClock, type Clock } from '@acme/db/clock';
 import { cleanupExpired } from './db/cleanup.ts';
 import { deleteExpiredSecurityEvents } from './db/security-events.ts';
-import { createMailer, MAIL_NAMESPACE, migrations as mailMigrations } from '@acme/mail';
+import { createMailer, MAIL_NAMESPACE, migrations as mailMigrations, outboxBacklog } from '@acme/mail';
 import { createApp, type Mailer } from './app.ts';
 import { loadConfig } from './config.ts';
 import { migrations } from './migrations.ts';
@@ -43,6 +45,8 @@ export async function start(opts: {
   clock?: Clock;
   logger?: pino.Logger | false;
   mailer?: Mailer;
+  /** The outbox worker of this process, if it runs one: its failures are counted in this service's metrics. */
+  mailWorker?: { readonly failures: number };
 }): Promise<{ urls: Record<string, string>; close(): Promise<void> }> {
   const config = loadConfig(opts.env);
   // Hashing yields to request handling (packages/service-kit/src/thread-priority.ts says why).
@@ -66,6 +70,16 @@ export async function start(opts: {
   });
   await app.public.listen({ host: config.publicHost, port: config.publicPort });
   await app.admin.listen({ host: config.admin.host, port: config.adminPort });
+  const worker = opts.mailWorker;
+  registerOutboxMetrics(app.ctx.metrics.service, {
+    backlog: () => outboxBacklog(opts.db, opts.clock),
+    ...(worker ? { failures: () => worker.failures } : {}),
+  });
+  const management = await startManagementServer({
+    ...config.management,
+    metrics: app.ctx.metrics.service,
+    db: opts.db,
+  });
   const clock = opts.clock ?? systemClock;
   const { retentionDays, cleanupBatch } = config.securityEvents;
   const sweep = () =>
@@ -77,10 +91,10 @@ export async function start(opts: {
   const timer = setInterval(sweep, 10 * 60_000);
   timer.unref();
   return {
-    urls: { public: config.publicUrl, admin: config.adminUrl },
+    urls: { public: config.publicUrl, admin: config.adminUrl, management: management.url },
     async close() {
       clearInterval(timer);
-      await app.close();
+      await closeWithManagement(management, () => app.close());
     },
   };
 }

@@ -3,7 +3,7 @@
 // Mail: an outbox worker sends queued mail to SMTP_URL (MAIL_WORKER=false: another process does).
 // Start it with the thread-pool preload first (the workspace's `start` script does): see
 // packages/service-kit/threadpool.mjs for why the pool size must be set before anything else runs.
-import { startOutboxWorkerFromEnv } from '@acme/mail';
+import { startOutboxWorkerFromEnv, type OutboxWorker } from '@acme/mail';
 import { threadPoolSized } from '@acme/service-kit/config';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { hardenPrototype } from '@acme/service-kit/prototype';
@@ -24,9 +24,19 @@ if (!threadPoolSized()) {
 
 // `identity migrate` and `identity migrate status` run the migration step and exit here.
 const db = await openServiceDatabase('identity', DATA_DIR_VARIABLE, migrationSets);
-const service = await start({ db }).catch(refuseOnPendingMigrations('identity', 'IDENTITY_MIGRATE_AT_START'));
+// The worker starts once the schema is ready (start migrates); its failures are in this service's metrics.
+const outbox: { worker?: OutboxWorker | undefined } = {};
+const mailWorker = {
+  get failures() {
+    return outbox.worker?.failures ?? 0;
+  },
+};
+const service = await start({ db, mailWorker }).catch(
+  refuseOnPendingMigrations('identity', 'IDENTITY_MIGRATE_AT_START'),
+);
 // Recovery and verification codes are queued in the database; this process delivers them too.
 const mail = startOutboxWorkerFromEnv(db);
+outbox.worker = mail;
 
 // SIGTERM: stop accepting, let the requests in flight finish (up to 10 s), close the database, exit 0.
 drainOnSignals('identity', async () => {

@@ -12,11 +12,13 @@ import type { FlowRow } from './db/schema.ts';
 import type { Outcome } from './flows/outcome.ts';
 import type { WorkPool } from './password/pool.ts';
 
-/** The identity service's metrics (one registry per instance; served at `/metrics` on the admin API). */
+/** The identity service's metrics (one registry per instance; served at `/metrics` on the management listener). */
 export interface IdentityMetrics {
   readonly service: ServiceMetrics;
   /** Counts one submitted self-service method: login, second factor (aal2 login), recovery. */
   flowSubmitted(kind: FlowKind, flow: FlowRow, method: string, outcome: string): void;
+  /** Counts a lockout started by a failed attempt (one admission starts each). */
+  lockoutStarted(factor: 'password' | 'second_factor'): void;
   close(): void;
 }
 
@@ -68,6 +70,12 @@ export function createIdentityMetrics(opts: { db?: Database; passwordPool: WorkP
     'Account recovery submissions (sending and checking codes) by method and outcome.',
     ['method', 'outcome'],
   );
+  const lockouts = counter(
+    service,
+    'identity_lockouts_total',
+    'Account lockouts started by failed attempts, by factor (password, second_factor).',
+    ['factor'],
+  );
   const pool = opts.passwordPool;
   sampledGauge(
     service,
@@ -91,6 +99,7 @@ export function createIdentityMetrics(opts: { db?: Database; passwordPool: WorkP
         recovery.inc({ method, outcome });
       }
     },
+    lockoutStarted: (factor) => lockouts.inc({ factor }),
     close: () => service.close(),
   };
 }

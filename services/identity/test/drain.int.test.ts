@@ -11,10 +11,11 @@ let child: ChildProcess;
 let exited: Promise<{ code: number | null; at: number }>;
 let publicPort: number;
 let adminPort: number;
+let managementPort: number;
 let stderr = '';
 
 beforeAll(async () => {
-  [publicPort, adminPort] = [await freePort(), await freePort()];
+  [publicPort, adminPort, managementPort] = [await freePort(), await freePort(), await freePort()];
   child = spawn(
     process.execPath,
     ['--import', './packages/service-kit/threadpool.mjs', '--import', 'tsx', 'services/identity/src/main.ts'],
@@ -26,6 +27,7 @@ beforeAll(async () => {
         IDENTITY_DATA_DIR: '',
         IDENTITY_PUBLIC_PORT: String(publicPort),
         IDENTITY_ADMIN_PORT: String(adminPort),
+        IDENTITY_MANAGEMENT_PORT: String(managementPort),
         IDENTITY_ADMIN_URL: `http://127.0.0.1:${adminPort}`,
         LOG_LEVEL: 'warn',
         NODE_ENV: 'test',
@@ -82,6 +84,11 @@ function slowRequest() {
 }
 
 describe('SIGTERM', () => {
+  it('is ready on the management listener before the signal', async () => {
+    const ready = await fetch(`http://127.0.0.1:${managementPort}/health/ready`);
+    expect(ready.status).toBe(200);
+  });
+
   it('stops accepting, finishes the request in flight, and exits 0 within 10 s', async () => {
     const slow = slowRequest();
     await new Promise((r) => setTimeout(r, 300)); // the server has the headers and waits for the body
@@ -96,6 +103,12 @@ describe('SIGTERM', () => {
     );
     expect(fresh).toBe('refused');
     expect(child.exitCode).toBeNull(); // still waiting for the slow client
+    // The management listener still answers while the process drains: alive, but not ready.
+    const management = `http://127.0.0.1:${managementPort}`;
+    expect((await fetch(`${management}/health/alive`)).status).toBe(200);
+    const ready = await fetch(`${management}/health/ready`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ status: 'draining' });
 
     slow.finish();
     const answered = await slow.response;

@@ -4,6 +4,7 @@ import { expect } from 'vitest';
 import { totpCodeAt } from '../src/strategies/totp/totp.ts';
 import { createTestDb, migrate, type Database } from '@acme/db';
 import { FakeClock } from '@acme/db/clock';
+import { closeWithManagement, startManagementServer } from '@acme/service-kit/management';
 import { createApp, type IdentityApp } from '../src/app.ts';
 import { createIdentityAdminClient } from '@acme/identity-contract/admin-client';
 import { loadConfig, type Config } from '../src/config.ts';
@@ -18,6 +19,8 @@ export interface Harness {
   config: Config;
   publicUrl: string;
   adminUrl: string;
+  /** The management listener: GET /metrics, /health/alive, /health/ready (as `start` serves them). */
+  managementUrl: string;
   /** Every message the service queued, newest last. */
   mailbox: Mail[];
   close(): Promise<void>;
@@ -62,6 +65,12 @@ export async function startHarness(
   await app0.admin.listen({ host: '127.0.0.1', port: 0 });
   const publicUrl = `http://127.0.0.1:${(app0.public.server.address() as AddressInfo).port}`;
   const adminUrl = `http://127.0.0.1:${(app0.admin.server.address() as AddressInfo).port}`;
+  const management = await startManagementServer({
+    host: '127.0.0.1',
+    port: 0,
+    metrics: app0.ctx.metrics.service,
+    db,
+  });
   return {
     db,
     clock,
@@ -69,9 +78,10 @@ export async function startHarness(
     config: config0,
     publicUrl,
     adminUrl,
+    managementUrl: management.url,
     mailbox,
     async close() {
-      await app0.close();
+      await closeWithManagement(management, () => app0.close());
       if (!shared) await db.close();
     },
   };

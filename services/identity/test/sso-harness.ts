@@ -106,6 +106,7 @@ export function startUsersService(options: {
     env: {
       USERS_PUBLIC_PORT: String(options.ports[0]),
       USERS_ADMIN_PORT: String(options.ports[1]),
+      USERS_MANAGEMENT_PORT: '0',
       IDENTITY_ADMIN_URL: options.identityAdmin,
       IDENTITY_PUBLIC_URL: options.identityPublic,
       ...options.env,
@@ -169,6 +170,7 @@ export async function startSsoStack(options: {
     env: {
       IDENTITY_PUBLIC_PORT: String(idPub),
       IDENTITY_ADMIN_PORT: String(idAdm),
+      IDENTITY_MANAGEMENT_PORT: '0',
       IDENTITY_PUBLIC_URL: identityPublic,
       IDENTITY_ADMIN_URL: identityAdmin,
       ...keys('IDENTITY_ADMIN_KEY'),

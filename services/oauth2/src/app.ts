@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Database } from '@acme/db';
+import { sql, type Database } from '@acme/db';
 import { systemClock, type Clock } from '@acme/db/clock';
 import type { FastifyInstance } from 'fastify';
 import type Provider from 'oidc-provider';
@@ -24,7 +24,8 @@ import {
 import { createProvider, ROUTES } from './provider.ts';
 import { publicHttp } from './public/http.ts';
 import { refuseUnstorableInput } from './public/storable-input.ts';
-import { attachMetrics, createServiceMetrics } from '@acme/service-kit/metrics';
+import { attachMetrics, createServiceMetrics, type ServiceMetrics } from '@acme/service-kit/metrics';
+import { countTokenEvents, createOAuth2Metrics } from './metrics.ts';
 import { createServiceLogger } from '@acme/service-kit/logging';
 import { tokenWrites } from './public/token-writes.ts';
 import { offlineAccessPrompt } from './public/offline-access.ts';
@@ -47,6 +48,8 @@ export interface OAuth2App {
   handler: (req: IncomingMessage, res: ServerResponse) => void;
   admin: FastifyInstance;
   runtime: OAuth2Runtime;
+  /** This instance's Prometheus registry (served on the management listener). */
+  metrics: ServiceMetrics;
   /** Re-reads the signing keys (another instance may have rotated them); true when they changed. */
   reloadKeys(): Promise<boolean>;
 }
@@ -99,6 +102,7 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
     revokedKeys: (kids) => revokedKeys(db, kids),
   });
   const metrics = createServiceMetrics('oauth2', { db });
+  const counters = createOAuth2Metrics(metrics);
   const knownPaths = new Set<string>([
     ...Object.values(ROUTES),
     '/.well-known/openid-configuration',
@@ -115,6 +119,7 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
 
   const build = (material: KeyMaterial): Provider => {
     const provider = createProvider({ ...base, keys: material });
+    countTokenEvents(provider, counters);
     provider.use(publicHttp(logger, metrics, knownPaths));
     provider.use(refuseUnstorableInput());
     provider.use(publicMeta(db));
@@ -161,6 +166,10 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
     rotateKeys,
     revokeKey,
     acceptDevice: (challenge, body) => acceptDeviceRequest(runtime, db, limiters.userCode, challenge, body),
+    checkDatabase: async () => {
+      await sql`select 1`.execute(db.kysely);
+    },
+    federatedTokenIssued: () => counters.tokensIssued.inc({ grant_type: 'federated' }),
   });
   attachMetrics(metrics, { admin });
   return {
@@ -170,6 +179,7 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
     handler: (req, res) => handler(req, res),
     admin,
     runtime,
+    metrics,
     reloadKeys,
   };
 }

@@ -8,6 +8,7 @@ import {
   type SettingRenames,
 } from '@acme/service-kit/config';
 import { overloadConfig, overloadEnvSchema, type OverloadConfig } from '@acme/service-kit/overload';
+import { managementConfig, managementEnvSchema, type ManagementConfig } from '@acme/service-kit/management';
 import { z } from 'zod';
 import {
   adminAccess,
@@ -198,7 +199,12 @@ export const DATA_DIR_VARIABLE = 'OAUTH2_DATA_DIR';
 export const settings: PartSettings = {
   part: 'oauth2',
   title: 'Authorization server',
-  schemas: [EnvSchema, serviceDatabaseSchema(DATA_DIR_VARIABLE), overloadEnvSchema],
+  schemas: [
+    EnvSchema,
+    serviceDatabaseSchema(DATA_DIR_VARIABLE),
+    overloadEnvSchema,
+    managementEnvSchema('OAUTH2', 9002),
+  ],
   renames: RENAMES,
 };
 
@@ -223,6 +229,8 @@ export interface OAuth2Config {
   };
   /** Load shedding on event-loop lag (OVERLOAD_*; service-kit overload.ts). */
   overload: OverloadConfig;
+  /** The management listener (`<PREFIX>_MANAGEMENT_PORT`/`_HOST`; service-kit management.ts). */
+  management: ManagementConfig;
   /** JWT access tokens' signature algorithm (OAUTH2_ACCESS_TOKEN_ALG). */
   accessTokenAlg: 'ES256' | 'RS256';
   ttl: {
@@ -305,6 +313,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     },
     accessTokenAlg: e.OAUTH2_ACCESS_TOKEN_ALG,
     overload: overloadConfig(env),
+    management: managementConfig('OAUTH2', 9002, env),
     ttl: {
       accessToken: e.OAUTH2_ACCESS_TOKEN_TTL,
       idToken: e.OAUTH2_ID_TOKEN_TTL,

@@ -8,6 +8,7 @@ import type pino from 'pino';
 import { deleteExpired } from './adapter/postgres-adapter.ts';
 import { createApp } from './app.ts';
 import { handleWithRequestId } from '@acme/service-kit/request-id';
+import { closeWithManagement, startManagementServer } from '@acme/service-kit/management';
 import { loadConfig } from './config.ts';
 import { migrations } from './migrations.ts';
 
@@ -52,6 +53,7 @@ export async function start(opts: {
     publicServer.listen(config.publicPort, config.publicHost, () => resolve());
   });
   await admin.listen({ port: config.adminPort, host: config.admin.host });
+  const management = await startManagementServer({ ...config.management, metrics: app.metrics, db: opts.db });
 
   const publicPort = (publicServer.address() as AddressInfo).port;
   const adminPort = (admin.server.address() as AddressInfo).port;
@@ -69,17 +71,20 @@ export async function start(opts: {
     urls: {
       public: config.publicPort === 0 ? `http://localhost:${publicPort}` : config.issuer,
       admin: `http://localhost:${adminPort}`,
+      management: management.url,
     },
-    async close() {
-      clearInterval(cleanup);
-      clearInterval(keyWatch);
-      overload.stop();
-      // Stop accepting, close idle keep-alive connections, let requests in flight finish; a
-      // connection whose response is done is then closed at once instead of kept alive.
-      publicServer.keepAliveTimeout = 1;
-      const publicClosed = new Promise<void>((resolve) => publicServer.close(() => resolve()));
-      publicServer.closeIdleConnections();
-      await Promise.all([admin.close(), publicClosed]);
-    },
+    close: () => closeWithManagement(management, close),
   };
+
+  async function close() {
+    clearInterval(cleanup);
+    clearInterval(keyWatch);
+    overload.stop();
+    // Stop accepting, close idle keep-alive connections, let requests in flight finish; a
+    // connection whose response is done is then closed at once instead of kept alive.
+    publicServer.keepAliveTimeout = 1;
+    const publicClosed = new Promise<void>((resolve) => publicServer.close(() => resolve()));
+    publicServer.closeIdleConnections();
+    await Promise.all([admin.close(), publicClosed]);
+  }
 }

@@ -13,6 +13,8 @@ export interface TestServer {
   /** Where this instance listens (differs from the issuer when instances share one). */
   publicUrl: string;
   admin: string;
+  /** The management listener: GET /metrics, /health/alive, /health/ready. */
+  management: string;
   close(): Promise<void>;
 }
 
@@ -33,11 +35,19 @@ export async function startServer(
       OAUTH2_PUBLIC_URL: publicUrl,
       OAUTH2_PUBLIC_PORT: String(publicPort),
       OAUTH2_ADMIN_PORT: String(adminPort),
+      OAUTH2_MANAGEMENT_PORT: '0',
       ...options.env,
     },
   });
   const issuer = options.env?.OAUTH2_PUBLIC_URL ?? publicUrl;
-  return { db, issuer, publicUrl, admin: started.urls.admin!, close: started.close };
+  return {
+    db,
+    issuer,
+    publicUrl,
+    admin: started.urls.admin!,
+    management: started.urls.management!,
+    close: started.close,
+  };
 }
 
 /**

@@ -4,10 +4,10 @@ import { useTestServer } from './harness.ts';
 const server = useTestServer();
 
 describe('GET /metrics (authorization server)', () => {
-  it('is served on the admin listener and times public endpoints by path, never raw URLs', async () => {
+  it('is served on the management listener and times public endpoints by path, never raw URLs', async () => {
     expect((await fetch(`${server.publicUrl}/.well-known/openid-configuration`)).status).toBe(200);
     expect((await fetch(`${server.publicUrl}/no/such/path?code=secret-ish`)).status).toBe(404);
-    const res = await fetch(`${server.admin}/metrics`);
+    const res = await fetch(`${server.management}/metrics`);
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(text).toMatch(
@@ -18,9 +18,11 @@ describe('GET /metrics (authorization server)', () => {
     expect(text).toContain('service="oauth2"');
   });
 
-  it('is not served on the public listener', async () => {
-    const res = await fetch(`${server.publicUrl}/metrics`);
-    expect(res.status).toBe(404);
-    expect(await res.text()).not.toContain('http_request_duration_seconds');
+  it('is served neither on the public listener nor on the admin listener', async () => {
+    for (const base of [server.publicUrl, server.admin]) {
+      const res = await fetch(`${base}/metrics`);
+      expect(res.status).toBe(404);
+      expect(await res.text()).not.toContain('http_request_duration_seconds');
+    }
   });
 });

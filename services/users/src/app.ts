@@ -19,7 +19,7 @@ import type { Config } from './config.ts';
 import type { UsersDb } from './db-types.ts';
 import type { UsersContext } from './context.ts';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
-import { attachMetrics, createServiceMetrics } from '@acme/service-kit/metrics';
+import { attachMetrics, createServiceMetrics, type ServiceMetrics } from '@acme/service-kit/metrics';
 import { refuseOpaqueOrigins } from '@acme/service-kit/origin';
 import { AppError } from './http/errors.ts';
 import { registerHealthRoutes } from './http/health.ts';
@@ -42,7 +42,7 @@ import { createSecretBox } from './sso/secret-box.ts';
 import { registerSsoRoutes } from './sso/routes.ts';
 import { registerSignUpAdminRoutes } from './signup/routes.ts';
 import { registerConsoleRoutes } from './console/routes.ts';
-import { registerScimRoutes, scimFrameworkError } from './scim/routes.ts';
+import { registerScimRoutes, scimCallCounter, scimFrameworkError } from './scim/routes.ts';
 import {
   registerConsoleRateLimits,
   registerTrustedNetworkAdminRoutes,
@@ -71,6 +71,8 @@ export interface UsersApp {
   public: FastifyInstance;
   /** Operator-only: /admin/*. Never exposed beyond the operator's network. */
   admin: FastifyInstance;
+  /** This instance's Prometheus registry (served on the management listener). */
+  metrics: ServiceMetrics;
 }
 
 const PUBLIC_BODY_LIMIT = 16 * 1024;
@@ -80,6 +82,7 @@ const ADMIN_BODY_LIMIT = 64 * 1024;
 export async function createApp(options: AppOptions): Promise<UsersApp> {
   const { config } = options;
   const logger = createLogger(options.logger, config.logLevel, 'users');
+  const metrics = createServiceMetrics('users', { db: options.db });
   const ctx: UsersContext = {
     config,
     db: typed<UsersDb>(options.db),
@@ -130,7 +133,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   registerConsoleRoutes(publicApp, ctx);
   registerTrustedNetworkRoutes(publicApp, ctx);
   // SCIM 2.0 for organisations' directories: bearer tokens, its own body limit and error schema.
-  registerScimRoutes(publicApp, ctx);
+  registerScimRoutes(publicApp, ctx, scimCallCounter(metrics));
   registerM365Routes(publicApp, {
     ...ctx,
     microsoft: options.microsoft ?? createMicrosoftClient(config, ctx.clock),
@@ -160,7 +163,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   registerM365AdminRoutes(adminApp, ctx);
   registerTrustedNetworkAdminRoutes(adminApp, ctx);
   registerHealthRoutes(adminApp, ctx.db);
-  attachMetrics(createServiceMetrics('users', { db: options.db }), { public: publicApp, admin: adminApp });
+  attachMetrics(metrics, { public: publicApp, admin: adminApp });
 
-  return { public: publicApp, admin: adminApp };
+  return { public: publicApp, admin: adminApp, metrics };
 }

@@ -1,4 +1,5 @@
 import { overloadConfig, overloadEnvSchema, type OverloadConfig } from '@acme/service-kit/overload';
+import { managementConfig, managementEnvSchema, type ManagementConfig } from '@acme/service-kit/management';
 import { z } from 'zod';
 import { migrateAtStartSchema } from '@acme/service-kit/migrations';
 import {
@@ -264,6 +265,7 @@ export const settings: PartSettings = {
     serviceDatabaseSchema(DATA_DIR_VARIABLE),
     mailWorkerEnvSchema,
     overloadEnvSchema,
+    managementEnvSchema('USERS', 9003),
     processEnvSchema,
   ],
   renames: RENAMES,
@@ -336,6 +338,8 @@ export interface Config {
   migrateAtStart: boolean;
   /** Load shedding on event-loop lag (OVERLOAD_*; service-kit overload.ts). */
   overload: OverloadConfig;
+  /** The management listener (`<PREFIX>_MANAGEMENT_PORT`/`_HOST`; service-kit management.ts). */
+  management: ManagementConfig;
   logLevel: string;
 }
 
@@ -428,6 +432,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     trustProxy: c.TRUST_PROXY,
     migrateAtStart: c.USERS_MIGRATE_AT_START,
     overload: overloadConfig(env),
+    management: managementConfig('USERS', 9003, env),
     logLevel: c.LOG_LEVEL,
   };
 }

@@ -2,7 +2,9 @@ import type { AddressInfo } from 'node:net';
 import { prepareSchema, typed, type Database, type MigrationSet } from '@acme/db';
 import { systemClock } from '@acme/db/clock';
 import type { Clock } from '@acme/db/clock';
-import { MAIL_NAMESPACE, migrations as mailMigrations, type Mailer } from '@acme/mail';
+import { MAIL_NAMESPACE, migrations as mailMigrations, outboxBacklog, type Mailer } from '@acme/mail';
+import { closeWithManagement, startManagementServer } from '@acme/service-kit/management';
+import { registerOutboxMetrics } from '@acme/service-kit/metrics';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
@@ -49,6 +51,8 @@ export interface StartOptions {
    * table of `db` (migrated here) for whichever outbox worker runs on that database.
    */
   mailer?: Mailer;
+  /** The outbox worker of this process, if it runs one: its failures are counted in this service's metrics. */
+  mailWorker?: { readonly failures: number };
 }
 
 /**
@@ -84,12 +88,27 @@ export async function start(
     listening.push(app.public);
     const adminPort = await listen(app.admin, config.admin.host, config.adminPort);
     listening.push(app.admin);
+    const worker = opts.mailWorker;
+    registerOutboxMetrics(app.metrics, {
+      backlog: () => outboxBacklog(opts.db, opts.clock),
+      ...(worker ? { failures: () => worker.failures } : {}),
+    });
+    const management = await startManagementServer({
+      ...config.management,
+      metrics: app.metrics,
+      db: opts.db,
+    });
     return {
-      urls: { public: `http://localhost:${publicPort}`, admin: `http://localhost:${adminPort}` },
-      close: async () => {
-        await stopJobs();
-        await Promise.all([app.public.close(), app.admin.close()]);
+      urls: {
+        public: `http://localhost:${publicPort}`,
+        admin: `http://localhost:${adminPort}`,
+        management: management.url,
       },
+      close: () =>
+        closeWithManagement(management, async () => {
+          await stopJobs();
+          await Promise.all([app.public.close(), app.admin.close()]);
+        }),
     };
   } catch (error) {
     await stopJobs();

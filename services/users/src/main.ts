@@ -2,7 +2,7 @@
 // Configuration from the environment (see config.ts: USERS_PUBLIC_PORT, IDENTITY_ADMIN_URL…).
 // Database: DATABASE_URL (PostgreSQL), else PGlite in USERS_DATA_DIR, else an in-memory PGlite.
 // Mail: an outbox worker sends queued mail to SMTP_URL (MAIL_WORKER=false: another process does).
-import { startOutboxWorkerFromEnv } from '@acme/mail';
+import { startOutboxWorkerFromEnv, type OutboxWorker } from '@acme/mail';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { hardenPrototype } from '@acme/service-kit/prototype';
 import { startIdleGc } from '@acme/service-kit/idle-gc';
@@ -17,8 +17,18 @@ startIdleGc(); // memory back to the system once load has passed
 
 // `users migrate` and `users migrate status` run the migration step and exit here.
 const db = await openServiceDatabase('users', DATA_DIR_VARIABLE, migrationSets);
-const service = await start({ db }).catch(refuseOnPendingMigrations('users', 'USERS_MIGRATE_AT_START'));
+// The worker starts once the schema is ready (start migrates); its failures are in this service's metrics.
+const outbox: { worker?: OutboxWorker | undefined } = {};
+const mailWorker = {
+  get failures() {
+    return outbox.worker?.failures ?? 0;
+  },
+};
+const service = await start({ db, mailWorker }).catch(
+  refuseOnPendingMigrations('users', 'USERS_MIGRATE_AT_START'),
+);
 const mail = startOutboxWorkerFromEnv(db);
+outbox.worker = mail;
 process.stderr.write(
   `${JSON.stringify({ level: 'info', name: 'users', msg: 'listening', urls: service.urls })}\n`,
 );

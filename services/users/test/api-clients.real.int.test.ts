@@ -32,6 +32,7 @@ describe('API clients through the user service and the real authorization server
       env: {
         USERS_PUBLIC_PORT: String(usersPublic),
         USERS_ADMIN_PORT: String(usersAdmin),
+        USERS_MANAGEMENT_PORT: '0',
         IDENTITY_ADMIN_URL: urls.identityAdmin!,
         OAUTH2_ADMIN_URL: urls.oauth2Admin!,
       },

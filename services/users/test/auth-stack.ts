@@ -46,6 +46,7 @@ export async function startAuthStack(
       OAUTH2_PUBLIC_URL: urls.issuer,
       OAUTH2_PUBLIC_PORT: String(oaPublic),
       OAUTH2_ADMIN_PORT: String(oaAdmin),
+      OAUTH2_MANAGEMENT_PORT: '0',
       // With the user service's admin API, first-party clients skip consent and refreshes re-check.
       ...(options.usersAdminUrl ? { USERS_ADMIN_URL: options.usersAdminUrl } : {}),
       ...options.oauth2Env,
@@ -60,6 +61,7 @@ export async function startAuthStack(
     env: {
       IDENTITY_PUBLIC_PORT: String(idPublic),
       IDENTITY_ADMIN_PORT: String(idAdmin),
+      IDENTITY_MANAGEMENT_PORT: '0',
       IDENTITY_PUBLIC_URL: urls.identityPublic,
       IDENTITY_ADMIN_URL: urls.identityAdmin,
       OAUTH2_ADMIN_URL: urls.oauth2Admin,

@@ -20,6 +20,7 @@ describe('admin CLI keys:rotate and keys:revoke', () => {
         OAUTH2_PUBLIC_URL: `http://localhost:${pub}`,
         OAUTH2_PUBLIC_PORT: String(pub),
         OAUTH2_ADMIN_PORT: String(adm),
+        OAUTH2_MANAGEMENT_PORT: '0',
       },
     });
     close = oauth2.close;

@@ -63,6 +63,7 @@ describe('deprovisioning ends sessions, issued access tokens and API clients at 
       env: {
         USERS_PUBLIC_PORT: String(usersPublic),
         USERS_ADMIN_PORT: String(usersAdmin),
+        USERS_MANAGEMENT_PORT: '0',
         IDENTITY_ADMIN_URL: urls.identityAdmin!,
         OAUTH2_ADMIN_URL: urls.oauth2Admin!,
       },

@@ -8,6 +8,7 @@ import { createMemoryMailer } from '@acme/mail';
 import type { MailMessage, Mailer } from '@acme/mail';
 import type { KyselyPlugin } from 'kysely';
 import type { Logger } from 'pino';
+import { closeWithManagement, startManagementServer } from '@acme/service-kit/management';
 import { createApp } from '../src/app.ts';
 import { runCli } from '../src/cli-commands.ts';
 import { loadConfig } from '../src/config.ts';
@@ -89,6 +90,8 @@ export const UNREACHABLE_URL = 'http://127.0.0.1:9';
 export interface TestUsersService {
   publicUrl: string;
   adminUrl: string;
+  /** The management listener: GET /metrics, /health/alive, /health/ready. */
+  managementUrl: string;
   db: Database;
   clock: FakeClock;
   config: Config;
@@ -133,9 +136,11 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const app = await createApp({ config, db: appDb, clock, logger: options.logger ?? false, mailer });
   await app.public.listen({ host: '127.0.0.1', port: 0 });
   await app.admin.listen({ host: '127.0.0.1', port: 0 });
+  const management = await startManagementServer({ host: '127.0.0.1', port: 0, metrics: app.metrics, db });
   return {
     publicUrl: `http://127.0.0.1:${(app.public.server.address() as AddressInfo).port}`,
     adminUrl: `http://127.0.0.1:${(app.admin.server.address() as AddressInfo).port}`,
+    managementUrl: management.url,
     db,
     clock,
     config,
@@ -143,7 +148,9 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     mailer,
     app,
     close: async () => {
-      await Promise.all([app.public.close(), app.admin.close()]);
+      await closeWithManagement(management, async () => {
+        await Promise.all([app.public.close(), app.admin.close()]);
+      });
       if (ownDb) await db.close();
     },
   };

@@ -95,6 +95,7 @@ export async function startIdentityUnderTest(
     env: {
       IDENTITY_PUBLIC_PORT: String(publicPort),
       IDENTITY_ADMIN_PORT: String(adminPort),
+      IDENTITY_MANAGEMENT_PORT: '0',
       IDENTITY_PUBLIC_URL: direct.public,
       IDENTITY_ADMIN_URL: direct.admin,
       LOG_LEVEL: 'silent',

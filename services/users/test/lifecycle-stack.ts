@@ -72,6 +72,7 @@ export async function startLifecycleStack(): Promise<LifecycleStack> {
     env: {
       USERS_PUBLIC_PORT: String(usersPublic),
       USERS_ADMIN_PORT: String(usersAdmin),
+      USERS_MANAGEMENT_PORT: '0',
       IDENTITY_ADMIN_URL: auth.identityAdmin,
       IDENTITY_PUBLIC_URL: auth.identityPublic,
       OAUTH2_ADMIN_URL: auth.oauth2Admin,

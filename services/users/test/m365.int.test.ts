@@ -230,6 +230,7 @@ beforeAll(async () => {
     env: {
       AGENT_PUBLIC_PORT: String(agentPort),
       AGENT_ADMIN_PORT: '0',
+      AGENT_MANAGEMENT_PORT: '0',
       M365_AUTHORITY_URL: ms.urls.entra,
       M365_CLIENT_ID: DEMO_M365_CLIENT_ID,
     },
@@ -243,6 +244,7 @@ beforeAll(async () => {
     env: {
       USERS_PUBLIC_PORT: String(publicPort),
       USERS_ADMIN_PORT: String(adminPort),
+      USERS_MANAGEMENT_PORT: '0',
       IDENTITY_ADMIN_URL: stack.identityAdmin,
       IDENTITY_PUBLIC_URL: stack.identityPublic,
       OAUTH2_ADMIN_URL: stack.oauth2Admin,

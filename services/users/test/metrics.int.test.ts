@@ -8,9 +8,9 @@ beforeAll(async () => {
 afterAll(() => service.close());
 
 describe('GET /metrics (user service)', () => {
-  it('is served on the admin listener with request durations by route pattern', async () => {
+  it('is served on the management listener with request durations by route pattern', async () => {
     expect((await fetch(`${service.publicUrl}/login/config?emailAddress=a@b.test`)).status).toBe(200);
-    const res = await fetch(`${service.adminUrl}/metrics`);
+    const res = await fetch(`${service.managementUrl}/metrics`);
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(text).toContain('# TYPE http_request_duration_seconds histogram');
@@ -28,9 +28,11 @@ describe('GET /metrics (user service)', () => {
     expect(text).not.toContain('emailAddress');
   });
 
-  it('is not served on the public listener', async () => {
-    const res = await fetch(`${service.publicUrl}/metrics`);
-    expect(res.status).toBe(404);
-    expect(await res.text()).not.toContain('http_request_duration_seconds');
+  it('is served neither on the public listener nor on the admin listener', async () => {
+    for (const base of [service.publicUrl, service.adminUrl]) {
+      const res = await fetch(`${base}/metrics`);
+      expect(res.status).toBe(404);
+      expect(await res.text()).not.toContain('http_request_duration_seconds');
+    }
   });
 });

@@ -58,7 +58,12 @@ describe('onboarding through the real identity service', () => {
       db,
       logger: false,
       mailer,
-      env: { ...env, USERS_PUBLIC_PORT: String(usersPublic), USERS_ADMIN_PORT: String(usersAdmin) },
+      env: {
+        ...env,
+        USERS_PUBLIC_PORT: String(usersPublic),
+        USERS_ADMIN_PORT: String(usersAdmin),
+        USERS_MANAGEMENT_PORT: '0',
+      },
     });
     closers.push(users.close);
     // The same service after the terms of service changed (a new deployment on the same database).
@@ -70,6 +75,7 @@ describe('onboarding through the real identity service', () => {
         ...env,
         USERS_PUBLIC_PORT: String(users2Public),
         USERS_ADMIN_PORT: String(users2Admin),
+        USERS_MANAGEMENT_PORT: '0',
         TERMS_VERSION: '2026-02',
       },
     });
@@ -349,6 +355,7 @@ describe('onboarding through the real identity service', () => {
         OAUTH2_ADMIN_URL: urls.oauth2Admin!,
         USERS_PUBLIC_PORT: '0',
         USERS_ADMIN_PORT: '0',
+        USERS_MANAGEMENT_PORT: '0',
       },
     });
     try {

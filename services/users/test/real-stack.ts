@@ -56,6 +56,7 @@ export async function startRealStack(options: {
     env: {
       USERS_PUBLIC_PORT: String(usersPublic),
       USERS_ADMIN_PORT: String(usersAdmin),
+      USERS_MANAGEMENT_PORT: '0',
       IDENTITY_ADMIN_URL: auth.identityAdmin,
       OAUTH2_ADMIN_URL: auth.oauth2Admin,
       ...(typeof usersEnv === 'function' ? usersEnv(auth) : usersEnv),

@@ -15,14 +15,20 @@ describe('start()', () => {
   afterAll(() => db.close());
 
   it('migrates, listens on the configured ports and closes', async () => {
-    const [publicPort, adminPort] = [await freePort(), await freePort()];
-    const env = { USERS_PUBLIC_PORT: String(publicPort), USERS_ADMIN_PORT: String(adminPort) };
+    const [publicPort, adminPort, managementPort] = [await freePort(), await freePort(), await freePort()];
+    const env = {
+      USERS_PUBLIC_PORT: String(publicPort),
+      USERS_ADMIN_PORT: String(adminPort),
+      USERS_MANAGEMENT_PORT: String(managementPort),
+    };
     const service = await start({ db, env, logger: false });
     try {
       expect(service.urls).toEqual({
         public: `http://localhost:${publicPort}`,
         admin: `http://localhost:${adminPort}`,
+        management: `http://localhost:${managementPort}`,
       });
+      expect((await fetch(`http://127.0.0.1:${managementPort}/health/ready`)).status).toBe(200);
       const config = await http(`http://127.0.0.1:${publicPort}/login/config?emailAddress=a@b.test`);
       expect(config.status).toBe(200);
       const orgs = await http(`http://127.0.0.1:${adminPort}/admin/organisations`);
@@ -99,6 +105,7 @@ describe('start()', () => {
       env: {
         USERS_PUBLIC_PORT: String(publicPort),
         USERS_ADMIN_PORT: String(adminPort),
+        USERS_MANAGEMENT_PORT: '0',
         IDENTITY_ADMIN_URL: identity.adminUrl,
       },
     });

@@ -82,7 +82,7 @@ export async function admitSecondFactor(
   return {
     admitted: {
       wrong: (message) => {
-        const notice = lockoutNotice(service, account, key, address).commit;
+        const notice = lockoutNotice(service, account, key, address, 'second_factor').commit;
         return {
           ...wrongOutcome(message),
           async commit(trx) {

@@ -11,13 +11,15 @@ import { lockoutStands, type AccountAttempt } from './attempts.ts';
  * mail, so the answer and its cost stay those of a known address.
  */
 export function lockoutNotice(
-  service: Pick<IdentityContext, 'mailer' | 'config'>,
+  service: Pick<IdentityContext, 'mailer' | 'config' | 'metrics'>,
   attempt: Pick<AccountAttempt<object>, 'lockStartedUntil'>,
   key: string,
   to: string | undefined,
+  factor: 'password' | 'second_factor',
 ): { commit?: (trx: Db) => Promise<void> } {
   const until = attempt.lockStartedUntil;
   if (!until) return {};
+  service.metrics.lockoutStarted(factor);
   return {
     async commit(trx) {
       const stands = await lockoutStands(trx, key, until);

@@ -126,6 +126,7 @@ describe('migration 220: SSO links of deleted or taken-over providers are listed
       env: {
         IDENTITY_PUBLIC_PORT: String(pub),
         IDENTITY_ADMIN_PORT: String(adm),
+        IDENTITY_MANAGEMENT_PORT: '0',
         IDENTITY_PUBLIC_URL: `http://localhost:${pub}`,
         IDENTITY_ADMIN_URL: adminUrl,
         LOG_LEVEL: 'silent',

@@ -111,8 +111,8 @@ describe('password hashing at capacity', () => {
     expect(h.app.ctx.passwords.pool.active).toBe(0);
     expect(h.app.ctx.passwords.pool.queued).toBe(0);
 
-    // The refusals are counted on the admin listener's /metrics.
-    const metrics = await (await fetch(`${h.adminUrl}/metrics`)).text();
+    // The refusals are counted on the management listener's /metrics.
+    const metrics = await (await fetch(`${h.managementUrl}/metrics`)).text();
     const refused = metrics.split('\n').find((l) => l.startsWith('identity_password_hash_rejected_total{'));
     expect(Number(refused?.split(' ').at(-1))).toBeGreaterThanOrEqual(
       statuses.filter((s) => s === 503).length + 2,

@@ -26,6 +26,10 @@ export interface AdminOperations {
   revokeKey(kid: string): Promise<{ kid: string; published: (string | undefined)[] }>;
   /** Hydra's device user-code accept (RFC 8628 verification step). */
   acceptDevice(challenge: string, body: unknown): Promise<{ redirect_to: string }>;
+  /** Counts an access token issued by the federated-token endpoint (in the tokens-issued metric). */
+  federatedTokenIssued(): void;
+  /** Resolves when the database answers (readiness), else rejects. */
+  checkDatabase(): Promise<void>;
 }
 
 export function createAdminServer(
@@ -162,11 +166,24 @@ export function createAdminServer(
   registerClientRoutes(app, rt);
   app.post('/admin/oauth2/federated-tokens', async (req, reply) => {
     reply.header('Cache-Control', 'no-store');
-    return issueFederatedToken(rt, req.body);
+    const issued = await issueFederatedToken(rt, req.body);
+    ops.federatedTokenIssued();
+    return issued;
   });
 
   app.get('/health/alive', async () => ({ status: 'ok' }));
-  app.get('/health/ready', async () => ({ status: 'ok' }));
+  // Ready only while the database answers, as on the public port and the management listener.
+  app.get('/health/ready', async (_req, reply) => {
+    try {
+      await ops.checkDatabase();
+    } catch {
+      return reply
+        .code(503)
+        .header('cache-control', 'no-store')
+        .send({ errors: { database: 'not reachable' } });
+    }
+    return { status: 'ok' };
+  });
   app.get('/version', async () => ({ version: VERSION }));
 
   return app;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { counter, type Counter, type ServiceMetrics } from '@acme/service-kit/metrics';
 import { z } from 'zod';
 import type { UsersContext } from '../context.ts';
 import { createRateLimiter } from '../login/rate-limit.ts';
@@ -76,7 +77,27 @@ const excludesMembers = (query: { excludedAttributes?: string | undefined }) =>
 const unauthenticated = (detail: string) =>
   new ScimError(401, detail, undefined, { 'WWW-Authenticate': 'Bearer realm="scim"' });
 
-export function registerScimRoutes(app: FastifyInstance, ctx: UsersContext): void {
+type ScimCalls = Counter<'method' | 'route' | 'outcome'>;
+
+/** `users_scim_requests_total`: every SCIM call by method, route pattern and outcome. */
+export function scimCallCounter(metrics: ServiceMetrics): ScimCalls {
+  return counter(
+    metrics,
+    'users_scim_requests_total',
+    'SCIM calls by method, route pattern (never the raw path) and outcome: success, unauthenticated (no or a bad token), throttled, refused (any other 4xx), error (5xx).',
+    ['method', 'route', 'outcome'],
+  );
+}
+
+/** The outcome label of a SCIM answer's status. */
+function scimOutcome(status: number): string {
+  if (status < 400) return 'success';
+  if (status === 401) return 'unauthenticated';
+  if (status === 429) return 'throttled';
+  return status < 500 ? 'refused' : 'error';
+}
+
+export function registerScimRoutes(app: FastifyInstance, ctx: UsersContext, calls: ScimCalls): void {
   const limiter = createRateLimiter(ctx.db, ctx.config.scim.perToken, ctx.config.scim.windowSeconds);
   const docs = discovery(ctx.config.scim.baseUrl);
   const scopes = new WeakMap<FastifyRequest, ScimScope>();
@@ -103,6 +124,13 @@ export function registerScimRoutes(app: FastifyInstance, ctx: UsersContext): voi
       );
       scim.addHook('onRoute', (route) => {
         route.bodyLimit = SCIM_BODY_LIMIT;
+      });
+      scim.addHook('onResponse', async (request, reply) => {
+        calls.inc({
+          method: request.method,
+          route: request.routeOptions.url ?? 'unmatched',
+          outcome: scimOutcome(reply.statusCode),
+        });
       });
 
       scim.setErrorHandler((error, request, reply) => {

@@ -117,7 +117,7 @@ async function submitPassword(
     // When this failure started a lockout, the owner of an existing account is told by mail (unknown
     // addresses get the same answer and no mail).
     const owner = identityId && found?.state === 'active' ? (found?.identifier ?? undefined) : undefined;
-    const notice = lockoutNotice(service, attempt, key, owner).commit;
+    const notice = lockoutNotice(service, attempt, key, owner, 'password').commit;
     const reason = !hashed ? 'no_password' : ok ? 'inactive' : 'invalid_credentials';
     return {
       ...invalid,

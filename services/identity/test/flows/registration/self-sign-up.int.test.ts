@@ -99,6 +99,7 @@ describe('identity: organisation self sign-up (registration flows)', () => {
       env: {
         USERS_PUBLIC_PORT: String(usPub),
         USERS_ADMIN_PORT: String(usAdm),
+        USERS_MANAGEMENT_PORT: '0',
         USERS_ADMIN_KEY: KEY,
         IDENTITY_ADMIN_KEY: KEY,
         IDENTITY_ADMIN_URL: h.adminUrl,

@@ -126,6 +126,7 @@ describe('identity: a self sign-up proves its address before it gets a session o
       env: {
         USERS_PUBLIC_PORT: String(usPub),
         USERS_ADMIN_PORT: String(usAdm),
+        USERS_MANAGEMENT_PORT: '0',
         USERS_ADMIN_KEY: KEY,
         IDENTITY_ADMIN_KEY: KEY,
         IDENTITY_ADMIN_URL: h.adminUrl,

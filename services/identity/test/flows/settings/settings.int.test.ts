@@ -279,8 +279,8 @@ describe('TOTP', () => {
     expect(ok.status, ok.text).toBe(200);
     expect(ok.body.session.authenticator_assurance_level).toBe('aal2');
 
-    // Both second-factor outcomes are counted on the admin listener's /metrics.
-    const metrics = (await (await fetch(`${h.adminUrl}/metrics`)).text()).split('\n');
+    // Both second-factor outcomes are counted on the management listener's /metrics.
+    const metrics = (await (await fetch(`${h.managementUrl}/metrics`)).text()).split('\n');
     const count = (outcome: string) =>
       Number(
         metrics
