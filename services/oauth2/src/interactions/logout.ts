@@ -93,7 +93,7 @@ export async function getLogoutRequest(rt: OAuth2Runtime, challenge: string) {
     sid: request.sid,
     request_url: request.requestUrl,
     rp_initiated: true,
-    client: request.clientId ? clientView(rt, request.clientId) : null,
+    client: request.clientId ? await clientView(rt, request.clientId) : null,
     requested_at: new Date(request.requestedAt * 1000).toISOString(),
     expires_at: new Date(request.exp * 1000).toISOString(),
   };
