@@ -136,14 +136,13 @@ export function createProvider(c: OAuth2Context): Provider {
         enabled: true,
         defaultResource: () => ACCESS_TOKEN_RESOURCE,
         useGrantedResource: () => true,
-        getResourceServerInfo: (ctx, indicator, client) => {
+        getResourceServerInfo: (_ctx, indicator) => {
           if (indicator !== ACCESS_TOKEN_RESOURCE) throw new errors.InvalidTarget();
           return {
             scope: SUPPORTED_SCOPES.join(' '),
             audience: ACCESS_TOKEN_RESOURCE,
             accessTokenFormat: 'jwt',
-            accessTokenTTL:
-              clientLifespan(client, ctx.oidc?.params?.grant_type, 'access_token') ?? ttl.accessToken,
+            accessTokenTTL: ttl.accessToken,
             jwt: { sign: { alg: config.accessTokenAlg } },
           };
         },
@@ -160,7 +159,9 @@ export function createProvider(c: OAuth2Context): Provider {
     formats: { customizers: { jwt: (ctx, token, jwt) => c.claims.customizeJwt(ctx, token, jwt) } },
     rotateRefreshToken: true,
     ttl: {
-      AccessToken: ttl.accessToken,
+      // A client's own lifespans (Hydra's `<grant>_grant_<token>_lifespan`) win over the server's.
+      AccessToken: (ctx, _token, client) =>
+        clientLifespan(client, ctx?.oidc?.params?.grant_type, 'access_token') ?? ttl.accessToken,
       AuthorizationCode: ttl.authorizationCode,
       ClientCredentials: (ctx, _token, client) =>
         clientLifespan(client, ctx?.oidc?.params?.grant_type, 'access_token') ?? ttl.accessToken,

@@ -122,7 +122,8 @@ export interface RotatedSecret {
 /** What the adapter's `Client` model holds: oidc-provider's metadata plus Hydra's own fields. */
 export interface StoredClient {
   client_id: string;
-  client_name: string;
+  /** Absent when empty (oidc-provider refuses an empty name). */
+  client_name?: string;
   /** `sha256:<base64url>` of the secret; absent for public clients. */
   client_secret?: string;
   application_type: 'web' | 'native';
@@ -336,7 +337,7 @@ export function toStoredClient(
 
   return {
     client_id: ids.clientId,
-    client_name: doc.client_name ?? '',
+    ...optional('client_name', doc.client_name),
     application_type: grantTypes.includes(DEVICE_GRANT) && !codeFlow ? 'native' : 'web',
     redirect_uris: redirectUris,
     post_logout_redirect_uris: postLogout,
@@ -369,7 +370,7 @@ export function toStoredClient(
 export function clientView(client: StoredClient) {
   return {
     client_id: client.client_id,
-    client_name: client.client_name,
+    client_name: client.client_name ?? '',
     redirect_uris: client.redirect_uris,
     post_logout_redirect_uris: client.post_logout_redirect_uris,
     grant_types: client.grant_types,
