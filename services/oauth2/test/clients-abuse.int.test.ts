@@ -41,7 +41,7 @@ async function keyPair() {
   return { jwk, privateKey };
 }
 
-async function assertion(s: TestServer, clientId: string, key: CryptoKey, jti = randomUUID()) {
+async function assertion(s: TestServer, clientId: string, key: CryptoKey, jti: string = randomUUID()) {
   return new SignJWT({})
     .setProtectedHeader({ alg: 'ES256' })
     .setIssuer(clientId)
