@@ -4,6 +4,7 @@ import { openApiErrors } from '@acme/test-kit/openapi';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { ClientDocumentSchema } from '../src/clients/client-document.ts';
+import { deviceAuthorization } from './device-harness.ts';
 import {
   adminJson,
   authorizeUrl,
@@ -315,6 +316,26 @@ describe('POST, GET, PUT, PATCH and DELETE /admin/clients', () => {
       expect(res.status, method).toBe(403);
       expect(res.body.error).toBe('request_forbidden');
     }
+  });
+});
+
+describe('the device code grant', () => {
+  it('a public client of the device grant created here gets a device code and polls for its token', async () => {
+    const client = await create({
+      client_name: 'Acme CLI',
+      grant_types: ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'],
+      token_endpoint_auth_method: 'none',
+    });
+    expect(client.client_secret).toBeUndefined();
+    const auth = await deviceAuthorization(server, { clientId: client.client_id });
+    expect(auth.status, JSON.stringify(auth.body)).toBe(200);
+    expect(auth.body.device_code).toMatch(/^ory_dc_/);
+    const poll = await tokenRequest(server, {
+      grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+      device_code: auth.body.device_code as string,
+      client_id: client.client_id,
+    });
+    expect(poll.body.error).toBe('authorization_pending');
   });
 });
 
