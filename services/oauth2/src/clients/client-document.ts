@@ -399,4 +399,3 @@ export function clientView(client: StoredClient) {
     updated_at: client.updated_at,
   };
 }
-export type ClientView = ReturnType<typeof clientView>;

@@ -13,7 +13,7 @@ const PREFIX: Record<string, string> = {
   [DEVICE_GRANT]: 'device_authorization_grant',
 };
 
-export type TokenKind = 'access_token' | 'id_token' | 'refresh_token';
+type TokenKind = 'access_token' | 'id_token' | 'refresh_token';
 
 export function clientLifespan(client: unknown, grantType: unknown, kind: TokenKind): number | undefined {
   const prefix = typeof grantType === 'string' ? PREFIX[grantType] : undefined;

@@ -28,7 +28,7 @@ function secretMatches(stored: string, actual: string): boolean {
 }
 
 /** Rotated secrets kept at most (Hydra keeps five). */
-export const MAX_ROTATED_SECRETS = 5;
+const MAX_ROTATED_SECRETS = 5;
 
 /** The rotated-out secrets still in their grace period, with `previous` added first. */
 export function keepRotated(

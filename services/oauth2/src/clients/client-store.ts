@@ -24,7 +24,7 @@ import { applyJsonPatch, JsonPatchError, parseJsonPatch } from './json-patch.ts'
  * on any instance holds on every instance at the next request, with no restart.
  */
 
-export interface ClientStoreOptions {
+interface ClientStoreOptions {
   db: Database;
   adapters: AdapterRegistry;
   clock: Clock;
@@ -37,7 +37,7 @@ export interface ClientStoreOptions {
   validate(metadata: StoredClient): Promise<void>;
 }
 
-export interface ListQuery {
+interface ListQuery {
   page_size?: unknown;
   page_token?: unknown;
   client_name?: unknown;

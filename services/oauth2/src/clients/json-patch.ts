@@ -18,7 +18,7 @@ const Operation = z.discriminatedUnion('op', [
   z.object({ op: z.literal('test'), path: z.string(), value: z.unknown() }).strict(),
 ]);
 const Patch = z.array(Operation).max(100);
-export type JsonPatch = z.infer<typeof Patch>;
+type JsonPatch = z.infer<typeof Patch>;
 
 type Json = unknown;
 type Container = Record<string, Json> | Json[];
