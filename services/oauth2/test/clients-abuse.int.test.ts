@@ -255,6 +255,33 @@ describe('bad client documents are refused with a description and change nothing
   });
 });
 
+describe('concurrent creation', () => {
+  it('50 parallel creations with one chosen client_id: exactly one wins, the others answer 409 and overwrite nothing', async () => {
+    const clientId = `race-${Date.now()}`;
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => post({ ...APP, client_id: clientId, client_name: `racer ${i}` })),
+    );
+    const won = answers.filter((a) => a.status === 201);
+    expect(won).toHaveLength(1);
+    for (const lost of answers.filter((a) => a.status !== 201)) {
+      expect(lost.status).toBe(409);
+      expect(lost.body.error).toBe('resource_conflict');
+      expect(lost.body.client_secret).toBeUndefined();
+    }
+    const read = await adminJson(server, 'GET', `/admin/clients/${clientId}`);
+    expect(read.body.client_name).toBe(won[0]!.body.client_name);
+    const token = await tokenRequest(
+      server,
+      { grant_type: 'refresh_token', refresh_token: 'ory_rt_x' },
+      {
+        authorization: `Basic ${Buffer.from(`${clientId}:${won[0]!.body.client_secret as string}`).toString('base64')}`,
+      },
+    );
+    // The winner's secret authenticates (the grant itself is unknown).
+    expect(token.body.error).toBe('invalid_grant');
+  });
+});
+
 describe('private_key_jwt', () => {
   it('a client of private_key_jwt with jwks gets tokens with an assertion signed by its key', async () => {
     const { jwk, privateKey } = await keyPair();

@@ -92,7 +92,8 @@ export function createClientStore(opts: ClientStoreOptions) {
     }
   }
 
-  async function save(client: StoredClient): Promise<void> {
+  /** Writes the client after oidc-provider's own check; `create`: only if no client has its id (else 409). */
+  async function save(client: StoredClient, mode: { create?: boolean } = {}): Promise<void> {
     try {
       await opts.validate(client);
     } catch (error) {
@@ -102,7 +103,17 @@ export function createClientStore(opts: ClientStoreOptions) {
       }
       throw error;
     }
-    await model().upsert(client.client_id, client as unknown as AdapterPayload);
+    if (!mode.create) {
+      await model().upsert(client.client_id, client as unknown as AdapterPayload);
+      return;
+    }
+    // One statement, so that of concurrent creations with one chosen client_id exactly one wins.
+    const inserted = await sql<{ id: string }>`
+      insert into oauth2_models (model, id, payload) values ('Client', ${client.client_id}, ${JSON.stringify(client)}::jsonb)
+      on conflict (model, id) do nothing returning id`.execute(db.kysely);
+    if (inserted.rows.length === 0) {
+      throw new OAuth2Error(409, 'resource_conflict', 'A client with this client_id exists already.');
+    }
   }
 
   /** The document applied over `current` (or a new client): the stored client and the secret to show. */
@@ -160,11 +171,8 @@ export function createClientStore(opts: ClientStoreOptions) {
     async create(body: unknown): Promise<WithSecret> {
       const doc = parseClientDocument(body);
       const clientId = doc.client_id ?? randomUUID();
-      if (await find(clientId)) {
-        throw new OAuth2Error(409, 'resource_conflict', 'A client with this client_id exists already.');
-      }
       const { stored, secret } = await build(doc, clientId);
-      await save(stored);
+      await save(stored, { create: true });
       return answer(stored, secret);
     },
 
