@@ -9,7 +9,10 @@ import { createAdminServer } from './admin/server.ts';
 import { createClaimsStore } from './claims.ts';
 import { createClaimsSource } from './claims-source.ts';
 import type { OAuth2Config } from './config.ts';
-import type { OAuth2Runtime } from './context.ts';
+import { ACCESS_TOKEN_RESOURCE, SUPPORTED_SCOPES, type OAuth2Runtime } from './context.ts';
+import { DEVICE_GRANT } from './clients/client-document.ts';
+import { createClientStore } from './clients/client-store.ts';
+import { configuredClients } from './clients/configured-clients.ts';
 import { createTokenVerifier } from './introspection.ts';
 import { logoutEndpointMiddleware } from './interactions/logout.ts';
 import { resumeGuard } from './interactions/resume-verifier.ts';
@@ -132,6 +135,25 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
     return provider;
   };
   runtime.provider = build(keys);
+  runtime.clients = createClientStore({
+    db,
+    adapters,
+    clock,
+    rules: {
+      scopes: SUPPORTED_SCOPES,
+      audiences: [ACCESS_TOKEN_RESOURCE],
+      grants: [
+        'authorization_code',
+        'refresh_token',
+        'client_credentials',
+        ...(config.deviceClients.length > 0 ? [DEVICE_GRANT] : []),
+      ],
+    },
+    secretGraceSeconds: config.clientSecretGraceSeconds,
+    jwksUriPolicy: config.jwksUriPolicy,
+    validate: (metadata) => runtime.provider.Client.validate(metadata as never),
+  });
+  await runtime.clients.seed(configuredClients(config));
   let handler = runtime.provider.callback();
 
   /** Re-reads the keys; when the signing or published keys changed, serves from a provider built with them. */

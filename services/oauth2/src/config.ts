@@ -177,6 +177,24 @@ const EnvSchema = z.object({
   TRUST_PROXY: trustProxySchema,
   LOG_LEVEL: logLevelSchema,
   OAUTH2_MIGRATE_AT_START: migrateAtStartSchema,
+  OAUTH2_CLIENT_SECRET_GRACE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(30 * 24 * 3600)
+    .default(24 * 3600)
+    .describe(
+      "Seconds a client's previous secret is still accepted after a rotation (POST /admin/clients/{id}/secrets/rotate, or a PUT with a new client_secret).",
+    ),
+  OAUTH2_JWKS_URI_HTTP_HOSTS: hostListSchema.describe(
+    "Hosts a client's jwks_uri may name over plain http (development stand-ins only); every other jwks_uri must be https.",
+  ),
+  OAUTH2_JWKS_URI_ALLOW_PRIVATE: z
+    .enum(['true', 'false'])
+    .default('false')
+    .describe(
+      "Development only: let a client's jwks_uri reach loopback and private addresses (refused otherwise, against server-side request forgery).",
+    ),
   OAUTH2_BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()
@@ -256,6 +274,10 @@ export interface OAuth2Config {
   migrateAtStart: boolean;
   bodyLimitBytes: number;
   logLevel: string;
+  /** Seconds a rotated-out client secret is still accepted. */
+  clientSecretGraceSeconds: number;
+  /** What a client's jwks_uri may reach (it is fetched through the outbound guard). */
+  jwksUriPolicy: { httpHosts: string[]; allowPrivate: boolean; timeoutMs: number };
 }
 
 function parseAppOrigins(value: string): ClientConfig[] {
@@ -333,6 +355,12 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     migrateAtStart: e.OAUTH2_MIGRATE_AT_START,
     bodyLimitBytes: e.OAUTH2_BODY_LIMIT_BYTES,
     logLevel: e.LOG_LEVEL,
+    clientSecretGraceSeconds: e.OAUTH2_CLIENT_SECRET_GRACE_SECONDS,
+    jwksUriPolicy: {
+      httpHosts: e.OAUTH2_JWKS_URI_HTTP_HOSTS,
+      allowPrivate: e.OAUTH2_JWKS_URI_ALLOW_PRIVATE === 'true',
+      timeoutMs: e.UPSTREAM_TIMEOUT_MS,
+    },
   });
 }
 

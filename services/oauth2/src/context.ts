@@ -2,6 +2,7 @@ import type { Clock } from '@acme/db/clock';
 import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { AdapterRegistry } from './adapter/postgres-adapter.ts';
+import type { ClientStore } from './clients/client-store.ts';
 import type { ClaimsStore } from './claims.ts';
 import type { ClaimsSource } from './claims-source.ts';
 import type { ClientConfig, OAuth2Config } from './config.ts';
@@ -21,6 +22,8 @@ export interface OAuth2Context {
 
 export interface OAuth2Runtime extends OAuth2Context {
   provider: Provider;
+  /** Every OAuth 2.0 client (Hydra's admin client API and the configured ones). */
+  clients: ClientStore;
 }
 
 /** The audience (resource indicator) of every access token this server issues. */

@@ -2,12 +2,17 @@ import { isDatabaseUnavailable } from '@acme/db';
 import { DATABASE_UNAVAILABLE } from './public/http.ts';
 import { forwardedFromIssuer } from './public/forwarded.ts';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC, type ErrorOut } from 'oidc-provider';
-import { acceptHashedClientSecrets, clientCredentialsClaims, extraClientMetadata } from './api-clients.ts';
+import { outboundFetch } from '@acme/service-kit/outbound';
+import { clientCredentialsClaims, extraClientMetadata } from './api-clients.ts';
+import { AUTH_METHODS } from './clients/client-document.ts';
+import { clientLifespan } from './clients/client-lifespans.ts';
+import { acceptHashedClientSecrets } from './clients/client-secrets.ts';
 import { appUrls } from './config.ts';
 import {
   ACCESS_TOKEN_RESOURCE,
   SUPPORTED_SCOPES,
   clientById,
+  defaultClient,
   deviceClientById,
   type OAuth2Context,
 } from './context.ts';
@@ -28,39 +33,8 @@ export const ROUTES = {
   ...DEVICE_ROUTES,
 } as const;
 
-const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
-
 /** Hydra prefixes; the app tells our codes from source-code-host codes by them. */
 const PREFIXES = { AuthorizationCode: 'ory_ac_', RefreshToken: 'ory_rt_', DeviceCode: 'ory_dc_' } as const;
-
-function clientMetadata(c: OAuth2Context) {
-  // Public clients of the device grant (RFC 8628): no secret, no redirect URI.
-  const device = c.config.deviceClients.map((client) => ({
-    client_id: client.client_id,
-    client_name: client.client_name,
-    application_type: 'native' as const,
-    token_endpoint_auth_method: 'none' as const,
-    redirect_uris: [],
-    grant_types: [DEVICE_GRANT, 'refresh_token'],
-    response_types: [],
-    scope: SUPPORTED_SCOPES.join(' '),
-  }));
-  const apps = c.config.clients.map((client) => {
-    const urls = appUrls(client);
-    return {
-      client_id: client.client_id,
-      client_name: client.client_name ?? client.client_id,
-      application_type: 'web' as const,
-      token_endpoint_auth_method: 'none' as const,
-      redirect_uris: [urls.redirectUri],
-      post_logout_redirect_uris: [urls.postLogoutRedirectUri],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code' as const],
-      scope: SUPPORTED_SCOPES.join(' '),
-    };
-  });
-  return [...apps, ...device];
-}
 
 /** Errors are OAuth2 JSON; never the library's HTML page (which echoes details). */
 async function renderError(ctx: KoaContextWithOIDC, out: ErrorOut): Promise<void> {
@@ -75,9 +49,15 @@ export function createProvider(c: OAuth2Context): Provider {
 
   const configuration: Configuration = {
     adapter: c.adapters.factory,
-    clients: clientMetadata(c),
-    // API clients (api-clients.ts) carry Hydra's `metadata`; its `ext` becomes their tokens' ext.
+    // Every client, the platform's own applications included, is read from the database at each
+    // request (clients/client-store.ts): no static client, so a change holds at once everywhere.
+    clients: [],
+    // Hydra's client fields beyond oidc-provider's (client-document.ts); `metadata.ext` becomes a
+    // client-credentials token's ext.
     extraClientMetadata,
+    clientAuthMethods: [...AUTH_METHODS],
+    // A client's jwks_uri is fetched under the outbound guard (https, public addresses, no redirects).
+    fetch: outboundFetch(config.jwksUriPolicy) as unknown as Configuration['fetch'],
     jwks: c.keys.jwks as Configuration['jwks'],
     cookies: {
       keys: c.keys.cookieKeys,
@@ -114,11 +94,13 @@ export function createProvider(c: OAuth2Context): Provider {
           });
           return devicePage(origin, { [`${interaction.prompt.name}_challenge`]: interaction.uid });
         }
-        const client = clientById(config, ctx.oidc.client?.clientId ?? interaction.params.client_id);
-        if (!client) throw new errors.InvalidClient('client is invalid');
-        const urls = appUrls(client);
+        // The platform's own application signs in on its own pages; any other client on the
+        // default application's (the login and consent screens).
+        const clientId = ctx.oidc.client?.clientId ?? interaction.params.client_id;
+        const urls = appUrls(clientById(config, clientId) ?? defaultClient(config));
         const uid = encodeURIComponent(interaction.uid);
-        if (interaction.prompt.name === 'consent' && client.skip_consent) {
+        const skipConsent = (ctx.oidc.client as { skip_consent?: boolean } | undefined)?.skip_consent;
+        if (interaction.prompt.name === 'consent' && skipConsent === true) {
           const skipped = await skipFirstPartyConsent({ ...c, provider }, interaction);
           if (skipped) return skipped;
         }
@@ -167,8 +149,9 @@ export function createProvider(c: OAuth2Context): Provider {
       },
     },
     clientBasedCORS: (_ctx, origin, client) =>
-      client.clientAuthMethod === 'none' &&
-      (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
+      ((client as { allowed_cors_origins?: string[] }).allowed_cors_origins ?? []).includes(origin) ||
+      (client.clientAuthMethod === 'none' &&
+        (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin)),
     extraTokenClaims: (ctx, token) =>
       token.kind === 'ClientCredentials'
         ? clientCredentialsClaims(ctx, token, c.claimsSource)
@@ -176,15 +159,21 @@ export function createProvider(c: OAuth2Context): Provider {
     formats: { customizers: { jwt: (ctx, token, jwt) => c.claims.customizeJwt(ctx, token, jwt) } },
     rotateRefreshToken: true,
     ttl: {
-      AccessToken: ttl.accessToken,
+      // A client's own lifespans (Hydra's `<grant>_grant_<token>_lifespan`) win over the server's.
+      AccessToken: (ctx, _token, client) =>
+        clientLifespan(client, ctx?.oidc?.params?.grant_type, 'access_token') ?? ttl.accessToken,
       AuthorizationCode: ttl.authorizationCode,
-      IdToken: ttl.idToken,
-      // Idle limit, capped by the grant's absolute limit.
-      RefreshToken: (ctx) => {
+      ClientCredentials: (ctx, _token, client) =>
+        clientLifespan(client, ctx?.oidc?.params?.grant_type, 'access_token') ?? ttl.accessToken,
+      IdToken: (ctx, _token, client) =>
+        clientLifespan(client, ctx?.oidc?.params?.grant_type, 'id_token') ?? ttl.idToken,
+      // Idle limit (the client's own, else the server's), capped by the grant's absolute limit.
+      RefreshToken: (ctx, _token, client) => {
+        const idle =
+          clientLifespan(client, ctx?.oidc?.params?.grant_type, 'refresh_token') ?? ttl.refreshToken;
         const grantExp = ctx?.oidc?.entities?.Grant?.exp;
-        const left =
-          typeof grantExp === 'number' ? grantExp - Math.floor(Date.now() / 1000) : ttl.refreshToken;
-        return Math.max(1, Math.min(ttl.refreshToken, left));
+        const left = typeof grantExp === 'number' ? grantExp - Math.floor(Date.now() / 1000) : idle;
+        return Math.max(1, Math.min(idle, left));
       },
       Interaction: ttl.interaction,
       // Per device client when it sets `code_ttl_seconds` (OAUTH2_DEVICE_CLIENTS), else OAUTH2_DEVICE_CODE_TTL.
@@ -203,7 +192,7 @@ export function createProvider(c: OAuth2Context): Provider {
   // (it also sets Host and the client's address: nothing published comes from client headers).
   provider.proxy = true;
   provider.use(forwardedFromIssuer(config.issuer, config.trustProxy));
-  acceptHashedClientSecrets(provider);
+  acceptHashedClientSecrets(provider, c.clock);
 
   for (const [model, prefix] of Object.entries(PREFIXES)) {
     const proto = provider[model as keyof typeof PREFIXES].prototype as unknown as {

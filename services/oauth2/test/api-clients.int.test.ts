@@ -16,6 +16,7 @@ const EXT = {
 async function createClient(body: Record<string, unknown> = {}) {
   const res = await adminJson(server, 'POST', '/admin/clients', {
     client_name: 'nightly export',
+    grant_types: ['client_credentials'],
     metadata: { ext: EXT },
     ...body,
   });
@@ -141,20 +142,27 @@ describe('API clients', () => {
     expect(platform.body.access_token).toBeUndefined();
   });
 
-  it('refuses a malformed client with invalid_request and creates nothing', async () => {
+  it("refuses a malformed client with Hydra's invalid_client_metadata and creates nothing", async () => {
     const before = await countClients();
     for (const body of [
-      {},
-      { client_name: '' },
-      { client_name: 'x', grant_types: ['authorization_code'] },
-      { client_name: 'x', token_endpoint_auth_method: 'none' },
-      { client_name: 'x', metadata: [] },
-      { client_name: 'x', client_secret: 'chosen-by-caller' },
-      { client_name: 'x', redirect_uris: ['https://evil.test/cb'] },
+      { client_name: 'x', grant_types: ['client_credentials'], token_endpoint_auth_method: 'none' },
+      { client_name: 'x', grant_types: ['client_credentials'], metadata: [] },
+      { client_name: 'x', grant_types: ['client_credentials'], client_secret: 'chosen-by-caller' },
+      { client_name: 'x', grant_types: ['implicit'] },
+      { client_name: 'x', grant_types: ['client_credentials'], unknown_field: true },
     ]) {
       const res = await adminJson(server, 'POST', '/admin/clients', body);
       expect(res.status, JSON.stringify(body)).toBe(400);
-      expect(res.body.error).toBe('invalid_request');
+      expect(res.body.error).toBe('invalid_client_metadata');
+      expect(res.body.error_description).toMatch(/client is invalid/);
+    }
+    for (const body of [
+      {},
+      { client_name: 'x', grant_types: ['client_credentials'], redirect_uris: ['https://evil.test/cb'] },
+    ]) {
+      const res = await adminJson(server, 'POST', '/admin/clients', body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error).toBe('invalid_redirect_uri');
     }
     const malformed = await fetch(`${server.admin}/admin/clients`, {
       method: 'POST',
@@ -166,7 +174,7 @@ describe('API clients', () => {
     expect(await countClients()).toBe(before);
   });
 
-  it('answers not_found for a malformed client id (the applications’ own ids are shown: ory-openapi.int.test.ts)', async () => {
+  it('answers not_found for an unknown client id (the applications’ own ids are shown: ory-openapi.int.test.ts)', async () => {
     const res = await adminJson(server, 'GET', '/admin/clients/not-a-client');
     expect(res.status).toBe(404);
     expect(res.body.error).toBe('not_found');

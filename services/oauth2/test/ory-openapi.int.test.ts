@@ -114,9 +114,10 @@ describe("Hydra's OpenAPI document: device flow, health, version and clients", (
     expect(list.status).toBe(200);
     conforms('/admin/clients', 'get', 200, list.body);
     const clients = list.body as Record<string, unknown>[];
+    // The configured clients are seeded at start-up (oldest first), then the one created here.
     expect(clients.map((c) => c.client_id)).toEqual([
-      'platform',
       'magic',
+      'platform',
       'research-cli',
       created.body.client_id,
     ]);

@@ -39,6 +39,18 @@ Commands:
   api-client:list --org <organisationId>
   api-client:revoke --id <clientId> [--as <admin email>]
   account:unlock --email <email>      ends the sign-in lockout of an address (password, codes, 2FA)
+  client:create [--file <client.json>] [--name <name>] [--grant-types <a,b>] [--redirect-uris <a,b>]
+                [--post-logout-redirect-uris <a,b>] [--auth-method <method>] [--scopes <a,b>]
+                [--owner <owner>] [--skip-consent]
+                an OAuth 2.0 client (Hydra's client document; flags win over the file); prints
+                it with its secret: the only time the secret is shown
+  client:list [--owner <owner>] [--name <name>] [--page-size <n>] [--page-token <token>]
+  client:show --id <clientId>
+  client:update --id <clientId> --file <file.json>   a JSON Patch (RFC 6902) array, or a whole
+                client document that replaces the client
+  client:delete --id <clientId>       the client's grants and tokens end at once
+  client:rotate-secret --id <clientId>  prints the new secret; the old one is accepted for
+                                      OAUTH2_CLIENT_SECRET_GRACE_SECONDS
   keys:rotate   a new token-signing key; the old one stays published until its tokens expire
   keys:revoke --kid <kid>             emergency: the key leaves the JWKS now and every token it
                                       signed is refused (the current key: keys:rotate first)
@@ -64,7 +76,7 @@ Commands:
 
 Talks to the user service admin API at USERS_ADMIN_URL (default http://localhost:4456), for
 account:unlock to the identity admin API at IDENTITY_ADMIN_URL (default http://localhost:4434), for
-keys:rotate and keys:revoke to the authorization server's admin API at OAUTH2_ADMIN_URL (default
+client:* and keys:* to the authorization server's admin API at OAUTH2_ADMIN_URL (default
 http://localhost:4445), for requests:list to the agent service admin API at AGENT_ADMIN_URL (default
 http://localhost:4467), and prints JSON. When the admin APIs require a key, set USERS_ADMIN_KEY,
 IDENTITY_ADMIN_KEY, OAUTH2_ADMIN_KEY and AGENT_ADMIN_KEY.`;
@@ -108,6 +120,15 @@ const options = {
   protocol: { type: 'string' },
   'metadata-url': { type: 'string' },
   'metadata-file': { type: 'string' },
+  file: { type: 'string' },
+  'grant-types': { type: 'string' },
+  'redirect-uris': { type: 'string' },
+  'post-logout-redirect-uris': { type: 'string' },
+  'auth-method': { type: 'string' },
+  owner: { type: 'string' },
+  'skip-consent': { type: 'boolean' },
+  'page-size': { type: 'string' },
+  'page-token': { type: 'string' },
   'allow-idp-initiated': { type: 'string' },
   'attr-email': { type: 'string' },
   'attr-first-name': { type: 'string' },
@@ -136,7 +157,7 @@ const orgQuery = (values: Values): string =>
   values.org === undefined ? '' : `?organisationId=${encodeURIComponent(values.org)}`;
 
 interface Call {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   body?: unknown;
   /** Which admin API answers: the user service's (default), the identity service's, the authorization server's or the agent service's. */
@@ -234,7 +255,65 @@ function samlBody(values: Values): Record<string, unknown> {
   };
 }
 
+function readJsonFile(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as unknown;
+  } catch (error) {
+    throw new UsageError(`cannot read --file as JSON: ${(error as Error).message}`);
+  }
+}
+
+/** `client:create`: the file's client document with the flags laid over it. */
+function clientDocument(values: Values): Record<string, unknown> {
+  const base = values.file === undefined ? {} : readJsonFile(values.file);
+  if (typeof base !== 'object' || base === null || Array.isArray(base))
+    throw new UsageError('--file must hold a client document (a JSON object)');
+  const flags: Record<string, unknown> = {
+    client_name: values.name,
+    grant_types: list(values['grant-types']),
+    redirect_uris: list(values['redirect-uris']),
+    post_logout_redirect_uris: list(values['post-logout-redirect-uris']),
+    token_endpoint_auth_method: values['auth-method'],
+    scope: list(values.scopes)?.join(' '),
+    owner: values.owner,
+    skip_consent: values['skip-consent'],
+  };
+  return { ...base, ...Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) };
+}
+
+const clientPath = (values: Values) => `/admin/clients/${encodeURIComponent(required(values, 'id'))}`;
+
+function clientCall(command: string, values: Values): Call | undefined {
+  switch (command) {
+    case 'client:create':
+      return { api: 'oauth2', method: 'POST', path: '/admin/clients', body: clientDocument(values) };
+    case 'client:list': {
+      const query = new URLSearchParams();
+      if (values.owner !== undefined) query.set('owner', values.owner);
+      if (values.name !== undefined) query.set('client_name', values.name);
+      if (values['page-size'] !== undefined) query.set('page_size', values['page-size']);
+      if (values['page-token'] !== undefined) query.set('page_token', values['page-token']);
+      const q = query.toString();
+      return { api: 'oauth2', method: 'GET', path: `/admin/clients${q ? `?${q}` : ''}` };
+    }
+    case 'client:show':
+      return { api: 'oauth2', method: 'GET', path: clientPath(values) };
+    case 'client:update': {
+      const body = readJsonFile(required(values, 'file'));
+      return { api: 'oauth2', method: Array.isArray(body) ? 'PATCH' : 'PUT', path: clientPath(values), body };
+    }
+    case 'client:delete':
+      return { api: 'oauth2', method: 'DELETE', path: clientPath(values) };
+    case 'client:rotate-secret':
+      return { api: 'oauth2', method: 'POST', path: `${clientPath(values)}/secrets/rotate` };
+    default:
+      return undefined;
+  }
+}
+
 function toCall(command: string, values: Values, env: CliIo['env']): Call {
+  const client = clientCall(command, values);
+  if (client) return client;
   switch (command) {
     case 'org:create':
       return {
@@ -474,5 +553,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 1;
   }
   io.out(printed);
+  // Hydra's pagination (client:list): the next page's token is in the Link header.
+  const next = /[?&]page_token=([^&>]+)[^>]*>; rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
+  if (next) io.err(`next page: --page-token ${decodeURIComponent(next)}`);
   return 0;
 }

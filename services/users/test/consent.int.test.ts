@@ -20,7 +20,7 @@ describe('POST /login/consent and /login/logout', () => {
     challenge: CHALLENGE,
     skip: false,
     subject,
-    client: { client_id: 'platform' },
+    client: { client_id: 'platform', skip_consent: true },
     request_url: 'http://localhost:4444/oauth2/auth?client_id=platform',
     requested_scope: ['openid', 'offline_access'],
     requested_access_token_audience: ['research-api'],

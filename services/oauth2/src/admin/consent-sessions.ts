@@ -1,5 +1,4 @@
-import type { OAuth2Context } from '../context.ts';
-import { clientById } from '../context.ts';
+import type { OAuth2Context, OAuth2Runtime } from '../context.ts';
 import { OAuth2Error } from '../errors.ts';
 
 /**
@@ -8,16 +7,17 @@ import { OAuth2Error } from '../errors.ts';
  * their revocation (`DELETE …?subject=&client=` or `&all=true`), which ends each grant with every
  * token of it.
  */
-export async function listConsentSessions(rt: OAuth2Context, subject: unknown) {
+export async function listConsentSessions(rt: OAuth2Runtime, subject: unknown) {
   const sub = requireSubject(subject);
   const grants = await rt.claims.grantsOf(sub);
+  const names = new Map<string, string>();
+  for (const clientId of new Set(grants.map((g) => g.clientId))) {
+    names.set(clientId, (await rt.clients.find(clientId))?.client_name ?? clientId);
+  }
   return grants.map((g) => ({
     consent_request: {
       subject: sub,
-      client: {
-        client_id: g.clientId,
-        client_name: clientById(rt.config, g.clientId)?.client_name ?? g.clientId,
-      },
+      client: { client_id: g.clientId, client_name: names.get(g.clientId) ?? g.clientId },
     },
     grant_scope: g.scopes,
     handled_at: g.grantedAt.toISOString(),

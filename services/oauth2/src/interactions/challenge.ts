@@ -1,7 +1,7 @@
 import type { Interaction } from 'oidc-provider';
-import { appUrls, type ClientConfig } from '../config.ts';
 import { OAuth2Error } from '../errors.ts';
-import { clientById, deviceClientById, type OAuth2Runtime } from '../context.ts';
+import type { OAuth2Runtime } from '../context.ts';
+import { clientView as storedClientView } from '../clients/client-document.ts';
 
 /** Helpers shared by the login and consent challenge handlers. */
 
@@ -49,37 +49,10 @@ export async function saveInteraction(interaction: Interaction): Promise<void> {
   await interaction.save(ttl);
 }
 
-/** Hydra's client object (the subset that makes sense here). */
-export function clientView(rt: OAuth2Runtime, clientId: unknown) {
-  const device = deviceClientById(rt.config, clientId);
-  if (device) {
-    return {
-      client_id: device.client_id,
-      client_name: device.client_name,
-      redirect_uris: [],
-      grant_types: ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'],
-      response_types: [],
-      scope: 'openid offline_access',
-      token_endpoint_auth_method: 'none',
-      skip_consent: false,
-      metadata: {},
-    };
-  }
-  const client: ClientConfig | undefined = clientById(rt.config, clientId);
-  if (!client) return { client_id: typeof clientId === 'string' ? clientId : '' };
-  const urls = appUrls(client);
-  return {
-    client_id: client.client_id,
-    client_name: client.client_name ?? client.client_id,
-    redirect_uris: [urls.redirectUri],
-    post_logout_redirect_uris: [urls.postLogoutRedirectUri],
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
-    scope: 'openid offline_access',
-    token_endpoint_auth_method: 'none',
-    skip_consent: client.skip_consent ?? false,
-    metadata: {},
-  };
+/** Hydra's client object of a login, consent or logout request (never its secret). */
+export async function clientView(rt: OAuth2Runtime, clientId: unknown) {
+  const client = typeof clientId === 'string' ? await rt.clients.find(clientId) : undefined;
+  return client ? storedClientView(client) : { client_id: typeof clientId === 'string' ? clientId : '' };
 }
 
 export function splitScope(scope: unknown): string[] {

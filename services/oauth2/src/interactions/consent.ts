@@ -37,7 +37,7 @@ export async function getConsentRequest(rt: OAuth2Runtime, challenge: string) {
     consent_request_id: challenge,
     skip: false,
     subject: interaction.session?.accountId ?? '',
-    client: clientView(rt, params.client_id),
+    client: await clientView(rt, params.client_id),
     request_url: requestUrl,
     requested_scope: splitScope(params.scope),
     requested_access_token_audience: [],

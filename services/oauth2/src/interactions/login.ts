@@ -52,7 +52,7 @@ export async function getLoginRequest(rt: OAuth2Runtime, challenge: string) {
     challenge,
     skip: false,
     subject: interaction.session?.accountId ?? '',
-    client: clientView(rt, params.client_id),
+    client: await clientView(rt, params.client_id),
     request_url: requestUrl,
     requested_scope: splitScope(params.scope),
     requested_access_token_audience: [],

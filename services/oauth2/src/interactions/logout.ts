@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AdapterPayload, KoaContextWithOIDC } from 'oidc-provider';
 import type { Middleware } from 'koa';
-import { appUrls, type ClientConfig } from '../config.ts';
+import { appUrls } from '../config.ts';
 import { clientById, defaultClient, type OAuth2Context, type OAuth2Runtime } from '../context.ts';
 import { OAuth2Error } from '../errors.ts';
 import { clientView, epochTime } from './challenge.ts';
@@ -93,7 +93,7 @@ export async function getLogoutRequest(rt: OAuth2Runtime, challenge: string) {
     sid: request.sid,
     request_url: request.requestUrl,
     rp_initiated: true,
-    client: request.clientId ? clientView(rt, request.clientId) : null,
+    client: request.clientId ? await clientView(rt, request.clientId) : null,
     requested_at: new Date(request.requestedAt * 1000).toISOString(),
     expires_at: new Date(request.exp * 1000).toISOString(),
   };
@@ -144,7 +144,7 @@ function jsonError(ctx: Parameters<Middleware>[0], status: number, error: string
 }
 
 /** Resolves where a session-less logout goes: a registered post-logout URI or the default app. */
-function sessionlessTarget(c: OAuth2Context, query: Record<string, unknown>): string {
+async function sessionlessTarget(rt: OAuth2Runtime, query: Record<string, unknown>): Promise<string> {
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   let clientId = str(query.client_id);
   const hint = str(query.id_token_hint);
@@ -158,10 +158,12 @@ function sessionlessTarget(c: OAuth2Context, query: Record<string, unknown>): st
       clientId = undefined;
     }
   }
-  const client: ClientConfig | undefined = clientById(c.config, clientId);
-  const fallback = appUrls(client ?? defaultClient(c.config)).postLogoutRedirectUri;
+  const fallback = appUrls(clientById(rt.config, clientId) ?? defaultClient(rt.config)).postLogoutRedirectUri;
+  // Any client's registered post-logout redirect URIs, matched exactly.
+  const client = clientId ? await rt.clients.find(clientId) : undefined;
   const requested = str(query.post_logout_redirect_uri);
-  if (!client || requested !== appUrls(client).postLogoutRedirectUri) return fallback;
+  if (!client || requested === undefined || !client.post_logout_redirect_uris.includes(requested))
+    return fallback;
   const state = str(query.state);
   return state ? `${requested}?state=${encodeURIComponent(state)}` : requested;
 }
@@ -200,6 +202,6 @@ export function logoutEndpointMiddleware(rt: OAuth2Runtime): Middleware {
     if (session.accountId) return next();
     ctx.status = 303;
     ctx.set('Cache-Control', 'no-store');
-    ctx.redirect(sessionlessTarget(rt, ctx.query));
+    ctx.redirect(await sessionlessTarget(rt, ctx.query));
   };
 }

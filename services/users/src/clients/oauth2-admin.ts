@@ -9,6 +9,8 @@ const requestClientSchema = z.object({
   client_id: z.string(),
   client_name: z.string().optional(),
   grant_types: z.array(z.string()).nullish(),
+  /** Hydra's flag: the platform's own applications, whose consent the platform gives itself. */
+  skip_consent: z.boolean().optional(),
 });
 
 const consentRequestSchema = z.object({

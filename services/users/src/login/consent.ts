@@ -18,6 +18,16 @@ export async function acceptConsent(
   const lookup = await ctx.oauth2Admin.getConsentRequest(consentChallenge);
   if (lookup.kind === 'handled') return lookup.redirectTo;
   const consent = lookup.request;
+  // Only the platform's own applications (skip_consent) get a person's claims without asking. Any
+  // other application registered with the authorization server would need a consent screen that
+  // names it, which this page does not show: it gets access_denied, never the claims.
+  if (consent.client?.skip_consent !== true) {
+    await sessionOfSubject(ctx, identitySessionId, consent.subject);
+    return ctx.oauth2Admin.rejectConsentRequest(consentChallenge, {
+      error: 'access_denied',
+      error_description: 'The person was not asked to consent to this application.',
+    });
+  }
   const { claims } = await tokenClaimsFor(ctx, {
     identitySessionId,
     subject: consent.subject,
