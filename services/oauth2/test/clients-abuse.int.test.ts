@@ -403,7 +403,7 @@ describe('private_key_jwt with a jwks_uri (a development host allowed over http)
     });
     strict = await startServer({
       db: permissive.db,
-      env: { ISSUER: permissive.issuer, OAUTH2_JWKS_URI_HTTP_HOSTS: '127.0.0.1' },
+      env: { OAUTH2_PUBLIC_URL: permissive.issuer, OAUTH2_JWKS_URI_HTTP_HOSTS: '127.0.0.1' },
     });
   });
   afterAll(async () => {

@@ -21,7 +21,7 @@ let b: TestServer;
 
 beforeAll(async () => {
   a = await startServer();
-  b = await startServer({ db: a.db, env: { ISSUER: a.issuer } });
+  b = await startServer({ db: a.db, env: { OAUTH2_PUBLIC_URL: a.issuer } });
 });
 afterAll(async () => {
   await b.close();

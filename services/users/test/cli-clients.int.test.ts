@@ -21,9 +21,10 @@ describe('admin CLI client:create|list|show|update|delete|rotate-secret', () => 
       db,
       logger: false,
       env: {
-        ISSUER: `http://localhost:${pub}`,
+        OAUTH2_PUBLIC_URL: `http://localhost:${pub}`,
         OAUTH2_PUBLIC_PORT: String(pub),
         OAUTH2_ADMIN_PORT: String(adm),
+        OAUTH2_MANAGEMENT_PORT: '0',
       },
     });
     close = oauth2.close;
