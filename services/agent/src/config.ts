@@ -4,6 +4,8 @@ import {
   appOriginsSchema,
   logLevelSchema,
   portSchema,
+  settingNames,
+  settingsFromFiles,
   trustProxySchema,
 } from '@acme/service-kit/config';
 import type { TrustProxy } from '@acme/service-kit/proxy-trust';
@@ -59,7 +61,8 @@ export interface Config {
 }
 
 /** Parses the agent service configuration once, at start-up. Defaults are the development defaults. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+export function loadConfig(given: Record<string, string | undefined> = process.env): Config {
+  const env = settingsFromFiles(given, settingNames(configSchema));
   const parsed = configSchema.safeParse(env);
   if (!parsed.success)
     throw new ConfigError(`Invalid agent service configuration: ${z.prettifyError(parsed.error)}`);
@@ -69,7 +72,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminPort: c.AGENT_ADMIN_PORT,
     admin: adminAccess('AGENT', {
       host: c.AGENT_ADMIN_HOST,
-      key: c.AGENT_ADMIN_KEY,
+      keys: c.AGENT_ADMIN_KEY,
       allowedHosts: c.AGENT_ADMIN_ALLOWED_HOSTS,
     }),
     host: c.AGENT_HOST,

@@ -1,10 +1,11 @@
-import { ConfigError } from '@acme/service-kit/config';
+import { ConfigError, settingNames, settingsFromFiles } from '@acme/service-kit/config';
 import { overloadConfig, type OverloadConfig } from '@acme/service-kit/overload';
 import { z } from 'zod';
 import {
   adminAccess,
   adminHostSchema,
   adminKeySchema,
+  callerKey,
   hostListSchema,
   type AdminAccess,
 } from '@acme/service-kit/admin-access';
@@ -207,7 +208,8 @@ function parseAppOrigins(value: string): ClientConfig[] {
     });
 }
 
-export function loadConfig(env: Record<string, string | undefined> = process.env): OAuth2Config {
+export function loadConfig(given: Record<string, string | undefined> = process.env): OAuth2Config {
+  const env = settingsFromFiles(given, settingNames(EnvSchema));
   const e = EnvSchema.parse(env);
   const clients = e.OAUTH2_CLIENTS ?? (e.APP_ORIGINS ? parseAppOrigins(e.APP_ORIGINS) : DEFAULT_CLIENTS);
   const ids = new Set(clients.map((c) => c.client_id));
@@ -230,7 +232,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminPort: e.OAUTH2_ADMIN_PORT,
     admin: adminAccess('OAUTH2', {
       host: e.OAUTH2_ADMIN_HOST,
-      key: e.OAUTH2_ADMIN_KEY,
+      keys: e.OAUTH2_ADMIN_KEY,
       allowedHosts: e.OAUTH2_ADMIN_ALLOWED_HOSTS,
     }),
     clients,
@@ -255,7 +257,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       m365Grant: e.OAUTH2_M365_GRANT_TTL,
     },
     usersAdminUrl: e.USERS_ADMIN_URL?.replace(/\/+$/, ''),
-    usersAdminKey: e.USERS_ADMIN_KEY,
+    usersAdminKey: callerKey(e.USERS_ADMIN_KEY),
     upstreamTimeoutMs: e.OAUTH2_UPSTREAM_TIMEOUT_MS,
     refreshGraceSeconds: e.OAUTH2_REFRESH_GRACE_SECONDS,
     keyReloadSeconds: e.OAUTH2_KEY_RELOAD_SECONDS,

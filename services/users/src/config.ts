@@ -6,6 +6,9 @@ import {
   appOriginsSchema,
   logLevelSchema,
   portSchema,
+  optionalSecretListSchema,
+  settingNames,
+  settingsFromFiles,
   trustProxySchema,
 } from '@acme/service-kit/config';
 import type { TrustProxy } from '@acme/service-kit/proxy-trust';
@@ -13,6 +16,7 @@ import {
   adminAccess,
   adminHostSchema,
   adminKeySchema,
+  callerKey,
   hostListSchema,
   type AdminAccess,
 } from '@acme/service-kit/admin-access';
@@ -81,8 +85,11 @@ const configSchema = z.object({
   GRAPH_URL: z.url().default('http://localhost:4511'),
   MARKETPLACE_API_URL: z.url().default('http://localhost:4540'),
   AGENT_URL: z.url().default('http://localhost:4466'),
-  /** Encrypts SSO client secrets at rest (≥ 32 characters). The default is for development only. */
-  SSO_SECRET_KEY: z.string().min(32).optional(),
+  SSO_SECRET_KEY: optionalSecretListSchema({
+    description:
+      "Keys of organisations' SSO client secrets at rest (AES-256-GCM; comma-separated, at least 32 characters each): the first encrypts, every one decrypts. Required in production",
+    min: 32,
+  }),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(5000),
   /** Security events older than this are deleted by the retention job (issue 24). */
   SECURITY_EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(400),
@@ -173,7 +180,8 @@ export interface Config {
   };
   agentUrl: string;
   upstreamTimeoutMs: number;
-  ssoSecretKey: string;
+  /** Keys of SSO client secrets at rest: the first seals, every one opens. */
+  ssoSecretKeys: readonly string[];
   securityEvents: { retentionDays: number; cleanupBatch: number };
   console: { perToken: number; perIp: number; windowSeconds: number; maxTrustedRanges: number };
   /** The console's outbound SSO checks (docs/security.md, "SSO set-up in the console"). */
@@ -189,7 +197,8 @@ export interface Config {
 }
 
 /** Parses the service configuration once, at start-up. Defaults are the development defaults. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+export function loadConfig(given: Record<string, string | undefined> = process.env): Config {
+  const env = settingsFromFiles(given, settingNames(configSchema));
   const parsed = configSchema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(`Invalid user service configuration: ${z.prettifyError(parsed.error)}`);
@@ -201,13 +210,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: c.USERS_HOST,
     admin: adminAccess('USERS', {
       host: c.USERS_ADMIN_HOST,
-      key: c.USERS_ADMIN_KEY,
+      keys: c.USERS_ADMIN_KEY,
       allowedHosts: c.USERS_ADMIN_ALLOWED_HOSTS,
     }),
     identityAdminUrl: stripSlash(c.IDENTITY_ADMIN_URL),
-    identityAdminKey: c.IDENTITY_ADMIN_KEY,
+    identityAdminKey: callerKey(c.IDENTITY_ADMIN_KEY),
     oauth2AdminUrl: stripSlash(c.OAUTH2_ADMIN_URL),
-    oauth2AdminKey: c.OAUTH2_ADMIN_KEY,
+    oauth2AdminKey: callerKey(c.OAUTH2_ADMIN_KEY),
     appOrigins: c.APP_ORIGINS,
     mfaGraceDays: c.MFA_GRACE_DAYS,
     loginConfigRateLimit: c.LOGIN_CONFIG_RATE_LIMIT,
@@ -251,7 +260,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     agentUrl: stripSlash(c.AGENT_URL),
     upstreamTimeoutMs: c.UPSTREAM_TIMEOUT_MS,
-    ssoSecretKey: c.SSO_SECRET_KEY ?? developmentSsoKey(env),
+    ssoSecretKeys: c.SSO_SECRET_KEY ?? developmentSsoKey(env),
     securityEvents: {
       retentionDays: c.SECURITY_EVENTS_RETENTION_DAYS,
       cleanupBatch: c.SECURITY_EVENTS_CLEANUP_BATCH,
@@ -281,10 +290,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 /** Development and tests only: production must set SSO_SECRET_KEY. */
-function developmentSsoKey(env: Record<string, string | undefined>): string {
+function developmentSsoKey(env: Record<string, string | undefined>): readonly string[] {
   if (env.NODE_ENV === 'production')
     throw new ConfigError('Invalid user service configuration: SSO_SECRET_KEY is required in production');
-  return 'development-only-sso-secret-key-not-for-production';
+  return ['development-only-sso-secret-key-not-for-production'];
 }
 
 function stripSlash(url: string): string {
