@@ -1,3 +1,4 @@
+import { createSecretBox } from '@acme/service-kit/secret-box';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Database } from '@acme/db';
 import { systemClock, type Clock } from '@acme/db/clock';
@@ -18,6 +19,7 @@ import {
   revokedKeys,
   revokeSigningKey,
   rotateSigningKey,
+  rotateSigningKeyIfDue,
   signingAlgs,
   type KeyMaterial,
 } from './keys.ts';
@@ -49,6 +51,8 @@ export interface OAuth2App {
   runtime: OAuth2Runtime;
   /** Re-reads the signing keys (another instance may have rotated them); true when they changed. */
   reloadKeys(): Promise<boolean>;
+  /** The periodic key work: a scheduled rotation when due (OAUTH2_KEY_ROTATE_EVERY), then reloadKeys. */
+  maintainKeys(): Promise<boolean>;
 }
 
 const REDACT = {
@@ -78,13 +82,16 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   // A retired signing key stays published as long as a JWT it signed may still be valid.
   const retentionSeconds = Math.max(config.ttl.accessToken, config.ttl.idToken);
   const algs = signingAlgs(config.accessTokenAlg);
-  const loadKeys = () => loadKeyMaterial(db, { now: clock.now(), retentionSeconds, algs });
+  // The private keys at rest: sealed with OAUTH2_KEYS_SECRET (required in production).
+  const box = config.keysSecrets ? createSecretBox(config.keysSecrets) : undefined;
+  const loadKeys = () => loadKeyMaterial(db, { now: clock.now(), retentionSeconds, algs, box });
   const keys = await loadKeys();
   const adapters = createAdapterRegistry({ db, clock, graceSeconds: config.refreshGraceSeconds });
   const claims = createClaimsStore({ db, clock, adapters });
   const claimsSource = config.usersAdminUrl
     ? createClaimsSource(config.usersAdminUrl, config.upstreamTimeoutMs, config.usersAdminKey)
     : undefined;
+  if (!box) logger.warn('OAUTH2_KEYS_SECRET is not set: the signing keys are stored in clear');
   if (!claimsSource) {
     logger.warn(
       'USERS_ADMIN_URL is not set: refreshes do not re-check the identity session or re-read claims',
@@ -142,7 +149,7 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   }
 
   async function rotateKeys() {
-    const rotated = await rotateSigningKey(db, { now: clock.now(), retentionSeconds, algs });
+    const rotated = await rotateSigningKey(db, { now: clock.now(), retentionSeconds, algs, box });
     await reloadKeys();
     return {
       kid: rotated.kid,
@@ -151,8 +158,24 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
     };
   }
 
+  /** OAUTH2_KEY_ROTATE_EVERY: rotates when the keys are a period old (one instance per period), then re-reads. */
+  async function maintainKeys(): Promise<boolean> {
+    const every = config.keyRotateEverySeconds;
+    if (every !== undefined) {
+      const rotated = await rotateSigningKeyIfDue(db, {
+        now: clock.now(),
+        retentionSeconds,
+        algs,
+        box,
+        everySeconds: every,
+      });
+      if (rotated) logger.info({ kids: rotated.kids }, 'signing keys rotated (OAUTH2_KEY_ROTATE_EVERY)');
+    }
+    return reloadKeys();
+  }
+
   async function revokeKey(kid: string) {
-    const revoked = await revokeSigningKey(db, { kid, now: clock.now() });
+    const revoked = await revokeSigningKey(db, { kid, now: clock.now(), box });
     await reloadKeys();
     return { kid: revoked.kid, published: runtime.keys.publicJwks.keys.map((k) => k.kid) };
   }
@@ -171,5 +194,6 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
     admin,
     runtime,
     reloadKeys,
+    maintainKeys,
   };
 }
