@@ -81,10 +81,12 @@ export interface RunningCluster {
   /** Each process's own ports, by its name (`identity-1`…): to reach one instance past nginx. */
   instancePorts: Map<string, Ports>;
   /**
-   * Starts the named process again with the environment it first had (after it exited, for example
-   * after a `kill -9`), replacing it in `processes`; resolves once it is ready.
+   * Stops the named process (SIGTERM: it drains) if it still runs and starts it again with the
+   * environment it had (after a `kill -9`, for example), with `env` laid over it from then on (a
+   * rolling change of configuration, such as a secret rotation); replaces it in `processes` and
+   * resolves once it is ready.
    */
-  restart(name: string): Promise<ServiceProcess>;
+  restart(name: string, env?: Record<string, string>): Promise<ServiceProcess>;
   close(): Promise<void>;
 }
 
@@ -177,11 +179,12 @@ export async function startProcessCluster(options: ClusterOptions): Promise<Runn
     await close();
     throw error;
   }
-  const restart = async (name: string) => {
+  const restart = async (name: string, env: Record<string, string> = {}) => {
     const spec = specs.get(name);
     const index = processes.findIndex((p) => p.name === name);
     if (!spec || index < 0) throw new Error(`no process named ${name}`);
-    await processes[index]!.stop(2_000);
+    await processes[index]!.stop(15_000);
+    spec.options = { ...spec.options, env: { ...spec.options.env, ...env } };
     const again = await spawnPart(spec.part, spec.options);
     processes[index] = again;
     return again;

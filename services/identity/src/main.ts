@@ -4,6 +4,7 @@
 // Start it with the thread-pool preload first (the workspace's `start` script does): see
 // packages/service-kit/threadpool.mjs for why the pool size must be set before anything else runs.
 import { startOutboxWorkerFromEnv } from '@acme/mail';
+import { settingsFromFiles } from '@acme/service-kit/config';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { hardenPrototype } from '@acme/service-kit/prototype';
 import { startIdleGc } from '@acme/service-kit/idle-gc';
@@ -24,7 +25,8 @@ if (!process.env.UV_THREADPOOL_SIZE) {
 const db = await openServiceDatabase('identity', 'IDENTITY_DATA_DIR', migrationSets);
 const service = await start({ db }).catch(refuseOnPendingMigrations('identity', 'IDENTITY_MIGRATE_AT_START'));
 // Recovery and verification codes are queued in the database; this process delivers them too.
-const mail = startOutboxWorkerFromEnv(db);
+// SMTP_URL carries the relay's password: SMTP_URL_FILE reads it from a mounted file.
+const mail = startOutboxWorkerFromEnv(db, settingsFromFiles(process.env, ['SMTP_URL']));
 
 // SIGTERM: stop accepting, let the requests in flight finish (up to 10 s), close the database, exit 0.
 drainOnSignals('identity', async () => {

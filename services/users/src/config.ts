@@ -71,12 +71,22 @@ const configSchema = z.object({
   GIT_OAUTH_TOKEN_URL: z.url().default('http://localhost:4500/github/login/oauth/access_token'),
   GIT_API_URL: z.url().default('http://localhost:4500/github/api'),
   GIT_CLIENT_ID: z.string().min(1).default('dev-client'),
-  GIT_CLIENT_SECRET: z.string().min(1).default('dev-secret'),
+  GIT_CLIENT_SECRET: z
+    .string()
+    .min(1)
+    .default('dev-secret')
+    .describe("The source-code host's OAuth client secret (the host holds one value at a time)")
+    .meta({ secret: true }),
   GIT_OAUTH_SCOPE: z.string().default('read:user'),
   LOGIN_CONFIG_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
   M365_AUTHORITY_URL: z.url().default('http://localhost:4510'),
   M365_CLIENT_ID: z.uuid().default('6f2d4c1a-8b3e-4f5d-9a7c-1e2b3c4d5e6f'),
-  M365_CLIENT_SECRET: z.string().min(1).default('magic-dev-client-secret'),
+  M365_CLIENT_SECRET: z
+    .string()
+    .min(1)
+    .default('magic-dev-client-secret')
+    .describe("The Microsoft 365 app registration's client secret")
+    .meta({ secret: true }),
   M365_APP_ID_URI: z.string().min(1).optional(),
   M365_PUBLISHER_TENANT_ID: z.uuid().default('5f1e2d3c-4b5a-4968-8776-a5b4c3d2e133'),
   M365_OAUTH2_CLIENT_ID: z.string().min(1).default('magic'),

@@ -3,6 +3,7 @@
 // Database: DATABASE_URL (PostgreSQL), else PGlite in USERS_DATA_DIR, else an in-memory PGlite.
 // Mail: an outbox worker sends queued mail to SMTP_URL (MAIL_WORKER=false: another process does).
 import { startOutboxWorkerFromEnv } from '@acme/mail';
+import { settingsFromFiles } from '@acme/service-kit/config';
 import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { hardenPrototype } from '@acme/service-kit/prototype';
 import { startIdleGc } from '@acme/service-kit/idle-gc';
@@ -17,7 +18,8 @@ startIdleGc(); // memory back to the system once load has passed
 // `users migrate` and `users migrate status` run the migration step and exit here.
 const db = await openServiceDatabase('users', 'USERS_DATA_DIR', migrationSets);
 const service = await start({ db }).catch(refuseOnPendingMigrations('users', 'USERS_MIGRATE_AT_START'));
-const mail = startOutboxWorkerFromEnv(db);
+// SMTP_URL carries the relay's password: SMTP_URL_FILE reads it from a mounted file.
+const mail = startOutboxWorkerFromEnv(db, settingsFromFiles(process.env, ['SMTP_URL']));
 process.stderr.write(
   `${JSON.stringify({ level: 'info', name: 'users', msg: 'listening', urls: service.urls })}\n`,
 );
