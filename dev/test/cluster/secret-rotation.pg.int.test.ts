@@ -61,6 +61,21 @@ describe('every secret rotated in three steps on a running system', () => {
   let db: Database;
   let step: Step = 'before';
 
+  // The test's client opens a connection per request. A browser retries a request on a kept-alive
+  // connection that the load balancer closes as it reloads (which it does to take an instance out,
+  // as an orchestrator would); Node's fetch does not, so it does not keep connections alive here.
+  const browserFetch = globalThis.fetch;
+  beforeAll(() => {
+    globalThis.fetch = (input, init = {}) => {
+      const headers = new Headers(init.headers);
+      headers.set('connection', 'close');
+      return browserFetch(input, { ...init, headers });
+    };
+  });
+  afterAll(() => {
+    globalThis.fetch = browserFetch;
+  });
+
   beforeAll(async () => {
     const databaseUrl = await createDatabase(adminServer);
     db = await createDb({ url: databaseUrl });
