@@ -3,7 +3,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 // Secrets kept at rest (organisations' SSO client secrets, the authorization server's private
 // signing keys) are encrypted with AES-256-GCM under a key from configuration. The configuration
 // holds a list: the first key seals, every key opens, so the key is rotated without a failed
-// request (docs/operations.md, "Rotating a secret").
+// request (docs/secrets.md, "Rotating a secret").
 //
 // Stored form `v2.<key id>.<iv>.<ciphertext>.<tag>` (base64url). The key id is a hash of the key
 // (it names which entry of the list sealed it, and says nothing about the key), so opening picks

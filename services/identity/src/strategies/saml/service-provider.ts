@@ -137,8 +137,9 @@ const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
 /**
  * node-saml's validation with each configured decryption key in turn (IDENTITY_SAML_ENCRYPTION_KEY
- * being rotated: an IdP may still encrypt to the previous certificate). Only a failure to decrypt
- * moves on to the next key; any other refusal is final.
+ * being rotated: an IdP may still encrypt to the previous certificate). The first key that validates
+ * wins; when none does, the refusal is the one under the first key (a response that fails for any
+ * other reason fails the same way under each).
  */
 async function validateUnderEachKey(
   config: Config,
@@ -149,7 +150,8 @@ async function validateUnderEachKey(
   clock: Clock,
 ): Promise<Profile | null> {
   const keys = config.saml.encryptionKeys;
-  for (let i = 0; ; i++) {
+  let first: unknown;
+  for (let i = 0; i < keys.length; i++) {
     const saml = new ClockedSaml(
       {
         ...baseOptions(config, provider),
@@ -163,10 +165,10 @@ async function validateUnderEachKey(
     try {
       return (await saml.validatePostResponseAsync({ SAMLResponse: samlResponse })).profile;
     } catch (error) {
-      if (i + 1 < keys.length && /decrypt/i.test((error as Error).message)) continue;
-      throw new SamlValidationError(classify(error), (error as Error).message);
+      first ??= error;
     }
   }
+  throw new SamlValidationError(classify(first), (first as Error).message);
 }
 
 /**
