@@ -52,7 +52,7 @@ describe('admin access', () => {
     ).toBe(403);
   });
 
-  it('an admin key being rotated: every listed key is accepted, a dropped one is refused', () => {
+  it('an old admin key dropped from the list is refused (401); while listed, old and new are both accepted', () => {
     const NEXT = 'the-next-admin-key-that-is-long-enough-02';
     const req = (key: string) => ({
       url: '/admin/x',
