@@ -56,11 +56,162 @@ interface Signed {
   refreshToken: string;
 }
 
-describe('every secret rotated in three steps on a running system', () => {
-  let cluster: RunningCluster;
-  let db: Database;
-  let step: Step = 'before';
+/** The running system and its database, and the step every instance has reached. */
+let cluster: RunningCluster;
+let db: Database;
+let step: Step = 'before';
 
+const urls = () => cluster.urls;
+/** The key a caller holds at this step: the first of the list. */
+const callerKey = (name: string) => environment(step)[name]!.split(',')[0]!;
+
+/** The core path once: password sign-in, code exchange with PKCE, whoami, refresh. */
+async function signIn(track: (phase: string) => void = () => undefined): Promise<Signed> {
+  track('password sign-in');
+  const { jar, redirect, verifier } = await passwordAccepted(urls());
+  track('consent and callback');
+  const callback = await jar.navigateToApp(redirect);
+  track('code exchange');
+  const token = await exchangeCode(urls(), callback.searchParams.get('code')!, verifier);
+  expect(token.status, await token.clone().text()).toBe(200);
+  const { refresh_token: refreshToken } = (await token.json()) as { refresh_token: string };
+  track('whoami');
+  await whoami(jar);
+  track('refresh');
+  return { jar, refreshToken: await refresh(refreshToken) };
+}
+async function whoami(jar: Jar): Promise<void> {
+  const me = await jar.fetch(`${urls().identityPublic}/sessions/whoami`, {
+    headers: { accept: 'application/json' },
+  });
+  expect(me.res.status, JSON.stringify(me.body)).toBe(200);
+  expect(me.body.identity.traits.email).toBe('ada@acme.test');
+}
+async function refresh(refreshToken: string): Promise<string> {
+  const res = await fetch(`${urls().oauth2Public}/oauth2/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: 'platform',
+    }).toString(),
+  });
+  const body = (await res.json()) as { refresh_token: string };
+  expect(res.status, JSON.stringify(body)).toBe(200);
+  return body.refresh_token;
+}
+
+/** A recovery flow with its code mailed (the code is stored as an HMAC under IDENTITY_CODE_SECRET). */
+async function recoveryCodeSent(): Promise<{
+  flow: { id: string; ui: { nodes: { attributes: object }[] } };
+  code: string;
+  jar: Jar;
+}> {
+  const jar = new Jar(urls().platform);
+  const started = await jar.fetch(`${urls().identityPublic}/self-service/recovery/browser`, {
+    headers: { accept: 'application/json' },
+  });
+  expect(started.res.status).toBe(200);
+  const sent = await jar.fetch(`${urls().identityPublic}/self-service/recovery?flow=${started.body.id}`, {
+    method: 'POST',
+    headers: { accept: 'application/json' },
+    json: { method: 'code', email: 'ada@acme.test', csrf_token: csrfOf(started.body) },
+  });
+  expect(sent.res.status, JSON.stringify(sent.body)).toBe(200);
+  const { rows } = await sql<{ text: string }>`
+    select text from mail_outbox where "to" = 'ada@acme.test' order by created_at desc, id desc limit 1
+  `.execute(db.kysely);
+  return { flow: sent.body, code: rows[0]!.text.match(/\b(\d{6})\b/)![1]!, jar };
+}
+async function recoveryAccepted(sent: Awaited<ReturnType<typeof recoveryCodeSent>>): Promise<void> {
+  const res = await sent.jar.fetch(`${urls().identityPublic}/self-service/recovery?flow=${sent.flow.id}`, {
+    method: 'POST',
+    headers: { accept: 'application/json' },
+    json: { method: 'code', code: sent.code, csrf_token: csrfOf(sent.flow) },
+  });
+  expect(res.res.status, JSON.stringify(res.body)).toBe(422);
+}
+
+/** Status of an admin API request with `key`, on each instance in turn (nginx alternates). */
+async function adminStatuses(name: keyof typeof ADMIN_KEYS, key: string): Promise<number[]> {
+  const { listener, probe } = ADMIN_KEYS[name];
+  const statuses: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    const res = await fetch(`${urls()[listener]}${probe[1]}`, {
+      method: probe[0],
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-www-form-urlencoded' },
+      ...(probe[0] === 'POST' ? { body: 'token=not-a-token' } : {}),
+    });
+    await res.body?.cancel();
+    statuses.push(res.status);
+  }
+  return statuses;
+}
+
+/** The SSO provider as the identity service reads it (the client secret opened with SSO_SECRET_KEY). */
+async function ssoClientSecret(): Promise<string> {
+  const res = await fetch(`${urls().usersAdmin}/admin/sso/providers/${DEMO_SSO_PROVIDER}`, {
+    headers: { authorization: `Bearer ${callerKey('USERS_ADMIN_KEY')}` },
+  });
+  const body = (await res.json()) as { clientSecret?: string };
+  expect(res.status, JSON.stringify(body)).toBe(200);
+  return body.clientSecret!;
+}
+const storedSso = async () =>
+  (
+    await sql<{
+      v: string;
+    }>`select client_secret_enc as v from sso_providers where provider_id = ${DEMO_SSO_PROVIDER}`.execute(
+      db.kysely,
+    )
+  ).rows[0]!.v;
+const storedKeys = async () =>
+  (await sql<{ v: { sealed: string } }>`select jwks as v from oauth2_keys`.execute(db.kysely)).rows[0]!.v
+    .sealed;
+
+/** The core path, over and over, until stopped; every failure is kept. */
+function traffic() {
+  const failures: string[] = [];
+  let rounds = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      let phase = '';
+      try {
+        await signIn((p) => (phase = p));
+        rounds++;
+      } catch (error) {
+        failures.push(`[${step}] ${phase}: ${(error as Error).message.slice(0, 400)}`);
+      }
+    }
+  })();
+  return {
+    failures,
+    rounds: () => rounds,
+    async stop() {
+      running = false;
+      await loop;
+    },
+  };
+}
+
+/** What the instances logged at warn and above (they run at LOG_LEVEL=warn), for a failure's message. */
+const problems = () =>
+  cluster.processes
+    .flatMap((p) =>
+      p
+        .output()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => `${p.name}: ${line.slice(0, 300)}`),
+    )
+    .slice(-40)
+    .join('\n');
+
+const STEPS: Step[] = ['new second', 'new first', 'old dropped'];
+
+describe('every secret rotated in three steps on a running system', () => {
   // The test's client opens a connection per request. A browser retries a request on a kept-alive
   // connection that the load balancer closes as it reloads (which it does to take an instance out,
   // as an orchestrator would); Node's fetch does not, so it does not keep connections alive here.
@@ -97,156 +248,6 @@ describe('every secret rotated in three steps on a running system', () => {
     await cluster?.close();
     await db?.close();
   }, 120_000);
-
-  const urls = () => cluster.urls;
-  /** The key a caller holds at this step: the first of the list. */
-  const callerKey = (name: string) => environment(step)[name]!.split(',')[0]!;
-
-  /** The core path once: password sign-in, code exchange with PKCE, whoami, refresh. */
-  async function signIn(track: (phase: string) => void = () => undefined): Promise<Signed> {
-    track('password sign-in');
-    const { jar, redirect, verifier } = await passwordAccepted(urls());
-    track('consent and callback');
-    const callback = await jar.navigateToApp(redirect);
-    track('code exchange');
-    const token = await exchangeCode(urls(), callback.searchParams.get('code')!, verifier);
-    expect(token.status, await token.clone().text()).toBe(200);
-    const { refresh_token: refreshToken } = (await token.json()) as { refresh_token: string };
-    track('whoami');
-    await whoami(jar);
-    track('refresh');
-    return { jar, refreshToken: await refresh(refreshToken) };
-  }
-  async function whoami(jar: Jar): Promise<void> {
-    const me = await jar.fetch(`${urls().identityPublic}/sessions/whoami`, {
-      headers: { accept: 'application/json' },
-    });
-    expect(me.res.status, JSON.stringify(me.body)).toBe(200);
-    expect(me.body.identity.traits.email).toBe('ada@acme.test');
-  }
-  async function refresh(refreshToken: string): Promise<string> {
-    const res = await fetch(`${urls().oauth2Public}/oauth2/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'refresh_token',
-        refresh_token: refreshToken,
-        client_id: 'platform',
-      }).toString(),
-    });
-    const body = (await res.json()) as { refresh_token: string };
-    expect(res.status, JSON.stringify(body)).toBe(200);
-    return body.refresh_token;
-  }
-
-  /** A recovery flow with its code mailed (the code is stored as an HMAC under IDENTITY_CODE_SECRET). */
-  async function recoveryCodeSent(): Promise<{
-    flow: { id: string; ui: { nodes: { attributes: object }[] } };
-    code: string;
-    jar: Jar;
-  }> {
-    const jar = new Jar(urls().platform);
-    const started = await jar.fetch(`${urls().identityPublic}/self-service/recovery/browser`, {
-      headers: { accept: 'application/json' },
-    });
-    expect(started.res.status).toBe(200);
-    const sent = await jar.fetch(`${urls().identityPublic}/self-service/recovery?flow=${started.body.id}`, {
-      method: 'POST',
-      headers: { accept: 'application/json' },
-      json: { method: 'code', email: 'ada@acme.test', csrf_token: csrfOf(started.body) },
-    });
-    expect(sent.res.status, JSON.stringify(sent.body)).toBe(200);
-    const { rows } = await sql<{ text: string }>`
-      select text from mail_outbox where "to" = 'ada@acme.test' order by created_at desc, id desc limit 1
-    `.execute(db.kysely);
-    return { flow: sent.body, code: rows[0]!.text.match(/\b(\d{6})\b/)![1]!, jar };
-  }
-  async function recoveryAccepted(sent: Awaited<ReturnType<typeof recoveryCodeSent>>): Promise<void> {
-    const res = await sent.jar.fetch(`${urls().identityPublic}/self-service/recovery?flow=${sent.flow.id}`, {
-      method: 'POST',
-      headers: { accept: 'application/json' },
-      json: { method: 'code', code: sent.code, csrf_token: csrfOf(sent.flow) },
-    });
-    expect(res.res.status, JSON.stringify(res.body)).toBe(422);
-  }
-
-  /** Status of an admin API request with `key`, on each instance in turn (nginx alternates). */
-  async function adminStatuses(name: keyof typeof ADMIN_KEYS, key: string): Promise<number[]> {
-    const { listener, probe } = ADMIN_KEYS[name];
-    const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) {
-      const res = await fetch(`${urls()[listener]}${probe[1]}`, {
-        method: probe[0],
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-www-form-urlencoded' },
-        ...(probe[0] === 'POST' ? { body: 'token=not-a-token' } : {}),
-      });
-      await res.body?.cancel();
-      statuses.push(res.status);
-    }
-    return statuses;
-  }
-
-  /** The SSO provider as the identity service reads it (the client secret opened with SSO_SECRET_KEY). */
-  async function ssoClientSecret(): Promise<string> {
-    const res = await fetch(`${urls().usersAdmin}/admin/sso/providers/${DEMO_SSO_PROVIDER}`, {
-      headers: { authorization: `Bearer ${callerKey('USERS_ADMIN_KEY')}` },
-    });
-    const body = (await res.json()) as { clientSecret?: string };
-    expect(res.status, JSON.stringify(body)).toBe(200);
-    return body.clientSecret!;
-  }
-  const storedSso = async () =>
-    (
-      await sql<{
-        v: string;
-      }>`select client_secret_enc as v from sso_providers where provider_id = ${DEMO_SSO_PROVIDER}`.execute(
-        db.kysely,
-      )
-    ).rows[0]!.v;
-  const storedKeys = async () =>
-    (await sql<{ v: { sealed: string } }>`select jwks as v from oauth2_keys`.execute(db.kysely)).rows[0]!.v
-      .sealed;
-
-  /** The core path, over and over, until stopped; every failure is kept. */
-  function traffic() {
-    const failures: string[] = [];
-    let rounds = 0;
-    let running = true;
-    const loop = (async () => {
-      while (running) {
-        let phase = '';
-        try {
-          await signIn((p) => (phase = p));
-          rounds++;
-        } catch (error) {
-          failures.push(`[${step}] ${phase}: ${(error as Error).message.slice(0, 400)}`);
-        }
-      }
-    })();
-    return {
-      failures,
-      rounds: () => rounds,
-      async stop() {
-        running = false;
-        await loop;
-      },
-    };
-  }
-
-  /** What the instances logged at warn and above (they run at LOG_LEVEL=warn), for a failure's message. */
-  const problems = () =>
-    cluster.processes
-      .flatMap((p) =>
-        p
-          .output()
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => `${p.name}: ${line.slice(0, 300)}`),
-      )
-      .slice(-40)
-      .join('\n');
-
-  const STEPS: Step[] = ['new second', 'new first', 'old dropped'];
 
   it('the core path never fails while every secret is rotated, and what was made before each step still works after it', async () => {
     expect(await ssoClientSecret()).toBe(SSO_CLIENT_SECRET);

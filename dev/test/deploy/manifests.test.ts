@@ -104,47 +104,6 @@ describe('deploy/kubernetes manifests', () => {
     }
   });
 
-  it("secrets are files of the Secret (the settings' *_FILE form): no key, secret or database URL has a value in a manifest", () => {
-    const pods = [...of('Deployment'), ...of('Job')].map((m) => m.spec.template.spec as Pod);
-    let secretSettings = 0;
-    for (const pod of pods) {
-      const volume = pod.volumes?.find((v) => v.name === 'secrets')?.secret;
-      for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {
-        for (const e of (c.env ?? []).filter((e) =>
-          /KEY|SECRET|DATABASE_URL|SMTP_URL|PASSWORD/.test(e.name),
-        )) {
-          secretSettings++;
-          if (e.valueFrom) {
-            // Only an optional secret stays an environment reference (a missing file would stop the start).
-            expect(e.valueFrom.secretKeyRef, e.name).toMatchObject({
-              name: 'acme-account-secrets',
-              optional: true,
-            });
-            continue;
-          }
-          expect(e.name, e.name).toMatch(/_FILE$/);
-          expect(e.value, e.name).toMatch(/^\/run\/secrets\/acme\/[a-z0-9-]+$/);
-          const file = e.value!.split('/').pop();
-          expect(volume?.secretName, e.name).toBe('acme-account-secrets');
-          expect(volume?.items, e.name).toContainEqual({ key: file, path: file });
-          expect(c.volumeMounts, c.name).toContainEqual({
-            name: 'secrets',
-            mountPath: '/run/secrets/acme',
-            readOnly: true,
-          });
-        }
-      }
-      if (volume) {
-        expect(volume.defaultMode).toBe(0o440);
-        expect(pod.securityContext.fsGroup).toBe(10001);
-      }
-    }
-    expect(secretSettings).toBeGreaterThan(10);
-    expect(of('Secret')).toEqual([]);
-    const config = JSON.stringify(of('ConfigMap'));
-    expect(config).not.toMatch(/KEY|SECRET|PASSWORD|postgres:\/\//);
-  });
-
   it('the services run as the rows-only role with migration at start off; the Job migrates as the migrator', () => {
     for (const d of of('Deployment').filter((m) => m.metadata.name !== 'account')) {
       const [c] = d.spec.template.spec.containers;
@@ -201,5 +160,48 @@ describe('deploy/kubernetes manifests', () => {
     expect(of('Service').map((s) => s.metadata.name)).toEqual(
       expect.arrayContaining(['identity-admin', 'oauth2-admin', 'users-admin', 'agent-admin']),
     );
+  });
+});
+
+describe('deploy/kubernetes secrets', () => {
+  it("secrets are files of the Secret (the settings' *_FILE form): no key, secret or database URL has a value in a manifest", () => {
+    const pods = [...of('Deployment'), ...of('Job')].map((m) => m.spec.template.spec as Pod);
+    let secretSettings = 0;
+    for (const pod of pods) {
+      const volume = pod.volumes?.find((v) => v.name === 'secrets')?.secret;
+      for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {
+        for (const e of (c.env ?? []).filter((e) =>
+          /KEY|SECRET|DATABASE_URL|SMTP_URL|PASSWORD/.test(e.name),
+        )) {
+          secretSettings++;
+          if (e.valueFrom) {
+            // Only an optional secret stays an environment reference (a missing file would stop the start).
+            expect(e.valueFrom.secretKeyRef, e.name).toMatchObject({
+              name: 'acme-account-secrets',
+              optional: true,
+            });
+            continue;
+          }
+          expect(e.name, e.name).toMatch(/_FILE$/);
+          expect(e.value, e.name).toMatch(/^\/run\/secrets\/acme\/[a-z0-9-]+$/);
+          const file = e.value!.split('/').pop();
+          expect(volume?.secretName, e.name).toBe('acme-account-secrets');
+          expect(volume?.items, e.name).toContainEqual({ key: file, path: file });
+          expect(c.volumeMounts, c.name).toContainEqual({
+            name: 'secrets',
+            mountPath: '/run/secrets/acme',
+            readOnly: true,
+          });
+        }
+      }
+      if (volume) {
+        expect(volume.defaultMode).toBe(0o440);
+        expect(pod.securityContext.fsGroup).toBe(10001);
+      }
+    }
+    expect(secretSettings).toBeGreaterThan(10);
+    expect(of('Secret')).toEqual([]);
+    const config = JSON.stringify(of('ConfigMap'));
+    expect(config).not.toMatch(/KEY|SECRET|PASSWORD|postgres:\/\//);
   });
 });
