@@ -110,9 +110,9 @@ const splitSecretList = (o: SecretListOptions) => (value: string, ctx: z.Refinem
   };
   if (entries.some((e) => e.length === 0)) return problem('an entry of the list is empty (a stray comma?)');
   if (new Set(entries).size !== entries.length) return problem('the same entry appears twice in the list');
+  if (o.entry && entries.some((e) => !o.entry!.pattern.test(e))) return problem(o.entry.message);
   if (entries.some((e) => e.length < o.min))
     return problem(`every entry of the list needs at least ${o.min} characters`);
-  if (o.entry && entries.some((e) => !o.entry!.pattern.test(e))) return problem(o.entry.message);
   return Object.freeze(entries) as readonly string[];
 };
 
