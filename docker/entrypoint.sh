@@ -34,8 +34,8 @@ healthcheck() {
 }
 
 needs_database() {
-  if [ -z "${DATABASE_URL:-}" ]; then
-    echo "$1 needs DATABASE_URL (PostgreSQL): an in-memory database would vanish with the container." >&2
+  if [ -z "${DATABASE_URL:-}" ] && [ -z "${DATABASE_URL_FILE:-}" ]; then
+    echo "$1 needs DATABASE_URL or DATABASE_URL_FILE (PostgreSQL): an in-memory database would vanish with the container." >&2
     exit 64
   fi
 }

@@ -63,6 +63,7 @@ function localConfig(configMap) {
 function replicaPod(deployment, replica) {
   const name = deployment.metadata.name;
   const spec = structuredClone(deployment.spec.template.spec);
+  for (const v of spec.volumes ?? []) if (v.secret) v.secret.secretName = secretName;
   const [c] = spec.containers;
   const moved = new Map(
     [
@@ -108,6 +109,7 @@ function replicaPod(deployment, replica) {
 /** The migration Job's pod, to run once to completion. */
 function jobPod(job) {
   const spec = structuredClone(job.spec.template.spec);
+  for (const v of spec.volumes ?? []) if (v.secret) v.secret.secretName = secretName;
   for (const c of [...(spec.initContainers ?? []), ...spec.containers])
     for (const e of c.env ?? []) if (e.valueFrom?.secretKeyRef) e.valueFrom.secretKeyRef.name = secretName;
   return {
@@ -282,6 +284,7 @@ async function up(eng) {
     'agent-admin-key': pw(),
     'identity-code-secret': pw(),
     'sso-secret-key': pw(),
+    'oauth2-keys-secret': pw(),
   };
   // podman's secretKeyRef reads a podman secret holding a JSON object of base64 values.
   const secretFile = join(dir, 'secret.json');

@@ -31,6 +31,7 @@ describe('docker/entrypoint.sh: the services on PostgreSQL', () => {
         ...IMAGE_ENV,
         IDENTITY_CODE_SECRET: randomBytes(32).toString('base64url'),
         SSO_SECRET_KEY: randomBytes(32).toString('base64url'),
+        OAUTH2_KEYS_SECRET: randomBytes(32).toString('base64url'),
         ...samlKeysEnv(),
         // No SMTP server here: mail stays queued in the database.
         MAIL_WORKER: 'false',

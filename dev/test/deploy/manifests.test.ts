@@ -28,6 +28,24 @@ const manifests: Manifest[] = kustomization.resources.flatMap((file) =>
 );
 const version = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string })
   .version;
+interface Pod {
+  securityContext: { fsGroup?: number };
+  volumes?: {
+    name: string;
+    secret?: { secretName: string; defaultMode?: number; items: { key: string; path: string }[] };
+  }[];
+  initContainers?: Container[];
+  containers: Container[];
+}
+interface Container {
+  name: string;
+  env?: {
+    name: string;
+    value?: string;
+    valueFrom?: { secretKeyRef?: { name: string; optional?: boolean } };
+  }[];
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
+}
 const of = (kind: string) => manifests.filter((m) => m.kind === kind);
 const SERVICES = ['identity', 'oauth2', 'users', 'agent', 'account'];
 
@@ -86,33 +104,11 @@ describe('deploy/kubernetes manifests', () => {
     }
   });
 
-  it('secrets are references only: no key, secret or database URL has a value in a manifest', () => {
-    const env = [...of('Deployment'), ...of('Job')].flatMap((m) =>
-      [...(m.spec.template.spec.initContainers ?? []), ...m.spec.template.spec.containers].flatMap(
-        (c: { env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string } } }[] }) =>
-          c.env ?? [],
-      ),
-    );
-    const secretNames = env.filter((e) => /KEY|SECRET|DATABASE_URL|SMTP_URL|PASSWORD/.test(e.name));
-    expect(secretNames.length).toBeGreaterThan(10);
-    for (const e of secretNames) {
-      expect(e.value, e.name).toBeUndefined();
-      expect(e.valueFrom?.secretKeyRef?.name, e.name).toBe('acme-account-secrets');
-    }
-    expect(of('Secret')).toEqual([]);
-    const config = JSON.stringify(of('ConfigMap'));
-    expect(config).not.toMatch(/KEY|SECRET|PASSWORD|postgres:\/\//);
-  });
-
   it('the services run as the rows-only role with migration at start off; the Job migrates as the migrator', () => {
     for (const d of of('Deployment').filter((m) => m.metadata.name !== 'account')) {
       const [c] = d.spec.template.spec.containers;
-      const env = Object.fromEntries(
-        (c.env as { name: string; value?: string; valueFrom?: { secretKeyRef: { key: string } } }[]).map(
-          (e) => [e.name, e],
-        ),
-      );
-      expect(env.DATABASE_URL!.valueFrom!.secretKeyRef.key).toBe('database-url');
+      const env = Object.fromEntries((c.env as { name: string; value?: string }[]).map((e) => [e.name, e]));
+      expect(env.DATABASE_URL_FILE!.value).toBe('/run/secrets/acme/database-url');
       const prefix = d.metadata.name.toUpperCase();
       expect(env[`${prefix}_MIGRATE_AT_START`]?.value, d.metadata.name).toBe('false');
     }
@@ -121,7 +117,11 @@ describe('deploy/kubernetes manifests', () => {
     expect(steps.map((c: { args: string[] }) => c.args)).toEqual(
       ['identity', 'oauth2', 'users', 'agent'].map((part) => [part, 'migrate']),
     );
-    for (const c of steps) expect(c.env[0].valueFrom.secretKeyRef.key).toBe('migrator-database-url');
+    for (const c of steps)
+      expect(c.env[0]).toEqual({
+        name: 'DATABASE_URL_FILE',
+        value: '/run/secrets/acme/migrator-database-url',
+      });
     const roles = readFileSync(join(repoRoot, 'deploy', 'kubernetes', 'database', 'roles.sql'), 'utf8');
     expect(roles).toMatch(/grant select, insert, update, delete on tables to acme_app/);
     expect(roles).not.toMatch(/grant (all|create)[^;]*acme_app/i);
@@ -203,5 +203,48 @@ describe('deploy/kubernetes management ports', () => {
       from: [{ podSelector: {} }],
       ports: Object.values(management).map((port) => ({ port })),
     });
+  });
+});
+
+describe('deploy/kubernetes secrets', () => {
+  it("secrets are files of the Secret (the settings' *_FILE form): no key, secret or database URL has a value in a manifest", () => {
+    const pods = [...of('Deployment'), ...of('Job')].map((m) => m.spec.template.spec as Pod);
+    let secretSettings = 0;
+    for (const pod of pods) {
+      const volume = pod.volumes?.find((v) => v.name === 'secrets')?.secret;
+      for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {
+        for (const e of (c.env ?? []).filter((e) =>
+          /KEY|SECRET|DATABASE_URL|SMTP_URL|PASSWORD/.test(e.name),
+        )) {
+          secretSettings++;
+          if (e.valueFrom) {
+            // Only an optional secret stays an environment reference (a missing file would stop the start).
+            expect(e.valueFrom.secretKeyRef, e.name).toMatchObject({
+              name: 'acme-account-secrets',
+              optional: true,
+            });
+            continue;
+          }
+          expect(e.name, e.name).toMatch(/_FILE$/);
+          expect(e.value, e.name).toMatch(/^\/run\/secrets\/acme\/[a-z0-9-]+$/);
+          const file = e.value!.split('/').pop();
+          expect(volume?.secretName, e.name).toBe('acme-account-secrets');
+          expect(volume?.items, e.name).toContainEqual({ key: file, path: file });
+          expect(c.volumeMounts, c.name).toContainEqual({
+            name: 'secrets',
+            mountPath: '/run/secrets/acme',
+            readOnly: true,
+          });
+        }
+      }
+      if (volume) {
+        expect(volume.defaultMode).toBe(0o440);
+        expect(pod.securityContext.fsGroup).toBe(10001);
+      }
+    }
+    expect(secretSettings).toBeGreaterThan(10);
+    expect(of('Secret')).toEqual([]);
+    const config = JSON.stringify(of('ConfigMap'));
+    expect(config).not.toMatch(/KEY|SECRET|PASSWORD|postgres:\/\//);
   });
 });

@@ -16,6 +16,12 @@ export interface RunningNginx {
   errors(): Promise<string>;
   /** Graceful stop (requests in flight finish), then the prefix is removed. */
   close(): Promise<void>;
+  /**
+   * Rewrites the configuration and reloads it (SIGHUP): new workers take the new configuration, the
+   * old ones finish their requests in flight and close their connections to the instances. Resolves
+   * once the old workers have gone.
+   */
+  reload(options: NginxOptions): Promise<void>;
 }
 
 /** Debian's nginx (`nginx-light` is enough) on the PATH or in /usr/sbin, which a user's PATH may lack. */
@@ -88,7 +94,27 @@ export async function startNginx(options: NginxOptions): Promise<RunningNginx> {
     }
     await new Promise((r) => setTimeout(r, 25));
   }
-  return { prefix, pid: child.pid ?? 0, errors, close };
+  const workers = async (master: number) =>
+    (await readFile(`/proc/${master}/task/${master}/children`, 'utf8').catch(() => ''))
+      .split(' ')
+      .filter(Boolean);
+  const reload = async (next: NginxOptions) => {
+    await writeFile(
+      join(prefix, 'nginx.conf'),
+      renderNginxConfig({ ...next, scratch: true, errorLog: next.errorLog ?? 'error.log' }),
+    );
+    const master = Number((await readFile(join(prefix, 'nginx.pid'), 'utf8')).trim());
+    const before = await workers(master);
+    process.kill(master, 'SIGHUP');
+    const until = Date.now() + 30_000;
+    while (Date.now() < until) {
+      const now = await workers(master);
+      if (now.length > 0 && !now.some((pid) => before.includes(pid))) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`nginx did not reload in time:\n${await errors()}`);
+  };
+  return { prefix, pid: child.pid ?? 0, errors, close, reload };
 }
 
 export interface LoadBalancer extends RunningNginx {

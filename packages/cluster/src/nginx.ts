@@ -19,6 +19,8 @@ export interface NginxSite {
   serverName?: string;
   /** Idle kept-alive connections to the instances, per nginx worker (default 32). */
   keepalive?: number;
+  /** Servers (of `servers`) taken out of rotation, e.g. an instance about to be restarted. */
+  down?: string[];
   /** A comment above the site's server block. */
   comment?: string;
 }
@@ -113,7 +115,9 @@ function upstreamBlock(site: NginxSite): string[] {
   return [
     `  upstream ${site.name} {`,
     `    zone ${site.name} 64k;`,
-    ...site.servers.map((s) => `    server ${s} max_fails=2 fail_timeout=5s;`),
+    ...site.servers.map(
+      (s) => `    server ${s} max_fails=2 fail_timeout=5s${site.down?.includes(s) ? ' down' : ''};`,
+    ),
     `    keepalive ${site.keepalive ?? 32};`,
     `    keepalive_timeout ${UPSTREAM_IDLE_SECONDS}s;`,
     '  }',

@@ -106,10 +106,12 @@ export interface RunningCluster {
   /** Each process's own ports, by its name (`identity-1`…): to reach one instance past nginx. */
   instancePorts: Map<string, Ports>;
   /**
-   * Starts the named process again with the environment it first had (after it exited, for example
-   * after a `kill -9`), replacing it in `processes`; resolves once it is ready.
+   * Stops the named process (SIGTERM: it drains) if it still runs and starts it again with the
+   * environment it had (after a `kill -9`, for example), with `env` laid over it from then on (a
+   * rolling change of configuration, such as a secret rotation); replaces it in `processes` and
+   * resolves once it is ready.
    */
-  restart(name: string): Promise<ServiceProcess>;
+  restart(name: string, env?: Record<string, string>): Promise<ServiceProcess>;
   close(): Promise<void>;
 }
 
@@ -160,17 +162,24 @@ export async function startProcessCluster(options: ClusterOptions): Promise<Runn
       }
     }
   }
+  const nginxOptions = {
+    sites,
+    workerProcesses: options.nginxWorkers ?? 'auto',
+    // The instances log every request themselves.
+    accessLog: false,
+    // Tests see which instance answered.
+    revealUpstream: true,
+  } as const;
+  /** nginx with `instance` out of rotation (none: every instance in). */
+  const rotation = (instance: Ports | undefined) => {
+    const out = new Set(Object.values(instance ?? {}).map((port) => `127.0.0.1:${port}`));
+    return {
+      ...nginxOptions,
+      sites: sites.map((site) => ({ ...site, down: site.servers.filter((s) => out.has(s)) })),
+    };
+  };
   try {
-    if (sites.length > 0) {
-      nginx = await startNginx({
-        sites,
-        workerProcesses: options.nginxWorkers ?? 'auto',
-        // The instances log every request themselves.
-        accessLog: false,
-        // Tests see which instance answered.
-        revealUpstream: true,
-      });
-    }
+    if (sites.length > 0) nginx = await startNginx(nginxOptions);
     for (const part of options.parts) {
       const own = instancePorts.get(part)!;
       const several = own.length > 1;
@@ -207,13 +216,19 @@ export async function startProcessCluster(options: ClusterOptions): Promise<Runn
     await close();
     throw error;
   }
-  const restart = async (name: string) => {
+  const restart = async (name: string, env: Record<string, string> = {}) => {
     const spec = specs.get(name);
     const index = processes.findIndex((p) => p.name === name);
     if (!spec || index < 0) throw new Error(`no process named ${name}`);
-    await processes[index]!.stop(2_000);
+    // As an orchestrator does: out of the load balancer first (requests in flight there finish), then
+    // stopped (it drains), started, and back in once ready.
+    const balanced = nginx !== undefined && (instancePorts.get(spec.part)?.length ?? 0) > 1;
+    if (balanced) await nginx!.reload(rotation(byName.get(name)));
+    await processes[index]!.stop(15_000);
+    spec.options = { ...spec.options, env: { ...spec.options.env, ...env } };
     const again = await spawnPart(spec.part, spec.options);
     processes[index] = again;
+    if (balanced) await nginx!.reload(rotation(undefined));
     return again;
   };
   return { urls, processes, nginx, instancePorts: byName, restart, close };

@@ -1,3 +1,4 @@
+import { settingsFromFiles } from '@acme/service-kit/config';
 import { z } from 'zod';
 import { migrate, type Database } from '@acme/db';
 import { MAIL_NAMESPACE, migrations } from './migrations.ts';
@@ -84,6 +85,7 @@ export function startOutboxWorkerFromEnv(
   const set = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const { MAIL_WORKER } = mailWorkerEnvSchema.parse(set);
   if (MAIL_WORKER === 'false' || MAIL_WORKER === '0') return undefined;
-  const mail = loadMailConfig(env);
+  // SMTP_URL carries the relay's password: SMTP_URL_FILE reads it from a mounted file.
+  const mail = loadMailConfig(settingsFromFiles(env, ['SMTP_URL']));
   return startOutboxWorker({ db, smtp: mail.smtp, from: mail.from });
 }

@@ -5,12 +5,12 @@ const KEY = 'an-admin-key-that-is-long-enough-0001';
 
 describe('admin access', () => {
   it('an admin API bound beyond loopback without a key is refused at start-up', () => {
-    expect(() => adminAccess('X', { host: '0.0.0.0', key: undefined, allowedHosts: [] })).toThrow(
+    expect(() => adminAccess('X', { host: '0.0.0.0', keys: undefined, allowedHosts: [] })).toThrow(
       /X_ADMIN_KEY/,
     );
-    expect(() => adminAccess('X', { host: '10.0.0.5', key: undefined, allowedHosts: [] })).toThrow();
-    expect(adminAccess('X', { host: '0.0.0.0', key: KEY, allowedHosts: [] }).host).toBe('0.0.0.0');
-    expect(adminAccess('X', { host: '127.0.0.1', key: undefined, allowedHosts: [] }).key).toBeUndefined();
+    expect(() => adminAccess('X', { host: '10.0.0.5', keys: undefined, allowedHosts: [] })).toThrow();
+    expect(adminAccess('X', { host: '0.0.0.0', keys: [KEY], allowedHosts: [] }).host).toBe('0.0.0.0');
+    expect(adminAccess('X', { host: '127.0.0.1', keys: undefined, allowedHosts: [] }).keys).toBeUndefined();
   });
 
   it.each([
@@ -25,14 +25,14 @@ describe('admin access', () => {
     ['127.0.0.1.nip.io', false],
     ['', false],
   ])('DNS rebinding: Host %s allowed=%s', (host, allowed) => {
-    const access = adminAccess('X', { host: '127.0.0.1', key: undefined, allowedHosts: ['admin.internal'] });
+    const access = adminAccess('X', { host: '127.0.0.1', keys: undefined, allowedHosts: ['admin.internal'] });
     const refusal = checkAdminRequest(access, { url: '/admin/x', headers: host ? { host } : {} });
     expect(refusal === undefined).toBe(allowed);
     if (!allowed) expect(refusal?.status).toBe(403);
   });
 
   it('admin API requests without the bearer key are refused when a key is configured', () => {
-    const access = adminAccess('X', { host: '0.0.0.0', key: KEY, allowedHosts: [] });
+    const access = adminAccess('X', { host: '0.0.0.0', keys: [KEY], allowedHosts: [] });
     const req = (authorization?: string, url = '/admin/x') => ({
       url,
       headers: { host: 'localhost', ...(authorization ? { authorization } : {}) },
@@ -50,6 +50,20 @@ describe('admin access', () => {
         headers: { host: '0.0.0.0', authorization: `Bearer ${KEY}` },
       })?.status,
     ).toBe(403);
+  });
+
+  it('an old admin key dropped from the list is refused (401); while listed, old and new are both accepted', () => {
+    const NEXT = 'the-next-admin-key-that-is-long-enough-02';
+    const req = (key: string) => ({
+      url: '/admin/x',
+      headers: { host: 'localhost', authorization: `Bearer ${key}` },
+    });
+    const both = adminAccess('X', { host: '0.0.0.0', keys: [NEXT, KEY], allowedHosts: [] });
+    expect(checkAdminRequest(both, req(KEY))).toBeUndefined();
+    expect(checkAdminRequest(both, req(NEXT))).toBeUndefined();
+    const dropped = adminAccess('X', { host: '0.0.0.0', keys: [NEXT], allowedHosts: [] });
+    expect(checkAdminRequest(dropped, req(KEY))?.status).toBe(401);
+    expect(checkAdminRequest(dropped, req(NEXT))).toBeUndefined();
   });
 
   it('parses host names and recognises loopback', () => {

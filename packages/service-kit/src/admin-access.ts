@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { optionalSecretListSchema } from './config.ts';
 
 /**
  * Who may reach an admin API. Admin listeners bind to the loopback interface unless configured
@@ -11,8 +12,11 @@ import { z } from 'zod';
 export interface AdminAccess {
   /** Interface the admin listener binds to. */
   host: string;
-  /** Bearer token every admin request must carry; undefined means none (loopback only). */
-  key: string | undefined;
+  /**
+   * Bearer tokens an admin request may carry (any of them: a rotation lists the new key beside the
+   * old one); undefined means none is required (loopback only).
+   */
+  keys: readonly string[] | undefined;
   /** Host names (without port) accepted in the `Host` header besides the loopback names. */
   allowedHosts: string[];
 }
@@ -23,8 +27,17 @@ export const DEFAULT_ADMIN_HOST = '127.0.0.1';
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1'];
 
 export const adminHostSchema = z.string().trim().min(1).default(DEFAULT_ADMIN_HOST);
-/** Long enough that guessing it is hopeless. */
-export const adminKeySchema = z.string().min(32, 'an admin key needs at least 32 characters').optional();
+/**
+ * An admin API's bearer keys, comma-separated, each long enough that guessing it is hopeless. The
+ * API accepts every entry; its callers send the first. The same variable is set on the owner and on
+ * its callers, so a key is rotated in three steps with no refused call (new key second, then first,
+ * then the old one dropped).
+ */
+export const adminKeySchema = optionalSecretListSchema({
+  description:
+    'Bearer keys of an admin API (comma-separated, at least 32 characters each): the API accepts any, callers send the first',
+  min: 32,
+});
 export const hostListSchema = z
   .string()
   .default('')
@@ -46,14 +59,14 @@ export function isLoopback(host: string): boolean {
  */
 export function adminAccess(
   name: string,
-  p: { host: string; key: string | undefined; allowedHosts: string[] },
+  p: { host: string; keys: readonly string[] | undefined; allowedHosts: string[] },
 ): AdminAccess {
-  if (!isLoopback(p.host) && !p.key) {
+  if (!isLoopback(p.host) && !p.keys) {
     throw new Error(
       `${name}_ADMIN_HOST is ${p.host}, which is not the loopback interface: set ${name}_ADMIN_KEY (at least 32 characters) so the admin API requires a bearer token.`,
     );
   }
-  return Object.freeze({ host: p.host, key: p.key, allowedHosts: [...p.allowedHosts] });
+  return Object.freeze({ host: p.host, keys: p.keys, allowedHosts: [...p.allowedHosts] });
 }
 
 /** The host name of a `Host` header value, lower-cased, without port or IPv6 brackets. */
@@ -78,10 +91,14 @@ export function hostAllowed(access: AdminAccess, header: string | undefined): bo
 
 const digest = (v: string) => createHash('sha256').update(v).digest();
 
-/** Constant-time check of an `Authorization` header against the key. */
-export function bearerMatches(key: string, header: string | undefined): boolean {
+/** Constant-time check of an `Authorization` header against every key (each one compared). */
+export function bearerMatches(keys: readonly string[], header: string | undefined): boolean {
   const m = /^Bearer\s+(.+)$/i.exec(header?.trim() ?? '');
-  return !!m && timingSafeEqual(digest(m[1]!), digest(key));
+  if (!m) return false;
+  const sent = digest(m[1]!);
+  let matched = false;
+  for (const key of keys) matched = timingSafeEqual(sent, digest(key)) || matched;
+  return matched;
 }
 
 export type AdminRefusal = { status: 401 | 403; message: string };
@@ -95,9 +112,9 @@ export function checkAdminRequest(
   if (!hostAllowed(access, typeof host === 'string' ? host : undefined)) {
     return { status: 403, message: 'The Host header does not name this admin API.' };
   }
-  if (access.key && !req.url.startsWith('/health/')) {
+  if (access.keys && !req.url.startsWith('/health/')) {
     const auth = req.headers.authorization;
-    if (!bearerMatches(access.key, typeof auth === 'string' ? auth : undefined)) {
+    if (!bearerMatches(access.keys, typeof auth === 'string' ? auth : undefined)) {
       return { status: 401, message: 'The admin API requires a valid bearer token.' };
     }
   }
@@ -117,6 +134,11 @@ export function registerAdminGuard(
     const refusal = checkAdminRequest(access, req);
     if (refusal) throw refuse(refusal);
   });
+}
+
+/** The key a caller sends: the first of the configured list (none when no key is configured). */
+export function callerKey(keys: readonly string[] | undefined): string | undefined {
+  return keys?.[0];
 }
 
 /** Headers a caller of an admin API sends: the bearer token when a key is configured. */

@@ -1,5 +1,15 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applyRenames, databaseFromEnv } from './config.ts';
+import { z } from 'zod';
+import {
+  applyRenames,
+  databaseFromEnv,
+  optionalSecretListSchema,
+  secretListSchema,
+  settingsFromFiles,
+} from './config.ts';
 
 describe('databaseFromEnv', () => {
   it('defaults to the embedded database, a pool of 10 and 200 named statements', () => {
@@ -62,5 +72,69 @@ describe('applyRenames', () => {
     expect(applyRenames('x', { IDENTITY_TRUST_PROXY: '' }, renames, warn).TRUST_PROXY).toBeUndefined();
     expect(applyRenames('x', {}, renames, warn)).toEqual({});
     expect(lines).toHaveLength(1);
+  });
+});
+
+describe('secret lists', () => {
+  const schema = z.object({
+    X_SECRET: secretListSchema({ description: 'a test secret', min: 32 }),
+    Y_SECRET: optionalSecretListSchema({ description: 'an optional one', min: 32 }),
+  });
+  const A = 'a'.repeat(32);
+  const B = 'b'.repeat(40);
+
+  it('is the entries in order, the first first, and is marked secret with its description', () => {
+    expect(schema.parse({ X_SECRET: `${A}, ${B}` }).X_SECRET).toEqual([A, B]);
+    expect(schema.parse({ X_SECRET: A }).Y_SECRET).toBeUndefined();
+    expect(z.globalRegistry.get(schema.shape.X_SECRET)).toEqual({
+      description: 'a test secret',
+      secret: true,
+    });
+    expect(z.globalRegistry.get(schema.shape.Y_SECRET)).toMatchObject({ secret: true });
+  });
+
+  it.each([
+    ['an empty entry', `${A},,${B}`, /empty/],
+    ['a trailing comma', `${A},`, /empty/],
+    ['a duplicate', `${A},${B},${A}`, /twice/],
+    ['a short entry', `${A},short-${'s'.repeat(20)}`, /at least 32/],
+  ])('refuses %s, naming the setting and never echoing the value', (_what, value, message) => {
+    const parsed = schema.safeParse({ X_SECRET: value });
+    expect(parsed.success).toBe(false);
+    const text = z.prettifyError(parsed.error!) + JSON.stringify(parsed.error!.issues);
+    expect(text).toMatch(message);
+    expect(text).toContain('X_SECRET');
+    expect(text).not.toContain('aaaaaaaa');
+    expect(text).not.toContain('bbbbbbbb');
+    expect(text).not.toContain('short-');
+  });
+});
+
+describe('settings read from files (X_FILE)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'settings-'));
+  const file = join(dir, 'admin-key');
+  writeFileSync(file, 'k'.repeat(40) + '\n');
+
+  it('reads X from the file named by X_FILE, without the trailing line break', () => {
+    const env = settingsFromFiles({ X_KEY_FILE: file, OTHER: '1' }, ['X_KEY']);
+    expect(env).toEqual({ X_KEY: 'k'.repeat(40), OTHER: '1' });
+  });
+
+  it('a missing or unreadable file refuses to start, naming its path and not its content', () => {
+    expect(() => settingsFromFiles({ X_KEY_FILE: join(dir, 'absent') }, ['X_KEY'])).toThrow(
+      new RegExp(`X_KEY_FILE: cannot read ${join(dir, 'absent')} \\(ENOENT\\)`),
+    );
+    expect(() => settingsFromFiles({ X_KEY_FILE: dir }, ['X_KEY'])).toThrow(/cannot read .* \(EISDIR\)/);
+  });
+
+  it('refuses X and X_FILE both set', () => {
+    expect(() => settingsFromFiles({ X_KEY: 'v', X_KEY_FILE: file }, ['X_KEY'])).toThrow(
+      /X_KEY and X_KEY_FILE are both set/,
+    );
+  });
+
+  it('DATABASE_URL_FILE is read like DATABASE_URL', () => {
+    writeFileSync(join(dir, 'db'), 'postgres://db/app\n');
+    expect(databaseFromEnv({ DATABASE_URL_FILE: join(dir, 'db') }).url).toBe('postgres://db/app');
   });
 });

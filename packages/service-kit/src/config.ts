@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 /**
@@ -149,7 +150,7 @@ export function databaseFromEnv(env: Record<string, string | undefined>): {
   poolMax: number;
   preparedPerConnection: number;
 } {
-  const parsed = databaseEnvSchema.safeParse(env);
+  const parsed = databaseEnvSchema.safeParse(settingsFromFiles(env, settingNames(databaseEnvSchema)));
   if (!parsed.success) {
     throw new ConfigError(
       `Invalid database settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
@@ -205,6 +206,87 @@ export function applyRenames(
   return out;
 }
 
+/**
+ * A secret setting that takes a comma-separated list (as Kratos's `secrets.*`): the first entry signs
+ * or encrypts, the others are still accepted or decrypted, so a secret is rotated in three steps
+ * without a failed request (add the new one second, make it first, drop the old one). Refused: an
+ * empty entry, the same entry twice, an entry shorter than `min`, or one that fails `entry`. The
+ * messages never contain the value; zod names the setting in the issue's path.
+ */
+export interface SecretListOptions {
+  /** What the secret does (the generated configuration reference reads it). */
+  description: string;
+  /** The fewest characters an entry may have. */
+  min: number;
+  /** A development default (refusing it in production is the service's rule). */
+  fallback?: string;
+  /** Turns an entry into its usable form first, e.g. `\\n` escapes into line breaks. */
+  normalise?: (entry: string) => string;
+  /** A shape every entry must have, with the message naming it (not the value). */
+  entry?: { pattern: RegExp; message: string };
+}
+
+const splitSecretList = (o: SecretListOptions) => (value: string, ctx: z.RefinementCtx) => {
+  const entries = value.split(',').map((e) => (o.normalise ?? ((v: string) => v))(e.trim()));
+  const problem = (message: string) => {
+    ctx.addIssue({ code: 'custom', message, input: undefined });
+    return z.NEVER;
+  };
+  if (entries.some((e) => e.length === 0)) return problem('an entry of the list is empty (a stray comma?)');
+  if (new Set(entries).size !== entries.length) return problem('the same entry appears twice in the list');
+  if (o.entry && entries.some((e) => !o.entry!.pattern.test(e))) return problem(o.entry.message);
+  if (entries.some((e) => e.length < o.min))
+    return problem(`every entry of the list needs at least ${o.min} characters`);
+  return Object.freeze(entries) as readonly string[];
+};
+
+/** A required secret list (or one with a development `fallback`): the parsed value is the entries, first first. */
+export function secretListSchema(o: SecretListOptions) {
+  const base = o.fallback === undefined ? z.string() : z.string().default(o.fallback);
+  return base.transform(splitSecretList(o)).describe(o.description).meta({ secret: true });
+}
+
+/** An optional secret list: undefined when unset. */
+export function optionalSecretListSchema(o: Omit<SecretListOptions, 'fallback'>) {
+  return z.string().transform(splitSecretList(o)).optional().describe(o.description).meta({ secret: true });
+}
+
+/** Reads a mounted file's text; the path is named when it cannot be read. */
+export type ReadSettingFile = (path: string) => string;
+const readSettingFile: ReadSettingFile = (path) => readFileSync(path, 'utf8');
+
+/**
+ * `X_FILE` for every setting `X` in `names`: the value is read from that file (a Kubernetes Secret
+ * mounted as files), without its trailing line break, before the settings are parsed. Setting both
+ * `X` and `X_FILE` is refused, and so is a file that is missing or unreadable (its path is named;
+ * its content never is). Answers a new environment; `env` is left as it is.
+ */
+export function settingsFromFiles(
+  env: Record<string, string | undefined>,
+  names: Iterable<string>,
+  read: ReadSettingFile = readSettingFile,
+): Record<string, string | undefined> {
+  const out = { ...env };
+  for (const name of names) {
+    const path = env[`${name}_FILE`];
+    if (path === undefined || path === '') continue;
+    if (env[name] !== undefined && env[name] !== '')
+      throw new ConfigError(`${name} and ${name}_FILE are both set: keep one of them.`);
+    let text: string;
+    try {
+      text = read(path);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      throw new ConfigError(
+        `${name}_FILE: cannot read ${path}${typeof code === 'string' ? ` (${code})` : ''}.`,
+      );
+    }
+    out[name] = text.replace(/\r?\n$/, '');
+    delete out[`${name}_FILE`];
+  }
+  return out;
+}
+
 /** Settings of the Node.js process itself, read wherever a part behaves differently in production. */
 export const processEnvSchema = z.object({
   NODE_ENV: z
@@ -244,4 +326,9 @@ export interface PartSettings {
   /** Its settings' schemas; each field is one variable, with `.describe()` and, for a secret, `.meta({ secret: true })`. */
   schemas: readonly z.ZodObject[];
   renames: SettingRenames;
+}
+
+/** The settings of an object schema, each readable from `X_FILE` (see settingsFromFiles). */
+export function settingNames(schema: { shape: Record<string, unknown> }): string[] {
+  return Object.keys(schema.shape);
 }

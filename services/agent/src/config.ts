@@ -8,6 +8,8 @@ import {
   microsoftTokenEnvSchema,
   portSchema,
   serviceDatabaseSchema,
+  settingNames,
+  settingsFromFiles,
   trustProxySchema,
   upstreamTimeoutSchema,
   type PartSettings,
@@ -102,7 +104,7 @@ export interface Config {
 
 /** Parses the agent service configuration once, at start-up. Defaults are the development defaults. */
 export function loadConfig(given: Record<string, string | undefined> = process.env): Config {
-  const env = applyRenames('agent', given, RENAMES);
+  const env = settingsFromFiles(applyRenames('agent', given, RENAMES), settingNames(configSchema));
   const parsed = configSchema.safeParse(env);
   if (!parsed.success)
     throw new ConfigError(`Invalid agent service configuration: ${z.prettifyError(parsed.error)}`);
@@ -112,7 +114,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     adminPort: c.AGENT_ADMIN_PORT,
     admin: adminAccess('AGENT', {
       host: c.AGENT_ADMIN_HOST,
-      key: c.AGENT_ADMIN_KEY,
+      keys: c.AGENT_ADMIN_KEY,
       allowedHosts: c.AGENT_ADMIN_ALLOWED_HOSTS,
     }),
     host: c.AGENT_PUBLIC_HOST,

@@ -4,7 +4,10 @@ import {
   logLevelSchema,
   processEnvSchema,
   securityEventsEnvSchema,
+  secretListSchema,
   serviceDatabaseSchema,
+  settingNames,
+  settingsFromFiles,
   threadPoolEnvSchema,
   type PartSettings,
   type SettingRenames,
@@ -18,6 +21,7 @@ import {
   adminAccess,
   adminHostSchema,
   adminKeySchema,
+  callerKey,
   hostListSchema,
   type AdminAccess,
 } from '@acme/service-kit/admin-access';
@@ -74,10 +78,18 @@ const list = (def: string) =>
     );
 const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
 /** A PEM key or certificate; `\\n` escapes (one-line environment values) become line breaks. */
-const pem = z
-  .string()
-  .transform((v) => v.replace(/\\n/g, '\n').trim())
-  .pipe(z.string().regex(/^-----BEGIN [A-Z ]+-----\n[\s\S]+\n-----END [A-Z ]+-----$/, 'a PEM block'));
+const pemText = (v: string) => v.replace(/\\n/g, '\n').trim();
+const PEM_BLOCK = /^-----BEGIN [A-Z ]+-----\n[\s\S]+\n-----END [A-Z ]+-----$/;
+const pem = z.string().transform(pemText).pipe(z.string().regex(PEM_BLOCK, 'a PEM block'));
+/** A list of PEM private keys, comma-separated: the first is used, every one still decrypts. */
+const pemKeys = (description: string, fallback: string) =>
+  secretListSchema({
+    description,
+    min: 64,
+    fallback,
+    normalise: pemText,
+    entry: { pattern: PEM_BLOCK, message: 'every entry must be a PEM block' },
+  });
 
 /** The variable naming the embedded database's directory (main.ts). */
 export const DATA_DIR_VARIABLE = 'IDENTITY_DATA_DIR';
@@ -170,14 +182,12 @@ const EnvSchema = z.object({
   ),
   IDENTITY_REGISTRATION_IP_WINDOW: duration('1h').describe('The window of IDENTITY_REGISTRATION_IP_LIMIT.'),
   IDENTITY_CODE_MAIL_WINDOW: duration('1h').describe('The window of IDENTITY_CODE_MAIL_LIMIT.'),
-  IDENTITY_CODE_SECRET: z
-    .string()
-    .min(32)
-    .default(DEV_CODE_SECRET)
-    .describe(
-      'Key of the HMAC under which one-time codes are stored (at least 32 characters); required in production.',
-    )
-    .meta({ secret: true }),
+  IDENTITY_CODE_SECRET: secretListSchema({
+    description:
+      'Keys of the HMAC under which one-time codes and backup codes are stored (comma-separated, at least 32 characters each): the first stores new codes, every one still matches',
+    min: 32,
+    fallback: DEV_CODE_SECRET,
+  }),
   IDENTITY_CODE_FAILURES_PER_FLOW: int(5).describe('Wrong recovery or verification codes per flow.'),
   IDENTITY_CODE_FAILURES_PER_ADDRESS: int(10).describe('Wrong codes per address per window.'),
   IDENTITY_CODE_FAILURE_WINDOW: duration('1h').describe('The window of IDENTITY_CODE_FAILURES_PER_ADDRESS.'),
@@ -238,19 +248,17 @@ const EnvSchema = z.object({
     .default('false')
     .describe('Development only: let calls to those providers reach loopback and private addresses.'),
   // Development defaults are public and refused in production.
-  IDENTITY_SAML_SIGNING_KEY: pem
-    .default(DEV_SP_SIGNING_KEY)
-    .describe(
-      'PEM private key that signs SAML AuthnRequests (`\\n` escapes allowed); required for saml in production.',
-    )
-    .meta({ secret: true }),
+  IDENTITY_SAML_SIGNING_KEY: pemKeys(
+    'SAML service provider signing keys (PEM, comma-separated): the first signs AuthnRequests; IDENTITY_SAML_SIGNING_CERT is its certificate',
+    DEV_SP_SIGNING_KEY,
+  ),
   IDENTITY_SAML_SIGNING_CERT: pem
     .default(DEV_SP_SIGNING_CERT)
     .describe('PEM certificate of the SAML signing key, published in the service provider metadata.'),
-  IDENTITY_SAML_ENCRYPTION_KEY: pem
-    .default(DEV_SP_ENCRYPTION_KEY)
-    .describe('PEM private key that decrypts encrypted SAML assertions; required for saml in production.')
-    .meta({ secret: true }),
+  IDENTITY_SAML_ENCRYPTION_KEY: pemKeys(
+    "SAML service provider decryption keys (PEM, comma-separated): encrypted assertions are opened with any of them; IDENTITY_SAML_ENCRYPTION_CERT (published) is the first one's certificate",
+    DEV_SP_ENCRYPTION_KEY,
+  ),
   IDENTITY_SAML_ENCRYPTION_CERT: pem
     .default(DEV_SP_ENCRYPTION_CERT)
     .describe('PEM certificate of the SAML encryption key, published in the service provider metadata.'),
@@ -343,8 +351,8 @@ export interface Config {
   /** Code mails (recovery, verification) per address per window. */
   codeMailLimit: { sends: number; windowMs: number };
   registrationIpLimit: { limit: number; windowMs: number };
-  /** HMAC key of stored one-time codes. */
-  codeSecret: string;
+  /** HMAC keys of stored one-time codes: the first stores, every one matches. */
+  codeSecrets: readonly string[];
   /** Wrong recovery/verification codes: per flow, per address per window, attempts per IP per window. */
   codeLimits: { perFlow: number; perAddress: number; windowMs: number; perIp: number; ipWindowMs: number };
   /** Wrong second-factor codes: per flow, per account per window. */
@@ -381,7 +389,7 @@ export interface Config {
 }
 
 export function loadConfig(given: Record<string, string | undefined> = process.env): Config {
-  const env = applyRenames('identity', given, RENAMES);
+  const env = settingsFromFiles(applyRenames('identity', given, RENAMES), settingNames(EnvSchema));
   const clean = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const e = EnvSchema.parse(clean);
   return Object.freeze({
@@ -394,7 +402,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     adminUrl: e.IDENTITY_ADMIN_URL,
     admin: adminAccess('IDENTITY', {
       host: e.IDENTITY_ADMIN_HOST,
-      key: e.IDENTITY_ADMIN_KEY,
+      keys: e.IDENTITY_ADMIN_KEY,
       allowedHosts: [new URL(e.IDENTITY_ADMIN_URL).hostname.toLowerCase(), ...e.IDENTITY_ADMIN_ALLOWED_HOSTS],
     }),
     ui: {
@@ -409,7 +417,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     corsOrigins: e.IDENTITY_CORS_ORIGINS,
     allowedReturnUrls: e.IDENTITY_ALLOWED_RETURN_URLS,
     oauth2AdminUrl: e.OAUTH2_ADMIN_URL,
-    oauth2AdminKey: e.OAUTH2_ADMIN_KEY,
+    oauth2AdminKey: callerKey(e.OAUTH2_ADMIN_KEY),
     sessionLifespanMs: e.IDENTITY_SESSION_LIFESPAN,
     flowLifespanMs: e.IDENTITY_FLOW_LIFESPAN,
     privilegedSessionMaxAgeMs: e.IDENTITY_PRIVILEGED_SESSION_MAX_AGE,
@@ -429,7 +437,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
       limit: e.IDENTITY_REGISTRATION_IP_LIMIT,
       windowMs: e.IDENTITY_REGISTRATION_IP_WINDOW,
     },
-    codeSecret: codeSecret(e.IDENTITY_CODE_SECRET, env.NODE_ENV),
+    codeSecrets: codeSecrets(e.IDENTITY_CODE_SECRET, env.NODE_ENV),
     codeLimits: {
       perFlow: e.IDENTITY_CODE_FAILURES_PER_FLOW,
       perAddress: e.IDENTITY_CODE_FAILURES_PER_ADDRESS,
@@ -447,7 +455,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     appName: e.IDENTITY_APP_NAME,
     webauthn: webauthnConfig(e),
     usersAdminUrl: e.USERS_ADMIN_URL,
-    usersAdminKey: e.USERS_ADMIN_KEY,
+    usersAdminKey: callerKey(e.USERS_ADMIN_KEY),
     oidcTimeoutMs: e.IDENTITY_OIDC_TIMEOUT,
     ssoOutbound: {
       httpHosts: e.IDENTITY_SSO_HTTP_HOSTS,
@@ -469,16 +477,18 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
   });
 }
 
-function codeSecret(secret: string, nodeEnv: string | undefined): string {
-  if (secret === DEV_CODE_SECRET && nodeEnv === 'production')
+function codeSecrets(secrets: readonly string[], nodeEnv: string | undefined): readonly string[] {
+  if (secrets.includes(DEV_CODE_SECRET) && nodeEnv === 'production')
     throw new ConfigError('IDENTITY_CODE_SECRET must be set in production (at least 32 characters).');
-  return secret;
+  return secrets;
 }
 
 interface SamlSpConfig {
+  /** Signs AuthnRequests (the first of IDENTITY_SAML_SIGNING_KEY). */
   signingKey: string;
   signingCert: string;
-  encryptionKey: string;
+  /** Every key that may open an encrypted assertion, the published certificate's first. */
+  encryptionKeys: readonly string[];
   encryptionCert: string;
   clockSkewMs: number;
   bodyLimit: number;
@@ -486,16 +496,16 @@ interface SamlSpConfig {
 
 function samlConfig(e: z.infer<typeof EnvSchema>, nodeEnv: string | undefined): SamlSpConfig {
   const dev =
-    e.IDENTITY_SAML_SIGNING_KEY === DEV_SP_SIGNING_KEY ||
-    e.IDENTITY_SAML_ENCRYPTION_KEY === DEV_SP_ENCRYPTION_KEY;
+    e.IDENTITY_SAML_SIGNING_KEY.includes(pemText(DEV_SP_SIGNING_KEY)) ||
+    e.IDENTITY_SAML_ENCRYPTION_KEY.includes(pemText(DEV_SP_ENCRYPTION_KEY));
   if (dev && nodeEnv === 'production' && e.IDENTITY_METHODS.includes('saml'))
     throw new ConfigError(
       'IDENTITY_SAML_SIGNING_KEY/_CERT and IDENTITY_SAML_ENCRYPTION_KEY/_CERT must be set in production (or drop saml from IDENTITY_METHODS).',
     );
   return {
-    signingKey: e.IDENTITY_SAML_SIGNING_KEY,
+    signingKey: e.IDENTITY_SAML_SIGNING_KEY[0]!,
     signingCert: e.IDENTITY_SAML_SIGNING_CERT,
-    encryptionKey: e.IDENTITY_SAML_ENCRYPTION_KEY,
+    encryptionKeys: e.IDENTITY_SAML_ENCRYPTION_KEY,
     encryptionCert: e.IDENTITY_SAML_ENCRYPTION_CERT,
     clockSkewMs: e.IDENTITY_SAML_CLOCK_SKEW,
     bodyLimit: e.IDENTITY_SAML_BODY_LIMIT,

@@ -1,3 +1,4 @@
+import { createSecretBox } from '@acme/service-kit/secret-box';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sql, type Database } from '@acme/db';
 import { systemClock, type Clock } from '@acme/db/clock';
@@ -21,6 +22,7 @@ import {
   revokedKeys,
   revokeSigningKey,
   rotateSigningKey,
+  rotateSigningKeyIfDue,
   signingAlgs,
   type KeyMaterial,
 } from './keys.ts';
@@ -55,6 +57,8 @@ export interface OAuth2App {
   metrics: ServiceMetrics;
   /** Re-reads the signing keys (another instance may have rotated them); true when they changed. */
   reloadKeys(): Promise<boolean>;
+  /** The periodic key work: a scheduled rotation when due (OAUTH2_KEY_ROTATE_EVERY), then reloadKeys. */
+  maintainKeys(): Promise<boolean>;
 }
 
 const REDACT = {
@@ -84,13 +88,16 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   // A retired signing key stays published as long as a JWT it signed may still be valid.
   const retentionSeconds = Math.max(config.ttl.accessToken, config.ttl.idToken);
   const algs = signingAlgs(config.accessTokenAlg);
-  const loadKeys = () => loadKeyMaterial(db, { now: clock.now(), retentionSeconds, algs });
+  // The private keys at rest: sealed with OAUTH2_KEYS_SECRET (required in production).
+  const box = config.keysSecrets ? createSecretBox(config.keysSecrets) : undefined;
+  const loadKeys = () => loadKeyMaterial(db, { now: clock.now(), retentionSeconds, algs, box });
   const keys = await loadKeys();
   const adapters = createAdapterRegistry({ db, clock, graceSeconds: config.refreshGraceSeconds });
   const claims = createClaimsStore({ db, clock, adapters });
   const claimsSource = config.usersAdminUrl
     ? createClaimsSource(config.usersAdminUrl, config.upstreamTimeoutMs, config.usersAdminKey)
     : undefined;
+  if (!box) logger.warn('OAUTH2_KEYS_SECRET is not set: the signing keys are stored in clear');
   if (!claimsSource) {
     logger.warn(
       'USERS_ADMIN_URL is not set: refreshes do not re-check the identity session or re-read claims',
@@ -169,7 +176,7 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   }
 
   async function rotateKeys() {
-    const rotated = await rotateSigningKey(db, { now: clock.now(), retentionSeconds, algs });
+    const rotated = await rotateSigningKey(db, { now: clock.now(), retentionSeconds, algs, box });
     await reloadKeys();
     return {
       kid: rotated.kid,
@@ -178,8 +185,24 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
     };
   }
 
+  /** OAUTH2_KEY_ROTATE_EVERY: rotates when the keys are a period old (one instance per period), then re-reads. */
+  async function maintainKeys(): Promise<boolean> {
+    const every = config.keyRotateEverySeconds;
+    if (every !== undefined) {
+      const rotated = await rotateSigningKeyIfDue(db, {
+        now: clock.now(),
+        retentionSeconds,
+        algs,
+        box,
+        everySeconds: every,
+      });
+      if (rotated) logger.info({ kids: rotated.kids }, 'signing keys rotated (OAUTH2_KEY_ROTATE_EVERY)');
+    }
+    return reloadKeys();
+  }
+
   async function revokeKey(kid: string) {
-    const revoked = await revokeSigningKey(db, { kid, now: clock.now() });
+    const revoked = await revokeSigningKey(db, { kid, now: clock.now(), box });
     await reloadKeys();
     return { kid: revoked.kid, published: runtime.keys.publicJwks.keys.map((k) => k.kid) };
   }
@@ -203,5 +226,6 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
     runtime,
     metrics,
     reloadKeys,
+    maintainKeys,
   };
 }

@@ -2,7 +2,10 @@ import {
   ConfigError,
   applyRenames,
   logLevelSchema,
+  optionalSecretListSchema,
   serviceDatabaseSchema,
+  settingNames,
+  settingsFromFiles,
   upstreamTimeoutSchema,
   type PartSettings,
   type SettingRenames,
@@ -14,6 +17,7 @@ import {
   adminAccess,
   adminHostSchema,
   adminKeySchema,
+  callerKey,
   hostListSchema,
   type AdminAccess,
 } from '@acme/service-kit/admin-access';
@@ -61,6 +65,16 @@ const DEFAULT_DEVICE_CLIENTS: DeviceClientConfig[] = [
 ];
 
 const seconds = (def: number) => z.coerce.number().int().positive().default(def);
+/** A period: `30d`, `12h`, `90m`, `3600s` or plain seconds (at least a minute). */
+const period = z
+  .string()
+  .trim()
+  .regex(/^\d+[smhd]?$/, 'a period such as 30d, 12h, 90m or 3600s')
+  .transform(
+    (v) =>
+      Number(v.replace(/[smhd]$/, '')) * { s: 1, m: 60, h: 3600, d: 86_400 }[/[smhd]$/.exec(v)?.[0] ?? 's']!,
+  )
+  .pipe(z.number().int().min(60, 'at least a minute'));
 const port = (def: number) => z.coerce.number().int().min(0).max(65535).default(def);
 
 const clientsFromJson = z
@@ -174,6 +188,16 @@ const EnvSchema = z.object({
   OAUTH2_KEY_RELOAD_SECONDS: seconds(30).describe(
     'How often each instance re-reads the signing keys (a rotation elsewhere, a retired key’s end).',
   ),
+  OAUTH2_KEY_ROTATE_EVERY: period
+    .optional()
+    .describe(
+      'Rotates the signing keys when they have signed this long (30d, 12h…; unset: by hand only, keys:rotate). The previous keys stay published until the longest token lifetime after; one instance rotates per period',
+    ),
+  OAUTH2_KEYS_SECRET: optionalSecretListSchema({
+    description:
+      'Keys that encrypt the signing keys and cookie keys at rest (AES-256-GCM; comma-separated, at least 32 characters each): the first encrypts, every one decrypts. Required in production; unset elsewhere: kept in clear',
+    min: 32,
+  }),
   TRUST_PROXY: trustProxySchema,
   LOG_LEVEL: logLevelSchema,
   OAUTH2_MIGRATE_AT_START: migrateAtStartSchema,
@@ -268,6 +292,10 @@ export interface OAuth2Config {
   /** Seconds during which a rotated refresh token may still be used once more (parallel tabs). */
   refreshGraceSeconds: number;
   keyReloadSeconds: number;
+  /** OAUTH2_KEY_ROTATE_EVERY in seconds; undefined: rotation by hand only. */
+  keyRotateEverySeconds: number | undefined;
+  /** OAUTH2_KEYS_SECRET: the first seals the key row, every one opens it; undefined: clear (not in production). */
+  keysSecrets: readonly string[] | undefined;
   /** Proxies trusted to tell the client's address (TRUST_PROXY; see service-kit proxy-trust). */
   trustProxy: TrustProxy;
   /** Apply pending migrations at start (`OAUTH2_MIGRATE_AT_START`, default true); false: refuse to start while any is pending. */
@@ -298,7 +326,7 @@ function parseAppOrigins(value: string): ClientConfig[] {
 }
 
 export function loadConfig(given: Record<string, string | undefined> = process.env): OAuth2Config {
-  const env = applyRenames('oauth2', given, RENAMES);
+  const env = settingsFromFiles(applyRenames('oauth2', given, RENAMES), settingNames(EnvSchema));
   const e = EnvSchema.parse(env);
   const clients = e.OAUTH2_CLIENTS ?? (e.APP_ORIGINS ? parseAppOrigins(e.APP_ORIGINS) : DEFAULT_CLIENTS);
   const ids = new Set(clients.map((c) => c.client_id));
@@ -321,7 +349,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     adminPort: e.OAUTH2_ADMIN_PORT,
     admin: adminAccess('OAUTH2', {
       host: e.OAUTH2_ADMIN_HOST,
-      key: e.OAUTH2_ADMIN_KEY,
+      keys: e.OAUTH2_ADMIN_KEY,
       allowedHosts: e.OAUTH2_ADMIN_ALLOWED_HOSTS,
     }),
     clients,
@@ -347,9 +375,11 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
       m365Grant: e.OAUTH2_M365_GRANT_TTL,
     },
     usersAdminUrl: e.USERS_ADMIN_URL?.replace(/\/+$/, ''),
-    usersAdminKey: e.USERS_ADMIN_KEY,
+    usersAdminKey: callerKey(e.USERS_ADMIN_KEY),
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
     refreshGraceSeconds: e.OAUTH2_REFRESH_GRACE_SECONDS,
+    keyRotateEverySeconds: e.OAUTH2_KEY_ROTATE_EVERY,
+    keysSecrets: keysSecrets(e.OAUTH2_KEYS_SECRET, env.NODE_ENV),
     keyReloadSeconds: e.OAUTH2_KEY_RELOAD_SECONDS,
     trustProxy: e.TRUST_PROXY,
     migrateAtStart: e.OAUTH2_MIGRATE_AT_START,
@@ -373,4 +403,13 @@ export function appUrls(client: ClientConfig) {
     consent: `${client.origin}/account/consent`,
     logout: `${client.origin}/account/logout`,
   };
+}
+
+/** The key row's encryption keys: required in production (the private signing keys are sealed with them). */
+function keysSecrets(keys: readonly string[] | undefined, nodeEnv: string | undefined) {
+  if (!keys && nodeEnv === 'production')
+    throw new ConfigError(
+      'OAUTH2_KEYS_SECRET is required in production (at least 32 characters): it encrypts the signing keys at rest.',
+    );
+  return keys;
 }

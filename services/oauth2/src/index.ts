@@ -61,9 +61,12 @@ export async function start(opts: {
     deleteExpired(opts.db, clock).catch(() => undefined);
   }, CLEANUP_INTERVAL_MS);
   cleanup.unref();
-  // Another instance (or the CLI through it) may rotate the signing keys: pick them up.
+  // Another instance (or the CLI through it) may rotate the signing keys: pick them up. A scheduled
+  // rotation (OAUTH2_KEY_ROTATE_EVERY) is asked for here too, by every instance (one rotates).
   const keyWatch = setInterval(() => {
-    app.reloadKeys().catch(() => undefined);
+    app
+      .maintainKeys()
+      .catch((error: unknown) => app.runtime.logger.error({ err: error }, 'signing key upkeep failed'));
   }, config.keyReloadSeconds * 1000);
   keyWatch.unref();
 

@@ -99,4 +99,12 @@ export const migrations: Migration[] = [
       interval_s integer not null,
       expires_at timestamptz not null)`,
   },
+  {
+    // When the current signing keys started signing: OAUTH2_KEY_ROTATE_EVERY rotates them once this is
+    // a period old (under the row lock, so one instance rotates per period). The private keys
+    // (jwks) and cookie keys are sealed with OAUTH2_KEYS_SECRET by the service at its first start
+    // with it (the key is in the configuration, not in SQL), and read in clear until then.
+    name: '150_keys_signing_since',
+    sql: 'alter table oauth2_keys add column signing_since timestamptz',
+  },
 ];

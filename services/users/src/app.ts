@@ -38,7 +38,7 @@ import { registerM365AdminRoutes, registerM365Routes } from './m365/routes.ts';
 import { registerOrganisationRoutes } from './organisations/routes.ts';
 import { registerTermsAdminRoutes, registerTermsPublicRoutes } from './terms/routes.ts';
 import { registerUserRoutes } from './users/routes.ts';
-import { createSecretBox } from './sso/secret-box.ts';
+import { createSecretBox } from '@acme/service-kit/secret-box';
 import { registerSsoRoutes } from './sso/routes.ts';
 import { registerSignUpAdminRoutes } from './signup/routes.ts';
 import { registerConsoleRoutes } from './console/routes.ts';
@@ -103,7 +103,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
       createIdentityPublicClient(config.identityPublicUrl, config.upstreamTimeoutMs),
     gitHost: options.gitHost ?? createGitHostClient(config.git, config.upstreamTimeoutMs),
     mailer: options.mailer ?? createMailer({ db: options.db, clock: options.clock ?? systemClock }),
-    secretBox: createSecretBox(config.ssoSecretKey),
+    secretBox: createSecretBox(config.ssoSecretKeys),
   };
 
   const publicApp = createHttpServer({

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { adminAuthHeaders } from '@acme/service-kit/admin-access';
-import type { PartSettings } from '@acme/service-kit/config';
+import { adminAuthHeaders, adminKeySchema, callerKey } from '@acme/service-kit/admin-access';
+import { settingsFromFiles, type PartSettings } from '@acme/service-kit/config';
 
 export interface CliIo {
   env: Record<string, string | undefined>;
@@ -513,8 +513,20 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 
   const target = ADMIN_APIS[call.api ?? 'users'];
-  const base = (io.env[target.urlVar] ?? target.defaultUrl).replace(/\/+$/, '');
-  const key = io.env[target.keyVar];
+  let env: Record<string, string | undefined>;
+  let keys: readonly string[] | undefined;
+  try {
+    // The key may be a list being rotated (the first is sent) or come from a file (X_FILE).
+    env = settingsFromFiles(io.env, [target.urlVar, target.keyVar]);
+    const parsed = adminKeySchema.safeParse(env[target.keyVar] || undefined);
+    if (!parsed.success) throw new Error(`${target.keyVar}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    keys = parsed.data;
+  } catch (error) {
+    io.err(`${error instanceof Error ? error.message : String(error)}\n`);
+    return 2;
+  }
+  const base = (env[target.urlVar] ?? target.defaultUrl).replace(/\/+$/, '');
+  const key = callerKey(keys);
   let response: Response;
   try {
     response = await fetch(`${base}${call.path}`, {

@@ -13,6 +13,9 @@ import {
   processEnvSchema,
   securityEventsEnvSchema,
   serviceDatabaseSchema,
+  optionalSecretListSchema,
+  settingNames,
+  settingsFromFiles,
   trustProxySchema,
   upstreamTimeoutSchema,
   type PartSettings,
@@ -24,6 +27,7 @@ import {
   adminAccess,
   adminHostSchema,
   adminKeySchema,
+  callerKey,
   hostListSchema,
   type AdminAccess,
 } from '@acme/service-kit/admin-access';
@@ -169,14 +173,11 @@ const configSchema = z.object({
   GRAPH_URL: z.url().default('http://localhost:4511').describe('Microsoft Graph.'),
   MARKETPLACE_API_URL: z.url().default('http://localhost:4540').describe('The Microsoft marketplace API.'),
   AGENT_PUBLIC_URL: z.url().default('http://localhost:4466').describe("The agent service's API."),
-  SSO_SECRET_KEY: z
-    .string()
-    .min(32)
-    .optional()
-    .describe(
-      "Encrypts organisations' SSO client secrets at rest (at least 32 characters); required in production.",
-    )
-    .meta({ secret: true }),
+  SSO_SECRET_KEY: optionalSecretListSchema({
+    description:
+      "Keys of organisations' SSO client secrets at rest (AES-256-GCM; comma-separated, at least 32 characters each): the first encrypts, every one decrypts. Required in production",
+    min: 32,
+  }),
   UPSTREAM_TIMEOUT_MS: upstreamTimeoutSchema,
   ...securityEventsEnvSchema.shape,
   CONSOLE_RATE_LIMIT_PER_TOKEN: z.coerce
@@ -326,7 +327,8 @@ export interface Config {
   };
   agentUrl: string;
   upstreamTimeoutMs: number;
-  ssoSecretKey: string;
+  /** Keys of SSO client secrets at rest: the first seals, every one opens. */
+  ssoSecretKeys: readonly string[];
   securityEvents: { retentionDays: number; cleanupBatch: number };
   console: { perToken: number; perIp: number; windowSeconds: number; maxTrustedRanges: number };
   /** The console's outbound SSO checks (docs/security.md, "SSO set-up in the console"). */
@@ -345,7 +347,7 @@ export interface Config {
 
 /** Parses the service configuration once, at start-up. Defaults are the development defaults. */
 export function loadConfig(given: Record<string, string | undefined> = process.env): Config {
-  const env = applyRenames('users', given, RENAMES);
+  const env = settingsFromFiles(applyRenames('users', given, RENAMES), settingNames(configSchema));
   const parsed = configSchema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(`Invalid user service configuration: ${z.prettifyError(parsed.error)}`);
@@ -357,13 +359,13 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     host: c.USERS_PUBLIC_HOST,
     admin: adminAccess('USERS', {
       host: c.USERS_ADMIN_HOST,
-      key: c.USERS_ADMIN_KEY,
+      keys: c.USERS_ADMIN_KEY,
       allowedHosts: c.USERS_ADMIN_ALLOWED_HOSTS,
     }),
     identityAdminUrl: stripSlash(c.IDENTITY_ADMIN_URL),
-    identityAdminKey: c.IDENTITY_ADMIN_KEY,
+    identityAdminKey: callerKey(c.IDENTITY_ADMIN_KEY),
     oauth2AdminUrl: stripSlash(c.OAUTH2_ADMIN_URL),
-    oauth2AdminKey: c.OAUTH2_ADMIN_KEY,
+    oauth2AdminKey: callerKey(c.OAUTH2_ADMIN_KEY),
     appOrigins: c.APP_ORIGINS,
     mfaGraceDays: c.MFA_GRACE_DAYS,
     loginConfigRateLimit: c.LOGIN_CONFIG_RATE_LIMIT,
@@ -407,7 +409,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     },
     agentUrl: stripSlash(c.AGENT_PUBLIC_URL),
     upstreamTimeoutMs: c.UPSTREAM_TIMEOUT_MS,
-    ssoSecretKey: c.SSO_SECRET_KEY ?? developmentSsoKey(env),
+    ssoSecretKeys: c.SSO_SECRET_KEY ?? developmentSsoKey(env),
     securityEvents: {
       retentionDays: c.SECURITY_EVENTS_RETENTION_DAYS,
       cleanupBatch: c.SECURITY_EVENTS_CLEANUP_BATCH,
@@ -438,10 +440,10 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
 }
 
 /** Development and tests only: production must set SSO_SECRET_KEY. */
-function developmentSsoKey(env: Record<string, string | undefined>): string {
+function developmentSsoKey(env: Record<string, string | undefined>): readonly string[] {
   if (env.NODE_ENV === 'production')
     throw new ConfigError('Invalid user service configuration: SSO_SECRET_KEY is required in production');
-  return 'development-only-sso-secret-key-not-for-production';
+  return ['development-only-sso-secret-key-not-for-production'];
 }
 
 function stripSlash(url: string): string {

@@ -8,7 +8,7 @@ import type { OAuth2AdminClient } from './clients/oauth2-admin.ts';
 import type { OAuth2ClientsAdmin } from './clients/oauth2-clients.ts';
 import type { Config } from './config.ts';
 import type { UsersDb } from './db-types.ts';
-import type { SecretBox } from './sso/secret-box.ts';
+import type { SecretBox } from '@acme/service-kit/secret-box';
 
 /** The user service's context: what route modules need, built once by `createApp` (tests inject a fake clock and clients). */
 export interface UsersContext {

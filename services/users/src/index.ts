@@ -10,6 +10,8 @@ import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import { startEventRetention } from './console/retention.ts';
 import { startSamlMetadataRefresh } from './sso/saml-provider.ts';
+import { resealSsoSecrets } from './sso/reseal.ts';
+import { createSecretBox } from '@acme/service-kit/secret-box';
 import type { UsersDb } from './db-types.ts';
 import { loadConfig } from './config.ts';
 import { migrations } from './migrations.ts';
@@ -71,6 +73,14 @@ export async function start(
     logger: opts.logger,
     mailer: opts.mailer,
   });
+  const sealed = await resealSsoSecrets(typed<UsersDb>(opts.db), createSecretBox(config.ssoSecretKeys));
+  if (sealed.resealed > 0)
+    app.admin.log.info(sealed, 'SSO client secrets sealed again under the first SSO_SECRET_KEY');
+  if (sealed.unreadable > 0)
+    app.admin.log.error(
+      sealed,
+      'SSO client secrets no configured SSO_SECRET_KEY opens: put the key that sealed them back in the list',
+    );
   const retention = startEventRetention({
     db: typed<UsersDb>(opts.db),
     config,

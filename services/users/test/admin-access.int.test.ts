@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
@@ -74,6 +77,18 @@ describe('user service admin API access', () => {
         ...io,
       }),
     ).toBe(0);
+    // A key list being rotated: the CLI sends the first entry; from a file too (USERS_ADMIN_KEY_FILE).
+    const other = 'another-admin-key-that-is-long-enough-0000';
+    const run = (env: Record<string, string>) =>
+      runCli(['org:list'], { env: { USERS_ADMIN_URL: svc.adminUrl, ...env }, ...io });
+    expect(await run({ USERS_ADMIN_KEY: `${USERS_KEY},${other}` })).toBe(0);
+    expect(await run({ USERS_ADMIN_KEY: `${other},${USERS_KEY}` })).toBe(1);
+    const file = join(mkdtempSync(join(tmpdir(), 'cli-key-')), 'key');
+    writeFileSync(file, `${USERS_KEY}\n`);
+    expect(await run({ USERS_ADMIN_KEY_FILE: file })).toBe(0);
+    expect(await run({ USERS_ADMIN_KEY: `${USERS_KEY},` })).toBe(2);
+    expect(err.join('')).toContain('USERS_ADMIN_KEY');
+    expect(err.join('')).not.toContain(USERS_KEY);
     const org = await http(`${svc.adminUrl}/admin/organisations`, {
       method: 'POST',
       headers: { authorization: `Bearer ${USERS_KEY}` },

@@ -88,7 +88,7 @@ describe('SSO providers per organisation', () => {
       .executeTakeFirstOrThrow();
     const stored = (row as any).client_secret_enc as string;
     expect(stored).not.toContain('very-secret-value');
-    expect(stored.startsWith('v1.')).toBe(true);
+    expect(stored.startsWith('v2.')).toBe(true);
   });
 
   it('gives the identity service the relying-party configuration with the secret and the domains', async () => {

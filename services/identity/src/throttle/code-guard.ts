@@ -31,12 +31,24 @@ export function hmacCode(secret: string, flowId: string, code: string): string {
   return createHmac('sha256', secret).update(`${flowId}:${code}`).digest('hex');
 }
 
-/** Constant-time comparison of a submitted code with the stored HMAC (false for malformed input). */
-export function codeMatchesHmac(secret: string, flowId: string, code: unknown, stored: unknown): boolean {
+/**
+ * Constant-time comparison of a submitted code with the stored HMAC under each configured secret (a
+ * code stored before a rotation of IDENTITY_CODE_SECRET still matches); false for malformed input.
+ */
+export function codeMatchesHmac(
+  secrets: readonly string[],
+  flowId: string,
+  code: unknown,
+  stored: unknown,
+): boolean {
   if (typeof code !== 'string' || typeof stored !== 'string' || !/^[0-9]{6}$/.test(code.trim())) return false;
-  const a = Buffer.from(hmacCode(secret, flowId, code.trim()), 'hex');
   const b = Buffer.from(stored, 'hex');
-  return a.length === b.length && timingSafeEqual(a, b);
+  let matched = false;
+  for (const secret of secrets) {
+    const a = Buffer.from(hmacCode(secret, flowId, code.trim()), 'hex');
+    matched = (a.length === b.length && timingSafeEqual(a, b)) || matched;
+  }
+  return matched;
 }
 
 /**

@@ -66,6 +66,6 @@ describe('identity admin API access', () => {
   });
 
   it('the admin listener binds to loopback by default', () => {
-    expect(loadConfig({}).admin).toMatchObject({ host: '127.0.0.1', key: undefined });
+    expect(loadConfig({}).admin).toMatchObject({ host: '127.0.0.1', keys: undefined });
   });
 });

@@ -154,11 +154,22 @@ describe('stored codes', () => {
     const stored = hmacCode('s'.repeat(40), flowId, '123456');
     expect(stored).not.toBe(createHash('sha256').update(`${flowId}:123456`).digest('hex'));
     expect(stored).not.toBe(hmacCode('t'.repeat(40), flowId, '123456'));
-    expect(codeMatchesHmac('s'.repeat(40), flowId, ' 123456 ', stored)).toBe(true);
-    expect(codeMatchesHmac('t'.repeat(40), flowId, '123456', stored)).toBe(false);
-    expect(codeMatchesHmac('s'.repeat(40), randomUUID(), '123456', stored)).toBe(false);
+    expect(codeMatchesHmac(['s'.repeat(40)], flowId, ' 123456 ', stored)).toBe(true);
+    expect(codeMatchesHmac(['t'.repeat(40)], flowId, '123456', stored)).toBe(false);
+    expect(codeMatchesHmac(['s'.repeat(40)], randomUUID(), '123456', stored)).toBe(false);
     for (const bad of [123456, '12345', '1234567', 'abcdef', null, undefined])
-      expect(codeMatchesHmac('s'.repeat(40), flowId, bad, stored)).toBe(false);
-    expect(codeMatchesHmac('s'.repeat(40), flowId, '123456', 'not-hex')).toBe(false);
+      expect(codeMatchesHmac(['s'.repeat(40)], flowId, bad, stored)).toBe(false);
+    expect(codeMatchesHmac(['s'.repeat(40)], flowId, '123456', 'not-hex')).toBe(false);
+  });
+
+  it('IDENTITY_CODE_SECRET rotated: a code stored under a listed secret matches, one under a dropped secret does not', () => {
+    const flowId = randomUUID();
+    const old = 'o'.repeat(40);
+    const next = 'n'.repeat(40);
+    const stored = hmacCode(old, flowId, '123456');
+    expect(codeMatchesHmac([old, next], flowId, '123456', stored)).toBe(true);
+    expect(codeMatchesHmac([next, old], flowId, '123456', stored)).toBe(true);
+    expect(codeMatchesHmac([next], flowId, '123456', stored)).toBe(false);
+    expect(codeMatchesHmac([next, old], flowId, '654321', stored)).toBe(false);
   });
 });

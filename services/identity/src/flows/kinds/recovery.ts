@@ -139,7 +139,7 @@ export function registerAdminRecoveryRoutes(
     await updateFlow(
       ctx.db,
       flow.id,
-      { internal: { ...flow.internal, code_hash: hashCode(ctx.config.codeSecret, flow.id, code) } },
+      { internal: { ...flow.internal, code_hash: hashCode(ctx.config.codeSecrets, flow.id, code) } },
       now,
     );
     return reply.code(201).send({

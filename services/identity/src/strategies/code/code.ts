@@ -9,12 +9,17 @@ export function newCode(): string {
   return randomInt(0, 1_000_000).toString().padStart(6, '0');
 }
 
-/** Codes are stored only as an HMAC under the server's code secret, bound to their flow. */
-export function hashCode(secret: string, flowId: string, code: string): string {
-  return hmacCode(secret, flowId, code);
+/** Codes are stored only as an HMAC under the server's code secret (the first listed), bound to their flow. */
+export function hashCode(secrets: readonly string[], flowId: string, code: string): string {
+  return hmacCode(secrets[0]!, flowId, code);
 }
 
-/** Constant-time check of a submitted code against the stored HMAC. */
-export function codeMatches(secret: string, flowId: string, code: unknown, storedHash: unknown): boolean {
-  return codeMatchesHmac(secret, flowId, code, storedHash);
+/** Constant-time check of a submitted code against the stored HMAC, under every listed secret. */
+export function codeMatches(
+  secrets: readonly string[],
+  flowId: string,
+  code: unknown,
+  storedHash: unknown,
+): boolean {
+  return codeMatchesHmac(secrets, flowId, code, storedHash);
 }

@@ -88,7 +88,7 @@ export function codeStrategy<Target>(spec: CodeMethodSpec<Target>): Strategy {
         };
       const correct =
         targetId !== null &&
-        codeMatches(ctx.service.config.codeSecret, flow.id, input.code, flow.internal.code_hash);
+        codeMatches(ctx.service.config.codeSecrets, flow.id, input.code, flow.internal.code_hash);
       await attempt.settle(correct);
       if (!correct || !targetId) {
         return {
@@ -133,7 +133,7 @@ async function sendCode<Target>(
       ui,
       state: 'sent_email',
       internal: {
-        code_hash: hashCode(service.config.codeSecret, flow.id, code),
+        code_hash: hashCode(service.config.codeSecrets, flow.id, code),
         code_address: email,
         ...spec.sentInternal(target, email),
       },

@@ -40,6 +40,9 @@ export function hashCode(secret: string, identityId: string, code: string): stri
   return createHmac('sha256', secret).update(`lookup_secret:${identityId}:${code}`).digest('hex');
 }
 
+/** New codes are stored under the first listed code secret. */
+export const storingSecret = (secrets: readonly string[]) => secrets[0]!;
+
 export function readConfig(config: unknown): LookupConfig {
   const codes = (config as { codes?: unknown })?.codes;
   if (!Array.isArray(codes)) return { codes: [] };
@@ -51,14 +54,24 @@ export function readConfig(config: unknown): LookupConfig {
   };
 }
 
-/** The index of the stored code `code` matches (compared in constant time, every entry), or -1. */
-export function findCode(config: LookupConfig, secret: string, identityId: string, code: string): number {
-  const want = Buffer.from(hashCode(secret, identityId, code), 'hex');
+/**
+ * The index of the stored code `code` matches (compared in constant time, every entry, under every
+ * listed code secret: codes made before a rotation still match while their secret is listed), or -1.
+ */
+export function findCode(
+  config: LookupConfig,
+  secrets: readonly string[],
+  identityId: string,
+  code: string,
+): number {
   let found = -1;
-  config.codes.forEach((c, i) => {
-    const have = Buffer.from(c.hash, 'hex');
-    if (have.length === want.length && timingSafeEqual(have, want) && found < 0) found = i;
-  });
+  for (const secret of secrets) {
+    const want = Buffer.from(hashCode(secret, identityId, code), 'hex');
+    config.codes.forEach((c, i) => {
+      const have = Buffer.from(c.hash, 'hex');
+      if (have.length === want.length && timingSafeEqual(have, want) && found < 0) found = i;
+    });
+  }
   return found;
 }
 

@@ -70,7 +70,7 @@ export const lookupLogin: Strategy = {
     }
     const code = normalizeCode(raw);
     const config = readConfig(credential.config);
-    const index = code === null ? -1 : findCode(config, service.config.codeSecret, identityId, code);
+    const index = code === null ? -1 : findCode(config, service.config.codeSecrets, identityId, code);
     if (index < 0) return admitted.wrong(messages.lookupInvalid());
     const hash = config.codes[index]!.hash;
     // Claims this one entry only while it is unused; a parallel submit of the same code finds it used.

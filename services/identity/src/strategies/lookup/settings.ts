@@ -9,7 +9,7 @@ import { getCredential, identityEmail, type LoadedIdentity } from '../../identit
 import { isPrivileged } from '../../sessions/policy.ts';
 import { messages } from '../../ui/messages.ts';
 import { inputNode, textNode } from '../../ui/nodes.ts';
-import { LOOKUP_CODE_COUNT, hashCode, newCodes, readConfig, remainingCodes } from './codes.ts';
+import { LOOKUP_CODE_COUNT, hashCode, newCodes, readConfig, remainingCodes, storingSecret } from './codes.ts';
 
 const GROUP = 'lookup_secret';
 const hasTotp = (identity: LoadedIdentity) => identity.credentials.some((c) => c.type === 'totp');
@@ -57,7 +57,7 @@ export const lookupSettings: Strategy = {
     if (!hasTotp(identity))
       return { type: 'flow_updated', messages: [{ pointer: '#/', message: messages.noTotp() }] };
     const ownerEmail = identityEmail(identity);
-    const secret = service.config.codeSecret;
+    const secret = storingSecret(service.config.codeSecrets);
 
     if (flag(input.lookup_secret_regenerate)) {
       const codes = newCodes();

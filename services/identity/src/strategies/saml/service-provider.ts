@@ -93,7 +93,7 @@ function baseOptions(config: Config, provider: SamlProvider) {
     entryPoint: provider.saml.ssoUrl,
     privateKey: config.saml.signingKey,
     publicCert: config.saml.signingCert,
-    decryptionPvk: config.saml.encryptionKey,
+    decryptionPvk: config.saml.encryptionKeys[0]!,
     signatureAlgorithm: 'sha256' as const,
     digestAlgorithm: 'sha256',
     identifierFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',
@@ -126,7 +126,7 @@ export function spMetadata(config: Config, provider: string): string {
     idpCert: 'unused',
     privateKey: config.saml.signingKey,
     publicCert: config.saml.signingCert,
-    decryptionPvk: config.saml.encryptionKey,
+    decryptionPvk: config.saml.encryptionKeys[0]!,
     identifierFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',
     wantAssertionsSigned: true,
   });
@@ -134,6 +134,42 @@ export function spMetadata(config: Config, provider: string): string {
 }
 
 const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+
+/**
+ * node-saml's validation with each configured decryption key in turn (IDENTITY_SAML_ENCRYPTION_KEY
+ * being rotated: an IdP may still encrypt to the previous certificate). The first key that validates
+ * wins; when none does, the refusal is the one under the first key (a response that fails for any
+ * other reason fails the same way under each).
+ */
+async function validateUnderEachKey(
+  config: Config,
+  provider: SamlProvider,
+  samlResponse: string,
+  requestIds: readonly string[],
+  unsolicited: boolean,
+  clock: Clock,
+): Promise<Profile | null> {
+  const keys = config.saml.encryptionKeys;
+  let first: unknown;
+  for (let i = 0; i < keys.length; i++) {
+    const saml = new ClockedSaml(
+      {
+        ...baseOptions(config, provider),
+        decryptionPvk: keys[i]!,
+        validateInResponseTo: unsolicited ? ValidateInResponseTo.never : ValidateInResponseTo.always,
+        cacheProvider: flowRequests(requestIds),
+        requestIdExpirationPeriodMs: 24 * 3600_000,
+      },
+      () => clock.now().getTime(),
+    );
+    try {
+      return (await saml.validatePostResponseAsync({ SAMLResponse: samlResponse })).profile;
+    } catch (error) {
+      first ??= error;
+    }
+  }
+  throw new SamlValidationError(classify(first), (first as Error).message);
+}
 
 /**
  * Validates a SAMLResponse posted to the ACS. `requestIds` are the open AuthnRequest ids stored with
@@ -160,21 +196,7 @@ export async function validateResponse(
   if (unsolicited ? !provider.saml.allowIdpInitiated : !requestIds.includes(inResponseTo))
     throw new SamlValidationError('in_response_to');
 
-  const saml = new ClockedSaml(
-    {
-      ...baseOptions(config, provider),
-      validateInResponseTo: unsolicited ? ValidateInResponseTo.never : ValidateInResponseTo.always,
-      cacheProvider: flowRequests(requestIds),
-      requestIdExpirationPeriodMs: 24 * 3600_000,
-    },
-    () => clock.now().getTime(),
-  );
-  let profile: Profile | null;
-  try {
-    ({ profile } = await saml.validatePostResponseAsync({ SAMLResponse: samlResponse }));
-  } catch (error) {
-    throw new SamlValidationError(classify(error), (error as Error).message);
-  }
+  const profile = await validateUnderEachKey(config, provider, samlResponse, requestIds, unsolicited, clock);
   if (!profile) throw new SamlValidationError('malformed');
   if (profile.issuer !== provider.saml.idpEntityId) throw new SamlValidationError('issuer');
   const assertion = (profile.getAssertion?.() ?? {}) as {
