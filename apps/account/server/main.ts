@@ -19,6 +19,7 @@ import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { hardenPrototype } from '@acme/service-kit/prototype';
 import { startIdleGc } from '@acme/service-kit/idle-gc';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
+import { tracingConfigured } from '@acme/service-kit/tracing-gate';
 import { z } from 'zod';
 import {
   APPLICATIONS,
@@ -70,6 +71,8 @@ const appConfig = {
   agentUrl: url.parse(env.AGENT_URL || 'http://localhost:4466'),
   urlMap,
   offerUrl: url.parse(env.OFFER_URL || 'http://localhost:4540/'),
+  // Tracing on (an OTLP endpoint set): the browser sends `traceparent` on its calls to the services.
+  ...(tracingConfigured(env) ? { tracing: true } : {}),
 };
 
 // The Teams host page must be on MAGIC's own origin (teams-js trusts no other http origin), so the

@@ -7,3 +7,9 @@ export function tracingConfigured(env: NodeJS.ProcessEnv): boolean {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
 }
+
+/**
+ * The W3C Trace Context request headers, which the account app sends on its calls when tracing is
+ * on: every public API's CORS allows them, so a sign-in's calls from the browser join one trace.
+ */
+export const TRACE_CONTEXT_HEADERS = ['traceparent', 'tracestate'] as const;
