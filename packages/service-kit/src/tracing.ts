@@ -224,6 +224,9 @@ export async function startTracing(
   new KoaInstrumentation();
   new PgInstrumentation();
   const shutdown = () => provider.shutdown().catch(() => undefined);
+  // The last batch goes out before the process ends: after a drain (which exits explicitly), or
+  // when nothing is left to do.
   beforeDrainedExit(shutdown);
+  process.once('beforeExit', () => void shutdown());
   return { serviceName, shutdown };
 }
