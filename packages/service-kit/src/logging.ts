@@ -1,6 +1,6 @@
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { logMixin } from './request-id.ts';
-import { SECRET_FIELDS, SECRET_REQUEST_HEADERS, SECRET_RESPONSE_HEADERS, withoutQuery } from './redaction.ts';
+import { SECRET_FIELDS, SECRET_REQUEST_HEADERS, SECRET_RESPONSE_HEADERS, redactUrl } from './redaction.ts';
 
 /**
  * Paths every service redacts, whatever else it adds: passwords, one-time and authorization codes,
@@ -16,7 +16,7 @@ export const COMMON_REDACT_PATHS = [
 
 /** A request as the logs show it: method, path without its query string (codes, state, tokens), IP. */
 export function requestSummary(req: { method: string; url: string; ip?: string }) {
-  return { method: req.method, url: withoutQuery(req.url), ip: req.ip };
+  return { method: req.method, url: redactUrl(req.url), ip: req.ip };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createServiceLogger } from './logging.ts';
-import { redactAttributes, SECRET_FIELDS, withoutQuery } from './redaction.ts';
+import { redactAttributes, SECRET_FIELDS, redactUrl } from './redaction.ts';
 
 const SECRET = 'S3cr3t-value-that-must-not-leave';
 
@@ -17,6 +17,14 @@ describe('redactAttributes (what a span may carry)', () => {
     ['http.target likewise', 'http.target', `/oauth2/auth?state=${SECRET}#frag`, '/oauth2/auth'],
     ['a referer header likewise', 'http.request.header.referer', `http://h/x?token=${SECRET}`, 'http://h/x'],
     ['url.path is kept', 'url.path', '/self-service/login', '/self-service/login'],
+    [
+      'the interaction id (a cookie value) leaves the resume path',
+      'url.path',
+      `/oauth2/auth/${SECRET}`,
+      '/oauth2/auth/:uid',
+    ],
+    ['likewise in a full URL', 'url.full', `http://h/oauth2/auth/${SECRET}?x=1`, 'http://h/oauth2/auth/:uid'],
+    ['the authorize endpoint itself is kept', 'url.path', '/oauth2/auth', '/oauth2/auth'],
     ['a route is kept', 'http.route', '/self-service/login/flows', '/self-service/login/flows'],
   ])('%s', (_name, key, value, expected) => {
     expect(redactAttributes({ [key]: value })).toEqual({ [key]: expected });
@@ -67,6 +75,7 @@ describe('the logs follow the same lists', () => {
     });
     expect(lines.join('')).toContain('/callback');
     expect(lines.join('')).not.toContain(SECRET);
-    expect(withoutQuery('/a?b#c')).toBe('/a');
+    expect(redactUrl('/a?b#c')).toBe('/a');
+    expect(lines.join('')).not.toContain('code=');
   });
 });

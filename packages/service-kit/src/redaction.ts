@@ -26,17 +26,27 @@ export const SECRET_REQUEST_HEADERS = ['authorization', 'cookie', 'x-session-tok
 export const SECRET_RESPONSE_HEADERS = ['set-cookie'] as const;
 
 /**
- * A URL or request target without its query string and fragment: codes, states, challenges and
- * tokens travel there (`/callback?code=…`, `/login/accept?login_challenge=…`).
+ * Path segments that are a browser's credential: the authorization server's interaction id, which
+ * is also the value of its `_interaction` cookie (the resume path `/oauth2/auth/<uid>`).
  */
-export function withoutQuery(url: string): string {
+const SECRET_PATH_SEGMENTS: [RegExp, string][] = [[/(\/oauth2\/auth\/)[^/?#]+/g, '$1:uid']];
+
+/**
+ * A URL or request target as logs and spans show it: without its query string and fragment (codes,
+ * states, challenges and tokens travel there: `/callback?code=…`, `/login/accept?login_challenge=…`)
+ * and with the path segments that are credentials replaced by a placeholder.
+ */
+export function redactUrl(url: string): string {
   const cut = url.search(/[?#]/);
-  return cut < 0 ? url : url.slice(0, cut);
+  let out = cut < 0 ? url : url.slice(0, cut);
+  for (const [pattern, placeholder] of SECRET_PATH_SEGMENTS) out = out.replace(pattern, placeholder);
+  return out;
 }
 
-/** Span attributes whose value is a URL or a request target: kept, without the query string. */
+/** Span attributes whose value is a URL, a path or a request target: kept, redacted (redactUrl). */
 const URL_ATTRIBUTES = new Set([
   'url.full',
+  'url.path',
   'http.url',
   'http.target',
   'url.original',
@@ -59,7 +69,7 @@ function isSecretName(key: string): boolean {
 }
 
 function cleanUrl(value: AttributeValue): AttributeValue {
-  return typeof value === 'string' ? withoutQuery(value) : value;
+  return typeof value === 'string' ? redactUrl(value) : value;
 }
 
 /**
