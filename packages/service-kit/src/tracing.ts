@@ -222,7 +222,8 @@ export async function startTracing(
   new UndiciInstrumentation();
   new FastifyInstrumentation();
   new KoaInstrumentation();
-  new PgInstrumentation();
+  // Queries outside a traced request (the mail outbox's polling, timers) would each be a trace.
+  new PgInstrumentation({ requireParentSpan: true });
   const shutdown = () => provider.shutdown().catch(() => undefined);
   // The last batch goes out before the process ends: after a drain (which exits explicitly), or
   // when nothing is left to do.
