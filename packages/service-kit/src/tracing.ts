@@ -174,7 +174,10 @@ export function redactSpan(span: ReadableSpan): ReadableSpan {
 
 /** The one place spans pass before export: every exporter is wrapped in this. */
 export class RedactingExporter implements SpanExporter {
-  constructor(private readonly inner: SpanExporter) {}
+  private readonly inner: SpanExporter;
+  constructor(inner: SpanExporter) {
+    this.inner = inner;
+  }
   export(spans: ReadableSpan[], done: Parameters<SpanExporter['export']>[1]): void {
     this.inner.export(spans.map(redactSpan), done);
   }
