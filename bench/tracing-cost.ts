@@ -18,6 +18,7 @@ import { platformAuthorizeUrl } from '../services/users/test/auth-stack.ts';
 import { Jar } from '../services/users/test/jar.ts';
 import { startCluster } from '../packages/test-kit/src/postgres-cluster.ts';
 import { LOOPBACK_TEST_LIMITS } from '../scripts/demo.ts';
+import { cpuSeconds } from './front-door.ts';
 import { runLoadChild } from './load/child.ts';
 
 type SideName = 'on' | 'off';
@@ -163,6 +164,14 @@ export async function benchTracingCost(options: {
       login: { on: [], off: [] },
       refresh: { on: [], off: [] },
     };
+    // CPU milliseconds the side's processes spent per request: the cost in work, which the
+    // machine's other load disturbs less than the rates.
+    const cpuMs: Record<Workload, Record<SideName, number[]>> = {
+      login: { on: [], off: [] },
+      refresh: { on: [], off: [] },
+    };
+    const cpuOf = (side: Side) =>
+      side.cluster.processes.reduce((sum, p) => sum + cpuSeconds(p.child.pid!), 0);
     // Warm-up of both (JIT, the hashing pool, the connection pools), not reported.
     for (const side of sides)
       for (const run of Object.values(workloads)) await run(side, Math.min(3, options.durationSec));
@@ -170,7 +179,11 @@ export async function benchTracingCost(options: {
     for (let round = 0; round < options.rounds; round++) {
       for (const [workload, run] of Object.entries(workloads) as [Workload, (typeof workloads)[Workload]][]) {
         for (const side of round % 2 ? [...sides].reverse() : sides) {
+          const cpuBefore = cpuOf(side);
           const r = await run(side, options.durationSec);
+          cpuMs[workload][side.name].push(
+            ((cpuOf(side) - cpuBefore) * 1000) / Math.max(1, r.latencies.length),
+          );
           rates[workload][side.name].push(r.latencies.length / r.elapsedSec);
           latencies[workload][side.name].push(...r.latencies);
         }
@@ -187,6 +200,11 @@ export async function benchTracingCost(options: {
         // Each round's two runs are adjacent in time: the median of their ratios is robust to the
         // machine's load changing between rounds.
         costPercent: round1(median(on.map((r, i) => 1 - r / off[i]!)) * 100),
+        cpuMsPerRequestOn: round1(median(cpuMs[workload].on)),
+        cpuMsPerRequestOff: round1(median(cpuMs[workload].off)),
+        cpuCostPercent: round1(
+          median(cpuMs[workload].on.map((c, i) => c / cpuMs[workload].off[i]! - 1)) * 100,
+        ),
         perRound: { on: on.map(round1), off: off.map(round1) },
       };
     };
