@@ -56,7 +56,7 @@ async function startSink(): Promise<{ url: string; requests: () => number; close
 }
 
 /** The platform app's sign-in over HTTP, up to the tokens; answers the refresh token. */
-export async function refreshTokenOf(urls: Record<Listener, string>): Promise<string> {
+async function refreshTokenOf(urls: Record<Listener, string>): Promise<string> {
   const jar = new Jar(urls.platform);
   const { url, verifier } = platformAuthorizeUrl(urls.oauth2Public, urls.platform);
   const challenge = (await jar.navigateToApp(url)).searchParams.get('login_challenge') ?? '';

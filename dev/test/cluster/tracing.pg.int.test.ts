@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Request, Response } from 'playwright-core';
 import { REQUEST_ID_HEADER } from '@acme/service-kit/request-id';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '@acme/test-kit/otlp-receiver';
 import { DEMO_PASSWORD } from '@acme/users';
@@ -20,7 +19,7 @@ import { freePorts } from './ports.ts';
 describe('OpenTelemetry tracing across the cluster', () => {
   let receiver: OtlpReceiver;
   let system: ScaledSystem;
-  let browser: Browser;
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
   const EMAIL = 'ada@acme.test';
 
   beforeAll(async () => {
@@ -52,7 +51,7 @@ describe('OpenTelemetry tracing across the cluster', () => {
     // The sign-in starts with the app's authorize redirect (the session check before it is a call of
     // its own) and ends with the code exchange.
     let signingIn = false;
-    page.on('request', (req: Request) => {
+    page.on('request', (req) => {
       const url = new URL(req.url());
       if (req.url().startsWith(`${system.urls.oauth2Public}/oauth2/auth`)) signingIn = true;
       // The authorization code, on its way to the callback page.
@@ -64,7 +63,7 @@ describe('OpenTelemetry tracing across the cluster', () => {
       }
       if (req.url() === `${system.urls.oauth2Public}/oauth2/token`) signingIn = false;
     });
-    page.on('response', (res: Response) => {
+    page.on('response', (res) => {
       const id = res.headers()[REQUEST_ID_HEADER];
       if (id && services.some((s) => res.url().startsWith(s))) requestIds.push(id);
     });
