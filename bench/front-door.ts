@@ -20,7 +20,7 @@ const PASSWORD = 'correct horse battery staple 42';
 const TICKS_PER_SECOND = 100;
 
 /** CPU seconds (user + system) a process and all its descendants have used so far. */
-function cpuSeconds(root: number): number {
+export function cpuSeconds(root: number): number {
   const stats = new Map<number, { ppid: number; ticks: number }>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;

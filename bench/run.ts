@@ -7,6 +7,7 @@
 // workload, `events` the security event log at 1 million events (BENCH_EVENTS) and
 // `events-write` what writing security events costs password sign-in (its own interleaved rounds);
 // `front-door` nginx in front of two identity processes against one (bench/front-door.ts);
+// `tracing` what OpenTelemetry tracing costs password login and refresh (bench/tracing-cost.ts);
 // none is part of the default set), BENCH_ENUM_PAIRS (known/unknown address pairs
 // per entry point, default 1000), BENCH_BROWSER_RUNS (default 20), BENCH_LIFECYCLE_RUNS (runs of the
 // account lifecycle model with a random seed, printed; default 100), BENCH_LIFECYCLE_STEPS (at most
@@ -28,6 +29,7 @@ import { benchSoak } from './soak.ts';
 import { benchSecurityEvents } from './security-events.ts';
 import { benchEventsWrite } from './events-write.ts';
 import { benchFrontDoor } from './front-door.ts';
+import { benchTracingCost } from './tracing-cost.ts';
 import { benchLifecycleModel } from './lifecycle-model.ts';
 import { pinServerSide } from './load/child.ts';
 import { medianOf } from './median.ts';
@@ -106,6 +108,8 @@ const workloads: [string, (o: typeof opts) => Promise<unknown>][] = [
   ['front-door', (o) => benchFrontDoor(o)],
   // Interleaves its own rounds (events on / off), so it runs once.
   ['events-write', (o) => benchEventsWrite({ ...o, rounds: Math.max(rounds, 5) })],
+  // Tracing on (always_on, exported) against off, as processes; its own interleaved rounds too.
+  ['tracing', (o) => benchTracingCost({ ...o, rounds: Math.max(rounds, 5) })],
   // Not a speed figure: the account lifecycle model with a random seed (printed) and more runs.
   [
     'lifecycle',

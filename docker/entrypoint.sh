@@ -10,10 +10,13 @@ cd "$APP_DIR"
 # SERVICE_V8_FLAGS: V8's heap sizing (default: 2 MiB semi-spaces, see ADR 0016; empty for V8's own).
 # --disable-proto=delete: no `__proto__` accessor on objects, so a parsed key of that name is data.
 run() {
-  # The thread-pool preload must come first: libuv sizes its pool once, at the first use.
+  # The thread-pool preload must come first: libuv sizes its pool once, at the first use. Then
+  # tracing (OpenTelemetry, only with OTEL_EXPORTER_OTLP_ENDPOINT set), before the entry point loads
+  # the modules it instruments.
   # shellcheck disable=SC2086 # the flags are words
   exec node ${SERVICE_V8_FLAGS---max-semi-space-size=2} --disable-proto=delete --conditions=compiled \
-    --import "$APP_DIR/packages/service-kit/threadpool.mjs" "$@"
+    --import "$APP_DIR/packages/service-kit/threadpool.mjs" \
+    --import "$APP_DIR/packages/service-kit/tracing.mjs" "$@"
 }
 
 # `healthcheck <part>`: the image's HEALTHCHECK, the part's liveness route on its management port.

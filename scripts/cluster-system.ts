@@ -4,7 +4,7 @@
 // listeners on the usual ports (plus an offset; packages/cluster/src/nginx.ts), the stand-ins once (their state is in
 // memory), and the demo data.
 import { randomBytes } from 'node:crypto';
-import { offsetPorts, type Listener } from '@acme/cluster/service-env';
+import { offsetPorts, type Listener, type Ports } from '@acme/cluster/service-env';
 import { startProcessCluster, type RunningCluster } from '@acme/cluster/system';
 import { TEAMS_HOST_PATH } from '@acme/dev/microsoft/teams-host';
 import { startCluster as startPostgres } from '@acme/test-kit/postgres-cluster';
@@ -16,6 +16,8 @@ import type { SystemUrls } from './system.ts';
 export interface ScaledSystemOptions {
   /** Added to every usual port (the journeys use another range than `npm run start:cluster`). */
   portOffset?: number;
+  /** Every browser-facing port instead (a test's free ports); `portOffset` is then unused. */
+  ports?: Ports;
   /** Processes per service (the stand-ins run once). Default 2. */
   instances?: number;
   logLevel?: string;
@@ -49,7 +51,7 @@ export interface ScaledSystem {
  */
 export async function startScaledSystem(options: ScaledSystemOptions = {}): Promise<ScaledSystem> {
   const offset = options.portOffset ?? 0;
-  const ports = offsetPorts(offset);
+  const ports = options.ports ?? offsetPorts(offset);
   const orgIdpClientSecret = newOrgIdpClientSecret();
   const adminKey = options.adminKey ?? randomBytes(32).toString('base64url');
   // The build is reused when no source changed since the last one.

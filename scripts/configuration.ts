@@ -11,6 +11,15 @@ import { settings as agent } from '../services/agent/src/config.ts';
 import { settings as account } from '../apps/account/server/config.ts';
 import { settings as standIns } from '../dev/src/config.ts';
 import { launcherSettings } from '../dev/src/launchers/config.ts';
+import { tracingEnvSchema } from '@acme/service-kit/tracing';
+
+/** OpenTelemetry's standard variables, read the same way by every part (service-kit tracing.ts). */
+const tracing: PartSettings = {
+  part: 'tracing',
+  title: 'Tracing (every part)',
+  schemas: [tracingEnvSchema],
+  renames: {},
+};
 
 /** Every part, in the order the reference lists them. */
 export const PARTS: readonly PartSettings[] = [
@@ -19,6 +28,7 @@ export const PARTS: readonly PartSettings[] = [
   users,
   agent,
   account,
+  tracing,
   standIns,
   cliSettings,
   ...launcherSettings,

@@ -21,6 +21,7 @@ import { createMailer, DEFAULT_MAIL_FROM, migrateMail, startOutboxWorker } from 
 import { buildApp, serveApp } from '@acme/account/serve';
 import { createAccountTelemetry } from '@acme/account/telemetry';
 import { closeWithManagement, startManagementServer } from '@acme/service-kit/management';
+import { tracingConfigured } from '@acme/service-kit/tracing-gate';
 import type { Application } from '@acme/account/config/applications';
 import {
   APPLICATIONS,
@@ -249,6 +250,8 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       agentUrl: urls.agent,
       urlMap: urls.apps,
       offerUrl: `${urls.marketplace}/`,
+      // Tracing on (the preload found an OTLP endpoint): the browser sends `traceparent` too.
+      ...(tracingConfigured(process.env) ? { tracing: true } : {}),
     };
     // One build, eight origins: each application is the same files with its own runtime configuration.
     // MAGIC and local sign in with Microsoft 365 too: MSAL is pointed at the Entra stand-in (whose app

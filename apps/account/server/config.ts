@@ -9,6 +9,7 @@ import {
   type PartSettings,
   type SettingRenames,
 } from '@acme/service-kit/config';
+import { tracingConfigured } from '@acme/service-kit/tracing-gate';
 import { managementConfig, managementEnvSchema, type ManagementConfig } from '@acme/service-kit/management';
 import { z } from 'zod';
 import {
@@ -161,6 +162,8 @@ export interface AccountServerConfig {
   logLevel: z.infer<typeof logLevelSchema>;
   /** The management listener (`ACCOUNT_MANAGEMENT_PORT`/`_HOST`, 9005). */
   management: ManagementConfig;
+  /** Tracing is on (an OTLP endpoint is set): the browser is told to send `traceparent`. */
+  tracing: boolean;
 }
 
 /** Parses the app server's environment once, at start-up. */
@@ -189,5 +192,6 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     devTeamsHost: c.DEV_TEAMS_HOST === 'true',
     logLevel: c.LOG_LEVEL,
     management: managementConfig('ACCOUNT', 9005, env),
+    tracing: tracingConfigured(env),
   });
 }

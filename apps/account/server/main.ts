@@ -25,6 +25,8 @@ const appConfig = {
   agentUrl: config.agentUrl,
   urlMap: config.urlMap,
   offerUrl: config.offerUrl,
+  // Tracing on (an OTLP endpoint set): the browser sends `traceparent` on its calls to the services.
+  ...(config.tracing ? { tracing: true } : {}),
 };
 
 // The Teams host page must be on MAGIC's own origin (teams-js trusts no other http origin), so the

@@ -7,6 +7,8 @@ export const SSO_REDIRECT_MAX = 5;
 export const SSO_TRY_AGAIN_MAX = 3;
 export const AUTHORIZATION_PARAMS_TTL_MS = 60 * 60 * 1000;
 export const LOGIN_CHALLENGE_TTL_MS = 10 * 60 * 1000;
+/** How long the calls of one sign-in share one trace at most (tracing on; shared/tracing). */
+export const SIGN_IN_TRACE_TTL_MS = 10 * 60 * 1000;
 export const SSO_REDIRECT_LOCK_TTL_MS = 10 * 60 * 1000;
 export const ONBOARDING_STATE_TTL_MS = 24 * 60 * 60 * 1000;
 export const LOGOUT_STATE_TTL_MS = 15 * 1000;

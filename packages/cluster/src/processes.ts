@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { MALLOC_ENV } from '@acme/service-kit/malloc';
 import { DISABLE_PROTO_FLAG } from '@acme/service-kit/prototype';
 import { dirname, join, resolve } from 'node:path';
@@ -72,6 +73,9 @@ export function partCommand(
   root: string = repoRoot,
 ): { command: string; args: string[] } {
   const threadpool = join(root, 'packages/service-kit/threadpool.mjs');
+  // Tracing after the TypeScript loader (it imports the service kit), before the entry point; an
+  // earlier release's checkout (a rolling upgrade's) may have none.
+  const tracing = join(root, 'packages/service-kit/tracing.mjs');
   if (runtime === 'image')
     return { command: 'sh', args: [join(root, 'docker/entrypoint.sh'), IMAGE_PARTS[part]] };
   const args =
@@ -82,9 +86,18 @@ export function partCommand(
           COMPILED_CONDITION,
           '--import',
           threadpool,
+          ...(existsSync(tracing) ? ['--import', tracing] : []),
           join(root, COMPILED_ENTRY_POINTS[part]),
         ]
-      : [DISABLE_PROTO_FLAG, '--import', threadpool, '--import', 'tsx', join(root, ENTRY_POINTS[part])];
+      : [
+          DISABLE_PROTO_FLAG,
+          '--import',
+          threadpool,
+          '--import',
+          'tsx',
+          ...(existsSync(tracing) ? ['--import', tracing] : []),
+          join(root, ENTRY_POINTS[part]),
+        ];
   return { command: process.execPath, args };
 }
 

@@ -1,43 +1,22 @@
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { logMixin } from './request-id.ts';
+import { SECRET_FIELDS, SECRET_REQUEST_HEADERS, SECRET_RESPONSE_HEADERS, redactUrl } from './redaction.ts';
 
 /**
  * Paths every service redacts, whatever else it adds: passwords, one-time and authorization codes,
- * tokens of every kind, cookies and Authorization headers. Redaction is the second line of defence:
- * code should not log these in the first place.
+ * tokens of every kind, cookies and Authorization headers (the lists in redaction.ts, which the
+ * trace spans follow too). Redaction is the second line of defence: code should not log these in
+ * the first place.
  */
 export const COMMON_REDACT_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'req.headers["x-session-token"]',
-  'req.headers["x-csrf-token"]',
-  'res.headers["set-cookie"]',
-  'headers.authorization',
-  'headers.cookie',
-  'password',
-  '*.password',
-  'code',
-  '*.code',
-  'recovery_code',
-  '*.recovery_code',
-  'totp_code',
-  '*.totp_code',
-  'token',
-  '*.token',
-  'session_token',
-  '*.session_token',
-  'csrf_token',
-  '*.csrf_token',
-  '*.access_token',
-  '*.refresh_token',
-  '*.id_token',
-  '*.code_verifier',
-  '*.client_secret',
+  ...SECRET_REQUEST_HEADERS.flatMap((h) => [`req.headers["${h}"]`, `headers["${h}"]`]),
+  ...SECRET_RESPONSE_HEADERS.map((h) => `res.headers["${h}"]`),
+  ...SECRET_FIELDS.flatMap((f) => [f, `*.${f}`]),
 ];
 
 /** A request as the logs show it: method, path without its query string (codes, state, tokens), IP. */
 export function requestSummary(req: { method: string; url: string; ip?: string }) {
-  return { method: req.method, url: req.url.split('?')[0], ip: req.ip };
+  return { method: req.method, url: redactUrl(req.url), ip: req.ip };
 }
 
 /**

@@ -10,6 +10,13 @@ export interface DrainIo {
   signals: { once(signal: 'SIGTERM' | 'SIGINT', listener: () => void): unknown };
 }
 
+const beforeExit: (() => Promise<void>)[] = [];
+
+/** Work a drained process finishes before it exits: the trace exporter's last batch (tracing.ts). */
+export function beforeDrainedExit(hook: () => Promise<void>): void {
+  beforeExit.push(hook);
+}
+
 const processIo: DrainIo = {
   log: (line) => process.stderr.write(`${line}\n`),
   exit: (code) => process.exit(code),
@@ -43,18 +50,20 @@ export function drainOnSignals(
       line('error', `requests still in flight after ${timeoutMs} ms: stopping anyway`);
       io.exit(1);
     }, timeoutMs);
-    close().then(
-      () => {
-        clearTimeout(deadline);
-        line('info', 'drained: stopped');
-        io.exit(0);
-      },
-      (err: unknown) => {
-        clearTimeout(deadline);
-        line('error', `closing failed: ${err instanceof Error ? err.message : String(err)}`);
-        io.exit(1);
-      },
-    );
+    close()
+      .then(() => Promise.allSettled(beforeExit.map((hook) => hook())))
+      .then(
+        () => {
+          clearTimeout(deadline);
+          line('info', 'drained: stopped');
+          io.exit(0);
+        },
+        (err: unknown) => {
+          clearTimeout(deadline);
+          line('error', `closing failed: ${err instanceof Error ? err.message : String(err)}`);
+          io.exit(1);
+        },
+      );
   };
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     // Listen again after the first signal, for the "second signal" case.

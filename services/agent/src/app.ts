@@ -1,3 +1,4 @@
+import { TRACE_CONTEXT_HEADERS } from '@acme/service-kit/tracing-gate';
 import { shedWhenOverloaded } from '@acme/service-kit/overload';
 import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
@@ -110,7 +111,7 @@ export async function createApp(
     origin: config.appOrigins,
     credentials: true,
     methods: ['POST'],
-    allowedHeaders: ['Content-Type', 'Authorization'],
+    allowedHeaders: ['Content-Type', 'Authorization', ...TRACE_CONTEXT_HEADERS],
     maxAge: 600,
   });
 

@@ -1,3 +1,4 @@
+import { TRACE_CONTEXT_HEADERS } from '@acme/service-kit/tracing-gate';
 import { shedFastifyRequests, startOverloadGuard } from '@acme/service-kit/overload';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import cookie from '@fastify/cookie';
@@ -187,7 +188,15 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
     origin: config.corsOrigins,
     credentials: true,
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    allowedHeaders: ['Content-Type', 'Accept', 'Authorization', 'X-CSRF-Token', 'X-Session-Token', 'Cookie'],
+    allowedHeaders: [
+      'Content-Type',
+      'Accept',
+      'Authorization',
+      'X-CSRF-Token',
+      'X-Session-Token',
+      'Cookie',
+      ...TRACE_CONTEXT_HEADERS,
+    ],
     exposedHeaders: ['Content-Type', 'Set-Cookie'],
   });
   refuseOpaqueOrigins(

@@ -1,3 +1,4 @@
+import { TRACE_CONTEXT_HEADERS } from '@acme/service-kit/tracing-gate';
 import cors from '@fastify/cors';
 import type { Database } from '@acme/db';
 import { typed } from '@acme/db';
@@ -117,7 +118,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
     origin: config.appOrigins,
     credentials: true,
     methods: ['GET', 'POST', 'PUT', 'DELETE'],
-    allowedHeaders: ['Content-Type', 'Authorization'],
+    allowedHeaders: ['Content-Type', 'Authorization', ...TRACE_CONTEXT_HEADERS],
     maxAge: 600,
   });
   refuseOpaqueOrigins(

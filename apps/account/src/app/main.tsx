@@ -9,6 +9,7 @@ import { configureStorage } from '../shared/storage/storage.ts';
 import { ErrorView } from '../shared/ui/error-view.tsx';
 import { Providers } from './providers.tsx';
 import { Router } from './router.tsx';
+import { enableTraceContext } from '../shared/tracing/trace-context.ts';
 
 const root = createRoot(document.getElementById('root')!);
 applyLayoutConstants(document.documentElement);
@@ -16,6 +17,7 @@ applyLayoutConstants(document.documentElement);
 try {
   const config = getConfig();
   configureStorage({ cookieDomain: config.cookieDomain });
+  enableTraceContext(config.tracing === true);
   // A bearer token that cannot be renewed ends the sign-in: logout.
   setTokenLostHandler(() => redirectTo(paths.logout));
   // An m365 token is renewed with a silent Microsoft token and the backend login (loaded on demand).

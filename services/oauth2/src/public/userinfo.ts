@@ -1,3 +1,4 @@
+import { TRACE_CONTEXT_HEADERS } from '@acme/service-kit/tracing-gate';
 import type { Middleware } from 'koa';
 import type { OAuth2Runtime } from '../context.ts';
 import type { TokenVerifier } from '../introspection.ts';
@@ -18,7 +19,7 @@ export function userinfo(rt: OAuth2Runtime, verifier: TokenVerifier, path: strin
     if (ctx.method === 'OPTIONS') {
       if (origin && origins.has(origin)) {
         ctx.set('Access-Control-Allow-Methods', 'GET,POST');
-        ctx.set('Access-Control-Allow-Headers', 'Authorization');
+        ctx.set('Access-Control-Allow-Headers', ['Authorization', ...TRACE_CONTEXT_HEADERS].join(', '));
         ctx.set('Access-Control-Max-Age', '3600');
       }
       ctx.status = 204;

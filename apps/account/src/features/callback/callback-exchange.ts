@@ -12,6 +12,7 @@ import { acquireCookieLock } from '../../shared/storage/cookie-lock.ts';
 import type { StorageEntry } from '../../shared/storage/registry.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { remove } from '../../shared/storage/storage.ts';
+import { endSignInTrace } from '../../shared/tracing/trace-context.ts';
 
 // The callback's code exchange and its clean-up, outside React.
 
@@ -50,6 +51,7 @@ export async function exchangeUnderLock(code: string): Promise<void> {
       codeVerifier: params?.codeVerifier ?? '',
     });
     storeToken(tokenFromResponse(response, Date.now()));
+    endSignInTrace();
   } finally {
     release();
   }

@@ -1,6 +1,7 @@
 import { HTTP_CLIENT } from '../../constants.ts';
 import { copy } from '../../copy.ts';
 import { readJson } from '../../shared/errors/http-error.ts';
+import { traceHeaders } from '../../shared/tracing/trace-context.ts';
 
 // The small JSON client of the m365 calls, with the generic HTTP client errors of the error catalogue:
 // bad option, network error, request aborted, timeout exceeded, canceled, bad request or response
@@ -106,6 +107,7 @@ export async function postJson<T>(url: string, options: PostJsonOptions): Promis
     Accept: 'application/json',
     'Content-Type': 'application/json',
     ...xsrfHeaders(url, window.location.origin, document.cookie),
+    ...traceHeaders(),
   };
   if (options.bearer) headers.Authorization = `Bearer ${options.bearer}`;
   let res: Response;

@@ -71,6 +71,8 @@ export const accountConfigSchema = z.object({
   /** Where an organisation's admin subscribes (the offer's page), shown on the welcome page. */
   offerUrl: httpUrl,
   m365: z.optional(m365ConfigSchema),
+  /** The services trace requests: the app's calls carry `traceparent` (shared/tracing). */
+  tracing: z.optional(z.boolean()),
 });
 export type AccountConfig = z.infer<typeof accountConfigSchema>;
 

@@ -1,3 +1,5 @@
+import { traceHeaders } from '../tracing/trace-context.ts';
+
 /** A non-2xx answer from one of our services, with its parsed JSON body (if any). */
 export class HttpError extends Error {
   readonly status: number;
@@ -39,7 +41,7 @@ export interface JsonRequestInit {
 
 /** JSON request; resolves the parsed body of a 2xx answer, throws HttpError otherwise. */
 export async function requestJson<T>(url: string, init: JsonRequestInit = {}): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json', ...init.headers };
+  const headers: Record<string, string> = { Accept: 'application/json', ...traceHeaders(), ...init.headers };
   if (init.body !== undefined) headers['Content-Type'] = 'application/json';
   const fetchImpl = init.fetchImpl ?? fetch;
   const res = await fetchImpl(url, {

@@ -8,6 +8,7 @@ import { read, remove, write } from '../storage/storage.ts';
 import { getOrCreateAuthorizationParams } from './authorization-params.ts';
 import { buildAuthorizeUrl } from './authorize-url.ts';
 import { codeChallengeS256 } from './pkce.ts';
+import { beginSignInTrace } from '../tracing/trace-context.ts';
 
 /** The authorize URL for this application, with fresh or still-valid PKCE params. */
 async function authorizeUrlFor(config: AccountConfig, origin: string): Promise<string> {
@@ -56,6 +57,7 @@ export async function startAuthorization(
   if (leftByEarlierPage(read(registry.loginLock))) remove(registry.loginLock);
   if (!tryTakeLock(registry.loginLock, lockMs, { ...defaultLockContext, newId: lockOwner })) return false;
   write(registry.application, config.application);
+  beginSignInTrace();
   redirectTo(await authorizeUrlFor(config, window.location.origin));
   return true;
 }

@@ -1,5 +1,6 @@
 import { copy } from '../../copy.ts';
 import type { TokenResponse } from './token-lifecycle.ts';
+import { traceHeaders } from '../tracing/trace-context.ts';
 
 // POST {oauth2Url}/oauth2/token, form-encoded. Public client: no credentials, no secret.
 
@@ -42,7 +43,11 @@ async function post(
 ): Promise<TokenResponse> {
   const res = await fetchImpl(new URL('/oauth2/token', oauth2Url).toString(), {
     method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
+    headers: {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      Accept: 'application/json',
+      ...traceHeaders(),
+    },
     body: new URLSearchParams(form).toString(),
   });
   return parseTokenResponse(res);

@@ -10,6 +10,7 @@ import {
   ONBOARDING_CODE_LOCK_MS,
   ONBOARDING_STATE_TTL_MS,
   REFRESH_LOCK,
+  SIGN_IN_TRACE_TTL_MS,
   SSO_REDIRECT_LOCK_TTL_MS,
 } from '../../constants.ts';
 
@@ -68,6 +69,12 @@ const emailResultSchema = z.object({
 });
 export type EmailResult = z.infer<typeof emailResultSchema>;
 
+const signInTraceSchema = z.object({
+  traceId: z.string().check(z.regex(/^(?!0{32})[0-9a-f]{32}$/)),
+  expiresAt: z.number(),
+});
+export type SignInTrace = z.infer<typeof signInTraceSchema>;
+
 const logoutStateSchema = z.enum(['in_progress', 'completed']);
 export type LogoutState = z.infer<typeof logoutStateSchema>;
 
@@ -105,6 +112,16 @@ export const registry = {
     schema: authorizationParamsSchema,
     medium: 'localStorage',
     ttlMs: AUTHORIZATION_PARAMS_TTL_MS,
+  }),
+  /**
+   * The trace id the calls of the sign-in in progress in this tab share (tracing on), from the
+   * authorize redirect to the code exchange; the value carries its own expiration.
+   */
+  signInTrace: entry({
+    key: 'sign_in_trace',
+    schema: signInTraceSchema,
+    medium: 'sessionStorage',
+    ttlMs: SIGN_IN_TRACE_TTL_MS,
   }),
   isTeams: entry({ key: 'isTeams', schema: z.boolean(), medium: 'localStorage' }),
   logoutState: entry({

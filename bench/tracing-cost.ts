@@ -1,0 +1,224 @@
+// `BENCH_ONLY=tracing npm run bench`: what OpenTelemetry tracing costs (issue 33). Two copies of the
+// identity service, the authorization server and the user service, each part its own process (the
+// compiled entry points, as the image runs them) on one throwaway PostgreSQL server, a database per
+// copy: one with tracing on (OTEL_EXPORTER_OTLP_ENDPOINT at a local sink that reads and discards
+// what it is sent, OTEL_TRACES_SAMPLER=always_on, so every request is traced and exported), one
+// without (the SDK not even loaded). Password logins (create flow + submit, argon2id) and refresh
+// grants (rotation, the authorization server asking the user service for the claims) run against
+// each in turn, in interleaved rounds whose order alternates. Reports each side's median rate and
+// latency, and the cost: the median over rounds of 1 − on / off. Goal: ≤ 5 %.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { freePortsApart } from '@acme/cluster/free-ports';
+import { USUAL_PORTS, type Listener, type Ports } from '@acme/cluster/service-env';
+import { startProcessCluster, type RunningCluster } from '@acme/cluster/system';
+import { createDatabase } from '@acme/db';
+import { DEMO_PASSWORD, DEMO_USERS, seedDemo } from '@acme/users';
+import { platformAuthorizeUrl } from '../services/users/test/auth-stack.ts';
+import { Jar } from '../services/users/test/jar.ts';
+import { startCluster } from '../packages/test-kit/src/postgres-cluster.ts';
+import { LOOPBACK_TEST_LIMITS } from '../scripts/demo.ts';
+import { cpuSeconds } from './front-door.ts';
+import { runLoadChild } from './load/child.ts';
+
+type SideName = 'on' | 'off';
+interface Side {
+  name: SideName;
+  cluster: RunningCluster;
+  /** The refresh chains' latest tokens. */
+  tokens: string[];
+}
+interface LoadResult {
+  latencies: number[];
+  failures: number;
+  elapsedSec: number;
+}
+
+const EMAIL = DEMO_USERS[0].email;
+const CHAINS = 16;
+
+/** An OTLP/HTTP endpoint that reads every export and answers 200 (an empty protobuf response). */
+async function startSink(): Promise<{ url: string; requests: () => number; close(): Promise<void> }> {
+  let requests = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      requests++;
+      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests: () => requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The platform app's sign-in over HTTP, up to the tokens; answers the refresh token. */
+async function refreshTokenOf(urls: Record<Listener, string>): Promise<string> {
+  const jar = new Jar(urls.platform);
+  const { url, verifier } = platformAuthorizeUrl(urls.oauth2Public, urls.platform);
+  const challenge = (await jar.navigateToApp(url)).searchParams.get('login_challenge') ?? '';
+  const flow = await jar.fetch(
+    `${urls.identityPublic}/self-service/login/browser?login_challenge=${encodeURIComponent(challenge)}`,
+    { headers: { accept: 'application/json' } },
+  );
+  const nodes = (flow.body as { ui: { nodes: { attributes: { name?: string; value?: string } }[] } }).ui
+    .nodes;
+  const csrf = nodes.find((n) => n.attributes.name === 'csrf_token')?.attributes.value ?? '';
+  const submitted = await jar.fetch(`${urls.identityPublic}/self-service/login?flow=${flow.body.id}`, {
+    method: 'POST',
+    headers: { accept: 'application/json' },
+    json: { method: 'password', identifier: EMAIL, password: DEMO_PASSWORD, csrf_token: csrf },
+  });
+  const callback = await jar.navigateToApp(submitted.body.redirect_browser_to as string);
+  const token = await fetch(`${urls.oauth2Public}/oauth2/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code') ?? '',
+      redirect_uri: `${urls.platform}/account/callback`,
+      code_verifier: verifier,
+      client_id: 'platform',
+    }),
+  });
+  const body = (await token.json()) as { refresh_token?: string };
+  if (!body.refresh_token) throw new Error(`bench: no refresh token (${token.status})`);
+  return body.refresh_token;
+}
+
+async function startSide(name: SideName, serverUrl: string, sinkUrl: string): Promise<Side> {
+  const names = Object.keys(USUAL_PORTS) as Listener[];
+  const free = await freePortsApart(names.length);
+  const ports = Object.fromEntries(names.map((n, i) => [n, free[i]!])) as Ports;
+  const cluster = await startProcessCluster({
+    databaseUrl: await createDatabase(serverUrl),
+    parts: ['identity', 'oauth2', 'users'],
+    ports,
+    runtime: 'compiled',
+    logLevel: 'warn',
+    extraEnv: {
+      MAIL_WORKER: 'false',
+      ...LOOPBACK_TEST_LIMITS,
+      // Many logins of one account in flight: out of the lockout's way, as the IP limit is.
+      IDENTITY_LOCKOUT_THRESHOLD: '1000000',
+      ...(name === 'on' ? { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_TRACES_SAMPLER: 'always_on' } : {}),
+    },
+  });
+  await seedDemo(cluster.urls.usersAdmin);
+  const tokens: string[] = [];
+  for (let i = 0; i < CHAINS; i++) tokens.push(await refreshTokenOf(cluster.urls));
+  return { name, cluster, tokens };
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+export async function benchTracingCost(options: {
+  durationSec: number;
+  connections: number;
+  rounds: number;
+}) {
+  const postgres = await startCluster();
+  const sink = await startSink();
+  const sides: Side[] = [];
+  try {
+    sides.push(await startSide('on', postgres.url, sink.url), await startSide('off', postgres.url, sink.url));
+    const concurrency = Math.max(1, Math.min(options.connections, 16));
+    const workloads = {
+      login: async (side: Side, durationSec: number) => {
+        const r = await runLoadChild<LoadResult>('password-logins', {
+          publicUrl: side.cluster.urls.identityPublic.replace('localhost', '127.0.0.1'),
+          email: EMAIL,
+          password: DEMO_PASSWORD,
+          durationSec,
+          concurrency,
+        });
+        if (r.failures > 0) throw new Error(`${r.failures} logins failed (tracing ${side.name})`);
+        return r;
+      },
+      refresh: async (side: Side, durationSec: number) => {
+        const r = await runLoadChild<LoadResult & { tokens: string[] }>('refresh-chains', {
+          tokenUrl: `${side.cluster.urls.oauth2Public.replace('localhost', '127.0.0.1')}/oauth2/token`,
+          clientId: 'platform',
+          tokens: side.tokens,
+          durationSec,
+        });
+        if (r.failures > 0) throw new Error(`${r.failures} refresh grants failed (tracing ${side.name})`);
+        side.tokens = r.tokens;
+        return r;
+      },
+    };
+    type Workload = keyof typeof workloads;
+    const rates: Record<Workload, Record<SideName, number[]>> = {
+      login: { on: [], off: [] },
+      refresh: { on: [], off: [] },
+    };
+    const latencies: Record<Workload, Record<SideName, number[]>> = {
+      login: { on: [], off: [] },
+      refresh: { on: [], off: [] },
+    };
+    // CPU milliseconds the side's processes spent per request: the cost in work, which the
+    // machine's other load disturbs less than the rates.
+    const cpuMs: Record<Workload, Record<SideName, number[]>> = {
+      login: { on: [], off: [] },
+      refresh: { on: [], off: [] },
+    };
+    const cpuOf = (side: Side) =>
+      side.cluster.processes.reduce((sum, p) => sum + cpuSeconds(p.child.pid!), 0);
+    // Warm-up of both (JIT, the hashing pool, the connection pools), not reported.
+    for (const side of sides)
+      for (const run of Object.values(workloads)) await run(side, Math.min(3, options.durationSec));
+    const exportsBefore = sink.requests();
+    for (let round = 0; round < options.rounds; round++) {
+      for (const [workload, run] of Object.entries(workloads) as [Workload, (typeof workloads)[Workload]][]) {
+        for (const side of round % 2 ? [...sides].reverse() : sides) {
+          const cpuBefore = cpuOf(side);
+          const r = await run(side, options.durationSec);
+          cpuMs[workload][side.name].push(
+            ((cpuOf(side) - cpuBefore) * 1000) / Math.max(1, r.latencies.length),
+          );
+          rates[workload][side.name].push(r.latencies.length / r.elapsedSec);
+          latencies[workload][side.name].push(...r.latencies);
+        }
+      }
+    }
+    const figures = (workload: Workload) => {
+      const on = rates[workload].on;
+      const off = rates[workload].off;
+      return {
+        perSecOn: round1(median(on)),
+        perSecOff: round1(median(off)),
+        medianMsOn: round1(median(latencies[workload].on)),
+        medianMsOff: round1(median(latencies[workload].off)),
+        // Each round's two runs are adjacent in time: the median of their ratios is robust to the
+        // machine's load changing between rounds.
+        costPercent: round1(median(on.map((r, i) => 1 - r / off[i]!)) * 100),
+        cpuMsPerRequestOn: round1(median(cpuMs[workload].on)),
+        cpuMsPerRequestOff: round1(median(cpuMs[workload].off)),
+        cpuCostPercent: round1(
+          median(cpuMs[workload].on.map((c, i) => c / cpuMs[workload].off[i]! - 1)) * 100,
+        ),
+        perRound: { on: on.map(round1), off: off.map(round1) },
+      };
+    };
+    return {
+      passwordLogin: figures('login'),
+      refresh: figures('refresh'),
+      exportRequestsDuringRounds: sink.requests() - exportsBefore,
+      concurrency: { logins: concurrency, refreshChains: CHAINS },
+      rounds: options.rounds,
+      goal: 'cost ≤ 5 % of throughput, tracing on (always_on, exported) against off',
+    };
+  } finally {
+    for (const side of sides) await side.cluster.close();
+    await sink.close();
+    postgres.stop();
+  }
+}

@@ -1,0 +1,175 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOtlpReceiver, type OtlpReceiver } from '@acme/test-kit/otlp-receiver';
+import { ConfigError } from './config.ts';
+import { defaultServiceName, RedactingExporter, tracingSettings } from './tracing.ts';
+import { tracingConfigured } from './tracing-gate.ts';
+
+const SECRET = 'S3cr3t-code-that-must-not-leave';
+const kit = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+describe('tracing settings', () => {
+  it.each([
+    ['no endpoint: off', {}, false],
+    ['an endpoint: on', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }, true],
+    [
+      'the traces endpoint alone: on',
+      { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/v1/traces' },
+      true,
+    ],
+    ['an empty endpoint: off', { OTEL_EXPORTER_OTLP_ENDPOINT: ' ' }, false],
+    [
+      'OTEL_SDK_DISABLED=true: off',
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_SDK_DISABLED: 'true' },
+      false,
+    ],
+  ])('%s', (_name, env, on) => {
+    expect(tracingConfigured(env)).toBe(on);
+  });
+
+  it('defaults to http/protobuf and the parent-based always-on sampler', () => {
+    const s = tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' });
+    expect(s.OTEL_EXPORTER_OTLP_PROTOCOL).toBe('http/protobuf');
+    expect(s.OTEL_TRACES_SAMPLER).toBe('parentbased_always_on');
+  });
+
+  it.each([
+    ['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc'],
+    ['OTEL_TRACES_SAMPLER', 'sometimes'],
+    ['OTEL_TRACES_SAMPLER_ARG', '2'],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'not a url'],
+  ])('refuses a malformed %s, naming it without its value', (name, value) => {
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', [name]: value };
+    expect(() => tracingSettings(env)).toThrow(ConfigError);
+    expect(() => tracingSettings(env)).toThrow(name);
+    expect(() => tracingSettings(env)).not.toThrow(value);
+  });
+
+  it.each([
+    ['/app/services/identity/dist/main.js', 'identity'],
+    ['/app/services/oauth2/src/main.ts', 'oauth2'],
+    ['/app/services/users/dist/main.js', 'users'],
+    ['/app/services/agent/dist/main.js', 'agent'],
+    ['/app/apps/account/server/dist/server/main.js', 'account'],
+    ['/app/dev/dist/main.js', 'stand-ins'],
+    ['/app/scripts/dist/start.js', 'system'],
+  ])('names the service of %s %s', (entry, name) => {
+    expect(defaultServiceName(entry)).toBe(name);
+  });
+});
+
+describe('RedactingExporter (the one way out for spans)', () => {
+  it('exports spans with URLs cut at the query and no credential or secret attribute', async () => {
+    const memory = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({
+      spanProcessors: [new SimpleSpanProcessor(new RedactingExporter(memory))],
+    });
+    const span = provider.getTracer('t').startSpan('GET /callback', {
+      attributes: {
+        'url.full': `http://localhost:4000/account/callback?code=${SECRET}`,
+        'url.query': `code=${SECRET}`,
+        'http.request.header.authorization': `Bearer ${SECRET}`,
+        'http.request.header.cookie': `ory_kratos_session=${SECRET}`,
+        'app.refresh_token': SECRET,
+        'http.response.status_code': 200,
+      },
+    });
+    span.addEvent('exception', { 'exception.message': 'boom', 'oauth.code': SECRET });
+    span.end();
+    await provider.forceFlush();
+    const [exported] = memory.getFinishedSpans();
+    expect(exported!.attributes).toEqual({
+      'url.full': 'http://localhost:4000/account/callback',
+      'http.response.status_code': 200,
+    });
+    expect(exported!.events[0]!.attributes).toEqual({ 'exception.message': 'boom' });
+    expect(JSON.stringify(exported!.attributes) + JSON.stringify(exported!.events)).not.toContain(SECRET);
+    await provider.shutdown();
+  });
+});
+
+/** Runs `script` under the preload (from the TypeScript sources) with `env`; resolves its stdout. */
+function runWithPreload(script: string, env: Record<string, string>): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'tracing-'));
+  const file = join(dir, 'script.mjs');
+  writeFileSync(file, script);
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', join(kit, 'tracing.mjs'), file], {
+    cwd: kit,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${err}`)))),
+  );
+}
+
+// How many modules of the OpenTelemetry SDK the process has loaded (they are CommonJS).
+const COUNT_SDK = `
+import { createRequire } from 'node:module';
+const cache = createRequire(import.meta.url).cache;
+console.log(Object.keys(cache).filter((k) => k.includes('@opentelemetry')).length);
+`;
+
+// A server and a call to it with a secret in the query and in the Authorization header.
+const ROUND_TRIP = `
+import { createServer } from 'node:http';
+const server = createServer((req, res) => res.end('ok'));
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const { port } = server.address();
+await (await fetch('http://127.0.0.1:' + port + '/callback?code=${SECRET}', {
+  headers: { authorization: 'Bearer ${SECRET}', cookie: 'session=${SECRET}' },
+})).text();
+server.close();
+`;
+
+describe('the preload', () => {
+  let receiver: OtlpReceiver;
+  beforeAll(async () => {
+    receiver = await startOtlpReceiver();
+  });
+  afterAll(() => receiver.close());
+
+  it('without an endpoint loads nothing of the SDK (tracing off costs nothing)', async () => {
+    expect(Number(await runWithPreload(COUNT_SDK, {}))).toBe(0);
+    // The measure can fail: with an endpoint the SDK is there.
+    const on = await runWithPreload(COUNT_SDK, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    expect(Number(on)).toBeGreaterThan(0);
+  }, 60_000);
+
+  it.each(['http/protobuf', 'http/json'])(
+    'with an endpoint exports the server and client spans of one trace over %s, without the secret',
+    async (protocol) => {
+      receiver.spans.length = 0;
+      await runWithPreload(ROUND_TRIP, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+        OTEL_SERVICE_NAME: 'preload-test',
+      });
+      // The process exits once its last batch is out (the SDK flushes at exit).
+      await expect.poll(() => receiver.spans.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+      const spans = receiver.spans;
+      expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
+      expect(spans.every((s) => s.service === 'preload-test')).toBe(true);
+      const server = spans.find((s) => s.attributes['url.path'] === '/callback');
+      expect(server, JSON.stringify(spans)).toBeDefined();
+      const client = spans.find((s) => String(s.attributes['url.full'] ?? '').endsWith('/callback'));
+      expect(client, JSON.stringify(spans)).toBeDefined();
+      expect(server!.parentSpanId).toBe(client!.spanId);
+      expect(JSON.stringify(spans)).not.toContain(SECRET);
+    },
+    60_000,
+  );
+});

@@ -1,0 +1,222 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+// An OTLP/HTTP trace receiver for tests: a plain Node server that accepts POST /v1/traces in
+// either encoding (http/json, or http/protobuf decoded here from the wire format) and keeps every
+// span, flattened, with the service name of the process that sent it.
+
+export interface ReceivedSpan {
+  service: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  attributes: Record<string, unknown>;
+  /** How the span came: `application/json` or `application/x-protobuf`. */
+  encoding: string;
+}
+
+export interface OtlpReceiver {
+  /** The base URL to give as OTEL_EXPORTER_OTLP_ENDPOINT. */
+  url: string;
+  spans: ReceivedSpan[];
+  close(): Promise<void>;
+}
+
+// --- protobuf wire format: just what ExportTraceServiceRequest needs -------------------------
+
+type Field = { no: number; value: bigint | Buffer };
+
+function* fields(buf: Buffer): Generator<Field> {
+  let at = 0;
+  const varint = (): bigint => {
+    let result = 0n;
+    let shift = 0n;
+    for (;;) {
+      const byte = buf[at++]!;
+      result |= BigInt(byte & 0x7f) << shift;
+      if ((byte & 0x80) === 0) return result;
+      shift += 7n;
+    }
+  };
+  while (at < buf.length) {
+    const key = Number(varint());
+    const no = key >> 3;
+    const wire = key & 7;
+    if (wire === 0) yield { no, value: varint() };
+    else if (wire === 1) {
+      yield { no, value: buf.readBigUInt64LE(at) };
+      at += 8;
+    } else if (wire === 2) {
+      const length = Number(varint());
+      yield { no, value: buf.subarray(at, at + length) };
+      at += length;
+    } else if (wire === 5) {
+      yield { no, value: BigInt(buf.readUInt32LE(at)) };
+      at += 4;
+    } else throw new Error(`unsupported protobuf wire type ${wire}`);
+  }
+}
+
+const bytesOf = (f: Field) => f.value as Buffer;
+
+/** opentelemetry.proto.common.v1.AnyValue */
+function anyValue(buf: Buffer): unknown {
+  for (const f of fields(buf)) {
+    if (f.no === 1) return bytesOf(f).toString('utf8');
+    if (f.no === 2) return f.value === 1n;
+    if (f.no === 3) return Number(f.value as bigint);
+    if (f.no === 4) return Buffer.from(new BigUint64Array([f.value as bigint]).buffer).readDoubleLE(0);
+    if (f.no === 5) return [...fields(bytesOf(f))].filter((v) => v.no === 1).map((v) => anyValue(bytesOf(v)));
+    if (f.no === 6) return keyValues([...fields(bytesOf(f))].filter((v) => v.no === 1).map(bytesOf));
+    if (f.no === 7) return bytesOf(f).toString('hex');
+  }
+  return undefined;
+}
+
+/** A list of opentelemetry.proto.common.v1.KeyValue */
+function keyValues(list: Buffer[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const kv of list) {
+    let key = '';
+    let value: unknown;
+    for (const f of fields(kv)) {
+      if (f.no === 1) key = bytesOf(f).toString('utf8');
+      if (f.no === 2) value = anyValue(bytesOf(f));
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+function decodeProtobuf(body: Buffer): ReceivedSpan[] {
+  const out: ReceivedSpan[] = [];
+  for (const rs of fields(body)) {
+    if (rs.no !== 1) continue;
+    let service = '';
+    const spans: Buffer[] = [];
+    for (const f of fields(bytesOf(rs))) {
+      if (f.no === 1) {
+        const attrs = [...fields(bytesOf(f))].filter((a) => a.no === 1).map(bytesOf);
+        service = String(keyValues(attrs)['service.name'] ?? '');
+      }
+      if (f.no === 2) for (const s of fields(bytesOf(f))) if (s.no === 2) spans.push(bytesOf(s));
+    }
+    for (const span of spans) {
+      const received: ReceivedSpan = {
+        service,
+        traceId: '',
+        spanId: '',
+        parentSpanId: '',
+        name: '',
+        attributes: {},
+        encoding: 'application/x-protobuf',
+      };
+      const attrs: Buffer[] = [];
+      for (const f of fields(span)) {
+        if (f.no === 1) received.traceId = bytesOf(f).toString('hex');
+        if (f.no === 2) received.spanId = bytesOf(f).toString('hex');
+        if (f.no === 4) received.parentSpanId = bytesOf(f).toString('hex');
+        if (f.no === 5) received.name = bytesOf(f).toString('utf8');
+        if (f.no === 9) attrs.push(bytesOf(f));
+      }
+      received.attributes = keyValues(attrs);
+      out.push(received);
+    }
+  }
+  return out;
+}
+
+// --- http/json --------------------------------------------------------------------------------
+
+interface JsonKeyValue {
+  key: string;
+  value: Record<string, unknown>;
+}
+
+function jsonValue(value: Record<string, unknown> | undefined): unknown {
+  if (!value) return undefined;
+  if ('stringValue' in value) return value.stringValue;
+  if ('boolValue' in value) return value.boolValue;
+  if ('intValue' in value) return Number(value.intValue);
+  if ('doubleValue' in value) return value.doubleValue;
+  if ('arrayValue' in value)
+    return ((value.arrayValue as { values?: Record<string, unknown>[] }).values ?? []).map(jsonValue);
+  if ('kvlistValue' in value)
+    return jsonAttributes((value.kvlistValue as { values?: JsonKeyValue[] }).values);
+  if ('bytesValue' in value) return value.bytesValue;
+  return undefined;
+}
+
+function jsonAttributes(list: JsonKeyValue[] | undefined): Record<string, unknown> {
+  return Object.fromEntries((list ?? []).map((kv) => [kv.key, jsonValue(kv.value)]));
+}
+
+interface JsonRequest {
+  resourceSpans?: {
+    resource?: { attributes?: JsonKeyValue[] };
+    scopeSpans?: {
+      spans?: {
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        name: string;
+        attributes?: JsonKeyValue[];
+      }[];
+    }[];
+  }[];
+}
+
+function decodeJson(body: Buffer): ReceivedSpan[] {
+  const request = JSON.parse(body.toString('utf8')) as JsonRequest;
+  return (request.resourceSpans ?? []).flatMap((rs) => {
+    const service = String(jsonAttributes(rs.resource?.attributes)['service.name'] ?? '');
+    return (rs.scopeSpans ?? []).flatMap((ss) =>
+      (ss.spans ?? []).map((s) => ({
+        service,
+        traceId: s.traceId,
+        spanId: s.spanId,
+        parentSpanId: s.parentSpanId ?? '',
+        name: s.name,
+        attributes: jsonAttributes(s.attributes),
+        encoding: 'application/json',
+      })),
+    );
+  });
+}
+
+/** Starts the receiver on a free loopback port. */
+export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+  const spans: ReceivedSpan[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method !== 'POST' || req.url !== '/v1/traces') {
+        res.writeHead(404).end();
+        return;
+      }
+      const body = Buffer.concat(chunks);
+      const type = req.headers['content-type'] ?? '';
+      try {
+        spans.push(...(type.includes('json') ? decodeJson(body) : decodeProtobuf(body)));
+      } catch {
+        res.writeHead(400).end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': type.includes('json') ? 'application/json' : type });
+      res.end(type.includes('json') ? '{}' : '');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    spans,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
