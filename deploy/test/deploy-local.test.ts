@@ -49,7 +49,9 @@ beforeAll(async () => {
     await deployLocal('--no-build', '--demo');
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`npm run deploy:local failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
+    throw new Error(`npm run deploy:local failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`, {
+      cause: err,
+    });
   }
   browser = await launchBrowser();
 }, 600_000);
@@ -124,7 +126,7 @@ describe('npm run deploy:local: the manifests played with podman, behind nginx',
         await context.close();
       }
     }
-    console.log(`sign-in with ${victim} killed mid-journey: ${attempts.join('; ')}`);
+    console.warn(`sign-in with ${victim} killed mid-journey: ${attempts.join('; ')}`);
     expect(killed).toBe(true);
     expect(podman('inspect', '--format', '{{.State.Status}}', victim).stdout.trim()).toBe('exited');
     expect(attempts.at(-1)).toBe('completed');
