@@ -145,7 +145,8 @@ export async function startProcessCluster(options: ClusterOptions): Promise<Runn
     for (const part of options.parts) {
       const own = instancePorts.get(part)!;
       const several = own.length > 1;
-      const started = await Promise.all(
+      // Settled, not Promise.all: when one instance fails to start, the ones that did are stopped too.
+      const settled = await Promise.allSettled(
         own.map((instance, i) => {
           const ready = READY_LISTENER[part];
           const spawnOptions: SpawnOptions = {
@@ -171,7 +172,9 @@ export async function startProcessCluster(options: ClusterOptions): Promise<Runn
           return spawnPart(part, spawnOptions);
         }),
       );
-      processes.push(...started);
+      for (const r of settled) if (r.status === 'fulfilled') processes.push(r.value);
+      const failed = settled.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
     }
   } catch (error) {
     await close();
