@@ -118,7 +118,7 @@ const workloads: [string, (o: typeof opts) => Promise<unknown>][] = [
   ],
 ];
 // The browser and enumeration checks are many samples already (runs, pairs): they run once.
-const repeated = new Set(['ceiling', 'identity', 'whoami', 'oauth2']);
+const repeated = new Set(['ceiling', 'identity', 'whoami', 'oauth2', 'front-door']);
 const selected = workloads.filter(([name]) => only.has(name));
 
 async function attempt(name: string, run: () => Promise<unknown>): Promise<unknown> {
