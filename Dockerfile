@@ -12,6 +12,9 @@ ARG BASE_IMAGE=node:24.21.0-bookworm-slim
 ARG BUILD_IMAGE=node:24.21.0-bookworm-slim
 
 # ---- build: every dependency, then the compiled services (dist/) and the account app's build ----
+# What the later stages take from it is /out/runtime and /out/stand-ins. `npm run image` (without
+# --full) makes those two trees on the host from the checkout's compiled output and passes them as
+# the named context `build` (--build-context build=<dir>), which replaces this stage: it is skipped.
 FROM ${BUILD_IMAGE} AS build
 WORKDIR /app
 # Manifests first, so the dependency layer is rebuilt only when they change.

@@ -1,8 +1,10 @@
 // `BENCH_ONLY=front-door npm run bench`: nginx as the front door. Two identity processes on a
 // throwaway PostgreSQL server behind nginx (the configuration of `npm run start:cluster`), against
 // one of those processes asked directly, in the same run: `/health/alive` (the proxying cost alone)
-// and whoami with a session (answered from the per-instance session cache). Also the CPU time nginx
-// and the instances used per 1,000 requests (from /proc), to show where the time goes.
+// and whoami with a session (answered from the per-instance session cache); then the authorization
+// server's refresh with rotation (two oauth2 processes behind nginx against one of them, on the same
+// PostgreSQL server; bench/oauth2-bench.ts). Also the CPU time nginx and the instances used per
+// 1,000 requests (from /proc), to show where the time goes.
 import { readFileSync, readdirSync } from 'node:fs';
 import type { Result } from 'autocannon';
 import { freePortsApart } from '@acme/cluster/free-ports';
@@ -11,6 +13,7 @@ import { startProcessCluster } from '@acme/cluster/system';
 import { createIdentityAdminClient } from '@acme/identity-contract/admin-client';
 import { startCluster } from '../packages/test-kit/src/postgres-cluster.ts';
 import { runLoadChild } from './load/child.ts';
+import { benchRefreshFrontDoor } from './oauth2-bench.ts';
 import { passwordLogin } from './load/password-login.ts';
 import { summarise } from './summarise.ts';
 
@@ -45,11 +48,26 @@ export function cpuSeconds(root: number): number {
 
 export async function benchFrontDoor(opts: { durationSec: number; connections: number }) {
   const postgres = await startCluster();
+  try {
+    const identity = await benchIdentityFrontDoor(postgres.url, opts);
+    // The identity processes are stopped by now: the refresh runs on its own processes.
+    const refresh = await benchRefreshFrontDoor(postgres.url, opts);
+    const ratio = round(refresh.nginx.requestsPerSec / refresh.direct.requestsPerSec);
+    return { ...identity, refresh: { ...refresh, nginxVsDirect: ratio } };
+  } finally {
+    postgres.stop();
+  }
+}
+
+async function benchIdentityFrontDoor(
+  databaseUrl: string,
+  opts: { durationSec: number; connections: number },
+) {
   const names = Object.keys(USUAL_PORTS) as Listener[];
   const free = await freePortsApart(names.length);
   const ports = Object.fromEntries(names.map((n, i) => [n, free[i]!])) as Ports;
   const cluster = await startProcessCluster({
-    databaseUrl: postgres.url,
+    databaseUrl,
     parts: ['identity'],
     instances: 2,
     ports,
@@ -106,13 +124,12 @@ export async function benchFrontDoor(opts: { durationSec: number; connections: n
       round(w.nginx.requestsPerSec / w.direct.requestsPerSec);
     return {
       method:
-        'identity on PostgreSQL: one process asked directly against two processes behind nginx (worker_processes auto), in the same run; servers pinned to one core, load on the other (see pinning).',
+        'identity (health, whoami) and the authorization server (refresh with rotation) on PostgreSQL: one process asked directly against two processes behind nginx (worker_processes auto), in the same run; servers pinned to one core, load on the other (see pinning).',
       healthAlive: { ...alive, nginxVsDirect: ratio(alive) },
       whoami: { ...whoami, nginxVsDirect: ratio(whoami) },
     };
   } finally {
     await cluster.close();
-    postgres.stop();
   }
 }
 

@@ -42,6 +42,8 @@ interface Target {
   tokenPath: string;
   /** A provider on the target's storage, in this process: it mints the single-use credentials. */
   provider: Provider;
+  /** With two instances behind nginx: the first instance itself, past nginx. */
+  direct?: string;
   /** Fields of a code / refresh token belonging to one live grant. */
   codeTemplate: Record<string, unknown>;
   refreshTemplate: Record<string, unknown>;
@@ -160,6 +162,7 @@ async function startOurs(storage: Storage): Promise<Target> {
     let adminUrl: string;
     let provider: Provider;
     let issuer: string;
+    let direct: string | undefined;
     if (storage.kind === 'postgres' && storage.instances === 2) {
       const fresh = await freshDatabase(storage.serverUrl);
       cleanup.push(() => fresh.db.close());
@@ -176,6 +179,7 @@ async function startOurs(storage: Storage): Promise<Target> {
       issuer = cluster.urls.oauth2Public;
       url = ipv4(issuer);
       adminUrl = ipv4(cluster.urls.oauth2Admin);
+      direct = `http://127.0.0.1:${cluster.instancePorts.get('oauth2-1')!.oauth2Public}`;
       // Mints credentials into the same database; it serves nothing.
       const minting = await createApp({
         config: loadConfig({ OAUTH2_PUBLIC_URL: issuer, ...ALG_ENV }),
@@ -215,6 +219,7 @@ async function startOurs(storage: Storage): Promise<Target> {
     return {
       name: 'ours',
       url,
+      ...(direct ? { direct } : {}),
       tokenPath: '/oauth2/token',
       provider,
       codeTemplate,
@@ -459,6 +464,25 @@ async function measure(
     timedSec: Math.round(timed * 10) / 10,
   };
   return figures;
+}
+
+/**
+ * Refresh with rotation on the authorization server's two processes behind nginx, on a database of
+ * its own on `serverUrl`: through nginx and, in the same run, against the first process directly.
+ */
+export async function benchRefreshFrontDoor(
+  serverUrl: string,
+  opts: { durationSec: number; connections: number },
+): Promise<{ direct: Figures; nginx: Figures }> {
+  const target = await startOurs({ kind: 'postgres', serverUrl, instances: 2 });
+  try {
+    return {
+      direct: await measure({ ...target, url: target.direct! }, 'refresh', opts),
+      nginx: await measure(target, 'refresh', opts),
+    };
+  } finally {
+    await target.close();
+  }
 }
 
 export async function benchOAuth2(opts: {

@@ -6,7 +6,7 @@
 // ceiling,identity,oauth2,browser,enumeration,lifecycle; `whoami` runs only the identity service's whoami
 // workload, `events` the security event log at 1 million events (BENCH_EVENTS) and
 // `events-write` what writing security events costs password sign-in (its own interleaved rounds);
-// `front-door` nginx in front of two identity processes against one (bench/front-door.ts);
+// `front-door` nginx in front of two processes against one: health, whoami, refresh (bench/front-door.ts);
 // `tracing` what OpenTelemetry tracing costs password login and refresh (bench/tracing-cost.ts);
 // none is part of the default set), BENCH_ENUM_PAIRS (known/unknown address pairs
 // per entry point, default 1000), BENCH_BROWSER_RUNS (default 20), BENCH_LIFECYCLE_RUNS (runs of the
@@ -104,7 +104,7 @@ const workloads: [string, (o: typeof opts) => Promise<unknown>][] = [
         samples: Number(process.env.BENCH_EVENT_SAMPLES ?? 500),
       }),
   ],
-  // nginx in front of two identity processes against one process, on PostgreSQL.
+  // nginx in front of two processes against one, on PostgreSQL: identity's health and whoami, refresh.
   ['front-door', (o) => benchFrontDoor(o)],
   // Interleaves its own rounds (events on / off), so it runs once.
   ['events-write', (o) => benchEventsWrite({ ...o, rounds: Math.max(rounds, 5) })],
@@ -122,7 +122,7 @@ const workloads: [string, (o: typeof opts) => Promise<unknown>][] = [
   ],
 ];
 // The browser and enumeration checks are many samples already (runs, pairs): they run once.
-const repeated = new Set(['ceiling', 'identity', 'whoami', 'oauth2']);
+const repeated = new Set(['ceiling', 'identity', 'whoami', 'oauth2', 'front-door']);
 const selected = workloads.filter(([name]) => only.has(name));
 
 async function attempt(name: string, run: () => Promise<unknown>): Promise<unknown> {

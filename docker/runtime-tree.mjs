@@ -7,7 +7,7 @@
 // - Of node_modules: the packages the compiled files import, and the production dependencies of
 //   those (their `dependencies`, installed optional and peer dependencies), resolved the way Node
 //   resolves them, from package-lock.json. Workspace packages they import come along the same way.
-//   Type declarations, source maps and read-me files are left out.
+//   Type declarations, source maps, read-me files and the builds only bundlers read are left out.
 // Plain JavaScript: it runs before anything is compiled.
 import { builtinModules } from 'node:module';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
@@ -106,11 +106,31 @@ while (queue.length > 0) {
   for (const name of Object.keys(entry.peerDependencies ?? {})) need(key, name, true);
 }
 
-const copy = (from, to) =>
+/**
+ * The directories of a package that only bundlers read: with no `exports` map, Node loads `main`,
+ * and a `module` or `esnext` build in another directory (the OpenTelemetry packages ship three
+ * copies of themselves: build/src, build/esm, build/esnext) is never loaded.
+ */
+function bundlerOnly(dir) {
+  const pkg = join(dir, 'package.json');
+  if (!existsSync(pkg)) return [];
+  const { main, module, esnext, exports } = JSON.parse(readFileSync(pkg, 'utf8'));
+  if (exports || typeof main !== 'string') return [];
+  const top = (file) => file.replace(/^\.\//, '').split('/').slice(0, -1).join('/');
+  return [module, esnext]
+    .filter((f) => typeof f === 'string' && top(f) && top(f) !== top(main) && !top(main).startsWith(top(f)))
+    .map((f) => join(dir, top(f)));
+}
+const copy = (from, to) => {
+  const skipped = bundlerOnly(from);
   cpSync(from, to, {
     recursive: true,
-    filter: (src) => !LEFT_OUT.test(src) && !relative(from, src).split('/').includes('node_modules'),
+    filter: (src) =>
+      !LEFT_OUT.test(src) &&
+      !relative(from, src).split('/').includes('node_modules') &&
+      !skipped.some((d) => src === d || src.startsWith(`${d}/`)),
   });
+};
 mkdirSync(out, { recursive: true });
 cpSync(join(root, 'package.json'), join(out, 'package.json'));
 for (const w of shipped) {

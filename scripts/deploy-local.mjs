@@ -1,7 +1,8 @@
 // `npm run deploy:local`: the Kubernetes manifests of deploy/kubernetes/base played on this machine
 // with `podman kube play`, against a PostgreSQL pod and behind an nginx pod (both from Debian's
 // packages), on the browser-facing ports of `npm start`. `npm run deploy:local -- down` removes
-// everything it made. DEPLOY_PORT_OFFSET shifts every port (tests); `--no-build` skips `npm run image`.
+// everything it made. DEPLOY_PORT_OFFSET shifts every port (tests); `--no-build` skips `npm run image`;
+// `--demo` adds the demo accounts of `npm start` (organisation Acme, its password users).
 //
 // What is changed on the way, and why (docs/deploy.md lists what podman does with each kind):
 // - every pod runs with hostNetwork (the machine's loopback, where the browser and the tests look);
@@ -255,6 +256,17 @@ const answers = (url, headers = {}) =>
     () => false,
   );
 
+/**
+ * `--demo`: the demo organisation Acme and its password users, through the user service's admin
+ * API (the seed of `npm start`, from the compiled user service: `npm run deploy:local` runs Node
+ * with `--conditions=compiled`).
+ */
+async function seedDemoAccounts(usersAdminKey) {
+  const { seedDemo, DEMO_PASSWORD } = await import('@acme/users');
+  const { users } = await seedDemo(local(4456), usersAdminKey);
+  console.log(`\nDemo accounts (password ${DEMO_PASSWORD}): ${users.map((u) => u.email).join(', ')}`);
+}
+
 function down(eng) {
   if (existsSync(dir)) {
     for (const f of readdirSync(dir)
@@ -329,17 +341,25 @@ async function up(eng) {
     ...deployments.flatMap((d) => Array.from({ length: d.spec.replicas }, (_, r) => replicaPod(d, r))),
   ]);
   play(eng, '4-nginx.yaml', [nginxPod(infra, replicas)]);
-  await until('the services behind nginx', 120, async () =>
+  // Every replica ready on its own ports, then the same through nginx.
+  const ready = (port) => [
+    answers(`http://127.0.0.1:${port(4433)}/health/ready`),
+    answers(`http://127.0.0.1:${port(4445)}/health/ready`, { host: `localhost:${port(4445)}` }),
+    answers(`http://127.0.0.1:${port(4455)}/health/ready`),
+    answers(`http://127.0.0.1:${port(4466)}/health/ready`),
+    // The second app's port: fetch refuses 6000, the first app's port of the second replica.
+    answers(`http://127.0.0.1:${port(4001)}/account/`),
+  ];
+  const instances = Math.max(...Object.values(replicas));
+  await until('every replica, then the services behind nginx', 180, async () =>
     (
       await Promise.all([
-        answers(`${local(4433)}/health/ready`),
-        answers(`${local(4445)}/health/ready`, { host: `localhost:${at(4445)}` }),
-        answers(`${local(4455)}/health/ready`),
-        answers(`${local(4466)}/health/ready`),
-        answers(`${local(4000)}/account/`),
+        ...Array.from({ length: instances }, (_, r) => ready((p) => instancePort(p, r))).flat(),
+        ...ready(at),
       ])
     ).every(Boolean),
   );
+  if (process.argv.includes('--demo')) await seedDemoAccounts(values['users-admin-key']);
   console.log(
     `\nacme-account is up (podman kube play, ${Object.values(replicas).reduce((a, b) => a + b, 0)} service pods behind nginx):`,
   );

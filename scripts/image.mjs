@@ -1,7 +1,17 @@
 // `npm run image`: builds the product's images from `Dockerfile`, tagged `acme-account/<part>:<version>`
-// (identity, oauth2, users, agent, account, stand-ins). `npm run image -- --official-base` builds
-// on the official Node image from a registry; by default, with podman, the bases are made here from
-// Debian packages and the Node binary the tests run on (no registry needed):
+// (identity, oauth2, users, agent, account, stand-ins).
+//
+// Two ways to fill the images, from the same Dockerfile:
+//   - by default, from this checkout's compiled output: `npm run build` here (only what is stale is
+//     compiled again), then docker/runtime-tree.mjs on this machine, and the prepared trees handed
+//     to the build as the context named `build` (`--build-context build=<dir>`), which takes the
+//     place of the Dockerfile's build stage: no `npm ci` inside the build. `--built` trusts the
+//     output already there (the test run's compile and build stages made it) and builds only what
+//     is missing;
+//   - `--full`: the Dockerfile's own build stage (`npm ci` and `npm run build` inside the build),
+//     what a registry's CI runs from a clean checkout.
+// `--official-base` builds on the official Node image from a registry; by default, with podman, the
+// bases are made here from Debian packages and the Node binary the tests run on (no registry needed):
 //   - the Debian root (libc, libstdc++, dash, tini) from `mmdebstrap --variant=extract`, its tarball
 //     kept in /var/tmp/acme-account keyed by the Debian release and the package list;
 //   - `localhost/acme-account/node:<node>-<release>`: that root and node_modules' Node binary;
@@ -91,16 +101,21 @@ export function debianRoot(eng, packages) {
   return image;
 }
 
-/** The two base images made from Debian packages; returns their names. */
-export function debianBases(eng) {
+/**
+ * The base images made from Debian packages (the build stage's only with `withBuilder`); returns
+ * their names.
+ */
+export function debianBases(eng, { withBuilder = false } = {}) {
   const node = testedNode();
   const runtime = `localhost/acme-account/node:${node.version}-${RELEASE}`;
   const builder = `localhost/acme-account/node-build:${node.version}-${RELEASE}`;
-  if (exists(eng, runtime) && exists(eng, builder)) return { runtime, builder };
-  const debian = debianRoot(eng, PACKAGES);
-  // An imported image has no PATH: `podman kube play` (unlike `podman run`) gives it none either.
-  const path = 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-  build(eng, runtime, `FROM ${debian}\n${path}\nCOPY node /usr/local/bin/node\n`, { node: node.file });
+  if (!exists(eng, runtime)) {
+    const debian = debianRoot(eng, PACKAGES);
+    // An imported image has no PATH: `podman kube play` (unlike `podman run`) gives it none either.
+    const path = 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+    build(eng, runtime, `FROM ${debian}\n${path}\nCOPY node /usr/local/bin/node\n`, { node: node.file });
+  }
+  if (!withBuilder || exists(eng, builder)) return { runtime, builder };
   const npmDir = join(
     dirname(realpathSync(spawnSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).stdout.trim())),
     '..',
@@ -143,24 +158,67 @@ export function debianBases(eng) {
   return { runtime, builder };
 }
 
-/** Builds every part's image; `official`: on the Dockerfile's default (registry) bases. */
-export function buildImages(eng, { official = !eng.podman } = {}) {
+const RUNTIME_WORKSPACES = [
+  'services/identity',
+  'services/oauth2',
+  'services/users',
+  'services/agent',
+  'apps/account',
+];
+
+/**
+ * The trees the Dockerfile's build stage would copy out (`/out/runtime`, `/out/stand-ins`), made
+ * here by docker/runtime-tree.mjs from this checkout's compiled output; returns their directory.
+ * `built`: the output is already there (only what is missing is built), else `npm run build` first.
+ */
+function preparedTrees(built) {
+  const sh = (cmd) => {
+    if (spawnSync('sh', ['-c', cmd], { cwd: root, stdio: 'inherit' }).status !== 0)
+      throw new Error(`${cmd} failed`);
+  };
+  if (!built) sh('npm run build --silent');
+  else {
+    sh('node scripts/build.mjs');
+    if (!existsSync(join(root, 'apps', 'account', 'dist', 'index.html')))
+      sh('npm run build -w @acme/account');
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'acme-tree-'));
+  const tree = (out, workspaces) =>
+    sh(`node docker/runtime-tree.mjs ${join(dir, 'out', out)} ${workspaces.join(' ')}`);
+  tree('runtime', [...RUNTIME_WORKSPACES, '--without=dev']);
+  tree('stand-ins', ['dev']);
+  return dir;
+}
+
+/**
+ * Builds every part's image. `official`: on the Dockerfile's default (registry) bases; `full`: with
+ * the Dockerfile's own build stage (npm ci and the build inside it), else from this checkout's
+ * output (`built`: already compiled and built).
+ */
+export function buildImages(eng, { official = !eng.podman, full = false, built = false } = {}) {
   const revision =
     spawnSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout?.trim() || 'unknown';
   const args = ['--build-arg', `VERSION=${version}`, '--build-arg', `REVISION=${revision}`];
   if (!official) {
-    const bases = debianBases(eng);
+    const bases = debianBases(eng, { withBuilder: full });
     args.push('--build-arg', `BASE_IMAGE=${bases.runtime}`, '--build-arg', `BUILD_IMAGE=${bases.builder}`);
   }
+  // The prepared trees take the place of the build stage (named contexts win over stages).
+  const trees = full ? undefined : preparedTrees(built);
+  if (trees) args.push('--build-context', `build=${trees}`);
   // The docker format keeps HEALTHCHECK (OCI image configurations have no field for it).
   const isolation = eng.podman
     ? ['--isolation', 'chroot', '--network', 'host', '--layers', '--format', 'docker']
     : [];
-  for (const target of ['runtime', 'stand-ins']) {
-    const tag = imageOf(target);
-    console.log(`Building ${tag}…`);
-    if (run(eng, ['build', ...isolation, ...args, '--target', target, '-t', tag, '.']) !== 0)
-      throw new Error(`the ${target} image did not build`);
+  try {
+    for (const target of ['runtime', 'stand-ins']) {
+      const tag = imageOf(target);
+      console.log(`Building ${tag}…`);
+      if (run(eng, ['build', ...isolation, ...args, '--target', target, '-t', tag, '.']) !== 0)
+        throw new Error(`the ${target} image did not build`);
+    }
+  } finally {
+    if (trees) rmSync(trees, { recursive: true, force: true });
   }
   // One image per service part: the runtime with the part as its command and a health check of its
   // liveness route (`acme-entrypoint healthcheck <part>`; Kubernetes runs the manifests' probes instead).
@@ -186,7 +244,12 @@ export function buildImages(eng, { official = !eng.podman } = {}) {
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   try {
-    buildImages(engine(), process.argv.includes('--official-base') ? { official: true } : {});
+    const flag = (name) => process.argv.includes(name);
+    buildImages(engine(), {
+      ...(flag('--official-base') ? { official: true } : {}),
+      full: flag('--full'),
+      built: flag('--built'),
+    });
   } catch (err) {
     console.error(err instanceof EngineMissing ? err.message : `npm run image: ${err.message}`);
     process.exit(1);

@@ -183,7 +183,8 @@ export async function startProcessCluster(options: ClusterOptions): Promise<Runn
     for (const part of options.parts) {
       const own = instancePorts.get(part)!;
       const several = own.length > 1;
-      const started = await Promise.all(
+      // Settled, not Promise.all: when one instance fails to start, the ones that did are stopped too.
+      const settled = await Promise.allSettled(
         own.map((instance, i) => {
           const from = options.instanceFrom?.(part, i);
           const ready = (from ? EARLIER_RELEASE_READY : READY_LISTENER)[part];
@@ -210,7 +211,9 @@ export async function startProcessCluster(options: ClusterOptions): Promise<Runn
           return spawnPart(part, spawnOptions);
         }),
       );
-      processes.push(...started);
+      for (const r of settled) if (r.status === 'fulfilled') processes.push(r.value);
+      const failed = settled.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
     }
   } catch (error) {
     await close();
