@@ -128,7 +128,7 @@ describe('npm run research -- login | whoami | logout', () => {
   });
 });
 
-describe("the Python snippet of docs/integrations.md (urllib only)", () => {
+describe('the Python snippet of docs/integrations.md (urllib only)', () => {
   const python = spawnSync('python3', ['--version']).status === 0;
 
   it.runIf(python)("runs with the machine's python3 and prints the claims after approval", async () => {
