@@ -173,7 +173,7 @@ describe('consent for an application that is not the platform’s own', () => {
     });
   });
 
-  it('an application the operator registered (no organisation as owner) says so, and a logo over plain http is not shown', async () => {
+  it('threat: a logo that is not https (here plain http) is never shown; an application the operator registered says so', async () => {
     const operators = await register({ client_name: 'Ops tool', logo_uri: 'http://ops.acme.test/logo.png' });
     const { jar, challenge } = await authorize('grace@acme.test', { clientId: operators.client_id });
     const screen = await screenOf(jar, challenge);

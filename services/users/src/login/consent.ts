@@ -50,7 +50,10 @@ export async function acceptConsent(
   });
 }
 
-type PendingConsent = Extract<Awaited<ReturnType<UsersContext['oauth2Admin']['getConsentRequest']>>, { kind: 'pending' }>['request'];
+type PendingConsent = Extract<
+  Awaited<ReturnType<UsersContext['oauth2Admin']['getConsentRequest']>>,
+  { kind: 'pending' }
+>['request'];
 
 function consentSkipped(consent: PendingConsent): boolean {
   return consent.client?.skip_consent === true || consent.skip === true;
@@ -90,7 +93,10 @@ export async function consentScreen(ctx: UsersContext, caller: Caller, consentCh
   }
   const consent = lookup.request;
   if (caller.session.identity.id !== consent.subject) {
-    throw new AppError('SESSION_MISMATCH', 'The session does not belong to the user of this consent request.');
+    throw new AppError(
+      'SESSION_MISMATCH',
+      'The session does not belong to the user of this consent request.',
+    );
   }
   const client = consent.client;
   const owner = client?.owner ?? '';

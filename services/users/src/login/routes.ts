@@ -56,7 +56,12 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: UsersContext): vo
     const query = parseInput(consentScreenQuerySchema, request.query);
     const caller = await currentCaller(ctx, request);
     reply.header('cache-control', 'no-store');
-    return sendOutput(reply, 200, consentScreenSchema, await consentScreen(ctx, caller, query.consentChallenge));
+    return sendOutput(
+      reply,
+      200,
+      consentScreenSchema,
+      await consentScreen(ctx, caller, query.consentChallenge),
+    );
   });
 
   // Device sign-in (RFC 8628) from the app's device page: the user code, then the consent shown.

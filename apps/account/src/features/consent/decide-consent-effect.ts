@@ -10,7 +10,8 @@ import type { SessionState } from '../../shared/session/session-facts.ts';
 // (missing_session_retried), then fail.
 
 /** What is known of the consent request: not read yet, being read, or read. */
-export type ConsentScreenState = { state: 'unread' } | { state: 'reading' } | { state: 'read'; needsConsent: boolean };
+export type ConsentScreenState =
+  { state: 'unread' } | { state: 'reading' } | { state: 'read'; needsConsent: boolean };
 
 export interface ConsentInput {
   challenge: string | null;

@@ -15,7 +15,11 @@ import {
 import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
 import { useCommand } from '../../shared/react/use-command.ts';
 import { useSession } from '../../shared/session/use-session.ts';
-import { decideConsentEffect, decideConsentFailure, type ConsentScreenState } from './decide-consent-effect.ts';
+import {
+  decideConsentEffect,
+  decideConsentFailure,
+  type ConsentScreenState,
+} from './decide-consent-effect.ts';
 
 export function useConsent(search: { consent_challenge?: string }) {
   const config = getConfig();
@@ -40,36 +44,14 @@ export function useConsent(search: { consent_challenge?: string }) {
     screen,
   });
 
-  /** A refused read or answer: the 2FA reset at the login, the Terms step, or the error. */
-  function failed(error: unknown, retry: () => Promise<void>): void {
-    const failure = decideConsentFailure(
-      error instanceof HttpError
-        ? { status: error.status, errorCode: (error.body as { errorCode?: unknown } | null)?.errorCode }
-        : {},
-    );
-    if (failure.type === 'error') return setError(failure.message);
-    if (failure.type === 'terms') return setTerms({ busy: false, errors: [], retry });
-    // The login screen renders the 2FA reset for this session; a fresh authorization follows.
-    remove(registry.loginChallenge);
-    redirectTo(paths.login);
-  }
+  const failed = (error: unknown, retry: () => Promise<void>): void =>
+    routeFailure(error, { setError, askTerms: () => setTerms({ busy: false, errors: [], retry }) });
 
-  function send(
-    ids: { consentChallenge: string; identitySessionId: string },
-    decision?: 'allow' | 'deny',
-  ): Promise<void> {
-    const body = { consentChallenge: ids.consentChallenge, identitySessionId: ids.identitySessionId };
-    return postConsent(config.usersUrl, decision ? { ...body, decision } : body).then(
-      ({ redirectTo: target }) => {
-        remove(registry.missingSessionRetried);
-        redirectTo(target);
-      },
-      (error: unknown) => {
-        setAnswering(false);
-        failed(error, () => send(ids, decision));
-      },
-    );
-  }
+  const send = (ids: ConsentIds, decision?: 'allow' | 'deny'): Promise<void> =>
+    answerConsent(config.usersUrl, ids, decision).catch((error: unknown) => {
+      setAnswering(false);
+      failed(error, () => send(ids, decision));
+    });
 
   useCommand(command, (command) => {
     switch (command.type) {
@@ -126,4 +108,34 @@ export function useConsent(search: { consent_challenge?: string }) {
     consent: command.type === 'ask' && request ? { request, busy: answering, answer } : null,
     terms: terms ? { busy: terms.busy, errors: terms.errors, accept: acceptAndContinue } : null,
   };
+}
+
+interface ConsentIds {
+  consentChallenge: string;
+  identitySessionId: string;
+}
+
+/** Sends the consent (with the person's answer, when asked) and follows where it leads. */
+async function answerConsent(usersUrl: string, ids: ConsentIds, decision?: 'allow' | 'deny'): Promise<void> {
+  const body = { consentChallenge: ids.consentChallenge, identitySessionId: ids.identitySessionId };
+  const { redirectTo: target } = await postConsent(usersUrl, decision ? { ...body, decision } : body);
+  remove(registry.missingSessionRetried);
+  redirectTo(target);
+}
+
+/** A refused read or answer: the 2FA reset at the login, the Terms step, or the error. */
+function routeFailure(
+  error: unknown,
+  on: { setError: (message: string) => void; askTerms: () => void },
+): void {
+  const failure = decideConsentFailure(
+    error instanceof HttpError
+      ? { status: error.status, errorCode: (error.body as { errorCode?: unknown } | null)?.errorCode }
+      : {},
+  );
+  if (failure.type === 'error') return on.setError(failure.message);
+  if (failure.type === 'terms') return on.askTerms();
+  // The login screen renders the 2FA reset for this session; a fresh authorization follows.
+  remove(registry.loginChallenge);
+  redirectTo(paths.login);
 }
