@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from './axe.ts';
 import { systemUrls, useBrowser } from './browser.ts';
 import { adminJson, createUser, type TestUser } from './fixtures.ts';
-import { submitPassword, tabTo } from './journeys.ts';
+import { signInWithPassword, submitPassword, tabTo } from './journeys.ts';
 
 // Another organisation's web app signs a person in through the consent screen: a confidential
 // client registered through the authorization server's admin client API, and a tiny relying party
@@ -136,13 +136,21 @@ describe('consent for another organisation’s web app, end to end', () => {
     await page.waitForURL(`${rp.base}/callback**`, { timeout: 30_000 });
     expect(await page.textContent('body')).toBe(`signed in: ${user.identityId}`);
 
-    // Connected apps lists it by name; revoked, it disappears and the next sign-in asks again.
-    await page.goto(`${urls.platform}/account/settings`);
-    const listed = page.getByTestId('connected-app').filter({ hasText: appName });
+    // Connected apps (the account page, signed in to the platform in another browser) lists it by
+    // name; revoked, it disappears, and the application's next sign-in asks again.
+    const account = await browser.newPage();
+    await signInWithPassword(account.page, urls, user);
+    await account.page.goto(`${urls.platform}/account/settings`);
+    await account.page.getByRole('heading', { name: 'Account settings' }).waitFor({ timeout: 30_000 });
+    const listed = account.page.getByTestId('connected-app').filter({ hasText: appName });
     await listed.waitFor({ timeout: 30_000 });
-    await page.getByRole('button', { name: `Revoke: ${appName}` }).click();
+    await account.page.getByRole('button', { name: `Revoke: ${appName}` }).click();
     await listed.waitFor({ state: 'detached', timeout: 30_000 });
-    await toConsentScreen(page, false);
+    await account.page.goto(`${rp.base}/login`);
+    await account.page
+      .getByRole('heading', { name: `Allow ${appName} to sign you in?` })
+      .waitFor({ timeout: 30_000 });
+    await account.context.close();
     await context.close();
   });
 });
