@@ -72,7 +72,7 @@ describe('consent for an application that is not the platform’s own', () => {
     return (await created.json()) as { client_id: string; client_secret: string };
   }
 
-  function authorizeUrl(clientId: string, scope = 'openid') {
+  function authorizeUrl(clientId: string, scope = 'openid', prompt?: string) {
     const verifier = randomBytes(32).toString('base64url');
     const url = new URL(`${urls.issuer}/oauth2/auth`);
     for (const [k, v] of Object.entries({
@@ -86,6 +86,7 @@ describe('consent for an application that is not the platform’s own', () => {
     })) {
       url.searchParams.set(k, v);
     }
+    if (prompt) url.searchParams.set('prompt', prompt);
     return { url: url.toString(), verifier };
   }
 
@@ -103,9 +104,16 @@ describe('consent for an application that is not the platform’s own', () => {
   }
 
   /** Signs in (a new browser unless `jar` is given) and returns where the authorization went. */
-  async function authorize(email: string, options: { jar?: Jar; clientId?: string; scope?: string } = {}) {
+  async function authorize(
+    email: string,
+    options: { jar?: Jar; clientId?: string; scope?: string; prompt?: string } = {},
+  ) {
     const jar = options.jar ?? new Jar();
-    const { url, verifier } = authorizeUrl(options.clientId ?? client.client_id, options.scope);
+    const { url, verifier } = authorizeUrl(
+      options.clientId ?? client.client_id,
+      options.scope,
+      options.prompt,
+    );
     let at = await follow(jar, url);
     if (at.pathname === '/account/login') {
       const submitted = await passwordLogin(
@@ -219,6 +227,11 @@ describe('consent for an application that is not the platform’s own', () => {
     expect((await follow(other.jar, accepted.body.redirectTo)).searchParams.get('code')).toEqual(
       expect.any(String),
     );
+
+    // The application asks for the screen (prompt=consent): shown again.
+    const prompted = await authorize('ada@acme.test', { jar, prompt: 'consent' });
+    expect(prompted.at.pathname).toBe('/account/consent');
+    expect((await screenOf(jar, prompted.challenge)).body.needsConsent).toBe(true);
 
     // More scopes than were allowed: asked again.
     const more = await authorize('ada@acme.test', { jar, scope: 'openid offline_access' });
