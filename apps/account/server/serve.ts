@@ -107,7 +107,8 @@ export function securityHeaders(config: AccountConfig): Record<string, string> {
     "default-src 'self'",
     "script-src 'self'",
     `connect-src 'self' ${services.join(' ')}`,
-    "img-src 'self' data:",
+    // https: an application's logo on the consent screen (its logo_uri, https only, no referrer).
+    "img-src 'self' data: https:",
     "style-src 'self'",
     `frame-ancestors ${frameAncestors(config)}`,
     "base-uri 'none'",

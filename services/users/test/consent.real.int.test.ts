@@ -233,41 +233,4 @@ describe('consent through the real identity service and authorization server', (
     expect(res.res.status).toBe(404);
     expect(res.body.errorCode).toBe('CONSENT_REQUEST_NOT_FOUND');
   });
-  it('threat: an application registered through the admin client API, without skip_consent, gets access_denied and never the claims', async () => {
-    const redirectUri = 'https://reports.acme.test/callback';
-    const created = await fetch(`${urls.oauth2Admin}/admin/clients`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        client_name: 'Reports',
-        grant_types: ['authorization_code'],
-        redirect_uris: [redirectUri],
-      }),
-    });
-    expect(created.status).toBe(201);
-    const client = (await created.json()) as { client_id: string };
-    const { url } = platformAuthorizeUrl(urls.issuer, APP_ORIGIN);
-    const authorize = new URL(url);
-    authorize.searchParams.set('client_id', client.client_id);
-    authorize.searchParams.set('redirect_uri', redirectUri);
-
-    const jar = new Jar();
-    const login = await jar.navigateToApp(authorize.toString());
-    const submitted = await passwordLogin(
-      jar,
-      urls.identityPublic,
-      login.searchParams.get('login_challenge')!,
-      'ada@acme.test',
-    );
-    const whoami = await sessionOf(jar, urls.identityPublic);
-    const consent = await jar.navigateToApp(submitted.body.redirect_browser_to);
-    expect(consent.pathname).toBe('/account/consent');
-    const answered = await postConsent(consent.searchParams.get('consent_challenge')!, whoami.body.id);
-    expect(answered.res.status).toBe(200);
-    const { res } = await jar.fetch(answered.body.redirectTo);
-    const back = new URL(res.headers.get('location')!);
-    expect(back.origin + back.pathname).toBe(redirectUri);
-    expect(back.searchParams.get('error')).toBe('access_denied');
-    expect(back.searchParams.get('code')).toBeNull();
-  });
 });

@@ -456,7 +456,11 @@ describe('Microsoft 365 people approving a device', () => {
     const session = await whoami(jar, urls.identityPublic);
     const consent = await follow(jar, submitted.body.redirect_browser_to);
     const consentChallenge = consent.searchParams.get('consent_challenge')!;
-    const accepted = await post('/login/consent', { consentChallenge, identitySessionId: session.body.id });
+    const accepted = await post('/login/consent', {
+      consentChallenge,
+      identitySessionId: session.body.id,
+      decision: 'allow',
+    });
     expect(accepted.res.status).toBe(200);
     await follow(jar, accepted.body.redirectTo);
     const tokens = await poll(auth.device_code);

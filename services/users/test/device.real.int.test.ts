@@ -87,7 +87,11 @@ describe('device sign-in through the real services', () => {
       requestedScope: ['openid', 'offline_access'],
       authenticationMode: 'ory',
     });
-    const accepted = await users('/login/consent', { consentChallenge, identitySessionId: session.id });
+    const accepted = await users('/login/consent', {
+      consentChallenge,
+      identitySessionId: session.id,
+      decision: 'allow',
+    });
     expect(accepted.res.status).toBe(200);
     const done = await jar.navigateToApp(accepted.body.redirectTo);
     expect(done.toString()).toBe(`${APP_ORIGIN}/account/device?status=approved`);
@@ -145,7 +149,11 @@ describe('device sign-in through the real services', () => {
     // The device is not denied: its owner can still approve it, and it gets its tokens.
     expect((await poll(auth.device_code)).body.error).toBe('authorization_pending');
     const mine = await toConsent('grace@acme.test', (await deviceAuthorization()).user_code);
-    const approved = await users('/login/consent', { consentChallenge, identitySessionId: mine.session.id });
+    const approved = await users('/login/consent', {
+      consentChallenge,
+      identitySessionId: mine.session.id,
+      decision: 'allow',
+    });
     expect(approved.res.status).toBe(200);
   });
 

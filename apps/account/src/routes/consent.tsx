@@ -1,4 +1,5 @@
 import { copy } from '../copy.ts';
+import { ConsentScreen } from '../features/consent/consent-screen.tsx';
 import { useConsent } from '../features/consent/use-consent.ts';
 import { getConfig } from '../shared/config/env.ts';
 import { TermsForm } from '../shared/terms/terms-form.tsx';
@@ -7,12 +8,14 @@ import { ErrorView } from '../shared/ui/error-view.tsx';
 import { Progress } from '../shared/ui/progress.tsx';
 
 /**
- * Consent has no UI beyond a progress indicator (content not shown), except the Terms step ("Final
- * Step") when the user service asks for the terms before the first token.
+ * The platform's own applications get no consent screen beyond a progress indicator, except the
+ * Terms step ("Final Step") when the user service asks for the terms before the first token; any
+ * other application gets the consent screen (Allow or Deny).
  */
 export default function ConsentRoute({ search }: { search: { consent_challenge?: string } }) {
-  const { error, terms } = useConsent(search);
+  const { error, terms, consent } = useConsent(search);
   if (error) return <ErrorView message={error} mode="login" />;
+  if (consent) return <ConsentScreen {...consent} />;
   if (terms) {
     return (
       <TermsForm

@@ -7,6 +7,7 @@ import { read, write } from '../shared/storage/storage.ts';
 import { mockFetch } from '../testing/fetch-mock.ts';
 import { fakeJwt, kratosSession } from '../testing/identity.ts';
 import { goTo, resetScreenBetweenTests } from '../testing/screen.ts';
+import { consentRequest } from '../testing/fixtures.ts';
 
 const nav = vi.hoisted(() => ({ redirectTo: vi.fn(), replaceLocation: vi.fn() }));
 vi.mock('../shared/navigation/history.ts', async (importOriginal) => ({
@@ -99,9 +100,11 @@ describe('callback', () => {
 describe('consent', () => {
   it('posts the consent with the session id and follows redirectTo', async () => {
     const { calls } = mockFetch(({ url }) =>
-      url.pathname === '/login/consent'
-        ? { status: 200, body: { redirectTo: 'http://localhost:4444/oauth2/auth/z' } }
-        : whoami(url),
+      url.pathname === '/login/consent/request'
+        ? { status: 200, body: consentRequest() }
+        : url.pathname === '/login/consent'
+          ? { status: 200, body: { redirectTo: 'http://localhost:4444/oauth2/auth/z' } }
+          : whoami(url),
     );
     goTo('/account/consent?consent_challenge=cc-1');
     render(<Router />);

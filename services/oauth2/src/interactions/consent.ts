@@ -32,11 +32,12 @@ export async function getConsentRequest(rt: OAuth2Runtime, challenge: string) {
   const { interaction, requestUrl } = await loadPendingInteraction(rt, challenge, 'consent');
   const params = interaction.params;
   const login = (interaction.lastSubmission?.login ?? {}) as LoginSubmission;
+  const subject = interaction.session?.accountId ?? '';
   return {
     challenge,
     consent_request_id: challenge,
-    skip: false,
-    subject: interaction.session?.accountId ?? '',
+    skip: await consentRemembered(rt, subject, params),
+    subject,
     client: await clientView(rt, params.client_id),
     request_url: requestUrl,
     requested_scope: splitScope(params.scope),
@@ -49,6 +50,25 @@ export async function getConsentRequest(rt: OAuth2Runtime, challenge: string) {
     context: login.context ?? {},
     oidc_context: oidcContext(params),
   };
+}
+
+/**
+ * Hydra's `skip`: the subject holds a live grant for this client that covers every scope asked now
+ * (an earlier Allow, until it is revoked or ends), and the request does not ask for `prompt=consent`.
+ * A client that asks for more scopes than were granted is asked again.
+ */
+async function consentRemembered(
+  rt: OAuth2Runtime,
+  subject: string,
+  params: Record<string, unknown>,
+): Promise<boolean> {
+  if (!subject || typeof params.client_id !== 'string') return false;
+  if (splitScope(params.prompt).includes('consent')) return false;
+  const wanted = splitScope(params.scope);
+  const grants = await rt.claims.grantsOf(subject);
+  return grants.some(
+    (g) => g.clientId === params.client_id && wanted.every((scope) => g.scopes.includes(scope)),
+  );
 }
 
 export async function acceptConsentRequest(rt: OAuth2Runtime, challenge: string, rawBody: unknown) {

@@ -11,10 +11,19 @@ const requestClientSchema = z.object({
   grant_types: z.array(z.string()).nullish(),
   /** Hydra's flag: the platform's own applications, whose consent the platform gives itself. */
   skip_consent: z.boolean().optional(),
+  /** What the consent screen shows of any other application (client-provided, shown as text). */
+  logo_uri: z.string().nullish(),
+  client_uri: z.string().nullish(),
+  policy_uri: z.string().nullish(),
+  tos_uri: z.string().nullish(),
+  /** Who registered it: an organisation's id, or anything else for the operator. */
+  owner: z.string().nullish(),
 });
 
 const consentRequestSchema = z.object({
   challenge: z.string().optional(),
+  /** Hydra's `skip`: the person already consented to this client for every scope it asks now. */
+  skip: z.boolean().optional(),
   subject: z.string(),
   client: requestClientSchema.optional(),
   requested_scope: z.array(z.string()).nullish(),
@@ -219,7 +228,8 @@ export function createOAuth2AdminClient(
         const grantedAt = s.handled_at ?? '';
         byClient.set(clientId, {
           clientId,
-          name: s.consent_request.client.client_name ?? clientId,
+          // A client without a name (the platform's own, seeded ones) is listed by its id.
+          name: s.consent_request.client.client_name || clientId,
           scopes: [...new Set([...(seen?.scopes ?? []), ...(s.grant_scope ?? [])])],
           grantedAt: seen && seen.grantedAt > grantedAt ? seen.grantedAt : grantedAt,
         });

@@ -23,6 +23,8 @@ const errorCatalogue = {
   /** The change needs a recent sign-in (a privileged session): confirm the password, then retry. */
   REAUTHENTICATION_REQUIRED: 403,
   SESSION_MISMATCH: 403,
+  /** A consent screen's application answered without the person's Allow or Deny. */
+  CONSENT_REQUIRED: 403,
   /** The account's address was never proven by its emailed code (a self sign-up): no tokens yet. */
   EMAIL_NOT_VERIFIED: 403,
   /** The person has never accepted the terms: the app shows the Terms step, then asks again. */

@@ -1,4 +1,7 @@
+import { z } from 'zod';
 import type { UsersContext } from '../context.ts';
+import type { Caller } from '../http/caller.ts';
+import type { ConsentDecision } from './schemas.ts';
 import { AppError } from '../http/errors.ts';
 import { m365Person } from '../m365/device.ts';
 import { sessionOfSubject, tokenClaimsFor } from './token-claims.ts';
@@ -11,21 +14,25 @@ import { sessionOfSubject, tokenClaimsFor } from './token-claims.ts';
  */
 export async function acceptConsent(
   ctx: UsersContext,
-  consentChallenge: string,
-  identitySessionId: string,
+  answer: { consentChallenge: string; identitySessionId: string; decision?: ConsentDecision },
   clientAddress: string,
 ): Promise<string> {
+  const { consentChallenge, identitySessionId, decision } = answer;
   const lookup = await ctx.oauth2Admin.getConsentRequest(consentChallenge);
   if (lookup.kind === 'handled') return lookup.redirectTo;
   const consent = lookup.request;
-  // Only the platform's own applications (skip_consent) get a person's claims without asking. Any
-  // other application registered with the authorization server would need a consent screen that
-  // names it, which this page does not show: it gets access_denied, never the claims.
-  if (consent.client?.skip_consent !== true) {
+  // The platform's own applications (skip_consent), and a client the person already allowed for
+  // every scope it asks now (Hydra's `skip`), get the claims without asking. Any other application
+  // gets them only on the person's Allow on the consent screen, which names it.
+  const asked = !consentSkipped(consent);
+  if (asked && decision !== 'allow') {
     await sessionOfSubject(ctx, identitySessionId, consent.subject);
+    if (decision === undefined) {
+      throw new AppError('CONSENT_REQUIRED', 'The person has not answered the consent screen yet.');
+    }
     return ctx.oauth2Admin.rejectConsentRequest(consentChallenge, {
       error: 'access_denied',
-      error_description: 'The person was not asked to consent to this application.',
+      error_description: 'The person denied access to this application.',
     });
   }
   const { claims } = await tokenClaimsFor(ctx, {
@@ -37,9 +44,84 @@ export async function acceptConsent(
   return ctx.oauth2Admin.acceptConsentRequest(consentChallenge, {
     grant_scope: consent.requested_scope ?? [],
     grant_access_token_audience: consent.requested_access_token_audience ?? [],
-    remember: false,
+    // An Allow is remembered for this client and scope set, until revoked on Connected apps.
+    remember: asked || consent.skip === true,
     session: claims,
   });
+}
+
+type PendingConsent = Extract<
+  Awaited<ReturnType<UsersContext['oauth2Admin']['getConsentRequest']>>,
+  { kind: 'pending' }
+>['request'];
+
+function consentSkipped(consent: PendingConsent): boolean {
+  return consent.client?.skip_consent === true || consent.skip === true;
+}
+
+/** Only an https logo is shown: any other scheme (http, data:, javascript:) is left out. */
+function httpsUrl(value: string | null | undefined): string | null {
+  if (!value) return null;
+  try {
+    return new URL(value).protocol === 'https:' ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A link the client gives (its home page, policy, terms): https, or http, never another scheme. */
+function webUrl(value: string | null | undefined): string | null {
+  if (!value) return null;
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'https:' || protocol === 'http:' ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What the consent screen shows, for the signed-in person only (the identity session of the
+ * request's cookie must be the consent's subject): the application, who registered it (the
+ * organisation named by the client's `owner`, else the operator), the scopes it asks for, the
+ * organisation the person signs in for, and whether the screen is needed at all.
+ */
+export async function consentScreen(ctx: UsersContext, caller: Caller, consentChallenge: string) {
+  const lookup = await ctx.oauth2Admin.getConsentRequest(consentChallenge);
+  if (lookup.kind === 'handled') {
+    throw new AppError('CONSENT_REQUEST_NOT_FOUND', 'The consent request was already answered.');
+  }
+  const consent = lookup.request;
+  if (caller.session.identity.id !== consent.subject) {
+    throw new AppError(
+      'SESSION_MISMATCH',
+      'The session does not belong to the user of this consent request.',
+    );
+  }
+  const client = consent.client;
+  const owner = client?.owner ?? '';
+  const registrar = z.uuid().safeParse(owner).success
+    ? await ctx.db.selectFrom('organisations').select('name').where('id', '=', owner).executeTakeFirst()
+    : undefined;
+  const person = await ctx.db
+    .selectFrom('organisations')
+    .select('name')
+    .where('id', '=', caller.user.organisationId)
+    .executeTakeFirstOrThrow();
+  return {
+    needsConsent: !consentSkipped(consent),
+    client: {
+      clientId: client?.client_id ?? '',
+      name: client?.client_name || client?.client_id || '',
+      logoUri: httpsUrl(client?.logo_uri),
+      clientUri: webUrl(client?.client_uri),
+      policyUri: webUrl(client?.policy_uri),
+      tosUri: webUrl(client?.tos_uri),
+    },
+    registeredBy: registrar ? { organisation: registrar.name } : { organisation: null },
+    requestedScope: consent.requested_scope ?? [],
+    organisation: { name: person.name },
+  };
 }
 
 /**

@@ -4,12 +4,15 @@ import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
 import { bearerToken } from '../http/bearer.ts';
-import { acceptConsent, denyDeviceConsent } from './consent.ts';
+import { acceptConsent, consentScreen, denyDeviceConsent } from './consent.ts';
+import { currentCaller } from '../http/caller.ts';
 import { loginConfigFor } from './login-config.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { tokenClaimsFor, userOfIdentity } from './token-claims.ts';
 import {
   consentBodySchema,
+  consentScreenQuerySchema,
+  consentScreenSchema,
   deviceConsentQuerySchema,
   deviceConsentSchema,
   deviceDenyBodySchema,
@@ -44,8 +47,21 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: UsersContext): vo
 
   app.post('/login/consent', async (request, reply) => {
     const body = parseInput(consentBodySchema, request.body);
-    const redirectTo = await acceptConsent(ctx, body.consentChallenge, body.identitySessionId, request.ip);
+    const redirectTo = await acceptConsent(ctx, body, request.ip);
     return sendOutput(reply, 200, redirectSchema, { redirectTo });
+  });
+
+  // The consent screen of an application that is not the platform's own, for the signed-in person.
+  app.get('/login/consent/request', async (request, reply) => {
+    const query = parseInput(consentScreenQuerySchema, request.query);
+    const caller = await currentCaller(ctx, request);
+    reply.header('cache-control', 'no-store');
+    return sendOutput(
+      reply,
+      200,
+      consentScreenSchema,
+      await consentScreen(ctx, caller, query.consentChallenge),
+    );
   });
 
   // Device sign-in (RFC 8628) from the app's device page: the user code, then the consent shown.

@@ -17,7 +17,38 @@ export type LoginConfig = z.input<typeof loginConfigSchema>;
 
 const opaque = z.string().trim().min(1).max(2048);
 
-export const consentBodySchema = z.object({ consentChallenge: opaque, identitySessionId: opaque });
+/** The consent screen's answer; the platform's own applications (and remembered ones) need none. */
+const consentDecisionSchema = z.enum(['allow', 'deny']);
+export type ConsentDecision = z.infer<typeof consentDecisionSchema>;
+
+export const consentBodySchema = z.object({
+  consentChallenge: opaque,
+  identitySessionId: opaque,
+  decision: consentDecisionSchema.optional(),
+});
+
+export const consentScreenQuerySchema = z.object({ consentChallenge: opaque });
+
+const webLink = z.string().nullable();
+
+/** What the consent screen shows (`GET /login/consent/request`). Client-given texts are plain text. */
+export const consentScreenSchema = z.object({
+  /** False for the platform's own applications and an application already allowed these scopes. */
+  needsConsent: z.boolean(),
+  client: z.object({
+    clientId: z.string(),
+    name: z.string(),
+    logoUri: webLink,
+    clientUri: webLink,
+    policyUri: webLink,
+    tosUri: webLink,
+  }),
+  /** The organisation that registered the application; null: the operator did. */
+  registeredBy: z.object({ organisation: z.string().nullable() }),
+  requestedScope: z.array(z.string()),
+  /** The organisation the person signs in for. */
+  organisation: z.object({ name: z.string() }),
+});
 
 export const deviceVerifyBodySchema = z.object({
   deviceChallenge: opaque,

@@ -3,10 +3,36 @@ import type { ConsentCommand, ConsentInput } from './decide-consent-effect.ts';
 import { decideConsentEffect, decideConsentFailure } from './decide-consent-effect.ts';
 import { copy } from '../../copy.ts';
 
-const base: ConsentInput = { challenge: 'cc', sessionState: 'present', sessionId: 's1', retries: 0 };
+const base: ConsentInput = {
+  challenge: 'cc',
+  sessionState: 'present',
+  sessionId: 's1',
+  retries: 0,
+  screen: { state: 'read', needsConsent: false },
+};
 
 const cases: [string, Partial<ConsentInput>, ConsentCommand][] = [
-  ['challenge and session → accept', {}, { type: 'accept', consentChallenge: 'cc', identitySessionId: 's1' }],
+  [
+    'challenge and session, request not read yet → read it',
+    { screen: { state: 'unread' } },
+    { type: 'read-request', consentChallenge: 'cc' },
+  ],
+  ['request being read → wait', { screen: { state: 'reading' } }, { type: 'wait' }],
+  [
+    'the platform’s own (or an already allowed) application → accept at once',
+    {},
+    { type: 'accept', consentChallenge: 'cc', identitySessionId: 's1' },
+  ],
+  [
+    'another application → ask the person (Allow or Deny), never accept on its own',
+    { screen: { state: 'read', needsConsent: true } },
+    { type: 'ask', consentChallenge: 'cc', identitySessionId: 's1' },
+  ],
+  [
+    'no session while the request is unread → retry login, never read it',
+    { sessionState: 'none', sessionId: null, screen: { state: 'unread' } },
+    { type: 'retry-login' },
+  ],
   [
     'missing challenge → error',
     { challenge: null },

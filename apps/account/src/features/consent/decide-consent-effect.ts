@@ -4,8 +4,14 @@ import { TERMS_NOT_ACCEPTED } from '@acme/users-contract/sign-in';
 import { copy } from '../../copy.ts';
 import type { SessionState } from '../../shared/session/session-facts.ts';
 
-// Consent: with the challenge and a session, post the consent and redirect; with no session,
-// retry login once (missing_session_retried), then fail.
+// Consent: with the challenge and a session, read what the consent asks for; the platform's own
+// applications (and one already allowed these scopes) are accepted at once, any other application
+// waits for the person's Allow or Deny. With no session, retry login once
+// (missing_session_retried), then fail.
+
+/** What is known of the consent request: not read yet, being read, or read. */
+export type ConsentScreenState =
+  { state: 'unread' } | { state: 'reading' } | { state: 'read'; needsConsent: boolean };
 
 export interface ConsentInput {
   challenge: string | null;
@@ -13,11 +19,15 @@ export interface ConsentInput {
   sessionId: string | null;
   /** Missing-session retries already made (the `missing_session_retried` flag: 0 or 1). */
   retries: number;
+  screen: ConsentScreenState;
 }
 
 export type ConsentCommand =
   | { type: 'wait' }
+  | { type: 'read-request'; consentChallenge: string }
   | { type: 'accept'; consentChallenge: string; identitySessionId: string }
+  /** Show the consent screen: the person answers with Allow or Deny. */
+  | { type: 'ask'; consentChallenge: string; identitySessionId: string }
   | { type: 'retry-login' }
   | { type: 'error'; message: string };
 
@@ -25,7 +35,10 @@ export function decideConsentEffect(input: ConsentInput): ConsentCommand {
   if (!input.challenge) return { type: 'error', message: copy.errors.missingConsentChallenge };
   if (input.sessionState === 'loading') return { type: 'wait' };
   if (input.sessionState === 'present' && input.sessionId) {
-    return { type: 'accept', consentChallenge: input.challenge, identitySessionId: input.sessionId };
+    const ids = { consentChallenge: input.challenge, identitySessionId: input.sessionId };
+    if (input.screen.state === 'unread') return { type: 'read-request', consentChallenge: input.challenge };
+    if (input.screen.state === 'reading') return { type: 'wait' };
+    return input.screen.needsConsent ? { type: 'ask', ...ids } : { type: 'accept', ...ids };
   }
   if (input.retries < MISSING_SESSION_RETRIES) return { type: 'retry-login' };
   return { type: 'error', message: copy.errors.missingSession };

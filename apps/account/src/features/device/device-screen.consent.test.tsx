@@ -52,7 +52,11 @@ describe('device consent', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Approve' }));
     await waitFor(() => expect(nav.redirectTo).toHaveBeenCalledWith('http://issuer/approved'));
     const posted = calls.find((c) => c.url.pathname === '/login/consent')!;
-    expect(posted.body).toEqual({ consentChallenge: 'dc-1', identitySessionId: kratosSession().id });
+    expect(posted.body).toEqual({
+      consentChallenge: 'dc-1',
+      identitySessionId: kratosSession().id,
+      decision: 'allow',
+    });
   });
 
   it('Deny rejects the consent with the session id, as Approve proves who answers', async () => {

@@ -62,7 +62,8 @@ function approveConsent(
 ) {
   if (consent?.authenticationMode === 'm365') return postM365DeviceConsent(usersUrl, { consentChallenge });
   if (!identitySessionId) throw new Error(copy.errors.missingSession);
-  return postConsent(usersUrl, { consentChallenge, identitySessionId });
+  // The device page showed what the device asks for, and the person approved it.
+  return postConsent(usersUrl, { consentChallenge, identitySessionId, decision: 'allow' });
 }
 
 /** Deny is answered by the same person as Approve: the identity session, or the Microsoft 365 token. */

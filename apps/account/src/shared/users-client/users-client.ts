@@ -39,7 +39,7 @@ export async function getLoginConfig(usersUrl: string, emailAddress: string): Pr
 
 export function postConsent(
   usersUrl: string,
-  input: { consentChallenge: string; identitySessionId: string },
+  input: { consentChallenge: string; identitySessionId: string; decision?: 'allow' | 'deny' },
 ): Promise<{ redirectTo: string }> {
   return requestJson(new URL('/login/consent', usersUrl).toString(), {
     method: 'POST',
@@ -58,6 +58,30 @@ export function postDeviceVerify(
     body: input,
     credentials: 'include',
   });
+}
+
+/** What the consent screen shows of an application that is not the platform's own. */
+export interface ConsentScreenData {
+  /** False: the platform's own application, or one already allowed these scopes (no screen). */
+  needsConsent: boolean;
+  client: {
+    clientId: string;
+    name: string;
+    logoUri: string | null;
+    clientUri: string | null;
+    policyUri: string | null;
+    tosUri: string | null;
+  };
+  /** The organisation that registered it; null: the operator. */
+  registeredBy: { organisation: string | null };
+  requestedScope: string[];
+  organisation: { name: string };
+}
+
+export function getConsentScreen(usersUrl: string, consentChallenge: string): Promise<ConsentScreenData> {
+  const url = new URL('/login/consent/request', usersUrl);
+  url.searchParams.set('consentChallenge', consentChallenge);
+  return requestJson(url.toString(), { credentials: 'include' });
 }
 
 export interface DeviceConsent {
