@@ -11,7 +11,7 @@ const MCP = 'http://localhost:4466/mcp';
 const server = useTestServer({
   env: {
     OAUTH2_REGISTRATION: 'open',
-    OAUTH2_REGISTRATION_PER_IP: '20',
+    OAUTH2_REGISTRATION_PER_IP: '1000',
     OAUTH2_RESOURCE_SERVERS: MCP,
   },
 });
@@ -216,7 +216,7 @@ describe('dynamic client registration', () => {
     const payload = JSON.parse(
       Buffer.from(String(tokens.body.access_token).split('.')[1]!, 'base64url').toString(),
     ) as { aud: unknown };
-    expect(payload.aud).toBe(MCP);
+    expect(payload.aud).toEqual([MCP]);
     // An unknown resource is refused at the authorization endpoint.
     const { url } = authorizeUrl(server.issuer, { ...authorize, resource: 'https://elsewhere.example/' });
     const res = await fetch(url, { redirect: 'manual' });
