@@ -113,6 +113,11 @@ async function readJson(ctx: Parameters<Middleware>[0]): Promise<unknown> {
   }
 }
 
+/** RFC 7591 answers leave unset fields out (Hydra's admin view writes them as empty strings). */
+function withoutEmpty<T extends object>(view: T): Partial<T> {
+  return Object.fromEntries(Object.entries(view).filter(([, v]) => v !== '' && v !== null)) as Partial<T>;
+}
+
 function bearerOf(ctx: Parameters<Middleware>[0]): string | undefined {
   const match = /^Bearer\s+([A-Za-z0-9._~+/=-]{1,4096})$/.exec(ctx.get('authorization'));
   return match?.[1];
@@ -166,7 +171,7 @@ export function registrationEndpoint(rt: OAuth2Runtime, db: Database, limiter: R
     const token = await saveToken(created.client_id);
     ctx.status = 201;
     return {
-      ...created,
+      ...withoutEmpty(created),
       client_id_issued_at: Math.floor(Date.parse(created.created_at) / 1000),
       registration_access_token: token,
       registration_client_uri: uriOf(created.client_id),
@@ -175,7 +180,7 @@ export function registrationEndpoint(rt: OAuth2Runtime, db: Database, limiter: R
 
   async function manage(ctx: Parameters<Middleware>[0], clientId: string) {
     await authorise(ctx, clientId);
-    const answer = (view: object) => ({ ...view, registration_client_uri: uriOf(clientId) });
+    const answer = (view: object) => ({ ...withoutEmpty(view), registration_client_uri: uriOf(clientId) });
     switch (ctx.method) {
       case 'GET':
         return answer(await rt.clients.get(clientId));
