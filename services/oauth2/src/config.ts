@@ -217,7 +217,10 @@ const EnvSchema = z.object({
     .string()
     .default('')
     .transform((v, ctx) => {
-      const urls = v.split(',').map((u) => u.trim()).filter(Boolean);
+      const urls = v
+        .split(',')
+        .map((u) => u.trim())
+        .filter(Boolean);
       for (const u of urls) {
         const url = URL.parse(u);
         if (!url || url.hash || (url.protocol !== 'https:' && url.protocol !== 'http:')) {

@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import type { Interaction } from 'oidc-provider';
 import type { ConsentSession } from '../claims.ts';
-import { requestedResource, type OAuth2Context, type OAuth2Runtime } from '../context.ts';
+import {
+  ACCESS_TOKEN_RESOURCE,
+  requestedResource,
+  type OAuth2Context,
+  type OAuth2Runtime,
+} from '../context.ts';
 import { OAuth2Error } from '../errors.ts';
 import { clientView, loadPendingInteraction, oidcContext, saveInteraction, splitScope } from './challenge.ts';
 import { parseBody, rejectPendingRequest } from './login.ts';
@@ -40,7 +45,10 @@ export async function getConsentRequest(rt: OAuth2Runtime, challenge: string) {
     client: await clientView(rt, params.client_id),
     request_url: requestUrl,
     requested_scope: splitScope(params.scope),
-    requested_access_token_audience: [requestedResource(rt.config, params)],
+    // A resource server the client asked for (RFC 8707); none for the platform's own APIs.
+    requested_access_token_audience: [requestedResource(rt.config, params)].filter(
+      (r) => r !== ACCESS_TOKEN_RESOURCE,
+    ),
     login_challenge: login.loginChallenge ?? '',
     login_session_id: interaction.session?.uid ?? '',
     identity_provider_session_id: login.identityProviderSessionId ?? '',

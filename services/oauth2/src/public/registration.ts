@@ -103,7 +103,8 @@ async function readJson(ctx: Parameters<Middleware>[0]): Promise<unknown> {
   // refuseUnstorableInput hands the body on through `iterator` (as oidc-provider reads it).
   for await (const chunk of ctx.req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
     received += chunk.length;
-    if (received > BODY_LIMIT) throw new OAuth2Error(413, 'invalid_request', 'The request body is too large.');
+    if (received > BODY_LIMIT)
+      throw new OAuth2Error(413, 'invalid_request', 'The request body is too large.');
     chunks.push(chunk);
   }
   try {
@@ -131,7 +132,8 @@ function sameText(a: string, b: string): boolean {
 
 export function registrationEndpoint(rt: OAuth2Runtime, db: Database, limiter: RateLimiter): Middleware {
   const settings = rt.config.registration;
-  const uriOf = (clientId: string) => `${rt.config.issuer}${REGISTRATION_ROUTE}/${encodeURIComponent(clientId)}`;
+  const uriOf = (clientId: string) =>
+    `${rt.config.issuer}${REGISTRATION_ROUTE}/${encodeURIComponent(clientId)}`;
 
   async function saveToken(clientId: string): Promise<string> {
     const token = newSecret();
