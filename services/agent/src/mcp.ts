@@ -15,7 +15,7 @@ import { AppError } from './http/errors.ts';
  * server, where the assistant registers itself and a person signs in and consents.
  */
 
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 const METADATA_PATH = '/.well-known/oauth-protected-resource';
 
 const introspectionSchema = z.object({
@@ -38,7 +38,7 @@ const extSchema = z
   .partial();
 
 /** Who called, as their token says. */
-export interface McpCaller {
+interface McpCaller {
   subject: string;
   clientId: string;
   email: string | undefined;
