@@ -1,4 +1,5 @@
 import { sql } from '@acme/db';
+import { openApiErrors } from '@acme/test-kit/openapi';
 import { describe, expect, it } from 'vitest';
 import { adminJson, authorizeUrl, signIn, startServer, tokenRequest, useTestServer } from './harness.ts';
 
@@ -221,6 +222,23 @@ describe('dynamic client registration', () => {
     const { url } = authorizeUrl(server.issuer, { ...authorize, resource: 'https://elsewhere.example/' });
     const res = await fetch(url, { redirect: 'manual' });
     expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
+  });
+});
+
+describe("Hydra's OpenAPI document: dynamic client registration", () => {
+  const conforms = (path: string, method: string, res: { status: number; body: unknown }) =>
+    expect(openApiErrors('hydra', path, method, res.status, res.body)).toEqual([]);
+
+  it('answers /oauth2/register and /oauth2/register/{id} in the shapes Hydra documents', async () => {
+    const created = await register(ASSISTANT);
+    conforms('/oauth2/register', 'post', created);
+    const invalid = await register({ ...ASSISTANT, grant_types: ['client_credentials'] });
+    conforms('/oauth2/register', 'post', invalid);
+    const uri = `/oauth2/register/${String(created.body.client_id)}`;
+    const auth = bearer(created.body.registration_access_token);
+    conforms('/oauth2/register/{id}', 'get', await call('GET', uri, undefined, auth));
+    conforms('/oauth2/register/{id}', 'put', await call('PUT', uri, ASSISTANT, auth));
+    conforms('/oauth2/register/{id}', 'get', await call('GET', uri, undefined, bearer('wrong')));
   });
 });
 
