@@ -134,6 +134,10 @@ export function partEnv(
         OAUTH2_MANAGEMENT_PORT: String(own.oauth2Management),
         APP_ORIGINS: APPS.map((app) => `${app}=${urls[app]}`).join(','),
         USERS_ADMIN_URL: urls.usersAdmin,
+        // An assistant on this machine registers itself (loopback redirect URIs only) and asks for
+        // tokens for the agent service's MCP endpoint.
+        OAUTH2_REGISTRATION: 'loopback',
+        OAUTH2_RESOURCE_SERVERS: `${urls.agent}/mcp`,
       };
     case 'users':
       return {
@@ -174,6 +178,10 @@ export function partEnv(
         AGENT_ADMIN_PORT: String(own.agentAdmin),
         AGENT_MANAGEMENT_PORT: String(own.agentManagement),
         APP_ORIGINS: appOrigins.join(','),
+        // The MCP endpoint: its public URL (its tokens' audience) and the authorization server.
+        AGENT_PUBLIC_URL: urls.agent,
+        OAUTH2_PUBLIC_URL: urls.oauth2Public,
+        OAUTH2_ADMIN_URL: urls.oauth2Admin,
         // It verifies the caller's Microsoft token as the user service does.
         M365_AUTHORITY_URL: urls.entra,
         ...(m365 ? { M365_CLIENT_ID: m365.clientId } : {}),

@@ -23,6 +23,7 @@ import { z } from 'zod';
 import type { Config } from './config.ts';
 import { AppError, toErrorResponse } from './http/errors.ts';
 import type { AgentDb } from './migrations.ts';
+import { registerMcp } from './mcp.ts';
 
 export interface AppOptions {
   config: Config;
@@ -194,6 +195,8 @@ export async function createApp(
     request.log.info({ requestId: id }, 'unregistered user recorded');
     return reply.code(202).send(acceptedSchema.parse({ id }));
   });
+
+  registerMcp(app, config, clock);
 
   const admin = server(false);
   registerAdminGuard(

@@ -54,6 +54,23 @@ const configSchema = z.object({
   UPSTREAM_TIMEOUT_MS: upstreamTimeoutSchema,
   LOG_LEVEL: logLevelSchema,
   AGENT_MIGRATE_AT_START: migrateAtStartSchema,
+  AGENT_PUBLIC_URL: z
+    .url()
+    .optional()
+    .describe(
+      'The public base URL of this service (default `http://localhost:<AGENT_PUBLIC_PORT>`); its MCP endpoint `<AGENT_PUBLIC_URL>/mcp` is the audience its tokens must carry.',
+    ),
+  OAUTH2_PUBLIC_URL: z
+    .url()
+    .default('http://localhost:4444')
+    .describe('The authorization server (issuer) an MCP client is sent to.'),
+  OAUTH2_ADMIN_URL: z
+    .url()
+    .default('http://localhost:4445')
+    .describe("The authorization server's admin API, which checks the MCP endpoint's access tokens."),
+  OAUTH2_ADMIN_KEY: adminKeySchema
+    .describe("Bearer key sent to the authorization server's admin API, when it requires one.")
+    .meta({ secret: true }),
 });
 
 /** Names this service's settings had before they were made one per setting across services. */
@@ -100,6 +117,8 @@ export interface Config {
   logLevel: string;
   /** Apply pending migrations at start (`AGENT_MIGRATE_AT_START`, default true); false: refuse to start while any is pending. */
   migrateAtStart: boolean;
+  /** The MCP endpoint: its URL (the audience its tokens carry) and the authorization server it trusts. */
+  mcp: { resource: string; issuer: string; oauth2AdminUrl: string; oauth2AdminKey: string | undefined };
 }
 
 /** Parses the agent service configuration once, at start-up. Defaults are the development defaults. */
@@ -132,5 +151,11 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     upstreamTimeoutMs: c.UPSTREAM_TIMEOUT_MS,
     logLevel: c.LOG_LEVEL,
     migrateAtStart: c.AGENT_MIGRATE_AT_START,
+    mcp: {
+      resource: `${(c.AGENT_PUBLIC_URL ?? `http://localhost:${c.AGENT_PUBLIC_PORT}`).replace(/\/+$/, '')}/mcp`,
+      issuer: c.OAUTH2_PUBLIC_URL.replace(/\/+$/, ''),
+      oauth2AdminUrl: c.OAUTH2_ADMIN_URL.replace(/\/+$/, ''),
+      oauth2AdminKey: c.OAUTH2_ADMIN_KEY,
+    },
   };
 }

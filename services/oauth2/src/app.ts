@@ -38,6 +38,8 @@ import { userinfo } from './public/userinfo.ts';
 import { acceptDeviceRequest, deviceEndpoints } from './device/device.ts';
 import { createRateLimiter } from './device/rate-limit.ts';
 import { publicMeta } from './public/meta.ts';
+import { AUTHORIZATION_SERVER_METADATA, discoveryDocuments } from './public/discovery.ts';
+import { REGISTRATION_ROUTE, registrationEndpoint } from './public/registration.ts';
 
 export interface CreateAppOptions {
   config: OAuth2Config;
@@ -116,6 +118,8 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   const knownPaths = new Set<string>([
     ...Object.values(ROUTES),
     '/.well-known/openid-configuration',
+    AUTHORIZATION_SERVER_METADATA,
+    REGISTRATION_ROUTE,
     '/health/alive',
     '/health/ready',
     '/version',
@@ -125,6 +129,7 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   const limiters = {
     authorization: createRateLimiter(db, device.authPerIp, device.limitWindowSeconds),
     userCode: createRateLimiter(db, device.userCodeAttemptsPerIp, device.limitWindowSeconds),
+    registration: createRateLimiter(db, config.registration.perIp, config.registration.windowSeconds),
   };
 
   const build = (material: KeyMaterial): Provider => {
@@ -133,6 +138,8 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
     provider.use(publicHttp(logger, metrics, knownPaths));
     provider.use(refuseUnstorableInput());
     provider.use(publicMeta(db));
+    provider.use(discoveryDocuments(config));
+    provider.use(registrationEndpoint(runtime, db, limiters.registration));
     provider.use(deviceEndpoints(runtime, db, limiters));
     provider.use(tokenWrites(db, ROUTES.token));
     provider.use(userinfo(runtime, verifier, ROUTES.userinfo));
@@ -148,7 +155,7 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
     clock,
     rules: {
       scopes: SUPPORTED_SCOPES,
-      audiences: [ACCESS_TOKEN_RESOURCE],
+      audiences: [ACCESS_TOKEN_RESOURCE, ...config.resourceServers],
       grants: [
         'authorization_code',
         'refresh_token',

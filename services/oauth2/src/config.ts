@@ -219,6 +219,44 @@ const EnvSchema = z.object({
     .describe(
       "Development only: let a client's jwks_uri reach loopback and private addresses (refused otherwise, against server-side request forgery).",
     ),
+  OAUTH2_REGISTRATION: z
+    .enum(['off', 'loopback', 'open'])
+    .default('off')
+    .describe(
+      'Dynamic client registration at /oauth2/register: `off`; `loopback` (only clients whose redirect URIs are on a loopback host, for assistants on a developer machine); `open` (https or loopback redirect URIs).',
+    ),
+  OAUTH2_REGISTRATION_INITIAL_ACCESS_TOKEN: z
+    .string()
+    .min(32)
+    .optional()
+    .describe('When set, a registration must present it (Authorization: Bearer); at least 32 characters.')
+    .meta({ secret: true }),
+  OAUTH2_REGISTRATION_PER_IP: seconds(20).describe(
+    'Client registrations one client address may make per window.',
+  ),
+  OAUTH2_REGISTRATION_WINDOW_SECONDS: seconds(3600).describe(
+    'The window of OAUTH2_REGISTRATION_PER_IP (seconds).',
+  ),
+  OAUTH2_RESOURCE_SERVERS: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      const urls = v
+        .split(',')
+        .map((u) => u.trim())
+        .filter(Boolean);
+      for (const u of urls) {
+        const url = URL.parse(u);
+        if (!url || url.hash || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+          ctx.addIssue({ code: 'custom', message: `OAUTH2_RESOURCE_SERVERS: ${u} is not an http(s) URL` });
+          return z.NEVER;
+        }
+      }
+      return urls;
+    })
+    .describe(
+      "Resource servers besides the platform's APIs (RFC 8707 resource indicators, comma-separated URLs, such as the agent service's MCP endpoint): a token asked for one carries it as its only audience.",
+    ),
   OAUTH2_BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()
@@ -304,6 +342,15 @@ export interface OAuth2Config {
   logLevel: string;
   /** Seconds a rotated-out client secret is still accepted. */
   clientSecretGraceSeconds: number;
+  /** Dynamic client registration (RFC 7591/7592) at /oauth2/register. */
+  registration: {
+    mode: 'off' | 'loopback' | 'open';
+    initialAccessToken: string | undefined;
+    perIp: number;
+    windowSeconds: number;
+  };
+  /** Resource indicators (RFC 8707) a token may be asked for, besides the platform's APIs. */
+  resourceServers: string[];
   /** What a client's jwks_uri may reach (it is fetched through the outbound guard). */
   jwksUriPolicy: { httpHosts: string[]; allowPrivate: boolean; timeoutMs: number };
 }
@@ -386,6 +433,13 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     bodyLimitBytes: e.OAUTH2_BODY_LIMIT_BYTES,
     logLevel: e.LOG_LEVEL,
     clientSecretGraceSeconds: e.OAUTH2_CLIENT_SECRET_GRACE_SECONDS,
+    registration: {
+      mode: e.OAUTH2_REGISTRATION,
+      initialAccessToken: e.OAUTH2_REGISTRATION_INITIAL_ACCESS_TOKEN,
+      perIp: e.OAUTH2_REGISTRATION_PER_IP,
+      windowSeconds: e.OAUTH2_REGISTRATION_WINDOW_SECONDS,
+    },
+    resourceServers: e.OAUTH2_RESOURCE_SERVERS,
     jwksUriPolicy: {
       httpHosts: e.OAUTH2_JWKS_URI_HTTP_HOSTS,
       allowPrivate: e.OAUTH2_JWKS_URI_ALLOW_PRIVATE === 'true',

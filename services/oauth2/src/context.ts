@@ -1,4 +1,5 @@
 import type { Clock } from '@acme/db/clock';
+import { PLATFORM_API_AUDIENCE } from '@acme/service-kit/audiences';
 import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { AdapterRegistry } from './adapter/postgres-adapter.ts';
@@ -26,8 +27,8 @@ export interface OAuth2Runtime extends OAuth2Context {
   clients: ClientStore;
 }
 
-/** The audience (resource indicator) of every access token this server issues. */
-export const ACCESS_TOKEN_RESOURCE = 'urn:acme:api';
+/** The default audience (resource indicator) of the access tokens this server issues: the platform's APIs. */
+export const ACCESS_TOKEN_RESOURCE = PLATFORM_API_AUDIENCE;
 
 /** The scopes this server knows; the resource server carries them so `scp` lists them. */
 export const SUPPORTED_SCOPES = ['openid', 'offline_access'] as const;
@@ -48,4 +49,15 @@ export function defaultClient(config: OAuth2Config): ClientConfig {
   const first = config.clients[0];
   if (!first) throw new Error('no OAuth2 client configured');
   return first;
+}
+
+/** The resource a token may be asked for (RFC 8707): the platform's APIs, or a configured resource server. */
+export function isKnownResource(config: OAuth2Config, resource: unknown): resource is string {
+  return resource === ACCESS_TOKEN_RESOURCE || config.resourceServers.includes(resource as string);
+}
+
+/** The one resource an authorization request asked for (`resource`), or the platform's APIs. */
+export function requestedResource(config: OAuth2Config, params: Record<string, unknown>): string {
+  const asked = Array.isArray(params.resource) ? params.resource[0] : params.resource;
+  return isKnownResource(config, asked) ? asked : ACCESS_TOKEN_RESOURCE;
 }

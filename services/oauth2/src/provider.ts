@@ -13,6 +13,7 @@ import {
   SUPPORTED_SCOPES,
   clientById,
   defaultClient,
+  isKnownResource,
   deviceClientById,
   type OAuth2Context,
 } from './context.ts';
@@ -136,11 +137,13 @@ export function createProvider(c: OAuth2Context): Provider {
         enabled: true,
         defaultResource: () => ACCESS_TOKEN_RESOURCE,
         useGrantedResource: () => true,
+        // A token is good for one resource: the platform's APIs, or one configured resource server
+        // (the agent service's MCP endpoint), which each refuse the other's tokens by audience.
         getResourceServerInfo: (_ctx, indicator) => {
-          if (indicator !== ACCESS_TOKEN_RESOURCE) throw new errors.InvalidTarget();
+          if (!isKnownResource(config, indicator)) throw new errors.InvalidTarget();
           return {
             scope: SUPPORTED_SCOPES.join(' '),
-            audience: ACCESS_TOKEN_RESOURCE,
+            audience: indicator,
             accessTokenFormat: 'jwt',
             accessTokenTTL: ttl.accessToken,
             jwt: { sign: { alg: config.accessTokenAlg } },

@@ -21,7 +21,7 @@ export function newSecret(): string {
 }
 
 /** Constant-time: whether `actual` is the secret whose hash is `stored`. */
-function secretMatches(stored: string, actual: string): boolean {
+export function secretMatches(stored: string, actual: string): boolean {
   const a = Buffer.from(stored);
   const b = Buffer.from(hashSecret(actual));
   return a.length === b.length && timingSafeEqual(a, b);

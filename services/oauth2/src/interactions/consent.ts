@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import type { Interaction } from 'oidc-provider';
 import type { ConsentSession } from '../claims.ts';
-import { ACCESS_TOKEN_RESOURCE, type OAuth2Context, type OAuth2Runtime } from '../context.ts';
+import {
+  ACCESS_TOKEN_RESOURCE,
+  requestedResource,
+  type OAuth2Context,
+  type OAuth2Runtime,
+} from '../context.ts';
 import { OAuth2Error } from '../errors.ts';
 import { clientView, loadPendingInteraction, oidcContext, saveInteraction, splitScope } from './challenge.ts';
 import { parseBody, rejectPendingRequest } from './login.ts';
@@ -41,7 +46,10 @@ export async function getConsentRequest(rt: OAuth2Runtime, challenge: string) {
     client: await clientView(rt, params.client_id),
     request_url: requestUrl,
     requested_scope: splitScope(params.scope),
-    requested_access_token_audience: [],
+    // A resource server the client asked for (RFC 8707); none for the platform's own APIs.
+    requested_access_token_audience: [requestedResource(rt.config, params)].filter(
+      (r) => r !== ACCESS_TOKEN_RESOURCE,
+    ),
     login_challenge: login.loginChallenge ?? '',
     login_session_id: interaction.session?.uid ?? '',
     identity_provider_session_id: login.identityProviderSessionId ?? '',
@@ -106,16 +114,18 @@ async function grantConsent(
   if (m365) (grant as unknown as { expiresIn: number }).expiresIn = ttl;
 
   const requested = splitScope(interaction.params.scope);
+  // The resource the client asked for (RFC 8707); its tokens carry it as their audience.
+  const resource = requestedResource(rt.config, interaction.params);
   const wanted = new Set(grantScope);
   const granted = requested.filter((s) => wanted.has(s));
   const refused = requested.filter((s) => !wanted.has(s));
   if (granted.length) {
     grant.addOIDCScope(granted.join(' '));
-    grant.addResourceScope(ACCESS_TOKEN_RESOURCE, granted.join(' '));
+    grant.addResourceScope(resource, granted.join(' '));
   }
   if (refused.length) {
     grant.rejectOIDCScope(refused.join(' '));
-    grant.rejectResourceScope(ACCESS_TOKEN_RESOURCE, refused.join(' '));
+    grant.rejectResourceScope(resource, refused.join(' '));
   }
   const grantId = await grant.save();
   const binding = await bindingFor(rt, interaction);

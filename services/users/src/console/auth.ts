@@ -1,4 +1,5 @@
 import { adminAuthHeaders } from '@acme/service-kit/admin-access';
+import { PLATFORM_API_AUDIENCE } from '@acme/service-kit/audiences';
 import { requestIdHeaders } from '@acme/service-kit/request-id';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -26,6 +27,7 @@ const introspectionSchema = z.object({
   sub: z.string().optional(),
   exp: z.number().optional(),
   token_use: z.string().optional(),
+  aud: z.array(z.string()).optional(),
   client_id: z.string().optional(),
   ext: z.record(z.string(), z.unknown()).optional(),
 });
@@ -50,7 +52,10 @@ export async function consoleCaller(ctx: UsersContext, request: FastifyRequest):
     !introspection.active ||
     introspection.sub === undefined ||
     introspection.token_use === 'refresh_token' ||
-    (introspection.exp !== undefined && introspection.exp <= nowSeconds)
+    (introspection.exp !== undefined && introspection.exp <= nowSeconds) ||
+    // A token issued for another resource (an assistant's token for the MCP server) is no token
+    // for the platform's APIs.
+    !(introspection.aud ?? []).includes(PLATFORM_API_AUDIENCE)
   ) {
     throw unauthenticated('The access token is not valid or has expired.');
   }
