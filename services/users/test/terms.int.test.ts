@@ -31,7 +31,10 @@ describe('terms of service and privacy policy', () => {
     // Consent requests name the identity in the challenge: `consent-<identityId>`.
     oauth2 = await recordingServer((req) => {
       const subject = String(req.query.consent_challenge ?? '').replace(/^consent-/, '');
-      if (req.method === 'GET') return { status: 200, body: { subject, requested_scope: ['openid'] } };
+      // The platform's own application: its consent is the platform's to give (skip_consent).
+      const client = { client_id: 'platform', skip_consent: true };
+      if (req.method === 'GET')
+        return { status: 200, body: { subject, client, requested_scope: ['openid'] } };
       return { status: 200, body: { redirect_to: 'http://localhost:4444/oauth2/auth?consent_verifier=v' } };
     });
     db = await createTestDb();
