@@ -20,6 +20,7 @@ import {
   adminAccess,
   adminHostSchema,
   adminKeySchema,
+  callerKey,
   hostListSchema,
   type AdminAccess,
 } from '@acme/service-kit/admin-access';
@@ -155,7 +156,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
       resource: `${(c.AGENT_PUBLIC_URL ?? `http://localhost:${c.AGENT_PUBLIC_PORT}`).replace(/\/+$/, '')}/mcp`,
       issuer: c.OAUTH2_PUBLIC_URL.replace(/\/+$/, ''),
       oauth2AdminUrl: c.OAUTH2_ADMIN_URL.replace(/\/+$/, ''),
-      oauth2AdminKey: c.OAUTH2_ADMIN_KEY,
+      oauth2AdminKey: callerKey(c.OAUTH2_ADMIN_KEY),
     },
   };
 }
