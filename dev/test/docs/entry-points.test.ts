@@ -8,6 +8,8 @@ import * as users from '@acme/users';
 import { fastifyRoutes } from '@acme/test-kit/prototype-attacks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES as OAUTH2_PUBLIC_ROUTES } from '../../../services/oauth2/src/provider.ts';
+import { AUTHORIZATION_SERVER_METADATA } from '../../../services/oauth2/src/public/discovery.ts';
+import { REGISTRATION_ROUTE } from '../../../services/oauth2/src/public/registration.ts';
 
 // The threat model's entry points (docs/security.md, "Entry points") against the services' own route
 // tables: every route a server registers is listed in a row of that server, and every pattern of a
@@ -22,12 +24,16 @@ const HAND_KEPT = new Set(['account app', '`npm run admin` CLI', 'mail', 'every 
 
 /**
  * The authorization server's public side is oidc-provider's, not a Fastify route table: its routes
- * are the `ROUTES` table, discovery, and the health and version routes beside them (the same set as
- * the public handler's known paths in `services/oauth2/src/app.ts`).
+ * are the `ROUTES` table, discovery (OpenID and RFC 8414), dynamic registration (RFC 7591/7592) and
+ * the health and version routes beside them (the same set as the public handler's known paths in
+ * `services/oauth2/src/app.ts`).
  */
 const OAUTH2_PUBLIC = [
   ...Object.values(OAUTH2_PUBLIC_ROUTES),
   '/.well-known/openid-configuration',
+  AUTHORIZATION_SERVER_METADATA,
+  REGISTRATION_ROUTE,
+  `${REGISTRATION_ROUTE}/:id`,
   '/health/alive',
   '/health/ready',
   '/version',

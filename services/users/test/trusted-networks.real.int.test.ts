@@ -240,6 +240,8 @@ describe('trusted networks: members are refused outside their organisation’s r
       json: {
         consentChallenge: consent.searchParams.get('consent_challenge'),
         identitySessionId: session.body.id,
+        // The device page's Approve: a device client's consent is the person's answer there.
+        decision: 'allow',
       },
     });
     expect(approved.res.status).toBe(200);
