@@ -46,9 +46,13 @@ export function createClaimsSource(
   adminKey: string | undefined,
 ): ClaimsSource {
   const auth = adminAuthHeaders(adminKey);
+  // Both calls only read (claims, a network check), so a connection that fails before an answer (a
+  // kept-alive connection closed by a load balancer's reload or an instance's drain) is tried once
+  // more on a fresh one, within the same time-out. An answer, or the time-out, is never retried.
   const post = async (path: string, input: object): Promise<Response> => {
-    try {
-      return await fetch(`${baseUrl}${path}`, {
+    const signal = AbortSignal.timeout(timeoutMs);
+    const send = () =>
+      fetch(`${baseUrl}${path}`, {
         method: 'POST',
         headers: {
           ...auth,
@@ -57,7 +61,12 @@ export function createClaimsSource(
           accept: 'application/json',
         },
         body: JSON.stringify(input),
-        signal: AbortSignal.timeout(timeoutMs),
+        signal,
+      });
+    try {
+      return await send().catch((err: unknown) => {
+        if (signal.aborted) throw err;
+        return send();
       });
     } catch {
       throw new ClaimsSourceUnavailable('the user service could not be reached');
