@@ -20,10 +20,16 @@ const PARTS = ['identity', 'oauth2', 'users'] as const;
 
 /**
  * The public requests an instance has answered (its http_request_duration_seconds counts), from its
- * `/metrics`: the management listener's in this release, the admin listener's in an earlier one.
+ * `/metrics`: the management listener's where the release has one, else (a release from before the
+ * management port) the admin listener's.
  */
-async function answered(metricsBase: string): Promise<number> {
-  const text = await (await fetch(`${metricsBase}/metrics`)).text();
+async function answered(bases: { management: string; admin: string }): Promise<number> {
+  const scrape = async (base: string) => {
+    const res = await fetch(`${base}/metrics`).catch(() => undefined);
+    return res?.status === 200 ? res.text() : undefined;
+  };
+  const text = (await scrape(bases.management)) ?? (await scrape(bases.admin));
+  if (text === undefined) throw new Error(`no /metrics at ${bases.management} or ${bases.admin}`);
   return [...text.matchAll(/^http_request_duration_seconds_count\{[^}]*\} (\d+)$/gm)].reduce(
     (sum, m) => sum + Number(m[1]),
     0,
@@ -84,14 +90,17 @@ describe('a rolling upgrade: the previous release and this one side by side on t
 
   it('signs people in, issues and refreshes tokens, with each release answering part of every sign-in', async () => {
     const { urls } = cluster;
-    const at = (
-      name: string,
-      listener: 'identityAdmin' | 'oauth2Admin' | 'identityManagement' | 'oauth2Management',
-    ) => `http://localhost:${cluster.instancePorts.get(name)![listener]}`;
-    const identityOld = at('identity-1', 'identityAdmin');
-    const identityNew = at('identity-2', 'identityManagement');
-    const oauth2Old = at('oauth2-1', 'oauth2Admin');
-    const oauth2New = at('oauth2-2', 'oauth2Management');
+    const at = (name: string, part: 'identity' | 'oauth2') => {
+      const ports = cluster.instancePorts.get(name)!;
+      return {
+        management: `http://localhost:${ports[`${part}Management`]}`,
+        admin: `http://localhost:${ports[`${part}Admin`]}`,
+      };
+    };
+    const identityOld = at('identity-1', 'identity');
+    const identityNew = at('identity-2', 'identity');
+    const oauth2Old = at('oauth2-1', 'oauth2');
+    const oauth2New = at('oauth2-2', 'oauth2');
     const before = {
       identityOld: await answered(identityOld),
       identityNew: await answered(identityNew),
