@@ -16,7 +16,7 @@
 import { Buffer } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseAllDocuments, stringify } from 'yaml';
@@ -25,6 +25,20 @@ import { build, buildImages, debianRoot, exists } from './image.mjs';
 
 const offset = Number(process.env.DEPLOY_PORT_OFFSET ?? 0);
 const dir = join(stateDir, `deploy-${offset}`);
+/**
+ * The Secret's files. podman 4.3's `kube play` crashes on a `secret` volume (a nil pointer in
+ * VolumeFromSecret), so the pods mount this directory instead (hostPath, read-only, the files
+ * readable by the image's user only): the same files at the same path as a Kubernetes Secret volume.
+ */
+const secretsDir = join(dir, 'secrets');
+/** A pod spec's Secret volume as the host directory of the Secret's files (see secretsDir). */
+function secretVolumesAsFiles(spec) {
+  for (const v of spec.volumes ?? [])
+    if (v.secret) {
+      delete v.secret;
+      v.hostPath = { path: secretsDir, type: 'Directory' };
+    }
+}
 const secretName = `acme-account-secrets-${offset}`;
 const BASE = join(root, 'deploy', 'kubernetes', 'base');
 const APPS = ['platform', 'magic', 'admin', 'dashboard', 'local', 'ai', 'ai-sandbox', 'ai-uat'];
@@ -64,7 +78,7 @@ function localConfig(configMap) {
 function replicaPod(deployment, replica) {
   const name = deployment.metadata.name;
   const spec = structuredClone(deployment.spec.template.spec);
-  for (const v of spec.volumes ?? []) if (v.secret) v.secret.secretName = secretName;
+  secretVolumesAsFiles(spec);
   const [c] = spec.containers;
   const moved = new Map(
     [
@@ -110,7 +124,7 @@ function replicaPod(deployment, replica) {
 /** The migration Job's pod, to run once to completion. */
 function jobPod(job) {
   const spec = structuredClone(job.spec.template.spec);
-  for (const v of spec.volumes ?? []) if (v.secret) v.secret.secretName = secretName;
+  secretVolumesAsFiles(spec);
   for (const c of [...(spec.initContainers ?? []), ...spec.containers])
     for (const e of c.env ?? []) if (e.valueFrom?.secretKeyRef) e.valueFrom.secretKeyRef.name = secretName;
   return {
@@ -309,6 +323,13 @@ async function up(eng) {
   );
   capture(eng, ['secret', 'create', secretName, secretFile]);
   rmSync(secretFile);
+  // The Secret's files (secretsDir): owned by the image's user (10001), readable by it alone.
+  mkdirSync(secretsDir, { mode: 0o500 });
+  for (const [key, value] of Object.entries(values)) {
+    writeFileSync(join(secretsDir, key), value, { mode: 0o400 });
+    chownSync(join(secretsDir, key), 10001, 10001);
+  }
+  chownSync(secretsDir, 10001, 10001);
 
   console.log('PostgreSQL…');
   play(eng, '1-postgres.yaml', [postgresPod(infra, secrets)]);
