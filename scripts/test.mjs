@@ -132,7 +132,11 @@ const stages = [
     id: 'e2e-cluster',
     name: 'end-to-end journeys against the cluster (2 instances each, PostgreSQL)',
     cmd: vitest(...e2e),
-    env: { E2E_TARGET: 'cluster', E2E_PORT_OFFSET: process.env.E2E_CLUSTER_PORT_OFFSET ?? '20000' },
+    env: {
+      E2E_TARGET: 'cluster',
+      E2E_PORT_OFFSET: process.env.E2E_CLUSTER_PORT_OFFSET ?? '20000',
+      TEST_PORT_SLOT: '3',
+    },
     after: ['compile', 'build'],
     needs: ['chromium', 'nginx', 'postgres'],
   },
@@ -141,7 +145,11 @@ const stages = [
     id: 'e2e',
     name: 'end-to-end journeys in Chromium',
     cmd: vitest(...e2e),
-    env: { E2E_TARGET: 'process', E2E_PORT_OFFSET: process.env.E2E_PORT_OFFSET ?? '10000' },
+    env: {
+      E2E_TARGET: 'process',
+      E2E_PORT_OFFSET: process.env.E2E_PORT_OFFSET ?? '10000',
+      TEST_PORT_SLOT: '2',
+    },
     after: ['compile', 'build'],
     needs: ['chromium'],
   },
@@ -171,6 +179,8 @@ const stages = [
     id: 'vitest',
     name: 'unit and integration tests on PGlite',
     cmd: vitest(),
+    // Each stage's own slice of ports for the servers its tests start (@acme/cluster/free-ports).
+    env: { TEST_PORT_SLOT: '0' },
     after: ['compile'],
     needs: ['nginx'],
   },
@@ -185,7 +195,7 @@ const stages = [
       '-c',
       `node scripts/image.mjs --built && ${bin('vitest')} run --config deploy/vitest.config.ts`,
     ],
-    env: { DEPLOY_PORT_OFFSET: process.env.DEPLOY_PORT_OFFSET ?? '0' },
+    env: { DEPLOY_PORT_OFFSET: process.env.DEPLOY_PORT_OFFSET ?? '0', TEST_PORT_SLOT: '4' },
     // After the journeys: podman making and removing its pods changes the host's network, which
     // Chromium reports to a page loading at that moment as net::ERR_NETWORK_CHANGED (a journey
     // failed so in a fresh-clone run while this stage ran beside it).
@@ -200,7 +210,7 @@ const stages = [
     id: 'postgres',
     name: 'integration tests on a throwaway PostgreSQL cluster',
     cmd: vitest(),
-    env: { TEST_DB: 'postgres' },
+    env: { TEST_DB: 'postgres', TEST_PORT_SLOT: '1' },
     after: ['compile'],
     needs: ['nginx', 'postgres'],
   },

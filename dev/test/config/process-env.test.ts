@@ -13,6 +13,8 @@ const EXCEPTIONS: Record<string, string> = {
   'services/users/src/cli.ts':
     "the operator's command line (`npm run admin`), not the service: the admin URLs and keys it reads are the caller's",
   'apps/account/server/serve.ts': 'passes the environment on to the `vite build` child; reads no setting',
+  'packages/cluster/src/free-ports.ts':
+    "the test run's port slices (TEST_PORT_SLOT from `npm test`, VITEST_POOL_ID from Vitest)",
   'packages/cluster/src/processes.ts':
     "the development launchers' process spawner: gives children PATH and HOME, and SERVICE_V8_FLAGS (listed under start-cluster)",
   'packages/db/src/index.ts':

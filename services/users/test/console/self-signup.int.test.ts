@@ -44,7 +44,7 @@ describe('console API: self sign-up', () => {
   }, 60_000);
   afterAll(async () => stack?.close());
   // Each test starts in a fresh console rate-limit window.
-  beforeEach(() => stack.clock.advance(61_000));
+  beforeEach(() => stack.clock.freshWindow(60_000));
 
   it('an org-admin turns self sign-up on and off for its domains; each change is an event with the admin as actor', async () => {
     const before = await stack.call(tokens.ada, 'GET', path());

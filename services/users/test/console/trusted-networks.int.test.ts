@@ -46,7 +46,7 @@ describe('console API: trusted networks, rate limits, long path parameters', () 
   }, 60_000);
   afterAll(async () => stack?.close());
   // Each test starts in a fresh rate-limit window.
-  beforeEach(() => stack.clock.advance(61_000));
+  beforeEach(() => stack.clock.freshWindow(60_000));
 
   const put = (body: unknown, address = '198.51.100.7', token = tokens.ada) =>
     stack.call(token, 'PUT', path(), body, from(address));

@@ -37,7 +37,7 @@ describe('SCIM abuse: tokens, organisations, inputs and limits', () => {
     person = created.body;
   }, 60_000);
   // Each test starts a fresh rate-limit window.
-  beforeEach(() => stack.clock.advance(61_000));
+  beforeEach(() => stack.clock.freshWindow(60_000));
   afterAll(async () => stack?.close());
 
   it("cross-organisation: another organisation's token never sees, changes or groups this organisation's people", async () => {
