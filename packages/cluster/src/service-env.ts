@@ -170,6 +170,9 @@ export function partEnv(
         CONSOLE_SSO_HTTP_HOSTS: 'localhost',
         CONSOLE_SSO_ALLOW_PRIVATE: 'true',
         CONSOLE_SSO_TEST_REDIRECT_URI: `${urls.admin}/admin/sso/test-callback`,
+        // Webhooks reach receivers on this machine (development only; production refuses them).
+        WEBHOOK_HTTP_HOSTS: 'localhost,127.0.0.1',
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
         ...smtp,
       };
     case 'agent':

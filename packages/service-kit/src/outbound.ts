@@ -244,6 +244,20 @@ export function outboundFetch(policy: OutboundPolicy) {
   };
 }
 
+/**
+ * POSTs `body` to `raw` under the policy (a webhook to an organisation's receiver) and answers the
+ * receiver's status once its headers arrive; the answer's body is not read. A 3xx is a `redirect`
+ * failure, as everywhere here.
+ */
+export async function postOutbound(
+  raw: string,
+  policy: OutboundPolicy,
+  init: { headers: Record<string, string>; body: string },
+): Promise<number> {
+  const answer = await fetchBody(raw, policy, { method: 'POST', ...init, maxBytes: 0 });
+  return answer.status;
+}
+
 async function fetchBody(
   raw: string,
   policy: OutboundPolicy,
@@ -252,6 +266,7 @@ async function fetchBody(
     headers: Record<string, string>;
     body?: string | Buffer | undefined;
     signal?: AbortSignal | undefined;
+    /** 0: answer with the status alone, the body left unread. */
     maxBytes: number;
   },
 ): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> {
@@ -278,6 +293,11 @@ async function fetchBody(
         if (status >= 300 && status < 400) {
           res.destroy();
           reject(new OutboundError('redirect', status));
+          return;
+        }
+        if (init.maxBytes === 0) {
+          res.destroy();
+          resolve({ status, headers: res.headers, body: Buffer.alloc(0) });
           return;
         }
         const chunks: Buffer[] = [];

@@ -311,6 +311,19 @@ create table identity_saml_spent_assertions (
 create index identity_saml_spent_assertions_expires_at on identity_saml_spent_assertions (expires_at);
 `,
   },
+  {
+    // Issue 35: the operator's cursor feed of every security event (GET /admin/security-events?after=).
+    // A row's place, feed_seq, is given after it committed (@acme/db/event-feed), so a reader
+    // following the feed never skips an event committed late.
+    name: '450_security_event_feed',
+    sql: `
+alter table identity_security_events add column feed_seq bigint;
+create unique index identity_security_events_feed_seq on identity_security_events (feed_seq);
+create index identity_security_events_unnumbered on identity_security_events (occurred_at, id) where feed_seq is null;
+create table identity_security_event_feed_counter (id int primary key check (id = 1), last bigint not null);
+insert into identity_security_event_feed_counter (id, last) values (1, 0);
+`,
+  },
 ];
 
 /**

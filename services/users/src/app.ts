@@ -43,6 +43,7 @@ import { createSecretBox } from '@acme/service-kit/secret-box';
 import { registerSsoRoutes } from './sso/routes.ts';
 import { registerSignUpAdminRoutes } from './signup/routes.ts';
 import { registerConsoleRoutes } from './console/routes.ts';
+import { registerWebhookAdminRoutes } from './webhooks/routes.ts';
 import { registerScimRoutes, scimCallCounter, scimFrameworkError } from './scim/routes.ts';
 import {
   registerConsoleRateLimits,
@@ -74,6 +75,8 @@ export interface UsersApp {
   admin: FastifyInstance;
   /** This instance's Prometheus registry (served on the management listener). */
   metrics: ServiceMetrics;
+  /** What the routes were built with (the process's background jobs use the same). */
+  context: UsersContext;
 }
 
 const PUBLIC_BODY_LIMIT = 16 * 1024;
@@ -117,7 +120,7 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   await publicApp.register(cors, {
     origin: config.appOrigins,
     credentials: true,
-    methods: ['GET', 'POST', 'PUT', 'DELETE'],
+    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowedHeaders: ['Content-Type', 'Authorization', ...TRACE_CONTEXT_HEADERS],
     maxAge: 600,
   });
@@ -163,8 +166,9 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
   registerSignUpAdminRoutes(adminApp, ctx);
   registerM365AdminRoutes(adminApp, ctx);
   registerTrustedNetworkAdminRoutes(adminApp, ctx);
+  registerWebhookAdminRoutes(adminApp, ctx);
   registerHealthRoutes(adminApp, ctx.db);
   attachMetrics(metrics, { public: publicApp, admin: adminApp });
 
-  return { public: publicApp, admin: adminApp, metrics };
+  return { public: publicApp, admin: adminApp, metrics, context: ctx };
 }

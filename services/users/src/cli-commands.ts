@@ -73,6 +73,13 @@ Commands:
   sso:remove --org <organisationId>
   sso:break-glass --org <organisationId> (--user <userId> | --clear)
           the one org-admin exempt from --enforce (for when the organisation's provider is down)
+  webhook:create --org <organisationId> --url <url> [--events <type,type>]
+          a signed webhook endpoint (every event type when --events is left out); prints its id
+          and its whsec_ signing secret: the only time the secret is shown
+  webhook:list --org <organisationId>
+  webhook:delete --org <organisationId> --id <endpointId>
+  webhook:rotate-secret --org <organisationId> --id <endpointId>
+          prints the new secret; the old one signs beside it for 24 hours
 
 Talks to the user service admin API at USERS_ADMIN_URL (default http://localhost:4456), for
 account:unlock to the identity admin API at IDENTITY_ADMIN_URL (default http://localhost:4434), for
@@ -118,6 +125,8 @@ const options = {
   clear: { type: 'boolean' },
   userinfo: { type: 'boolean' },
   protocol: { type: 'string' },
+  url: { type: 'string' },
+  events: { type: 'string' },
   'metadata-url': { type: 'string' },
   'metadata-file': { type: 'string' },
   file: { type: 'string' },
@@ -486,6 +495,27 @@ function toCall(command: string, values: Values, env: CliIo['env']): Call {
         method: command === 'sso:remove' ? 'DELETE' : 'GET',
         path: `/admin/organisations/${encodeURIComponent(required(values, 'org'))}/sso`,
       };
+    case 'webhook:create':
+      return {
+        method: 'POST',
+        path: `/admin/organisations/${encodeURIComponent(required(values, 'org'))}/webhooks`,
+        body: {
+          url: required(values, 'url'),
+          ...(values.events === undefined ? {} : { eventTypes: list(values.events) }),
+        },
+      };
+    case 'webhook:list':
+      return {
+        method: 'GET',
+        path: `/admin/organisations/${encodeURIComponent(required(values, 'org'))}/webhooks`,
+      };
+    case 'webhook:delete':
+    case 'webhook:rotate-secret': {
+      const path = `/admin/organisations/${encodeURIComponent(required(values, 'org'))}/webhooks/${encodeURIComponent(required(values, 'id'))}`;
+      return command === 'webhook:delete'
+        ? { method: 'DELETE', path }
+        : { method: 'POST', path: `${path}/rotate-secret` };
+    }
     default:
       throw new UsageError(`unknown command: ${command}`);
   }

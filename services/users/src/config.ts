@@ -243,6 +243,29 @@ const configSchema = z.object({
     .max(3600)
     .default(60)
     .describe('The window of SCIM_RATE_LIMIT_PER_TOKEN (seconds).'),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .describe(
+      'Let webhooks reach loopback, private and link-local addresses (`npm start` sets true for local receivers; leave false in production).',
+    ),
+  WEBHOOK_HTTP_HOSTS: hostListSchema.describe(
+    'Hosts webhooks may reach over plain http (e.g. `localhost` in development); every other endpoint URL must be https.',
+  ),
+  WEBHOOK_MAX_ENDPOINTS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(10)
+    .describe('The most webhook endpoints an organisation may have.'),
+  WEBHOOK_POLL_MS: z.coerce
+    .number()
+    .int()
+    .min(50)
+    .max(60_000)
+    .default(1000)
+    .describe('How often the webhook worker looks for events to relay and deliveries that are due (ms).'),
   TRUST_PROXY: trustProxySchema,
   LOG_LEVEL: logLevelSchema,
   USERS_MIGRATE_AT_START: migrateAtStartSchema,
@@ -333,6 +356,8 @@ export interface Config {
   console: { perToken: number; perIp: number; windowSeconds: number; maxTrustedRanges: number };
   /** The console's outbound SSO checks (docs/security.md, "SSO set-up in the console"). */
   consoleSso: { httpHosts: string[]; allowPrivate: boolean; timeoutMs: number; testRedirectUri: string };
+  /** Webhooks (issue 35): who they may reach, how many per organisation, the worker's poll. */
+  webhooks: { allowPrivate: boolean; httpHosts: string[]; maxEndpoints: number; pollMs: number };
   /** SCIM 2.0 (issue 26): the base URL the console shows, the per-token rate limit. */
   scim: { baseUrl: string; perToken: number; windowSeconds: number };
   trustProxy: TrustProxy;
@@ -425,6 +450,12 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
       allowPrivate: c.CONSOLE_SSO_ALLOW_PRIVATE === 'true',
       timeoutMs: c.CONSOLE_SSO_FETCH_TIMEOUT_MS,
       testRedirectUri: c.CONSOLE_SSO_TEST_REDIRECT_URI,
+    },
+    webhooks: {
+      allowPrivate: c.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
+      httpHosts: c.WEBHOOK_HTTP_HOSTS,
+      maxEndpoints: c.WEBHOOK_MAX_ENDPOINTS,
+      pollMs: c.WEBHOOK_POLL_MS,
     },
     scim: {
       baseUrl: `${stripSlash(c.USERS_PUBLIC_URL ?? `http://localhost:${c.USERS_PUBLIC_PORT}`)}/scim/v2`,

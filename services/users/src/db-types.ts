@@ -218,6 +218,54 @@ export interface UsersDb {
   scim_groups: ScimGroupsTable;
   scim_group_members: ScimGroupMembersTable;
   scim_settings: ScimSettingsTable;
+  event_feed: EventFeedTable;
+  feed_followers: { name: string; position: string };
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+}
+
+/** Issue 35: one event of an organisation's feed (its console wire shape in `payload`). */
+interface EventFeedTable {
+  id: string;
+  organisation_id: string;
+  occurred_at: Date;
+  type: string;
+  payload: Json<Record<string, unknown>>;
+  /** Its place in the feed, given after commit (null until then). */
+  feed_seq: ColumnType<string | null, never, never>;
+}
+
+/** Issue 35: an organisation's webhook endpoint; secrets sealed by the secret box. */
+interface WebhookEndpointsTable {
+  id: string;
+  organisation_id: string;
+  url: string;
+  event_types: Json<string[]>;
+  state: 'active' | 'paused' | 'disabled';
+  disabled_reason: string | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: Date | null;
+  failing_since: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Issue 35: one event for one endpoint, attempted until delivered or abandoned. */
+interface WebhookDeliveriesTable {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  body: string;
+  status: 'pending' | 'delivered' | 'failed' | 'abandoned';
+  attempts: Generated<number>;
+  last_response_status: number | null;
+  last_error: string | null;
+  last_attempt_at: Date | null;
+  next_attempt_at: Date | null;
+  retry_until: Date;
+  created_at: Date;
 }
 
 /** Issue 26: a SCIM bearer token of an organisation (its SHA-256 only). */

@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import { startEventRetention } from './console/retention.ts';
+import { startWebhookWorker } from './webhooks/worker.ts';
 import { startSamlMetadataRefresh } from './sso/saml-provider.ts';
 import { resealSsoSecrets } from './sso/reseal.ts';
 import { createSecretBox } from '@acme/service-kit/secret-box';
@@ -91,7 +92,10 @@ export async function start(
     { db: typed<UsersDb>(opts.db), config, clock: opts.clock ?? systemClock },
     (error) => app.admin.log.error({ err: error }, 'saml metadata refresh failed'),
   );
-  const stopJobs = () => Promise.all([retention.stop(), samlRefresh.stop()]);
+  const webhooks = startWebhookWorker(app.context, (error) =>
+    app.admin.log.warn({ err: error }, 'webhook round failed'),
+  );
+  const stopJobs = () => Promise.all([retention.stop(), samlRefresh.stop(), webhooks.stop()]);
   const listening: FastifyInstance[] = [];
   try {
     const publicPort = await listen(app.public, config.host, config.publicPort);

@@ -417,4 +417,89 @@ export const migrations: Migration[] = [
     sql: `alter table security_events add constraint security_events_actor_kind_check
       check (actor_kind in ('person', 'operator', 'system', 'directory'))`,
   },
+  {
+    // Issue 35: the organisation's events feed (`GET /console/events`) and the webhooks' outbox. The
+    // user service's own events are written here in the transaction that records them; the identity
+    // service's security events are relayed here. `feed_seq` is given after commit (@acme/db/event-feed).
+    name: '450_event_feed',
+    sql: `create table event_feed (
+      id uuid primary key,
+      organisation_id uuid not null references organisations(id) on delete cascade,
+      occurred_at timestamptz not null,
+      type text not null,
+      payload jsonb not null,
+      feed_seq bigint unique
+    )`,
+  },
+  {
+    name: '451_event_feed_unnumbered',
+    sql: 'create index event_feed_unnumbered on event_feed (occurred_at, id) where feed_seq is null',
+  },
+  {
+    name: '452_event_feed_organisation',
+    sql: 'create index event_feed_organisation on event_feed (organisation_id, feed_seq)',
+  },
+  {
+    name: '453_event_feed_counter',
+    sql: `create table event_feed_counter (id int primary key check (id = 1), last bigint not null)`,
+  },
+  { name: '454_event_feed_counter_row', sql: 'insert into event_feed_counter (id, last) values (1, 0)' },
+  {
+    // Where each follower of a feed has got to: `webhooks` (the fan-out of event_feed into deliveries)
+    // and `identity` (the relay of the identity service's feed into event_feed).
+    name: '455_feed_followers',
+    sql: `create table feed_followers (name text primary key, position text not null)`,
+  },
+  {
+    name: '456_feed_followers_rows',
+    sql: `insert into feed_followers (name, position) values ('webhooks', '0'), ('identity', '')`,
+  },
+  {
+    name: '457_webhook_endpoints',
+    sql: `create table webhook_endpoints (
+      id uuid primary key,
+      organisation_id uuid not null references organisations(id) on delete cascade,
+      url text not null,
+      event_types jsonb not null default '[]'::jsonb,
+      state text not null check (state in ('active', 'paused', 'disabled')),
+      disabled_reason text,
+      secret text not null,
+      previous_secret text,
+      previous_secret_until timestamptz,
+      failing_since timestamptz,
+      created_at timestamptz not null,
+      updated_at timestamptz not null
+    )`,
+  },
+  {
+    name: '458_webhook_endpoints_organisation',
+    sql: 'create index webhook_endpoints_organisation on webhook_endpoints (organisation_id)',
+  },
+  {
+    name: '459_webhook_deliveries',
+    sql: `create table webhook_deliveries (
+      id uuid primary key,
+      endpoint_id uuid not null references webhook_endpoints(id) on delete cascade,
+      event_id uuid not null,
+      event_type text not null,
+      body text not null,
+      status text not null check (status in ('pending', 'delivered', 'failed', 'abandoned')),
+      attempts int not null default 0,
+      last_response_status int,
+      last_error text,
+      last_attempt_at timestamptz,
+      next_attempt_at timestamptz,
+      retry_until timestamptz not null,
+      created_at timestamptz not null,
+      unique (endpoint_id, event_id)
+    )`,
+  },
+  {
+    name: '460_webhook_deliveries_due',
+    sql: `create index webhook_deliveries_due on webhook_deliveries (next_attempt_at) where status in ('pending', 'failed')`,
+  },
+  {
+    name: '461_webhook_deliveries_endpoint',
+    sql: 'create index webhook_deliveries_endpoint on webhook_deliveries (endpoint_id, created_at desc, id desc)',
+  },
 ];

@@ -172,6 +172,8 @@ interface SecurityEventTable {
   user_agent: string | null;
   request_id: string | null;
   details: Json<Record<string, string>>;
+  /** Its place in the operator's feed, given after commit (issue 35). */
+  feed_seq: ColumnType<string | null, never, never>;
 }
 
 /** What the one-off repair of SSO links found (migration 221_oidc_links_by_provider_record). */

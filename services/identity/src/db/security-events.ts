@@ -6,7 +6,8 @@ import type {
 } from '@acme/identity-contract/security-events';
 import { deleteOlderInBatches, olderThan, type EventLogPosition } from '@acme/db/event-log';
 import { currentRequestId } from '@acme/service-kit/request-id';
-import type { Kysely } from 'kysely';
+import { feedHead, publishFeed } from '@acme/db/event-feed';
+import type { Kysely, Selectable } from 'kysely';
 import type { Config } from '../config.ts';
 import type { IdentityDb } from './schema.ts';
 
@@ -120,6 +121,61 @@ export interface SecurityEventQuery {
   limit: number;
 }
 
+export const SECURITY_EVENT_FEED = {
+  events: 'identity_security_events',
+  counter: 'identity_security_event_feed_counter',
+} as const;
+
+/** The feed's cursor after place `seq`: opaque to callers. */
+export function feedCursor(seq: bigint): string {
+  return Buffer.from(`security-events:${seq}`).toString('base64url');
+}
+
+/** The place a cursor names, or null when it is none this feed has given (edited, or beyond its head). */
+export async function parseFeedCursor(db: Db, cursor: string): Promise<bigint | null> {
+  if (cursor.length > 100) return null;
+  const match = /^security-events:(\d{1,19})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match) return null;
+  const seq = BigInt(match[1]!);
+  return seq <= (await feedHead(db, SECURITY_EVENT_FEED)) ? seq : null;
+}
+
+/**
+ * Every identity's events after place `after` of the feed, in feed order, each with its cursor
+ * (issue 35: the operator's SIEM and the user service's relay follow it).
+ */
+export async function readSecurityEventFeed(
+  db: Db,
+  after: bigint,
+  limit: number,
+): Promise<(IdentitySecurityEventWire & { cursor: string })[]> {
+  await publishFeed(db, SECURITY_EVENT_FEED);
+  const rows = await db
+    .selectFrom('identity_security_events')
+    .selectAll()
+    .where('feed_seq', 'is not', null)
+    .where('feed_seq', '>', after.toString() as never)
+    .orderBy('feed_seq')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ ...toWire(r), cursor: feedCursor(BigInt(r.feed_seq!)) }));
+}
+
+function toWire(r: Selectable<IdentityDb['identity_security_events']>): IdentitySecurityEventWire {
+  return {
+    id: r.id,
+    occurred_at: new Date(r.occurred_at).toISOString(),
+    type: r.type as IdentitySecurityEventType,
+    actor_kind: r.actor_kind as SecurityEventActorKind,
+    actor_id: r.actor_id,
+    subject_id: r.subject_id,
+    ip_address: r.ip,
+    user_agent: r.user_agent,
+    request_id: r.request_id,
+    details: r.details,
+  };
+}
+
 /** Events newest first (time, then id), through the (subject, time) index. */
 export async function listSecurityEvents(
   db: Db,
@@ -131,18 +187,7 @@ export async function listSecurityEvents(
   if (q.until) query = query.where('occurred_at', '<', q.until);
   if (q.before) query = query.where(olderThan(q.before));
   const rows = await query.orderBy('occurred_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
-  return rows.map((r) => ({
-    id: r.id,
-    occurred_at: new Date(r.occurred_at).toISOString(),
-    type: r.type as IdentitySecurityEventType,
-    actor_kind: r.actor_kind as SecurityEventActorKind,
-    actor_id: r.actor_id,
-    subject_id: r.subject_id,
-    ip_address: r.ip,
-    user_agent: r.user_agent,
-    request_id: r.request_id,
-    details: r.details,
-  }));
+  return rows.map(toWire);
 }
 
 /** The identity's latest successful sign-in, or undefined. */

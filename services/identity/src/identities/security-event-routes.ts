@@ -4,16 +4,29 @@ import {
   MAX_EVENT_SUBJECTS_PER_QUERY,
   parseEventPosition,
 } from '@acme/identity-contract/security-events';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { IdentityContext } from '../context.ts';
 import { isUuid } from '../db/db.ts';
-import { lastSignIn, listSecurityEvents } from '../db/security-events.ts';
+import {
+  feedCursor,
+  lastSignIn,
+  listSecurityEvents,
+  parseFeedCursor,
+  readSecurityEventFeed,
+} from '../db/security-events.ts';
 import { errors } from '../errors/identity-error.ts';
 import { loadIdentity } from './repo.ts';
 
 const many = <T extends z.ZodType>(item: T) =>
   z.preprocess((v) => (v === undefined ? [] : [v].flat()), z.array(item));
+
+const FeedQuerySchema = z
+  .object({
+    after: z.string().max(100).optional(),
+    limit: z.coerce.number().int().min(1).max(1000).default(100),
+  })
+  .strict();
 
 const ListQuerySchema = z.object({
   subject_id: many(z.string().refine(isUuid, 'not a UUID'))
@@ -41,6 +54,8 @@ export function registerSecurityEventRoutes(app: FastifyInstance, ctx: IdentityC
    * continue here from its own last event.
    */
   app.get('/admin/security-events', async (req, reply) => {
+    const query = req.query as Record<string, unknown>;
+    if (query.subject_id === undefined) return feedPage(req.query, reply);
     const parsed = ListQuerySchema.safeParse(req.query);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -70,6 +85,29 @@ export function registerSecurityEventRoutes(app: FastifyInstance, ctx: IdentityC
     }
     return reply.send(page);
   });
+
+  /**
+   * `GET /admin/security-events[?after=<cursor>][&limit=]` (no subject_id): every identity's events,
+   * oldest first after the cursor, in the order they got their place in the feed, each with the
+   * cursor that follows it. The `Link: rel="next"` header names the next call (the same cursor while
+   * nothing new has come). An edited cursor, or one this feed has not given, is 400.
+   */
+  async function feedPage(query: unknown, reply: FastifyReply) {
+    const parsed = FeedQuerySchema.safeParse(query);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw errors.badRequest(`${issue?.path.join('.') || 'query'}: ${issue?.message ?? 'invalid'}`);
+    }
+    const { after, limit } = parsed.data;
+    const from = after === undefined ? 0n : await parseFeedCursor(ctx.db, after);
+    if (from === null) throw errors.badRequest('after: not a cursor of this feed');
+    const page = await readSecurityEventFeed(ctx.db, from, limit);
+    const next = new URL(`${ctx.config.adminUrl}/admin/security-events`);
+    next.searchParams.set('after', page.at(-1)?.cursor ?? after ?? feedCursor(0n));
+    next.searchParams.set('limit', String(limit));
+    reply.header('link', `<${next.toString()}>; rel="next"`);
+    return reply.send(page);
+  }
 
   /**
    * Not in Kratos: what an organisation admin sees of a member's sign-ins: the last successful one

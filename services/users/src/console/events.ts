@@ -3,6 +3,7 @@ import { deleteOlderInBatches, olderThan, type EventLogPosition } from '@acme/db
 import { currentRequestId } from '@acme/service-kit/request-id';
 import type { Kysely, Transaction } from 'kysely';
 import type { UsersDb } from '../db-types.ts';
+import { appendToFeed } from '../feed/feed.ts';
 import { eventPosition, parseEventPosition } from '@acme/identity-contract/security-events';
 import type {
   SecurityEvent as WireSecurityEvent,
@@ -60,21 +61,42 @@ export async function recordEvent(
   event: NewSecurityEvent,
   now: Date,
 ): Promise<void> {
-  await trx
-    .insertInto('security_events')
-    .values({
-      id: randomUUID(),
-      organisation_id: event.organisationId,
-      occurred_at: now,
+  const id = randomUUID();
+  const details = event.details ?? {};
+  const write = async (t: Transaction<UsersDb> | Kysely<UsersDb>) => {
+    await t
+      .insertInto('security_events')
+      .values({
+        id,
+        organisation_id: event.organisationId,
+        occurred_at: now,
+        type: event.type,
+        actor_kind: origin.actorKind,
+        actor_id: origin.actorId,
+        subject_id: event.subjectId,
+        ip: origin.ip,
+        request_id: origin.requestId,
+        details: JSON.stringify(details),
+      })
+      .execute();
+    // The organisation's feed and its webhooks' outbox (issue 35): committed with the event, or not at all.
+    await appendToFeed(t, {
+      id,
+      organisationId: event.organisationId,
+      occurredAt: now.toISOString(),
       type: event.type,
-      actor_kind: origin.actorKind,
-      actor_id: origin.actorId,
-      subject_id: event.subjectId,
+      actorKind: origin.actorKind,
+      actorId: origin.actorId,
+      subjectId: event.subjectId,
       ip: origin.ip,
-      request_id: origin.requestId,
-      details: JSON.stringify(event.details ?? {}),
-    })
-    .execute();
+      userAgent: null,
+      requestId: origin.requestId,
+      source: 'users',
+      details,
+    });
+  };
+  if (trx.isTransaction) await write(trx);
+  else await trx.transaction().execute(write);
 }
 
 export interface EventFilter {
@@ -134,5 +156,7 @@ export async function deleteExpiredEvents(
   batchSize: number,
 ): Promise<number> {
   const cutoff = new Date(now.getTime() - retentionDays * 86_400_000);
+  // The feed keeps what the log keeps (its count is the log's: the same events, and relayed ones).
+  await deleteOlderInBatches(db, 'event_feed', cutoff, batchSize);
   return deleteOlderInBatches(db, 'security_events', cutoff, batchSize);
 }

@@ -19,6 +19,7 @@ import { consoleSelfSignUp, setSelfSignUp } from '../signup/service.ts';
 import { identityFacts } from './identity-facts.ts';
 import { registerConsoleSsoRoutes } from './sso.ts';
 import { registerConsoleScimRoutes } from '../scim/console-routes.ts';
+import { registerConsoleWebhookRoutes } from '../webhooks/routes.ts';
 import type { Permission } from '../users/roles.ts';
 import { authoriseConsole, consoleCaller, originOf, type ConsoleCaller } from './auth.ts';
 import { listMergedEvents, listMergedEventsUpTo } from './merged-events.ts';
@@ -276,6 +277,9 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
 
   // SCIM provisioning (scim/console-routes.ts)
   registerConsoleScimRoutes(app, ctx, authorise);
+
+  // Webhooks and the events feed (webhooks/routes.ts)
+  registerConsoleWebhookRoutes(app, ctx, authorise);
 
   // Subscription (read-only: the marketplace and the operator change it)
   app.get('/console/organisations/:organisationId/subscription', async (request, reply) => {

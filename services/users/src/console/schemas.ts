@@ -60,7 +60,7 @@ export const memberListSchema = z.object({
   pageSize: z.number().int(),
 });
 
-const securityEventSchema = z.object({
+export const securityEventSchema = z.object({
   id: z.uuid(),
   organisationId: z.uuid(),
   occurredAt: z.iso.datetime(),

@@ -3,6 +3,8 @@ import { ServiceError } from '@acme/service-kit/errors';
 /** Every error code the user service answers with, and its HTTP status. */
 const errorCatalogue = {
   INVALID_REQUEST: 400,
+  /** Webhooks: the URL is not https, names or resolves to a private address, or is malformed. */
+  WEBHOOK_URL_REFUSED: 400,
   INVALID_EMAIL: 400,
   EMAIL_DOMAIN_MISMATCH: 400,
   IDENTITY_REJECTED: 400,
@@ -79,6 +81,7 @@ const errorCatalogue = {
   API_CLIENT_NOT_FOUND: 404,
   SSO_NOT_CONFIGURED: 404,
   SCIM_TOKEN_NOT_FOUND: 404,
+  WEBHOOK_NOT_FOUND: 404,
   DOMAIN_TAKEN: 409,
   /** The purchase's tenant already has an organisation with another active subscription. */
   OrganisationAlreadySubscribedException: 409,
@@ -90,6 +93,8 @@ const errorCatalogue = {
   SSO_PROVIDER_TAKEN: 409,
   /** Console SCIM: an organisation holds at most 5 live SCIM tokens. */
   LIMIT_REACHED: 409,
+  /** Webhooks: the organisation has WEBHOOK_MAX_ENDPOINTS endpoints already. */
+  WEBHOOK_LIMIT_REACHED: 409,
   /** Console: the member's role follows their directory's groups (SCIM group mapping). */
   MANAGED_BY_DIRECTORY: 409,
   /** Trusted networks: the list excludes the admin's own address; confirm to save it. */

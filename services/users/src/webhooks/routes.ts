@@ -1,0 +1,196 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { UsersContext } from '../context.ts';
+import { AppError } from '../http/errors.ts';
+import { parseInput, sendOutput } from '../http/validate.ts';
+import type { Permission } from '../users/roles.ts';
+import { orgParamsSchema } from '../console/schemas.ts';
+import { consoleCaller } from '../console/auth.ts';
+import { feedCursor, parseFeedCursor, publishEvents, readFeed } from '../feed/feed.ts';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  findEndpoint,
+  listEndpoints,
+  rotateEndpointSecret,
+  toWireEndpoint,
+  updateEndpoint,
+} from './endpoints.ts';
+import { listDeliveries, redeliver } from './deliveries.ts';
+import {
+  deliveryPageQuerySchema,
+  deliveryPageSchema,
+  deliveryParamsSchema,
+  endpointInputSchema,
+  endpointListSchema,
+  endpointParamsSchema,
+  endpointPatchSchema,
+  endpointSchema,
+  endpointWithSecretSchema,
+  feedPageSchema,
+  feedQuerySchema,
+  redeliverySchema,
+} from './schemas.ts';
+
+/** Webhooks and the events feed are organisation settings (the org-admin's). */
+const SETTINGS: Permission = 'ManageOrganisationSettings';
+
+type Authorise = (
+  request: FastifyRequest,
+  permission: Permission,
+  write: boolean,
+) => Promise<{ organisationId: string }>;
+
+/**
+ * The console's Webhooks section (issue 35): `/console/organisations/{id}/webhooks…`, and the
+ * organisation's events feed, `GET /console/events?after=&limit=`.
+ */
+export function registerConsoleWebhookRoutes(
+  app: FastifyInstance,
+  ctx: UsersContext,
+  authorise: Authorise,
+): void {
+  const base = '/console/organisations/:organisationId/webhooks';
+
+  app.get(base, async (request, reply) => {
+    const { organisationId } = await authorise(request, SETTINGS, false);
+    return sendOutput(reply, 200, endpointListSchema, {
+      endpoints: await listEndpoints(ctx, organisationId),
+    });
+  });
+
+  app.post(base, async (request, reply) => {
+    const { organisationId } = await authorise(request, SETTINGS, true);
+    const input = parseInput(endpointInputSchema, request.body);
+    return sendOutput(reply, 201, endpointWithSecretSchema, await createEndpoint(ctx, organisationId, input));
+  });
+
+  const endpointIn = async (request: FastifyRequest, write: boolean) => {
+    const { organisationId } = await authorise(request, SETTINGS, write);
+    const { endpointId } = parseInput(endpointParamsSchema, request.params);
+    return { organisationId, endpointId };
+  };
+
+  app.get(`${base}/:endpointId`, async (request, reply) => {
+    const { organisationId, endpointId } = await endpointIn(request, false);
+    return sendOutput(
+      reply,
+      200,
+      endpointSchema,
+      toWireEndpoint(await findEndpoint(ctx, organisationId, endpointId)),
+    );
+  });
+
+  app.patch(`${base}/:endpointId`, async (request, reply) => {
+    const { organisationId, endpointId } = await endpointIn(request, true);
+    const patch = parseInput(endpointPatchSchema, request.body);
+    return sendOutput(
+      reply,
+      200,
+      endpointSchema,
+      await updateEndpoint(ctx, organisationId, endpointId, patch),
+    );
+  });
+
+  app.delete(`${base}/:endpointId`, async (request, reply) => {
+    const { organisationId, endpointId } = await endpointIn(request, true);
+    await deleteEndpoint(ctx, organisationId, endpointId);
+    return reply.code(204).send();
+  });
+
+  app.post(`${base}/:endpointId/rotate-secret`, async (request, reply) => {
+    const { organisationId, endpointId } = await endpointIn(request, true);
+    return sendOutput(
+      reply,
+      200,
+      endpointWithSecretSchema,
+      await rotateEndpointSecret(ctx, organisationId, endpointId),
+    );
+  });
+
+  app.get(`${base}/:endpointId/deliveries`, async (request, reply) => {
+    const { organisationId, endpointId } = await endpointIn(request, false);
+    const page = parseInput(deliveryPageQuerySchema, request.query);
+    await findEndpoint(ctx, organisationId, endpointId);
+    return sendOutput(reply, 200, deliveryPageSchema, await listDeliveries(ctx, endpointId, page));
+  });
+
+  app.post(`${base}/:endpointId/deliveries/:deliveryId/redeliver`, async (request, reply) => {
+    const { organisationId } = await authorise(request, SETTINGS, true);
+    const { endpointId, deliveryId } = parseInput(deliveryParamsSchema, request.params);
+    await findEndpoint(ctx, organisationId, endpointId);
+    return sendOutput(reply, 202, redeliverySchema, {
+      delivery: await redeliver(ctx, endpointId, deliveryId),
+    });
+  });
+
+  /**
+   * The caller's organisation's events, oldest first after the cursor: the user service's own and
+   * the identity service's (relayed). `next` is always given: the cursor to ask with next time
+   * (the same one while nothing new has come). A cursor of another organisation, or edited, is 400.
+   */
+  app.get('/console/events', async (request, reply) => {
+    const caller = await consoleCaller(ctx, request);
+    if (!caller.permissions.includes(SETTINGS))
+      throw new AppError('PERMISSION_DENIED', `This needs the ${SETTINGS} permission.`);
+    const query = parseInput(feedQuerySchema, request.query);
+    const keys = ctx.config.ssoSecretKeys;
+    const after = query.after === undefined ? 0n : parseFeedCursor(keys, caller.organisationId, query.after);
+    if (after === null)
+      throw new AppError(
+        'INVALID_REQUEST',
+        "The request is invalid: after: not a cursor of this organisation's feed",
+      );
+    await publishEvents(ctx.db);
+    const rows = await readFeed(ctx.db, { organisationId: caller.organisationId, after, limit: query.limit });
+    const next = feedCursor(keys, caller.organisationId, rows.at(-1)?.seq ?? after);
+    const link = `/console/events?${new URLSearchParams({ after: next, limit: String(query.limit) })}`;
+    reply.header('link', `<${link}>; rel="next"`);
+    return sendOutput(reply, 200, feedPageSchema, { events: rows.map((r) => r.event), next });
+  });
+}
+
+/** The operator's webhook routes on the admin API (the `webhook:*` CLI commands). */
+export function registerWebhookAdminRoutes(app: FastifyInstance, ctx: UsersContext): void {
+  const base = '/admin/organisations/:organisationId/webhooks';
+  const organisation = async (request: FastifyRequest) => {
+    const { organisationId } = parseInput(orgParamsSchema.passthrough(), request.params);
+    const exists = await ctx.db
+      .selectFrom('organisations')
+      .select('id')
+      .where('id', '=', organisationId)
+      .executeTakeFirst();
+    if (!exists) throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
+    return organisationId;
+  };
+
+  app.get(base, async (request, reply) => {
+    const organisationId = await organisation(request);
+    return sendOutput(reply, 200, endpointListSchema, {
+      endpoints: await listEndpoints(ctx, organisationId),
+    });
+  });
+
+  app.post(base, async (request, reply) => {
+    const organisationId = await organisation(request);
+    const input = parseInput(endpointInputSchema, request.body);
+    return sendOutput(reply, 201, endpointWithSecretSchema, await createEndpoint(ctx, organisationId, input));
+  });
+
+  app.delete(`${base}/:endpointId`, async (request, reply) => {
+    const organisationId = await organisation(request);
+    const { endpointId } = parseInput(endpointParamsSchema, request.params);
+    await deleteEndpoint(ctx, organisationId, endpointId);
+    return reply.code(204).send();
+  });
+
+  app.post(`${base}/:endpointId/rotate-secret`, async (request, reply) => {
+    const organisationId = await organisation(request);
+    const { endpointId } = parseInput(endpointParamsSchema, request.params);
+    return sendOutput(
+      reply,
+      200,
+      endpointWithSecretSchema,
+      await rotateEndpointSecret(ctx, organisationId, endpointId),
+    );
+  });
+}
