@@ -1,0 +1,51 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+
+/** One request a test receiver got: its raw body (what the signature covers) and headers. */
+export interface Received {
+  body: string;
+  headers: IncomingHttpHeaders;
+}
+
+/** An answer: a status and, for a redirect, where to. */
+export type Answer = { status: number; location?: string };
+
+/** A webhook receiver on 127.0.0.1 that records each request and answers as the test says. */
+export interface Receiver {
+  url: string;
+  received: Received[];
+  answer: (request: Received, index: number) => Answer;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(answer: Receiver['answer'] = () => ({ status: 204 })): Promise<Receiver> {
+  const state: Receiver = { url: '', received: [], answer, close: async () => undefined };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const got = { body: Buffer.concat(chunks).toString('utf8'), headers: req.headers };
+      state.received.push(got);
+      const { status, location } = state.answer(got, state.received.length - 1);
+      res.writeHead(status, location ? { location } : {}).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  state.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return state;
+}
+
+/** The payload if the `standardwebhooks` library verifies it with `secret`; throws otherwise. */
+export function verified(secret: string, request: Received): { type: string; timestamp: string; data: any } {
+  const headers = Object.fromEntries(
+    Object.entries(request.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]),
+  );
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return new Webhook(secret).verify(request.body, headers) as any;
+}
