@@ -12,6 +12,8 @@ import { startReceiver, verified } from './receiver.ts';
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
 const WRITES = 1000;
+/** Writers at once: each commits its events one after another, all of them interleaved. */
+const WRITERS = 40;
 const IDENTITY_LOG = { config: { securityEvents: { enabled: true } } };
 
 /**
@@ -35,9 +37,25 @@ async function followWhileWriting(
     seen.push(...page.ids);
     after = page.next;
     if ((finished && page.ids.length === 0) || Date.now() > deadline) break;
+    // A follower polls: a short page means it has caught up for now.
+    if (page.ids.length < 100) await new Promise((r) => setTimeout(r, 50));
   }
   await writers;
   return seen;
+}
+
+/** `count` writes by `width` writers at once (a database pool of 10 serves them without timing out). */
+async function inParallel(
+  count: number,
+  width: number,
+  write: (i: number) => Promise<unknown>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < count) await write(next++);
+    }),
+  );
 }
 
 const duplicates = (ids: string[]) => ids.filter((id, i) => ids.indexOf(id) !== i);
@@ -65,7 +83,13 @@ describe('event feeds: /console/events and the identity service’s /admin/secur
 
   beforeAll(async () => {
     stack = await startConsoleStack({
-      env: { WEBHOOK_HTTP_HOSTS: '127.0.0.1', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+      env: {
+        WEBHOOK_HTTP_HOSTS: '127.0.0.1',
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        // The follower reads as fast as it can; the console's rate limit is not under test here.
+        CONSOLE_RATE_LIMIT_PER_TOKEN: '100000',
+        CONSOLE_RATE_LIMIT_PER_IP: '100000',
+      },
     });
     acme = await stack.newOrganisation('feed.test');
     other = await stack.newOrganisation('feed-other.test');
@@ -128,15 +152,13 @@ describe('event feeds: /console/events and the identity service’s /admin/secur
         return { ids: (res.body as any[]).map((e) => e.id), next: decodeURIComponent(next!) };
       },
       () =>
-        Promise.all(
-          Array.from({ length: WRITES }, () =>
-            recordSecurityEvent(identityDb(), IDENTITY_LOG, {
-              type: 'signin.failed',
-              subjectId: member.identityId,
-              details: { reason: 'wrong_password' },
-              at: new Date(),
-            }),
-          ),
+        inParallel(WRITES, WRITERS, () =>
+          recordSecurityEvent(identityDb(), IDENTITY_LOG, {
+            type: 'signin.failed',
+            subjectId: member.identityId,
+            details: { reason: 'wrong_password' },
+            at: new Date(),
+          }),
         ),
     );
     const written = (await identityDb().selectFrom('identity_security_events').select('id').execute())
