@@ -351,7 +351,10 @@ describe('GET /admin/security-events', () => {
     const id = crypto.randomUUID();
     const many = Array.from({ length: 101 }, () => `subject_id=${crypto.randomUUID()}`).join('&');
     for (const query of [
-      '',
+      // Without subject_id it is the cursor feed (issue 35): its own parameters only.
+      'after=garbage',
+      'limit=0',
+      'page_size=5',
       'subject_id=not-a-uuid',
       many,
       `subject_id=${id}&page_token=garbage`,
