@@ -121,7 +121,7 @@ export interface SecurityEventQuery {
   limit: number;
 }
 
-export const SECURITY_EVENT_FEED = {
+const SECURITY_EVENT_FEED = {
   events: 'identity_security_events',
   counter: 'identity_security_event_feed_counter',
 } as const;

@@ -12,7 +12,7 @@ import type { UsersDb } from '../db-types.ts';
  * The webhooks follow the same feed.
  */
 
-export const FEED_TABLES = { events: 'event_feed', counter: 'event_feed_counter' } as const;
+const FEED_TABLES = { events: 'event_feed', counter: 'event_feed_counter' } as const;
 
 /** One event of an organisation as the console lists it, with its organisation. */
 export type FeedEvent = SecurityEvent & { organisationId: string };

@@ -14,10 +14,10 @@ import { AppError } from '../http/errors.ts';
 import { newSigningSecret } from './signing.ts';
 
 /** Each attempt's time-out, fixed: a receiver should answer at once and work later. */
-export const WEBHOOK_TIMEOUT_MS = 5000;
+const WEBHOOK_TIMEOUT_MS = 5000;
 
 /** How long the secret before a rotation still signs (beside the new one). */
-export const ROTATION_OVERLAP_MS = 24 * 3600_000;
+const ROTATION_OVERLAP_MS = 24 * 3600_000;
 
 type EndpointRow = Selectable<UsersDb['webhook_endpoints']>;
 

@@ -24,7 +24,7 @@ import { webhookHeaders } from './signing.ts';
 /** Retries go on this long after an event was queued (or redelivered); then it is abandoned. */
 export const RETRY_WINDOW_MS = 24 * 3600_000;
 /** An endpoint whose deliveries have failed this long without one success is disabled. */
-export const DISABLE_AFTER_MS = 24 * 3600_000;
+const DISABLE_AFTER_MS = 24 * 3600_000;
 const RETRY_BASE_MS = 5_000;
 const RETRY_CAP_MS = 4 * 3600_000;
 /** A claimed attempt's lease: well past the 5 s time-out. */
@@ -40,7 +40,7 @@ export function webhookRetryDelayMs(attempts: number, random: () => number = Mat
 }
 
 /** Queues deliveries for the events published since the last run; returns how many events it read. */
-export async function fanOut(ctx: UsersContext): Promise<number> {
+async function fanOut(ctx: UsersContext): Promise<number> {
   await publishEvents(ctx.db);
   return ctx.db.transaction().execute(async (trx) => {
     const follower = await trx
@@ -231,7 +231,7 @@ function disabledNotice(appName: string, to: string, url: string) {
 }
 
 /** Makes the due attempts; returns how many it made. */
-export async function deliverDue(ctx: UsersContext): Promise<number> {
+async function deliverDue(ctx: UsersContext): Promise<number> {
   const claimed = await claimDue(ctx.db, ctx.clock.now());
   await Promise.all(claimed.map(async (d) => settle(ctx, d, await attempt(ctx, d))));
   return claimed.length;

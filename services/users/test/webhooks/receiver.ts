@@ -9,7 +9,7 @@ export interface Received {
 }
 
 /** An answer: a status and, for a redirect, where to. */
-export type Answer = { status: number; location?: string };
+type Answer = { status: number; location?: string };
 
 /** A webhook receiver on 127.0.0.1 that records each request and answers as the test says. */
 export interface Receiver {
