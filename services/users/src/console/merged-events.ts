@@ -4,11 +4,9 @@ import {
   IDENTITY_SECURITY_EVENT_TYPES,
   MAX_EVENT_SUBJECTS_PER_QUERY,
 } from '@acme/identity-contract/security-events';
-import { adminAuthHeaders } from '@acme/service-kit/admin-access';
-import { z } from 'zod';
-import { requestJson } from '../clients/http-json.ts';
+import type { z } from 'zod';
+import { getIdentityEvents, identityEventSchema } from '../clients/identity-events.ts';
 import type { UsersContext } from '../context.ts';
-import { AppError } from '../http/errors.ts';
 import { listEvents, type EventFilter, type SecurityEvent } from './events.ts';
 
 /**
@@ -26,19 +24,6 @@ const PARALLEL_REQUESTS = 4;
 
 /** The most events one identity request may answer (the admin API's `page_size` cap). */
 const MAX_PAGE = 1000;
-
-const identityEventSchema = z.object({
-  id: z.string(),
-  occurred_at: z.string(),
-  type: z.string(),
-  actor_kind: z.string(),
-  actor_id: z.string().nullable(),
-  subject_id: z.string(),
-  ip_address: z.string().nullable(),
-  user_agent: z.string().nullable(),
-  request_id: z.string().nullable(),
-  details: z.record(z.string(), z.string()),
-});
 
 type IdentityEvent = z.infer<typeof identityEventSchema>;
 
@@ -138,18 +123,5 @@ async function fetchChunk(
   query.set('page_size', String(filter.limit));
   if (filter.before)
     query.set('page_token', eventPosition(filter.before.occurredAt.toISOString(), filter.before.id));
-  const res = await requestJson(
-    'identity service',
-    `${ctx.config.identityAdminUrl}/admin/security-events?${query}`,
-    {
-      method: 'GET',
-      headers: adminAuthHeaders(ctx.config.identityAdminKey),
-      timeoutMs: ctx.config.upstreamTimeoutMs,
-    },
-  );
-  const parsed = z.array(identityEventSchema).safeParse(res.body);
-  if (res.status !== 200 || !parsed.success) {
-    throw new AppError('UPSTREAM_ERROR', `The identity service answered ${res.status} for security events.`);
-  }
-  return parsed.data;
+  return getIdentityEvents(ctx.config, query, identityEventSchema);
 }

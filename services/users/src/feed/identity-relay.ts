@@ -1,6 +1,5 @@
-import { adminAuthHeaders } from '@acme/service-kit/admin-access';
 import { z } from 'zod';
-import { requestJson } from '../clients/http-json.ts';
+import { getIdentityEvents, identityEventSchema } from '../clients/identity-events.ts';
 import type { UsersContext } from '../context.ts';
 import { appendToFeed } from './feed.ts';
 
@@ -18,19 +17,7 @@ import { appendToFeed } from './feed.ts';
 
 const RELAY_PAGE = 500;
 
-const eventSchema = z.object({
-  id: z.uuid(),
-  occurred_at: z.string(),
-  type: z.string(),
-  actor_kind: z.string(),
-  actor_id: z.string().nullable(),
-  subject_id: z.string(),
-  ip_address: z.string().nullable(),
-  user_agent: z.string().nullable(),
-  request_id: z.string().nullable(),
-  details: z.record(z.string(), z.string()),
-  cursor: z.string(),
-});
+const eventSchema = identityEventSchema.extend({ id: z.uuid(), cursor: z.string() });
 
 const FOLLOWER = 'identity';
 
@@ -45,19 +32,7 @@ export async function relayIdentityEvents(ctx: UsersContext): Promise<number> {
     .executeTakeFirstOrThrow();
   const query = new URLSearchParams({ limit: String(RELAY_PAGE) });
   if (position !== '') query.set('after', position);
-  const res = await requestJson(
-    'identity service',
-    `${ctx.config.identityAdminUrl}/admin/security-events?${query}`,
-    {
-      method: 'GET',
-      headers: adminAuthHeaders(ctx.config.identityAdminKey),
-      timeoutMs: ctx.config.upstreamTimeoutMs,
-    },
-  );
-  const parsed = z.array(eventSchema).safeParse(res.body);
-  if (res.status !== 200 || !parsed.success)
-    throw new Error(`identity event feed: the identity service answered ${res.status}`);
-  const events = parsed.data;
+  const events = await getIdentityEvents(ctx.config, query, eventSchema);
   if (events.length === 0) return 0;
   const identities = [...new Set(events.flatMap((e) => [e.subject_id, e.actor_id ?? []].flat()))].map((i) =>
     i.toLowerCase(),
