@@ -421,10 +421,11 @@ export const migrations: Migration[] = [
     // Issue 35: the organisation's events feed (`GET /console/events`) and the webhooks' outbox. The
     // user service's own events are written here in the transaction that records them; the identity
     // service's security events are relayed here. `feed_seq` is given after commit (@acme/db/event-feed).
+    // Like security_events, no foreign key: an event may outlive its organisation (kept for retention).
     name: '450_event_feed',
     sql: `create table event_feed (
       id uuid primary key,
-      organisation_id uuid not null references organisations(id) on delete cascade,
+      organisation_id uuid not null,
       occurred_at timestamptz not null,
       type text not null,
       payload jsonb not null,
