@@ -531,6 +531,25 @@ describe('the Webhooks section', () => {
       },
     ],
     [
+      'rotating refused: the message in the alert line, no secret, the focus back on Rotate secret',
+      async () => {
+        const standIn = webhooksStandIn({ endpoints: [endpoint()] });
+        signedIn((call) =>
+          call.url.pathname.endsWith('/rotate-secret')
+            ? { status: 503, body: { errorCode: 'UNAVAILABLE', message: 'Try again in a minute.' } }
+            : standIn.handler(call),
+        );
+        goTo('/admin/webhooks');
+        render(<Router />);
+        const rotate = within(await item(HOOK)).getByRole('button', { name: t.rotateNamed(HOOK) });
+        fireEvent.click(rotate);
+        fireEvent.click(screen.getByRole('button', { name: t.confirmRotateButton }));
+        expect((await screen.findByRole('alert')).textContent).toBe('Try again in a minute.');
+        expect(screen.queryByTestId('webhook-secret')).toBeNull();
+        await waitFor(() => expect(document.activeElement).toBe(rotate));
+      },
+    ],
+    [
       'deliveries: a table with every column; "Load more" follows the cursor and appends; no button at the end',
       async () => {
         const deliveries = [

@@ -99,7 +99,7 @@ export function WebhooksSection({ me }: { me: Me }) {
   async function confirm(current: NonNullable<Confirming>) {
     const { endpoint } = current;
     if (current.kind === 'rotate') {
-      await change(
+      const result = await change(
         () => webhooksApi.rotateSecret(organisationId, endpoint.id),
         (answer) => {
           showSecret(answer);
@@ -107,6 +107,8 @@ export function WebhooksSection({ me }: { me: Me }) {
         },
       );
       setConfirming(null);
+      // Rotated, the focus is on the new secret; refused, back on the button that asked.
+      if (!result.saved) focusNext.current = `rotate:${endpoint.id}`;
       return;
     }
     await change(
