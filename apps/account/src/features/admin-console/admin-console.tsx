@@ -18,6 +18,7 @@ import { SubscriptionSection } from './subscription-section.tsx';
 import { NetworksSection } from './networks-section.tsx';
 import { selectConsoleView, type MeState } from './select-console-view.ts';
 import { useLoad } from './use-load.ts';
+import { WebhooksSection } from './webhooks/webhooks-section.tsx';
 import './console.css';
 
 /**
@@ -103,6 +104,7 @@ function ConsoleScreens({ path, memberId, denied }: { path: string; memberId?: s
           {view.section === 'sso' ? <SsoSection me={view.me} /> : null}
           {view.section === 'scim' ? <ScimSection me={view.me} /> : null}
           {view.section === 'signup' ? <SignUpSection me={view.me} /> : null}
+          {view.section === 'webhooks' ? <WebhooksSection me={view.me} /> : null}
         </main>
       );
   }

@@ -209,3 +209,6 @@ function safeJson(text: string): unknown {
     return null;
   }
 }
+
+/** One console call with the bearer token, and an organisation's path: for the sections with their own client. */
+export { call as consoleCall, org as organisationPath };

@@ -3,6 +3,7 @@
 
 import { scimCopy } from './scim-copy.ts';
 import { ssoCopy } from './sso-copy.ts';
+import { webhooksCopy } from './webhooks/webhooks-copy.ts';
 
 export const consoleCopy = {
   title: 'Organisation admin',
@@ -17,6 +18,7 @@ export const consoleCopy = {
     sso: 'Single sign-on',
     scim: 'Provisioning (SCIM)',
     signup: 'Sign-up',
+    webhooks: 'Webhooks',
   },
   loading: 'Loading…',
   empty: {
@@ -206,4 +208,5 @@ export const consoleCopy = {
   },
   sso: ssoCopy,
   scim: scimCopy,
+  webhooks: webhooksCopy,
 } as const;

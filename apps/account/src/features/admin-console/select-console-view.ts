@@ -16,7 +16,8 @@ type Section =
   | 'networks'
   | 'sso'
   | 'scim'
-  | 'signup';
+  | 'signup'
+  | 'webhooks';
 
 /** The permissions each section needs (the same table as docs/architecture.md). */
 const SECTION_PERMISSIONS: Readonly<Record<Section, readonly string[]>> = {
@@ -33,6 +34,8 @@ const SECTION_PERMISSIONS: Readonly<Record<Section, readonly string[]>> = {
   // Tokens that create and remove accounts: the same permission as inviting and deactivating.
   scim: ['ManageOrganisationUsers'],
   signup: ['ManageOrganisationSettings'],
+  // Endpoints that receive the organisation's events: an organisation setting.
+  webhooks: ['ManageOrganisationSettings'],
 };
 
 /** The sections of the navigation, in order. */
@@ -45,6 +48,7 @@ const NAV_SECTIONS: readonly Section[] = [
   'apiClients',
   'networks',
   'events',
+  'webhooks',
   'subscription',
 ];
 
@@ -87,6 +91,8 @@ function sectionOfPath(path: string): Section | 'home' | null {
       return 'scim';
     case CONSOLE_PATHS.signup:
       return 'signup';
+    case CONSOLE_PATHS.webhooks:
+      return 'webhooks';
     default:
       return null;
   }

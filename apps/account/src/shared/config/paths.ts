@@ -45,6 +45,7 @@ export const CONSOLE_PATHS = {
   sso: '/admin/sso',
   scim: '/admin/scim',
   signup: '/admin/signup',
+  webhooks: '/admin/webhooks',
 } as const;
 
 /** The console's Test sign-in callback (a pop-up): hands the provider's answer to its opener. */

@@ -57,6 +57,7 @@ describe('route access: one table for guest-allowed and guarded routes', () => {
         '/admin/sso',
         '/admin/scim',
         '/admin/signup',
+        '/admin/webhooks',
       ].sort(),
     );
   });
