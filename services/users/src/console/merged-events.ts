@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { requestJson } from '../clients/http-json.ts';
 import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
-import { listEvents, type EventFilter, type SecurityEvent } from './events.ts';
+import { listEvents, type EventFilter, type SecurityEvent } from '../events/events.ts';
 
 /**
  * The console's security event log (issue 24): the user service's own events merged by time with

@@ -9,15 +9,15 @@ import { AppError } from '../http/errors.ts';
 import { uuidSchema } from '../http/schemas.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
 import { createRateLimiter } from '../login/rate-limit.ts';
-import { authoriseConsole, originOf } from './auth.ts';
-import { operatorOrigin, recordEvent } from './events.ts';
+import { authoriseConsole, originOf } from '../access/auth.ts';
+import { operatorOrigin, recordEvent } from '../events/events.ts';
 import {
   addressInRanges,
   parseRange,
   readTrustedNetworks,
   requireTrustedNetwork,
   writeTrustedNetworks,
-} from './networks.ts';
+} from '../access/networks.ts';
 
 /** ManageIPWhitelist: the spec's permission for the organisation's trusted networks. */
 const PERMISSION = 'ManageIPWhitelist';

@@ -8,7 +8,7 @@ import { acceptConsent, consentScreen, denyDeviceConsent } from './consent.ts';
 import { currentCaller } from '../http/caller.ts';
 import { loginConfigFor } from './login-config.ts';
 import { createRateLimiter } from './rate-limit.ts';
-import { tokenClaimsFor, userOfIdentity } from './token-claims.ts';
+import { tokenClaimsFor, userOfIdentity } from '../claims/token-claims.ts';
 import {
   consentBodySchema,
   consentScreenQuerySchema,

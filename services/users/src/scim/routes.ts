@@ -12,7 +12,7 @@ import { scimFilter } from './filter.ts';
 import { createGroup, deleteGroup, getGroup, listGroups, patchGroup, replaceGroup } from './groups.ts';
 import { MAX_SCIM_PAGE_SIZE, SCIM_BODY_LIMIT } from './limits.ts';
 import type { ListPage, ScimScope } from './scope.ts';
-import { authenticateScimToken } from './tokens.ts';
+import { authenticateScimToken } from '../directory/tokens.ts';
 import {
   createScimUser,
   deleteScimUser,

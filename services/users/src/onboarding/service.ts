@@ -3,8 +3,8 @@ import type { TermsDocument } from '../db-types.ts';
 import { AppError } from '../http/errors.ts';
 import type { Caller } from '../http/caller.ts';
 import { findPendingInvitationOfUser, markInvitationAccepted } from '../invitations/repository.ts';
-import { personOrigin, recordEvent } from '../console/events.ts';
-import { hasAcceptedCurrent, insertAcceptances } from './repository.ts';
+import { personOrigin, recordEvent } from '../events/events.ts';
+import { hasAcceptedCurrent, insertAcceptances } from '../terms/repository.ts';
 
 export interface AcceptInput {
   documents: { document: TermsDocument; version: string }[];
