@@ -10,7 +10,6 @@ const MAX_PAGE_SIZE = 100;
 
 const nameSchema = z.string().trim().min(1).max(100);
 
-export const orgParamsSchema = z.object({ organisationId: z.uuid() }).strict();
 export const memberParamsSchema = z.object({ organisationId: z.uuid(), userId: z.uuid() }).strict();
 export const invitationParamsSchema = z.object({ organisationId: z.uuid(), invitationId: z.uuid() }).strict();
 

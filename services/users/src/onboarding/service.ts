@@ -108,23 +108,3 @@ export async function recheckTermsAtSignIn(
     { op: 'replace', path: '/traits/onboarding/tosAccepted', value: accepted },
   ]);
 }
-
-/** Users an operator creates with a password skip onboarding: their acceptance is recorded as the operator's. */
-export async function recordOperatorAcceptance(ctx: UsersContext, userId: string, at: Date): Promise<void> {
-  await insertAcceptances(ctx.db, [
-    operatorRecord(userId, 'terms', ctx.config.terms.version, at),
-    operatorRecord(userId, 'privacy', ctx.config.privacy.version, at),
-  ]);
-}
-
-function operatorRecord(userId: string, document: TermsDocument, version: string, at: Date) {
-  return {
-    userId,
-    document,
-    version,
-    acceptedAt: at,
-    ipAddress: null,
-    userAgent: null,
-    source: 'operator' as const,
-  };
-}
