@@ -23,7 +23,13 @@ import type { Permission } from '../users/roles.ts';
 import { authoriseConsole, consoleCaller, originOf, type ConsoleCaller } from '../access/auth.ts';
 import { listMergedEvents, listMergedEventsUpTo } from './merged-events.ts';
 import { signInFacts } from './sign-in-facts.ts';
-import { cursorOf, parseCursor, recordEvent, type EventFilter, type SecurityEventType } from '../events/events.ts';
+import {
+  cursorOf,
+  parseCursor,
+  recordEvent,
+  type EventFilter,
+  type SecurityEventType,
+} from '../events/events.ts';
 import {
   assignableRoles,
   changeRole,
