@@ -17,7 +17,7 @@ import { navigate, searchParams, useLocation } from '../shared/navigation/histor
 import { readToken } from '../shared/oauth2/token-lifecycle.ts';
 import { useSession } from '../shared/session/use-session.ts';
 import { Progress } from '../shared/ui/progress.tsx';
-import { lazyScreen, useLazyScreen, type LazyScreen } from './lazy-screen.ts';
+import { lazyScreen, useLazyScreen, type LazyScreen } from '../shared/ui/lazy-screen.ts';
 
 // The route table (ADR 0006): path, zod-validated search params, component. The login route is in
 // the entry chunk (it is the first screen); every other screen is a chunk loaded before it renders
