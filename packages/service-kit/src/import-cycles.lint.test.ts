@@ -55,3 +55,22 @@ describe('the lint rule against import cycles', () => {
     expect(await cycleProblems(code, 'services/identity/src/http/probe.ts')).toEqual([]);
   });
 });
+
+describe("the user service's folder layers", () => {
+  it.each([
+    [
+      'services/users/src/events/probe.ts',
+      "export { AppError } from '../http/errors.ts';",
+      'no other folder',
+    ],
+    [
+      'services/users/src/users/probe.ts',
+      "export { recordEvent } from '../events/events.ts';",
+      'may import only',
+    ],
+  ])('%s may not import what %s names', async (filePath, code, message) => {
+    const [result] = await eslint.lintText(code, { filePath });
+    const problems = (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports');
+    expect(problems.map((m) => m.message)).toEqual([expect.stringContaining(message)]);
+  });
+});
