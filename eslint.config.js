@@ -276,11 +276,11 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**', 'bench/**', 'services/*/src/cli.ts', 'dev/src/main.ts'],
+    files: ['scripts/**', 'bench/**', 'lint/**', 'services/*/src/cli.ts', 'dev/src/main.ts'],
     rules: { 'no-console': 'off' },
   },
   {
-    files: ['**/*.mjs', '**/*.cjs'],
+    files: ['**/*.mjs', '**/*.cjs', 'lint/**/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
 );
