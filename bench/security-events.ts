@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { createDb, migrate, sql, typed } from '@acme/db';
 import { migrations } from '@acme/users';
-import { listEvents } from '../services/users/src/console/events.ts';
+import { listEvents } from '../services/users/src/events/events.ts';
 import type { UsersDb } from '../services/users/src/db-types.ts';
 
 const ORGANISATIONS = 10;

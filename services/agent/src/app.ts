@@ -3,7 +3,7 @@ import { shedWhenOverloaded } from '@acme/service-kit/overload';
 import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import type { Database } from '@acme/db';
-import { sql, typed } from '@acme/db';
+import { typed } from '@acme/db';
 import { systemClock } from '@acme/db/clock';
 import { registerHealthRoutes } from '@acme/service-kit/health';
 import { attachMetrics, createServiceMetrics, type ServiceMetrics } from '@acme/service-kit/metrics';
@@ -22,7 +22,8 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Config } from './config.ts';
 import { AppError, toErrorResponse } from './http/errors.ts';
-import type { AgentDb } from './migrations.ts';
+import { RATE_LIMIT_TABLE, type AgentDb } from './migrations.ts';
+import { createRateLimiter } from '@acme/db/rate-limit';
 import { registerMcp } from './mcp.ts';
 
 export interface AppOptions {
@@ -116,32 +117,18 @@ export async function createApp(
     maxAge: 600,
   });
 
-  const windowMs = config.rateWindowSeconds * 1000;
+  /** Per-IP limit in windows that start at multiples of their length, shared by every instance. */
+  const perIp = createRateLimiter(
+    db,
+    { table: RATE_LIMIT_TABLE, scope: 'requests' },
+    { limit: config.rateLimit, windowMs: config.rateWindowSeconds * 1000, windows: 'aligned' },
+  );
 
-  /** Fixed-window per-IP counter in PostgreSQL, shared by every instance. */
   async function checkRate(ip: string): Promise<void> {
-    const now = clock.now().getTime();
-    const start = Math.floor(now / windowMs) * windowMs;
-    const row = await db
-      .insertInto('agent_rate_limit_counters')
-      .values({ key: ip, window_start: new Date(start), count: 1 })
-      .onConflict((oc) =>
-        oc
-          .columns(['key', 'window_start'])
-          .doUpdateSet({ count: sql<number>`agent_rate_limit_counters.count + 1` }),
-      )
-      .returning('count')
-      .executeTakeFirstOrThrow();
-    if (row.count === 1) {
-      await db
-        .deleteFrom('agent_rate_limit_counters')
-        .where('window_start', '<', new Date(start - 3_600_000))
-        .execute();
-    }
-    if (row.count > config.rateLimit) {
-      const retryAfter = Math.max(1, Math.ceil((start + windowMs - now) / 1000));
+    const verdict = await perIp.hit(ip, clock.now());
+    if (!verdict.allowed) {
       throw new AppError('RATE_LIMITED', 'Too many requests. Try again later.', {
-        'retry-after': String(retryAfter),
+        'retry-after': String(verdict.retryAfterSec),
       });
     }
   }

@@ -36,7 +36,8 @@ import { tokenWrites } from './public/token-writes.ts';
 import { offlineAccessPrompt } from './public/offline-access.ts';
 import { userinfo } from './public/userinfo.ts';
 import { acceptDeviceRequest, deviceEndpoints } from './device/device.ts';
-import { createRateLimiter } from './device/rate-limit.ts';
+import { createRateLimiter } from '@acme/db/rate-limit';
+import { RATE_LIMIT_TABLE } from './migrations.ts';
 import { publicMeta } from './public/meta.ts';
 import { AUTHORIZATION_SERVER_METADATA, discoveryDocuments } from './public/discovery.ts';
 import { REGISTRATION_ROUTE, registrationEndpoint } from './public/registration.ts';
@@ -126,10 +127,17 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   ]);
 
   const device = config.device;
+  /** Per-IP limits in windows that start at multiples of their length, shared by every instance. */
+  const perIp = (scope: string, limit: number, windowSeconds: number) =>
+    createRateLimiter(
+      db.kysely,
+      { table: RATE_LIMIT_TABLE, scope },
+      { limit, windowMs: windowSeconds * 1000, windows: 'aligned' },
+    );
   const limiters = {
-    authorization: createRateLimiter(db, device.authPerIp, device.limitWindowSeconds),
-    userCode: createRateLimiter(db, device.userCodeAttemptsPerIp, device.limitWindowSeconds),
-    registration: createRateLimiter(db, config.registration.perIp, config.registration.windowSeconds),
+    authorization: perIp('device-auth', device.authPerIp, device.limitWindowSeconds),
+    userCode: perIp('device-user-code', device.userCodeAttemptsPerIp, device.limitWindowSeconds),
+    registration: perIp('register', config.registration.perIp, config.registration.windowSeconds),
   };
 
   const build = (material: KeyMaterial): Provider => {

@@ -1,4 +1,8 @@
 import type { Migration } from '@acme/db';
+import { rateLimitTableStatements } from '@acme/db/rate-limit';
+
+/** The counters of the per-IP limits (`@acme/db/rate-limit`'s table, migrations 160–162). */
+export const RATE_LIMIT_TABLE = 'oauth2_rate_limits';
 
 /**
  * Namespace `oauth2`. Plain SQL that runs on PostgreSQL and PGlite alike (one statement per
@@ -107,4 +111,12 @@ export const migrations: Migration[] = [
     name: '150_keys_signing_since',
     sql: 'alter table oauth2_keys add column signing_since timestamptz',
   },
+  {
+    // The repository's one rate limiter (`@acme/db/rate-limit`) keeps a row per limit and key: its
+    // table replaces the one of 130. Running windows start again, which at worst grants one fresh window.
+    name: '160_rate_limits_drop',
+    sql: 'drop table oauth2_rate_limits',
+  },
+  { name: '161_rate_limits', sql: rateLimitTableStatements(RATE_LIMIT_TABLE)[0] },
+  { name: '162_rate_limits_window_start', sql: rateLimitTableStatements(RATE_LIMIT_TABLE)[1] },
 ];

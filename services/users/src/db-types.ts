@@ -34,10 +34,12 @@ export interface UsersTable {
   deactivated_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
-interface RateLimitCountersTable {
+/** The counters of `@acme/db/rate-limit` (a row per limit and key). */
+interface RateLimitsTable {
+  scope: string;
   key: string;
   window_start: Date;
-  count: Generated<number>;
+  count: number;
 }
 
 type StoredInvitationState = 'pending' | 'accepted' | 'revoked';
@@ -198,7 +200,7 @@ export interface UsersDb {
   organisations: OrganisationsTable;
   organisation_domains: OrganisationDomainsTable;
   users: UsersTable;
-  rate_limit_counters: RateLimitCountersTable;
+  rate_limits: RateLimitsTable;
   invitations: InvitationsTable;
   invitation_flows: InvitationFlowsTable;
   terms_acceptances: TermsAcceptancesTable;

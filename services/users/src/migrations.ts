@@ -1,4 +1,6 @@
 import type { Migration } from '@acme/db';
+import { rateLimitTableStatements } from '@acme/db/rate-limit';
+import { RATE_LIMIT_TABLE } from './http/rate-limit.ts';
 
 /**
  * Namespace `users`. Plain SQL, one statement per migration (PGlite prepares each as one
@@ -417,6 +419,11 @@ export const migrations: Migration[] = [
     sql: `alter table security_events add constraint security_events_actor_kind_check
       check (actor_kind in ('person', 'operator', 'system', 'directory'))`,
   },
+  // The repository's one rate limiter (`@acme/db/rate-limit`): its table replaces the service's
+  // own counters. Running windows start again, which at worst grants one fresh window.
+  { name: '431_rate_limits', sql: rateLimitTableStatements(RATE_LIMIT_TABLE)[0] },
+  { name: '432_rate_limits_window_start', sql: rateLimitTableStatements(RATE_LIMIT_TABLE)[1] },
+  { name: '433_rate_limit_counters_drop', sql: 'drop table rate_limit_counters' },
   {
     // Issue 35: the organisation's events feed (`GET /console/events`) and the webhooks' outbox. The
     // user service's own events are written here in the transaction that records them; the identity

@@ -8,7 +8,7 @@ import {
   type MicrosoftStandIns,
 } from '@acme/dev';
 import { typed } from '@acme/db';
-import { writeTrustedNetworks } from '../src/console/networks.ts';
+import { writeTrustedNetworks } from '../src/access/networks.ts';
 import type { UsersDb } from '../src/db-types.ts';
 import { seedDemo } from '../src/seed.ts';
 import { Jar } from './jar.ts';

@@ -24,7 +24,7 @@ import {
 } from '@acme/dev';
 import { freePort } from '@acme/test-kit/free-port';
 import { runCli } from '../src/cli-commands.ts';
-import { writeTrustedNetworks } from '../src/console/networks.ts';
+import { writeTrustedNetworks } from '../src/access/networks.ts';
 import type { UsersDb } from '../src/db-types.ts';
 import { start as startUsers } from '../src/index.ts';
 import { startAuthStack } from './auth-stack.ts';

@@ -14,10 +14,11 @@ import {
 import { landingPaths } from '../shared/config/select-initial-page.ts';
 import { decideRouteAccess } from '../shared/config/route-access.ts';
 import { navigate, searchParams, useLocation } from '../shared/navigation/history.ts';
+import { setScreenPreloader } from '../shared/navigation/preload.ts';
 import { readToken } from '../shared/oauth2/token-lifecycle.ts';
 import { useSession } from '../shared/session/use-session.ts';
 import { Progress } from '../shared/ui/progress.tsx';
-import { lazyScreen, useLazyScreen, type LazyScreen } from './lazy-screen.ts';
+import { lazyScreen, useLazyScreen, type LazyScreen } from '../shared/ui/lazy-screen.ts';
 
 // The route table (ADR 0006): path, zod-validated search params, component. The login route is in
 // the entry chunk (it is the first screen); every other screen is a chunk loaded before it renders
@@ -257,8 +258,8 @@ function RouteScreen({ def, path, search }: { def: RouteDef<unknown>; path: stri
   return createElement(component, { key: def.path || path, search: parseSearch(def, search) });
 }
 
-/** Starts loading the screen of `pathname` ahead of the navigation there (no-op for a loaded one). */
-export function preloadScreen(pathname: string): void {
+// Screens start loading the next screen through shared/navigation/preload.ts (no-op for a loaded one).
+setScreenPreloader((pathname) => {
   const component = matchRoute(pathname)?.component;
   if (component && 'load' in component) void component.load().catch(() => undefined);
-}
+});

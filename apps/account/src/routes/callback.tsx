@@ -1,5 +1,4 @@
 import { useEffect } from 'react';
-import { preloadScreen } from '../app/router.tsx';
 import { copy } from '../copy.ts';
 import { CallbackOnboarding } from '../features/callback/callback-onboarding.tsx';
 import type { CallbackSearch } from '../features/callback/use-callback.ts';
@@ -10,6 +9,7 @@ import { callbackQuery } from '../features/login/sso-popup-window.ts';
 import { useSsoPopup } from '../features/login/use-sso-popup.ts';
 import { getConfig } from '../shared/config/env.ts';
 import { initialPagePath } from '../shared/config/paths.ts';
+import { preloadScreen } from '../shared/navigation/preload.ts';
 import { registry } from '../shared/storage/registry.ts';
 import { read } from '../shared/storage/storage.ts';
 import { ErrorView } from '../shared/ui/error-view.tsx';

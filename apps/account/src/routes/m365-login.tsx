@@ -1,5 +1,5 @@
 import { createElement } from 'react';
-import { lazyScreen, useLazyScreen } from '../app/lazy-screen.ts';
+import { lazyScreen, useLazyScreen } from '../shared/ui/lazy-screen.ts';
 import { copy } from '../copy.ts';
 import type { M365LoginSearch } from '../features/m365/use-m365-login.ts';
 import { isTeamsSearch } from '../features/m365/use-m365-login.ts';

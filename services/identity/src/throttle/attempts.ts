@@ -1,4 +1,13 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import {
+  countAttempt,
+  refundBudget as refundCounted,
+  takeBudget as takeCounted,
+  verdictOf,
+  type Budget,
+  type BudgetVerdict,
+  type CounterTable,
+} from '@acme/db/rate-limit';
 import type { IdentityDb } from '../db/schema.ts';
 import { lockoutDelayMs, type LockoutPolicy } from './backoff.ts';
 
@@ -12,11 +21,17 @@ type Db = Kysely<IdentityDb>;
  * resets the count), a wrong one stays counted. The rows live in PostgreSQL, so every instance of
  * the service shares them.
  *
- * This is the only counting mechanism of the service: the per-account lockout (table
- * `identity_login_throttle`) and fixed-window budgets (table `identity_attempts`: per IP for
- * passwords and codes, per address or account for codes, per address for code mails). Password
- * sign-in, TOTP and one-time codes all admit an attempt here before checking the secret.
+ * Two counting mechanisms: the per-account lockout (table `identity_login_throttle`, its own rule)
+ * and fixed-window budgets, the repository's one rate limiter (`@acme/db/rate-limit`) on table
+ * `identity_attempts` (per IP for passwords and codes, per address or account for codes, per
+ * address for code mails). Password sign-in, TOTP and one-time codes all admit an attempt here
+ * before checking the secret.
  */
+
+export type { Budget, BudgetVerdict };
+
+/** The budgets' table (`@acme/db/rate-limit`'s definition) and one scope of it. */
+const budgets = (scope: string): CounterTable => ({ table: 'identity_attempts', scope });
 
 export interface LoginAdmission {
   /** Whether this attempt may check the password. */
@@ -24,20 +39,6 @@ export interface LoginAdmission {
   /** Consecutive failures counted so far, this attempt included when admitted. */
   failures: number;
   lockedUntil: Date | null;
-}
-
-export interface Budget {
-  /** Attempts allowed per window. */
-  limit: number;
-  windowMs: number;
-}
-
-export interface BudgetVerdict {
-  allowed: boolean;
-  /** Attempts counted in the current window, this one included. */
-  used: number;
-  /** Seconds until the window ends (0 when allowed). */
-  retryAfterSec: number;
 }
 
 /** Budget scopes kept here besides the code guard's (`CODE_SCOPE` in code-guard.ts). */
@@ -80,30 +81,7 @@ function loginUpsert(key: string, now: Date, policy: LockoutPolicy, when: RawBui
     returning admitted, failures, locked_until`;
 }
 
-/** A budget's counting statement: one more attempt in the current window (a new one when over). */
-function budgetUpsert(scope: string, key: string, now: Date, windowMs: number) {
-  const windowOpen = new Date(now.getTime() - windowMs);
-  const expired = sql<boolean>`a.window_start <= ${windowOpen}`;
-  return sql`
-    insert into identity_attempts as a (scope, key, window_start, count)
-    values (${scope}, ${key}, ${now}, 1)
-    on conflict (scope, key) do update set
-      count = case when ${expired} then 1 else a.count + 1 end,
-      window_start = case when ${expired} then ${now} else a.window_start end
-    returning count, window_start`;
-}
-
 const asDate = (v: Date | string | null): Date | null => (v === null ? null : new Date(v));
-
-function budgetVerdict(count: number, windowStart: Date, now: Date, budget: Budget): BudgetVerdict {
-  const allowed = count <= budget.limit;
-  const windowEnd = windowStart.getTime() + budget.windowMs;
-  return {
-    allowed,
-    used: count,
-    retryAfterSec: allowed ? 0 : Math.max(1, Math.ceil((windowEnd - now.getTime()) / 1000)),
-  };
-}
 
 /** Counts one attempt on the per-account lockout of `key` and says whether it may check its secret. */
 export async function admitLogin(
@@ -133,24 +111,12 @@ export async function takeBudget(
   now: Date,
   budget: Budget,
 ): Promise<BudgetVerdict> {
-  const { rows } = await sql<{ count: number; window_start: Date }>`${budgetUpsert(
-    scope,
-    key,
-    now,
-    budget.windowMs,
-  )}`.execute(db);
-  const r = rows[0]!;
-  return budgetVerdict(r.count, asDate(r.window_start)!, now, budget);
+  return takeCounted(db, budgets(scope), key, now, budget);
 }
 
 /** Gives back one attempt taken with `takeBudget` (the secret was right, so it was no guess). */
 export async function refundBudget(db: Db, scope: string, key: string): Promise<void> {
-  await db
-    .updateTable('identity_attempts')
-    .set({ count: sql<number>`greatest(count - 1, 0)` })
-    .where('scope', '=', scope)
-    .where('key', '=', key)
-    .execute();
+  await refundCounted(db, budgets(scope), key);
 }
 
 /**
@@ -225,7 +191,7 @@ export async function admitAccountAttempt<Extra extends Record<string, unknown> 
 ): Promise<AccountAttempt<Extra>> {
   const { key, now, ip } = p;
   const ipCte = ip
-    ? sql`ip as (${budgetUpsert(BUDGET_SCOPE.passwordIp, ip.address, now, ip.budget.windowMs)}),`
+    ? sql`ip as (${countAttempt(budgets(BUDGET_SCOPE.passwordIp), ip.address, now, ip.budget)}),`
     : sql``;
   const ipAllows = ip ? sql<boolean>`(select count from ip) <= ${ip.budget.limit}` : sql<boolean>`true`;
   const ipColumns = ip
@@ -253,7 +219,7 @@ export async function admitAccountAttempt<Extra extends Record<string, unknown> 
     if (ip) await refundBudget(db, BUDGET_SCOPE.passwordIp, ip.address);
   };
   if (ip) {
-    const verdict = budgetVerdict(ip_count!, asDate(ip_window_start)!, now, ip.budget);
+    const verdict = verdictOf(ip_count!, ip_window_start!, now, ip.budget);
     if (!verdict.allowed)
       return {
         refused: 'ip',

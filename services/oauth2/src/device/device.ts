@@ -7,7 +7,7 @@ import { clientById, deviceClientById, defaultClient, type OAuth2Runtime } from 
 import { OAuth2Error, refuseInKoa } from '../errors.ts';
 import { epochTime } from '../interactions/challenge.ts';
 import { parseBody } from '../interactions/login.ts';
-import type { RateLimiter } from './rate-limit.ts';
+import type { RateLimiter } from '@acme/db/rate-limit';
 
 /**
  * The device authorization grant (RFC 8628) on Hydra's wire, on oidc-provider's `deviceFlow`:
@@ -124,9 +124,9 @@ export function deviceEndpoints(rt: OAuth2Runtime, db: Database, limiters: Devic
   return async (ctx, next) => {
     const path = ctx.path;
     if (path === DEVICE_ROUTES.device_authorization && ctx.method === 'POST') {
-      const limit = await limiters.authorization.hit(`device-auth:${ctx.ip}`, rt.clock.now());
+      const limit = await limiters.authorization.hit(ctx.ip, rt.clock.now());
       if (!limit.allowed) {
-        ctx.set('Retry-After', String(limit.retryAfterSeconds));
+        ctx.set('Retry-After', String(limit.retryAfterSec));
         return refuse(
           ctx,
           429,
@@ -333,7 +333,7 @@ export async function acceptDeviceRequest(
   }
   const record = stored.payload as unknown as ChallengeRecord;
   const now = rt.clock.now();
-  const key = `device-user-code:${record.ip}`;
+  const key = record.ip;
   const limit = await limiter.hit(key, now);
   if (!limit.allowed) {
     throw new OAuth2Error(
@@ -356,7 +356,7 @@ export async function acceptDeviceRequest(
   if (code.isExpired) throw new OAuth2Error(400, 'expired_token', 'The user code has expired.');
   const used = new OAuth2Error(400, 'invalid_grant', 'The user code has already been used.');
   if (code.error || code.accountId || code.inFlight) throw used;
-  await limiter.refund(key, now);
+  await limiter.refund(key);
 
   if (!(await challenges.consumeOnce(challenge))) {
     throw OAuth2Error.alreadyHandled(`${rt.config.issuer}${DEVICE_ROUTES.code_verification}`);

@@ -5,7 +5,7 @@ import { rememberedIdentitySession } from './grant-binding.ts';
 
 /**
  * The user service's refusal when the identity session is unknown, ended, or its identity is
- * deactivated or gone (users `login/token-claims.ts`).
+ * deactivated or gone (users `claims/token-claims.ts`).
  */
 const SESSION_ENDED = 'SESSION_MISMATCH';
 

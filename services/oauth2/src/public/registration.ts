@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { sql, type Database } from '@acme/db';
 import type { Middleware } from 'koa';
-import type { RateLimiter } from '../device/rate-limit.ts';
+import type { RateLimiter } from '@acme/db/rate-limit';
 import type { OAuth2Runtime } from '../context.ts';
 import { OAuth2Error, refuseInKoa } from '../errors.ts';
 import { hashSecret, newSecret, secretMatches } from '../clients/client-secrets.ts';
@@ -163,9 +163,9 @@ export function registrationEndpoint(rt: OAuth2Runtime, db: Database, limiter: R
         throw unauthorized('An initial access token is required to register a client.');
       }
     }
-    const limit = await limiter.hit(`register:${ctx.ip}`, rt.clock.now());
+    const limit = await limiter.hit(ctx.ip, rt.clock.now());
     if (!limit.allowed) {
-      ctx.set('Retry-After', String(limit.retryAfterSeconds));
+      ctx.set('Retry-After', String(limit.retryAfterSec));
       throw new OAuth2Error(429, 'too_many_requests', 'Too many clients were registered. Try again later.');
     }
     const doc = registrableDocument(await readJson(ctx), settings.mode as 'loopback' | 'open');

@@ -4,7 +4,7 @@ import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { findOrganisation } from '../organisations/repository.ts';
 import { hasPermission, isRole } from '../users/roles.ts';
-import { operatorOrigin, recordEvent, type EventOrigin } from '../console/events.ts';
+import { operatorOrigin, recordEvent, type EventOrigin } from '../events/events.ts';
 import type { ApiClient, CreateApiClientInput } from './schemas.ts';
 
 /**

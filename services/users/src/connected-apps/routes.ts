@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { consoleCaller } from '../console/auth.ts';
+import { consoleCaller } from '../access/auth.ts';
 import type { UsersContext } from '../context.ts';
 import { currentCaller } from '../http/caller.ts';
 import { AppError } from '../http/errors.ts';

@@ -7,7 +7,7 @@ import {
 import type { z } from 'zod';
 import { getIdentityEvents, identityEventSchema } from '../clients/identity-events.ts';
 import type { UsersContext } from '../context.ts';
-import { listEvents, type EventFilter, type SecurityEvent } from './events.ts';
+import { listEvents, type EventFilter, type SecurityEvent } from '../events/events.ts';
 
 /**
  * The console's security event log (issue 24): the user service's own events merged by time with

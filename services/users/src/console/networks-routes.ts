@@ -8,16 +8,16 @@ import { bearerToken } from '../http/bearer.ts';
 import { AppError } from '../http/errors.ts';
 import { uuidSchema } from '../http/schemas.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
-import { createRateLimiter } from '../login/rate-limit.ts';
-import { authoriseConsole, originOf } from './auth.ts';
-import { operatorOrigin, recordEvent } from './events.ts';
+import { rateLimiter } from '../http/rate-limit.ts';
+import { authoriseConsole, originOf } from '../access/auth.ts';
+import { operatorOrigin, recordEvent } from '../events/events.ts';
 import {
   addressInRanges,
   parseRange,
   readTrustedNetworks,
   requireTrustedNetwork,
   writeTrustedNetworks,
-} from './networks.ts';
+} from '../access/networks.ts';
 
 /** ManageIPWhitelist: the spec's permission for the organisation's trusted networks. */
 const PERMISSION = 'ManageIPWhitelist';
@@ -119,22 +119,22 @@ export function registerTrustedNetworkRoutes(app: FastifyInstance, ctx: UsersCon
  */
 export function registerConsoleRateLimits(app: FastifyInstance, ctx: UsersContext): void {
   const { perToken, perIp, windowSeconds } = ctx.config.console;
-  const byToken = createRateLimiter(ctx.db, perToken, windowSeconds);
-  const byIp = createRateLimiter(ctx.db, perIp, windowSeconds);
+  const byToken = rateLimiter(ctx, 'console-token', perToken, windowSeconds);
+  const byIp = rateLimiter(ctx, 'console-ip', perIp, windowSeconds);
   app.addHook('onRequest', async (request) => {
     if (!request.url.startsWith('/console/') || request.method === 'OPTIONS') return;
     const now = ctx.clock.now();
-    const decisions = [await byIp.hit(`console-ip:${request.ip}`, now)];
+    const decisions = [await byIp.hit(request.ip, now)];
     // Keyed by the token itself, however the header spells the scheme and the whitespace: each
     // spelling of one token would otherwise get its own budget.
     const token = bearerToken(request.headers.authorization);
     if (token !== undefined) {
       const digest = createHash('sha256').update(token, 'utf8').digest('base64url');
-      decisions.push(await byToken.hit(`console-token:${digest}`, now));
+      decisions.push(await byToken.hit(digest, now));
     }
     const refused = decisions.filter((d) => !d.allowed);
     if (refused.length > 0) {
-      const retryAfter = Math.max(...refused.map((d) => d.retryAfterSeconds));
+      const retryAfter = Math.max(...refused.map((d) => d.retryAfterSec));
       throw new AppError('RATE_LIMITED', 'Too many console requests. Try again later.', {
         'retry-after': String(retryAfter),
       });

@@ -2,7 +2,7 @@ import type { Clock } from '@acme/db/clock';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
 import type { UsersDb } from '../db-types.ts';
-import { deleteExpiredEvents } from './events.ts';
+import { deleteExpiredEvents } from '../events/events.ts';
 
 const HOUR_MS = 3_600_000;
 

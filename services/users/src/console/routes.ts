@@ -21,10 +21,16 @@ import { registerConsoleSsoRoutes } from './sso.ts';
 import { registerConsoleScimRoutes } from '../scim/console-routes.ts';
 import { registerConsoleWebhookRoutes } from '../webhooks/routes.ts';
 import type { Permission } from '../users/roles.ts';
-import { authoriseConsole, consoleCaller, originOf, type ConsoleCaller } from './auth.ts';
+import { authoriseConsole, consoleCaller, originOf, type ConsoleCaller } from '../access/auth.ts';
 import { listMergedEvents, listMergedEventsUpTo } from './merged-events.ts';
 import { signInFacts } from './sign-in-facts.ts';
-import { cursorOf, parseCursor, recordEvent, type EventFilter, type SecurityEventType } from './events.ts';
+import {
+  cursorOf,
+  parseCursor,
+  recordEvent,
+  type EventFilter,
+  type SecurityEventType,
+} from '../events/events.ts';
 import {
   assignableRoles,
   changeRole,
@@ -35,7 +41,7 @@ import {
   reactivateMember,
   resetMemberTwoFactor,
   unlockMember,
-} from './members.ts';
+} from '../members/members.ts';
 import {
   apiClientParamsSchema,
   consoleApiClientListSchema,

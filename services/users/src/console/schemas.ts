@@ -3,6 +3,7 @@ import { emailSchema } from '../http/schemas.ts';
 import { PERMISSIONS, ROLES } from '../users/roles.ts';
 import { scopeGroupSchema } from '../users/schemas.ts';
 import { SECURITY_EVENT_TYPES } from '@acme/users-contract/console';
+import { securityEventSchema } from '../events/schemas.ts';
 
 /** Wire shapes of the organisation console API (`/console/*` on the public port). */
 
@@ -10,7 +11,6 @@ const MAX_PAGE_SIZE = 100;
 
 const nameSchema = z.string().trim().min(1).max(100);
 
-export const orgParamsSchema = z.object({ organisationId: z.uuid() }).strict();
 export const memberParamsSchema = z.object({ organisationId: z.uuid(), userId: z.uuid() }).strict();
 export const invitationParamsSchema = z.object({ organisationId: z.uuid(), invitationId: z.uuid() }).strict();
 
@@ -58,21 +58,6 @@ export const memberListSchema = z.object({
   total: z.number().int(),
   page: z.number().int(),
   pageSize: z.number().int(),
-});
-
-export const securityEventSchema = z.object({
-  id: z.uuid(),
-  organisationId: z.uuid(),
-  occurredAt: z.iso.datetime(),
-  type: z.string(),
-  actorKind: z.string(),
-  actorId: z.uuid().nullable(),
-  subjectId: z.uuid().nullable(),
-  ip: z.string().nullable(),
-  userAgent: z.string().nullable(),
-  requestId: z.string().nullable(),
-  source: z.enum(['users', 'identity']),
-  details: z.record(z.string(), z.string()),
 });
 
 export const memberDetailSchema = memberSchema.extend({

@@ -4,7 +4,7 @@ import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { findOrganisation } from '../organisations/repository.ts';
 import { findProviderByOrganisation } from '../sso/repository.ts';
-import type { ConsoleCaller } from './auth.ts';
+import type { ConsoleCaller } from '../access/auth.ts';
 import { fetchDiscovery, fetchJwks, SUPPORTED_ID_TOKEN_ALGS, type Discovery } from './sso-connection.ts';
 import { fetchJson, OutboundError } from '@acme/service-kit/outbound';
 

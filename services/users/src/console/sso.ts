@@ -18,7 +18,7 @@ import {
 } from '../sso/schemas.ts';
 import { defaultProviderId, removeSsoProvider, setSsoProvider } from '../sso/service.ts';
 import type { Permission } from '../users/roles.ts';
-import { originOf, type ConsoleCaller } from './auth.ts';
+import { originOf, type ConsoleCaller } from '../access/auth.ts';
 import { SAML_CONNECTION_CHECKS } from '@acme/users-contract/console-sso';
 import { CONNECTION_CHECKS, testConnection } from './sso-connection.ts';
 import { testSamlConnection } from './sso-saml-connection.ts';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
-import { createRateLimiter } from '../login/rate-limit.ts';
+import { rateLimiter } from '../http/rate-limit.ts';
 import { findInvitation, listInvitations, stateForFlow } from './repository.ts';
 import {
   createInvitationSchema,
@@ -55,17 +55,18 @@ export function registerInvitationAdminRoutes(app: FastifyInstance, ctx: UsersCo
 }
 
 export function registerInvitationPublicRoutes(app: FastifyInstance, ctx: UsersContext): void {
-  const limiter = createRateLimiter(
-    ctx.db,
+  const limiter = rateLimiter(
+    ctx,
+    'invitation-status',
     ctx.config.invitationStatusRateLimit,
     ctx.config.invitationStatusRateWindowSeconds,
   );
 
   app.get('/invitations/status', async (request, reply) => {
-    const decision = await limiter.hit(`invitation-status:${request.ip}`, ctx.clock.now());
+    const decision = await limiter.hit(request.ip, ctx.clock.now());
     if (!decision.allowed) {
       throw new AppError('RATE_LIMITED', 'Too many requests. Try again later.', {
-        'retry-after': String(decision.retryAfterSeconds),
+        'retry-after': String(decision.retryAfterSec),
       });
     }
     const { flow } = parseInput(statusQuerySchema, request.query);

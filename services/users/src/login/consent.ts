@@ -4,7 +4,7 @@ import type { Caller } from '../http/caller.ts';
 import type { ConsentDecision } from './schemas.ts';
 import { AppError } from '../http/errors.ts';
 import { m365Person } from '../m365/device.ts';
-import { sessionOfSubject, tokenClaimsFor } from './token-claims.ts';
+import { sessionOfSubject, tokenClaimsFor } from '../claims/token-claims.ts';
 
 /**
  * Accepts an OAuth2 consent request for the signed-in identity and returns where the browser goes

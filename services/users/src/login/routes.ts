@@ -7,8 +7,8 @@ import { bearerToken } from '../http/bearer.ts';
 import { acceptConsent, consentScreen, denyDeviceConsent } from './consent.ts';
 import { currentCaller } from '../http/caller.ts';
 import { loginConfigFor } from './login-config.ts';
-import { createRateLimiter } from './rate-limit.ts';
-import { tokenClaimsFor, userOfIdentity } from './token-claims.ts';
+import { rateLimiter } from '../http/rate-limit.ts';
+import { tokenClaimsFor, userOfIdentity } from '../claims/token-claims.ts';
 import {
   consentBodySchema,
   consentScreenQuerySchema,
@@ -26,18 +26,19 @@ import {
 } from './schemas.ts';
 
 export function registerLoginRoutes(app: FastifyInstance, ctx: UsersContext): void {
-  const limiter = createRateLimiter(
-    ctx.db,
+  const limiter = rateLimiter(
+    ctx,
+    'login-config',
     ctx.config.loginConfigRateLimit,
     ctx.config.loginConfigRateWindowSeconds,
   );
 
   app.get('/login/config', async (request, reply) => {
     // Counted before validation, so malformed probes use up the allowance too.
-    const decision = await limiter.hit(`login-config:${request.ip}`, ctx.clock.now());
+    const decision = await limiter.hit(request.ip, ctx.clock.now());
     if (!decision.allowed) {
       throw new AppError('RATE_LIMITED', 'Too many requests. Try again later.', {
-        'retry-after': String(decision.retryAfterSeconds),
+        'retry-after': String(decision.retryAfterSec),
       });
     }
     const query = parseInput(loginConfigQuerySchema, request.query);

@@ -1,7 +1,7 @@
 import type { UsersContext } from '../context.ts';
-import { introspect } from '../console/auth.ts';
+import { introspect } from '../access/auth.ts';
 import { AppError } from '../http/errors.ts';
-import { tokenClaimsFor, userOfIdentity } from '../login/token-claims.ts';
+import { tokenClaimsFor, userOfIdentity } from '../claims/token-claims.ts';
 
 /**
  * Device sign-in (RFC 8628) for Microsoft 365 people, who have no identity session: the device page

@@ -4,10 +4,10 @@ import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { isUniqueViolation } from '../http/db-errors.ts';
 import { domainSchema, emailSchema } from '../http/schemas.ts';
-import { notSubscribed, tokenClaimsFor } from '../login/token-claims.ts';
+import { notSubscribed, tokenClaimsFor } from '../claims/token-claims.ts';
 import { createUser } from '../users/create-user.ts';
 import { currentRequestId } from '@acme/service-kit/request-id';
-import { recordEvent } from '../console/events.ts';
+import { recordEvent } from '../events/events.ts';
 import type { GraphMe, GraphOrganization, MicrosoftClient, MicrosoftIdentity } from './microsoft.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { UsersContext } from '../context.ts';
-import { originOf, type authoriseConsole } from '../console/auth.ts';
+import { originOf, type authoriseConsole } from '../access/auth.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
 import type { Permission } from '../users/roles.ts';
 import {
@@ -11,8 +11,8 @@ import {
   scimTokenListSchema,
   scimTokenParamsSchema,
 } from './schemas.ts';
-import { organisationScopeGroups, readGroupMappings, saveGroupMappings } from './settings.ts';
-import { createScimToken, listScimTokens, revokeScimToken, scimEnabled } from './tokens.ts';
+import { organisationScopeGroups, readGroupMappings, saveGroupMappings } from '../directory/settings.ts';
+import { createScimToken, listScimTokens, revokeScimToken, scimEnabled } from '../directory/tokens.ts';
 
 type Authorise = (
   request: FastifyRequest,

@@ -9,7 +9,7 @@ import { SCHEMA } from './discovery.ts';
 import { invalidValue, ScimError, scimNotFound } from './errors.ts';
 import type { Condition } from './filter.ts';
 import { applyPatch, parsePatch } from './patch.ts';
-import { applyGroupMappings } from './settings.ts';
+import { applyGroupMappings } from '../directory/settings.ts';
 import { listResponse, type ListPage, type ScimScope } from './scope.ts';
 
 /**

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { counter, type Counter, type ServiceMetrics } from '@acme/service-kit/metrics';
 import { z } from 'zod';
 import type { UsersContext } from '../context.ts';
-import { createRateLimiter } from '../login/rate-limit.ts';
+import { rateLimiter } from '../http/rate-limit.ts';
 import { jsonNamesPrototypeKey, PROTOTYPE_KEY_MESSAGE } from '@acme/service-kit/prototype';
 import { currentRequestId } from '@acme/service-kit/request-id';
 import { discovery, SCHEMA } from './discovery.ts';
@@ -12,7 +12,7 @@ import { scimFilter } from './filter.ts';
 import { createGroup, deleteGroup, getGroup, listGroups, patchGroup, replaceGroup } from './groups.ts';
 import { MAX_SCIM_PAGE_SIZE, SCIM_BODY_LIMIT } from './limits.ts';
 import type { ListPage, ScimScope } from './scope.ts';
-import { authenticateScimToken } from './tokens.ts';
+import { authenticateScimToken } from '../directory/tokens.ts';
 import {
   createScimUser,
   deleteScimUser,
@@ -98,7 +98,7 @@ function scimOutcome(status: number): string {
 }
 
 export function registerScimRoutes(app: FastifyInstance, ctx: UsersContext, calls: ScimCalls): void {
-  const limiter = createRateLimiter(ctx.db, ctx.config.scim.perToken, ctx.config.scim.windowSeconds);
+  const limiter = rateLimiter(ctx, 'scim-token', ctx.config.scim.perToken, ctx.config.scim.windowSeconds);
   const docs = discovery(ctx.config.scim.baseUrl);
   const scopes = new WeakMap<FastifyRequest, ScimScope>();
 
@@ -149,10 +149,10 @@ export function registerScimRoutes(app: FastifyInstance, ctx: UsersContext, call
         const match = BEARER.exec(request.headers.authorization ?? '');
         if (!match) throw unauthenticated('A SCIM token is required (Authorization: Bearer).');
         const digest = createHash('sha256').update(match[1]!, 'utf8').digest('base64url');
-        const decision = await limiter.hit(`scim-token:${digest}`, ctx.clock.now());
+        const decision = await limiter.hit(digest, ctx.clock.now());
         if (!decision.allowed) {
           throw new ScimError(429, 'Too many SCIM requests for this token. Try again later.', undefined, {
-            'Retry-After': String(decision.retryAfterSeconds),
+            'Retry-After': String(decision.retryAfterSec),
           });
         }
         const token = await authenticateScimToken(ctx, match[1]!);

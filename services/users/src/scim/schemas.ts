@@ -3,8 +3,6 @@ import { scopeGroupSchema } from '../users/schemas.ts';
 
 /** Wire shapes of the console's SCIM API (`/console/organisations/{id}/scim/*`, issue 26). */
 
-/** The most live SCIM tokens an organisation holds at once. */
-export const MAX_LIVE_SCIM_TOKENS = 5;
 /** The most group mappings an organisation's SCIM settings hold. */
 const MAX_GROUP_MAPPINGS = 100;
 /** The most scope groups one group mapping grants. */

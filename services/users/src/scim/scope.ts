@@ -1,4 +1,4 @@
-import type { EventOrigin } from '../console/events.ts';
+import type { EventOrigin } from '../events/events.ts';
 
 /** Who a SCIM request acts for: the token's organisation, nothing else, ever. */
 export interface ScimScope {

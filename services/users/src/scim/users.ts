@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { UsersContext } from '../context.ts';
 import type { UsersDb } from '../db-types.ts';
-import { recordEvent } from '../console/events.ts';
-import { applyDeactivation, applyReactivation } from '../console/members.ts';
+import { recordEvent } from '../events/events.ts';
+import { applyDeactivation, applyReactivation } from '../members/members.ts';
 import { isUniqueViolation } from '../http/db-errors.ts';
 import { AppError } from '../http/errors.ts';
 import { domainOf, emailSchema, uuidSchema } from '../http/schemas.ts';
@@ -16,7 +16,7 @@ import { SCHEMA } from './discovery.ts';
 import { invalidValue, ScimError, scimNotFound } from './errors.ts';
 import type { Condition } from './filter.ts';
 import { applyPatch, parsePatch, scimBoolean } from './patch.ts';
-import { applyGroupMappings } from './settings.ts';
+import { applyGroupMappings } from '../directory/settings.ts';
 import { listResponse, type ListPage, type ScimScope } from './scope.ts';
 
 /**

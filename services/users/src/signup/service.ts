@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { UsersContext } from '../context.ts';
 import type { UsersDb } from '../db-types.ts';
-import { operatorOrigin, personOrigin, recordEvent, type EventOrigin } from '../console/events.ts';
+import { operatorOrigin, personOrigin, recordEvent, type EventOrigin } from '../events/events.ts';
 import { AppError } from '../http/errors.ts';
 import { domainOf } from '../http/schemas.ts';
 import { createUser } from '../users/create-user.ts';

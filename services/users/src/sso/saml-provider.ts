@@ -1,7 +1,7 @@
 import type { UsersContext } from '../context.ts';
 import type { SamlSettingsJson } from '../db-types.ts';
 import { AppError } from '../http/errors.ts';
-import { systemOrigin, recordEvent } from '../console/events.ts';
+import { systemOrigin, recordEvent } from '../events/events.ts';
 import { fetchText, OutboundError, type OutboundPolicy } from '@acme/service-kit/outbound';
 import { listSamlProvidersWithUrl, updateSamlSettings, type SamlProviderRow } from './repository.ts';
 import {

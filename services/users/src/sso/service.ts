@@ -14,9 +14,9 @@ import {
   upsertProvider,
   type SsoProviderRow,
 } from './repository.ts';
-import { operatorOrigin, recordEvent, systemOrigin, type EventOrigin } from '../console/events.ts';
-import { scimEnabled } from '../scim/tokens.ts';
-import { decideDirectoryGrants, readGroupMappings } from '../scim/settings.ts';
+import { operatorOrigin, recordEvent, systemOrigin, type EventOrigin } from '../events/events.ts';
+import { scimEnabled } from '../directory/tokens.ts';
+import { decideDirectoryGrants, readGroupMappings } from '../directory/settings.ts';
 import { samlFacts, samlSettingsOf, serviceProviderUrls } from './saml-provider.ts';
 import type {
   SetOidcProviderInput,

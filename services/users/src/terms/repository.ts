@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
+import type { UsersContext } from '../context.ts';
 import type { TermsDocument, UsersDb } from '../db-types.ts';
 import type { Acceptance } from './schemas.ts';
 
@@ -87,4 +88,24 @@ export async function listAcceptances(
   if (organisationId !== undefined) query = query.where('u.organisation_id', '=', organisationId);
   const rows = await query.orderBy('t.accepted_at').orderBy('u.email').orderBy('t.document').execute();
   return rows.map((r) => ({ ...r, acceptedAt: r.acceptedAt.toISOString() }));
+}
+
+/** Users an operator creates with a password skip onboarding: their acceptance is recorded as the operator's. */
+export async function recordOperatorAcceptance(ctx: UsersContext, userId: string, at: Date): Promise<void> {
+  await insertAcceptances(ctx.db, [
+    operatorRecord(userId, 'terms', ctx.config.terms.version, at),
+    operatorRecord(userId, 'privacy', ctx.config.privacy.version, at),
+  ]);
+}
+
+function operatorRecord(userId: string, document: TermsDocument, version: string, at: Date) {
+  return {
+    userId,
+    document,
+    version,
+    acceptedAt: at,
+    ipAddress: null,
+    userAgent: null,
+    source: 'operator' as const,
+  };
 }

@@ -3,7 +3,7 @@ import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { domainOf } from '../http/schemas.ts';
 import { findOrganisation } from '../organisations/repository.ts';
-import { recordOperatorAcceptance } from '../terms/service.ts';
+import { recordOperatorAcceptance } from '../terms/repository.ts';
 import {
   deleteUnlinkedUser,
   deleteUser,

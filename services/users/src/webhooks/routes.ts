@@ -3,8 +3,8 @@ import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
 import type { Permission } from '../users/roles.ts';
-import { orgParamsSchema } from '../console/schemas.ts';
-import { consoleCaller } from '../console/auth.ts';
+import { orgParamsSchema } from '../access/auth.ts';
+import { consoleCaller } from '../access/auth.ts';
 import { feedCursor, parseFeedCursor, publishEvents, readFeed } from '../feed/feed.ts';
 import {
   createEndpoint,

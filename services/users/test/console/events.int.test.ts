@@ -1,6 +1,6 @@
 import { typed } from '@acme/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteExpiredEvents, recordEvent, operatorOrigin } from '../../src/console/events.ts';
+import { deleteExpiredEvents, recordEvent, operatorOrigin } from '../../src/events/events.ts';
 import type { UsersDb } from '../../src/db-types.ts';
 import { http } from '../harness.ts';
 import { startConsoleStack, type ConsoleStack } from './console-harness.ts';

@@ -290,7 +290,7 @@ describe('console API: trusted networks, rate limits, long path parameters', () 
     expect(limited).toHaveLength(50 - PER_TOKEN);
     expect(limited[0]!.body.errorCode).toBe('RATE_LIMITED');
     // The counter is keyed by a digest of the token, never the token or the header itself.
-    const counters = await typed<UsersDb>(stack.db).selectFrom('rate_limit_counters').selectAll().execute();
+    const counters = await typed<UsersDb>(stack.db).selectFrom('rate_limits').selectAll().execute();
     expect(counters.length).toBeGreaterThan(0);
     expect(JSON.stringify(counters)).not.toContain(token);
   });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { typed } from '@acme/db';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordEvent, systemOrigin } from '../../src/console/events.ts';
+import { recordEvent, systemOrigin } from '../../src/events/events.ts';
 import type { UsersDb } from '../../src/db-types.ts';
 import { runWebhookRound } from '../../src/webhooks/worker.ts';
 import { http } from '../harness.ts';

@@ -1,6 +1,6 @@
 import { typed } from '@acme/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operatorOrigin, recordEvent } from '../../src/console/events.ts';
+import { operatorOrigin, recordEvent } from '../../src/events/events.ts';
 import type { UsersDb } from '../../src/db-types.ts';
 import { startWebhookWorker } from '../../src/webhooks/worker.ts';
 import { http, startTestService, type TestUsersService } from '../harness.ts';

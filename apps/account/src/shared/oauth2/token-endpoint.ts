@@ -1,6 +1,12 @@
 import { copy } from '../../copy.ts';
-import type { TokenResponse } from './token-lifecycle.ts';
 import { traceHeaders } from '../tracing/trace-context.ts';
+
+/** The token endpoint's answer: the fields the app keeps. */
+export interface TokenResponse {
+  access_token: string;
+  refresh_token?: string | null;
+  expires_in?: number | null;
+}
 
 // POST {oauth2Url}/oauth2/token, form-encoded. Public client: no credentials, no secret.
 

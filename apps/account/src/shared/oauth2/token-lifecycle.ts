@@ -15,7 +15,7 @@ import type { OAuth2Token } from '../storage/registry.ts';
 import { registry } from '../storage/registry.ts';
 import { read, remove, write } from '../storage/storage.ts';
 import { tryDecodeJwtPayload } from './jwt.ts';
-import { refreshTokens } from './token-endpoint.ts';
+import { refreshTokens, type TokenResponse } from './token-endpoint.ts';
 
 // The one owner of the app's OAuth2 token:
 // - the medium: the `oauth2_token` cookie, or local storage while the isTeams flag is set (the team
@@ -42,12 +42,6 @@ const defaultTokenContext: TokenContext = {
 };
 
 // ---- medium -----------------------------------------------------------------------------------------
-
-export interface TokenResponse {
-  access_token: string;
-  refresh_token?: string | null;
-  expires_in?: number | null;
-}
 
 /** The stored token: accessToken, refreshToken (nullable), expiresAt = now + expires_in × 1000 (nullable). */
 export function tokenFromResponse(response: TokenResponse, now: number): OAuth2Token {

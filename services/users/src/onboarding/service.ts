@@ -3,8 +3,8 @@ import type { TermsDocument } from '../db-types.ts';
 import { AppError } from '../http/errors.ts';
 import type { Caller } from '../http/caller.ts';
 import { findPendingInvitationOfUser, markInvitationAccepted } from '../invitations/repository.ts';
-import { personOrigin, recordEvent } from '../console/events.ts';
-import { hasAcceptedCurrent, insertAcceptances } from './repository.ts';
+import { personOrigin, recordEvent } from '../events/events.ts';
+import { hasAcceptedCurrent, insertAcceptances } from '../terms/repository.ts';
 
 export interface AcceptInput {
   documents: { document: TermsDocument; version: string }[];
@@ -107,24 +107,4 @@ export async function recheckTermsAtSignIn(
   await ctx.identityAdmin.patchIdentity(identityId, [
     { op: 'replace', path: '/traits/onboarding/tosAccepted', value: accepted },
   ]);
-}
-
-/** Users an operator creates with a password skip onboarding: their acceptance is recorded as the operator's. */
-export async function recordOperatorAcceptance(ctx: UsersContext, userId: string, at: Date): Promise<void> {
-  await insertAcceptances(ctx.db, [
-    operatorRecord(userId, 'terms', ctx.config.terms.version, at),
-    operatorRecord(userId, 'privacy', ctx.config.privacy.version, at),
-  ]);
-}
-
-function operatorRecord(userId: string, document: TermsDocument, version: string, at: Date) {
-  return {
-    userId,
-    document,
-    version,
-    acceptedAt: at,
-    ipAddress: null,
-    userAgent: null,
-    source: 'operator' as const,
-  };
 }

@@ -6,8 +6,8 @@ import { AppError } from '../http/errors.ts';
 import { requestJson } from '../clients/http-json.ts';
 import { adminAuthHeaders } from '@acme/service-kit/admin-access';
 import { ROLES, isRole, type Role } from '../users/roles.ts';
-import type { ConsoleCaller } from './auth.ts';
-import { recordEvent, type EventOrigin } from './events.ts';
+import type { ConsoleCaller } from '../access/auth.ts';
+import { recordEvent, type EventOrigin } from '../events/events.ts';
 import { revokeApiClient } from '../api-clients/service.ts';
 
 /** The highest role the console ever assigns: provider-staff roles are the operator's alone. */

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { UsersContext } from '../context.ts';
 import type { ScimGroupMapping, UsersDb } from '../db-types.ts';
-import { recordEvent, type EventOrigin } from '../console/events.ts';
+import { recordEvent, type EventOrigin } from '../events/events.ts';
 import { AppError } from '../http/errors.ts';
 import { ROLES, type Role } from '../users/roles.ts';
 

@@ -1,8 +1,10 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { UsersContext } from '../context.ts';
-import { recordEvent, type EventOrigin } from '../console/events.ts';
+import { recordEvent, type EventOrigin } from '../events/events.ts';
 import { AppError } from '../http/errors.ts';
-import { MAX_LIVE_SCIM_TOKENS } from './schemas.ts';
+
+/** The most live SCIM tokens an organisation holds at once. */
+const MAX_LIVE_SCIM_TOKENS = 5;
 
 /**
  * SCIM bearer tokens (issue 26): 256 random bits, shown once at creation, stored as their SHA-256

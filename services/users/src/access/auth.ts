@@ -8,9 +8,11 @@ import { bearerToken } from '../http/bearer.ts';
 import { AppError } from '../http/errors.ts';
 import { parseInput } from '../http/validate.ts';
 import { requireTrustedNetwork } from './networks.ts';
-import { orgParamsSchema } from './schemas.ts';
 import { isRole, permissionsOf, type Permission, type Role } from '../users/roles.ts';
-import type { EventOrigin } from './events.ts';
+import type { EventOrigin } from '../events/events.ts';
+
+/** The path parameters of a route under one organisation. */
+export const orgParamsSchema = z.object({ organisationId: z.uuid() }).strict();
 
 /** The person behind a console call: from the access token's subject, authorised from our database. */
 export interface ConsoleCaller {

@@ -2,15 +2,15 @@ import type { FastifyInstance } from 'fastify';
 import type { UsersContext } from '../context.ts';
 import { currentCaller, userAgentOf } from '../http/caller.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
-import { toCsv } from './csv.ts';
-import { listAcceptances } from './repository.ts';
+import { toCsv } from '../terms/csv.ts';
+import { listAcceptances } from '../terms/repository.ts';
 import {
   acceptTermsAnswerSchema,
   acceptTermsBodySchema,
   acceptanceListSchema,
   currentTermsSchema,
   exportQuerySchema,
-} from './schemas.ts';
+} from '../terms/schemas.ts';
 import { acceptTerms } from './service.ts';
 
 export function registerTermsPublicRoutes(app: FastifyInstance, ctx: UsersContext): void {

@@ -3,10 +3,10 @@ import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { uuidSchema } from '../http/schemas.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
-import { createUser } from './create-user.ts';
-import { deleteUser, findUser, listUsers, updateUser } from './repository.ts';
-import { operatorOrigin, recordEvent } from '../console/events.ts';
-import { applyDeactivation, applyReactivation, findMember } from '../console/members.ts';
+import { createUser } from '../users/create-user.ts';
+import { deleteUser, findUser, listUsers, updateUser } from '../users/repository.ts';
+import { operatorOrigin, recordEvent } from '../events/events.ts';
+import { applyDeactivation, applyReactivation, findMember } from '../members/members.ts';
 import { memberSchema } from '../console/schemas.ts';
 import {
   createUserSchema,
@@ -15,7 +15,7 @@ import {
   userIdParamsSchema,
   userListSchema,
   userSchema,
-} from './schemas.ts';
+} from '../users/schemas.ts';
 
 export function registerUserRoutes(app: FastifyInstance, ctx: UsersContext): void {
   app.post('/admin/users', async (request, reply) => {

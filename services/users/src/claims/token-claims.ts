@@ -5,9 +5,9 @@ import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { uuidSchema } from '../http/schemas.ts';
 import { hasEverAccepted } from '../terms/repository.ts';
-import { recheckTermsAtSignIn } from '../terms/service.ts';
+import { recheckTermsAtSignIn } from '../onboarding/service.ts';
 import { findUserWithProducts } from '../users/repository.ts';
-import { requireTrustedNetwork } from '../console/networks.ts';
+import { requireTrustedNetwork } from '../access/networks.ts';
 import { identityPolicy } from '../sso/service.ts';
 
 /** A sign-in or refresh through the identity service (password, SSO): its identity session. */
