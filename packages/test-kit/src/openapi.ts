@@ -145,3 +145,26 @@ export function documentedPath(doc: unknown, pathname: string): string | undefin
     ),
   );
 }
+
+/** `METHOD path` with every path parameter written `{}`, for OpenAPI's `{id}` and fastify's `:id` alike. */
+export function operationKey(method: string, path: string): string {
+  return `${method.toUpperCase()} ${path.replace(/\{[^}]+\}|:[A-Za-z0-9_]+/g, '{}')}`;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+
+/** Every operation of a document (`operationKey`), sorted. */
+export function documentOperations(doc: unknown): string[] {
+  return Object.entries((doc as Json).paths as Record<string, Json>)
+    .flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((m) => METHODS.includes(m))
+        .map((m) => operationKey(m, path)),
+    )
+    .sort();
+}
+
+/** Every operation in Ory's document (`operationKey`). */
+export function oryOperations(api: OryApi): string[] {
+  return documentOperations(load(api).doc);
+}

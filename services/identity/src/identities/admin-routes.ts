@@ -195,12 +195,16 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: IdentityContext):
    * Not in Kratos: ends every unfinished recovery flow of the identity (its codes and links stop
    * working at once). The user service calls it before it resends or revokes an invitation.
    */
-  app.delete('/admin/identities/:id/recovery-flows', async (req, reply) => {
-    const { id } = req.params as { id: string };
-    if (!(await loadIdentity(ctx.db, id))) throw errors.notFound();
-    await endRecoveryFlows(ctx.db, id, ctx.clock.now());
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/admin/identities/:id/recovery-flows',
+    openApi({ params: IdParamsSchema, responses: { 204: null } }),
+    async (req, reply) => {
+      const { id } = req.params as { id: string };
+      if (!(await loadIdentity(ctx.db, id))) throw errors.notFound();
+      await endRecoveryFlows(ctx.db, id, ctx.clock.now());
+      return reply.code(204).send();
+    },
+  );
 
   /**
    * Not in Kratos: before the user service hands an existing account to an invited person, an account
