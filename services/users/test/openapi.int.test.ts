@@ -215,7 +215,7 @@ describe('user service OpenAPI documents', () => {
     expect((await adminCall('GET', `/admin/organisations/${stack.organisationId}`)).status).toBe(200);
     const users = await adminCall('GET', `/admin/users?organisationId=${stack.organisationId}`);
     expect(users.status).toBe(200);
-    const someone = users.body.users[0].id as string;
+    const someone = (users.body as any).users[0].id as string;
     expect((await adminCall('GET', `/admin/users/${someone}`)).status).toBe(200);
     expect((await adminCall('PATCH', `/admin/users/${someone}`, { role: 'admin' })).status).toBe(200);
     expect((await adminCall('GET', `/admin/invitations?organisationId=${stack.organisationId}`)).status).toBe(
