@@ -13,6 +13,7 @@ import type {
   SecurityEvent,
 } from '@acme/users-contract/console';
 import type { SetTrustedNetworks, TrustedNetworks } from '@acme/users-contract/networks';
+import type { ScimGroupMapping, ScimRole, ScimSettings, ScimToken } from '@acme/users-contract/console-scim';
 import type {
   ConsoleSso,
   ConsoleSsoInput,
@@ -31,35 +32,8 @@ export type { Invitation, Me, Member, MemberDetail, Role, SecurityEvent };
 
 export type { ApiClient, Subscription, TrustedNetworks };
 
-/** A live SCIM token of the organisation (never the token itself). */
-export interface ScimToken {
-  id: string;
-  name: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  /** The email of the person who created it; null when the operator did. */
-  createdBy: string | null;
-}
-
-/** The roles a directory group can grant: SCIM grants at most org-admin. */
-export const SCIM_ROLES = ['user', 'org-admin'] as const;
-export type ScimRole = (typeof SCIM_ROLES)[number];
-
-export interface ScimGroupMapping {
-  group: string;
-  role: ScimRole | null;
-  scopeGroups: string[];
-}
-
-export interface ScimSettings {
-  /** At least one live token. */
-  enabled: boolean;
-  /** What the directory calls (`…/scim/v2`). */
-  baseUrl: string;
-  groupMappings: ScimGroupMapping[];
-  /** The organisation's scope groups, when the service lists them (the mapping's choices). */
-  scopeGroups?: string[];
-}
+export { SCIM_ROLES } from '@acme/users-contract/console-scim';
+export type { ScimGroupMapping, ScimRole, ScimSettings, ScimToken };
 
 const withToken = tokenFetch(() => getConfig());
 
