@@ -1,10 +1,14 @@
+import { z } from 'zod';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '@acme/db';
 
 /** The `{errorCode, message}` wire format of the user and agent services. */
-export interface ErrorBody {
-  errorCode: string;
-  message: string;
-}
+/** The `{errorCode, message}` error body (with an error's string details beside them). */
+export const errorBodySchema = z
+  .object({ errorCode: z.string(), message: z.string() })
+  .catchall(z.string())
+  .meta({ description: 'An error: a stable code, a message for people, and string details.' });
+
+export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 /**
  * Base of each service's one error type (`AppError`, which fixes the status from its catalogue).

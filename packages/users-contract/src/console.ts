@@ -2,6 +2,7 @@
 // that answers and the admin screens that call it.
 
 import { IDENTITY_SECURITY_EVENT_TYPES } from '@acme/identity-contract/security-events';
+import { z } from 'zod';
 
 /** The event types the user service writes in its own log (issue 24). */
 export const USERS_SECURITY_EVENT_TYPES = [
@@ -41,63 +42,264 @@ export const SECURITY_EVENT_TYPES = [
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
 
+/** The product's 27 permissions, in the order the product defines them. */
+export const PERMISSIONS = [
+  'ViewDataBundles',
+  'ManageDataBundles',
+  'Reporting',
+  'ViewOrganisations',
+  'ManageOrganisations',
+  'ManageOrganisationDataAccess',
+  'ManageOrganisationSettings',
+  'ManageOrganisationUsers',
+  'ManageOrganisationTeams',
+  'ViewGlobalSettings',
+  'ManageGlobalSettings',
+  'ConfigureSSO',
+  'ManageIPWhitelist',
+  'ViewUsers',
+  'ViewEntitledTeams',
+  'ViewAllTeams',
+  'ManageAccessTokens',
+  'ViewEntitledWorkspaces',
+  'ManageEntitledWorkspaces',
+  'UseResearchEnvironments',
+  'ManageStrategyDeployments',
+  'ViewBasicStrategyDeploymentDetails',
+  'ViewExtendedStrategyDeploymentDetails',
+  'ViewDataBrowser',
+  'MagicManageOrganisationBilling',
+  'MagicChatWithAgents',
+  'MagicSuperAdmin',
+] as const;
+
+export type Permission = (typeof PERMISSIONS)[number];
+
+/** Roles, from least to most privileged. Each holds every permission of the roles before it. */
+export const ROLES = ['member', 'admin', 'org-admin', 'super-admin'] as const;
+
+export type Role = (typeof ROLES)[number];
+
+/** An email address, trimmed and lower-cased (addresses are compared case-insensitively). */
+export const emailSchema = z.string().trim().toLowerCase().pipe(z.email().max(254));
+
+/** A scope group's name (`research`, `team:quant`). */
+export const scopeGroupSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9:._-]*$/, 'must be a scope group name');
+
+const MAX_PAGE_SIZE = 100;
+
+const nameSchema = z.string().trim().min(1).max(100);
+
+export const orgParamsSchema = z.object({ organisationId: z.uuid() }).strict();
+export const memberParamsSchema = z.object({ organisationId: z.uuid(), userId: z.uuid() }).strict();
+export const invitationParamsSchema = z.object({ organisationId: z.uuid(), invitationId: z.uuid() }).strict();
+export const apiClientParamsSchema = z
+  .object({ organisationId: z.uuid(), clientId: z.string().min(1).max(100) })
+  .strict();
+
+/** `GET …/members?q=&page=&pageSize=` */
+export const listMembersQuerySchema = z
+  .object({
+    q: z.string().trim().max(200).optional(),
+    page: z.coerce.number().int().min(1).max(100_000).default(1),
+    pageSize: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(25),
+  })
+  .strict();
+
+/** `POST …/members/{userId}/role` */
+export const changeRoleSchema = z.object({ role: z.enum(ROLES) }).strict();
+
+/** `POST …/invitations` */
+export const inviteSchema = z
+  .object({ email: emailSchema, firstName: nameSchema, lastName: nameSchema, role: z.enum(ROLES) })
+  .strict();
+
+/** `GET …/events?subjectId=&type=&from=&to=&cursor=&limit=` */
+export const listEventsQuerySchema = z
+  .object({
+    subjectId: z.uuid().optional(),
+    type: z.enum(SECURITY_EVENT_TYPES).optional(),
+    from: z.iso.datetime().optional(),
+    to: z.iso.datetime().optional(),
+    cursor: z.string().max(200).optional(),
+    limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(50),
+  })
+  .strict();
+
+/** `GET …/events.csv`: the list's filters, without paging. */
+export const exportEventsQuerySchema = listEventsQuerySchema.omit({ cursor: true, limit: true }).strict();
+
+/** A member of the organisation as the console lists them. */
+export const memberSchema = z.object({
+  id: z.uuid(),
+  email: z.string(),
+  firstName: z.string(),
+  lastName: z.string(),
+  role: z.enum(ROLES),
+  status: z.enum(['active', 'deactivated']),
+  createdAt: z.iso.datetime(),
+  deactivatedAt: z.iso.datetime().nullable(),
+  /** `directory`: the organisation's SCIM group mapping sets this person's role (no console edits). */
+  managedBy: z.enum(['directory']).nullable(),
+});
+
+export type Member = z.infer<typeof memberSchema>;
+
+export const memberListSchema = z.object({
+  members: z.array(memberSchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+});
+
 /** One entry of the security event log, as `GET /console/organisations/{id}/events` lists it. */
-export interface SecurityEvent {
-  id: string;
-  occurredAt: string;
-  type: string;
-  actorKind: string;
-  actorId: string | null;
-  subjectId: string | null;
-  ip: string | null;
+export const securityEventSchema = z.object({
+  id: z.uuid(),
+  organisationId: z.uuid(),
+  occurredAt: z.iso.datetime(),
+  type: z.string(),
+  actorKind: z.string(),
+  actorId: z.uuid().nullable(),
+  subjectId: z.uuid().nullable(),
+  ip: z.string().nullable(),
   /** The browser's user agent (identity service events; null for the user service's). */
-  userAgent: string | null;
-  requestId: string | null;
-  /** Which service wrote it: `users` or `identity`. */
-  source: 'users' | 'identity';
-  details: Record<string, string>;
-}
+  userAgent: z.string().nullable(),
+  requestId: z.string().nullable(),
+  /** Which service wrote it. */
+  source: z.enum(['users', 'identity']),
+  details: z.record(z.string(), z.string()),
+});
+
+export type SecurityEvent = z.infer<typeof securityEventSchema>;
+
+export const memberDetailSchema = memberSchema.extend({
+  /** The identity service's state of the person's identity (`active`, `inactive`), when known. */
+  identityState: z.string().nullable(),
+  /** Credential types the person signs in with (`password`, `oidc`, `webauthn`…), no configuration. */
+  signInMethods: z.array(z.string()),
+  /** A second factor is set up (null when the identity is unknown). */
+  twoFactor: z.boolean().nullable(),
+  /** The last successful sign-in (identity service), null when none is recorded. */
+  lastSignIn: z.object({ at: z.iso.datetime(), method: z.string(), ip: z.string().nullable() }).nullable(),
+  /** The password lockout (null when the identity is unknown). */
+  lockout: z
+    .object({
+      locked: z.boolean(),
+      lockedUntil: z.iso.datetime().nullable(),
+      failedAttempts: z.number().int(),
+    })
+    .nullable(),
+  /** The member's latest events of both services, newest first. */
+  recentEvents: z.array(securityEventSchema),
+});
+
+export type MemberDetail = z.infer<typeof memberDetailSchema>;
+
+export const eventListSchema = z.object({
+  events: z.array(securityEventSchema),
+  nextCursor: z.string().nullable(),
+});
+
+/** `GET /console/me`: the caller, their organisation, permissions and the roles they may assign. */
+export const meSchema = z.object({
+  userId: z.uuid(),
+  email: z.string(),
+  organisationId: z.uuid(),
+  role: z.enum(ROLES),
+  permissions: z.array(z.enum(PERMISSIONS)),
+  assignableRoles: z.array(z.enum(ROLES)),
+});
+
+export type Me = z.infer<typeof meSchema>;
+
+export const INVITATION_STATES = ['pending', 'accepted', 'expired', 'revoked'] as const;
+
+/** An invitation, as the console and the operator API answer it. */
+export const invitationSchema = z.object({
+  id: z.uuid(),
+  state: z.enum(INVITATION_STATES),
+  organisationId: z.uuid(),
+  userId: z.uuid(),
+  identityId: z.string(),
+  email: z.string(),
+  firstName: z.string(),
+  lastName: z.string(),
+  role: z.enum(ROLES),
+  expiresAt: z.iso.datetime(),
+  createdAt: z.iso.datetime(),
+  lastSentAt: z.iso.datetime(),
+  sendCount: z.number().int(),
+  acceptedAt: z.iso.datetime().nullable(),
+  revokedAt: z.iso.datetime().nullable(),
+});
+
+export type ConsoleInvitation = z.infer<typeof invitationSchema>;
+
+export const invitationListSchema = z.object({ invitations: z.array(invitationSchema) });
+
+/** `POST …/api-clients` */
+export const consoleCreateApiClientSchema = z
+  .object({ name: nameSchema, scopeGroups: z.array(scopeGroupSchema).min(1).max(50) })
+  .strict();
 
 /** One of the organisation's API clients, as `GET /console/organisations/{id}/api-clients` lists it. */
-export interface ConsoleApiClient {
-  id: string;
-  name: string;
-  scopeGroups: string[];
-  createdAt: string;
+export const consoleApiClientSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  scopeGroups: z.array(z.string()),
+  createdAt: z.iso.datetime(),
   /** The email of the person who created it; null when the operator did. */
-  createdBy: string | null;
-  revokedAt: string | null;
-}
+  createdBy: z.string().nullable(),
+  revokedAt: z.iso.datetime().nullable(),
+});
+
+export type ConsoleApiClient = z.infer<typeof consoleApiClientSchema>;
+
+export const consoleApiClientListSchema = z.object({ apiClients: z.array(consoleApiClientSchema) });
+
+/** The creation answer: the only time the secret is shown. */
+export const consoleCreatedApiClientSchema = consoleApiClientSchema.extend({ clientSecret: z.string() });
 
 /** The organisation's subscription, as `GET /console/organisations/{id}/subscription` answers. */
-export interface ConsoleSubscription {
+export const subscriptionSchema = z.object({
   /** The organisation's own state: `subscribed` or `not_subscribed`. */
-  status: string;
+  status: z.string(),
   /** Bought through the Microsoft marketplace. */
-  m365: boolean;
+  m365: z.boolean(),
   /** Its marketplace subscriptions, newest first (none outside the marketplace). */
-  marketplace: {
-    id: string;
-    offerId: string;
-    planId: string;
-    quantity: number;
-    status: string;
-    activatedAt: string;
-    updatedAt: string;
-  }[];
-}
+  marketplace: z.array(
+    z.object({
+      id: z.string(),
+      offerId: z.string(),
+      planId: z.string(),
+      quantity: z.number().int(),
+      status: z.string(),
+      activatedAt: z.iso.datetime(),
+      updatedAt: z.iso.datetime(),
+    }),
+  ),
+});
+
+export type ConsoleSubscription = z.infer<typeof subscriptionSchema>;
 
 /**
  * The organisation's self sign-up, as `GET`/`PUT /console/organisations/{id}/self-signup` answer
- * (issue 25, ManageOrganisationSettings). `blockedBy` says why it can not be turned on (null: it can).
+ * (ManageOrganisationSettings). `blockedBy` says why it can not be turned on (null: it can).
  */
-export interface ConsoleSelfSignUp {
-  organisationId: string;
-  enabled: boolean;
+export const consoleSelfSignUpSchema = z.object({
+  organisationId: z.uuid(),
+  enabled: z.boolean(),
   /** The organisation's domains: addresses in them may sign up while it is on. */
-  domains: string[];
-  blockedBy: 'sso' | 'scim' | null;
-}
+  domains: z.array(z.string()),
+  blockedBy: z.enum(['sso', 'scim']).nullable(),
+});
+
+export type ConsoleSelfSignUp = z.infer<typeof consoleSelfSignUpSchema>;
 
 /** The error code (403) of turning self sign-up on where it is blocked; the body's `reason` says why. */
 export const SELF_SIGNUP_NOT_ALLOWED = 'SELF_SIGNUP_NOT_ALLOWED';

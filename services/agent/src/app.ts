@@ -14,6 +14,8 @@ import { registerAdminGuard } from '@acme/service-kit/admin-access';
 import { createMicrosoftTokenVerifier, MicrosoftTokenError } from '@acme/service-kit/microsoft-token';
 import { proxyTrust, type TrustProxy } from '@acme/service-kit/proxy-trust';
 import { refusedInput } from '@acme/service-kit/input';
+import { openApi, registerOpenApi } from '@acme/service-kit/openapi';
+import { errorBodySchema } from '@acme/service-kit/errors';
 import type { Clock } from '@acme/db/clock';
 import Fastify, { LogController } from 'fastify';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -48,6 +50,27 @@ const unregisteredUserSchema = z
 
 const acceptedSchema = z.object({ id: z.uuid() });
 
+const listQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) }).strict();
+
+const requestListSchema = z.object({
+  requests: z.array(
+    z.object({ id: z.uuid(), email: z.string(), name: z.string(), createdAt: z.iso.datetime() }),
+  ),
+});
+
+/** The listeners' OpenAPI documents (`GET /openapi.json` on each). */
+const DOCUMENTS = {
+  public: {
+    title: 'Agent service: public API',
+    description:
+      'Unregistered-user requests from Microsoft 365 (Microsoft token) and the MCP server for AI assistants (/mcp, an access token for this resource).',
+  },
+  admin: {
+    title: 'Agent service: operator API',
+    description: 'The recorded unregistered-user requests (operator network only).',
+  },
+};
+
 const BODY_LIMIT = 8 * 1024;
 
 /** Builds the agent service's HTTP server without listening. */
@@ -62,7 +85,7 @@ export async function createApp(
       ? pino({ level: 'silent' })
       : (options.logger ?? createServiceLogger('agent', config.logLevel));
 
-  const server = (trustProxy: TrustProxy) => {
+  const server = (trustProxy: TrustProxy, document: (typeof DOCUMENTS)[keyof typeof DOCUMENTS]) => {
     const instance = Fastify({
       loggerInstance: logger as FastifyBaseLogger,
       logController: new LogController({ disableRequestLogging: true }),
@@ -72,6 +95,16 @@ export async function createApp(
       ...requestIdOptions(),
     });
     registerRequestId(instance);
+    registerOpenApi(instance, {
+      ...document,
+      version: '1',
+      errorSchema: errorBodySchema,
+      securitySchemes: {
+        microsoft: { type: 'http', scheme: 'bearer', description: 'A Microsoft Entra token.' },
+        bearer: { type: 'http', scheme: 'bearer', description: 'An access token for this resource.' },
+        admin: { type: 'http', scheme: 'bearer', description: 'The operator key.' },
+      },
+    });
     hangUpWhenClosing(instance);
     // Past capacity, new requests get a quick 503 with Retry-After; /health/* is always answered.
     shedWhenOverloaded(
@@ -108,7 +141,7 @@ export async function createApp(
     });
     return instance;
   };
-  const app = server(config.trustProxy);
+  const app = server(config.trustProxy, DOCUMENTS.public);
   await app.register(cors, {
     origin: config.appOrigins,
     credentials: true,
@@ -158,7 +191,12 @@ export async function createApp(
     }
   }
 
-  app.post('/misc/unregistered-user', async (request, reply) => {
+  const unregisteredUser = openApi({
+    security: 'microsoft',
+    body: unregisteredUserSchema,
+    responses: { 202: acceptedSchema },
+  });
+  app.post('/misc/unregistered-user', unregisteredUser, async (request, reply) => {
     await checkRate(request.ip);
     const parsed = unregisteredUserSchema.safeParse(request.body);
     if (!parsed.success) {
@@ -185,15 +223,15 @@ export async function createApp(
 
   registerMcp(app, config, clock);
 
-  const admin = server(false);
+  const admin = server(false, DOCUMENTS.admin);
   registerAdminGuard(
     admin,
     config.admin,
     (r) => new AppError(r.status === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN', r.message),
   );
   registerHealthRoutes(admin, db, () => new AppError('NOT_READY', 'The database is not reachable.'));
-  const listQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) }).strict();
-  admin.get('/admin/unregistered-user-requests', async (request) => {
+  const listRequests = openApi({ query: listQuerySchema, responses: { 200: requestListSchema } });
+  admin.get('/admin/unregistered-user-requests', listRequests, async (request) => {
     const parsed = listQuerySchema.safeParse(request.query ?? {});
     if (!parsed.success) throw new AppError('INVALID_REQUEST', 'limit must be a number from 1 to 1000.');
     const rows = await db
@@ -203,14 +241,14 @@ export async function createApp(
       .orderBy('id')
       .limit(parsed.data.limit)
       .execute();
-    return {
+    return requestListSchema.parse({
       requests: rows.map((r) => ({
         id: r.id,
         email: r.email,
         name: r.name,
         createdAt: r.created_at.toISOString(),
       })),
-    };
+    });
   });
 
   const metrics = createServiceMetrics('agent', { db: options.db });

@@ -6,6 +6,22 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Config } from './config.ts';
 import { AppError } from './http/errors.ts';
+import { openApi } from '@acme/service-kit/openapi';
+
+/** RFC 9728's protected resource metadata, as served here. */
+const resourceMetadataSchema = z.object({
+  resource: z.string(),
+  authorization_servers: z.array(z.string()),
+  bearer_methods_supported: z.array(z.string()),
+  scopes_supported: z.array(z.string()),
+  resource_name: z.string(),
+});
+
+/** A JSON-RPC 2.0 message (or batch) of the Model Context Protocol; the SDK's transport reads it. */
+const jsonRpcSchema = z.union([
+  z.looseObject({ jsonrpc: z.literal('2.0') }),
+  z.array(z.looseObject({ jsonrpc: z.literal('2.0') })),
+]);
 
 /**
  * The MCP endpoint (Streamable HTTP, stateless): an assistant connects with an access token the
@@ -56,7 +72,7 @@ export function registerMcp(app: FastifyInstance, config: Config, clock: Clock):
   const challenge = (error?: string) =>
     `Bearer resource_metadata="${metadataUrl}"${error ? `, error="${error}"` : ''}`;
 
-  const metadata = {
+  const metadata: z.infer<typeof resourceMetadataSchema> = {
     resource,
     authorization_servers: [issuer],
     bearer_methods_supported: ['header'],
@@ -64,7 +80,7 @@ export function registerMcp(app: FastifyInstance, config: Config, clock: Clock):
     resource_name: 'Platform assistant tools',
   };
   for (const path of [`${METADATA_PATH}${MCP_PATH}`, METADATA_PATH]) {
-    app.get(path, async (_request, reply) => {
+    app.get(path, openApi({ responses: { 200: resourceMetadataSchema } }), async (_request, reply) => {
       reply.header('cache-control', 'max-age=300');
       return metadata;
     });
@@ -156,6 +172,13 @@ export function registerMcp(app: FastifyInstance, config: Config, clock: Clock):
   app.route({
     method: ['POST', 'GET', 'DELETE'],
     url: MCP_PATH,
+    // POST only: GET and DELETE answer 404 (no sessions).
+    ...openApi({
+      summary: 'Model Context Protocol, streamable HTTP without sessions: JSON answers.',
+      security: 'bearer',
+      body: jsonRpcSchema,
+      responses: { 200: jsonRpcSchema, 202: null },
+    }),
     handler: async (request, reply) => {
       const who = await caller(request);
       if (request.method !== 'POST') {

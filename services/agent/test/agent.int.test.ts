@@ -12,7 +12,9 @@ import {
   type MicrosoftStandIns,
 } from '@acme/dev';
 import { UNSTORABLE_SAMPLES } from '@acme/test-kit/hostile-text';
-import { loadConfig, start } from '../src/index.ts';
+import { createApp, loadConfig, start } from '../src/index.ts';
+import { registeredRoutes } from '@acme/service-kit/openapi';
+import { documentOperations, operationKey, servedOpenApiErrors } from '@acme/test-kit/openapi';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -309,6 +311,52 @@ describe('agent service', () => {
     const pub = await fetch(new URL('/metrics', url));
     expect(pub.status).toBe(404);
     expect((await fetch(`${adminUrl}/metrics`)).status).toBe(404);
+  });
+
+  it('each listener serves an OpenAPI document of all its routes, and real answers conform to it', async () => {
+    const publicBase = url.replace('/misc/unregistered-user', '');
+    const publicDoc = (await http(`${publicBase}/openapi.json`)).body;
+    const adminDoc = (await http(`${adminUrl}/openapi.json`)).body;
+    // The same composition as the running service, to list its routes.
+    const app = await createApp({
+      config: loadConfig({ M365_AUTHORITY_URL: ms.urls.entra, M365_CLIENT_ID: DEMO_M365_CLIENT_ID }),
+      db,
+      logger: false,
+    });
+    for (const [doc, listener] of [
+      [publicDoc, app.public],
+      [adminDoc, app.admin],
+    ] as const) {
+      await listener.ready();
+      const routes = registeredRoutes(listener);
+      // A route added without `openApi({...})` fails here, by name.
+      expect(routes.filter((r) => !r.schema).map((r) => `${r.method} ${r.url}`)).toEqual([]);
+      expect(documentOperations(doc)).toEqual(routes.map((r) => operationKey(r.method, r.url)).sort());
+      await listener.close();
+    }
+    const conforms = (doc: unknown, path: string, method: string, res: { status: number; body: unknown }) =>
+      expect(servedOpenApiErrors(doc, path, method, res.status, res.body)).toEqual([]);
+    const accepted = await http(url, { method: 'POST', headers: auth(), json: { email: '', name: 'Doc' } });
+    expect(accepted.status).toBe(202);
+    conforms(publicDoc, '/misc/unregistered-user', 'post', accepted);
+    const refused = await http(url, { method: 'POST', json: { email: '', name: '' } });
+    expect(refused.status).toBe(401);
+    conforms(publicDoc, '/misc/unregistered-user', 'post', refused);
+    const metadata = await http(`${publicBase}/.well-known/oauth-protected-resource/mcp`);
+    expect(metadata.status).toBe(200);
+    conforms(publicDoc, '/.well-known/oauth-protected-resource/mcp', 'get', metadata);
+    const mcp = await http(`${publicBase}/mcp`, {
+      method: 'POST',
+      json: { jsonrpc: '2.0', id: 1, method: 'ping' },
+    });
+    expect(mcp.status).toBe(401);
+    conforms(publicDoc, '/mcp', 'post', mcp);
+    const list = await http(`${adminUrl}/admin/unregistered-user-requests?limit=5`);
+    expect(list.status).toBe(200);
+    conforms(adminDoc, '/admin/unregistered-user-requests', 'get', list);
+    expect(
+      servedOpenApiErrors(adminDoc, '/admin/unregistered-user-requests', 'get', 200, { requests: [{}] }),
+    ).not.toEqual([]);
   });
 });
 

@@ -1,3 +1,5 @@
+import { registerOpenApi, type OpenApiOptions } from '@acme/service-kit/openapi';
+import { kratosErrorSchema } from './errors/identity-error.ts';
 import { TRACE_CONTEXT_HEADERS } from '@acme/service-kit/tracing-gate';
 import { shedFastifyRequests, startOverloadGuard } from '@acme/service-kit/overload';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -69,7 +71,21 @@ export interface IdentityApp {
 /** Never log query strings: they carry logout tokens and challenges. */
 const serializers = { req: requestSummary };
 
-function baseServer(opts: AppOptions): FastifyInstance {
+/** The listeners' OpenAPI documents: our additions only; Kratos's own document covers the rest. */
+const DOCUMENTS = {
+  public: {
+    title: 'Identity service: public API (additions to Kratos)',
+    description:
+      "Routes Kratos's public API does not have: the single sign-on providers' browser callbacks (OpenID Connect, SAML) and the settings flow's return address. Kratos's published document describes the rest.",
+  },
+  admin: {
+    title: 'Identity service: admin API (additions to Kratos)',
+    description:
+      "Routes Kratos's admin API does not have: security events, sign-in facts, lockout reset, account reclaim and single sign-on link upkeep (operator network only). Kratos's published document describes the rest.",
+  },
+} satisfies Record<string, Omit<OpenApiOptions, 'version'>>;
+
+function baseServer(opts: AppOptions, document: Omit<OpenApiOptions, 'version'>): FastifyInstance {
   const options: FastifyServerOptions = {
     bodyLimit: opts.config.bodyLimit,
     trustProxy: proxyTrust(opts.config.trustProxy),
@@ -83,6 +99,7 @@ function baseServer(opts: AppOptions): FastifyInstance {
     loggerInstance ? Fastify({ ...options, loggerInstance }) : Fastify({ ...options, logger: false })
   ) as FastifyInstance;
   registerRequestId(app);
+  registerOpenApi(app, { ...document, version: '1', errorSchema: kratosErrorSchema });
   hangUpWhenClosing(app);
   return app;
 }
@@ -110,11 +127,14 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
     metrics: createIdentityMetrics({ db: opts.db, passwordPool: passwords.pool }),
   };
 
-  const pub = baseServer(opts);
-  const admin = baseServer({
-    ...opts,
-    config: { ...config, bodyLimit: Math.max(config.bodyLimit, 64 * 1024) },
-  });
+  const pub = baseServer(opts, DOCUMENTS.public);
+  const admin = baseServer(
+    {
+      ...opts,
+      config: { ...config, bodyLimit: Math.max(config.bodyLimit, 64 * 1024) },
+    },
+    DOCUMENTS.admin,
+  );
 
   instrumentFastify(pub, ctx.metrics.service, 'public');
   instrumentFastify(admin, ctx.metrics.service, 'admin');

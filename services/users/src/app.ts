@@ -116,6 +116,20 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
     trustProxy: config.trustProxy,
     overload: config.overload,
     frameworkErrorFor: scimFrameworkError,
+    openapi: {
+      title: 'User service: public API',
+      description:
+        'Sign-in configuration and consent (/login), terms, invitations, git authorisation, the signed-in person (/me), the organisation console (/console, bearer access token), Microsoft 365 (/m365) and SCIM 2.0 (/scim/v2, SCIM token).',
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An access token of the authorization server.',
+        },
+        microsoft: { type: 'http', scheme: 'bearer', description: 'A Microsoft Entra token.' },
+        scimToken: { type: 'http', scheme: 'bearer', description: "An organisation's SCIM token." },
+      },
+    },
   });
   await publicApp.register(cors, {
     origin: config.appOrigins,
@@ -150,6 +164,12 @@ export async function createApp(options: AppOptions): Promise<UsersApp> {
     bodyLimit: ADMIN_BODY_LIMIT,
     trustProxy: false,
     overload: config.overload,
+    openapi: {
+      title: 'User service: operator API',
+      description:
+        'Organisations, users, invitations, terms, API clients, single sign-on, self sign-up, trusted networks and token claims, for the operator and the other services (operator network only).',
+      securitySchemes: { admin: { type: 'http', scheme: 'bearer', description: 'The operator key.' } },
+    },
   });
   registerAdminGuard(
     adminApp,

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { GenericError } from '@ory/client';
 
 const STATUS_TEXT: Record<number, string> = {
@@ -70,6 +71,17 @@ export class IdentityError extends Error {
     return { error: this.content(), ...(this.init.extra ?? {}) };
   }
 }
+
+/** Kratos's generic error body, as `body()` writes it (a flow-specific body may add fields). */
+export const kratosErrorSchema = z.looseObject({
+  error: z.looseObject({
+    id: z.string().optional(),
+    code: z.number().int(),
+    status: z.string(),
+    reason: z.string().optional(),
+    message: z.string(),
+  }),
+});
 
 export const errors = {
   badRequest: (reason: string, init: IdentityErrorInit = {}) => new IdentityError(400, { reason, ...init }),

@@ -1,3 +1,5 @@
+import { openApi } from '@acme/service-kit/openapi';
+import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IdentityContext } from '../context.ts';
 import { getFlow, type FlowKind } from '../db/flows.ts';
@@ -50,6 +52,10 @@ const KINDS: FlowKind[] = ['login', 'settings', 'recovery', 'verification', 'reg
  * `GET /self-service/<kind>/browser`, `GET /self-service/<kind>/flows?id=`, `POST /self-service/<kind>?flow=`,
  * plus the extra endpoints strategies declare.
  */
+/** A single sign-on provider's id in a callback path. */
+const ProviderParamsSchema = z.object({ provider: z.string() });
+const SettingsReturnQuerySchema = z.object({ flow: z.string() });
+
 export function registerFlowRoutes(app: FastifyInstance, ctx: IdentityContext, engine: FlowEngine): void {
   for (const kind of KINDS) {
     // Registration is off (Kratos's disabled flow) until an organisation opens self sign-up.
@@ -80,7 +86,17 @@ export function registerFlowRoutes(app: FastifyInstance, ctx: IdentityContext, e
         app.route({
           method: cb.method,
           url: cb.path,
-          config: { browserErrors: true },
+          config: {
+            browserErrors: true,
+            openapi: {
+              summary: "A provider's answer in the browser: on to the flow (or its error page).",
+              params: ProviderParamsSchema,
+              ...(cb.method === 'POST'
+                ? { body: z.record(z.string(), z.string()), bodyType: 'application/x-www-form-urlencoded' }
+                : {}),
+              responses: { 303: { description: 'On to the flow, the application or the error page.' } },
+            },
+          },
           ...(cb.bodyLimit ? { bodyLimit: cb.bodyLimit(ctx.config) } : {}),
           handler: async (req, reply) => {
             const input: CallbackInput = {
@@ -96,11 +112,19 @@ export function registerFlowRoutes(app: FastifyInstance, ctx: IdentityContext, e
   }
 
   // After a re-authentication Kratos returns the browser here; continue in the settings UI.
-  app.get('/self-service/settings', async (req, reply) => {
-    const flow = await getFlow(ctx.db, 'settings', qs(req.query, 'flow'));
-    if (!flow) throw errors.flowNotFound();
-    return redirect(reply, engine.uiUrl('settings', flow.id));
-  });
+  app.get(
+    '/self-service/settings',
+    openApi({
+      summary: 'After a re-authentication: on to the settings screen.',
+      query: SettingsReturnQuerySchema,
+      responses: { 303: { description: 'The settings screen of the flow.' } },
+    }),
+    async (req, reply) => {
+      const flow = await getFlow(ctx.db, 'settings', qs(req.query, 'flow'));
+      if (!flow) throw errors.flowNotFound();
+      return redirect(reply, engine.uiUrl('settings', flow.id));
+    },
+  );
 }
 
 function stringRecord(v: unknown): Record<string, string> {

@@ -1,3 +1,4 @@
+import { openApi } from '@acme/service-kit/openapi';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { IdentityContext } from '../context.ts';
@@ -22,6 +23,23 @@ import {
 } from './service.ts';
 
 const UpdateBodySchema = CreateIdentityBodySchema;
+
+const IdParamsSchema = z.object({ id: z.string() });
+const ReclaimedSchema = z.object({ reclaimed: z.boolean() });
+const RemovedLinksSchema = z.object({ identity_ids: z.array(z.string()) });
+const LinkRepairsSchema = z.object({
+  repairs: z.array(
+    z.object({
+      identity_id: z.string(),
+      provider: z.string(),
+      subject: z.string(),
+      finding: z.string(),
+      organisation_id: z.string().optional(),
+      issuer: z.string().nullable().optional(),
+      repaired_at: z.iso.datetime(),
+    }),
+  ),
+});
 
 const OidcLinksQuerySchema = z.object({
   organisation_id: z.string().refine(isUuid),
@@ -177,12 +195,16 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: IdentityContext):
    * Not in Kratos: ends every unfinished recovery flow of the identity (its codes and links stop
    * working at once). The user service calls it before it resends or revokes an invitation.
    */
-  app.delete('/admin/identities/:id/recovery-flows', async (req, reply) => {
-    const { id } = req.params as { id: string };
-    if (!(await loadIdentity(ctx.db, id))) throw errors.notFound();
-    await endRecoveryFlows(ctx.db, id, ctx.clock.now());
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/admin/identities/:id/recovery-flows',
+    openApi({ params: IdParamsSchema, responses: { 204: null } }),
+    async (req, reply) => {
+      const { id } = req.params as { id: string };
+      if (!(await loadIdentity(ctx.db, id))) throw errors.notFound();
+      await endRecoveryFlows(ctx.db, id, ctx.clock.now());
+      return reply.code(204).send();
+    },
+  );
 
   /**
    * Not in Kratos: before the user service hands an existing account to an invited person, an account
@@ -190,52 +212,67 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: IdentityContext):
    * starter set up, and the address is told (`reclaimUnprovenAccount`). `{reclaimed: false}` when the
    * address was proven (nothing changes).
    */
-  app.post('/admin/identities/:id/reclaim', async (req, reply) => {
-    const { id } = req.params as { id: string };
-    if (!(await loadIdentity(ctx.db, id))) throw errors.notFound();
-    const now = ctx.clock.now();
-    const reclaimed = await ctx.db
-      .transaction()
-      .execute((trx) => reclaimUnprovenAccount(trx, ctx, { identityId: id, now, reason: 'invitation' }));
-    return reply.send({ reclaimed });
-  });
+  app.post(
+    '/admin/identities/:id/reclaim',
+    openApi({ params: IdParamsSchema, responses: { 200: ReclaimedSchema } }),
+    async (req, reply) => {
+      const { id } = req.params as { id: string };
+      if (!(await loadIdentity(ctx.db, id))) throw errors.notFound();
+      const now = ctx.clock.now();
+      const reclaimed = await ctx.db
+        .transaction()
+        .execute((trx) => reclaimUnprovenAccount(trx, ctx, { identityId: id, now, reason: 'invitation' }));
+      return reply.send(ReclaimedSchema.parse({ reclaimed }));
+    },
+  );
 
   /**
    * Not in Kratos: removes every organisation single sign-on link to one provider record
    * (organisation + issuer). The user service calls it when it removes the provider or changes its
    * issuer, so a link never outlives the provider it was made through.
    */
-  app.delete('/admin/oidc/links', async (req, reply) => {
-    const query = OidcLinksQuerySchema.safeParse(req.query);
-    if (!query.success) throw errors.badRequest('organisation_id (a UUID) and issuer (a URL) are required.');
-    const identityIds = await removeLinks(
-      ctx.db,
-      query.data.organisation_id,
-      query.data.issuer,
-      ctx.clock.now(),
-    );
-    return reply.send({ identity_ids: identityIds });
-  });
+  app.delete(
+    '/admin/oidc/links',
+    openApi({ query: OidcLinksQuerySchema, responses: { 200: RemovedLinksSchema } }),
+    async (req, reply) => {
+      const query = OidcLinksQuerySchema.safeParse(req.query);
+      if (!query.success)
+        throw errors.badRequest('organisation_id (a UUID) and issuer (a URL) are required.');
+      const identityIds = await removeLinks(
+        ctx.db,
+        query.data.organisation_id,
+        query.data.issuer,
+        ctx.clock.now(),
+      );
+      return reply.send(RemovedLinksSchema.parse({ identity_ids: identityIds }));
+    },
+  );
 
   /** Not in Kratos: what the one-off repair of SSO links found and did (migration 220), for the report. */
-  app.get('/admin/oidc/link-repairs', async (_req, reply) => {
-    const rows = await ctx.db
-      .selectFrom('identity_oidc_link_repairs')
-      .selectAll()
-      .orderBy('identity_id')
-      .orderBy('identifier')
-      .execute();
-    return reply.send({
-      repairs: rows.map((r) => ({
-        identity_id: r.identity_id,
-        provider: r.provider,
-        subject: r.subject,
-        finding: r.finding,
-        ...(r.organisation_id ? { organisation_id: r.organisation_id, issuer: r.issuer } : {}),
-        repaired_at: r.repaired_at.toISOString(),
-      })),
-    });
-  });
+  app.get(
+    '/admin/oidc/link-repairs',
+    openApi({ responses: { 200: LinkRepairsSchema } }),
+    async (_req, reply) => {
+      const rows = await ctx.db
+        .selectFrom('identity_oidc_link_repairs')
+        .selectAll()
+        .orderBy('identity_id')
+        .orderBy('identifier')
+        .execute();
+      return reply.send(
+        LinkRepairsSchema.parse({
+          repairs: rows.map((r) => ({
+            identity_id: r.identity_id,
+            provider: r.provider,
+            subject: r.subject,
+            finding: r.finding,
+            ...(r.organisation_id ? { organisation_id: r.organisation_id, issuer: r.issuer } : {}),
+            repaired_at: r.repaired_at.toISOString(),
+          })),
+        }),
+      );
+    },
+  );
 
   app.get('/admin/sessions/:id', async (req, reply) => {
     const { id } = req.params as { id: string };

@@ -1,8 +1,10 @@
+import { openApi } from '@acme/service-kit/openapi';
 import {
   eventPosition,
   IDENTITY_SECURITY_EVENT_TYPES,
   MAX_EVENT_SUBJECTS_PER_QUERY,
   parseEventPosition,
+  type IdentitySecurityEventWire,
 } from '@acme/identity-contract/security-events';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
@@ -27,6 +29,32 @@ const FeedQuerySchema = z
     limit: z.coerce.number().int().min(1).max(1000).default(100),
   })
   .strict();
+
+const SecurityEventSchema = z.object({
+  id: z.string(),
+  occurred_at: z.iso.datetime(),
+  type: z.enum(IDENTITY_SECURITY_EVENT_TYPES),
+  actor_kind: z.enum(['person', 'operator', 'system']),
+  actor_id: z.string().nullable(),
+  subject_id: z.string(),
+  ip_address: z.string().nullable(),
+  user_agent: z.string().nullable(),
+  request_id: z.string().nullable(),
+  details: z.record(z.string(), z.string()),
+}) satisfies z.ZodType<IdentitySecurityEventWire>;
+
+const SignInFactsSchema = z.object({
+  last_sign_in: z
+    .object({ at: z.iso.datetime(), method: z.string(), ip_address: z.string().nullable() })
+    .nullable(),
+  lockout: z.object({
+    locked: z.boolean(),
+    locked_until: z.iso.datetime().nullable(),
+    failed_attempts: z.number().int(),
+  }),
+});
+
+const IdentityParamsSchema = z.object({ id: z.string() });
 
 const ListQuerySchema = z.object({
   subject_id: many(z.string().refine(isUuid, 'not a UUID'))
@@ -53,38 +81,54 @@ export function registerSecurityEventRoutes(app: FastifyInstance, ctx: IdentityC
    * The page token is a position in time order (`eventPosition`), so a merged console page can
    * continue here from its own last event.
    */
-  app.get('/admin/security-events', async (req, reply) => {
-    const query = req.query as Record<string, unknown>;
-    if (query.subject_id === undefined) return feedPage(req.query, reply);
-    const parsed = ListQuerySchema.safeParse(req.query);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw errors.badRequest(`${issue?.path.join('.') || 'query'}: ${issue?.message ?? 'invalid'}`);
-    }
-    const q = parsed.data;
-    const before = q.page_token === undefined ? undefined : parseEventPosition(q.page_token);
-    if (before === null) throw errors.badRequest('page_token: not a page token of this list');
-    const rows = await listSecurityEvents(ctx.db, {
-      subjectIds: [...new Set(q.subject_id.map((s) => s.toLowerCase()))],
-      types: q.type,
-      ...(q.since ? { since: new Date(q.since) } : {}),
-      ...(q.until ? { until: new Date(q.until) } : {}),
-      ...(before ? { before } : {}),
-      limit: q.page_size + 1,
-    });
-    const page = rows.slice(0, q.page_size);
-    if (rows.length > q.page_size) {
-      const last = page.at(-1)!;
-      const next = new URL(`${ctx.config.adminUrl}/admin/security-events`);
-      for (const [key, value] of Object.entries(req.query as Record<string, unknown>)) {
-        if (key === 'page_token') continue;
-        for (const v of [value].flat()) if (typeof v === 'string') next.searchParams.append(key, v);
+  app.get(
+    '/admin/security-events',
+    openApi({
+      // Two forms: with subject_id, the named identities' events newest first; without, the feed.
+      query: ListQuerySchema.partial().extend(FeedQuerySchema.shape),
+      responses: {
+        200: {
+          description:
+            'With `subject_id`: the events, newest first, `Link: rel="next"` naming the next page. Without: the feed after the cursor, oldest first, each event with the `cursor` that follows it.',
+          content: {
+            'application/json': z.array(SecurityEventSchema.extend({ cursor: z.string().optional() })),
+          },
+          headers: { link: 'The next page, when there is one.' },
+        },
+      },
+    }),
+    async (req, reply) => {
+      if ((req.query as Record<string, unknown>).subject_id === undefined) return feedPage(req.query, reply);
+      const parsed = ListQuerySchema.safeParse(req.query);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw errors.badRequest(`${issue?.path.join('.') || 'query'}: ${issue?.message ?? 'invalid'}`);
       }
-      next.searchParams.set('page_token', eventPosition(last.occurred_at, last.id));
-      reply.header('link', `<${next.toString()}>; rel="next"`);
-    }
-    return reply.send(page);
-  });
+      const q = parsed.data;
+      const before = q.page_token === undefined ? undefined : parseEventPosition(q.page_token);
+      if (before === null) throw errors.badRequest('page_token: not a page token of this list');
+      const rows = await listSecurityEvents(ctx.db, {
+        subjectIds: [...new Set(q.subject_id.map((s) => s.toLowerCase()))],
+        types: q.type,
+        ...(q.since ? { since: new Date(q.since) } : {}),
+        ...(q.until ? { until: new Date(q.until) } : {}),
+        ...(before ? { before } : {}),
+        limit: q.page_size + 1,
+      });
+      const page = rows.slice(0, q.page_size);
+      if (rows.length > q.page_size) {
+        const last = page.at(-1)!;
+        const next = new URL(`${ctx.config.adminUrl}/admin/security-events`);
+        for (const [key, value] of Object.entries(req.query as Record<string, unknown>)) {
+          if (key === 'page_token') continue;
+          for (const v of [value].flat()) if (typeof v === 'string') next.searchParams.append(key, v);
+        }
+        next.searchParams.set('page_token', eventPosition(last.occurred_at, last.id));
+        reply.header('link', `<${next.toString()}>; rel="next"`);
+      }
+      return reply.send(z.array(SecurityEventSchema).parse(page));
+    },
+  );
 
   /**
    * `GET /admin/security-events[?after=<cursor>][&limit=]` (no subject_id): every identity's events,
@@ -114,38 +158,44 @@ export function registerSecurityEventRoutes(app: FastifyInstance, ctx: IdentityC
    * (time, method, address) and the password lockout (until when, failures counted). 404 when the
    * identity does not exist.
    */
-  app.get('/admin/identities/:id/sign-in', async (req, reply) => {
-    const { id } = req.params as { id: string };
-    const identity = isUuid(id) ? await loadIdentity(ctx.db, id) : undefined;
-    if (!identity) throw errors.notFound();
-    const identifiers = await ctx.db
-      .selectFrom('identity_credential_identifiers')
-      .select('identifier')
-      .where('identity_id', '=', id)
-      .where('type', '=', 'password')
-      .execute();
-    const throttle = identifiers.length
-      ? await ctx.db
-          .selectFrom('identity_login_throttle')
-          .select(['failures', 'locked_until'])
-          .where(
-            'identifier',
-            'in',
-            identifiers.map((i) => i.identifier),
-          )
-          .orderBy('locked_until', (ob) => ob.desc().nullsLast())
-          .executeTakeFirst()
-      : undefined;
-    const now = ctx.clock.now();
-    const lockedUntil = throttle?.locked_until ? new Date(throttle.locked_until) : null;
-    const last = await lastSignIn(ctx.db, id);
-    return reply.send({
-      last_sign_in: last ? { at: last.at.toISOString(), method: last.method, ip_address: last.ip } : null,
-      lockout: {
-        locked: !!lockedUntil && lockedUntil > now,
-        locked_until: lockedUntil && lockedUntil > now ? lockedUntil.toISOString() : null,
-        failed_attempts: throttle?.failures ?? 0,
-      },
-    });
-  });
+  app.get(
+    '/admin/identities/:id/sign-in',
+    openApi({ params: IdentityParamsSchema, responses: { 200: SignInFactsSchema } }),
+    async (req, reply) => {
+      const { id } = req.params as { id: string };
+      const identity = isUuid(id) ? await loadIdentity(ctx.db, id) : undefined;
+      if (!identity) throw errors.notFound();
+      const identifiers = await ctx.db
+        .selectFrom('identity_credential_identifiers')
+        .select('identifier')
+        .where('identity_id', '=', id)
+        .where('type', '=', 'password')
+        .execute();
+      const throttle = identifiers.length
+        ? await ctx.db
+            .selectFrom('identity_login_throttle')
+            .select(['failures', 'locked_until'])
+            .where(
+              'identifier',
+              'in',
+              identifiers.map((i) => i.identifier),
+            )
+            .orderBy('locked_until', (ob) => ob.desc().nullsLast())
+            .executeTakeFirst()
+        : undefined;
+      const now = ctx.clock.now();
+      const lockedUntil = throttle?.locked_until ? new Date(throttle.locked_until) : null;
+      const last = await lastSignIn(ctx.db, id);
+      return reply.send(
+        SignInFactsSchema.parse({
+          last_sign_in: last ? { at: last.at.toISOString(), method: last.method, ip_address: last.ip } : null,
+          lockout: {
+            locked: !!lockedUntil && lockedUntil > now,
+            locked_until: lockedUntil && lockedUntil > now ? lockedUntil.toISOString() : null,
+            failed_attempts: throttle?.failures ?? 0,
+          },
+        }),
+      );
+    },
+  );
 }

@@ -13,7 +13,7 @@ import { OAuth2Error } from '../errors.ts';
 
 const JsonObject = z.record(z.string(), z.unknown());
 
-const FederatedTokenBody = z
+export const FederatedTokenBody = z
   .object({
     subject: z.string().min(1).max(255),
     client_id: z.string().min(1).max(255),
@@ -22,6 +22,13 @@ const FederatedTokenBody = z
   .strict();
 
 const SCOPE = 'openid';
+
+export const FederatedTokenSchema = z.object({
+  access_token: z.string(),
+  token_type: z.literal('Bearer'),
+  expires_in: z.number().int(),
+  scope: z.string(),
+});
 
 export async function issueFederatedToken(rt: OAuth2Runtime, rawBody: unknown) {
   const parsed = FederatedTokenBody.safeParse(rawBody);
@@ -68,5 +75,10 @@ export async function issueFederatedToken(rt: OAuth2Runtime, rawBody: unknown) {
     gty: 'federated',
   });
   const accessToken = await token.save();
-  return { access_token: accessToken, token_type: 'Bearer', expires_in: ttl, scope: SCOPE };
+  return FederatedTokenSchema.parse({
+    access_token: accessToken,
+    token_type: 'Bearer',
+    expires_in: ttl,
+    scope: SCOPE,
+  });
 }

@@ -12,7 +12,9 @@ import { requireChallenge } from '../interactions/challenge.ts';
 import { registerClientRoutes } from './clients.ts';
 import { VERSION } from '../public/meta.ts';
 import { listConsentSessions, revokeConsentSessions } from './consent-sessions.ts';
-import { issueFederatedToken } from './federated-token.ts';
+import { FederatedTokenBody, FederatedTokenSchema, issueFederatedToken } from './federated-token.ts';
+import { openApi, registerOpenApi } from '@acme/service-kit/openapi';
+import { z } from 'zod';
 import { acceptConsentRequest, getConsentRequest, rejectConsentRequest } from '../interactions/consent.ts';
 import { acceptLoginRequest, getLoginRequest, rejectLoginRequest } from '../interactions/login.ts';
 import { acceptLogoutRequest, getLogoutRequest, rejectLogoutRequest } from '../interactions/logout.ts';
@@ -32,6 +34,21 @@ export interface AdminOperations {
   checkDatabase(): Promise<void>;
 }
 
+/** The OAuth 2.0 error body (`toOAuth2Body`). */
+const oauth2ErrorSchema = z.object({
+  error: z.string(),
+  error_description: z.string().optional(),
+  redirect_to: z.string().optional(),
+});
+
+const rotatedKeysSchema = z.object({
+  kid: z.string(),
+  kids: z.array(z.string()),
+  jwks_kids: z.array(z.string()),
+});
+const revokeKeyBodySchema = z.object({ kid: z.string().min(1).max(200) });
+const revokedKeySchema = z.object({ kid: z.string(), jwks_kids: z.array(z.string()) });
+
 export function createAdminServer(
   rt: OAuth2Runtime,
   verifier: TokenVerifier,
@@ -44,6 +61,13 @@ export function createAdminServer(
     ...requestIdOptions(),
   });
   registerRequestId(app);
+  registerOpenApi(app, {
+    title: 'Authorization server: admin API (additions to Hydra)',
+    description:
+      "Routes Hydra's admin API does not have: signing-key rotation and revocation, and access tokens for people a federated sign-in (Microsoft 365) verified (operator network only). Hydra's published document describes the rest.",
+    version: '1',
+    errorSchema: oauth2ErrorSchema,
+  });
   hangUpWhenClosing(app);
   void app.register(formbody, { bodyLimit: rt.config.bodyLimitBytes });
   // Hydra clients may send `Content-Type: application/json` with no body (logout accept).
@@ -136,26 +160,29 @@ export function createAdminServer(
   });
 
   // Operator: a new signing key signs from now on; the old ones stay in the JWKS until their tokens expire.
-  app.post('/admin/keys/rotate', async (_req, reply) => {
+  app.post('/admin/keys/rotate', openApi({ responses: { 200: rotatedKeysSchema } }), async (_req, reply) => {
     const rotated = await ops.rotateKeys();
     rt.logger.info({ kids: rotated.kids }, 'signing keys rotated');
     reply.header('Cache-Control', 'no-store');
     // `kid`: the new access-token key; `kids`: the new key of every algorithm (ID tokens' too).
-    return { kid: rotated.kid, kids: rotated.kids, jwks_kids: rotated.published };
+    return rotatedKeysSchema.parse({ kid: rotated.kid, kids: rotated.kids, jwks_kids: rotated.published });
   });
   // Operator, emergency: a signing key that may have leaked leaves the JWKS now, and every
   // instance refuses the tokens it signed (the current key must be rotated out first).
-  app.post('/admin/keys/revoke', async (req, reply) => {
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const kid = body.kid;
-    if (typeof kid !== 'string' || kid.length === 0 || kid.length > 200) {
-      throw OAuth2Error.invalidRequest('The kid parameter is missing or invalid.');
-    }
+  const revokeKey = openApi({
+    body: revokeKeyBodySchema,
+    bodyType: 'application/json',
+    responses: { 200: revokedKeySchema },
+  });
+  app.post('/admin/keys/revoke', revokeKey, async (req, reply) => {
+    const parsed = revokeKeyBodySchema.safeParse(req.body ?? {});
+    if (!parsed.success) throw OAuth2Error.invalidRequest('The kid parameter is missing or invalid.');
+    const { kid } = parsed.data;
     try {
       const revoked = await ops.revokeKey(kid);
       rt.logger.warn({ kid: revoked.kid }, 'signing key revoked');
       reply.header('Cache-Control', 'no-store');
-      return { kid: revoked.kid, jwks_kids: revoked.published };
+      return revokedKeySchema.parse({ kid: revoked.kid, jwks_kids: revoked.published });
     } catch (error) {
       if (!(error instanceof KeyRevocationRefused)) throw error;
       throw error.reason === 'unknown'
@@ -164,12 +191,16 @@ export function createAdminServer(
     }
   });
   registerClientRoutes(app, rt);
-  app.post('/admin/oauth2/federated-tokens', async (req, reply) => {
-    reply.header('Cache-Control', 'no-store');
-    const issued = await issueFederatedToken(rt, req.body);
-    ops.federatedTokenIssued();
-    return issued;
-  });
+  app.post(
+    '/admin/oauth2/federated-tokens',
+    openApi({ body: FederatedTokenBody, responses: { 200: FederatedTokenSchema } }),
+    async (req, reply) => {
+      reply.header('Cache-Control', 'no-store');
+      const issued = await issueFederatedToken(rt, req.body);
+      ops.federatedTokenIssued();
+      return issued;
+    },
+  );
 
   app.get('/health/alive', async () => ({ status: 'ok' }));
   // Ready only while the database answers, as on the public port and the management listener.

@@ -10,9 +10,9 @@ import { parseInput } from '../http/validate.ts';
 import { requireTrustedNetwork } from './networks.ts';
 import { isRole, permissionsOf, type Permission, type Role } from '../users/roles.ts';
 import type { EventOrigin } from '../events/events.ts';
+import { orgParamsSchema } from '@acme/users-contract/console';
 
 /** The path parameters of a route under one organisation. */
-export const orgParamsSchema = z.object({ organisationId: z.uuid() }).strict();
 
 /** The person behind a console call: from the access token's subject, authorised from our database. */
 export interface ConsoleCaller {

@@ -1,12 +1,26 @@
+import { openApi } from '@acme/service-kit/openapi';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { consoleCaller } from '../access/auth.ts';
 import type { UsersContext } from '../context.ts';
 import { currentCaller } from '../http/caller.ts';
 import { AppError } from '../http/errors.ts';
-import { parseInput } from '../http/validate.ts';
+import { parseInput, sendOutput } from '../http/validate.ts';
 
 const clientParams = z.object({ clientId: z.string().trim().min(1).max(200) }).strict();
+
+const accountSchema = z.object({
+  name: z.string(),
+  email: z.string(),
+  organisation: z.object({ name: z.string() }),
+});
+
+/** One application the person allowed: the union of its grants' scopes, the latest grant time. */
+const connectedAppsSchema = z.object({
+  apps: z.array(
+    z.object({ clientId: z.string(), name: z.string(), scopes: z.array(z.string()), grantedAt: z.string() }),
+  ),
+});
 
 /**
  * Who is asking about their own account: the bearer access token when the request carries one (a
@@ -32,7 +46,7 @@ async function accountHolder(
  * the access token says: nobody can list or revoke another person's grants.
  */
 export function registerConnectedAppRoutes(app: FastifyInstance, ctx: UsersContext): void {
-  app.get('/me/account', async (request, reply) => {
+  app.get('/me/account', openApi({ responses: { 200: accountSchema } }), async (request, reply) => {
     const holder = await accountHolder(ctx, request);
     const row = await ctx.db
       .selectFrom('users')
@@ -42,25 +56,33 @@ export function registerConnectedAppRoutes(app: FastifyInstance, ctx: UsersConte
       .executeTakeFirst();
     if (!row) throw new AppError('USER_NOT_LINKED', 'The signed-in identity is not linked to a user.');
     reply.header('cache-control', 'no-store');
-    return {
+    return sendOutput(reply, 200, accountSchema, {
       name: `${row.first_name} ${row.last_name}`.trim(),
       email: row.email,
       organisation: { name: row.organisation },
-    };
+    });
   });
 
-  app.get('/me/connected-apps', async (request, reply) => {
-    const holder = await accountHolder(ctx, request);
-    const apps = await ctx.oauth2Admin.listConsentSessions(holder.identityId);
-    reply.header('cache-control', 'no-store');
-    return { apps };
-  });
+  app.get(
+    '/me/connected-apps',
+    openApi({ responses: { 200: connectedAppsSchema } }),
+    async (request, reply) => {
+      const holder = await accountHolder(ctx, request);
+      const apps = await ctx.oauth2Admin.listConsentSessions(holder.identityId);
+      reply.header('cache-control', 'no-store');
+      return sendOutput(reply, 200, connectedAppsSchema, { apps });
+    },
+  );
 
-  app.delete('/me/connected-apps/:clientId', async (request, reply) => {
-    const { clientId } = parseInput(clientParams, request.params);
-    const holder = await accountHolder(ctx, request);
-    await ctx.oauth2Admin.revokeConsentSessions(holder.identityId, clientId);
-    request.log.info({ userId: holder.userId, clientId }, 'connected app revoked');
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/me/connected-apps/:clientId',
+    openApi({ params: clientParams, responses: { 204: null } }),
+    async (request, reply) => {
+      const { clientId } = parseInput(clientParams, request.params);
+      const holder = await accountHolder(ctx, request);
+      await ctx.oauth2Admin.revokeConsentSessions(holder.identityId, clientId);
+      request.log.info({ userId: holder.userId, clientId }, 'connected app revoked');
+      return reply.code(204).send();
+    },
+  );
 }

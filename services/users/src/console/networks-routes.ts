@@ -1,3 +1,5 @@
+import { orgParamsSchema } from './schemas.ts';
+import { openApi } from '@acme/service-kit/openapi';
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { hasOwnKey } from '@acme/service-kit/prototype';
@@ -62,53 +64,68 @@ const checkSchema = z.union([
   z.object({ organisationId: uuidSchema, clientAddress: z.string().max(64).optional() }).strict(),
 ]);
 
+const organisationParams = z.object({ organisationId: uuidSchema }).strict();
+
 /** The console's trusted networks section: `GET`/`PUT /console/organisations/:id/trusted-networks`. */
 export function registerTrustedNetworkRoutes(app: FastifyInstance, ctx: UsersContext): void {
   const path = '/console/organisations/:organisationId/trusted-networks';
+  const set = setSchema(ctx.config.console.maxTrustedRanges);
   const answer = async (organisationId: string, yourAddress: string) => {
     const { ranges, updatedAt } = await readTrustedNetworks(ctx.db, organisationId);
     return { ranges, yourAddress, updatedAt: updatedAt && new Date(updatedAt).toISOString() };
   };
 
-  app.get(path, async (request, reply) => {
-    const { organisationId } = await authoriseConsole(ctx, request, PERMISSION, false);
-    return sendOutput(reply, 200, trustedNetworksSchema, await answer(organisationId, request.ip));
-  });
+  app.get(
+    path,
+    openApi({ params: orgParamsSchema, responses: { 200: trustedNetworksSchema } }),
+    async (request, reply) => {
+      const { organisationId } = await authoriseConsole(ctx, request, PERMISSION, false);
+      return sendOutput(reply, 200, trustedNetworksSchema, await answer(organisationId, request.ip));
+    },
+  );
 
-  app.put(path, async (request, reply) => {
-    const { caller, organisationId } = await authoriseConsole(ctx, request, PERMISSION, true);
-    const body = parseInput(setSchema(ctx.config.console.maxTrustedRanges), request.body);
-    // An admin cannot lock themselves out by accident: a list that excludes the address this
-    // request came from needs an explicit confirmation.
-    if (body.ranges.length > 0 && !addressInRanges(request.ip, body.ranges) && body.confirmLockout !== true) {
-      throw new AppError(
-        LOCKOUT_CONFIRMATION_REQUIRED,
-        `Your current address (${request.ip}) is outside these ranges: saving them signs you out of reach. Confirm to save anyway.`,
-        {},
-        { yourAddress: request.ip },
-      );
-    }
-    const now = ctx.clock.now();
-    await ctx.db.transaction().execute(async (trx) => {
-      const before = await readTrustedNetworks(trx, organisationId);
-      await writeTrustedNetworks(trx, organisationId, body.ranges, caller.userId, now);
-      await recordEvent(
-        trx,
-        originOf(caller, request),
-        {
-          organisationId,
-          type: 'trusted_networks.changed',
-          subjectId: null,
-          details: {
-            before: before.ranges.join(' ') || '(none)',
-            after: body.ranges.join(' ') || '(none)',
+  app.put(
+    path,
+    openApi({ params: orgParamsSchema, body: set, responses: { 200: trustedNetworksSchema } }),
+    async (request, reply) => {
+      const { caller, organisationId } = await authoriseConsole(ctx, request, PERMISSION, true);
+      const body = parseInput(set, request.body);
+      // An admin cannot lock themselves out by accident: a list that excludes the address this
+      // request came from needs an explicit confirmation.
+      if (
+        body.ranges.length > 0 &&
+        !addressInRanges(request.ip, body.ranges) &&
+        body.confirmLockout !== true
+      ) {
+        throw new AppError(
+          LOCKOUT_CONFIRMATION_REQUIRED,
+          `Your current address (${request.ip}) is outside these ranges: saving them signs you out of reach. Confirm to save anyway.`,
+          {},
+          { yourAddress: request.ip },
+        );
+      }
+      const now = ctx.clock.now();
+      await ctx.db.transaction().execute(async (trx) => {
+        const before = await readTrustedNetworks(trx, organisationId);
+        await writeTrustedNetworks(trx, organisationId, body.ranges, caller.userId, now);
+        await recordEvent(
+          trx,
+          originOf(caller, request),
+          {
+            organisationId,
+            type: 'trusted_networks.changed',
+            subjectId: null,
+            details: {
+              before: before.ranges.join(' ') || '(none)',
+              after: body.ranges.join(' ') || '(none)',
+            },
           },
-        },
-        now,
-      );
-    });
-    return sendOutput(reply, 200, trustedNetworksSchema, await answer(organisationId, request.ip));
-  });
+          now,
+        );
+      });
+      return sendOutput(reply, 200, trustedNetworksSchema, await answer(organisationId, request.ip));
+    },
+  );
 }
 
 /**
@@ -149,49 +166,57 @@ export function registerConsoleRateLimits(app: FastifyInstance, ctx: UsersContex
  * server at every API client's token request.
  */
 export function registerTrustedNetworkAdminRoutes(app: FastifyInstance, ctx: UsersContext): void {
-  app.post('/admin/trusted-networks/check', async (request, reply) => {
-    const body = parseInput(checkSchema, request.body);
-    let organisationId: string | undefined;
-    if (hasOwnKey(body, 'organisationId')) organisationId = body.organisationId;
-    else {
-      const user = await ctx.db
-        .selectFrom('users')
-        .select('organisation_id')
-        .where((eb) =>
-          hasOwnKey(body, 'identityId')
-            ? eb('identity_id', '=', body.identityId)
-            : eb('id', '=', body.userId),
-        )
-        .executeTakeFirst();
-      organisationId = user?.organisation_id;
-    }
-    if (organisationId !== undefined) {
-      await requireTrustedNetwork(ctx.db, organisationId, body.clientAddress);
-    }
-    reply.header('cache-control', 'no-store');
-    return reply.code(204).send();
-  });
+  app.post(
+    '/admin/trusted-networks/check',
+    openApi({ body: checkSchema, responses: { 204: null } }),
+    async (request, reply) => {
+      const body = parseInput(checkSchema, request.body);
+      let organisationId: string | undefined;
+      if (hasOwnKey(body, 'organisationId')) organisationId = body.organisationId;
+      else {
+        const user = await ctx.db
+          .selectFrom('users')
+          .select('organisation_id')
+          .where((eb) =>
+            hasOwnKey(body, 'identityId')
+              ? eb('identity_id', '=', body.identityId)
+              : eb('id', '=', body.userId),
+          )
+          .executeTakeFirst();
+        organisationId = user?.organisation_id;
+      }
+      if (organisationId !== undefined) {
+        await requireTrustedNetwork(ctx.db, organisationId, body.clientAddress);
+      }
+      reply.header('cache-control', 'no-store');
+      return reply.code(204).send();
+    },
+  );
 
   // The operator's way back for an organisation whose admins locked themselves out.
-  app.delete('/admin/organisations/:organisationId/trusted-networks', async (request, reply) => {
-    const { organisationId } = parseInput(z.object({ organisationId: uuidSchema }).strict(), request.params);
-    const now = ctx.clock.now();
-    await ctx.db.transaction().execute(async (trx) => {
-      const before = await readTrustedNetworks(trx, organisationId);
-      if (before.ranges.length === 0) return;
-      await writeTrustedNetworks(trx, organisationId, [], null, now);
-      await recordEvent(
-        trx,
-        operatorOrigin(),
-        {
-          organisationId,
-          type: 'trusted_networks.changed',
-          subjectId: null,
-          details: { before: before.ranges.join(' '), after: '(none)' },
-        },
-        now,
-      );
-    });
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/admin/organisations/:organisationId/trusted-networks',
+    openApi({ params: organisationParams, responses: { 204: null } }),
+    async (request, reply) => {
+      const { organisationId } = parseInput(organisationParams, request.params);
+      const now = ctx.clock.now();
+      await ctx.db.transaction().execute(async (trx) => {
+        const before = await readTrustedNetworks(trx, organisationId);
+        if (before.ranges.length === 0) return;
+        await writeTrustedNetworks(trx, organisationId, [], null, now);
+        await recordEvent(
+          trx,
+          operatorOrigin(),
+          {
+            organisationId,
+            type: 'trusted_networks.changed',
+            subjectId: null,
+            details: { before: before.ranges.join(' '), after: '(none)' },
+          },
+          now,
+        );
+      });
+      return reply.code(204).send();
+    },
+  );
 }

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { openApi } from '@acme/service-kit/openapi';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
@@ -58,6 +60,7 @@ import {
   listMembersQuerySchema,
   meSchema,
   memberDetailSchema,
+  orgParamsSchema,
   memberListSchema,
   memberParamsSchema,
   memberSchema,
@@ -88,52 +91,64 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
     write: boolean,
   ) => authoriseConsole(ctx, request, permission, write);
 
-  app.get('/console/me', async (request, reply) => {
-    const caller = await consoleCaller(ctx, request);
-    return sendOutput(reply, 200, meSchema, {
-      userId: caller.userId,
-      email: caller.email,
-      organisationId: caller.organisationId,
-      role: caller.role,
-      permissions: [...caller.permissions],
-      assignableRoles: assignableRoles(caller.role),
-    });
-  });
+  app.get(
+    '/console/me',
+    openApi({ security: 'bearer', responses: { 200: meSchema } }),
+    async (request, reply) => {
+      const caller = await consoleCaller(ctx, request);
+      return sendOutput(reply, 200, meSchema, {
+        userId: caller.userId,
+        email: caller.email,
+        organisationId: caller.organisationId,
+        role: caller.role,
+        permissions: [...caller.permissions],
+        assignableRoles: assignableRoles(caller.role),
+      });
+    },
+  );
 
   // Members
-  app.get('/console/organisations/:organisationId/members', async (request, reply) => {
-    const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.readMembers, false);
-    const query = parseInput(listMembersQuerySchema, request.query);
-    const { members, total } = await listMembers(ctx.db, organisationId, query);
-    return sendOutput(reply, 200, memberListSchema, {
-      members,
-      total,
-      page: query.page,
-      pageSize: query.pageSize,
-    });
-  });
+  app.get(
+    '/console/organisations/:organisationId/members',
+    openApi({ params: orgParamsSchema, query: listMembersQuerySchema, responses: { 200: memberListSchema } }),
+    async (request, reply) => {
+      const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.readMembers, false);
+      const query = parseInput(listMembersQuerySchema, request.query);
+      const { members, total } = await listMembers(ctx.db, organisationId, query);
+      return sendOutput(reply, 200, memberListSchema, {
+        members,
+        total,
+        page: query.page,
+        pageSize: query.pageSize,
+      });
+    },
+  );
 
-  app.get('/console/organisations/:organisationId/members/:userId', async (request, reply) => {
-    const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.readMembers, false);
-    const { userId } = parseInput(memberParamsSchema, request.params);
-    const member = await findMember(ctx.db, organisationId, userId);
-    if (!member) throw new AppError('USER_NOT_FOUND', 'No member of this organisation has this id.');
-    const [identity, signIn, recentEvents] = await Promise.all([
-      member.identityId === null ? null : identityFacts(ctx, member.identityId),
-      member.identityId === null ? null : signInFacts(ctx, member.identityId),
-      listMergedEvents(ctx, { organisationId, subjectId: userId, limit: 10 }),
-    ]);
-    const { identityId: _identityId, ...rest } = member;
-    return sendOutput(reply, 200, memberDetailSchema, {
-      ...rest,
-      identityState: identity?.state ?? null,
-      signInMethods: identity?.signInMethods ?? [],
-      twoFactor: identity?.twoFactor ?? null,
-      lastSignIn: signIn?.lastSignIn ?? null,
-      lockout: signIn?.lockout ?? null,
-      recentEvents,
-    });
-  });
+  app.get(
+    '/console/organisations/:organisationId/members/:userId',
+    openApi({ params: memberParamsSchema, responses: { 200: memberDetailSchema } }),
+    async (request, reply) => {
+      const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.readMembers, false);
+      const { userId } = parseInput(memberParamsSchema, request.params);
+      const member = await findMember(ctx.db, organisationId, userId);
+      if (!member) throw new AppError('USER_NOT_FOUND', 'No member of this organisation has this id.');
+      const [identity, signIn, recentEvents] = await Promise.all([
+        member.identityId === null ? null : identityFacts(ctx, member.identityId),
+        member.identityId === null ? null : signInFacts(ctx, member.identityId),
+        listMergedEvents(ctx, { organisationId, subjectId: userId, limit: 10 }),
+      ]);
+      const { identityId: _identityId, ...rest } = member;
+      return sendOutput(reply, 200, memberDetailSchema, {
+        ...rest,
+        identityState: identity?.state ?? null,
+        signInMethods: identity?.signInMethods ?? [],
+        twoFactor: identity?.twoFactor ?? null,
+        lastSignIn: signIn?.lastSignIn ?? null,
+        lockout: signIn?.lockout ?? null,
+        recentEvents,
+      });
+    },
+  );
 
   const memberAction = (
     path: string,
@@ -143,39 +158,70 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
       organisationId: string,
       userId: string,
     ) => Promise<unknown>,
+    answer: { 200: typeof memberSchema } | { 204: null },
+    body?: z.ZodType,
   ) =>
-    app.post(`/console/organisations/:organisationId/members/:userId/${path}`, async (request, reply) => {
-      const { caller, organisationId } = await authorise(request, CONSOLE_PERMISSIONS.manageMembers, true);
-      const { userId } = parseInput(memberParamsSchema, request.params);
-      const result = await run(caller, request, organisationId, userId);
-      if (result === undefined) return reply.code(204).send();
-      return sendOutput(reply, 200, memberSchema, result as never);
-    });
+    app.post(
+      `/console/organisations/:organisationId/members/:userId/${path}`,
+      openApi({ params: memberParamsSchema, ...(body ? { body } : {}), responses: answer }),
+      async (request, reply) => {
+        const { caller, organisationId } = await authorise(request, CONSOLE_PERMISSIONS.manageMembers, true);
+        const { userId } = parseInput(memberParamsSchema, request.params);
+        const result = await run(caller, request, organisationId, userId);
+        if (result === undefined) return reply.code(204).send();
+        return sendOutput(reply, 200, memberSchema, result as never);
+      },
+    );
+  const memberAnswer = { 200: memberSchema };
+  const noContent = { 204: null };
 
-  memberAction('role', async (caller, request, organisationId, userId) => {
-    const { role } = parseInput(changeRoleSchema, request.body);
-    const member = await changeRole(ctx, caller, originOf(caller, request), organisationId, userId, role);
-    // The response schema leaves the identity id out.
-    return member;
-  });
-  memberAction('deactivate', async (caller, request, organisationId, userId) =>
-    deactivateMember(ctx, caller, originOf(caller, request), organisationId, userId),
+  memberAction(
+    'role',
+    async (caller, request, organisationId, userId) => {
+      const { role } = parseInput(changeRoleSchema, request.body);
+      const member = await changeRole(ctx, caller, originOf(caller, request), organisationId, userId, role);
+      // The response schema leaves the identity id out.
+      return member;
+    },
+    memberAnswer,
+    changeRoleSchema,
   );
-  memberAction('reactivate', async (caller, request, organisationId, userId) =>
-    reactivateMember(ctx, caller, originOf(caller, request), organisationId, userId),
+  memberAction(
+    'deactivate',
+    async (caller, request, organisationId, userId) =>
+      deactivateMember(ctx, caller, originOf(caller, request), organisationId, userId),
+    memberAnswer,
   );
-  memberAction('end-sessions', async (caller, request, organisationId, userId) => {
-    await endMemberSessions(ctx, caller, originOf(caller, request), organisationId, userId);
-    return undefined;
-  });
-  memberAction('reset-2fa', async (caller, request, organisationId, userId) => {
-    await resetMemberTwoFactor(ctx, caller, originOf(caller, request), organisationId, userId);
-    return undefined;
-  });
-  memberAction('unlock', async (caller, request, organisationId, userId) => {
-    await unlockMember(ctx, caller, originOf(caller, request), organisationId, userId);
-    return undefined;
-  });
+  memberAction(
+    'reactivate',
+    async (caller, request, organisationId, userId) =>
+      reactivateMember(ctx, caller, originOf(caller, request), organisationId, userId),
+    memberAnswer,
+  );
+  memberAction(
+    'end-sessions',
+    async (caller, request, organisationId, userId) => {
+      await endMemberSessions(ctx, caller, originOf(caller, request), organisationId, userId);
+      return undefined;
+    },
+    noContent,
+  );
+  memberAction(
+    'reset-2fa',
+    async (caller, request, organisationId, userId) => {
+      await resetMemberTwoFactor(ctx, caller, originOf(caller, request), organisationId, userId);
+      return undefined;
+    },
+    noContent,
+  );
+  memberAction(
+    'unlock',
+    async (caller, request, organisationId, userId) => {
+      await unlockMember(ctx, caller, originOf(caller, request), organisationId, userId);
+      return undefined;
+    },
+    noContent,
+  );
 
   // Invitations (the first-class invitations of the operator API, scoped to the organisation)
   const audit =
@@ -193,26 +239,34 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
         ctx.clock.now(),
       );
 
-  app.get('/console/organisations/:organisationId/invitations', async (request, reply) => {
-    const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.manageMembers, false);
-    const invitations = await listInvitations(ctx.db, organisationId, ctx.clock.now());
-    return sendOutput(reply, 200, invitationListSchema, { invitations });
-  });
+  app.get(
+    '/console/organisations/:organisationId/invitations',
+    openApi({ params: orgParamsSchema, responses: { 200: invitationListSchema } }),
+    async (request, reply) => {
+      const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.manageMembers, false);
+      const invitations = await listInvitations(ctx.db, organisationId, ctx.clock.now());
+      return sendOutput(reply, 200, invitationListSchema, { invitations });
+    },
+  );
 
-  app.post('/console/organisations/:organisationId/invitations', async (request, reply) => {
-    const { caller, organisationId } = await authorise(request, CONSOLE_PERMISSIONS.manageMembers, true);
-    const body = parseInput(inviteSchema, request.body);
-    if (!assignableRoles(caller.role).includes(body.role)) {
-      throw new AppError('PERMISSION_DENIED', `You cannot assign the role ${body.role}.`);
-    }
-    const input = parseInput(createInvitationSchema, { ...body, organisationId });
-    const invitation = await createInvitation(
-      ctx,
-      input,
-      audit(caller, request, 'member.invited', { role: body.role }),
-    );
-    return sendOutput(reply, 201, invitationSchema, invitation);
-  });
+  app.post(
+    '/console/organisations/:organisationId/invitations',
+    openApi({ params: orgParamsSchema, body: inviteSchema, responses: { 201: invitationSchema } }),
+    async (request, reply) => {
+      const { caller, organisationId } = await authorise(request, CONSOLE_PERMISSIONS.manageMembers, true);
+      const body = parseInput(inviteSchema, request.body);
+      if (!assignableRoles(caller.role).includes(body.role)) {
+        throw new AppError('PERMISSION_DENIED', `You cannot assign the role ${body.role}.`);
+      }
+      const input = parseInput(createInvitationSchema, { ...body, organisationId });
+      const invitation = await createInvitation(
+        ctx,
+        input,
+        audit(caller, request, 'member.invited', { role: body.role }),
+      );
+      return sendOutput(reply, 201, invitationSchema, invitation);
+    },
+  );
 
   const invitationInOrg = async (request: FastifyRequest) => {
     const { caller, organisationId } = await authorise(request, CONSOLE_PERMISSIONS.manageMembers, true);
@@ -226,6 +280,7 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
 
   app.post(
     '/console/organisations/:organisationId/invitations/:invitationId/resend',
+    openApi({ params: invitationParamsSchema, responses: { 200: invitationSchema } }),
     async (request, reply) => {
       const { caller, invitation } = await invitationInOrg(request);
       const resent = await resendInvitation(ctx, invitation.id, audit(caller, request, 'invitation.resent'));
@@ -235,6 +290,7 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
 
   app.post(
     '/console/organisations/:organisationId/invitations/:invitationId/revoke',
+    openApi({ params: invitationParamsSchema, responses: { 200: invitationSchema } }),
     async (request, reply) => {
       const { caller, invitation } = await invitationInOrg(request);
       const revoked = await revokeInvitation(
@@ -247,36 +303,53 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
   );
 
   // API clients (client-credentials clients of the authorization server, through their service)
-  app.get('/console/organisations/:organisationId/api-clients', async (request, reply) => {
-    const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.apiClients, false);
-    const apiClients = await listConsoleApiClients(ctx.db, organisationId);
-    return sendOutput(reply, 200, consoleApiClientListSchema, { apiClients });
-  });
+  app.get(
+    '/console/organisations/:organisationId/api-clients',
+    openApi({ params: orgParamsSchema, responses: { 200: consoleApiClientListSchema } }),
+    async (request, reply) => {
+      const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.apiClients, false);
+      const apiClients = await listConsoleApiClients(ctx.db, organisationId);
+      return sendOutput(reply, 200, consoleApiClientListSchema, { apiClients });
+    },
+  );
 
-  app.post('/console/organisations/:organisationId/api-clients', async (request, reply) => {
-    const { caller, organisationId } = await authorise(request, CONSOLE_PERMISSIONS.apiClients, true);
-    const body = parseInput(consoleCreateApiClientSchema, request.body);
-    const input = parseInput(createApiClientSchema, { ...body, organisationId, actorEmail: caller.email });
-    const created = await createApiClient(ctx, input, originOf(caller, request));
-    return sendOutput(reply, 201, consoleCreatedApiClientSchema, {
-      id: created.id,
-      name: created.name,
-      scopeGroups: created.scopeGroups,
-      createdAt: created.createdAt,
-      createdBy: caller.email,
-      revokedAt: created.revokedAt,
-      clientSecret: created.clientSecret,
-    });
-  });
+  app.post(
+    '/console/organisations/:organisationId/api-clients',
+    openApi({
+      params: orgParamsSchema,
+      body: consoleCreateApiClientSchema,
+      responses: { 201: consoleCreatedApiClientSchema },
+    }),
+    async (request, reply) => {
+      const { caller, organisationId } = await authorise(request, CONSOLE_PERMISSIONS.apiClients, true);
+      const body = parseInput(consoleCreateApiClientSchema, request.body);
+      const input = parseInput(createApiClientSchema, { ...body, organisationId, actorEmail: caller.email });
+      const created = await createApiClient(ctx, input, originOf(caller, request));
+      return sendOutput(reply, 201, consoleCreatedApiClientSchema, {
+        id: created.id,
+        name: created.name,
+        scopeGroups: created.scopeGroups,
+        createdAt: created.createdAt,
+        createdBy: caller.email,
+        revokedAt: created.revokedAt,
+        clientSecret: created.clientSecret,
+      });
+    },
+  );
 
-  app.post('/console/organisations/:organisationId/api-clients/:clientId/revoke', async (request, reply) => {
-    const { caller, organisationId } = await authorise(request, CONSOLE_PERMISSIONS.apiClients, true);
-    const { clientId } = parseInput(apiClientParamsSchema, request.params);
-    const known = (await listConsoleApiClients(ctx.db, organisationId)).find((c) => c.id === clientId);
-    if (!known) throw new AppError('API_CLIENT_NOT_FOUND', 'No API client of this organisation has this id.');
-    const revoked = await revokeApiClient(ctx, clientId, caller.email, originOf(caller, request));
-    return sendOutput(reply, 200, consoleApiClientSchema, { ...known, revokedAt: revoked.revokedAt });
-  });
+  app.post(
+    '/console/organisations/:organisationId/api-clients/:clientId/revoke',
+    openApi({ params: apiClientParamsSchema, responses: { 200: consoleApiClientSchema } }),
+    async (request, reply) => {
+      const { caller, organisationId } = await authorise(request, CONSOLE_PERMISSIONS.apiClients, true);
+      const { clientId } = parseInput(apiClientParamsSchema, request.params);
+      const known = (await listConsoleApiClients(ctx.db, organisationId)).find((c) => c.id === clientId);
+      if (!known)
+        throw new AppError('API_CLIENT_NOT_FOUND', 'No API client of this organisation has this id.');
+      const revoked = await revokeApiClient(ctx, clientId, caller.email, originOf(caller, request));
+      return sendOutput(reply, 200, consoleApiClientSchema, { ...known, revokedAt: revoked.revokedAt });
+    },
+  );
 
   // Single sign-on (console/sso.ts)
   registerConsoleSsoRoutes(app, ctx, authorise);
@@ -288,28 +361,44 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
   registerConsoleWebhookRoutes(app, ctx, authorise);
 
   // Subscription (read-only: the marketplace and the operator change it)
-  app.get('/console/organisations/:organisationId/subscription', async (request, reply) => {
-    const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.subscription, false);
-    const subscription = await readSubscription(ctx.db, organisationId);
-    if (!subscription) throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
-    return sendOutput(reply, 200, subscriptionSchema, subscription);
-  });
+  app.get(
+    '/console/organisations/:organisationId/subscription',
+    openApi({ params: orgParamsSchema, responses: { 200: subscriptionSchema } }),
+    async (request, reply) => {
+      const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.subscription, false);
+      const subscription = await readSubscription(ctx.db, organisationId);
+      if (!subscription) throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
+      return sendOutput(reply, 200, subscriptionSchema, subscription);
+    },
+  );
 
   // Self sign-up (issue 25): the same setting and refusal as the operator's, the admin as the actor
-  app.get('/console/organisations/:organisationId/self-signup', async (request, reply) => {
-    const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.selfSignUp, false);
-    const view = await consoleSelfSignUp(ctx, organisationId);
-    return sendOutput(reply, 200, consoleSelfSignUpSchema, { organisationId, ...view });
-  });
+  app.get(
+    '/console/organisations/:organisationId/self-signup',
+    openApi({ params: orgParamsSchema, responses: { 200: consoleSelfSignUpSchema } }),
+    async (request, reply) => {
+      const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.selfSignUp, false);
+      const view = await consoleSelfSignUp(ctx, organisationId);
+      return sendOutput(reply, 200, consoleSelfSignUpSchema, { organisationId, ...view });
+    },
+  );
 
-  app.put('/console/organisations/:organisationId/self-signup', async (request, reply) => {
-    const { caller, organisationId } = await authorise(request, CONSOLE_PERMISSIONS.selfSignUp, true);
-    const { enabled } = parseInput(selfSignUpSettingSchema, request.body);
-    await setSelfSignUp(ctx, organisationId, enabled, originOf(caller, request));
-    request.log.info({ organisationId, enabled }, 'self sign-up set by an organisation admin');
-    const view = await consoleSelfSignUp(ctx, organisationId);
-    return sendOutput(reply, 200, consoleSelfSignUpSchema, { organisationId, ...view });
-  });
+  app.put(
+    '/console/organisations/:organisationId/self-signup',
+    openApi({
+      params: orgParamsSchema,
+      body: selfSignUpSettingSchema,
+      responses: { 200: consoleSelfSignUpSchema },
+    }),
+    async (request, reply) => {
+      const { caller, organisationId } = await authorise(request, CONSOLE_PERMISSIONS.selfSignUp, true);
+      const { enabled } = parseInput(selfSignUpSettingSchema, request.body);
+      await setSelfSignUp(ctx, organisationId, enabled, originOf(caller, request));
+      request.log.info({ organisationId, enabled }, 'self sign-up set by an organisation admin');
+      const view = await consoleSelfSignUp(ctx, organisationId);
+      return sendOutput(reply, 200, consoleSelfSignUpSchema, { organisationId, ...view });
+    },
+  );
 
   // Security events
   function eventFilter(
@@ -324,60 +413,73 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
     return filter;
   }
 
-  app.get('/console/organisations/:organisationId/events', async (request, reply) => {
-    const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.securityEvents, false);
-    const query = parseInput(listEventsQuerySchema, request.query);
-    const filter = eventFilter(organisationId, query);
-    if (query.cursor !== undefined) {
-      const before = parseCursor(query.cursor);
-      if (!before) throw new AppError('INVALID_REQUEST', 'The request is invalid: cursor: not a page cursor');
-      filter.before = before;
-    }
-    // One more than asked: whether a next page exists, without a count.
-    filter.limit = query.limit + 1;
-    const rows = await listMergedEvents(ctx, filter);
-    const events = rows.slice(0, query.limit);
-    const nextCursor = rows.length > query.limit ? cursorOf(events.at(-1)!) : null;
-    return sendOutput(reply, 200, eventListSchema, { events, nextCursor });
-  });
+  app.get(
+    '/console/organisations/:organisationId/events',
+    openApi({ params: orgParamsSchema, query: listEventsQuerySchema, responses: { 200: eventListSchema } }),
+    async (request, reply) => {
+      const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.securityEvents, false);
+      const query = parseInput(listEventsQuerySchema, request.query);
+      const filter = eventFilter(organisationId, query);
+      if (query.cursor !== undefined) {
+        const before = parseCursor(query.cursor);
+        if (!before)
+          throw new AppError('INVALID_REQUEST', 'The request is invalid: cursor: not a page cursor');
+        filter.before = before;
+      }
+      // One more than asked: whether a next page exists, without a count.
+      filter.limit = query.limit + 1;
+      const rows = await listMergedEvents(ctx, filter);
+      const events = rows.slice(0, query.limit);
+      const nextCursor = rows.length > query.limit ? cursorOf(events.at(-1)!) : null;
+      return sendOutput(reply, 200, eventListSchema, { events, nextCursor });
+    },
+  );
 
-  app.get('/console/organisations/:organisationId/events.csv', async (request, reply) => {
-    const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.securityEvents, false);
-    const query = parseInput(exportEventsQuerySchema, request.query);
-    const events = await listMergedEventsUpTo(ctx, eventFilter(organisationId, query), CSV_EXPORT_LIMIT);
-    const csv = toCsv(
-      [
-        'time',
-        'type',
-        'actor_kind',
-        'actor_id',
-        'subject_id',
-        'ip',
-        'user_agent',
-        'request_id',
-        'source',
-        'details',
-      ],
-      events.map((e) => [
-        e.occurredAt,
-        e.type,
-        e.actorKind,
-        e.actorId,
-        e.subjectId,
-        e.ip,
-        e.userAgent,
-        e.requestId,
-        e.source,
-        Object.entries(e.details)
-          .map(([k, v]) => `${k}=${v}`)
-          .join(' '),
-      ]),
-    );
-    return reply
-      .code(200)
-      .header('content-type', 'text/csv; charset=utf-8')
-      .header('content-disposition', 'attachment; filename="security-events.csv"')
-      .header('cache-control', 'no-store')
-      .send(csv);
-  });
+  app.get(
+    '/console/organisations/:organisationId/events.csv',
+    openApi({
+      params: orgParamsSchema,
+      query: exportEventsQuerySchema,
+      responses: { 200: { content: { 'text/csv': z.string() } } },
+    }),
+    async (request, reply) => {
+      const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.securityEvents, false);
+      const query = parseInput(exportEventsQuerySchema, request.query);
+      const events = await listMergedEventsUpTo(ctx, eventFilter(organisationId, query), CSV_EXPORT_LIMIT);
+      const csv = toCsv(
+        [
+          'time',
+          'type',
+          'actor_kind',
+          'actor_id',
+          'subject_id',
+          'ip',
+          'user_agent',
+          'request_id',
+          'source',
+          'details',
+        ],
+        events.map((e) => [
+          e.occurredAt,
+          e.type,
+          e.actorKind,
+          e.actorId,
+          e.subjectId,
+          e.ip,
+          e.userAgent,
+          e.requestId,
+          e.source,
+          Object.entries(e.details)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(' '),
+        ]),
+      );
+      return reply
+        .code(200)
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', 'attachment; filename="security-events.csv"')
+        .header('cache-control', 'no-store')
+        .send(csv);
+    },
+  );
 }

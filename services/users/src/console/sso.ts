@@ -1,3 +1,5 @@
+import { orgParamsSchema } from './schemas.ts';
+import { openApi } from '@acme/service-kit/openapi';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { UsersContext } from '../context.ts';
@@ -149,6 +151,8 @@ const connectionSchema = z.object({
   ),
 });
 
+const emptyBodySchema = z.object({}).strict();
+
 const startedSchema = z.object({
   authorizationUrl: z.string(),
   state: z.string(),
@@ -244,113 +248,148 @@ export function registerConsoleSsoRoutes(
     }
   }
 
-  app.get(base, async (request, reply) => {
-    const { organisationId } = await authorise(request, PERMISSION, false);
-    reply.header('cache-control', 'no-store');
-    return sendOutput(reply, 200, consoleSsoSchema, await show(organisationId));
-  });
+  app.get(
+    base,
+    openApi({ params: orgParamsSchema, responses: { 200: consoleSsoSchema } }),
+    async (request, reply) => {
+      const { organisationId } = await authorise(request, PERMISSION, false);
+      reply.header('cache-control', 'no-store');
+      return sendOutput(reply, 200, consoleSsoSchema, await show(organisationId));
+    },
+  );
 
-  app.put(base, { bodyLimit: SAML_BODY_LIMIT }, async (request, reply) => {
-    const { caller, organisationId } = await authorise(request, PERMISSION, true);
-    const body = parseInput(consoleSetSsoSchema, request.body);
-    const existing = await findProviderByOrganisation(ctx.db, organisationId);
-    if (body.protocol === 'saml') {
-      if (body.metadataUrl !== undefined) await reachableIssuer(body.metadataUrl, true, 'metadataUrl');
-      await setSsoProvider(
-        ctx,
-        organisationId,
-        {
-          protocol: 'saml',
-          metadataUrl: body.metadataUrl,
-          metadataXml: body.metadataXml,
-          jit: body.jit,
-          enforce: body.enforce,
-          // What only the operator sets stays as it is.
-          attributes: existing?.saml?.attributes ?? DEFAULT_SAML_ATTRIBUTES,
-          allowIdpInitiated: existing?.saml?.allowIdpInitiated ?? false,
-        },
-        originOf(caller, request),
+  app.put(
+    base,
+    {
+      ...openApi({
+        params: orgParamsSchema,
+        body: consoleSetSsoSchema,
+        responses: { 200: consoleSsoSchema },
+      }),
+      bodyLimit: SAML_BODY_LIMIT,
+    },
+    async (request, reply) => {
+      const { caller, organisationId } = await authorise(request, PERMISSION, true);
+      const body = parseInput(consoleSetSsoSchema, request.body);
+      const existing = await findProviderByOrganisation(ctx.db, organisationId);
+      if (body.protocol === 'saml') {
+        if (body.metadataUrl !== undefined) await reachableIssuer(body.metadataUrl, true, 'metadataUrl');
+        await setSsoProvider(
+          ctx,
+          organisationId,
+          {
+            protocol: 'saml',
+            metadataUrl: body.metadataUrl,
+            metadataXml: body.metadataXml,
+            jit: body.jit,
+            enforce: body.enforce,
+            // What only the operator sets stays as it is.
+            attributes: existing?.saml?.attributes ?? DEFAULT_SAML_ATTRIBUTES,
+            allowIdpInitiated: existing?.saml?.allowIdpInitiated ?? false,
+          },
+          originOf(caller, request),
+        );
+      } else {
+        await reachableIssuer(body.issuer, true);
+        await setSsoProvider(
+          ctx,
+          organisationId,
+          {
+            issuer: body.issuer,
+            clientId: body.clientId,
+            clientSecret: body.clientSecret,
+            scopes: body.scopes,
+            jit: body.jit,
+            enforce: body.enforce,
+            // What only the operator sets stays as it is.
+            claimMapping: existing?.claim_mapping ?? DEFAULT_CLAIM_MAPPING,
+            userinfo: existing?.userinfo ?? false,
+          },
+          originOf(caller, request),
+        );
+      }
+      request.log.info(
+        { organisationId, protocol: body.protocol ?? 'oidc' },
+        'sso provider set in the console',
       );
-    } else {
-      await reachableIssuer(body.issuer, true);
-      await setSsoProvider(
-        ctx,
-        organisationId,
-        {
-          issuer: body.issuer,
-          clientId: body.clientId,
-          clientSecret: body.clientSecret,
-          scopes: body.scopes,
-          jit: body.jit,
-          enforce: body.enforce,
-          // What only the operator sets stays as it is.
-          claimMapping: existing?.claim_mapping ?? DEFAULT_CLAIM_MAPPING,
-          userinfo: existing?.userinfo ?? false,
-        },
-        originOf(caller, request),
-      );
-    }
-    request.log.info(
-      { organisationId, protocol: body.protocol ?? 'oidc' },
-      'sso provider set in the console',
-    );
-    return sendOutput(reply, 200, consoleSsoSchema, await show(organisationId));
-  });
+      return sendOutput(reply, 200, consoleSsoSchema, await show(organisationId));
+    },
+  );
 
-  app.delete(base, async (request, reply) => {
+  app.delete(base, openApi({ params: orgParamsSchema, responses: { 204: null } }), async (request, reply) => {
     const { caller, organisationId } = await authorise(request, PERMISSION, true);
     await removeSsoProvider(ctx, organisationId, originOf(caller, request));
     request.log.info({ organisationId }, 'sso provider removed in the console');
     return reply.code(204).send();
   });
 
-  app.post(`${base}/test-connection`, { bodyLimit: SAML_BODY_LIMIT }, async (request, reply) => {
-    const { organisationId } = await authorise(request, PERMISSION, false);
-    const body = parseInput(testConnectionSchema, request.body ?? {});
-    const row = await findProviderByOrganisation(ctx.db, organisationId);
-    const saml = body.protocol === 'saml' || (body.protocol === undefined && row?.protocol === 'saml');
-    let checks;
-    if (saml) {
-      const given: { metadataUrl?: string | undefined; metadataXml?: string | undefined } =
-        body.protocol === 'saml' ? body : {};
-      const url = given.metadataUrl ?? (given.metadataXml === undefined ? row?.saml?.metadataUrl : undefined);
-      const xml = given.metadataXml ?? (url ? undefined : row?.saml?.metadataXml);
-      if (url) {
-        await reachableIssuer(url, false, 'metadataUrl');
-        checks = await testSamlConnection({ url }, policy, ctx.clock.now());
-      } else if (xml !== undefined) {
-        checks = await testSamlConnection({ xml }, policy, ctx.clock.now());
+  app.post(
+    `${base}/test-connection`,
+    {
+      ...openApi({
+        params: orgParamsSchema,
+        body: testConnectionSchema.optional(),
+        responses: { 200: connectionSchema },
+      }),
+      bodyLimit: SAML_BODY_LIMIT,
+    },
+    async (request, reply) => {
+      const { organisationId } = await authorise(request, PERMISSION, false);
+      const body = parseInput(testConnectionSchema, request.body ?? {});
+      const row = await findProviderByOrganisation(ctx.db, organisationId);
+      const saml = body.protocol === 'saml' || (body.protocol === undefined && row?.protocol === 'saml');
+      let checks;
+      if (saml) {
+        const given: { metadataUrl?: string | undefined; metadataXml?: string | undefined } =
+          body.protocol === 'saml' ? body : {};
+        const url =
+          given.metadataUrl ?? (given.metadataXml === undefined ? row?.saml?.metadataUrl : undefined);
+        const xml = given.metadataXml ?? (url ? undefined : row?.saml?.metadataXml);
+        if (url) {
+          await reachableIssuer(url, false, 'metadataUrl');
+          checks = await testSamlConnection({ url }, policy, ctx.clock.now());
+        } else if (xml !== undefined) {
+          checks = await testSamlConnection({ xml }, policy, ctx.clock.now());
+        } else {
+          throw new AppError('SSO_NOT_CONFIGURED', 'This organisation has no single sign-on provider.');
+        }
       } else {
-        throw new AppError('SSO_NOT_CONFIGURED', 'This organisation has no single sign-on provider.');
+        const issuer = body.issuer ?? (row?.protocol === 'oidc' ? row.issuer : undefined);
+        if (issuer === undefined) {
+          throw new AppError('SSO_NOT_CONFIGURED', 'This organisation has no single sign-on provider.');
+        }
+        await reachableIssuer(issuer, false);
+        checks = await testConnection(
+          issuer.replace(/\/+$/, ''),
+          row?.scopes ?? ['openid', 'email', 'profile'],
+          policy,
+        );
       }
-    } else {
-      const issuer = body.issuer ?? (row?.protocol === 'oidc' ? row.issuer : undefined);
-      if (issuer === undefined) {
-        throw new AppError('SSO_NOT_CONFIGURED', 'This organisation has no single sign-on provider.');
-      }
-      await reachableIssuer(issuer, false);
-      checks = await testConnection(
-        issuer.replace(/\/+$/, ''),
-        row?.scopes ?? ['openid', 'email', 'profile'],
-        policy,
-      );
-    }
-    return sendOutput(reply, 200, connectionSchema, { ok: checks.every((c) => c.ok), checks });
-  });
+      return sendOutput(reply, 200, connectionSchema, { ok: checks.every((c) => c.ok), checks });
+    },
+  );
 
-  app.post(`${base}/test-sign-in`, async (request, reply) => {
-    const { caller, organisationId } = await authorise(request, PERMISSION, true);
-    parseInput(z.object({}).strict(), request.body ?? {});
-    const started = await startTestSignIn(ctx, caller, organisationId);
-    reply.header('cache-control', 'no-store');
-    return sendOutput(reply, 201, startedSchema, started);
-  });
+  app.post(
+    `${base}/test-sign-in`,
+    openApi({ params: orgParamsSchema, body: emptyBodySchema.optional(), responses: { 201: startedSchema } }),
+    async (request, reply) => {
+      const { caller, organisationId } = await authorise(request, PERMISSION, true);
+      parseInput(emptyBodySchema, request.body ?? {});
+      const started = await startTestSignIn(ctx, caller, organisationId);
+      reply.header('cache-control', 'no-store');
+      return sendOutput(reply, 201, startedSchema, started);
+    },
+  );
 
-  app.post(`${base}/test-sign-in/complete`, async (request, reply) => {
-    const { caller, organisationId } = await authorise(request, PERMISSION, true);
-    const body = parseInput(completeSchema, request.body);
-    const result = await completeTestSignIn(ctx, caller, organisationId, body);
-    reply.header('cache-control', 'no-store');
-    return sendOutput(reply, 200, resultSchema, result);
-  });
+  app.post(
+    `${base}/test-sign-in/complete`,
+    openApi({ params: orgParamsSchema, body: completeSchema, responses: { 200: resultSchema } }),
+    async (request, reply) => {
+      const { caller, organisationId } = await authorise(request, PERMISSION, true);
+      const body = parseInput(completeSchema, request.body);
+      const result = await completeTestSignIn(ctx, caller, organisationId, body);
+      reply.header('cache-control', 'no-store');
+      return sendOutput(reply, 200, resultSchema, result);
+    },
+  );
 }

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 
-/** An email address, trimmed and lower-cased (addresses are compared case-insensitively). */
-export const emailSchema = z.string().trim().toLowerCase().pipe(z.email().max(254));
+export { emailSchema } from '@acme/users-contract/console';
 
 /** A DNS name such as `acme.test`, lower-cased. */
 export const domainSchema = z

@@ -4,9 +4,14 @@ import { registerRequestId, requestIdOptions } from '@acme/service-kit/request-i
 import { hangUpWhenClosing } from '@acme/service-kit/shutdown';
 import { proxyTrust, type TrustProxy } from '@acme/service-kit/proxy-trust';
 import { refusedInput } from '@acme/service-kit/input';
+import { registerOpenApi, type OpenApiOptions } from '@acme/service-kit/openapi';
+import { errorBodySchema } from '@acme/service-kit/errors';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError, toErrorResponse } from './errors.ts';
+
+/** The documents' `info.version`: the wire shapes' version, not the release's. */
+const OPENAPI_VERSION = '1';
 
 const overloaded = () =>
   new AppError('OVERLOADED', 'The service is busy right now. Please try again in a moment.');
@@ -16,6 +21,8 @@ export interface HttpServerOptions {
   bodyLimit: number;
   trustProxy: TrustProxy;
   overload: OverloadConfig;
+  /** This listener's OpenAPI document (`GET /openapi.json`); every route declares its schemas. */
+  openapi: Omit<OpenApiOptions, 'errorSchema' | 'version'>;
   /**
    * An API under a path with its own error schema (SCIM) answers the router's refusals in it: the
    * response for `url`, or undefined for the usual `{errorCode, message}`.
@@ -49,6 +56,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     },
   });
   registerRequestId(app);
+  registerOpenApi(app, { ...options.openapi, version: OPENAPI_VERSION, errorSchema: errorBodySchema });
   hangUpWhenClosing(app);
   // Past capacity, new requests get a quick 503 with Retry-After; /health/* is always answered.
   shedWhenOverloaded(app, options.overload, () => toErrorResponse(overloaded()).body);

@@ -1,3 +1,4 @@
+import { openApi } from '@acme/service-kit/openapi';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { UsersContext } from '../context.ts';
 import { z } from 'zod';
@@ -33,6 +34,7 @@ const deviceLoginBodySchema = z
   .object({ loginChallenge: challenge, application: z.string().trim().min(1).max(255) })
   .strict();
 const deviceConsentBodySchema = z.object({ consentChallenge: challenge }).strict();
+const webhookAnswerSchema = z.object({ applied: z.boolean() });
 const redirectResponseSchema = z.object({ redirectTo: z.string().min(1) });
 
 const loginResponseSchema = z.object({ accessToken: z.string(), expiresIn: z.number().int() });
@@ -52,63 +54,99 @@ function bearerOf(request: FastifyRequest): string {
 }
 
 export function registerM365Routes(app: FastifyInstance, ctx: M365Context): void {
-  app.post('/m365/login', async (request, reply) => {
-    const bearer = bearerOf(request);
-    const body = parseInput(loginBodySchema, request.body ?? {});
-    const result = await m365Login(ctx, bearer, body.graphAccessToken, request.ip);
-    reply.header('cache-control', 'no-store');
-    return sendOutput(reply, 200, loginResponseSchema, result);
-  });
+  app.post(
+    '/m365/login',
+    openApi({
+      security: 'microsoft',
+      body: loginBodySchema.optional(),
+      responses: { 200: loginResponseSchema },
+    }),
+    async (request, reply) => {
+      const bearer = bearerOf(request);
+      const body = parseInput(loginBodySchema, request.body ?? {});
+      const result = await m365Login(ctx, bearer, body.graphAccessToken, request.ip);
+      reply.header('cache-control', 'no-store');
+      return sendOutput(reply, 200, loginResponseSchema, result);
+    },
+  );
 
   // Device sign-in (RFC 8628) for a Microsoft 365 person: Bearer = our access token from /m365/login.
-  app.post('/m365/device/login', async (request, reply) => {
-    const bearer = bearerOf(request);
-    const body = parseInput(deviceLoginBodySchema, request.body);
-    const redirectTo = await acceptM365DeviceLogin(
-      ctx,
-      bearer,
-      body.loginChallenge,
-      body.application,
-      request.ip,
-    );
-    reply.header('cache-control', 'no-store');
-    return sendOutput(reply, 200, redirectResponseSchema, { redirectTo });
-  });
+  app.post(
+    '/m365/device/login',
+    openApi({
+      security: 'microsoft',
+      body: deviceLoginBodySchema,
+      responses: { 200: redirectResponseSchema },
+    }),
+    async (request, reply) => {
+      const bearer = bearerOf(request);
+      const body = parseInput(deviceLoginBodySchema, request.body);
+      const redirectTo = await acceptM365DeviceLogin(
+        ctx,
+        bearer,
+        body.loginChallenge,
+        body.application,
+        request.ip,
+      );
+      reply.header('cache-control', 'no-store');
+      return sendOutput(reply, 200, redirectResponseSchema, { redirectTo });
+    },
+  );
 
-  app.post('/m365/device/consent', async (request, reply) => {
-    const bearer = bearerOf(request);
-    const body = parseInput(deviceConsentBodySchema, request.body);
-    const redirectTo = await acceptM365DeviceConsent(ctx, bearer, body.consentChallenge, request.ip);
-    reply.header('cache-control', 'no-store');
-    return sendOutput(reply, 200, redirectResponseSchema, { redirectTo });
-  });
+  app.post(
+    '/m365/device/consent',
+    openApi({
+      security: 'microsoft',
+      body: deviceConsentBodySchema,
+      responses: { 200: redirectResponseSchema },
+    }),
+    async (request, reply) => {
+      const bearer = bearerOf(request);
+      const body = parseInput(deviceConsentBodySchema, request.body);
+      const redirectTo = await acceptM365DeviceConsent(ctx, bearer, body.consentChallenge, request.ip);
+      reply.header('cache-control', 'no-store');
+      return sendOutput(reply, 200, redirectResponseSchema, { redirectTo });
+    },
+  );
 
-  app.post('/m365/marketplace/activate', async (request, reply) => {
-    const bearer = bearerOf(request);
-    const body = parseInput(activateBodySchema, request.body ?? {});
-    const result = await activateSubscription(ctx, bearer, body.token, body.graphAccessToken);
-    request.log.info(
-      {
-        organisationId: result.organisationId,
-        subscriptionId: result.subscriptionId,
-        created: result.created,
-      },
-      'marketplace subscription activated',
-    );
-    reply.header('cache-control', 'no-store');
-    return sendOutput(reply, 200, activationResponseSchema, result);
-  });
+  app.post(
+    '/m365/marketplace/activate',
+    openApi({
+      security: 'microsoft',
+      body: activateBodySchema.optional(),
+      responses: { 200: activationResponseSchema },
+    }),
+    async (request, reply) => {
+      const bearer = bearerOf(request);
+      const body = parseInput(activateBodySchema, request.body ?? {});
+      const result = await activateSubscription(ctx, bearer, body.token, body.graphAccessToken);
+      request.log.info(
+        {
+          organisationId: result.organisationId,
+          subscriptionId: result.subscriptionId,
+          created: result.created,
+        },
+        'marketplace subscription activated',
+      );
+      reply.header('cache-control', 'no-store');
+      return sendOutput(reply, 200, activationResponseSchema, result);
+    },
+  );
 
-  app.post('/m365/marketplace/webhook', async (request, reply) => {
-    await ctx.microsoft.verifyMarketplaceCaller(bearerOf(request));
-    const event = parseInput(webhookBodySchema, request.body);
-    const result = await applyWebhook(ctx, event);
-    request.log.info(
-      { subscriptionId: event.subscriptionId, action: event.action, applied: result.applied },
-      'marketplace webhook',
-    );
-    return reply.code(200).send({ applied: result.applied });
-  });
+  app.post(
+    '/m365/marketplace/webhook',
+    openApi({ security: 'microsoft', body: webhookBodySchema, responses: { 200: webhookAnswerSchema } }),
+    async (request, reply) => {
+      await ctx.microsoft.verifyMarketplaceCaller(bearerOf(request));
+      const event = parseInput(webhookBodySchema, request.body);
+      const result = await applyWebhook(ctx, event);
+      request.log.info(
+        { subscriptionId: event.subscriptionId, action: event.action, applied: result.applied },
+        'marketplace webhook',
+      );
+      return sendOutput(reply, 200, webhookAnswerSchema, { applied: result.applied });
+    },
+  );
 }
 
 const adminReviewSchema = z.object({
@@ -129,21 +167,25 @@ const adminReviewSchema = z.object({
  * the activation made before it checked the purchaser). For review; nothing is demoted.
  */
 export function registerM365AdminRoutes(app: FastifyInstance, ctx: UsersContext): void {
-  app.get('/admin/m365/org-admin-review', async (_request, reply) => {
-    const rows = await ctx.db
-      .selectFrom('m365_org_admin_review')
-      .selectAll()
-      .orderBy('organisation_id')
-      .orderBy('email')
-      .execute();
-    return sendOutput(reply, 200, adminReviewSchema, {
-      grants: rows.map((r) => ({
-        userId: r.user_id,
-        organisationId: r.organisation_id,
-        email: r.email,
-        purchaserEmails: r.purchaser_emails,
-        foundAt: r.found_at.toISOString(),
-      })),
-    });
-  });
+  app.get(
+    '/admin/m365/org-admin-review',
+    openApi({ responses: { 200: adminReviewSchema } }),
+    async (_request, reply) => {
+      const rows = await ctx.db
+        .selectFrom('m365_org_admin_review')
+        .selectAll()
+        .orderBy('organisation_id')
+        .orderBy('email')
+        .execute();
+      return sendOutput(reply, 200, adminReviewSchema, {
+        grants: rows.map((r) => ({
+          userId: r.user_id,
+          organisationId: r.organisation_id,
+          email: r.email,
+          purchaserEmails: r.purchaser_emails,
+          foundAt: r.found_at.toISOString(),
+        })),
+      });
+    },
+  );
 }

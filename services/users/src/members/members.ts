@@ -1,4 +1,6 @@
 import { sql } from 'kysely';
+import type { z } from 'zod';
+import type { memberSchema } from '@acme/users-contract/console';
 import type { Kysely } from 'kysely';
 import type { UsersContext } from '../context.ts';
 import type { UsersDb } from '../db-types.ts';
@@ -21,18 +23,8 @@ export function assignableRoles(callerRole: Role): Role[] {
   return ROLES.filter((r) => rank(r) <= cap);
 }
 
-export interface Member {
-  id: string;
-  email: string;
-  firstName: string;
-  lastName: string;
-  role: Role;
-  status: 'active' | 'deactivated';
-  createdAt: string;
-  deactivatedAt: string | null;
-  /** `directory`: the organisation's SCIM group mapping sets this person's role (issue 26). */
-  managedBy: 'directory' | null;
-}
+/** The console's member (the contract's single definition). */
+export type Member = z.infer<typeof memberSchema>;
 
 type MemberRow = {
   id: string;

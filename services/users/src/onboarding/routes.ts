@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { openApi } from '@acme/service-kit/openapi';
 import type { FastifyInstance } from 'fastify';
 import type { UsersContext } from '../context.ts';
 import { currentCaller, userAgentOf } from '../http/caller.ts';
@@ -14,7 +16,7 @@ import {
 import { acceptTerms } from './service.ts';
 
 export function registerTermsPublicRoutes(app: FastifyInstance, ctx: UsersContext): void {
-  app.get('/terms/current', async (_request, reply) => {
+  app.get('/terms/current', openApi({ responses: { 200: currentTermsSchema } }), async (_request, reply) => {
     reply.header('cache-control', 'no-cache');
     return sendOutput(reply, 200, currentTermsSchema, {
       terms: ctx.config.terms,
@@ -22,17 +24,21 @@ export function registerTermsPublicRoutes(app: FastifyInstance, ctx: UsersContex
     });
   });
 
-  app.post('/terms/accept', async (request, reply) => {
-    const body = parseInput(acceptTermsBodySchema, request.body);
-    const caller = await currentCaller(ctx, request);
-    const tosAccepted = await acceptTerms(ctx, caller, {
-      documents: body.documents,
-      ipAddress: request.ip ?? null,
-      userAgent: userAgentOf(request),
-    });
-    request.log.info({ userId: caller.user.id, tosAccepted }, 'terms accepted');
-    return sendOutput(reply, 200, acceptTermsAnswerSchema, { tosAccepted });
-  });
+  app.post(
+    '/terms/accept',
+    openApi({ body: acceptTermsBodySchema, responses: { 200: acceptTermsAnswerSchema } }),
+    async (request, reply) => {
+      const body = parseInput(acceptTermsBodySchema, request.body);
+      const caller = await currentCaller(ctx, request);
+      const tosAccepted = await acceptTerms(ctx, caller, {
+        documents: body.documents,
+        ipAddress: request.ip ?? null,
+        userAgent: userAgentOf(request),
+      });
+      request.log.info({ userId: caller.user.id, tosAccepted }, 'terms accepted');
+      return sendOutput(reply, 200, acceptTermsAnswerSchema, { tosAccepted });
+    },
+  );
 }
 
 const CSV_HEADER = [
@@ -49,29 +55,36 @@ const CSV_HEADER = [
 ];
 
 export function registerTermsAdminRoutes(app: FastifyInstance, ctx: UsersContext): void {
-  app.get('/admin/terms/acceptances', async (request, reply) => {
-    const query = parseInput(exportQuerySchema, request.query);
-    const acceptances = await listAcceptances(ctx.db, query.organisationId);
-    if (query.format === 'json') return sendOutput(reply, 200, acceptanceListSchema, { acceptances });
-    const csv = toCsv(
-      CSV_HEADER,
-      acceptances.map((a) => [
-        a.id,
-        a.userId,
-        a.email,
-        a.organisationId,
-        a.document,
-        a.version,
-        a.acceptedAt,
-        a.ipAddress,
-        a.userAgent,
-        a.source,
-      ]),
-    );
-    return reply
-      .code(200)
-      .header('content-type', 'text/csv; charset=utf-8')
-      .header('content-disposition', 'attachment; filename="terms-acceptances.csv"')
-      .send(csv);
-  });
+  app.get(
+    '/admin/terms/acceptances',
+    openApi({
+      query: exportQuerySchema,
+      responses: { 200: { content: { 'application/json': acceptanceListSchema, 'text/csv': z.string() } } },
+    }),
+    async (request, reply) => {
+      const query = parseInput(exportQuerySchema, request.query);
+      const acceptances = await listAcceptances(ctx.db, query.organisationId);
+      if (query.format === 'json') return sendOutput(reply, 200, acceptanceListSchema, { acceptances });
+      const csv = toCsv(
+        CSV_HEADER,
+        acceptances.map((a) => [
+          a.id,
+          a.userId,
+          a.email,
+          a.organisationId,
+          a.document,
+          a.version,
+          a.acceptedAt,
+          a.ipAddress,
+          a.userAgent,
+          a.source,
+        ]),
+      );
+      return reply
+        .code(200)
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', 'attachment; filename="terms-acceptances.csv"')
+        .send(csv);
+    },
+  );
 }

@@ -1,3 +1,5 @@
+import { orgParamsSchema } from '../console/schemas.ts';
+import { openApi } from '@acme/service-kit/openapi';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { UsersContext } from '../context.ts';
 import { originOf, type authoriseConsole } from '../access/auth.ts';
@@ -30,25 +32,49 @@ export function registerConsoleScimRoutes(
 ): void {
   const base = '/console/organisations/:organisationId/scim';
 
-  app.get(`${base}/tokens`, async (request, reply) => {
-    const { organisationId } = await authorise(request, PERMISSION, false);
-    return sendOutput(reply, 200, scimTokenListSchema, { tokens: await listScimTokens(ctx, organisationId) });
-  });
+  app.get(
+    `${base}/tokens`,
+    openApi({ params: orgParamsSchema, responses: { 200: scimTokenListSchema } }),
+    async (request, reply) => {
+      const { organisationId } = await authorise(request, PERMISSION, false);
+      return sendOutput(reply, 200, scimTokenListSchema, {
+        tokens: await listScimTokens(ctx, organisationId),
+      });
+    },
+  );
 
-  app.post(`${base}/tokens`, async (request, reply) => {
-    const { caller, organisationId } = await authorise(request, PERMISSION, true);
-    const { name } = parseInput(createScimTokenSchema, request.body);
-    const created = await createScimToken(ctx, organisationId, name, caller.email, originOf(caller, request));
-    reply.header('cache-control', 'no-store');
-    return sendOutput(reply, 201, createdScimTokenSchema, created);
-  });
+  app.post(
+    `${base}/tokens`,
+    openApi({
+      params: orgParamsSchema,
+      body: createScimTokenSchema,
+      responses: { 201: createdScimTokenSchema },
+    }),
+    async (request, reply) => {
+      const { caller, organisationId } = await authorise(request, PERMISSION, true);
+      const { name } = parseInput(createScimTokenSchema, request.body);
+      const created = await createScimToken(
+        ctx,
+        organisationId,
+        name,
+        caller.email,
+        originOf(caller, request),
+      );
+      reply.header('cache-control', 'no-store');
+      return sendOutput(reply, 201, createdScimTokenSchema, created);
+    },
+  );
 
-  app.delete(`${base}/tokens/:tokenId`, async (request, reply) => {
-    const { caller, organisationId } = await authorise(request, PERMISSION, true);
-    const { tokenId } = parseInput(scimTokenParamsSchema, request.params);
-    await revokeScimToken(ctx, organisationId, tokenId, originOf(caller, request));
-    return reply.code(204).send();
-  });
+  app.delete(
+    `${base}/tokens/:tokenId`,
+    openApi({ params: scimTokenParamsSchema, responses: { 204: null } }),
+    async (request, reply) => {
+      const { caller, organisationId } = await authorise(request, PERMISSION, true);
+      const { tokenId } = parseInput(scimTokenParamsSchema, request.params);
+      await revokeScimToken(ctx, organisationId, tokenId, originOf(caller, request));
+      return reply.code(204).send();
+    },
+  );
 
   const settings = async (organisationId: string) => ({
     enabled: await scimEnabled(ctx, organisationId),
@@ -58,15 +84,27 @@ export function registerConsoleScimRoutes(
     scopeGroups: [...(await organisationScopeGroups(ctx.db, organisationId))].sort(),
   });
 
-  app.get(`${base}/settings`, async (request, reply) => {
-    const { organisationId } = await authorise(request, PERMISSION, false);
-    return sendOutput(reply, 200, scimSettingsSchema, await settings(organisationId));
-  });
+  app.get(
+    `${base}/settings`,
+    openApi({ params: orgParamsSchema, responses: { 200: scimSettingsSchema } }),
+    async (request, reply) => {
+      const { organisationId } = await authorise(request, PERMISSION, false);
+      return sendOutput(reply, 200, scimSettingsSchema, await settings(organisationId));
+    },
+  );
 
-  app.put(`${base}/settings`, async (request, reply) => {
-    const { caller, organisationId } = await authorise(request, PERMISSION, true);
-    const { groupMappings } = parseInput(scimSettingsInputSchema, request.body);
-    await saveGroupMappings(ctx, organisationId, groupMappings, originOf(caller, request));
-    return sendOutput(reply, 200, scimSettingsSchema, await settings(organisationId));
-  });
+  app.put(
+    `${base}/settings`,
+    openApi({
+      params: orgParamsSchema,
+      body: scimSettingsInputSchema,
+      responses: { 200: scimSettingsSchema },
+    }),
+    async (request, reply) => {
+      const { caller, organisationId } = await authorise(request, PERMISSION, true);
+      const { groupMappings } = parseInput(scimSettingsInputSchema, request.body);
+      await saveGroupMappings(ctx, organisationId, groupMappings, originOf(caller, request));
+      return sendOutput(reply, 200, scimSettingsSchema, await settings(organisationId));
+    },
+  );
 }

@@ -136,7 +136,7 @@ export async function listGroups(
   );
 }
 
-const groupInputSchema = z.object({
+export const groupInputSchema = z.object({
   displayName: z.string().trim().min(1).max(256),
   externalId: z.string().max(256).nullish(),
   members: z

@@ -9,7 +9,7 @@ import { MAX_PATCH_OPERATIONS } from './limits.ts';
  * normalised: Entra's capitalised `op` ("Replace"), dotted keys in a value object without a path
  * (`{"name.givenName": "Ada"}`), and attributes of extension schemas we do not keep (dropped).
  */
-const patchRequestSchema = z.object({
+export const patchRequestSchema = z.object({
   schemas: z.array(z.string()).optional(),
   Operations: z
     .array(

@@ -1,3 +1,4 @@
+import { openApi } from '@acme/service-kit/openapi';
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { counter, type Counter, type ServiceMetrics } from '@acme/service-kit/metrics';
@@ -9,7 +10,15 @@ import { currentRequestId } from '@acme/service-kit/request-id';
 import { discovery, SCHEMA } from './discovery.ts';
 import { ScimError, scimNotFound, toScimErrorResponse } from './errors.ts';
 import { scimFilter } from './filter.ts';
-import { createGroup, deleteGroup, getGroup, listGroups, patchGroup, replaceGroup } from './groups.ts';
+import {
+  createGroup,
+  deleteGroup,
+  getGroup,
+  groupInputSchema,
+  listGroups,
+  patchGroup,
+  replaceGroup,
+} from './groups.ts';
 import { MAX_SCIM_PAGE_SIZE, SCIM_BODY_LIMIT } from './limits.ts';
 import type { ListPage, ScimScope } from './scope.ts';
 import { authenticateScimToken } from '../directory/tokens.ts';
@@ -20,7 +29,18 @@ import {
   listUsers,
   patchScimUser,
   replaceScimUser,
+  userInputSchema,
 } from './users.ts';
+import { patchRequestSchema } from './patch.ts';
+import {
+  scimDiscoverySchema,
+  scimErrorSchema,
+  scimGroupSchema,
+  scimIdParamsSchema,
+  scimListQuerySchema,
+  scimListSchema,
+  scimUserSchema,
+} from './wire.ts';
 
 /**
  * The SCIM 2.0 server (RFC 7644) at `/scim/v2` on the public port, for an organisation's
@@ -42,15 +62,7 @@ export function scimFrameworkError(url: string, error: unknown) {
 const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8';
 const BEARER = /^Bearer\s+(\S{1,512})$/i;
 
-const listQuerySchema = z
-  .object({
-    filter: z.string().max(1000).optional(),
-    startIndex: z.coerce.number().int().optional(),
-    count: z.coerce.number().int().optional(),
-    attributes: z.string().max(1000).optional(),
-    excludedAttributes: z.string().max(1000).optional(),
-  })
-  .passthrough();
+const listQuerySchema = scimListQuerySchema;
 
 function listPage(query: z.output<typeof listQuerySchema>): ListPage {
   // RFC 7644 §3.4.2.4: startIndex below 1 counts as 1; a negative count as 0.
@@ -177,82 +189,153 @@ export function registerScimRoutes(app: FastifyInstance, ctx: UsersContext, call
         return reply.send(body);
       };
       const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
+      // SCIM's media type, SCIM's error body, the bearer token of the organisation's directory.
+      const doc = (schema: {
+        params?: z.ZodObject;
+        query?: z.ZodObject;
+        body?: z.ZodType;
+        responses: Record<number, z.ZodType | null>;
+      }) =>
+        openApi({
+          security: 'scimToken',
+          ...schema,
+          bodyType: 'application/scim+json',
+          responses: {
+            default: { content: { 'application/scim+json': scimErrorSchema } },
+            ...Object.fromEntries(
+              Object.entries(schema.responses).map(([status, body]) => [
+                status,
+                body === null ? null : { content: { 'application/scim+json': body } },
+              ]),
+            ),
+          },
+        });
+      const byId = { params: scimIdParamsSchema };
+      const userList = scimListSchema(scimUserSchema);
+      const groupList = scimListSchema(scimGroupSchema);
+      const discoveryList = scimListSchema(scimDiscoverySchema);
 
       // Discovery (RFC 7644 §4)
-      scim.get('/ServiceProviderConfig', async (_request, reply) =>
-        send(reply, 200, docs.serviceProviderConfig),
+      scim.get(
+        '/ServiceProviderConfig',
+        doc({ responses: { 200: scimDiscoverySchema } }),
+        async (_request, reply) => send(reply, 200, docs.serviceProviderConfig),
       );
-      scim.get('/ResourceTypes', async (_request, reply) => send(reply, 200, listOf(docs.resourceTypes)));
-      scim.get('/ResourceTypes/:id', async (request, reply) => {
-        const found = docs.resourceTypes.find((r) => r.id === idOf(request));
-        if (!found) throw scimNotFound();
-        return send(reply, 200, found);
-      });
-      scim.get('/Schemas', async (_request, reply) => send(reply, 200, listOf(docs.schemas)));
-      scim.get('/Schemas/:id', async (request, reply) => {
-        const found = docs.schemas.find((s) => s.id === idOf(request));
-        if (!found) throw scimNotFound();
-        return send(reply, 200, found);
-      });
+      scim.get('/ResourceTypes', doc({ responses: { 200: discoveryList } }), async (_request, reply) =>
+        send(reply, 200, listOf(docs.resourceTypes)),
+      );
+      scim.get(
+        '/ResourceTypes/:id',
+        doc({ ...byId, responses: { 200: scimDiscoverySchema } }),
+        async (request, reply) => {
+          const found = docs.resourceTypes.find((r) => r.id === idOf(request));
+          if (!found) throw scimNotFound();
+          return send(reply, 200, found);
+        },
+      );
+      scim.get('/Schemas', doc({ responses: { 200: discoveryList } }), async (_request, reply) =>
+        send(reply, 200, listOf(docs.schemas)),
+      );
+      scim.get(
+        '/Schemas/:id',
+        doc({ ...byId, responses: { 200: scimDiscoverySchema } }),
+        async (request, reply) => {
+          const found = docs.schemas.find((s) => s.id === idOf(request));
+          if (!found) throw scimNotFound();
+          return send(reply, 200, found);
+        },
+      );
 
       // Users
-      scim.get('/Users', async (request, reply) => {
-        const query = readQuery(request);
-        return send(
-          reply,
-          200,
-          await listUsers(ctx, scopeOf(request), scimFilter('User', query.filter), listPage(query)),
-        );
-      });
-      scim.get('/Users/:id', async (request, reply) =>
+      scim.get(
+        '/Users',
+        doc({ query: scimListQuerySchema, responses: { 200: userList } }),
+        async (request, reply) => {
+          const query = readQuery(request);
+          return send(
+            reply,
+            200,
+            await listUsers(ctx, scopeOf(request), scimFilter('User', query.filter), listPage(query)),
+          );
+        },
+      );
+      scim.get('/Users/:id', doc({ ...byId, responses: { 200: scimUserSchema } }), async (request, reply) =>
         send(reply, 200, await getUser(ctx, scopeOf(request), idOf(request))),
       );
-      scim.post('/Users', async (request, reply) => {
-        const user = await createScimUser(ctx, scopeOf(request), request.body);
-        return send(reply, 201, user, user.meta.location);
-      });
-      scim.put('/Users/:id', async (request, reply) =>
-        send(reply, 200, await replaceScimUser(ctx, scopeOf(request), idOf(request), request.body)),
+      scim.post(
+        '/Users',
+        doc({ body: userInputSchema, responses: { 201: scimUserSchema } }),
+        async (request, reply) => {
+          const user = await createScimUser(ctx, scopeOf(request), request.body);
+          return send(reply, 201, user, user.meta.location);
+        },
       );
-      scim.patch('/Users/:id', async (request, reply) =>
-        send(reply, 200, await patchScimUser(ctx, scopeOf(request), idOf(request), request.body)),
+      scim.put(
+        '/Users/:id',
+        doc({ ...byId, body: userInputSchema, responses: { 200: scimUserSchema } }),
+        async (request, reply) =>
+          send(reply, 200, await replaceScimUser(ctx, scopeOf(request), idOf(request), request.body)),
       );
-      scim.delete('/Users/:id', async (request, reply) => {
+      scim.patch(
+        '/Users/:id',
+        doc({ ...byId, body: patchRequestSchema, responses: { 200: scimUserSchema } }),
+        async (request, reply) =>
+          send(reply, 200, await patchScimUser(ctx, scopeOf(request), idOf(request), request.body)),
+      );
+      scim.delete('/Users/:id', doc({ ...byId, responses: { 204: null } }), async (request, reply) => {
         await deleteScimUser(ctx, scopeOf(request), idOf(request));
         return reply.code(204).send();
       });
 
       // Groups
-      scim.get('/Groups', async (request, reply) => {
-        const query = readQuery(request);
-        const groups = await listGroups(
-          ctx,
-          scopeOf(request),
-          scimFilter('Group', query.filter),
-          listPage(query),
-          !excludesMembers(query),
-        );
-        return send(reply, 200, groups);
-      });
-      scim.get('/Groups/:id', async (request, reply) => {
-        const query = readQuery(request);
-        return send(
-          reply,
-          200,
-          await getGroup(ctx, scopeOf(request), idOf(request), !excludesMembers(query)),
-        );
-      });
-      scim.post('/Groups', async (request, reply) => {
-        const group = await createGroup(ctx, scopeOf(request), request.body);
-        return send(reply, 201, group, group.meta.location);
-      });
-      scim.put('/Groups/:id', async (request, reply) =>
-        send(reply, 200, await replaceGroup(ctx, scopeOf(request), idOf(request), request.body)),
+      scim.get(
+        '/Groups',
+        doc({ query: scimListQuerySchema, responses: { 200: groupList } }),
+        async (request, reply) => {
+          const query = readQuery(request);
+          const groups = await listGroups(
+            ctx,
+            scopeOf(request),
+            scimFilter('Group', query.filter),
+            listPage(query),
+            !excludesMembers(query),
+          );
+          return send(reply, 200, groups);
+        },
       );
-      scim.patch('/Groups/:id', async (request, reply) =>
-        send(reply, 200, await patchGroup(ctx, scopeOf(request), idOf(request), request.body)),
+      scim.get(
+        '/Groups/:id',
+        doc({ ...byId, query: scimListQuerySchema, responses: { 200: scimGroupSchema } }),
+        async (request, reply) => {
+          const query = readQuery(request);
+          return send(
+            reply,
+            200,
+            await getGroup(ctx, scopeOf(request), idOf(request), !excludesMembers(query)),
+          );
+        },
       );
-      scim.delete('/Groups/:id', async (request, reply) => {
+      scim.post(
+        '/Groups',
+        doc({ body: groupInputSchema, responses: { 201: scimGroupSchema } }),
+        async (request, reply) => {
+          const group = await createGroup(ctx, scopeOf(request), request.body);
+          return send(reply, 201, group, group.meta.location);
+        },
+      );
+      scim.put(
+        '/Groups/:id',
+        doc({ ...byId, body: groupInputSchema, responses: { 200: scimGroupSchema } }),
+        async (request, reply) =>
+          send(reply, 200, await replaceGroup(ctx, scopeOf(request), idOf(request), request.body)),
+      );
+      scim.patch(
+        '/Groups/:id',
+        doc({ ...byId, body: patchRequestSchema, responses: { 200: scimGroupSchema } }),
+        async (request, reply) =>
+          send(reply, 200, await patchGroup(ctx, scopeOf(request), idOf(request), request.body)),
+      );
+      scim.delete('/Groups/:id', doc({ ...byId, responses: { 204: null } }), async (request, reply) => {
         await deleteGroup(ctx, scopeOf(request), idOf(request));
         return reply.code(204).send();
       });

@@ -1,73 +1,10 @@
-import { z } from 'zod';
-import { scopeGroupSchema } from '../users/schemas.ts';
-
 /** Wire shapes of the console's SCIM API (`/console/organisations/{id}/scim/*`, issue 26). */
 
-/** The most group mappings an organisation's SCIM settings hold. */
-const MAX_GROUP_MAPPINGS = 100;
-/** The most scope groups one group mapping grants. */
-const MAX_MAPPING_SCOPE_GROUPS = 50;
-
-export const scimTokenParamsSchema = z.object({ organisationId: z.uuid(), tokenId: z.uuid() }).strict();
-
-export const createScimTokenSchema = z.object({ name: z.string().trim().min(1).max(100) }).strict();
-
-export const scimTokenListSchema = z.object({
-  tokens: z.array(
-    z.object({
-      id: z.uuid(),
-      name: z.string(),
-      createdAt: z.iso.datetime(),
-      lastUsedAt: z.iso.datetime().nullable(),
-      createdBy: z.string(),
-    }),
-  ),
-});
-
-export const createdScimTokenSchema = z.object({
-  id: z.uuid(),
-  name: z.string(),
-  createdAt: z.iso.datetime(),
-  token: z.string(),
-});
-
-/** `user` is the member role; `null` maps the group to scope groups only. */
-const MAPPING_ROLES = ['user', 'org-admin'] as const;
-
-const groupMappingSchema = z
-  .object({
-    group: z.string().trim().min(1).max(256),
-    role: z.enum(MAPPING_ROLES).nullable(),
-    scopeGroups: z
-      .array(scopeGroupSchema)
-      .max(MAX_MAPPING_SCOPE_GROUPS)
-      .transform((groups) => [...new Set(groups)]),
-  })
-  .strict();
-
-export const scimSettingsInputSchema = z
-  .object({
-    groupMappings: z
-      .array(groupMappingSchema)
-      .max(MAX_GROUP_MAPPINGS)
-      .superRefine((mappings, issue) => {
-        const seen = new Set<string>();
-        mappings.forEach((m, index) => {
-          if (seen.has(m.group)) {
-            issue.addIssue({ code: 'custom', path: [index, 'group'], message: 'names a group twice' });
-          }
-          seen.add(m.group);
-        });
-      }),
-  })
-  .strict();
-
-export const scimSettingsSchema = z.object({
-  enabled: z.boolean(),
-  baseUrl: z.string(),
-  groupMappings: z.array(
-    z.object({ group: z.string(), role: z.enum(MAPPING_ROLES).nullable(), scopeGroups: z.array(z.string()) }),
-  ),
-  /** The organisation's known scope groups (its people's and live API clients'), sorted. */
-  scopeGroups: z.array(z.string()),
-});
+export {
+  createdScimTokenSchema,
+  createScimTokenSchema,
+  scimSettingsInputSchema,
+  scimSettingsSchema,
+  scimTokenListSchema,
+  scimTokenParamsSchema,
+} from '@acme/users-contract/console-scim';

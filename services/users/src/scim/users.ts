@@ -162,7 +162,7 @@ export async function listUsers(
 const nameField = z.string().trim().min(1).max(100);
 
 /** The attributes of a User we read; everything else (extensions, phone numbers…) is ignored. */
-const userInputSchema = z.object({
+export const userInputSchema = z.object({
   userName: z.string().max(254),
   externalId: z.string().max(256).nullish(),
   name: z.object({ givenName: nameField.nullish(), familyName: nameField.nullish() }).partial().nullish(),

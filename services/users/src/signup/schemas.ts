@@ -27,9 +27,4 @@ export const signUpMemberSchema = z
 export const signUpMemberResultSchema = z.object({ userId: z.uuid(), identityId: z.string() });
 
 /** `GET`/`PUT /console/organisations/{id}/self-signup`: the setting, its domains, what blocks it. */
-export const consoleSelfSignUpSchema = z.object({
-  organisationId: z.uuid(),
-  enabled: z.boolean(),
-  domains: z.array(z.string()),
-  blockedBy: z.enum(['sso', 'scim']).nullable(),
-});
+export { consoleSelfSignUpSchema } from '@acme/users-contract/console';

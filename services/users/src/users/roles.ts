@@ -1,40 +1,7 @@
-/** The product's 27 permissions, in the order the product defines them. */
-export const PERMISSIONS = [
-  'ViewDataBundles',
-  'ManageDataBundles',
-  'Reporting',
-  'ViewOrganisations',
-  'ManageOrganisations',
-  'ManageOrganisationDataAccess',
-  'ManageOrganisationSettings',
-  'ManageOrganisationUsers',
-  'ManageOrganisationTeams',
-  'ViewGlobalSettings',
-  'ManageGlobalSettings',
-  'ConfigureSSO',
-  'ManageIPWhitelist',
-  'ViewUsers',
-  'ViewEntitledTeams',
-  'ViewAllTeams',
-  'ManageAccessTokens',
-  'ViewEntitledWorkspaces',
-  'ManageEntitledWorkspaces',
-  'UseResearchEnvironments',
-  'ManageStrategyDeployments',
-  'ViewBasicStrategyDeploymentDetails',
-  'ViewExtendedStrategyDeploymentDetails',
-  'ViewDataBrowser',
-  'MagicManageOrganisationBilling',
-  'MagicChatWithAgents',
-  'MagicSuperAdmin',
-] as const;
+import { PERMISSIONS, ROLES, type Permission, type Role } from '@acme/users-contract/console';
 
-export type Permission = (typeof PERMISSIONS)[number];
-
-/** Roles, from least to most privileged. Each holds every permission of the roles before it. */
-export const ROLES = ['member', 'admin', 'org-admin', 'super-admin'] as const;
-
-export type Role = (typeof ROLES)[number];
+// The permissions and roles are on the wire (`/console/me`): the contract holds them.
+export { PERMISSIONS, ROLES, type Permission, type Role };
 
 /** A researcher: uses what their organisation is entitled to. */
 const MEMBER: readonly Permission[] = [

@@ -3,12 +3,8 @@ import { emailSchema } from '../http/schemas.ts';
 import { PERMISSIONS, ROLES } from './roles.ts';
 
 const nameSchema = z.string().trim().min(1).max(100);
-export const scopeGroupSchema = z
-  .string()
-  .trim()
-  .min(1)
-  .max(100)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9:._-]*$/, 'must be a scope group name');
+export { scopeGroupSchema } from '@acme/users-contract/console';
+import { scopeGroupSchema } from '@acme/users-contract/console';
 
 export const createUserSchema = z
   .object({

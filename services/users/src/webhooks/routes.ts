@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { UsersContext } from '../context.ts';
+import { openApi } from '@acme/service-kit/openapi';
 import { AppError } from '../http/errors.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
 import type { Permission } from '../users/roles.ts';
-import { orgParamsSchema } from '../access/auth.ts';
+import { orgParamsSchema } from '@acme/users-contract/console';
 import { consoleCaller } from '../access/auth.ts';
 import { feedCursor, parseFeedCursor, publishEvents, readFeed } from '../feed/feed.ts';
 import {
@@ -51,18 +52,35 @@ export function registerConsoleWebhookRoutes(
 ): void {
   const base = '/console/organisations/:organisationId/webhooks';
 
-  app.get(base, async (request, reply) => {
-    const { organisationId } = await authorise(request, SETTINGS, false);
-    return sendOutput(reply, 200, endpointListSchema, {
-      endpoints: await listEndpoints(ctx, organisationId),
-    });
-  });
+  app.get(
+    base,
+    openApi({ params: orgParamsSchema, responses: { 200: endpointListSchema } }),
+    async (request, reply) => {
+      const { organisationId } = await authorise(request, SETTINGS, false);
+      return sendOutput(reply, 200, endpointListSchema, {
+        endpoints: await listEndpoints(ctx, organisationId),
+      });
+    },
+  );
 
-  app.post(base, async (request, reply) => {
-    const { organisationId } = await authorise(request, SETTINGS, true);
-    const input = parseInput(endpointInputSchema, request.body);
-    return sendOutput(reply, 201, endpointWithSecretSchema, await createEndpoint(ctx, organisationId, input));
-  });
+  app.post(
+    base,
+    openApi({
+      params: orgParamsSchema,
+      body: endpointInputSchema,
+      responses: { 201: endpointWithSecretSchema },
+    }),
+    async (request, reply) => {
+      const { organisationId } = await authorise(request, SETTINGS, true);
+      const input = parseInput(endpointInputSchema, request.body);
+      return sendOutput(
+        reply,
+        201,
+        endpointWithSecretSchema,
+        await createEndpoint(ctx, organisationId, input),
+      );
+    },
+  );
 
   const endpointIn = async (request: FastifyRequest, write: boolean) => {
     const { organisationId } = await authorise(request, SETTINGS, write);
@@ -70,83 +88,120 @@ export function registerConsoleWebhookRoutes(
     return { organisationId, endpointId };
   };
 
-  app.get(`${base}/:endpointId`, async (request, reply) => {
-    const { organisationId, endpointId } = await endpointIn(request, false);
-    return sendOutput(
-      reply,
-      200,
-      endpointSchema,
-      toWireEndpoint(await findEndpoint(ctx, organisationId, endpointId)),
-    );
-  });
+  app.get(
+    `${base}/:endpointId`,
+    openApi({ params: endpointParamsSchema, responses: { 200: endpointSchema } }),
+    async (request, reply) => {
+      const { organisationId, endpointId } = await endpointIn(request, false);
+      return sendOutput(
+        reply,
+        200,
+        endpointSchema,
+        toWireEndpoint(await findEndpoint(ctx, organisationId, endpointId)),
+      );
+    },
+  );
 
-  app.patch(`${base}/:endpointId`, async (request, reply) => {
-    const { organisationId, endpointId } = await endpointIn(request, true);
-    const patch = parseInput(endpointPatchSchema, request.body);
-    return sendOutput(
-      reply,
-      200,
-      endpointSchema,
-      await updateEndpoint(ctx, organisationId, endpointId, patch),
-    );
-  });
+  app.patch(
+    `${base}/:endpointId`,
+    openApi({ params: endpointParamsSchema, body: endpointPatchSchema, responses: { 200: endpointSchema } }),
+    async (request, reply) => {
+      const { organisationId, endpointId } = await endpointIn(request, true);
+      const patch = parseInput(endpointPatchSchema, request.body);
+      return sendOutput(
+        reply,
+        200,
+        endpointSchema,
+        await updateEndpoint(ctx, organisationId, endpointId, patch),
+      );
+    },
+  );
 
-  app.delete(`${base}/:endpointId`, async (request, reply) => {
-    const { organisationId, endpointId } = await endpointIn(request, true);
-    await deleteEndpoint(ctx, organisationId, endpointId);
-    return reply.code(204).send();
-  });
+  app.delete(
+    `${base}/:endpointId`,
+    openApi({ params: endpointParamsSchema, responses: { 204: null } }),
+    async (request, reply) => {
+      const { organisationId, endpointId } = await endpointIn(request, true);
+      await deleteEndpoint(ctx, organisationId, endpointId);
+      return reply.code(204).send();
+    },
+  );
 
-  app.post(`${base}/:endpointId/rotate-secret`, async (request, reply) => {
-    const { organisationId, endpointId } = await endpointIn(request, true);
-    return sendOutput(
-      reply,
-      200,
-      endpointWithSecretSchema,
-      await rotateEndpointSecret(ctx, organisationId, endpointId),
-    );
-  });
+  app.post(
+    `${base}/:endpointId/rotate-secret`,
+    openApi({ params: endpointParamsSchema, responses: { 200: endpointWithSecretSchema } }),
+    async (request, reply) => {
+      const { organisationId, endpointId } = await endpointIn(request, true);
+      return sendOutput(
+        reply,
+        200,
+        endpointWithSecretSchema,
+        await rotateEndpointSecret(ctx, organisationId, endpointId),
+      );
+    },
+  );
 
-  app.get(`${base}/:endpointId/deliveries`, async (request, reply) => {
-    const { organisationId, endpointId } = await endpointIn(request, false);
-    const page = parseInput(deliveryPageQuerySchema, request.query);
-    await findEndpoint(ctx, organisationId, endpointId);
-    return sendOutput(reply, 200, deliveryPageSchema, await listDeliveries(ctx, endpointId, page));
-  });
+  app.get(
+    `${base}/:endpointId/deliveries`,
+    openApi({
+      params: endpointParamsSchema,
+      query: deliveryPageQuerySchema,
+      responses: { 200: deliveryPageSchema },
+    }),
+    async (request, reply) => {
+      const { organisationId, endpointId } = await endpointIn(request, false);
+      const page = parseInput(deliveryPageQuerySchema, request.query);
+      await findEndpoint(ctx, organisationId, endpointId);
+      return sendOutput(reply, 200, deliveryPageSchema, await listDeliveries(ctx, endpointId, page));
+    },
+  );
 
-  app.post(`${base}/:endpointId/deliveries/:deliveryId/redeliver`, async (request, reply) => {
-    const { organisationId } = await authorise(request, SETTINGS, true);
-    const { endpointId, deliveryId } = parseInput(deliveryParamsSchema, request.params);
-    await findEndpoint(ctx, organisationId, endpointId);
-    return sendOutput(reply, 202, redeliverySchema, {
-      delivery: await redeliver(ctx, endpointId, deliveryId),
-    });
-  });
+  app.post(
+    `${base}/:endpointId/deliveries/:deliveryId/redeliver`,
+    openApi({ params: deliveryParamsSchema, responses: { 202: redeliverySchema } }),
+    async (request, reply) => {
+      const { organisationId } = await authorise(request, SETTINGS, true);
+      const { endpointId, deliveryId } = parseInput(deliveryParamsSchema, request.params);
+      await findEndpoint(ctx, organisationId, endpointId);
+      return sendOutput(reply, 202, redeliverySchema, {
+        delivery: await redeliver(ctx, endpointId, deliveryId),
+      });
+    },
+  );
 
   /**
    * The caller's organisation's events, oldest first after the cursor: the user service's own and
    * the identity service's (relayed). `next` is always given: the cursor to ask with next time
    * (the same one while nothing new has come). A cursor of another organisation, or edited, is 400.
    */
-  app.get('/console/events', async (request, reply) => {
-    const caller = await consoleCaller(ctx, request);
-    if (!caller.permissions.includes(SETTINGS))
-      throw new AppError('PERMISSION_DENIED', `This needs the ${SETTINGS} permission.`);
-    const query = parseInput(feedQuerySchema, request.query);
-    const keys = ctx.config.ssoSecretKeys;
-    const after = query.after === undefined ? 0n : parseFeedCursor(keys, caller.organisationId, query.after);
-    if (after === null)
-      throw new AppError(
-        'INVALID_REQUEST',
-        "The request is invalid: after: not a cursor of this organisation's feed",
-      );
-    await publishEvents(ctx.db);
-    const rows = await readFeed(ctx.db, { organisationId: caller.organisationId, after, limit: query.limit });
-    const next = feedCursor(keys, caller.organisationId, rows.at(-1)?.seq ?? after);
-    const link = `/console/events?${new URLSearchParams({ after: next, limit: String(query.limit) })}`;
-    reply.header('link', `<${link}>; rel="next"`);
-    return sendOutput(reply, 200, feedPageSchema, { events: rows.map((r) => r.event), next });
-  });
+  app.get(
+    '/console/events',
+    openApi({ query: feedQuerySchema, responses: { 200: feedPageSchema } }),
+    async (request, reply) => {
+      const caller = await consoleCaller(ctx, request);
+      if (!caller.permissions.includes(SETTINGS))
+        throw new AppError('PERMISSION_DENIED', `This needs the ${SETTINGS} permission.`);
+      const query = parseInput(feedQuerySchema, request.query);
+      const keys = ctx.config.ssoSecretKeys;
+      const after =
+        query.after === undefined ? 0n : parseFeedCursor(keys, caller.organisationId, query.after);
+      if (after === null)
+        throw new AppError(
+          'INVALID_REQUEST',
+          "The request is invalid: after: not a cursor of this organisation's feed",
+        );
+      await publishEvents(ctx.db);
+      const rows = await readFeed(ctx.db, {
+        organisationId: caller.organisationId,
+        after,
+        limit: query.limit,
+      });
+      const next = feedCursor(keys, caller.organisationId, rows.at(-1)?.seq ?? after);
+      const link = `/console/events?${new URLSearchParams({ after: next, limit: String(query.limit) })}`;
+      reply.header('link', `<${link}>; rel="next"`);
+      return sendOutput(reply, 200, feedPageSchema, { events: rows.map((r) => r.event), next });
+    },
+  );
 }
 
 /** The operator's webhook routes on the admin API (the `webhook:*` CLI commands). */
@@ -163,34 +218,59 @@ export function registerWebhookAdminRoutes(app: FastifyInstance, ctx: UsersConte
     return organisationId;
   };
 
-  app.get(base, async (request, reply) => {
-    const organisationId = await organisation(request);
-    return sendOutput(reply, 200, endpointListSchema, {
-      endpoints: await listEndpoints(ctx, organisationId),
-    });
-  });
+  app.get(
+    base,
+    openApi({ params: orgParamsSchema, responses: { 200: endpointListSchema } }),
+    async (request, reply) => {
+      const organisationId = await organisation(request);
+      return sendOutput(reply, 200, endpointListSchema, {
+        endpoints: await listEndpoints(ctx, organisationId),
+      });
+    },
+  );
 
-  app.post(base, async (request, reply) => {
-    const organisationId = await organisation(request);
-    const input = parseInput(endpointInputSchema, request.body);
-    return sendOutput(reply, 201, endpointWithSecretSchema, await createEndpoint(ctx, organisationId, input));
-  });
+  app.post(
+    base,
+    openApi({
+      params: orgParamsSchema,
+      body: endpointInputSchema,
+      responses: { 201: endpointWithSecretSchema },
+    }),
+    async (request, reply) => {
+      const organisationId = await organisation(request);
+      const input = parseInput(endpointInputSchema, request.body);
+      return sendOutput(
+        reply,
+        201,
+        endpointWithSecretSchema,
+        await createEndpoint(ctx, organisationId, input),
+      );
+    },
+  );
 
-  app.delete(`${base}/:endpointId`, async (request, reply) => {
-    const organisationId = await organisation(request);
-    const { endpointId } = parseInput(endpointParamsSchema, request.params);
-    await deleteEndpoint(ctx, organisationId, endpointId);
-    return reply.code(204).send();
-  });
+  app.delete(
+    `${base}/:endpointId`,
+    openApi({ params: endpointParamsSchema, responses: { 204: null } }),
+    async (request, reply) => {
+      const organisationId = await organisation(request);
+      const { endpointId } = parseInput(endpointParamsSchema, request.params);
+      await deleteEndpoint(ctx, organisationId, endpointId);
+      return reply.code(204).send();
+    },
+  );
 
-  app.post(`${base}/:endpointId/rotate-secret`, async (request, reply) => {
-    const organisationId = await organisation(request);
-    const { endpointId } = parseInput(endpointParamsSchema, request.params);
-    return sendOutput(
-      reply,
-      200,
-      endpointWithSecretSchema,
-      await rotateEndpointSecret(ctx, organisationId, endpointId),
-    );
-  });
+  app.post(
+    `${base}/:endpointId/rotate-secret`,
+    openApi({ params: endpointParamsSchema, responses: { 200: endpointWithSecretSchema } }),
+    async (request, reply) => {
+      const organisationId = await organisation(request);
+      const { endpointId } = parseInput(endpointParamsSchema, request.params);
+      return sendOutput(
+        reply,
+        200,
+        endpointWithSecretSchema,
+        await rotateEndpointSecret(ctx, organisationId, endpointId),
+      );
+    },
+  );
 }

@@ -1,6 +1,6 @@
 import { WEBHOOK_EVENT_TYPES } from '@acme/users-contract/webhooks';
 import { z } from 'zod';
-import { securityEventSchema } from '../events/schemas.ts';
+import { securityEventSchema } from '@acme/users-contract/console';
 
 // The wire shapes of the console's Webhooks section and the events feed, checked at the route edge
 // (the types they must match are in @acme/users-contract/webhooks).

@@ -3,11 +3,17 @@ import { HttpError, requestJson, type JsonRequestInit } from '../../shared/error
 import { tokenFetch } from '../../shared/oauth2/token-lifecycle.ts';
 import type {
   ConsoleApiClient as ApiClient,
+  ConsoleInvitation as Invitation,
   ConsoleSelfSignUp,
   ConsoleSubscription as Subscription,
+  Me,
+  Member,
+  MemberDetail,
+  Role,
   SecurityEvent,
 } from '@acme/users-contract/console';
 import type { SetTrustedNetworks, TrustedNetworks } from '@acme/users-contract/networks';
+import type { ScimGroupMapping, ScimRole, ScimSettings, ScimToken } from '@acme/users-contract/console-scim';
 import type {
   ConsoleSso,
   ConsoleSsoInput,
@@ -20,87 +26,14 @@ import type {
 // The user service's organisation console API (`/console/*`, docs/architecture.md). Every call
 // carries the access token as a bearer header through the token module.
 
-export const ROLES = ['member', 'admin', 'org-admin', 'super-admin'] as const;
-export type Role = (typeof ROLES)[number];
-
-export interface Me {
-  userId: string;
-  email: string;
-  organisationId: string;
-  role: Role;
-  permissions: string[];
-  assignableRoles: Role[];
-}
-
-export interface Member {
-  id: string;
-  email: string;
-  firstName: string;
-  lastName: string;
-  role: Role;
-  status: 'active' | 'deactivated';
-  createdAt: string;
-  deactivatedAt: string | null;
-  /** `directory` when the organisation's SCIM group mapping sets the role (no console edits). */
-  managedBy?: 'directory' | null;
-}
-
-export type { SecurityEvent };
-
-export interface MemberDetail extends Member {
-  identityState: string | null;
-  signInMethods: string[];
-  twoFactor: boolean | null;
-  /** The last successful sign-in (identity service); null when none is recorded. */
-  lastSignIn: { at: string; method: string; ip: string | null } | null;
-  /** The password lockout; null when the identity is unknown. */
-  lockout: { locked: boolean; lockedUntil: string | null; failedAttempts: number } | null;
-  recentEvents: SecurityEvent[];
-}
-
-export interface Invitation {
-  id: string;
-  state: 'pending' | 'accepted' | 'expired' | 'revoked';
-  userId: string;
-  email: string;
-  firstName: string;
-  lastName: string;
-  role: Role;
-  expiresAt: string;
-  lastSentAt: string;
-}
+// The wire types are the contract's (`@acme/users-contract`), as the service answers them.
+export { ROLES } from '@acme/users-contract/console';
+export type { Invitation, Me, Member, MemberDetail, Role, SecurityEvent };
 
 export type { ApiClient, Subscription, TrustedNetworks };
 
-/** A live SCIM token of the organisation (never the token itself). */
-export interface ScimToken {
-  id: string;
-  name: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  /** The email of the person who created it; null when the operator did. */
-  createdBy: string | null;
-}
-
-/** The roles a directory group can grant: SCIM grants at most org-admin. */
-export const SCIM_ROLES = ['user', 'org-admin'] as const;
-export type ScimRole = (typeof SCIM_ROLES)[number];
-
-export interface ScimGroupMapping {
-  group: string;
-  role: ScimRole | null;
-  scopeGroups: string[];
-}
-
-export interface ScimSettings {
-  /** At least one live token. */
-  enabled: boolean;
-  /** What the directory calls (`…/scim/v2`). */
-  baseUrl: string;
-  groupMappings: ScimGroupMapping[];
-  /** The organisation's scope groups, when the service lists them (the mapping's choices). */
-  scopeGroups?: string[];
-}
+export { SCIM_ROLES } from '@acme/users-contract/console-scim';
+export type { ScimGroupMapping, ScimRole, ScimSettings, ScimToken };
 
 const withToken = tokenFetch(() => getConfig());
 

@@ -26,6 +26,7 @@ const member = (over: Partial<Member> = {}): Member => ({
   status: 'active',
   createdAt: '2026-01-01T00:00:00.000Z',
   deactivatedAt: null,
+  managedBy: null,
   ...over,
 });
 

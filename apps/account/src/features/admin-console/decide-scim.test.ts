@@ -123,8 +123,12 @@ describe('mappingRows and selectScopeGroupChoices', () => {
       { group: 'Readers', role: 'none', scopeGroups: ['archive'], more: '' },
     ]);
   });
-  it.each<[string, { scopeGroups?: string[] }, string[]]>([
-    ["the mappings' own, sorted, when the service lists none", {}, ['archive', 'research', 'risk']],
+  it.each<[string, { scopeGroups: string[] }, string[]]>([
+    [
+      "the mappings' own, sorted, when the organisation has none",
+      { scopeGroups: [] },
+      ['archive', 'research', 'risk'],
+    ],
     [
       "the organisation's and the mappings', once each",
       { scopeGroups: ['research', 'desk'] },

@@ -98,7 +98,7 @@ export const mappingRows = (mappings: readonly ScimGroupMapping[]): MappingRow[]
 export function selectScopeGroupChoices(
   settings: Pick<ScimSettings, 'scopeGroups' | 'groupMappings'>,
 ): string[] {
-  const all = [...(settings.scopeGroups ?? []), ...settings.groupMappings.flatMap((m) => m.scopeGroups)];
+  const all = [...settings.scopeGroups, ...settings.groupMappings.flatMap((m) => m.scopeGroups)];
   return [...new Set(all)].sort((a, b) => a.localeCompare(b));
 }
 

@@ -32,7 +32,6 @@ export const scimCopy = {
     lastUsed: 'Last used',
     never: 'Never',
     createdBy: 'Created by',
-    unknownCreator: 'Operator',
     revoke: 'Revoke',
     revokeNamed: (name: string) => `Revoke ${name}`,
     confirmRevoke: (name: string) =>

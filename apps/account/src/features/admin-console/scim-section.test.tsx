@@ -53,7 +53,7 @@ function scimApi(
     enabled: state.tokens.length > 0,
     baseUrl: BASE_URL,
     groupMappings: state.mappings,
-    ...(initial.scopeGroups ? { scopeGroups: initial.scopeGroups } : {}),
+    scopeGroups: initial.scopeGroups ?? [],
   });
   const handler = ({ url, method, body }: MockCall): Answer => {
     if (url.pathname === `${api}/settings`) {
@@ -94,7 +94,7 @@ const token = (over: Partial<ScimToken> = {}): ScimToken => ({
   name: 'Okta',
   createdAt: '2026-11-01T09:00:00.000Z',
   lastUsedAt: '2026-11-25T10:00:00.000Z',
-  createdBy: null,
+  createdBy: 'lead@acme.test',
   ...over,
 });
 
@@ -154,7 +154,7 @@ describe('the Provisioning (SCIM) section', () => {
     goTo('/admin/scim');
     render(<Router />);
     const row = (await screen.findByRole('cell', { name: 'Okta' })).closest('tr')!;
-    expect(within(row).getByText(t.tokens.unknownCreator)).toBeTruthy();
+    expect(within(row).getByText('lead@acme.test')).toBeTruthy();
     expect(within(row).queryByText(t.tokens.never)).toBeNull();
 
     const revoke = screen.getByRole('button', { name: t.tokens.revokeNamed('Okta') });

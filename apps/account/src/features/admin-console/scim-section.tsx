@@ -193,7 +193,7 @@ function ScimTokens({ me, onChange }: { me: Me; onChange: () => void }) {
               token.name,
               formatDate(token.createdAt),
               token.lastUsedAt ? formatDate(token.lastUsedAt) : t.tokens.never,
-              token.createdBy ?? t.tokens.unknownCreator,
+              token.createdBy,
             ],
             revoke: {
               label: t.tokens.revokeNamed(token.name),

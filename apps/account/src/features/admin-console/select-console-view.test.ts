@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { copy } from '../../copy.ts';
 import type { Me } from './console-client.ts';
+import type { Permission } from '@acme/users-contract/console';
 import { selectConsoleView, type MeState } from './select-console-view.ts';
 
-const me = (role: Me['role'], permissions: string[]): MeState => ({
+const me = (role: Me['role'], permissions: Permission[]): MeState => ({
   state: 'ready',
   me: { userId: 'u', email: 'e', organisationId: 'o', role, permissions, assignableRoles: [] },
 });

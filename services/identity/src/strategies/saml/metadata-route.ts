@@ -1,3 +1,5 @@
+import { openApi } from '@acme/service-kit/openapi';
+import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import type { IdentityContext } from '../../context.ts';
 import { IdentityError } from '../../errors/identity-error.ts';
@@ -13,7 +15,12 @@ export const isSamlAcsPath = (path: string) => /^\/self-service\/methods\/saml\/
  */
 export function registerSamlMetadataRoute(app: FastifyInstance, ctx: IdentityContext): void {
   if (!ctx.config.methods.includes('saml')) return;
-  app.get(SAML_METADATA_PATH, async (req, reply) => {
+  const doc = openApi({
+    summary: "Our service provider's SAML metadata for one provider (also our entity id for it).",
+    params: z.object({ provider: z.string() }),
+    responses: { 200: { content: { 'application/samlmetadata+xml': z.string() } } },
+  });
+  app.get(SAML_METADATA_PATH, doc, async (req, reply) => {
     const id = ((req.params as { provider?: string }).provider ?? '').slice(0, 100);
     let provider;
     try {
