@@ -1,4 +1,4 @@
-import { orgParamsSchema } from '../console/schemas.ts';
+import { orgParamsSchema } from '@acme/users-contract/console';
 import { openApi } from '@acme/service-kit/openapi';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { UsersContext } from '../context.ts';
