@@ -38,6 +38,7 @@ import { instrumentFastify } from '@acme/service-kit/metrics';
 import { registerSessionRoutes } from './sessions/routes.ts';
 import { registerAdminSessionRoutes } from './sessions/admin-routes.ts';
 import { registerCourierRoutes } from './courier/admin-routes.ts';
+import { registerBatchImportRoute } from './identities/batch-import.ts';
 import { registerSecurityEventRoutes } from './identities/security-event-routes.ts';
 import { registerLockoutAdminRoutes } from './throttle/admin-routes.ts';
 
@@ -224,6 +225,7 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
   registerAdminRoutes(admin, ctx);
   registerAdminSessionRoutes(admin, ctx);
   registerCourierRoutes(admin, ctx);
+  registerBatchImportRoute(admin, ctx);
   registerLockoutAdminRoutes(admin, ctx);
   registerSecurityEventRoutes(admin, ctx);
 

@@ -75,10 +75,16 @@ export function registerCourierRoutes(app: FastifyInstance, ctx: IdentityContext
     // Nothing is ever abandoned: the outbox retries until delivered.
     if (status === 'abandoned') q = q.where(sql<boolean>`false`);
     if (page.after) q = q.where('id', '>', page.after);
-    const rows = pageOf((await q.execute()) as Row[], page, reply, `${ctx.config.adminUrl}/admin/courier/messages`, {
-      status,
-      recipient,
-    });
+    const rows = pageOf(
+      (await q.execute()) as Row[],
+      page,
+      reply,
+      `${ctx.config.adminUrl}/admin/courier/messages`,
+      {
+        status,
+        recipient,
+      },
+    );
     return reply.send(rows.map((r) => toMessage(r, now)));
   });
 

@@ -68,8 +68,7 @@ export function registerAdminSessionRoutes(app: FastifyInstance, ctx: IdentityCo
       .limit(page.size + 1);
     if (identityId) q = q.where('identity_id', '=', identityId);
     if (active === true) q = q.where('active', '=', true).where('expires_at', '>', now);
-    if (active === false)
-      q = q.where((eb) => eb.or([eb('active', '=', false), eb('expires_at', '<=', now)]));
+    if (active === false) q = q.where((eb) => eb.or([eb('active', '=', false), eb('expires_at', '<=', now)]));
     if (page.after) q = q.where('id', '>', page.after);
     const rows = pageOf(
       (await q.execute()) as SessionRow[],
@@ -81,7 +80,11 @@ export function registerAdminSessionRoutes(app: FastifyInstance, ctx: IdentityCo
     const ids = [...new Set(rows.map((r) => r.identity_id))];
     const identities = new Map<string, LoadedIdentity>();
     if (ids.length > 0) {
-      const idRows = await ctx.db.selectFrom('identity_identities').selectAll().where('id', 'in', ids).execute();
+      const idRows = await ctx.db
+        .selectFrom('identity_identities')
+        .selectAll()
+        .where('id', 'in', ids)
+        .execute();
       for (const li of await loadMany(ctx.db, idRows)) identities.set(li.row.id, li);
     }
     return rows.flatMap((row) => {
