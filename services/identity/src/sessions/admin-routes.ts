@@ -70,13 +70,12 @@ export function registerAdminSessionRoutes(app: FastifyInstance, ctx: IdentityCo
     if (active === true) q = q.where('active', '=', true).where('expires_at', '>', now);
     if (active === false) q = q.where((eb) => eb.or([eb('active', '=', false), eb('expires_at', '<=', now)]));
     if (page.after) q = q.where('id', '>', page.after);
-    const rows = pageOf(
-      (await q.execute()) as SessionRow[],
-      page,
-      reply,
-      url,
-      active === undefined ? {} : { active: String(active) },
-    );
+    const rows = pageOf((await q.execute()) as SessionRow[], page, reply, url, {
+      active: active === undefined ? undefined : String(active),
+      expand:
+        [expand.identity ? 'identity' : '', expand.devices ? 'devices' : ''].filter(Boolean).join(',') ||
+        undefined,
+    });
     const ids = [...new Set(rows.map((r) => r.identity_id))];
     const identities = new Map<string, LoadedIdentity>();
     if (ids.length > 0) {
