@@ -13,7 +13,7 @@ import { CreateIdentityBodySchema, insertIdentity, parseBody } from './service.t
  * result per item in order: `{action: 'create', identity: <id>}` or `{action: 'error', error}`.
  * An address taken already, or earlier in the same batch, is that item's 409; a malformed item is its
  * 400. When every item fails the call answers the most telling of those statuses (409 when all were
- * conflicts, else 400) with the per-item results under `error.details.identities`, as Kratos answers
+ * conflicts, else 400) with the per-item results beside the error (`identities`), as Kratos answers
  * 4xx when nothing was imported.
  */
 
@@ -84,7 +84,8 @@ export function registerBatchImportRoute(app: FastifyInstance, ctx: IdentityCont
       const allConflicts = results.every((r) => (r.error as GenericError).code === 409);
       throw new IdentityError(allConflicts ? 409 : 400, {
         reason: 'None of the identities could be imported.',
-        details: { identities: results },
+        // Beside Kratos's envelope (its `details` holds no fields), so the caller still sees each item.
+        extra: { identities: results },
       });
     }
     return reply.send({ identities: results });
