@@ -10,6 +10,7 @@ import { checkPasswordPolicy } from '../password/policy.ts';
 import { resetLogin } from '../throttle/attempts.ts';
 import { normalizeIdentifier } from '../throttle/backoff.ts';
 import {
+  addAddresses,
   loadIdentity,
   normalizeEmail,
   syncAddresses,
@@ -145,7 +146,7 @@ export async function insertIdentity(
         })
         .execute();
       if (password) await upsertCredential(trx, id, 'password', password, [email], now);
-      await syncAddresses(trx, id, traits, now, verified ?? false);
+      await addAddresses(trx, id, traits, now, verified ?? false);
     });
   } catch (e) {
     conflictOr(e);
