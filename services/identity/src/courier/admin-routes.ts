@@ -53,7 +53,7 @@ export function registerCourierRoutes(app: FastifyInstance, ctx: IdentityContext
   const db = ctx.db.withTables<MailSchema>();
 
   app.get('/admin/courier/messages', async (req, reply) => {
-    const page = readPage(req.query);
+    const page = readPage(req.query, isUuid);
     const status = qs(req.query, 'status');
     if (status !== undefined && !(STATUSES as readonly string[]).includes(status))
       throw errors.badRequest(`status must be one of ${STATUSES.join(', ')}.`);

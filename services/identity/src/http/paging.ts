@@ -1,5 +1,4 @@
 import type { FastifyReply } from 'fastify';
-import { isUuid } from '../db/db.ts';
 import { errors } from '../errors/identity-error.ts';
 import { qs } from './query.ts';
 
@@ -13,12 +12,13 @@ export interface Page {
   after: string | undefined;
 }
 
-export function readPage(query: unknown, max = 1000): Page {
+/** `isToken` says whether a `page_token` is one this list hands out (here: an id). */
+export function readPage(query: unknown, isToken: (token: string) => boolean, max = 1000): Page {
   const raw = qs(query, 'page_size') ?? '250';
   const size = /^\d{1,4}$/.test(raw) ? Number(raw) : 0;
   if (size < 1 || size > max) throw errors.badRequest(`page_size must be an integer from 1 to ${max}.`);
   const after = qs(query, 'page_token');
-  if (after !== undefined && !isUuid(after)) throw errors.badRequest('The page token is invalid.');
+  if (after !== undefined && !isToken(after)) throw errors.badRequest('The page token is invalid.');
   return { size, after };
 }
 

@@ -58,7 +58,7 @@ export function registerAdminSessionRoutes(app: FastifyInstance, ctx: IdentityCo
     identityId: string | undefined,
     expand: { identity: boolean; devices: boolean },
   ): Promise<Session[]> {
-    const page = readPage(req.query);
+    const page = readPage(req.query, isUuid);
     const active = boolQuery(req.query, 'active');
     const now = ctx.clock.now();
     let q = ctx.db
