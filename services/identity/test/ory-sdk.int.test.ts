@@ -88,9 +88,8 @@ describe('FrontendApi', () => {
       flow: flow.id,
       updateRecoveryFlowBody: { method: 'code', code: lastCode(h, 'sdk-recover@example.com') },
     });
-    const set = done.continue_with?.find(
-      (c): c is ContinueWithSetOrySessionToken => c.action === 'set_ory_session_token',
-    );
+    const set = done.continue_with?.find((c) => c.action === 'set_ory_session_token') as
+      ContinueWithSetOrySessionToken | undefined;
     const { data: session } = await frontend.toSession({ xSessionToken: set!.ory_session_token });
     expect(session.authentication_methods?.[0]?.method).toBe('code_recovery');
   });

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Message } from '@ory/client';
 import type { MailSchema } from '@acme/mail';
 import type { IdentityContext } from '../context.ts';
@@ -50,7 +50,8 @@ function toMessage(row: Row, now: Date): Message {
 }
 
 export function registerCourierRoutes(app: FastifyInstance, ctx: IdentityContext): void {
-  const db = ctx.db.withTables<MailSchema>();
+  // The outbox is @acme/mail's table in the same database (its migrations run with this service's).
+  const db = ctx.db as unknown as Kysely<MailSchema>;
 
   app.get('/admin/courier/messages', async (req, reply) => {
     const page = readPage(req.query, isUuid);
