@@ -17,8 +17,8 @@ import { CreateIdentityBodySchema, insertIdentity, parseBody } from './service.t
  * 4xx when nothing was imported.
  */
 
-export const MAX_BATCH = 1000;
-export const MAX_BATCH_PLAIN = 200;
+const MAX_BATCH = 1000;
+const MAX_BATCH_PLAIN = 200;
 /** 1,000 imported identities with their hashes and addresses fit well within 4 MiB. */
 const BATCH_BODY_LIMIT = 4 * 1024 * 1024;
 
