@@ -94,6 +94,7 @@ const identityFolders = {
   http: ['errors', 'flows', 'sessions'],
   sessions: ['db', 'errors', 'http', 'identities'],
   identities: ['db', 'errors', 'http', 'password', 'sessions', 'strategies', 'throttle'],
+  courier: ['db', 'errors', 'http'],
   throttle: ['db', 'http', 'identities'],
   flows: ['db', 'errors', 'http', 'identities', 'sessions', 'strategies', 'ui'],
   strategies: ['db', 'errors', 'flows', 'identities', 'password', 'sessions', 'throttle', 'ui'],

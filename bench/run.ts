@@ -8,6 +8,7 @@
 // `events-write` what writing security events costs password sign-in (its own interleaved rounds);
 // `front-door` nginx in front of two processes against one: health, whoami, refresh (bench/front-door.ts);
 // `tracing` what OpenTelemetry tracing costs password login and refresh (bench/tracing-cost.ts);
+// `import` the identity import of BENCH_IMPORT_IDENTITIES people (default 100,000; bench/identity-import.ts);
 // none is part of the default set), BENCH_ENUM_PAIRS (known/unknown address pairs
 // per entry point, default 1000), BENCH_BROWSER_RUNS (default 20), BENCH_LIFECYCLE_RUNS (runs of the
 // account lifecycle model with a random seed, printed; default 100), BENCH_LIFECYCLE_STEPS (at most
@@ -31,6 +32,7 @@ import { benchEventsWrite } from './events-write.ts';
 import { benchFrontDoor } from './front-door.ts';
 import { benchTracingCost } from './tracing-cost.ts';
 import { benchLifecycleModel } from './lifecycle-model.ts';
+import { benchIdentityImport } from './identity-import.ts';
 import { pinServerSide } from './load/child.ts';
 import { medianOf } from './median.ts';
 import { writeReadmeTable } from './readme-table.ts';
@@ -110,6 +112,11 @@ const workloads: [string, (o: typeof opts) => Promise<unknown>][] = [
   ['events-write', (o) => benchEventsWrite({ ...o, rounds: Math.max(rounds, 5) })],
   // Tracing on (always_on, exported) against off, as processes; its own interleaved rounds too.
   ['tracing', (o) => benchTracingCost({ ...o, rounds: Math.max(rounds, 5) })],
+  // `npm run admin -- identities:import` of BENCH_IMPORT_IDENTITIES (default 100,000) people, timed.
+  [
+    'import',
+    () => benchIdentityImport({ identities: Number(process.env.BENCH_IMPORT_IDENTITIES ?? 100_000) }),
+  ],
   // Not a speed figure: the account lifecycle model with a random seed (printed) and more runs.
   [
     'lifecycle',

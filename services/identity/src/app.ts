@@ -38,6 +38,9 @@ import { createPasswordHasher } from './password/hasher.ts';
 import { createIdentityMetrics } from './metrics.ts';
 import { instrumentFastify } from '@acme/service-kit/metrics';
 import { registerSessionRoutes } from './sessions/routes.ts';
+import { registerAdminSessionRoutes } from './sessions/admin-routes.ts';
+import { registerCourierRoutes } from './courier/admin-routes.ts';
+import { registerBatchImportRoute } from './identities/batch-import.ts';
 import { registerSecurityEventRoutes } from './identities/security-event-routes.ts';
 import { registerLockoutAdminRoutes } from './throttle/admin-routes.ts';
 
@@ -240,6 +243,9 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
   registerAdminGuard(admin, config.admin, (r) => new IdentityError(r.status, { reason: r.message }));
   registerAdminRecoveryRoutes(admin, ctx, engine);
   registerAdminRoutes(admin, ctx);
+  registerAdminSessionRoutes(admin, ctx);
+  registerCourierRoutes(admin, ctx);
+  registerBatchImportRoute(admin, ctx);
   registerLockoutAdminRoutes(admin, ctx);
   registerSecurityEventRoutes(admin, ctx);
 

@@ -5,7 +5,7 @@ import { totpCodeAt } from '../src/strategies/totp/totp.ts';
 import { createTestDb, migrate, type Database } from '@acme/db';
 import { FakeClock } from '@acme/db/clock';
 import { closeWithManagement, startManagementServer } from '@acme/service-kit/management';
-import { createApp, type IdentityApp } from '../src/app.ts';
+import { createApp, type IdentityApp, type Mailer } from '../src/app.ts';
 import { createIdentityAdminClient } from '@acme/identity-contract/admin-client';
 import { loadConfig, type Config } from '../src/config.ts';
 import type { Registry } from '../src/flows/strategy.ts';
@@ -38,7 +38,7 @@ export function lastCode(h: Harness, to: string): string {
 export async function startHarness(
   env: Record<string, string> = {},
   shared?: { db: Database; clock: FakeClock },
-  options: { strategies?: Registry; logger?: pino.Logger } = {},
+  options: { strategies?: Registry; logger?: pino.Logger; mailer?: Mailer } = {},
 ): Promise<Harness> {
   const db = shared?.db ?? (await createTestDb());
   const clock = shared?.clock ?? new FakeClock(new Date('2026-03-01T10:00:00.000Z'));
@@ -48,7 +48,8 @@ export async function startHarness(
   // OAUTH2_ADMIN_URL points at a closed port unless a test brings its own stand-in.
   const config0 = loadConfig({ LOG_LEVEL: 'silent', OAUTH2_ADMIN_URL: 'http://127.0.0.1:9', ...env });
   const mailbox: Mail[] = [];
-  const mailer = {
+  // The outbox itself when a test reads it (the courier API); else a mailbox in memory.
+  const mailer = options.mailer ?? {
     async enqueue(msg: Mail) {
       mailbox.push(msg);
     },

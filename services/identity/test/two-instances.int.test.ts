@@ -50,4 +50,28 @@ describe('two instances on one database', () => {
     ).toBe(204);
     expect((await onB.get('/sessions/whoami', { accept: 'json' })).status).toBe(401);
   });
+
+  it("an operator's DELETE /admin/sessions/{id} on one instance ends the session another instance has cached", async () => {
+    await createUser(a, 'cached@example.com');
+    const onB = new Browser(b.publicUrl);
+    const init = await onB.get('/self-service/login/browser', { accept: 'json' });
+    const res = await submitFlow(onB, 'login', init.body, {
+      method: 'password',
+      identifier: 'cached@example.com',
+      password: DEMO_PASSWORD,
+      csrf_token: csrfOf(init.body),
+    });
+    expect(res.status, res.text).toBe(200);
+    // B answers from its cache from now on.
+    expect((await onB.get('/sessions/whoami', { accept: 'json' })).status).toBe(200);
+    const hits = b.app.ctx.sessionCache.stats.hits;
+    expect((await onB.get('/sessions/whoami', { accept: 'json' })).status).toBe(200);
+    expect(b.app.ctx.sessionCache.stats.hits).toBe(hits + 1);
+
+    const ended = await new Browser(a.adminUrl).request('DELETE', `/admin/sessions/${res.body.session.id}`);
+    expect(ended.status).toBe(204);
+    await expect
+      .poll(async () => (await onB.get('/sessions/whoami', { accept: 'json' })).status, { timeout: 5000 })
+      .toBe(401);
+  });
 });

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { adminAuthHeaders, adminKeySchema, callerKey } from '@acme/service-kit/admin-access';
 import { settingsFromFiles, type PartSettings } from '@acme/service-kit/config';
+import { importIdentities } from './cli-import.ts';
 
 export interface CliIo {
   env: Record<string, string | undefined>;
@@ -39,6 +40,9 @@ Commands:
   api-client:list --org <organisationId>
   api-client:revoke --id <clientId> [--as <admin email>]
   account:unlock --email <email>      ends the sign-in lockout of an address (password, codes, 2FA)
+  identities:import <file.jsonl>      one identity a line (Kratos's identity body, password hashes in
+                                      argon2id, bcrypt, PBKDF2 or scrypt); safe to run again: an
+                                      address with an account already is skipped; progress on stderr
   client:create [--file <client.json>] [--name <name>] [--grant-types <a,b>] [--redirect-uris <a,b>]
                 [--post-logout-redirect-uris <a,b>] [--auth-method <method>] [--scopes <a,b>]
                 [--owner <owner>] [--skip-consent]
@@ -82,7 +86,7 @@ Commands:
           prints the new secret; the old one signs beside it for 24 hours
 
 Talks to the user service admin API at USERS_ADMIN_URL (default http://localhost:4456), for
-account:unlock to the identity admin API at IDENTITY_ADMIN_URL (default http://localhost:4434), for
+account:unlock and identities:import to the identity admin API at IDENTITY_ADMIN_URL (default http://localhost:4434), for
 client:* and keys:* to the authorization server's admin API at OAUTH2_ADMIN_URL (default
 http://localhost:4445), for requests:list to the agent service admin API at AGENT_ADMIN_URL (default
 http://localhost:4467), and prints JSON. When the admin APIs require a key, set USERS_ADMIN_KEY,
@@ -535,6 +539,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return 0;
     }
     if (command === undefined) throw new UsageError('a command is required');
+    if (command === 'identities:import') {
+      if (positionals.length !== 2) throw new UsageError('identities:import takes one file');
+      return await runImport(positionals[1]!, io);
+    }
     if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]}`);
     call = toCall(command, values, io.env);
   } catch (error) {
@@ -542,35 +550,21 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
 
-  const target = ADMIN_APIS[call.api ?? 'users'];
-  let env: Record<string, string | undefined>;
-  let keys: readonly string[] | undefined;
-  try {
-    // The key may be a list being rotated (the first is sent) or come from a file (X_FILE).
-    env = settingsFromFiles(io.env, [target.urlVar, target.keyVar]);
-    const parsed = adminKeySchema.safeParse(env[target.keyVar] || undefined);
-    if (!parsed.success) throw new Error(`${target.keyVar}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
-    keys = parsed.data;
-  } catch (error) {
-    io.err(`${error instanceof Error ? error.message : String(error)}\n`);
-    return 2;
-  }
-  const base = (env[target.urlVar] ?? target.defaultUrl).replace(/\/+$/, '');
-  const key = callerKey(keys);
+  const target = resolveTarget(call.api ?? 'users', io);
+  if (typeof target === 'number') return target;
+  const { base } = target;
   let response: Response;
   try {
     response = await fetch(`${base}${call.path}`, {
       method: call.method,
       headers: {
-        ...adminAuthHeaders(key || undefined),
+        ...target.headers,
         ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       body: call.body === undefined ? undefined : JSON.stringify(call.body),
     });
   } catch (error) {
-    const reason =
-      error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
-    io.err(JSON.stringify({ errorCode: 'UNREACHABLE', message: `Cannot reach ${base}: ${reason}` }, null, 2));
+    io.err(unreachable(base, error));
     return 1;
   }
   const text = await response.text();
@@ -599,4 +593,64 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const next = /[?&]page_token=([^&>]+)[^>]*>; rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
   if (next) io.err(`next page: --page-token ${decodeURIComponent(next)}`);
   return 0;
+}
+
+/** The admin API's base URL and auth headers from the environment, or the exit code of a bad setting. */
+function resolveTarget(
+  api: keyof typeof ADMIN_APIS,
+  io: CliIo,
+): { base: string; headers: Record<string, string> } | number {
+  const target = ADMIN_APIS[api];
+  try {
+    // The key may be a list being rotated (the first is sent) or come from a file (X_FILE).
+    const env = settingsFromFiles(io.env, [target.urlVar, target.keyVar]);
+    const parsed = adminKeySchema.safeParse(env[target.keyVar] || undefined);
+    if (!parsed.success) throw new Error(`${target.keyVar}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    const key = callerKey(parsed.data);
+    return {
+      base: (env[target.urlVar] ?? target.defaultUrl).replace(/\/+$/, ''),
+      headers: adminAuthHeaders(key || undefined),
+    };
+  } catch (error) {
+    io.err(`${error instanceof Error ? error.message : String(error)}\n`);
+    return 2;
+  }
+}
+
+function unreachable(base: string, error: unknown): string {
+  const reason = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+  return JSON.stringify({ errorCode: 'UNREACHABLE', message: `Cannot reach ${base}: ${reason}` }, null, 2);
+}
+
+/** `identities:import <file.jsonl>` against the identity service's admin API (cli-import.ts). */
+async function runImport(file: string, io: CliIo): Promise<number> {
+  const target = resolveTarget('identity', io);
+  if (typeof target === 'number') return target;
+  try {
+    const summary = await importIdentities(
+      file,
+      async (body) => {
+        const res = await fetch(`${target.base}/admin/identities`, {
+          method: 'PATCH',
+          headers: { ...target.headers, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        const text = await res.text();
+        let parsed: unknown = text;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          // not JSON: reported as the batch's refusal
+        }
+        return { status: res.status, body: parsed };
+      },
+      (line) => io.err(line),
+    );
+    io.out(JSON.stringify(summary, null, 2));
+    return summary.failed === 0 ? 0 : 1;
+  } catch (error) {
+    if (error instanceof TypeError && error.cause instanceof Error) io.err(unreachable(target.base, error));
+    else io.err(error instanceof Error ? error.message : String(error));
+    return 1;
+  }
 }

@@ -1,3 +1,4 @@
+import { pbkdf2Sync, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { SoftAuthenticator } from '../../identity/test/strategies/passkey/soft-authenticator.ts';
 import { platformAuthorizeUrl } from './auth-stack.ts';
@@ -927,6 +928,48 @@ const connectDirectory = (): Step =>
     (w) => w.scimToken === undefined,
   );
 
+/**
+ * The operator imports the person from another system (`PATCH /admin/identities` on the identity
+ * service): the owner's old password as a PBKDF2 hash, the address marked proven (the operator vouches
+ * for it, as Kratos honours `verified` on import). The owner claims the account by signing in with that
+ * old password. An address taken already (a stranger's self sign-up) is that item's 409: nothing changes.
+ */
+const importPerson = (s: number): Step =>
+  step(`operator imports person${s} with a PBKDF2 hash`, async (w) => {
+    const slot = w.slots[s]!;
+    const password = passwordOf('owner', s);
+    const salt = randomBytes(16);
+    const key = pbkdf2Sync(password, salt, 1000, 32, 'sha256');
+    const { res, body } = await new Jar().fetch(`${w.stack.urls.identityAdmin}/admin/identities`, {
+      method: 'PATCH',
+      headers: JSON_ACCEPT,
+      json: {
+        identities: [
+          {
+            create: {
+              schema_id: 'default',
+              traits: { email: slot.email, name: { first: 'Imported', last: 'Person' } },
+              verifiable_addresses: [{ value: slot.email, verified: true, via: 'email' }],
+              credentials: {
+                password: {
+                  config: {
+                    hashed_password: `$pbkdf2-sha256$i=1000,l=32$${salt.toString('base64')}$${key.toString('base64')}`,
+                  },
+                },
+              },
+            },
+          },
+        ],
+      },
+    });
+    const item = body?.identities?.[0];
+    if (item?.action !== 'create') return `refused (${res.status})`;
+    w.proven.add(slot.email);
+    slot.owner.password = password;
+    slot.identityId ??= item.identity;
+    return 'imported';
+  });
+
 /** The organisation's directory creates the person (SCIM). */
 const scimCreate = (s: number): Step =>
   step(
@@ -1058,6 +1101,7 @@ const lifecycleCommands = [
   fc.boolean().map((on) => enforce(on)),
   fc.boolean().map((on) => breakGlass(on)),
   fc.constant(rootStepsDown()),
+  slot.map((s) => importPerson(s)),
 ];
 
 /**
@@ -1117,6 +1161,7 @@ export const steps = {
   enforce,
   breakGlass,
   rootStepsDown,
+  importPerson,
 };
 
 /** Replays one sequence on a fresh organisation: the steps' log, or the violation thrown. */

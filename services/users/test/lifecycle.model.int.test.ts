@@ -76,6 +76,15 @@ describe('account lifecycle model', () => {
       'abuse: a person deactivated in the console keeps an API client that gets tokens',
       () => [steps.ownerSso(0), steps.makeApiClient(0), steps.consoleActive(0, false)],
     ],
+    [
+      "abuse: pre-hijack: an operator's import of the owner's address adopts a stranger's self-registered account",
+      () => [steps.register(0, 'stranger'), steps.importPerson(0), steps.signIn(0, 'stranger')],
+    ],
+    [
+      // The user service knows no imported person: its invitation is refused (the address has an account).
+      'an imported person claims the account with their old password; an invitation to the address is refused',
+      () => [steps.importPerson(0), steps.signIn(0, 'owner'), steps.invite(0, 'member')],
+    ],
   ];
   for (const [name, sequence] of known) {
     it(

@@ -6,7 +6,7 @@ import { recordSecurityEvent } from '../db/security-events.ts';
 import { errors } from '../errors/identity-error.ts';
 import { readJson } from '../http/body.ts';
 import { qs } from '../http/query.ts';
-import { findSessionById, revokeIdentitySessions, toApiSession } from '../sessions/repo.ts';
+import { revokeIdentitySessions } from '../sessions/repo.ts';
 import { applyJsonPatch } from './json-patch.ts';
 import { endRecoveryFlows } from './recovery-flows.ts';
 import { reclaimUnprovenAccount } from './unproven.ts';
@@ -273,17 +273,4 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: IdentityContext):
       );
     },
   );
-
-  app.get('/admin/sessions/:id', async (req, reply) => {
-    const { id } = req.params as { id: string };
-    const expand = z
-      .array(z.string())
-      .safeParse([(req.query as Record<string, unknown>).expand].flat().filter(Boolean));
-    const wants = new Set((expand.success ? expand.data : []).map((s) => s.toLowerCase()));
-    const s = isUuid(id) ? await findSessionById(ctx.db, id, ctx.clock.now()) : undefined;
-    if (!s) throw errors.notFound('The requested session could not be found or is no longer active.');
-    const body = toApiSession(s, ctx.config.publicUrl, wants.has('identity'));
-    if (!wants.has('devices')) delete body.devices;
-    return reply.send(body);
-  });
 }

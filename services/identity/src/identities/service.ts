@@ -10,6 +10,7 @@ import { checkPasswordPolicy } from '../password/policy.ts';
 import { resetLogin } from '../throttle/attempts.ts';
 import { normalizeIdentifier } from '../throttle/backoff.ts';
 import {
+  addAddresses,
   loadIdentity,
   normalizeEmail,
   syncAddresses,
@@ -62,7 +63,7 @@ function checkTraits(traits: unknown): Traits {
   return r.traits;
 }
 
-/** Plain passwords go through the policy and get hashed; imported hashes must be argon2 or bcrypt. */
+/** Plain passwords go through the policy and get hashed; imported hashes must be a supported format. */
 async function passwordConfig(
   cred: z.infer<typeof PasswordCredential> | undefined,
   identifier: string,
@@ -82,7 +83,9 @@ async function passwordConfig(
   }
   if (typeof hashed_password === 'string') {
     if (!isSupportedHash(hashed_password))
-      throw errors.badRequest('The hashed password is not a supported argon2 or bcrypt hash.');
+      throw errors.badRequest(
+        'The hashed password is not a supported argon2, bcrypt, PBKDF2 or scrypt hash (or its parameters are out of bounds).',
+      );
     return { hashed_password };
   }
   throw errors.badRequest('credentials.password.config needs password or hashed_password.');
@@ -103,10 +106,24 @@ export async function createIdentity(
   input: CreateIdentityInput,
   hash: HashFn = hashPassword,
 ): Promise<LoadedIdentity> {
+  return (await loadIdentity(db, await insertIdentity(db, clock, input, hash)))!;
+}
+
+/**
+ * Validates and writes one new identity in its own transaction, answering its id: an identity is
+ * written whole or not at all. A taken address is a 409.
+ */
+export async function insertIdentity(
+  db: Db,
+  clock: Clock,
+  input: CreateIdentityInput,
+  hash: HashFn = hashPassword,
+): Promise<string> {
   checkSchemaId(input.schema_id);
   const traits = checkTraits(input.traits);
   const email = normalizeEmail(traits.email);
   const password = await passwordConfig(input.credentials?.password, email, hash);
+  // The operator vouches for a proven address (as Kratos honours `verified` on import).
   const verified = input.verifiable_addresses?.some(
     (a) => normalizeEmail(a.value) === email && a.verified === true,
   );
@@ -129,12 +146,12 @@ export async function createIdentity(
         })
         .execute();
       if (password) await upsertCredential(trx, id, 'password', password, [email], now);
-      await syncAddresses(trx, id, traits, now, verified ?? false);
+      await addAddresses(trx, id, traits, now, verified ?? false);
     });
   } catch (e) {
     conflictOr(e);
   }
-  return (await loadIdentity(db, id))!;
+  return id;
 }
 
 export interface UpdateInput {

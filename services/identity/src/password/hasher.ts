@@ -3,6 +3,7 @@ import { hash as argonHash, verify as argonVerify, parseOptions } from '@node-rs
 import type { Algorithm } from '@node-rs/argon2';
 import bcrypt from 'bcryptjs';
 import { errors } from '../errors/identity-error.ts';
+import { isImportedHash, verifyImportedHash } from './imported-hashes.ts';
 import { createWorkPool, PoolSaturatedError, type PoolOptions, type WorkPool } from './pool.ts';
 
 /** OWASP's argon2id minimum: 19 MiB, t=2, p=1. `@node-rs/argon2` hashes on libuv's thread pool. */
@@ -13,15 +14,31 @@ export async function hashPassword(password: string): Promise<string> {
   return argonHash(password, { ...ARGON2_PARAMS, algorithm: ARGON2ID });
 }
 
+/** argon2 (any variant), bcrypt, or an imported PBKDF2 or scrypt hash (`imported-hashes.ts`). */
 export function isSupportedHash(hashed: string): boolean {
-  return /^\$argon2(id|i|d)\$/.test(hashed) || /^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/.test(hashed);
+  if (hashed.startsWith('$argon2')) return isArgon2(hashed);
+  return /^\$2[aby]\$(0[4-9]|1\d|2\d|3[01])\$[./A-Za-z0-9]{53}$/.test(hashed) || isImportedHash(hashed);
 }
 
-/** Verifies against argon2 (any variant/params) or bcrypt. Never throws on a malformed hash. */
+function isArgon2(hashed: string): boolean {
+  if (!/^\$argon2(id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/.test(hashed))
+    return false;
+  try {
+    const o = parseOptions(hashed);
+    // Bounded as the imported hashes are: one sign-in never costs more than 256 MiB or so.
+    return o.memoryCost! <= 262_144 && o.timeCost! <= 16 && o.parallelism! <= 16;
+  } catch {
+    return false;
+  }
+}
+
+/** Verifies against argon2 (any variant/params), bcrypt, PBKDF2 or scrypt. Never throws on a malformed hash. */
 export async function verifyPassword(hashed: string, password: string): Promise<boolean> {
   try {
     if (hashed.startsWith('$argon2')) return await argonVerify(hashed, password);
     if (/^\$2[aby]\$/.test(hashed)) return await bcrypt.compare(password, hashed);
+    if (hashed.startsWith('$pbkdf2-') || hashed.startsWith('$scrypt$'))
+      return await verifyImportedHash(hashed, password);
   } catch {
     return false;
   }

@@ -102,6 +102,17 @@ export function registerAdminRecoveryRoutes(
   ctx: IdentityContext,
   engine: FlowEngine,
 ): void {
+  /**
+   * Kratos's link method is not offered: its token travels in the URL, where browser history,
+   * proxies and logs keep it. The operator gets a code instead (`/admin/recovery/code`, whose
+   * `recovery_link` opens the flow without carrying the code).
+   */
+  app.post('/admin/recovery/link', async () => {
+    throw errors.badRequest(
+      'The link recovery method is not enabled: create a recovery code with POST /admin/recovery/code instead.',
+    );
+  });
+
   app.post('/admin/recovery/code', async (req, reply) => {
     const body = readJson(req) as { identity_id?: unknown; expires_in?: unknown };
     if (typeof body !== 'object' || body === null || typeof body.identity_id !== 'string')
