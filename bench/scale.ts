@@ -114,7 +114,7 @@ async function cleanupOnce(db: Database) {
   return performance.now() - t0;
 }
 
-async function measureSize(people: number, opts: SizeOptions): Promise<Record<string, unknown>> {
+async function measureSize(people: number, opts: SizeOptions) {
   const { db, drop } = await databaseFor(people, opts.serverUrl);
   const cleanup: (() => Promise<unknown>)[] = [];
   try {
@@ -278,7 +278,9 @@ async function measureSize(people: number, opts: SizeOptions): Promise<Record<st
 }
 
 /** Per workload: the figure that must stay flat, and whether more is better. */
-const FIGURES: [string, (r: Record<string, any>) => number, 'lower' | 'higher'][] = [
+type SizeFigures = Awaited<ReturnType<typeof measureSize>>;
+
+const FIGURES: [string, (r: SizeFigures) => number, 'lower' | 'higher'][] = [
   ['whoami (req/s, no cache)', (r) => r.whoami.requestsPerSec, 'higher'],
   ['password login (logins/s)', (r) => r.passwordLogin.requestsPerSec, 'higher'],
   ['code exchange (req/s)', (r) => r.codeExchange.requestsPerSec, 'higher'],
@@ -293,7 +295,7 @@ const FIGURES: [string, (r: Record<string, any>) => number, 'lower' | 'higher'][
 ];
 
 /** Rows of workload × size: the figure and its cost ratio to the first size (>1: costlier). */
-export function scaleTable(sizes: Record<string, any>[]) {
+export function scaleTable(sizes: SizeFigures[]) {
   return FIGURES.map(([name, pick, better]) => {
     const base = sizes[0] ? pick(sizes[0]) : 0;
     return {
@@ -312,7 +314,7 @@ export function scaleTable(sizes: Record<string, any>[]) {
 }
 
 export async function benchScale(opts: Omit<SizeOptions, 'samples'> & { sizes: number[]; samples?: number }) {
-  const sizes: Record<string, unknown>[] = [];
+  const sizes: (SizeFigures & { totalSec: number })[] = [];
   const started = performance.now();
   for (const people of opts.sizes) {
     console.log(`▶ scale ${people} people on ${opts.serverUrl ? 'PostgreSQL' : 'PGlite'}`);

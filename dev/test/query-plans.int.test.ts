@@ -181,4 +181,22 @@ describe('hot queries never scan a large table sequentially', () => {
       }),
     ).toEqual([]);
   });
+
+  it('SCIM pages walked one after another (keyset after the first) match offset paging, everyone once', async () => {
+    const ctx = usersCtx();
+    const walked: string[] = [];
+    for (let startIndex = 1; ; startIndex += 500) {
+      const page = await listUsers(ctx, scope, [], { startIndex, count: 500 });
+      walked.push(...page.Resources.map((r) => r.id));
+      if (page.Resources.length < 500) break;
+    }
+    const byOffset = await typed<UsersDb>(db)
+      .selectFrom('users')
+      .select('id')
+      .where('organisation_id', '=', largest)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    expect(walked).toEqual(byOffset.map((r) => r.id));
+  });
 });
