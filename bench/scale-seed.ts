@@ -9,7 +9,7 @@ import { sql, type Database } from '@acme/db';
 const LARGE_SHARE = 0.3;
 const LARGE_SIZE = 50_000;
 /** Security events each person has in their organisation's log. */
-export const EVENTS_PER_PERSON = 10;
+const EVENTS_PER_PERSON = 10;
 /** One in this many people also has an expired session, an old finished flow and an expired grant (cleanup's work). */
 const EXPIRED_EVERY = 10;
 // Names are two syllables each (400 first names, 400 last names), so that a three-letter prefix
@@ -40,7 +40,7 @@ export interface Layout {
 }
 
 /** A few organisations of up to 50,000 hold 30 % of the people; the rest are in organisations of 5 to 94. */
-export function layout(people: number): Layout {
+function layout(people: number): Layout {
   const largeCount = Math.max(1, Math.round((people * LARGE_SHARE) / LARGE_SIZE));
   const largeSize = Math.min(LARGE_SIZE, Math.round((people * LARGE_SHARE) / largeCount));
   const organisations: { size: number; first: number }[] = [];
@@ -62,9 +62,8 @@ const uuidOf = (prefix: string, n: number) =>
     /^(.{8})(.{4})(.{4})(.{4})(.{12})$/,
     '$1-$2-$3-$4-$5',
   );
-/** The id of person `n` in the identity service (its users-service row uses `userId`). */
+/** The id of person `n` in the identity service. */
 export const identityId = (n: number) => uuidOf('1d000000000040008000', n);
-export const userId = (n: number) => uuidOf('05e00000000040008000', n);
 export const organisationId = (n: number) => uuidOf('0a900000000040008000', n);
 export const emailOf = (n: number) => `p${n}@scale.example`;
 

@@ -295,7 +295,7 @@ const FIGURES: [string, (r: SizeFigures) => number, 'lower' | 'higher'][] = [
 ];
 
 /** Rows of workload × size: the figure and its cost ratio to the first size (>1: costlier). */
-export function scaleTable(sizes: SizeFigures[]) {
+function scaleTable(sizes: SizeFigures[]) {
   return FIGURES.map(([name, pick, better]) => {
     const base = sizes[0] ? pick(sizes[0]) : 0;
     return {

@@ -4,7 +4,7 @@ import type { IdentityDb } from './schema.ts';
 
 const DAY = 24 * 3600_000;
 /** Rows per delete statement: a backlog of a million expired sessions never becomes one long transaction. */
-export const CLEANUP_BATCH = 1000;
+const CLEANUP_BATCH = 1000;
 
 /**
  * Deletes what can no longer be used: flows a day after expiry, sessions a week after expiry or
