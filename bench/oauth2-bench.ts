@@ -33,7 +33,11 @@ import { CLIENT_ID, listen, plainProvider, REDIRECT_URI, RESOURCE } from './plai
 const BATCH = 250;
 
 /** Where a target keeps its records: PGlite in process, or a database of its own on a PostgreSQL server. */
-export type Storage = { kind: 'pglite' } | { kind: 'postgres'; serverUrl: string; instances: 1 | 2 };
+export type Storage =
+  | { kind: 'pglite' }
+  | { kind: 'postgres'; serverUrl: string; instances: 1 | 2 }
+  /** A database the caller made (and closes): the scale bench's seeded one. */
+  | { kind: 'seeded'; db: Database };
 
 interface Target {
   name: string;
@@ -152,7 +156,7 @@ async function realCode(url: string, adminUrl: string, issuer: string) {
 }
 
 /** Our server on `storage`: in this process, or (PostgreSQL, 2 instances) the cluster's processes behind nginx. */
-async function startOurs(storage: Storage): Promise<Target> {
+export async function startOurs(storage: Storage): Promise<Target> {
   const cleanup: (() => Promise<unknown>)[] = [];
   const close = async () => {
     for (const step of cleanup.reverse()) await step().catch(() => undefined);
@@ -188,8 +192,13 @@ async function startOurs(storage: Storage): Promise<Target> {
       });
       provider = minting.provider;
     } else {
-      const db = storage.kind === 'postgres' ? (await freshDatabase(storage.serverUrl)).db : await createDb();
-      cleanup.push(() => db.close());
+      const db =
+        storage.kind === 'seeded'
+          ? storage.db
+          : storage.kind === 'postgres'
+            ? (await freshDatabase(storage.serverUrl)).db
+            : await createDb();
+      if (storage.kind !== 'seeded') cleanup.push(() => db.close());
       await migrate(db, 'oauth2', migrations);
       const publicServer = createServer();
       url = await listen(publicServer);
@@ -430,7 +439,7 @@ function percentile(sorted: number[], p: number): number {
   return Math.round((sorted[Math.max(0, index)] ?? 0) * 100) / 100;
 }
 
-async function measure(
+export async function measure(
   target: Target,
   kind: 'code' | 'refresh',
   opts: { durationSec: number; connections: number },
@@ -512,7 +521,7 @@ export async function benchOAuth2(opts: {
   const ratio = (w: Record<string, Figures>) =>
     w.ours && w[PEER] ? Math.round((w.ours.requestsPerSec / w[PEER].requestsPerSec) * 100) / 100 : null;
   const where =
-    storage.kind === 'pglite'
+    storage.kind !== 'postgres'
       ? 'in process, ours on PGlite vs plain oidc-provider 9 on the same storage (PGlite of its own, same adapter; the ratio) and on its memory adapter (reference)'
       : storage.instances === 1
         ? 'PostgreSQL, one in-process instance each; ours vs plain oidc-provider 9 on the same server (a database of its own, same adapter)'

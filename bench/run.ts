@@ -33,6 +33,7 @@ import { benchFrontDoor } from './front-door.ts';
 import { benchTracingCost } from './tracing-cost.ts';
 import { benchLifecycleModel } from './lifecycle-model.ts';
 import { benchIdentityImport } from './identity-import.ts';
+import { benchScale } from './scale.ts';
 import { pinServerSide } from './load/child.ts';
 import { medianOf } from './median.ts';
 import { writeReadmeTable } from './readme-table.ts';
@@ -67,6 +68,48 @@ if (process.argv.includes('soak')) {
   const { samples: _samples, ...summary } = soak;
   console.log(JSON.stringify(summary, null, 2));
   process.exit(soak.pass ? 0 : 1);
+}
+
+const scaleSizes = (fallback: string) =>
+  (process.env.BENCH_SCALE_SIZES ?? fallback)
+    .split(',')
+    .map((n) => Number(n.replace(/k$/i, '000').replace(/m$/i, '000000')));
+
+// `BENCH_ONLY=scale`: cost as the work grows (bench/scale.ts), alone; PGlite, or PostgreSQL with `--postgres`.
+if (process.env.BENCH_ONLY === 'scale') {
+  const pinning = pinServerSide();
+  const onPostgres = process.argv.includes('--postgres');
+  const cluster = onPostgres ? await startCluster() : undefined;
+  let scale;
+  try {
+    scale = await benchScale({
+      sizes: scaleSizes(onPostgres ? '10k,100k,1m' : '10k,100k'),
+      durationSec: Number(process.env.BENCH_DURATION ?? 5),
+      connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
+      ...(cluster ? { serverUrl: cluster.url } : {}),
+    });
+  } finally {
+    cluster?.stop();
+  }
+  const dir = join(import.meta.dirname, 'results');
+  await mkdir(dir, { recursive: true });
+  const startedAt = new Date().toISOString();
+  const body = JSON.stringify(
+    {
+      startedAt,
+      gitSha,
+      pinning,
+      machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
+      ...scale,
+    },
+    null,
+    2,
+  );
+  const kind = onPostgres ? 'scale-postgres' : 'scale-pglite';
+  await writeFile(join(dir, `${kind}-${startedAt}.json`.replaceAll(':', '-')), body);
+  await writeFile(join(dir, `${kind}-latest.json`), body);
+  console.log(`\nWritten to bench/results/${kind}-latest.json.`);
+  process.exit(0);
 }
 
 if (process.argv.includes('--postgres')) {

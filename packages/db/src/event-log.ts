@@ -1,4 +1,5 @@
 import { sql, type Expression, type QueryExecutorProvider, type SqlBool } from 'kysely';
+import { deleteInBatches } from './batched-delete.ts';
 
 // The security event logs of the identity service (`identity_security_events`) and the user service
 // (`security_events`) are read and trimmed the same way: newest first by (occurred_at, id), paged by
@@ -29,15 +30,5 @@ export async function deleteOlderInBatches(
   cutoff: Date,
   batchSize: number,
 ): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const result = await sql`
-      delete from ${sql.table(table)}
-      where id in (select id from ${sql.table(table)} where occurred_at < ${cutoff} limit ${batchSize})`.execute(
-      db,
-    );
-    const deleted = Number(result.numAffectedRows ?? 0);
-    total += deleted;
-    if (deleted < batchSize) return total;
-  }
+  return deleteInBatches(db, { table, where: sql`occurred_at < ${cutoff}`, batchSize });
 }

@@ -18,6 +18,9 @@ import {
 export type { WorkerMemory } from './pglite-worker-client.ts';
 
 export { sql };
+// For tests that record and EXPLAIN the statements a code path sends (dev/test/query-plans.pg.int.test.ts).
+export { CompiledQuery, PostgresQueryCompiler } from 'kysely';
+export type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs } from 'kysely';
 export {
   migrate,
   migrateAll,

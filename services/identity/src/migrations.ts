@@ -324,6 +324,19 @@ create table identity_security_event_feed_counter (id int primary key check (id 
 insert into identity_security_event_feed_counter (id, last) values (1, 0);
 `,
   },
+  {
+    // Cost at size (issue 38): the cleanup (db/cleanup.ts) deletes in batches by these conditions;
+    // without an index each batch scanned the whole table (a million sessions: every ten minutes,
+    // thousands of full scans).
+    name: '538_cleanup_indexes',
+    sql: `
+create index identity_flows_expires_at on identity_flows (expires_at);
+create index identity_sessions_expires_at on identity_sessions (expires_at);
+create index identity_sessions_revoked_updated_at on identity_sessions (updated_at) where active = false;
+create index identity_errors_created_at on identity_errors (created_at);
+create index identity_login_throttle_updated_at on identity_login_throttle (updated_at);
+`,
+  },
 ];
 
 /**

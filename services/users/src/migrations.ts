@@ -510,4 +510,36 @@ export const migrations: Migration[] = [
     name: '461_webhook_deliveries_endpoint',
     sql: 'create index webhook_deliveries_endpoint on webhook_deliveries (endpoint_id, created_at desc, id desc)',
   },
+  {
+    // Cost at size (issue 38): the console lists an organisation's members by address, page by page,
+    // read in index order rather than sorting the organisation's 50,000 people for each page.
+    name: '538_users_organisation_email',
+    sql: 'create index users_organisation_email on users (organisation_id, email)',
+  },
+  {
+    // SCIM lists an organisation's people in (created_at, id) order; deep pages continue by keyset
+    // from the previous page's last row (scim/users.ts), a range scan on this index. The role rides
+    // along so that the list's total (provider staff excluded) is counted from the index alone.
+    name: '539_users_organisation_created',
+    sql: 'create index users_organisation_created on users (organisation_id, created_at, id) include (role)',
+  },
+  {
+    // The console's member search matches the start of the address, the full name or the last name
+    // (console/members.ts): one index range each within the organisation.
+    name: '540_users_search_email',
+    sql: 'create index users_search_email on users (organisation_id, email text_pattern_ops)',
+  },
+  {
+    name: '541_users_search_name',
+    sql: "create index users_search_name on users (organisation_id, lower(first_name || ' ' || last_name) text_pattern_ops)",
+  },
+  {
+    name: '542_users_search_last_name',
+    sql: 'create index users_search_last_name on users (organisation_id, lower(last_name) text_pattern_ops)',
+  },
+  {
+    // SCIM's lists leave out the people the directory deleted: a few, found through this index.
+    name: '543_scim_users_deleted',
+    sql: 'create index scim_users_deleted on scim_users (user_id) where deleted_at is not null',
+  },
 ];

@@ -42,4 +42,38 @@ describe('cleanupExpired', () => {
     expect(windows.map((w) => w.key)).toEqual(['127.0.0.1']);
     expect(new Date(windows[0]!.window_start).getTime()).toBe(h.clock.now().getTime());
   });
+
+  it('deletes a backlog larger than one batch, batch after batch, and abandoned social sign-in states', async () => {
+    const now = h.clock.now();
+    const expired = new Date(now.getTime() - 2 * 24 * 3600_000);
+    await h.app.ctx.db
+      .insertInto('identity_oidc_states')
+      .values(
+        Array.from({ length: 7 }, (_, i) => ({
+          state_hash: `abandoned-${i}`,
+          flow_id: '00000000-0000-4000-8000-000000000000',
+          provider: 'google',
+          nonce: 'n',
+          code_verifier: 'v',
+          created_at: expired,
+          expires_at: expired,
+        })),
+      )
+      .execute();
+    await h.app.ctx.db
+      .insertInto('identity_oidc_states')
+      .values({
+        state_hash: 'live',
+        flow_id: '00000000-0000-4000-8000-000000000000',
+        provider: 'google',
+        nonce: 'n',
+        code_verifier: 'v',
+        created_at: now,
+        expires_at: new Date(now.getTime() + 600_000),
+      })
+      .execute();
+    await cleanupExpired(h.app.ctx.db, now, 3);
+    const left = await h.app.ctx.db.selectFrom('identity_oidc_states').select('state_hash').execute();
+    expect(left.map((r) => r.state_hash)).toEqual(['live']);
+  });
 });

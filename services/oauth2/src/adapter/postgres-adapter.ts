@@ -2,6 +2,7 @@ import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import { sql, type Database } from '@acme/db';
 import type { RawBuilder } from 'kysely';
 import type { Clock } from '@acme/db/clock';
+import { deleteInBatches } from '@acme/db/batched-delete';
 import { requestState, type StoredConsent } from '../request-state.ts';
 
 /**
@@ -262,9 +263,20 @@ export function createAdapterRegistry(ctx: AdapterContext): AdapterRegistry {
   return { factory: get, get };
 }
 
-/** Deletes rows past their expiry (run at start-up and periodically). */
-export async function deleteExpired(db: Database, clock: Clock): Promise<void> {
+/** Rows per delete statement: a backlog of expired grants never becomes one long transaction. */
+const CLEANUP_BATCH = 1000;
+
+/**
+ * Deletes rows past their expiry (run at start-up and periodically), in batches of `batchSize`,
+ * each its own statement on the expiry index.
+ */
+export async function deleteExpired(db: Database, clock: Clock, batchSize = CLEANUP_BATCH): Promise<void> {
   const now = clock.now().toISOString();
-  await sql`delete from oauth2_models where expires_at < ${now}::timestamptz`.execute(db.kysely);
-  await sql`delete from oauth2_consent_sessions where expires_at < ${now}::timestamptz`.execute(db.kysely);
+  const where = sql`expires_at < ${now}::timestamptz`;
+  await deleteInBatches(db.kysely, { table: 'oauth2_models', where, batchSize });
+  await deleteInBatches(db.kysely, {
+    table: 'oauth2_consent_sessions',
+    where,
+    batchSize,
+  });
 }

@@ -72,11 +72,16 @@ function toMember(row: MemberRow): Member {
   };
 }
 
-/** `%` and `_` match themselves in a search. */
-function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`).toLowerCase()}%`;
+/** A search matches from the start of the text; `%` and `_` match themselves. */
+function prefixPattern(text: string): string {
+  return `${text.replace(/[\\%_]/g, (c) => `\\${c}`).toLowerCase()}%`;
 }
 
+/**
+ * Members page by page, by address; `q` finds those whose address, full name or last name starts
+ * with it (each an index range in the organisation, so a search costs what it finds, not the
+ * organisation's size).
+ */
 export async function listMembers(
   db: Kysely<UsersDb>,
   organisationId: string,
@@ -84,11 +89,12 @@ export async function listMembers(
 ): Promise<{ members: Member[]; total: number }> {
   let base = db.selectFrom('users').where('organisation_id', '=', organisationId);
   if (options.q !== undefined && options.q.length > 0) {
-    const pattern = likePattern(options.q);
+    const pattern = prefixPattern(options.q);
     base = base.where((eb) =>
       eb.or([
         eb('email', 'like', pattern),
         eb(sql<string>`lower(first_name || ' ' || last_name)`, 'like', pattern),
+        eb(sql<string>`lower(last_name)`, 'like', pattern),
       ]),
     );
   }

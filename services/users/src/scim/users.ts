@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { z } from 'zod';
 import type { UsersContext } from '../context.ts';
 import type { UsersDb } from '../db-types.ts';
@@ -42,13 +42,29 @@ interface UserRow {
   updated_at: Date | null;
 }
 
+/**
+ * The organisation's people SCIM sees: not provider staff, not deleted by the directory. "Not
+ * deleted" is a lookup in the (small) set of deleted ones rather than a condition on the joined row,
+ * so that a count, which reads nothing else of `scim_users`, drops the join and reads the index on
+ * the organisation's people alone.
+ */
 function visibleUsers(db: Db, organisationId: string) {
   return db
     .selectFrom('users')
     .leftJoin('scim_users', 'scim_users.user_id', 'users.id')
     .where('users.organisation_id', '=', organisationId)
     .where('users.role', '!=', 'super-admin')
-    .where('scim_users.deleted_at', 'is', null);
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('scim_users as deleted')
+            .select('deleted.user_id')
+            .whereRef('deleted.user_id', '=', 'users.id')
+            .where('deleted.deleted_at', 'is not', null),
+        ),
+      ),
+    );
 }
 
 const USER_COLUMNS = [
@@ -121,6 +137,28 @@ export async function getUser(ctx: UsersContext, scope: ScimScope, id: string): 
   return toScimUser(scope, row, await groupsOf(ctx.db, [row.id]));
 }
 
+/**
+ * Deep pages by keyset under the `startIndex` contract: when a page ends, the id of its last row is
+ * remembered under (organisation, filter, the next page's startIndex). A client walking the list
+ * page by page asks for exactly that startIndex next, and its page then starts after that row in
+ * (created_at, id) order, an index range scan, instead of skipping startIndex - 1 rows. Any other
+ * startIndex (a jump, another instance, an evicted entry) skips by offset as before. The two agree
+ * while the list does not change between pages; when it does, the keyset page neither repeats nor
+ * skips anyone, which offset paging cannot promise (SCIM leaves paging over a changing list unspecified).
+ */
+const PAGE_ENDS_KEPT = 1000;
+const pageEnds = new Map<string, string>();
+
+function pageEndKey(organisationId: string, conditions: Condition[], startIndex: number): string {
+  return JSON.stringify([organisationId, conditions, startIndex]);
+}
+
+function rememberPageEnd(key: string, lastId: string): void {
+  pageEnds.delete(key);
+  pageEnds.set(key, lastId);
+  if (pageEnds.size > PAGE_ENDS_KEPT) pageEnds.delete(pageEnds.keys().next().value!);
+}
+
 export async function listUsers(
   ctx: UsersContext,
   scope: ScimScope,
@@ -136,18 +174,28 @@ export async function listUsers(
       query = query.where('users.id', '=', c.value);
     }
   }
+  const after = pageEnds.get(pageEndKey(scope.organisationId, conditions, page.startIndex));
+  const ordered = query
+    .select(USER_COLUMNS)
+    .orderBy('users.created_at')
+    .orderBy('users.id')
+    .limit(page.count);
   const [rows, count] = await Promise.all([
     page.count === 0
       ? Promise.resolve([])
-      : query
-          .select(USER_COLUMNS)
-          .orderBy('users.created_at')
-          .orderBy('users.id')
-          .limit(page.count)
-          .offset(page.startIndex - 1)
-          .execute(),
+      : after === undefined
+        ? ordered.offset(page.startIndex - 1).execute()
+        : ordered
+            .where(
+              (eb) =>
+                sql<boolean>`(${eb.ref('users.created_at')}, ${eb.ref('users.id')}) > (select u.created_at, u.id from users u where u.id = ${after})`,
+            )
+            .execute(),
     query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
   ]);
+  const last = rows.at(-1);
+  if (last && rows.length === page.count)
+    rememberPageEnd(pageEndKey(scope.organisationId, conditions, page.startIndex + page.count), last.id);
   const groups = await groupsOf(
     ctx.db,
     rows.map((r) => r.id),
