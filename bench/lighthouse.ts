@@ -109,7 +109,12 @@ export async function benchLighthouse(opts: { runs: number; portOffset: number }
   const out: Record<string, unknown> = { url: '/account/login (platform)', runs: opts.runs };
   for (const preset of ['mobile', 'desktop'] as const) {
     const median = medianOf(runs[preset]) as LighthouseRun;
-    out[preset] = { median, goal: LIGHTHOUSE_GOALS[preset], meetsGoal: meets(preset, median), runs: runs[preset] };
+    out[preset] = {
+      median,
+      goal: LIGHTHOUSE_GOALS[preset],
+      meetsGoal: meets(preset, median),
+      runs: runs[preset],
+    };
     const goal =
       preset === 'mobile'
         ? `goal ≥ ${LIGHTHOUSE_GOALS.mobile.performance}, LCP ≤ ${LIGHTHOUSE_GOALS.mobile.lcpMs} ms, TBT ≤ ${LIGHTHOUSE_GOALS.mobile.tbtMs} ms, CLS ${LIGHTHOUSE_GOALS.mobile.cls}`

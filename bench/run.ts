@@ -1,7 +1,8 @@
 // `npm run bench`: every benchmark workload, written as JSON to bench/results/latest.json (and a
 // time-stamped copy), and bench/README.md's results table regenerated from it.
 // BENCH_DURATION (seconds per workload, default 10), BENCH_CONNECTIONS (default 50),
-// BENCH_ROUNDS (default 3: after a warm-up, the workloads run in interleaved rounds and the
+// BENCH_PORT_OFFSET (the browser and Lighthouse workloads start the system on the usual ports plus this,
+// default 20000 and 21000), BENCH_ROUNDS (default 3: after a warm-up, the workloads run in interleaved rounds and the
 // figures reported are the medians), BENCH_ONLY (comma-separated subset:
 // ceiling,identity,oauth2,browser,lighthouse,enumeration,lifecycle; `whoami` runs only the identity service's whoami
 // workload, `events` the security event log at 1 million events (BENCH_EVENTS) and

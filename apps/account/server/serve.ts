@@ -189,7 +189,12 @@ export async function serveApp(options: ServeAppOptions): Promise<ServedApp> {
       if (login && isLoginPage(req)) {
         const page = login.pick(req);
         if (matchesEtag(req.headers['if-none-match'], page.etag)) {
-          res.writeHead(304, { ...headers, 'Cache-Control': REVALIDATE, ETag: page.etag, Vary: 'Accept-Encoding' });
+          res.writeHead(304, {
+            ...headers,
+            'Cache-Control': REVALIDATE,
+            ETag: page.etag,
+            Vary: 'Accept-Encoding',
+          });
           res.end();
           return;
         }

@@ -24,7 +24,11 @@ export interface LoginViewInput {
  * stays on screen while the challenge is stored, the session checked or the authorization started,
  * rather than "Signing you in…" in its place and the step again after.
  */
-const EMAIL_STEP_MEANWHILE: ReadonlySet<LoginCommand['type']> = new Set(['store-challenge', 'wait', 'authorize']);
+const EMAIL_STEP_MEANWHILE: ReadonlySet<LoginCommand['type']> = new Set([
+  'store-challenge',
+  'wait',
+  'authorize',
+]);
 
 export function selectLoginView(input: LoginViewInput): LoginView {
   const { command } = input;

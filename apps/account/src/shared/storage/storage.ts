@@ -30,11 +30,7 @@ function readCookie(key: string): string | null {
   return null;
 }
 
-function writeCookie(
-  entry: StorageEntry<unknown>,
-  value: string,
-  maxAgeSeconds: number | null,
-): void {
+function writeCookie(entry: StorageEntry<unknown>, value: string, maxAgeSeconds: number | null): void {
   const o = options();
   let cookie = `${entry.key}=${encodeURIComponent(value)}; Path=/; SameSite=Lax`;
   if (maxAgeSeconds !== null) cookie += `; Max-Age=${maxAgeSeconds}`;
@@ -92,7 +88,11 @@ export function write<T>(entry: StorageEntry<T>, value: T, opts: { ttlMs?: numbe
   const raw = JSON.stringify(value);
   if (mediumOf(entry as StorageEntry<unknown>) === 'cookie') {
     const ttl = opts.ttlMs ?? entry.ttlMs;
-    writeCookie(entry as StorageEntry<unknown>, raw, ttl === undefined ? null : Math.max(1, Math.ceil(ttl / 1000)));
+    writeCookie(
+      entry as StorageEntry<unknown>,
+      raw,
+      ttl === undefined ? null : Math.max(1, Math.ceil(ttl / 1000)),
+    );
   } else {
     webStorage(mediumOf(entry as StorageEntry<unknown>)).setItem(entry.key, raw);
   }
