@@ -9,6 +9,7 @@ const base: LoginViewInput = {
   sessionError: null,
   stepNeedsFlow: false,
   step: 'email',
+  challengePending: false,
 };
 
 const cases: [string, Partial<LoginViewInput>, LoginView][] = [
@@ -35,18 +36,19 @@ const cases: [string, Partial<LoginViewInput>, LoginView][] = [
     { kind: 'step', step: 'email' },
   ],
   [
-    'the Email step stays while the session is checked',
-    { command: { type: 'wait' }, sessionState: 'loading' },
+    'with a challenge, the Email step stays while the session is checked',
+    { command: { type: 'wait' }, sessionState: 'loading', challengePending: true },
     { kind: 'step', step: 'email' },
   ],
   [
-    'the Email step stays while the authorization starts',
-    { command: { type: 'authorize' } },
-    { kind: 'step', step: 'email' },
+    'without a challenge the page is about to leave: progress while the session is checked',
+    { command: { type: 'wait' }, sessionState: 'loading' },
+    { kind: 'progress' },
   ],
+  ['an authorization starting: progress', { command: { type: 'authorize' } }, { kind: 'progress' }],
   [
     'any other step waits for the session: progress',
-    { command: { type: 'wait' }, sessionState: 'loading', step: 'password' },
+    { command: { type: 'wait' }, sessionState: 'loading', step: 'password', challengePending: true },
     { kind: 'progress' },
   ],
   ['the step waits for its flow: progress', { stepNeedsFlow: true }, { kind: 'progress' }],
