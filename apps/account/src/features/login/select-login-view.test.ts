@@ -9,7 +9,6 @@ const base: LoginViewInput = {
   sessionError: null,
   stepNeedsFlow: false,
   step: 'email',
-  challengePending: false,
 };
 
 const cases: [string, Partial<LoginViewInput>, LoginView][] = [
@@ -36,19 +35,18 @@ const cases: [string, Partial<LoginViewInput>, LoginView][] = [
     { kind: 'step', step: 'email' },
   ],
   [
-    'with a challenge, the Email step stays while the session is checked',
-    { command: { type: 'wait' }, sessionState: 'loading', challengePending: true },
+    'the Email step stays while the session is checked',
+    { command: { type: 'wait' }, sessionState: 'loading' },
     { kind: 'step', step: 'email' },
   ],
   [
-    'without a challenge the page is about to leave: progress while the session is checked',
-    { command: { type: 'wait' }, sessionState: 'loading' },
-    { kind: 'progress' },
+    'the Email step stays while the authorization starts',
+    { command: { type: 'authorize' } },
+    { kind: 'step', step: 'email' },
   ],
-  ['an authorization starting: progress', { command: { type: 'authorize' } }, { kind: 'progress' }],
   [
     'any other step waits for the session: progress',
-    { command: { type: 'wait' }, sessionState: 'loading', step: 'password', challengePending: true },
+    { command: { type: 'wait' }, sessionState: 'loading', step: 'password' },
     { kind: 'progress' },
   ],
   ['the step waits for its flow: progress', { stepNeedsFlow: true }, { kind: 'progress' }],

@@ -17,21 +17,18 @@ export interface LoginViewInput {
   /** The step needs the login flow, which is still loading. */
   stepNeedsFlow: boolean;
   step: LoginStep;
-  /** A login challenge is stored: the page will not leave to start an authorization. */
-  challengePending: boolean;
 }
 
 /**
- * The page has its login challenge and stays put: the Email step (painted with the page itself) stays
- * on screen while the challenge is stored or the session checked, rather than "Signing you in…" in
- * its place and the step again after. Without a challenge the page is about to leave for the
- * authorization server, and what someone typed would be lost: progress, as before.
+ * Commands during which the page stays put for now: the Email step (painted with the page itself)
+ * stays on screen while the challenge is stored, the session checked or the authorization started,
+ * rather than "Signing you in…" in its place and the step again after.
  */
-function emailStepMeanwhile(input: LoginViewInput): boolean {
-  if (input.step !== 'email') return false;
-  if (input.command.type === 'store-challenge') return true;
-  return input.command.type === 'wait' && input.challengePending && input.sessionState === 'loading';
-}
+const EMAIL_STEP_MEANWHILE: ReadonlySet<LoginCommand['type']> = new Set([
+  'store-challenge',
+  'wait',
+  'authorize',
+]);
 
 export function selectLoginView(input: LoginViewInput): LoginView {
   const { command } = input;
@@ -43,6 +40,8 @@ export function selectLoginView(input: LoginViewInput): LoginView {
     return { kind: 'error', message, mode: 'retry' };
   }
   if (input.stepNeedsFlow) return { kind: 'progress' };
-  if (command.type !== 'none' && !emailStepMeanwhile(input)) return { kind: 'progress' };
+  if (command.type !== 'none' && !(input.step === 'email' && EMAIL_STEP_MEANWHILE.has(command.type))) {
+    return { kind: 'progress' };
+  }
   return { kind: 'step', step: input.step };
 }

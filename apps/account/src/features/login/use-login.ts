@@ -113,7 +113,6 @@ export function useLogin(search: LoginSearch) {
       sessionError: session.error,
       stepNeedsFlow,
       step: selection.step,
-      challengePending: storedChallenge !== null,
     }),
     config,
     profileFlow: search.profileFlow,
