@@ -25,7 +25,7 @@ export async function benchBrowserSignIn(opts: { runs: number }) {
   const db = await createDb();
   const system = await startSystem({
     db,
-    portOffset: 20_000,
+    portOffset: Number(process.env.BENCH_PORT_OFFSET ?? 20_000),
     logLevel: 'silent',
     extraEnv: LOOPBACK_TEST_LIMITS,
   });

@@ -1,16 +1,18 @@
 // `npm run bench`: every benchmark workload, written as JSON to bench/results/latest.json (and a
 // time-stamped copy), and bench/README.md's results table regenerated from it.
 // BENCH_DURATION (seconds per workload, default 10), BENCH_CONNECTIONS (default 50),
-// BENCH_ROUNDS (default 3: after a warm-up, the workloads run in interleaved rounds and the
+// BENCH_PORT_OFFSET (the browser and Lighthouse workloads start the system on the usual ports plus this,
+// default 20000 and 21000), BENCH_ROUNDS (default 3: after a warm-up, the workloads run in interleaved rounds and the
 // figures reported are the medians), BENCH_ONLY (comma-separated subset:
-// ceiling,identity,oauth2,browser,enumeration,lifecycle; `whoami` runs only the identity service's whoami
+// ceiling,identity,oauth2,browser,lighthouse,enumeration,lifecycle; `whoami` runs only the identity service's whoami
 // workload, `events` the security event log at 1 million events (BENCH_EVENTS) and
 // `events-write` what writing security events costs password sign-in (its own interleaved rounds);
 // `front-door` nginx in front of two processes against one: health, whoami, refresh (bench/front-door.ts);
 // `tracing` what OpenTelemetry tracing costs password login and refresh (bench/tracing-cost.ts);
 // `import` the identity import of BENCH_IMPORT_IDENTITIES people (default 100,000; bench/identity-import.ts);
 // none is part of the default set), BENCH_ENUM_PAIRS (known/unknown address pairs
-// per entry point, default 1000), BENCH_BROWSER_RUNS (default 20), BENCH_LIFECYCLE_RUNS (runs of the
+// per entry point, default 1000), BENCH_BROWSER_RUNS (default 20), BENCH_LIGHTHOUSE_RUNS (Lighthouse runs of
+// the login route per preset, mobile and desktop, default 3; bench/lighthouse.ts), BENCH_LIFECYCLE_RUNS (runs of the
 // account lifecycle model with a random seed, printed; default 100), BENCH_LIFECYCLE_STEPS (at most
 // this many steps a run, default 16), BENCH_LIFECYCLE_SEED (replays one seed).
 // `npm run bench -- --postgres`: the token workloads on a throwaway PostgreSQL cluster (started
@@ -25,6 +27,7 @@ import { benchCeiling } from './ceiling.ts';
 import { benchIdentity } from './identity-bench.ts';
 import { benchOAuth2 } from './oauth2-bench.ts';
 import { benchBrowserSignIn } from './browser-sign-in.ts';
+import { benchLighthouse } from './lighthouse.ts';
 import { benchEnumeration } from './enumeration.ts';
 import { benchSoak } from './soak.ts';
 import { benchSecurityEvents } from './security-events.ts';
@@ -121,7 +124,7 @@ const durationSec = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const only = new Set(
-  (process.env.BENCH_ONLY ?? 'ceiling,identity,oauth2,browser,enumeration,lifecycle').split(','),
+  (process.env.BENCH_ONLY ?? 'ceiling,identity,oauth2,browser,lighthouse,enumeration,lifecycle').split(','),
 );
 const opts = { durationSec, connections };
 
@@ -140,6 +143,14 @@ const workloads: [string, (o: typeof opts) => Promise<unknown>][] = [
   ['whoami', (o) => benchIdentity({ ...o, whoamiOnly: true })],
   ['oauth2', (o) => benchOAuth2(o)],
   ['browser', () => benchBrowserSignIn({ runs: Number(process.env.BENCH_BROWSER_RUNS ?? 20) })],
+  [
+    'lighthouse',
+    () =>
+      benchLighthouse({
+        runs: Number(process.env.BENCH_LIGHTHOUSE_RUNS ?? 3),
+        portOffset: Number(process.env.BENCH_PORT_OFFSET ?? 21_000),
+      }),
+  ],
   ['enumeration', () => benchEnumeration({ pairs: Number(process.env.BENCH_ENUM_PAIRS ?? 1000) })],
   [
     'events',
@@ -171,7 +182,7 @@ const workloads: [string, (o: typeof opts) => Promise<unknown>][] = [
       }),
   ],
 ];
-// The browser and enumeration checks are many samples already (runs, pairs): they run once.
+// The browser, Lighthouse and enumeration checks are many samples already (runs, pairs): they run once.
 const repeated = new Set(['ceiling', 'identity', 'whoami', 'oauth2', 'front-door']);
 const selected = workloads.filter(([name]) => only.has(name));
 

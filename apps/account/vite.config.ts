@@ -1,10 +1,11 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
-import { defineConfig } from 'vite';
+import { createServer, defineConfig } from 'vite';
 import type { Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+import { LOGIN_ROOT_FILE } from './server/login-page.ts';
 import { resolveConfig, runtimeConfigScript } from './server/serve.ts';
 
 /** `vite` (dev server) only: serve the runtime configuration that serveApp serves in production. */
@@ -63,11 +64,43 @@ function precompress(): Plugin {
   };
 }
 
+/**
+ * `vite build` only: renders the Email step (src/prerender/login-page.tsx) with React's server
+ * renderer into dist/.vite/login-root.html, which the account app server puts in the login route's
+ * page (server/login-page.ts), so the Welcome card paints before the app has loaded.
+ */
+function prerenderLogin(): Plugin {
+  return {
+    name: 'account-prerender-login',
+    apply: 'build',
+    async closeBundle() {
+      const server = await createServer({
+        root: import.meta.dirname,
+        configFile: false,
+        logLevel: 'warn',
+        plugins: [react()],
+        server: { middlewareMode: true, hmr: false, watch: null },
+        appType: 'custom',
+      });
+      try {
+        const page = (await server.ssrLoadModule('/src/prerender/login-page.tsx')) as {
+          renderLoginRoot: () => string;
+        };
+        const file = join(import.meta.dirname, 'dist', LOGIN_ROOT_FILE);
+        await mkdir(join(file, '..'), { recursive: true });
+        await writeFile(file, page.renderLoginRoot());
+      } finally {
+        await server.close();
+      }
+    },
+  };
+}
+
 // One build for every application; which one it is comes from /account/runtime-config.js at run time.
 export default defineConfig({
   root: import.meta.dirname,
   base: '/account/',
-  plugins: [react(), devRuntimeConfig(), precompress()],
+  plugins: [react(), devRuntimeConfig(), precompress(), prerenderLogin()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -6,6 +6,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AccountConfig, Application } from '../src/shared/config/env.ts';
 import { accountConfigSchema, defaultConfig } from '../src/shared/config/env.ts';
+import { authorizationRedirect, redirectsToAuthorization } from './authorize-redirect.ts';
+import { isLoginPage, loginPage } from './login-page.ts';
 import { matchesEtag, REVALIDATE, staticFiles, strongEtag } from './static-files.ts';
 import { instrumentHandler, type AccountTelemetry } from './telemetry.ts';
 
@@ -131,6 +133,7 @@ export async function serveApp(options: ServeAppOptions): Promise<ServedApp> {
   const configScript = runtimeConfigScript(config);
   const configEtag = strongEtag(configScript);
   const files = await staticFiles(distDir);
+  const login = await loginPage(distDir, config.accessEmail);
 
   function send(
     res: ServerResponse,
@@ -167,6 +170,44 @@ export async function serveApp(options: ServeAppOptions): Promise<ServedApp> {
           return;
         }
         send(res, req, 200, 'text/javascript; charset=utf-8', configScript, REVALIDATE, configEtag);
+        return;
+      }
+      // The login route with nothing pending: straight to the authorization endpoint (authorize-redirect.ts).
+      if (redirectsToAuthorization(config, req)) {
+        const redirect = authorizationRedirect(config);
+        res.writeHead(302, {
+          ...headers,
+          Location: redirect.location,
+          'Set-Cookie': redirect.setCookies,
+          'Cache-Control': 'no-store',
+          'Content-Length': 0,
+        });
+        res.end();
+        return;
+      }
+      // The login route's page, with the Email step in it (login-page.ts).
+      if (login && isLoginPage(req)) {
+        const page = login.pick(req);
+        if (matchesEtag(req.headers['if-none-match'], page.etag)) {
+          res.writeHead(304, {
+            ...headers,
+            'Cache-Control': REVALIDATE,
+            ETag: page.etag,
+            Vary: 'Accept-Encoding',
+          });
+          res.end();
+          return;
+        }
+        res.writeHead(200, {
+          ...headers,
+          'Content-Type': 'text/html; charset=utf-8',
+          'Content-Length': page.body.length,
+          'Cache-Control': REVALIDATE,
+          ETag: page.etag,
+          Vary: 'Accept-Encoding',
+          ...(page.encoding ? { 'Content-Encoding': page.encoding } : {}),
+        });
+        res.end(req.method === 'HEAD' ? undefined : page.body);
         return;
       }
       // The build's files, compressed and validated, and the SPA page (static-files.ts).

@@ -65,7 +65,7 @@ describe('the account app server, observed', () => {
     });
     expect(JSON.stringify(lines)).not.toContain('secret-code');
     // A request without an id gets a new one, echoed.
-    const fresh = await fetch(`${app.url}/account/login`);
+    const fresh = await fetch(`${app.url}/account/settings`);
     expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 

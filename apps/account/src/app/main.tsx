@@ -4,6 +4,7 @@ import { getConfig } from '../shared/config/env.ts';
 import { paths } from '../shared/config/paths.ts';
 import { applyLayoutConstants } from '../shared/config/versions.ts';
 import { redirectTo } from '../shared/navigation/history.ts';
+import { adoptServerAuthorizationParams } from '../shared/oauth2/authorization-params.ts';
 import { registerTokenRenewal, setTokenLostHandler } from '../shared/oauth2/token-lifecycle.ts';
 import { configureStorage } from '../shared/storage/storage.ts';
 import { ErrorView } from '../shared/ui/error-view.tsx';
@@ -17,6 +18,8 @@ applyLayoutConstants(document.documentElement);
 try {
   const config = getConfig();
   configureStorage({ cookieDomain: config.cookieDomain });
+  // The account app server may have started the authorization (the login route's first request).
+  adoptServerAuthorizationParams();
   enableTraceContext(config.tracing === true);
   // A bearer token that cannot be renewed ends the sign-in: logout.
   setTokenLostHandler(() => redirectTo(paths.logout));

@@ -28,7 +28,27 @@ const cases: [string, Partial<LoginViewInput>, LoginView][] = [
     { sessionState: 'error' },
     { kind: 'error', message: copy.errors.loadingSession(copy.errors.unknown), mode: 'retry' },
   ],
-  ['a command running: progress', { command: { type: 'authorize' } }, { kind: 'progress' }],
+  ['a command that leaves the page: progress', { command: { type: 'go-callback' } }, { kind: 'progress' }],
+  [
+    'the Email step stays while the challenge is stored',
+    { command: { type: 'store-challenge', challenge: 'c', reloadTo: '/account/login' } },
+    { kind: 'step', step: 'email' },
+  ],
+  [
+    'the Email step stays while the session is checked',
+    { command: { type: 'wait' }, sessionState: 'loading' },
+    { kind: 'step', step: 'email' },
+  ],
+  [
+    'the Email step stays while the authorization starts',
+    { command: { type: 'authorize' } },
+    { kind: 'step', step: 'email' },
+  ],
+  [
+    'any other step waits for the session: progress',
+    { command: { type: 'wait' }, sessionState: 'loading', step: 'password' },
+    { kind: 'progress' },
+  ],
   ['the step waits for its flow: progress', { stepNeedsFlow: true }, { kind: 'progress' }],
 ];
 

@@ -19,6 +19,17 @@ export interface LoginViewInput {
   step: LoginStep;
 }
 
+/**
+ * Commands during which the page stays put for now: the Email step (painted with the page itself)
+ * stays on screen while the challenge is stored, the session checked or the authorization started,
+ * rather than "Signing you in…" in its place and the step again after.
+ */
+const EMAIL_STEP_MEANWHILE: ReadonlySet<LoginCommand['type']> = new Set([
+  'store-challenge',
+  'wait',
+  'authorize',
+]);
+
 export function selectLoginView(input: LoginViewInput): LoginView {
   const { command } = input;
   if (command.type === 'oauth2-error') {
@@ -28,6 +39,9 @@ export function selectLoginView(input: LoginViewInput): LoginView {
     const message = copy.errors.loadingSession(input.sessionError ?? copy.errors.unknown);
     return { kind: 'error', message, mode: 'retry' };
   }
-  if (command.type !== 'none' || input.stepNeedsFlow) return { kind: 'progress' };
+  if (input.stepNeedsFlow) return { kind: 'progress' };
+  if (command.type !== 'none' && !(input.step === 'email' && EMAIL_STEP_MEANWHILE.has(command.type))) {
+    return { kind: 'progress' };
+  }
   return { kind: 'step', step: input.step };
 }

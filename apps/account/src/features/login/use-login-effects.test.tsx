@@ -43,7 +43,8 @@ describe('login after a quick return (lock held, whoami answered late)', () => {
       return undefined;
     });
     render(<LoginScreen search={{}} />);
-    expect(await screen.findByText('Signing you in…')).toBeTruthy();
+    // The Email step stays on screen while the page waits for the session and the lock.
+    expect(await screen.findByRole('heading', { name: 'Welcome' })).toBeTruthy();
     await waitFor(() => expect(authorizeRedirects()).toHaveLength(1), { timeout: 5_000 });
     expect(read(registry.loginLock)?.id.startsWith(`${tabId()}/`)).toBe(true);
   });

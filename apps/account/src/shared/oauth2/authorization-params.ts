@@ -28,3 +28,16 @@ export function readAuthorizationParams(): AuthorizationParams | null {
 export function clearAuthorizationParams(): void {
   remove(registry.authorizationParams);
 }
+
+/**
+ * The PKCE parameters of an authorization the account app server started, taken once: moved to
+ * where the app keeps its own (the code exchange reads them there) and the hand-off cookie deleted.
+ * Returns whether there was one.
+ */
+export function adoptServerAuthorizationParams(): boolean {
+  const handed = read(registry.authorizationHandoff);
+  if (handed === null) return false;
+  remove(registry.authorizationHandoff);
+  write(registry.authorizationParams, handed);
+  return true;
+}

@@ -28,6 +28,8 @@ export interface StorageEntry<T> {
   mediumInTeams?: Medium;
   /** Lifetime; cookies get Max-Age, localStorage values carry their own expiry where the spec has one. */
   ttlMs?: number;
+  /** A cookie of this origin only, never of the configured cookie domain. */
+  hostOnly?: boolean;
 }
 
 function entry<T>(e: StorageEntry<T>): StorageEntry<T> {
@@ -112,6 +114,18 @@ export const registry = {
     schema: authorizationParamsSchema,
     medium: 'localStorage',
     ttlMs: AUTHORIZATION_PARAMS_TTL_MS,
+  }),
+  /**
+   * The PKCE verifier and state of an authorization the account app server started (it answers the
+   * login route with the redirect to the authorization endpoint): read once at start-up, moved to
+   * `authorizationParams` and deleted. This origin's cookie only.
+   */
+  authorizationHandoff: entry({
+    key: 'oauth2_authorization_handoff',
+    schema: authorizationParamsSchema,
+    medium: 'cookie',
+    hostOnly: true,
+    ttlMs: LOGIN_CHALLENGE_TTL_MS,
   }),
   /**
    * The trace id the calls of the sign-in in progress in this tab share (tracing on), from the

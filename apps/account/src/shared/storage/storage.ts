@@ -30,11 +30,11 @@ function readCookie(key: string): string | null {
   return null;
 }
 
-function writeCookie(key: string, value: string, maxAgeSeconds: number | null): void {
+function writeCookie(entry: StorageEntry<unknown>, value: string, maxAgeSeconds: number | null): void {
   const o = options();
-  let cookie = `${key}=${encodeURIComponent(value)}; Path=/; SameSite=Lax`;
+  let cookie = `${entry.key}=${encodeURIComponent(value)}; Path=/; SameSite=Lax`;
   if (maxAgeSeconds !== null) cookie += `; Max-Age=${maxAgeSeconds}`;
-  if (o.domain) cookie += `; Domain=${o.domain}`;
+  if (o.domain && !entry.hostOnly) cookie += `; Domain=${o.domain}`;
   if (o.secure) cookie += '; Secure';
   document.cookie = cookie;
 }
@@ -88,7 +88,11 @@ export function write<T>(entry: StorageEntry<T>, value: T, opts: { ttlMs?: numbe
   const raw = JSON.stringify(value);
   if (mediumOf(entry as StorageEntry<unknown>) === 'cookie') {
     const ttl = opts.ttlMs ?? entry.ttlMs;
-    writeCookie(entry.key, raw, ttl === undefined ? null : Math.max(1, Math.ceil(ttl / 1000)));
+    writeCookie(
+      entry as StorageEntry<unknown>,
+      raw,
+      ttl === undefined ? null : Math.max(1, Math.ceil(ttl / 1000)),
+    );
   } else {
     webStorage(mediumOf(entry as StorageEntry<unknown>)).setItem(entry.key, raw);
   }
@@ -96,7 +100,7 @@ export function write<T>(entry: StorageEntry<T>, value: T, opts: { ttlMs?: numbe
 
 export function remove<T>(entry: StorageEntry<T>): void {
   // Remove from both media: the isTeams flag may have changed since the value was written.
-  writeCookie(entry.key, '', 0);
+  writeCookie(entry as StorageEntry<unknown>, '', 0);
   try {
     window.localStorage.removeItem(entry.key);
     if (entry.medium === 'sessionStorage') window.sessionStorage.removeItem(entry.key);
