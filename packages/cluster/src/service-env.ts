@@ -137,6 +137,8 @@ export function partEnv(
         // An assistant on this machine registers itself (loopback redirect URIs only) and asks for
         // tokens for the agent service's MCP endpoint.
         OAUTH2_REGISTRATION: 'loopback',
+        // …or names itself by the URL of its client ID metadata document.
+        OAUTH2_CLIENT_ID_METADATA_DOCUMENTS: 'true',
         OAUTH2_RESOURCE_SERVERS: `${urls.agent}/mcp`,
       };
     case 'users':
