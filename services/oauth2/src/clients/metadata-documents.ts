@@ -24,7 +24,7 @@ import {
  */
 
 /** Largest document read: a client's metadata is a few hundred bytes. */
-export const METADATA_DOCUMENT_MAX_BYTES = 5 * 1024;
+const METADATA_DOCUMENT_MAX_BYTES = 5 * 1024;
 /** How long a fetched document (or a refusal) is kept before it is fetched again. */
 const CACHE_MS = 5 * 60 * 1000;
 /** Documents kept at most (oldest dropped first). */
@@ -46,7 +46,7 @@ const DOCUMENT_FIELDS = [
 ] as const;
 const DOCUMENT_GRANTS = new Set(['authorization_code', 'refresh_token']);
 
-export interface MetadataDocumentOptions {
+interface MetadataDocumentOptions {
   /** Loopback registration is on: http documents and redirect URIs on a loopback host are allowed. */
   loopback: boolean;
   timeoutMs: number;
@@ -72,7 +72,7 @@ function policyFor(id: string, options: MetadataDocumentOptions): OutboundPolicy
 }
 
 /** Whether `id` is a client_id naming a metadata document (an https URL with a path). */
-export function isMetadataDocumentId(id: string): boolean {
+function isMetadataDocumentId(id: string): boolean {
   return /^https?:\/\//.test(id);
 }
 
@@ -152,7 +152,7 @@ export function createMetadataDocuments(options: MetadataDocumentOptions) {
   return { find };
 }
 
-export type MetadataDocuments = ReturnType<typeof createMetadataDocuments>;
+type MetadataDocuments = ReturnType<typeof createMetadataDocuments>;
 
 /**
  * The adapter registry oidc-provider reads clients through: a client_id that is a URL is looked up
