@@ -126,8 +126,9 @@ export async function startDemoApp(
       pkceCodeVerifier: verifier,
       expectedState: state,
     });
-    const claims = tokens.claims() ?? {};
-    const userinfo = await oidc.fetchUserInfo(c, tokens.access_token, String(claims.sub));
+    const claims = tokens.claims();
+    if (!claims) throw new Error('the authorization server sent no ID token');
+    const userinfo = await oidc.fetchUserInfo(c, tokens.access_token, claims.sub);
     return sendPage(
       reply,
       NAME,
