@@ -153,4 +153,28 @@ describe('consent for another organisation’s web app, end to end', () => {
     await account.context.close();
     await context.close();
   });
+
+  it('the demo third-party app of npm start signs a person in through consent and shows their claims', async () => {
+    const { context, page } = await browser.newPage();
+    await page.goto(`${urls.demoApp}/`);
+    await page.getByRole('link', { name: 'Sign in with the platform' }).click();
+    await page.waitForURL(/\/account\/login/, { timeout: 30_000 });
+    await submitPassword(page, user);
+    await page
+      .getByRole('heading', { name: 'Allow Demo third-party app to sign you in?' })
+      .waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL(`${urls.demoApp}/callback**`, { timeout: 30_000 });
+    const claims = JSON.parse((await page.getByTestId('id-token-claims').textContent()) ?? '{}') as {
+      sub?: string;
+      aud?: unknown;
+    };
+    expect(claims.sub).toBe(user.identityId);
+    const userinfo = JSON.parse((await page.getByTestId('userinfo').textContent()) ?? '{}') as {
+      sub?: string;
+      email?: string;
+    };
+    expect(userinfo).toMatchObject({ sub: user.identityId, email: user.email });
+    await context.close();
+  });
 });

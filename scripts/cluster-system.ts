@@ -115,6 +115,7 @@ function systemUrls(listeners: Record<Listener, string>): SystemUrls {
     teamsHost: `${listeners.magic}${TEAMS_HOST_PATH}`,
     orgIdp: listeners.orgIdp,
     samlIdp: listeners.samlIdp,
+    demoApp: listeners.demoApp,
     // The first instance's (each instance has its own: `cluster.instancePorts`).
     management: {
       identity: listeners.identityManagement,

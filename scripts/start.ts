@@ -102,6 +102,8 @@ Single sign-on demo (organisation Globex, domain globex.test, products Platform 
 address in the app, sign in at Globex's identity provider ${urls.orgIdp} with password ${ORG_IDP_DEMO_PASSWORD}:
 ${ORG_IDP_DEMO_USERS.map((u) => `  ${u.email}${DEMO_SSO_USERS.some((d) => d.email === u.email) ? '' : '   (no account yet: created at first sign-in)'}`).join('\n')}
 
+Another company's app signing you in (consent screen, then the claims it got): ${urls.demoApp}/
+
 Press Ctrl+C to stop.`);
 
 // SIGTERM or Ctrl+C: every server stops accepting and finishes its requests in flight (up to 10 s),

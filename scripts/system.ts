@@ -11,6 +11,7 @@ import {
   DEMO_PUBLISHER_TENANT_ID,
   startOrgIdp,
   startSamlIdp,
+  startDemoApp,
   startStandIns,
   TEAMS_HOST_PATH,
   type MicrosoftStandIns,
@@ -70,6 +71,8 @@ export interface SystemUrls {
   orgIdp: string;
   /** Initech's SAML IdP stand-in (entity id: `<url>/metadata`). */
   samlIdp: string;
+  /** The demo third-party app (signs a person in through the consent screen, shows their claims). */
+  demoApp: string;
   /** Each part's management listener (GET /metrics, /health/alive, /health/ready; no key). */
   management: Record<'identity' | 'oauth2' | 'users' | 'agent' | 'account', string>;
 }
@@ -123,6 +126,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     teamsHost: `${url('magic')}${TEAMS_HOST_PATH}`,
     orgIdp: url('orgIdp'),
     samlIdp: url('samlIdp'),
+    demoApp: url('demoApp'),
     management: {
       identity: url('identityManagement'),
       oauth2: url('oauth2Management'),
@@ -167,6 +171,14 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     closers.push(idp.close);
     const samlIdp = await startSamlIdp({ port: port('samlIdp') });
     closers.push(samlIdp.close);
+    // A third party's web app: registers its client at the authorization server at its first sign-in.
+    const demoApp = await startDemoApp({
+      port: port('demoApp'),
+      issuer: urls.oauth2Public,
+      oauth2AdminUrl: urls.oauth2Admin,
+      oauth2AdminKey: adminKey,
+    });
+    closers.push(demoApp.close);
 
     // One outbox worker per process delivers what every service queues (SMTP catcher in development).
     await migrateMail(db);

@@ -84,6 +84,22 @@ const extrasSchema = z.object({
   MARKETPLACE_PORT: port.default(4540).describe('Port of the Microsoft marketplace stand-in.'),
   ORG_IDP_PORT: port.default(4520).describe("Port of Globex's OpenID Connect identity provider stand-in."),
   SAML_IDP_PORT: port.default(4521).describe("Port of Initech's SAML identity provider stand-in."),
+  DEMO_APP_PORT: port
+    .default(4530)
+    .describe('Port of the demo third-party app (signs a person in through consent).'),
+  DEMO_APP_ISSUER: z
+    .url()
+    .default('http://localhost:4444')
+    .describe('The authorization server the demo third-party app signs people in with (its issuer).'),
+  DEMO_APP_OAUTH2_ADMIN_URL: z
+    .url()
+    .default('http://localhost:4445')
+    .describe("The authorization server's admin API, where the demo third-party app registers its client."),
+  OAUTH2_ADMIN_KEY: z
+    .string()
+    .optional()
+    .describe("The key of the authorization server's admin API (unset: a loopback admin API without one).")
+    .meta({ secret: true }),
   APP_ORIGINS: origins
     .default(Array.from({ length: 8 }, (_, i) => `http://localhost:${4000 + i}`))
     .describe("The applications' origins, comma-separated (redirect URIs of the Entra app registration)."),
@@ -127,6 +143,7 @@ export interface StandInExtrasConfig {
   marketplacePort: number;
   orgIdpPort: number;
   samlIdpPort: number;
+  demoApp: { port: number; issuer: string; oauth2AdminUrl: string; oauth2AdminKey: string | undefined };
   appOrigins: string[];
   marketplace: { landingPageUrl: string; webhookUrl: string };
   /** Absent without ORG_IDP_CLIENT_SECRET: the IdP then has no client. */
@@ -142,6 +159,12 @@ export function loadExtrasConfig(env: Record<string, string | undefined> = proce
     marketplacePort: e.MARKETPLACE_PORT,
     orgIdpPort: e.ORG_IDP_PORT,
     samlIdpPort: e.SAML_IDP_PORT,
+    demoApp: {
+      port: e.DEMO_APP_PORT,
+      issuer: e.DEMO_APP_ISSUER.replace(/\/+$/, ''),
+      oauth2AdminUrl: e.DEMO_APP_OAUTH2_ADMIN_URL.replace(/\/+$/, ''),
+      oauth2AdminKey: e.OAUTH2_ADMIN_KEY,
+    },
     appOrigins: e.APP_ORIGINS.map((o) => new URL(o).origin),
     marketplace: { landingPageUrl: e.MARKETPLACE_LANDING_URL, webhookUrl: e.MARKETPLACE_WEBHOOK_URL },
     ...(e.ORG_IDP_CLIENT_SECRET

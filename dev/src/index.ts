@@ -52,6 +52,7 @@ export {
 } from './github.ts';
 export * from './microsoft/index.ts';
 export { demoSamlIdpMetadata, demoSamlIdpUrls } from './saml-idp-demo.ts';
+export { DEMO_APP_CLIENT_ID, startDemoApp } from './demo-app.ts';
 export { startMicrosoftStandIns, type MicrosoftStandIns, type MicrosoftStandInsOptions };
 
 export interface StandInsOptions {

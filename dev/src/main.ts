@@ -6,7 +6,7 @@ import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
 import { hardenPrototype } from '@acme/service-kit/prototype';
 import { startIdleGc } from '@acme/service-kit/idle-gc';
 import { loadExtrasConfig } from './config.ts';
-import { loadConfig, startOrgIdp, startSamlIdp, startStandIns } from './index.ts';
+import { loadConfig, startDemoApp, startOrgIdp, startSamlIdp, startStandIns } from './index.ts';
 
 exitOnUnhandledErrors('dev-stand-ins');
 hardenPrototype('dev-stand-ins'); // started with --disable-proto=delete; else removed now
@@ -32,6 +32,7 @@ const orgIdp = await startOrgIdp({
   clients: extras.orgIdpClient ? [extras.orgIdpClient] : [],
 });
 const samlIdp = await startSamlIdp({ port: extras.samlIdpPort });
+const demoApp = await startDemoApp(extras.demoApp);
 
 console.log('Development stand-ins are running:');
 for (const [name, url] of Object.entries(standIns.urls)) console.log(`  ${name.padEnd(10)} ${url}`);
@@ -39,6 +40,7 @@ for (const [name, url] of Object.entries(standIns.microsoft?.urls ?? {}))
   console.log(`  ${name.padEnd(10)} ${url}`);
 console.log(`  ${'org IdP'.padEnd(10)} ${orgIdp.issuer}`);
 console.log(`  ${'SAML IdP'.padEnd(10)} ${samlIdp.entityId}`);
+console.log(`  ${'demo app'.padEnd(10)} ${demoApp.url}`);
 console.log(`  GitHub clients: ${config.githubClients.map((c) => c.clientId).join(', ')}`);
 
 let closing = false;
@@ -46,7 +48,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (closing) return;
     closing = true;
-    Promise.all([standIns.close(), orgIdp.close(), samlIdp.close()]).then(
+    Promise.all([standIns.close(), orgIdp.close(), samlIdp.close(), demoApp.close()]).then(
       () => process.exit(0),
       () => process.exit(1),
     );

@@ -142,7 +142,9 @@ describe('deploy/kubernetes manifests', () => {
         Object.entries(USUAL_PORTS)
           .filter(
             ([name]) =>
-              !['standIns', 'smtp', 'entra', 'graph', 'orgIdp', 'samlIdp', 'marketplace'].includes(name),
+              !['standIns', 'smtp', 'entra', 'graph', 'orgIdp', 'samlIdp', 'marketplace', 'demoApp'].includes(
+                name,
+              ),
           )
           .map(([, p]) => p),
       ),

@@ -20,6 +20,8 @@ export const USUAL_PORTS = {
   orgIdp: 4520,
   /** Initech's SAML 2.0 IdP stand-in (issue 26). */
   samlIdp: 4521,
+  /** The demo third-party app (a confidential client on openid-client, issue 34). */
+  demoApp: 4530,
   marketplace: 4540,
   platform: 4000,
   magic: 4001,
@@ -137,6 +139,8 @@ export function partEnv(
         // An assistant on this machine registers itself (loopback redirect URIs only) and asks for
         // tokens for the agent service's MCP endpoint.
         OAUTH2_REGISTRATION: 'loopback',
+        // …or names itself by the URL of its client ID metadata document.
+        OAUTH2_CLIENT_ID_METADATA_DOCUMENTS: 'true',
         OAUTH2_RESOURCE_SERVERS: `${urls.agent}/mcp`,
       };
     case 'users':
@@ -213,6 +217,9 @@ export function partEnv(
         MARKETPLACE_PORT: String(own.marketplace),
         ORG_IDP_PORT: String(own.orgIdp),
         SAML_IDP_PORT: String(own.samlIdp),
+        DEMO_APP_PORT: String(own.demoApp),
+        DEMO_APP_ISSUER: urls.oauth2Public,
+        DEMO_APP_OAUTH2_ADMIN_URL: urls.oauth2Admin,
         APP_ORIGINS: appOrigins.join(','),
         MARKETPLACE_LANDING_URL: `${urls.magic}/account/m365-login`,
         MARKETPLACE_WEBHOOK_URL: `${urls.usersPublic}/m365/marketplace/webhook`,

@@ -29,7 +29,7 @@ export const PART_LISTENERS: Record<Part, readonly Listener[]> = {
   users: ['usersPublic', 'usersAdmin', 'usersManagement'],
   agent: ['agent', 'agentAdmin', 'agentManagement'],
   account: [...APPS, 'accountManagement'],
-  standIns: ['standIns', 'smtp', 'entra', 'graph', 'orgIdp', 'samlIdp', 'marketplace'],
+  standIns: ['standIns', 'smtp', 'entra', 'graph', 'orgIdp', 'samlIdp', 'marketplace', 'demoApp'],
 };
 
 /**

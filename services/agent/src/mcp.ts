@@ -48,6 +48,7 @@ const extSchema = z
   .object({
     user: z.object({ email: z.string().optional(), name: z.string().optional() }).partial().optional(),
     role: z.string().optional(),
+    organisation: z.object({ id: z.string(), name: z.string() }).partial().optional(),
     products: z.array(z.string()).optional(),
     subscriptionStatus: z.string().optional(),
   })
@@ -60,6 +61,8 @@ interface McpCaller {
   email: string | undefined;
   name: string | undefined;
   role: string | undefined;
+  organisationId: string | undefined;
+  organisationName: string | undefined;
   products: string[];
   subscriptionStatus: string | undefined;
 }
@@ -136,6 +139,8 @@ export function registerMcp(app: FastifyInstance, config: Config, clock: Clock):
       email: claims.user?.email,
       name: claims.user?.name,
       role: claims.role,
+      organisationId: claims.organisation?.id,
+      organisationName: claims.organisation?.name,
       products: claims.products ?? [],
       subscriptionStatus: claims.subscriptionStatus,
     };
@@ -149,7 +154,7 @@ export function registerMcp(app: FastifyInstance, config: Config, clock: Clock):
       {
         title: 'Who am I',
         description:
-          'Who the signed-in person is on the platform: their name, email, role, and their organisation’s products and subscription.',
+          'Who the signed-in person is on the platform: their name, email, the organisation they signed in for, their role in it, and its products and subscription.',
       },
       async () => {
         const answer = {
@@ -157,7 +162,12 @@ export function registerMcp(app: FastifyInstance, config: Config, clock: Clock):
           name: who.name ?? '',
           email: who.email ?? '',
           role: who.role ?? '',
-          organisation: { products: who.products, subscriptionStatus: who.subscriptionStatus ?? '' },
+          organisation: {
+            id: who.organisationId ?? '',
+            name: who.organisationName ?? '',
+            products: who.products,
+            subscriptionStatus: who.subscriptionStatus ?? '',
+          },
           client: who.clientId,
         };
         return {

@@ -34,6 +34,7 @@ const ADA = {
   products: ['Platform'],
   scopeGroups: [],
   role: 'org-admin',
+  organisation: { id: '6f1c2a4e-0b7d-4c1e-9a55-3f0e8d2b7c11', name: 'Acme Research' },
   subscriptionStatus: 'subscribed',
 };
 
@@ -232,7 +233,12 @@ describe('MCP endpoint', () => {
       email: 'ada@acme.test',
       name: 'Ada Lovelace',
       role: 'org-admin',
-      organisation: { products: ['Platform'], subscriptionStatus: 'subscribed' },
+      organisation: {
+        id: '6f1c2a4e-0b7d-4c1e-9a55-3f0e8d2b7c11',
+        name: 'Acme Research',
+        products: ['Platform'],
+        subscriptionStatus: 'subscribed',
+      },
       client: auth.info!.client_id,
     });
     await client.close();

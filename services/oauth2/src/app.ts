@@ -11,7 +11,8 @@ import { createClaimsStore } from './claims.ts';
 import { createClaimsSource } from './claims-source.ts';
 import type { OAuth2Config } from './config.ts';
 import { ACCESS_TOKEN_RESOURCE, SUPPORTED_SCOPES, type OAuth2Runtime } from './context.ts';
-import { DEVICE_GRANT } from './clients/client-document.ts';
+import { DEVICE_GRANT, type ClientRules } from './clients/client-document.ts';
+import { createMetadataDocuments, withMetadataDocuments } from './clients/metadata-documents.ts';
 import { createClientStore } from './clients/client-store.ts';
 import { configuredClients } from './clients/configured-clients.ts';
 import { createTokenVerifier } from './introspection.ts';
@@ -95,7 +96,29 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
   const box = config.keysSecrets ? createSecretBox(config.keysSecrets) : undefined;
   const loadKeys = () => loadKeyMaterial(db, { now: clock.now(), retentionSeconds, algs, box });
   const keys = await loadKeys();
-  const adapters = createAdapterRegistry({ db, clock, graceSeconds: config.refreshGraceSeconds });
+  const rules: ClientRules = {
+    scopes: SUPPORTED_SCOPES,
+    audiences: [ACCESS_TOKEN_RESOURCE, ...config.resourceServers],
+    grants: [
+      'authorization_code',
+      'refresh_token',
+      'client_credentials',
+      ...(config.deviceClients.length > 0 ? [DEVICE_GRANT] : []),
+    ],
+  };
+  const metadataDocuments = config.clientIdMetadataDocuments
+    ? createMetadataDocuments({
+        loopback: config.registration.mode === 'loopback',
+        timeoutMs: config.upstreamTimeoutMs,
+        rules,
+        clock,
+        logger,
+      })
+    : undefined;
+  const adapters = withMetadataDocuments(
+    createAdapterRegistry({ db, clock, graceSeconds: config.refreshGraceSeconds }),
+    metadataDocuments,
+  );
   const claims = createClaimsStore({ db, clock, adapters });
   const claimsSource = config.usersAdminUrl
     ? createClaimsSource(config.usersAdminUrl, config.upstreamTimeoutMs, config.usersAdminKey)
@@ -161,16 +184,7 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
     db,
     adapters,
     clock,
-    rules: {
-      scopes: SUPPORTED_SCOPES,
-      audiences: [ACCESS_TOKEN_RESOURCE, ...config.resourceServers],
-      grants: [
-        'authorization_code',
-        'refresh_token',
-        'client_credentials',
-        ...(config.deviceClients.length > 0 ? [DEVICE_GRANT] : []),
-      ],
-    },
+    rules,
     secretGraceSeconds: config.clientSecretGraceSeconds,
     jwksUriPolicy: config.jwksUriPolicy,
     validate: (metadata) => runtime.provider.Client.validate(metadata as never),

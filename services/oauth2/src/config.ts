@@ -225,6 +225,12 @@ const EnvSchema = z.object({
     .describe(
       'Dynamic client registration at /oauth2/register: `off`; `loopback` (only clients whose redirect URIs are on a loopback host, for assistants on a developer machine); `open` (https or loopback redirect URIs).',
     ),
+  OAUTH2_CLIENT_ID_METADATA_DOCUMENTS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .describe(
+      'Client ID metadata documents: a client may name itself by an https URL serving its metadata (client_name, redirect_uris), which the server fetches (public addresses only, at most 5 KiB, kept 5 minutes) and treats as a public client with PKCE. Plain http loopback documents only with OAUTH2_REGISTRATION=loopback.',
+    ),
   OAUTH2_REGISTRATION_INITIAL_ACCESS_TOKEN: z
     .string()
     .min(32)
@@ -349,6 +355,8 @@ export interface OAuth2Config {
     perIp: number;
     windowSeconds: number;
   };
+  /** Clients named by the URL of their metadata document are accepted. */
+  clientIdMetadataDocuments: boolean;
   /** Resource indicators (RFC 8707) a token may be asked for, besides the platform's APIs. */
   resourceServers: string[];
   /** What a client's jwks_uri may reach (it is fetched through the outbound guard). */
@@ -439,6 +447,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
       perIp: e.OAUTH2_REGISTRATION_PER_IP,
       windowSeconds: e.OAUTH2_REGISTRATION_WINDOW_SECONDS,
     },
+    clientIdMetadataDocuments: e.OAUTH2_CLIENT_ID_METADATA_DOCUMENTS === 'true',
     resourceServers: e.OAUTH2_RESOURCE_SERVERS,
     jwksUriPolicy: {
       httpHosts: e.OAUTH2_JWKS_URI_HTTP_HOSTS,

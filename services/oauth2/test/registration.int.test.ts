@@ -223,6 +223,34 @@ describe('dynamic client registration', () => {
     const res = await fetch(url, { redirect: 'manual' });
     expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
   });
+
+  it('a token minted for the MCP server cannot call /userinfo', async () => {
+    const created = await register(ASSISTANT);
+    const clientId = String(created.body.client_id);
+    const redirectUri = ASSISTANT.redirect_uris[0]!;
+    const tokenFor = async (resource: string) => {
+      const authorize = { client_id: clientId, redirect_uri: redirectUri, resource, scope: 'openid' };
+      const { callback, verifier } = await signIn(server, { authorize });
+      const tokens = await tokenRequest(server, {
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code')!,
+        redirect_uri: redirectUri,
+        code_verifier: verifier,
+        client_id: clientId,
+        resource,
+      });
+      expect(tokens.status).toBe(200);
+      return String(tokens.body.access_token);
+    };
+    const userinfo = async (token: string) =>
+      fetch(`${server.publicUrl}/userinfo`, { headers: bearer(token) });
+    // The same client and person, asking for the platform's APIs: userinfo answers.
+    const platform = await userinfo(await tokenFor('urn:acme:api'));
+    expect(platform.status).toBe(200);
+    const mcp = await userinfo(await tokenFor(MCP));
+    expect(mcp.status).toBe(401);
+    expect(mcp.headers.get('www-authenticate')).toContain('invalid_token');
+  });
 });
 
 describe("Hydra's OpenAPI document: dynamic client registration", () => {

@@ -138,6 +138,7 @@ describe('POST /login/consent and /login/logout', () => {
           products: ['Platform', 'MAGIC'],
           scopeGroups: ['research', 'quant'],
           role: 'member',
+          organisation: { id: expect.any(String), name: 'Acme' },
           subscriptionStatus: 'subscribed',
         },
         id_token: { email: 'ada@acme.test' },

@@ -96,6 +96,7 @@ describe('consent through the real identity service and authorization server', (
       products: ['Platform', 'MAGIC'],
       scopeGroups: [],
       role: 'org-admin',
+      organisation: { id: expect.any(String), name: 'Acme' },
       subscriptionStatus: 'subscribed',
     });
 

@@ -106,6 +106,7 @@ describe('device sign-in through the real services', () => {
       products: ['Platform', 'MAGIC'],
       scopeGroups: [],
       role: 'org-admin',
+      organisation: { id: expect.any(String), name: 'Acme' },
       subscriptionStatus: 'subscribed',
     });
 

@@ -114,6 +114,7 @@ describe('grants end with their identity session and user', () => {
       products: expect.any(Array),
       scopeGroups: [],
       role: 'member',
+      organisation: { id: expect.any(String), name: 'Acme' },
       subscriptionStatus: 'subscribed',
     });
     const res = await refresh(tokens.refresh_token);

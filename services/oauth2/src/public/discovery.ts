@@ -8,7 +8,8 @@ export const AUTHORIZATION_SERVER_METADATA = '/.well-known/oauth-authorization-s
 
 /**
  * Serves the discovery document at RFC 8414's address as well as OpenID Connect's, and names the
- * registration endpoint in both when dynamic client registration is on.
+ * registration endpoint in both when dynamic client registration is on, and client ID metadata
+ * documents when they are accepted.
  */
 export function discoveryDocuments(config: OAuth2Config): Middleware {
   return async (ctx, next) => {
@@ -25,6 +26,9 @@ export function discoveryDocuments(config: OAuth2Config): Middleware {
     if (ctx.status !== 200 || !body || typeof body !== 'object') return;
     if (config.registration.mode !== 'off') {
       ctx.body = { ...body, registration_endpoint: `${config.issuer}${REGISTRATION_ROUTE}` };
+    }
+    if (config.clientIdMetadataDocuments) {
+      ctx.body = { ...(ctx.body as object), client_id_metadata_document_supported: true };
     }
   };
 }

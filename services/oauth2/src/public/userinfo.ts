@@ -1,11 +1,12 @@
 import { TRACE_CONTEXT_HEADERS } from '@acme/service-kit/tracing-gate';
 import type { Middleware } from 'koa';
-import type { OAuth2Runtime } from '../context.ts';
+import { ACCESS_TOKEN_RESOURCE, type OAuth2Runtime } from '../context.ts';
 import type { TokenVerifier } from '../introspection.ts';
 
 /**
  * `/userinfo` for our JWT access tokens (oidc-provider's own userinfo only accepts opaque tokens
- * without an audience): `{sub, ...consent session.id_token}`, like Hydra. CORS for the apps' origins.
+ * without an audience): `{sub, ...consent session.id_token}`, like Hydra, for a token whose audience
+ * is the platform's APIs (the default resource). CORS for the apps' origins.
  */
 export function userinfo(rt: OAuth2Runtime, verifier: TokenVerifier, path: string): Middleware {
   const origins = new Set(rt.config.clients.map((c) => c.origin));
@@ -29,7 +30,10 @@ export function userinfo(rt: OAuth2Runtime, verifier: TokenVerifier, path: strin
     ctx.set('Cache-Control', 'no-store');
     const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(ctx.get('authorization'));
     const payload = match?.[1] ? await verifier.verifyAccessToken(match[1]) : undefined;
-    if (!payload?.sub) {
+    // A token asked for another resource (RFC 8707: an assistant's token for the MCP server) is
+    // good there only: userinfo answers tokens whose audience is the platform's APIs.
+    const aud = payload?.aud === undefined ? [] : [payload.aud].flat();
+    if (!payload?.sub || !aud.includes(ACCESS_TOKEN_RESOURCE)) {
       ctx.status = 401;
       ctx.set('WWW-Authenticate', 'Bearer error="invalid_token"');
       ctx.body = { error: 'invalid_token', error_description: 'invalid token provided' };

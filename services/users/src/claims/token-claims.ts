@@ -173,6 +173,9 @@ export async function tokenClaimsFor(
         products: user.products,
         scopeGroups: user.scopeGroups,
         role: user.role,
+        // Which organisation the person signs in for, for resource servers that answer with it
+        // (the agent service's MCP tools).
+        organisation: { id: user.organisationId, name: user.organisationName },
         // The app shows the welcome page instead of the product to an organisation without one.
         subscriptionStatus: user.subscriptionStatus,
       },

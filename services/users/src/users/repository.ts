@@ -104,6 +104,7 @@ export async function findUserWithProducts(
   products: string[];
   subscriptionStatus: 'subscribed' | 'not_subscribed';
   organisationId: string;
+  organisationName: string;
 } | null> {
   const row = await db
     .selectFrom('users')
@@ -118,6 +119,7 @@ export async function findUserWithProducts(
       'organisations.products as products',
       'organisations.subscription_status as subscriptionStatus',
       'organisations.id as organisationId',
+      'organisations.name as organisationName',
     ])
     .where('users.id', '=', id)
     .executeTakeFirst();
