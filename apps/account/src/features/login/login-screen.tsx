@@ -1,5 +1,5 @@
 import { createElement, useEffect } from 'react';
-import { lazyScreen, useLazyScreen } from '../../app/lazy-screen.ts';
+import { lazyScreen, useLazyScreen } from '../../shared/ui/lazy-screen.ts';
 import { copy } from '../../copy.ts';
 import { ErrorView } from '../../shared/ui/error-view.tsx';
 import { Progress } from '../../shared/ui/progress.tsx';
