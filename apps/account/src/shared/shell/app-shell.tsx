@@ -14,7 +14,7 @@ import { CONSOLE_PATHS, initialPagePath, paths } from '../config/paths.ts';
 import { getConfig } from '../config/env.ts';
 import { navigate, searchParams, useLocation } from '../navigation/history.ts';
 import { Link } from '../ui/link.tsx';
-import { carryFrom, selectBackLink } from './select-back-link.ts';
+import { carryFrom, knownApplication, selectBackLink } from './select-back-link.ts';
 import type { ShellPerson } from './select-shell-person.ts';
 import { shellCopy as t } from './shell-copy.ts';
 import { useShellPerson } from './use-shell-person.ts';
@@ -42,7 +42,7 @@ export interface ShellNav {
 export function AppShell({ nav, children }: { nav?: ShellNav; children: ReactNode }) {
   const config = getConfig();
   const location = useLocation();
-  const from = searchParams(location.search).from;
+  const from = knownApplication(searchParams(location.search).from);
   // The admin application's home is its console; every other application's, its initial page.
   const home = config.application === 'admin' ? CONSOLE_PATHS.home : initialPagePath(config.initialPage);
   const back = selectBackLink(from, config, home);

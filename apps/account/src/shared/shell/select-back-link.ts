@@ -18,11 +18,16 @@ export function selectBackLink(
   config: Pick<AccountConfig, 'application' | 'appName' | 'urlMap'>,
   ownHome: string,
 ): BackLink | null {
-  if (!from || !(APPLICATIONS as readonly string[]).includes(from)) return null;
-  const app = from as Application;
+  const app = knownApplication(from);
+  if (!app) return null;
   if (app === config.application) return { name: config.appName, href: ownHome };
   const origin = config.urlMap[app];
   return origin ? { name: APPLICATION_DEFAULTS[app].name, href: `${origin}/` } : null;
+}
+
+/** `from` when it is an application id; anything else counts as no `from` at all. */
+export function knownApplication(from: string | undefined): Application | undefined {
+  return from && (APPLICATIONS as readonly string[]).includes(from) ? (from as Application) : undefined;
 }
 
 /** `href` with the `from` application carried on (same-origin paths only; others are left as they are). */
