@@ -21,7 +21,7 @@ import { useShellPerson } from './use-shell-person.ts';
 import './shell.css';
 
 /** One entry of a screen's section navigation. */
-export interface ShellNavItem {
+interface ShellNavItem {
   href: string;
   label: string;
   current: boolean;
