@@ -173,8 +173,8 @@ describe('signed-in screens from 320 to 1280 px, light and dark', () => {
     await page.goto(`${urls.apps.admin}/admin/members`);
     const sections = page.getByRole('navigation', { name: 'Admin sections' }).getByRole('link');
     // Signed in already (the platform's identity session) or asked for the password at the login page.
-    const email = page.getByLabel('Email');
-    await sections.first().or(email).waitFor({ timeout: 30_000 });
+    const email = page.getByLabel('Email', { exact: true });
+    await sections.first().or(email).first().waitFor({ timeout: 30_000 });
     if (await email.isVisible()) {
       await submitPassword(page, ADA);
       await page.waitForURL((url) => !url.pathname.startsWith('/account/'), { timeout: 30_000 });

@@ -91,7 +91,9 @@ function PersonMenu({ person, from }: { person: ShellPerson; from: string }) {
         <span className="shell-person-name" data-testid="shell-person">
           {person.name}
         </span>
-        <span aria-hidden="true"> ▾</span>
+        <span className="shell-caret" aria-hidden="true">
+          ▾
+        </span>
       </Button>
       <Popover className="shell-popover" placement="bottom end">
         <Menu className="shell-menu" aria-label={t.personMenu(person.name)}>
