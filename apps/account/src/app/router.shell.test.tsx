@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { Router } from '../app/router.tsx';
+import { Router } from './router.tsx';
 import { registry } from '../shared/storage/registry.ts';
 import { write } from '../shared/storage/storage.ts';
 import { mockFetch, type MockCall } from '../testing/fetch-mock.ts';
