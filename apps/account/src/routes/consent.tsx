@@ -31,6 +31,7 @@ function Consent({ search }: { search: { consent_challenge?: string } }) {
   return <Progress label={copy.progress.signingIn} />;
 }
 
+/** The consent screen, in the signed-in shell (the person has an identity session here). */
 export default function ConsentRoute(props: { search: { consent_challenge?: string } }) {
   return (
     <AppShell>
