@@ -10,6 +10,7 @@ import {
   CONSOLE_SSO_TEST_CALLBACK,
   initialPagePath,
   paths,
+  SETTINGS_SECTION_PATHS,
 } from '../shared/config/paths.ts';
 import { landingPaths } from '../shared/config/select-initial-page.ts';
 import { decideRouteAccess } from '../shared/config/route-access.ts';
@@ -39,6 +40,7 @@ function route<S>(def: RouteDef<S>): RouteDef<unknown> {
 const none = z.object({});
 
 const adminScreen = lazyScreen(() => import('../routes/admin.tsx'));
+const settingsScreen = lazyScreen(() => import('../routes/settings.tsx'));
 
 const routes: RouteDef<unknown>[] = [
   route({
@@ -145,11 +147,10 @@ const routes: RouteDef<unknown>[] = [
     component: lazyScreen(() => import('../routes/profile.tsx')),
   }),
   // The account page: guarded (AccessGuard), in every application.
-  route({
-    path: paths.settings,
-    search: none,
-    component: lazyScreen(() => import('../routes/settings.tsx')),
-  }),
+  // The whole page, and each of its sections on its own page (one chunk).
+  ...[paths.settings, ...SETTINGS_SECTION_PATHS].map((path) =>
+    route({ path, search: none, component: settingsScreen }),
+  ),
   route({
     path: paths.m365Login,
     search: z.object({ token: str, autoContinue: str, isTeams: str }),

@@ -3,6 +3,7 @@ import { ConsentScreen } from '../features/consent/consent-screen.tsx';
 import { useConsent } from '../features/consent/use-consent.ts';
 import { getConfig } from '../shared/config/env.ts';
 import { TermsForm } from '../shared/terms/terms-form.tsx';
+import { AppShell } from '../shared/shell/app-shell.tsx';
 import { AccountFooter } from '../shared/ui/account-footer.tsx';
 import { ErrorView } from '../shared/ui/error-view.tsx';
 import { Progress } from '../shared/ui/progress.tsx';
@@ -12,7 +13,7 @@ import { Progress } from '../shared/ui/progress.tsx';
  * Terms step ("Final Step") when the user service asks for the terms before the first token; any
  * other application gets the consent screen (Allow or Deny).
  */
-export default function ConsentRoute({ search }: { search: { consent_challenge?: string } }) {
+function Consent({ search }: { search: { consent_challenge?: string } }) {
   const { error, terms, consent } = useConsent(search);
   if (error) return <ErrorView message={error} mode="login" />;
   if (consent) return <ConsentScreen {...consent} />;
@@ -28,4 +29,13 @@ export default function ConsentRoute({ search }: { search: { consent_challenge?:
     );
   }
   return <Progress label={copy.progress.signingIn} />;
+}
+
+/** The consent screen, in the signed-in shell (the person has an identity session here). */
+export default function ConsentRoute(props: { search: { consent_challenge?: string } }) {
+  return (
+    <AppShell>
+      <Consent {...props} />
+    </AppShell>
+  );
 }

@@ -1,6 +1,11 @@
 import { DeviceScreen } from '../features/device/device-screen.tsx';
 import type { DeviceSearch } from '../features/device/select-device-step.ts';
+import { AppShell } from '../shared/shell/app-shell.tsx';
 
 export default function DeviceRoute({ search }: { search: DeviceSearch }) {
-  return <DeviceScreen search={search} />;
+  return (
+    <AppShell>
+      <DeviceScreen search={search} />
+    </AppShell>
+  );
 }

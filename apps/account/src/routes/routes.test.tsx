@@ -231,8 +231,9 @@ describe('research and access denied', () => {
     expect(await screen.findByText('ada@acme.test')).toBeTruthy();
     expect(screen.getByTestId('token-ext').textContent).toContain('"Platform"');
     expect(screen.getByRole('link', { name: 'Log out' }).getAttribute('href')).toBe('/account/logout');
+    // Opened from this application: the account page offers the way back to it.
     expect(screen.getByRole('link', { name: 'Account settings' }).getAttribute('href')).toBe(
-      '/account/settings',
+      '/account/settings?from=platform',
     );
   });
 

@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { Router } from '../../app/router.tsx';
 import { defaultConfig, setConfig } from '../../shared/config/env.ts';
@@ -172,7 +172,7 @@ describe('admin console screens', () => {
     });
     goTo('/admin/api-clients');
     render(<Router />);
-    expect(await screen.findByText('No API clients yet.')).toBeTruthy();
+    expect(await screen.findByText('No API clients yet. Create one with the form above.')).toBeTruthy();
     fireEvent.change(screen.getByLabelText('Name'), { target: { value: 'nightly export' } });
     fireEvent.change(screen.getByLabelText('Scope groups (separated by commas)'), {
       target: { value: 'research, quant' },
@@ -235,6 +235,7 @@ describe('admin console screens', () => {
     render(<Router />);
     expect(await screen.findByText('Suspended', { selector: 'strong' })).toBeTruthy();
     expect(screen.getAllByText('magic-team (magic-saas)').length).toBeGreaterThan(0);
-    expect(screen.queryByRole('button')).toBeNull();
+    // Read-only: no action in the section (the shell's navigation button aside).
+    expect(within(screen.getByRole('main')).queryByRole('button')).toBeNull();
   });
 });

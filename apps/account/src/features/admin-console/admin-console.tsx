@@ -3,7 +3,8 @@ import { useEffect } from 'react';
 import { getConfig } from '../../shared/config/env.ts';
 import { CONSOLE_PATHS } from '../../shared/config/paths.ts';
 import { navigate } from '../../shared/navigation/history.ts';
-import { Link } from '../../shared/ui/link.tsx';
+import { AppShell, type ShellNav } from '../../shared/shell/app-shell.tsx';
+import { Progress } from '../../shared/ui/progress.tsx';
 import { ApiClientsSection } from './api-clients-section.tsx';
 import { consoleApi } from './console-client.ts';
 import { consoleCopy as t } from './copy.ts';
@@ -48,16 +49,39 @@ function ConsoleScreens({ path, memberId, denied }: { path: string; memberId?: s
     document.title = t.title;
   }, []);
 
+  const nav: ShellNav | undefined =
+    view.type === 'section'
+      ? {
+          label: t.nav,
+          items: view.nav.map((s) => ({
+            href: CONSOLE_PATHS[s],
+            label: t.sections[s as keyof typeof t.sections],
+            current: s === view.section || (s === 'members' && view.section === 'member'),
+          })),
+        }
+      : undefined;
+  return (
+    <AppShell nav={nav}>
+      <ConsoleContent view={view} memberId={memberId} denied={denied} />
+    </AppShell>
+  );
+}
+
+function ConsoleContent({
+  view,
+  memberId,
+  denied,
+}: {
+  view: ReturnType<typeof selectConsoleView>;
+  memberId?: string;
+  denied: ReactNode;
+}) {
   switch (view.type) {
     case 'denied':
       return <>{denied}</>;
     case 'loading':
     case 'redirect':
-      return (
-        <main className="page">
-          <p role="status">{t.loading}</p>
-        </main>
-      );
+      return <Progress label={t.loading} />;
     case 'error':
       return (
         <main className="page">
@@ -67,27 +91,7 @@ function ConsoleScreens({ path, memberId, denied }: { path: string; memberId?: s
     case 'section':
       return (
         <main className="console-page">
-          <header className="console-header">
-            <h1>{t.title}</h1>
-            <nav aria-label={t.nav}>
-              <ul className="console-nav">
-                {view.nav.map((s) => (
-                  <li key={s}>
-                    <Link
-                      href={CONSOLE_PATHS[s]}
-                      aria-current={
-                        s === view.section || (s === 'members' && view.section === 'member')
-                          ? 'page'
-                          : undefined
-                      }
-                    >
-                      {t.sections[s as keyof typeof t.sections]}
-                    </Link>
-                  </li>
-                ))}
-              </ul>
-            </nav>
-          </header>
+          <h1 className="console-title">{t.title}</h1>
           {view.section === 'members' ? <MembersSection me={view.me} /> : null}
           {view.section === 'member' ? (
             memberId ? (

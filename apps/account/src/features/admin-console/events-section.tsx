@@ -128,12 +128,14 @@ export function EventsSection({ me }: { me: Me }) {
           <tbody>
             {page.value.events.map((e) => (
               <tr key={e.id}>
-                <td>{formatDate(e.occurredAt)}</td>
-                <td>{e.type}</td>
-                <td>{actorOf(e, names)}</td>
-                <td>{(e.subjectId && names.get(e.subjectId)) ?? e.subjectId ?? '—'}</td>
-                <td>{e.ip ?? '—'}</td>
-                <td>
+                <td data-label={t.events.time}>{formatDate(e.occurredAt)}</td>
+                <td data-label={t.events.type}>{e.type}</td>
+                <td data-label={t.events.actor}>{actorOf(e, names)}</td>
+                <td data-label={t.events.subject}>
+                  {(e.subjectId && names.get(e.subjectId)) ?? e.subjectId ?? '—'}
+                </td>
+                <td data-label={t.events.ip}>{e.ip ?? '—'}</td>
+                <td data-label={t.events.details}>
                   {Object.entries(e.details)
                     .map(([k, v]) => `${k}: ${v}`)
                     .join(', ')}

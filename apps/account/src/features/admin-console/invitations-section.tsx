@@ -101,10 +101,10 @@ export function InvitationsSection({ me }: { me: Me }) {
           <tbody>
             {list.value.invitations.map((i) => (
               <tr key={i.id}>
-                <td>{i.email}</td>
-                <td>{t.roles[i.role]}</td>
-                <td>{t.invitations.states[i.state]}</td>
-                <td>{formatDate(i.expiresAt)}</td>
+                <td data-label={t.invitations.email}>{i.email}</td>
+                <td data-label={t.invitations.role}>{t.roles[i.role]}</td>
+                <td data-label={t.invitations.state}>{t.invitations.states[i.state]}</td>
+                <td data-label={t.invitations.expires}>{formatDate(i.expiresAt)}</td>
                 <td>
                   {i.state !== 'accepted' ? (
                     <span className="row">

@@ -20,7 +20,7 @@ export function MembersSection({ me }: { me: Me }) {
       <h2 id="members-title">{t.sections.members}</h2>
       <form
         role="search"
-        className="row"
+        className="console-search"
         onSubmit={(event) => {
           event.preventDefault();
           setApplied(query.trim());
@@ -54,13 +54,13 @@ export function MembersSection({ me }: { me: Me }) {
             <tbody>
               {list.value.members.map((m) => (
                 <tr key={m.id}>
-                  <td>
+                  <td data-label={t.members.name}>
                     <Link href={`${CONSOLE_PATHS.member}?id=${encodeURIComponent(m.id)}`}>
                       {m.firstName} {m.lastName}
                     </Link>
                   </td>
-                  <td>{m.email}</td>
-                  <td>
+                  <td data-label={t.members.email}>{m.email}</td>
+                  <td data-label={t.members.role}>
                     {t.roles[m.role]}
                     {m.managedBy === 'directory' ? (
                       <>
@@ -69,13 +69,13 @@ export function MembersSection({ me }: { me: Me }) {
                       </>
                     ) : null}
                   </td>
-                  <td>{t.status[m.status]}</td>
-                  <td>{formatDate(m.createdAt)}</td>
+                  <td data-label={t.members.status}>{t.status[m.status]}</td>
+                  <td data-label={t.members.joined}>{formatDate(m.createdAt)}</td>
                 </tr>
               ))}
             </tbody>
           </table>
-          <nav className="row" aria-label={t.members.page(formatNumber(page), formatNumber(pages))}>
+          <nav className="console-pager" aria-label={t.members.page(formatNumber(page), formatNumber(pages))}>
             <button
               type="button"
               className="button secondary"

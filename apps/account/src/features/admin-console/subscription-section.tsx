@@ -37,11 +37,11 @@ export function SubscriptionSection({ me }: { me: Me }) {
               <tbody>
                 {loaded.value.marketplace.map((s) => (
                   <tr key={s.id}>
-                    <td>{`${s.planId} (${s.offerId})`}</td>
-                    <td>{s.status}</td>
-                    <td>{formatNumber(s.quantity)}</td>
-                    <td>{formatDate(s.activatedAt)}</td>
-                    <td>{formatDate(s.updatedAt)}</td>
+                    <td data-label={t.subscription.plan}>{`${s.planId} (${s.offerId})`}</td>
+                    <td data-label={t.subscription.status}>{s.status}</td>
+                    <td data-label={t.subscription.seats}>{formatNumber(s.quantity)}</td>
+                    <td data-label={t.subscription.since}>{formatDate(s.activatedAt)}</td>
+                    <td data-label={t.subscription.updated}>{formatDate(s.updatedAt)}</td>
                   </tr>
                 ))}
               </tbody>

@@ -150,7 +150,9 @@ export function TokenList<T>(props: {
         {rows.map((row) => (
           <tr key={row.id}>
             {row.cells.map((cell, i) => (
-              <td key={i}>{cell}</td>
+              <td key={i} data-label={props.columns[i]}>
+                {cell}
+              </td>
             ))}
             <td>
               {row.revoke ? (

@@ -1,7 +1,8 @@
 import type { FormEvent, ReactNode } from 'react';
 import { useState } from 'react';
 import { copy } from '../../copy.ts';
-import { paths } from '../../shared/config/paths.ts';
+import { paths, type SettingsSectionId } from '../../shared/config/paths.ts';
+import { AppShell } from '../../shared/shell/app-shell.tsx';
 import { NewPasswordForm } from '../../shared/password/new-password-form.tsx';
 import { BackupCodesList } from '../../shared/totp/backup-codes-list.tsx';
 import { FormErrors } from '../../shared/ui/form-errors.tsx';
@@ -16,6 +17,8 @@ import { selectSessionRows } from './select-session-rows.ts';
 import { selectTwoFactor } from './select-two-factor.ts';
 import type { M365AccountModel } from './use-m365-account.ts';
 import type { SettingsModel, SettingsSection } from './use-settings.ts';
+import { availableSettingsSections, selectSettingsNav } from './select-settings-nav.ts';
+import { connectedAppName } from './select-connected-app-name.ts';
 
 const MICROSOFT_ACCOUNT_URL = 'https://myaccount.microsoft.com/';
 
@@ -269,24 +272,26 @@ function ConnectedAppsSection({ model }: { model: AppsModel }) {
         <p className="muted">{copy.settings.noConnectedApps}</p>
       ) : (
         <ul className="sessions">
-          {model.apps.map((a) => (
-            <li key={a.clientId} data-testid="connected-app">
-              <strong>{a.name}</strong>
-              <dl>
-                <dt>{copy.settings.granted}</dt>
-                <dd>{when(a.grantedAt)}</dd>
-              </dl>
-              <button
-                type="button"
-                className="button secondary"
-                disabled={model.busy}
-                aria-label={`${copy.settings.revoke}: ${a.name}`}
-                onClick={() => void model.revokeApp(a.clientId, a.name)}
-              >
-                {copy.settings.revoke}
-              </button>
-            </li>
-          ))}
+          {model.apps
+            .map((app) => ({ ...app, name: connectedAppName(app) }))
+            .map((a) => (
+              <li key={a.clientId} data-testid="connected-app">
+                <strong>{a.name}</strong>
+                <dl>
+                  <dt>{copy.settings.granted}</dt>
+                  <dd>{when(a.grantedAt)}</dd>
+                </dl>
+                <button
+                  type="button"
+                  className="button secondary"
+                  disabled={model.busy}
+                  aria-label={`${copy.settings.revoke}: ${a.name}`}
+                  onClick={() => void model.revokeApp(a.clientId, a.name)}
+                >
+                  {copy.settings.revoke}
+                </button>
+              </li>
+            ))}
         </ul>
       )}
       <Notice model={model} section="apps" />
@@ -363,13 +368,14 @@ function M365Settings({
   );
 }
 
-/** The account page: one card per section that applies to how the person signs in. */
+/** The account page: one card per section that applies to how the person signs in; `only` shows one. */
 export function SettingsScreen({
   model,
   sections,
   m365,
   gitConnected,
   now,
+  only = null,
 }: {
   model: SettingsModel;
   sections: SettingsSections;
@@ -377,42 +383,54 @@ export function SettingsScreen({
   m365: M365AccountModel;
   gitConnected: boolean;
   now: string;
+  /** The section of `/account/settings/<section>`; null: every section. */
+  only?: SettingsSectionId | null;
 }) {
   if (sections.kind === 'm365') {
-    return <M365Settings account={m365} microsoftAccount={sections.microsoftAccount} />;
+    return (
+      <AppShell>
+        <M365Settings account={m365} microsoftAccount={sections.microsoftAccount} />
+      </AppShell>
+    );
   }
   if (model.loadError) return <ErrorView message={model.loadError} mode="retry" />;
   if (!model.flow) return <Progress label={copy.common.loading} />;
   // What the flow offers decides too: a password form only where the service offers a password.
   const offers = selectSettingsOffers(model.flow);
   const password = sections.password === 'form' && !offers.password ? 'managed' : sections.password;
+  const available = availableSettingsSections(sections, password, model.apps !== null);
+  const shown = (id: SettingsSectionId) => only === null || only === id;
   return (
-    <main className="page settings">
-      <h1 className="card-title">{copy.settings.title}</h1>
-      {offers.notices.map((text) => (
-        <p key={text} className="notice" role="note" data-testid="settings-flow-notice">
-          {text}
-        </p>
-      ))}
-      <ProfileSection model={model} />
-      <PasswordSection model={model} mode={password} />
-      <TwoFactorSection model={model} mode={sections.twoFactor} />
-      {sections.kind === 'identity' && (
-        <KeysSection
-          view={selectKeys(model.flow, 'passkey')}
-          model={keysModel(model, 'passkey', true)}
-          text={copy.passkeys}
-          testId="passkey"
-          frame={(children) => (
-            <Section id="passkeys" title={copy.passkeys.title}>
-              {children}
-            </Section>
-          )}
-        />
-      )}
-      {sections.sessions && <SessionsSection model={model} now={now} />}
-      <ConnectedAppsSection model={model} />
-      <LinkedAccountSection model={model} mode={sections.linkedAccount} connected={gitConnected} />
-    </main>
+    <AppShell nav={selectSettingsNav(available, only)}>
+      <main className="page settings">
+        <h1 className="card-title">{copy.settings.title}</h1>
+        {offers.notices.map((text) => (
+          <p key={text} className="notice" role="note" data-testid="settings-flow-notice">
+            {text}
+          </p>
+        ))}
+        {shown('profile') && <ProfileSection model={model} />}
+        {shown('password') && <PasswordSection model={model} mode={password} />}
+        {shown('two-factor') && <TwoFactorSection model={model} mode={sections.twoFactor} />}
+        {shown('passkeys') && sections.kind === 'identity' && (
+          <KeysSection
+            view={selectKeys(model.flow, 'passkey')}
+            model={keysModel(model, 'passkey', true)}
+            text={copy.passkeys}
+            testId="passkey"
+            frame={(children) => (
+              <Section id="passkeys" title={copy.passkeys.title}>
+                {children}
+              </Section>
+            )}
+          />
+        )}
+        {shown('sessions') && sections.sessions && <SessionsSection model={model} now={now} />}
+        {shown('connected-apps') && <ConnectedAppsSection model={model} />}
+        {shown('linked-accounts') && (
+          <LinkedAccountSection model={model} mode={sections.linkedAccount} connected={gitConnected} />
+        )}
+      </main>
+    </AppShell>
   );
 }

@@ -32,6 +32,22 @@ export const paths = {
   welcome: WELCOME_PATH,
 } as const;
 
+/** The account page's sections, each also on its own page (`/account/settings/<section>`). */
+export const SETTINGS_SECTIONS = [
+  'profile',
+  'password',
+  'two-factor',
+  'passkeys',
+  'sessions',
+  'connected-apps',
+  'linked-accounts',
+] as const;
+export type SettingsSectionId = (typeof SETTINGS_SECTIONS)[number];
+
+export const SETTINGS_SECTION_PATHS: readonly string[] = SETTINGS_SECTIONS.map(
+  (id) => `${paths.settings}/${id}`,
+);
+
 /** The organisation admin console (admin application): one screen for every path. */
 export const CONSOLE_PATHS = {
   home: '/admin',

@@ -1,4 +1,10 @@
-import { CONSOLE_PATHS, CONSOLE_SSO_TEST_CALLBACK, paths, withQuery } from './paths.ts';
+import {
+  CONSOLE_PATHS,
+  CONSOLE_SSO_TEST_CALLBACK,
+  paths,
+  SETTINGS_SECTION_PATHS,
+  withQuery,
+} from './paths.ts';
 
 // Who may open each route the router serves, one table. The router applies it before any screen
 // renders, so no screen handles a signed-out visitor itself. Every fixed path of the router is
@@ -69,6 +75,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   // The account page and the organisation admin console: their screens' access guards check the
   // rest (the console also the admin application and the caller's permissions).
   [paths.settings]: { guests: false },
+  ...Object.fromEntries(SETTINGS_SECTION_PATHS.map((path) => [path, { guests: false }])),
   ...Object.fromEntries(Object.values(CONSOLE_PATHS).map((path) => [path, { guests: false }])),
   // The platform pages after sign-in: their screens' access guards decide.
   [paths.research]: { guests: 'screen' },

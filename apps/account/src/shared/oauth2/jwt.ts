@@ -17,6 +17,7 @@ const accessTokenClaimsSchema = z.looseObject({
       ),
       products: z.optional(z.array(z.string())),
       scopeGroups: z.optional(z.array(z.string())),
+      role: z.optional(z.string()),
       subscriptionStatus: z.optional(z.string()),
     }),
   ),
