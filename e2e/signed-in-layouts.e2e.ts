@@ -43,7 +43,7 @@ async function layoutProblems(page: Page, name: string): Promise<string[]> {
       const { scrollWidth, clientWidth, wide } = await page.evaluate(() => {
         const root = document.documentElement;
         // The innermost elements reaching past the right edge: what to fix when the page scrolls.
-        const past = [...document.body.querySelectorAll('*')].filter(
+        const past = Array.from(document.body.querySelectorAll('*')).filter(
           (el) => el.getBoundingClientRect().right > root.clientWidth + 0.5,
         );
         const innermost = past.filter((el) => !past.some((other) => other !== el && el.contains(other)));
