@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { pbkdf2Sync, randomBytes, scryptSync } from 'node:crypto';
 import { createDb } from '@acme/db';
-import { freePort } from '@acme/test-kit/free-port';
-import { start } from '@acme/identity';
+import { identityService } from './identity-service.ts';
 import { runCli } from '../services/users/src/cli-commands.ts';
 
 /**
@@ -18,18 +17,7 @@ import { runCli } from '../services/users/src/cli-commands.ts';
 export async function benchIdentityImport(opts: { identities: number; databaseUrl?: string }) {
   const dir = await mkdtemp(join(tmpdir(), 'identity-import-bench-'));
   const db = await createDb(opts.databaseUrl ? { url: opts.databaseUrl } : { dataDir: join(dir, 'db') });
-  const [publicPort, adminPort] = [await freePort(), await freePort()];
-  const service = await start({
-    db,
-    logger: false,
-    env: {
-      IDENTITY_PUBLIC_PORT: String(publicPort),
-      IDENTITY_ADMIN_PORT: String(adminPort),
-      IDENTITY_MANAGEMENT_PORT: '0',
-      IDENTITY_PUBLIC_URL: `http://127.0.0.1:${publicPort}`,
-      IDENTITY_ADMIN_URL: `http://127.0.0.1:${adminPort}`,
-    },
-  });
+  const { service, adminUrl } = await identityService(db);
   try {
     const password = 'an imported password 42';
     const salt = randomBytes(16);
@@ -58,7 +46,7 @@ export async function benchIdentityImport(opts: { identities: number; databaseUr
     let progressLines = 0;
     const started = performance.now();
     const code = await runCli(['identities:import', file], {
-      env: { IDENTITY_ADMIN_URL: `http://127.0.0.1:${adminPort}` },
+      env: { IDENTITY_ADMIN_URL: adminUrl },
       out: () => undefined,
       err: (line) => {
         if (line.startsWith('identities:import: ') && ++progressLines % 10 === 0) console.log(line);

@@ -16,8 +16,6 @@ import { join } from 'node:path';
 import type { Result } from 'autocannon';
 import { createDb, migrate, sql, typed, type Database } from '@acme/db';
 import { systemClock } from '@acme/db/clock';
-import { freePort } from '@acme/test-kit/free-port';
-import { start } from '@acme/identity';
 import { migrations as usersMigrations } from '@acme/users';
 import { migrations as oauth2Migrations } from '@acme/oauth2';
 import { createIdentityAdminClient } from '@acme/identity-contract/admin-client';
@@ -34,6 +32,7 @@ import { passwordLogin } from './load/password-login.ts';
 import { measure, startOurs } from './oauth2-bench.ts';
 import { emailOf, organisationId, seed } from './scale-seed.ts';
 import { summarise } from './summarise.ts';
+import { identityService } from './identity-service.ts';
 
 const PASSWORD = 'scale bench passphrase 1';
 const BENCH_EMAIL = 'scale-bench@example.com';
@@ -87,25 +86,6 @@ async function databaseFor(people: number, serverUrl: string | undefined) {
   };
 }
 
-async function identityService(db: Database) {
-  const [publicPort, adminPort] = [await freePort(), await freePort()];
-  const service = await start({
-    db,
-    logger: false,
-    env: {
-      IDENTITY_PUBLIC_PORT: String(publicPort),
-      IDENTITY_ADMIN_PORT: String(adminPort),
-      IDENTITY_MANAGEMENT_PORT: '0',
-      IDENTITY_PUBLIC_URL: `http://127.0.0.1:${publicPort}`,
-      IDENTITY_ADMIN_URL: `http://127.0.0.1:${adminPort}`,
-      IDENTITY_IP_FAILURE_LIMIT: '1000000',
-      // Every whoami reaches the database.
-      IDENTITY_SESSION_CACHE_TTL: '0',
-    },
-  });
-  return { service, publicUrl: `http://127.0.0.1:${publicPort}`, adminUrl: `http://127.0.0.1:${adminPort}` };
-}
-
 /** The cleanups the services run on a timer, once, as they run them. */
 async function cleanupOnce(db: Database) {
   const t0 = performance.now();
@@ -120,7 +100,11 @@ async function measureSize(people: number, opts: SizeOptions) {
   try {
     await migrate(db, 'users', usersMigrations);
     await migrate(db, 'oauth2', oauth2Migrations);
-    const identity = await identityService(db);
+    const identity = await identityService(db, {
+      IDENTITY_IP_FAILURE_LIMIT: '1000000',
+      // Every whoami reaches the database.
+      IDENTITY_SESSION_CACHE_TTL: '0',
+    });
     cleanup.push(() => identity.service.close());
     // The one argon2id hash: the identity service computes it for one person made through its admin
     // API; every seeded person's password credential is a copy of it.

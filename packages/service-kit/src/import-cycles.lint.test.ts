@@ -58,11 +58,7 @@ describe('the lint rule against import cycles', () => {
 
 describe("the user service's folder layers", () => {
   it.each([
-    [
-      'services/users/src/terms/probe.ts',
-      "export { AppError } from '../http/errors.ts';",
-      'no other folder',
-    ],
+    ['services/users/src/terms/probe.ts', "export { AppError } from '../http/errors.ts';", 'no other folder'],
     [
       'services/users/src/users/probe.ts',
       "export { recordEvent } from '../events/events.ts';",

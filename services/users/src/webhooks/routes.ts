@@ -52,35 +52,10 @@ export function registerConsoleWebhookRoutes(
 ): void {
   const base = '/console/organisations/:organisationId/webhooks';
 
-  app.get(
-    base,
-    openApi({ params: orgParamsSchema, responses: { 200: endpointListSchema } }),
-    async (request, reply) => {
-      const { organisationId } = await authorise(request, SETTINGS, false);
-      return sendOutput(reply, 200, endpointListSchema, {
-        endpoints: await listEndpoints(ctx, organisationId),
-      });
-    },
-  );
-
-  app.post(
-    base,
-    openApi({
-      params: orgParamsSchema,
-      body: endpointInputSchema,
-      responses: { 201: endpointWithSecretSchema },
-    }),
-    async (request, reply) => {
-      const { organisationId } = await authorise(request, SETTINGS, true);
-      const input = parseInput(endpointInputSchema, request.body);
-      return sendOutput(
-        reply,
-        201,
-        endpointWithSecretSchema,
-        await createEndpoint(ctx, organisationId, input),
-      );
-    },
-  );
+  registerEndpointBasics(app, ctx, base, async (request, write) => {
+    const { organisationId } = await authorise(request, SETTINGS, write);
+    return organisationId;
+  });
 
   const endpointIn = async (request: FastifyRequest, write: boolean) => {
     const { organisationId } = await authorise(request, SETTINGS, write);
@@ -113,30 +88,6 @@ export function registerConsoleWebhookRoutes(
         200,
         endpointSchema,
         await updateEndpoint(ctx, organisationId, endpointId, patch),
-      );
-    },
-  );
-
-  app.delete(
-    `${base}/:endpointId`,
-    openApi({ params: endpointParamsSchema, responses: { 204: null } }),
-    async (request, reply) => {
-      const { organisationId, endpointId } = await endpointIn(request, true);
-      await deleteEndpoint(ctx, organisationId, endpointId);
-      return reply.code(204).send();
-    },
-  );
-
-  app.post(
-    `${base}/:endpointId/rotate-secret`,
-    openApi({ params: endpointParamsSchema, responses: { 200: endpointWithSecretSchema } }),
-    async (request, reply) => {
-      const { organisationId, endpointId } = await endpointIn(request, true);
-      return sendOutput(
-        reply,
-        200,
-        endpointWithSecretSchema,
-        await rotateEndpointSecret(ctx, organisationId, endpointId),
       );
     },
   );
@@ -218,11 +169,24 @@ export function registerWebhookAdminRoutes(app: FastifyInstance, ctx: UsersConte
     return organisationId;
   };
 
+  registerEndpointBasics(app, ctx, base, organisation);
+}
+
+/** Where the organisation of a call comes from (the console's caller, or the operator's path). */
+type OrganisationOf = (request: FastifyRequest, write: boolean) => Promise<string>;
+
+/** List, create, delete and rotate: the same for an org-admin in the console and for the operator. */
+function registerEndpointBasics(
+  app: FastifyInstance,
+  ctx: UsersContext,
+  base: string,
+  organisationOf: OrganisationOf,
+): void {
   app.get(
     base,
     openApi({ params: orgParamsSchema, responses: { 200: endpointListSchema } }),
     async (request, reply) => {
-      const organisationId = await organisation(request);
+      const organisationId = await organisationOf(request, false);
       return sendOutput(reply, 200, endpointListSchema, {
         endpoints: await listEndpoints(ctx, organisationId),
       });
@@ -237,7 +201,7 @@ export function registerWebhookAdminRoutes(app: FastifyInstance, ctx: UsersConte
       responses: { 201: endpointWithSecretSchema },
     }),
     async (request, reply) => {
-      const organisationId = await organisation(request);
+      const organisationId = await organisationOf(request, true);
       const input = parseInput(endpointInputSchema, request.body);
       return sendOutput(
         reply,
@@ -252,7 +216,7 @@ export function registerWebhookAdminRoutes(app: FastifyInstance, ctx: UsersConte
     `${base}/:endpointId`,
     openApi({ params: endpointParamsSchema, responses: { 204: null } }),
     async (request, reply) => {
-      const organisationId = await organisation(request);
+      const organisationId = await organisationOf(request, true);
       const { endpointId } = parseInput(endpointParamsSchema, request.params);
       await deleteEndpoint(ctx, organisationId, endpointId);
       return reply.code(204).send();
@@ -263,7 +227,7 @@ export function registerWebhookAdminRoutes(app: FastifyInstance, ctx: UsersConte
     `${base}/:endpointId/rotate-secret`,
     openApi({ params: endpointParamsSchema, responses: { 200: endpointWithSecretSchema } }),
     async (request, reply) => {
-      const organisationId = await organisation(request);
+      const organisationId = await organisationOf(request, true);
       const { endpointId } = parseInput(endpointParamsSchema, request.params);
       return sendOutput(
         reply,
