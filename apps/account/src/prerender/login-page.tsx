@@ -5,7 +5,8 @@ import { ACCESS_EMAIL_SLOT } from './slots.ts';
 
 // Build time only (vite.config.ts): the Email step as the login route's page carries it, so that
 // the Welcome card is painted with the first response, before the app has started. The app's first
-// render of the route replaces it with the same markup (the same component, the same texts).
+// render of the route replaces it with the same markup (the same component, the same texts). Its
+// field takes no typing until then: what was typed would be lost when the app replaces it.
 
 const noop = () => undefined;
 
@@ -18,6 +19,7 @@ export function renderLoginRoot(): string {
     <Providers>
       <EmailStep
         accessEmail={ACCESS_EMAIL_SLOT}
+        inert
         onSubmit={noop}
         passkey={{ offer: { button: true, autofill: false }, signIn: noop, formErrors: [] }}
       />

@@ -24,6 +24,7 @@ export function LoginScreen({ search }: { search: LoginSearch }) {
         initialEmail={login.typedEmail}
         accessEmail={login.config.accessEmail}
         busy={login.busy}
+        inert={view.inert === true}
         onSubmit={login.submitEmail}
         passkey={login.passkey}
       />

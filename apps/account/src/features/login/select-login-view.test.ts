@@ -32,17 +32,17 @@ const cases: [string, Partial<LoginViewInput>, LoginView][] = [
   [
     'the Email step stays while the challenge is stored',
     { command: { type: 'store-challenge', challenge: 'c', reloadTo: '/account/login' } },
-    { kind: 'step', step: 'email' },
+    { kind: 'step', step: 'email', inert: true },
   ],
   [
     'the Email step stays while the session is checked',
     { command: { type: 'wait' }, sessionState: 'loading' },
-    { kind: 'step', step: 'email' },
+    { kind: 'step', step: 'email', inert: true },
   ],
   [
     'the Email step stays while the authorization starts',
     { command: { type: 'authorize' } },
-    { kind: 'step', step: 'email' },
+    { kind: 'step', step: 'email', inert: true },
   ],
   [
     'any other step waits for the session: progress',

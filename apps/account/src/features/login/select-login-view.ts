@@ -8,7 +8,7 @@ import type { LoginStep } from './select-login-step.ts';
 export type LoginView =
   | { kind: 'progress' }
   | { kind: 'error'; message: string; mode: 'retry' | 'login' }
-  | { kind: 'step'; step: LoginStep };
+  | { kind: 'step'; step: LoginStep; inert?: true };
 
 export interface LoginViewInput {
   command: LoginCommand;
@@ -43,5 +43,9 @@ export function selectLoginView(input: LoginViewInput): LoginView {
   if (command.type !== 'none' && !(input.step === 'email' && EMAIL_STEP_MEANWHILE.has(command.type))) {
     return { kind: 'progress' };
   }
-  return { kind: 'step', step: input.step };
+  // Shown while a command runs (the page may still leave for the authorization server): nothing can
+  // be typed into it then, so nothing typed is lost when the page leaves.
+  return command.type === 'none'
+    ? { kind: 'step', step: input.step }
+    : { kind: 'step', step: input.step, inert: true };
 }

@@ -11,6 +11,11 @@ export interface EmailStepProps {
   initialEmail?: string;
   accessEmail: string;
   busy?: boolean;
+  /**
+   * The page may still leave (the authorization is starting, or the app has not started yet): the
+   * field takes no typing, so nothing typed is lost when it does.
+   */
+  inert?: boolean;
   onSubmit: (email: string) => void | Promise<void>;
   /** Passkey sign-in: offered (button, autofill), and its errors. */
   passkey?: { offer: { button: boolean; autofill: boolean }; signIn: () => void; formErrors: string[] };
@@ -21,6 +26,7 @@ export function EmailStep({
   initialEmail = '',
   accessEmail,
   busy = false,
+  inert = false,
   onSubmit,
   passkey,
 }: EmailStepProps) {
@@ -55,14 +61,20 @@ export function EmailStep({
           {...input.field}
           autoComplete={passkey?.offer.autofill ? 'username webauthn' : 'username'}
           placeholder={copy.login.email.emailPlaceholder}
+          disabled={inert}
         />
-        <button type="submit" className="button" disabled={email.trim() === '' || busy}>
+        <button type="submit" className="button" disabled={email.trim() === '' || busy || inert}>
           {copy.common.continue}
         </button>
       </form>
       {passkey?.offer.button && (
         <>
-          <button type="button" className="button secondary" disabled={busy} onClick={passkey.signIn}>
+          <button
+            type="button"
+            className="button secondary"
+            disabled={busy || inert}
+            onClick={passkey.signIn}
+          >
             {copy.passkeys.signIn}
           </button>
           <FormErrors messages={passkey.formErrors} />
