@@ -125,6 +125,68 @@ export async function createApiClient(
   return { ...toApiClient({ ...row, scope_groups: input.scopeGroups }), clientSecret };
 }
 
+export interface CreateWebAppInput {
+  organisationId: string;
+  name: string;
+  redirectUris: readonly string[];
+  postLogoutRedirectUris: readonly string[];
+  actorEmail: string;
+}
+
+/**
+ * The organisation's own web app: an authorization-code client of the authorization server whose
+ * redirect URIs are matched exactly and whose users see the consent screen naming it. Its tokens
+ * are the signed-in person's, so it carries no `ext` of the organisation; the organisation owns it
+ * through this table (list, revoke) and the client's `owner`, which the consent screen names. The secret comes back once.
+ */
+export async function createWebApp(
+  ctx: UsersContext,
+  input: CreateWebAppInput,
+  origin: EventOrigin,
+): Promise<ApiClient & { clientSecret: string; redirectUris: string[] }> {
+  const organisation = await findOrganisation(ctx.db, input.organisationId);
+  if (!organisation) throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
+  const createdBy = await checkActor(ctx.db, organisation.id, input.actorEmail);
+  const redirectUris = [...new Set(input.redirectUris)];
+  const { clientId, clientSecret } = await ctx.oauth2Clients.createWebClient({
+    name: `${organisation.name}: ${input.name}`,
+    redirectUris,
+    postLogoutRedirectUris: [...new Set(input.postLogoutRedirectUris)],
+    owner: organisation.id,
+  });
+  const row = {
+    id: clientId,
+    organisation_id: organisation.id,
+    name: input.name,
+    kind: 'web' as const,
+    scope_groups: '[]',
+    redirect_uris: JSON.stringify(redirectUris),
+    created_by: createdBy,
+    created_at: ctx.clock.now(),
+    revoked_at: null,
+  };
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      await trx.insertInto('api_clients').values(row).execute();
+      await recordEvent(
+        trx,
+        origin,
+        {
+          organisationId: organisation.id,
+          type: 'api_client.created',
+          subjectId: null,
+          details: { clientId, name: input.name, kind: 'web' },
+        },
+        row.created_at,
+      );
+    });
+  } catch (error) {
+    await ctx.oauth2Clients.deleteClient(clientId).catch(() => undefined);
+    throw error;
+  }
+  return { ...toApiClient({ ...row, scope_groups: [] }), redirectUris, clientSecret };
+}
+
 export async function listApiClients(db: Kysely<UsersDb>, organisationId: string): Promise<ApiClient[]> {
   const rows = await db
     .selectFrom('api_clients')
