@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { PLATFORM_API_AUDIENCE } from '@acme/service-kit/audiences';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../src/seed.ts';
 import { Jar } from './jar.ts';
@@ -347,5 +348,6 @@ describe('consent for an application that is not the platform’s own', () => {
     const claims = JSON.parse(Buffer.from(token.body.access_token.split('.')[1], 'base64url').toString());
     expect(claims.sub).toBe(session.identity.id);
     expect(claims.client_id).toBe(web.id);
+    expect([claims.aud].flat()).toContain(PLATFORM_API_AUDIENCE);
   });
 });
