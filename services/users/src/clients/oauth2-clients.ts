@@ -7,7 +7,7 @@ const SERVICE = 'authorization server';
 
 const createdSchema = z.object({ client_id: z.string().min(1), client_secret: z.string().min(1) });
 
-export interface WebClientRequest {
+interface WebClientRequest {
   name: string;
   redirectUris: readonly string[];
   postLogoutRedirectUris: readonly string[];

@@ -25,7 +25,7 @@ export interface ApiClientForm {
 }
 
 /** The field a refusal belongs beside. */
-export type ApiClientField = 'name' | 'scopeGroups' | 'redirectUris';
+type ApiClientField = 'name' | 'scopeGroups' | 'redirectUris';
 
 export type ApiClientFormDecision =
   { ok: true; body: ConsoleCreateApiClient } | { ok: false; field: ApiClientField; error: string };
