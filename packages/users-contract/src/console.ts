@@ -242,16 +242,52 @@ export type ConsoleInvitation = z.infer<typeof invitationSchema>;
 
 export const invitationListSchema = z.object({ invitations: z.array(invitationSchema) });
 
-/** `POST …/api-clients` */
-export const consoleCreateApiClientSchema = z
-  .object({ name: nameSchema, scopeGroups: z.array(scopeGroupSchema).min(1).max(50) })
+/** The kinds of API client: server to server, or the organisation's own web app signing people in. */
+export const API_CLIENT_KINDS = ['client_credentials', 'web'] as const;
+export type ApiClientKind = (typeof API_CLIENT_KINDS)[number];
+
+/** How many redirect URIs (and post-logout redirect URIs) a web app may register. */
+export const MAX_REDIRECT_URIS = 10;
+
+/** A redirect URI as sent; the authorization server decides whether it is acceptable (https or loopback http, no fragment). */
+const redirectUriSchema = z.string().trim().min(1).max(2000);
+
+/** `POST …/api-clients` for a client-credentials client (`kind` may be left out). */
+export const consoleCreateCredentialsClientSchema = z
+  .object({
+    kind: z.literal('client_credentials').optional(),
+    name: nameSchema,
+    scopeGroups: z.array(scopeGroupSchema).min(1).max(50),
+  })
   .strict();
+
+/** `POST …/api-clients` for the organisation's own web app (authorization code, exact redirect URIs). */
+export const consoleCreateWebClientSchema = z
+  .object({
+    kind: z.literal('web'),
+    name: nameSchema,
+    redirectUris: z.array(redirectUriSchema).min(1).max(MAX_REDIRECT_URIS),
+    postLogoutRedirectUris: z.array(redirectUriSchema).max(MAX_REDIRECT_URIS).optional(),
+  })
+  .strict();
+
+/** `POST …/api-clients` */
+export const consoleCreateApiClientSchema = z.union([
+  consoleCreateCredentialsClientSchema,
+  consoleCreateWebClientSchema,
+]);
+
+export type ConsoleCreateApiClient = z.input<typeof consoleCreateApiClientSchema>;
 
 /** One of the organisation's API clients, as `GET /console/organisations/{id}/api-clients` lists it. */
 export const consoleApiClientSchema = z.object({
   id: z.string(),
+  kind: z.enum(API_CLIENT_KINDS),
   name: z.string(),
+  /** A client-credentials client's scope groups (empty for a web app). */
   scopeGroups: z.array(z.string()),
+  /** A web app's redirect URIs, matched exactly (empty for a client-credentials client). */
+  redirectUris: z.array(z.string()),
   createdAt: z.iso.datetime(),
   /** The email of the person who created it; null when the operator did. */
   createdBy: z.string().nullable(),

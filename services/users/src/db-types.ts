@@ -105,6 +105,10 @@ export interface ApiClientsTable {
   organisation_id: string;
   name: string;
   scope_groups: Json<string[]>;
+  /** `client_credentials` (server to server) or `web` (the organisation's own sign-in app). */
+  kind: Generated<'client_credentials' | 'web'>;
+  /** A web app's redirect URIs (empty for client credentials). */
+  redirect_uris: ColumnType<string[], string | undefined, string>;
   created_by: string | null;
   created_at: Date;
   revoked_at: Date | null;

@@ -542,4 +542,12 @@ export const migrations: Migration[] = [
     name: '543_scim_users_deleted',
     sql: 'create index scim_users_deleted on scim_users (user_id) where deleted_at is not null',
   },
+  {
+    // An organisation's own web app (authorization code) beside its client-credentials clients:
+    // which kind each API client is, and a web app's redirect URIs as registered (for the console's list).
+    name: '560_api_clients_kind',
+    sql: `alter table api_clients
+      add column kind text not null default 'client_credentials' check (kind in ('client_credentials', 'web')),
+      add column redirect_uris jsonb not null default '[]'::jsonb`,
+  },
 ];

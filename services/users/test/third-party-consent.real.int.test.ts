@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { PLATFORM_API_AUDIENCE } from '@acme/service-kit/audiences';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../src/seed.ts';
 import { Jar } from './jar.ts';
@@ -295,5 +296,58 @@ describe('consent for an application that is not the platform’s own', () => {
     expect(unknown.res.status).toBe(404);
     expect(unknown.body.errorCode).toBe('CONSENT_REQUEST_NOT_FOUND');
     expect((await screenOf(jar, '')).res.status).toBe(400);
+  });
+  it('a web app the organisation registered in its console signs people in through the consent screen naming it', async () => {
+    // The org-admin's identity (a sign-in that stops at the consent screen), then a console token.
+    const first = await authorize('ada@acme.test');
+    const federated = await fetch(`${urls.oauth2Admin}/admin/oauth2/federated-tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        subject: first.session.identity.id,
+        client_id: 'platform',
+        session: { access_token: {} },
+      }),
+    });
+    expect(federated.status).toBe(200);
+    const consoleToken = ((await federated.json()) as any).access_token as string;
+    const registered = await new Jar().fetch(`${urls.users}/console/organisations/${acmeId}/api-clients`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${consoleToken}` },
+      json: { kind: 'web', name: 'Reports', redirectUris: [REDIRECT_URI] },
+    });
+    expect(registered.res.status, JSON.stringify(registered.body)).toBe(201);
+    const web = registered.body as { id: string; clientSecret: string };
+
+    const { jar, challenge, session, verifier } = await authorize('ada@acme.test', {
+      jar: first.jar,
+      clientId: web.id,
+    });
+    const screen = await screenOf(jar, challenge);
+    expect(screen.res.status, JSON.stringify(screen.body)).toBe(200);
+    expect(screen.body.needsConsent).toBe(true);
+    expect(screen.body.client).toMatchObject({ clientId: web.id, name: expect.stringMatching(/Reports$/) });
+    expect(screen.body.registeredBy).toEqual({ organisation: expect.stringMatching(/Acme/) });
+
+    const allowed = await answer(challenge, session.id, 'allow');
+    expect(allowed.res.status).toBe(200);
+    const callback = await follow(jar, allowed.body.redirectTo);
+    expect(callback.origin + callback.pathname).toBe(REDIRECT_URI);
+    const token = await tokenRequest(
+      urls.issuer,
+      {
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code') ?? '',
+        redirect_uri: REDIRECT_URI,
+        code_verifier: verifier,
+      },
+      undefined,
+      `Basic ${Buffer.from(`${web.id}:${web.clientSecret}`).toString('base64')}`,
+    );
+    expect(token.status, JSON.stringify(token.body)).toBe(200);
+    const claims = JSON.parse(Buffer.from(token.body.access_token.split('.')[1], 'base64url').toString());
+    expect(claims.sub).toBe(session.identity.id);
+    expect(claims.client_id).toBe(web.id);
+    expect([claims.aud].flat()).toContain(PLATFORM_API_AUDIENCE);
   });
 });

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { ApiClientsTable, UsersDb } from '../db-types.ts';
 import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
@@ -74,6 +74,32 @@ async function checkActor(
   return actor.id;
 }
 
+/**
+ * Records a client the authorization server just created, with its `api_client.created` event;
+ * on failure deletes it there again: never a working client that no one can list or revoke.
+ */
+async function storeCreated(
+  ctx: UsersContext,
+  row: Insertable<ApiClientsTable> & { id: string; organisation_id: string; created_at: Date },
+  origin: EventOrigin,
+  details: Record<string, string>,
+): Promise<void> {
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      await trx.insertInto('api_clients').values(row).execute();
+      await recordEvent(
+        trx,
+        origin,
+        { organisationId: row.organisation_id, type: 'api_client.created', subjectId: null, details },
+        row.created_at,
+      );
+    });
+  } catch (error) {
+    await ctx.oauth2Clients.deleteClient(row.id).catch(() => undefined);
+    throw error;
+  }
+}
+
 export async function createApiClient(
   ctx: UsersContext,
   input: CreateApiClientInput,
@@ -102,27 +128,52 @@ export async function createApiClient(
     created_at: ctx.clock.now(),
     revoked_at: null,
   };
-  try {
-    await ctx.db.transaction().execute(async (trx) => {
-      await trx.insertInto('api_clients').values(row).execute();
-      await recordEvent(
-        trx,
-        origin ?? operatorOrigin(createdBy),
-        {
-          organisationId: organisation.id,
-          type: 'api_client.created',
-          subjectId: null,
-          details: { clientId, name: input.name },
-        },
-        row.created_at,
-      );
-    });
-  } catch (error) {
-    // Never leave a working client behind that no one can list or revoke.
-    await ctx.oauth2Clients.deleteClient(clientId).catch(() => undefined);
-    throw error;
-  }
+  await storeCreated(ctx, row, origin ?? operatorOrigin(createdBy), { clientId, name: input.name });
   return { ...toApiClient({ ...row, scope_groups: input.scopeGroups }), clientSecret };
+}
+
+export interface CreateWebAppInput {
+  organisationId: string;
+  name: string;
+  redirectUris: readonly string[];
+  postLogoutRedirectUris: readonly string[];
+  actorEmail: string;
+}
+
+/**
+ * The organisation's own web app: an authorization-code client of the authorization server whose
+ * redirect URIs are matched exactly and whose users see the consent screen naming it. Its tokens
+ * are the signed-in person's, so it carries no `ext` of the organisation; the organisation owns it
+ * through this table (list, revoke) and the client's `owner`, which the consent screen names. The secret comes back once.
+ */
+export async function createWebApp(
+  ctx: UsersContext,
+  input: CreateWebAppInput,
+  origin: EventOrigin,
+): Promise<ApiClient & { clientSecret: string; redirectUris: string[] }> {
+  const organisation = await findOrganisation(ctx.db, input.organisationId);
+  if (!organisation) throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
+  const createdBy = await checkActor(ctx.db, organisation.id, input.actorEmail);
+  const redirectUris = [...new Set(input.redirectUris)];
+  const { clientId, clientSecret } = await ctx.oauth2Clients.createWebClient({
+    name: `${organisation.name}: ${input.name}`,
+    redirectUris,
+    postLogoutRedirectUris: [...new Set(input.postLogoutRedirectUris)],
+    owner: organisation.id,
+  });
+  const row = {
+    id: clientId,
+    organisation_id: organisation.id,
+    name: input.name,
+    kind: 'web' as const,
+    scope_groups: '[]',
+    redirect_uris: JSON.stringify(redirectUris),
+    created_by: createdBy,
+    created_at: ctx.clock.now(),
+    revoked_at: null,
+  };
+  await storeCreated(ctx, row, origin, { clientId, name: input.name, kind: 'web' });
+  return { ...toApiClient({ ...row, scope_groups: [] }), redirectUris, clientSecret };
 }
 
 export async function listApiClients(db: Kysely<UsersDb>, organisationId: string): Promise<ApiClient[]> {

@@ -14,7 +14,9 @@ export async function listConsoleApiClients(
     .select([
       'api_clients.id',
       'api_clients.name',
+      'api_clients.kind',
       'api_clients.scope_groups',
+      'api_clients.redirect_uris',
       'api_clients.created_at',
       'api_clients.revoked_at',
       'users.email',
@@ -25,8 +27,10 @@ export async function listConsoleApiClients(
     .execute();
   return rows.map((row) => ({
     id: row.id,
+    kind: row.kind,
     name: row.name,
     scopeGroups: row.scope_groups,
+    redirectUris: row.redirect_uris,
     createdAt: row.created_at.toISOString(),
     createdBy: row.email,
     revokedAt: row.revoked_at ? row.revoked_at.toISOString() : null,

@@ -14,7 +14,7 @@ import {
 } from '../invitations/service.ts';
 import { toCsv } from '../terms/csv.ts';
 import { createApiClientSchema } from '../api-clients/schemas.ts';
-import { createApiClient, revokeApiClient } from '../api-clients/service.ts';
+import { createApiClient, createWebApp, revokeApiClient } from '../api-clients/service.ts';
 import { listConsoleApiClients, readSubscription } from './organisation.ts';
 import { consoleSelfSignUpSchema, selfSignUpSettingSchema } from '../signup/schemas.ts';
 import { consoleSelfSignUp, setSelfSignUp } from '../signup/service.ts';
@@ -323,16 +323,37 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
     async (request, reply) => {
       const { caller, organisationId } = await authorise(request, CONSOLE_PERMISSIONS.apiClients, true);
       const body = parseInput(consoleCreateApiClientSchema, request.body);
-      const input = parseInput(createApiClientSchema, { ...body, organisationId, actorEmail: caller.email });
+      reply.header('cache-control', 'no-store');
+      if (body.kind === 'web') {
+        const app = await createWebApp(
+          ctx,
+          {
+            organisationId,
+            name: body.name,
+            redirectUris: body.redirectUris,
+            postLogoutRedirectUris: body.postLogoutRedirectUris ?? [],
+            actorEmail: caller.email,
+          },
+          originOf(caller, request),
+        );
+        return sendOutput(reply, 201, consoleCreatedApiClientSchema, {
+          ...pickConsoleFields(app, caller.email),
+          kind: 'web',
+          redirectUris: app.redirectUris,
+        });
+      }
+      const { name, scopeGroups } = body;
+      const input = parseInput(createApiClientSchema, {
+        name,
+        scopeGroups,
+        organisationId,
+        actorEmail: caller.email,
+      });
       const created = await createApiClient(ctx, input, originOf(caller, request));
       return sendOutput(reply, 201, consoleCreatedApiClientSchema, {
-        id: created.id,
-        name: created.name,
-        scopeGroups: created.scopeGroups,
-        createdAt: created.createdAt,
-        createdBy: caller.email,
-        revokedAt: created.revokedAt,
-        clientSecret: created.clientSecret,
+        ...pickConsoleFields(created, caller.email),
+        kind: 'client_credentials',
+        redirectUris: [],
       });
     },
   );
@@ -482,4 +503,20 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
         .send(csv);
     },
   );
+}
+
+/** The console's view of a just-created API client (the secret included, this once). */
+function pickConsoleFields(
+  created: {
+    id: string;
+    name: string;
+    scopeGroups: string[];
+    createdAt: string;
+    revokedAt: string | null;
+    clientSecret: string;
+  },
+  createdBy: string,
+) {
+  const { id, name, scopeGroups, createdAt, revokedAt, clientSecret } = created;
+  return { id, name, scopeGroups, createdAt, createdBy, revokedAt, clientSecret };
 }

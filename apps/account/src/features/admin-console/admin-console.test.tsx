@@ -43,8 +43,10 @@ const FULL_ORG_ADMIN = {
 };
 const CLIENT = {
   id: 'client-1',
+  kind: 'client_credentials',
   name: 'nightly export',
   scopeGroups: ['research'],
+  redirectUris: [],
   createdAt: '2026-01-01T00:00:00.000Z',
   createdBy: 'ada@acme.test',
   revokedAt: null,
@@ -191,6 +193,84 @@ describe('admin console screens', () => {
     expect(await screen.findByText('API client revoked.')).toBeTruthy();
     await waitFor(() => expect(screen.queryByRole('button', { name: 'Revoke nightly export' })).toBeNull());
     expect(calls.filter((c) => c.url.pathname.endsWith('/revoke'))).toHaveLength(1);
+  });
+
+  it('registers a web app: the kind chosen, redirect URI rows added and removed, the server’s reason beside the field, the secret once, listed with its redirect URIs', async () => {
+    const CALLBACK = 'https://reports.acme.test/callback';
+    const WEB = {
+      ...CLIENT,
+      id: 'web-1',
+      kind: 'web',
+      name: 'Reports',
+      scopeGroups: [],
+      redirectUris: [CALLBACK],
+    };
+    let clients: unknown[] = [];
+    const posted: unknown[] = [];
+    signedIn(FULL_ORG_ADMIN, ({ url, method, body }) => {
+      const base = `/console/organisations/${ORG}/api-clients`;
+      if (method === 'GET' && url.pathname === base) return { status: 200, body: { apiClients: clients } };
+      if (method === 'POST' && url.pathname === base) {
+        posted.push(body);
+        const uris = (body as { redirectUris: string[] }).redirectUris;
+        if (uris.some((u) => u.startsWith('http:'))) {
+          return {
+            status: 400,
+            body: {
+              errorCode: 'INVALID_REQUEST',
+              message: 'redirect_uris: http://reports.acme.test/callback must use https.',
+              field: 'redirectUris',
+            },
+          };
+        }
+        clients = [WEB];
+        return { status: 201, body: { ...WEB, clientSecret: 'web-secret-once' } };
+      }
+      return undefined;
+    });
+    goTo('/admin/api-clients');
+    render(<Router />);
+    expect(await screen.findByText('No API clients yet.')).toBeTruthy();
+    const kinds = screen.getByRole('radiogroup', { name: 'Kind of client' });
+    expect(kinds).toBeTruthy();
+    expect(
+      (screen.getByRole('radio', { name: 'Client credentials (server to server)' }) as HTMLInputElement)
+        .checked,
+    ).toBe(true);
+    expect(screen.queryByLabelText('Redirect URI 1')).toBeNull();
+    fireEvent.click(screen.getByRole('radio', { name: 'Web app (sign in with the platform)' }));
+    expect(screen.queryByLabelText('Scope groups (separated by commas)')).toBeNull();
+
+    fireEvent.change(screen.getByLabelText('Name'), { target: { value: 'Reports' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Create API client' }));
+    expect(await screen.findByText('Enter at least one redirect URI.')).toBeTruthy();
+    expect(posted).toHaveLength(0);
+
+    fireEvent.change(screen.getByLabelText('Redirect URI 1'), {
+      target: { value: 'http://reports.acme.test/callback' },
+    });
+    fireEvent.click(screen.getByRole('button', { name: 'Add a redirect URI' }));
+    fireEvent.change(screen.getByLabelText('Redirect URI 2'), { target: { value: 'https://other.test/x' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Remove redirect URI 2' }));
+    expect(screen.queryByLabelText('Redirect URI 2')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Create API client' }));
+    const reason = await screen.findByText(
+      'redirect_uris: http://reports.acme.test/callback must use https.',
+    );
+    const field = screen.getByLabelText('Redirect URI 1');
+    expect(field.getAttribute('aria-invalid')).toBe('true');
+    expect(field.getAttribute('aria-describedby')).toBe(reason.parentElement?.id);
+    expect(posted).toEqual([
+      { kind: 'web', name: 'Reports', redirectUris: ['http://reports.acme.test/callback'] },
+    ]);
+
+    fireEvent.change(field, { target: { value: CALLBACK } });
+    fireEvent.click(screen.getByRole('button', { name: 'Create API client' }));
+    expect((await screen.findByTestId('api-client-secret')).textContent).toBe('web-secret-once');
+    expect(posted[1]).toEqual({ kind: 'web', name: 'Reports', redirectUris: [CALLBACK] });
+    const row = (await screen.findByRole('button', { name: 'Revoke Reports' })).closest('tr')!;
+    expect(row.textContent).toContain('Web app (sign in with the platform)');
+    expect(row.textContent).toContain(CALLBACK);
   });
 
   it('a bad API client form is refused in words before any call', async () => {

@@ -1,14 +1,34 @@
 import { useState } from 'react';
+import { MAX_REDIRECT_URIS } from '@acme/users-contract/console';
+import { HttpError } from '../../shared/errors/http-error.ts';
+import { FieldErrors } from '../../shared/ui/field-errors.tsx';
 import { TextField } from '../../shared/ui/text-field.tsx';
 import { consoleApi, type ApiClient, type Me } from './console-client.ts';
 import { consoleCopy as t } from './copy.ts';
-import { decideApiClientForm } from './decide-api-client-form.ts';
+import { decideApiClientForm, type ApiClientForm, type ApiClientKind } from './decide-api-client-form.ts';
 import { ConfirmRevoke, copyText, NoticeLine, ShownOnce, TokenList, type Notice } from './token-list.tsx';
 import { failure, formatDate, useLoad } from './use-load.ts';
 
+const KINDS: readonly ApiClientKind[] = ['client_credentials', 'web'];
+const EMPTY_FORM: ApiClientForm = {
+  kind: 'client_credentials',
+  name: '',
+  scopeGroups: '',
+  redirectUris: [''],
+};
+const REDIRECT_ERRORS_ID = 'api-client-redirect-errors';
+
+/** The service's reason when it refused the redirect URIs (it names the field), else null. */
+function redirectRefusal(error: unknown): string | null {
+  if (!(error instanceof HttpError)) return null;
+  const body = error.body as { field?: unknown; message?: unknown } | null;
+  return body?.field === 'redirectUris' && typeof body.message === 'string' ? body.message : null;
+}
+
 export function ApiClientsSection({ me }: { me: Me }) {
   const [list, reload] = useLoad('api-clients', () => consoleApi.apiClients(me.organisationId));
-  const [form, setForm] = useState({ name: '', scopeGroups: '' });
+  const [form, setForm] = useState<ApiClientForm>(EMPTY_FORM);
+  const [redirectErrors, setRedirectErrors] = useState<string[]>([]);
   const [secret, setSecret] = useState<{ id: string; name: string; clientSecret: string } | null>(null);
   const [confirming, setConfirming] = useState<ApiClient | null>(null);
   const [notice, setNotice] = useState<Notice>(null);
@@ -20,27 +40,34 @@ export function ApiClientsSection({ me }: { me: Me }) {
       done(await action());
       reload();
     } catch (error) {
-      setNotice({ error: failure(error).message });
+      const reason = redirectRefusal(error);
+      if (reason) setRedirectErrors([reason]);
+      else setNotice({ error: failure(error).message });
     } finally {
       setBusy(false);
     }
   }
 
   function create() {
+    setRedirectErrors([]);
     const decision = decideApiClientForm(form);
     if (!decision.ok) {
-      setNotice({ error: decision.error });
+      if (decision.field === 'redirectUris') setRedirectErrors([decision.error]);
+      else setNotice({ error: decision.error });
       return;
     }
     void run(
       () => consoleApi.createApiClient(me.organisationId, decision.body),
       (created) => {
         setSecret({ id: created.id, name: created.name, clientSecret: created.clientSecret });
-        setForm({ name: '', scopeGroups: '' });
+        setForm({ ...EMPTY_FORM, kind: form.kind });
         setNotice({ text: t.apiClients.created(created.name) });
       },
     );
   }
+
+  const setRedirect = (index: number, value: string) =>
+    setForm({ ...form, redirectUris: form.redirectUris.map((uri, i) => (i === index ? value : uri)) });
 
   return (
     <section aria-labelledby="api-clients-title">
@@ -60,12 +87,74 @@ export function ApiClientsSection({ me }: { me: Me }) {
           value={form.name}
           onChange={(e) => setForm({ ...form, name: e.target.value })}
         />
-        <TextField
-          label={t.apiClients.scopeGroups}
-          required
-          value={form.scopeGroups}
-          onChange={(e) => setForm({ ...form, scopeGroups: e.target.value })}
-        />
+        <fieldset className="console-choices" role="radiogroup" aria-labelledby="api-client-kind-legend">
+          <legend id="api-client-kind-legend">{t.apiClients.kindLegend}</legend>
+          {KINDS.map((kind) => (
+            <div className="checkbox" key={kind}>
+              <input
+                id={`api-client-kind-${kind}`}
+                type="radio"
+                name="api-client-kind"
+                value={kind}
+                checked={form.kind === kind}
+                onChange={() => {
+                  setForm({ ...form, kind });
+                  setRedirectErrors([]);
+                }}
+              />
+              <label htmlFor={`api-client-kind-${kind}`}>{t.apiClients.kinds[kind]}</label>
+            </div>
+          ))}
+        </fieldset>
+        {form.kind === 'web' ? (
+          <fieldset className="console-mapping" aria-describedby="api-client-redirect-hint">
+            <legend>{t.apiClients.redirectUris}</legend>
+            <p id="api-client-redirect-hint" className="hint">
+              {t.apiClients.redirectUrisHint}
+            </p>
+            {form.redirectUris.map((uri, index) => (
+              // Rows have no identity beyond their place; their values are the form's state.
+              <div className="row" key={index}>
+                <TextField
+                  label={t.apiClients.redirectUri(index + 1)}
+                  type="url"
+                  value={uri}
+                  aria-invalid={redirectErrors.length > 0 || undefined}
+                  aria-describedby={redirectErrors.length > 0 ? REDIRECT_ERRORS_ID : undefined}
+                  onChange={(e) => setRedirect(index, e.target.value)}
+                />
+                {form.redirectUris.length > 1 ? (
+                  <button
+                    type="button"
+                    className="button secondary console-inline-button"
+                    onClick={() =>
+                      setForm({ ...form, redirectUris: form.redirectUris.filter((_, i) => i !== index) })
+                    }
+                  >
+                    {t.apiClients.removeRedirect(index + 1)}
+                  </button>
+                ) : null}
+              </div>
+            ))}
+            <FieldErrors id={REDIRECT_ERRORS_ID} errors={redirectErrors} />
+            {form.redirectUris.length < MAX_REDIRECT_URIS ? (
+              <button
+                type="button"
+                className="button secondary"
+                onClick={() => setForm({ ...form, redirectUris: [...form.redirectUris, ''] })}
+              >
+                {t.apiClients.addRedirect}
+              </button>
+            ) : null}
+          </fieldset>
+        ) : (
+          <TextField
+            label={t.apiClients.scopeGroups}
+            required
+            value={form.scopeGroups}
+            onChange={(e) => setForm({ ...form, scopeGroups: e.target.value })}
+          />
+        )}
         <button type="submit" className="button" disabled={busy}>
           {t.apiClients.create}
         </button>
@@ -120,7 +209,8 @@ export function ApiClientsSection({ me }: { me: Me }) {
         empty={t.empty.apiClients}
         columns={[
           t.apiClients.name,
-          t.apiClients.groups,
+          t.apiClients.kind,
+          t.apiClients.groupsOrRedirects,
           t.apiClients.createdBy,
           t.apiClients.createdAt,
           t.apiClients.state,
@@ -132,7 +222,8 @@ export function ApiClientsSection({ me }: { me: Me }) {
             id: c.id,
             cells: [
               c.name,
-              c.scopeGroups.join(', '),
+              t.apiClients.kinds[c.kind],
+              c.kind === 'web' ? c.redirectUris.join(', ') : c.scopeGroups.join(', '),
               c.createdBy ?? t.apiClients.unknownCreator,
               formatDate(c.createdAt),
               c.revokedAt ? t.apiClients.revokedOn(formatDate(c.revokedAt)) : t.apiClients.active,

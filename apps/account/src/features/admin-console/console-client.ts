@@ -3,6 +3,7 @@ import { HttpError, requestJson, type JsonRequestInit } from '../../shared/error
 import { tokenFetch } from '../../shared/oauth2/token-lifecycle.ts';
 import type {
   ConsoleApiClient as ApiClient,
+  ConsoleCreateApiClient,
   ConsoleInvitation as Invitation,
   ConsoleSelfSignUp,
   ConsoleSubscription as Subscription,
@@ -79,7 +80,7 @@ export const consoleApi = {
     }),
   apiClients: (organisationId: string) =>
     call<{ apiClients: ApiClient[] }>(`${org(organisationId)}/api-clients`),
-  createApiClient: (organisationId: string, body: { name: string; scopeGroups: string[] }) =>
+  createApiClient: (organisationId: string, body: ConsoleCreateApiClient) =>
     call<ApiClient & { clientSecret: string }>(`${org(organisationId)}/api-clients`, {
       method: 'POST',
       body,
