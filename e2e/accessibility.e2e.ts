@@ -27,6 +27,9 @@ describe('accessibility (axe, WCAG 2.2 AA)', () => {
         'login: email step',
         async () => {
           await page.goto(`${urls.platform}/`);
+          // The Email step is painted before the authorization round trip (ADR 0021): check it
+          // once the page has its login challenge and stays.
+          await page.waitForURL(/login_challenge=/);
           await page.getByRole('heading', { name: 'Welcome' }).waitFor();
         },
       ],
