@@ -58,7 +58,8 @@ describe('docker/entrypoint.sh against the compiled output', () => {
   });
 
   it('serves the app with its runtime configuration and security headers', async () => {
-    const page = await fetch(`${cluster.urls.platform}/account/login`);
+    // A signed-in route: the login route with nothing pending is the authorization redirect.
+    const page = await fetch(`${cluster.urls.platform}/account/settings`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
     expect(await page.text()).toContain('<div id="root">');

@@ -212,6 +212,7 @@ describe('Microsoft 365 people approving a device', () => {
       products: ['MAGIC'],
       scopeGroups: ['research'],
       role: 'member',
+      organisation: { id: expect.any(String), name: 'Contoso' },
       subscriptionStatus: 'subscribed',
     });
     const rotated = await refresh(tokens.body.refresh_token);
