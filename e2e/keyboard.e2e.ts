@@ -78,7 +78,9 @@ async function axe(page: Page, screen: string): Promise<void> {
 /** The platform's front door; the Email step by keyboard. */
 async function emailStep(page: Page, platform: string, email: string): Promise<void> {
   await page.goto(`${platform}/`);
-  await page.waitForURL(/\/account\/login/);
+  // The Email step is painted before the authorization round trip (ADR 0021); by keyboard, and
+  // for axe, once the page has its login challenge and stays.
+  await page.waitForURL(/\/account\/login\?.*login_challenge=/);
   await expectHeadingFocused(page, 'Welcome');
   await axe(page, 'login: email');
   await tabTo(page, /^Email$/);

@@ -230,7 +230,7 @@ describe('admin console screens', () => {
     });
     goTo('/admin/api-clients');
     render(<Router />);
-    expect(await screen.findByText('No API clients yet.')).toBeTruthy();
+    expect(await screen.findByText('No API clients yet. Create one with the form above.')).toBeTruthy();
     const kinds = screen.getByRole('radiogroup', { name: 'Kind of client' });
     expect(kinds).toBeTruthy();
     expect(
