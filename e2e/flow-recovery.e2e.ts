@@ -19,7 +19,8 @@ async function expectUsableStep(page: Page, heading: string, field: string, scre
   await page.getByRole('heading', { level: 1, name: heading }).waitFor({ timeout: 30_000 });
   const input = page.getByLabel(field, { exact: true });
   await input.waitFor({ timeout: 30_000 });
-  expect(await input.isEditable()).toBe(true);
+  // The Email step takes typing once the page has its login challenge and stays (ADR 0021).
+  await expect.poll(() => input.isEditable(), { timeout: 30_000 }).toBe(true);
   expect(await page.getByRole('button', { name: 'Continue' }).isVisible()).toBe(true);
   await expectNoSeriousViolations(page, screen);
 }
