@@ -26,11 +26,13 @@ COPY services/users/package.json services/users/
 COPY services/agent/package.json services/agent/
 COPY packages/cluster/package.json packages/cluster/
 COPY packages/db/package.json packages/db/
+COPY packages/i18n/package.json packages/i18n/
 COPY packages/identity-contract/package.json packages/identity-contract/
 COPY packages/users-contract/package.json packages/users-contract/
 COPY packages/mail/package.json packages/mail/
 COPY packages/research-cli/package.json packages/research-cli/
 COPY packages/service-kit/package.json packages/service-kit/
+COPY packages/system-shape/package.json packages/system-shape/
 COPY packages/test-kit/package.json packages/test-kit/
 COPY dev/package.json dev/
 COPY e2e/package.json e2e/

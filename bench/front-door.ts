@@ -8,10 +8,10 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import type { Result } from 'autocannon';
 import { freePortsApart } from '@acme/cluster/free-ports';
-import { USUAL_PORTS, type Listener, type Ports } from '@acme/cluster/service-env';
+import { USUAL_PORTS, type Listener, type Ports } from '@acme/system-shape';
 import { startProcessCluster } from '@acme/cluster/system';
 import { createIdentityAdminClient } from '@acme/identity-contract/admin-client';
-import { startCluster } from '../packages/test-kit/src/postgres-cluster.ts';
+import { startCluster } from '@acme/cluster/postgres';
 import { runLoadChild } from './load/child.ts';
 import { benchRefreshFrontDoor } from './oauth2-bench.ts';
 import { passwordLogin } from './load/password-login.ts';

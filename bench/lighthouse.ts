@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import lighthouse from 'lighthouse';
@@ -14,6 +14,11 @@ import { LOOPBACK_TEST_LIMITS, startSystem } from '../scripts/system.ts';
 // `runs` runs each, interleaved, on a system this workload starts on its own ports. Each run is a
 // fresh browser profile, so nothing is cached and no session or token is carried over: what a
 // person opening the sign-in page for the first time gets.
+//
+// BENCH_LIGHTHOUSE_REPORTS=<dir> keeps each run's full JSON report there (`<preset>-<run>.json`), to
+// read where the time goes: the LCP element and its breakdown, redirects, network requests,
+// render-blocking resources, main-thread work, long tasks, unused JavaScript.
+const REPORTS_DIR = process.env.BENCH_LIGHTHOUSE_REPORTS || undefined;
 
 /** The goals the medians are printed beside. */
 const LIGHTHOUSE_GOALS = {
@@ -79,7 +84,7 @@ async function launchChromium(): Promise<{ port: number; close: () => Promise<vo
   }
 }
 
-async function runOnce(url: string, preset: Preset): Promise<LighthouseRun> {
+async function runOnce(url: string, preset: Preset, reportName?: string): Promise<LighthouseRun> {
   const chrome = await launchChromium();
   try {
     const result = await lighthouse(
@@ -89,6 +94,10 @@ async function runOnce(url: string, preset: Preset): Promise<LighthouseRun> {
     );
     if (!result) throw new Error('Lighthouse returned no result');
     const { lhr } = result;
+    if (REPORTS_DIR && reportName) {
+      await mkdir(REPORTS_DIR, { recursive: true });
+      await writeFile(join(REPORTS_DIR, `${reportName}.json`), JSON.stringify(lhr, null, 1));
+    }
     if (lhr.runtimeError) throw new Error(`Lighthouse: ${lhr.runtimeError.message}`);
     const value = (id: string) => lhr.audits[id]?.numericValue ?? Number.NaN;
     const redirects = lhr.audits.redirects?.details;
@@ -134,7 +143,8 @@ export async function benchLighthouse(opts: { runs: number; portOffset: number }
     // One warm-up load (not reported): the server's first answers, the services' first queries.
     await runOnce(url, 'desktop');
     for (let run = 0; run < opts.runs; run++) {
-      for (const preset of ['mobile', 'desktop'] as const) runs[preset].push(await runOnce(url, preset));
+      for (const preset of ['mobile', 'desktop'] as const)
+        runs[preset].push(await runOnce(url, preset, `${preset}-${run + 1}`));
     }
   } finally {
     await system.close();

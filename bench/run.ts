@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark workload, written as JSON to bench/results/latest.json (and a
-// time-stamped copy), and bench/README.md's results table regenerated from it.
+// time-stamped copy), and bench/README.md's results table regenerated from it (a BENCH_ONLY subset:
+// the time-stamped copy only).
 // BENCH_DURATION (seconds per workload, default 10), BENCH_CONNECTIONS (default 50),
 // BENCH_PORT_OFFSET (the browser and Lighthouse workloads start the system on the usual ports plus this,
 // default 20000 and 21000), BENCH_ROUNDS (default 3: after a warm-up, the workloads run in interleaved rounds and the
@@ -9,10 +10,14 @@
 // `events-write` what writing security events costs password sign-in (its own interleaved rounds);
 // `front-door` nginx in front of two processes against one: health, whoami, refresh (bench/front-door.ts);
 // `tracing` what OpenTelemetry tracing costs password login and refresh (bench/tracing-cost.ts);
-// `import` the identity import of BENCH_IMPORT_IDENTITIES people (default 100,000; bench/identity-import.ts);
+// `growth` the rows and bytes each table gains per sign-in and per refresh (bench/table-growth.ts;
+// BENCH_GROWTH_SIGN_INS, default 100, BENCH_GROWTH_REFRESH_SEC, default 20);
+// `import` the identity import of BENCH_IMPORT_IDENTITIES people (default 100,000; bench/identity-import.ts;
+// alone, on PostgreSQL with `--postgres`);
 // none is part of the default set), BENCH_ENUM_PAIRS (known/unknown address pairs
 // per entry point, default 1000), BENCH_BROWSER_RUNS (default 20), BENCH_LIGHTHOUSE_RUNS (Lighthouse runs of
-// the login route per preset, mobile and desktop, default 3; bench/lighthouse.ts), BENCH_LIFECYCLE_RUNS (runs of the
+// the login route per preset, mobile and desktop, default 3; bench/lighthouse.ts), BENCH_LIGHTHOUSE_REPORTS (a folder
+// where each Lighthouse run's full JSON report is kept, as <preset>-<run>.json), BENCH_LIFECYCLE_RUNS (runs of the
 // account lifecycle model with a random seed, printed; default 100), BENCH_LIFECYCLE_STEPS (at most
 // this many steps a run, default 16), BENCH_LIFECYCLE_SEED (replays one seed).
 // `npm run bench -- --postgres`: the token workloads on a throwaway PostgreSQL cluster (started
@@ -34,13 +39,14 @@ import { benchSecurityEvents } from './security-events.ts';
 import { benchEventsWrite } from './events-write.ts';
 import { benchFrontDoor } from './front-door.ts';
 import { benchTracingCost } from './tracing-cost.ts';
+import { benchTableGrowth } from './table-growth.ts';
 import { benchLifecycleModel } from './lifecycle-model.ts';
 import { benchIdentityImport } from './identity-import.ts';
 import { benchScale } from './scale.ts';
 import { pinServerSide } from './load/child.ts';
 import { medianOf } from './median.ts';
 import { writeReadmeTable } from './readme-table.ts';
-import { startCluster } from '../packages/test-kit/src/postgres-cluster.ts';
+import { startCluster } from '@acme/cluster/postgres';
 import { createDb, sql } from '@acme/db';
 
 const gitSha = (() => {
@@ -112,6 +118,28 @@ if (process.env.BENCH_ONLY === 'scale') {
   await writeFile(join(dir, `${kind}-${startedAt}.json`.replaceAll(':', '-')), body);
   await writeFile(join(dir, `${kind}-latest.json`), body);
   console.log(`\nWritten to bench/results/${kind}-latest.json.`);
+  if (onPostgres) await writeReadmeTable(JSON.parse(body) as Record<string, unknown>, 'scale');
+  process.exit(0);
+}
+
+// `BENCH_ONLY=import`: the identity import alone; PGlite, or a throwaway PostgreSQL cluster with
+// `--postgres`. Written to bench/results/import-<pglite|postgres>-latest.json.
+if (process.env.BENCH_ONLY === 'import') {
+  const onPostgres = process.argv.includes('--postgres');
+  const cluster = onPostgres ? await startCluster() : undefined;
+  let imported;
+  try {
+    imported = await benchIdentityImport({
+      identities: Number(process.env.BENCH_IMPORT_IDENTITIES ?? 100_000),
+      ...(cluster ? { databaseUrl: cluster.url } : {}),
+    });
+  } finally {
+    cluster?.stop();
+  }
+  const dir = join(import.meta.dirname, 'results');
+  await mkdir(dir, { recursive: true });
+  const body = JSON.stringify({ startedAt: new Date().toISOString(), gitSha, ...imported }, null, 2);
+  await writeFile(join(dir, `import-${onPostgres ? 'postgres' : 'pglite'}-latest.json`), body);
   process.exit(0);
 }
 
@@ -166,6 +194,15 @@ const workloads: [string, (o: typeof opts) => Promise<unknown>][] = [
   ['events-write', (o) => benchEventsWrite({ ...o, rounds: Math.max(rounds, 5) })],
   // Tracing on (always_on, exported) against off, as processes; its own interleaved rounds too.
   ['tracing', (o) => benchTracingCost({ ...o, rounds: Math.max(rounds, 5) })],
+  // Rows and bytes each table gains per sign-in and per refresh, on PostgreSQL (docs/operations.md).
+  [
+    'growth',
+    () =>
+      benchTableGrowth({
+        signIns: Number(process.env.BENCH_GROWTH_SIGN_INS ?? 100),
+        refreshSec: Number(process.env.BENCH_GROWTH_REFRESH_SEC ?? 20),
+      }),
+  ],
   // `npm run admin -- identities:import` of BENCH_IMPORT_IDENTITIES (default 100,000) people, timed.
   [
     'import',
@@ -218,6 +255,12 @@ const dir = join(import.meta.dirname, 'results');
 await mkdir(dir, { recursive: true });
 const file = join(dir, `bench-${results.startedAt as string}.json`.replaceAll(':', '-'));
 await writeFile(file, JSON.stringify(results, null, 2));
+// A subset (BENCH_ONLY) is written to its time-stamped file only: latest.json and the README's table
+// stay those of the last whole run, rather than becoming a table of the few workloads just run.
+if (process.env.BENCH_ONLY) {
+  console.log(`\nWritten to ${file} (a subset: latest.json and bench/README.md keep the last whole run).`);
+  process.exit(0);
+}
 await writeFile(join(dir, 'latest.json'), JSON.stringify(results, null, 2));
 await writeReadmeTable(results);
 console.log(`\nWritten to ${file} and bench/results/latest.json; bench/README.md table regenerated.`);

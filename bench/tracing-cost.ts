@@ -10,13 +10,13 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { freePortsApart } from '@acme/cluster/free-ports';
-import { USUAL_PORTS, type Listener, type Ports } from '@acme/cluster/service-env';
+import { USUAL_PORTS, type Listener, type Ports } from '@acme/system-shape';
 import { startProcessCluster, type RunningCluster } from '@acme/cluster/system';
 import { createDatabase } from '@acme/db';
 import { DEMO_PASSWORD, DEMO_USERS, seedDemo } from '@acme/users';
 import { platformAuthorizeUrl } from '../services/users/test/auth-stack.ts';
 import { Jar } from '../services/users/test/jar.ts';
-import { startCluster } from '../packages/test-kit/src/postgres-cluster.ts';
+import { startCluster } from '@acme/cluster/postgres';
 import { LOOPBACK_TEST_LIMITS } from '../scripts/demo.ts';
 import { cpuSeconds } from './front-door.ts';
 import { runLoadChild } from './load/child.ts';
@@ -55,8 +55,8 @@ async function startSink(): Promise<{ url: string; requests: () => number; close
   };
 }
 
-/** The platform app's sign-in over HTTP, up to the tokens; answers the refresh token. */
-async function refreshTokenOf(urls: Record<Listener, string>): Promise<string> {
+/** The platform app's sign-in over HTTP (password, then the code exchange); answers the refresh token. */
+export async function refreshTokenOf(urls: Record<Listener, string>): Promise<string> {
   const jar = new Jar(urls.platform);
   const { url, verifier } = platformAuthorizeUrl(urls.oauth2Public, urls.platform);
   const challenge = (await jar.navigateToApp(url)).searchParams.get('login_challenge') ?? '';
@@ -89,12 +89,21 @@ async function refreshTokenOf(urls: Record<Listener, string>): Promise<string> {
   return body.refresh_token;
 }
 
-async function startSide(name: SideName, serverUrl: string, sinkUrl: string): Promise<Side> {
+/**
+ * The identity service, the authorization server and the user service, each its own process (the
+ * compiled entry points) on a new database of the PostgreSQL server at `serverUrl`, seeded with the
+ * demo organisations.
+ */
+export async function startSeededCluster(
+  serverUrl: string,
+  extraEnv: Record<string, string> = {},
+): Promise<{ cluster: RunningCluster; databaseUrl: string }> {
   const names = Object.keys(USUAL_PORTS) as Listener[];
   const free = await freePortsApart(names.length);
   const ports = Object.fromEntries(names.map((n, i) => [n, free[i]!])) as Ports;
+  const databaseUrl = await createDatabase(serverUrl);
   const cluster = await startProcessCluster({
-    databaseUrl: await createDatabase(serverUrl),
+    databaseUrl,
     parts: ['identity', 'oauth2', 'users'],
     ports,
     runtime: 'compiled',
@@ -104,10 +113,18 @@ async function startSide(name: SideName, serverUrl: string, sinkUrl: string): Pr
       ...LOOPBACK_TEST_LIMITS,
       // Many logins of one account in flight: out of the lockout's way, as the IP limit is.
       IDENTITY_LOCKOUT_THRESHOLD: '1000000',
-      ...(name === 'on' ? { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_TRACES_SAMPLER: 'always_on' } : {}),
+      ...extraEnv,
     },
   });
   await seedDemo(cluster.urls.usersAdmin);
+  return { cluster, databaseUrl };
+}
+
+async function startSide(name: SideName, serverUrl: string, sinkUrl: string): Promise<Side> {
+  const { cluster } = await startSeededCluster(
+    serverUrl,
+    name === 'on' ? { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_TRACES_SAMPLER: 'always_on' } : {},
+  );
   const tokens: string[] = [];
   for (let i = 0; i < CHAINS; i++) tokens.push(await refreshTokenOf(cluster.urls));
   return { name, cluster, tokens };

@@ -1,94 +1,107 @@
-import AxeBuilder from '@axe-core/playwright';
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { appDe } from '../apps/account/src/i18n/app.de.ts';
+import { appEn } from '../apps/account/src/i18n/app.en.ts';
+import { axeEverywhere } from './axe.ts';
 import { systemUrls, useBrowser } from './browser.ts';
 import { createUser } from './fixtures.ts';
-import { signInWithPassword } from './journeys.ts';
+import { consentDe } from '../apps/account/src/features/consent/i18n/consent.de.ts';
+import { consentEn } from '../apps/account/src/features/consent/i18n/consent.en.ts';
+import { LanguageCheck, remainingScreens } from './screens.ts';
 
 // Accessibility bar: WCAG 2.2 AA, axe on every screen with 0 serious or critical violations.
-async function seriousViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
-    .analyze();
-  return results.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
 
 describe('accessibility (axe, WCAG 2.2 AA)', () => {
   const browser = useBrowser();
   const urls = systemUrls();
 
-  it('the signed-out screens have no serious or critical violations', async () => {
-    const { context, page } = await browser.newPage();
-    const user = await createUser(urls);
-    const screens: [string, () => Promise<void>][] = [
-      [
-        'login: email step',
-        async () => {
-          await page.goto(`${urls.platform}/`);
-          // The Email step is painted before the authorization round trip (ADR 0021): check it
-          // once the page has its login challenge and stays.
-          await page.waitForURL(/login_challenge=/);
-          await page.getByRole('heading', { name: 'Welcome' }).waitFor();
-        },
-      ],
-      [
-        'login: password step',
-        async () => {
-          await page.getByLabel('Email').fill(user.email);
-          await page.getByRole('button', { name: 'Continue' }).click();
-          await page.getByRole('heading', { name: 'Enter password' }).waitFor();
-        },
-      ],
-      [
-        'forgot password',
-        async () => {
-          await page.goto(`${urls.platform}/account/forgot-password`);
-          await page.getByRole('heading', { name: 'Forgot password' }).waitFor();
-        },
-      ],
-      [
-        'email verification',
-        async () => {
-          await page.goto(`${urls.platform}/account/verification`);
-          await page.getByRole('heading', { name: 'Verify your email address' }).waitFor();
-        },
-      ],
-      [
-        'invitation: link expired',
-        async () => {
-          await page.goto(`${urls.platform}/account/onboarding`);
-          await page.getByText('Link expired').first().waitFor();
-        },
-      ],
-      [
-        'error page',
-        async () => {
-          // The identity service's error page (`id`): open to anyone; a bare /account/error is guarded.
-          await page.goto(`${urls.platform}/account/error?id=unknown`);
-          await page.getByRole('link', { name: 'Back to Login' }).waitFor();
-        },
-      ],
-    ];
-    const found: string[] = [];
-    for (const [name, open] of screens) {
-      await open();
-      for (const violation of await seriousViolations(page)) found.push(`${name}: ${violation}`);
-    }
-    expect(found).toEqual([]);
-    await context.close();
-  });
+  // The signed-out screens in both languages (a browser asking for each), at 320 and 1280 px, light
+  // and dark; each is checked to be in its language before axe looks at it.
+  for (const [lang, locale, texts] of [
+    ['en', 'en-US', appEn],
+    ['de', 'de-DE', appDe],
+  ] as const) {
+    it(`the signed-out screens in ${lang} have no serious or critical violations at 320 and 1280 px, light and dark`, async () => {
+      const { context, page } = await browser.newPage({ locale });
+      const user = await createUser(urls);
+      const heading = (name: string) => page.getByRole('heading', { name, exact: true }).waitFor();
+      const screens: [string, () => Promise<void>][] = [
+        [
+          'login: email step',
+          async () => {
+            await page.goto(`${urls.platform}/`);
+            // The Email step is painted before the authorization round trip (ADR 0021): check it
+            // once the page has its login challenge and stays.
+            await page.waitForURL(/login_challenge=/);
+            await heading(texts.login.email.title);
+          },
+        ],
+        [
+          'login: password step',
+          async () => {
+            await page.locator('input[autocomplete^="username"]').fill(user.email);
+            await page.getByRole('button', { name: texts.common.continue, exact: true }).click();
+            await heading(texts.login.password.title);
+          },
+        ],
+        [
+          'forgot password',
+          async () => {
+            await page.goto(`${urls.platform}/account/forgot-password`);
+            await heading(texts.forgotPassword.emailTitle);
+          },
+        ],
+        [
+          'email verification',
+          async () => {
+            await page.goto(`${urls.platform}/account/verification`);
+            await heading(texts.verification.heading);
+          },
+        ],
+        [
+          'invitation: link expired',
+          async () => {
+            await page.goto(`${urls.platform}/account/onboarding`);
+            await page.getByText(texts.onboarding.linkExpired).first().waitFor();
+          },
+        ],
+        [
+          'error page',
+          async () => {
+            // The identity service's error page (`id`): open to anyone; a bare /account/error is guarded.
+            await page.goto(`${urls.platform}/account/error?id=unknown`);
+            await page.getByRole('link', { name: texts.errorPage.backToLogin }).waitFor();
+          },
+        ],
+      ];
+      const found: string[] = [];
+      for (const [name, open] of screens) {
+        await open();
+        expect(await page.locator('html').getAttribute('lang'), name).toBe(lang);
+        found.push(...(await axeEverywhere(page, `${lang} ${name}`)));
+      }
+      expect(found).toEqual([]);
+      await context.close();
+    });
+  }
 
-  it('the signed-in screens have no serious or critical violations', async () => {
-    const { context, page } = await browser.newPage();
-    const user = await createUser(urls);
-    await signInWithPassword(page, urls, user);
-    const found = (await seriousViolations(page)).map((v) => `research: ${v}`);
-    await page.goto(`${urls.platform}/account/mfa-setup`);
-    await page.getByLabel('I have installed an authenticator app').waitFor();
-    found.push(...(await seriousViolations(page)).map((v) => `mfa setup: ${v}`));
-    expect(found).toEqual([]);
-    await context.close();
-  });
+  // Every other screen a person can reach, in both languages, one browser context each: the
+  // signed-out screens of other ways in (Microsoft 365, the Teams frame, SSO, self sign-up,
+  // invitation), then signed in (landing page, 2FA set-up, device and third-party consent), then the
+  // second-factor steps of the next sign-in.
+  for (const [lang, locale, texts, consent] of [
+    ['en', 'en-US', appEn, consentEn],
+    ['de', 'de-DE', appDe, consentDe],
+  ] as const) {
+    it(
+      `every other screen in ${lang} has no serious or critical violations at 320 and 1280 px, light and dark`,
+      { timeout: 600_000 },
+      async () => {
+        const { context, page } = await browser.newPage({ locale });
+        const screens = new LanguageCheck(page, lang);
+        for (const reach of remainingScreens) await reach(screens, { page, urls, texts, consent });
+        expect(screens.found).toEqual([]);
+        await context.close();
+      },
+    );
+  }
 });

@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '@acme/test-kit/free-port';
+import { WEBHOOK_TEST_TYPE } from '@acme/users-contract/webhooks';
 import { seriousViolations } from './axe.ts';
 import { systemUrls, useBrowser } from './browser.ts';
 import { createOrgWithAdmin, signInToConsole } from './operator.ts';
@@ -36,9 +37,13 @@ interface Received {
   body: string;
 }
 
-/** A receiver on loopback: answers 204 to every request and keeps each one as it came. */
+/**
+ * A receiver on loopback: answers 204 to every request and keeps each one as it came, the
+ * `webhook.test` request sent when the endpoint is saved apart from the deliveries.
+ */
 async function startReceiver(path: string) {
   const received: Received[] = [];
+  const tests: Received[] = [];
   const flat = (headers: IncomingHttpHeaders) =>
     Object.fromEntries(
       Object.entries(headers).map(([name, value]) => [
@@ -50,11 +55,13 @@ async function startReceiver(path: string) {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      received.push({
+      const got = {
         method: req.method ?? '',
         headers: flat(req.headers),
         body: Buffer.concat(chunks).toString('utf8'),
-      });
+      };
+      const isTest = (JSON.parse(got.body || '{}') as { type?: string }).type === WEBHOOK_TEST_TYPE;
+      (isTest ? tests : received).push(got);
       res.writeHead(204).end();
     });
   });
@@ -63,6 +70,7 @@ async function startReceiver(path: string) {
   return {
     url: `http://127.0.0.1:${port}${path}`,
     received,
+    tests,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -163,6 +171,12 @@ describe('the console Webhooks section, end to end', () => {
       const webhookId = (await row.getByRole('cell').nth(1).textContent())!;
       expect(await seriousViolations(page)).toEqual([]);
       await shot(page, 'deliveries');
+
+      // Saving sent one test request, signed with the secret the page showed.
+      expect(receiver.tests).toHaveLength(1);
+      expect(new Webhook(secret).verify(receiver.tests[0]!.body, receiver.tests[0]!.headers)).toMatchObject({
+        type: WEBHOOK_TEST_TYPE,
+      });
 
       // At the receiver: one POST, its webhook-id the listed one, signed with the copied secret.
       expect(receiver.received).toHaveLength(1);

@@ -30,7 +30,9 @@ export default async function setup(project: TestProject) {
   // The journeys' system: loopback limits, and a device client whose codes live 3 s, so that
   // e2e/device.e2e.ts can watch a code expire (code_ttl_seconds; research-cli keeps 600 s).
   // Unlinking the source-code host needs a sign-in of the last 18 s here (60 min by default), so that
-  // e2e/settings-accounts.e2e.ts can watch the account page ask for the password first.
+  // e2e/settings-accounts.e2e.ts can watch the account page ask for the password first. The user
+  // service's old name (minutes) sets it for that service alone; the shared PRIVILEGED_SESSION_MAX_AGE
+  // would shorten the identity service's credential changes in every other journey too.
   const extraEnv = {
     ...LOOPBACK_TEST_LIMITS,
     PRIVILEGED_SESSION_MAX_AGE_MINUTES: String(UNLINK_PRIVILEGED_SECONDS / 60),

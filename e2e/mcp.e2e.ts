@@ -1,14 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AssistantAuth } from '../services/agent/test/assistant-auth.ts';
 import { systemUrls, useBrowser } from './browser.ts';
 import { createUser } from './fixtures.ts';
 import { submitPassword } from './journeys.ts';
@@ -40,50 +36,6 @@ function callbackServer() {
   };
 }
 
-class AssistantAuth implements OAuthClientProvider {
-  info: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-  readonly redirect: string;
-  constructor(redirect: string) {
-    this.redirect = redirect;
-  }
-  get redirectUrl() {
-    return this.redirect;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: ASSISTANT_NAME,
-      redirect_uris: [this.redirect],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
 describe('connect an AI assistant (MCP)', () => {
   const browser = useBrowser();
   const urls = systemUrls();
@@ -99,7 +51,7 @@ describe('connect an AI assistant (MCP)', () => {
   it("the MCP SDK's client registers, the person signs in and allows it, and the tool answers who they are", async () => {
     const user = await createUser(urls, { role: 'org-admin' });
     const mcpUrl = new URL(`${urls.agent}/mcp`);
-    const auth = new AssistantAuth(redirect);
+    const auth = new AssistantAuth(ASSISTANT_NAME, redirect);
     const first = new StreamableHTTPClientTransport(mcpUrl, { authProvider: auth });
     await expect(new Client({ name: 'desk-assistant', version: '1.0.0' }).connect(first)).rejects.toThrow(
       UnauthorizedError,

@@ -44,7 +44,12 @@ describe('coming back at once after logging out', () => {
     await context.addCookies([
       { ...lock!, value: encodeURIComponent(JSON.stringify(longer)), expires: Date.now() / 1000 + 15 },
     ]);
-    await page.goto(`${urls.platform}/`);
+    // The logout's own authorization may land first and interrupt this navigation; either way the
+    // Email step must show.
+    await page.goto(`${urls.platform}/`).catch((error: unknown) => {
+      if (!String(error).includes('interrupted by another navigation')) throw error;
+    });
+    await page.waitForURL(/\/account\/login/);
     await emailStep(page);
     await context.close();
   });
@@ -71,11 +76,7 @@ describe('coming back at once after logging out', () => {
         await route.continue();
       },
     );
-    // The logout's own authorization may land first and interrupt this navigation; either way the
-    // Email step must show.
-    await page.goto(`${urls.platform}/`).catch((error: unknown) => {
-      if (!String(error).includes('interrupted by another navigation')) throw error;
-    });
+    await page.goto(`${urls.platform}/`);
     await page.waitForURL(/\/account\/login/);
     // The other tab's lock is waited out (it is looked at again until it is free), never forever.
     await emailStep(page, 20_000);

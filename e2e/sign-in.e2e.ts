@@ -67,6 +67,84 @@ describe('password sign-in, end to end', () => {
     await context.close();
   });
 
+  // The login route's page carries the Email step; the app must take those nodes over, not make
+  // new ones: a replacement is a later, larger paint, which becomes the page's largest contentful
+  // paint and waits for the whole script (Lighthouse's LCP on the mobile preset). The page comes in
+  // the reader's language (their setting as this browser keeps it, else the browser's), so a German
+  // reader's card is German from the first paint and the app's first render matches it.
+  const readers = [
+    { reader: 'an English browser', browserLocale: 'en-US', setting: null, lang: 'en', heading: 'Welcome' },
+    { reader: 'a German browser', browserLocale: 'de-DE', setting: null, lang: 'de', heading: 'Willkommen' },
+    {
+      reader: 'an English browser whose person chose German',
+      browserLocale: 'en-US',
+      setting: 'de',
+      lang: 'de',
+      heading: 'Willkommen',
+    },
+  ] as const;
+  for (const { reader, browserLocale, setting, lang, heading } of readers)
+    it(`the app takes over the pre-rendered Email step node for node, so its first paint stays the largest (${reader})`, async () => {
+      const user = await createUser(urls);
+      const { context, page } = await browser.newPage({ locale: browserLocale });
+      if (setting)
+        await context.addCookies([
+          { name: 'locale', value: encodeURIComponent(JSON.stringify(setting)), url: urls.platform },
+        ]);
+      await page.addInitScript(() => {
+        const seen = window as unknown as {
+          firstNodes: Element[];
+          firstLang: string;
+          firstHeading: string;
+          paints: (Element | null)[];
+        };
+        seen.firstNodes = [];
+        seen.paints = [];
+        new PerformanceObserver((list) => {
+          for (const entry of list.getEntries() as (PerformanceEntry & { element: Element | null })[])
+            seen.paints.push(entry.element);
+        }).observe({ type: 'largest-contentful-paint', buffered: true });
+        document.addEventListener('DOMContentLoaded', () => {
+          seen.firstNodes = Array.from(document.querySelectorAll('#root *'));
+          seen.firstLang = document.documentElement.lang;
+          seen.firstHeading = document.querySelector('#root h1')?.textContent ?? '';
+        });
+      });
+      await page.goto(`${urls.platform}/account/login`);
+      await page.getByRole('heading', { name: heading }).waitFor({ timeout: 30_000 });
+      // The app has started and the Email step takes typing (the pre-rendered field is disabled).
+      await page.locator('input[name="email"]:not([disabled])').waitFor({ timeout: 30_000 });
+      const outcome = await page.evaluate(() => {
+        const seen = window as unknown as {
+          firstNodes: Element[];
+          firstLang: string;
+          firstHeading: string;
+          paints: (Element | null)[];
+        };
+        return {
+          lang: seen.firstLang,
+          heading: seen.firstHeading,
+          preRendered: seen.firstNodes.length,
+          replaced: seen.firstNodes.filter((node) => !node.isConnected).length,
+          laterPaints: seen.paints.filter((node) => node !== null && !seen.firstNodes.includes(node)).length,
+        };
+      });
+      expect(outcome.lang, 'the page arrives in the reader’s language').toBe(lang);
+      expect(outcome.heading, 'the page arrives in the reader’s language').toBe(heading);
+      expect(outcome.preRendered, 'the page arrives with the Email step').toBeGreaterThan(10);
+      expect(outcome.replaced, 'pre-rendered nodes the app replaced').toBe(0);
+      expect(outcome.laterPaints, 'largest paints of nodes the page did not carry').toBe(0);
+      expect(await page.evaluate(() => document.documentElement.lang)).toBe(lang);
+      // Taken over, not only kept: the step works as the app's own.
+      if (lang === 'en') await enterCredentials(page, urls, user);
+      else {
+        await page.getByLabel('E-Mail').fill(user.email);
+        await page.getByRole('button', { name: 'Weiter' }).click();
+        await page.getByRole('heading', { name: 'Passwort eingeben' }).waitFor({ timeout: 30_000 });
+      }
+      await context.close();
+    });
+
   it('a stale login_challenge recovers without a dead end', async () => {
     const user = await createUser(urls);
     const { context, page } = await browser.newPage();

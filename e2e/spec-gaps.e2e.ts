@@ -88,15 +88,25 @@ describe('the last spec gaps (issue 21, items 4–7, 10)', () => {
       { name: 'email_verification_result', value: 'stale', domain: hostname, path: '/' },
     ]);
     await page.goto(`${urls.platform}/account/login?post_logout=1`);
+    // The Email step is in the server's HTML, so its heading is there before the script has run:
+    // the page's own reload to the address without post_logout is what says the logout has ended.
+    await page.waitForURL(
+      (url) => url.pathname === '/account/login' && !url.searchParams.has('post_logout'),
+      {
+        timeout: 30_000,
+      },
+    );
     await page.getByRole('heading', { name: 'Welcome' }).waitFor({ timeout: 30_000 });
     const names = (await context.cookies(urls.platform)).map((c) => c.name);
     expect(names).not.toContain('oauth2_token');
     expect(names).not.toContain('email_verification_result');
-    expect(new URL(page.url()).searchParams.has('post_logout')).toBe(false);
 
-    // A consent request that reached login goes on to the consent screen (which owns it).
-    await page.goto(`${urls.platform}/account/login?consent_challenge=not-a-real-challenge`);
-    await page.waitForURL(`${urls.platform}/account/consent?consent_challenge=not-a-real-challenge`, {
+    // A consent request that reached login goes on to the consent screen (which owns it). In a tab of
+    // its own: the Email step paints before the login page's authorization round trip, so the page
+    // above may still navigate and would abort this one.
+    const consentTab = await context.newPage();
+    await consentTab.goto(`${urls.platform}/account/login?consent_challenge=not-a-real-challenge`);
+    await consentTab.waitForURL(`${urls.platform}/account/consent?consent_challenge=not-a-real-challenge`, {
       timeout: 30_000,
     });
     await context.close();
@@ -128,9 +138,12 @@ describe('the last spec gaps (issue 21, items 4–7, 10)', () => {
     // The login starts its authorization round trip; the Email step shows once it is back.
     await page.getByRole('heading', { name: 'Welcome' }).waitFor({ timeout: 30_000 });
     expect(new URL(page.url()).pathname).toBe('/account/login');
-    await page.goto(`${urls.platform}/account/forgot-password`);
-    await page.getByRole('heading', { name: 'Forgot password' }).waitFor({ timeout: 30_000 });
-    expect(new URL(page.url()).pathname).toBe('/account/forgot-password');
+    // In a tab of its own: the Email step paints before the login page's authorization round trip,
+    // so that page may still navigate and would abort this one.
+    const guestTab = await context.newPage();
+    await guestTab.goto(`${urls.platform}/account/forgot-password`);
+    await guestTab.getByRole('heading', { name: 'Forgot password' }).waitFor({ timeout: 30_000 });
+    expect(new URL(guestTab.url()).pathname).toBe('/account/forgot-password');
     await context.close();
   });
 });

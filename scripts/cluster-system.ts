@@ -4,14 +4,18 @@
 // listeners on the usual ports (plus an offset; packages/cluster/src/nginx.ts), the stand-ins once (their state is in
 // memory), and the demo data.
 import { randomBytes } from 'node:crypto';
-import { offsetPorts, type Listener, type Ports } from '@acme/cluster/service-env';
 import { startProcessCluster, type RunningCluster } from '@acme/cluster/system';
-import { TEAMS_HOST_PATH } from '@acme/dev/microsoft/teams-host';
-import { startCluster as startPostgres } from '@acme/test-kit/postgres-cluster';
+import { startCluster as startPostgres } from '@acme/cluster/postgres';
+import {
+  offsetPorts,
+  systemShape,
+  systemUrls,
+  type Listener,
+  type Ports,
+  type SystemUrls,
+} from '@acme/system-shape';
 import { buildApp } from '@acme/account/serve';
-import { APPLICATIONS, type Application } from '@acme/account/config/applications';
 import { newOrgIdpClientSecret, seedDemoSystem } from './demo.ts';
-import type { SystemUrls } from './system.ts';
 
 export interface ScaledSystemOptions {
   /** Added to every usual port (the journeys use another range than `npm run start:cluster`). */
@@ -87,42 +91,16 @@ export async function startScaledSystem(options: ScaledSystemOptions = {}): Prom
       { issuer: listeners.orgIdp, clientSecret: orgIdpClientSecret },
       listeners.samlIdp,
     );
-    return { urls: systemUrls(listeners), listeners, cluster, databaseUrl: postgres.url, adminKey, close };
+    return {
+      urls: systemUrls(systemShape({ ports })),
+      listeners,
+      cluster,
+      databaseUrl: postgres.url,
+      adminKey,
+      close,
+    };
   } catch (error) {
     await close();
     throw error;
   }
-}
-
-/** The cluster's listeners under the names the one-process system gives its URLs. */
-function systemUrls(listeners: Record<Listener, string>): SystemUrls {
-  return {
-    platform: listeners.platform,
-    magic: listeners.magic,
-    apps: Object.fromEntries(APPLICATIONS.map((app) => [app, listeners[app]])) as Record<Application, string>,
-    identityPublic: listeners.identityPublic,
-    identityAdmin: listeners.identityAdmin,
-    oauth2Public: listeners.oauth2Public,
-    oauth2Admin: listeners.oauth2Admin,
-    usersPublic: listeners.usersPublic,
-    usersAdmin: listeners.usersAdmin,
-    agent: listeners.agent,
-    agentAdmin: listeners.agentAdmin,
-    mail: listeners.standIns,
-    entra: listeners.entra,
-    graph: listeners.graph,
-    marketplace: listeners.marketplace,
-    teamsHost: `${listeners.magic}${TEAMS_HOST_PATH}`,
-    orgIdp: listeners.orgIdp,
-    samlIdp: listeners.samlIdp,
-    demoApp: listeners.demoApp,
-    // The first instance's (each instance has its own: `cluster.instancePorts`).
-    management: {
-      identity: listeners.identityManagement,
-      oauth2: listeners.oauth2Management,
-      users: listeners.usersManagement,
-      agent: listeners.agentManagement,
-      account: listeners.accountManagement,
-    },
-  };
 }

@@ -14,7 +14,7 @@ export const LOOPBACK_TEST_LIMITS: Record<string, string> = {
 };
 
 /** The identity service's client at Globex's identity provider (the stand-in's ORG_IDP_CLIENT_ID default). */
-export const ORG_IDP_CLIENT_ID = 'acme-platform';
+const ORG_IDP_CLIENT_ID = 'acme-platform';
 
 /** A new client secret at Globex's provider for each start: the stand-in is given it, the seed stores it. */
 export function newOrgIdpClientSecret(): string {

@@ -22,6 +22,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseAllDocuments, stringify } from 'yaml';
 import { EngineMissing, capture, engine, root, run, stateDir } from './containers.mjs';
 import { build, buildImages, debianRoot, exists } from './image.mjs';
+import {
+  ADMIN_LISTENER,
+  APPLICATIONS as APPS,
+  MANAGEMENT_LISTENER,
+  PART_LISTENERS,
+  PUBLIC_HOSTS,
+  systemShape,
+  USUAL_PORTS,
+} from '@acme/system-shape';
 
 const offset = Number(process.env.DEPLOY_PORT_OFFSET ?? 0);
 const dir = join(stateDir, `deploy-${offset}`);
@@ -41,15 +50,24 @@ function secretVolumesAsFiles(spec) {
 }
 const secretName = `acme-account-secrets-${offset}`;
 const BASE = join(root, 'deploy', 'kubernetes', 'base');
-const APPS = ['platform', 'magic', 'admin', 'dashboard', 'local', 'ai', 'ai-sandbox', 'ai-uat'];
-const PORTS = { identity: [4433, 4434], oauth2: [4444, 4445], users: [4455, 4456], agent: [4466, 4467] };
-const ACCOUNT_PORTS = APPS.map((_, i) => 4000 + i);
+/** The system's shape as the manifests have it (a deployment's: TLS, example.com) and here. */
+const deployed = systemShape({ host: 'example.com', tls: true });
+const here = systemShape({ offset });
+/** Each service's public and admin ports (of the shape, as the manifests'). */
+const PORTS = Object.fromEntries(
+  Object.keys(ADMIN_LISTENER).map((part) => [
+    part,
+    PART_LISTENERS[part].filter((l) => l !== MANAGEMENT_LISTENER[part]).map((l) => USUAL_PORTS[l]),
+  ]),
+);
+const ACCOUNT_PORTS = APPS.map((app) => USUAL_PORTS[app]);
 /** Each part's management listener (metrics, health): moved per replica like the others, never behind nginx. */
-const MANAGEMENT_PORTS = { identity: 9001, oauth2: 9002, users: 9003, agent: 9004, account: 9005 };
+const MANAGEMENT_PORTS = Object.fromEntries(
+  Object.entries(MANAGEMENT_LISTENER).map(([part, listener]) => [part, USUAL_PORTS[listener]]),
+);
 const POSTGRES_PORT = 4532;
 const at = (port) => port + offset;
 const instancePort = (port, replica) => port + offset + 1000 * (replica + 1);
-const local = (port) => `http://localhost:${at(port)}`;
 
 /** The documents of the base's resources, in its order. */
 function manifests() {
@@ -65,12 +83,8 @@ function localConfig(configMap) {
   const swap = (from, to) => {
     for (const [k, v] of Object.entries(data)) data[k] = v.split(from).join(to);
   };
-  APPS.forEach((app, i) => swap(`https://${app}.example.com`, local(ACCOUNT_PORTS[i])));
-  swap('https://id.example.com', local(4433));
-  swap('https://auth.example.com', local(4444));
-  swap('https://users.example.com', local(4455));
-  swap('https://agent.example.com', local(4466));
-  for (const [part, [, admin]] of Object.entries(PORTS)) swap(`http://${part}-admin:${admin}`, local(admin));
+  for (const listener of [...Object.keys(PUBLIC_HOSTS), ...Object.values(ADMIN_LISTENER)])
+    swap(deployed.listeners[listener], here.listeners[listener]);
   return { ...configMap, data };
 }
 
@@ -277,7 +291,7 @@ const answers = (url, headers = {}) =>
  */
 async function seedDemoAccounts(usersAdminKey) {
   const { seedDemo, DEMO_PASSWORD } = await import('@acme/users');
-  const { users } = await seedDemo(local(4456), usersAdminKey);
+  const { users } = await seedDemo(here.listeners.usersAdmin, usersAdminKey);
   console.log(`\nDemo accounts (password ${DEMO_PASSWORD}): ${users.map((u) => u.email).join(', ')}`);
 }
 
@@ -363,13 +377,16 @@ async function up(eng) {
   ]);
   play(eng, '4-nginx.yaml', [nginxPod(infra, replicas)]);
   // Every replica ready on its own ports, then the same through nginx.
+  const u = USUAL_PORTS;
   const ready = (port) => [
-    answers(`http://127.0.0.1:${port(4433)}/health/ready`),
-    answers(`http://127.0.0.1:${port(4445)}/health/ready`, { host: `localhost:${port(4445)}` }),
-    answers(`http://127.0.0.1:${port(4455)}/health/ready`),
-    answers(`http://127.0.0.1:${port(4466)}/health/ready`),
+    answers(`http://127.0.0.1:${port(u.identityPublic)}/health/ready`),
+    answers(`http://127.0.0.1:${port(u.oauth2Admin)}/health/ready`, {
+      host: `localhost:${port(u.oauth2Admin)}`,
+    }),
+    answers(`http://127.0.0.1:${port(u.usersPublic)}/health/ready`),
+    answers(`http://127.0.0.1:${port(u.agent)}/health/ready`),
     // The second app's port: fetch refuses 6000, the first app's port of the second replica.
-    answers(`http://127.0.0.1:${port(4001)}/account/`),
+    answers(`http://127.0.0.1:${port(u.magic)}/account/`),
   ];
   const instances = Math.max(...Object.values(replicas));
   await until('every replica, then the services behind nginx', 180, async () =>
@@ -384,9 +401,10 @@ async function up(eng) {
   console.log(
     `\nacme-account is up (podman kube play, ${Object.values(replicas).reduce((a, b) => a + b, 0)} service pods behind nginx):`,
   );
-  APPS.forEach((app, i) => console.log(`  ${app.padEnd(11)} ${local(ACCOUNT_PORTS[i])}/`));
+  for (const app of APPS) console.log(`  ${app.padEnd(11)} ${here.apps[app]}/`);
+  const l = here.listeners;
   console.log(
-    `  identity    ${local(4433)}\n  oauth2      ${local(4444)}\n  users       ${local(4455)}\n  agent       ${local(4466)}`,
+    `  identity    ${l.identityPublic}\n  oauth2      ${l.oauth2Public}\n  users       ${l.usersPublic}\n  agent       ${l.agent}`,
   );
   console.log('\nRemove everything with: npm run deploy:local -- down');
 }

@@ -5,8 +5,7 @@
 // work unchanged. The stand-ins (mailbox, GitHub, Microsoft, Globex's IdP) run once: their state is
 // in memory.
 import { DEMO_PASSWORD, DEMO_USERS } from '@acme/users';
-import type { Part } from '@acme/cluster/processes';
-import { MANAGEMENT_LISTENER } from '@acme/cluster/system';
+import { MANAGEMENT_LISTENER, type Part } from '@acme/system-shape';
 import { startScaledSystem } from './cluster-system.ts';
 import { loadClusterConfig } from '@acme/dev/launchers/config';
 

@@ -1,6 +1,6 @@
 // `npm start`: the whole system in one process, with demo data, on the embedded database
 // (or on a PostgreSQL server when DATABASE_URL is set).
-import { createDb } from '@acme/db';
+import { createDb, type Database } from '@acme/db';
 import { DEMO_PASSWORD, DEMO_SSO_USERS, DEMO_USERS } from '@acme/users';
 import {
   DEMO_CONTOSO_PASSWORD,
@@ -18,7 +18,7 @@ import { startIdleGc } from '@acme/service-kit/idle-gc';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
 import { PGLITE_DATA_DIR, prepareFirstBoot } from './prepare.ts';
 import { loadStartConfig } from '@acme/dev/launchers/config';
-import { LOOPBACK_TEST_LIMITS, startSystem } from './system.ts';
+import { LOOPBACK_TEST_LIMITS, startSystem, type SystemUrls } from './system.ts';
 
 exitOnUnhandledErrors('system');
 hardenPrototype('system'); // started with --disable-proto=delete; else removed now
@@ -44,16 +44,8 @@ if (production) {
 // The browser journeys (e2e/global-setup.ts) start the system this way too, with START_DATABASE,
 // START_PORT_OFFSET, START_TEST_LIMITS and START_EXTRA_ENV (dev/src/launchers/config.ts).
 // Started with an IPC channel, it sends `{ ready: urls }` to its parent once it is up.
-const { url: databaseUrl, ...pool } = databaseFromEnv(process.env);
-const inMemory = config.START_DATABASE === 'memory';
-const dataDir = PGLITE_DATA_DIR;
 const started = Date.now();
-// What `npm install` prepares (scripts/prepare.ts), when it has not: the app's build and the
-// database's initdb side by side, each in a child process, rather than one after the other.
-await prepareFirstBoot({ dataDir: inMemory || databaseUrl ? undefined : dataDir });
-const db = await createDb(
-  inMemory ? {} : { url: databaseUrl, dataDir: databaseUrl ? undefined : dataDir, ...pool },
-);
+const { db, database } = await openDatabase(config.START_DATABASE === 'memory');
 const system = await startSystem({
   db,
   logLevel: config.LOG_LEVEL,
@@ -67,8 +59,31 @@ const system = await startSystem({
 const { urls } = system;
 process.send?.({ ready: urls });
 
-console.log(`
-System ready in ${((Date.now() - started) / 1000).toFixed(1)} s, database: ${inMemory ? 'PGlite in memory' : databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${dataDir}`}
+console.log(banner(urls, ((Date.now() - started) / 1000).toFixed(1), database));
+
+// SIGTERM or Ctrl+C: every server stops accepting and finishes its requests in flight (up to 10 s),
+// then the database closes and the process exits 0.
+drainOnSignals('system', async () => {
+  await system.close();
+  await db.close();
+});
+
+/** The database: PGlite in memory, PostgreSQL at DATABASE_URL, or PGlite in its data directory. */
+async function openDatabase(inMemory: boolean): Promise<{ db: Database; database: string }> {
+  const { url, ...pool } = databaseFromEnv(process.env);
+  const dataDir = PGLITE_DATA_DIR;
+  // What `npm install` prepares (scripts/prepare.ts), when it has not: the app's build and the
+  // database's initdb side by side, each in a child process, rather than one after the other.
+  await prepareFirstBoot({ dataDir: inMemory || url ? undefined : dataDir });
+  const db = await createDb(inMemory ? {} : { url, dataDir: url ? undefined : dataDir, ...pool });
+  const database = inMemory ? 'PGlite in memory' : url ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${dataDir}`;
+  return { db, database };
+}
+
+/** What `npm start` prints once the system is up: where everything is, and the demo accounts. */
+function banner(urls: SystemUrls, seconds: string, database: string): string {
+  return `
+System ready in ${seconds} s, database: ${database}
 
   Platform app            ${urls.platform}/   (sign in here)
   MAGIC app               ${urls.magic}/
@@ -78,7 +93,7 @@ System ready in ${((Date.now() - started) / 1000).toFixed(1)} s, database: ${inM
   Authorization (Hydra)   ${urls.oauth2Public}   admin ${urls.oauth2Admin}
   User service            ${urls.usersPublic}   admin ${urls.usersAdmin}
   Agent service           ${urls.agent}   admin ${urls.agentAdmin}
-  Mailbox                 ${urls.mail}/mail   (SMTP catcher on localhost:2525)
+  Mailbox                 ${urls.mail}/mail   (SMTP catcher on ${new URL(urls.smtp).host})
   Metrics and health      ${Object.entries(urls.management)
     .map(([part, u]) => `${part} ${u}`)
     .join('  ')}
@@ -104,11 +119,5 @@ ${ORG_IDP_DEMO_USERS.map((u) => `  ${u.email}${DEMO_SSO_USERS.some((d) => d.emai
 
 Another company's app signing you in (consent screen, then the claims it got): ${urls.demoApp}/
 
-Press Ctrl+C to stop.`);
-
-// SIGTERM or Ctrl+C: every server stops accepting and finishes its requests in flight (up to 10 s),
-// then the database closes and the process exits 0.
-drainOnSignals('system', async () => {
-  await system.close();
-  await db.close();
-});
+Press Ctrl+C to stop.`;
+}

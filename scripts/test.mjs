@@ -125,8 +125,9 @@ const stages = [
     cwd: 'apps/account',
     after: ['build'],
   },
-  // The same journeys against the scaled-out system of `npm run start:cluster`: what must hold
-  // whichever instance answers (sessions, flows, limits in the database) is checked in a browser.
+  // The journeys (but the app-only files, e2e/vitest.config.ts) against the scaled-out system of
+  // `npm run start:cluster`: what must hold whichever instance answers (sessions, flows, limits in
+  // the database) is checked in a browser.
   // The longest stage that keeps one core busy: started first.
   {
     id: 'e2e-cluster',
@@ -157,8 +158,17 @@ const stages = [
   { id: 'format', name: 'format', cmd: [bin('prettier'), '--check', '--log-level=warn', '.'] },
   // Unused files, exports and dependencies, and imports of undeclared packages (knip.json).
   { id: 'knip', name: 'unused code and dependencies (knip)', cmd: [bin('knip'), '--no-progress'] },
-  // Duplicated blocks of 10 lines or more in source files outside tests (.jscpd.json).
-  { id: 'jscpd', name: 'duplicate code (jscpd)', cmd: [bin('jscpd'), '--silent', '.'] },
+  // Duplicated blocks: 10 lines or more in source files outside tests (.jscpd.json), 20 lines or
+  // more in the tests, their helpers and the journeys (.jscpd.tests.json).
+  {
+    id: 'jscpd',
+    name: 'duplicate code (jscpd; tests at 20 lines)',
+    cmd: [
+      'sh',
+      '-c',
+      `"${bin('jscpd')}" --silent . && "${bin('jscpd')}" --silent --config .jscpd.tests.json .`,
+    ],
+  },
   {
     id: 'typecheck',
     name: 'typecheck (services, packages, tools)',
@@ -280,6 +290,18 @@ if (Object.keys(missing).length > 0) {
 // failure scrolled past in a long CI log is otherwise hard to find.
 const reports = mkdtempSync(join(tmpdir(), 'acme-test-'));
 const failedTests = [];
+// The first lines of a failure's message, indented under its name: the CI log's tail (often all
+// that is kept of a run) then says why each test failed, not only which.
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+function firstLines(messages) {
+  const lines = String(messages?.[0] ?? '')
+    .replace(ANSI, '')
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .filter((line) => line.trim() !== '')
+    .slice(0, 4);
+  return lines.map((line) => `\n      ${line.slice(0, 300)}`).join('');
+}
 function readFailures(file) {
   if (!existsSync(file)) return;
   try {
@@ -289,7 +311,7 @@ function readFailures(file) {
       const failed = (suite.assertionResults ?? []).filter((t) => t.status === 'failed');
       if (failed.length === 0 && suite.status === 'failed')
         failedTests.push(`${where}: ${String(suite.message ?? 'the file failed to run').split('\n')[0]}`);
-      for (const t of failed) failedTests.push(`${where} > ${t.fullName}`);
+      for (const t of failed) failedTests.push(`${where} > ${t.fullName}${firstLines(t.failureMessages)}`);
     }
   } catch {
     failedTests.push(`(could not read ${file})`);
@@ -306,6 +328,13 @@ const compileCache = {
   NODE_COMPILE_CACHE:
     process.env.NODE_COMPILE_CACHE ?? join(root, 'node_modules', '.cache', 'node-compile-cache'),
 };
+// `times` prints the shell's own user and system time, then its children's, as `1m2.5s 0m3.0s`.
+function cpuSeconds(text) {
+  const lines = text.trim().split('\n');
+  if (lines.length < 2) return undefined;
+  const seconds = [...lines[1].matchAll(/(\d+)m([\d.]+)s/g)].map(([, m, s]) => Number(m) * 60 + Number(s));
+  return seconds.length === 2 ? seconds[0] + seconds[1] : undefined;
+}
 function runStage(stage, index) {
   const report = join(reports, `stage-${index}.json`);
   const [cmd, ...originalArgs] = stage.cmd;
@@ -315,18 +344,30 @@ function runStage(stage, index) {
       : originalArgs;
   const started = Date.now();
   const chunks = [];
+  const times = [];
   return new Promise((resolveStage) => {
-    const child = spawn(cmd === 'node' ? process.execPath : cmd, args, {
-      cwd: join(root, stage.cwd ?? '.'),
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...color, ...compileCache, ...stage.env },
-    });
+    // Through a shell whose `times` (to a pipe of its own) gives the CPU seconds of the stage's
+    // processes once they have ended: where the run's time goes, and what a change saves, whatever
+    // else the machine was doing. Daemons the stage starts (PostgreSQL's server, podman's
+    // containers) are not its children and are not counted.
+    const child = spawn(
+      'sh',
+      ['-c', '"$@"; rc=$?; times >&3; exit $rc', 'sh', cmd === 'node' ? process.execPath : cmd, ...args],
+      {
+        cwd: join(root, stage.cwd ?? '.'),
+        stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+        env: { ...process.env, ...color, ...compileCache, ...stage.env },
+      },
+    );
     child.stdout.on('data', (c) => chunks.push(c));
     child.stderr.on('data', (c) => chunks.push(c));
+    child.stdio[3].on('data', (c) => times.push(c));
     const finish = (status) => {
       const secs = ((Date.now() - started) / 1000).toFixed(1);
+      const cpu = cpuSeconds(Buffer.concat(times).toString());
+      const spent = cpu === undefined ? `${secs}s` : `${secs}s, ${cpu.toFixed(0)} CPU-s`;
       if (status !== 0) readFailures(report);
-      const outcome = status === 0 ? `ok (${secs}s)` : `FAILED (exit ${status}, ${secs}s)`;
+      const outcome = status === 0 ? `ok (${spent})` : `FAILED (exit ${status}, ${spent})`;
       process.stdout.write(`\n▶ ${stage.name}: ${outcome}\n`);
       process.stdout.write(Buffer.concat(chunks));
       resolveStage(outcome);

@@ -5,7 +5,9 @@ import { brotliCompress, constants, gzip } from 'node:zlib';
 import { createServer, defineConfig } from 'vite';
 import type { Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
-import { LOGIN_ROOT_FILE } from './server/login-page.ts';
+import { compileCatalogues } from './catalogues.plugin.ts';
+import { LOCALES, type Locale } from '@acme/i18n';
+import { loginRootFile } from './server/login-page.ts';
 import { resolveConfig, runtimeConfigScript } from './server/serve.ts';
 
 /** `vite` (dev server) only: serve the runtime configuration that serveApp serves in production. */
@@ -66,8 +68,10 @@ function precompress(): Plugin {
 
 /**
  * `vite build` only: renders the Email step (src/prerender/login-page.tsx) with React's server
- * renderer into dist/.vite/login-root.html, which the account app server puts in the login route's
- * page (server/login-page.ts), so the Welcome card paints before the app has loaded.
+ * renderer, once per locale, into dist/.vite/login-root.<locale>.html, which the account app server
+ * puts in the login route's page (server/login-page.ts), so the Welcome card paints before the app
+ * has loaded, in the reader's language. The catalogues are loaded here, at build time: no locale's
+ * texts enter the login route's bundle this way.
  */
 function prerenderLogin(): Plugin {
   return {
@@ -78,17 +82,19 @@ function prerenderLogin(): Plugin {
         root: import.meta.dirname,
         configFile: false,
         logLevel: 'warn',
-        plugins: [react()],
+        plugins: [react(), compileCatalogues()],
         server: { middlewareMode: true, hmr: false, watch: null },
         appType: 'custom',
       });
       try {
         const page = (await server.ssrLoadModule('/src/prerender/login-page.tsx')) as {
-          renderLoginRoot: () => string;
+          renderLoginRoot: (locale: Locale) => Promise<string>;
         };
-        const file = join(import.meta.dirname, 'dist', LOGIN_ROOT_FILE);
-        await mkdir(join(file, '..'), { recursive: true });
-        await writeFile(file, page.renderLoginRoot());
+        for (const locale of LOCALES) {
+          const file = join(import.meta.dirname, 'dist', loginRootFile(locale));
+          await mkdir(join(file, '..'), { recursive: true });
+          await writeFile(file, await page.renderLoginRoot(locale));
+        }
       } finally {
         await server.close();
       }
@@ -100,7 +106,7 @@ function prerenderLogin(): Plugin {
 export default defineConfig({
   root: import.meta.dirname,
   base: '/account/',
-  plugins: [react(), devRuntimeConfig(), precompress(), prerenderLogin()],
+  plugins: [react(), compileCatalogues(), devRuntimeConfig(), precompress(), prerenderLogin()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

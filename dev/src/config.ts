@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import type { PartSettings } from '@acme/service-kit/config';
+import { APPLICATIONS, systemShape, USUAL_PORTS } from '@acme/system-shape';
 import type { GitHubClient } from './github.ts';
+
+/** The defaults: `npm start`'s shape. */
+const { listeners: DEV, apps: DEV_APPS } = systemShape();
 
 const port = z.coerce.number().int().min(0).max(65_535);
 
@@ -29,8 +33,10 @@ function parseClients(value: string): GitHubClient[] {
 }
 
 const schema = z.object({
-  STANDINS_HTTP_PORT: port.default(4500).describe('Port of the stand-ins’ web server (mailbox, GitHub).'),
-  STANDINS_SMTP_PORT: port.default(2525).describe('Port of the mail catcher (SMTP).'),
+  STANDINS_HTTP_PORT: port
+    .default(USUAL_PORTS.standIns)
+    .describe('Port of the stand-ins’ web server (mailbox, GitHub).'),
+  STANDINS_SMTP_PORT: port.default(USUAL_PORTS.smtp).describe('Port of the mail catcher (SMTP).'),
   STANDINS_PUBLIC_URL: z
     .url()
     .optional()
@@ -79,21 +85,27 @@ const origins = z
   .pipe(z.array(z.url()));
 
 const extrasSchema = z.object({
-  ENTRA_PORT: port.default(4510).describe('Port of the Microsoft Entra stand-in.'),
-  GRAPH_PORT: port.default(4511).describe('Port of the Microsoft Graph stand-in.'),
-  MARKETPLACE_PORT: port.default(4540).describe('Port of the Microsoft marketplace stand-in.'),
-  ORG_IDP_PORT: port.default(4520).describe("Port of Globex's OpenID Connect identity provider stand-in."),
-  SAML_IDP_PORT: port.default(4521).describe("Port of Initech's SAML identity provider stand-in."),
+  ENTRA_PORT: port.default(USUAL_PORTS.entra).describe('Port of the Microsoft Entra stand-in.'),
+  GRAPH_PORT: port.default(USUAL_PORTS.graph).describe('Port of the Microsoft Graph stand-in.'),
+  MARKETPLACE_PORT: port
+    .default(USUAL_PORTS.marketplace)
+    .describe('Port of the Microsoft marketplace stand-in.'),
+  ORG_IDP_PORT: port
+    .default(USUAL_PORTS.orgIdp)
+    .describe("Port of Globex's OpenID Connect identity provider stand-in."),
+  SAML_IDP_PORT: port
+    .default(USUAL_PORTS.samlIdp)
+    .describe("Port of Initech's SAML identity provider stand-in."),
   DEMO_APP_PORT: port
-    .default(4530)
+    .default(USUAL_PORTS.demoApp)
     .describe('Port of the demo third-party app (signs a person in through consent).'),
   DEMO_APP_ISSUER: z
     .url()
-    .default('http://localhost:4444')
+    .default(DEV.oauth2Public)
     .describe('The authorization server the demo third-party app signs people in with (its issuer).'),
   DEMO_APP_OAUTH2_ADMIN_URL: z
     .url()
-    .default('http://localhost:4445')
+    .default(DEV.oauth2Admin)
     .describe("The authorization server's admin API, where the demo third-party app registers its client."),
   OAUTH2_ADMIN_KEY: z
     .string()
@@ -101,15 +113,15 @@ const extrasSchema = z.object({
     .describe("The key of the authorization server's admin API (unset: a loopback admin API without one).")
     .meta({ secret: true }),
   APP_ORIGINS: origins
-    .default(Array.from({ length: 8 }, (_, i) => `http://localhost:${4000 + i}`))
+    .default(APPLICATIONS.map((app) => DEV_APPS[app]))
     .describe("The applications' origins, comma-separated (redirect URIs of the Entra app registration)."),
   MARKETPLACE_LANDING_URL: z
     .url()
-    .default('http://localhost:4001/account/m365-login')
+    .default(`${DEV.magic}/account/m365-login`)
     .describe("The offer's landing page the marketplace stand-in sends buyers to."),
   MARKETPLACE_WEBHOOK_URL: z
     .url()
-    .default('http://localhost:4455/m365/marketplace/webhook')
+    .default(`${DEV.usersPublic}/m365/marketplace/webhook`)
     .describe('Where the marketplace stand-in posts subscription events.'),
   ORG_IDP_CLIENT_ID: z
     .string()
@@ -124,7 +136,7 @@ const extrasSchema = z.object({
     .meta({ secret: true }),
   ORG_IDP_REDIRECT_URI: z
     .url()
-    .default('http://localhost:4433/self-service/methods/oidc/callback/globex')
+    .default(`${DEV.identityPublic}/self-service/methods/oidc/callback/globex`)
     .describe("The identity service's callback registered at that provider."),
 });
 

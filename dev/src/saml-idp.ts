@@ -57,6 +57,8 @@ export const SAML_IDP_VARIANTS = [
 ] as const;
 export type SamlIdpVariant = (typeof SAML_IDP_VARIANTS)[number];
 
+type SpEncryptionCertificate = 'first' | 'last' | { pem: string };
+
 export interface SamlIdpOptions {
   /** Port (4521); 0 picks a free one. */
   port?: number;
@@ -70,6 +72,12 @@ export interface SamlIdpOptions {
   now?: () => Date;
   /** Which SP metadata URLs may be fetched (default: any http(s) URL on localhost/127.0.0.1). */
   allowSpMetadata?: (url: URL) => boolean;
+  /**
+   * Which of the SP's published encryption certificates assertions are encrypted to: the first
+   * (default), the last (an IdP that has not moved to the SP's new certificate yet), or a PEM
+   * certificate it read earlier (one the SP has dropped since).
+   */
+  spEncryptionCertificate?: SpEncryptionCertificate;
 }
 
 /** The answer the IdP last posted (tests replay it). */
@@ -179,6 +187,38 @@ interface IdpState {
   pending: Map<string, Pending>;
   variant: SamlIdpVariant;
   last: SamlIdpAnswer | undefined;
+  spEncryptionCertificate: SpEncryptionCertificate;
+}
+
+const KEY_DESCRIPTOR = /<(?:md:)?KeyDescriptor use="(signing|encryption)"[\s\S]*?<\/(?:md:)?KeyDescriptor>/g;
+
+/**
+ * samlify reads one certificate per use; an SP rotating its keys publishes several. The SP's
+ * metadata as samlify can read it: one signing certificate (each in turn, to check the request's
+ * signature against every published one) and the encryption certificate this IdP encrypts to.
+ */
+function spMetadataVariants(metadata: string, encryptTo: SpEncryptionCertificate): string[] {
+  const blocks = [...metadata.matchAll(KEY_DESCRIPTOR)];
+  const signing = blocks.filter((b) => b[1] === 'signing').map((b) => b[0]);
+  const encryption = blocks.filter((b) => b[1] === 'encryption').map((b) => b[0]);
+  if (typeof encryptTo === 'object' && encryption[0]) {
+    const body = encryptTo.pem.replace(/-----[A-Z ]+-----/g, '').replace(/\s+/g, '');
+    const earlier = encryption[0].replace(/<ds:X509Certificate>[^<]*</, `<ds:X509Certificate>${body}<`);
+    return spMetadataVariants(metadata.replace(encryption[0], earlier), 'first');
+  }
+  if (signing.length <= 1 && encryption.length <= 1) return [metadata];
+  const chosen = encryptTo === 'first' ? encryption[0] : encryption[encryption.length - 1];
+  return (signing.length ? signing : ['']).map((keep) => {
+    let seenChosen = false;
+    return metadata.replace(KEY_DESCRIPTOR, (block) => {
+      if (block === keep) return block;
+      if (block === chosen && !seenChosen) {
+        seenChosen = true;
+        return block;
+      }
+      return '';
+    });
+  });
 }
 
 function entitiesFor(base: string, entityId: string, encrypt: boolean): Entities {
@@ -311,14 +351,31 @@ function ssoRoute(app: FastifyInstance, state: IdpState, spMetadataFor: (issuer:
       const requestXml = inflateRawSync(Buffer.from(query.SAMLRequest, 'base64')).toString('utf8');
       const issuer = /<(?:saml2?:)?Issuer[^>]*>([^<]+)</.exec(requestXml)?.[1];
       if (!issuer) throw new Error('The AuthnRequest names no issuer.');
-      const spMetadata = await spMetadataFor(issuer);
-      const sp = samlify.ServiceProvider({ metadata: spMetadata });
       // The octet string the SP signed: its own encoding of the query, in its order, without Signature.
       const octetString = raw
         .split('&')
         .filter((p) => /^(SAMLRequest|RelayState|SigAlg)=/.test(p))
         .join('&');
-      const parsed = await state.entities!.idp.parseLoginRequest(sp, 'redirect', { query, octetString });
+      let failure: unknown;
+      type Parsed = Awaited<ReturnType<samlify.IdentityProviderInstance['parseLoginRequest']>>;
+      let found:
+        { sp: ReturnType<typeof samlify.ServiceProvider>; spMetadata: string; parsed: Parsed } | undefined;
+      for (const spMetadata of spMetadataVariants(
+        await spMetadataFor(issuer),
+        state.spEncryptionCertificate,
+      )) {
+        const sp = samlify.ServiceProvider({ metadata: spMetadata });
+        try {
+          const parsed = await state.entities!.idp.parseLoginRequest(sp, 'redirect', { query, octetString });
+          found = { sp, spMetadata, parsed };
+          break;
+        } catch (error) {
+          failure ??= error;
+        }
+      }
+      if (!found)
+        throw failure instanceof Error ? failure : new Error('The request is not signed by the SP.');
+      const { sp, spMetadata, parsed } = found;
       const id = randomUUID();
       if (state.pending.size > 1000) state.pending.clear();
       state.pending.set(id, {
@@ -374,6 +431,7 @@ export async function startSamlIdp(options: SamlIdpOptions = {}): Promise<SamlId
     pending: new Map(),
     variant: 'valid',
     last: undefined,
+    spEncryptionCertificate: options.spEncryptionCertificate ?? 'first',
   };
   const spCache = new Map<string, string>();
   async function spMetadataFor(issuer: string): Promise<string> {

@@ -10,6 +10,7 @@ import type { AccountConfig } from '../src/shared/config/env.ts';
 import { paths } from '../src/shared/config/paths.ts';
 import { buildAuthorizeUrl } from '../src/shared/oauth2/authorize-url.ts';
 import { registry, type AuthorizationParams, type StorageEntry } from '../src/shared/storage/registry.ts';
+import { requestCookies } from './request-cookies.ts';
 
 // The login route's first request, answered here: a browser that opens /account/login with nothing
 // pending is sent straight to the authorization endpoint (authorization code with PKCE S256), so
@@ -35,16 +36,6 @@ const DEFERS_TO_APP: readonly StorageEntry<unknown>[] = [
   registry.authorizationHandoff,
 ] as StorageEntry<unknown>[];
 
-function cookieNames(req: IncomingMessage): Set<string> {
-  const names = new Set<string>();
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const at = part.indexOf('=');
-    const name = (at < 0 ? part : part.slice(0, at)).trim();
-    if (name) names.add(name);
-  }
-  return names;
-}
-
 /** Whether this request for the login route is answered with the authorization redirect. */
 export function redirectsToAuthorization(config: AccountConfig, req: IncomingMessage): boolean {
   if (req.method !== 'GET') return false;
@@ -52,7 +43,7 @@ export function redirectsToAuthorization(config: AccountConfig, req: IncomingMes
   if (url.pathname !== paths.login || url.search !== '') return false;
   // Tracing on: the sign-in's trace id is kept in the tab (session storage), which only the app can write.
   if (config.tracing) return false;
-  const names = cookieNames(req);
+  const names = requestCookies(req);
   return !DEFERS_TO_APP.some((entry) => names.has(entry.key));
 }
 

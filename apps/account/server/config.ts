@@ -21,6 +21,10 @@ import {
   type AuthMode,
 } from '../src/shared/config/applications.ts';
 import { defaultM365Config } from '../src/shared/config/env.ts';
+import { systemShape, USUAL_PORTS } from '@acme/system-shape';
+
+/** The defaults: `npm start`'s shape. */
+const DEV = systemShape().listeners;
 
 const list = (value: string) =>
   value
@@ -74,20 +78,17 @@ const schema = z.object({
   ACCOUNT_HOST: bindHostSchema.describe('Interface the applications bind (`0.0.0.0` in a container).'),
   IDENTITY_PUBLIC_URL: z
     .url()
-    .default('http://localhost:4433')
+    .default(DEV.identityPublic)
     .describe("The identity service's public API, as browsers reach it."),
   OAUTH2_PUBLIC_URL: z
     .url()
-    .default('http://localhost:4444')
+    .default(DEV.oauth2Public)
     .describe('The authorization server (issuer), as browsers reach it.'),
   USERS_PUBLIC_URL: z
     .url()
-    .default('http://localhost:4455')
+    .default(DEV.usersPublic)
     .describe("The user service's public API, as browsers reach it."),
-  AGENT_PUBLIC_URL: z
-    .url()
-    .default('http://localhost:4466')
-    .describe("The agent service's API, as browsers reach it."),
+  AGENT_PUBLIC_URL: z.url().default(DEV.agent).describe("The agent service's API, as browsers reach it."),
   M365_CLIENT_ID: z
     .string()
     .min(1)
@@ -95,7 +96,7 @@ const schema = z.object({
     .describe("Microsoft 365 sign-in: our app registration's client id (also the Teams app's web-app id)."),
   M365_AUTHORITY_URL: z
     .url()
-    .default(m365.entraUrl ?? 'http://localhost:4510')
+    .default(m365.entraUrl ?? DEV.entra)
     .describe("Microsoft Entra's base URL MSAL signs in at (the Entra stand-in in development)."),
   M365_OFFER_URL: z
     .url()
@@ -139,7 +140,7 @@ const RENAMES: SettingRenames = {
 export const settings: PartSettings = {
   part: 'account',
   title: 'Account app server',
-  schemas: [schema, managementEnvSchema('ACCOUNT', 9005), processEnvSchema],
+  schemas: [schema, managementEnvSchema('ACCOUNT', USUAL_PORTS.accountManagement), processEnvSchema],
   renames: RENAMES,
 };
 
@@ -191,7 +192,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     distDir: c.ACCOUNT_DIST_DIR,
     devTeamsHost: c.DEV_TEAMS_HOST === 'true',
     logLevel: c.LOG_LEVEL,
-    management: managementConfig('ACCOUNT', 9005, env),
+    management: managementConfig('ACCOUNT', USUAL_PORTS.accountManagement, env),
     tracing: tracingConfigured(env),
   });
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APPLICATIONS } from '../src/shared/config/applications.ts';
 import { ACCESS_EMAIL_SLOT } from '../src/prerender/slots.ts';
-import { LOGIN_ROOT_FILE } from './login-page.ts';
+import { loginRootFile } from './login-page.ts';
 import type { ServedApp } from './serve.ts';
 import { serveApp } from './serve.ts';
 
@@ -15,6 +15,7 @@ import { serveApp } from './serve.ts';
 
 const OAUTH2 = 'https://auth.acme.test';
 const APP_ORIGIN = 'https://platform.acme.test';
+const STYLESHEET = '.card{padding:1rem}.page{display:grid}';
 
 let dist: string;
 let app: ServedApp;
@@ -22,11 +23,20 @@ let app: ServedApp;
 beforeAll(async () => {
   dist = await mkdtemp(join(tmpdir(), 'account-login-'));
   await mkdir(join(dist, '.vite'));
-  await writeFile(join(dist, 'index.html'), '<!doctype html><title>SPA</title><div id="root"></div>');
+  await mkdir(join(dist, 'assets'));
+  await writeFile(join(dist, 'assets', 'index-abc.css'), STYLESHEET);
   await writeFile(
-    join(dist, LOGIN_ROOT_FILE),
-    `<main class="page"><h1>Welcome</h1><a href="mailto:${ACCESS_EMAIL_SLOT}">${ACCESS_EMAIL_SLOT}</a></main>`,
+    join(dist, 'index.html'),
+    '<!doctype html><html lang="en"><title>SPA</title><link rel="stylesheet" crossorigin href="/account/assets/index-abc.css"><div id="root"></div></html>',
   );
+  for (const [locale, heading] of [
+    ['en', 'Welcome'],
+    ['de', 'Willkommen'],
+  ] as const)
+    await writeFile(
+      join(dist, loginRootFile(locale)),
+      `<main class="page"><h1>${heading}</h1><a href="mailto:${ACCESS_EMAIL_SLOT}">${ACCESS_EMAIL_SLOT}</a></main>`,
+    );
   app = await serveApp({
     port: 0,
     application: 'platform',
@@ -145,10 +155,29 @@ describe('the login page', () => {
     expect(res.headers.get('cache-control')).toBe('no-cache');
   });
 
+  it('carries the stylesheet itself, which its CSP allows by hash and nothing else inline', async () => {
+    const res = await get('/account/login?login_challenge=abc');
+    const html = await res.text();
+    expect(html).toContain(`<style>${STYLESHEET}</style>`);
+    expect(html).not.toContain('rel="stylesheet"');
+    // The first paint waits for the whole Email step, as it waited for the linked stylesheet.
+    expect(html).toMatch(
+      /<link rel="expect" href="#login-root-end" blocking="render">.*<div id="root">.*<\/div><template id="login-root-end"><\/template>/s,
+    );
+    const hash = createHash('sha256').update(STYLESHEET).digest('base64');
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toMatch(new RegExp(`style-src 'self' 'sha256-${hash.replace(/[+/]/g, '\\$&')}';`));
+    expect(csp).not.toContain('unsafe-inline');
+    // Every other page links the stylesheet, under the policy without the hash.
+    const other = await get('/account/settings');
+    expect(await other.text()).toContain('rel="stylesheet"');
+    expect(other.headers.get('content-security-policy')).toContain("style-src 'self';");
+  });
+
   it('is sent brotli-compressed to a browser that asks, and 304 on its ETag', async () => {
     const res = await get('/account/login?flow=1', { 'accept-encoding': 'gzip, br' });
     expect(res.headers.get('content-encoding')).toBe('br');
-    expect(res.headers.get('vary')).toBe('Accept-Encoding');
+    expect(res.headers.get('vary')).toBe('Accept-Encoding, Accept-Language, Cookie');
     // fetch decodes the body by its Content-Encoding.
     expect(await res.text()).toContain('<h1>Welcome</h1>');
     const again = await get('/account/login?flow=1', {
@@ -156,6 +185,69 @@ describe('the login page', () => {
       'if-none-match': res.headers.get('etag')!,
     });
     expect(again.status).toBe(304);
+  });
+
+  it('a shared cache serves one reader’s language to another: no, the card is in the reader’s locale (their setting’s cookie, else Accept-Language), each with its own ETag, and the page varies by both', async () => {
+    const english = await get('/account/login?flow=1', { 'accept-language': 'en-GB,en;q=0.9' });
+    const german = await get('/account/login?flow=1', { 'accept-language': 'de-DE,de;q=0.9' });
+    const englishHtml = await english.text();
+    const germanHtml = await german.text();
+    expect(englishHtml).toContain('<html lang="en"><title>SPA</title>');
+    expect(englishHtml).toContain('<h1>Welcome</h1>');
+    expect(germanHtml).toContain('<html lang="de"><title>SPA</title>');
+    expect(germanHtml).toContain('<h1>Willkommen</h1>');
+    expect(germanHtml).toContain('mailto:access+&quot;x&quot;@acme.test');
+    for (const res of [english, german])
+      expect(res.headers.get('vary')).toBe('Accept-Encoding, Accept-Language, Cookie');
+    expect(german.headers.get('etag')).not.toBe(english.headers.get('etag'));
+    // Each language's ETag validates that language only.
+    const revalidated = await get('/account/login?flow=1', {
+      'accept-language': 'en',
+      'if-none-match': german.headers.get('etag')!,
+    });
+    expect(revalidated.status).toBe(200);
+    expect(await revalidated.text()).toContain('<h1>Welcome</h1>');
+    const notModified = await get('/account/login?flow=1', {
+      'accept-language': 'de',
+      'if-none-match': german.headers.get('etag')!,
+    });
+    expect(notModified.status).toBe(304);
+    expect(notModified.headers.get('vary')).toBe('Accept-Encoding, Accept-Language, Cookie');
+    // Each language in each encoding, precompressed (fetch decodes the body by its Content-Encoding).
+    for (const encoding of ['br', 'gzip']) {
+      const res = await get('/account/login?flow=1', {
+        'accept-language': 'de',
+        'accept-encoding': encoding,
+      });
+      expect(res.headers.get('content-encoding')).toBe(encoding);
+      expect(await res.text()).toBe(germanHtml);
+    }
+    // A language we do not ship, none, or a malformed header: English.
+    for (const header of ['fr-FR,fr;q=0.9', '', 'de;q=0, en;q=0.5', ';;;,q=de', 'x'.repeat(4000)]) {
+      const res = await get('/account/login?flow=1', { 'accept-language': header });
+      expect(await res.text(), header).toBe(englishHtml);
+    }
+    // The person's own setting, as the app keeps it in this browser, wins over the browser's languages;
+    // a value that is not a shipped locale, or not the app's encoding, is no setting.
+    const cookieCases: [string, string, string][] = [
+      ['locale=%22de%22', 'en-US', germanHtml],
+      ['other=1; locale=%22en%22', 'de-DE', englishHtml],
+      ['locale=%22fr%22', 'de-DE', germanHtml],
+      ['locale=de', 'en', englishHtml],
+      ['locale=%E0%A4%A', 'de', germanHtml],
+      ['locale=%7B%22__proto__%22%3A1%7D', 'en', englishHtml],
+    ];
+    for (const [cookie, language, html] of cookieCases) {
+      const res = await get('/account/login?flow=1', { cookie, 'accept-language': language });
+      expect(await res.text(), cookie).toBe(html);
+    }
+    // 50 readers at once, in two languages: each gets their own.
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        get('/account/login?flow=1', { 'accept-language': i % 2 ? 'de-AT' : 'en-US' }).then((r) => r.text()),
+      ),
+    );
+    answers.forEach((html, i) => expect(html).toBe(i % 2 ? germanHtml : englishHtml));
   });
 
   it('leaves every other route the plain page', async () => {

@@ -3,32 +3,16 @@
 // settings (config.ts, docs/configuration.md) are read once, here, at start.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { closeWithManagement, startManagementServer } from '@acme/service-kit/management';
-import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
-import { hardenPrototype } from '@acme/service-kit/prototype';
-import { startIdleGc } from '@acme/service-kit/idle-gc';
+import { enterProcess } from '@acme/service-kit/entry-point';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
-import { usesM365 } from '../src/shared/config/applications.ts';
-import { defaultM365Config } from '../src/shared/config/env.ts';
 import { loadConfig } from './config.ts';
-import { buildApp, serveApp, type ServedApp } from './serve.ts';
+import { buildApp } from './serve.ts';
+import { serveApplications } from './serve-applications.ts';
 import { createAccountTelemetry } from './telemetry.ts';
 
-exitOnUnhandledErrors('account');
-hardenPrototype('account'); // started with --disable-proto=delete; else removed now
-startIdleGc(); // memory back to the system once load has passed
+enterProcess('account');
 
 const config = loadConfig();
-const appConfig = {
-  identityUrl: config.identityUrl,
-  oauth2Url: config.oauth2Url,
-  usersUrl: config.usersUrl,
-  agentUrl: config.agentUrl,
-  urlMap: config.urlMap,
-  offerUrl: config.offerUrl,
-  // Tracing on (an OTLP endpoint set): the browser sends `traceparent` on its calls to the services.
-  ...(config.tracing ? { tracing: true } : {}),
-};
-
 // The Teams host page must be on MAGIC's own origin (teams-js trusts no other http origin), so the
 // app server serves it when the stand-ins run in other processes (`npm run start:cluster`).
 let teamsHost: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
@@ -43,26 +27,7 @@ if (config.devTeamsHost) {
 
 const telemetry = createAccountTelemetry({ logLevel: config.logLevel });
 const distDir = config.distDir ?? (await buildApp());
-const served: ServedApp[] = [];
-for (const application of config.apps) {
-  served.push(
-    await serveApp({
-      port: config.ports[application] ?? Number(new URL(config.urlMap[application]).port),
-      host: config.host,
-      application,
-      distDir,
-      config: usesM365(application, config.authModes)
-        ? {
-            ...appConfig,
-            allowedAuthModes: config.authModes[application],
-            m365: { ...defaultM365Config(), ...config.m365 },
-          }
-        : appConfig,
-      ...(application === 'magic' && teamsHost ? { devHandler: teamsHost } : {}),
-      telemetry,
-    }),
-  );
-}
+const served = await serveApplications(config, { distDir, telemetry, teamsHost });
 // The account app server has no database: ready while it serves, 503 once it drains.
 const managementServer = await startManagementServer({
   ...config.management,

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { AccountConfig, Application } from '../src/shared/config/env.ts';
 import { accountConfigSchema, defaultConfig } from '../src/shared/config/env.ts';
 import { authorizationRedirect, redirectsToAuthorization } from './authorize-redirect.ts';
-import { isLoginPage, loginPage } from './login-page.ts';
+import { isLoginPage, LOGIN_PAGE_VARY, loginPage } from './login-page.ts';
 import { matchesEtag, REVALIDATE, staticFiles, strongEtag } from './static-files.ts';
 import { instrumentHandler, type AccountTelemetry } from './telemetry.ts';
 
@@ -96,7 +96,7 @@ export function frameAncestors(config: AccountConfig): string {
  * a top-level navigation (the SSO step submits as JSON, then follows `redirect_browser_to`), which
  * form-action does not govern: a provider an org-admin sets up in the console works at once.
  */
-export function securityHeaders(config: AccountConfig): Record<string, string> {
+export function securityHeaders(config: AccountConfig, styleSources: string[] = []): Record<string, string> {
   // MSAL calls Entra's token endpoint from the browser: the real authority, or the local stand-in.
   const microsoft = config.m365 ? [origin(config.m365.entraUrl ?? config.m365.authority)] : [];
   const services = [
@@ -111,7 +111,8 @@ export function securityHeaders(config: AccountConfig): Record<string, string> {
     `connect-src 'self' ${services.join(' ')}`,
     // https: an application's logo on the consent screen (its logo_uri, https only, no referrer).
     "img-src 'self' data: https:",
-    "style-src 'self'",
+    // A page's own inline stylesheet by its hash only (the login page's, login-page.ts).
+    ["style-src 'self'", ...styleSources].join(' '),
     `frame-ancestors ${frameAncestors(config)}`,
     "base-uri 'none'",
     `form-action 'self' ${formTargets.join(' ')}`,
@@ -134,6 +135,7 @@ export async function serveApp(options: ServeAppOptions): Promise<ServedApp> {
   const configEtag = strongEtag(configScript);
   const files = await staticFiles(distDir);
   const login = await loginPage(distDir, config.accessEmail);
+  const loginHeaders = login ? securityHeaders(config, login.styleSources) : headers;
 
   function send(
     res: ServerResponse,
@@ -190,21 +192,21 @@ export async function serveApp(options: ServeAppOptions): Promise<ServedApp> {
         const page = login.pick(req);
         if (matchesEtag(req.headers['if-none-match'], page.etag)) {
           res.writeHead(304, {
-            ...headers,
+            ...loginHeaders,
             'Cache-Control': REVALIDATE,
             ETag: page.etag,
-            Vary: 'Accept-Encoding',
+            Vary: LOGIN_PAGE_VARY,
           });
           res.end();
           return;
         }
         res.writeHead(200, {
-          ...headers,
+          ...loginHeaders,
           'Content-Type': 'text/html; charset=utf-8',
           'Content-Length': page.body.length,
           'Cache-Control': REVALIDATE,
           ETag: page.etag,
-          Vary: 'Accept-Encoding',
+          Vary: LOGIN_PAGE_VARY,
           ...(page.encoding ? { 'Content-Encoding': page.encoding } : {}),
         });
         res.end(req.method === 'HEAD' ? undefined : page.body);

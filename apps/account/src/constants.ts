@@ -3,6 +3,10 @@
 export const MIN_PASSWORD_LENGTH = 8;
 export const OTP_LENGTH = 6;
 export const SSO_REDIRECT_MAX = 5;
+/** A wait shorter than this shows no loading indicator: one that flashes reads as a glitch. */
+export const LOADING_INDICATOR_DELAY_MS = 300;
+/** Work put off until the browser is idle (fetching the next screens' code) waits at most this long. */
+export const IDLE_WORK_TIMEOUT_MS = 2000;
 /** "Try again" after "Redirect loop detected.": at most this many times (then Use another email, support). */
 export const SSO_TRY_AGAIN_MAX = 3;
 export const AUTHORIZATION_PARAMS_TTL_MS = 60 * 60 * 1000;
@@ -13,6 +17,8 @@ export const SSO_REDIRECT_LOCK_TTL_MS = 10 * 60 * 1000;
 export const ONBOARDING_STATE_TTL_MS = 24 * 60 * 60 * 1000;
 export const LOGOUT_STATE_TTL_MS = 15 * 1000;
 export const MFA_SETUP_STATE_TTL_MS = 3600 * 1000;
+/** How long this browser keeps the person's language setting (the longest a browser keeps a cookie). */
+export const LOCALE_SETTING_TTL_MS = 400 * 24 * 60 * 60 * 1000;
 export const APPLICATION_LOGIN_LOCK_MS = 2 * 1000;
 export const APPLICATION_LOGIN_LOCK_BEFORE_SSO_MS = 30 * 1000;
 export const REFRESH_LOCK = { expiryMs: 4000, maxTries: 40, waitMs: 70, confirmDelayMs: 30 } as const;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { TEAMS_HOST_PATH } from '@acme/system-shape';
 import { escapeHtml } from '../html.ts';
 
 /**
@@ -13,7 +14,7 @@ import { escapeHtml } from '../html.ts';
  * `fail=<reason>` (getAuthToken answers `[false, reason]`) and `app=<path>` (another page of the app to
  * embed, e.g. `/` for the sign-in of someone who is not a Microsoft 365 user; same origin only).
  */
-export const TEAMS_HOST_PATH = '/dev/teams-host';
+export { TEAMS_HOST_PATH };
 
 /** Failure reasons the page can make getAuthToken answer with (Teams' own strings). */
 export const TEAMS_AUTH_FAILURES = [

@@ -8,8 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createDatabase, createDb, sql } from '@acme/db';
 import { seedDemo } from '@acme/users';
 import { startProcessCluster, type ClusterOptions, type RunningCluster } from '@acme/cluster/system';
-import { type Ports } from '@acme/cluster/service-env';
-import { startCluster as startPostgres, type Cluster } from '@acme/test-kit/postgres-cluster';
+import type { Ports } from '@acme/system-shape';
+import { startCluster as startPostgres, type Cluster } from '@acme/cluster/postgres';
 import { freePorts } from './ports.ts';
 import { exchangeCode, passwordAccepted } from './sign-in.ts';
 

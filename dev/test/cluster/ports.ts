@@ -1,5 +1,5 @@
 import { freePortsApart } from '@acme/cluster/free-ports';
-import { USUAL_PORTS, type Listener, type Ports } from '@acme/cluster/service-env';
+import { USUAL_PORTS, type Listener, type Ports } from '@acme/system-shape';
 
 /**
  * A distinct free port for every listener, so that nothing in a test touches `npm start`'s ports,

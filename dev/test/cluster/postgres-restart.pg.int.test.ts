@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCluster as startPostgres, type Cluster } from '@acme/test-kit/postgres-cluster';
+import { startCluster as startPostgres, type Cluster } from '@acme/cluster/postgres';
 import { startProcessCluster, type RunningCluster } from '@acme/cluster/system';
 import { freePorts } from './ports.ts';
 

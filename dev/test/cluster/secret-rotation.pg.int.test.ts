@@ -3,7 +3,7 @@ import { createDatabase, createDb, sql, type Database } from '@acme/db';
 import { createSecretBox } from '@acme/service-kit/secret-box';
 import { DEMO_SSO_PROVIDER, seedDemo } from '@acme/users';
 import { startProcessCluster, type RunningCluster } from '@acme/cluster/system';
-import type { Listener } from '@acme/cluster/service-env';
+import type { Listener } from '@acme/system-shape';
 import { csrfOf } from '../../../services/identity/test/harness.ts';
 import { Jar } from '../../../services/users/test/jar.ts';
 import { freePorts } from './ports.ts';

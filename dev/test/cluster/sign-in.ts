@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Listener } from '@acme/cluster/service-env';
+import type { Listener } from '@acme/system-shape';
 import { DEMO_PASSWORD } from '@acme/users';
 import { csrfOf } from '../../../services/identity/test/harness.ts';
 import { platformAuthorizeUrl } from '../../../services/users/test/auth-stack.ts';

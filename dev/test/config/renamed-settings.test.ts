@@ -31,6 +31,12 @@ const SAMPLES: Record<string, string> = {
   AGENT_PUBLIC_HOST: '0.0.0.0',
   M365_AUTHORITY_URL: 'https://login.example.org',
   M365_OFFER_URL: 'https://offer.example.org/',
+  PRIVILEGED_SESSION_MAX_AGE: '20m',
+};
+
+/** The sample under an old name whose unit differed (the user service's counted minutes). */
+const OLD_SAMPLES: Record<string, string> = {
+  PRIVILEGED_SESSION_MAX_AGE_MINUTES: '20',
 };
 
 const CASES = PARTS.flatMap((part) =>
@@ -60,7 +66,8 @@ describe('renamed settings', () => {
       expect(lines).toEqual([]);
       expect(renamed).not.toEqual(part.loadConfig({}));
       lines = [];
-      expect(part.loadConfig({ [old]: value })).toEqual(renamed);
+      const oldValue = OLD_SAMPLES[old] ?? value;
+      expect(part.loadConfig({ [old]: oldValue })).toEqual(renamed);
       expect(lines).toHaveLength(1);
       const warning = JSON.parse(lines[0]!) as Record<string, unknown>;
       expect(warning).toMatchObject({
@@ -70,6 +77,7 @@ describe('renamed settings', () => {
         replacement: name,
       });
       expect(lines[0]).not.toContain(value);
+      expect(lines[0]).not.toContain(oldValue);
     },
   );
 

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { repoRoot } from '@acme/cluster/processes';
-import { USUAL_PORTS } from '@acme/cluster/service-env';
+import { partEnv } from '@acme/cluster/service-env';
+import { PART_LISTENERS, systemShape, USUAL_PORTS, type Part } from '@acme/system-shape';
 
 /**
  * deploy/kubernetes/: every manifest of the Kustomize base against the Kubernetes API's schemas
@@ -248,5 +249,54 @@ describe('deploy/kubernetes secrets', () => {
     expect(of('Secret')).toEqual([]);
     const config = JSON.stringify(of('ConfigMap'));
     expect(config).not.toMatch(/KEY|SECRET|PASSWORD|postgres:\/\//);
+  });
+});
+
+describe("deploy/kubernetes and the system's shape", () => {
+  // The shape of a deployment: every public listener at https://<name>.example.com, every admin
+  // listener at its in-cluster Service; the ports are npm start's (no offset).
+  const deployed = systemShape({ host: 'example.com', tls: true });
+  const services = ['identity', 'oauth2', 'users', 'agent', 'account'] as const satisfies readonly Part[];
+  const envOf = (part: Part) => partEnv(part, deployed.ports, deployed.listeners);
+
+  it("every URL of the ConfigMap is the one the shape gives that setting (the parts' environment)", () => {
+    // Merged as the ConfigMap is: one value per setting for every part (APP_ORIGINS in its
+    // application=origin form, which every service reads).
+    const expected: Record<string, string> = {
+      ...envOf('users'),
+      ...envOf('agent'),
+      ...envOf('identity'),
+      ...envOf('account'),
+      ...envOf('oauth2'),
+      // The operator's command line (npm run admin) reaches the agent service's admin API here.
+      AGENT_ADMIN_URL: deployed.listeners.agentAdmin,
+    };
+    const [config] = of('ConfigMap') as unknown as { data: Record<string, string> }[];
+    const urls = Object.entries(config!.data).filter(([, value]) => value.includes('://'));
+    expect(urls.length).toBeGreaterThan(15);
+    for (const [name, value] of urls) expect(value, name).toBe(expected[name]);
+  });
+
+  it("every Deployment listens on the ports of its part's listeners, and is told them as the shape says", () => {
+    for (const d of of('Deployment')) {
+      const part = d.metadata.name as (typeof services)[number];
+      expect(services).toContain(part);
+      const [c] = d.spec.template.spec.containers;
+      const ports = PART_LISTENERS[part].map((listener) => USUAL_PORTS[listener]);
+      expect(c.ports.map((p: { containerPort: number }) => p.containerPort).sort(), part).toEqual(
+        [...ports].sort(),
+      );
+      const env = envOf(part);
+      const told = (c.env as { name: string; value?: string }[]).filter(
+        (e) => /_PORTS?$/.test(e.name) && e.value !== undefined,
+      );
+      expect(told.length, part).toBeGreaterThan(0);
+      for (const e of told) expect(e.value, `${part} ${e.name}`).toBe(env[e.name]);
+    }
+    for (const s of of('Service')) {
+      const part = s.metadata.name.replace(/-admin$/, '') as Part;
+      const ports = PART_LISTENERS[part].map((listener) => USUAL_PORTS[listener]);
+      for (const p of s.spec.ports as { port: number }[]) expect(ports, s.metadata.name).toContain(p.port);
+    }
   });
 });

@@ -26,11 +26,6 @@ export {
   type LoadBalancer,
   type RunningNginx,
 } from './nginx-process.ts';
-export { partEnv, USUAL_PORTS, type Listener, type Ports } from './service-env.ts';
-export {
-  MANAGEMENT_LISTENER,
-  PART_LISTENERS,
-  startProcessCluster,
-  type ClusterOptions,
-  type RunningCluster,
-} from './system.ts';
+export { partEnv } from './service-env.ts';
+export { startCluster as startPostgres, type Cluster as PostgresCluster } from './postgres.ts';
+export { startProcessCluster, type ClusterOptions, type RunningCluster } from './system.ts';

@@ -3,6 +3,7 @@
 // `PRODUCTION_EXAMPLE` by `npm run nginx:conf`, and a test fails when the file is stale), the
 // scaled-out development system of `npm run start:cluster` and the cluster journeys (plain HTTP,
 // one port per listener, `nginx-process.ts`), and the local deployment of the manifests.
+import { PUBLIC_HOSTS, systemShape, USUAL_PORTS, type Listener } from '@acme/system-shape';
 
 /** One site: the instances of one listener, and where nginx answers for it. */
 export interface NginxSite {
@@ -276,26 +277,40 @@ export function renderNginxConfig(options: NginxOptions): string {
   return lines.join('\n');
 }
 
-/** The public listeners of a deployment: their `npm start` ports and the production example's host names. */
-export const PUBLIC_SITES: readonly { name: string; port: number; host: string; comment?: string }[] = [
-  { name: 'identity_public', port: 4433, host: 'id.example.com', comment: 'Identity (sign-in, sessions).' },
-  { name: 'oauth2_public', port: 4444, host: 'auth.example.com', comment: 'Authorization server.' },
-  { name: 'users_public', port: 4455, host: 'users.example.com', comment: 'User service.' },
-  { name: 'agent_public', port: 4466, host: 'agent.example.com', comment: 'Agent service.' },
-  {
-    name: 'account_platform',
-    port: 4000,
-    host: 'platform.example.com',
-    comment: 'The account apps, one each.',
-  },
-  { name: 'account_magic', port: 4001, host: 'magic.example.com' },
-  { name: 'account_admin', port: 4002, host: 'admin.example.com' },
-  { name: 'account_dashboard', port: 4003, host: 'dashboard.example.com' },
-  { name: 'account_local', port: 4004, host: 'local.example.com' },
-  { name: 'account_ai', port: 4005, host: 'ai.example.com' },
-  { name: 'account_ai_sandbox', port: 4006, host: 'ai-sandbox.example.com' },
-  { name: 'account_ai_uat', port: 4007, host: 'ai-uat.example.com' },
-];
+/** The comment above a public site's server block (the first of the applications names them all). */
+const SITE_COMMENTS: Partial<Record<Listener, string>> = {
+  identityPublic: 'Identity (sign-in, sessions).',
+  oauth2Public: 'Authorization server.',
+  usersPublic: 'User service.',
+  agent: 'Agent service.',
+  platform: 'The account apps, one each.',
+};
+
+/** The site names of the services' public listeners (the applications' are `account_<app>`). */
+const SERVICE_SITES: Partial<Record<Listener, string>> = {
+  identityPublic: 'identity_public',
+  oauth2Public: 'oauth2_public',
+  usersPublic: 'users_public',
+  agent: 'agent_public',
+};
+
+/**
+ * The public listeners of a deployment, from the system's shape: their `npm start` ports and the
+ * production example's host names (the shape with TLS on example.com).
+ */
+export const PUBLIC_SITES: readonly { name: string; port: number; host: string; comment?: string }[] =
+  (() => {
+    const deployed = systemShape({ host: 'example.com', tls: true });
+    return (Object.keys(PUBLIC_HOSTS) as Listener[]).map((listener) => {
+      const comment = SITE_COMMENTS[listener];
+      return {
+        name: SERVICE_SITES[listener] ?? `account_${listener.replaceAll('-', '_')}`,
+        port: USUAL_PORTS[listener],
+        host: new URL(deployed.listeners[listener]).host,
+        ...(comment ? { comment } : {}),
+      };
+    });
+  })();
 
 /**
  * The public sites with their instances: `servers` names them for each listener (its usual port

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Part } from '@acme/system-shape';
 import { existsSync } from 'node:fs';
 import { MALLOC_ENV } from '@acme/service-kit/malloc';
 import { DISABLE_PROTO_FLAG } from '@acme/service-kit/prototype';
@@ -9,16 +10,16 @@ import { fileURLToPath } from 'node:url';
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
 /** Each part's entry point; every one is configured from its environment only. */
-export const ENTRY_POINTS = {
+export const ENTRY_POINTS: Record<Part, string> = {
   identity: 'services/identity/src/main.ts',
   oauth2: 'services/oauth2/src/main.ts',
   users: 'services/users/src/main.ts',
   agent: 'services/agent/src/main.ts',
   account: 'apps/account/server/main.ts',
   standIns: 'dev/src/main.ts',
-} as const;
+};
 
-export type Part = keyof typeof ENTRY_POINTS;
+export type { Part };
 
 /** The same entry points compiled by `npm run build` (scripts/build.mjs). */
 export const COMPILED_ENTRY_POINTS: Record<Part, string> = {

@@ -1,60 +1,8 @@
-// Every part's environment, built in one place for both launchers: the one-process system
-// (`scripts/system.ts`, which passes it to each service's `start`) and the process cluster
-// (`system.ts` here, which passes it to each child process).
-import type { Part } from './processes.ts';
-
-/** The listeners of the system, as `npm start` numbers them. */
-export const USUAL_PORTS = {
-  identityPublic: 4433,
-  identityAdmin: 4434,
-  oauth2Public: 4444,
-  oauth2Admin: 4445,
-  usersPublic: 4455,
-  usersAdmin: 4456,
-  agent: 4466,
-  agentAdmin: 4467,
-  standIns: 4500,
-  smtp: 2525,
-  entra: 4510,
-  graph: 4511,
-  orgIdp: 4520,
-  /** Initech's SAML 2.0 IdP stand-in (issue 26). */
-  samlIdp: 4521,
-  /** The demo third-party app (a confidential client on openid-client, issue 34). */
-  demoApp: 4530,
-  marketplace: 4540,
-  platform: 4000,
-  magic: 4001,
-  admin: 4002,
-  dashboard: 4003,
-  local: 4004,
-  ai: 4005,
-  'ai-sandbox': 4006,
-  'ai-uat': 4007,
-  /**
-   * The management listeners (GET /metrics, /health/alive, /health/ready, no key): one per process,
-   * never behind the load balancer (Prometheus scrapes each instance).
-   */
-  identityManagement: 9001,
-  oauth2Management: 9002,
-  usersManagement: 9003,
-  agentManagement: 9004,
-  accountManagement: 9005,
-} as const;
-
-export type Listener = keyof typeof USUAL_PORTS;
-export type Ports = Record<Listener, number>;
-
-export const APPS = [
-  'platform',
-  'magic',
-  'admin',
-  'dashboard',
-  'local',
-  'ai',
-  'ai-sandbox',
-  'ai-uat',
-] as const;
+// Every part's environment, built in one place from the system's shape (@acme/system-shape) for
+// both launchers: the one-process system (`scripts/system.ts`, which passes it to each service's
+// `start` and parses the stand-ins' and the account app server's with their own settings) and the
+// process cluster (`system.ts` here, which passes it to each child process).
+import { APPLICATIONS as APPS, type Listener, type Part, type Ports } from '@acme/system-shape';
 
 export interface PartEnvOptions {
   /** Client secret of the identity service at the organisation IdP stand-in (the seed stores it). */
@@ -65,20 +13,6 @@ export interface PartEnvOptions {
   smtp?: string | undefined;
   /** The Microsoft 365 app registration, when it is set explicitly (else each service's default). */
   m365?: { clientId: string; clientSecret: string; publisherTenantId: string } | undefined;
-}
-
-/** Every listener's URL on localhost. */
-export function listenerUrls(ports: Ports): Record<Listener, string> {
-  return Object.fromEntries(
-    Object.entries(ports).map(([name, port]) => [name, `http://localhost:${port}`]),
-  ) as Record<Listener, string>;
-}
-
-/** The usual ports plus `offset`. */
-export function offsetPorts(offset: number): Ports {
-  return Object.fromEntries(
-    Object.entries(USUAL_PORTS).map(([name, port]) => [name, port + offset]),
-  ) as Ports;
 }
 
 /** Every admin API's key variable, set to the one key (none: loopback admin APIs). */

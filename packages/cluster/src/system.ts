@@ -12,37 +12,15 @@ import {
 } from './processes.ts';
 import { startNginx, type RunningNginx } from './nginx-process.ts';
 import type { NginxSite } from './nginx.ts';
+import { adminKeys, partEnv } from './service-env.ts';
 import {
-  adminKeys,
-  APPS,
-  listenerUrls,
-  partEnv,
+  MANAGEMENT_LISTENER,
+  PART_LISTENERS,
+  systemShape,
   USUAL_PORTS,
   type Listener,
   type Ports,
-} from './service-env.ts';
-
-/** Which listeners each part has (each instance of a part gets its own port for every one). */
-export const PART_LISTENERS: Record<Part, readonly Listener[]> = {
-  identity: ['identityPublic', 'identityAdmin', 'identityManagement'],
-  oauth2: ['oauth2Public', 'oauth2Admin', 'oauth2Management'],
-  users: ['usersPublic', 'usersAdmin', 'usersManagement'],
-  agent: ['agent', 'agentAdmin', 'agentManagement'],
-  account: [...APPS, 'accountManagement'],
-  standIns: ['standIns', 'smtp', 'entra', 'graph', 'orgIdp', 'samlIdp', 'marketplace', 'demoApp'],
-};
-
-/**
- * Each part's management listener (metrics and health, no key). Never behind nginx: every instance
- * is scraped and probed on its own port (`instancePorts`).
- */
-export const MANAGEMENT_LISTENER: Partial<Record<Part, Listener>> = {
-  identity: 'identityManagement',
-  oauth2: 'oauth2Management',
-  users: 'usersManagement',
-  agent: 'agentManagement',
-  account: 'accountManagement',
-};
+} from '@acme/system-shape';
 
 /** Where each part answers once it is up: its management listener's readiness (the stand-ins' own). */
 const READY_LISTENER: Record<Part, { listener: Listener; path: string }> = {
@@ -122,7 +100,7 @@ export interface RunningCluster {
  */
 export async function startProcessCluster(options: ClusterOptions): Promise<RunningCluster> {
   const ports: Ports = { ...USUAL_PORTS, ...options.ports };
-  const urls = listenerUrls(ports);
+  const urls = systemShape({ ports }).listeners;
   const processes: ServiceProcess[] = [];
   let nginx: RunningNginx | undefined;
   const specs = new Map<string, { part: Part; options: SpawnOptions }>();

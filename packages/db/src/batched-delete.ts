@@ -7,18 +7,20 @@ import { sql, type QueryExecutorProvider, type RawBuilder } from 'kysely';
  * condition's index (the batch size is a literal, so the planner knows a batch is small) and
  * deletes them by their physical address (a TID scan), so no plan ever reads the whole table. A
  * row changed meanwhile is left for the next run. Safe to run from several instances at once.
- * Returns how many went.
+ * `orderBy` (an index's order) makes the planner walk that index even when most of the table
+ * matches. Returns how many went.
  */
 export async function deleteInBatches(
   db: QueryExecutorProvider,
-  options: { table: string; where: RawBuilder<unknown>; batchSize: number },
+  options: { table: string; where: RawBuilder<unknown>; batchSize: number; orderBy?: RawBuilder<unknown> },
 ): Promise<number> {
   const table = sql.table(options.table);
+  const order = options.orderBy ? sql`order by ${options.orderBy}` : sql``;
   let total = 0;
   for (;;) {
     const result = await sql`
       delete from ${table}
-      where ctid = any(array(select ctid from ${table} where ${options.where} limit ${sql.lit(options.batchSize)}))`.execute(
+      where ctid = any(array(select ctid from ${table} where ${options.where} ${order} limit ${sql.lit(options.batchSize)}))`.execute(
       db,
     );
     const deleted = Number(result.numAffectedRows ?? 0);

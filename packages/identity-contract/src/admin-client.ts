@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { adminAuthHeaders } from '@acme/service-kit/admin-access';
+import { fetchOnceMore, isIdempotent } from '@acme/service-kit/once-more';
 import type { Traits } from './traits.ts';
 
 /**
@@ -155,9 +156,10 @@ export function createIdentityAdminClient(options: IdentityAdminClientOptions): 
   const auth = adminAuthHeaders(options.adminKey);
 
   async function call(method: string, path: string, body?: unknown): Promise<Answer> {
-    let response: Response;
-    try {
-      response = await fetch(`${base}${path}`, {
+    // An idempotent call whose connection fails before any answer (a rolling restart) goes once more.
+    const signal = AbortSignal.timeout(timeoutMs);
+    const send = () =>
+      fetch(`${base}${path}`, {
         method,
         headers: {
           accept: 'application/json',
@@ -165,8 +167,11 @@ export function createIdentityAdminClient(options: IdentityAdminClientOptions): 
           ...auth,
         },
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
+        signal,
       });
+    let response: Response;
+    try {
+      response = await (isIdempotent(method) ? fetchOnceMore(send, signal) : send());
     } catch {
       throw new IdentityAdminError('is unreachable');
     }

@@ -1,3 +1,4 @@
+import { LOCALES } from '@acme/i18n';
 import { z } from 'zod';
 
 /**
@@ -19,12 +20,14 @@ export const TraitsSchema = z.strictObject({
       tosAccepted: z.boolean().optional(),
     })
     .optional(),
+  /** The person's language for screens and mails; absent means "follow the browser". */
+  locale: z.enum(LOCALES).optional(),
 });
 
 export type Traits = z.infer<typeof TraitsSchema>;
 
 /** Every trait filled in: what the user service writes when it creates an identity. */
-export type CompleteTraits = Required<Omit<Traits, 'name' | 'onboarding'>> & {
+export type CompleteTraits = Required<Omit<Traits, 'name' | 'onboarding' | 'locale'>> & {
   name: Required<NonNullable<Traits['name']>>;
   onboarding: Required<NonNullable<Traits['onboarding']>>;
 };

@@ -1,4 +1,4 @@
-import { settingsFromFiles } from '@acme/service-kit/config';
+import { retentionSchema, settingsFromFiles } from '@acme/service-kit/config';
 import { z } from 'zod';
 import { migrate, type Database } from '@acme/db';
 import { MAIL_NAMESPACE, migrations } from './migrations.ts';
@@ -58,6 +58,11 @@ export const mailWorkerEnvSchema = mailEnvSchema.extend({
     .describe(
       "false: this process does not deliver the outbox's mail (another process does); several workers on one database are safe.",
     ),
+  MAIL_SENT_RETENTION_DAYS: retentionSchema(
+    7,
+    365,
+    "Days a delivered mail's bookkeeping row (recipient, subject, when; its body is cleared at delivery) stays in the outbox before the worker deletes it.",
+  ),
 });
 
 export interface MailConfig {
@@ -83,9 +88,10 @@ export function startOutboxWorkerFromEnv(
   env: Record<string, string | undefined> = process.env,
 ): OutboxWorker | undefined {
   const set = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const { MAIL_WORKER } = mailWorkerEnvSchema.parse(set);
+  const { MAIL_WORKER, MAIL_SENT_RETENTION_DAYS } = mailWorkerEnvSchema.parse(set);
   if (MAIL_WORKER === 'false' || MAIL_WORKER === '0') return undefined;
   // SMTP_URL carries the relay's password: SMTP_URL_FILE reads it from a mounted file.
   const mail = loadMailConfig(settingsFromFiles(env, ['SMTP_URL']));
-  return startOutboxWorker({ db, smtp: mail.smtp, from: mail.from });
+  const retainSentMs = MAIL_SENT_RETENTION_DAYS * 86_400_000;
+  return startOutboxWorker({ db, smtp: mail.smtp, from: mail.from, retainSentMs });
 }

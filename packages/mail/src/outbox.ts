@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Transporter } from 'nodemailer';
 import { z } from 'zod';
 import { sql, typed, type Database } from '@acme/db';
+import { deleteInBatches } from '@acme/db/batched-delete';
 import { systemClock, type Clock } from '@acme/db/clock';
 import type { Generated, Kysely } from 'kysely';
 
@@ -133,7 +134,7 @@ export interface OutboxWorkerOptions {
   leaseMs?: number;
   /** Messages claimed per round trip (10). */
   batchSize?: number;
-  /** Sent messages (they contain codes) are deleted after this long (7 days). */
+  /** Sent messages' rows are deleted this long after delivery (`MAIL_SENT_RETENTION_DAYS`; 7 days). */
   retainSentMs?: number;
   /** From this many failed attempts on, failures are logged as stuck (10). */
   warnAfterAttempts?: number;
@@ -166,6 +167,9 @@ export async function outboxBacklog(
     oldestAgeSeconds: oldest === undefined ? 0 : Math.max(0, (clock.now().getTime() - oldest) / 1000),
   };
 }
+
+/** Delivered rows deleted per statement: a week's backlog never becomes one long delete. */
+const PURGE_BATCH = 1000;
 
 export const RETRY_BASE_MS = 1_000;
 export const RETRY_CAP_MS = 5 * 60_000;
@@ -322,9 +326,12 @@ export function startOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     const now = clock.now().getTime();
     if (now - lastPurge < 10 * 60_000) return;
     lastPurge = now;
-    await sql`delete from mail_outbox where sent_at is not null and sent_at < ${new Date(now - retainSentMs)}`.execute(
-      db,
-    );
+    const before = new Date(now - retainSentMs);
+    await deleteInBatches(db, {
+      table: 'mail_outbox',
+      where: sql`sent_at is not null and sent_at < ${before}`,
+      batchSize: PURGE_BATCH,
+    });
   }
 
   async function round(): Promise<void> {

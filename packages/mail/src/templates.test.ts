@@ -8,6 +8,7 @@ import {
   renderSecurityNotice,
   renderUnprovenAccountNotice,
   renderVerificationCode,
+  renderWebhookDisabledNotice,
   type SecurityNoticeKind,
 } from './templates.ts';
 import { createMemoryMailer, retryDelayMs } from './outbox.ts';
@@ -221,5 +222,82 @@ describe('lockout notice', () => {
     expect(() =>
       renderLockoutNotice({ appName: 'Acme', until: new Date(), recoveryUrl: 'javascript:alert(1)' }),
     ).toThrow();
+  });
+});
+
+describe('mails in the reader’s locale', () => {
+  it('the recovery code mail in German: subject, body and <html lang="de">', () => {
+    const mail = renderRecoveryCode({ code: '123456', appName: 'Platform', locale: 'de' });
+    expect(mail.subject).toBe('Ihr Wiederherstellungscode für das Passwort bei Platform');
+    expect(mail.text).toContain('Guten Tag,');
+    expect(mail.text).toContain('\n123456\n');
+    expect(mail.text).toContain('Ihr Platform-Team');
+    expect(mail.html).toContain('<html lang="de">');
+    expect(mail.html).toContain('Falls Sie das nicht angefordert haben');
+    expect(renderRecoveryCode({ code: '1', appName: 'P' }).html).toContain('<html lang="en">');
+  });
+
+  it('dates by Intl and counts by ICU plurals, per locale', () => {
+    const at = new Date('2026-11-25T13:00:00Z');
+    expect(formatExpiry(at, 'de')).toBe('25. November 2026 um 13:00 UTC');
+    const one = renderSecurityNotice({
+      kind: 'backup_code_used',
+      appName: 'Acme',
+      at,
+      remaining: 1,
+      locale: 'de',
+    });
+    expect(one.subject).toBe('Bei der Anmeldung bei Acme wurde ein Backup-Code verwendet');
+    expect(one.text).toContain('Am 25. November 2026 um 13:00 UTC wurde');
+    expect(one.text).toContain('Es ist noch 1 unbenutzter Backup-Code übrig; erstellen Sie');
+    const many = renderSecurityNotice({
+      kind: 'backup_code_used',
+      appName: 'Acme',
+      at,
+      remaining: 8,
+      locale: 'de',
+    });
+    expect(many.text).toContain('Es sind noch 8 unbenutzte Backup-Codes übrig.');
+  });
+
+  it('an invitation in German keeps the link and escapes the values', () => {
+    const mail = renderInvitation({
+      link: 'https://app.example/account/onboarding?flow=f&code=1',
+      inviterOrg: hostile,
+      firstName: 'Ada',
+      appName: 'Platform',
+      expiresAt: '2026-12-01T10:00:00.000Z',
+      locale: 'de',
+    });
+    expect(mail.subject).toBe(`${hostile} hat Sie zu Platform eingeladen`);
+    expect(mail.text).toContain('Guten Tag Ada,');
+    expect(mail.text).toContain('Die Einladung läuft am 1. Dezember 2026 um 10:00 UTC ab.');
+    expect(mail.html).toContain('>Einladung annehmen</a>');
+    expect(mail.html).not.toContain('<script>');
+  });
+
+  it('a locale value that is not shipped is never put into the mail (English, lang="en")', () => {
+    const forged = 'de"><script>alert(1)</script>' as never;
+    for (const mail of [
+      renderRecoveryCode({ code: '123456', appName: 'P', locale: forged }),
+      renderSecurityNotice({ kind: 'password_changed', appName: 'P', at: new Date(), locale: forged }),
+    ]) {
+      expect(mail.html).toContain('<html lang="en">');
+      expect(mail.html).not.toContain('script');
+      expect(mail.text).toContain('Hello,');
+    }
+  });
+
+  it('the webhook-disabled notice, in English as before and in German', () => {
+    const url = 'https://hooks.example/in';
+    const en = renderWebhookDisabledNotice({ appName: 'Acme', url });
+    expect(en.subject).toBe('Acme: a webhook endpoint was disabled');
+    expect(en.text).toBe(
+      'A webhook endpoint of your organisation, https://hooks.example/in, failed every delivery for 24 hours and was disabled. Events are no longer sent to it. Fix the receiver, then set the endpoint active again in the Acme admin console (Webhooks); its failed deliveries can be redelivered from there.',
+    );
+    const de = renderWebhookDisabledNotice({ appName: 'Acme', url, locale: 'de' });
+    expect(de.subject).toBe('Acme: Ein Webhook-Endpunkt wurde deaktiviert');
+    expect(de.html).toContain('<html lang="de">');
+    expect(de.text).toContain(url);
   });
 });

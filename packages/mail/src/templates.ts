@@ -1,6 +1,19 @@
+import { isLocale, type Locale } from '@acme/i18n';
+import { createCatalogue, type MessageValues } from '@acme/i18n/catalogue';
 import type { MailMessage } from './outbox.ts';
+import { de } from './locales/de.ts';
+import { en } from './locales/en.ts';
 
 export type RenderedMail = Omit<MailMessage, 'to'>;
+
+/** Every mail text, per locale. */
+const catalogue = createCatalogue(en, { de });
+type MailKey = keyof typeof en;
+
+/** What every template takes besides its own fields: the recipient's locale (English when absent). */
+export interface MailLocale {
+  locale?: Locale;
+}
 
 /** Escapes text for HTML element content and quoted attribute values. */
 export function escapeHtml(value: string): string {
@@ -18,10 +31,22 @@ function oneLine(value: string): string {
   return value.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
 }
 
-function layout(appName: string, bodyHtml: string): string {
+/**
+ * One locale's texts: plain (`t`) for subjects and the text part, escaped (`h`) for the HTML part.
+ * A value that is not a shipped locale (a stored trait from elsewhere) means English: it never
+ * reaches the mail, not even its `lang` attribute.
+ */
+function texts(requested: unknown) {
+  const locale: Locale = isLocale(requested) ? requested : 'en';
+  const t = (key: MailKey, values?: MessageValues) => catalogue.t(locale, key, values);
+  return { locale, t, h: (key: MailKey, values?: MessageValues) => escapeHtml(t(key, values)) };
+}
+type Texts = ReturnType<typeof texts>;
+
+function layout(tx: Texts, appName: string, bodyHtml: string): string {
   const app = escapeHtml(appName);
   return `<!doctype html>
-<html lang="en">
+<html lang="${escapeHtml(tx.locale)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -47,48 +72,49 @@ function codeBlock(code: string): string {
   return `<p style="font-size:28px;font-weight:bold;letter-spacing:6px;font-family:'Courier New',monospace;margin:24px 0;">${escapeHtml(code)}</p>`;
 }
 
-export interface CodeMailInput {
+export interface CodeMailInput extends MailLocale {
   code: string;
   appName: string;
 }
 
 /** A mail that hands over a one-time code: greeting, lead line, the code, a reassurance, the signature. */
-function codeMail(app: string, subject: string, lead: string, ignore: string, code: string): RenderedMail {
-  const text = ['Hello,', '', lead, '', code, '', ignore, '', `The ${app} team`, ''].join('\n');
+function codeMail(
+  tx: Texts,
+  app: string,
+  keys: { subject: MailKey; lead: MailKey; ignore: MailKey },
+  code: string,
+): RenderedMail {
+  const lead = tx.t(keys.lead, { app });
+  const ignore = tx.t(keys.ignore);
+  const signature = tx.t('signature', { app });
+  const text = [tx.t('hello'), '', lead, '', code, '', ignore, '', signature, ''].join('\n');
   const html = layout(
+    tx,
     app,
-    `<p>Hello,</p>
+    `<p>${tx.h('hello')}</p>
 <p>${escapeHtml(lead)}</p>
 ${codeBlock(code)}
 <p>${escapeHtml(ignore)}</p>
-<p>The ${escapeHtml(app)} team</p>`,
+<p>${escapeHtml(signature)}</p>`,
   );
-  return { subject, text, html };
+  return { subject: tx.t(keys.subject, { app }), text, html };
 }
 
-export function renderRecoveryCode({ code, appName }: CodeMailInput): RenderedMail {
-  const app = oneLine(appName);
-  return codeMail(
-    app,
-    `Your ${app} password recovery code`,
-    `Someone asked to recover the password of your ${app} account. Enter this code to continue:`,
-    'If you did not ask for this, you can ignore this email: your password stays unchanged.',
-    code,
-  );
+export function renderRecoveryCode({ code, appName, locale }: CodeMailInput): RenderedMail {
+  const keys = { subject: 'recoverySubject', lead: 'recoveryLead', ignore: 'recoveryIgnore' } as const;
+  return codeMail(texts(locale), oneLine(appName), keys, code);
 }
 
-export function renderVerificationCode({ code, appName }: CodeMailInput): RenderedMail {
-  const app = oneLine(appName);
-  return codeMail(
-    app,
-    `Verify your email address for ${app}`,
-    `Enter this code to verify your email address for ${app}:`,
-    'If you did not ask for this, you can ignore this email.',
-    code,
-  );
+export function renderVerificationCode({ code, appName, locale }: CodeMailInput): RenderedMail {
+  const keys = {
+    subject: 'verificationSubject',
+    lead: 'verificationLead',
+    ignore: 'verificationIgnore',
+  } as const;
+  return codeMail(texts(locale), oneLine(appName), keys, code);
 }
 
-export interface InvitationMailInput {
+export interface InvitationMailInput extends MailLocale {
   /** The onboarding link (absolute http or https URL). */
   link: string;
   /** Name of the inviting organisation. */
@@ -98,17 +124,24 @@ export interface InvitationMailInput {
   expiresAt: Date | string;
 }
 
-const dateFormat = new Intl.DateTimeFormat('en-GB', {
-  timeZone: 'UTC',
-  dateStyle: 'long',
-  timeStyle: 'short',
-});
+/** Dates in mails: day, month in words, year and time, in UTC (the reader's zone is not known). */
+const DATE_LOCALES: Record<Locale, string> = { en: 'en-GB', de: 'de-DE' };
+const dateFormats = new Map<Locale, Intl.DateTimeFormat>();
 
-/** "22 November 2026 at 08:15 UTC" */
-export function formatExpiry(at: Date | string): string {
+/** "22 November 2026 at 08:15 UTC"; in German "22. November 2026 um 08:15 UTC". */
+export function formatExpiry(at: Date | string, locale: Locale = 'en'): string {
   const date = typeof at === 'string' ? new Date(at) : at;
   if (Number.isNaN(date.getTime())) throw new TypeError('expiresAt is not a valid date');
-  return `${dateFormat.format(date)} UTC`;
+  let format = dateFormats.get(locale);
+  if (!format) {
+    format = new Intl.DateTimeFormat(DATE_LOCALES[locale], {
+      timeZone: 'UTC',
+      dateStyle: 'long',
+      timeStyle: 'short',
+    });
+    dateFormats.set(locale, format);
+  }
+  return `${format.format(date)} UTC`;
 }
 
 function checkedLink(link: string): string {
@@ -119,37 +152,40 @@ function checkedLink(link: string): string {
 }
 
 export function renderInvitation(input: InvitationMailInput): RenderedMail {
+  const tx = texts(input.locale);
   const app = oneLine(input.appName);
   const org = oneLine(input.inviterOrg);
   const firstName = oneLine(input.firstName);
   const link = checkedLink(input.link);
-  const expires = formatExpiry(input.expiresAt);
-  const subject = `${org} invited you to ${app}`;
+  const expires = formatExpiry(input.expiresAt, tx.locale);
+  const values = { app, org, expires, name: firstName };
   const text = [
-    `Hello ${firstName},`,
+    tx.t('helloName', values),
     '',
-    `${org} invited you to join ${app}. Open this link to set up your account:`,
+    tx.t('invitationLeadText', values),
     '',
     link,
     '',
-    `The invitation expires on ${expires}. If it has expired, ask ${org} for a new one.`,
+    tx.t('invitationExpires', values),
     '',
-    'If you did not expect this invitation, you can ignore this email.',
+    tx.t('invitationIgnore'),
     '',
-    `The ${app} team`,
+    tx.t('signature', values),
     '',
   ].join('\n');
+  const href = escapeHtml(link);
   const html = layout(
+    tx,
     app,
-    `<p>Hello ${escapeHtml(firstName)},</p>
-<p>${escapeHtml(org)} invited you to join ${escapeHtml(app)}. Use the button below to set up your account.</p>
-<p style="margin:24px 0;"><a href="${escapeHtml(link)}" style="display:inline-block;background:#0b5cff;color:#ffffff;text-decoration:none;padding:12px 20px;border-radius:6px;font-weight:bold;">Accept the invitation</a></p>
-<p>Or copy this link into your browser:<br><a href="${escapeHtml(link)}" style="color:#0b5cff;word-break:break-all;">${escapeHtml(link)}</a></p>
-<p>The invitation expires on ${escapeHtml(expires)}. If it has expired, ask ${escapeHtml(org)} for a new one.</p>
-<p>If you did not expect this invitation, you can ignore this email.</p>
-<p>The ${escapeHtml(app)} team</p>`,
+    `<p>${tx.h('helloName', values)}</p>
+<p>${tx.h('invitationLeadHtml', values)}</p>
+<p style="margin:24px 0;"><a href="${href}" style="display:inline-block;background:#0b5cff;color:#ffffff;text-decoration:none;padding:12px 20px;border-radius:6px;font-weight:bold;">${tx.h('invitationButton')}</a></p>
+<p>${tx.h('invitationCopyLink')}<br><a href="${href}" style="color:#0b5cff;word-break:break-all;">${href}</a></p>
+<p>${tx.h('invitationExpires', values)}</p>
+<p>${tx.h('invitationIgnore')}</p>
+<p>${tx.h('signature', values)}</p>`,
   );
-  return { subject, text, html };
+  return { subject: tx.t('invitationSubject', values), text, html };
 }
 
 /** Account changes the owner is told about, so that a change they did not make is noticed. */
@@ -166,7 +202,7 @@ export type SecurityNoticeKind =
   | 'security_key_added'
   | 'security_key_removed';
 
-export interface SecurityNoticeInput {
+export interface SecurityNoticeInput extends MailLocale {
   kind: SecurityNoticeKind;
   appName: string;
   at: Date | string;
@@ -176,86 +212,48 @@ export interface SecurityNoticeInput {
   remaining?: number;
 }
 
-const NOTICES: Record<
-  SecurityNoticeKind,
-  { subject: (app: string) => string; lead: (app: string) => string }
-> = {
-  password_changed: {
-    subject: (app) => `Your ${app} password was changed`,
-    lead: (app) => `The password of your ${app} account was changed`,
-  },
-  totp_added: {
-    subject: (app) => `Two-factor authentication was turned on for ${app}`,
-    lead: (app) => `An authenticator app was added as the second factor of your ${app} account`,
-  },
-  totp_removed: {
-    subject: (app) => `Two-factor authentication was turned off for ${app}`,
-    lead: (app) => `The authenticator app was removed from your ${app} account`,
-  },
-  email_changed: {
-    subject: (app) => `The email address of your ${app} account was changed`,
-    lead: (app) => `The email address of your ${app} account was changed`,
-  },
-  backup_codes_created: {
-    subject: (app) => `New backup codes were made for your ${app} account`,
-    lead: (app) =>
-      `A new set of backup codes was made for your ${app} account, and any earlier backup codes no longer work. This happened`,
-  },
-  backup_codes_removed: {
-    subject: (app) => `The backup codes of your ${app} account were removed`,
-    lead: (app) => `The backup codes of your ${app} account were removed`,
-  },
-  backup_code_used: {
-    subject: (app) => `A backup code was used to sign in to ${app}`,
-    lead: (app) =>
-      `A backup code was used instead of the authenticator app to sign in to your ${app} account`,
-  },
-  passkey_added: {
-    subject: (app) => `A passkey was added to your ${app} account`,
-    lead: (app) => `A passkey was added to your ${app} account; it can sign in without a password`,
-  },
-  passkey_removed: {
-    subject: (app) => `A passkey was removed from your ${app} account`,
-    lead: (app) => `A passkey was removed from your ${app} account`,
-  },
-  security_key_added: {
-    subject: (app) => `A security key was added to your ${app} account`,
-    lead: (app) => `A security key was added as a second factor of your ${app} account`,
-  },
-  security_key_removed: {
-    subject: (app) => `A security key was removed from your ${app} account`,
-    lead: (app) => `A security key was removed from the second factors of your ${app} account`,
-  },
+/** Each notice's subject and lead sentence (`{app}`, `{when}`). */
+const NOTICES: Record<SecurityNoticeKind, { subject: MailKey; lead: MailKey }> = {
+  password_changed: { subject: 'passwordChangedSubject', lead: 'passwordChangedLead' },
+  totp_added: { subject: 'totpAddedSubject', lead: 'totpAddedLead' },
+  totp_removed: { subject: 'totpRemovedSubject', lead: 'totpRemovedLead' },
+  email_changed: { subject: 'emailChangedSubject', lead: 'emailChangedLead' },
+  backup_codes_created: { subject: 'backupCodesCreatedSubject', lead: 'backupCodesCreatedLead' },
+  backup_codes_removed: { subject: 'backupCodesRemovedSubject', lead: 'backupCodesRemovedLead' },
+  backup_code_used: { subject: 'backupCodeUsedSubject', lead: 'backupCodeUsedLead' },
+  passkey_added: { subject: 'passkeyAddedSubject', lead: 'passkeyAddedLead' },
+  passkey_removed: { subject: 'passkeyRemovedSubject', lead: 'passkeyRemovedLead' },
+  security_key_added: { subject: 'securityKeyAddedSubject', lead: 'securityKeyAddedLead' },
+  security_key_removed: { subject: 'securityKeyRemovedSubject', lead: 'securityKeyRemovedLead' },
 };
+
+/** The lead of a notice: what changed and when, the new address, and how many backup codes are left. */
+function noticeLead(tx: Texts, input: SecurityNoticeInput, app: string): string {
+  const when = formatExpiry(input.at, tx.locale);
+  if (input.kind === 'email_changed' && input.newEmail)
+    return tx.t('emailChangedToLead', { app, when, newEmail: oneLine(input.newEmail) });
+  const lead = tx.t(NOTICES[input.kind].lead, { app, when });
+  if (input.kind !== 'backup_code_used' || input.remaining === undefined) return lead;
+  const left = tx.t(input.remaining <= 3 ? 'backupCodesLeftFew' : 'backupCodesLeft', {
+    remaining: input.remaining,
+  });
+  return `${lead} ${left}`;
+}
 
 /**
  * A notice of a security-relevant change. It carries no code, link or secret: only what changed
  * and when, and what to do if the owner did not make the change.
  */
 export function renderSecurityNotice(input: SecurityNoticeInput): RenderedMail {
+  const tx = texts(input.locale);
   const app = oneLine(input.appName);
-  const notice = NOTICES[input.kind];
-  const when = formatExpiry(input.at);
-  const target = input.kind === 'email_changed' && input.newEmail ? ` to ${oneLine(input.newEmail)}` : '';
-  const left =
-    input.kind === 'backup_code_used' && input.remaining !== undefined
-      ? ` ${input.remaining} unused backup code${input.remaining === 1 ? ' is' : 's are'} left${input.remaining <= 3 ? '; make a new set in your account settings' : ''}.`
-      : '';
-  const lead = `${notice.lead(app)}${target} on ${when}.${left}`;
-  const ifYou = 'If you made this change, there is nothing more to do.';
-  const ifNot = `If you did not, recover your password at once and tell your ${app} administrator.`;
-  const text = ['Hello,', '', lead, '', ifYou, ifNot, '', `The ${app} team`, ''].join('\n');
-  const html = layout(
-    app,
-    `<p>Hello,</p>
-<p>${escapeHtml(lead)}</p>
-<p>${escapeHtml(ifYou)} ${escapeHtml(ifNot)}</p>
-<p>The ${escapeHtml(app)} team</p>`,
-  );
-  return { subject: notice.subject(app), text, html };
+  return noticeMail(tx, app, tx.t(NOTICES[input.kind].subject, { app }), noticeLead(tx, input, app), [
+    tx.t('noticeIfYou'),
+    tx.t('noticeIfNot', { app }),
+  ]);
 }
 
-export interface LockoutNoticeInput {
+export interface LockoutNoticeInput extends MailLocale {
   appName: string;
   /** When the lockout ends. */
   until: Date | string;
@@ -263,52 +261,55 @@ export interface LockoutNoticeInput {
   recoveryUrl: string;
 }
 
+/** Marks where a link goes in an escaped text (no catalogue text holds a NUL). */
+const SLOT = '\u0000link\u0000';
+
 /**
  * Tells the owner that sign-in to their account is paused after too many wrong passwords, and what
  * to do next. Like the other notices it carries no code, token or secret.
  */
 export function renderLockoutNotice(input: LockoutNoticeInput): RenderedMail {
+  const tx = texts(input.locale);
   const app = oneLine(input.appName);
-  const until = formatExpiry(input.until);
+  const until = formatExpiry(input.until, tx.locale);
   const link = checkedLink(input.recoveryUrl);
-  const subject = `Sign-in to your ${app} account is paused`;
-  const lead = `There were too many wrong password attempts for your ${app} account, so signing in with a password is paused until ${until}.`;
-  const options = [
-    `- wait until ${until} and sign in again;`,
-    `- or reset your password with "Forgot password" (${link}), which ends the pause at once;`,
-    `- or ask your ${app} administrator to end it.`,
-  ];
-  const ifNot = `If these attempts were not yours, someone may be guessing your password: reset it and tell your administrator.`;
+  const lead = tx.t('lockoutLead', { app, until });
+  const ifNot = tx.t('lockoutIfNot');
+  const signature = tx.t('signature', { app });
   const text = [
-    'Hello,',
+    tx.t('hello'),
     '',
     lead,
     '',
-    'What you can do:',
-    ...options,
+    tx.t('lockoutOptions'),
+    `- ${tx.t('lockoutWait', { until })}`,
+    `- ${tx.t('lockoutResetText', { link })}`,
+    `- ${tx.t('lockoutAdmin', { app })}`,
     '',
     ifNot,
     '',
-    `The ${app} team`,
+    signature,
     '',
   ].join('\n');
+  const anchor = `<a href="${escapeHtml(link)}" style="color:#0b5cff;">${tx.h('lockoutForgotPassword')}</a>`;
   const html = layout(
+    tx,
     app,
-    `<p>Hello,</p>
+    `<p>${tx.h('hello')}</p>
 <p>${escapeHtml(lead)}</p>
-<p>What you can do:</p>
+<p>${tx.h('lockoutOptions')}</p>
 <ul>
-<li>wait until ${escapeHtml(until)} and sign in again;</li>
-<li>or reset your password with <a href="${escapeHtml(link)}" style="color:#0b5cff;">Forgot password</a>, which ends the pause at once;</li>
-<li>or ask your ${escapeHtml(app)} administrator to end it.</li>
+<li>${tx.h('lockoutWait', { until })}</li>
+<li>${tx.h('lockoutResetHtml', { link: SLOT }).replace(SLOT, anchor)}</li>
+<li>${tx.h('lockoutAdmin', { app })}</li>
 </ul>
 <p>${escapeHtml(ifNot)}</p>
-<p>The ${escapeHtml(app)} team</p>`,
+<p>${escapeHtml(signature)}</p>`,
   );
-  return { subject, text, html };
+  return { subject: tx.t('lockoutSubject', { app }), text, html };
 }
 
-export interface UnprovenAccountNoticeInput {
+export interface UnprovenAccountNoticeInput extends MailLocale {
   appName: string;
   at: Date | string;
 }
@@ -318,19 +319,50 @@ export interface UnprovenAccountNoticeInput {
  * the address, was handed to them only after every way into it was removed. No code, link or secret.
  */
 export function renderUnprovenAccountNotice(input: UnprovenAccountNoticeInput): RenderedMail {
+  const tx = texts(input.locale);
   const app = oneLine(input.appName);
-  const when = formatExpiry(input.at);
-  const subject = `Sign-in methods you did not set up were removed from your ${app} account`;
-  const lead = `An ${app} account had been started with your email address, but the address was never confirmed. On ${when} you became its owner, so its password, passkeys, second factors and sessions were removed: nobody who set them up can sign in with them.`;
-  const next = `Sign in as your organisation asks you to; you can add a password or a passkey in your account settings.`;
-  const ifNot = `If you did not expect this, tell your ${app} administrator.`;
-  const text = ['Hello,', '', lead, '', next, ifNot, '', `The ${app} team`, ''].join('\n');
+  const when = formatExpiry(input.at, tx.locale);
+  return noticeMail(tx, app, tx.t('unprovenSubject', { app }), tx.t('unprovenLead', { app, when }), [
+    tx.t('unprovenNext'),
+    tx.t('unprovenIfNot', { app }),
+  ]);
+}
+
+export interface WebhookDisabledNoticeInput extends MailLocale {
+  appName: string;
+  /** The endpoint's URL. */
+  url: string;
+}
+
+/** Tells an organisation's admins that a webhook endpoint failed for 24 hours and was disabled. */
+export function renderWebhookDisabledNotice(input: WebhookDisabledNoticeInput): RenderedMail {
+  const tx = texts(input.locale);
+  const app = oneLine(input.appName);
+  const text = tx.t('webhookDisabledBody', { app, url: oneLine(input.url) });
+  return {
+    subject: tx.t('webhookDisabledSubject', { app }),
+    text,
+    html: layout(tx, app, `<p>${escapeHtml(text)}</p>`),
+  };
+}
+
+/** A notice: greeting, lead, two closing sentences (one paragraph in HTML), the signature. */
+function noticeMail(
+  tx: Texts,
+  app: string,
+  subject: string,
+  lead: string,
+  after: readonly [string, string],
+): RenderedMail {
+  const signature = tx.t('signature', { app });
+  const text = [tx.t('hello'), '', lead, '', ...after, '', signature, ''].join('\n');
   const html = layout(
+    tx,
     app,
-    `<p>Hello,</p>
+    `<p>${tx.h('hello')}</p>
 <p>${escapeHtml(lead)}</p>
-<p>${escapeHtml(next)} ${escapeHtml(ifNot)}</p>
-<p>The ${escapeHtml(app)} team</p>`,
+<p>${escapeHtml(after[0])} ${escapeHtml(after[1])}</p>
+<p>${escapeHtml(signature)}</p>`,
   );
   return { subject, text, html };
 }

@@ -4,7 +4,7 @@ import { createTestDb, sql, type Database } from '@acme/db';
 import { FakeClock } from '@acme/db/clock';
 import { freePort } from '@acme/test-kit/free-port';
 import { createMailer, startOutboxWorker, type MailLogger, type OutboxWorker } from '../src/outbox.ts';
-import { migrateMail } from '../src/config.ts';
+import { migrateMail, startOutboxWorkerFromEnv } from '../src/config.ts';
 import { renderRecoveryCode } from '../src/templates.ts';
 
 interface Received {
@@ -319,4 +319,40 @@ describe('mail outbox', async () => {
       await smtp.close();
     }
   });
+
+  it('deletes a delivered mail MAIL_SENT_RETENTION_DAYS after delivery and keeps younger and unsent ones', async () => {
+    const day = 86_400_000;
+    const w = startOutboxWorker({
+      db,
+      clock,
+      smtp: { host: '127.0.0.1', port: 1 },
+      from: '"Acme" <no-reply@acme.test>',
+      pollMs: 60_000,
+      logger: false,
+      retainSentMs: 2 * day,
+    });
+    workers.push(w);
+    const insert = (to: string, sentAt: Date | null) =>
+      sql`insert into mail_outbox (id, "to", subject, text, html, created_at, next_attempt_at, sent_at)
+        values (${crypto.randomUUID()}, ${to}, 's', '', '', ${clock.now()}, ${new Date(clock.now().getTime() + day)}, ${sentAt})`.execute(
+        db.kysely,
+      );
+    // The purge runs at most every ten minutes: move past the last one.
+    clock.advance(11 * 60_000);
+    await insert('old@acme.test', new Date(clock.now().getTime() - 2 * day - 60_000));
+    await insert('young@acme.test', new Date(clock.now().getTime() - 2 * day + 60_000));
+    await insert('unsent@acme.test', null);
+    await w.drain();
+    // Nothing is due (the unsent one waits a day), so no SMTP server is needed.
+    expect((await rows()).map((r) => r.to).sort()).toEqual(['unsent@acme.test', 'young@acme.test']);
+  });
+
+  it.each(['0', '-1', 'a week', '1.5'])(
+    'refuses to start the worker with MAIL_SENT_RETENTION_DAYS=%s, naming the setting',
+    (value) => {
+      expect(() => startOutboxWorkerFromEnv(db, { MAIL_SENT_RETENTION_DAYS: value })).toThrow(
+        'MAIL_SENT_RETENTION_DAYS',
+      );
+    },
+  );
 });

@@ -48,6 +48,37 @@ export const hostListSchema = z
       .filter(Boolean),
   );
 
+type AdminListenerShape<P extends string> = Record<`${P}_ADMIN_HOST`, typeof adminHostSchema> &
+  Record<`${P}_ADMIN_KEY`, typeof adminKeySchema> &
+  Record<`${P}_ADMIN_ALLOWED_HOSTS`, typeof hostListSchema>;
+
+/** The parsed settings of {@link adminListenerEnvShape}. */
+export type AdminListenerEnv<P extends string> = Record<`${P}_ADMIN_HOST`, string> &
+  Partial<Record<`${P}_ADMIN_KEY`, readonly string[]>> &
+  Record<`${P}_ADMIN_ALLOWED_HOSTS`, string[]>;
+
+/**
+ * The settings of a service's admin listener, named after its env prefix: the interface it binds
+ * (`<P>_ADMIN_HOST`), the keys it requires (`<P>_ADMIN_KEY`) and the host names it answers
+ * (`<P>_ADMIN_ALLOWED_HOSTS`; `besides` says which it answers without them).
+ */
+export function adminListenerEnvShape<P extends string>(
+  prefix: P,
+  besides = 'loopback',
+): AdminListenerShape<P> {
+  return {
+    [`${prefix}_ADMIN_HOST`]: adminHostSchema.describe(
+      `Interface the admin API binds (loopback by default; elsewhere ${prefix}_ADMIN_KEY is required).`,
+    ),
+    [`${prefix}_ADMIN_KEY`]: adminKeySchema
+      .describe('Bearer key the admin API requires (at least 32 characters); required off loopback.')
+      .meta({ secret: true }),
+    [`${prefix}_ADMIN_ALLOWED_HOSTS`]: hostListSchema.describe(
+      `Host names the admin API answers besides ${besides}, comma-separated.`,
+    ),
+  } as AdminListenerShape<P>;
+}
+
 export function isLoopback(host: string): boolean {
   const h = host.toLowerCase().replace(/^\[|\]$/g, '');
   return LOOPBACK_NAMES.includes(h) || /^127(\.\d{1,3}){3}$/.test(h);
@@ -67,6 +98,22 @@ export function adminAccess(
     );
   }
   return Object.freeze({ host: p.host, keys: p.keys, allowedHosts: [...p.allowedHosts] });
+}
+
+/** {@link adminAccess} from the settings of {@link adminListenerEnvShape}; `alsoHosts` are answered too. */
+export function adminAccessFromEnv<P extends string>(
+  prefix: P,
+  env: AdminListenerEnv<P>,
+  alsoHosts: readonly string[] = [],
+): AdminAccess {
+  const host: Record<`${P}_ADMIN_HOST`, string> = env;
+  const keys: Partial<Record<`${P}_ADMIN_KEY`, readonly string[]>> = env;
+  const allowed: Record<`${P}_ADMIN_ALLOWED_HOSTS`, string[]> = env;
+  return adminAccess(prefix, {
+    host: host[`${prefix}_ADMIN_HOST` as const],
+    keys: keys[`${prefix}_ADMIN_KEY` as const],
+    allowedHosts: [...alsoHosts, ...allowed[`${prefix}_ADMIN_ALLOWED_HOSTS` as const]],
+  });
 }
 
 /** The host name of a `Host` header value, lower-cased, without port or IPv6 brackets. */

@@ -52,15 +52,20 @@ export const upstreamTimeoutSchema = z.coerce
   .default(5000)
   .describe('Time-out of each call to another service of the platform (ms).');
 
+/**
+ * A retention period in whole days or hours: at least 1 (0, a negative or a malformed value stops
+ * the process, naming the setting), with a default.
+ */
+export const retentionSchema = (def: number, max: number, description: string) =>
+  z.coerce.number().int().min(1).max(max).default(def).describe(description);
+
 /** The retention job of a service's security events (identity and user service). */
 export const securityEventsEnvSchema = z.object({
-  SECURITY_EVENTS_RETENTION_DAYS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(3650)
-    .default(400)
-    .describe('Days security events are kept before the retention job deletes them.'),
+  SECURITY_EVENTS_RETENTION_DAYS: retentionSchema(
+    400,
+    3650,
+    'Days security events are kept before the retention job deletes them.',
+  ),
   SECURITY_EVENTS_CLEANUP_BATCH: z.coerce
     .number()
     .int()
@@ -70,6 +75,15 @@ export const securityEventsEnvSchema = z.object({
     .describe(
       'Security events deleted per statement by the retention job, so writers never wait behind one long delete.',
     ),
+});
+
+/** How long spent or expired one-time records are kept before the cleanup deletes them (identity and user service). */
+export const spentRecordsEnvSchema = z.object({
+  SPENT_RECORDS_RETENTION_HOURS: retentionSchema(
+    24,
+    24 * 90,
+    "Hours a spent or expired one-time record (self-service flow, sign-in state, passkey challenge, SAML request, attempt window; the console's SSO test sign-ins and Git link states) is kept after it ended, for support look-ups, before the cleanup deletes it.",
+  ),
 });
 
 /** The Microsoft identity platform and our app registration, as every verifier of its tokens reads them. */

@@ -59,10 +59,7 @@ export function createServiceMetrics(service: string, opts: { db?: Database } = 
     collect() {
       const m = process.memoryUsage();
       this.set({ kind: 'rss' }, m.rss);
-      this.set({ kind: 'heap_used' }, m.heapUsed);
-      this.set({ kind: 'heap_total' }, m.heapTotal);
-      this.set({ kind: 'external' }, m.external);
-      this.set({ kind: 'array_buffers' }, m.arrayBuffers);
+      setHeapFigures(this, m);
     },
   });
   const workerMemory = opts.db?.workerMemory?.bind(opts.db);
@@ -75,10 +72,7 @@ export function createServiceMetrics(service: string, opts: { db?: Database } = 
       async collect() {
         const m = await workerMemory().catch(() => undefined);
         if (!m) return; // closed: nothing to report
-        this.set({ kind: 'heap_used' }, m.heapUsed);
-        this.set({ kind: 'heap_total' }, m.heapTotal);
-        this.set({ kind: 'external' }, m.external);
-        this.set({ kind: 'array_buffers' }, m.arrayBuffers);
+        setHeapFigures(this, m);
         this.set({ kind: 'wasm' }, m.wasm);
       },
     });
@@ -109,6 +103,17 @@ export function createServiceMetrics(service: string, opts: { db?: Database } = 
   }
 
   return { registry, httpDuration, close: () => loop.disable() };
+}
+
+/** The V8 figures of one thread (its heap, external and array-buffer memory) on a memory gauge. */
+function setHeapFigures(
+  gauge: Gauge<'kind'>,
+  m: { heapUsed: number; heapTotal: number; external: number; arrayBuffers: number },
+): void {
+  gauge.set({ kind: 'heap_used' }, m.heapUsed);
+  gauge.set({ kind: 'heap_total' }, m.heapTotal);
+  gauge.set({ kind: 'external' }, m.external);
+  gauge.set({ kind: 'array_buffers' }, m.arrayBuffers);
 }
 
 /** A counter in the service's own registry. */

@@ -1,14 +1,16 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QUERY_CHANNEL } from '@acme/db/query-channel';
 import { startOtlpReceiver, type OtlpReceiver } from '@acme/test-kit/otlp-receiver';
 import { ConfigError } from './config.ts';
 import { defaultServiceName, RedactingExporter, tracingSettings } from './tracing.ts';
@@ -135,6 +137,51 @@ await (await fetch('http://127.0.0.1:' + port + '/callback?code=${SECRET}', {
 server.close();
 `;
 
+// A Fastify route with a parameter, called once: its server span is named after the route.
+const FASTIFY_ROUTE = `
+const { default: Fastify } = await import(${JSON.stringify(pathToFileURL(createRequire(import.meta.url).resolve('fastify')).href)});
+const app = Fastify();
+app.get('/members/:id', async () => ({ ok: true }));
+await app.listen({ host: '127.0.0.1', port: 0 });
+const { port } = app.server.address();
+await (await fetch('http://127.0.0.1:' + port + '/members/42')).text();
+await app.close();
+`;
+
+// A Koa app (as oidc-provider is) with two middleware layers, called once: prints whether Koa runs
+// the functions it was given (an instrumentation wraps each layer in one of its own).
+const KOA_APP = `
+const { createRequire } = await import('node:module');
+const Koa = createRequire(${JSON.stringify(`${kit}/`)})('koa');
+const { createServer } = await import('node:http');
+const app = new Koa();
+const outer = async (ctx, next) => { await next(); };
+const inner = (ctx) => { ctx.body = 'ok'; };
+app.use(outer).use(inner);
+const server = createServer(app.callback());
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+await (await fetch('http://127.0.0.1:' + server.address().port + '/token')).text();
+server.close();
+console.log(JSON.stringify(app.middleware[0] === outer && app.middleware[1] === inner));
+`;
+
+// A request whose handler ran a statement (published as the database package does when one ends),
+// and a statement outside any request (as a timer's).
+const STATEMENTS = `
+import { channel } from 'node:diagnostics_channel';
+import { createServer } from 'node:http';
+const statements = channel(${JSON.stringify(QUERY_CHANNEL)});
+const ran = (sql) => statements.publish({ sql, durationMs: 3, failed: false });
+ran('delete from outbox where sent_at < $1');
+const server = createServer((req, res) => {
+  ran('select id from members where id = $1');
+  res.end('ok');
+});
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+await (await fetch('http://127.0.0.1:' + server.address().port + '/members')).text();
+server.close();
+`;
+
 describe('the preload', () => {
   let receiver: OtlpReceiver;
   beforeAll(async () => {
@@ -172,4 +219,56 @@ describe('the preload', () => {
     },
     60_000,
   );
+
+  it("names a Fastify request's server span after its route (http.route), without a span per hook", async () => {
+    receiver.spans.length = 0;
+    await runWithPreload(FASTIFY_ROUTE, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_SERVICE_NAME: 'fastify-route-test',
+    });
+    await expect.poll(() => receiver.spans.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+    const server = receiver.spans.find((s) => s.attributes['url.path'] === '/members/42');
+    expect(server, JSON.stringify(receiver.spans)).toMatchObject({
+      name: 'GET /members/:id',
+      attributes: { 'http.route': '/members/:id' },
+    });
+    // The call and the request: no span of Fastify's hooks or handler beside them.
+    expect(receiver.spans.map((s) => s.name).sort()).toEqual(['GET', 'GET /members/:id']);
+  }, 60_000);
+
+  it("makes each statement of a request a span of that request's, and one outside a request none", async () => {
+    receiver.spans.length = 0;
+    await runWithPreload(STATEMENTS, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_SERVICE_NAME: 'statements-test',
+    });
+    await expect.poll(() => receiver.spans.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+    const server = receiver.spans.find((s) => s.attributes['url.path'] === '/members');
+    const statement = receiver.spans.find((s) => s.name === 'SELECT');
+    expect(statement, JSON.stringify(receiver.spans)).toMatchObject({
+      traceId: server!.traceId,
+      parentSpanId: server!.spanId,
+      attributes: {
+        'db.system.name': 'postgresql',
+        'db.operation.name': 'SELECT',
+        'db.query.text': 'select id from members where id = $1',
+      },
+    });
+    // The call, the request and its statement: the timer's statement made no trace.
+    expect(receiver.spans.map((s) => s.name).sort()).toEqual(['GET', 'GET', 'SELECT']);
+  }, 60_000);
+
+  it("leaves Koa's middleware layers unwrapped: a Koa request is its server span, with no span or wrapper per layer", async () => {
+    receiver.spans.length = 0;
+    const unwrapped = await runWithPreload(KOA_APP, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_SERVICE_NAME: 'koa-test',
+    });
+    expect(JSON.parse(unwrapped)).toBe(true);
+    await expect.poll(() => receiver.spans.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+    // The call and the request it made (still traced, by the HTTP instrumentation) and nothing else.
+    const server = receiver.spans.find((s) => s.attributes['url.path'] === '/token');
+    expect(server, JSON.stringify(receiver.spans)).toBeDefined();
+    expect(receiver.spans.map((s) => s.name).sort()).toEqual(['GET', 'GET']);
+  }, 60_000);
 });

@@ -1,23 +1,14 @@
-// OpenTelemetry tracing of one process: spans of incoming HTTP requests (Node's http server, the
-// Fastify routes, oidc-provider's Koa middleware), outgoing calls (fetch, i.e. undici, and Node's
-// http client) and PostgreSQL queries, exported over OTLP/HTTP, with the W3C `traceparent` header
+// OpenTelemetry tracing of one process: spans of incoming HTTP requests (Node's http server, named
+// by their Fastify route), outgoing calls (fetch, i.e. undici, and Node's http client) and the
+// PostgreSQL statements of each request, exported over OTLP/HTTP, with the W3C `traceparent` header
 // read from every request and written on every call so that one sign-in is one trace across the
 // services. Loaded only when an endpoint is set (tracing-gate.ts, through the preload tracing.mjs):
 // a process without one never loads the SDK.
+import { subscribe } from 'node:diagnostics_channel';
 import { register } from 'node:module';
-import {
-  context,
-  INVALID_SPAN_CONTEXT,
-  trace,
-  type Link,
-  type Tracer,
-  type TracerProvider,
-} from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { FastifyInstrumentation } from '@opentelemetry/instrumentation-fastify';
+import { context, SpanKind, SpanStatusCode, trace, type Link, type Tracer } from '@opentelemetry/api';
+import { getRPCMetadata, RPCType, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { KoaInstrumentation } from '@opentelemetry/instrumentation-koa';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
@@ -31,8 +22,15 @@ import {
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import {
+  ATTR_DB_OPERATION_NAME,
+  ATTR_DB_QUERY_TEXT,
+  ATTR_DB_SYSTEM_NAME,
+  ATTR_SERVICE_NAME,
+  DB_SYSTEM_NAME_VALUE_POSTGRESQL,
+} from '@opentelemetry/semantic-conventions';
 import { z } from 'zod';
+import { QUERY_CHANNEL, type QueryMessage } from '@acme/db/query-channel';
 import { ConfigError } from './config.ts';
 import { redactAttributes } from './redaction.ts';
 import { beforeDrainedExit } from './shutdown.ts';
@@ -197,25 +195,53 @@ export class RedactingExporter implements SpanExporter {
 }
 
 /**
- * The tracer provider of an instrumentation that opens a span for every middleware layer it runs
- * (Fastify: every hook of every plugin; Koa: every middleware of oidc-provider; `middleware - …`):
- * those start no span of their own, and what runs inside them stays in the request's span. A
- * refresh grant crossing three services made 53 spans, 25 of them Fastify hooks and 11 Koa layers;
- * the route spans (Fastify's handlers, Koa routers') remain.
+ * Names each HTTP server span after its Fastify route (`http.route`, and the span name `POST
+ * /self-service/login`), from the channel Fastify publishes as it calls a route's handler: one
+ * message per request. Fastify's own instrumentation wrapped every hook of every plugin instead,
+ * which cost the identity service about 7 % of its CPU under load for spans we dropped anyway.
  */
-function withoutLayerSpans(provider: TracerProvider): TracerProvider {
-  return {
-    getTracer(name, version, options) {
-      const tracer = provider.getTracer(name, version, options);
-      return {
-        startSpan(spanName, spanOptions, ctx) {
-          if (!spanName.startsWith('middleware - ')) return tracer.startSpan(spanName, spanOptions, ctx);
-          return trace.wrapSpanContext(trace.getSpanContext(ctx ?? context.active()) ?? INVALID_SPAN_CONTEXT);
+function nameFastifyRoutes(): void {
+  subscribe('tracing:fastify.request.handler:start', (message) => {
+    const route = (message as { route?: { url?: unknown } }).route?.url;
+    const rpc = getRPCMetadata(context.active());
+    if (typeof route === 'string' && rpc?.type === RPCType.HTTP) rpc.route = route;
+  });
+}
+
+/** The statement's command (`SELECT`, `INSERT`, `BEGIN`, …): the span's name. */
+const commandOf = (sql: string) => /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'QUERY';
+
+/**
+ * Each PostgreSQL statement a traced request ran becomes a span of that request (its command as
+ * name, its text with `$n` placeholders, never the values), from the channel the database package
+ * publishes on as each statement ends (query-channel.ts): one span per statement and nothing more.
+ * The PostgreSQL instrumentation it replaces wrapped every query and pool checkout in promises,
+ * callbacks and connection-count bookkeeping, the largest part of tracing's cost per query. A
+ * statement outside a traced request (the mail outbox's polling, timers) is no trace of its own.
+ */
+function traceQueries(tracer: Tracer): void {
+  subscribe(QUERY_CHANNEL, (message) => {
+    const parent = context.active();
+    if (!trace.getSpan(parent)?.isRecording()) return;
+    const { sql, durationMs, failed } = message as QueryMessage;
+    const end = performance.now();
+    const command = commandOf(sql);
+    const span = tracer.startSpan(
+      command,
+      {
+        kind: SpanKind.CLIENT,
+        startTime: end - durationMs,
+        attributes: {
+          [ATTR_DB_SYSTEM_NAME]: DB_SYSTEM_NAME_VALUE_POSTGRESQL,
+          [ATTR_DB_OPERATION_NAME]: command,
+          [ATTR_DB_QUERY_TEXT]: sql,
         },
-        startActiveSpan: tracer.startActiveSpan.bind(tracer) as Tracer['startActiveSpan'],
-      };
-    },
-  };
+      },
+      parent,
+    );
+    if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end(end);
+  });
 }
 
 /** Liveness and readiness probes and metric scrapes: frequent, and no part of any user's request. */
@@ -225,7 +251,7 @@ const PROBE_PATH = /^\/(health\/|metrics(\?|$))/;
  * Modules whose ES-module imports the loader hook wraps, so the instrumentations can patch them
  * (CommonJS `require`s are patched without it). Only these: wrapping every module costs start-up.
  */
-const HOOKED_MODULES = ['http', 'https', 'node:http', 'node:https', 'fastify', 'koa', 'pg', 'pg-pool'];
+const HOOKED_MODULES = ['http', 'https', 'node:http', 'node:https'];
 
 export interface RunningTracing {
   serviceName: string;
@@ -252,10 +278,10 @@ export async function startTracing(
   // Each instrumentation enables itself on construction, with the provider registered above.
   new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => PROBE_PATH.test(req.url ?? '') });
   new UndiciInstrumentation();
-  new FastifyInstrumentation().setTracerProvider(withoutLayerSpans(provider));
-  new KoaInstrumentation().setTracerProvider(withoutLayerSpans(provider));
-  // Queries outside a traced request (the mail outbox's polling, timers) would each be a trace.
-  new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true });
+  nameFastifyRoutes();
+  // No Koa instrumentation: oidc-provider routes without @koa/router, so it made no span of its own
+  // (only one per middleware layer, which were dropped), yet wrapped every layer of every request.
+  traceQueries(provider.getTracer('@acme/db'));
   const shutdown = () => provider.shutdown().catch(() => undefined);
   // The last batch goes out before the process ends: after a drain (which exits explicitly), or
   // when nothing is left to do.

@@ -1,4 +1,4 @@
-import { startCluster } from './postgres-cluster.ts';
+import { startCluster } from '@acme/cluster/postgres';
 
 // Vitest global setup for TEST_DB=postgres: one cluster for the run, removed afterwards.
 export default async function setup() {

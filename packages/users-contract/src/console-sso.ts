@@ -1,96 +1,180 @@
-// Wire types of the console's Single sign-on section (`/console/organisations/{id}/sso…`), shared by
-// the user service that answers and the admin screen that calls it. No type carries the client
-// secret back: it is written once.
+// Wire shapes of the console's Single sign-on section (`/console/organisations/{id}/sso…`), as zod
+// schemas: the user service validates requests and answers with them and generates its OpenAPI
+// document from them; the admin screen uses the types inferred from them. No answer carries the
+// client secret back: it is written once.
 
-/** The organisation's OpenID Connect provider as the console shows it. */
-export interface ConsoleOidcProvider {
-  protocol: 'oidc';
-  provider: string;
-  issuer: string;
-  clientId: string;
-  scopes: string[];
-  jit: boolean;
-  enforce: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
+import { z } from 'zod';
 
-/** A signing certificate of a SAML IdP: public facts only. */
-export interface SamlCertificateFacts {
-  /** SHA-256, colon-separated hex. */
-  fingerprint: string;
-  subject: string;
-  notBefore: string;
-  notAfter: string;
-}
+/** Largest SAML IdP metadata taken, pasted or fetched (the parser refuses more, in bytes). */
+export const SAML_METADATA_MAX_BYTES = 1024 * 1024;
 
-/** The organisation's SAML 2.0 identity provider as the console shows it (issue 26). */
-export interface ConsoleSamlProvider {
-  protocol: 'saml';
-  provider: string;
-  idpEntityId: string;
-  ssoUrl: string;
-  /** Null when the metadata was pasted. */
-  metadataUrl: string | null;
-  certificates: SamlCertificateFacts[];
-  /** When the stored metadata was fetched or pasted. */
-  fetchedAt: string;
-  /** The last daily refresh's failure (a reason word), null when it worked. */
-  refreshError: string | null;
-  jit: boolean;
-  enforce: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
+/** An OpenID Connect issuer: an http(s) URL without query, fragment or credentials. */
+export const oidcIssuerSchema = z
+  .url()
+  .max(500)
+  .refine((v) => {
+    const u = new URL(v);
+    const web = u.protocol === 'https:' || u.protocol === 'http:';
+    return web && !u.search && !u.hash && !u.username && !u.password;
+  }, 'must be an http(s) issuer URL without query, fragment or credentials');
 
-export type ConsoleSsoProvider = ConsoleOidcProvider | ConsoleSamlProvider;
+export const oidcClientIdSchema = z.string().trim().min(1).max(500);
+
+const scopeSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be a scope token');
+
+/** The scopes asked for: at most 20, `openid` among them, each once. */
+export const oidcScopesSchema = z
+  .array(scopeSchema)
+  .max(20)
+  .default(['openid', 'email', 'profile'])
+  .transform((s) => [...new Set(s)])
+  .refine((s) => s.includes('openid'), 'must include openid');
+
+/** Where IdP metadata may be fetched from: an http(s) URL without credentials or fragment. */
+export const samlMetadataUrlSchema = z
+  .url()
+  .max(2000)
+  .refine((v) => {
+    const u = new URL(v);
+    return (u.protocol === 'https:' || u.protocol === 'http:') && !u.username && !u.password && !u.hash;
+  }, 'must be an https URL without credentials or fragment');
+
+/** Pasted metadata: the parser enforces the 1 MiB limit in bytes; this bounds the string first. */
+export const samlMetadataXmlSchema = z.string().min(1).max(SAML_METADATA_MAX_BYTES);
+
+/** A signing certificate of a SAML IdP: public facts only (fingerprint: SHA-256, colon-separated hex). */
+export const samlCertificateFactsSchema = z.object({
+  fingerprint: z.string(),
+  subject: z.string(),
+  notBefore: z.iso.datetime(),
+  notAfter: z.iso.datetime(),
+});
+export type SamlCertificateFacts = z.infer<typeof samlCertificateFactsSchema>;
 
 /** Our SAML service provider, for the organisation's IT admin to register at their IdP. */
-export interface SamlServiceProvider {
-  entityId: string;
+export const samlServiceProviderSchema = z.object({
+  entityId: z.string(),
   /** Our SP metadata (entity id, ACS, certificates), to download or give the IdP as a URL. */
-  metadataUrl: string;
-  acsUrl: string;
-}
+  metadataUrl: z.string(),
+  acsUrl: z.string(),
+});
+export type SamlServiceProvider = z.infer<typeof samlServiceProviderSchema>;
+
+const providerTimes = {
+  jit: z.boolean(),
+  enforce: z.boolean(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+};
+
+/** The organisation's OpenID Connect provider as the console shows it. */
+export const consoleOidcProviderSchema = z.object({
+  protocol: z.literal('oidc'),
+  provider: z.string(),
+  issuer: z.string(),
+  clientId: z.string(),
+  scopes: z.array(z.string()),
+  ...providerTimes,
+});
+export type ConsoleOidcProvider = z.infer<typeof consoleOidcProviderSchema>;
+
+/** The organisation's SAML 2.0 identity provider as the console shows it (issue 26). */
+export const consoleSamlProviderSchema = z.object({
+  protocol: z.literal('saml'),
+  provider: z.string(),
+  idpEntityId: z.string(),
+  ssoUrl: z.string(),
+  /** Null when the metadata was pasted. */
+  metadataUrl: z.string().nullable(),
+  certificates: z.array(samlCertificateFactsSchema),
+  /** When the stored metadata was fetched or pasted. */
+  fetchedAt: z.iso.datetime(),
+  /** The last daily refresh's failure (a reason word), null when it worked. */
+  refreshError: z.string().nullable(),
+  ...providerTimes,
+});
+export type ConsoleSamlProvider = z.infer<typeof consoleSamlProviderSchema>;
+
+export const consoleSsoProviderSchema = z.discriminatedUnion('protocol', [
+  consoleOidcProviderSchema,
+  consoleSamlProviderSchema,
+]);
+export type ConsoleSsoProvider = z.infer<typeof consoleSsoProviderSchema>;
 
 /**
- * `GET …/sso`: the provider (null before one is set), the redirect URIs to register at an OIDC
- * provider, and our SAML service provider's URLs.
+ * `GET …/sso` (and `PUT`'s answer): the provider (null before one is set), the redirect URIs to
+ * register at an OIDC provider, and our SAML service provider's URLs.
  */
-export interface ConsoleSso {
-  provider: ConsoleSsoProvider | null;
-  redirectUris: { signIn: string; testSignIn: string };
-  serviceProvider: SamlServiceProvider;
-}
+export const consoleSsoSchema = z.object({
+  provider: consoleSsoProviderSchema.nullable(),
+  /** The sign-in callback (identity service) and Test sign-in's (admin application). */
+  redirectUris: z.object({ signIn: z.string(), testSignIn: z.string() }),
+  serviceProvider: samlServiceProviderSchema,
+});
+export type ConsoleSso = z.infer<typeof consoleSsoSchema>;
 
-/** `PUT …/sso` for OpenID Connect. Without `clientSecret` the stored secret stays. */
-export interface ConsoleOidcInput {
-  protocol?: 'oidc';
-  issuer: string;
-  clientId: string;
-  clientSecret?: string;
-  scopes: string[];
-  jit: boolean;
-  enforce: boolean;
-}
+const oneMetadataSource = {
+  message: 'give exactly one of metadataUrl and metadataXml',
+  path: ['metadataUrl'],
+};
+
+/**
+ * `PUT …/sso` for OpenID Connect: no provider id (it follows the domain), claim mapping or userinfo.
+ * Without `clientSecret` the stored secret stays.
+ */
+export const consoleOidcInputSchema = z
+  .object({
+    protocol: z.literal('oidc').optional(),
+    issuer: oidcIssuerSchema,
+    clientId: oidcClientIdSchema,
+    clientSecret: z.string().min(1).max(2000).optional(),
+    scopes: oidcScopesSchema,
+    jit: z.boolean(),
+    enforce: z.boolean(),
+  })
+  .strict();
+export type ConsoleOidcInput = z.input<typeof consoleOidcInputSchema>;
 
 /** `PUT …/sso` for SAML: exactly one of the metadata URL (refreshed daily) and the metadata XML. */
-export interface ConsoleSamlInput {
-  protocol: 'saml';
-  metadataUrl?: string;
-  metadataXml?: string;
-  jit: boolean;
-  enforce: boolean;
-}
+export const consoleSamlInputSchema = z
+  .object({
+    protocol: z.literal('saml'),
+    metadataUrl: samlMetadataUrlSchema.optional(),
+    metadataXml: samlMetadataXmlSchema.optional(),
+    jit: z.boolean(),
+    enforce: z.boolean(),
+  })
+  .strict()
+  .refine((v) => (v.metadataUrl === undefined) !== (v.metadataXml === undefined), oneMetadataSource);
+export type ConsoleSamlInput = z.input<typeof consoleSamlInputSchema>;
 
-export type ConsoleSsoInput = ConsoleOidcInput | ConsoleSamlInput;
+export const consoleSsoInputSchema = z.discriminatedUnion('protocol', [
+  consoleOidcInputSchema,
+  consoleSamlInputSchema,
+]);
+export type ConsoleSsoInput = z.input<typeof consoleSsoInputSchema>;
 
 /** `POST …/sso/test-connection` for SAML: metadata to check before saving (else the stored one). */
-export interface SamlConnectionInput {
-  protocol: 'saml';
-  metadataUrl?: string;
-  metadataXml?: string;
-}
+const samlConnectionInputSchema = z
+  .object({
+    protocol: z.literal('saml'),
+    metadataUrl: samlMetadataUrlSchema.optional(),
+    metadataXml: samlMetadataXmlSchema.optional(),
+  })
+  .strict()
+  .refine((v) => v.metadataUrl === undefined || v.metadataXml === undefined, oneMetadataSource);
+export type SamlConnectionInput = z.input<typeof samlConnectionInputSchema>;
+
+/** `POST …/sso/test-connection`: the stored provider, another issuer (OIDC), or SAML metadata. */
+export const ssoConnectionInputSchema = z.discriminatedUnion('protocol', [
+  z.object({ protocol: z.literal('oidc').optional(), issuer: oidcIssuerSchema.optional() }).strict(),
+  samlConnectionInputSchema,
+]);
 
 /** Test connection's checks of SAML metadata, in the order they run. */
 export const SAML_CONNECTION_CHECKS = [
@@ -115,39 +199,55 @@ export const SSO_CONNECTION_CHECKS = [
 export type SsoConnectionCheckId =
   (typeof SSO_CONNECTION_CHECKS)[number] | (typeof SAML_CONNECTION_CHECKS)[number];
 
-export interface SsoConnectionCheck {
-  check: SsoConnectionCheckId;
-  ok: boolean;
-  /** Why it failed (`timeout`, `not_https`, `mismatch`, `missing`, `skipped`…); null when it passed. */
-  reason: string | null;
-  /** What was found: a URL, an issuer, a key count, algorithms, scopes. */
-  value: string | null;
-}
-
-/** `POST …/sso/test-connection`. */
-export interface SsoConnectionReport {
-  ok: boolean;
-  checks: SsoConnectionCheck[];
-}
+/** `POST …/sso/test-connection`'s answer: each check, in order. */
+export const ssoConnectionReportSchema = z.object({
+  ok: z.boolean(),
+  checks: z.array(
+    z.object({
+      check: z.enum([...SSO_CONNECTION_CHECKS, ...SAML_CONNECTION_CHECKS]),
+      ok: z.boolean(),
+      /** Why it failed (`timeout`, `not_https`, `mismatch`, `missing`, `skipped`…); null when it passed. */
+      reason: z.string().nullable(),
+      /** What was found: a URL, an issuer, a key count, algorithms, scopes. */
+      value: z.string().nullable(),
+    }),
+  ),
+});
+export type SsoConnectionReport = z.infer<typeof ssoConnectionReportSchema>;
+export type SsoConnectionCheck = SsoConnectionReport['checks'][number];
 
 /** `POST …/sso/test-sign-in`: where the popup goes, and the state its callback must bring back. */
-export interface SsoTestSignInStarted {
-  authorizationUrl: string;
-  state: string;
-  redirectUri: string;
-  expiresAt: string;
-}
+export const ssoTestSignInStartedSchema = z.object({
+  authorizationUrl: z.string(),
+  state: z.string(),
+  redirectUri: z.string(),
+  expiresAt: z.iso.datetime(),
+});
+export type SsoTestSignInStarted = z.infer<typeof ssoTestSignInStartedSchema>;
 
-/** `POST …/sso/test-sign-in/complete`: what the provider said about the person. */
-export interface SsoTestSignInResult {
-  issuer: string;
-  subject: string;
-  claims: Record<string, unknown>;
-  mapped: {
-    email: string | null;
-    emailVerified: boolean | null;
-    firstName: string | null;
-    lastName: string | null;
-  };
-  domainMatches: boolean;
-}
+/** `POST …/sso/test-sign-in/complete`: the state, and the provider's code or error. */
+export const ssoTestSignInCompletionSchema = z
+  .object({
+    state: z.string().min(1).max(200),
+    code: z.string().min(1).max(4096).optional(),
+    error: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be an OAuth 2.0 error code')
+      .optional(),
+  })
+  .strict();
+
+/** `POST …/sso/test-sign-in/complete`'s answer: what the provider said about the person. */
+export const ssoTestSignInResultSchema = z.object({
+  issuer: z.string(),
+  subject: z.string(),
+  claims: z.record(z.string(), z.unknown()),
+  mapped: z.object({
+    email: z.string().nullable(),
+    emailVerified: z.boolean().nullable(),
+    firstName: z.string().nullable(),
+    lastName: z.string().nullable(),
+  }),
+  domainMatches: z.boolean(),
+});
+export type SsoTestSignInResult = z.infer<typeof ssoTestSignInResultSchema>;

@@ -21,6 +21,7 @@ export const USERS_SECURITY_EVENT_TYPES = [
   /** A SAML provider's daily metadata refresh failed: the last good copy stays (issue 26). */
   'sso.metadata_refresh_failed',
   'organisation.self_signup_changed',
+  'organisation.event_retention_changed',
   'api_client.created',
   'api_client.revoked',
   'subscription.changed',
@@ -28,6 +29,17 @@ export const USERS_SECURITY_EVENT_TYPES = [
   'scim.token_created',
   'scim.token_revoked',
   'scim.settings_changed',
+  /**
+   * A webhook endpoint added, edited (URL or event types), paused, resumed, its secret rotated, or
+   * removed (issue 35). In the events feed; not delivered as webhooks (an endpoint's own settings
+   * are the org-admins' business, and a delivery must never cause another).
+   */
+  'webhook.endpoint_created',
+  'webhook.endpoint_changed',
+  'webhook.endpoint_paused',
+  'webhook.endpoint_resumed',
+  'webhook.secret_rotated',
+  'webhook.endpoint_deleted',
 ] as const;
 
 /**
@@ -152,10 +164,15 @@ export type Member = z.infer<typeof memberSchema>;
 
 export const memberListSchema = z.object({
   members: z.array(memberSchema),
+  /** The members found; a floor when `totalExact` is false (a broad search stops counting). */
   total: z.number().int(),
+  /** false: at least `total` members match, and a search counted no further. */
+  totalExact: z.boolean(),
   page: z.number().int(),
   pageSize: z.number().int(),
 });
+
+export type MemberList = z.infer<typeof memberListSchema>;
 
 /** One entry of the security event log, as `GET /console/organisations/{id}/events` lists it. */
 export const securityEventSchema = z.object({
@@ -336,6 +353,23 @@ export const consoleSelfSignUpSchema = z.object({
 });
 
 export type ConsoleSelfSignUp = z.infer<typeof consoleSelfSignUpSchema>;
+
+/**
+ * `PUT /console/organisations/{id}/event-retention`: how many days the organisation's security
+ * events are kept (at least 1, at most the service's own retention); null: the service's.
+ */
+export const eventRetentionSettingSchema = z
+  .object({ retentionDays: z.number().int().min(1).nullable() })
+  .strict();
+
+/** The organisation's event retention: its own (null: none) and the service's, which bounds it. */
+export const eventRetentionSchema = z.object({
+  organisationId: z.uuid(),
+  retentionDays: z.number().int().nullable(),
+  serviceRetentionDays: z.number().int(),
+});
+
+export type EventRetention = z.infer<typeof eventRetentionSchema>;
 
 /** The error code (403) of turning self sign-up on where it is blocked; the body's `reason` says why. */
 export const SELF_SIGNUP_NOT_ALLOWED = 'SELF_SIGNUP_NOT_ALLOWED';

@@ -1,17 +1,30 @@
-/** The console's trusted networks (issue 24, ManageIPWhitelist), shared by the user service and the app. */
-export interface TrustedNetworks {
-  /** CIDR ranges (IPv4 or IPv6); empty: members may sign in from anywhere. */
-  ranges: string[];
-  /** The address the user service sees for this request (after the trusted proxies). */
-  yourAddress: string;
-  updatedAt: string | null;
-}
+// Wire shapes of the console's trusted networks (issue 24, ManageIPWhitelist), as zod schemas: the
+// user service validates requests and answers with them and generates its OpenAPI document from
+// them; the admin screen uses the types inferred from them.
 
-/** `PUT …/trusted-networks`: `confirmLockout` must be true when `ranges` excludes the caller's address. */
-export interface SetTrustedNetworks {
-  ranges: string[];
-  confirmLockout?: boolean;
-}
+import { z } from 'zod';
+
+/** `GET`/`PUT …/trusted-networks`'s answer. */
+export const trustedNetworksSchema = z.object({
+  /** CIDR ranges (IPv4 or IPv6); empty: members may sign in from anywhere. */
+  ranges: z.array(z.string()),
+  /** The address the user service sees for this request (after the trusted proxies). */
+  yourAddress: z.string(),
+  updatedAt: z.iso.datetime().nullable(),
+});
+export type TrustedNetworks = z.infer<typeof trustedNetworksSchema>;
+
+/**
+ * `PUT …/trusted-networks`: `confirmLockout` must be true when `ranges` excludes the caller's
+ * address. The service also bounds the number of ranges (its setting) and parses each as a range.
+ */
+export const setTrustedNetworksSchema = z
+  .object({
+    ranges: z.array(z.string().max(64)),
+    confirmLockout: z.boolean().optional(),
+  })
+  .strict();
+export type SetTrustedNetworks = z.infer<typeof setTrustedNetworksSchema>;
 
 /** The error code of a sign-in, refresh or token request refused outside the trusted networks. */
 export const NETWORK_NOT_TRUSTED = 'NETWORK_NOT_TRUSTED';

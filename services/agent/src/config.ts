@@ -2,44 +2,34 @@ import { z } from 'zod';
 import {
   ConfigError,
   appOriginsSchema,
-  applyRenames,
   bindHostSchema,
   logLevelSchema,
   microsoftTokenEnvSchema,
   portSchema,
-  serviceDatabaseSchema,
-  settingNames,
-  settingsFromFiles,
   trustProxySchema,
   upstreamTimeoutSchema,
-  type PartSettings,
-  type SettingRenames,
 } from '@acme/service-kit/config';
 import type { TrustProxy } from '@acme/service-kit/proxy-trust';
 import {
-  adminAccess,
-  adminHostSchema,
+  adminAccessFromEnv,
+  adminListenerEnvShape,
   adminKeySchema,
   callerKey,
-  hostListSchema,
   type AdminAccess,
 } from '@acme/service-kit/admin-access';
-import { overloadConfig, overloadEnvSchema, type OverloadConfig } from '@acme/service-kit/overload';
-import { managementConfig, managementEnvSchema, type ManagementConfig } from '@acme/service-kit/management';
+import { serviceSettings, type CommonSettings } from '@acme/service-kit/service-config';
 import { migrateAtStartSchema } from '@acme/service-kit/migrations';
+import { localUrl, systemShape, USUAL_PORTS } from '@acme/system-shape';
+
+/** The system as `npm start` shapes it: where the defaults below point. */
+const LOCAL = systemShape();
 
 const configSchema = z.object({
-  AGENT_PUBLIC_PORT: portSchema(4466).describe('Port of the public API.'),
-  AGENT_ADMIN_PORT: portSchema(4467).describe('Port of the admin API (lists the recorded requests).'),
-  AGENT_ADMIN_HOST: adminHostSchema.describe(
-    'Interface the admin API binds (loopback by default; elsewhere AGENT_ADMIN_KEY is required).',
+  AGENT_PUBLIC_PORT: portSchema(USUAL_PORTS.agent).describe('Port of the public API.'),
+  AGENT_ADMIN_PORT: portSchema(USUAL_PORTS.agentAdmin).describe(
+    'Port of the admin API (lists the recorded requests).',
   ),
-  AGENT_ADMIN_KEY: adminKeySchema
-    .describe('Bearer key the admin API requires (at least 32 characters); required off loopback.')
-    .meta({ secret: true }),
-  AGENT_ADMIN_ALLOWED_HOSTS: hostListSchema.describe(
-    'Host names the admin API answers besides loopback, comma-separated.',
-  ),
+  ...adminListenerEnvShape('AGENT'),
   AGENT_PUBLIC_HOST: bindHostSchema.describe('Interface the public API binds (`0.0.0.0` in a container).'),
   APP_ORIGINS: appOriginsSchema,
   AGENT_RATE_LIMIT: z.coerce.number().int().min(1).default(20).describe('Requests per caller per window.'),
@@ -63,41 +53,33 @@ const configSchema = z.object({
     ),
   OAUTH2_PUBLIC_URL: z
     .url()
-    .default('http://localhost:4444')
+    .default(LOCAL.listeners.oauth2Public)
     .describe('The authorization server (issuer) an MCP client is sent to.'),
   OAUTH2_ADMIN_URL: z
     .url()
-    .default('http://localhost:4445')
+    .default(LOCAL.listeners.oauth2Admin)
     .describe("The authorization server's admin API, which checks the MCP endpoint's access tokens."),
   OAUTH2_ADMIN_KEY: adminKeySchema
     .describe("Bearer key sent to the authorization server's admin API, when it requires one.")
     .meta({ secret: true }),
 });
 
-/** Names this service's settings had before they were made one per setting across services. */
-const RENAMES: SettingRenames = {
-  AGENT_PUBLIC_PORT: ['AGENT_PORT'],
-  AGENT_PUBLIC_HOST: ['AGENT_HOST'],
-  UPSTREAM_TIMEOUT_MS: ['AGENT_UPSTREAM_TIMEOUT_MS'],
-};
-
-/** The variable naming the embedded database's directory (main.ts). */
-export const DATA_DIR_VARIABLE = 'AGENT_DATA_DIR';
-
-/** Every setting of the agent service's process, for the generated reference. */
-export const settings: PartSettings = {
+/** Every setting of the agent service's process (for the generated reference), and how they are read. */
+export const settings = serviceSettings({
   part: 'agent',
   title: 'Agent service',
-  schemas: [
-    configSchema,
-    serviceDatabaseSchema(DATA_DIR_VARIABLE),
-    overloadEnvSchema,
-    managementEnvSchema('AGENT', 9004),
-  ],
-  renames: RENAMES,
-};
+  prefix: 'AGENT',
+  managementPort: USUAL_PORTS.agentManagement,
+  schema: configSchema,
+  // The names these settings had before they were made one per setting across services.
+  renames: {
+    AGENT_PUBLIC_PORT: ['AGENT_PORT'],
+    AGENT_PUBLIC_HOST: ['AGENT_HOST'],
+    UPSTREAM_TIMEOUT_MS: ['AGENT_UPSTREAM_TIMEOUT_MS'],
+  },
+});
 
-export interface Config {
+export interface Config extends CommonSettings {
   port: number;
   /** Operator-only API (lists the recorded requests); never exposed beyond the operator's network. */
   adminPort: number;
@@ -108,10 +90,6 @@ export interface Config {
   rateLimit: number;
   rateWindowSeconds: number;
   trustProxy: TrustProxy;
-  /** Load shedding on event-loop lag (OVERLOAD_*; service-kit overload.ts). */
-  overload: OverloadConfig;
-  /** The management listener (`<PREFIX>_MANAGEMENT_PORT`/`_HOST`; service-kit management.ts). */
-  management: ManagementConfig;
   /** Microsoft tokens are verified as the user service verifies them (keys of the token's tenant). */
   m365: { authorityUrl: string; clientId: string; appIdUri?: string };
   upstreamTimeoutMs: number;
@@ -124,7 +102,7 @@ export interface Config {
 
 /** Parses the agent service configuration once, at start-up. Defaults are the development defaults. */
 export function loadConfig(given: Record<string, string | undefined> = process.env): Config {
-  const env = settingsFromFiles(applyRenames('agent', given, RENAMES), settingNames(configSchema));
+  const env = settings.readEnv(given);
   const parsed = configSchema.safeParse(env);
   if (!parsed.success)
     throw new ConfigError(`Invalid agent service configuration: ${z.prettifyError(parsed.error)}`);
@@ -132,18 +110,13 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
   return {
     port: c.AGENT_PUBLIC_PORT,
     adminPort: c.AGENT_ADMIN_PORT,
-    admin: adminAccess('AGENT', {
-      host: c.AGENT_ADMIN_HOST,
-      keys: c.AGENT_ADMIN_KEY,
-      allowedHosts: c.AGENT_ADMIN_ALLOWED_HOSTS,
-    }),
+    admin: adminAccessFromEnv('AGENT', c),
     host: c.AGENT_PUBLIC_HOST,
     appOrigins: c.APP_ORIGINS,
     rateLimit: c.AGENT_RATE_LIMIT,
     rateWindowSeconds: c.AGENT_RATE_WINDOW_SECONDS,
     trustProxy: c.TRUST_PROXY,
-    overload: overloadConfig(env),
-    management: managementConfig('AGENT', 9004, env),
+    ...settings.common(env),
     m365: {
       authorityUrl: c.M365_AUTHORITY_URL.replace(/\/+$/, ''),
       clientId: c.M365_CLIENT_ID.toLowerCase(),
@@ -153,7 +126,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     logLevel: c.LOG_LEVEL,
     migrateAtStart: c.AGENT_MIGRATE_AT_START,
     mcp: {
-      resource: `${(c.AGENT_PUBLIC_URL ?? `http://localhost:${c.AGENT_PUBLIC_PORT}`).replace(/\/+$/, '')}/mcp`,
+      resource: `${(c.AGENT_PUBLIC_URL ?? localUrl(c.AGENT_PUBLIC_PORT)).replace(/\/+$/, '')}/mcp`,
       issuer: c.OAUTH2_PUBLIC_URL.replace(/\/+$/, ''),
       oauth2AdminUrl: c.OAUTH2_ADMIN_URL.replace(/\/+$/, ''),
       oauth2AdminKey: callerKey(c.OAUTH2_ADMIN_KEY),

@@ -1,11 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { createTestDb, type Database } from '@acme/db';
 import { freePort } from '@acme/test-kit/free-port';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +15,7 @@ import {
   type TestServer,
 } from '../../oauth2/test/harness.ts';
 import { start } from '../src/index.ts';
+import { AssistantAuth } from './assistant-auth.ts';
 
 /**
  * The agent service's MCP endpoint behind our real authorization server: the official SDK's client
@@ -38,46 +34,7 @@ const ADA = {
   subscriptionStatus: 'subscribed',
 };
 
-/** An assistant's OAuth state, kept in memory as a desktop assistant would keep it on disk. */
-class AssistantAuth implements OAuthClientProvider {
-  info: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'Test Assistant',
-      redirect_uris: [REDIRECT],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
+const ASSISTANT_NAME = 'Test Assistant';
 
 describe('MCP endpoint', () => {
   let oauth2: TestServer;
@@ -168,7 +125,7 @@ describe('MCP endpoint', () => {
     const registered = await fetch(`${oauth2.publicUrl}/oauth2/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(new AssistantAuth().clientMetadata),
+      body: JSON.stringify(new AssistantAuth(ASSISTANT_NAME, REDIRECT).clientMetadata),
     });
     const clientId = String(((await registered.json()) as { client_id: string }).client_id);
     if (lifespan) {
@@ -206,7 +163,7 @@ describe('MCP endpoint', () => {
   });
 
   it("the SDK's client registers, the person approves, and the tool answers who they are", async () => {
-    const auth = new AssistantAuth();
+    const auth = new AssistantAuth(ASSISTANT_NAME, REDIRECT);
     const first = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: auth });
     await expect(new Client({ name: 'test-assistant', version: '1.0.0' }).connect(first)).rejects.toThrow(
       UnauthorizedError,

@@ -17,11 +17,14 @@ import { createFlowEngine } from './flows/engine.ts';
 import { registerAdminRecoveryRoutes } from './flows/kinds/recovery.ts';
 import { enabledStrategies, flowKinds, knownStrategies } from './flows/registry.ts';
 import { registerFlowRoutes } from './flows/routes.ts';
-import { isSamlAcsPath, registerSamlMetadataRoute } from './strategies/saml/metadata-route.ts';
+import { isSamlAcsPath, registerSamlMetadataRoute } from './http/saml-metadata-route.ts';
+import { oidcServices } from './strategies/oidc/oidc-login.ts';
+import { SAML_METADATA_PATH, spMetadata } from './strategies/saml/service-provider.ts';
 import { registerKratosSurface } from './http/kratos-surface.ts';
 import type { Registry } from './flows/strategy.ts';
 import { decodedBodyOf, registerRawBodyParser } from './http/body.ts';
 import { sendError } from './http/responder.ts';
+import { registerMessageLocalisation } from './flows/locale.ts';
 import { registerAdminRoutes } from './identities/admin-routes.ts';
 import { registerAdminGuard } from '@acme/service-kit/admin-access';
 import { proxyTrust } from '@acme/service-kit/proxy-trust';
@@ -147,6 +150,7 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
     shedFastifyRequests(app, overload, () => errors.overloadedProcess().body());
     registerLocalWrites(app, sessionCache);
     registerRawBodyParser(app);
+    registerMessageLocalisation(app, ctx);
     await app.register(cookie);
     app.setErrorHandler(async (err, req, reply) => {
       if (err instanceof IdentityError)
@@ -237,7 +241,12 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
     enabledStrategies(opts.strategies ?? knownStrategies, config.methods),
   );
   registerFlowRoutes(pub, ctx, engine);
-  registerSamlMetadataRoute(pub, ctx);
+  if (config.methods.includes('saml'))
+    registerSamlMetadataRoute(pub, {
+      path: SAML_METADATA_PATH,
+      provider: (id) => oidcServices(ctx).directory.get(id),
+      metadata: (provider) => spMetadata(config, provider),
+    });
   registerSessionRoutes(pub, ctx);
   registerKratosSurface(pub, admin);
   registerAdminGuard(admin, config.admin, (r) => new IdentityError(r.status, { reason: r.message }));

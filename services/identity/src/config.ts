@@ -1,25 +1,22 @@
 import {
   ConfigError,
-  applyRenames,
+  retentionSchema,
   logLevelSchema,
   processEnvSchema,
   securityEventsEnvSchema,
+  spentRecordsEnvSchema,
   secretListSchema,
-  serviceDatabaseSchema,
-  settingNames,
-  settingsFromFiles,
   threadPoolEnvSchema,
-  type PartSettings,
-  type SettingRenames,
+  upstreamTimeoutSchema,
 } from '@acme/service-kit/config';
 import { mailWorkerEnvSchema } from '@acme/mail';
-import { overloadConfig, overloadEnvSchema, type OverloadConfig } from '@acme/service-kit/overload';
-import { managementConfig, managementEnvSchema, type ManagementConfig } from '@acme/service-kit/management';
+import { serviceSettings, type CommonSettings } from '@acme/service-kit/service-config';
 import { availableParallelism } from 'node:os';
+import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
 import { z } from 'zod';
 import {
-  adminAccess,
-  adminHostSchema,
+  adminAccessFromEnv,
+  adminListenerEnvShape,
   adminKeySchema,
   callerKey,
   hostListSchema,
@@ -28,38 +25,22 @@ import {
 import { migrateAtStartSchema } from '@acme/service-kit/migrations';
 import type { OutboundPolicy } from '@acme/service-kit/outbound';
 import { trustProxySchema, type TrustProxy } from '@acme/service-kit/proxy-trust';
+import { durationSetting } from '@acme/service-kit/duration';
+import { privilegedSessionEnvSchema } from '@acme/service-kit/privileged-session';
 import {
   DEV_SP_ENCRYPTION_CERT,
   DEV_SP_ENCRYPTION_KEY,
   DEV_SP_SIGNING_CERT,
   DEV_SP_SIGNING_KEY,
 } from './strategies/saml/dev-keys.ts';
+import { systemShape, USUAL_PORTS } from '@acme/system-shape';
 
-/** Go-style durations: `30s`, `10m`, `1h`, `1h30m`, `1500ms` (or plain milliseconds). */
-export function parseDuration(value: string): number {
-  const v = value.trim();
-  if (/^\d+$/.test(v)) return Number(v);
-  if (!/^(\d+(ms|s|m|h))+$/.test(v)) throw new ConfigError(`invalid duration: ${value}`);
-  let total = 0;
-  for (const [, n, unit] of v.matchAll(/(\d+)(ms|s|m|h)/g)) {
-    total += Number(n) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
-  }
-  return total;
-}
+/** The system as `npm start` shapes it: where the defaults below point. */
+const LOCAL = systemShape();
+const L = LOCAL.listeners;
+const PLATFORM = LOCAL.apps.platform;
 
-const duration = (def: string) =>
-  z
-    .string()
-    .default(def)
-    .transform((v, ctx) => {
-      try {
-        return parseDuration(v);
-      } catch {
-        ctx.addIssue({ code: 'custom', message: `invalid duration ${v}` });
-        return z.NEVER;
-      }
-    })
-    .meta({ type: 'duration (`30s`, `10m`, `1h30m`, or ms)' });
+const duration = durationSetting;
 const url = (def: string) =>
   z
     .string()
@@ -80,7 +61,22 @@ const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
 /** A PEM key or certificate; `\\n` escapes (one-line environment values) become line breaks. */
 const pemText = (v: string) => v.replace(/\\n/g, '\n').trim();
 const PEM_BLOCK = /^-----BEGIN [A-Z ]+-----\n[\s\S]+\n-----END [A-Z ]+-----$/;
-const pem = z.string().transform(pemText).pipe(z.string().regex(PEM_BLOCK, 'a PEM block'));
+/** A list of PEM certificates, comma-separated (public: published in the SP metadata). */
+const pemCerts = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((value, ctx) => {
+      const entries = value.split(',').map((entry) => pemText(entry));
+      const problem = (message: string) => {
+        ctx.addIssue({ code: 'custom', message, input: undefined });
+        return z.NEVER;
+      };
+      if (entries.some((e) => !PEM_BLOCK.test(e))) return problem('every entry must be a PEM certificate');
+      if (new Set(entries).size !== entries.length) return problem('the same certificate appears twice');
+      return Object.freeze(entries) as readonly string[];
+    })
+    .meta({ type: 'PEM list' });
 /** A list of PEM private keys, comma-separated: the first is used, every one still decrypts. */
 const pemKeys = (description: string, fallback: string) =>
   secretListSchema({
@@ -91,71 +87,54 @@ const pemKeys = (description: string, fallback: string) =>
     entry: { pattern: PEM_BLOCK, message: 'every entry must be a PEM block' },
   });
 
-/** The variable naming the embedded database's directory (main.ts). */
-export const DATA_DIR_VARIABLE = 'IDENTITY_DATA_DIR';
-
 /** Development-only default; production must set IDENTITY_CODE_SECRET (start-up refuses otherwise). */
 const DEV_CODE_SECRET = 'development-only-code-secret-change-me-0000';
 
 const EnvSchema = z.object({
-  IDENTITY_PUBLIC_PORT: int(4433).describe('Port of the public (browser-facing) API.'),
-  IDENTITY_ADMIN_PORT: int(4434).describe('Port of the admin API.'),
+  IDENTITY_PUBLIC_PORT: int(USUAL_PORTS.identityPublic).describe('Port of the public (browser-facing) API.'),
+  IDENTITY_ADMIN_PORT: int(USUAL_PORTS.identityAdmin).describe('Port of the admin API.'),
   IDENTITY_PUBLIC_HOST: z
     .string()
     .min(1)
     .default('127.0.0.1')
     .describe('Interface the public API binds (`0.0.0.0` in a container).'),
-  IDENTITY_PUBLIC_URL: url('http://localhost:4433').describe(
+  IDENTITY_PUBLIC_URL: url(L.identityPublic).describe(
     'Browser-facing base URL of the public API; decides the cookies’ `Secure` flag and the CSRF cookie name.',
   ),
-  IDENTITY_ADMIN_URL: url('http://localhost:4434').describe(
+  IDENTITY_ADMIN_URL: url(L.identityAdmin).describe(
     'Base URL of the admin API as other services reach it; its host is always an accepted Host name.',
   ),
-  IDENTITY_LOGIN_UI_URL: url('http://localhost:4000/account/login').describe('The login screen.'),
-  IDENTITY_ERROR_UI_URL: url('http://localhost:4000/account/error').describe('The error screen.'),
-  IDENTITY_SETTINGS_UI_URL: url('http://localhost:4000/account/profile').describe(
-    'The account (settings) screen.',
-  ),
-  IDENTITY_RECOVERY_UI_URL: url('http://localhost:4000/account/forgot-password').describe(
+  IDENTITY_LOGIN_UI_URL: url(`${PLATFORM}/account/login`).describe('The login screen.'),
+  IDENTITY_ERROR_UI_URL: url(`${PLATFORM}/account/error`).describe('The error screen.'),
+  IDENTITY_SETTINGS_UI_URL: url(`${PLATFORM}/account/profile`).describe('The account (settings) screen.'),
+  IDENTITY_RECOVERY_UI_URL: url(`${PLATFORM}/account/forgot-password`).describe(
     'The account recovery screen.',
   ),
-  IDENTITY_VERIFICATION_UI_URL: url('http://localhost:4000/account/verification').describe(
+  IDENTITY_VERIFICATION_UI_URL: url(`${PLATFORM}/account/verification`).describe(
     'The address verification screen.',
   ),
-  IDENTITY_REGISTRATION_UI_URL: url('http://localhost:4000/account/registration').describe(
-    'The self sign-up screen.',
-  ),
+  IDENTITY_REGISTRATION_UI_URL: url(`${PLATFORM}/account/registration`).describe('The self sign-up screen.'),
   IDENTITY_DEFAULT_RETURN_URL: z
     .string()
-    .default('http://localhost:4000/')
+    .default(`${PLATFORM}/`)
     .pipe(z.url())
     .describe('Where a finished flow returns when it was given no `return_to`.'),
-  IDENTITY_CORS_ORIGINS: list('http://localhost:4000,http://localhost:4001').describe(
+  IDENTITY_CORS_ORIGINS: list([PLATFORM, LOCAL.apps.magic].join(',')).describe(
     'Origins whose browser calls are answered (CORS with credentials), comma-separated.',
   ),
-  IDENTITY_ALLOWED_RETURN_URLS: list(
-    'http://localhost:4000,http://localhost:4001,http://localhost:4444',
-  ).describe('Allowed `return_to` targets (origins or URL prefixes), comma-separated.'),
-  OAUTH2_ADMIN_URL: url('http://localhost:4445').describe(
+  IDENTITY_ALLOWED_RETURN_URLS: list([PLATFORM, LOCAL.apps.magic, L.oauth2Public].join(',')).describe(
+    'Allowed `return_to` targets (origins or URL prefixes), comma-separated.',
+  ),
+  OAUTH2_ADMIN_URL: url(L.oauth2Admin).describe(
     "The authorization server's admin API (login, consent and logout challenges).",
   ),
   OAUTH2_ADMIN_KEY: adminKeySchema
     .describe("Bearer key sent to the authorization server's admin API, when it requires one.")
     .meta({ secret: true }),
-  IDENTITY_ADMIN_HOST: adminHostSchema.describe(
-    'Interface the admin API binds (loopback by default; elsewhere IDENTITY_ADMIN_KEY is required).',
-  ),
-  IDENTITY_ADMIN_KEY: adminKeySchema
-    .describe('Bearer key the admin API requires (at least 32 characters); required off loopback.')
-    .meta({ secret: true }),
-  IDENTITY_ADMIN_ALLOWED_HOSTS: hostListSchema.describe(
-    'Host names the admin API answers besides its URL’s and loopback, comma-separated.',
-  ),
+  ...adminListenerEnvShape('IDENTITY', 'its URL’s and loopback'),
   IDENTITY_SESSION_LIFESPAN: duration('24h').describe('How long a session lasts.'),
   IDENTITY_FLOW_LIFESPAN: duration('1h').describe('How long a self-service flow may be completed.'),
-  IDENTITY_PRIVILEGED_SESSION_MAX_AGE: duration('1h').describe(
-    'How long after a sign-in the session may change credentials without signing in again.',
-  ),
+  ...privilegedSessionEnvSchema.shape,
   IDENTITY_SESSION_CACHE_TTL: duration('30s').describe(
     'How long whoami may answer from the in-memory session cache (0 turns the cache off).',
   ),
@@ -231,12 +210,13 @@ const EnvSchema = z.object({
     .default('Acme Research')
     .describe('Issuer shown in authenticator apps.'),
   IDENTITY_APP_NAME: z.string().min(1).max(64).default('Acme Research').describe('Product name in mails.'),
-  USERS_ADMIN_URL: url('http://localhost:4456').describe(
+  USERS_ADMIN_URL: url(L.usersAdmin).describe(
     "The user service's admin API: organisations' SSO providers, just-in-time members, sign-up rules.",
   ),
   USERS_ADMIN_KEY: adminKeySchema
     .describe("Bearer key sent to the user service's admin API, when it requires one.")
     .meta({ secret: true }),
+  UPSTREAM_TIMEOUT_MS: upstreamTimeoutSchema,
   IDENTITY_OIDC_TIMEOUT: duration('10s').describe(
     "Time-out of each call to an organisation's identity provider.",
   ),
@@ -249,22 +229,22 @@ const EnvSchema = z.object({
     .describe('Development only: let calls to those providers reach loopback and private addresses.'),
   // Development defaults are public and refused in production.
   IDENTITY_SAML_SIGNING_KEY: pemKeys(
-    'SAML service provider signing keys (PEM, comma-separated): the first signs AuthnRequests; IDENTITY_SAML_SIGNING_CERT is its certificate',
+    'SAML service provider signing keys (PEM, comma-separated): the first signs AuthnRequests; IDENTITY_SAML_SIGNING_CERT lists their certificates in the same order',
     DEV_SP_SIGNING_KEY,
   ),
-  IDENTITY_SAML_SIGNING_CERT: pem
-    .default(DEV_SP_SIGNING_CERT)
-    .describe('PEM certificate of the SAML signing key, published in the service provider metadata.'),
+  IDENTITY_SAML_SIGNING_CERT: pemCerts(DEV_SP_SIGNING_CERT).describe(
+    'PEM certificates of the SAML signing keys (comma-separated, in the order of IDENTITY_SAML_SIGNING_KEY), all published in the service provider metadata.',
+  ),
   IDENTITY_SAML_ENCRYPTION_KEY: pemKeys(
-    "SAML service provider decryption keys (PEM, comma-separated): encrypted assertions are opened with any of them; IDENTITY_SAML_ENCRYPTION_CERT (published) is the first one's certificate",
+    'SAML service provider decryption keys (PEM, comma-separated): encrypted assertions are opened with any of them; IDENTITY_SAML_ENCRYPTION_CERT lists their certificates in the same order',
     DEV_SP_ENCRYPTION_KEY,
   ),
-  IDENTITY_SAML_ENCRYPTION_CERT: pem
-    .default(DEV_SP_ENCRYPTION_CERT)
-    .describe('PEM certificate of the SAML encryption key, published in the service provider metadata.'),
-  IDENTITY_SAML_CLOCK_SKEW: duration('2m').describe(
-    'Accepted clock difference to an identity provider at NotBefore/NotOnOrAfter.',
+  IDENTITY_SAML_ENCRYPTION_CERT: pemCerts(DEV_SP_ENCRYPTION_CERT).describe(
+    'PEM certificates of the SAML decryption keys (comma-separated, in the order of IDENTITY_SAML_ENCRYPTION_KEY), all published in the service provider metadata, the first first.',
   ),
+  IDENTITY_SAML_CLOCK_SKEW: duration('2m')
+    .refine((ms) => ms <= 24 * HOUR_MS, 'must be at most 24h')
+    .describe('Accepted clock difference to an identity provider at NotBefore/NotOnOrAfter (at most 24h).'),
   IDENTITY_SAML_BODY_LIMIT: int(262_144).describe('Largest SAMLResponse form body the ACS reads (bytes).'),
   IDENTITY_HASH_CONCURRENCY: z.coerce
     .number()
@@ -283,37 +263,52 @@ const EnvSchema = z.object({
     .describe("Nice value of libuv's thread pool, where hashing runs (Linux; 0 leaves it as it is)."),
   LOG_LEVEL: logLevelSchema,
   ...securityEventsEnvSchema.shape,
+  ...spentRecordsEnvSchema.shape,
+  IDENTITY_ENDED_SESSIONS_RETENTION_DAYS: retentionSchema(
+    7,
+    365,
+    'Days a session is kept after it expired or was revoked (and a stored self-service error after it was shown), before the cleanup deletes it.',
+  ),
   IDENTITY_SECURITY_EVENTS: z
     .enum(['on', 'off'])
     .default('on')
     .describe('`off` only for the write-cost bench; refused in production.'),
 });
 
-/** Names this service's settings had before they were made one per setting across services. */
-const RENAMES: SettingRenames = {
-  TRUST_PROXY: ['IDENTITY_TRUST_PROXY'],
-  USERS_ADMIN_URL: ['IDENTITY_USERS_ADMIN_URL'],
-  SECURITY_EVENTS_RETENTION_DAYS: ['IDENTITY_SECURITY_EVENTS_RETENTION_DAYS'],
-  SECURITY_EVENTS_CLEANUP_BATCH: ['IDENTITY_SECURITY_EVENTS_CLEANUP_BATCH'],
-};
-
-/** Every setting of the identity service's process, for the generated reference. */
-export const settings: PartSettings = {
+/** Every setting of the identity service's process (for the generated reference), and how they are read. */
+export const settings = serviceSettings({
   part: 'identity',
   title: 'Identity service',
-  schemas: [
-    EnvSchema,
-    serviceDatabaseSchema(DATA_DIR_VARIABLE),
-    mailWorkerEnvSchema,
-    overloadEnvSchema,
-    managementEnvSchema('IDENTITY', 9001),
-    processEnvSchema,
-    threadPoolEnvSchema,
-  ],
-  renames: RENAMES,
-};
+  prefix: 'IDENTITY',
+  managementPort: USUAL_PORTS.identityManagement,
+  schema: EnvSchema,
+  // The names these settings had before they were made one per setting across services.
+  renames: {
+    TRUST_PROXY: ['IDENTITY_TRUST_PROXY'],
+    USERS_ADMIN_URL: ['IDENTITY_USERS_ADMIN_URL'],
+    SECURITY_EVENTS_RETENTION_DAYS: ['IDENTITY_SECURITY_EVENTS_RETENTION_DAYS'],
+    SECURITY_EVENTS_CLEANUP_BATCH: ['IDENTITY_SECURITY_EVENTS_CLEANUP_BATCH'],
+    PRIVILEGED_SESSION_MAX_AGE: ['IDENTITY_PRIVILEGED_SESSION_MAX_AGE'],
+  },
+  alongside: [mailWorkerEnvSchema],
+  process: [processEnvSchema, threadPoolEnvSchema],
+});
 
-export interface Config {
+const HOUR_MS = 3_600_000;
+
+/** How long ended records stay before the cleanup deletes them. */
+export interface IdentityRetention {
+  /** Flows, sign-in states, spent challenges and assertions, attempt windows: after they ended. */
+  spentMs: number;
+  /** Spent passkey challenges: the spent records' retention, or the challenges' lifespan when longer. */
+  spentChallengesMs: number;
+  /** Spent SAML assertion ids after NotOnOrAfter: the spent records' retention, or the clock skew when longer. */
+  spentAssertionsMs: number;
+  /** Sessions after expiry or revocation; stored self-service errors. */
+  endedSessionsMs: number;
+}
+
+export interface Config extends CommonSettings {
   publicPort: number;
   adminPort: number;
   /** Bind address of the public API. */
@@ -372,7 +367,8 @@ export interface Config {
   };
   usersAdminUrl: string;
   usersAdminKey: string | undefined;
-  oidcTimeoutMs: number;
+  /** Time-out of each call to the user service (its SSO directory, sign-up and trusted networks). */
+  upstreamTimeoutMs: number;
   /** The guard of every call to an organisation's identity provider (docs/security.md, SSRF). */
   ssoOutbound: OutboundPolicy;
   /** The SAML service provider (strategies/saml): its keys, clock skew, ACS body limit. */
@@ -382,29 +378,22 @@ export interface Config {
   logLevel: string;
   /** The security event log: whether it is written (always, but in the bench), its retention. */
   securityEvents: { enabled: boolean; retentionDays: number; cleanupBatch: number };
-  /** Load shedding on event-loop lag (OVERLOAD_*; service-kit overload.ts). */
-  overload: OverloadConfig;
-  /** The management listener (`<PREFIX>_MANAGEMENT_PORT`/`_HOST`; service-kit management.ts). */
-  management: ManagementConfig;
+  /** How long ended records stay before the cleanup deletes them (db/cleanup.ts). */
+  retention: IdentityRetention;
 }
 
 export function loadConfig(given: Record<string, string | undefined> = process.env): Config {
-  const env = settingsFromFiles(applyRenames('identity', given, RENAMES), settingNames(EnvSchema));
+  const env = settings.readEnv(given);
   const clean = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const e = EnvSchema.parse(clean);
   return Object.freeze({
-    overload: overloadConfig(clean),
-    management: managementConfig('IDENTITY', 9001, clean),
+    ...settings.common(clean),
     publicPort: e.IDENTITY_PUBLIC_PORT,
     publicHost: e.IDENTITY_PUBLIC_HOST,
     adminPort: e.IDENTITY_ADMIN_PORT,
     publicUrl: e.IDENTITY_PUBLIC_URL,
     adminUrl: e.IDENTITY_ADMIN_URL,
-    admin: adminAccess('IDENTITY', {
-      host: e.IDENTITY_ADMIN_HOST,
-      keys: e.IDENTITY_ADMIN_KEY,
-      allowedHosts: [new URL(e.IDENTITY_ADMIN_URL).hostname.toLowerCase(), ...e.IDENTITY_ADMIN_ALLOWED_HOSTS],
-    }),
+    admin: adminAccessFromEnv('IDENTITY', e, [new URL(e.IDENTITY_ADMIN_URL).hostname.toLowerCase()]),
     ui: {
       login: e.IDENTITY_LOGIN_UI_URL,
       error: e.IDENTITY_ERROR_UI_URL,
@@ -420,7 +409,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     oauth2AdminKey: callerKey(e.OAUTH2_ADMIN_KEY),
     sessionLifespanMs: e.IDENTITY_SESSION_LIFESPAN,
     flowLifespanMs: e.IDENTITY_FLOW_LIFESPAN,
-    privilegedSessionMaxAgeMs: e.IDENTITY_PRIVILEGED_SESSION_MAX_AGE,
+    privilegedSessionMaxAgeMs: e.PRIVILEGED_SESSION_MAX_AGE,
     sessionCache: { ttlMs: e.IDENTITY_SESSION_CACHE_TTL, maxEntries: e.IDENTITY_SESSION_CACHE_SIZE },
     cookieDomain: e.IDENTITY_COOKIE_DOMAIN,
     lockout: {
@@ -456,7 +445,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     webauthn: webauthnConfig(e),
     usersAdminUrl: e.USERS_ADMIN_URL,
     usersAdminKey: callerKey(e.USERS_ADMIN_KEY),
-    oidcTimeoutMs: e.IDENTITY_OIDC_TIMEOUT,
+    upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
     ssoOutbound: {
       httpHosts: e.IDENTITY_SSO_HTTP_HOSTS,
       allowPrivate: e.IDENTITY_SSO_ALLOW_PRIVATE === 'true',
@@ -474,6 +463,17 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
       retentionDays: e.SECURITY_EVENTS_RETENTION_DAYS,
       cleanupBatch: e.SECURITY_EVENTS_CLEANUP_BATCH,
     },
+    retention: {
+      spentMs: e.SPENT_RECORDS_RETENTION_HOURS * HOUR_MS,
+      // A spent challenge must outlive the challenge itself, or its answer could be replayed.
+      spentChallengesMs: Math.max(
+        e.SPENT_RECORDS_RETENTION_HOURS * HOUR_MS,
+        e.IDENTITY_WEBAUTHN_CHALLENGE_LIFESPAN,
+      ),
+      // An assertion is accepted until NotOnOrAfter plus the clock skew: its spent id stays that long.
+      spentAssertionsMs: Math.max(e.SPENT_RECORDS_RETENTION_HOURS * HOUR_MS, e.IDENTITY_SAML_CLOCK_SKEW),
+      endedSessionsMs: e.IDENTITY_ENDED_SESSIONS_RETENTION_DAYS * 24 * HOUR_MS,
+    },
   });
 }
 
@@ -486,10 +486,12 @@ function codeSecrets(secrets: readonly string[], nodeEnv: string | undefined): r
 interface SamlSpConfig {
   /** Signs AuthnRequests (the first of IDENTITY_SAML_SIGNING_KEY). */
   signingKey: string;
-  signingCert: string;
-  /** Every key that may open an encrypted assertion, the published certificate's first. */
+  /** Every signing key's certificate, the signing one's first: all are published. */
+  signingCerts: readonly string[];
+  /** Every key that may open an encrypted assertion. */
   encryptionKeys: readonly string[];
-  encryptionCert: string;
+  /** Their certificates in the same order: all are published, so an IdP may encrypt to any. */
+  encryptionCerts: readonly string[];
   clockSkewMs: number;
   bodyLimit: number;
 }
@@ -502,14 +504,44 @@ function samlConfig(e: z.infer<typeof EnvSchema>, nodeEnv: string | undefined): 
     throw new ConfigError(
       'IDENTITY_SAML_SIGNING_KEY/_CERT and IDENTITY_SAML_ENCRYPTION_KEY/_CERT must be set in production (or drop saml from IDENTITY_METHODS).',
     );
+  checkKeyCertificates('IDENTITY_SAML_SIGNING', e.IDENTITY_SAML_SIGNING_KEY, e.IDENTITY_SAML_SIGNING_CERT);
+  checkKeyCertificates(
+    'IDENTITY_SAML_ENCRYPTION',
+    e.IDENTITY_SAML_ENCRYPTION_KEY,
+    e.IDENTITY_SAML_ENCRYPTION_CERT,
+  );
   return {
     signingKey: e.IDENTITY_SAML_SIGNING_KEY[0]!,
-    signingCert: e.IDENTITY_SAML_SIGNING_CERT,
+    signingCerts: e.IDENTITY_SAML_SIGNING_CERT,
     encryptionKeys: e.IDENTITY_SAML_ENCRYPTION_KEY,
-    encryptionCert: e.IDENTITY_SAML_ENCRYPTION_CERT,
+    encryptionCerts: e.IDENTITY_SAML_ENCRYPTION_CERT,
     clockSkewMs: e.IDENTITY_SAML_CLOCK_SKEW,
     bodyLimit: e.IDENTITY_SAML_BODY_LIMIT,
   };
+}
+
+/**
+ * Each key's certificate at the same place in its list (a rotation adds a key and its certificate
+ * second, makes them first, then drops the old pair); the message names the settings, never a key.
+ */
+function checkKeyCertificates(prefix: string, keys: readonly string[], certs: readonly string[]): void {
+  const mismatch = (detail: string) =>
+    new ConfigError(
+      `${prefix}_CERT must list the certificate of each ${prefix}_KEY entry, in the same order: ${detail}.`,
+    );
+  if (keys.length !== certs.length)
+    throw mismatch(`${keys.length} key(s) but ${certs.length} certificate(s)`);
+  keys.forEach((key, i) => {
+    let same: boolean;
+    try {
+      const fromKey = createPublicKey(createPrivateKey(key)).export({ type: 'spki', format: 'der' });
+      const fromCert = new X509Certificate(certs[i]!).publicKey.export({ type: 'spki', format: 'der' });
+      same = fromKey.equals(fromCert);
+    } catch {
+      throw mismatch(`entry ${i + 1} cannot be read`);
+    }
+    if (!same) throw mismatch(`entry ${i + 1} is another key's certificate`);
+  });
 }
 
 function securityEventsEnabled(value: 'on' | 'off', nodeEnv: string | undefined): boolean {

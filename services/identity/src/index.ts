@@ -83,7 +83,7 @@ export async function start(opts: {
   const clock = opts.clock ?? systemClock;
   const { retentionDays, cleanupBatch } = config.securityEvents;
   const sweep = () =>
-    cleanupExpired(app.ctx.db, clock.now())
+    cleanupExpired(app.ctx.db, clock.now(), config.retention)
       .then(() => deleteExpiredSecurityEvents(app.ctx.db, clock.now(), retentionDays, cleanupBatch))
       .catch((err: unknown) => {
         if (logger) logger.warn({ err }, 'cleanup of expired identity records failed');

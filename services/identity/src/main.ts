@@ -5,17 +5,13 @@
 // packages/service-kit/threadpool.mjs for why the pool size must be set before anything else runs.
 import { startOutboxWorkerFromEnv, type OutboxWorker } from '@acme/mail';
 import { threadPoolSized } from '@acme/service-kit/config';
-import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
-import { hardenPrototype } from '@acme/service-kit/prototype';
-import { startIdleGc } from '@acme/service-kit/idle-gc';
+import { enterProcess } from '@acme/service-kit/entry-point';
 import { openServiceDatabase, refuseOnPendingMigrations } from '@acme/service-kit/migrations';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
-import { DATA_DIR_VARIABLE } from './config.ts';
+import { settings } from './config.ts';
 import { migrationSets, start } from './index.ts';
 
-exitOnUnhandledErrors('identity');
-hardenPrototype('identity'); // started with --disable-proto=delete; else removed now
-startIdleGc(); // memory back to the system once load has passed
+enterProcess('identity');
 if (!threadPoolSized()) {
   process.stderr.write(
     `${JSON.stringify({ level: 'warn', name: 'identity', msg: 'UV_THREADPOOL_SIZE is not set: libuv runs 4 threads, which password hashing can fill; start with --import packages/service-kit/threadpool.mjs' })}\n`,
@@ -23,7 +19,7 @@ if (!threadPoolSized()) {
 }
 
 // `identity migrate` and `identity migrate status` run the migration step and exit here.
-const db = await openServiceDatabase('identity', DATA_DIR_VARIABLE, migrationSets);
+const db = await openServiceDatabase('identity', settings.dataDirVariable, migrationSets);
 // The worker starts once the schema is ready (start migrates); its failures are in this service's metrics.
 const outbox: { worker?: OutboxWorker | undefined } = {};
 const mailWorker = {

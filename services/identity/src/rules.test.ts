@@ -7,7 +7,8 @@ import { placeMessages, passwordLoginNodes } from './ui/nodes.ts';
 import { messages } from './ui/messages.ts';
 import { maskToken, unmaskToken } from './http/csrf.ts';
 import { checkPasswordPolicy } from './password/policy.ts';
-import { parseDuration, loadConfig } from './config.ts';
+import { loadConfig } from './config.ts';
+import { parseDuration } from '@acme/service-kit/duration';
 
 const MIN = 60_000;
 const policy = { threshold: 10, baseMs: 15 * MIN, maxMs: 24 * 60 * MIN, resetAfterMs: 24 * 60 * MIN };

@@ -22,7 +22,7 @@ interface AdminAnswer {
 }
 
 /** An admin API at `base` (JSON in and out), with the admin key when `key` is given. */
-function adminApi(base: string, key?: string) {
+export function adminApi(base: string, key?: string) {
   return async (method: string, path: string, json?: unknown): Promise<AdminAnswer> => {
     const res = await fetch(`${base}${path}`, {
       method,
@@ -35,6 +35,15 @@ function adminApi(base: string, key?: string) {
     return { status: res.status, body: (await res.json().catch(() => undefined)) as any };
   };
 }
+
+/** The organisation Globex's OIDC provider, as the SSO enforcement tests set it; `enforce` turns enforcement on. */
+export const globexProvider = (enforce: boolean) => ({
+  provider: 'globex',
+  issuer: 'https://idp.globex.test',
+  clientId: 'acme-platform',
+  clientSecret: 'client-secret-1',
+  enforce,
+});
 
 /** A small cookie jar that plays the browser: never follows a redirect by itself. */
 export class SsoBrowser {
@@ -137,6 +146,12 @@ export interface SsoStack {
   whoami(browser: SsoBrowser): Promise<AdminAnswer>;
   /** The messages on a login flow, as the app reads them after the redirect. */
   flowMessages(browser: SsoBrowser, flowId: string): Promise<string[]>;
+  /** The login flow's messages (id, text, type, context) as a reader of `acceptLanguage` gets them. */
+  flowMessagesIn(
+    browser: SsoBrowser,
+    flowId: string,
+    acceptLanguage: string,
+  ): Promise<{ id: number; text: string; type: string; context?: unknown }[]>;
   /** A settings flow, then a TOTP set-up posted on it (a code that is never checked): the answer. */
   tryTotpSetUp(browser: SsoBrowser): Promise<AdminAnswer>;
   close(): Promise<void>;
@@ -241,6 +256,13 @@ export async function startSsoStack(options: {
       const res = await browser.go(`${identityPublic}/self-service/login/flows?id=${flowId}`, json);
       expect(res.status).toBe(200);
       return (((await res.json()) as any).ui?.messages ?? []).map((m: any) => m.text as string);
+    },
+    async flowMessagesIn(browser, flowId, acceptLanguage) {
+      const res = await browser.go(`${identityPublic}/self-service/login/flows?id=${flowId}`, {
+        headers: { accept: 'application/json', 'accept-language': acceptLanguage },
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as any).ui?.messages ?? [];
     },
     async tryTotpSetUp(browser) {
       const res = await browser.go(`${identityPublic}/self-service/settings/browser`, json);

@@ -41,7 +41,7 @@ import { createRateLimiter } from '@acme/db/rate-limit';
 import { RATE_LIMIT_TABLE } from './migrations.ts';
 import { publicMeta } from './public/meta.ts';
 import { AUTHORIZATION_SERVER_METADATA, discoveryDocuments } from './public/discovery.ts';
-import { REGISTRATION_ROUTE, registrationEndpoint } from './public/registration.ts';
+import { REGISTRATION_ROUTE, registrationEndpoint, withRegisteredAudiences } from './public/registration.ts';
 
 export interface CreateAppOptions {
   config: OAuth2Config;
@@ -111,12 +111,17 @@ export async function createApp(opts: CreateAppOptions): Promise<OAuth2App> {
         loopback: config.registration.mode === 'loopback',
         timeoutMs: config.upstreamTimeoutMs,
         rules,
+        audiences: config.resourceServers,
         clock,
         logger,
       })
     : undefined;
   const adapters = withMetadataDocuments(
-    createAdapterRegistry({ db, clock, graceSeconds: config.refreshGraceSeconds }),
+    withRegisteredAudiences(
+      createAdapterRegistry({ db, clock, graceSeconds: config.refreshGraceSeconds }),
+      db,
+      config.resourceServers,
+    ),
     metadataDocuments,
   );
   const claims = createClaimsStore({ db, clock, adapters });

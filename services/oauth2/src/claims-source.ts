@@ -1,4 +1,5 @@
 import { adminAuthHeaders } from '@acme/service-kit/admin-access';
+import { fetchOnceMore } from '@acme/service-kit/once-more';
 import { requestIdHeaders } from '@acme/service-kit/request-id';
 import type { ConsentSession, JsonObject } from './claims.ts';
 
@@ -46,9 +47,7 @@ export function createClaimsSource(
   adminKey: string | undefined,
 ): ClaimsSource {
   const auth = adminAuthHeaders(adminKey);
-  // Both calls only read (claims, a network check), so a connection that fails before an answer (a
-  // kept-alive connection closed by a load balancer's reload or an instance's drain) is tried once
-  // more on a fresh one, within the same time-out. An answer, or the time-out, is never retried.
+  // Both calls only read (claims, a network check): sent once more when the connection fails first.
   const post = async (path: string, input: object): Promise<Response> => {
     const signal = AbortSignal.timeout(timeoutMs);
     const send = () =>
@@ -64,10 +63,7 @@ export function createClaimsSource(
         signal,
       });
     try {
-      return await send().catch((err: unknown) => {
-        if (signal.aborted) throw err;
-        return send();
-      });
+      return await fetchOnceMore(send, signal);
     } catch {
       throw new ClaimsSourceUnavailable('the user service could not be reached');
     }

@@ -27,6 +27,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY/);
   });
 
+  it('refuses registration or metadata-document clients without a resource server they may get tokens for', () => {
+    for (const env of [
+      { OAUTH2_REGISTRATION: 'loopback' },
+      { OAUTH2_CLIENT_ID_METADATA_DOCUMENTS: 'true' },
+    ]) {
+      expect(() => loadConfig(env)).toThrow(/need OAUTH2_RESOURCE_SERVERS/);
+      const mcp = 'http://localhost:4466/mcp';
+      expect(loadConfig({ ...env, OAUTH2_RESOURCE_SERVERS: mcp }).resourceServers).toEqual([mcp]);
+    }
+  });
+
   it('derives the app URLs of a client from its origin', () => {
     expect(appUrls({ client_id: 'platform', origin: 'http://localhost:4000' })).toMatchObject({
       redirectUri: 'http://localhost:4000/account/callback',

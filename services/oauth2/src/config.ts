@@ -1,21 +1,15 @@
 import {
   ConfigError,
-  applyRenames,
   logLevelSchema,
   optionalSecretListSchema,
-  serviceDatabaseSchema,
-  settingNames,
-  settingsFromFiles,
+  retentionSchema,
   upstreamTimeoutSchema,
-  type PartSettings,
-  type SettingRenames,
 } from '@acme/service-kit/config';
-import { overloadConfig, overloadEnvSchema, type OverloadConfig } from '@acme/service-kit/overload';
-import { managementConfig, managementEnvSchema, type ManagementConfig } from '@acme/service-kit/management';
+import { serviceSettings, type CommonSettings } from '@acme/service-kit/service-config';
 import { z } from 'zod';
 import {
-  adminAccess,
-  adminHostSchema,
+  adminAccessFromEnv,
+  adminListenerEnvShape,
   adminKeySchema,
   callerKey,
   hostListSchema,
@@ -23,6 +17,7 @@ import {
 } from '@acme/service-kit/admin-access';
 import { migrateAtStartSchema } from '@acme/service-kit/migrations';
 import { trustProxySchema, type TrustProxy } from '@acme/service-kit/proxy-trust';
+import { localUrl, systemShape, USUAL_PORTS } from '@acme/system-shape';
 
 /**
  * Configuration of the authorization server, parsed once at start-up from an env-like record.
@@ -39,9 +34,12 @@ const ClientSchema = z.object({
 });
 export type ClientConfig = z.infer<typeof ClientSchema>;
 
+/** The applications' origins as `npm start` shapes the system: the default clients' origins. */
+const LOCAL_APPS = systemShape().apps;
+
 const DEFAULT_CLIENTS: ClientConfig[] = [
-  { client_id: 'platform', origin: 'http://localhost:4000', client_name: 'Platform', skip_consent: true },
-  { client_id: 'magic', origin: 'http://localhost:4001', client_name: 'MAGIC', skip_consent: true },
+  { client_id: 'platform', origin: LOCAL_APPS.platform, client_name: 'Platform', skip_consent: true },
+  { client_id: 'magic', origin: LOCAL_APPS.magic, client_name: 'MAGIC', skip_consent: true },
 ];
 
 /**
@@ -108,22 +106,14 @@ const EnvSchema = z.object({
     .describe(
       'The issuer: the public base URL every published URL is built from (default `http://localhost:<OAUTH2_PUBLIC_PORT>`).',
     ),
-  OAUTH2_PUBLIC_PORT: port(4444).describe('Port of the public API (the issuer).'),
-  OAUTH2_ADMIN_PORT: port(4445).describe('Port of the admin API.'),
+  OAUTH2_PUBLIC_PORT: port(USUAL_PORTS.oauth2Public).describe('Port of the public API (the issuer).'),
+  OAUTH2_ADMIN_PORT: port(USUAL_PORTS.oauth2Admin).describe('Port of the admin API.'),
   OAUTH2_PUBLIC_HOST: z
     .string()
     .min(1)
     .default('127.0.0.1')
     .describe('Interface the public API binds (`0.0.0.0` in a container).'),
-  OAUTH2_ADMIN_HOST: adminHostSchema.describe(
-    'Interface the admin API binds (loopback by default; elsewhere OAUTH2_ADMIN_KEY is required).',
-  ),
-  OAUTH2_ADMIN_KEY: adminKeySchema
-    .describe('Bearer key the admin API requires (at least 32 characters); required off loopback.')
-    .meta({ secret: true }),
-  OAUTH2_ADMIN_ALLOWED_HOSTS: hostListSchema.describe(
-    'Host names the admin API answers besides loopback, comma-separated.',
-  ),
+  ...adminListenerEnvShape('OAUTH2'),
   OAUTH2_CLIENTS: clientsFromJson
     .optional()
     .describe('JSON array of `{client_id, origin, client_name?, skip_consent?}`; wins over APP_ORIGINS.'),
@@ -165,6 +155,11 @@ const EnvSchema = z.object({
   ),
   OAUTH2_GRANT_TTL: seconds(90 * 24 * 3600).describe(
     'Absolute lifetime of a grant, and so of every refresh token of it (seconds).',
+  ),
+  OAUTH2_IDLE_GRANT_RETENTION_HOURS: retentionSchema(
+    24,
+    24 * 90,
+    "Hours a grant is kept once it is this old and none of its codes or tokens is live any more (then the cleanup deletes it with its consent session; a refresh token of it that is still live keeps it). A third-party client's consent is remembered only while a grant of it exists.",
   ),
   OAUTH2_M365_GRANT_TTL: seconds(24 * 3600).describe(
     'Absolute lifetime of a grant a Microsoft 365 person approved on a device page (seconds).',
@@ -271,30 +266,22 @@ const EnvSchema = z.object({
     .describe('Largest request body (bytes).'),
 });
 
-/** Names this service's settings had before they were made one per setting across services. */
-const RENAMES: SettingRenames = {
-  OAUTH2_PUBLIC_URL: ['ISSUER'],
-  TRUST_PROXY: ['OAUTH2_TRUST_PROXY'],
-  UPSTREAM_TIMEOUT_MS: ['OAUTH2_UPSTREAM_TIMEOUT_MS'],
-};
-
-/** The variable naming the embedded database's directory (main.ts). */
-export const DATA_DIR_VARIABLE = 'OAUTH2_DATA_DIR';
-
-/** Every setting of the authorization server's process, for the generated reference. */
-export const settings: PartSettings = {
+/** Every setting of the authorization server's process (for the generated reference), and how they are read. */
+export const settings = serviceSettings({
   part: 'oauth2',
   title: 'Authorization server',
-  schemas: [
-    EnvSchema,
-    serviceDatabaseSchema(DATA_DIR_VARIABLE),
-    overloadEnvSchema,
-    managementEnvSchema('OAUTH2', 9002),
-  ],
-  renames: RENAMES,
-};
+  prefix: 'OAUTH2',
+  managementPort: USUAL_PORTS.oauth2Management,
+  schema: EnvSchema,
+  // The names these settings had before they were made one per setting across services.
+  renames: {
+    OAUTH2_PUBLIC_URL: ['ISSUER'],
+    TRUST_PROXY: ['OAUTH2_TRUST_PROXY'],
+    UPSTREAM_TIMEOUT_MS: ['OAUTH2_UPSTREAM_TIMEOUT_MS'],
+  },
+});
 
-export interface OAuth2Config {
+export interface OAuth2Config extends CommonSettings {
   issuer: string;
   publicPort: number;
   adminPort: number;
@@ -313,10 +300,6 @@ export interface OAuth2Config {
     userCodeAttemptsPerIp: number;
     limitWindowSeconds: number;
   };
-  /** Load shedding on event-loop lag (OVERLOAD_*; service-kit overload.ts). */
-  overload: OverloadConfig;
-  /** The management listener (`<PREFIX>_MANAGEMENT_PORT`/`_HOST`; service-kit management.ts). */
-  management: ManagementConfig;
   /** JWT access tokens' signature algorithm (OAUTH2_ACCESS_TOKEN_ALG). */
   accessTokenAlg: 'ES256' | 'RS256';
   ttl: {
@@ -329,6 +312,8 @@ export interface OAuth2Config {
     grant: number;
     m365Grant: number;
   };
+  /** Hours an idle grant (no live code or token) is kept before the cleanup deletes it. */
+  idleGrantRetentionHours: number;
   /** The user service's admin API (grant claims and session checks), when configured. */
   usersAdminUrl: string | undefined;
   usersAdminKey: string | undefined;
@@ -381,7 +366,7 @@ function parseAppOrigins(value: string): ClientConfig[] {
 }
 
 export function loadConfig(given: Record<string, string | undefined> = process.env): OAuth2Config {
-  const env = settingsFromFiles(applyRenames('oauth2', given, RENAMES), settingNames(EnvSchema));
+  const env = settings.readEnv(given);
   const e = EnvSchema.parse(env);
   const clients = e.OAUTH2_CLIENTS ?? (e.APP_ORIGINS ? parseAppOrigins(e.APP_ORIGINS) : DEFAULT_CLIENTS);
   const ids = new Set(clients.map((c) => c.client_id));
@@ -396,17 +381,23 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     if (ids.has(d.client_id)) throw new ConfigError('OAUTH2 client ids must be unique');
     ids.add(d.client_id);
   }
-  const issuer = (e.OAUTH2_PUBLIC_URL ?? `http://localhost:${e.OAUTH2_PUBLIC_PORT}`).replace(/\/+$/, '');
+  // A client no operator registered gets tokens for the resource servers only (never the platform's
+  // APIs): without one it could get none.
+  if (
+    (e.OAUTH2_REGISTRATION !== 'off' || e.OAUTH2_CLIENT_ID_METADATA_DOCUMENTS === 'true') &&
+    e.OAUTH2_RESOURCE_SERVERS.length === 0
+  ) {
+    throw new ConfigError(
+      'OAUTH2_REGISTRATION and OAUTH2_CLIENT_ID_METADATA_DOCUMENTS need OAUTH2_RESOURCE_SERVERS: the clients they admit get tokens for those resource servers only.',
+    );
+  }
+  const issuer = (e.OAUTH2_PUBLIC_URL ?? localUrl(e.OAUTH2_PUBLIC_PORT)).replace(/\/+$/, '');
   return Object.freeze({
     issuer,
     publicPort: e.OAUTH2_PUBLIC_PORT,
     publicHost: e.OAUTH2_PUBLIC_HOST,
     adminPort: e.OAUTH2_ADMIN_PORT,
-    admin: adminAccess('OAUTH2', {
-      host: e.OAUTH2_ADMIN_HOST,
-      keys: e.OAUTH2_ADMIN_KEY,
-      allowedHosts: e.OAUTH2_ADMIN_ALLOWED_HOSTS,
-    }),
+    admin: adminAccessFromEnv('OAUTH2', e),
     clients,
     deviceClients,
     device: {
@@ -417,8 +408,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
       limitWindowSeconds: e.OAUTH2_DEVICE_LIMIT_WINDOW_SECONDS,
     },
     accessTokenAlg: e.OAUTH2_ACCESS_TOKEN_ALG,
-    overload: overloadConfig(env),
-    management: managementConfig('OAUTH2', 9002, env),
+    ...settings.common(env),
     ttl: {
       accessToken: e.OAUTH2_ACCESS_TOKEN_TTL,
       idToken: e.OAUTH2_ID_TOKEN_TTL,
@@ -429,6 +419,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
       grant: e.OAUTH2_GRANT_TTL,
       m365Grant: e.OAUTH2_M365_GRANT_TTL,
     },
+    idleGrantRetentionHours: e.OAUTH2_IDLE_GRANT_RETENTION_HOURS,
     usersAdminUrl: e.USERS_ADMIN_URL?.replace(/\/+$/, ''),
     usersAdminKey: callerKey(e.USERS_ADMIN_KEY),
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,

@@ -5,7 +5,7 @@ import { prepareSchema, type Database, type MigrationSet } from '@acme/db';
 import type { Clock } from '@acme/db/clock';
 import { systemClock } from '@acme/db/clock';
 import type pino from 'pino';
-import { deleteExpired } from './adapter/postgres-adapter.ts';
+import { deleteExpired, deleteIdleGrants } from './adapter/postgres-adapter.ts';
 import { createApp } from './app.ts';
 import { handleWithRequestId } from '@acme/service-kit/request-id';
 import { closeWithManagement, startManagementServer } from '@acme/service-kit/management';
@@ -33,7 +33,14 @@ export async function start(opts: {
   const config = loadConfig(opts.env);
   const clock = opts.clock ?? systemClock;
   await prepareSchema(opts.db, migrationSets, config.migrateAtStart);
-  await deleteExpired(opts.db, clock);
+  const cleanup = async () => {
+    await deleteExpired(opts.db, clock);
+    await deleteIdleGrants(opts.db, clock, {
+      idleHours: config.idleGrantRetentionHours,
+      refreshGraceSeconds: config.refreshGraceSeconds,
+    });
+  };
+  await cleanup();
   const app = await createApp({ config, db: opts.db, clock, logger: opts.logger });
   const { admin } = app;
   // Past capacity, new requests get a quick 503 with Retry-After; /health/* is always answered.
@@ -57,10 +64,10 @@ export async function start(opts: {
 
   const publicPort = (publicServer.address() as AddressInfo).port;
   const adminPort = (admin.server.address() as AddressInfo).port;
-  const cleanup = setInterval(() => {
-    deleteExpired(opts.db, clock).catch(() => undefined);
+  const cleanupTimer = setInterval(() => {
+    cleanup().catch((error: unknown) => app.runtime.logger.error({ err: error }, 'oauth2 cleanup failed'));
   }, CLEANUP_INTERVAL_MS);
-  cleanup.unref();
+  cleanupTimer.unref();
   // Another instance (or the CLI through it) may rotate the signing keys: pick them up. A scheduled
   // rotation (OAUTH2_KEY_ROTATE_EVERY) is asked for here too, by every instance (one rotates).
   const keyWatch = setInterval(() => {
@@ -80,7 +87,7 @@ export async function start(opts: {
   };
 
   async function close() {
-    clearInterval(cleanup);
+    clearInterval(cleanupTimer);
     clearInterval(keyWatch);
     overload.stop();
     // Stop accepting, close idle keep-alive connections, let requests in flight finish; a

@@ -119,4 +119,22 @@ export const migrations: Migration[] = [
   },
   { name: '161_rate_limits', sql: rateLimitTableStatements(RATE_LIMIT_TABLE)[0] },
   { name: '162_rate_limits_window_start', sql: rateLimitTableStatements(RATE_LIMIT_TABLE)[1] },
+  {
+    // Retention (issue 38): a device code's polling record goes with the code, at its expiry; the
+    // cleanup finds the expired ones through this index.
+    name: '600_device_polls_expires_at',
+    sql: 'create index oauth2_device_polls_expires_at on oauth2_device_polls (expires_at)',
+  },
+  {
+    // Retention (issue 38): when a grant was stored, so that the cleanup deletes a grant no code or
+    // token needs any more once it is OAUTH2_IDLE_GRANT_RETENTION_HOURS old. Rows stored before this
+    // migration count as old (a constant default: no table rewrite).
+    name: '610_models_created_at',
+    sql: "alter table oauth2_models add column created_at timestamptz not null default '-infinity'",
+  },
+  {
+    // The idle-grant cleanup walks the grants by age through this index.
+    name: '611_models_grant_created_at',
+    sql: "create index oauth2_models_grant_created_at on oauth2_models (created_at, id) where model = 'Grant'",
+  },
 ];

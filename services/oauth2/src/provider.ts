@@ -1,10 +1,11 @@
 import { isDatabaseUnavailable } from '@acme/db';
 import { DATABASE_UNAVAILABLE } from './public/http.ts';
 import { forwardedFromIssuer } from './public/forwarded.ts';
-import Provider, { errors, type Configuration, type KoaContextWithOIDC, type ErrorOut } from 'oidc-provider';
+import Provider, { type Configuration, type KoaContextWithOIDC, type ErrorOut } from 'oidc-provider';
 import { outboundFetch } from '@acme/service-kit/outbound';
 import { clientCredentialsClaims, extraClientMetadata } from './api-clients.ts';
 import { AUTH_METHODS } from './clients/client-document.ts';
+import { checkAudience, defaultAudience } from './audiences.ts';
 import { clientLifespan } from './clients/client-lifespans.ts';
 import { acceptHashedClientSecrets } from './clients/client-secrets.ts';
 import { appUrls } from './config.ts';
@@ -13,7 +14,6 @@ import {
   SUPPORTED_SCOPES,
   clientById,
   defaultClient,
-  isKnownResource,
   deviceClientById,
   type OAuth2Context,
 } from './context.ts';
@@ -67,6 +67,8 @@ export function createProvider(c: OAuth2Context): Provider {
     },
     routes: ROUTES,
     scopes: [...SUPPORTED_SCOPES],
+    // Hydra's `audience` parameter of the authorization endpoint (audiences.ts).
+    extraParams: ['audience'],
     responseTypes: ['code'],
     pkce: { required: () => true },
     claims: { openid: ['sub'], sid: null, auth_time: null, acr: null, iss: null },
@@ -135,12 +137,14 @@ export function createProvider(c: OAuth2Context): Provider {
       },
       resourceIndicators: {
         enabled: true,
-        defaultResource: () => ACCESS_TOKEN_RESOURCE,
+        // A request naming no resource asks for Hydra's `audience`, else the platform's APIs.
+        defaultResource: (ctx, _client, oneOf) => (oneOf ? ACCESS_TOKEN_RESOURCE : defaultAudience(ctx)),
         useGrantedResource: () => true,
         // A token is good for one resource: the platform's APIs, or one configured resource server
-        // (the agent service's MCP endpoint), which each refuse the other's tokens by audience.
-        getResourceServerInfo: (_ctx, indicator) => {
-          if (!isKnownResource(config, indicator)) throw new errors.InvalidTarget();
+        // (the agent service's MCP endpoint), which each refuse the other's tokens by audience; and
+        // only for one the client's `audience` allow-list holds (audiences.ts).
+        getResourceServerInfo: (ctx, indicator, client) => {
+          checkAudience(config, ctx, indicator, client as { audience?: string[] });
           return {
             scope: SUPPORTED_SCOPES.join(' '),
             audience: indicator,

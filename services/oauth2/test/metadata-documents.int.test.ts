@@ -13,8 +13,13 @@ import { authorizeUrl, signIn, tokenRequest, useTestServer } from './harness.ts'
  * document may be served over http on a loopback host.
  */
 
+const MCP = 'http://localhost:4466/mcp';
 const server = useTestServer({
-  env: { OAUTH2_REGISTRATION: 'loopback', OAUTH2_CLIENT_ID_METADATA_DOCUMENTS: 'true' },
+  env: {
+    OAUTH2_REGISTRATION: 'loopback',
+    OAUTH2_CLIENT_ID_METADATA_DOCUMENTS: 'true',
+    OAUTH2_RESOURCE_SERVERS: MCP,
+  },
 });
 const REDIRECT = 'http://127.0.0.1:33419/callback';
 
@@ -61,7 +66,12 @@ function publish(path: string, fields: Record<string, unknown> = {}): string {
 
 /** The authorization endpoint's first answer for this client. */
 async function authorize(clientId: string, overrides: Record<string, string> = {}) {
-  const { url } = authorizeUrl(server.issuer, { client_id: clientId, redirect_uri: REDIRECT, ...overrides });
+  const { url } = authorizeUrl(server.issuer, {
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    resource: MCP,
+    ...overrides,
+  });
   const res = await fetch(url, { redirect: 'manual' });
   const text = await res.text();
   return { status: res.status, location: res.headers.get('location'), text };
@@ -82,7 +92,7 @@ describe('client ID metadata documents', () => {
   it('a client named by its document signs a person in: consent names it, PKCE, a public client', async () => {
     const clientId = publish('/assistant.json');
     const { callback, verifier, consentChallenge } = await signIn(server, {
-      authorize: { client_id: clientId, redirect_uri: REDIRECT },
+      authorize: { client_id: clientId, redirect_uri: REDIRECT, resource: MCP },
     });
     expect(consentChallenge).toEqual(expect.any(String));
     expect(callback.origin + callback.pathname).toBe(REDIRECT);
@@ -97,8 +107,17 @@ describe('client ID metadata documents', () => {
     expect(tokens.status).toBe(200);
     const claims = JSON.parse(
       Buffer.from(String(tokens.body.access_token).split('.')[1]!, 'base64url').toString(),
-    ) as { client_id: string };
+    ) as { client_id: string; aud: string[] };
     expect(claims.client_id).toBe(clientId);
+    // Such a client gets tokens for the resource servers only, never the platform's APIs.
+    expect(claims.aud).toEqual([MCP]);
+    const platform = await fetch(
+      authorizeUrl(server.issuer, { client_id: clientId, redirect_uri: REDIRECT }).url,
+      {
+        redirect: 'manual',
+      },
+    );
+    expect(new URL(platform.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
     // Without PKCE it is refused, as every public client is.
     const { url } = authorizeUrl(server.issuer, {
       client_id: clientId,
@@ -154,7 +173,7 @@ describe('client ID metadata documents', () => {
     });
     // A `__proto__` key is ignored: the client is an ordinary one that asks for consent.
     const { consentChallenge } = await signIn(server, {
-      authorize: { client_id: proto, redirect_uri: REDIRECT },
+      authorize: { client_id: proto, redirect_uri: REDIRECT, resource: MCP },
     });
     expect(consentChallenge).toEqual(expect.any(String));
     refusedClient(await authorize(`${base}/missing.json`));
@@ -188,6 +207,7 @@ describe('client ID metadata documents: the outbound guard', () => {
       loopback: true,
       timeoutMs: 2_000,
       rules: { scopes: ['openid'], grants: ['authorization_code'], audiences: [] },
+      audiences: [],
       clock: systemClock,
       logger,
       // The DNS answers an attacker controls: the names look public, the addresses are not.

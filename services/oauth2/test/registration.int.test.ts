@@ -193,6 +193,47 @@ describe('dynamic client registration', () => {
     expect(await clientCount()).toBe(before);
   });
 
+  it('threat: list elements that are not strings (an object with its own toString, an array, a number) crash the registration with a 500', async () => {
+    const before = await clientCount();
+    const elements = [
+      '{"toString":1}',
+      '[{"toString":1}]',
+      '7',
+      '{"__proto__":{"toString":1}}',
+      '{"constructor":1}',
+    ];
+    // A prototype key is refused before registration reads the body (invalid_request, as on every route).
+    const refusal = (element: string) =>
+      /__proto__|constructor/.test(element) ? 'invalid_request' : 'invalid_client_metadata';
+    for (const element of elements) {
+      for (const field of ['audience', 'grant_types']) {
+        const res = await register(`{"redirect_uris":["http://127.0.0.1/cb"],"${field}":[${element}]}`);
+        expect(res.status, `${field}: [${element}]`).toBe(400);
+        expect(res.body.error).toBe(refusal(element));
+      }
+    }
+    const local = await startServer({
+      env: { OAUTH2_REGISTRATION: 'loopback', OAUTH2_RESOURCE_SERVERS: MCP },
+    });
+    try {
+      for (const element of elements) {
+        for (const field of ['redirect_uris', 'post_logout_redirect_uris']) {
+          const res = await fetch(`${local.publicUrl}/oauth2/register`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: `{"redirect_uris":["http://127.0.0.1/cb"],"${field}":[${element}]}`,
+          });
+          expect(res.status, `${field}: [${element}]`).toBe(400);
+          expect(((await res.json()) as { error: string }).error).toBe(refusal(element));
+        }
+      }
+    } finally {
+      await local.close();
+      await local.db.close();
+    }
+    expect(await clientCount()).toBe(before);
+  });
+
   it('tokens asked for the MCP resource carry it as their only audience', async () => {
     const created = await register(ASSISTANT);
     const clientId = String(created.body.client_id);
@@ -225,7 +266,13 @@ describe('dynamic client registration', () => {
   });
 
   it('a token minted for the MCP server cannot call /userinfo', async () => {
-    const created = await register(ASSISTANT);
+    // A client the operator allowed both audiences (a registered one gets the MCP server's only).
+    const { software_id: _ignored, ...document } = ASSISTANT;
+    const created = await adminJson(server, 'POST', '/admin/clients', {
+      ...document,
+      audience: ['urn:acme:api', MCP],
+    });
+    expect(created.status).toBe(201);
     const clientId = String(created.body.client_id);
     const redirectUri = ASSISTANT.redirect_uris[0]!;
     const tokenFor = async (resource: string) => {
@@ -273,7 +320,11 @@ describe("Hydra's OpenAPI document: dynamic client registration", () => {
 describe('dynamic client registration limits', () => {
   it('limits registrations per client address (50 parallel requests)', async () => {
     const limited = await startServer({
-      env: { OAUTH2_REGISTRATION: 'loopback', OAUTH2_REGISTRATION_PER_IP: '10' },
+      env: {
+        OAUTH2_REGISTRATION: 'loopback',
+        OAUTH2_REGISTRATION_PER_IP: '10',
+        OAUTH2_RESOURCE_SERVERS: MCP,
+      },
     });
     try {
       const answers = await Promise.all(
@@ -300,7 +351,9 @@ describe('dynamic client registration limits', () => {
   });
 
   it('loopback mode registers local clients only', async () => {
-    const local = await startServer({ env: { OAUTH2_REGISTRATION: 'loopback' } });
+    const local = await startServer({
+      env: { OAUTH2_REGISTRATION: 'loopback', OAUTH2_RESOURCE_SERVERS: MCP },
+    });
     try {
       const post = (body: unknown) =>
         fetch(`${local.publicUrl}/oauth2/register`, {
@@ -321,7 +374,11 @@ describe('dynamic client registration limits', () => {
   it('registration is off by default and needs the initial access token when one is set', async () => {
     const off = await startServer();
     const guarded = await startServer({
-      env: { OAUTH2_REGISTRATION: 'open', OAUTH2_REGISTRATION_INITIAL_ACCESS_TOKEN: 'i'.repeat(40) },
+      env: {
+        OAUTH2_REGISTRATION: 'open',
+        OAUTH2_REGISTRATION_INITIAL_ACCESS_TOKEN: 'i'.repeat(40),
+        OAUTH2_RESOURCE_SERVERS: MCP,
+      },
     });
     try {
       const post = (s: { publicUrl: string }, headers: Record<string, string> = {}) =>

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { resolveTarget, unreachable, type CliIo } from './cli-kit.ts';
 
 /**
  * `npm run admin -- identities:import <file.jsonl>`: one identity per line, in the body Kratos's
@@ -13,14 +14,14 @@ import { createInterface } from 'node:readline';
 const BATCH = 1000;
 const BATCH_PLAIN = 200;
 
-export interface ImportSummary {
+interface ImportSummary {
   lines: number;
   imported: number;
   alreadyThere: number;
   failed: number;
 }
 
-export type SendBatch = (body: unknown) => Promise<{ status: number; body: unknown }>;
+type SendBatch = (body: unknown) => Promise<{ status: number; body: unknown }>;
 
 interface ItemResult {
   action?: string;
@@ -31,7 +32,7 @@ const hasPlainPassword = (item: unknown) =>
   typeof (item as { credentials?: { password?: { config?: { password?: unknown } } } } | null)?.credentials
     ?.password?.config?.password === 'string';
 
-export async function importIdentities(
+async function importIdentities(
   file: string,
   send: SendBatch,
   progress: (line: string) => void,
@@ -88,4 +89,37 @@ export async function importIdentities(
   }
   await flush();
   return summary;
+}
+
+/** `identities:import <file.jsonl>` against the identity service's admin API. */
+export async function runImport(file: string, io: CliIo): Promise<number> {
+  const target = resolveTarget('identity', io);
+  if (typeof target === 'number') return target;
+  try {
+    const summary = await importIdentities(
+      file,
+      async (body) => {
+        const res = await fetch(`${target.base}/admin/identities`, {
+          method: 'PATCH',
+          headers: { ...target.headers, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        const text = await res.text();
+        let parsed: unknown = text;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          // not JSON: reported as the batch's refusal
+        }
+        return { status: res.status, body: parsed };
+      },
+      (line) => io.err(line),
+    );
+    io.out(JSON.stringify(summary, null, 2));
+    return summary.failed === 0 ? 0 : 1;
+  } catch (error) {
+    if (error instanceof TypeError && error.cause instanceof Error) io.err(unreachable(target.base, error));
+    else io.err(error instanceof Error ? error.message : String(error));
+    return 1;
+  }
 }

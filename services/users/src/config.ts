@@ -1,36 +1,39 @@
-import { overloadConfig, overloadEnvSchema, type OverloadConfig } from '@acme/service-kit/overload';
-import { managementConfig, managementEnvSchema, type ManagementConfig } from '@acme/service-kit/management';
+import { serviceSettings, type CommonSettings } from '@acme/service-kit/service-config';
 import { z } from 'zod';
+import { privilegedSessionEnvSchema } from '@acme/service-kit/privileged-session';
 import { migrateAtStartSchema } from '@acme/service-kit/migrations';
 import {
   ConfigError,
   appOriginsSchema,
-  applyRenames,
   bindHostSchema,
   logLevelSchema,
   microsoftTokenEnvSchema,
   portSchema,
   processEnvSchema,
   securityEventsEnvSchema,
-  serviceDatabaseSchema,
+  spentRecordsEnvSchema,
+  retentionSchema,
   optionalSecretListSchema,
-  settingNames,
-  settingsFromFiles,
   trustProxySchema,
   upstreamTimeoutSchema,
-  type PartSettings,
-  type SettingRenames,
 } from '@acme/service-kit/config';
 import { mailWorkerEnvSchema } from '@acme/mail';
 import type { TrustProxy } from '@acme/service-kit/proxy-trust';
+import { localUrl, systemShape, USUAL_PORTS } from '@acme/system-shape';
 import {
-  adminAccess,
-  adminHostSchema,
+  adminAccessFromEnv,
+  adminListenerEnvShape,
   adminKeySchema,
   callerKey,
   hostListSchema,
   type AdminAccess,
 } from '@acme/service-kit/admin-access';
+
+/** The system as `npm start` shapes it: where the defaults below point. */
+const LOCAL = systemShape();
+const L = LOCAL.listeners;
+/** The source-code host's stand-in (GitHub-like), under the stand-ins' listener. */
+const LOCAL_GIT = `${L.standIns}/github`;
 
 /** A document version label such as `2026-01`. */
 const versionSchema = z
@@ -39,26 +42,15 @@ const versionSchema = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be a version label such as 2026-01');
 
 const configSchema = z.object({
-  USERS_PUBLIC_PORT: portSchema(4455).describe('Port of the public API.'),
-  USERS_ADMIN_PORT: portSchema(4456).describe('Port of the admin API.'),
+  USERS_PUBLIC_PORT: portSchema(USUAL_PORTS.usersPublic).describe('Port of the public API.'),
+  USERS_ADMIN_PORT: portSchema(USUAL_PORTS.usersAdmin).describe('Port of the admin API.'),
   USERS_PUBLIC_HOST: bindHostSchema.describe('Interface the public API binds (`0.0.0.0` in a container).'),
-  USERS_ADMIN_HOST: adminHostSchema.describe(
-    'Interface the admin API binds (loopback by default; elsewhere USERS_ADMIN_KEY is required).',
-  ),
-  USERS_ADMIN_KEY: adminKeySchema
-    .describe('Bearer key the admin API requires (at least 32 characters); required off loopback.')
-    .meta({ secret: true }),
-  USERS_ADMIN_ALLOWED_HOSTS: hostListSchema.describe(
-    'Host names the admin API answers besides loopback, comma-separated.',
-  ),
-  IDENTITY_ADMIN_URL: z.url().default('http://localhost:4434').describe("The identity service's admin API."),
+  ...adminListenerEnvShape('USERS'),
+  IDENTITY_ADMIN_URL: z.url().default(L.identityAdmin).describe("The identity service's admin API."),
   IDENTITY_ADMIN_KEY: adminKeySchema
     .describe("Bearer key sent to the identity service's admin API, when it requires one.")
     .meta({ secret: true }),
-  OAUTH2_ADMIN_URL: z
-    .url()
-    .default('http://localhost:4445')
-    .describe("The authorization server's admin API."),
+  OAUTH2_ADMIN_URL: z.url().default(L.oauth2Admin).describe("The authorization server's admin API."),
   OAUTH2_ADMIN_KEY: adminKeySchema
     .describe("Bearer key sent to the authorization server's admin API, when it requires one.")
     .meta({ secret: true }),
@@ -70,15 +62,7 @@ const configSchema = z.object({
     .max(365)
     .default(14)
     .describe('Days a member may sign in without a second factor where the organisation requires one.'),
-  // Fractions are allowed (at least 3 s), so a journey can watch it run out.
-  PRIVILEGED_SESSION_MAX_AGE_MINUTES: z.coerce
-    .number()
-    .min(0.05)
-    .max(24 * 60)
-    .default(60)
-    .describe(
-      "Minutes after a sign-in during which it may unlink the source-code host (the identity service's privileged session age).",
-    ),
+  ...privilegedSessionEnvSchema.shape,
   LOGIN_CONFIG_RATE_LIMIT: z.coerce
     .number()
     .int()
@@ -99,11 +83,11 @@ const configSchema = z.object({
     .describe('The window of INVITATION_STATUS_RATE_LIMIT (seconds).'),
   IDENTITY_PUBLIC_URL: z
     .url()
-    .default('http://localhost:4433')
+    .default(L.identityPublic)
     .describe("The identity service's public API (`/sessions/whoami` with the caller's cookie)."),
   APP_BASE_URL: z
     .url()
-    .default('http://localhost:4000')
+    .default(LOCAL.apps.platform)
     .describe('Origin of the application that invitation links open (`<APP_BASE_URL>/account/onboarding`).'),
   APP_NAME: z
     .string()
@@ -125,13 +109,13 @@ const configSchema = z.object({
   PRIVACY_URL: z.url().optional().describe('The privacy notice (default `<APP_BASE_URL>/account/privacy`).'),
   GIT_OAUTH_AUTHORIZE_URL: z
     .url()
-    .default('http://localhost:4500/github/login/oauth/authorize')
+    .default(`${LOCAL_GIT}/login/oauth/authorize`)
     .describe("The source-code host's OAuth authorize endpoint."),
   GIT_OAUTH_TOKEN_URL: z
     .url()
-    .default('http://localhost:4500/github/login/oauth/access_token')
+    .default(`${LOCAL_GIT}/login/oauth/access_token`)
     .describe("The source-code host's OAuth token endpoint."),
-  GIT_API_URL: z.url().default('http://localhost:4500/github/api').describe("The source-code host's API."),
+  GIT_API_URL: z.url().default(`${LOCAL_GIT}/api`).describe("The source-code host's API."),
   GIT_CLIENT_ID: z.string().min(1).default('dev-client').describe('Our OAuth app at the source-code host.'),
   GIT_CLIENT_SECRET: z
     .string()
@@ -168,11 +152,11 @@ const configSchema = z.object({
     .describe('Products of an organisation a marketplace activation creates, comma-separated.'),
   M365_OFFER_URL: z
     .url()
-    .default('http://localhost:4540/')
+    .default(`${L.marketplace}/`)
     .describe("The offer's subscription set-up page, shown where a subscription is missing."),
-  GRAPH_URL: z.url().default('http://localhost:4511').describe('Microsoft Graph.'),
-  MARKETPLACE_API_URL: z.url().default('http://localhost:4540').describe('The Microsoft marketplace API.'),
-  AGENT_PUBLIC_URL: z.url().default('http://localhost:4466').describe("The agent service's API."),
+  GRAPH_URL: z.url().default(L.graph).describe('Microsoft Graph.'),
+  MARKETPLACE_API_URL: z.url().default(L.marketplace).describe('The Microsoft marketplace API.'),
+  AGENT_PUBLIC_URL: z.url().default(L.agent).describe("The agent service's API."),
   SSO_SECRET_KEY: optionalSecretListSchema({
     description:
       "Keys of organisations' SSO client secrets at rest (AES-256-GCM; comma-separated, at least 32 characters each): the first encrypts, every one decrypts. Required in production",
@@ -180,6 +164,12 @@ const configSchema = z.object({
   }),
   UPSTREAM_TIMEOUT_MS: upstreamTimeoutSchema,
   ...securityEventsEnvSchema.shape,
+  ...spentRecordsEnvSchema.shape,
+  WEBHOOK_DELIVERIES_RETENTION_DAYS: retentionSchema(
+    30,
+    3650,
+    "Days a finished webhook delivery (delivered or abandoned) stays in the endpoint's delivery list before the retention job deletes it.",
+  ),
   CONSOLE_RATE_LIMIT_PER_TOKEN: z.coerce
     .number()
     .int()
@@ -222,7 +212,7 @@ const configSchema = z.object({
     .describe("Time-out of each of the console's SSO checks (ms)."),
   CONSOLE_SSO_TEST_REDIRECT_URI: z
     .url()
-    .default('http://localhost:4002/admin/sso/test-callback')
+    .default(`${LOCAL.apps.admin}/admin/sso/test-callback`)
     .describe("The admin application's Test sign-in callback, registered at the identity provider."),
   USERS_PUBLIC_URL: z
     .url()
@@ -271,31 +261,44 @@ const configSchema = z.object({
   USERS_MIGRATE_AT_START: migrateAtStartSchema,
 });
 
-/** Names this service's settings had before they were made one per setting across services. */
-const RENAMES: SettingRenames = {
-  USERS_PUBLIC_HOST: ['USERS_HOST'],
-  AGENT_PUBLIC_URL: ['AGENT_URL'],
-};
+const OLD_PRIVILEGED_MINUTES = 'PRIVILEGED_SESSION_MAX_AGE_MINUTES';
 
-/** The variable naming the embedded database's directory (main.ts). */
-export const DATA_DIR_VARIABLE = 'USERS_DATA_DIR';
+/**
+ * The old name counted minutes (fractions allowed); the new one is a duration. An old value in use
+ * is read as that many minutes, so it keeps meaning what it meant; a malformed one refuses the start.
+ */
+function privilegedMinutesAsDuration(
+  given: Record<string, string | undefined>,
+): Record<string, string | undefined> {
+  const old = given[OLD_PRIVILEGED_MINUTES];
+  if (old === undefined || old === '' || (given.PRIVILEGED_SESSION_MAX_AGE ?? '') !== '') return given;
+  const minutes = Number(old);
+  if (!Number.isFinite(minutes) || minutes < 0.05 || minutes > 24 * 60) {
+    throw new ConfigError(
+      `Invalid user service configuration: ${OLD_PRIVILEGED_MINUTES} must be a number of minutes from 0.05 to 1440 (better: PRIVILEGED_SESSION_MAX_AGE, a duration such as 1h).`,
+    );
+  }
+  return { ...given, [OLD_PRIVILEGED_MINUTES]: String(Math.round(minutes * 60_000)) };
+}
 
-/** Every setting of the user service's process, for the generated reference. */
-export const settings: PartSettings = {
+/** Every setting of the user service's process (for the generated reference), and how they are read. */
+export const settings = serviceSettings({
   part: 'users',
   title: 'User service',
-  schemas: [
-    configSchema,
-    serviceDatabaseSchema(DATA_DIR_VARIABLE),
-    mailWorkerEnvSchema,
-    overloadEnvSchema,
-    managementEnvSchema('USERS', 9003),
-    processEnvSchema,
-  ],
-  renames: RENAMES,
-};
+  prefix: 'USERS',
+  managementPort: USUAL_PORTS.usersManagement,
+  schema: configSchema,
+  // The names these settings had before they were made one per setting across services.
+  renames: {
+    USERS_PUBLIC_HOST: ['USERS_HOST'],
+    AGENT_PUBLIC_URL: ['AGENT_URL'],
+    PRIVILEGED_SESSION_MAX_AGE: [OLD_PRIVILEGED_MINUTES],
+  },
+  alongside: [mailWorkerEnvSchema],
+  process: [processEnvSchema],
+});
 
-export interface Config {
+export interface Config extends CommonSettings {
   publicPort: number;
   adminPort: number;
   /** Bind address of the public API. */
@@ -353,6 +356,8 @@ export interface Config {
   /** Keys of SSO client secrets at rest: the first seals, every one opens. */
   ssoSecretKeys: readonly string[];
   securityEvents: { retentionDays: number; cleanupBatch: number };
+  /** How long ended records stay before the retention job deletes them (console/retention.ts). */
+  retention: { spentMs: number; finishedDeliveriesMs: number };
   console: { perToken: number; perIp: number; windowSeconds: number; maxTrustedRanges: number };
   /** The console's outbound SSO checks (docs/security.md, "SSO set-up in the console"). */
   consoleSso: { httpHosts: string[]; allowPrivate: boolean; timeoutMs: number; testRedirectUri: string };
@@ -363,16 +368,12 @@ export interface Config {
   trustProxy: TrustProxy;
   /** Apply pending migrations at start (`USERS_MIGRATE_AT_START`, default true); false: refuse to start while any is pending. */
   migrateAtStart: boolean;
-  /** Load shedding on event-loop lag (OVERLOAD_*; service-kit overload.ts). */
-  overload: OverloadConfig;
-  /** The management listener (`<PREFIX>_MANAGEMENT_PORT`/`_HOST`; service-kit management.ts). */
-  management: ManagementConfig;
   logLevel: string;
 }
 
 /** Parses the service configuration once, at start-up. Defaults are the development defaults. */
 export function loadConfig(given: Record<string, string | undefined> = process.env): Config {
-  const env = settingsFromFiles(applyRenames('users', given, RENAMES), settingNames(configSchema));
+  const env = settings.readEnv(privilegedMinutesAsDuration(given));
   const parsed = configSchema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(`Invalid user service configuration: ${z.prettifyError(parsed.error)}`);
@@ -382,11 +383,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     publicPort: c.USERS_PUBLIC_PORT,
     adminPort: c.USERS_ADMIN_PORT,
     host: c.USERS_PUBLIC_HOST,
-    admin: adminAccess('USERS', {
-      host: c.USERS_ADMIN_HOST,
-      keys: c.USERS_ADMIN_KEY,
-      allowedHosts: c.USERS_ADMIN_ALLOWED_HOSTS,
-    }),
+    admin: adminAccessFromEnv('USERS', c),
     identityAdminUrl: stripSlash(c.IDENTITY_ADMIN_URL),
     identityAdminKey: callerKey(c.IDENTITY_ADMIN_KEY),
     oauth2AdminUrl: stripSlash(c.OAUTH2_ADMIN_URL),
@@ -401,7 +398,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     appBaseUrl: new URL(c.APP_BASE_URL).origin,
     appName: c.APP_NAME,
     invitationTtlHours: c.INVITATION_TTL_HOURS,
-    privilegedSessionMaxAgeMs: c.PRIVILEGED_SESSION_MAX_AGE_MINUTES * 60_000,
+    privilegedSessionMaxAgeMs: c.PRIVILEGED_SESSION_MAX_AGE,
     terms: {
       version: c.TERMS_VERSION,
       url: c.TERMS_URL ?? `${new URL(c.APP_BASE_URL).origin}/account/terms`,
@@ -439,6 +436,10 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
       retentionDays: c.SECURITY_EVENTS_RETENTION_DAYS,
       cleanupBatch: c.SECURITY_EVENTS_CLEANUP_BATCH,
     },
+    retention: {
+      spentMs: c.SPENT_RECORDS_RETENTION_HOURS * 3_600_000,
+      finishedDeliveriesMs: c.WEBHOOK_DELIVERIES_RETENTION_DAYS * 86_400_000,
+    },
     console: {
       perToken: c.CONSOLE_RATE_LIMIT_PER_TOKEN,
       perIp: c.CONSOLE_RATE_LIMIT_PER_IP,
@@ -458,14 +459,13 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
       pollMs: c.WEBHOOK_POLL_MS,
     },
     scim: {
-      baseUrl: `${stripSlash(c.USERS_PUBLIC_URL ?? `http://localhost:${c.USERS_PUBLIC_PORT}`)}/scim/v2`,
+      baseUrl: `${stripSlash(c.USERS_PUBLIC_URL ?? localUrl(c.USERS_PUBLIC_PORT))}/scim/v2`,
       perToken: c.SCIM_RATE_LIMIT_PER_TOKEN,
       windowSeconds: c.SCIM_RATE_WINDOW_SECONDS,
     },
     trustProxy: c.TRUST_PROXY,
     migrateAtStart: c.USERS_MIGRATE_AT_START,
-    overload: overloadConfig(env),
-    management: managementConfig('USERS', 9003, env),
+    ...settings.common(env),
     logLevel: c.LOG_LEVEL,
   };
 }

@@ -12,6 +12,8 @@ interface OrganisationsTable {
   m365: boolean;
   /** Self sign-up for the organisation's domains (issue 25); off by default. */
   self_signup: Generated<boolean>;
+  /** Days its security events are kept (issue 38); null: SECURITY_EVENTS_RETENTION_DAYS. */
+  events_retention_days: Generated<number | null>;
   created_at: Date;
 }
 

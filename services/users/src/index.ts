@@ -86,7 +86,11 @@ export async function start(
     db: typed<UsersDb>(opts.db),
     config,
     clock: opts.clock ?? systemClock,
-    onError: (error) => app.admin.log.error({ err: error }, 'security event retention failed'),
+    onError: (error) =>
+      app.admin.log.error(
+        { err: error },
+        'retention (security events, feed, deliveries, spent records) failed',
+      ),
   });
   const samlRefresh = startSamlMetadataRefresh(
     { db: typed<UsersDb>(opts.db), config, clock: opts.clock ?? systemClock },

@@ -3,20 +3,16 @@
 // Database: DATABASE_URL (PostgreSQL), else PGlite in USERS_DATA_DIR, else an in-memory PGlite.
 // Mail: an outbox worker sends queued mail to SMTP_URL (MAIL_WORKER=false: another process does).
 import { startOutboxWorkerFromEnv, type OutboxWorker } from '@acme/mail';
-import { exitOnUnhandledErrors } from '@acme/service-kit/crash';
-import { hardenPrototype } from '@acme/service-kit/prototype';
-import { startIdleGc } from '@acme/service-kit/idle-gc';
+import { enterProcess, logListening } from '@acme/service-kit/entry-point';
 import { openServiceDatabase, refuseOnPendingMigrations } from '@acme/service-kit/migrations';
 import { drainOnSignals } from '@acme/service-kit/shutdown';
-import { DATA_DIR_VARIABLE } from './config.ts';
+import { settings } from './config.ts';
 import { migrationSets, start } from './index.ts';
 
-exitOnUnhandledErrors('users');
-hardenPrototype('users'); // started with --disable-proto=delete; else removed now
-startIdleGc(); // memory back to the system once load has passed
+enterProcess('users');
 
 // `users migrate` and `users migrate status` run the migration step and exit here.
-const db = await openServiceDatabase('users', DATA_DIR_VARIABLE, migrationSets);
+const db = await openServiceDatabase('users', settings.dataDirVariable, migrationSets);
 // The worker starts once the schema is ready (start migrates); its failures are in this service's metrics.
 const outbox: { worker?: OutboxWorker | undefined } = {};
 const mailWorker = {
@@ -29,9 +25,7 @@ const service = await start({ db, mailWorker }).catch(
 );
 const mail = startOutboxWorkerFromEnv(db);
 outbox.worker = mail;
-process.stderr.write(
-  `${JSON.stringify({ level: 'info', name: 'users', msg: 'listening', urls: service.urls })}\n`,
-);
+logListening('users', service.urls);
 
 // SIGTERM: stop accepting, let the requests in flight finish (up to 10 s), close the database, exit 0.
 drainOnSignals('users', async () => {

@@ -3,6 +3,27 @@ import { rateLimitTableStatements } from '@acme/db/rate-limit';
 import { RATE_LIMIT_TABLE } from './http/rate-limit.ts';
 
 /**
+ * A table of lowercase names (mail domains, Microsoft tenants) that each lead to one organisation,
+ * and its index by organisation: migrations `first` and `first + 1`.
+ */
+function organisationNames(first: number, table: string, name: string): Migration[] {
+  const number = (n: number) => String(n).padStart(3, '0');
+  return [
+    {
+      name: `${number(first)}_${table}`,
+      sql: `create table ${table} (
+      ${name} text primary key check (${name} = lower(${name})),
+      organisation_id uuid not null references organisations(id) on delete cascade
+    )`,
+    },
+    {
+      name: `${number(first + 1)}_${table}_organisation_id`,
+      sql: `create index ${table}_organisation_id on ${table} (organisation_id)`,
+    },
+  ];
+}
+
+/**
  * Namespace `users`. Plain SQL, one statement per migration (PGlite prepares each as one
  * statement), applied in order, never edited once released.
  */
@@ -19,17 +40,7 @@ export const migrations: Migration[] = [
       created_at timestamptz not null
     )`,
   },
-  {
-    name: '002_organisation_domains',
-    sql: `create table organisation_domains (
-      domain text primary key check (domain = lower(domain)),
-      organisation_id uuid not null references organisations(id) on delete cascade
-    )`,
-  },
-  {
-    name: '003_organisation_domains_organisation_id',
-    sql: 'create index organisation_domains_organisation_id on organisation_domains (organisation_id)',
-  },
+  ...organisationNames(2, 'organisation_domains', 'domain'),
   {
     name: '004_users',
     sql: `create table users (
@@ -151,17 +162,7 @@ export const migrations: Migration[] = [
     name: '181_api_clients_organisation_id',
     sql: 'create index api_clients_organisation_id on api_clients (organisation_id, created_at)',
   },
-  {
-    name: '160_organisation_m365_tenants',
-    sql: `create table organisation_m365_tenants (
-      tenant_id text primary key check (tenant_id = lower(tenant_id)),
-      organisation_id uuid not null references organisations(id) on delete cascade
-    )`,
-  },
-  {
-    name: '161_organisation_m365_tenants_organisation_id',
-    sql: 'create index organisation_m365_tenants_organisation_id on organisation_m365_tenants (organisation_id)',
-  },
+  ...organisationNames(160, 'organisation_m365_tenants', 'tenant_id'),
   {
     name: '162_marketplace_subscriptions',
     sql: `create table marketplace_subscriptions (
@@ -549,5 +550,35 @@ export const migrations: Migration[] = [
     sql: `alter table api_clients
       add column kind text not null default 'client_credentials' check (kind in ('client_credentials', 'web')),
       add column redirect_uris jsonb not null default '[]'::jsonb`,
+  },
+  {
+    // Retention (issue 38): the feed is trimmed with the log it mirrors, oldest first; each batch
+    // finds its rows here instead of reading the whole feed.
+    name: '600_event_feed_time',
+    sql: 'create index event_feed_time on event_feed (occurred_at)',
+  },
+  {
+    // Finished deliveries go after WEBHOOK_DELIVERIES_RETENTION_DAYS; pending and failing ones stay.
+    name: '601_webhook_deliveries_finished',
+    sql: `create index webhook_deliveries_finished on webhook_deliveries (created_at) where status in ('delivered', 'abandoned')`,
+  },
+  {
+    name: '602_git_auth_states_expires_at',
+    sql: 'create index git_auth_states_expires_at on git_auth_states (expires_at)',
+  },
+  {
+    // An organisation's own event retention (issue 38): null keeps SECURITY_EVENTS_RETENTION_DAYS.
+    name: '610_organisations_events_retention',
+    sql: 'alter table organisations add column events_retention_days integer check (events_retention_days >= 1)',
+  },
+  {
+    // The retention job trims one organisation's feed by age through this index.
+    name: '611_event_feed_organisation_time',
+    sql: 'create index event_feed_organisation_time on event_feed (organisation_id, occurred_at)',
+  },
+  {
+    // The retention job reads the few organisations that set their own retention.
+    name: '612_organisations_events_retention_set',
+    sql: 'create index organisations_events_retention on organisations (id) where events_retention_days is not null',
   },
 ];

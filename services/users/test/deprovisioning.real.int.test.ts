@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDb } from '@acme/db';
-import type { Database } from '@acme/db';
-import { freePort } from '@acme/test-kit/free-port';
-import { start as startUsers } from '../src/index.ts';
-import { platformAuthorizeUrl, startAuthStack } from './auth-stack.ts';
 import { runCliJson } from './harness.ts';
 import { Jar } from './jar.ts';
+import {
+  passwordSignIn,
+  tokenRequest as requestToken,
+  startRealStack,
+  type RealStack,
+} from './real-stack.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -23,9 +24,8 @@ const PASSWORD = 'Research-Demo-2026!';
 const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 
 describe('deprovisioning ends sessions, issued access tokens and API clients at once', () => {
-  let db: Database;
   const urls: Record<string, string> = {};
-  const closers: (() => Promise<void>)[] = [];
+  let stack: RealStack | undefined;
   let organisationId = '';
   let adminToken = '';
   let scimToken = '';
@@ -46,31 +46,11 @@ describe('deprovisioning ends sessions, issued access tokens and API clients at 
     });
 
   beforeAll(async () => {
-    db = await createTestDb();
-    const [usersPublic, usersAdmin] = await Promise.all([freePort(), freePort()]);
-    const usersAdminUrl = `http://localhost:${usersAdmin}`;
-    Object.assign(
-      urls,
-      await startAuthStack(db, closers, {
-        appOrigin: APP_ORIGIN,
-        usersAdminUrl,
-        identityEnv: { USERS_ADMIN_URL: usersAdminUrl },
-      }),
-    );
-    const users = await startUsers({
-      db,
-      logger: false,
-      env: {
-        USERS_PUBLIC_PORT: String(usersPublic),
-        USERS_ADMIN_PORT: String(usersAdmin),
-        USERS_MANAGEMENT_PORT: '0',
-        IDENTITY_ADMIN_URL: urls.identityAdmin!,
-        OAUTH2_ADMIN_URL: urls.oauth2Admin!,
-      },
+    stack = await startRealStack({
+      appOrigin: APP_ORIGIN,
+      identityEnv: (usersAdminUrl) => ({ USERS_ADMIN_URL: usersAdminUrl }),
     });
-    closers.push(users.close);
-    urls.users = users.urls.public!;
-    urls.usersAdmin = users.urls.admin!;
+    Object.assign(urls, stack.urls);
     const org = await json(`${urls.usersAdmin}/admin/organisations`, {
       method: 'POST',
       json: { name: 'Leavers Ltd', domains: ['leavers.test'], products: ['Platform'] },
@@ -83,8 +63,7 @@ describe('deprovisioning ends sessions, issued access tokens and API clients at 
     scimToken = created.body.token;
   }, 60_000);
   afterAll(async () => {
-    for (const close of closers.reverse()) await close();
-    await db.close();
+    await stack?.close();
   });
 
   async function newUser(role = 'member') {
@@ -105,44 +84,18 @@ describe('deprovisioning ends sessions, issued access tokens and API clients at 
     return created.body as { id: string; email: string; identityId: string };
   }
 
-  async function tokenRequest(form: Record<string, string>, authorization?: string) {
-    return json(`${urls.issuer}/oauth2/token`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        ...(authorization ? { authorization } : {}),
-      },
-      body: new URLSearchParams(form).toString(),
-    });
-  }
+  const tokenRequest = (form: Record<string, string>, authorization?: string) =>
+    requestToken(urls.issuer!, form, undefined, authorization);
 
   /** Authorize → password login → (consent skipped) → tokens; the browser keeps its session cookie. */
-  async function signIn(browser: Jar, email: string) {
-    const { url: authorizeUrl, verifier } = platformAuthorizeUrl(urls.issuer!, APP_ORIGIN);
-    const login = await browser.navigateToApp(authorizeUrl);
-    const challenge = login.searchParams.get('login_challenge')!;
-    const flow = await browser.fetch(
-      `${urls.identityPublic}/self-service/login/browser?login_challenge=${encodeURIComponent(challenge)}`,
-      { headers: { accept: 'application/json' } },
+  const signIn = (browser: Jar, email: string) =>
+    passwordSignIn(
+      browser,
+      { issuer: urls.issuer!, identityPublic: urls.identityPublic! },
+      APP_ORIGIN,
+      email,
+      PASSWORD,
     );
-    const csrf = flow.body.ui.nodes.find((n: any) => n.attributes.name === 'csrf_token').attributes.value;
-    const submitted = await browser.fetch(`${urls.identityPublic}/self-service/login?flow=${flow.body.id}`, {
-      method: 'POST',
-      headers: { accept: 'application/json' },
-      json: { method: 'password', identifier: email, password: PASSWORD, csrf_token: csrf },
-    });
-    expect(submitted.res.status).toBe(422);
-    const callback = await browser.navigateToApp(submitted.body.redirect_browser_to);
-    const token = await tokenRequest({
-      grant_type: 'authorization_code',
-      code: callback.searchParams.get('code')!,
-      redirect_uri: `${APP_ORIGIN}/account/callback`,
-      code_verifier: verifier,
-      client_id: 'platform',
-    });
-    expect(token.res.status).toBe(200);
-    return token.body as { access_token: string; refresh_token: string };
-  }
 
   const userinfo = async (accessToken: string) =>
     (await fetch(`${urls.issuer}/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } })).status;
@@ -173,7 +126,7 @@ describe('deprovisioning ends sessions, issued access tokens and API clients at 
     expect(client.res.status).toBe(201);
     const basic = `Basic ${Buffer.from(`${client.body.id}:${client.body.clientSecret}`).toString('base64')}`;
     const clientToken = await tokenRequest({ grant_type: 'client_credentials' }, basic);
-    expect(clientToken.res.status).toBe(200);
+    expect(clientToken.status).toBe(200);
     // Before: everything works.
     expect(await whoami(browser)).toBe(200);
     expect(await userinfo(tokens.access_token)).toBe(200);
@@ -196,7 +149,7 @@ describe('deprovisioning ends sessions, issued access tokens and API clients at 
     });
     expect(refresh.body.error).toBe('invalid_grant');
     const clientToken = await tokenRequest({ grant_type: 'client_credentials' }, basic);
-    expect(clientToken.res.status).toBe(401);
+    expect(clientToken.status).toBe(401);
     expect(clientToken.body.error).toBe('invalid_client');
     const clients = await consoleCall('GET', '/api-clients');
     expect(clients.body.apiClients.find((c: any) => c.id === clientId).revokedAt).not.toBeNull();

@@ -357,7 +357,7 @@ describe('git-auth: linking a source-code-host account (GitHub-like stand-in)', 
     expect(preflight.headers.get('access-control-allow-methods')).toContain('DELETE');
     expect(preflight.headers.get('access-control-allow-origin')).toBe(APP);
 
-    // The session signed in more than PRIVILEGED_SESSION_MAX_AGE_MINUTES (60) ago: refused, nothing changes.
+    // The session signed in more than PRIVILEGED_SESSION_MAX_AGE (1 h) ago: refused, nothing changes.
     const saved = svc.clock.now();
     svc.clock.set(Date.now() + 61 * 60_000);
     try {

@@ -4,6 +4,7 @@ import pino from 'pino';
 import { sql } from '@acme/db';
 import { createMailer, migrateMail } from '@acme/mail';
 import { createTestDb } from '@acme/db';
+import { createIdentityAdminClient } from '@acme/identity-contract/admin-client';
 import { startIdentityUnderTest, type IdentityUnderTest } from './identity-stack.ts';
 import { http, startTestService } from './harness.ts';
 import type { TestUsersService } from './harness.ts';
@@ -176,6 +177,21 @@ describe('invitations: admin API, lifecycle and the app-facing status', () => {
     } finally {
       svc.clock.advance(-48 * HOUR);
     }
+  });
+
+  it('the mail is in the invitee’s locale when their identity has one, else English (no person invites through the admin API)', async () => {
+    const inv = (await invite()).body as any;
+    expect(lastMail().subject).toBe('Acme & Co invited you to Platform');
+    expect(lastMail().html).toContain('<html lang="en">');
+    await createIdentityAdminClient({ baseUrl: identityService.adminUrl }).patchIdentity(inv.identityId, [
+      { op: 'add', path: '/traits/locale', value: 'de' },
+    ]);
+    const resent = await http(`${svc.adminUrl}/admin/invitations/${inv.id}/resend`, { method: 'POST' });
+    expect(resent.status).toBe(200);
+    expect(lastMail().to).toBe(inv.email);
+    expect(lastMail().subject).toBe('Acme & Co hat Sie zu Platform eingeladen');
+    expect(lastMail().text).toContain('Guten Tag Ivy,');
+    expect(lastMail().html).toContain('<html lang="de">');
   });
 
   it('revoke: the state and the link say revoked, the identity is deactivated and its sessions end', async () => {

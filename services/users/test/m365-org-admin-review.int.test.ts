@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, migrate, sql } from '@acme/db';
 import type { Database } from '@acme/db';
 import { migrations } from '../src/migrations.ts';
+import { listOrgAdminReview } from '../src/m365/service.ts';
 
 /**
  * Issue 20 repair: the migration that lists the org-admin grants marketplace activation gave to
@@ -94,6 +95,14 @@ describe('migration 230/231: org-admin grants to non-purchasers', () => {
       },
     ]);
     expect(rows.map((r) => r.user_id)).not.toContain(megan);
+    // What the operator's review route reads: the same rows, by organisation and then email.
+    const listed = await listOrgAdminReview(db.kysely);
+    expect(listed.map((r) => [r.organisation_id, r.email])).toEqual(
+      [
+        [contoso, 'diego@contoso.test'],
+        [tailspin, 'pat@tailspin.test'],
+      ].sort((a, b) => a[0]!.localeCompare(b[0]!)),
+    );
     // Nothing is demoted: the review is for the operator.
     const role = await sql<{
       role: string;

@@ -6,6 +6,7 @@ import {
   exchangeCode,
   passwordLogin,
   startRealStack,
+  tokenRequest,
   whoami as sessionOf,
   type RealStack,
   type RealStackUrls,
@@ -18,6 +19,8 @@ import {
 
 const APP_ORIGIN = 'http://localhost:4000';
 const MCP = 'http://localhost:4466/mcp';
+/** The assistant's loopback callback (on the app's origin here, where the test's browser stops). */
+const ASSISTANT_CALLBACK = `${APP_ORIGIN}/assistant/callback`;
 
 describe('a token for the MCP server at the platform APIs', () => {
   let stack: RealStack;
@@ -37,12 +40,20 @@ describe('a token for the MCP server at the platform APIs', () => {
     await stack.close();
   });
 
-  /** Signs Ada in through the real identity service and consent, asking for `resource` when given. */
+  /**
+   * Signs Ada in through the real identity service and consent: for the platform's application, or
+   * (`resource` given) for an assistant the operator registered for that resource, which she allows.
+   */
   async function accessToken(resource?: string): Promise<string> {
     const jar = new Jar();
     const authorize = platformAuthorizeUrl(urls.issuer, APP_ORIGIN);
     const url = new URL(authorize.url);
-    if (resource) url.searchParams.set('resource', resource);
+    const assistant = resource ? await registerAssistant(resource) : undefined;
+    if (assistant) {
+      url.searchParams.set('client_id', assistant);
+      url.searchParams.set('redirect_uri', ASSISTANT_CALLBACK);
+      url.searchParams.set('resource', resource!);
+    }
     const login = await jar.navigateToApp(url.toString());
     const submitted = await passwordLogin(
       jar,
@@ -58,12 +69,39 @@ describe('a token for the MCP server at the platform APIs', () => {
       json: {
         consentChallenge: consent.searchParams.get('consent_challenge')!,
         identitySessionId: session.body.id,
+        ...(assistant ? { decision: 'allow' } : {}),
       },
     });
     const callback = await jar.navigateToApp(accepted.body.redirectTo);
-    const token = await exchangeCode(urls.issuer, callback, authorize.verifier);
+    const token = assistant
+      ? await tokenRequest(urls.issuer, {
+          grant_type: 'authorization_code',
+          code: callback.searchParams.get('code')!,
+          redirect_uri: ASSISTANT_CALLBACK,
+          code_verifier: authorize.verifier,
+          client_id: assistant,
+        })
+      : await exchangeCode(urls.issuer, callback, authorize.verifier);
     expect(token.status).toBe(200);
     return (token.body as { access_token: string }).access_token;
+  }
+
+  /** A public client the operator registered with the MCP server as its only audience. */
+  async function registerAssistant(resource: string): Promise<string> {
+    const created = await fetch(`${urls.oauth2Admin}/admin/clients`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'Desk Assistant',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        redirect_uris: [ASSISTANT_CALLBACK],
+        token_endpoint_auth_method: 'none',
+        audience: [resource],
+      }),
+    });
+    expect(created.status).toBe(201);
+    return ((await created.json()) as { client_id: string }).client_id;
   }
 
   const get = (path: string, token: string) =>

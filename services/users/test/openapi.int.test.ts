@@ -9,6 +9,9 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, type JsonAnswer } from './harness.ts';
 import { startScimStack, type ScimStack } from './scim/scim-harness.ts';
+import { idpMetadata } from './saml-fixtures.ts';
+import { consoleSsoSchema, ssoConnectionReportSchema } from '@acme/users-contract/console-sso';
+import { trustedNetworksSchema } from '@acme/users-contract/networks';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -135,6 +138,8 @@ describe('user service OpenAPI documents', () => {
 
     expect((await consoleCall('GET', `${org()}/subscription`)).status).toBe(200);
     expect((await consoleCall('GET', `${org()}/self-signup`)).status).toBe(200);
+    expect((await consoleCall('GET', `${org()}/event-retention`)).status).toBe(200);
+    expect((await consoleCall('PUT', `${org()}/event-retention`, { retentionDays: 30 })).status).toBe(200);
     expect((await consoleCall('GET', `${org()}/trusted-networks`)).status).toBe(200);
     expect((await consoleCall('PUT', `${org()}/trusted-networks`, { ranges: [] })).status).toBe(200);
     expect((await consoleCall('GET', `${org()}/sso`)).status).toBe(200);
@@ -158,6 +163,77 @@ describe('user service OpenAPI documents', () => {
       400,
     );
     expect((await consoleCall('GET', `${org()}/members/${crypto.randomUUID()}`)).status).toBe(404);
+  });
+
+  it("the console's SSO and trusted networks routes validate with the contract's schemas, which the document carries", async () => {
+    // Requests and answers, accepted and refused, conform to the document.
+    const saml = await consoleCall('PUT', `${org()}/sso`, {
+      protocol: 'saml',
+      metadataXml: idpMetadata(),
+      jit: true,
+      enforce: false,
+    });
+    expect(saml.status, JSON.stringify(saml.body)).toBe(200);
+    expect(consoleSsoSchema.parse(saml.body).provider?.protocol).toBe('saml');
+    const tested = await consoleCall('POST', `${org()}/sso/test-connection`, {
+      protocol: 'saml',
+      metadataXml: idpMetadata(),
+    });
+    expect(tested.status).toBe(200);
+    expect(ssoConnectionReportSchema.parse(tested.body).checks[0]!.check).toBe('metadata');
+    for (const bad of [
+      { protocol: 'saml', jit: true, enforce: false },
+      {
+        protocol: 'saml',
+        metadataXml: idpMetadata(),
+        metadataUrl: 'https://idp.example/m',
+        jit: true,
+        enforce: false,
+      },
+      { issuer: 'https://idp.example?x=1', clientId: 'c', scopes: ['openid'], jit: true, enforce: false },
+      { issuer: 'https://idp.example', clientId: 'c', scopes: ['email'], jit: true, enforce: false },
+      { protocol: 'ldap' },
+    ]) {
+      const refused = await consoleCall('PUT', `${org()}/sso`, bad);
+      expect(refused.status, JSON.stringify(bad)).toBe(400);
+      expect(refused.body.errorCode).toBe('INVALID_REQUEST');
+    }
+    expect((await consoleCall('DELETE', `${org()}/sso`)).status).toBe(204);
+
+    for (const bad of [{ ranges: ['not a range'] }, { ranges: 'x' }, { ranges: [], extra: 1 }, {}]) {
+      const refused = await consoleCall('PUT', `${org()}/trusted-networks`, bad);
+      expect(refused.status, JSON.stringify(bad)).toBe(400);
+      expect(refused.body.errorCode).toBe('INVALID_REQUEST');
+    }
+    // Ranges that hold the caller's loopback address (else the next calls are refused), each once.
+    const set = await consoleCall('PUT', `${org()}/trusted-networks`, {
+      ranges: ['127.0.0.0/8', '::1/128', '127.0.0.0/8'],
+      confirmLockout: true,
+    });
+    expect(set.status).toBe(200);
+    expect(trustedNetworksSchema.parse(set.body).ranges).toEqual(['127.0.0.0/8', '::1/128']);
+    expect((await consoleCall('PUT', `${org()}/trusted-networks`, { ranges: [] })).status).toBe(200);
+
+    // The document's request bodies and answers are the contract's shapes.
+    const path = (p: string) => publicDoc.paths[`/console/organisations/{organisationId}${p}`];
+    const text = (value: unknown) => JSON.stringify(value);
+    const ssoBody = text(path('/sso').put.requestBody);
+    for (const field of [
+      'issuer',
+      'clientId',
+      'clientSecret',
+      'scopes',
+      'metadataUrl',
+      'metadataXml',
+      'enforce',
+    ])
+      expect(ssoBody).toContain(`"${field}"`);
+    for (const field of ['redirectUris', 'serviceProvider', 'idpEntityId', 'certificates'])
+      expect(text(path('/sso').get.responses[200])).toContain(`"${field}"`);
+    expect(text(path('/sso/test-connection').post.responses[200])).toContain('"signing_certificate"');
+    expect(text(path('/sso/test-sign-in/complete').post.responses[200])).toContain('"domainMatches"');
+    expect(text(path('/trusted-networks').put.requestBody)).toContain('"confirmLockout"');
+    expect(text(path('/trusted-networks').get.responses[200])).toContain('"yourAddress"');
   });
 
   it('SCIM answers conform, in SCIM media type and error schema', async () => {

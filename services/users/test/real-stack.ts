@@ -3,7 +3,7 @@ import { createTestDb, type Database } from '@acme/db';
 import { freePort } from '@acme/test-kit/free-port';
 import { start as startUsers } from '../src/index.ts';
 import { DEMO_PASSWORD } from '../src/seed.ts';
-import { startAuthStack, type AuthStackUrls } from './auth-stack.ts';
+import { platformAuthorizeUrl, startAuthStack, type AuthStackUrls } from './auth-stack.ts';
 import type { Jar } from './jar.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -168,4 +168,26 @@ export async function postDeviceVerification(jar: Jar, issuer: string, redirectT
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams(inputs).toString(),
   });
+}
+
+/**
+ * Authorize (client `platform`, PKCE) → password login → (first-party consent skipped) → tokens,
+ * as the app at `appOrigin` does it; `browser` keeps its identity session cookie.
+ */
+export async function passwordSignIn(
+  browser: Jar,
+  urls: { issuer: string; identityPublic: string },
+  appOrigin: string,
+  email: string,
+  password = DEMO_PASSWORD,
+): Promise<{ access_token: string; refresh_token: string }> {
+  const { url, verifier } = platformAuthorizeUrl(urls.issuer, appOrigin);
+  const login = await browser.navigateToApp(url);
+  const challenge = login.searchParams.get('login_challenge')!;
+  const submitted = await passwordLogin(browser, urls.identityPublic, challenge, email, password);
+  expect(submitted.res.status).toBe(422);
+  const callback = await browser.navigateToApp(submitted.body.redirect_browser_to);
+  const token = await exchangeCode(urls.issuer, callback, verifier);
+  expect(token.status).toBe(200);
+  return token.body;
 }

@@ -39,6 +39,15 @@ function route<S>(def: RouteDef<S>): RouteDef<unknown> {
 
 const none = z.object({});
 
+/** A screen in its own chunk (`load`) at `path`, whose search parameters are `params` (each optional). */
+function screen(path: string, params: readonly string[], load: Parameters<typeof lazyScreen>[0]) {
+  return route({
+    path,
+    search: z.object(Object.fromEntries(params.map((name) => [name, str]))),
+    component: lazyScreen(load),
+  });
+}
+
 const adminScreen = lazyScreen(() => import('../routes/admin.tsx'));
 const settingsScreen = lazyScreen(() => import('../routes/settings.tsx'));
 
@@ -58,120 +67,53 @@ const routes: RouteDef<unknown>[] = [
     }),
     component: LoginRoute,
   }),
-  route({
-    path: paths.consent,
-    search: z.object({ consent_challenge: str }),
-    component: lazyScreen(() => import('../routes/consent.tsx')),
-  }),
+  screen(paths.consent, ['consent_challenge'], () => import('../routes/consent.tsx')),
   // Device sign-in (RFC 8628): a guarded page in the guest-route sense: it signs in through the
   // authorization server's login challenge, never by itself.
-  route({
-    path: paths.device,
-    search: z.object({
-      user_code: str,
-      device_challenge: str,
-      login_challenge: str,
-      consent_challenge: str,
-      status: str,
-      error: str,
-    }),
-    component: lazyScreen(() => import('../routes/device.tsx')),
-  }),
-  route({
-    path: paths.callback,
-    search: z.object({ code: str, state: str, error: str, error_description: str, scope: str }),
-    component: lazyScreen(() => import('../routes/callback.tsx')),
-  }),
-  route({
-    path: paths.logout,
-    search: z.object({ logout_challenge: str, post_logout: str }),
-    component: lazyScreen(() => import('../routes/logout.tsx')),
-  }),
-  route({
-    path: paths.error,
-    search: z.object({ id: str, mode: str }),
-    component: lazyScreen(() => import('../routes/error.tsx')),
-  }),
-  route({
-    path: paths.accessDenied,
-    search: z.object({ product: str }),
-    component: lazyScreen(() => import('../routes/access-denied.tsx')),
-  }),
+  screen(
+    paths.device,
+    ['user_code', 'device_challenge', 'login_challenge', 'consent_challenge', 'status', 'error'],
+    () => import('../routes/device.tsx'),
+  ),
+  screen(
+    paths.callback,
+    ['code', 'state', 'error', 'error_description', 'scope'],
+    () => import('../routes/callback.tsx'),
+  ),
+  screen(paths.logout, ['logout_challenge', 'post_logout'], () => import('../routes/logout.tsx')),
+  screen(paths.error, ['id', 'mode'], () => import('../routes/error.tsx')),
+  screen(paths.accessDenied, ['product'], () => import('../routes/access-denied.tsx')),
   // Terms of Service and Privacy Notice: guest-allowed pages (signed in or not, same page).
-  route({
-    path: paths.terms,
-    search: z.object({ version: str }),
-    component: lazyScreen(() => import('../routes/terms.tsx')),
-  }),
-  route({
-    path: paths.privacy,
-    search: z.object({ version: str }),
-    component: lazyScreen(() => import('../routes/privacy.tsx')),
-  }),
+  screen(paths.terms, ['version'], () => import('../routes/terms.tsx')),
+  screen(paths.privacy, ['version'], () => import('../routes/privacy.tsx')),
   // The SSO pop-up window of the Teams frame (guest-allowed).
-  route({
-    path: paths.ssoPopup,
-    search: z.object({ provider: str, done: str, via: str }),
-    component: lazyScreen(() => import('../routes/sso-popup.tsx')),
-  }),
-  route({ path: paths.welcome, search: none, component: lazyScreen(() => import('../routes/welcome.tsx')) }),
+  screen(paths.ssoPopup, ['provider', 'done', 'via'], () => import('../routes/sso-popup.tsx')),
+  screen(paths.welcome, [], () => import('../routes/welcome.tsx')),
   // Screens of later issues: they send the user to login for now.
-  route({
-    path: paths.onboarding,
-    search: z.object({ flow: str, code: str, profileFlow: str }),
-    component: lazyScreen(() => import('../routes/onboarding.tsx')),
-  }),
-  route({
-    path: paths.mfaSetup,
-    search: z.object({ profileFlow: str }),
-    component: lazyScreen(() => import('../routes/mfa-setup.tsx')),
-  }),
-  route({
-    path: paths.verification,
-    search: z.object({ flow: str, code: str }),
-    component: lazyScreen(() => import('../routes/verification.tsx')),
-  }),
-  route({
-    path: paths.registration,
-    search: z.object({ flow: str }),
-    component: lazyScreen(() => import('../routes/registration.tsx')),
-  }),
-  route({
-    path: paths.forgotPassword,
-    search: z.object({ flow: str, profileFlow: str }),
-    component: lazyScreen(() => import('../routes/forgot-password.tsx')),
-  }),
-  route({
-    path: paths.profile,
-    search: z.object({ flow: str, profileFlow: str }),
-    component: lazyScreen(() => import('../routes/profile.tsx')),
-  }),
+  screen(paths.onboarding, ['flow', 'code', 'profileFlow'], () => import('../routes/onboarding.tsx')),
+  screen(paths.mfaSetup, ['profileFlow'], () => import('../routes/mfa-setup.tsx')),
+  screen(paths.verification, ['flow', 'code'], () => import('../routes/verification.tsx')),
+  screen(paths.registration, ['flow'], () => import('../routes/registration.tsx')),
+  screen(paths.forgotPassword, ['flow', 'profileFlow'], () => import('../routes/forgot-password.tsx')),
+  screen(paths.profile, ['flow', 'profileFlow'], () => import('../routes/profile.tsx')),
   // The account page: guarded (AccessGuard), in every application.
   // The whole page, and each of its sections on its own page (one chunk).
   ...[paths.settings, ...SETTINGS_SECTION_PATHS].map((path) =>
     route({ path, search: none, component: settingsScreen }),
   ),
-  route({
-    path: paths.m365Login,
-    search: z.object({ token: str, autoContinue: str, isTeams: str }),
-    component: lazyScreen(() => import('../routes/m365-login.tsx')),
-  }),
-  route({
-    path: paths.m365Logout,
-    search: z.object({ after_logout: str }),
-    component: lazyScreen(() => import('../routes/m365-logout.tsx')),
-  }),
+  screen(paths.m365Login, ['token', 'autoContinue', 'isTeams'], () => import('../routes/m365-login.tsx')),
+  screen(paths.m365Logout, ['after_logout'], () => import('../routes/m365-logout.tsx')),
   // The organisation admin console (issue 24): one lazy chunk for every /admin path.
   ...Object.values(CONSOLE_PATHS).map((path) =>
     route({ path, search: z.object({ id: str }), component: adminScreen }),
   ),
   // The console's Test sign-in callback (a popup): hands the provider's answer to its opener. Not
   // behind the guard: it signs nobody in, and the opener's console session completes the test.
-  route({
-    path: CONSOLE_SSO_TEST_CALLBACK,
-    search: z.object({ code: str, state: str, error: str }),
-    component: lazyScreen(() => import('../routes/admin-sso-test-callback.tsx')),
-  }),
+  screen(
+    CONSOLE_SSO_TEST_CALLBACK,
+    ['code', 'state', 'error'],
+    () => import('../routes/admin-sso-test-callback.tsx'),
+  ),
 ];
 
 /**

@@ -43,7 +43,7 @@ export default function LandingRoute() {
               <pre className="claims" data-testid="token-ext">
                 {JSON.stringify(claims?.ext ?? {}, null, 2)}
               </pre>
-              <div className="row">
+              <div className="row wrap">
                 <a
                   className="button secondary"
                   href={`${paths.settings}?from=${encodeURIComponent(config.application)}`}

@@ -158,6 +158,16 @@ export const errors = {
       id: 'service_overloaded',
       reason: 'The service is busy right now. Please try again in a moment.',
     }),
+  /**
+   * Self sign-up: the user service, which creates the member, did not answer in time or failed. The
+   * member may still be created by the call that timed out; a retry then finds the address taken.
+   */
+  signUpUnavailable: (retryAfterSec: number) =>
+    new IdentityError(503, {
+      id: 'service_unavailable',
+      reason: 'Sign-up could not be completed right now. Please try again in a moment.',
+      headers: { 'retry-after': String(Math.max(1, retryAfterSec)) },
+    }),
   /** The database cannot be reached right now (restarting, failing over): nothing was changed. */
   databaseUnavailable: () =>
     new IdentityError(503, {

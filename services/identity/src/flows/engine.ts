@@ -363,7 +363,7 @@ export function createFlowEngine(
       } catch (e) {
         // A body that does not decode is a 400 with the flow and message 4000001, as Kratos answers.
         if (e instanceof IdentityError && e.status === 400 && !e.init.id) {
-          const message = messages.generic(e.message);
+          const message = messages.refusalText(e.message);
           return settle(spec, flow, { type: 'flow_updated', messages: [{ pointer: '#/', message }] }, req);
         }
         throw e;
@@ -379,7 +379,7 @@ export function createFlowEngine(
         return settle(spec, flow, { type: 'flow_updated', messages: [{ pointer: '#/', message }] }, req);
       }
       if (strategy.browserOnly && flow.type === 'api') {
-        const message = messages.generic(`The ${strategy.method} method is not supported for API flows.`);
+        const message = messages.apiFlowUnsupported(strategy.method);
         return settle(spec, flow, { type: 'flow_updated', messages: [{ pointer: '#/', message }] }, req);
       }
       if (flow.type !== 'api' && !spec.csrfFirst && (strategy.needsCsrf?.(flow, body) ?? true))

@@ -30,7 +30,7 @@ export async function outsideTrustedNetworks(
         ...requestIdHeaders(),
       },
       body: JSON.stringify({ identityId, clientAddress }),
-      signal: AbortSignal.timeout(service.config.oidcTimeoutMs),
+      signal: AbortSignal.timeout(service.config.upstreamTimeoutMs),
     });
   } catch {
     return false;

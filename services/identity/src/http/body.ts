@@ -11,6 +11,15 @@ export function registerRawBodyParser(app: FastifyInstance): void {
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
 }
 
+/**
+ * Why a body does not decode, in English (the error envelope's `reason`; on a self-service flow the
+ * catalogue's `bodyNotJson`/`bodyNotObject` say it in the reader's locale).
+ */
+export const BODY_REFUSALS = {
+  notJson: 'Unable to decode JSON payload: the body is not valid JSON.',
+  notObject: 'Unable to decode JSON payload: expected a JSON object.',
+} as const;
+
 function mediaType(req: FastifyRequest): string {
   return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 }
@@ -49,7 +58,7 @@ export function readJson(req: FastifyRequest): unknown {
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw errors.badRequest('Unable to decode JSON payload: the body is not valid JSON.');
+    throw errors.badRequest(BODY_REFUSALS.notJson);
   }
   refuseInput(parsed);
   return parsed;
@@ -68,10 +77,10 @@ export function readFormOrJson(req: FastifyRequest): Record<string, unknown> {
     try {
       parsed = JSON.parse(raw);
     } catch {
-      throw errors.badRequest('Unable to decode JSON payload: the body is not valid JSON.');
+      throw errors.badRequest(BODY_REFUSALS.notJson);
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      throw errors.badRequest('Unable to decode JSON payload: expected a JSON object.');
+      throw errors.badRequest(BODY_REFUSALS.notObject);
     }
     refuseInput(parsed);
     return parsed as Record<string, unknown>;

@@ -11,7 +11,7 @@ import { applyJsonPatch } from './json-patch.ts';
 import { endRecoveryFlows } from './recovery-flows.ts';
 import { reclaimUnprovenAccount } from './unproven.ts';
 import { isUuid } from '../db/db.ts';
-import { removeLinks } from '../strategies/oidc/accounts.ts';
+import { listLinkRepairs, removeLinks } from '../strategies/oidc/accounts.ts';
 import { loadIdentity, loadMany, normalizeEmail, toApiIdentity } from './repo.ts';
 import {
   CreateIdentityBodySchema,
@@ -253,12 +253,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: IdentityContext):
     '/admin/oidc/link-repairs',
     openApi({ responses: { 200: LinkRepairsSchema } }),
     async (_req, reply) => {
-      const rows = await ctx.db
-        .selectFrom('identity_oidc_link_repairs')
-        .selectAll()
-        .orderBy('identity_id')
-        .orderBy('identifier')
-        .execute();
+      const rows = await listLinkRepairs(ctx.db);
       return reply.send(
         LinkRepairsSchema.parse({
           repairs: rows.map((r) => ({

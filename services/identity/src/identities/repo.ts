@@ -152,20 +152,118 @@ const insertRecovery = (db: Db, identityId: string, email: string, now: Date) =>
     })
     .execute();
 
+/** A new identity's rows, checked and ready to write (`insertNewIdentities`). */
+export interface NewIdentityRows {
+  id: string;
+  email: string;
+  state: 'active' | 'inactive';
+  traits: Traits;
+  metadataPublic: unknown;
+  metadataAdmin: unknown;
+  /** The password credential's config, when the identity has one. */
+  password: Record<string, unknown> | undefined;
+  /** The operator vouches for the address (as Kratos honours `verified` on import). */
+  verified: boolean;
+}
+
+const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+
 /**
- * The addresses of an identity written just now (nothing to reconcile): what `syncAddresses` would
- * write, in two statements instead of its reads and clean-ups (a batch import writes thousands).
+ * Writes new identities whole, in the caller's transaction, with one multi-row statement per table
+ * (a batch import's 1,000 identities in five statements rather than thousands). A taken address or
+ * identifier fails the statement (unique violation), so the caller's transaction writes nothing.
  */
-export async function addAddresses(
-  db: Db,
-  identityId: string,
-  traits: Traits,
-  now: Date,
-  verified: boolean,
-): Promise<void> {
-  const email = normalizeEmail(traits.email);
-  await insertVerifiable(db, identityId, email, now, verified);
-  await insertRecovery(db, identityId, email, now);
+export async function insertNewIdentities(db: Db, identities: readonly NewIdentityRows[], now: Date) {
+  if (identities.length === 0) return;
+  const stamps = { created_at: now, updated_at: now };
+  await db
+    .insertInto('identity_identities')
+    .values(
+      identities.map((i) => ({
+        id: i.id,
+        schema_id: SCHEMA_ID,
+        state: i.state,
+        traits: JSON.stringify(i.traits),
+        metadata_public: json(i.metadataPublic),
+        metadata_admin: json(i.metadataAdmin),
+        state_changed_at: now,
+        ...stamps,
+      })),
+    )
+    .execute();
+  const withPassword = identities.filter((i) => i.password !== undefined);
+  if (withPassword.length > 0) {
+    await db
+      .insertInto('identity_credentials')
+      .values(
+        withPassword.map((i) => ({
+          id: randomUUID(),
+          identity_id: i.id,
+          type: 'password',
+          config: JSON.stringify(i.password),
+          version: 0,
+          ...stamps,
+        })),
+      )
+      .execute();
+    await db
+      .insertInto('identity_credential_identifiers')
+      .values(withPassword.map((i) => ({ identifier: i.email, type: 'password', identity_id: i.id })))
+      .execute();
+  }
+  await db
+    .insertInto('identity_verifiable_addresses')
+    .values(
+      identities.map((i) => ({
+        id: randomUUID(),
+        identity_id: i.id,
+        value: i.email,
+        via: 'email',
+        verified: i.verified,
+        status: i.verified ? 'completed' : 'pending',
+        verified_at: i.verified ? now : null,
+        ...stamps,
+      })),
+    )
+    .execute();
+  await db
+    .insertInto('identity_recovery_addresses')
+    .values(
+      identities.map((i) => ({
+        id: randomUUID(),
+        identity_id: i.id,
+        value: i.email,
+        via: 'email',
+        ...stamps,
+      })),
+    )
+    .execute();
+}
+
+/** Which of these addresses an identity has already (as an address or a password identifier), in one query. */
+export async function takenEmails(db: Db, emails: readonly string[]): Promise<Set<string>> {
+  if (emails.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('identity_verifiable_addresses')
+    .select('value')
+    .where('via', '=', 'email')
+    .where('value', 'in', emails)
+    .union(
+      db
+        .selectFrom('identity_recovery_addresses')
+        .select('value')
+        .where('via', '=', 'email')
+        .where('value', 'in', emails),
+    )
+    .union(
+      db
+        .selectFrom('identity_credential_identifiers')
+        .select('identifier as value')
+        .where('type', '=', 'password')
+        .where('identifier', 'in', emails),
+    )
+    .execute();
+  return new Set(rows.map((r) => r.value));
 }
 
 /**

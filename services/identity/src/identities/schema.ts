@@ -1,3 +1,4 @@
+import { LOCALES } from '@acme/i18n';
 import { TraitsSchema, type Traits } from '@acme/identity-contract/traits';
 
 export const SCHEMA_ID = 'default';
@@ -43,6 +44,7 @@ export const identitySchema = {
             tosAccepted: { type: 'boolean' },
           },
         },
+        locale: { type: 'string', title: 'Language', enum: LOCALES },
       },
       required: ['email'],
     },

@@ -10,9 +10,10 @@ import { checkPasswordPolicy } from '../password/policy.ts';
 import { resetLogin } from '../throttle/attempts.ts';
 import { normalizeIdentifier } from '../throttle/backoff.ts';
 import {
-  addAddresses,
+  insertNewIdentities,
   loadIdentity,
   normalizeEmail,
+  type NewIdentityRows,
   syncAddresses,
   upsertCredential,
   type LoadedIdentity,
@@ -91,12 +92,18 @@ async function passwordConfig(
   throw errors.badRequest('credentials.password.config needs password or hashed_password.');
 }
 
+/** An identity's address or identifier is another's already (Kratos's 409). */
+export const conflictError = () =>
+  new IdentityError(409, {
+    reason: 'This identity conflicts with another identity that already exists.',
+  });
+
+/** Whether a write failed on a unique constraint (an address or identifier taken meanwhile). */
+export const isConflict = (e: unknown) =>
+  Boolean(e && typeof e === 'object' && (e as { code?: string }).code === '23505');
+
 function conflictOr(e: unknown): never {
-  if (e && typeof e === 'object' && (e as { code?: string }).code === '23505') {
-    throw new IdentityError(409, {
-      reason: 'This identity conflicts with another identity that already exists.',
-    });
-  }
+  if (isConflict(e)) throw conflictError();
   throw e;
 }
 
@@ -110,15 +117,13 @@ export async function createIdentity(
 }
 
 /**
- * Validates and writes one new identity in its own transaction, answering its id: an identity is
- * written whole or not at all. A taken address is a 409.
+ * Checks one new identity (schema, traits, password policy or imported hash) and answers its rows,
+ * a plain password hashed; nothing is written. A problem is the item's IdentityError.
  */
-export async function insertIdentity(
-  db: Db,
-  clock: Clock,
+export async function prepareIdentity(
   input: CreateIdentityInput,
   hash: HashFn = hashPassword,
-): Promise<string> {
+): Promise<NewIdentityRows> {
   checkSchemaId(input.schema_id);
   const traits = checkTraits(input.traits);
   const email = normalizeEmail(traits.email);
@@ -127,31 +132,41 @@ export async function insertIdentity(
   const verified = input.verifiable_addresses?.some(
     (a) => normalizeEmail(a.value) === email && a.verified === true,
   );
+  return {
+    id: randomUUID(),
+    email,
+    state: input.state ?? 'active',
+    traits,
+    metadataPublic: input.metadata_public,
+    metadataAdmin: input.metadata_admin,
+    password,
+    verified: verified ?? false,
+  };
+}
+
+/** Writes checked identities in one transaction: all of them, or (on a conflict) none. */
+export async function writeIdentities(db: Db, clock: Clock, identities: readonly NewIdentityRows[]) {
   const now = clock.now();
-  const id = randomUUID();
+  await db.transaction().execute((trx) => insertNewIdentities(trx, identities, now));
+}
+
+/**
+ * Validates and writes one new identity in its own transaction, answering its id: an identity is
+ * written whole or not at all. A taken address is a 409.
+ */
+async function insertIdentity(
+  db: Db,
+  clock: Clock,
+  input: CreateIdentityInput,
+  hash: HashFn = hashPassword,
+): Promise<string> {
+  const identity = await prepareIdentity(input, hash);
   try {
-    await db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('identity_identities')
-        .values({
-          id,
-          schema_id: SCHEMA_ID,
-          state: input.state ?? 'active',
-          traits: JSON.stringify(traits),
-          metadata_public: input.metadata_public === undefined ? null : JSON.stringify(input.metadata_public),
-          metadata_admin: input.metadata_admin === undefined ? null : JSON.stringify(input.metadata_admin),
-          state_changed_at: now,
-          created_at: now,
-          updated_at: now,
-        })
-        .execute();
-      if (password) await upsertCredential(trx, id, 'password', password, [email], now);
-      await addAddresses(trx, id, traits, now, verified ?? false);
-    });
+    await writeIdentities(db, clock, [identity]);
   } catch (e) {
     conflictOr(e);
   }
-  return id;
+  return identity.id;
 }
 
 export interface UpdateInput {

@@ -1,4 +1,5 @@
 import { renderUnprovenAccountNotice } from '@acme/mail';
+import { recipientLocale } from './notices.ts';
 import type { IdentityContext } from '../context.ts';
 import type { Db } from '../db/db.ts';
 import { recordSecurityEvent } from '../db/security-events.ts';
@@ -68,7 +69,8 @@ export async function reclaimUnprovenAccount(
     at: now,
   });
   if (address) {
-    const mail = renderUnprovenAccountNotice({ appName: service.config.appName, at: now });
+    const locale = await recipientLocale(trx, { to: address.value, identityId });
+    const mail = renderUnprovenAccountNotice({ appName: service.config.appName, at: now, locale });
     await service.mailer.enqueue({ to: address.value, ...mail }, trx);
   }
   return true;

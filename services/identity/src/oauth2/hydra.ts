@@ -1,4 +1,5 @@
 import { adminAuthHeaders } from '@acme/service-kit/admin-access';
+import { fetchOnceMore } from '@acme/service-kit/once-more';
 import { requestIdHeaders } from '@acme/service-kit/request-id';
 import { IdentityError } from '../errors/identity-error.ts';
 
@@ -23,19 +24,26 @@ export function createHydraClient(
   adminKey?: string,
 ): HydraClient {
   async function call(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+    // Reading a login request and accepting it (which sets the request's result) may be received
+    // twice: sent once more when the connection fails before an answer (a rolling restart).
+    const signal = AbortSignal.timeout(10_000);
     let res: Response;
     try {
-      res = await fetchImpl(`${adminUrl}${path}`, {
-        method,
-        headers: {
-          accept: 'application/json',
-          ...adminAuthHeaders(adminKey),
-          ...requestIdHeaders(),
-          ...(body ? { 'content-type': 'application/json' } : {}),
-        },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-        signal: AbortSignal.timeout(10_000),
-      });
+      res = await fetchOnceMore(
+        () =>
+          fetchImpl(`${adminUrl}${path}`, {
+            method,
+            headers: {
+              accept: 'application/json',
+              ...adminAuthHeaders(adminKey),
+              ...requestIdHeaders(),
+              ...(body ? { 'content-type': 'application/json' } : {}),
+            },
+            ...(body ? { body: JSON.stringify(body) } : {}),
+            signal,
+          }),
+        signal,
+      );
     } catch {
       throw new IdentityError(502, { reason: 'The OAuth 2.0 authorization server could not be reached.' });
     }

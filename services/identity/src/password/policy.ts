@@ -31,7 +31,7 @@ function commonPasswords(): Set<string> {
  */
 export function checkPasswordPolicy(password: string, identifier?: string): UiText | null {
   if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) {
-    return messages.passwordPolicy(`it is longer than ${MAX_PASSWORD_BYTES} bytes`);
+    return messages.passwordTooLong(MAX_PASSWORD_BYTES);
   }
   const length = [...password].length;
   if (length < MIN_PASSWORD_LENGTH) return messages.passwordTooShort(MIN_PASSWORD_LENGTH, length);
@@ -44,9 +44,9 @@ export function checkPasswordPolicy(password: string, identifier?: string): UiTe
       return messages.passwordTooSimilar();
     }
   }
-  if (!/[0-9]/.test(password)) return messages.passwordPolicy('it does not contain a number');
+  if (!/[0-9]/.test(password)) return messages.passwordNoNumber();
   if (![...password].some((c) => SPECIAL_CHARACTERS.includes(c))) {
-    return messages.passwordPolicy('it does not contain a special character');
+    return messages.passwordNoSpecial();
   }
   return null;
 }

@@ -5,7 +5,7 @@ import type { Db } from '../db/db.ts';
 import type { FlowRow } from '../db/schema.ts';
 import { recordSecurityEvent } from '../db/security-events.ts';
 import type { ActiveSession } from '../sessions/repo.ts';
-import { identityEmail, normalizeEmail } from '../identities/repo.ts';
+import { getCredential, identityEmail, normalizeEmail } from '../identities/repo.ts';
 import { messages } from '../ui/messages.ts';
 import { admitAccountAttempt } from '../throttle/attempts.ts';
 import { normalizeIdentifier } from '../throttle/backoff.ts';
@@ -18,9 +18,9 @@ export interface SecondFactorAttempt {
   wrong(message?: UiText): Outcome;
   /** The secret was right: the account's lockout count starts again and the guard's attempts are given back. */
   right(): Promise<void>;
-  /** Nothing was checked (no credential): every count is given back. */
-  giveBack(): Promise<void>;
 }
+
+type Credential = NonNullable<Awaited<ReturnType<typeof getCredential>>>;
 
 /**
  * The one admission of every second-factor code at login (TOTP and backup codes), counted before the
@@ -30,20 +30,23 @@ export interface SecondFactorAttempt {
  * - on the code guard's per-account budget (`CODE_SCOPE.totpAccount`: 10 per hour across every flow,
  *   shared by TOTP and backup codes) and the per-IP code budget.
  * The per-flow cap is the engine's attempt counter (`maxAttempts` of the strategy, one counter per
- * flow whatever the method). Answers either a refusal to return as is, or the admitted attempt.
+ * flow whatever the method). Answers either a refusal to return as is, or the admitted attempt with
+ * the account's credential of the method. Without one, nothing is checked: the account's count is
+ * given back and the answer is `missing`.
  */
 export async function admitSecondFactor(
   service: IdentityContext,
   p: {
     flow: FlowRow;
     session: ActiveSession;
-    ip: string;
+    client: { ip: string; userAgent: string };
     now: Date;
-    /** For the security event of a wrong code. */
+    /** The credential checked; also named in the security event of a wrong code. */
     method: 'totp' | 'lookup_secret';
-    userAgent: string;
+    /** The answer when the account has no credential of the method. */
+    missing: UiText;
   },
-): Promise<{ refused: Outcome } | { admitted: SecondFactorAttempt }> {
+): Promise<{ refused: Outcome } | { admitted: SecondFactorAttempt; credential: Credential }> {
   const { flow, session, now } = p;
   const identityId = session.row.identity_id;
   const address = normalizeEmail(identityEmail(session.identity, identityId));
@@ -61,7 +64,7 @@ export async function admitSecondFactor(
     flowKey: 'totp_guard_attempts',
     subject: identityId,
     subjectScope: CODE_SCOPE.totpAccount,
-    ip: p.ip,
+    ip: p.client.ip,
     now,
     limits: {
       // The per-flow cap is the engine's attempt counter (`maxAttempts`); the atomic per-account
@@ -79,7 +82,13 @@ export async function admitSecondFactor(
       guard.refused === 'ip' ? messages.codeNetworkLocked(guard.retryAfterSec) : messages.totpLocked();
     return { refused: { type: 'flow_updated', messages: [{ pointer: '#/', message }], countAttempt: true } };
   }
+  const credential = await getCredential(service.db, identityId, p.method);
+  if (!credential) {
+    await account.giveBack(); // no code was checked
+    return { refused: { type: 'flow_updated', messages: [{ pointer: '#/', message: p.missing }] } };
+  }
   return {
+    credential,
     admitted: {
       wrong: (message) => {
         const notice = lockoutNotice(service, account, key, address, 'second_factor').commit;
@@ -95,7 +104,6 @@ export async function admitSecondFactor(
         await guard.settle(true);
         await account.settle(true);
       },
-      giveBack: () => account.giveBack(),
     },
   };
 }
@@ -104,12 +112,12 @@ export async function admitSecondFactor(
 async function secondFactorFailed(
   trx: Db,
   service: IdentityContext,
-  p: { session: ActiveSession; ip: string; userAgent: string; now: Date; method: string },
+  p: { session: ActiveSession; client: { ip: string; userAgent: string }; now: Date; method: string },
   lockedUntil: Date | undefined,
 ): Promise<void> {
   const base = {
     subjectId: p.session.row.identity_id,
-    client: { ip: p.ip, userAgent: p.userAgent },
+    client: p.client,
     at: p.now,
   };
   await recordSecurityEvent(trx, service, {

@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { DEV_SP_ENCRYPTION_KEY, DEV_SP_SIGNING_KEY } from '../../src/strategies/saml/dev-keys.ts';
+import {
+  DEV_SP_ENCRYPTION_CERT,
+  DEV_SP_ENCRYPTION_KEY,
+  DEV_SP_SIGNING_CERT,
+  DEV_SP_SIGNING_KEY,
+} from '../../src/strategies/saml/dev-keys.ts';
 
 /** The identity service's secret settings: comma-separated lists, each also readable from X_FILE. */
 const A = 'a-secret-value-of-at-least-32-chars-000';
@@ -46,12 +51,18 @@ describe('identity secret settings', () => {
     const config = loadConfig({
       IDENTITY_SAML_SIGNING_KEY: `${DEV_SP_SIGNING_KEY.replaceAll('\n', '\\n')},${DEV_SP_ENCRYPTION_KEY}`,
       IDENTITY_SAML_ENCRYPTION_KEY: `${DEV_SP_ENCRYPTION_KEY},${DEV_SP_SIGNING_KEY}`,
+      // Each key's certificate, at the same place in its list.
+      IDENTITY_SAML_SIGNING_CERT: `${DEV_SP_SIGNING_CERT},${DEV_SP_ENCRYPTION_CERT}`,
+      IDENTITY_SAML_ENCRYPTION_CERT: `${DEV_SP_ENCRYPTION_CERT},${DEV_SP_SIGNING_CERT}`,
     });
     expect(config.saml.signingKey).toBe(DEV_SP_SIGNING_KEY.trim());
     expect(config.saml.encryptionKeys).toEqual([DEV_SP_ENCRYPTION_KEY.trim(), DEV_SP_SIGNING_KEY.trim()]);
     const text = refusal({
       IDENTITY_SAML_ENCRYPTION_KEY: `${DEV_SP_ENCRYPTION_KEY},not a key but long enough to pass the length check of sixty-four`,
+      IDENTITY_SAML_ENCRYPTION_CERT: `${DEV_SP_ENCRYPTION_CERT},${DEV_SP_SIGNING_CERT}`,
     });
+    // Refused for the key that is no key, not for a missing certificate.
+    expect(text).not.toContain('_CERT must list');
     expect(text).toContain('IDENTITY_SAML_ENCRYPTION_KEY');
     expect(text).not.toContain('not a key');
   });

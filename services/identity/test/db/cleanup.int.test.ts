@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Browser, createUser, login, newLoginFlow, startHarness, type Harness } from '../harness.ts';
 import { cleanupExpired } from '../../src/db/cleanup.ts';
+import { loadConfig } from '../../src/config.ts';
 
 describe('cleanupExpired', () => {
   let h: Harness;
@@ -27,7 +28,7 @@ describe('cleanupExpired', () => {
         count: 3,
       })
       .execute();
-    await cleanupExpired(h.app.ctx.db, h.clock.now());
+    await cleanupExpired(h.app.ctx.db, h.clock.now(), h.app.ctx.config.retention);
     const flows = await h.app.ctx.db.selectFrom('identity_flows').select('id').execute();
     expect(flows.map((f) => f.id)).toContain(flow.id);
     expect(flows.length).toBe(2); // the fresh login's flow and the new one
@@ -72,8 +73,96 @@ describe('cleanupExpired', () => {
         expires_at: new Date(now.getTime() + 600_000),
       })
       .execute();
-    await cleanupExpired(h.app.ctx.db, now, 3);
+    await cleanupExpired(h.app.ctx.db, now, h.app.ctx.config.retention, 3);
     const left = await h.app.ctx.db.selectFrom('identity_oidc_states').select('state_hash').execute();
     expect(left.map((r) => r.state_hash)).toEqual(['live']);
+  });
+
+  it('keeps an expired flow and an ended session for their retention and deletes them after it', async () => {
+    const hour = 3600_000;
+    // Two hours for spent records, three days for ended sessions (the settings' smallest units).
+    const retention = {
+      spentMs: 2 * hour,
+      endedSessionsMs: 72 * hour,
+      spentChallengesMs: 2 * hour,
+      spentAssertionsMs: 2 * hour,
+    };
+    await h.app.ctx.db.deleteFrom('identity_flows').execute();
+    await h.app.ctx.db.deleteFrom('identity_sessions').execute();
+    await createUser(h, 'retained@example.com');
+    const browser = new Browser(h.publicUrl);
+    await login(browser, 'retained@example.com');
+    const { flow } = await newLoginFlow(new Browser(h.publicUrl));
+    const flowIds = async () =>
+      (await h.app.ctx.db.selectFrom('identity_flows').select('id').execute()).map((f) => f.id);
+    const sessionCount = async () =>
+      (await h.app.ctx.db.selectFrom('identity_sessions').select('id').execute()).length;
+    // The flow expires after IDENTITY_FLOW_LIFESPAN (1 h): a minute short of 1 h + 2 h it stays.
+    h.clock.advance(3 * hour - 60_000);
+    await cleanupExpired(h.app.ctx.db, h.clock.now(), retention);
+    expect(await flowIds()).toContain(flow.id);
+    h.clock.advance(2 * 60_000);
+    await cleanupExpired(h.app.ctx.db, h.clock.now(), retention);
+    expect(await flowIds()).not.toContain(flow.id);
+    // The session expires after IDENTITY_SESSION_LIFESPAN (24 h), then stays its 72 h.
+    expect(await sessionCount()).toBe(1);
+    h.clock.advance(24 * hour + 72 * hour - 3 * hour - 60_000);
+    await cleanupExpired(h.app.ctx.db, h.clock.now(), retention);
+    expect(await sessionCount()).toBe(1);
+    h.clock.advance(2 * 60_000);
+    await cleanupExpired(h.app.ctx.db, h.clock.now(), retention);
+    expect(await sessionCount()).toBe(0);
+  });
+
+  it('a spent passkey challenge outlives a shorter retention while the challenge could still be answered (no replay)', async () => {
+    const hour = 3600_000;
+    // SPENT_RECORDS_RETENTION_HOURS=1 with IDENTITY_WEBAUTHN_CHALLENGE_LIFESPAN=3h: the spent mark
+    // must stay the challenge's three hours, or a captured answer could be spent a second time.
+    const { retention } = loadConfig({
+      SPENT_RECORDS_RETENTION_HOURS: '1',
+      IDENTITY_WEBAUTHN_CHALLENGE_LIFESPAN: '3h',
+    });
+    expect(retention.spentMs).toBe(hour);
+    const spentAt = h.clock.now();
+    await h.app.ctx.db
+      .insertInto('identity_webauthn_spent_challenges')
+      .values({ challenge: 'answered-once', spent_at: spentAt })
+      .execute();
+    const spent = async () =>
+      (await h.app.ctx.db.selectFrom('identity_webauthn_spent_challenges').select('challenge').execute()).map(
+        (c) => c.challenge,
+      );
+    h.clock.advance(3 * hour - 60_000);
+    await cleanupExpired(h.app.ctx.db, h.clock.now(), retention);
+    expect(await spent()).toContain('answered-once');
+    h.clock.advance(2 * 60_000);
+    await cleanupExpired(h.app.ctx.db, h.clock.now(), retention);
+    expect(await spent()).not.toContain('answered-once');
+  });
+
+  it('threat: a spent SAML assertion id is deleted while the assertion is still accepted (clock skew longer than the retention), so a replay passes', async () => {
+    const hour = 3600_000;
+    // SPENT_RECORDS_RETENTION_HOURS=1 with IDENTITY_SAML_CLOCK_SKEW=2h: an assertion is accepted
+    // until NotOnOrAfter + 2 h, so its spent id must stay that long (a replay at 90 min is refused).
+    const { retention } = loadConfig({ SPENT_RECORDS_RETENTION_HOURS: '1', IDENTITY_SAML_CLOCK_SKEW: '2h' });
+    expect(retention.spentMs).toBe(hour);
+    const notOnOrAfter = h.clock.now();
+    await h.app.ctx.db
+      .insertInto('identity_saml_spent_assertions')
+      .values({ assertion_id: '_spent-once', expires_at: notOnOrAfter })
+      .execute();
+    const spent = async () =>
+      (await h.app.ctx.db.selectFrom('identity_saml_spent_assertions').select('assertion_id').execute()).map(
+        (a) => a.assertion_id,
+      );
+    h.clock.advance(90 * 60_000);
+    await cleanupExpired(h.app.ctx.db, h.clock.now(), retention);
+    expect(await spent()).toContain('_spent-once');
+    h.clock.advance(30 * 60_000 - 60_000);
+    await cleanupExpired(h.app.ctx.db, h.clock.now(), retention);
+    expect(await spent()).toContain('_spent-once');
+    h.clock.advance(2 * 60_000);
+    await cleanupExpired(h.app.ctx.db, h.clock.now(), retention);
+    expect(await spent()).not.toContain('_spent-once');
   });
 });

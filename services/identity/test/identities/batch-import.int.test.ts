@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import bcrypt from 'bcryptjs';
 import { hash as argonHash } from '@node-rs/argon2';
 import { openApiErrors } from '@acme/test-kit/openapi';
-import { Browser, login, startHarness, traits, type Harness, type Res } from '../harness.ts';
+import { Browser, createUser, login, startHarness, traits, type Harness, type Res } from '../harness.ts';
 
 /**
  * Kratos `PATCH /admin/identities`: batch import with per-item results, hashes from other systems,
@@ -201,6 +201,27 @@ describe('PATCH /admin/identities', () => {
       expect(r.body.error.code).toBe(400);
     }
     expect(await identityCount('p@example.com')).toBe(0);
+  });
+
+  it('threat: an import of 200 plain passwords floods the hash pool, so most items and sign-ins meanwhile get 503', async () => {
+    await createUser(h, 'signs-in-meanwhile@example.com');
+    const items = Array.from({ length: 200 }, (_, i) => ({
+      create: {
+        ...person(`pool-${i}@example.com`),
+        credentials: { password: { config: { password: 'a fine long passphrase 9' } } },
+      },
+    }));
+    const importing = importBatch(items);
+    // A sign-in while the import hashes (its request reaches the pool after the import's first hashes).
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const signIn = await login(new Browser(h.publicUrl), 'signs-in-meanwhile@example.com');
+    const res = await importing;
+    expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(200);
+    const results = (res.body as { identities: { action: string }[] }).identities;
+    expect(results).toHaveLength(200);
+    expect(results.filter((r) => r.action === 'create')).toHaveLength(200);
+    expect(signIn.status, JSON.stringify(signIn.body).slice(0, 300)).toBe(200);
+    expect(await identityCount('pool-199@example.com')).toBe(1);
   });
 
   it('abuse: 50 parallel calls over the limit are all refused, and 50 parallel imports of the same people create each once', async () => {

@@ -81,9 +81,9 @@ class PostgresAdapter implements Adapter {
     const uid = typeof payload.uid === 'string' ? payload.uid : null;
     const userCode = typeof payload.userCode === 'string' ? payload.userCode : null;
     const write = (cond: RawBuilder<unknown>) => sql`
-      insert into oauth2_models (model, id, payload, grant_id, uid, user_code, expires_at)
+      insert into oauth2_models (model, id, payload, grant_id, uid, user_code, expires_at, created_at)
       select ${this.model}::text, ${id}::text, ${JSON.stringify(payload)}::jsonb, ${grantId}::text,
-             ${uid}::text, ${userCode}::text, ${expiresAt}::timestamptz
+             ${uid}::text, ${userCode}::text, ${expiresAt}::timestamptz, ${now.toISOString()}::timestamptz
       where ${cond}
       on conflict (model, id) do update set
         payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid,
@@ -267,16 +267,70 @@ export function createAdapterRegistry(ctx: AdapterContext): AdapterRegistry {
 const CLEANUP_BATCH = 1000;
 
 /**
- * Deletes rows past their expiry (run at start-up and periodically), in batches of `batchSize`,
- * each its own statement on the expiry index.
+ * Deletes rows past their expiry (run at start-up and periodically): oidc-provider's records,
+ * consent sessions and device codes' polling records, in batches of `batchSize`, each its own
+ * statement on the expiry index.
  */
 export async function deleteExpired(db: Database, clock: Clock, batchSize = CLEANUP_BATCH): Promise<void> {
   const now = clock.now().toISOString();
   const where = sql`expires_at < ${now}::timestamptz`;
   await deleteInBatches(db.kysely, { table: 'oauth2_models', where, batchSize });
-  await deleteInBatches(db.kysely, {
-    table: 'oauth2_consent_sessions',
-    where,
-    batchSize,
-  });
+  await deleteInBatches(db.kysely, { table: 'oauth2_consent_sessions', where, batchSize });
+  await deleteInBatches(db.kysely, { table: 'oauth2_device_polls', where, batchSize });
+}
+
+/**
+ * Deletes grants nothing needs any more, with their consent sessions and their spent tokens: a grant
+ * at least `idleHours` old none of whose codes or tokens is live (unexpired, and unconsumed, or a
+ * refresh token inside its reuse grace window). Every sign-in makes a grant that would otherwise
+ * stay for its whole lifetime (OAUTH2_GRANT_TTL) after its last refresh token went. The grants are
+ * walked by age through their index, `batchSize` at a time; each batch deletes in one statement the
+ * ones that are idle at that moment, so a refresh running meanwhile keeps its grant (its refresh
+ * token is live until the new one is written). Returns how many grants went.
+ */
+export async function deleteIdleGrants(
+  db: Database,
+  clock: Clock,
+  options: { idleHours: number; refreshGraceSeconds: number },
+  batchSize = CLEANUP_BATCH,
+): Promise<number> {
+  const now = clock.now();
+  const cutoff = new Date(now.getTime() - options.idleHours * 3600_000).toISOString();
+  const graceStart = new Date(now.getTime() - options.refreshGraceSeconds * 1000).toISOString();
+  let after: { createdAt: string; id: string } = { createdAt: '-infinity', id: '' };
+  let total = 0;
+  for (;;) {
+    const page = (
+      await sql<{ id: string; created_at: string }>`
+        select id, created_at::text as created_at from oauth2_models
+        where model = 'Grant' and created_at < ${cutoff}::timestamptz
+          and (created_at, id) > (${after.createdAt}::timestamptz, ${after.id}::text)
+        order by created_at, id
+        limit ${sql.lit(batchSize)}`.execute(db.kysely)
+    ).rows;
+    if (page.length === 0) return total;
+    const ids = page.map((r) => r.id);
+    const last = page[page.length - 1]!;
+    // The page again, as a range of the age index; each grant's live codes and tokens are looked up
+    // one grant at a time on the grant index (a scalar subquery: never a join over the whole table).
+    const idle = sql`model = 'Grant' and created_at < ${cutoff}::timestamptz
+        and (created_at, id) > (${after.createdAt}::timestamptz, ${after.id}::text)
+        and (created_at, id) <= (${last.created_at}::timestamptz, ${last.id}::text)
+        and (select 1 from oauth2_models t
+          where t.grant_id = oauth2_models.id and t.model <> 'Grant'
+            and (t.expires_at is null or t.expires_at > ${now.toISOString()}::timestamptz)
+            and (t.consumed_at is null
+              or (t.model = 'RefreshToken' and t.consumed_at > ${graceStart}::timestamptz))
+          limit 1) is null`;
+    total += await deleteInBatches(db.kysely, { table: 'oauth2_models', where: idle, batchSize });
+    // What the deleted grants leave behind: their consent sessions and spent tokens.
+    for (const table of ['oauth2_consent_sessions', 'oauth2_models']) {
+      const grantId = sql.ref(`${table}.grant_id`);
+      const where = sql`${grantId} = any(${ids}::text[])
+          and (select 1 from oauth2_models g where g.model = 'Grant' and g.id = ${grantId}) is null`;
+      await deleteInBatches(db.kysely, { table, where, batchSize });
+    }
+    after = { createdAt: last.created_at, id: last.id };
+    if (page.length < batchSize) return total;
+  }
 }

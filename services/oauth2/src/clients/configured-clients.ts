@@ -1,5 +1,5 @@
 import { appUrls, type OAuth2Config } from '../config.ts';
-import { SUPPORTED_SCOPES } from '../context.ts';
+import { ACCESS_TOKEN_RESOURCE, SUPPORTED_SCOPES } from '../context.ts';
 import { DEVICE_GRANT, type StoredClient } from './client-document.ts';
 
 type Seed = Omit<StoredClient, 'created_at' | 'updated_at' | 'rotated_secrets'>;
@@ -8,7 +8,8 @@ const common = () => ({
   token_endpoint_auth_method: 'none',
   scope: SUPPORTED_SCOPES.join(' '),
   hydra_metadata: {},
-  audience: [],
+  // The platform's own applications and devices call the platform's APIs only.
+  audience: [ACCESS_TOKEN_RESOURCE],
   owner: '',
   skip_logout_consent: false,
   allowed_cors_origins: [],

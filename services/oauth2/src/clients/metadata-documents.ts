@@ -15,7 +15,8 @@ import {
  * `redirect_uris`, …). The authorization server fetches that document through the outbound guard
  * (https only, public addresses only, no redirects, a time-out and a size limit), keeps it for a
  * while, and treats the client as a public client: no secret, PKCE (required of every client),
- * the authorization code grant with refresh tokens, and a person's consent every time it is new.
+ * the authorization code grant with refresh tokens, a person's consent every time it is new, and
+ * tokens for the configured resource servers only (as a dynamically registered client).
  *
  * A document is refused (the client is unknown) when its `client_id` is not exactly its own URL,
  * when it is not a JSON object, larger than the limit, asks for a secret or another grant, or
@@ -51,6 +52,8 @@ interface MetadataDocumentOptions {
   loopback: boolean;
   timeoutMs: number;
   rules: ClientRules;
+  /** The audiences such a client may get tokens for: the configured resource servers. */
+  audiences: readonly string[];
   clock: Clock;
   logger: Logger;
   /** A test's resolver (node's otherwise). */
@@ -96,7 +99,10 @@ function clientOf(id: string, text: string, options: MetadataDocumentOptions): S
   if ((method !== undefined && method !== 'none') || given.client_secret !== undefined) {
     throw refused(id, 'a client named by its document has no secret (token_endpoint_auth_method none)');
   }
-  const doc: Record<string, unknown> = { token_endpoint_auth_method: 'none' };
+  const doc: Record<string, unknown> = {
+    token_endpoint_auth_method: 'none',
+    audience: [...options.audiences],
+  };
   for (const field of DOCUMENT_FIELDS) {
     if (Object.hasOwn(given, field)) doc[field] = given[field];
   }

@@ -118,156 +118,165 @@ async function readForm(ctx: Parameters<Middleware>[0]): Promise<URLSearchParams
   return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
 }
 
+type Ctx = Parameters<Middleware>[0];
+type Next = () => Promise<unknown>;
+type DeviceHandler = (deps: DeviceDeps, ctx: Ctx, next: Next) => Promise<unknown>;
+interface DeviceDeps {
+  rt: OAuth2Runtime;
+  db: Database;
+  limiters: DeviceLimiters;
+}
+
+/** `POST /oauth2/device/auth`: limited per IP; the library's answer gets our verification URIs. */
+async function deviceAuthorization({ rt, limiters }: DeviceDeps, ctx: Ctx, next: Next) {
+  const limit = await limiters.authorization.hit(ctx.ip, rt.clock.now());
+  if (!limit.allowed) {
+    ctx.set('Retry-After', String(limit.retryAfterSec));
+    return refuse(ctx, 429, 'too_many_requests', 'Too many device codes were requested. Try again later.');
+  }
+  await next();
+  const body = ctx.body as Record<string, unknown> | undefined;
+  if (ctx.status === 200 && body && typeof body.user_code === 'string') {
+    const clientId = (ctx as unknown as KoaContextWithOIDC).oidc?.client?.clientId;
+    const origin = verificationOrigin(rt, clientId);
+    ctx.body = {
+      ...body,
+      verification_uri: devicePage(origin),
+      verification_uri_complete: devicePage(origin, { user_code: body.user_code }),
+      interval: rt.config.device.pollInterval,
+    };
+  }
+}
+
+/**
+ * `GET /oauth2/device/verify`: without a verifier, a new challenge bound to this browser; with one
+ * (once, in the bound browser only), the library's confirmation form with a one-time ticket.
+ */
+async function verifyPage({ rt }: DeviceDeps, ctx: Ctx, next: Next) {
+  const verifier = ctx.query.device_verifier;
+  if (verifier === undefined) return startChallenge(rt, ctx);
+  if (typeof verifier !== 'string' || verifier.length > 128) {
+    return refuse(ctx, 400, 'invalid_request', 'The device verifier is invalid.');
+  }
+  const verifiers = rt.adapters.get(VERIFIER_MODEL);
+  const id = digest(verifier);
+  const record = (await verifiers.findRecord(id))?.payload as unknown as VerifierRecord | undefined;
+  const fresh = record !== undefined && (await verifiers.consumeOnce(id));
+  const challenge = record
+    ? ((await rt.adapters.get(CHALLENGE_MODEL).findRecord(record.challenge))?.payload as unknown as
+        ChallengeRecord | undefined)
+    : undefined;
+  if (!record || !fresh || !challenge) {
+    return refuse(
+      ctx,
+      400,
+      'invalid_request',
+      'The device verifier is invalid, expired or was already used.',
+    );
+  }
+  const cookie = ctx.cookies.get(DEVICE_BINDING_COOKIE);
+  if (!cookie || digest(cookie) !== challenge.binding) {
+    return refuse(
+      ctx,
+      403,
+      'access_denied',
+      'The device code was entered in another browser. Open the device page again in this browser.',
+    );
+  }
+  // The library's form carries a one-time ticket, never the user code itself.
+  const ticket = newSecret();
+  await rt.adapters
+    .get(TICKET_MODEL)
+    .upsert(digest(ticket), asPayload({ userCode: record.userCode }), rt.config.ttl.interaction);
+  ctx.query = { user_code: ticket };
+  return next();
+}
+
+/** `POST /oauth2/device/verify`: only the ticket's auto-post gets through (user codes are checked by the admin accept alone). */
+async function confirmTicket({ rt }: DeviceDeps, ctx: Ctx, next: Next) {
+  const form = await readForm(ctx);
+  const ticket = form?.get('user_code');
+  const xsrf = form?.get('xsrf');
+  const tickets = rt.adapters.get(TICKET_MODEL);
+  const record =
+    ticket && xsrf
+      ? ((await tickets.findRecord(digest(ticket)))?.payload as { userCode?: string })
+      : undefined;
+  if (!record?.userCode || !(await tickets.consumeOnce(digest(ticket!)))) {
+    return refuse(
+      ctx,
+      400,
+      'invalid_request',
+      'The device verification request is invalid or was already used.',
+    );
+  }
+  (ctx.request as unknown as { body: unknown }).body = { xsrf, user_code: record.userCode, confirm: 'yes' };
+  return next();
+}
+
+/** `POST /oauth2/token` of the device grant: `expired_token` for an expired code, `slow_down` for fast polls. */
+async function devicePoll({ rt, db }: DeviceDeps, ctx: Ctx, next: Next) {
+  await next();
+  const oidc = (ctx as unknown as KoaContextWithOIDC).oidc;
+  const body = ctx.body as { error?: string } | undefined;
+  const deviceCode = oidc?.params?.device_code;
+  if (oidc?.params?.grant_type !== DEVICE_GRANT || typeof deviceCode !== 'string') return;
+  if (body?.error === 'invalid_grant' && (await expiredRow(db, 'id', deviceCode, rt.clock.now()))) {
+    // The adapter hides expired rows; the RFC's answer for them is expired_token.
+    ctx.body = { error: 'expired_token', error_description: 'The device code has expired.' };
+    return;
+  }
+  if (
+    ctx.status === 400 &&
+    body?.error === 'authorization_pending' &&
+    (await pollTooFast(db, digest(deviceCode), rt.clock.now(), rt.config.device))
+  ) {
+    ctx.body = {
+      error: 'slow_down',
+      error_description: `Polling too fast: wait at least the interval between requests (now ${SLOW_DOWN_STEP} s longer).`,
+    };
+  }
+}
+
+/** A new challenge for this browser (bound by a cookie), sent on to the app's device page. */
+async function startChallenge(rt: OAuth2Runtime, ctx: Ctx) {
+  const { config } = rt;
+  // The application whose device page asks (`client_id` = its own client) gets the challenge back
+  // on its own origin; otherwise the device client's verification page.
+  const origin =
+    clientById(config, ctx.query.client_id)?.origin ?? verificationOrigin(rt, ctx.query.client_id);
+  const challenge = newSecret();
+  const binding = newSecret();
+  const record: ChallengeRecord = { ip: ctx.ip, binding: digest(binding), origin };
+  await rt.adapters.get(CHALLENGE_MODEL).upsert(challenge, asPayload(record), config.ttl.interaction);
+  ctx.cookies.set(DEVICE_BINDING_COOKIE, binding, {
+    httpOnly: true,
+    sameSite: 'lax',
+    path: DEVICE_ROUTES.code_verification,
+    maxAge: config.ttl.interaction * 1000,
+    secure: ctx.secure,
+    overwrite: true,
+  });
+  ctx.status = 302;
+  ctx.set('Cache-Control', 'no-store');
+  ctx.redirect(devicePage(origin, { device_challenge: challenge }));
+}
+
+/** One handler per endpoint of the device grant, keyed by `METHOD path`; every other request passes. */
+const DEVICE_HANDLERS = new Map<string, DeviceHandler>([
+  [`POST ${DEVICE_ROUTES.device_authorization}`, deviceAuthorization],
+  [`GET ${DEVICE_ROUTES.code_verification}`, verifyPage],
+  [`POST ${DEVICE_ROUTES.code_verification}`, confirmTicket],
+  ['POST /oauth2/token', devicePoll],
+]);
+
 /** Public-side middleware of the device grant (device authorization, verification, polling). */
 export function deviceEndpoints(rt: OAuth2Runtime, db: Database, limiters: DeviceLimiters): Middleware {
-  const { config } = rt;
+  const deps: DeviceDeps = { rt, db, limiters };
   return async (ctx, next) => {
-    const path = ctx.path;
-    if (path === DEVICE_ROUTES.device_authorization && ctx.method === 'POST') {
-      const limit = await limiters.authorization.hit(ctx.ip, rt.clock.now());
-      if (!limit.allowed) {
-        ctx.set('Retry-After', String(limit.retryAfterSec));
-        return refuse(
-          ctx,
-          429,
-          'too_many_requests',
-          'Too many device codes were requested. Try again later.',
-        );
-      }
-      await next();
-      const body = ctx.body as Record<string, unknown> | undefined;
-      if (ctx.status === 200 && body && typeof body.user_code === 'string') {
-        const clientId = (ctx as unknown as KoaContextWithOIDC).oidc?.client?.clientId;
-        const origin = verificationOrigin(rt, clientId);
-        ctx.body = {
-          ...body,
-          verification_uri: devicePage(origin),
-          verification_uri_complete: devicePage(origin, { user_code: body.user_code }),
-          interval: config.device.pollInterval,
-        };
-      }
-      return;
-    }
-
-    if (path === DEVICE_ROUTES.code_verification && ctx.method === 'GET') {
-      const verifier = ctx.query.device_verifier;
-      if (verifier === undefined) return startChallenge(ctx);
-      if (typeof verifier !== 'string' || verifier.length > 128) {
-        return refuse(ctx, 400, 'invalid_request', 'The device verifier is invalid.');
-      }
-      const verifiers = rt.adapters.get(VERIFIER_MODEL);
-      const id = digest(verifier);
-      const record = (await verifiers.findRecord(id))?.payload as unknown as VerifierRecord | undefined;
-      const fresh = record !== undefined && (await verifiers.consumeOnce(id));
-      const challenge = record
-        ? ((await rt.adapters.get(CHALLENGE_MODEL).findRecord(record.challenge))?.payload as unknown as
-            ChallengeRecord | undefined)
-        : undefined;
-      if (!record || !fresh || !challenge) {
-        return refuse(
-          ctx,
-          400,
-          'invalid_request',
-          'The device verifier is invalid, expired or was already used.',
-        );
-      }
-      const cookie = ctx.cookies.get(DEVICE_BINDING_COOKIE);
-      if (!cookie || digest(cookie) !== challenge.binding) {
-        return refuse(
-          ctx,
-          403,
-          'access_denied',
-          'The device code was entered in another browser. Open the device page again in this browser.',
-        );
-      }
-      // The library's form carries a one-time ticket, never the user code itself.
-      const ticket = newSecret();
-      await rt.adapters
-        .get(TICKET_MODEL)
-        .upsert(digest(ticket), asPayload({ userCode: record.userCode }), config.ttl.interaction);
-      ctx.query = { user_code: ticket };
-      return next();
-    }
-
-    if (path === DEVICE_ROUTES.code_verification && ctx.method === 'POST') {
-      // Only the ticket's auto-post gets through: user codes are checked by the admin accept alone.
-      const form = await readForm(ctx);
-      const ticket = form?.get('user_code');
-      const xsrf = form?.get('xsrf');
-      const tickets = rt.adapters.get(TICKET_MODEL);
-      const record =
-        ticket && xsrf
-          ? ((await tickets.findRecord(digest(ticket)))?.payload as { userCode?: string })
-          : undefined;
-      if (!record?.userCode || !(await tickets.consumeOnce(digest(ticket!)))) {
-        return refuse(
-          ctx,
-          400,
-          'invalid_request',
-          'The device verification request is invalid or was already used.',
-        );
-      }
-      (ctx.request as unknown as { body: unknown }).body = {
-        xsrf,
-        user_code: record.userCode,
-        confirm: 'yes',
-      };
-      return next();
-    }
-
-    if (path === '/oauth2/token' && ctx.method === 'POST') {
-      await next();
-      const oidc = (ctx as unknown as KoaContextWithOIDC).oidc;
-      const body = ctx.body as { error?: string } | undefined;
-      const deviceCode = oidc?.params?.device_code;
-      if (
-        oidc?.params?.grant_type === DEVICE_GRANT &&
-        typeof deviceCode === 'string' &&
-        body?.error === 'invalid_grant' &&
-        (await expiredRow(db, 'id', deviceCode, rt.clock.now()))
-      ) {
-        // The adapter hides expired rows; the RFC's answer for them is expired_token.
-        ctx.body = { error: 'expired_token', error_description: 'The device code has expired.' };
-        return;
-      }
-      if (
-        oidc?.params?.grant_type === DEVICE_GRANT &&
-        typeof deviceCode === 'string' &&
-        ctx.status === 400 &&
-        body?.error === 'authorization_pending' &&
-        (await pollTooFast(db, digest(deviceCode), rt.clock.now(), config.device))
-      ) {
-        ctx.body = {
-          error: 'slow_down',
-          error_description: `Polling too fast: wait at least the interval between requests (now ${SLOW_DOWN_STEP} s longer).`,
-        };
-      }
-      return;
-    }
-    return next();
+    const handler = DEVICE_HANDLERS.get(`${ctx.method} ${ctx.path}`);
+    return handler ? handler(deps, ctx, next) : next();
   };
-
-  async function startChallenge(ctx: Parameters<Middleware>[0]) {
-    // The application whose device page asks (`client_id` = its own client) gets the challenge back
-    // on its own origin; otherwise the device client's verification page.
-    const origin =
-      clientById(config, ctx.query.client_id)?.origin ?? verificationOrigin(rt, ctx.query.client_id);
-    const challenge = newSecret();
-    const binding = newSecret();
-    const record: ChallengeRecord = { ip: ctx.ip, binding: digest(binding), origin };
-    await rt.adapters.get(CHALLENGE_MODEL).upsert(challenge, asPayload(record), config.ttl.interaction);
-    ctx.cookies.set(DEVICE_BINDING_COOKIE, binding, {
-      httpOnly: true,
-      sameSite: 'lax',
-      path: DEVICE_ROUTES.code_verification,
-      maxAge: config.ttl.interaction * 1000,
-      secure: ctx.secure,
-      overwrite: true,
-    });
-    ctx.status = 302;
-    ctx.set('Cache-Control', 'no-store');
-    ctx.redirect(devicePage(origin, { device_challenge: challenge }));
-  }
 }
 
 /**

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { sql, type Database } from '@acme/db';
 import type { Middleware } from 'koa';
 import type { RateLimiter } from '@acme/db/rate-limit';
+import type { AdapterRegistry } from '../adapter/postgres-adapter.ts';
 import type { OAuth2Runtime } from '../context.ts';
 import { OAuth2Error, refuseInKoa } from '../errors.ts';
 import { hashSecret, newSecret, secretMatches } from '../clients/client-secrets.ts';
@@ -10,8 +11,10 @@ import { hashSecret, newSecret, secretMatches } from '../clients/client-secrets.
  * Dynamic client registration (RFC 7591) and its management (RFC 7592) at Hydra's
  * `/oauth2/register`. Off unless configured. A registered client may ask for less than an operator's
  * client: the authorization code grant (with refresh tokens) only, never `skip_consent`, redirect
- * URIs on https or a loopback host (only loopback in `loopback` mode). Its registration access
- * token, shown once and stored hashed, reads, replaces and deletes that one client, nothing else.
+ * URIs on https or a loopback host (only loopback in `loopback` mode), tokens for the configured
+ * resource servers only (the MCP endpoint; never the platform's own APIs, where a person's token
+ * carries the person's powers). Its registration access token, shown once and stored hashed, reads,
+ * replaces and deletes that one client, nothing else.
  */
 
 export const REGISTRATION_ROUTE = '/oauth2/register';
@@ -35,8 +38,18 @@ const REGISTRABLE = [
   'tos_uri',
   'contacts',
   'skip_consent',
+  'audience',
 ] as const;
 
+/** The registrable fields that hold lists of strings. */
+const LIST_FIELDS = [
+  'redirect_uris',
+  'post_logout_redirect_uris',
+  'grant_types',
+  'response_types',
+  'contacts',
+  'audience',
+] as const;
 const REGISTRABLE_GRANTS = new Set(['authorization_code', 'refresh_token']);
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const BODY_LIMIT = 32 * 1024;
@@ -45,12 +58,46 @@ const TOKEN_MODEL = 'RegistrationAccessToken';
 
 const invalidMetadata = (description: string) => new OAuth2Error(400, 'invalid_client_metadata', description);
 
+/**
+ * A registered client's audiences as they are read: registrations once stored no list, and an
+ * empty list now means the platform's APIs. A client with a registration access token and no list
+ * is read as registered today, with every resource server, never the platform's APIs.
+ */
+export function withRegisteredAudiences(
+  registry: AdapterRegistry,
+  db: Database,
+  resourceServers: readonly string[],
+): AdapterRegistry {
+  const clients = registry.factory('Client');
+  const find = async (id: string) => {
+    const payload = await clients.find(id);
+    const listed = payload?.audience;
+    if (!payload || (Array.isArray(listed) && listed.length > 0)) return payload;
+    const rows = await sql<{ one: number }>`
+      select 1 as one from oauth2_models where model = ${TOKEN_MODEL} and id = ${id}`.execute(db.kysely);
+    return rows.rows.length > 0 ? { ...payload, audience: [...resourceServers] } : payload;
+  };
+  const wrapped = new Proxy(clients, {
+    get(target, property) {
+      if (property === 'find') return find;
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { get: registry.get, factory: (model) => (model === 'Client' ? wrapped : registry.factory(model)) };
+}
+
 function unauthorized(description: string): OAuth2Error {
   return new OAuth2Error(401, 'invalid_token', description);
 }
 
 /** The client document a registration may store, checked against the registration policy. */
-function registrableDocument(body: unknown, mode: 'loopback' | 'open', clientId?: string) {
+function registrableDocument(
+  body: unknown,
+  policy: { mode: 'loopback' | 'open'; audiences: readonly string[] },
+  clientId?: string,
+) {
+  const { mode } = policy;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw invalidMetadata('The client document must be a JSON object.');
   }
@@ -59,14 +106,21 @@ function registrableDocument(body: unknown, mode: 'loopback' | 'open', clientId?
   for (const field of REGISTRABLE) {
     if (Object.hasOwn(given, field)) doc[field] = given[field];
   }
+  // Every list holds strings only, checked before any message names one of its elements.
+  for (const field of LIST_FIELDS) {
+    const list = doc[field];
+    if (Array.isArray(list) && !list.every((item) => typeof item === 'string')) {
+      throw invalidMetadata(`The client is invalid: ${field} must be a list of strings.`);
+    }
+  }
   if (doc.skip_consent === true) {
     throw invalidMetadata('The client is invalid: skip_consent cannot be registered; a person must consent.');
   }
   const grants = Array.isArray(doc.grant_types) ? doc.grant_types : ['authorization_code'];
   for (const grant of grants) {
-    if (!REGISTRABLE_GRANTS.has(String(grant))) {
+    if (!REGISTRABLE_GRANTS.has(grant as string)) {
       throw invalidMetadata(
-        `The client is invalid: grant_types: ${String(grant)} cannot be registered (only authorization_code and refresh_token).`,
+        `The client is invalid: grant_types: ${grant as string} cannot be registered (only authorization_code and refresh_token).`,
       );
     }
   }
@@ -79,15 +133,27 @@ function registrableDocument(body: unknown, mode: 'loopback' | 'open', clientId?
           throw new OAuth2Error(
             400,
             'invalid_redirect_uri',
-            `${field}: ${String(raw)} must be on a loopback host (this server registers local clients only).`,
+            `${field}: ${raw as string} must be on a loopback host (this server registers local clients only).`,
           );
         }
       }
     }
   }
+  // Its audiences: those it names, each one of the resource servers, else every resource server.
+  if (doc.audience !== undefined && !Array.isArray(doc.audience)) {
+    throw invalidMetadata('The client is invalid: audience must be a list of URLs.');
+  }
+  const named = (doc.audience as unknown[] | undefined) ?? [];
+  for (const audience of named) {
+    if (!policy.audiences.includes(audience as string)) {
+      throw invalidMetadata(
+        `The client is invalid: audience: ${audience as string} cannot be registered (only: ${policy.audiences.join(', ')}).`,
+      );
+    }
+  }
   // Client ids are chosen here; a replacement names its own.
   if (clientId === undefined) delete doc.client_id;
-  return { ...doc, skip_consent: false };
+  return { ...doc, audience: named.length > 0 ? named : [...policy.audiences], skip_consent: false };
 }
 
 async function readJson(ctx: Parameters<Middleware>[0]): Promise<unknown> {
@@ -132,6 +198,10 @@ function sameText(a: string, b: string): boolean {
 
 export function registrationEndpoint(rt: OAuth2Runtime, db: Database, limiter: RateLimiter): Middleware {
   const settings = rt.config.registration;
+  const policy = {
+    mode: settings.mode as 'loopback' | 'open',
+    audiences: rt.config.resourceServers,
+  };
   const uriOf = (clientId: string) =>
     `${rt.config.issuer}${REGISTRATION_ROUTE}/${encodeURIComponent(clientId)}`;
 
@@ -168,7 +238,7 @@ export function registrationEndpoint(rt: OAuth2Runtime, db: Database, limiter: R
       ctx.set('Retry-After', String(limit.retryAfterSec));
       throw new OAuth2Error(429, 'too_many_requests', 'Too many clients were registered. Try again later.');
     }
-    const doc = registrableDocument(await readJson(ctx), settings.mode as 'loopback' | 'open');
+    const doc = registrableDocument(await readJson(ctx), policy);
     const created = await rt.clients.create(doc);
     const token = await saveToken(created.client_id);
     ctx.status = 201;
@@ -192,7 +262,7 @@ export function registrationEndpoint(rt: OAuth2Runtime, db: Database, limiter: R
         if (named !== undefined && named !== clientId) {
           throw invalidMetadata('The client is invalid: client_id cannot change.');
         }
-        const doc = registrableDocument(body, settings.mode as 'loopback' | 'open', clientId);
+        const doc = registrableDocument(body, policy, clientId);
         return answer(await rt.clients.replace(clientId, { ...doc, client_id: clientId }));
       }
       case 'DELETE':

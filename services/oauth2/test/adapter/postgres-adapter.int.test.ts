@@ -1,5 +1,6 @@
 import { createTestDb, migrate, type Database } from '@acme/db';
 import { FakeClock } from '@acme/db/clock';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../../src/migrations.ts';
 import {
@@ -49,6 +50,26 @@ describe('PostgresAdapter', () => {
     expect(await a.find('c-exp')).toBeUndefined();
     await deleteExpired(db, clock);
     expect(await a.findRecord('c-exp')).toBeUndefined();
+  });
+
+  it("deletes a device code's polling record at the code's expiry, and not before", async () => {
+    const now = clock.now();
+    const poll = (id: string, expiresAt: Date) =>
+      sql`insert into oauth2_device_polls (id, last_polled_at, interval_s, expires_at)
+        values (${id}, ${now.toISOString()}::timestamptz, 5, ${expiresAt.toISOString()}::timestamptz)`.execute(
+        db.kysely,
+      );
+    await poll('poll-expiring', new Date(now.getTime() + 60_000));
+    await poll('poll-later', new Date(now.getTime() + 120_000));
+    const left = async () =>
+      (await sql<{ id: string }>`select id from oauth2_device_polls order by id`.execute(db.kysely)).rows.map(
+        (r) => r.id,
+      );
+    await deleteExpired(db, clock, 1);
+    expect(await left()).toEqual(['poll-expiring', 'poll-later']);
+    clock.advance(61_000);
+    await deleteExpired(db, clock, 1);
+    expect(await left()).toEqual(['poll-later']);
   });
 
   it('consume is atomic: of ten concurrent consumers exactly one wins', async () => {

@@ -1,9 +1,9 @@
-import { openApi } from '@acme/service-kit/openapi';
 import type { FastifyInstance } from 'fastify';
 import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { uuidSchema } from '../http/schemas.ts';
-import { parseInput, sendOutput } from '../http/validate.ts';
+import { collectionRoutes } from '../http/collection-routes.ts';
+import { jsonRoutes } from '../http/route.ts';
 import { createUser } from '../users/create-user.ts';
 import { deleteUser, findUser, listUsers, updateUser } from '../users/repository.ts';
 import { operatorOrigin, recordEvent } from '../events/events.ts';
@@ -18,44 +18,28 @@ import {
   userSchema,
 } from '../users/schemas.ts';
 
+const userNotFound = () => new AppError('USER_NOT_FOUND', 'No user has this id.');
+
 export function registerUserRoutes(app: FastifyInstance, ctx: UsersContext): void {
-  app.post(
-    '/admin/users',
-    openApi({ body: createUserSchema, responses: { 201: userSchema } }),
-    async (request, reply) => {
-      const input = parseInput(createUserSchema, request.body);
-      const user = await createUser(ctx, input);
-      request.log.info({ userId: user.id, identityId: user.identityId }, 'user created');
-      return sendOutput(reply, 201, userSchema, user);
-    },
-  );
+  const route = jsonRoutes(app, ctx);
+  collectionRoutes(route, '/admin/users', {
+    record: userSchema,
+    body: createUserSchema,
+    create: (body) => createUser(ctx, body),
+    created: (user) => [{ userId: user.id, identityId: user.identityId }, 'user created'],
+    query: listUsersQuerySchema,
+    list: userListSchema,
+    select: async (query) => ({ users: await listUsers(ctx.db, query.organisationId) }),
+    idParams: userIdParamsSchema,
+    find: (id) => findUser(ctx.db, id),
+    notFound: userNotFound,
+  });
 
-  app.get(
-    '/admin/users',
-    openApi({ query: listUsersQuerySchema, responses: { 200: userListSchema } }),
-    async (request, reply) => {
-      const { organisationId } = parseInput(listUsersQuerySchema, request.query);
-      return sendOutput(reply, 200, userListSchema, { users: await listUsers(ctx.db, organisationId) });
-    },
-  );
-
-  app.get(
+  route(
+    'PATCH',
     '/admin/users/:id',
-    openApi({ params: userIdParamsSchema, responses: { 200: userSchema } }),
-    async (request, reply) => {
-      const { id } = parseInput(userIdParamsSchema, request.params);
-      const user = uuidSchema.safeParse(id).success ? await findUser(ctx.db, id) : null;
-      if (!user) throw new AppError('USER_NOT_FOUND', 'No user has this id.');
-      return sendOutput(reply, 200, userSchema, user);
-    },
-  );
-
-  app.patch(
-    '/admin/users/:id',
-    openApi({ params: userIdParamsSchema, body: updateUserSchema, responses: { 200: userSchema } }),
-    async (request, reply) => {
-      const { id } = parseInput(userIdParamsSchema, request.params);
-      const change = parseInput(updateUserSchema, request.body);
+    { params: userIdParamsSchema, body: updateUserSchema, response: userSchema },
+    async ({ params: { id }, body: change }, request) => {
       const updated =
         uuidSchema.safeParse(id).success &&
         (await ctx.db.transaction().execute(async (trx) => {
@@ -82,10 +66,10 @@ export function registerUserRoutes(app: FastifyInstance, ctx: UsersContext): voi
           return true;
         }));
       if (!updated) {
-        throw new AppError('USER_NOT_FOUND', 'No user has this id.');
+        throw userNotFound();
       }
       request.log.info({ userId: id }, 'user updated');
-      return sendOutput(reply, 200, userSchema, (await findUser(ctx.db, id))!);
+      return (await findUser(ctx.db, id))!;
     },
   );
 
@@ -95,35 +79,36 @@ export function registerUserRoutes(app: FastifyInstance, ctx: UsersContext): voi
    * grants with every token already issued, and their API clients at once. The organisation's last
    * org-admin who can sign in is kept, as in the console (appoint another one first).
    */
-  app.post(
+  route(
+    'POST',
     '/admin/users/:id/deactivate',
-    openApi({ params: userIdParamsSchema, responses: { 200: memberSchema } }),
-    async (request, reply) => {
-      const member = await memberOf(request.params);
+    { params: userIdParamsSchema, response: memberSchema },
+    async ({ params }, request) => {
+      const member = await memberOf(params);
       await applyDeactivation(ctx, operatorOrigin(), member.organisationId, member, {
         keepLastOrgAdmin: true,
       });
       request.log.info({ userId: member.id }, 'user deactivated');
-      return sendOutput(reply, 200, memberSchema, await memberView(member));
+      return memberView(member);
     },
   );
 
-  app.post(
+  route(
+    'POST',
     '/admin/users/:id/reactivate',
-    openApi({ params: userIdParamsSchema, responses: { 200: memberSchema } }),
-    async (request, reply) => {
-      const member = await memberOf(request.params);
+    { params: userIdParamsSchema, response: memberSchema },
+    async ({ params }, request) => {
+      const member = await memberOf(params);
       await applyReactivation(ctx, operatorOrigin(), member.organisationId, member);
       request.log.info({ userId: member.id }, 'user reactivated');
-      return sendOutput(reply, 200, memberSchema, await memberView(member));
+      return memberView(member);
     },
   );
 
-  async function memberOf(params: unknown) {
-    const { id } = parseInput(userIdParamsSchema, params);
+  async function memberOf({ id }: { id: string }) {
     const user = uuidSchema.safeParse(id).success ? await findUser(ctx.db, id) : null;
     const member = user ? await findMember(ctx.db, user.organisationId, user.id) : null;
-    if (!user || !member) throw new AppError('USER_NOT_FOUND', 'No user has this id.');
+    if (!user || !member) throw userNotFound();
     return { ...member, organisationId: user.organisationId };
   }
 
@@ -141,18 +126,18 @@ export function registerUserRoutes(app: FastifyInstance, ctx: UsersContext): voi
    * deactivation uses (identity inactive, sessions, grants with their issued tokens, API clients);
    * then the user row goes, so no new sign-in gets claims either.
    */
-  app.delete(
+  route(
+    'DELETE',
     '/admin/users/:id',
-    openApi({ params: userIdParamsSchema, responses: { 204: null } }),
-    async (request, reply) => {
-      const member = await memberOf(request.params);
+    { params: userIdParamsSchema, status: 204, response: null },
+    async ({ params }, request) => {
+      const member = await memberOf(params);
       await applyDeactivation(ctx, operatorOrigin(), member.organisationId, member, {
         keepLastOrgAdmin: false,
       });
       const id = member.id;
       await deleteUser(ctx.db, id);
       request.log.info({ userId: id }, 'user removed from organisation');
-      return reply.code(204).send();
     },
   );
 }

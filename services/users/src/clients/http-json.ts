@@ -1,3 +1,4 @@
+import { fetchOnceMore, isIdempotent } from '@acme/service-kit/once-more';
 import { requestIdHeaders } from '@acme/service-kit/request-id';
 import { AppError } from '../http/errors.ts';
 
@@ -15,12 +16,13 @@ export interface JsonRequest {
 
 /**
  * One call to a service we depend on. Network failures, time-outs and non-JSON answers become
- * 502 `UPSTREAM_ERROR`; the caller interprets statuses. Bodies are never logged.
+ * 502 `UPSTREAM_ERROR`; the caller interprets statuses. Bodies are never logged. An idempotent call
+ * whose connection fails before any answer (a rolling restart) is sent once more.
  */
 export async function requestJson(service: string, url: string, request: JsonRequest): Promise<JsonResponse> {
-  let response: Response;
-  try {
-    response = await fetch(url, {
+  const signal = AbortSignal.timeout(request.timeoutMs);
+  const send = () =>
+    fetch(url, {
       method: request.method,
       headers: {
         accept: 'application/json',
@@ -29,8 +31,11 @@ export async function requestJson(service: string, url: string, request: JsonReq
         ...request.headers,
       },
       body: request.body === undefined ? undefined : JSON.stringify(request.body),
-      signal: AbortSignal.timeout(request.timeoutMs),
+      signal,
     });
+  let response: Response;
+  try {
+    response = await (isIdempotent(request.method) ? fetchOnceMore(send, signal) : send());
   } catch {
     throw upstreamError(service, 'is unreachable');
   }

@@ -5,6 +5,7 @@ import {
   type JsonPatchOp,
   type RecoveryCode,
 } from '@acme/identity-contract/admin-client';
+import { isLocale, type Locale } from '@acme/i18n';
 import type { CompleteTraits } from '@acme/identity-contract/traits';
 import { AppError } from '../http/errors.ts';
 import { upstreamError } from './http-json.ts';
@@ -33,10 +34,16 @@ export interface IdentityAdminClient {
   deleteIdentity(id: string): Promise<void>;
   /** Identities whose login identifier is this email (Kratos `credentials_identifier`). */
   findIdentitiesByEmail(email: string): Promise<{ id: string; userServiceID: string | undefined }[]>;
-  /** The identity's state and link (`traits.userServiceID`), or null when there is none with this id. */
-  getIdentity(
-    id: string,
-  ): Promise<{ id: string; state: string | undefined; userServiceID: string | undefined } | null>;
+  /**
+   * The identity's state, link (`traits.userServiceID`) and language (`traits.locale`, when it is one
+   * we ship), or null when there is none with this id.
+   */
+  getIdentity(id: string): Promise<{
+    id: string;
+    state: string | undefined;
+    userServiceID: string | undefined;
+    locale: Locale | undefined;
+  } | null>;
   /** The session with its identity, or null when it is unknown or no longer active. */
   getSession(sessionId: string): Promise<IdentitySession | null>;
   /** Applies a JSON Patch to the identity; 404 is IDENTITY_NOT_FOUND (as USER_NOT_FOUND). */
@@ -118,7 +125,14 @@ export function createIdentityAdminClient(
 
     async getIdentity(id) {
       const found = await guarded(() => client.getIdentity(id));
-      return found ? { id: found.id, state: found.state, userServiceID: found.traits?.userServiceID } : null;
+      if (!found) return null;
+      const locale = (found.traits as { locale?: unknown } | undefined)?.locale;
+      return {
+        id: found.id,
+        state: found.state,
+        userServiceID: found.traits?.userServiceID,
+        locale: isLocale(locale) ? locale : undefined,
+      };
     },
 
     getSession: (sessionId) => guarded(() => client.getSession(sessionId)),

@@ -32,8 +32,9 @@ type IdentityEvent = z.infer<typeof identityEventSchema>;
  * `filter.before`. Each source answers its own newest `limit` after the same position, so the
  * merged first `limit` are exact and the next page continues from the last one shown.
  */
-export async function listMergedEvents(ctx: UsersContext, filter: EventFilter): Promise<SecurityEvent[]> {
-  if (filter.limit > MAX_PAGE) throw new Error('listMergedEvents: at most 1,000 events per page');
+export async function listMergedEvents(ctx: UsersContext, asked: EventFilter): Promise<SecurityEvent[]> {
+  if (asked.limit > MAX_PAGE) throw new Error('listMergedEvents: at most 1,000 events per page');
+  const filter = await withinRetention(ctx, asked);
   const wantsUsers = filter.type === undefined || !IDENTITY_TYPES.has(filter.type);
   const wantsIdentity = filter.type === undefined || IDENTITY_TYPES.has(filter.type);
   const [own, identity] = await Promise.all([
@@ -41,6 +42,22 @@ export async function listMergedEvents(ctx: UsersContext, filter: EventFilter): 
     wantsIdentity ? identityEvents(ctx, filter) : Promise.resolve([]),
   ]);
   return [...own, ...identity].sort(compareEventsNewestFirst).slice(0, filter.limit);
+}
+
+/**
+ * The filter limited to the organisation's own event retention, if it set one: the identity
+ * service's events (sign-ins, lockouts) are kept for the service's retention, and the hourly job
+ * deletes the organisation's own only once an hour, so the console shows neither past it.
+ */
+async function withinRetention(ctx: UsersContext, filter: EventFilter): Promise<EventFilter> {
+  const row = await ctx.db
+    .selectFrom('organisations')
+    .select('events_retention_days')
+    .where('id', '=', filter.organisationId)
+    .executeTakeFirst();
+  if (!row?.events_retention_days) return filter;
+  const floor = new Date(ctx.clock.now().getTime() - row.events_retention_days * 86_400_000);
+  return filter.from !== undefined && filter.from > floor ? filter : { ...filter, from: floor };
 }
 
 /** Up to `max` events in pages of 1,000 (the CSV export). */

@@ -4,7 +4,11 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { hasOwnKey } from '@acme/service-kit/prototype';
 import { z } from 'zod';
-import { LOCKOUT_CONFIRMATION_REQUIRED } from '@acme/users-contract/networks';
+import {
+  LOCKOUT_CONFIRMATION_REQUIRED,
+  setTrustedNetworksSchema,
+  trustedNetworksSchema,
+} from '@acme/users-contract/networks';
 import type { UsersContext } from '../context.ts';
 import { bearerToken } from '../http/bearer.ts';
 import { AppError } from '../http/errors.ts';
@@ -24,37 +28,28 @@ import {
 /** ManageIPWhitelist: the spec's permission for the organisation's trusted networks. */
 const PERMISSION = 'ManageIPWhitelist';
 
-const trustedNetworksSchema = z.object({
-  ranges: z.array(z.string()),
-  yourAddress: z.string(),
-  updatedAt: z.string().nullable(),
-});
-
+/** The contract's shape, with the service's bound on the number of ranges; each range parsed and normalised. */
 function setSchema(maxRanges: number) {
-  return z
-    .object({
-      ranges: z
-        .array(z.string().max(64))
-        .max(maxRanges, `at most ${maxRanges} ranges`)
-        .transform((ranges, issue) => {
-          const parsed: string[] = [];
-          for (const [i, text] of ranges.entries()) {
-            const range = parseRange(text);
-            if (range === null) {
-              issue.addIssue({
-                code: 'custom',
-                path: [i],
-                message: `not an IPv4 or IPv6 CIDR range: ${text}`,
-              });
-              return z.NEVER;
-            }
-            if (!parsed.includes(range)) parsed.push(range);
-          }
-          return parsed;
-        }),
-      confirmLockout: z.boolean().optional(),
-    })
-    .strict();
+  return setTrustedNetworksSchema.transform((body, issue) => {
+    if (body.ranges.length > maxRanges) {
+      issue.addIssue({ code: 'custom', path: ['ranges'], message: `at most ${maxRanges} ranges` });
+      return z.NEVER;
+    }
+    const parsed: string[] = [];
+    for (const [i, text] of body.ranges.entries()) {
+      const range = parseRange(text);
+      if (range === null) {
+        issue.addIssue({
+          code: 'custom',
+          path: ['ranges', i],
+          message: `not an IPv4 or IPv6 CIDR range: ${text}`,
+        });
+        return z.NEVER;
+      }
+      if (!parsed.includes(range)) parsed.push(range);
+    }
+    return { ...body, ranges: parsed };
+  });
 }
 
 /** `POST /admin/trusted-networks/check` (operator network: the identity and authorization servers). */

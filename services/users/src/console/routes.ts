@@ -17,6 +17,8 @@ import { createApiClientSchema } from '../api-clients/schemas.ts';
 import { createApiClient, createWebApp, revokeApiClient } from '../api-clients/service.ts';
 import { listConsoleApiClients, readSubscription } from './organisation.ts';
 import { consoleSelfSignUpSchema, selfSignUpSettingSchema } from '../signup/schemas.ts';
+import { eventRetentionSchema, eventRetentionSettingSchema } from '@acme/users-contract/console';
+import { readEventRetention, setEventRetention } from './event-retention.ts';
 import { consoleSelfSignUp, setSelfSignUp } from '../signup/service.ts';
 import { identityFacts } from './identity-facts.ts';
 import { registerConsoleSsoRoutes } from './sso.ts';
@@ -31,6 +33,7 @@ import {
   parseCursor,
   recordEvent,
   type EventFilter,
+  type EventOrigin,
   type SecurityEventType,
 } from '../events/events.ts';
 import {
@@ -76,6 +79,7 @@ const CONSOLE_PERMISSIONS = {
   apiClients: ['ManageAccessTokens', 'ManageOrganisationSettings'],
   subscription: 'MagicManageOrganisationBilling',
   selfSignUp: 'ManageOrganisationSettings',
+  eventRetention: 'ManageOrganisationSettings',
 } as const satisfies Record<string, Permission | readonly Permission[]>;
 
 const CSV_EXPORT_LIMIT = 10_000;
@@ -90,6 +94,51 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
     permission: Permission | readonly Permission[],
     write: boolean,
   ) => authoriseConsole(ctx, request, permission, write);
+
+  /** A read of one organisation's data: the section's permission, the data, its answer schema. */
+  const readRoute = <T extends z.ZodType>(
+    path: string,
+    permission: Permission | readonly Permission[],
+    schema: T,
+    load: (organisationId: string) => Promise<z.input<T>>,
+  ) =>
+    app.get(
+      path,
+      openApi({ params: orgParamsSchema, responses: { 200: schema } }),
+      async (request, reply) => {
+        const { organisationId } = await authorise(request, permission, false);
+        return sendOutput(reply, 200, schema, await load(organisationId));
+      },
+    );
+
+  /**
+   * One organisation setting: GET shows it; PUT changes it with the admin as the actor and answers
+   * what GET would show afterwards.
+   */
+  const settingRoutes = <V extends z.ZodType, S extends z.ZodType>(
+    path: string,
+    permission: Permission | readonly Permission[],
+    schemas: { view: V; setting: S },
+    read: (organisationId: string) => Promise<z.input<V>>,
+    write: (
+      organisationId: string,
+      setting: z.output<S>,
+      origin: EventOrigin,
+      request: FastifyRequest,
+    ) => Promise<unknown>,
+  ) => {
+    readRoute(path, permission, schemas.view, read);
+    app.put(
+      path,
+      openApi({ params: orgParamsSchema, body: schemas.setting, responses: { 200: schemas.view } }),
+      async (request, reply) => {
+        const { caller, organisationId } = await authorise(request, permission, true);
+        const setting = parseInput(schemas.setting, request.body);
+        await write(organisationId, setting, originOf(caller, request), request);
+        return sendOutput(reply, 200, schemas.view, await read(organisationId));
+      },
+    );
+  };
 
   app.get(
     '/console/me',
@@ -114,10 +163,11 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
     async (request, reply) => {
       const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.readMembers, false);
       const query = parseInput(listMembersQuerySchema, request.query);
-      const { members, total } = await listMembers(ctx.db, organisationId, query);
+      const { members, total, totalExact } = await listMembers(ctx.db, organisationId, query);
       return sendOutput(reply, 200, memberListSchema, {
         members,
         total,
+        totalExact,
         page: query.page,
         pageSize: query.pageSize,
       });
@@ -186,42 +236,31 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
     memberAnswer,
     changeRoleSchema,
   );
-  memberAction(
-    'deactivate',
-    async (caller, request, organisationId, userId) =>
-      deactivateMember(ctx, caller, originOf(caller, request), organisationId, userId),
-    memberAnswer,
-  );
-  memberAction(
-    'reactivate',
-    async (caller, request, organisationId, userId) =>
-      reactivateMember(ctx, caller, originOf(caller, request), organisationId, userId),
-    memberAnswer,
-  );
-  memberAction(
-    'end-sessions',
-    async (caller, request, organisationId, userId) => {
-      await endMemberSessions(ctx, caller, originOf(caller, request), organisationId, userId);
-      return undefined;
-    },
-    noContent,
-  );
-  memberAction(
-    'reset-2fa',
-    async (caller, request, organisationId, userId) => {
-      await resetMemberTwoFactor(ctx, caller, originOf(caller, request), organisationId, userId);
-      return undefined;
-    },
-    noContent,
-  );
-  memberAction(
-    'unlock',
-    async (caller, request, organisationId, userId) => {
-      await unlockMember(ctx, caller, originOf(caller, request), organisationId, userId);
-      return undefined;
-    },
-    noContent,
-  );
+  // The member's one-step actions: each takes the member and answers it (200) or nothing (204).
+  type MemberStep = (
+    ctx: UsersContext,
+    caller: ConsoleCaller,
+    origin: EventOrigin,
+    organisationId: string,
+    userId: string,
+  ) => Promise<unknown>;
+  const memberSteps: [string, MemberStep, typeof memberAnswer | typeof noContent][] = [
+    ['deactivate', deactivateMember, memberAnswer],
+    ['reactivate', reactivateMember, memberAnswer],
+    ['end-sessions', endMemberSessions, noContent],
+    ['reset-2fa', resetMemberTwoFactor, noContent],
+    ['unlock', unlockMember, noContent],
+  ];
+  for (const [path, step, answer] of memberSteps) {
+    memberAction(
+      path,
+      async (caller, request, organisationId, userId) => {
+        const result = await step(ctx, caller, originOf(caller, request), organisationId, userId);
+        return '204' in answer ? undefined : result;
+      },
+      answer,
+    );
+  }
 
   // Invitations (the first-class invitations of the operator API, scoped to the organisation)
   const audit =
@@ -239,13 +278,13 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
         ctx.clock.now(),
       );
 
-  app.get(
+  readRoute(
     '/console/organisations/:organisationId/invitations',
-    openApi({ params: orgParamsSchema, responses: { 200: invitationListSchema } }),
-    async (request, reply) => {
-      const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.manageMembers, false);
+    CONSOLE_PERMISSIONS.manageMembers,
+    invitationListSchema,
+    async (organisationId) => {
       const invitations = await listInvitations(ctx.db, organisationId, ctx.clock.now());
-      return sendOutput(reply, 200, invitationListSchema, { invitations });
+      return { invitations };
     },
   );
 
@@ -263,6 +302,7 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
         ctx,
         input,
         audit(caller, request, 'member.invited', { role: body.role }),
+        { identityId: caller.identityId },
       );
       return sendOutput(reply, 201, invitationSchema, invitation);
     },
@@ -283,7 +323,9 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
     openApi({ params: invitationParamsSchema, responses: { 200: invitationSchema } }),
     async (request, reply) => {
       const { caller, invitation } = await invitationInOrg(request);
-      const resent = await resendInvitation(ctx, invitation.id, audit(caller, request, 'invitation.resent'));
+      const resent = await resendInvitation(ctx, invitation.id, audit(caller, request, 'invitation.resent'), {
+        identityId: caller.identityId,
+      });
       return sendOutput(reply, 200, invitationSchema, resent);
     },
   );
@@ -303,13 +345,13 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
   );
 
   // API clients (client-credentials clients of the authorization server, through their service)
-  app.get(
+  readRoute(
     '/console/organisations/:organisationId/api-clients',
-    openApi({ params: orgParamsSchema, responses: { 200: consoleApiClientListSchema } }),
-    async (request, reply) => {
-      const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.apiClients, false);
+    CONSOLE_PERMISSIONS.apiClients,
+    consoleApiClientListSchema,
+    async (organisationId) => {
       const apiClients = await listConsoleApiClients(ctx.db, organisationId);
-      return sendOutput(reply, 200, consoleApiClientListSchema, { apiClients });
+      return { apiClients };
     },
   );
 
@@ -382,43 +424,37 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: UsersContext): 
   registerConsoleWebhookRoutes(app, ctx, authorise);
 
   // Subscription (read-only: the marketplace and the operator change it)
-  app.get(
+  readRoute(
     '/console/organisations/:organisationId/subscription',
-    openApi({ params: orgParamsSchema, responses: { 200: subscriptionSchema } }),
-    async (request, reply) => {
-      const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.subscription, false);
+    CONSOLE_PERMISSIONS.subscription,
+    subscriptionSchema,
+    async (organisationId) => {
       const subscription = await readSubscription(ctx.db, organisationId);
       if (!subscription) throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
-      return sendOutput(reply, 200, subscriptionSchema, subscription);
+      return subscription;
     },
   );
 
   // Self sign-up (issue 25): the same setting and refusal as the operator's, the admin as the actor
-  app.get(
+  settingRoutes(
     '/console/organisations/:organisationId/self-signup',
-    openApi({ params: orgParamsSchema, responses: { 200: consoleSelfSignUpSchema } }),
-    async (request, reply) => {
-      const { organisationId } = await authorise(request, CONSOLE_PERMISSIONS.selfSignUp, false);
-      const view = await consoleSelfSignUp(ctx, organisationId);
-      return sendOutput(reply, 200, consoleSelfSignUpSchema, { organisationId, ...view });
+    CONSOLE_PERMISSIONS.selfSignUp,
+    { view: consoleSelfSignUpSchema, setting: selfSignUpSettingSchema },
+    async (organisationId) => ({ organisationId, ...(await consoleSelfSignUp(ctx, organisationId)) }),
+    async (organisationId, { enabled }, origin, request) => {
+      await setSelfSignUp(ctx, organisationId, enabled, origin);
+      request.log.info({ organisationId, enabled }, 'self sign-up set by an organisation admin');
     },
   );
 
-  app.put(
-    '/console/organisations/:organisationId/self-signup',
-    openApi({
-      params: orgParamsSchema,
-      body: selfSignUpSettingSchema,
-      responses: { 200: consoleSelfSignUpSchema },
-    }),
-    async (request, reply) => {
-      const { caller, organisationId } = await authorise(request, CONSOLE_PERMISSIONS.selfSignUp, true);
-      const { enabled } = parseInput(selfSignUpSettingSchema, request.body);
-      await setSelfSignUp(ctx, organisationId, enabled, originOf(caller, request));
-      request.log.info({ organisationId, enabled }, 'self sign-up set by an organisation admin');
-      const view = await consoleSelfSignUp(ctx, organisationId);
-      return sendOutput(reply, 200, consoleSelfSignUpSchema, { organisationId, ...view });
-    },
+  // The organisation's own event retention (issue 38), bounded by the service's
+  settingRoutes(
+    '/console/organisations/:organisationId/event-retention',
+    CONSOLE_PERMISSIONS.eventRetention,
+    { view: eventRetentionSchema, setting: eventRetentionSettingSchema },
+    (organisationId) => readEventRetention(ctx, organisationId),
+    (organisationId, { retentionDays }, origin) =>
+      setEventRetention(ctx, organisationId, retentionDays, origin),
   );
 
   // Security events

@@ -24,7 +24,7 @@ export const SUPPORTED_ID_TOKEN_ALGS = [
   'EdDSA',
 ] as const;
 
-export const CONNECTION_CHECKS = SSO_CONNECTION_CHECKS;
+const CONNECTION_CHECKS = SSO_CONNECTION_CHECKS;
 
 type ConnectionCheckId = SsoConnectionCheckId;
 

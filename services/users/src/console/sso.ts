@@ -8,21 +8,21 @@ import { parseInput, sendOutput } from '../http/validate.ts';
 import { findOrganisation } from '../organisations/repository.ts';
 import { findProviderByOrganisation, type SsoProviderRow } from '../sso/repository.ts';
 import { samlFacts, serviceProviderUrls } from '../sso/saml-provider.ts';
-import { SAML_METADATA_MAX_BYTES } from '../sso/saml-metadata.ts';
 import {
-  certificateFactsSchema,
-  DEFAULT_CLAIM_MAPPING,
-  DEFAULT_SAML_ATTRIBUTES,
-  metadataUrlSchema,
-  metadataXmlSchema,
-  serviceProviderSchema,
-  setOidcProviderSchema,
-} from '../sso/schemas.ts';
+  consoleSsoInputSchema,
+  consoleSsoSchema,
+  SAML_METADATA_MAX_BYTES,
+  ssoConnectionInputSchema,
+  ssoConnectionReportSchema,
+  ssoTestSignInCompletionSchema,
+  ssoTestSignInResultSchema,
+  ssoTestSignInStartedSchema,
+} from '@acme/users-contract/console-sso';
+import { DEFAULT_CLAIM_MAPPING, DEFAULT_SAML_ATTRIBUTES } from '../sso/schemas.ts';
 import { defaultProviderId, removeSsoProvider, setSsoProvider } from '../sso/service.ts';
 import type { Permission } from '../users/roles.ts';
 import { originOf, type ConsoleCaller } from '../access/auth.ts';
-import { SAML_CONNECTION_CHECKS } from '@acme/users-contract/console-sso';
-import { CONNECTION_CHECKS, testConnection } from './sso-connection.ts';
+import { testConnection } from './sso-connection.ts';
 import { testSamlConnection } from './sso-saml-connection.ts';
 import { checkOutboundHost, checkOutboundUrl, OutboundError } from '@acme/service-kit/outbound';
 import { completeTestSignIn, startTestSignIn } from './sso-test-sign-in.ts';
@@ -39,139 +39,13 @@ type Authorise = (
   write: boolean,
 ) => Promise<{ caller: ConsoleCaller; organisationId: string }>;
 
-const operatorShape = setOidcProviderSchema.shape;
-
 /**
  * Pasted SAML metadata may be up to 1 MiB (the parser's limit), more than the public API's usual
  * body limit: these routes take up to twice that, for JSON's escaping.
  */
 const SAML_BODY_LIMIT = 2 * SAML_METADATA_MAX_BYTES;
 
-const oneMetadataSource = {
-  message: 'give exactly one of metadataUrl and metadataXml',
-  path: ['metadataUrl'],
-};
-
-/** What an org-admin may set: no provider id (it follows the domain), claim mapping or userinfo. */
-const consoleSetOidcSchema = z
-  .object({
-    protocol: z.literal('oidc').optional(),
-    issuer: operatorShape.issuer,
-    clientId: operatorShape.clientId,
-    /** Left out: the stored secret stays. */
-    clientSecret: z.string().min(1).max(2000).optional(),
-    scopes: operatorShape.scopes,
-    jit: z.boolean(),
-    enforce: z.boolean(),
-  })
-  .strict();
-
-/** SAML: the metadata by URL (refreshed daily) or pasted; attribute names stay as the operator set them. */
-const consoleSetSamlSchema = z
-  .object({
-    protocol: z.literal('saml'),
-    metadataUrl: metadataUrlSchema.optional(),
-    metadataXml: metadataXmlSchema.optional(),
-    jit: z.boolean(),
-    enforce: z.boolean(),
-  })
-  .strict()
-  .refine((v) => (v.metadataUrl === undefined) !== (v.metadataXml === undefined), oneMetadataSource);
-
-const consoleSetSsoSchema = z.discriminatedUnion('protocol', [consoleSetOidcSchema, consoleSetSamlSchema]);
-
-/** Test connection: the stored provider, another issuer (OIDC), or metadata to check before saving. */
-const testConnectionSchema = z.discriminatedUnion('protocol', [
-  z.object({ protocol: z.literal('oidc').optional(), issuer: operatorShape.issuer.optional() }).strict(),
-  z
-    .object({
-      protocol: z.literal('saml'),
-      metadataUrl: metadataUrlSchema.optional(),
-      metadataXml: metadataXmlSchema.optional(),
-    })
-    .strict()
-    .refine((v) => v.metadataUrl === undefined || v.metadataXml === undefined, oneMetadataSource),
-]);
-
-const completeSchema = z
-  .object({
-    state: z.string().min(1).max(200),
-    code: z.string().min(1).max(4096).optional(),
-    error: z
-      .string()
-      .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be an OAuth 2.0 error code')
-      .optional(),
-  })
-  .strict();
-
-const oidcViewSchema = z.object({
-  protocol: z.literal('oidc'),
-  provider: z.string(),
-  issuer: z.string(),
-  clientId: z.string(),
-  scopes: z.array(z.string()),
-  jit: z.boolean(),
-  enforce: z.boolean(),
-  createdAt: z.iso.datetime(),
-  updatedAt: z.iso.datetime(),
-});
-
-const samlViewSchema = z.object({
-  protocol: z.literal('saml'),
-  provider: z.string(),
-  idpEntityId: z.string(),
-  ssoUrl: z.string(),
-  metadataUrl: z.string().nullable(),
-  certificates: z.array(certificateFactsSchema),
-  fetchedAt: z.iso.datetime(),
-  refreshError: z.string().nullable(),
-  jit: z.boolean(),
-  enforce: z.boolean(),
-  createdAt: z.iso.datetime(),
-  updatedAt: z.iso.datetime(),
-});
-
-const consoleSsoSchema = z.object({
-  provider: z.discriminatedUnion('protocol', [oidcViewSchema, samlViewSchema]).nullable(),
-  /** To register at the provider: the sign-in callback (identity service) and Test sign-in's (admin application). */
-  redirectUris: z.object({ signIn: z.string(), testSignIn: z.string() }),
-  /** SAML: our service provider, to register at the IdP. */
-  serviceProvider: serviceProviderSchema,
-});
-
-const connectionSchema = z.object({
-  ok: z.boolean(),
-  checks: z.array(
-    z.object({
-      check: z.enum([...CONNECTION_CHECKS, ...SAML_CONNECTION_CHECKS]),
-      ok: z.boolean(),
-      reason: z.string().nullable(),
-      value: z.string().nullable(),
-    }),
-  ),
-});
-
 const emptyBodySchema = z.object({}).strict();
-
-const startedSchema = z.object({
-  authorizationUrl: z.string(),
-  state: z.string(),
-  redirectUri: z.string(),
-  expiresAt: z.iso.datetime(),
-});
-
-const resultSchema = z.object({
-  issuer: z.string(),
-  subject: z.string(),
-  claims: z.record(z.string(), z.unknown()),
-  mapped: z.object({
-    email: z.string().nullable(),
-    emailVerified: z.boolean().nullable(),
-    firstName: z.string().nullable(),
-    lastName: z.string().nullable(),
-  }),
-  domainMatches: z.boolean(),
-});
 
 function view(row: SsoProviderRow): z.input<typeof consoleSsoSchema>['provider'] {
   const common = {
@@ -263,14 +137,14 @@ export function registerConsoleSsoRoutes(
     {
       ...openApi({
         params: orgParamsSchema,
-        body: consoleSetSsoSchema,
+        body: consoleSsoInputSchema,
         responses: { 200: consoleSsoSchema },
       }),
       bodyLimit: SAML_BODY_LIMIT,
     },
     async (request, reply) => {
       const { caller, organisationId } = await authorise(request, PERMISSION, true);
-      const body = parseInput(consoleSetSsoSchema, request.body);
+      const body = parseInput(consoleSsoInputSchema, request.body);
       const existing = await findProviderByOrganisation(ctx.db, organisationId);
       if (body.protocol === 'saml') {
         if (body.metadataUrl !== undefined) await reachableIssuer(body.metadataUrl, true, 'metadataUrl');
@@ -328,14 +202,14 @@ export function registerConsoleSsoRoutes(
     {
       ...openApi({
         params: orgParamsSchema,
-        body: testConnectionSchema.optional(),
-        responses: { 200: connectionSchema },
+        body: ssoConnectionInputSchema.optional(),
+        responses: { 200: ssoConnectionReportSchema },
       }),
       bodyLimit: SAML_BODY_LIMIT,
     },
     async (request, reply) => {
       const { organisationId } = await authorise(request, PERMISSION, false);
-      const body = parseInput(testConnectionSchema, request.body ?? {});
+      const body = parseInput(ssoConnectionInputSchema, request.body ?? {});
       const row = await findProviderByOrganisation(ctx.db, organisationId);
       const saml = body.protocol === 'saml' || (body.protocol === undefined && row?.protocol === 'saml');
       let checks;
@@ -365,31 +239,39 @@ export function registerConsoleSsoRoutes(
           policy,
         );
       }
-      return sendOutput(reply, 200, connectionSchema, { ok: checks.every((c) => c.ok), checks });
+      return sendOutput(reply, 200, ssoConnectionReportSchema, { ok: checks.every((c) => c.ok), checks });
     },
   );
 
   app.post(
     `${base}/test-sign-in`,
-    openApi({ params: orgParamsSchema, body: emptyBodySchema.optional(), responses: { 201: startedSchema } }),
+    openApi({
+      params: orgParamsSchema,
+      body: emptyBodySchema.optional(),
+      responses: { 201: ssoTestSignInStartedSchema },
+    }),
     async (request, reply) => {
       const { caller, organisationId } = await authorise(request, PERMISSION, true);
       parseInput(emptyBodySchema, request.body ?? {});
       const started = await startTestSignIn(ctx, caller, organisationId);
       reply.header('cache-control', 'no-store');
-      return sendOutput(reply, 201, startedSchema, started);
+      return sendOutput(reply, 201, ssoTestSignInStartedSchema, started);
     },
   );
 
   app.post(
     `${base}/test-sign-in/complete`,
-    openApi({ params: orgParamsSchema, body: completeSchema, responses: { 200: resultSchema } }),
+    openApi({
+      params: orgParamsSchema,
+      body: ssoTestSignInCompletionSchema,
+      responses: { 200: ssoTestSignInResultSchema },
+    }),
     async (request, reply) => {
       const { caller, organisationId } = await authorise(request, PERMISSION, true);
-      const body = parseInput(completeSchema, request.body);
+      const body = parseInput(ssoTestSignInCompletionSchema, request.body);
       const result = await completeTestSignIn(ctx, caller, organisationId, body);
       reply.header('cache-control', 'no-store');
-      return sendOutput(reply, 200, resultSchema, result);
+      return sendOutput(reply, 200, ssoTestSignInResultSchema, result);
     },
   );
 }

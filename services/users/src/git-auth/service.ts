@@ -52,7 +52,7 @@ export async function initialise(
 
 /**
  * Unlinks the caller's source-code-host account. It needs a privileged session (signed in within
- * `PRIVILEGED_SESSION_MAX_AGE_MINUTES`, as the identity service's own settings changes): otherwise
+ * `PRIVILEGED_SESSION_MAX_AGE`, as the identity service's own settings changes): otherwise
  * 403 REAUTHENTICATION_REQUIRED, and the app has the person confirm their password first. For a
  * source-code-host user the app starts linking another account right after ("replace").
  */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Locale } from '@acme/i18n';
 import { renderInvitation } from '@acme/mail';
 import type { RecoveryCode } from '../clients/identity-admin.ts';
 import type { Transaction } from 'kysely';
@@ -9,6 +10,7 @@ import { AppError } from '../http/errors.ts';
 import { uuidSchema } from '../http/schemas.ts';
 import { findOrganisation } from '../organisations/repository.ts';
 import { createUser, removeUserAndIdentity } from '../users/create-user.ts';
+import { personLocale } from '../users/locale.ts';
 import { findInvitation, insertInvitation, markInvitationRevoked, reissueInvitation } from './repository.ts';
 import type { CreateInvitationInput, Invitation } from './schemas.ts';
 
@@ -37,6 +39,29 @@ async function organisationName(ctx: UsersContext, organisationId: string): Prom
   return (await findOrganisation(ctx.db, organisationId))?.name ?? ctx.config.appName;
 }
 
+/** Who sends an invitation from the console: their language is the mail's when the invitee has none. */
+export interface Inviter {
+  identityId: string;
+}
+
+/**
+ * The language of an invitation mail: the invitee's own `traits.locale` (a re-invited or adopted
+ * person may have one), else the inviting console admin's, else English (the admin API and SCIM
+ * invite for no person). Read before the mail's transaction; an identity service that does not
+ * answer means English.
+ */
+async function invitationLocale(
+  ctx: UsersContext,
+  inviteeIdentityId: string,
+  inviter?: Inviter,
+): Promise<Locale> {
+  return (
+    (await personLocale(ctx, inviteeIdentityId)) ??
+    (await personLocale(ctx, inviter?.identityId ?? null)) ??
+    'en'
+  );
+}
+
 async function sendMail(
   ctx: UsersContext,
   invitation: { email: string; firstName: string },
@@ -44,8 +69,10 @@ async function sendMail(
   code: RecoveryCode,
   expiresAt: Date,
   trx: Transaction<UsersDb>,
+  locale: Locale,
 ): Promise<void> {
   const mail = renderInvitation({
+    locale,
     link: onboardingLink(ctx, code),
     inviterOrg,
     firstName: invitation.firstName,
@@ -65,6 +92,7 @@ export async function createInvitation(
   ctx: UsersContext,
   input: CreateInvitationInput,
   inTransaction?: InvitationHook,
+  inviter?: Inviter,
 ): Promise<Invitation> {
   let user: {
     id: string;
@@ -89,6 +117,7 @@ export async function createInvitation(
   if (identityId === null) throw new Error('invited user has no identity');
   try {
     const inviterOrg = await organisationName(ctx, user.organisationId);
+    const locale = await invitationLocale(ctx, identityId, inviter);
     const code = await ctx.identityAdmin.createRecoveryCode(identityId, expiresIn(ctx));
     const now = ctx.clock.now();
     const expiresAt = new Date(now.getTime() + ctx.config.invitationTtlHours * HOUR_MS);
@@ -103,7 +132,7 @@ export async function createInvitation(
         expiresAt,
         now,
       });
-      await sendMail(ctx, user, inviterOrg, code, expiresAt, trx);
+      await sendMail(ctx, user, inviterOrg, code, expiresAt, trx, locale);
       await inTransaction?.(trx, { id, userId: user.id, organisationId: user.organisationId });
     });
     const invitation = await findInvitation(ctx.db, id, now);
@@ -175,8 +204,12 @@ async function existing(ctx: UsersContext, id: string): Promise<Invitation> {
   const invitation = uuidSchema.safeParse(id).success
     ? await findInvitation(ctx.db, id, ctx.clock.now())
     : null;
-  if (!invitation) throw new AppError('INVITATION_NOT_FOUND', 'No invitation has this id.');
+  if (!invitation) throw invitationNotFound();
   return invitation;
+}
+
+export function invitationNotFound(): AppError {
+  return new AppError('INVITATION_NOT_FOUND', 'No invitation has this id.');
 }
 
 function alreadyAccepted(): AppError {
@@ -196,6 +229,7 @@ export async function resendInvitation(
   ctx: UsersContext,
   id: string,
   inTransaction?: InvitationHook,
+  inviter?: Inviter,
 ): Promise<Invitation> {
   const invitation = await existing(ctx, id);
   if (invitation.state === 'accepted') throw alreadyAccepted();
@@ -211,11 +245,12 @@ export async function resendInvitation(
     },
   ]);
   const inviterOrg = await organisationName(ctx, invitation.organisationId);
+  const locale = await invitationLocale(ctx, invitation.identityId, inviter);
   const code = await ctx.identityAdmin.createRecoveryCode(invitation.identityId, expiresIn(ctx));
   const expiresAt = new Date(now.getTime() + ctx.config.invitationTtlHours * HOUR_MS);
   const reissued = await ctx.db.transaction().execute(async (trx) => {
     if (!(await reissueInvitation(trx, invitation.id, code.flowId, expiresAt, now))) return false;
-    await sendMail(ctx, invitation, inviterOrg, code, expiresAt, trx);
+    await sendMail(ctx, invitation, inviterOrg, code, expiresAt, trx, locale);
     await inTransaction?.(trx, invitation);
     return true;
   });

@@ -1,9 +1,8 @@
-import { openApi } from '@acme/service-kit/openapi';
 import type { FastifyInstance } from 'fastify';
 import { hasOwnKey } from '@acme/service-kit/prototype';
 import type { UsersContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
-import { parseInput, sendOutput } from '../http/validate.ts';
+import { jsonRoutes } from '../http/route.ts';
 import { bearerToken } from '../http/bearer.ts';
 import { acceptConsent, consentScreen, denyDeviceConsent } from './consent.ts';
 import { currentCaller } from '../http/caller.ts';
@@ -27,6 +26,7 @@ import {
 } from './schemas.ts';
 
 export function registerLoginRoutes(app: FastifyInstance, ctx: UsersContext): void {
+  const route = jsonRoutes(app, ctx);
   const limiter = rateLimiter(
     ctx,
     'login-config',
@@ -34,105 +34,76 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: UsersContext): vo
     ctx.config.loginConfigRateWindowSeconds,
   );
 
-  app.get(
+  route(
+    'GET',
     '/login/config',
-    openApi({ query: loginConfigQuerySchema, responses: { 200: loginConfigSchema } }),
-    async (request, reply) => {
-      // Counted before validation, so malformed probes use up the allowance too.
-      const decision = await limiter.hit(request.ip, ctx.clock.now());
-      if (!decision.allowed) {
-        throw new AppError('RATE_LIMITED', 'Too many requests. Try again later.', {
-          'retry-after': String(decision.retryAfterSec),
-        });
-      }
-      const query = parseInput(loginConfigQuerySchema, request.query);
-      reply.header('cache-control', 'no-store');
-      return sendOutput(reply, 200, loginConfigSchema, await loginConfigFor(ctx.db, query.emailAddress));
-    },
+    { query: loginConfigQuerySchema, response: loginConfigSchema, limiter, noStore: true },
+    async ({ query }) => loginConfigFor(ctx.db, query.emailAddress),
   );
 
-  app.post(
+  route(
+    'POST',
     '/login/consent',
-    openApi({ body: consentBodySchema, responses: { 200: redirectSchema } }),
-    async (request, reply) => {
-      const body = parseInput(consentBodySchema, request.body);
-      const redirectTo = await acceptConsent(ctx, body, request.ip);
-      return sendOutput(reply, 200, redirectSchema, { redirectTo });
-    },
+    { body: consentBodySchema, response: redirectSchema },
+    async ({ body }, request) => ({ redirectTo: await acceptConsent(ctx, body, request.ip) }),
   );
 
   // The consent screen of an application that is not the platform's own, for the signed-in person.
-  app.get(
+  route(
+    'GET',
     '/login/consent/request',
-    openApi({ query: consentScreenQuerySchema, responses: { 200: consentScreenSchema } }),
-    async (request, reply) => {
-      const query = parseInput(consentScreenQuerySchema, request.query);
+    { query: consentScreenQuerySchema, response: consentScreenSchema, noStore: true },
+    async ({ query }, request) => {
       const caller = await currentCaller(ctx, request);
-      reply.header('cache-control', 'no-store');
-      return sendOutput(
-        reply,
-        200,
-        consentScreenSchema,
-        await consentScreen(ctx, caller, query.consentChallenge),
-      );
+      return consentScreen(ctx, caller, query.consentChallenge);
     },
   );
 
   // Device sign-in (RFC 8628) from the app's device page: the user code, then the consent shown.
-  app.post(
+  route(
+    'POST',
     '/login/device/verify',
-    openApi({ body: deviceVerifyBodySchema, responses: { 200: redirectSchema } }),
-    async (request, reply) => {
-      const body = parseInput(deviceVerifyBodySchema, request.body);
-      const redirectTo = await ctx.oauth2Admin.acceptDeviceRequest(body.deviceChallenge, body.userCode);
-      reply.header('cache-control', 'no-store');
-      return sendOutput(reply, 200, redirectSchema, { redirectTo });
-    },
+    { body: deviceVerifyBodySchema, response: redirectSchema, noStore: true },
+    async ({ body }) => ({
+      redirectTo: await ctx.oauth2Admin.acceptDeviceRequest(body.deviceChallenge, body.userCode),
+    }),
   );
 
-  app.get(
+  route(
+    'GET',
     '/login/device/consent',
-    openApi({ query: deviceConsentQuerySchema, responses: { 200: deviceConsentSchema } }),
-    async (request, reply) => {
-      const query = parseInput(deviceConsentQuerySchema, request.query);
+    { query: deviceConsentQuerySchema, response: deviceConsentSchema, noStore: true },
+    async ({ query }) => {
       const lookup = await ctx.oauth2Admin.getConsentRequest(query.consentChallenge);
       if (lookup.kind === 'handled') {
         throw new AppError('CONSENT_REQUEST_NOT_FOUND', 'The consent request was already answered.');
       }
       const client = lookup.request.client;
-      reply.header('cache-control', 'no-store');
-      return sendOutput(reply, 200, deviceConsentSchema, {
+      return {
         clientId: client?.client_id ?? '',
         clientName: client?.client_name ?? client?.client_id ?? '',
         requestedScope: lookup.request.requested_scope ?? [],
-        authenticationMode: lookup.request.context?.authenticationMode === 'm365' ? 'm365' : 'ory',
-      });
+        authenticationMode:
+          lookup.request.context?.authenticationMode === 'm365' ? ('m365' as const) : ('ory' as const),
+      };
     },
   );
 
-  app.post(
+  route(
+    'POST',
     '/login/device/deny',
-    openApi({ body: deviceDenyBodySchema, responses: { 200: redirectSchema } }),
-    async (request, reply) => {
-      const body = parseInput(deviceDenyBodySchema, request.body);
-      const redirectTo = await denyDeviceConsent(ctx, body.consentChallenge, {
+    { body: deviceDenyBodySchema, response: redirectSchema, noStore: true },
+    async ({ body }, request) => ({
+      redirectTo: await denyDeviceConsent(ctx, body.consentChallenge, {
         identitySessionId: body.identitySessionId,
         bearer: bearerToken(request.headers.authorization),
-      });
-      reply.header('cache-control', 'no-store');
-      return sendOutput(reply, 200, redirectSchema, { redirectTo });
-    },
+      }),
+    }),
   );
 
-  app.post(
-    '/login/logout',
-    openApi({ body: logoutBodySchema, responses: { 200: redirectSchema } }),
-    async (request, reply) => {
-      const body = parseInput(logoutBodySchema, request.body);
-      const redirectTo = await ctx.oauth2Admin.acceptLogoutRequest(body.logoutChallenge);
-      return sendOutput(reply, 200, redirectSchema, { redirectTo });
-    },
-  );
+  route('POST', '/login/logout', { body: logoutBodySchema, response: redirectSchema }, async ({ body }) => ({
+    redirectTo: await ctx.oauth2Admin.acceptLogoutRequest(body.logoutChallenge),
+  }));
 }
 
 /**
@@ -140,11 +111,11 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: UsersContext): vo
  * skipped for first-party clients) and at every refresh. 403 means the grant must end.
  */
 export function registerLoginAdminRoutes(app: FastifyInstance, ctx: UsersContext): void {
-  app.post(
+  jsonRoutes(app, ctx)(
+    'POST',
     '/admin/token-claims',
-    openApi({ body: tokenClaimsBodySchema, responses: { 200: tokenClaimsSchema } }),
-    async (request, reply) => {
-      const body = parseInput(tokenClaimsBodySchema, request.body);
+    { body: tokenClaimsBodySchema, response: tokenClaimsSchema, noStore: true },
+    async ({ body }) => {
       const { claims } = hasOwnKey(body, 'method')
         ? await tokenClaimsFor(ctx, {
             method: 'm365',
@@ -152,8 +123,7 @@ export function registerLoginAdminRoutes(app: FastifyInstance, ctx: UsersContext
             clientAddress: body.clientAddress,
           })
         : await tokenClaimsFor(ctx, body);
-      reply.header('cache-control', 'no-store');
-      return sendOutput(reply, 200, tokenClaimsSchema, claims);
+      return claims;
     },
   );
 }

@@ -5,7 +5,14 @@ import { z } from 'zod';
 import { bearerToken } from '../http/bearer.ts';
 import { AppError } from '../http/errors.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
-import { activateSubscription, applyWebhook, m365Login, type M365Context } from './service.ts';
+import { jsonRoutes } from '../http/route.ts';
+import {
+  activateSubscription,
+  applyWebhook,
+  listOrgAdminReview,
+  m365Login,
+  type M365Context,
+} from './service.ts';
 import { acceptM365DeviceConsent, acceptM365DeviceLogin } from './device.ts';
 
 /** A JWT-sized opaque string; an empty Graph token counts as none (Teams: on-behalf-of). */
@@ -54,59 +61,32 @@ function bearerOf(request: FastifyRequest): string {
 }
 
 export function registerM365Routes(app: FastifyInstance, ctx: M365Context): void {
-  app.post(
+  const route = jsonRoutes(app, ctx);
+  const microsoft = { security: 'microsoft', authenticate: bearerOf } as const;
+  route(
+    'POST',
     '/m365/login',
-    openApi({
-      security: 'microsoft',
-      body: loginBodySchema.optional(),
-      responses: { 200: loginResponseSchema },
-    }),
-    async (request, reply) => {
-      const bearer = bearerOf(request);
-      const body = parseInput(loginBodySchema, request.body ?? {});
-      const result = await m365Login(ctx, bearer, body.graphAccessToken, request.ip);
-      reply.header('cache-control', 'no-store');
-      return sendOutput(reply, 200, loginResponseSchema, result);
-    },
+    { ...microsoft, body: loginBodySchema.optional(), response: loginResponseSchema, noStore: true },
+    async ({ caller: bearer, body }, request) => m365Login(ctx, bearer, body?.graphAccessToken, request.ip),
   );
 
   // Device sign-in (RFC 8628) for a Microsoft 365 person: Bearer = our access token from /m365/login.
-  app.post(
+  route(
+    'POST',
     '/m365/device/login',
-    openApi({
-      security: 'microsoft',
-      body: deviceLoginBodySchema,
-      responses: { 200: redirectResponseSchema },
+    { ...microsoft, body: deviceLoginBodySchema, response: redirectResponseSchema, noStore: true },
+    async ({ caller: bearer, body }, request) => ({
+      redirectTo: await acceptM365DeviceLogin(ctx, bearer, body.loginChallenge, body.application, request.ip),
     }),
-    async (request, reply) => {
-      const bearer = bearerOf(request);
-      const body = parseInput(deviceLoginBodySchema, request.body);
-      const redirectTo = await acceptM365DeviceLogin(
-        ctx,
-        bearer,
-        body.loginChallenge,
-        body.application,
-        request.ip,
-      );
-      reply.header('cache-control', 'no-store');
-      return sendOutput(reply, 200, redirectResponseSchema, { redirectTo });
-    },
   );
 
-  app.post(
+  route(
+    'POST',
     '/m365/device/consent',
-    openApi({
-      security: 'microsoft',
-      body: deviceConsentBodySchema,
-      responses: { 200: redirectResponseSchema },
+    { ...microsoft, body: deviceConsentBodySchema, response: redirectResponseSchema, noStore: true },
+    async ({ caller: bearer, body }, request) => ({
+      redirectTo: await acceptM365DeviceConsent(ctx, bearer, body.consentChallenge, request.ip),
     }),
-    async (request, reply) => {
-      const bearer = bearerOf(request);
-      const body = parseInput(deviceConsentBodySchema, request.body);
-      const redirectTo = await acceptM365DeviceConsent(ctx, bearer, body.consentChallenge, request.ip);
-      reply.header('cache-control', 'no-store');
-      return sendOutput(reply, 200, redirectResponseSchema, { redirectTo });
-    },
   );
 
   app.post(
@@ -133,18 +113,22 @@ export function registerM365Routes(app: FastifyInstance, ctx: M365Context): void
     },
   );
 
-  app.post(
+  route(
+    'POST',
     '/m365/marketplace/webhook',
-    openApi({ security: 'microsoft', body: webhookBodySchema, responses: { 200: webhookAnswerSchema } }),
-    async (request, reply) => {
-      await ctx.microsoft.verifyMarketplaceCaller(bearerOf(request));
-      const event = parseInput(webhookBodySchema, request.body);
+    {
+      security: 'microsoft',
+      authenticate: (request) => ctx.microsoft.verifyMarketplaceCaller(bearerOf(request)),
+      body: webhookBodySchema,
+      response: webhookAnswerSchema,
+    },
+    async ({ body: event }, request) => {
       const result = await applyWebhook(ctx, event);
       request.log.info(
         { subscriptionId: event.subscriptionId, action: event.action, applied: result.applied },
         'marketplace webhook',
       );
-      return sendOutput(reply, 200, webhookAnswerSchema, { applied: result.applied });
+      return { applied: result.applied };
     },
   );
 }
@@ -171,12 +155,7 @@ export function registerM365AdminRoutes(app: FastifyInstance, ctx: UsersContext)
     '/admin/m365/org-admin-review',
     openApi({ responses: { 200: adminReviewSchema } }),
     async (_request, reply) => {
-      const rows = await ctx.db
-        .selectFrom('m365_org_admin_review')
-        .selectAll()
-        .orderBy('organisation_id')
-        .orderBy('email')
-        .execute();
+      const rows = await listOrgAdminReview(ctx.db);
       return sendOutput(reply, 200, adminReviewSchema, {
         grants: rows.map((r) => ({
           userId: r.user_id,

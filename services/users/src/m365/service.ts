@@ -442,3 +442,16 @@ export async function applyWebhook(
     return { applied: true };
   });
 }
+
+/**
+ * What the issue-20 repair migration found: the org-admins of marketplace organisations who bought
+ * none of its subscriptions, by organisation and email.
+ */
+export async function listOrgAdminReview(db: UsersContext['db']) {
+  return db
+    .selectFrom('m365_org_admin_review')
+    .selectAll()
+    .orderBy('organisation_id')
+    .orderBy('email')
+    .execute();
+}

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { z } from 'zod';
 import type { memberSchema } from '@acme/users-contract/console';
 import type { Kysely } from 'kysely';
@@ -72,42 +72,114 @@ function toMember(row: MemberRow): Member {
   };
 }
 
-/** A search matches from the start of the text; `%` and `_` match themselves. */
-function prefixPattern(text: string): string {
-  return `${text.replace(/[\\%_]/g, (c) => `\\${c}`).toLowerCase()}%`;
+/** Above every character a name or address holds (the last code point, a noncharacter). */
+const LAST_CHARACTER = String.fromCodePoint(0x10ffff);
+
+/**
+ * `column` starts with `text`, lower-cased: the range [text, text + the last character) in the
+ * byte order of the text_pattern_ops indexes, so every character, `%` and `_` too, matches only
+ * itself. A range and not `LIKE 'text%'`: the pool prepares statements, and a prepared statement's
+ * generic plan cannot turn `LIKE $1` into an index range (PostgreSQL then filters every member of
+ * the organisation), while it can use a range whose bounds are parameters.
+ */
+function startsWith(column: RawBuilder<string>, text: string) {
+  const prefix = text.toLowerCase();
+  return sql<boolean>`(${column} ~>=~ ${prefix} and ${column} ~<~ ${prefix + LAST_CHARACTER})`;
 }
 
 /**
- * Members page by page, by address; `q` finds those whose address, full name or last name starts
- * with it (each an index range in the organisation, so a search costs what it finds, not the
- * organisation's size).
+ * A search counts its matches up to this many past the page it shows; beyond, its total is a floor
+ * (`totalExact: false`: "1,025 or more" on a first page of 25), so a broad prefix costs the page,
+ * not every match.
+ */
+export const SEARCH_COUNT_BEYOND = 1000;
+
+/** The three search conditions, each served by its own index (address, full name, last name). */
+const SEARCHED = [
+  sql<string>`email`,
+  sql<string>`lower(first_name || ' ' || last_name)`,
+  sql<string>`lower(last_name)`,
+];
+
+/**
+ * The ids of the organisation's people whose address, full name or last name starts with `text`,
+ * at most `each` per field: one index range each (the three search indexes), read in the index's
+ * order, so a search reads what it finds (never the whole organisation: an OR of the three in one
+ * condition may be planned as a filter over every member) and never more than `each` rows of a field.
+ */
+function matchingIds(db: Kysely<UsersDb>, organisationId: string, text: string, each: number) {
+  const inOrganisation = (column: RawBuilder<string>, n: number) =>
+    db
+      .selectFrom(
+        db
+          .selectFrom('users')
+          .select('id')
+          .where('organisation_id', '=', organisationId)
+          .where(startsWith(column, text))
+          .orderBy(sql`${column} using ~<~`)
+          .limit(each)
+          .as(`m${n}`),
+      )
+      .select('id');
+  const [email, name, lastName] = SEARCHED.map(inOrganisation);
+  return email!.union(name!).union(lastName!);
+}
+
+const memberRows = (db: Kysely<UsersDb>) =>
+  db.selectFrom('users').select([...MEMBER_COLUMNS, managedByDirectory]);
+
+/**
+ * Members page by page, by address. Without `q`, the organisation's exact total. `q` finds those
+ * whose address, full name or last name starts with it, counted up to `SEARCH_COUNT_BEYOND` past
+ * the page (at most that many rows of each search index). When they are fewer, the page comes from
+ * them, sorted. When there are more (a broad prefix: "b" is about one in ten), the page comes from
+ * the organisation read in address order and filtered, which finds the page after about
+ * (page × size) ÷ (the share that matches) members; PostgreSQL is told not to sort or gather every
+ * match instead (a plan blind to the text, as a prepared statement's may be, could choose so).
  */
 export async function listMembers(
   db: Kysely<UsersDb>,
   organisationId: string,
   options: { q?: string; page: number; pageSize: number },
-): Promise<{ members: Member[]; total: number }> {
-  let base = db.selectFrom('users').where('organisation_id', '=', organisationId);
-  if (options.q !== undefined && options.q.length > 0) {
-    const pattern = prefixPattern(options.q);
-    base = base.where((eb) =>
-      eb.or([
-        eb('email', 'like', pattern),
-        eb(sql<string>`lower(first_name || ' ' || last_name)`, 'like', pattern),
-        eb(sql<string>`lower(last_name)`, 'like', pattern),
-      ]),
-    );
+): Promise<{ members: Member[]; total: number; totalExact: boolean }> {
+  const q = options.q !== undefined && options.q.length > 0 ? options.q : undefined;
+  const offset = (options.page - 1) * options.pageSize;
+  const page = async (query: ReturnType<typeof memberRows>) =>
+    (await query.orderBy('email').limit(options.pageSize).offset(offset).execute()).map(toMember);
+  if (q === undefined) {
+    const [members, counted] = await Promise.all([
+      page(memberRows(db).where('organisation_id', '=', organisationId)),
+      db
+        .selectFrom('users')
+        .where('organisation_id', '=', organisationId)
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .executeTakeFirstOrThrow(),
+    ]);
+    return { members, total: Number(counted.n), totalExact: true };
   }
-  const [rows, count] = await Promise.all([
-    base
-      .select([...MEMBER_COLUMNS, managedByDirectory])
-      .orderBy('email')
-      .limit(options.pageSize)
-      .offset((options.page - 1) * options.pageSize)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { members: rows.map(toMember), total: Number(count.n) };
+  const bound = offset + options.pageSize + SEARCH_COUNT_BEYOND;
+  // Each field's range stops one past the bound: a union of no more than the bound is complete.
+  const matches = matchingIds(db, organisationId, q, bound + 1);
+  const counted = await db
+    .selectFrom(matches.as('m'))
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
+  const found = Number(counted.n);
+  if (found <= bound) {
+    // A search starts from what it found (the matches are of this organisation already): with the
+    // organisation's own condition here, a generic plan may read all its members to join them.
+    return { members: await page(memberRows(db).where('id', 'in', matches)), total: found, totalExact: true };
+  }
+  const members = await db.transaction().execute(async (trx) => {
+    await sql`set local enable_bitmapscan = off`.execute(trx);
+    await sql`set local enable_sort = off`.execute(trx);
+    return page(
+      memberRows(trx)
+        .where('organisation_id', '=', organisationId)
+        .where((eb) => eb.or(SEARCHED.map((column) => startsWith(column, q)))),
+    );
+  });
+  return { members, total: bound, totalExact: false };
 }
 
 /** The member, only when they belong to `organisationId` (another organisation's ids are unknown here). */
@@ -132,6 +204,18 @@ async function memberOrThrow(ctx: UsersContext, organisationId: string, userId: 
 }
 
 /** The caller may act on members up to their own role, never on a provider-staff account. */
+/** The member, once the caller is found allowed to manage them. */
+async function managedMember(
+  ctx: UsersContext,
+  caller: ConsoleCaller,
+  organisationId: string,
+  userId: string,
+) {
+  const member = await memberOrThrow(ctx, organisationId, userId);
+  assertMayManage(caller, member);
+  return member;
+}
+
 function assertMayManage(caller: ConsoleCaller, target: { role: Role }): void {
   if (rank(target.role) > Math.min(rank(caller.role), rank(HIGHEST_ASSIGNABLE))) {
     throw new AppError('PERMISSION_DENIED', 'You cannot manage a member with a higher role than yours.');
@@ -143,6 +227,28 @@ function lastOrgAdmin(): AppError {
     'LAST_ORG_ADMIN',
     'The organisation needs at least one active org-admin: appoint another one first.',
   );
+}
+
+/**
+ * Takes the organisation's row lock, which every change of a member's role or active state holds
+ * first: such changes of one organisation run one after another. Locking the org-admins' rows
+ * alone deadlocked under parallel demotions and deactivations (PostgreSQL 40P01): a member read as
+ * org-admin before the transaction may have lost the role by then, so their row was updated after
+ * the others were locked, out of order.
+ */
+async function lockOrganisationMembers(trx: Kysely<UsersDb>, organisationId: string): Promise<void> {
+  await trx
+    .selectFrom('organisations')
+    .select('id')
+    .where('id', '=', organisationId)
+    .forNoKeyUpdate()
+    .execute();
+}
+
+/** The member's role now, read under the organisation's lock (what was read before may be stale). */
+async function currentRole(trx: Kysely<UsersDb>, userId: string): Promise<Role | undefined> {
+  const row = await trx.selectFrom('users').select('role').where('id', '=', userId).executeTakeFirst();
+  return row?.role as Role | undefined;
 }
 
 /**
@@ -184,8 +290,7 @@ export async function changeRole(
   userId: string,
   role: Role,
 ): Promise<Member> {
-  const member = await memberOrThrow(ctx, organisationId, userId);
-  assertMayManage(caller, member);
+  const member = await managedMember(ctx, caller, organisationId, userId);
   if (member.managedBy === 'directory') {
     throw new AppError(
       'MANAGED_BY_DIRECTORY',
@@ -197,7 +302,10 @@ export async function changeRole(
   }
   if (member.role === role) return member;
   await ctx.db.transaction().execute(async (trx) => {
-    if (member.role === 'org-admin') await assertNotLastOrgAdmin(trx, organisationId, userId);
+    await lockOrganisationMembers(trx, organisationId);
+    const from = (await currentRole(trx, userId)) ?? member.role;
+    if (from === role) return;
+    if (from === 'org-admin') await assertNotLastOrgAdmin(trx, organisationId, userId);
     await trx.updateTable('users').set({ role }).where('id', '=', userId).execute();
     await recordEvent(
       trx,
@@ -206,7 +314,7 @@ export async function changeRole(
         organisationId,
         type: 'member.role_changed',
         subjectId: userId,
-        details: { from: member.role, to: role },
+        details: { from, to: role },
       },
       ctx.clock.now(),
     );
@@ -225,10 +333,20 @@ export async function deactivateMember(
   organisationId: string,
   userId: string,
 ): Promise<Member> {
-  const member = await memberOrThrow(ctx, organisationId, userId);
-  assertMayManage(caller, member);
+  const member = await managedMember(ctx, caller, organisationId, userId);
   await applyDeactivation(ctx, origin, organisationId, member, { keepLastOrgAdmin: true });
   return (await findMember(ctx.db, organisationId, userId))!;
+}
+
+/** Deactivates (a time) or reactivates (null) the record; false when it already was. */
+async function setDeactivatedAt(trx: Kysely<UsersDb>, userId: string, at: Date | null): Promise<boolean> {
+  const updated = await trx
+    .updateTable('users')
+    .set({ deactivated_at: at })
+    .where('id', '=', userId)
+    .where('deactivated_at', at === null ? 'is not' : 'is', null)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0;
 }
 
 /**
@@ -253,17 +371,13 @@ export async function applyDeactivation(
 ): Promise<void> {
   if (member.status === 'active') {
     await ctx.db.transaction().execute(async (trx) => {
-      if (options.keepLastOrgAdmin && member.role === 'org-admin') {
+      await lockOrganisationMembers(trx, organisationId);
+      const role = (await currentRole(trx, member.id)) ?? member.role;
+      if (options.keepLastOrgAdmin && role === 'org-admin') {
         await assertNotLastOrgAdmin(trx, organisationId, member.id);
       }
       const now = ctx.clock.now();
-      const updated = await trx
-        .updateTable('users')
-        .set({ deactivated_at: now })
-        .where('id', '=', member.id)
-        .where('deactivated_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) === 0) return;
+      if (!(await setDeactivatedAt(trx, member.id, now))) return;
       await recordEvent(
         trx,
         origin,
@@ -297,8 +411,7 @@ export async function reactivateMember(
   organisationId: string,
   userId: string,
 ): Promise<Member> {
-  const member = await memberOrThrow(ctx, organisationId, userId);
-  assertMayManage(caller, member);
+  const member = await managedMember(ctx, caller, organisationId, userId);
   const deleted = await ctx.db
     .selectFrom('scim_users')
     .select('user_id')
@@ -330,13 +443,7 @@ export async function applyReactivation(
     ]);
   }
   await ctx.db.transaction().execute(async (trx) => {
-    const updated = await trx
-      .updateTable('users')
-      .set({ deactivated_at: null })
-      .where('id', '=', member.id)
-      .where('deactivated_at', 'is not', null)
-      .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) === 0) return;
+    if (!(await setDeactivatedAt(trx, member.id, null))) return;
     await recordEvent(
       trx,
       origin,
@@ -346,6 +453,24 @@ export async function applyReactivation(
   });
 }
 
+/** One of the console's member events, recorded outside a transaction. */
+const memberEvent = (
+  ctx: UsersContext,
+  origin: EventOrigin,
+  organisationId: string,
+  type: 'member.sessions_ended' | 'member.unlocked' | 'member.two_factor_reset',
+  subjectId: string,
+) => recordEvent(ctx.db, origin, { organisationId, type, subjectId }, ctx.clock.now());
+
+/** A call to the identity service's admin API, with its key and the upstream timeout. */
+const identityAdmin = (ctx: UsersContext, method: 'POST' | 'DELETE', path: string, body?: unknown) =>
+  requestJson('identity service', `${ctx.config.identityAdminUrl}${path}`, {
+    method,
+    headers: adminAuthHeaders(ctx.config.identityAdminKey),
+    ...(body === undefined ? {} : { body }),
+    timeoutMs: ctx.config.upstreamTimeoutMs,
+  });
+
 /** Ends every session of the member (and so their grants at the next refresh). */
 export async function endMemberSessions(
   ctx: UsersContext,
@@ -354,15 +479,9 @@ export async function endMemberSessions(
   organisationId: string,
   userId: string,
 ): Promise<void> {
-  const member = await memberOrThrow(ctx, organisationId, userId);
-  assertMayManage(caller, member);
+  const member = await managedMember(ctx, caller, organisationId, userId);
   if (member.identityId !== null) await ctx.identityAdmin.deleteSessions(member.identityId);
-  await recordEvent(
-    ctx.db,
-    origin,
-    { organisationId, type: 'member.sessions_ended', subjectId: userId },
-    ctx.clock.now(),
-  );
+  await memberEvent(ctx, origin, organisationId, 'member.sessions_ended', userId);
 }
 
 /** Ends the member's sign-in lockout through the identity service's `/admin/lockouts/reset`. */
@@ -373,23 +492,12 @@ export async function unlockMember(
   organisationId: string,
   userId: string,
 ): Promise<void> {
-  const member = await memberOrThrow(ctx, organisationId, userId);
-  assertMayManage(caller, member);
-  const res = await requestJson('identity service', `${ctx.config.identityAdminUrl}/admin/lockouts/reset`, {
-    method: 'POST',
-    headers: adminAuthHeaders(ctx.config.identityAdminKey),
-    body: { identifier: member.email },
-    timeoutMs: ctx.config.upstreamTimeoutMs,
-  });
+  const member = await managedMember(ctx, caller, organisationId, userId);
+  const res = await identityAdmin(ctx, 'POST', '/admin/lockouts/reset', { identifier: member.email });
   if (res.status !== 204 && res.status !== 200) {
     throw new AppError('UPSTREAM_ERROR', `The identity service answered ${res.status} to an unlock.`);
   }
-  await recordEvent(
-    ctx.db,
-    origin,
-    { organisationId, type: 'member.unlocked', subjectId: userId },
-    ctx.clock.now(),
-  );
+  await memberEvent(ctx, origin, organisationId, 'member.unlocked', userId);
 }
 
 /**
@@ -403,29 +511,19 @@ export async function resetMemberTwoFactor(
   organisationId: string,
   userId: string,
 ): Promise<void> {
-  const member = await memberOrThrow(ctx, organisationId, userId);
-  assertMayManage(caller, member);
+  const member = await managedMember(ctx, caller, organisationId, userId);
   if (member.identityId === null)
     throw new AppError('USER_NOT_FOUND', 'This member has no sign-in account yet.');
   for (const type of ['totp', 'lookup_secret', 'webauthn']) {
-    const res = await requestJson(
-      'identity service',
-      `${ctx.config.identityAdminUrl}/admin/identities/${encodeURIComponent(member.identityId)}/credentials/${type}`,
-      {
-        method: 'DELETE',
-        headers: adminAuthHeaders(ctx.config.identityAdminKey),
-        timeoutMs: ctx.config.upstreamTimeoutMs,
-      },
+    const res = await identityAdmin(
+      ctx,
+      'DELETE',
+      `/admin/identities/${encodeURIComponent(member.identityId)}/credentials/${type}`,
     );
     if (res.status !== 204 && res.status !== 404) {
       throw new AppError('UPSTREAM_ERROR', `The identity service answered ${res.status} to a 2FA reset.`);
     }
   }
   await ctx.identityAdmin.deleteSessions(member.identityId);
-  await recordEvent(
-    ctx.db,
-    origin,
-    { organisationId, type: 'member.two_factor_reset', subjectId: userId },
-    ctx.clock.now(),
-  );
+  await memberEvent(ctx, origin, organisationId, 'member.two_factor_reset', userId);
 }

@@ -11,6 +11,7 @@ import type { Condition } from './filter.ts';
 import { applyPatch, parsePatch } from './patch.ts';
 import { applyGroupMappings } from '../directory/settings.ts';
 import { listResponse, type ListPage, type ScimScope } from './scope.ts';
+import { membershipsOf, type Membership } from './memberships.ts';
 
 /**
  * SCIM Groups (RFC 7643 §4.2): the directory's groups of the token's organisation and who is in
@@ -31,20 +32,7 @@ interface GroupRow {
 
 const GROUP_COLUMNS = ['id', 'display_name', 'external_id', 'created_at', 'updated_at'] as const;
 
-async function membersOf(db: Db, groupIds: string[]) {
-  if (groupIds.length === 0) return [];
-  return db
-    .selectFrom('scim_group_members')
-    .innerJoin('users', 'users.id', 'scim_group_members.user_id')
-    .select(['scim_group_members.group_id', 'users.id', 'users.email'])
-    .where('scim_group_members.group_id', 'in', groupIds)
-    .orderBy('users.email')
-    .execute();
-}
-
-type Members = Awaited<ReturnType<typeof membersOf>>;
-
-function toScimGroup(scope: ScimScope, row: GroupRow, members: Members | null) {
+function toScimGroup(scope: ScimScope, row: GroupRow, members: Membership[] | null) {
   return {
     schemas: [SCHEMA.group],
     id: row.id,
@@ -54,8 +42,8 @@ function toScimGroup(scope: ScimScope, row: GroupRow, members: Members | null) {
       ? {}
       : {
           members: members
-            .filter((m) => m.group_id === row.id)
-            .map((m) => ({ value: m.id, display: m.email, $ref: `${scope.baseUrl}/Users/${m.id}` })),
+            .filter((m) => m.groupId === row.id)
+            .map((m) => ({ value: m.userId, display: m.email, $ref: `${scope.baseUrl}/Users/${m.userId}` })),
         }),
     meta: {
       resourceType: 'Group',
@@ -82,7 +70,7 @@ async function findRow(db: Db, scope: ScimScope, id: string): Promise<GroupRow> 
 
 export async function getGroup(ctx: UsersContext, scope: ScimScope, id: string, withMembers = true) {
   const row = await findRow(ctx.db, scope, id);
-  return toScimGroup(scope, row, withMembers ? await membersOf(ctx.db, [row.id]) : null);
+  return toScimGroup(scope, row, withMembers ? await membershipsOf(ctx.db, 'group_id', [row.id]) : null);
 }
 
 export async function listGroups(
@@ -124,8 +112,9 @@ export async function listGroups(
     query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
   ]);
   const members = withMembers
-    ? await membersOf(
+    ? await membershipsOf(
         ctx.db,
+        'group_id',
         rows.map((r) => r.id),
       )
     : null;
@@ -299,7 +288,7 @@ export async function replaceGroup(ctx: UsersContext, scope: ScimScope, id: stri
 export async function patchGroup(ctx: UsersContext, scope: ScimScope, id: string, body: unknown) {
   const operations = parsePatch(body);
   const existing = await findRow(ctx.db, scope, id);
-  const current = toScimGroup(scope, existing, await membersOf(ctx.db, [id]));
+  const current = toScimGroup(scope, existing, await membershipsOf(ctx.db, 'group_id', [id]));
   const patched = applyPatch(
     {
       ...current,

@@ -215,6 +215,43 @@ export function registerScimRoutes(app: FastifyInstance, ctx: UsersContext, call
       const groupList = scimListSchema(scimGroupSchema);
       const discoveryList = scimListSchema(scimDiscoverySchema);
 
+      /** A resource type's writes: create (201 with its location), replace, patch, delete by id. */
+      const registerWrites = (resource: {
+        path: string;
+        input: z.ZodType;
+        output: z.ZodType;
+        create: (
+          ctx: UsersContext,
+          scope: ScimScope,
+          body: unknown,
+        ) => Promise<{ meta: { location: string } }>;
+        replace: (ctx: UsersContext, scope: ScimScope, id: string, body: unknown) => Promise<unknown>;
+        patch: (ctx: UsersContext, scope: ScimScope, id: string, body: unknown) => Promise<unknown>;
+        remove: (ctx: UsersContext, scope: ScimScope, id: string) => Promise<void>;
+      }) => {
+        const { path, input, output } = resource;
+        scim.post(path, doc({ body: input, responses: { 201: output } }), async (request, reply) => {
+          const created = await resource.create(ctx, scopeOf(request), request.body);
+          return send(reply, 201, created, created.meta.location);
+        });
+        scim.put(
+          `${path}/:id`,
+          doc({ ...byId, body: input, responses: { 200: output } }),
+          async (request, reply) =>
+            send(reply, 200, await resource.replace(ctx, scopeOf(request), idOf(request), request.body)),
+        );
+        scim.patch(
+          `${path}/:id`,
+          doc({ ...byId, body: patchRequestSchema, responses: { 200: output } }),
+          async (request, reply) =>
+            send(reply, 200, await resource.patch(ctx, scopeOf(request), idOf(request), request.body)),
+        );
+        scim.delete(`${path}/:id`, doc({ ...byId, responses: { 204: null } }), async (request, reply) => {
+          await resource.remove(ctx, scopeOf(request), idOf(request));
+          return reply.code(204).send();
+        });
+      };
+
       // Discovery (RFC 7644 §4)
       scim.get(
         '/ServiceProviderConfig',
@@ -262,29 +299,14 @@ export function registerScimRoutes(app: FastifyInstance, ctx: UsersContext, call
       scim.get('/Users/:id', doc({ ...byId, responses: { 200: scimUserSchema } }), async (request, reply) =>
         send(reply, 200, await getUser(ctx, scopeOf(request), idOf(request))),
       );
-      scim.post(
-        '/Users',
-        doc({ body: userInputSchema, responses: { 201: scimUserSchema } }),
-        async (request, reply) => {
-          const user = await createScimUser(ctx, scopeOf(request), request.body);
-          return send(reply, 201, user, user.meta.location);
-        },
-      );
-      scim.put(
-        '/Users/:id',
-        doc({ ...byId, body: userInputSchema, responses: { 200: scimUserSchema } }),
-        async (request, reply) =>
-          send(reply, 200, await replaceScimUser(ctx, scopeOf(request), idOf(request), request.body)),
-      );
-      scim.patch(
-        '/Users/:id',
-        doc({ ...byId, body: patchRequestSchema, responses: { 200: scimUserSchema } }),
-        async (request, reply) =>
-          send(reply, 200, await patchScimUser(ctx, scopeOf(request), idOf(request), request.body)),
-      );
-      scim.delete('/Users/:id', doc({ ...byId, responses: { 204: null } }), async (request, reply) => {
-        await deleteScimUser(ctx, scopeOf(request), idOf(request));
-        return reply.code(204).send();
+      registerWrites({
+        path: '/Users',
+        input: userInputSchema,
+        output: scimUserSchema,
+        create: createScimUser,
+        replace: replaceScimUser,
+        patch: patchScimUser,
+        remove: deleteScimUser,
       });
 
       // Groups
@@ -315,29 +337,14 @@ export function registerScimRoutes(app: FastifyInstance, ctx: UsersContext, call
           );
         },
       );
-      scim.post(
-        '/Groups',
-        doc({ body: groupInputSchema, responses: { 201: scimGroupSchema } }),
-        async (request, reply) => {
-          const group = await createGroup(ctx, scopeOf(request), request.body);
-          return send(reply, 201, group, group.meta.location);
-        },
-      );
-      scim.put(
-        '/Groups/:id',
-        doc({ ...byId, body: groupInputSchema, responses: { 200: scimGroupSchema } }),
-        async (request, reply) =>
-          send(reply, 200, await replaceGroup(ctx, scopeOf(request), idOf(request), request.body)),
-      );
-      scim.patch(
-        '/Groups/:id',
-        doc({ ...byId, body: patchRequestSchema, responses: { 200: scimGroupSchema } }),
-        async (request, reply) =>
-          send(reply, 200, await patchGroup(ctx, scopeOf(request), idOf(request), request.body)),
-      );
-      scim.delete('/Groups/:id', doc({ ...byId, responses: { 204: null } }), async (request, reply) => {
-        await deleteGroup(ctx, scopeOf(request), idOf(request));
-        return reply.code(204).send();
+      registerWrites({
+        path: '/Groups',
+        input: groupInputSchema,
+        output: scimGroupSchema,
+        create: createGroup,
+        replace: replaceGroup,
+        patch: patchGroup,
+        remove: deleteGroup,
       });
     },
     { prefix: SCIM_PREFIX },

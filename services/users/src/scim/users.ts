@@ -18,6 +18,7 @@ import type { Condition } from './filter.ts';
 import { applyPatch, parsePatch, scimBoolean } from './patch.ts';
 import { applyGroupMappings } from '../directory/settings.ts';
 import { listResponse, type ListPage, type ScimScope } from './scope.ts';
+import { membershipsOf, type Membership } from './memberships.ts';
 
 /**
  * SCIM Users (RFC 7643 §4.1) over the organisation's people. The token's organisation bounds every
@@ -80,20 +81,7 @@ const USER_COLUMNS = [
   'scim_users.updated_at',
 ] as const;
 
-async function groupsOf(db: Db, userIds: string[]) {
-  if (userIds.length === 0) return [];
-  return db
-    .selectFrom('scim_group_members')
-    .innerJoin('scim_groups', 'scim_groups.id', 'scim_group_members.group_id')
-    .select(['scim_group_members.user_id', 'scim_groups.id', 'scim_groups.display_name'])
-    .where('scim_group_members.user_id', 'in', userIds)
-    .orderBy('scim_groups.display_name')
-    .execute();
-}
-
-type Groups = Awaited<ReturnType<typeof groupsOf>>;
-
-function toScimUser(scope: ScimScope, row: UserRow, groups: Groups) {
+function toScimUser(scope: ScimScope, row: UserRow, groups: Membership[]) {
   const location = `${scope.baseUrl}/Users/${row.id}`;
   return {
     schemas: [SCHEMA.user],
@@ -109,8 +97,8 @@ function toScimUser(scope: ScimScope, row: UserRow, groups: Groups) {
     active: row.deactivated_at === null,
     emails: [{ value: row.email, type: 'work', primary: true }],
     groups: groups
-      .filter((g) => g.user_id === row.id)
-      .map((g) => ({ value: g.id, display: g.display_name, $ref: `${scope.baseUrl}/Groups/${g.id}` })),
+      .filter((g) => g.userId === row.id)
+      .map((g) => ({ value: g.groupId, display: g.groupName, $ref: `${scope.baseUrl}/Groups/${g.groupId}` })),
     meta: {
       resourceType: 'User',
       created: new Date(row.created_at).toISOString(),
@@ -134,7 +122,7 @@ async function findRow(ctx: UsersContext, scope: ScimScope, id: string): Promise
 
 export async function getUser(ctx: UsersContext, scope: ScimScope, id: string): Promise<ScimUser> {
   const row = await findRow(ctx, scope, id);
-  return toScimUser(scope, row, await groupsOf(ctx.db, [row.id]));
+  return toScimUser(scope, row, await membershipsOf(ctx.db, 'user_id', [row.id]));
 }
 
 /**
@@ -196,8 +184,9 @@ export async function listUsers(
   const last = rows.at(-1);
   if (last && rows.length === page.count)
     rememberPageEnd(pageEndKey(scope.organisationId, conditions, page.startIndex + page.count), last.id);
-  const groups = await groupsOf(
+  const groups = await membershipsOf(
     ctx.db,
+    'user_id',
     rows.map((r) => r.id),
   );
   return listResponse(

@@ -1,7 +1,8 @@
 import { X509Certificate } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { IDP_CERT, IDP_NEXT_CERT, idpMetadata, OTHER_CERT } from '../../test/saml-fixtures.ts';
-import { certificateFacts, parseSamlIdpMetadata, SAML_METADATA_MAX_BYTES } from './saml-metadata.ts';
+import { SAML_METADATA_MAX_BYTES } from '@acme/users-contract/console-sso';
+import { certificateFacts, parseSamlIdpMetadata } from './saml-metadata.ts';
 
 const problemOf = (xml: string) => {
   try {

@@ -1,3 +1,4 @@
+import { SAML_METADATA_MAX_BYTES } from '@acme/users-contract/console-sso';
 import { X509Certificate } from 'node:crypto';
 import { DOMParser } from '@xmldom/xmldom';
 
@@ -6,9 +7,6 @@ import { DOMParser } from '@xmldom/xmldom';
 // declaration at all (no DTD, no entities, so no entity expansion or external entity), a parser
 // error is a refusal, and only what we use is taken from it: the entity id, the HTTP-Redirect
 // single sign-on URL and the signing certificates (one, or two during a rollover).
-
-/** Largest metadata accepted, pasted or fetched (docs/security.md, "SAML IdP metadata"). */
-export const SAML_METADATA_MAX_BYTES = 1024 * 1024;
 
 /** At most this many signing certificates: the current one and the next (a rollover). */
 const SAML_MAX_CERTIFICATES = 2;

@@ -7,11 +7,11 @@ import { listSamlProvidersWithUrl, updateSamlSettings, type SamlProviderRow } fr
 import {
   certificateFacts,
   parseSamlIdpMetadata,
-  SAML_METADATA_MAX_BYTES,
   SamlMetadataError,
   type SamlIdpMetadata,
 } from './saml-metadata.ts';
 import type { SetSamlProviderInput } from './schemas.ts';
+import { SAML_METADATA_MAX_BYTES } from '@acme/users-contract/console-sso';
 
 // A SAML provider's IdP metadata (issue 26): pasted once, or fetched from the organisation's URL
 // and refreshed daily. A refresh that fails, or that finds metadata we would refuse, keeps the last

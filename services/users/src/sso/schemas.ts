@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { emailSchema } from '../http/schemas.ts';
-import { SAML_METADATA_MAX_BYTES } from './saml-metadata.ts';
+import {
+  oidcClientIdSchema,
+  oidcIssuerSchema,
+  oidcScopesSchema,
+  samlCertificateFactsSchema,
+  samlMetadataUrlSchema,
+  samlMetadataXmlSchema,
+  samlServiceProviderSchema,
+} from '@acme/users-contract/console-sso';
 
 /** A provider id as it appears in the callback URL `/self-service/methods/oidc/callback/{provider}`. */
 export const providerIdSchema = z
@@ -9,61 +17,47 @@ export const providerIdSchema = z
   .toLowerCase()
   .pipe(z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lower-case letters, digits and dashes'));
 
-const claimName = z
-  .string()
-  .trim()
-  .min(1)
-  .max(100)
-  .regex(/^[A-Za-z0-9_:./-]+$/, 'must be a claim name');
+/**
+ * Which names of a provider's sign-in answer carry which of our traits: each a non-blank name of at
+ * most `max` characters matching `pattern`, defaulting to the usual one (`defaults`).
+ */
+function traitNames<K extends string>(
+  defaults: Record<K, string>,
+  name: { max: number; pattern: RegExp; message: string },
+) {
+  const nameSchema = z.string().trim().min(1).max(name.max).regex(name.pattern, name.message);
+  const shape = Object.fromEntries(
+    Object.entries<string>(defaults).map(([trait, usual]) => [trait, nameSchema.default(usual)]),
+  ) as Record<K, z.ZodDefault<z.ZodString>>;
+  return z.object(shape).strict();
+}
 
-/** Which ID token (or userinfo) claims carry the traits we need. Okta, Entra and Google agree on these. */
-const claimMappingSchema = z
-  .object({
-    email: claimName.default('email'),
-    emailVerified: claimName.default('email_verified'),
-    firstName: claimName.default('given_name'),
-    lastName: claimName.default('family_name'),
-  })
-  .strict();
-
-export type ClaimMapping = z.output<typeof claimMappingSchema>;
-
-export const DEFAULT_CLAIM_MAPPING: ClaimMapping = {
+/** The ID token (or userinfo) claims read when a provider names none. Okta, Entra and Google agree on these. */
+export const DEFAULT_CLAIM_MAPPING = {
   email: 'email',
   emailVerified: 'email_verified',
   firstName: 'given_name',
   lastName: 'family_name',
 };
 
-const scopeSchema = z
-  .string()
-  .trim()
-  .min(1)
-  .max(100)
-  .regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be a scope token');
+const claimMappingSchema = traitNames(DEFAULT_CLAIM_MAPPING, {
+  max: 100,
+  pattern: /^[A-Za-z0-9_:./-]+$/,
+  message: 'must be a claim name',
+});
 
-export const setOidcProviderSchema = z
+export type ClaimMapping = z.output<typeof claimMappingSchema>;
+
+const setOidcProviderSchema = z
   .object({
     /** Left out: OIDC (what every provider was before SAML). */
     protocol: z.literal('oidc').optional(),
     /** Defaults to the organisation's first domain label (globex.test: `globex`). */
     provider: providerIdSchema.optional(),
-    issuer: z
-      .url()
-      .max(500)
-      .refine((v) => {
-        const u = new URL(v);
-        const web = u.protocol === 'https:' || u.protocol === 'http:';
-        return web && !u.search && !u.hash && !u.username && !u.password;
-      }, 'must be an http(s) issuer URL without query, fragment or credentials'),
-    clientId: z.string().trim().min(1).max(500),
+    issuer: oidcIssuerSchema,
+    clientId: oidcClientIdSchema,
     clientSecret: z.string().min(1).max(2000),
-    scopes: z
-      .array(scopeSchema)
-      .max(20)
-      .default(['openid', 'email', 'profile'])
-      .transform((s) => [...new Set(s)])
-      .refine((s) => s.includes('openid'), 'must include openid'),
+    scopes: oidcScopesSchema,
     claimMapping: claimMappingSchema.default(DEFAULT_CLAIM_MAPPING),
     /** Create a user on first sign-in (just-in-time) instead of refusing addresses without one. */
     jit: z.boolean().default(true),
@@ -77,54 +71,30 @@ export const setOidcProviderSchema = z
   })
   .strict();
 
-const attributeName = z
-  .string()
-  .trim()
-  .min(1)
-  .max(256)
-  .regex(/^[\x21-\x7E]+$/, 'must be a SAML attribute name');
-
 /**
- * Which SAML attributes (their `Name`) carry the traits; `email: "nameid"` takes the address from
- * the assertion's NameID.
+ * The SAML attributes (their `Name`) read when a provider names none; `email: "nameid"` takes the
+ * address from the assertion's NameID.
  */
-const samlAttributesSchema = z
-  .object({
-    email: attributeName.default('email'),
-    firstName: attributeName.default('firstName'),
-    lastName: attributeName.default('lastName'),
-    groups: attributeName.default('groups'),
-  })
-  .strict();
-
-export type SamlAttributes = z.output<typeof samlAttributesSchema>;
-
-export const DEFAULT_SAML_ATTRIBUTES: SamlAttributes = {
+export const DEFAULT_SAML_ATTRIBUTES = {
   email: 'email',
   firstName: 'firstName',
   lastName: 'lastName',
   groups: 'groups',
 };
 
-/** Where IdP metadata may be fetched from: an http(s) URL without credentials or fragment. */
-export const metadataUrlSchema = z
-  .url()
-  .max(2000)
-  .refine((v) => {
-    const u = new URL(v);
-    return (u.protocol === 'https:' || u.protocol === 'http:') && !u.username && !u.password && !u.hash;
-  }, 'must be an https URL without credentials or fragment');
-
-/** Pasted metadata: the parser enforces the 1 MiB limit in bytes; this bounds the string first. */
-export const metadataXmlSchema = z.string().min(1).max(SAML_METADATA_MAX_BYTES);
+const samlAttributesSchema = traitNames(DEFAULT_SAML_ATTRIBUTES, {
+  max: 256,
+  pattern: /^[\x21-\x7E]+$/,
+  message: 'must be a SAML attribute name',
+});
 
 const setSamlProviderSchema = z
   .object({
     protocol: z.literal('saml'),
     provider: providerIdSchema.optional(),
     /** Exactly one of the two: a URL refreshed daily, or the XML itself. */
-    metadataUrl: metadataUrlSchema.optional(),
-    metadataXml: metadataXmlSchema.optional(),
+    metadataUrl: samlMetadataUrlSchema.optional(),
+    metadataXml: samlMetadataXmlSchema.optional(),
     attributes: samlAttributesSchema.default(DEFAULT_SAML_ATTRIBUTES),
     jit: z.boolean().default(true),
     enforce: z.boolean().optional(),
@@ -187,25 +157,11 @@ const oidcProviderViewSchema = z.object({
 });
 
 /** A signing certificate as people see it: fingerprint and validity, never the whole PEM. */
-export const certificateFactsSchema = z.object({
-  fingerprint: z.string(),
-  subject: z.string(),
-  notBefore: z.iso.datetime(),
-  notAfter: z.iso.datetime(),
-});
-
-/** Our side of a SAML provider, for the organisation's IT admin to give their IdP. */
-export const serviceProviderSchema = z.object({
-  entityId: z.string(),
-  metadataUrl: z.string(),
-  acsUrl: z.string(),
-});
-
 /** The IdP metadata's facts and where it comes from (the XML itself stays inside). */
 const samlFactsSchema = z.object({
   idpEntityId: z.string(),
   ssoUrl: z.string(),
-  certificates: z.array(certificateFactsSchema),
+  certificates: z.array(samlCertificateFactsSchema),
   metadataUrl: z.string().nullable(),
   fetchedAt: z.iso.datetime(),
   checkedAt: z.iso.datetime().nullable(),
@@ -219,7 +175,7 @@ const samlProviderViewSchema = z.object({
   provider: z.string(),
   organisationId: z.uuid(),
   saml: samlFactsSchema,
-  serviceProvider: serviceProviderSchema,
+  serviceProvider: samlServiceProviderSchema,
   jit: z.boolean(),
   enforce: z.boolean(),
   breakGlassUserId: z.uuid().nullable(),
@@ -263,7 +219,6 @@ export const ssoProviderConfigSchema = z.discriminatedUnion('protocol', [
 
 export type SsoProviderConfig = z.input<typeof ssoProviderConfigSchema>;
 
-export const organisationParamsSchema = z.object({ id: z.string() });
 export const providerParamsSchema = z.object({ provider: z.string().max(100) });
 
 const nameSchema = z.string().trim().min(1).max(100);

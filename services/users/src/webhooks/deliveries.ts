@@ -1,5 +1,10 @@
 import { eventPosition, parseEventPosition } from '@acme/identity-contract/security-events';
-import type { WebhookDelivery, WebhookDeliveryPage, WebhookEventType } from '@acme/users-contract/webhooks';
+import type {
+  WebhookDelivery,
+  WebhookDeliveryPage,
+  WebhookDeliveryPageQuery,
+  WebhookEventType,
+} from '@acme/users-contract/webhooks';
 import type { Selectable } from 'kysely';
 import type { UsersContext } from '../context.ts';
 import type { UsersDb } from '../db-types.ts';
@@ -29,7 +34,7 @@ function toWireDelivery(row: DeliveryRow): WebhookDelivery {
 export async function listDeliveries(
   ctx: UsersContext,
   endpointId: string,
-  page: { after?: string; limit: number },
+  page: WebhookDeliveryPageQuery,
 ): Promise<WebhookDeliveryPage> {
   let query = ctx.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId);
   if (page.after !== undefined) {

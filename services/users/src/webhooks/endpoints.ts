@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { checkOutboundHost, OutboundError, type OutboundPolicy } from '@acme/service-kit/outbound';
+import {
+  checkOutboundHost,
+  OutboundError,
+  postOutbound,
+  type OutboundFailure,
+  type OutboundPolicy,
+} from '@acme/service-kit/outbound';
+import { WEBHOOK_TEST_TYPE } from '@acme/users-contract/webhooks';
 import type {
   WebhookEndpoint,
   WebhookEndpointInput,
@@ -7,11 +14,12 @@ import type {
   WebhookEndpointWithSecret,
   WebhookEventType,
 } from '@acme/users-contract/webhooks';
-import type { Selectable } from 'kysely';
+import type { Selectable, Transaction } from 'kysely';
 import type { UsersContext } from '../context.ts';
 import type { UsersDb } from '../db-types.ts';
+import { recordEvent, type EventOrigin, type SecurityEventType } from '../events/events.ts';
 import { AppError } from '../http/errors.ts';
-import { newSigningSecret } from './signing.ts';
+import { newSigningSecret, webhookHeaders } from './signing.ts';
 
 /** Each attempt's time-out, fixed: a receiver should answer at once and work later. */
 const WEBHOOK_TIMEOUT_MS = 5000;
@@ -56,6 +64,89 @@ async function checkEndpointUrl(ctx: Pick<UsersContext, 'config'>, url: string):
       { reason: error.reason },
     );
   }
+}
+
+/** A save refused because the test request failed: why, and the receiver's status when it answered. */
+function testRefused(reason: OutboundFailure, status: number | undefined): AppError {
+  const answered = status === undefined ? '' : ` (HTTP ${status})`;
+  return new AppError(
+    'WEBHOOK_URL_REFUSED',
+    `The test request sent to the URL failed${answered}: ${WEBHOOK_FAILURE_TEXT[reason]} Saving needs a 2xx answer to it, at once and without a redirect.`,
+    {},
+    { reason },
+  );
+}
+
+/**
+ * At save, one signed `webhook.test` request to the URL, under the delivery's policy and time-out,
+ * redirects not followed: a receiver that redirects, cannot be reached, does not answer in time or
+ * answers other than 2xx is refused now rather than failing every delivery later.
+ */
+async function testReceiver(ctx: UsersContext, url: string, secrets: readonly string[]): Promise<void> {
+  const now = ctx.clock.now();
+  const body = JSON.stringify({ type: WEBHOOK_TEST_TYPE, timestamp: now.toISOString(), data: {} });
+  let status: number;
+  try {
+    status = await postOutbound(url, webhookPolicy(ctx), {
+      headers: webhookHeaders(secrets, randomUUID(), now, body),
+      body,
+    });
+  } catch (error) {
+    if (!(error instanceof OutboundError)) throw error;
+    throw testRefused(error.reason, error.status);
+  }
+  if (status < 200 || status >= 300) throw testRefused('http_status', status);
+}
+
+/**
+ * The URL as events and mails name it: without its query, which may carry the receiver's own token.
+ */
+export const shownUrl = (url: string) => {
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}`;
+};
+
+const describeTypes = (types: readonly string[]) => (types.length === 0 ? '(all)' : types.join(' '));
+
+/** Records an endpoint's change in the organisation's event log, in the change's transaction; never its secret. */
+async function recordEndpointEvent(
+  trx: Transaction<UsersDb>,
+  origin: EventOrigin,
+  row: EndpointRow,
+  type: SecurityEventType,
+  now: Date,
+  details: Record<string, string> = {},
+): Promise<void> {
+  await recordEvent(
+    trx,
+    origin,
+    {
+      organisationId: row.organisation_id,
+      type,
+      subjectId: null,
+      details: { endpointId: row.id, url: shownUrl(row.url), ...details },
+    },
+    now,
+  );
+}
+
+async function countEndpoints(db: UsersContext['db'], organisationId: string): Promise<number> {
+  const { count } = await db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('organisation_id', '=', organisationId)
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+const notFound = () =>
+  new AppError('WEBHOOK_NOT_FOUND', 'No webhook endpoint of this organisation has this id.');
+
+function limitReached(ctx: UsersContext): AppError {
+  return new AppError(
+    'WEBHOOK_LIMIT_REACHED',
+    `An organisation may have at most ${ctx.config.webhooks.maxEndpoints} webhook endpoints.`,
+  );
 }
 
 export function toWireEndpoint(row: EndpointRow): WebhookEndpoint {
@@ -106,21 +197,26 @@ export async function findEndpoint(
     .where('organisation_id', '=', organisationId)
     .where('id', '=', endpointId)
     .executeTakeFirst();
-  if (!row) throw new AppError('WEBHOOK_NOT_FOUND', 'No webhook endpoint of this organisation has this id.');
+  if (!row) throw notFound();
   return row;
 }
 
 /**
- * Adds an endpoint with a new secret (returned once). The organisation's row is locked while its
- * endpoints are counted, so parallel calls cannot pass the limit together.
+ * Adds an endpoint with a new secret (returned once), once its receiver has answered the test
+ * request. The organisation's row is locked while its endpoints are counted, so parallel calls
+ * cannot pass the limit together (a first, unlocked count spares a full organisation the test).
  */
 export async function createEndpoint(
   ctx: UsersContext,
   organisationId: string,
   input: WebhookEndpointInput,
+  origin: EventOrigin,
 ): Promise<WebhookEndpointWithSecret> {
   const url = await checkEndpointUrl(ctx, input.url);
+  if ((await countEndpoints(ctx.db, organisationId)) >= ctx.config.webhooks.maxEndpoints)
+    throw limitReached(ctx);
   const secret = newSigningSecret();
+  await testReceiver(ctx, url, [secret]);
   const id = randomUUID();
   const now = ctx.clock.now();
   const row = await ctx.db.transaction().execute(async (trx) => {
@@ -131,24 +227,16 @@ export async function createEndpoint(
       .forUpdate()
       .executeTakeFirst();
     if (!org) throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
-    const { count } = await trx
-      .selectFrom('webhook_endpoints')
-      .select((eb) => eb.fn.countAll<string>().as('count'))
-      .where('organisation_id', '=', organisationId)
-      .executeTakeFirstOrThrow();
-    if (Number(count) >= ctx.config.webhooks.maxEndpoints) {
-      throw new AppError(
-        'WEBHOOK_LIMIT_REACHED',
-        `An organisation may have at most ${ctx.config.webhooks.maxEndpoints} webhook endpoints.`,
-      );
-    }
-    return trx
+    if ((await countEndpoints(trx, organisationId)) >= ctx.config.webhooks.maxEndpoints)
+      throw limitReached(ctx);
+    const eventTypes = [...new Set(input.eventTypes ?? [])];
+    const created = await trx
       .insertInto('webhook_endpoints')
       .values({
         id,
         organisation_id: organisationId,
         url,
-        event_types: JSON.stringify([...new Set(input.eventTypes ?? [])]),
+        event_types: JSON.stringify(eventTypes),
         state: 'active',
         disabled_reason: null,
         secret: ctx.secretBox.seal(secret, sealContext(id)),
@@ -160,40 +248,77 @@ export async function createEndpoint(
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    await recordEndpointEvent(trx, origin, created, 'webhook.endpoint_created', now, {
+      eventTypes: describeTypes(eventTypes),
+    });
+    return created;
   });
   return { endpoint: toWireEndpoint(row), secret };
 }
 
-/** Changes the URL, the types or the state (`active` again also clears a disabled endpoint's reason). */
+/**
+ * Changes the URL (once its receiver has answered the test request, signed with the endpoint's
+ * secrets), the types or the state (`active` again also clears a disabled endpoint's reason); each
+ * kind of change is an event.
+ */
 export async function updateEndpoint(
   ctx: UsersContext,
   organisationId: string,
   endpointId: string,
   patch: WebhookEndpointPatch,
+  origin: EventOrigin,
 ): Promise<WebhookEndpoint> {
-  await findEndpoint(ctx, organisationId, endpointId);
+  const current = await findEndpoint(ctx, organisationId, endpointId);
   const url = patch.url === undefined ? undefined : await checkEndpointUrl(ctx, patch.url);
-  const row = await ctx.db
-    .updateTable('webhook_endpoints')
-    .set({
-      ...(url === undefined ? {} : { url }),
-      ...(patch.eventTypes === undefined
-        ? {}
-        : { event_types: JSON.stringify([...new Set(patch.eventTypes)]) }),
-      ...(patch.state === undefined
-        ? {}
-        : {
-            state: patch.state,
-            disabled_reason: null,
-            ...(patch.state === 'active' ? { failing_since: null } : {}),
-          }),
-      updated_at: ctx.clock.now(),
-    })
-    .where('id', '=', endpointId)
-    .where('organisation_id', '=', organisationId)
-    .returningAll()
-    .executeTakeFirst();
-  if (!row) throw new AppError('WEBHOOK_NOT_FOUND', 'No webhook endpoint of this organisation has this id.');
+  if (url !== undefined && url !== current.url)
+    await testReceiver(ctx, url, signingSecrets(ctx, current, ctx.clock.now()));
+  const eventTypes = patch.eventTypes === undefined ? undefined : [...new Set(patch.eventTypes)];
+  const now = ctx.clock.now();
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    const before = await trx
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', endpointId)
+      .where('organisation_id', '=', organisationId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!before) throw notFound();
+    const after = await trx
+      .updateTable('webhook_endpoints')
+      .set({
+        ...(url === undefined ? {} : { url }),
+        ...(eventTypes === undefined ? {} : { event_types: JSON.stringify(eventTypes) }),
+        ...(patch.state === undefined
+          ? {}
+          : {
+              state: patch.state,
+              disabled_reason: null,
+              ...(patch.state === 'active' ? { failing_since: null } : {}),
+            }),
+        updated_at: now,
+      })
+      .where('id', '=', endpointId)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const changed: Record<string, string> = {};
+    if (after.url !== before.url) changed.previousUrl = shownUrl(before.url);
+    if (describeTypes(after.event_types) !== describeTypes(before.event_types)) {
+      changed.previousEventTypes = describeTypes(before.event_types);
+      changed.eventTypes = describeTypes(after.event_types);
+    }
+    if (Object.keys(changed).length > 0)
+      await recordEndpointEvent(trx, origin, after, 'webhook.endpoint_changed', now, changed);
+    if (after.state !== before.state)
+      await recordEndpointEvent(
+        trx,
+        origin,
+        after,
+        after.state === 'paused' ? 'webhook.endpoint_paused' : 'webhook.endpoint_resumed',
+        now,
+        { previousState: before.state },
+      );
+    return after;
+  });
   return toWireEndpoint(row);
 }
 
@@ -201,14 +326,18 @@ export async function deleteEndpoint(
   ctx: UsersContext,
   organisationId: string,
   endpointId: string,
+  origin: EventOrigin,
 ): Promise<void> {
-  const gone = await ctx.db
-    .deleteFrom('webhook_endpoints')
-    .where('id', '=', endpointId)
-    .where('organisation_id', '=', organisationId)
-    .executeTakeFirst();
-  if (Number(gone.numDeletedRows) === 0)
-    throw new AppError('WEBHOOK_NOT_FOUND', 'No webhook endpoint of this organisation has this id.');
+  await ctx.db.transaction().execute(async (trx) => {
+    const gone = await trx
+      .deleteFrom('webhook_endpoints')
+      .where('id', '=', endpointId)
+      .where('organisation_id', '=', organisationId)
+      .returningAll()
+      .executeTakeFirst();
+    if (!gone) throw notFound();
+    await recordEndpointEvent(trx, origin, gone, 'webhook.endpoint_deleted', ctx.clock.now());
+  });
 }
 
 /** A new secret (returned once); the old one signs beside it for 24 hours. */
@@ -216,20 +345,35 @@ export async function rotateEndpointSecret(
   ctx: UsersContext,
   organisationId: string,
   endpointId: string,
+  origin: EventOrigin,
 ): Promise<WebhookEndpointWithSecret> {
-  const current = await findEndpoint(ctx, organisationId, endpointId);
   const secret = newSigningSecret();
   const now = ctx.clock.now();
-  const row = await ctx.db
-    .updateTable('webhook_endpoints')
-    .set({
-      secret: ctx.secretBox.seal(secret, sealContext(endpointId)),
-      previous_secret: current.secret,
-      previous_secret_until: new Date(now.getTime() + ROTATION_OVERLAP_MS),
-      updated_at: now,
-    })
-    .where('id', '=', endpointId)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    const current = await trx
+      .selectFrom('webhook_endpoints')
+      .select('secret')
+      .where('id', '=', endpointId)
+      .where('organisation_id', '=', organisationId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!current) throw notFound();
+    const rotated = await trx
+      .updateTable('webhook_endpoints')
+      .set({
+        secret: ctx.secretBox.seal(secret, sealContext(endpointId)),
+        previous_secret: current.secret,
+        previous_secret_until: new Date(now.getTime() + ROTATION_OVERLAP_MS),
+        updated_at: now,
+      })
+      .where('id', '=', endpointId)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    // The event says when the old secret stops signing; neither secret is in it.
+    await recordEndpointEvent(trx, origin, rotated, 'webhook.secret_rotated', now, {
+      previousSecretUntil: new Date(now.getTime() + ROTATION_OVERLAP_MS).toISOString(),
+    });
+    return rotated;
+  });
   return { endpoint: toWireEndpoint(row), secret };
 }

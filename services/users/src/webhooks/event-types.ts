@@ -41,8 +41,16 @@ const WEBHOOK_TYPE_OF: Record<SecurityEventType, WebhookEventType | null> = {
   'api_client.created': 'api_client.changed',
   'api_client.revoked': 'api_client.changed',
   'organisation.self_signup_changed': null,
+  'organisation.event_retention_changed': null,
   'subscription.changed': null,
   'trusted_networks.changed': null,
+  // An endpoint's own changes are in the feed, never delivered: no delivery can cause another.
+  'webhook.endpoint_created': null,
+  'webhook.endpoint_changed': null,
+  'webhook.endpoint_paused': null,
+  'webhook.endpoint_resumed': null,
+  'webhook.secret_rotated': null,
+  'webhook.endpoint_deleted': null,
 };
 
 /** A member who joined by self sign-up was added; any other joined by accepting an invitation. */

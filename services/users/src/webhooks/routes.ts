@@ -5,7 +5,8 @@ import { AppError } from '../http/errors.ts';
 import { parseInput, sendOutput } from '../http/validate.ts';
 import type { Permission } from '../users/roles.ts';
 import { orgParamsSchema } from '@acme/users-contract/console';
-import { consoleCaller } from '../access/auth.ts';
+import { consoleCaller, originOf, type authoriseConsole } from '../access/auth.ts';
+import { operatorOrigin, type EventOrigin } from '../events/events.ts';
 import { feedCursor, parseFeedCursor, publishEvents, readFeed } from '../feed/feed.ts';
 import {
   createEndpoint,
@@ -30,7 +31,7 @@ import {
   feedPageSchema,
   feedQuerySchema,
   redeliverySchema,
-} from './schemas.ts';
+} from '@acme/users-contract/webhooks';
 
 /** Webhooks and the events feed are organisation settings (the org-admin's). */
 const SETTINGS: Permission = 'ManageOrganisationSettings';
@@ -39,7 +40,7 @@ type Authorise = (
   request: FastifyRequest,
   permission: Permission,
   write: boolean,
-) => Promise<{ organisationId: string }>;
+) => ReturnType<typeof authoriseConsole>;
 
 /**
  * The console's Webhooks section (issue 35): `/console/organisations/{id}/webhooks…`, and the
@@ -52,15 +53,16 @@ export function registerConsoleWebhookRoutes(
 ): void {
   const base = '/console/organisations/:organisationId/webhooks';
 
-  registerEndpointBasics(app, ctx, base, async (request, write) => {
-    const { organisationId } = await authorise(request, SETTINGS, write);
-    return organisationId;
-  });
+  const organisationOf: OrganisationOf = async (request, write) => {
+    const { caller, organisationId } = await authorise(request, SETTINGS, write);
+    return { organisationId, origin: originOf(caller, request) };
+  };
+  registerEndpointBasics(app, ctx, base, organisationOf);
 
   const endpointIn = async (request: FastifyRequest, write: boolean) => {
-    const { organisationId } = await authorise(request, SETTINGS, write);
+    const { organisationId, origin } = await organisationOf(request, write);
     const { endpointId } = parseInput(endpointParamsSchema, request.params);
-    return { organisationId, endpointId };
+    return { organisationId, endpointId, origin };
   };
 
   app.get(
@@ -81,13 +83,13 @@ export function registerConsoleWebhookRoutes(
     `${base}/:endpointId`,
     openApi({ params: endpointParamsSchema, body: endpointPatchSchema, responses: { 200: endpointSchema } }),
     async (request, reply) => {
-      const { organisationId, endpointId } = await endpointIn(request, true);
+      const { organisationId, endpointId, origin } = await endpointIn(request, true);
       const patch = parseInput(endpointPatchSchema, request.body);
       return sendOutput(
         reply,
         200,
         endpointSchema,
-        await updateEndpoint(ctx, organisationId, endpointId, patch),
+        await updateEndpoint(ctx, organisationId, endpointId, patch, origin),
       );
     },
   );
@@ -158,7 +160,7 @@ export function registerConsoleWebhookRoutes(
 /** The operator's webhook routes on the admin API (the `webhook:*` CLI commands). */
 export function registerWebhookAdminRoutes(app: FastifyInstance, ctx: UsersContext): void {
   const base = '/admin/organisations/:organisationId/webhooks';
-  const organisation = async (request: FastifyRequest) => {
+  const organisation: OrganisationOf = async (request) => {
     const { organisationId } = parseInput(orgParamsSchema.passthrough(), request.params);
     const exists = await ctx.db
       .selectFrom('organisations')
@@ -166,14 +168,17 @@ export function registerWebhookAdminRoutes(app: FastifyInstance, ctx: UsersConte
       .where('id', '=', organisationId)
       .executeTakeFirst();
     if (!exists) throw new AppError('ORGANISATION_NOT_FOUND', 'No organisation has this id.');
-    return organisationId;
+    return { organisationId, origin: operatorOrigin() };
   };
 
   registerEndpointBasics(app, ctx, base, organisation);
 }
 
-/** Where the organisation of a call comes from (the console's caller, or the operator's path). */
-type OrganisationOf = (request: FastifyRequest, write: boolean) => Promise<string>;
+/** Where the organisation of a call comes from (the console's caller, or the operator's path), and who acts. */
+type OrganisationOf = (
+  request: FastifyRequest,
+  write: boolean,
+) => Promise<{ organisationId: string; origin: EventOrigin }>;
 
 /** List, create, delete and rotate: the same for an org-admin in the console and for the operator. */
 function registerEndpointBasics(
@@ -186,7 +191,7 @@ function registerEndpointBasics(
     base,
     openApi({ params: orgParamsSchema, responses: { 200: endpointListSchema } }),
     async (request, reply) => {
-      const organisationId = await organisationOf(request, false);
+      const { organisationId } = await organisationOf(request, false);
       return sendOutput(reply, 200, endpointListSchema, {
         endpoints: await listEndpoints(ctx, organisationId),
       });
@@ -201,13 +206,13 @@ function registerEndpointBasics(
       responses: { 201: endpointWithSecretSchema },
     }),
     async (request, reply) => {
-      const organisationId = await organisationOf(request, true);
+      const { organisationId, origin } = await organisationOf(request, true);
       const input = parseInput(endpointInputSchema, request.body);
       return sendOutput(
         reply,
         201,
         endpointWithSecretSchema,
-        await createEndpoint(ctx, organisationId, input),
+        await createEndpoint(ctx, organisationId, input, origin),
       );
     },
   );
@@ -216,9 +221,9 @@ function registerEndpointBasics(
     `${base}/:endpointId`,
     openApi({ params: endpointParamsSchema, responses: { 204: null } }),
     async (request, reply) => {
-      const organisationId = await organisationOf(request, true);
+      const { organisationId, origin } = await organisationOf(request, true);
       const { endpointId } = parseInput(endpointParamsSchema, request.params);
-      await deleteEndpoint(ctx, organisationId, endpointId);
+      await deleteEndpoint(ctx, organisationId, endpointId, origin);
       return reply.code(204).send();
     },
   );
@@ -227,13 +232,13 @@ function registerEndpointBasics(
     `${base}/:endpointId/rotate-secret`,
     openApi({ params: endpointParamsSchema, responses: { 200: endpointWithSecretSchema } }),
     async (request, reply) => {
-      const organisationId = await organisationOf(request, true);
+      const { organisationId, origin } = await organisationOf(request, true);
       const { endpointId } = parseInput(endpointParamsSchema, request.params);
       return sendOutput(
         reply,
         200,
         endpointWithSecretSchema,
-        await rotateEndpointSecret(ctx, organisationId, endpointId),
+        await rotateEndpointSecret(ctx, organisationId, endpointId, origin),
       );
     },
   );

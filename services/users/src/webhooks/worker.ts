@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { escapeHtml } from '@acme/mail';
+import { renderWebhookDisabledNotice } from '@acme/mail';
+import { personLocale } from '../users/locale.ts';
 import { OutboundError, postOutbound } from '@acme/service-kit/outbound';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
@@ -7,7 +8,7 @@ import type { UsersContext } from '../context.ts';
 import type { UsersDb } from '../db-types.ts';
 import { publishEvents, readFeed } from '../feed/feed.ts';
 import { relayIdentityEvents } from '../feed/identity-relay.ts';
-import { signingSecrets, WEBHOOK_FAILURE_TEXT, webhookPolicy } from './endpoints.ts';
+import { shownUrl, signingSecrets, WEBHOOK_FAILURE_TEXT, webhookPolicy } from './endpoints.ts';
 import { webhookTypeOf } from './event-types.ts';
 import { webhookHeaders } from './signing.ts';
 
@@ -191,13 +192,34 @@ async function settle(
 const DISABLED_REASON = 'Every delivery failed for 24 hours; the endpoint was disabled.';
 
 async function disableIfFailingTooLong(ctx: UsersContext, endpointId: string, now: Date): Promise<void> {
+  const failingSince = new Date(now.getTime() - DISABLE_AFTER_MS);
+  const due = await ctx.db
+    .selectFrom('webhook_endpoints')
+    .select('organisation_id')
+    .where('id', '=', endpointId)
+    .where('state', '=', 'active')
+    .where('failing_since', '<=', failingSince)
+    .executeTakeFirst();
+  if (!due) return;
+  // Each admin reads the notice in their own language (English when the identity service does not
+  // answer), asked before the transaction: no row stays locked while the identity service answers.
+  const admins = await ctx.db
+    .selectFrom('users')
+    .select(['email', 'identity_id'])
+    .where('organisation_id', '=', due.organisation_id)
+    .where('role', '=', 'org-admin')
+    .where('deactivated_at', 'is', null)
+    .execute();
+  const locales = await Promise.all(
+    admins.map(async (a) => (await personLocale(ctx, a.identity_id)) ?? 'en'),
+  );
   await ctx.db.transaction().execute(async (trx) => {
     const disabled = await trx
       .updateTable('webhook_endpoints')
       .set({ state: 'disabled', disabled_reason: DISABLED_REASON, updated_at: now })
       .where('id', '=', endpointId)
       .where('state', '=', 'active')
-      .where('failing_since', '<=', new Date(now.getTime() - DISABLE_AFTER_MS))
+      .where('failing_since', '<=', failingSince)
       .returning(['organisation_id', 'url'])
       .executeTakeFirst();
     if (!disabled) return;
@@ -207,27 +229,15 @@ async function disableIfFailingTooLong(ctx: UsersContext, endpointId: string, no
       .where('endpoint_id', '=', endpointId)
       .where('status', 'in', ['pending', 'failed'])
       .execute();
-    const admins = await trx
-      .selectFrom('users')
-      .select('email')
-      .where('organisation_id', '=', disabled.organisation_id)
-      .where('role', '=', 'org-admin')
-      .where('deactivated_at', 'is', null)
-      .execute();
-    for (const admin of admins) {
-      await ctx.mailer.enqueue(disabledNotice(ctx.config.appName, admin.email, disabled.url), trx);
+    for (const [i, admin] of admins.entries()) {
+      const mail = renderWebhookDisabledNotice({
+        appName: ctx.config.appName,
+        url: shownUrl(disabled.url),
+        locale: locales[i]!,
+      });
+      await ctx.mailer.enqueue({ to: admin.email, ...mail }, trx);
     }
   });
-}
-
-function disabledNotice(appName: string, to: string, url: string) {
-  const text = `A webhook endpoint of your organisation, ${url}, failed every delivery for 24 hours and was disabled. Events are no longer sent to it. Fix the receiver, then set the endpoint active again in the ${appName} admin console (Webhooks); its failed deliveries can be redelivered from there.`;
-  return {
-    to,
-    subject: `${appName}: a webhook endpoint was disabled`,
-    text,
-    html: `<p>${escapeHtml(text)}</p>`,
-  };
 }
 
 /** Makes the due attempts; returns how many it made. */

@@ -53,6 +53,7 @@ export interface ConsoleStack {
     organisationId: string,
     domain: string,
     role: string,
+    name?: { first: string; last: string },
   ): Promise<{ id: string; email: string; identityId: string }>;
   tokenFor(identityId: string): Promise<string>;
   call(
@@ -99,15 +100,15 @@ export async function startConsoleStack(
       if (org.status !== 201) throw new Error(`organisation: ${org.status} ${JSON.stringify(org.body)}`);
       return (org.body as any).id;
     },
-    async newUser(organisationId, domain, role) {
+    async newUser(organisationId, domain, role, name) {
       seq += 1;
       const res = await http(`${svc.adminUrl}/admin/users`, {
         method: 'POST',
         json: {
           organisationId,
           email: `person${seq}@${domain}`,
-          firstName: 'Person',
-          lastName: `Number${seq}`,
+          firstName: name?.first ?? 'Person',
+          lastName: name?.last ?? `Number${seq}`,
           role,
           password: PASSWORD,
         },

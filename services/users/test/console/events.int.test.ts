@@ -2,6 +2,7 @@ import { typed } from '@acme/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteExpiredEvents, recordEvent, operatorOrigin } from '../../src/events/events.ts';
 import type { UsersDb } from '../../src/db-types.ts';
+import { createIdentityAdminClient } from '@acme/identity-contract/admin-client';
 import { http } from '../harness.ts';
 import { startConsoleStack, type ConsoleStack } from './console-harness.ts';
 
@@ -298,6 +299,29 @@ describe('console API: invitations and the security event log', () => {
         .where('occurred_at', '<', new Date('2026-06-01T00:00:00.000Z'))
         .execute();
       expect(left.map((r) => r.details)).toEqual([{ keep: 'yes' }]);
+    });
+  });
+
+  describe('the language of an invitation', () => {
+    it('follows the inviting admin’s traits.locale when the invitee has none', async () => {
+      const identityAdmin = createIdentityAdminClient({ baseUrl: stack.urls.identityAdmin });
+      await identityAdmin.patchIdentity(ada.identityId, [{ op: 'add', path: '/traits/locale', value: 'de' }]);
+      try {
+        const res = await stack.call(tokens.ada, 'POST', `${base()}/invitations`, {
+          email: 'sprache@acme.test',
+          firstName: 'Greta',
+          lastName: 'Sprache',
+          role: 'member',
+        });
+        expect(res.status).toBe(201);
+        const mail = stack.svc.mailer.messages!.at(-1)!;
+        expect(mail.to).toBe('sprache@acme.test');
+        expect(mail.subject).toMatch(/ hat Sie zu .+ eingeladen$/);
+        expect(mail.text).toContain('Guten Tag Greta,');
+        expect(mail.html).toContain('<html lang="de">');
+      } finally {
+        await identityAdmin.patchIdentity(ada.identityId, [{ op: 'remove', path: '/traits/locale' }]);
+      }
     });
   });
 });

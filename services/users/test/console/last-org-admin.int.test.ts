@@ -90,6 +90,48 @@ describe('console: the organisation keeps an org-admin who can sign in', () => {
     expect(res.body.role).toBe('member');
   });
 
+  for (const [step, request] of [
+    ['a role change', { path: 'role', body: { role: 'admin' } }],
+    ['a deactivation', { path: 'deactivate', body: undefined }],
+  ] as const) {
+    it(`threat: ${step} decided on a stale read of the member leaves the organisation without an org-admin`, async () => {
+      const domain = `stale-${request.path}.test`;
+      const org = await stack.newOrganisation(domain);
+      const a = await stack.newUser(org, domain, 'org-admin');
+      const b = await stack.newUser(org, domain, 'member');
+      const token = await stack.tokenFor(a.identityId);
+      const base = (id: string) => `/console/organisations/${org}/members/${id}`;
+      // The request on B reads B as a member, then its transaction waits until the others are done.
+      const db = stack.svc.app.context.db;
+      const transaction = db.transaction;
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let reached!: () => void;
+      const waiting = new Promise<void>((resolve) => (reached = resolve));
+      db.transaction = (() => {
+        db.transaction = transaction;
+        const builder = transaction.call(db);
+        return {
+          execute: async (fn: any) => {
+            reached();
+            await gate;
+            return builder.execute(fn);
+          },
+        };
+      }) as any;
+      const stale = stack.call(token, 'POST', `${base(b.id)}/${request.path}`, request.body);
+      await waiting;
+      // B is promoted, then A steps down (B counts as the org-admin who remains).
+      expect((await stack.call(token, 'POST', `${base(b.id)}/role`, { role: 'org-admin' })).status).toBe(200);
+      expect((await stack.call(token, 'POST', `${base(a.id)}/role`, { role: 'member' })).status).toBe(200);
+      release();
+      const late = await stale;
+      expect(late.status, JSON.stringify(late.body)).toBe(409);
+      expect(late.body.errorCode).toBe('LAST_ORG_ADMIN');
+      expect(await adminsWhoCanSignIn(org)).toEqual([b.id]);
+    });
+  }
+
   it('50 parallel demotions and deactivations leave at least one org-admin who can sign in', async () => {
     const org = await stack.newOrganisation('parallel.test');
     const admins: { id: string; identityId: string }[] = [];

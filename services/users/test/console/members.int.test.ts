@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from '@acme/db';
 import { startConsoleStack, type ConsoleStack } from './console-harness.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -56,6 +57,99 @@ describe('console API: members, authorised from the database per call', () => {
     // `%` is a character to look for, not a wildcard.
     const wildcard = await stack.call(tokens.ada, 'GET', `${base()}/members?q=%25`);
     expect(wildcard.body.total).toBe(0);
+  });
+
+  it("a search's % and _ are characters to look for, never wildcards matching other people; it finds the start of the full or last name in any case", async () => {
+    const org = await stack.newOrganisation('search.test');
+    const admin = await stack.newUser(org, 'search.test', 'org-admin');
+    const named = async (first: string, last: string) =>
+      (await stack.newUser(org, 'search.test', 'member', { first, last })).id;
+    const annUnderscore = await named('Ann_e', 'Ward');
+    const annie = await named('Annie', 'Wardle');
+    const percent = await named('Bob', 'O%Hara');
+    const oxhara = await named('Bob', 'Oxhara');
+    const token = await stack.tokenFor(admin.identityId);
+    const search = async (q: string) => {
+      const res = await stack.call(
+        token,
+        'GET',
+        `/console/organisations/${org}/members?q=${encodeURIComponent(q)}`,
+      );
+      expect(res.status).toBe(200);
+      expect(res.body.total).toBe(res.body.members.length);
+      return res.body.members.map((m: any) => m.id).sort();
+    };
+    expect(await search('ANN')).toEqual([annUnderscore, annie].sort());
+    expect(await search('ann_')).toEqual([annUnderscore]);
+    expect(await search('o%')).toEqual([percent]);
+    expect(await search('_')).toEqual([]);
+    expect(await search('%')).toEqual([]);
+    expect(await search('\\')).toEqual([]);
+    expect(await search('ward')).toEqual([annUnderscore, annie].sort());
+    expect(await search('annie wardl')).toEqual([annie]);
+    expect(await search('bob o')).toEqual([percent, oxhara].sort());
+    expect(await search('search.test')).toEqual([]);
+    const nul = await stack.call(token, 'GET', `/console/organisations/${org}/members?q=%00`);
+    expect(nul.status).toBe(400);
+    expect(await search(admin.email.toUpperCase())).toEqual([admin.id]);
+  });
+
+  it('a one-letter search: by address page after page, counted exactly up to 1,000 past the page and "or more" beyond', async () => {
+    const org = await stack.newOrganisation('broad.test');
+    const admin = await stack.newUser(org, 'broad.test', 'org-admin');
+    // 1,300 people, their addresses in an order unrelated to their names: "k" finds 1,084 of them
+    // (first name Kai, or last name Kern), "m" 866 (last name Moss), by name only.
+    await sql`insert into users (id, organisation_id, email, first_name, last_name, role, created_at)
+      select gen_random_uuid(), ${org}, 'p' || lpad(((i * 7919) % 1300)::text, 4, '0') || '@broad.test',
+        case when i % 4 = 3 then 'Lee' else 'Kai' end, case when i % 3 = 0 then 'Kern' else 'Moss' end,
+        'member', now()
+      from generate_series(0, 1299) i`.execute(stack.db.kysely);
+    const token = await stack.tokenFor(admin.identityId);
+    const search = async (q: string, page: number, pageSize: number) => {
+      const res = await stack.call(
+        token,
+        'GET',
+        `/console/organisations/${org}/members?q=${q}&page=${page}&pageSize=${pageSize}`,
+      );
+      expect(res.status).toBe(200);
+      return res.body as { members: { email: string }[]; total: number; totalExact: boolean };
+    };
+    const expected = async (letter: string) =>
+      (
+        await sql<{ email: string }>`select email from users where organisation_id = ${org}
+          and (email like ${`${letter}%`} or lower(first_name) like ${`${letter}%`} or lower(last_name) like ${`${letter}%`})
+          order by email`.execute(stack.db.kysely)
+      ).rows.map((r) => r.email);
+    const everyK = await expected('k');
+    expect(everyK).toHaveLength(1084);
+
+    // Page after page of 25: the first three stop counting at 1,000 past the page; from the fourth
+    // the count reaches every match. Together they are every match once, by address.
+    const walked: string[] = [];
+    for (let page = 1; page <= 44; page += 1) {
+      const found = await search('K', page, 25);
+      if (page <= 3) expect(found).toMatchObject({ total: 25 * page + 1000, totalExact: false });
+      else expect(found).toMatchObject({ total: 1084, totalExact: true });
+      expect(found.members).toHaveLength(page < 44 ? 25 : 9);
+      walked.push(...found.members.map((m) => m.email));
+    }
+    expect(walked).toEqual(everyK);
+    expect(await search('k', 45, 25)).toMatchObject({ members: [], total: 1084, totalExact: true });
+
+    // Fewer matches than the bound: the exact total, the same order.
+    const moss = await search('m', 2, 100);
+    expect(moss).toMatchObject({ total: 866, totalExact: true });
+    expect(moss.members.map((m) => m.email)).toEqual((await expected('m')).slice(100, 200));
+    // Every address starts with "p": the page is the first 50 addresses, read without a count of all.
+    const everyone = await search('p', 1, 50);
+    expect(everyone).toMatchObject({ total: 1050, totalExact: false });
+    expect(everyone.members.map((m) => m.email)).toEqual((await expected('p')).slice(0, 50));
+    // `%` and `_` stay characters to look for on the broad path too.
+    expect(await search('p%25', 1, 50)).toMatchObject({ members: [], total: 0, totalExact: true });
+    expect(await search('p_', 1, 50)).toMatchObject({ members: [], total: 0, totalExact: true });
+    // The list without a search counts everyone.
+    const all = await stack.call(token, 'GET', `/console/organisations/${org}/members?pageSize=1`);
+    expect(all.body).toMatchObject({ total: 1301, totalExact: true });
   });
 
   it('shows a member with their identity state and recent events', async () => {

@@ -28,8 +28,8 @@ describe('webhooks: endpoints, signed deliveries, retries', () => {
     runWebhookRound(stack.svc.app.context, (error) => {
       throw error;
     });
-  const receiver = async (answer?: Receiver['answer']) => {
-    const r = await startReceiver(answer);
+  const receiver = async (answer?: Receiver['answer'], answerTest?: Receiver['answerTest']) => {
+    const r = await startReceiver(answer, answerTest);
     receivers.push(r);
     return r;
   };
@@ -244,7 +244,145 @@ describe('webhooks: endpoints, signed deliveries, retries', () => {
     await clear();
   });
 
-  it('an organisation holds at most WEBHOOK_MAX_ENDPOINTS endpoints, also under 50 parallel requests', async () => {
+  it('a webhook URL that redirects is refused at save: created or changed, the redirect (to a private address) is never followed', async () => {
+    // The redirect points at a loopback receiver: a metadata service or an internal API in production.
+    const internal = await receiver();
+    const redirecting = await receiver(undefined, () => ({ status: 307, location: internal.url }));
+    const refused = await stack.call(adminToken, 'POST', base(), { url: redirecting.url });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ errorCode: 'WEBHOOK_URL_REFUSED', reason: 'redirect' });
+    expect(refused.body.message).toMatch(/HTTP 307.*redirect/);
+    expect(redirecting.tests).toHaveLength(1);
+    expect(internal.tests).toHaveLength(0);
+    expect(internal.received).toHaveLength(0);
+    expect(await db().selectFrom('webhook_endpoints').select('id').execute()).toHaveLength(0);
+
+    // An endpoint whose URL is changed to the redirecting one keeps its URL.
+    const good = await receiver();
+    const created = await stack.call(adminToken, 'POST', base(), { url: good.url });
+    expect(created.status).toBe(201);
+    const moved = await stack.call(adminToken, 'PATCH', `${base()}/${created.body.endpoint.id}`, {
+      url: redirecting.url,
+    });
+    expect(moved.status).toBe(400);
+    expect(moved.body).toMatchObject({ errorCode: 'WEBHOOK_URL_REFUSED', reason: 'redirect' });
+    expect(redirecting.tests).toHaveLength(2);
+    expect(internal.tests).toHaveLength(0);
+    const kept = await stack.call(adminToken, 'GET', `${base()}/${created.body.endpoint.id}`);
+    expect(kept.body.url).toBe(good.url);
+    await clear();
+  });
+
+  it('the test request at save is signed with the secret given back, and a receiver that does not answer 2xx is refused', async () => {
+    const r = await receiver();
+    const created = await stack.call(adminToken, 'POST', base(), { url: r.url });
+    expect(created.status).toBe(201);
+    expect(r.tests).toHaveLength(1);
+    const test = verified(created.body.secret, r.tests[0]!);
+    expect(test.type).toBe('webhook.test');
+    // Not an event: nothing is queued for it.
+    await round();
+    expect(r.received).toHaveLength(0);
+
+    const failing = await receiver(undefined, () => ({ status: 500 }));
+    const answered500 = await stack.call(adminToken, 'POST', base(), { url: failing.url });
+    expect(answered500.status).toBe(400);
+    expect(answered500.body).toMatchObject({ errorCode: 'WEBHOOK_URL_REFUSED', reason: 'http_status' });
+    expect(answered500.body.message).toMatch(/HTTP 500/);
+
+    const gone = await receiver();
+    await gone.close();
+    const unreachable = await stack.call(adminToken, 'POST', base(), { url: gone.url });
+    expect(unreachable.status).toBe(400);
+    expect(unreachable.body).toMatchObject({ errorCode: 'WEBHOOK_URL_REFUSED', reason: 'unreachable' });
+    expect(await db().selectFrom('webhook_endpoints').select('id').execute()).toHaveLength(1);
+    await clear();
+  });
+
+  it('endpoint changes are console events (created, changed, paused, resumed, rotated, deleted), without the secret, and never delivered', async () => {
+    const watcher = await receiver();
+    const watching = await stack.call(adminToken, 'POST', base(), { url: watcher.url });
+    expect(watching.status).toBe(201);
+    await round();
+    const r = await receiver();
+    const other = await receiver();
+    const created = await stack.call(adminToken, 'POST', base(), {
+      url: `${r.url}?token=receiver-own-token`,
+      eventTypes: ['role.changed'],
+    });
+    const id = created.body.endpoint.id;
+    const edited = await stack.call(adminToken, 'PATCH', `${base()}/${id}`, {
+      url: other.url,
+      eventTypes: ['role.changed', 'member.removed'],
+    });
+    expect(edited.status).toBe(200);
+    expect((await stack.call(adminToken, 'PATCH', `${base()}/${id}`, { state: 'paused' })).status).toBe(200);
+    expect((await stack.call(adminToken, 'PATCH', `${base()}/${id}`, { state: 'active' })).status).toBe(200);
+    const rotated = await stack.call(adminToken, 'POST', `${base()}/${id}/rotate-secret`);
+    expect(rotated.status).toBe(200);
+    expect((await stack.call(adminToken, 'DELETE', `${base()}/${id}`)).status).toBe(204);
+
+    const log = await stack.call(adminToken, 'GET', `/console/organisations/${acme}/events?limit=20`);
+    expect(log.status).toBe(200);
+    const mine = log.body.events
+      .filter((e: any) => e.details?.endpointId === id)
+      .reverse()
+      .map((e: any) => [e.type, e.actorKind, e.actorId]);
+    expect(mine).toEqual(
+      [
+        'webhook.endpoint_created',
+        'webhook.endpoint_changed',
+        'webhook.endpoint_paused',
+        'webhook.endpoint_resumed',
+        'webhook.secret_rotated',
+        'webhook.endpoint_deleted',
+      ].map((type) => [type, 'person', admin.id]),
+    );
+    const changed = log.body.events.find((e: any) => e.type === 'webhook.endpoint_changed');
+    expect(changed.details).toMatchObject({
+      url: other.url,
+      previousUrl: r.url,
+      previousEventTypes: 'role.changed',
+      eventTypes: 'role.changed member.removed',
+    });
+    const text = JSON.stringify(log.body);
+    for (const secret of [created.body.secret, rotated.body.secret])
+      expect(text).not.toContain(secret.slice('whsec_'.length));
+    expect(text).not.toContain('whsec_');
+    expect(text).not.toContain('receiver-own-token');
+
+    // In the events feed too; an endpoint subscribed to every type is sent none of them.
+    const feed = await stack.call(adminToken, 'GET', '/console/events?limit=1000');
+    expect(feed.status).toBe(200);
+    const feedTypes = feed.body.events
+      .filter((e: any) => e.details?.endpointId === id)
+      .map((e: any) => e.type);
+    expect(feedTypes).toHaveLength(6);
+    await round();
+    expect(watcher.received).toHaveLength(0);
+
+    // The operator's changes are the operator's events.
+    const byOperator = await runCliJson(stack.svc.adminUrl, [
+      'webhook:create',
+      '--org',
+      acme,
+      '--url',
+      r.url,
+    ]);
+    expect(byOperator.code, byOperator.stderr).toBe(0);
+    const operatorLog = await stack.call(
+      adminToken,
+      'GET',
+      `/console/organisations/${acme}/events?type=webhook.endpoint_created&limit=1`,
+    );
+    expect(operatorLog.body.events[0]).toMatchObject({
+      actorKind: 'operator',
+      details: { endpointId: byOperator.json.endpoint.id },
+    });
+    await clear();
+  });
+
+  it('an organisation holds at most WEBHOOK_MAX_ENDPOINTS endpoints, also under 50 parallel saves (each tested first)', async () => {
     const r = await receiver();
     stack.clock.freshWindow(stack.svc.config.console.windowSeconds * 1000);
     const answers = await Promise.all(
@@ -262,6 +400,9 @@ describe('webhooks: endpoints, signed deliveries, retries', () => {
       .where('organisation_id', '=', acme)
       .execute();
     expect(rows).toHaveLength(stack.svc.config.webhooks.maxEndpoints);
+    // Every save that was let through its first count was tested; none past the limit was stored.
+    expect(r.tests.length).toBeGreaterThanOrEqual(stack.svc.config.webhooks.maxEndpoints);
+    expect(r.tests.length).toBeLessThanOrEqual(50);
     await clear();
   });
 
@@ -339,9 +480,15 @@ describe('webhooks: endpoints, signed deliveries, retries', () => {
     it('SSRF: at delivery, a saved name whose DNS answer is 127.0.0.1 is refused at connection time', async () => {
       const r = await receiver();
       const port = new URL(r.url).port;
-      // Saved while private targets were allowed (or before the name pointed here).
-      const saved = await stack.call(adminToken, 'POST', base(), { url: `https://localhost:${port}/hook` });
+      // Saved while private targets were allowed (or before the name pointed here): its test request
+      // was answered, then the row's URL became a name whose DNS answer is loopback.
+      const saved = await stack.call(adminToken, 'POST', base(), { url: r.url });
       expect(saved.status).toBe(201);
+      await db()
+        .updateTable('webhook_endpoints')
+        .set({ url: `https://localhost:${port}/hook` })
+        .where('id', '=', saved.body.endpoint.id)
+        .execute();
       await event(acme);
       await runWebhookRound(production.app.context, () => undefined);
       expect(r.received).toHaveLength(0);
@@ -354,6 +501,64 @@ describe('webhooks: endpoints, signed deliveries, retries', () => {
       expect(row.last_error).toMatch(/private/);
       await clear();
     });
+  });
+
+  it('threat: disabling an endpoint holds its row locked while each org-admin’s language is asked of the identity service, and mails the receiver’s token', async () => {
+    const token = adminToken;
+    const r = await receiver(() => ({ status: 503 }));
+    const created = await stack.call(token, 'POST', base(), { url: `${r.url}?token=secret123` });
+    expect(created.status).toBe(201);
+    const id = String(created.body.endpoint.id);
+    const mailer = stack.svc.mailer as {
+      messages: { to: string; subject: string; text: string; html: string }[];
+    };
+    const mailed = mailer.messages.length;
+    await event(acme);
+    await round();
+    // It has failed for a day and its delivery is due again.
+    const dayAgo = new Date(stack.clock.now().getTime() - 24 * HOUR - 60_000);
+    await db().updateTable('webhook_endpoints').set({ failing_since: dayAgo }).where('id', '=', id).execute();
+    await db()
+      .updateTable('webhook_deliveries')
+      .set({ next_attempt_at: stack.clock.now() })
+      .where('endpoint_id', '=', id)
+      .execute();
+
+    // The identity service answers the language lookups 2 s late.
+    const identityAdmin = stack.svc.app.context.identityAdmin;
+    const getIdentity = identityAdmin.getIdentity.bind(identityAdmin);
+    let lookupStarted!: () => void;
+    const started = new Promise<void>((resolve) => (lookupStarted = resolve));
+    let lookupsDoneAt = 0;
+    identityAdmin.getIdentity = async (identityId) => {
+      lookupStarted();
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      lookupsDoneAt = Date.now();
+      return getIdentity(identityId);
+    };
+    try {
+      const disabling = round();
+      await started;
+      const edited = await stack.call(token, 'PATCH', `${base()}/${id}`, { eventTypes: ['role.changed'] });
+      const editedAt = Date.now();
+      await disabling;
+      expect(edited.status).toBe(200);
+      expect(lookupsDoneAt).toBeGreaterThan(0);
+      expect(editedAt).toBeLessThan(lookupsDoneAt);
+    } finally {
+      identityAdmin.getIdentity = getIdentity;
+    }
+    const row = await db()
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(row.state).toBe('disabled');
+    const notices = mailer.messages.slice(mailed);
+    expect(notices.map((m) => m.to)).toEqual([admin.email]);
+    expect(`${notices[0]!.text}${notices[0]!.html}`).toContain(new URL(r.url).host);
+    expect(JSON.stringify(notices)).not.toContain('secret123');
+    await clear();
   });
 
   // Last: it moves the clock a day on, past the access tokens' lifetime.

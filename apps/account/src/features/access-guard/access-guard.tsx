@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { useEffect } from 'react';
 import { LANDING_MARK } from '../../constants.ts';
-import { copy } from '../../copy.ts';
+import { accessModeText, copy } from '../../copy.ts';
 import { allowedAuthModes } from '../../shared/config/env.ts';
 import { paths } from '../../shared/config/paths.ts';
 import type { AccessTokenClaims } from '../../shared/oauth2/jwt.ts';
@@ -27,7 +27,7 @@ export function AccessDeniedView({ product, email }: { product?: string; email?:
 function ModeDeniedView({ mode, appName, allowed }: { mode: string; appName: string; allowed: string[] }) {
   return (
     <Card title={copy.accessDenied.title}>
-      <p role="alert">{copy.accessDenied.mode(appName, mode, allowed)}</p>
+      <p role="alert">{accessModeText(appName, mode, allowed)}</p>
       <a className="button secondary" href={paths.logout}>
         {copy.research.logout}
       </a>

@@ -74,7 +74,7 @@ describe('admin console screens', () => {
   it('an org-admin opening /admin lands on Members, loaded with the bearer token', async () => {
     const { calls } = signedIn(ORG_ADMIN, ({ url }) =>
       url.pathname === `/console/organisations/${ORG}/members`
-        ? { status: 200, body: { members: [GRACE], total: 1, page: 1, pageSize: 25 } }
+        ? { status: 200, body: { members: [GRACE], total: 1, totalExact: true, page: 1, pageSize: 25 } }
         : undefined,
     );
     goTo('/admin');
@@ -83,6 +83,32 @@ describe('admin console screens', () => {
     expect(window.location.pathname).toBe('/admin/members');
     expect(screen.getByRole('link', { name: 'Security events' })).toBeTruthy();
     expect(calls.some((c) => c.url.pathname.endsWith('/members'))).toBe(true);
+  });
+
+  it('a broad search that stopped counting says "or more" and pages on past its floor', async () => {
+    const { calls } = signedIn(ORG_ADMIN, ({ url }) => {
+      if (url.pathname !== `/console/organisations/${ORG}/members`) return undefined;
+      const q = url.searchParams.get('q');
+      const page = Number(url.searchParams.get('page'));
+      return q === null
+        ? { status: 200, body: { members: [GRACE], total: 1, totalExact: true, page: 1, pageSize: 25 } }
+        : {
+            status: 200,
+            body: { members: [GRACE], total: 25 * page + 1000, totalExact: false, page, pageSize: 25 },
+          };
+    });
+    goTo('/admin/members');
+    render(<Router />);
+    expect(await screen.findByText('1 members')).toBeTruthy();
+    expect(screen.getByText('Page 1 of 1')).toBeTruthy();
+    fireEvent.change(screen.getByLabelText('Search by name or email'), { target: { value: 'g' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Search' }));
+    expect(await screen.findByText('1,025 or more members')).toBeTruthy();
+    expect(screen.getByText('Page 1 of at least 41')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Next page' }));
+    expect(await screen.findByText('Page 2 of at least 42')).toBeTruthy();
+    const searches = calls.filter((c) => c.url.searchParams.get('q') === 'g');
+    expect(searches.map((c) => c.url.searchParams.get('page'))).toEqual(['1', '2']);
   });
 
   it.each([
@@ -317,5 +343,68 @@ describe('admin console screens', () => {
     expect(screen.getAllByText('magic-team (magic-saas)').length).toBeGreaterThan(0);
     // Read-only: no action in the section (the shell's navigation button aside).
     expect(within(screen.getByRole('main')).queryByRole('button')).toBeNull();
+  });
+  it('invitations: the form invites and empties itself; open ones offer Resend and Revoke, a revoked one Resend, an accepted one nothing', async () => {
+    const invitation = (email: string, state: string) => ({
+      id: `44444444-4444-4444-8444-${String(email.length).padStart(12, '0')}`,
+      state,
+      organisationId: ORG,
+      userId: GRACE.id,
+      identityId: 'identity',
+      email,
+      firstName: 'First',
+      lastName: 'Last',
+      role: 'member',
+      expiresAt: '2026-02-01T00:00:00.000Z',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      lastSentAt: '2026-01-01T00:00:00.000Z',
+      sendCount: 1,
+      acceptedAt: null,
+      revokedAt: null,
+    });
+    const list = [
+      invitation('pending@acme.test', 'pending'),
+      invitation('revoked@acme.test.x', 'revoked'),
+      invitation('accepted@acme.test.xy', 'accepted'),
+    ];
+    const { calls } = signedIn(ORG_ADMIN, ({ method, url }) => {
+      if (url.pathname === `/console/organisations/${ORG}/invitations`) {
+        return method === 'POST'
+          ? { status: 201, body: invitation('new@acme.test', 'pending') }
+          : { status: 200, body: { invitations: list } };
+      }
+      if (url.pathname.endsWith('/resend')) return { status: 200, body: list[1] };
+      return undefined;
+    });
+    goTo('/admin/invitations');
+    render(<Router />);
+    expect(await screen.findByRole('button', { name: 'Resend pending@acme.test' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Revoke pending@acme.test' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Resend revoked@acme.test.x' })).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Revoke revoked@acme.test.x' })).toBeNull();
+    expect(screen.queryByRole('button', { name: /accepted@acme\.test\.xy/ })).toBeNull();
+
+    fireEvent.click(screen.getByRole('button', { name: 'Resend revoked@acme.test.x' }));
+    expect((await screen.findByRole('status')).textContent).toBe('Invitation sent again.');
+    expect(calls.some((c) => c.method === 'POST' && c.url.pathname.endsWith(`/${list[1]!.id}/resend`))).toBe(
+      true,
+    );
+
+    const field = (name: string) => screen.getByRole('textbox', { name }) as HTMLInputElement;
+    fireEvent.change(field('Email'), { target: { value: 'new@acme.test' } });
+    fireEvent.change(field('First name'), { target: { value: 'New' } });
+    fireEvent.change(field('Last name'), { target: { value: 'Person' } });
+    expect(field('Email').type).toBe('email');
+    fireEvent.click(screen.getByRole('button', { name: 'Send invitation' }));
+    await waitFor(() =>
+      expect(screen.getByRole('status').textContent).toBe('Invitation sent to new@acme.test.'),
+    );
+    expect(calls.find((c) => c.method === 'POST' && c.url.pathname.endsWith('/invitations'))?.body).toEqual({
+      email: 'new@acme.test',
+      firstName: 'New',
+      lastName: 'Person',
+      role: 'member',
+    });
+    expect([field('Email').value, field('First name').value, field('Last name').value]).toEqual(['', '', '']);
   });
 });

@@ -1,3 +1,4 @@
+import { Address } from '../../shared/ui/address.tsx';
 import { useState } from 'react';
 import { MAX_REDIRECT_URIS } from '@acme/users-contract/console';
 import { HttpError } from '../../shared/errors/http-error.ts';
@@ -7,7 +8,7 @@ import { consoleApi, type ApiClient, type Me } from './console-client.ts';
 import { consoleCopy as t } from './copy.ts';
 import { decideApiClientForm, type ApiClientForm, type ApiClientKind } from './decide-api-client-form.ts';
 import { ConfirmRevoke, copyText, NoticeLine, ShownOnce, TokenList, type Notice } from './token-list.tsx';
-import { failure, formatDate, useLoad } from './use-load.ts';
+import { failure, formatDate, useLoad, type Loaded } from './use-load.ts';
 
 const KINDS: readonly ApiClientKind[] = ['client_credentials', 'web'];
 const EMPTY_FORM: ApiClientForm = {
@@ -66,9 +67,6 @@ export function ApiClientsSection({ me }: { me: Me }) {
     );
   }
 
-  const setRedirect = (index: number, value: string) =>
-    setForm({ ...form, redirectUris: form.redirectUris.map((uri, i) => (i === index ? value : uri)) });
-
   return (
     <section aria-labelledby="api-clients-title">
       <h2 id="api-clients-title">{t.sections.apiClients}</h2>
@@ -87,66 +85,19 @@ export function ApiClientsSection({ me }: { me: Me }) {
           value={form.name}
           onChange={(e) => setForm({ ...form, name: e.target.value })}
         />
-        <fieldset className="console-choices" role="radiogroup" aria-labelledby="api-client-kind-legend">
-          <legend id="api-client-kind-legend">{t.apiClients.kindLegend}</legend>
-          {KINDS.map((kind) => (
-            <div className="checkbox" key={kind}>
-              <input
-                id={`api-client-kind-${kind}`}
-                type="radio"
-                name="api-client-kind"
-                value={kind}
-                checked={form.kind === kind}
-                onChange={() => {
-                  setForm({ ...form, kind });
-                  setRedirectErrors([]);
-                }}
-              />
-              <label htmlFor={`api-client-kind-${kind}`}>{t.apiClients.kinds[kind]}</label>
-            </div>
-          ))}
-        </fieldset>
+        <KindChoice
+          kind={form.kind}
+          onChange={(kind) => {
+            setForm({ ...form, kind });
+            setRedirectErrors([]);
+          }}
+        />
         {form.kind === 'web' ? (
-          <fieldset className="console-mapping" aria-describedby="api-client-redirect-hint">
-            <legend>{t.apiClients.redirectUris}</legend>
-            <p id="api-client-redirect-hint" className="hint">
-              {t.apiClients.redirectUrisHint}
-            </p>
-            {form.redirectUris.map((uri, index) => (
-              // Rows have no identity beyond their place; their values are the form's state.
-              <div className="row" key={index}>
-                <TextField
-                  label={t.apiClients.redirectUri(index + 1)}
-                  type="url"
-                  value={uri}
-                  aria-invalid={redirectErrors.length > 0 || undefined}
-                  aria-describedby={redirectErrors.length > 0 ? REDIRECT_ERRORS_ID : undefined}
-                  onChange={(e) => setRedirect(index, e.target.value)}
-                />
-                {form.redirectUris.length > 1 ? (
-                  <button
-                    type="button"
-                    className="button secondary console-inline-button"
-                    onClick={() =>
-                      setForm({ ...form, redirectUris: form.redirectUris.filter((_, i) => i !== index) })
-                    }
-                  >
-                    {t.apiClients.removeRedirect(index + 1)}
-                  </button>
-                ) : null}
-              </div>
-            ))}
-            <FieldErrors id={REDIRECT_ERRORS_ID} errors={redirectErrors} />
-            {form.redirectUris.length < MAX_REDIRECT_URIS ? (
-              <button
-                type="button"
-                className="button secondary"
-                onClick={() => setForm({ ...form, redirectUris: [...form.redirectUris, ''] })}
-              >
-                {t.apiClients.addRedirect}
-              </button>
-            ) : null}
-          </fieldset>
+          <RedirectUrisField
+            uris={form.redirectUris}
+            errors={redirectErrors}
+            onChange={(redirectUris) => setForm({ ...form, redirectUris })}
+          />
         ) : (
           <TextField
             label={t.apiClients.scopeGroups}
@@ -160,31 +111,7 @@ export function ApiClientsSection({ me }: { me: Me }) {
         </button>
       </form>
       <NoticeLine notice={notice} />
-      {secret ? (
-        <ShownOnce
-          titleId="api-client-secret-title"
-          level={3}
-          heading={t.apiClients.secretHeading}
-          warning={t.apiClients.secretOnce}
-          copyLabel={t.apiClients.copy}
-          onCopy={() =>
-            void copyText(secret.clientSecret, t.apiClients.copied, t.apiClients.copyFailed).then(setNotice)
-          }
-          doneLabel={t.apiClients.done}
-          onDone={() => setSecret(null)}
-        >
-          <dl>
-            <dt>{t.apiClients.clientId}</dt>
-            <dd>
-              <code data-testid="api-client-id">{secret.id}</code>
-            </dd>
-            <dt>{t.apiClients.secretHeading}</dt>
-            <dd>
-              <code data-testid="api-client-secret">{secret.clientSecret}</code>
-            </dd>
-          </dl>
-        </ShownOnce>
-      ) : null}
+      {secret ? <ClientSecret secret={secret} onNotice={setNotice} onDone={() => setSecret(null)} /> : null}
       {confirming ? (
         <ConfirmRevoke
           textId="api-client-confirm-text"
@@ -204,36 +131,164 @@ export function ApiClientsSection({ me }: { me: Me }) {
           onCancel={() => setConfirming(null)}
         />
       ) : null}
-      <TokenList
-        list={list}
-        empty={t.empty.apiClients}
-        columns={[
-          t.apiClients.name,
-          t.apiClients.kind,
-          t.apiClients.groupsOrRedirects,
-          t.apiClients.createdBy,
-          t.apiClients.createdAt,
-          t.apiClients.state,
-        ]}
-        revokeLabel={t.apiClients.revoke}
-        busy={busy}
-        rows={({ apiClients }) =>
-          apiClients.map((c) => ({
-            id: c.id,
-            cells: [
-              c.name,
-              t.apiClients.kinds[c.kind],
-              c.kind === 'web' ? c.redirectUris.join(', ') : c.scopeGroups.join(', '),
-              c.createdBy ?? t.apiClients.unknownCreator,
-              formatDate(c.createdAt),
-              c.revokedAt ? t.apiClients.revokedOn(formatDate(c.revokedAt)) : t.apiClients.active,
-            ],
-            revoke: c.revokedAt
-              ? null
-              : { label: `${t.apiClients.revoke} ${c.name}`, onClick: () => setConfirming(c) },
-          }))
-        }
-      />
+      <ApiClientList list={list} busy={busy} onRevoke={setConfirming} />
     </section>
+  );
+}
+
+/** A machine's client (client credentials) or a web application's sign-in (authorization code). */
+function KindChoice({
+  kind: chosen,
+  onChange,
+}: {
+  kind: ApiClientKind;
+  onChange(kind: ApiClientKind): void;
+}) {
+  return (
+    <fieldset className="console-choices" role="radiogroup" aria-labelledby="api-client-kind-legend">
+      <legend id="api-client-kind-legend">{t.apiClients.kindLegend}</legend>
+      {KINDS.map((kind) => (
+        <div className="checkbox" key={kind}>
+          <input
+            id={`api-client-kind-${kind}`}
+            type="radio"
+            name="api-client-kind"
+            value={kind}
+            checked={chosen === kind}
+            onChange={() => onChange(kind)}
+          />
+          <label htmlFor={`api-client-kind-${kind}`}>{t.apiClients.kinds[kind]}</label>
+        </div>
+      ))}
+    </fieldset>
+  );
+}
+
+/** A web application's redirect URIs: one field each, up to MAX_REDIRECT_URIS, with the service's refusal. */
+function RedirectUrisField({
+  uris,
+  errors,
+  onChange,
+}: {
+  uris: string[];
+  errors: string[];
+  onChange(uris: string[]): void;
+}) {
+  return (
+    <fieldset className="console-mapping" aria-describedby="api-client-redirect-hint">
+      <legend>{t.apiClients.redirectUris}</legend>
+      <p id="api-client-redirect-hint" className="hint">
+        {t.apiClients.redirectUrisHint}
+      </p>
+      {uris.map((uri, index) => (
+        // Rows have no identity beyond their place; their values are the form's state.
+        <div className="row" key={index}>
+          <TextField
+            label={t.apiClients.redirectUri(index + 1)}
+            type="url"
+            value={uri}
+            aria-invalid={errors.length > 0 || undefined}
+            aria-describedby={errors.length > 0 ? REDIRECT_ERRORS_ID : undefined}
+            onChange={(e) => onChange(uris.map((u, i) => (i === index ? e.target.value : u)))}
+          />
+          {uris.length > 1 ? (
+            <button
+              type="button"
+              className="button secondary console-inline-button"
+              onClick={() => onChange(uris.filter((_, i) => i !== index))}
+            >
+              {t.apiClients.removeRedirect(index + 1)}
+            </button>
+          ) : null}
+        </div>
+      ))}
+      <FieldErrors id={REDIRECT_ERRORS_ID} errors={errors} />
+      {uris.length < MAX_REDIRECT_URIS ? (
+        <button type="button" className="button secondary" onClick={() => onChange([...uris, ''])}>
+          {t.apiClients.addRedirect}
+        </button>
+      ) : null}
+    </fieldset>
+  );
+}
+
+/** A new client's id and secret, shown this once. */
+function ClientSecret({
+  secret,
+  onNotice,
+  onDone,
+}: {
+  secret: { id: string; clientSecret: string };
+  onNotice(notice: Notice): void;
+  onDone(): void;
+}) {
+  return (
+    <ShownOnce
+      titleId="api-client-secret-title"
+      level={3}
+      heading={t.apiClients.secretHeading}
+      warning={t.apiClients.secretOnce}
+      copyLabel={t.shownSecret.copy}
+      onCopy={() =>
+        void copyText(secret.clientSecret, t.shownSecret.copied, t.shownSecret.copyFailed).then(onNotice)
+      }
+      doneLabel={t.shownSecret.done}
+      onDone={onDone}
+    >
+      <dl>
+        <dt>{t.apiClients.clientId}</dt>
+        <dd>
+          <code data-testid="api-client-id">{secret.id}</code>
+        </dd>
+        <dt>{t.apiClients.secretHeading}</dt>
+        <dd>
+          <code data-testid="api-client-secret">{secret.clientSecret}</code>
+        </dd>
+      </dl>
+    </ShownOnce>
+  );
+}
+
+/** The organisation's clients, each with Revoke while it is active. */
+function ApiClientList({
+  list,
+  busy,
+  onRevoke,
+}: {
+  list: Loaded<{ apiClients: ApiClient[] }>;
+  busy: boolean;
+  onRevoke(client: ApiClient): void;
+}) {
+  return (
+    <TokenList
+      list={list}
+      empty={t.empty.apiClients}
+      columns={[
+        t.apiClients.name,
+        t.apiClients.kind,
+        t.apiClients.groupsOrRedirects,
+        t.apiClients.createdBy,
+        t.apiClients.createdAt,
+        t.apiClients.state,
+      ]}
+      revokeLabel={t.apiClients.revoke}
+      busy={busy}
+      rows={({ apiClients }) =>
+        apiClients.map((c) => ({
+          id: c.id,
+          cells: [
+            c.name,
+            t.apiClients.kinds[c.kind],
+            <code key="uses">{c.kind === 'web' ? c.redirectUris.join(', ') : c.scopeGroups.join(', ')}</code>,
+            c.createdBy ? <Address key="by">{c.createdBy}</Address> : t.apiClients.unknownCreator,
+            formatDate(c.createdAt),
+            c.revokedAt ? t.apiClients.revokedOn(formatDate(c.revokedAt)) : t.apiClients.active,
+          ],
+          revoke: c.revokedAt
+            ? null
+            : { label: `${t.apiClients.revoke} ${c.name}`, onClick: () => onRevoke(c) },
+        }))
+      }
+    />
   );
 }

@@ -6,10 +6,12 @@ import type {
   ConsoleCreateApiClient,
   ConsoleInvitation as Invitation,
   ConsoleSelfSignUp,
+  EventRetention,
   ConsoleSubscription as Subscription,
   Me,
   Member,
   MemberDetail,
+  MemberList,
   Role,
   SecurityEvent,
 } from '@acme/users-contract/console';
@@ -49,9 +51,7 @@ export const consoleApi = {
   members: (organisationId: string, query: { q?: string; page: number; pageSize: number }) => {
     const params = new URLSearchParams({ page: String(query.page), pageSize: String(query.pageSize) });
     if (query.q) params.set('q', query.q);
-    return call<{ members: Member[]; total: number; page: number; pageSize: number }>(
-      `${org(organisationId)}/members?${params.toString()}`,
-    );
+    return call<MemberList>(`${org(organisationId)}/members?${params.toString()}`);
   },
   member: (organisationId: string, userId: string) =>
     call<MemberDetail>(`${org(organisationId)}/members/${encodeURIComponent(userId)}`),
@@ -97,6 +97,9 @@ export const consoleApi = {
   selfSignUp: (organisationId: string) => call<ConsoleSelfSignUp>(`${org(organisationId)}/self-signup`),
   setSelfSignUp: (organisationId: string, body: { enabled: boolean }) =>
     call<ConsoleSelfSignUp>(`${org(organisationId)}/self-signup`, { method: 'PUT', body }),
+  eventRetention: (organisationId: string) => call<EventRetention>(`${org(organisationId)}/event-retention`),
+  setEventRetention: (organisationId: string, body: { retentionDays: number | null }) =>
+    call<EventRetention>(`${org(organisationId)}/event-retention`, { method: 'PUT', body }),
   sso: (organisationId: string) => call<ConsoleSso>(`${org(organisationId)}/sso`),
   setSso: (organisationId: string, body: ConsoleSsoInput) =>
     call<ConsoleSso>(`${org(organisationId)}/sso`, { method: 'PUT', body }),

@@ -1,8 +1,11 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { consoleApi, type Me, type SecurityEvent } from './console-client.ts';
 import { consoleCopy as t } from './copy.ts';
+import { EventRetentionForm } from './event-retention-form.tsx';
 import { EMPTY_FILTERS, EVENT_TYPES, selectEventQuery, type EventFilters } from './select-event-query.ts';
 import { failure, formatDate, useLoad } from './use-load.ts';
+import { ConsoleTable } from './console-table.tsx';
+import { Loadable } from './loadable.tsx';
 
 function actorOf(event: SecurityEvent, names: Map<string, string>): string {
   if (event.actorKind === 'operator') return t.events.operator;
@@ -10,6 +13,16 @@ function actorOf(event: SecurityEvent, names: Map<string, string>): string {
   // A SCIM request: the organisation's directory, through one of its tokens (never a person).
   if (event.actorKind === 'directory') return t.events.directory;
   return (event.actorId && names.get(event.actorId)) ?? event.actorId ?? '—';
+}
+
+/** Hands `text` to the browser as a CSV file download. */
+function download(text: string, name: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  URL.revokeObjectURL(url);
 }
 
 export function EventsSection({ me }: { me: Me }) {
@@ -32,12 +45,7 @@ export function EventsSection({ me }: { me: Me }) {
     setExportError(null);
     try {
       const csv = await consoleApi.eventsCsv(me.organisationId, selectEventQuery(filters, null));
-      const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = 'security-events.csv';
-      a.click();
-      URL.revokeObjectURL(url);
+      download(csv, 'security-events.csv');
     } catch (error) {
       setExportError(failure(error).message);
     }
@@ -46,6 +54,7 @@ export function EventsSection({ me }: { me: Me }) {
   return (
     <section aria-labelledby="events-title">
       <h2 id="events-title">{t.sections.events}</h2>
+      <EventRetentionForm me={me} />
       <form
         className="row console-filters"
         onSubmit={(event) => {
@@ -110,41 +119,11 @@ export function EventsSection({ me }: { me: Me }) {
         </button>
       </form>
       {exportError ? <p role="alert">{exportError}</p> : null}
-      {page.state === 'loading' ? <p role="status">{t.loading}</p> : null}
-      {page.state === 'error' ? <p role="alert">{t.loadFailed(page.message)}</p> : null}
-      {page.state === 'ready' && page.value.events.length === 0 ? <p>{t.empty.events}</p> : null}
-      {page.state === 'ready' && page.value.events.length > 0 ? (
-        <table className="console-table">
-          <thead>
-            <tr>
-              <th scope="col">{t.events.time}</th>
-              <th scope="col">{t.events.type}</th>
-              <th scope="col">{t.events.actor}</th>
-              <th scope="col">{t.events.subject}</th>
-              <th scope="col">{t.events.ip}</th>
-              <th scope="col">{t.events.details}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.value.events.map((e) => (
-              <tr key={e.id}>
-                <td data-label={t.events.time}>{formatDate(e.occurredAt)}</td>
-                <td data-label={t.events.type}>{e.type}</td>
-                <td data-label={t.events.actor}>{actorOf(e, names)}</td>
-                <td data-label={t.events.subject}>
-                  {(e.subjectId && names.get(e.subjectId)) ?? e.subjectId ?? '—'}
-                </td>
-                <td data-label={t.events.ip}>{e.ip ?? '—'}</td>
-                <td data-label={t.events.details}>
-                  {Object.entries(e.details)
-                    .map(([k, v]) => `${k}: ${v}`)
-                    .join(', ')}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+      <Loadable loaded={page}>
+        {({ events }) =>
+          events.length === 0 ? <p>{t.empty.events}</p> : <EventTable events={events} names={names} />
+        }
+      </Loadable>
       <nav className="row" aria-label={t.events.more}>
         <button
           type="button"
@@ -164,5 +143,42 @@ export function EventsSection({ me }: { me: Me }) {
         </button>
       </nav>
     </section>
+  );
+}
+
+/** A page of security events: when, what, who did it to whom, from where. */
+/** The person an event is about by name, else their id (which may break anywhere). */
+function subjectOf(event: SecurityEvent, names: Map<string, string>): ReactNode {
+  if (!event.subjectId) return '—';
+  return names.get(event.subjectId) ?? <code>{event.subjectId}</code>;
+}
+
+function EventTable({ events, names }: { events: SecurityEvent[]; names: Map<string, string> }) {
+  return (
+    <ConsoleTable
+      columns={[
+        t.events.time,
+        t.events.type,
+        t.events.actor,
+        t.events.subject,
+        t.events.ip,
+        t.events.details,
+      ]}
+      rows={events.map((e) => ({
+        key: e.id,
+        cells: [
+          formatDate(e.occurredAt),
+          <code key="type">{e.type}</code>,
+          actorOf(e, names),
+          subjectOf(e, names),
+          e.ip ? <code key="ip">{e.ip}</code> : '—',
+          <code key="details">
+            {Object.entries(e.details)
+              .map(([k, v]) => `${k}: ${v}`)
+              .join(', ')}
+          </code>,
+        ],
+      }))}
+    />
   );
 }

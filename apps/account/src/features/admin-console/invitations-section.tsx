@@ -1,13 +1,36 @@
+import { Address } from '../../shared/ui/address.tsx';
 import { useState } from 'react';
 import { TextField } from '../../shared/ui/text-field.tsx';
-import { consoleApi, type Me, type Role } from './console-client.ts';
+import { consoleApi, type Invitation, type Me, type Role } from './console-client.ts';
 import { consoleCopy as t } from './copy.ts';
 import { failure, formatDate, useLoad } from './use-load.ts';
+import { ConsoleTable } from './console-table.tsx';
+import { Loadable } from './loadable.tsx';
+import { NoticeLine, type Notice } from './token-list.tsx';
+
+const EMPTY_FORM = { email: '', firstName: '', lastName: '', role: 'member' as Role };
+
+/** The form's text fields, in their order (each labelled by its name in the copy). */
+const TEXT_FIELDS = [
+  { name: 'email', type: 'email' },
+  { name: 'firstName', type: 'text' },
+  { name: 'lastName', type: 'text' },
+] as const;
+
+type InvitationAction = 'resend' | 'revoke';
+
+/** What an admin may still do with an invitation: nothing once accepted, only resend once revoked. */
+const ACTIONS: Record<Invitation['state'], readonly InvitationAction[]> = {
+  pending: ['resend', 'revoke'],
+  expired: ['resend', 'revoke'],
+  revoked: ['resend'],
+  accepted: [],
+};
 
 export function InvitationsSection({ me }: { me: Me }) {
   const [list, reload] = useLoad('invitations', () => consoleApi.invitations(me.organisationId));
-  const [form, setForm] = useState({ email: '', firstName: '', lastName: '', role: 'member' as Role });
-  const [notice, setNotice] = useState<{ text: string } | { error: string } | null>(null);
+  const [form, setForm] = useState(EMPTY_FORM);
+  const [notice, setNotice] = useState<Notice>(null);
   const [busy, setBusy] = useState(false);
 
   async function run(action: () => Promise<unknown>, text: string) {
@@ -34,30 +57,21 @@ export function InvitationsSection({ me }: { me: Me }) {
         onSubmit={(event) => {
           event.preventDefault();
           void run(() => consoleApi.invite(me.organisationId, form), t.invitations.sent(form.email)).then(
-            (ok) => ok && setForm({ email: '', firstName: '', lastName: '', role: 'member' }),
+            (ok) => ok && setForm(EMPTY_FORM),
           );
         }}
       >
         <h3 id="invite-title">{t.invitations.heading}</h3>
-        <TextField
-          label={t.invitations.email}
-          type="email"
-          required
-          value={form.email}
-          onChange={(e) => setForm({ ...form, email: e.target.value })}
-        />
-        <TextField
-          label={t.invitations.firstName}
-          required
-          value={form.firstName}
-          onChange={(e) => setForm({ ...form, firstName: e.target.value })}
-        />
-        <TextField
-          label={t.invitations.lastName}
-          required
-          value={form.lastName}
-          onChange={(e) => setForm({ ...form, lastName: e.target.value })}
-        />
+        {TEXT_FIELDS.map(({ name, type }) => (
+          <TextField
+            key={name}
+            label={t.invitations[name]}
+            type={type}
+            required
+            value={form[name]}
+            onChange={(e) => setForm({ ...form, [name]: e.target.value })}
+          />
+        ))}
         <div className="field">
           <label htmlFor="invite-role">{t.invitations.role}</label>
           <select
@@ -76,76 +90,69 @@ export function InvitationsSection({ me }: { me: Me }) {
           {t.invitations.send}
         </button>
       </form>
-      {notice && 'text' in notice ? (
-        <p role="status" className="notice">
-          {notice.text}
-        </p>
-      ) : null}
-      {notice && 'error' in notice ? <p role="alert">{notice.error}</p> : null}
-      {list.state === 'loading' ? <p role="status">{t.loading}</p> : null}
-      {list.state === 'error' ? <p role="alert">{t.loadFailed(list.message)}</p> : null}
-      {list.state === 'ready' && list.value.invitations.length === 0 ? <p>{t.empty.invitations}</p> : null}
-      {list.state === 'ready' && list.value.invitations.length > 0 ? (
-        <table className="console-table">
-          <thead>
-            <tr>
-              <th scope="col">{t.invitations.email}</th>
-              <th scope="col">{t.invitations.role}</th>
-              <th scope="col">{t.invitations.state}</th>
-              <th scope="col">{t.invitations.expires}</th>
-              <th scope="col">
-                <span className="visually-hidden">{t.invitations.resend}</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.value.invitations.map((i) => (
-              <tr key={i.id}>
-                <td data-label={t.invitations.email}>{i.email}</td>
-                <td data-label={t.invitations.role}>{t.roles[i.role]}</td>
-                <td data-label={t.invitations.state}>{t.invitations.states[i.state]}</td>
-                <td data-label={t.invitations.expires}>{formatDate(i.expiresAt)}</td>
-                <td>
-                  {i.state !== 'accepted' ? (
-                    <span className="row">
-                      <button
-                        type="button"
-                        className="button secondary"
-                        disabled={busy}
-                        aria-label={`${t.invitations.resend} ${i.email}`}
-                        onClick={() =>
-                          run(
-                            () => consoleApi.invitationAction(me.organisationId, i.id, 'resend'),
-                            t.invitations.resent,
-                          )
-                        }
-                      >
-                        {t.invitations.resend}
-                      </button>
-                      {i.state !== 'revoked' ? (
-                        <button
-                          type="button"
-                          className="button secondary"
-                          disabled={busy}
-                          aria-label={`${t.invitations.revoke} ${i.email}`}
-                          onClick={() =>
-                            run(
-                              () => consoleApi.invitationAction(me.organisationId, i.id, 'revoke'),
-                              t.invitations.revoked,
-                            )
-                          }
-                        >
-                          {t.invitations.revoke}
-                        </button>
-                      ) : null}
-                    </span>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+      <NoticeLine notice={notice} />
+      <Loadable loaded={list}>
+        {({ invitations }) =>
+          invitations.length === 0 ? (
+            <p>{t.empty.invitations}</p>
+          ) : (
+            <InvitationTable
+              invitations={invitations}
+              busy={busy}
+              onAction={(invitation, action) =>
+                run(
+                  () => consoleApi.invitationAction(me.organisationId, invitation.id, action),
+                  action === 'resend' ? t.invitations.resent : t.invitations.revoked,
+                )
+              }
+            />
+          )
+        }
+      </Loadable>
     </section>
+  );
+}
+
+/** The organisation's invitations, each with the buttons of what may still be done with it. */
+function InvitationTable({
+  invitations,
+  busy,
+  onAction,
+}: {
+  invitations: Invitation[];
+  busy: boolean;
+  onAction(invitation: Invitation, action: InvitationAction): void;
+}) {
+  return (
+    <ConsoleTable
+      columns={[t.invitations.email, t.invitations.role, t.invitations.state, t.invitations.expires]}
+      actionLabel={t.invitations.resend}
+      rows={invitations.map((i) => ({
+        key: i.id,
+        cells: [
+          <Address key="email">{i.email}</Address>,
+          t.roles[i.role],
+          t.invitations.states[i.state],
+          formatDate(i.expiresAt),
+        ],
+        action:
+          ACTIONS[i.state].length > 0 ? (
+            <span className="row">
+              {ACTIONS[i.state].map((action) => (
+                <button
+                  key={action}
+                  type="button"
+                  className="button secondary"
+                  disabled={busy}
+                  aria-label={`${t.invitations[action]} ${i.email}`}
+                  onClick={() => onAction(i, action)}
+                >
+                  {t.invitations[action]}
+                </button>
+              ))}
+            </span>
+          ) : null,
+      }))}
+    />
   );
 }

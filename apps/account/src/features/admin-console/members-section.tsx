@@ -1,9 +1,12 @@
+import { Address } from '../../shared/ui/address.tsx';
 import { useState } from 'react';
 import { CONSOLE_PATHS } from '../../shared/config/paths.ts';
 import { Link } from '../../shared/ui/link.tsx';
 import { consoleApi, type Me } from './console-client.ts';
 import { consoleCopy as t } from './copy.ts';
 import { formatDate, formatNumber, useLoad } from './use-load.ts';
+import { Loading } from '../../shared/ui/progress.tsx';
+import { ConsoleTable } from './console-table.tsx';
 
 const PAGE_SIZE = 25;
 
@@ -15,6 +18,12 @@ export function MembersSection({ me }: { me: Me }) {
     consoleApi.members(me.organisationId, { q: applied || undefined, page, pageSize: PAGE_SIZE }),
   );
   const pages = list.state === 'ready' ? Math.max(1, Math.ceil(list.value.total / PAGE_SIZE)) : 1;
+  // A broad search stops counting: its total and its last page are floors ("or more").
+  const exact = list.state !== 'ready' || list.value.totalExact;
+  const pageLabel = (exact ? t.members.page : t.members.pageOfAtLeast)(
+    formatNumber(page),
+    formatNumber(pages),
+  );
   return (
     <section aria-labelledby="members-title">
       <h2 id="members-title">{t.sections.members}</h2>
@@ -35,47 +44,38 @@ export function MembersSection({ me }: { me: Me }) {
           {t.members.searchButton}
         </button>
       </form>
-      {list.state === 'loading' ? <p role="status">{t.loading}</p> : null}
+      {list.state === 'loading' ? <Loading label={t.loading} /> : null}
       {list.state === 'error' ? <p role="alert">{t.loadFailed(list.message)}</p> : null}
       {list.state === 'ready' && list.value.members.length === 0 ? <p>{t.empty.members}</p> : null}
       {list.state === 'ready' && list.value.members.length > 0 ? (
         <>
-          <p className="muted">{t.members.total(formatNumber(list.value.total))}</p>
-          <table className="console-table">
-            <thead>
-              <tr>
-                <th scope="col">{t.members.name}</th>
-                <th scope="col">{t.members.email}</th>
-                <th scope="col">{t.members.role}</th>
-                <th scope="col">{t.members.status}</th>
-                <th scope="col">{t.members.joined}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.value.members.map((m) => (
-                <tr key={m.id}>
-                  <td data-label={t.members.name}>
-                    <Link href={`${CONSOLE_PATHS.member}?id=${encodeURIComponent(m.id)}`}>
-                      {m.firstName} {m.lastName}
-                    </Link>
-                  </td>
-                  <td data-label={t.members.email}>{m.email}</td>
-                  <td data-label={t.members.role}>
-                    {t.roles[m.role]}
-                    {m.managedBy === 'directory' ? (
-                      <>
-                        {' '}
-                        <span className="badge">{t.scim.managedByDirectory}</span>
-                      </>
-                    ) : null}
-                  </td>
-                  <td data-label={t.members.status}>{t.status[m.status]}</td>
-                  <td data-label={t.members.joined}>{formatDate(m.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <nav className="console-pager" aria-label={t.members.page(formatNumber(page), formatNumber(pages))}>
+          <p className="muted">
+            {(exact ? t.members.total : t.members.totalAtLeast)(formatNumber(list.value.total))}
+          </p>
+          <ConsoleTable
+            columns={[t.members.name, t.members.email, t.members.role, t.members.status, t.members.joined]}
+            rows={list.value.members.map((m) => ({
+              key: m.id,
+              cells: [
+                <Link key="name" href={`${CONSOLE_PATHS.member}?id=${encodeURIComponent(m.id)}`}>
+                  {m.firstName} {m.lastName}
+                </Link>,
+                <Address key="email">{m.email}</Address>,
+                <>
+                  {t.roles[m.role]}
+                  {m.managedBy === 'directory' ? (
+                    <>
+                      {' '}
+                      <span className="badge">{t.scim.managedByDirectory}</span>
+                    </>
+                  ) : null}
+                </>,
+                t.status[m.status],
+                formatDate(m.createdAt),
+              ],
+            }))}
+          />
+          <nav className="console-pager" aria-label={pageLabel}>
             <button
               type="button"
               className="button secondary"
@@ -84,7 +84,7 @@ export function MembersSection({ me }: { me: Me }) {
             >
               {t.members.previous}
             </button>
-            <span>{t.members.page(formatNumber(page), formatNumber(pages))}</span>
+            <span>{pageLabel}</span>
             <button
               type="button"
               className="button secondary"

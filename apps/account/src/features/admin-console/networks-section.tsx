@@ -4,8 +4,8 @@ import { consoleApi, type Me } from './console-client.ts';
 import { consoleCopy as t } from './copy.ts';
 import { decideSaveFailure, decideTrustedNetworksForm } from './decide-trusted-networks.ts';
 import { failure, formatDate, formatNumber, useLoad } from './use-load.ts';
-
-type Notice = { text: string } | { error: string } | null;
+import { Loadable } from './loadable.tsx';
+import { NoticeLine, type Notice } from './token-list.tsx';
 
 /** Trusted networks (ManageIPWhitelist): the organisation's allow-list of CIDR ranges. */
 export function NetworksSection({ me }: { me: Me }) {
@@ -51,51 +51,44 @@ export function NetworksSection({ me }: { me: Me }) {
     <section aria-labelledby="networks-title">
       <h2 id="networks-title">{t.sections.networks}</h2>
       <p>{t.networks.intro}</p>
-      {current.state === 'loading' ? <p role="status">{t.loading}</p> : null}
-      {current.state === 'error' ? <p role="alert">{t.loadFailed(current.message)}</p> : null}
-      {current.state === 'ready' ? (
-        <>
-          <p data-testid="your-address">{t.networks.yourAddress(current.value.yourAddress)}</p>
-          <p>
-            {current.value.ranges.length === 0
-              ? t.networks.none
-              : t.networks.count(formatNumber(current.value.ranges.length))}
-            {current.value.updatedAt
-              ? ` ${t.networks.lastChanged(formatDate(current.value.updatedAt))}`
-              : null}
-          </p>
-          <form
-            className="console-form"
-            onSubmit={(event) => {
-              event.preventDefault();
-              submit();
-            }}
-          >
-            <label htmlFor="trusted-ranges">{t.networks.rangesLabel}</label>
-            <textarea
-              id="trusted-ranges"
-              name="ranges"
-              rows={6}
-              spellCheck={false}
-              aria-describedby="trusted-ranges-hint"
-              value={text}
-              onChange={(e) => setEdited(e.target.value)}
-            />
-            <p id="trusted-ranges-hint" className="hint">
-              {t.networks.rangesHint}
+      <Loadable loaded={current}>
+        {(networks) => (
+          <>
+            <p data-testid="your-address">{t.networks.yourAddress(networks.yourAddress)}</p>
+            <p>
+              {networks.ranges.length === 0
+                ? t.networks.none
+                : t.networks.count(formatNumber(networks.ranges.length))}
+              {networks.updatedAt ? ` ${t.networks.lastChanged(formatDate(networks.updatedAt))}` : null}
             </p>
-            <button type="submit" className="button" disabled={busy}>
-              {t.networks.save}
-            </button>
-          </form>
-        </>
-      ) : null}
-      {notice && 'text' in notice ? (
-        <p role="status" className="notice">
-          {notice.text}
-        </p>
-      ) : null}
-      {notice && 'error' in notice ? <p role="alert">{notice.error}</p> : null}
+            <form
+              className="console-form"
+              onSubmit={(event) => {
+                event.preventDefault();
+                submit();
+              }}
+            >
+              <label htmlFor="trusted-ranges">{t.networks.rangesLabel}</label>
+              <textarea
+                id="trusted-ranges"
+                name="ranges"
+                rows={6}
+                spellCheck={false}
+                aria-describedby="trusted-ranges-hint"
+                value={text}
+                onChange={(e) => setEdited(e.target.value)}
+              />
+              <p id="trusted-ranges-hint" className="hint">
+                {t.networks.rangesHint}
+              </p>
+              <button type="submit" className="button" disabled={busy}>
+                {t.networks.save}
+              </button>
+            </form>
+          </>
+        )}
+      </Loadable>
+      <NoticeLine notice={notice} />
       {confirming ? (
         <div role="alertdialog" aria-labelledby="networks-confirm-text" className="notice">
           <p id="networks-confirm-text">{t.networks.confirmLockout(confirming.address)}</p>

@@ -114,7 +114,7 @@ export function ScimMappings({
           onRemove={() => remove(index)}
         />
       ))}
-      <div className="row">
+      <div className="row wrap">
         <button type="button" className="button secondary" ref={addRef} onClick={add}>
           {t.add}
         </button>

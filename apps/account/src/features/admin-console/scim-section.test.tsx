@@ -3,10 +3,8 @@ import { fireEvent, render, screen, waitFor, within } from '@testing-library/rea
 import axe from 'axe-core';
 import { describe, expect, it } from 'vitest';
 import { Router } from '../../app/router.tsx';
-import { registry } from '../../shared/storage/registry.ts';
-import { write } from '../../shared/storage/storage.ts';
-import { mockFetch, type MockCall } from '../../testing/fetch-mock.ts';
-import { fakeJwt, kratosSession } from '../../testing/identity.ts';
+import { type MockCall } from '../../testing/fetch-mock.ts';
+import { CONSOLE_ORG, consoleAdmin, signedInToConsole, type ConsoleAnswer } from '../../testing/console.ts';
 import { goTo, resetScreenBetweenTests } from '../../testing/screen.ts';
 import type { ScimGroupMapping, ScimToken } from './console-client.ts';
 import { consoleCopy } from './copy.ts';
@@ -15,34 +13,16 @@ import { consoleCopy } from './copy.ts';
 // mounts them, against a stand-in for the user service's console API (the scim-server contract).
 
 const t = consoleCopy.scim;
-const NOW = Date.now();
-const ORG = '11111111-1111-4111-8111-111111111111';
-const ORG_ADMIN = {
-  userId: '33333333-3333-4333-8333-333333333333',
-  email: 'ada@acme.test',
-  organisationId: ORG,
-  role: 'org-admin',
-  permissions: ['ViewUsers', 'ManageOrganisationUsers'],
-  assignableRoles: ['member', 'admin', 'org-admin'],
-};
+const ORG = CONSOLE_ORG;
+const ORG_ADMIN = consoleAdmin(['ViewUsers', 'ManageOrganisationUsers']);
 const BASE_URL = 'http://localhost:4003/scim/v2';
 const api = `/console/organisations/${ORG}/scim`;
 const SECRET = 'scim_0123456789abcdef0123456789abcdef';
 
 type Answer = { status: number; body?: unknown } | undefined;
 
-function signedIn(more: (call: MockCall) => Answer, me: unknown = ORG_ADMIN) {
-  write(registry.oauth2Token, {
-    accessToken: fakeJwt({ exp: NOW / 1000 + 3600, ext: { user: { authenticationMode: 'ory' } } }),
-    refreshToken: 'ory_rt_1',
-    expiresAt: NOW + 3_600_000,
-  });
-  return mockFetch((call) => {
-    if (call.url.pathname === '/sessions/whoami') return { status: 200, body: kratosSession() };
-    if (call.url.pathname === '/console/me') return { status: 200, body: me };
-    return more(call);
-  });
-}
+const signedIn = (more: (call: MockCall) => ConsoleAnswer, me: unknown = ORG_ADMIN) =>
+  signedInToConsole(me, more);
 
 /** A stand-in for the SCIM console API: tokens and settings held in memory. */
 function scimApi(
@@ -300,18 +280,7 @@ describe('the Provisioning (SCIM) section', () => {
   });
 
   it('an org-admin without ManageOrganisationUsers sees no Provisioning link and Access Denied at its path', async () => {
-    const { calls } = mockFetch((call) => {
-      if (call.url.pathname === '/sessions/whoami') return { status: 200, body: kratosSession() };
-      if (call.url.pathname === '/console/me') {
-        return { status: 200, body: { ...ORG_ADMIN, role: 'admin', permissions: ['ViewUsers'] } };
-      }
-      return undefined;
-    });
-    write(registry.oauth2Token, {
-      accessToken: fakeJwt({ exp: NOW / 1000 + 3600, ext: { user: { authenticationMode: 'ory' } } }),
-      refreshToken: 'ory_rt_1',
-      expiresAt: NOW + 3_600_000,
-    });
+    const { calls } = signedIn(() => undefined, { ...ORG_ADMIN, role: 'admin', permissions: ['ViewUsers'] });
     goTo('/admin/scim');
     render(<Router />);
     expect(await screen.findByText('You are not authorised to access this page.')).toBeTruthy();
@@ -343,7 +312,10 @@ describe('members whose role the directory manages', () => {
     const managed = { ...GRACE, managedBy: 'directory' };
     signedIn(({ url }) => {
       if (url.pathname === `/console/organisations/${ORG}/members`) {
-        return { status: 200, body: { members: [managed], total: 1, page: 1, pageSize: 25 } };
+        return {
+          status: 200,
+          body: { members: [managed], total: 1, totalExact: true, page: 1, pageSize: 25 },
+        };
       }
       if (url.pathname === `/console/organisations/${ORG}/members/${GRACE.id}`) {
         return { status: 200, body: { ...managed, ...DETAIL } };

@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState } from 'react';
+import { Address } from '../../shared/ui/address.tsx';
+import { useEffect, useRef, useState, type RefObject } from 'react';
 import { TextField } from '../../shared/ui/text-field.tsx';
 import { consoleApi, type Me, type ScimToken } from './console-client.ts';
 import { consoleCopy } from './copy.ts';
@@ -6,7 +7,8 @@ import { decideScimTokenName } from './decide-scim.ts';
 import { ScimMappings } from './scim-mappings.tsx';
 import { scimFailureMessage } from './scim-notice.tsx';
 import { ConfirmRevoke, copyText, NoticeLine, ShownOnce, TokenList, type Notice } from './token-list.tsx';
-import { formatDate, useLoad } from './use-load.ts';
+import { formatDate, useLoad, type Loaded } from './use-load.ts';
+import { Loadable } from './loadable.tsx';
 
 const t = consoleCopy.scim;
 
@@ -23,27 +25,27 @@ export function ScimSection({ me }: { me: Me }) {
     <section aria-labelledby="scim-title">
       <h2 id="scim-title">{consoleCopy.sections.scim}</h2>
       <p>{t.intro}</p>
-      {settings.state === 'loading' ? <p role="status">{consoleCopy.loading}</p> : null}
-      {settings.state === 'error' ? <p role="alert">{consoleCopy.loadFailed(settings.message)}</p> : null}
-      {settings.state === 'ready' ? (
-        <>
-          <p data-testid="scim-state">{settings.value.enabled ? t.on : t.off}</p>
-          <dl className="console-facts">
-            <dt>{t.baseUrl}</dt>
-            <dd>
-              <code data-testid="scim-base-url">{settings.value.baseUrl}</code>{' '}
-              <button
-                type="button"
-                className="button secondary console-inline-button"
-                onClick={() => void copyText(settings.value.baseUrl, t.copied, t.copyFailed).then(setNotice)}
-              >
-                {t.copyBaseUrl}
-              </button>
-            </dd>
-          </dl>
-          <NoticeLine notice={notice} />
-        </>
-      ) : null}
+      <Loadable loaded={settings}>
+        {(value) => (
+          <>
+            <p data-testid="scim-state">{value.enabled ? t.on : t.off}</p>
+            <dl className="console-facts">
+              <dt>{t.baseUrl}</dt>
+              <dd>
+                <code data-testid="scim-base-url">{value.baseUrl}</code>{' '}
+                <button
+                  type="button"
+                  className="button secondary console-inline-button"
+                  onClick={() => void copyText(value.baseUrl, t.copied, t.copyFailed).then(setNotice)}
+                >
+                  {t.copyBaseUrl}
+                </button>
+              </dd>
+            </dl>
+            <NoticeLine notice={notice} />
+          </>
+        )}
+      </Loadable>
       {/* A token created or revoked turns provisioning on or off: the settings load again. */}
       <ScimTokens me={me} onChange={reloadSettings} />
       {settings.state === 'ready' ? (
@@ -78,18 +80,26 @@ function ScimTokens({ me, onChange }: { me: Me; onChange: () => void }) {
       return;
     }
     setNameError([]);
-    setBusy(true);
-    try {
+    await run(async () => {
       const answer = await consoleApi.createScimToken(me.organisationId, { name: decision.name });
       setCreated({ name: answer.name, token: answer.token });
       setName('');
       setNotice({ text: t.tokens.created(answer.name) });
+    });
+  }
+
+  /** Runs a change; then the list and the settings load again, or the refusal shows in words. */
+  async function run(action: () => Promise<void>, after?: () => void) {
+    setBusy(true);
+    try {
+      await action();
       reload();
       onChange();
     } catch (error) {
       setNotice({ error: scimFailureMessage(error) });
     } finally {
       setBusy(false);
+      after?.();
     }
   }
 
@@ -99,22 +109,18 @@ function ScimTokens({ me, onChange }: { me: Me; onChange: () => void }) {
     revokeButtons.current.get(token.id)?.focus();
   }
 
-  async function revoke(token: ScimToken) {
-    setBusy(true);
-    try {
-      await consoleApi.revokeScimToken(me.organisationId, token.id);
-      setNotice({ text: t.tokens.revoked(token.name) });
-      reload();
-      onChange();
-    } catch (error) {
-      setNotice({ error: scimFailureMessage(error) });
-    } finally {
-      setBusy(false);
-      setConfirming(null);
-      // The row and its button go: the focus moves to the list's heading, not to the page's start.
-      headingRef.current?.focus();
-    }
-  }
+  const revoke = (token: ScimToken) =>
+    run(
+      async () => {
+        await consoleApi.revokeScimToken(me.organisationId, token.id);
+        setNotice({ text: t.tokens.revoked(token.name) });
+      },
+      () => {
+        setConfirming(null);
+        // The row and its button go: the focus moves to the list's heading, not to the page's start.
+        headingRef.current?.focus();
+      },
+    );
 
   return (
     <div role="region" aria-labelledby="scim-tokens-title">
@@ -122,30 +128,14 @@ function ScimTokens({ me, onChange }: { me: Me; onChange: () => void }) {
         {t.tokens.heading}
       </h3>
       <p>{t.tokens.intro}</p>
-      <form
-        className="console-form"
-        aria-labelledby="scim-token-create-title"
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault();
-          void create();
-        }}
-      >
-        <h4 id="scim-token-create-title">{t.tokens.createHeading}</h4>
-        <TextField
-          ref={nameRef}
-          label={t.tokens.name}
-          required
-          maxLength={200}
-          value={name}
-          errors={nameError}
-          onChange={(e) => setName(e.target.value)}
-        />
-        <p className="hint">{t.tokens.nameHint}</p>
-        <button type="submit" className="button" disabled={busy}>
-          {t.tokens.create}
-        </button>
-      </form>
+      <ScimTokenForm
+        name={name}
+        errors={nameError}
+        nameRef={nameRef}
+        busy={busy}
+        onName={setName}
+        onSubmit={() => void create()}
+      />
       <NoticeLine notice={notice} />
       {created ? (
         <ShownOnce
@@ -179,33 +169,88 @@ function ScimTokens({ me, onChange }: { me: Me; onChange: () => void }) {
           escapable
         />
       ) : null}
-      <TokenList
-        list={list}
-        empty={t.tokens.empty}
-        labelledBy="scim-tokens-title"
-        columns={[t.tokens.name, t.tokens.createdAt, t.tokens.lastUsed, t.tokens.createdBy]}
-        revokeLabel={t.tokens.revoke}
-        busy={busy}
-        rows={({ tokens }) =>
-          tokens.map((token) => ({
-            id: token.id,
-            cells: [
-              token.name,
-              formatDate(token.createdAt),
-              token.lastUsedAt ? formatDate(token.lastUsedAt) : t.tokens.never,
-              token.createdBy,
-            ],
-            revoke: {
-              label: t.tokens.revokeNamed(token.name),
-              onClick: () => setConfirming(token),
-              ref: (el) => {
-                if (el) revokeButtons.current.set(token.id, el);
-                else revokeButtons.current.delete(token.id);
-              },
-            },
-          }))
-        }
-      />
+      <ScimTokenList list={list} busy={busy} onRevoke={setConfirming} revokeButtons={revokeButtons} />
     </div>
+  );
+}
+
+/** The directory's tokens, each with Revoke (its button kept in `revokeButtons`, to focus after a cancel). */
+function ScimTokenList({
+  list,
+  busy,
+  onRevoke,
+  revokeButtons,
+}: {
+  list: Loaded<{ tokens: ScimToken[] }>;
+  busy: boolean;
+  onRevoke(token: ScimToken): void;
+  revokeButtons: RefObject<Map<string, HTMLButtonElement>>;
+}) {
+  return (
+    <TokenList
+      list={list}
+      empty={t.tokens.empty}
+      labelledBy="scim-tokens-title"
+      columns={[t.tokens.name, t.tokens.createdAt, t.tokens.lastUsed, t.tokens.createdBy]}
+      revokeLabel={t.tokens.revoke}
+      busy={busy}
+      rows={({ tokens }) =>
+        tokens.map((token) => ({
+          id: token.id,
+          cells: [
+            token.name,
+            formatDate(token.createdAt),
+            token.lastUsedAt ? formatDate(token.lastUsedAt) : t.tokens.never,
+            <Address key="by">{token.createdBy}</Address>,
+          ],
+          revoke: {
+            label: t.tokens.revokeNamed(token.name),
+            onClick: () => onRevoke(token),
+            ref: (el) => {
+              if (el) revokeButtons.current.set(token.id, el);
+              else revokeButtons.current.delete(token.id);
+            },
+          },
+        }))
+      }
+    />
+  );
+}
+
+/** A new token's name (what the admin will know it by), and Create. */
+function ScimTokenForm(props: {
+  name: string;
+  errors: string[];
+  nameRef: RefObject<HTMLInputElement | null>;
+  busy: boolean;
+  onName(name: string): void;
+  onSubmit(): void;
+}) {
+  const { name, errors, nameRef, busy, onName, onSubmit } = props;
+  return (
+    <form
+      className="console-form"
+      aria-labelledby="scim-token-create-title"
+      noValidate
+      onSubmit={(event) => {
+        event.preventDefault();
+        onSubmit();
+      }}
+    >
+      <h4 id="scim-token-create-title">{t.tokens.createHeading}</h4>
+      <TextField
+        ref={nameRef}
+        label={t.tokens.name}
+        required
+        maxLength={200}
+        value={name}
+        errors={errors}
+        onChange={(e) => onName(e.target.value)}
+      />
+      <p className="hint">{t.tokens.nameHint}</p>
+      <button type="submit" className="button" disabled={busy}>
+        {t.tokens.create}
+      </button>
+    </form>
   );
 }

@@ -6,18 +6,8 @@ import type { Me } from './console-client.ts';
 // Which admin console screen a path shows, or why not. Pure: the application, the path and what
 // `/console/me` answered (the caller's permissions come from the user service's database).
 
-type Section =
-  | 'members'
-  | 'member'
-  | 'invitations'
-  | 'events'
-  | 'apiClients'
-  | 'subscription'
-  | 'networks'
-  | 'sso'
-  | 'scim'
-  | 'signup'
-  | 'webhooks';
+/** Every console path but the home page names a section. */
+type Section = Exclude<keyof typeof CONSOLE_PATHS, 'home'>;
 
 /** The permissions each section needs (the same table as docs/architecture.md). */
 const SECTION_PERMISSIONS: Readonly<Record<Section, readonly string[]>> = {
@@ -67,35 +57,12 @@ export type ConsoleView =
   | { type: 'redirect'; to: string }
   | { type: 'section'; section: Section; me: Me; nav: Section[] };
 
+const SECTION_OF_PATH: ReadonlyMap<string, Section | 'home'> = new Map(
+  Object.entries(CONSOLE_PATHS).map(([section, path]) => [path, section as Section | 'home']),
+);
+
 function sectionOfPath(path: string): Section | 'home' | null {
-  switch (path) {
-    case CONSOLE_PATHS.home:
-      return 'home';
-    case CONSOLE_PATHS.members:
-      return 'members';
-    case CONSOLE_PATHS.member:
-      return 'member';
-    case CONSOLE_PATHS.invitations:
-      return 'invitations';
-    case CONSOLE_PATHS.events:
-      return 'events';
-    case CONSOLE_PATHS.apiClients:
-      return 'apiClients';
-    case CONSOLE_PATHS.subscription:
-      return 'subscription';
-    case CONSOLE_PATHS.networks:
-      return 'networks';
-    case CONSOLE_PATHS.sso:
-      return 'sso';
-    case CONSOLE_PATHS.scim:
-      return 'scim';
-    case CONSOLE_PATHS.signup:
-      return 'signup';
-    case CONSOLE_PATHS.webhooks:
-      return 'webhooks';
-    default:
-      return null;
-  }
+  return SECTION_OF_PATH.get(path) ?? null;
 }
 
 function allowedSections(permissions: readonly string[]): Section[] {

@@ -4,8 +4,8 @@ import { consoleApi, type Me } from './console-client.ts';
 import { consoleCopy as t } from './copy.ts';
 import { decideSelfSignUpFailure, selectSelfSignUpView } from './decide-self-sign-up.ts';
 import { failure, useLoad } from './use-load.ts';
-
-type Notice = { text: string } | { error: string } | null;
+import { Loadable } from './loadable.tsx';
+import { NoticeLine, type Notice } from './token-list.tsx';
 
 /**
  * Sign-up (ManageOrganisationSettings): the organisation's self sign-up for its domains. The switch
@@ -37,51 +37,48 @@ export function SignUpSection({ me }: { me: Me }) {
     }
   }
 
-  const view = current.state === 'ready' ? selectSelfSignUpView(current.value) : null;
   return (
     <section aria-labelledby="signup-title">
       <h2 id="signup-title">{t.sections.signup}</h2>
       <p>{t.signup.intro}</p>
-      {current.state === 'loading' ? <p role="status">{t.loading}</p> : null}
-      {current.state === 'error' ? <p role="alert">{t.loadFailed(current.message)}</p> : null}
-      {current.state === 'ready' && view ? (
-        <>
-          <h3>{t.signup.domains}</h3>
-          {current.value.domains.length === 0 ? (
-            <p>{t.signup.noDomains}</p>
-          ) : (
-            <ul data-testid="signup-domains">
-              {current.value.domains.map((domain) => (
-                <li key={domain}>{domain}</li>
-              ))}
-            </ul>
-          )}
-          <div className="checkbox">
-            <input
-              id="self-signup-switch"
-              type="checkbox"
-              role="switch"
-              checked={view.checked}
-              disabled={busy || view.disabled}
-              aria-describedby={view.explanation ? 'self-signup-blocked' : 'self-signup-state'}
-              onChange={(e) => void save(e.target.checked)}
-            />
-            <label htmlFor="self-signup-switch">{t.signup.switchLabel}</label>
-          </div>
-          <p id="self-signup-state">{view.state}</p>
-          {view.explanation ? (
-            <p id="self-signup-blocked" className="notice">
-              {view.explanation}
-            </p>
-          ) : null}
-        </>
-      ) : null}
-      {notice && 'text' in notice ? (
-        <p role="status" className="notice">
-          {notice.text}
-        </p>
-      ) : null}
-      {notice && 'error' in notice ? <p role="alert">{notice.error}</p> : null}
+      <Loadable loaded={current}>
+        {(signup) => {
+          const view = selectSelfSignUpView(signup);
+          return (
+            <>
+              <h3>{t.signup.domains}</h3>
+              {signup.domains.length === 0 ? (
+                <p>{t.signup.noDomains}</p>
+              ) : (
+                <ul data-testid="signup-domains">
+                  {signup.domains.map((domain) => (
+                    <li key={domain}>{domain}</li>
+                  ))}
+                </ul>
+              )}
+              <div className="checkbox">
+                <input
+                  id="self-signup-switch"
+                  type="checkbox"
+                  role="switch"
+                  checked={view.checked}
+                  disabled={busy || view.disabled}
+                  aria-describedby={view.explanation ? 'self-signup-blocked' : 'self-signup-state'}
+                  onChange={(e) => void save(e.target.checked)}
+                />
+                <label htmlFor="self-signup-switch">{t.signup.switchLabel}</label>
+              </div>
+              <p id="self-signup-state">{view.state}</p>
+              {view.explanation ? (
+                <p id="self-signup-blocked" className="notice">
+                  {view.explanation}
+                </p>
+              ) : null}
+            </>
+          );
+        }}
+      </Loadable>
+      <NoticeLine notice={notice} />
     </section>
   );
 }

@@ -3,25 +3,15 @@ import { fireEvent, render, screen, waitFor, within } from '@testing-library/rea
 import { describe, expect, it, vi } from 'vitest';
 import { Router } from '../../app/router.tsx';
 import { defaultConfig, setConfig } from '../../shared/config/env.ts';
-import { registry } from '../../shared/storage/registry.ts';
-import { write } from '../../shared/storage/storage.ts';
 import { mockFetch, type MockCall } from '../../testing/fetch-mock.ts';
-import { fakeJwt, kratosSession } from '../../testing/identity.ts';
+import { CONSOLE_ORG, consoleAdmin, signedInToConsole, type ConsoleAnswer } from '../../testing/console.ts';
 import { goTo, resetScreenBetweenTests } from '../../testing/screen.ts';
 import { SSO_TEST_MESSAGE } from './decide-sso-test-message.ts';
 
 // The Single sign-on section as the router mounts it, against a stand-in for the console API.
 
-const NOW = Date.now();
-const ORG = '11111111-1111-4111-8111-111111111111';
-const SSO_ADMIN = {
-  userId: '33333333-3333-4333-8333-333333333333',
-  email: 'ada@acme.test',
-  organisationId: ORG,
-  role: 'org-admin',
-  permissions: ['ViewUsers', 'ManageOrganisationUsers', 'ConfigureSSO'],
-  assignableRoles: ['member', 'admin', 'org-admin'],
-};
+const ORG = CONSOLE_ORG;
+const SSO_ADMIN = consoleAdmin(['ViewUsers', 'ManageOrganisationUsers', 'ConfigureSSO']);
 const REDIRECTS = {
   signIn: 'http://localhost:4433/self-service/methods/oidc/callback/acme',
   testSignIn: 'http://localhost:4002/admin/sso/test-callback',
@@ -44,18 +34,7 @@ const PROVIDER = {
 };
 const base = `/console/organisations/${ORG}/sso`;
 
-function signedIn(more: (call: MockCall) => { status: number; body?: unknown } | undefined) {
-  write(registry.oauth2Token, {
-    accessToken: fakeJwt({ exp: NOW / 1000 + 3600, ext: { user: { authenticationMode: 'ory' } } }),
-    refreshToken: 'ory_rt_1',
-    expiresAt: NOW + 3_600_000,
-  });
-  return mockFetch((call) => {
-    if (call.url.pathname === '/sessions/whoami') return { status: 200, body: kratosSession() };
-    if (call.url.pathname === '/console/me') return { status: 200, body: SSO_ADMIN };
-    return more(call);
-  });
-}
+const signedIn = (more: (call: MockCall) => ConsoleAnswer) => signedInToConsole(SSO_ADMIN, more);
 
 resetScreenBetweenTests('admin');
 

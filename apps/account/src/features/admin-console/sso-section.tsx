@@ -23,13 +23,13 @@ import {
   type SsoFormFields,
 } from './decide-sso-form.ts';
 import { selectSamlCertificates } from './select-saml-certificates.ts';
+import { NoticeLine, type Notice } from './token-list.tsx';
 import { decideSsoTestMessage, SSO_TEST_CHANNEL } from './decide-sso-test-message.ts';
 import { selectSsoChecks } from './select-sso-checks.ts';
 import { failure, formatDate, useLoad } from './use-load.ts';
+import { Loading } from '../../shared/ui/progress.tsx';
 
 const t = consoleCopy.sso;
-
-type Notice = { text: string } | { error: string } | null;
 
 const POPUP_FEATURES = 'popup,width=520,height=700';
 
@@ -78,8 +78,8 @@ export function SsoSection({ me }: { me: Me }) {
     });
   }
 
-  /** SAML metadata checked before it is saved (Test connection on the form's metadata). */
-  function check(body: SamlConnectionInput) {
+  /** Test connection: the stored provider, or SAML metadata checked before it is saved (the form's). */
+  function check(body?: SamlConnectionInput) {
     void run(async () => {
       setReport(null);
       setNotice({ text: t.testingConnection });
@@ -94,14 +94,9 @@ export function SsoSection({ me }: { me: Me }) {
     <section aria-labelledby="sso-title">
       <h2 id="sso-title">{consoleCopy.sections.sso}</h2>
       <p>{t.intro}</p>
-      {loaded.state === 'loading' ? <p role="status">{consoleCopy.loading}</p> : null}
+      {loaded.state === 'loading' ? <Loading label={consoleCopy.loading} /> : null}
       {loaded.state === 'error' ? <p role="alert">{consoleCopy.loadFailed(loaded.message)}</p> : null}
-      {notice && 'text' in notice ? (
-        <p role="status" className="notice">
-          {notice.text}
-        </p>
-      ) : null}
-      {notice && 'error' in notice ? <p role="alert">{notice.error}</p> : null}
+      <NoticeLine notice={notice} />
       {sso && !sso.provider ? <p>{consoleCopy.empty.sso}</p> : null}
       {sso?.provider ? <CurrentProvider provider={sso.provider} /> : null}
       {sso ? (
@@ -117,19 +112,7 @@ export function SsoSection({ me }: { me: Me }) {
       ) : null}
       {hasProvider ? (
         <div className="row">
-          <button
-            type="button"
-            className="button secondary"
-            disabled={busy}
-            onClick={() =>
-              void run(async () => {
-                setReport(null);
-                setNotice({ text: t.testingConnection });
-                setReport(await consoleApi.testSsoConnection(me.organisationId));
-                setNotice(null);
-              })
-            }
-          >
+          <button type="button" className="button secondary" disabled={busy} onClick={() => check()}>
             {t.testConnection}
           </button>
           {sso?.provider?.protocol === 'oidc' ? (
@@ -156,31 +139,20 @@ export function SsoSection({ me }: { me: Me }) {
       ) : null}
       {test.waiting ? <p role="status">{t.testWaiting}</p> : null}
       {confirming ? (
-        <div role="alertdialog" aria-labelledby="sso-confirm-text" className="notice">
-          <p id="sso-confirm-text">{t.confirmRemove}</p>
-          <div className="row">
-            <button
-              type="button"
-              className="button"
-              disabled={busy}
-              onClick={() =>
-                void run(async () => {
-                  await consoleApi.removeSso(me.organisationId);
-                  setConfirming(false);
-                  setReport(null);
-                  setResult(null);
-                  setNotice({ text: t.removed });
-                  reload();
-                })
-              }
-            >
-              {t.confirm}
-            </button>
-            <button type="button" className="button secondary" autoFocus onClick={() => setConfirming(false)}>
-              {t.cancel}
-            </button>
-          </div>
-        </div>
+        <ConfirmRemove
+          busy={busy}
+          onCancel={() => setConfirming(false)}
+          onConfirm={() =>
+            void run(async () => {
+              await consoleApi.removeSso(me.organisationId);
+              setConfirming(false);
+              setReport(null);
+              setResult(null);
+              setNotice({ text: t.removed });
+              reload();
+            })
+          }
+        />
       ) : null}
       {report ? <ConnectionReport report={report} /> : null}
       {result ? <TestResult result={result} /> : null}
@@ -318,7 +290,7 @@ function ProviderEditor({
             </a>
           </CopyableUris>
           <SamlForm sso={sso} busy={busy} onSave={onSave} onCheck={onCheck} />
-          <Instructions list={t.saml.instructions} />
+          <Instructions list={Object.values(t.saml.instructions)} />
         </>
       ) : (
         <>
@@ -332,7 +304,7 @@ function ProviderEditor({
             onNotice={onNotice}
           />
           <ProviderForm sso={sso} busy={busy} onSave={onSave} />
-          <Instructions list={t.instructions} />
+          <Instructions list={Object.values(t.instructions)} />
         </>
       )}
     </>
@@ -726,6 +698,31 @@ function Instructions({ list }: { list: readonly { name: string; steps: string }
           <p>{provider.steps}</p>
         </div>
       ))}
+    </div>
+  );
+}
+
+/** "Remove single sign-on?": the confirmation, with Cancel focused. */
+function ConfirmRemove({
+  busy,
+  onConfirm,
+  onCancel,
+}: {
+  busy: boolean;
+  onConfirm(): void;
+  onCancel(): void;
+}) {
+  return (
+    <div role="alertdialog" aria-labelledby="sso-confirm-text" className="notice">
+      <p id="sso-confirm-text">{t.confirmRemove}</p>
+      <div className="row">
+        <button type="button" className="button" disabled={busy} onClick={onConfirm}>
+          {t.confirm}
+        </button>
+        <button type="button" className="button secondary" autoFocus onClick={onCancel}>
+          {t.cancel}
+        </button>
+      </div>
     </div>
   );
 }

@@ -1,6 +1,7 @@
 import type { ReactNode, Ref } from 'react';
-import { consoleCopy } from './copy.ts';
 import type { Loaded } from './use-load.ts';
+import { ConsoleTable } from './console-table.tsx';
+import { Loadable } from './loadable.tsx';
 
 // What the console's lists of credentials share (API clients, SCIM tokens): the notice line, the
 // block that shows a new secret once, the "Revoke …?" question and the table with a Revoke button a
@@ -118,59 +119,46 @@ export interface TokenRow {
  * The list: loading, failed, empty (`empty`), or a table of `rows(value)` with a column a heading,
  * then the Revoke column (its heading for screen readers only).
  */
-export function TokenList<T>(props: {
-  list: Loaded<T>;
-  rows: (value: T) => TokenRow[];
+export function TokenList<T>(
+  props: Omit<TokenTableProps, 'rows'> & { list: Loaded<T>; rows: (value: T) => TokenRow[] },
+) {
+  const { list, rows, ...table } = props;
+  return <Loadable loaded={list}>{(value) => <TokenTable {...table} rows={rows(value)} />}</Loadable>;
+}
+
+interface TokenTableProps {
+  rows: TokenRow[];
   empty: string;
   labelledBy?: string;
   columns: string[];
   revokeLabel: string;
   busy: boolean;
-}) {
-  const { list } = props;
-  if (list.state === 'loading') return <p role="status">{consoleCopy.loading}</p>;
-  if (list.state === 'error') return <p role="alert">{consoleCopy.loadFailed(list.message)}</p>;
-  const rows = props.rows(list.value);
+}
+
+function TokenTable(props: TokenTableProps) {
+  const { rows } = props;
   if (rows.length === 0) return <p>{props.empty}</p>;
   return (
-    <table className="console-table" {...(props.labelledBy ? { 'aria-labelledby': props.labelledBy } : {})}>
-      <thead>
-        <tr>
-          {props.columns.map((column) => (
-            <th key={column} scope="col">
-              {column}
-            </th>
-          ))}
-          <th scope="col">
-            <span className="visually-hidden">{props.revokeLabel}</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((row) => (
-          <tr key={row.id}>
-            {row.cells.map((cell, i) => (
-              <td key={i} data-label={props.columns[i]}>
-                {cell}
-              </td>
-            ))}
-            <td>
-              {row.revoke ? (
-                <button
-                  type="button"
-                  className="button secondary"
-                  disabled={props.busy}
-                  aria-label={row.revoke.label}
-                  ref={row.revoke.ref}
-                  onClick={row.revoke.onClick}
-                >
-                  {props.revokeLabel}
-                </button>
-              ) : null}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <ConsoleTable
+      columns={props.columns}
+      actionLabel={props.revokeLabel}
+      {...(props.labelledBy ? { labelledBy: props.labelledBy } : {})}
+      rows={rows.map((row) => ({
+        key: row.id,
+        cells: row.cells,
+        action: row.revoke ? (
+          <button
+            type="button"
+            className="button secondary"
+            disabled={props.busy}
+            aria-label={row.revoke.label}
+            ref={row.revoke.ref}
+            onClick={row.revoke.onClick}
+          >
+            {props.revokeLabel}
+          </button>
+        ) : null,
+      }))}
+    />
   );
 }

@@ -42,7 +42,5 @@ export function failure(error: unknown): {
   };
 }
 
-/** Dates and numbers in the person's locale. */
-export const formatDate = (iso: string) =>
-  new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
-export const formatNumber = (n: number) => new Intl.NumberFormat().format(n);
+/** Dates and numbers in the active locale. */
+export { formatDateTime as formatDate, formatNumber } from '../../i18n/format.ts';

@@ -1,17 +1,5 @@
-// The consent screen's texts (loaded with the consent route only, never on the login route).
+import { bindCatalogue } from '../../i18n/catalogue.ts';
+import { consentEn } from './i18n/consent.en.ts';
 
-export const consentCopy = {
-  title: (app: string) => `Allow ${app} to sign you in?`,
-  registeredByOrganisation: (organisation: string) => `Registered by ${organisation}.`,
-  registeredByOperator: 'Registered by the platform operator.',
-  asks: (app: string) => `${app} asks for this access:`,
-  signsInFor: (organisation: string) => `You sign in for ${organisation}.`,
-  remembered: 'We remember your answer for this app until you revoke it in your account settings.',
-  logo: (app: string) => `${app} logo`,
-  links: 'About this app',
-  home: 'Website',
-  policy: 'Privacy policy',
-  terms: 'Terms of service',
-  allow: 'Allow',
-  deny: 'Deny',
-};
+/** The consent screen's texts in the active locale (English source: ./i18n/consent.en.ts). */
+export const consentCopy = bindCatalogue('consent', consentEn);

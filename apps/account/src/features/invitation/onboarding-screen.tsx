@@ -5,6 +5,7 @@ import { NewPasswordForm } from '../../shared/password/new-password-form.tsx';
 import { TermsForm } from '../../shared/terms/terms-form.tsx';
 import { TotpSetupForm } from '../../shared/totp/totp-setup-form.tsx';
 import { AccountFooter } from '../../shared/ui/account-footer.tsx';
+import { withAddress } from '../../shared/ui/address.tsx';
 import { Card } from '../../shared/ui/card.tsx';
 import { ErrorView } from '../../shared/ui/error-view.tsx';
 import { Link } from '../../shared/ui/link.tsx';
@@ -15,7 +16,8 @@ import { stepIndex } from './select-onboarding-step.ts';
 import type { OnboardingSearch } from './use-onboarding.ts';
 import { useOnboarding } from './use-onboarding.ts';
 
-const STEPS = [
+/** The steps' names, read when shown (in the active locale). */
+const steps = () => [
   copy.onboarding.steps.email,
   copy.onboarding.steps.password,
   copy.onboarding.steps.mfa,
@@ -23,7 +25,7 @@ const STEPS = [
 ];
 
 function Steps({ view }: { view: OnboardingView }) {
-  return <Stepper label={copy.onboarding.stepsLabel} steps={STEPS} current={stepIndex(view)} />;
+  return <Stepper label={copy.onboarding.stepsLabel} steps={steps()} current={stepIndex(view)} />;
 }
 
 /** Invitation onboarding screen: Email, Password, 2FA, Terms; Link expired; already logged in. */
@@ -45,7 +47,7 @@ export function OnboardingScreen({ search }: { search: OnboardingSearch }) {
       );
     case 'already-logged-in':
       return (
-        <Card title={copy.onboarding.alreadyLoggedIn(o.email)} footer={footer}>
+        <Card title={withAddress(copy.onboarding.alreadyLoggedIn, o.email)} footer={footer}>
           <p>
             {copy.onboarding.clickPrefix}{' '}
             <Link href={initialPagePath(o.config.initialPage)}>{copy.onboarding.proceedLink}</Link>{' '}

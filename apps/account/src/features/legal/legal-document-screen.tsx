@@ -7,8 +7,12 @@ import type { LegalDocumentView } from './select-legal-document.ts';
 import { useLegalDocument } from './use-legal-document.ts';
 
 const TITLES: Record<LegalDocumentKind, string> = {
-  terms: copy.legal.termsTitle,
-  privacy: copy.legal.privacyTitle,
+  get terms() {
+    return copy.legal.termsTitle;
+  },
+  get privacy() {
+    return copy.legal.privacyTitle;
+  },
 };
 
 /** One document: title, version, the sample-text notice, then its sections. */

@@ -61,3 +61,24 @@ describe('LoginScreen: passkey autofill the browser refuses', () => {
     expect(toastStore.getSnapshot()[0]?.message).toContain('Resident credentials are not supported');
   });
 });
+
+describe('LoginScreen: passkey autofill the browser holds open', () => {
+  it('asks the browser once for the challenge, not again when the flow it made arrives', async () => {
+    // A person has not picked a passkey yet: the request stays open. A second request for the
+    // same challenge would abort the first, and an answer picked meanwhile would be lost.
+    webauthn.startAuthentication.mockImplementation(() => new Promise(() => {}));
+    // The login flow comes late, as over a slow network: the request is made with the flow it
+    // asks for itself, before the page's own flow arrives.
+    mockFetch(async ({ url }) => {
+      if (url.pathname !== '/self-service/login/browser')
+        return { status: 401, body: { error: { code: 401 } } };
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return { status: 200, body: browserFlow('login', 'flow-1', 'choose_method', [challenge]) };
+    });
+    render(<LoginScreen search={{}} />);
+    await waitFor(() => expect(webauthn.startAuthentication).toHaveBeenCalled());
+    await screen.findByRole('button', { name: 'Sign in with a passkey' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(webauthn.startAuthentication).toHaveBeenCalledTimes(1);
+  });
+});

@@ -167,11 +167,14 @@ describe('LoginScreen', () => {
     write(registry.loginChallenge, 'ch-1');
     write(registry.emailResult, { email: 'ada@acme.test', isSSO: false, isM365: false, provider: null });
     let created = 0;
-    const { calls } = mockFetch(({ method, url }) => {
+    const { calls } = mockFetch(async ({ method, url }) => {
       if (url.pathname === '/sessions/whoami') return { status: 401, body: { error: { code: 401 } } };
       if (url.pathname === '/self-service/login/browser') {
         created++;
-        return { status: 200, body: loginFlow(`flow-${created}`) };
+        const flow = loginFlow(`flow-${created}`);
+        // The fresh flow takes a while, as over a network: the page renders in between.
+        if (created > 1) await new Promise((r) => setTimeout(r, 30));
+        return { status: 200, body: flow };
       }
       if (method === 'POST' && url.pathname === '/self-service/login') {
         if (url.searchParams.get('flow') === 'flow-1') {
@@ -194,6 +197,10 @@ describe('LoginScreen', () => {
     const posts = calls.filter((c) => c.method === 'POST');
     expect(posts.map((c) => c.url.searchParams.get('flow'))).toEqual(['flow-1', 'flow-2']);
     expect(posts[1]?.body).toMatchObject({ identifier: 'ada@acme.test', password: 'typed-once' });
+    // Exactly one fresh flow: a second creation would set a second anti-CSRF cookie in a browser that
+    // has none, and the flow the page then submits could be bound to the other one (403).
+    await new Promise((r) => setTimeout(r, 50));
+    expect(created).toBe(2);
     expect(toastStore.getSnapshot()).toEqual([]);
   });
 

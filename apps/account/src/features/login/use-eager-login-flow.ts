@@ -1,13 +1,13 @@
-import type { AccountConfig } from '../../shared/config/env.ts';
 import type { SessionState } from '../../shared/session/session-facts.ts';
-import type { LoginCommand } from './decide-login-effect.ts';
-import { useLoginFlow } from './use-login-flow.ts';
+import { useLoginFlow, type LoginFlowConfig } from './use-login-flow.ts';
 
 interface EagerFlowInput {
-  config: AccountConfig;
-  search: { flow?: string };
+  config: LoginFlowConfig;
+  /** A flow id from the query (the identity service's browser redirects). */
+  flowId: string | undefined;
   sessionState: SessionState;
-  command: LoginCommand;
+  /** No effect command runs (the login effect decided `none`). */
+  idle: boolean;
   storedChallenge: string | null;
   refresh: () => void;
 }
@@ -19,22 +19,22 @@ interface EagerFlowInput {
  */
 export function useEagerLoginFlow({
   config,
-  search,
+  flowId,
   sessionState,
-  command,
+  idle,
   storedChallenge,
   refresh,
 }: EagerFlowInput) {
   const hasSession = sessionState === 'present' || sessionState === 'requires-mfa';
-  const needsEagerFlow = command.type === 'none' && (Boolean(search.flow) || storedChallenge !== null);
+  const needsEagerFlow = idle && (Boolean(flowId) || storedChallenge !== null);
   const loginFlow = useLoginFlow({
     config,
-    flowId: search.flow,
+    flowId,
     storedChallenge,
     eager: needsEagerFlow,
     aal2: sessionState === 'requires-mfa',
     refresh,
   });
-  const stepNeedsFlow = needsEagerFlow && !loginFlow.flow && (Boolean(search.flow) || hasSession);
+  const stepNeedsFlow = needsEagerFlow && !loginFlow.flow && (Boolean(flowId) || hasSession);
   return { loginFlow, stepNeedsFlow };
 }

@@ -1,4 +1,4 @@
-import { useCallback, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { copy } from '../../copy.ts';
 import type { AccountConfig } from '../../shared/config/env.ts';
 import { showToast } from '../../shared/errors/error-store.ts';
@@ -9,7 +9,7 @@ import { read, remove, write } from '../../shared/storage/storage.ts';
 import { getLoginConfig } from '../../shared/users-client/users-client.ts';
 
 /** The Email step: the typed address, its login configuration (the email result) and going back. */
-export function useEmailStep(config: AccountConfig, onChange: () => void) {
+export function useEmailStep(usersUrl: AccountConfig['usersUrl'], onChange: () => void) {
   const [emailResult, setEmailResultState] = useState<EmailResult | null>(() => read(registry.emailResult));
   const [typedEmail, setTypedEmail] = useState(() => emailResult?.email ?? '');
   const [busy, setBusy] = useState(false);
@@ -25,7 +25,7 @@ export function useEmailStep(config: AccountConfig, onChange: () => void) {
       setTypedEmail(email);
       setBusy(true);
       try {
-        const found = await getLoginConfig(config.usersUrl, email);
+        const found = await getLoginConfig(usersUrl, email);
         setEmailResult({
           email: found.email || email,
           isSSO: found.sso,
@@ -41,7 +41,7 @@ export function useEmailStep(config: AccountConfig, onChange: () => void) {
         setBusy(false);
       }
     },
-    [config.usersUrl, setEmailResult, onChange],
+    [usersUrl, setEmailResult, onChange],
   );
 
   const back = useCallback(() => {
@@ -50,4 +50,16 @@ export function useEmailStep(config: AccountConfig, onChange: () => void) {
   }, [setEmailResult, onChange]);
 
   return { emailResult, setEmailResult, typedEmail, busy, submitEmail, back };
+}
+
+export type EmailStep = ReturnType<typeof useEmailStep>;
+
+/** Rule 5 of the step selection: an SSO email result is cleared when the session has no oidc method. */
+export function useClearSsoEmailResult(
+  clear: boolean,
+  { emailResult, setEmailResult }: Pick<EmailStep, 'emailResult' | 'setEmailResult'>,
+): void {
+  useEffect(() => {
+    if (clear && emailResult) setEmailResult({ ...emailResult, isSSO: false, provider: null });
+  }, [clear, emailResult, setEmailResult]);
 }

@@ -4,7 +4,7 @@ import { m365SignInAvailable } from '../../shared/config/env.ts';
 import { initialPagePath } from '../../shared/config/paths.ts';
 import { useLocation } from '../../shared/navigation/history.ts';
 import { tryDecodeJwtPayload } from '../../shared/oauth2/jwt.ts';
-import { loginLockBlocks } from '../../shared/oauth2/start-authorization.ts';
+import { loginLockBlocks, type AuthorizationConfig } from '../../shared/oauth2/start-authorization.ts';
 import { readToken } from '../../shared/oauth2/token-lifecycle.ts';
 import { isAuthenticated, onboardingDue } from '../../shared/session/is-authenticated.ts';
 import type { SessionResult } from '../../shared/session/use-session.ts';
@@ -18,10 +18,14 @@ import { useLoginEffects } from './use-login-effects.ts';
 
 const readAccessToken = () => readToken()?.accessToken ?? null;
 
+/** What the login command reads of the configuration. */
+type LoginCommandConfig = AuthorizationConfig &
+  Pick<AccountConfig, 'urlMap' | 'disableGitStep' | 'initialPage' | 'm365' | 'allowedAuthModes'>;
+
 export interface LoginCommandInput {
-  config: AccountConfig;
+  config: LoginCommandConfig;
   search: LoginQuery & { login_challenge?: string; flow?: string };
-  session: SessionResult;
+  session: Pick<SessionResult, 'state' | 'facts' | 'reload'>;
   emailResult: EmailResult | null;
   now: number;
   refresh: () => void;

@@ -1,8 +1,7 @@
 import { APPLICATION_LOGIN_LOCK_MS } from '../../constants.ts';
-import type { AccountConfig } from '../../shared/config/env.ts';
 import { paths, withQuery } from '../../shared/config/paths.ts';
 import { navigate, redirectTo, replaceLocation } from '../../shared/navigation/history.ts';
-import { startAuthorization } from '../../shared/oauth2/start-authorization.ts';
+import { startAuthorization, type AuthorizationConfig } from '../../shared/oauth2/start-authorization.ts';
 import { removeToken } from '../../shared/oauth2/token-lifecycle.ts';
 import { useCommand } from '../../shared/react/use-command.ts';
 import type { SessionState } from '../../shared/session/session-facts.ts';
@@ -12,7 +11,7 @@ import { remove, write } from '../../shared/storage/storage.ts';
 import type { LoginCommand } from './decide-login-effect.ts';
 
 export interface LoginEffectsContext {
-  config: AccountConfig;
+  config: AuthorizationConfig;
   sessionState: SessionState;
   /** When the held application-login lock expires (null when free). */
   lockExpiresAt: number | null;

@@ -10,12 +10,15 @@ import { errorMessages } from '../../shared/identity-client/nodes.ts';
 import { createLoginFlow, getLoginFlow } from '../../shared/identity-client/identity-client.ts';
 import type { LoginFlow } from '../../shared/identity-client/types.ts';
 import { navigate, redirectTo } from '../../shared/navigation/history.ts';
-import { startAuthorization } from '../../shared/oauth2/start-authorization.ts';
+import { startAuthorization, type AuthorizationConfig } from '../../shared/oauth2/start-authorization.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read, remove } from '../../shared/storage/storage.ts';
 
+/** What the login flow reads of the configuration: the identity service, the initial page, the client. */
+export type LoginFlowConfig = AuthorizationConfig & Pick<AccountConfig, 'identityUrl' | 'initialPage'>;
+
 export interface LoginFlowInput {
-  config: AccountConfig;
+  config: LoginFlowConfig;
   /** A flow id from the query (the identity service's browser redirects). */
   flowId: string | undefined;
   storedChallenge: string | null;
@@ -164,3 +167,6 @@ export function useLoginFlow(input: LoginFlowInput) {
 
   return { flow, setFlow, obtainFlow };
 }
+
+/** The login flow as the steps use it: the flow, setting it, and obtaining one. */
+export type LoginFlowHandle = ReturnType<typeof useLoginFlow>;

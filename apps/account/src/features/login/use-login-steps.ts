@@ -1,12 +1,12 @@
-import { useCallback, useEffect } from 'react';
+import { useCallback } from 'react';
 import type { AccountConfig } from '../../shared/config/env.ts';
 import type { LoginFlow } from '../../shared/identity-client/types.ts';
 import { useFlowSubmit } from '../../shared/identity-client/use-flow-submit.ts';
 import { redirectTo } from '../../shared/navigation/history.ts';
 import type { SessionResult } from '../../shared/session/use-session.ts';
-import type { EmailResult } from '../../shared/storage/registry.ts';
 import type { LoginStep } from './select-login-step.ts';
-import type { useLoginFlow } from './use-login-flow.ts';
+import type { EmailStep } from './use-email-step.ts';
+import type { LoginFlowHandle } from './use-login-flow.ts';
 import { decideConfirmationPasskey } from './decide-confirmation-passkey.ts';
 import { mfaRoutes, securityKeyOptionsOf, useMfaStep, useSecurityKeyStep } from './use-mfa-step.ts';
 import { passwordRoutes, usePasswordStep } from './use-password-step.ts';
@@ -14,19 +14,15 @@ import { useSsoStep } from './use-sso-step.ts';
 import { usePasskeySignIn } from '../../shared/passkeys/use-passkey-sign-in.ts';
 
 export interface LoginStepsInput {
-  config: AccountConfig;
-  session: SessionResult;
+  /** The services the steps submit to, the initial page after a sign-in, the frames around the app. */
+  config: Pick<AccountConfig, 'identityUrl' | 'usersUrl' | 'initialPage' | 'm365'>;
+  session: Pick<SessionResult, 'state' | 'reload'>;
   step: LoginStep;
   identifier: string;
-  emailResult: EmailResult | null;
-  flow: LoginFlow | null;
-  setFlow: (flow: LoginFlow | null) => void;
-  obtainFlow: ReturnType<typeof useLoginFlow>['obtainFlow'];
   now: number;
-  emailBack: () => void;
-  /** Rule 5 of the step selection: the SSO email result no longer applies. */
-  clearSsoEmailResult: boolean;
-  setEmailResult: (result: EmailResult | null) => void;
+  loginFlow: LoginFlowHandle;
+  /** The email result, setting it, and `back` to the Email step. */
+  email: Pick<EmailStep, 'emailResult' | 'setEmailResult' | 'back'>;
 }
 
 /** "Use a passkey" on the Password confirmation step, for a person with one. */
@@ -41,12 +37,9 @@ function confirmationPasskeyOf(step: LoginStep, passkey: ReturnType<typeof usePa
 
 /** Each login step's submit: password (or its confirmation), second factor, SSO. */
 export function useLoginSteps(input: LoginStepsInput) {
-  const { config, session, flow, setFlow, obtainFlow, emailBack, emailResult, setEmailResult } = input;
-  // Rule 5: an SSO email result is cleared when the session has no oidc method.
-  const clearSso = input.clearSsoEmailResult;
-  useEffect(() => {
-    if (clearSso && emailResult) setEmailResult({ ...emailResult, isSSO: false, provider: null });
-  }, [clearSso, emailResult, setEmailResult]);
+  const { config, session, loginFlow, email } = input;
+  const { flow, setFlow, obtainFlow } = loginFlow;
+  const { identityUrl } = config;
 
   /** After a successful submit: follow continue_with's browser redirect, else reload the session. */
   async function finishLogin(result: unknown): Promise<void> {
@@ -59,44 +52,46 @@ export function useLoginSteps(input: LoginStepsInput) {
     else await session.reload();
   }
 
-  const passwordSubmitter = useFlowSubmit<LoginFlow>(passwordRoutes(config, setFlow));
+  const passwordSubmitter = useFlowSubmit<LoginFlow>(passwordRoutes(config.initialPage, setFlow));
   const mfaSubmitter = useFlowSubmit<LoginFlow>(mfaRoutes(setFlow, () => void session.reload()));
   const submitPassword = usePasswordStep({
-    config,
+    identityUrl,
     identifier: input.identifier,
     confirmation: input.step === 'password-confirmation',
-    flow,
-    setFlow,
-    obtainFlow,
+    loginFlow,
     finishLogin,
     submitter: passwordSubmitter,
   });
-  const passkeySubmitter = useFlowSubmit<LoginFlow>(passwordRoutes(config, setFlow));
+  const passkeySubmitter = useFlowSubmit<LoginFlow>(passwordRoutes(config.initialPage, setFlow));
   const passkey = usePasskeySignIn({
     config,
     // Only while nobody is signed in: the Email step can flash by during the redirects after a sign-in.
     active: input.step === 'email' && session.state === 'none',
     flow,
     obtainFlow,
-    setEmailResult,
+    setEmailResult: email.setEmailResult,
     finishLogin,
     submitter: passkeySubmitter,
   });
-  const submitTotp = useMfaStep({ config, obtainFlow, finishLogin, submitter: mfaSubmitter });
-  const askSecurityKey = useSecurityKeyStep({ config, obtainFlow, finishLogin, submitter: mfaSubmitter });
+  const submitTotp = useMfaStep({ identityUrl, obtainFlow, finishLogin, submitter: mfaSubmitter });
+  const askSecurityKey = useSecurityKeyStep({
+    identityUrl,
+    obtainFlow,
+    finishLogin,
+    submitter: mfaSubmitter,
+  });
   const securityKeyOffered = securityKeyOptionsOf(flow) !== null && passkey.available;
   const submitBackupCode = useCallback((code: string) => submitTotp(code, 'backup'), [submitTotp]);
   const sso = useSsoStep({
-    config,
-    emailResult: input.emailResult,
-    flow,
-    obtainFlow,
+    identityUrl,
+    frameAncestors: config.m365?.extraFrameAncestors ?? [],
     now: input.now,
-    back: emailBack,
-    setEmailResult,
+    loginFlow,
+    email,
   });
 
   const clearPasswordErrors = passwordSubmitter.clear;
+  const emailBack = email.back;
   const back = useCallback(() => {
     emailBack();
     clearPasswordErrors();

@@ -11,7 +11,7 @@ import { selectM365Alternative } from './select-m365-alternative.ts';
 import { selectPendingDeviceLogin } from '../../shared/session/select-pending-device-login.ts';
 import { registry, type EmailResult } from '../../shared/storage/registry.ts';
 import { read } from '../../shared/storage/storage.ts';
-import { useEmailStep } from './use-email-step.ts';
+import { useClearSsoEmailResult, useEmailStep } from './use-email-step.ts';
 import { useLoginCommand } from './use-login-command.ts';
 import { useEagerLoginFlow } from './use-eager-login-flow.ts';
 import { useLoginSteps } from './use-login-steps.ts';
@@ -48,7 +48,7 @@ export function useLogin(search: LoginSearch) {
   // Decisions compare times with the latest of: the last explicit look at the clock, the last
   // session answer. Cookies are read on every render; `refresh` re-renders after a write.
   const now = Math.max(clock.now, session.checkedAt);
-  const email = useEmailStep(config, refresh);
+  const email = useEmailStep(config.usersUrl, refresh);
   const { emailResult } = email;
   const { command, hasToken, storedChallenge, m365SignIn } = useLoginCommand({
     config,
@@ -61,9 +61,9 @@ export function useLogin(search: LoginSearch) {
 
   const { loginFlow, stepNeedsFlow } = useEagerLoginFlow({
     config,
-    search,
+    flowId: search.flow,
     sessionState: session.state,
-    command,
+    idle: command.type === 'none',
     storedChallenge,
     refresh,
   });
@@ -91,20 +91,8 @@ export function useLogin(search: LoginSearch) {
     session.facts?.email ??
     (flow ? inputValue(flow, 'identifier') : undefined) ??
     email.typedEmail;
-  const steps = useLoginSteps({
-    config,
-    session,
-    step: selection.step,
-    clearSsoEmailResult: selection.clearSsoEmailResult,
-    identifier,
-    emailResult,
-    flow,
-    setFlow: loginFlow.setFlow,
-    obtainFlow: loginFlow.obtainFlow,
-    now,
-    emailBack: email.back,
-    setEmailResult: email.setEmailResult,
-  });
+  useClearSsoEmailResult(selection.clearSsoEmailResult, email);
+  const steps = useLoginSteps({ config, session, step: selection.step, identifier, now, loginFlow, email });
 
   return {
     view: selectLoginView({

@@ -1,5 +1,4 @@
 import { copy } from '../../copy.ts';
-import type { AccountConfig } from '../../shared/config/env.ts';
 import { showToast } from '../../shared/errors/error-store.ts';
 import { getErrorMessage } from '../../shared/errors/get-error-message.ts';
 import { submitLogin } from '../../shared/identity-client/identity-client.ts';
@@ -9,7 +8,7 @@ import type { LoginFlow } from '../../shared/identity-client/types.ts';
 import type { FlowSubmit } from '../../shared/identity-client/use-flow-submit.ts';
 
 export interface MfaStepInput {
-  config: AccountConfig;
+  identityUrl: string;
   obtainFlow: (options: { aal2: true }) => Promise<LoginFlow | null>;
   finishLogin: (result: unknown) => Promise<void>;
   submitter: FlowSubmit<LoginFlow>;
@@ -37,7 +36,7 @@ export function useMfaStep(input: MfaStepInput) {
       if (!flow) return;
       const csrf_token = csrfToken(flow);
       const result = await submitLogin(
-        input.config.identityUrl,
+        input.identityUrl,
         flow.id,
         kind === 'backup'
           ? { method: 'lookup_secret', lookup_secret: code, csrf_token }
@@ -72,7 +71,7 @@ export function useSecurityKeyStep(input: MfaStepInput) {
         if (isCancelled(error)) return;
         throw error;
       }
-      const result = await submitLogin(input.config.identityUrl, flow.id, {
+      const result = await submitLogin(input.identityUrl, flow.id, {
         method: 'webauthn',
         webauthn_login: answer,
         csrf_token: csrfToken(flow),

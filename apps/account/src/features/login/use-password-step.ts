@@ -7,27 +7,29 @@ import { classifyFlowError } from '../../shared/identity-client/handle-flow-erro
 import { submitLogin } from '../../shared/identity-client/identity-client.ts';
 import { csrfToken } from '../../shared/identity-client/nodes.ts';
 import type { LoginFlow } from '../../shared/identity-client/types.ts';
+import type { LoginFlowHandle } from './use-login-flow.ts';
 import type { FlowSubmit } from '../../shared/identity-client/use-flow-submit.ts';
 import { navigate } from '../../shared/navigation/history.ts';
 
 export interface PasswordStepInput {
-  config: AccountConfig;
+  identityUrl: string;
   identifier: string;
   /** Password confirmation: the flow is created with `refresh`. */
   confirmation: boolean;
-  flow: LoginFlow | null;
-  setFlow: (flow: LoginFlow | null) => void;
-  obtainFlow: (options: { refresh?: boolean; fresh?: boolean }) => Promise<LoginFlow | null>;
+  loginFlow: LoginFlowHandle;
   finishLogin: (result: unknown) => Promise<void>;
   submitter: FlowSubmit<LoginFlow>;
 }
 
 /** Password toasts, restarts and the signed-in case of a password submit. */
-export const passwordRoutes = (config: AccountConfig, setFlow: (flow: LoginFlow | null) => void) => ({
+export const passwordRoutes = (
+  initialPage: AccountConfig['initialPage'],
+  setFlow: (flow: LoginFlow | null) => void,
+) => ({
   toast: copy.errors.loginFlow,
   fields: ['password'] as const,
   rerender: (flow: LoginFlow) => setFlow(flow),
-  home: () => navigate(initialPagePath(config.initialPage), { replace: true }),
+  home: () => navigate(initialPagePath(initialPage), { replace: true }),
   restart: (_reason: string, error: unknown) => {
     setFlow(null);
     showToast(copy.errors.loginFlow(getErrorMessage(error)));
@@ -39,13 +41,14 @@ export function usePasswordStep(input: PasswordStepInput) {
   return (password: string): Promise<void> =>
     input.submitter.submit(async () => {
       if (!input.identifier) return;
-      let current = input.flow;
+      const { obtainFlow } = input.loginFlow;
+      let current = input.loginFlow.flow;
       for (let attempt = 1; ; attempt++) {
         // The retry asks for a fresh flow: this closure's `flow` is still the refused one.
-        current ??= await input.obtainFlow({ refresh: input.confirmation, fresh: attempt > 1 });
+        current ??= await obtainFlow({ refresh: input.confirmation, fresh: attempt > 1 });
         if (!current) return;
         try {
-          const result = await submitLogin(input.config.identityUrl, current.id, {
+          const result = await submitLogin(input.identityUrl, current.id, {
             method: 'password',
             identifier: input.identifier,
             password,
@@ -55,8 +58,10 @@ export function usePasswordStep(input: PasswordStepInput) {
           return;
         } catch (error) {
           // One quiet retry when the flow expired or its CSRF check failed: a new flow, same input.
+          // The refused flow stays in state until the new one replaces it: clearing it here would let
+          // the page's eager load create a second flow beside this one, and in a browser without the
+          // anti-CSRF cookie the two set different cookies, so the retry could be refused again.
           if (attempt === 1 && classifyFlowError(error).type === 'restart') {
-            input.setFlow(null);
             current = null;
             continue;
           }

@@ -1,20 +1,19 @@
 import { useState } from 'react';
 import { APPLICATION_LOGIN_LOCK_BEFORE_SSO_MS } from '../../constants.ts';
 import { copy } from '../../copy.ts';
-import type { AccountConfig } from '../../shared/config/env.ts';
 import { paths, withQuery } from '../../shared/config/paths.ts';
 import { showToast } from '../../shared/errors/error-store.ts';
 import { submitForBrowserLocation } from '../../shared/identity-client/browser-location.ts';
 import { whoami } from '../../shared/identity-client/identity-client.ts';
 import { csrfToken } from '../../shared/identity-client/nodes.ts';
 import { redirectTo } from '../../shared/navigation/history.ts';
-import type { LoginFlow } from '../../shared/identity-client/types.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { read, remove, write } from '../../shared/storage/storage.ts';
-import type { EmailResult } from '../../shared/storage/registry.ts';
 import { decideSsoOpening, type SsoOpening } from './decide-sso-opening.ts';
 import { openSsoPopup, type SsoPopupOutcome } from './sso-popup-window.ts';
 import { planSsoRedirect, ssoStepView } from './sso-redirect.ts';
+import type { EmailStep } from './use-email-step.ts';
+import type { LoginFlowHandle } from './use-login-flow.ts';
 
 function hasSession(identityUrl: string): Promise<boolean> {
   return whoami(identityUrl).then(
@@ -27,14 +26,13 @@ function hasSession(identityUrl: string): Promise<boolean> {
 export type SsoPopupStatus = 'open' | Exclude<SsoPopupOutcome, 'success'> | null;
 
 export interface SsoStepInput {
-  config: AccountConfig;
-  emailResult: EmailResult | null;
-  flow: LoginFlow | null;
-  obtainFlow: (options: { refresh?: boolean }) => Promise<LoginFlow | null>;
+  identityUrl: string;
+  /** Origins besides this one that may frame the app (Teams): the pop-up's answers may come from them. */
+  frameAncestors: string[];
   now: number;
-  /** Back to the Email step (clears the email result). */
-  back: () => void;
-  setEmailResult: (result: EmailResult | null) => void;
+  loginFlow: Pick<LoginFlowHandle, 'flow' | 'obtainFlow'>;
+  /** The email result, setting it, and `back` to the Email step (clears the email result). */
+  email: Pick<EmailStep, 'emailResult' | 'setEmailResult' | 'back'>;
 }
 
 /**
@@ -60,14 +58,14 @@ export function useSsoStep(input: SsoStepInput) {
     const { outcome, callback } = await openSsoPopup(
       withQuery(popupBase, { provider, via }),
       popup,
-      input.config.m365?.extraFrameAncestors ?? [],
+      input.frameAncestors,
     );
     // The authorization answer the pop-up brought back: this frame's callback redeems it (PKCE, state).
     if (callback) {
       redirectTo(`${paths.callback}${callback}`);
       return;
     }
-    if (outcome === 'success' || (outcome === 'closed' && (await hasSession(input.config.identityUrl)))) {
+    if (outcome === 'success' || (outcome === 'closed' && (await hasSession(input.identityUrl)))) {
       redirectTo(window.location.href);
       return;
     }
@@ -75,7 +73,7 @@ export function useSsoStep(input: SsoStepInput) {
   }
 
   async function redirectToSso(): Promise<void> {
-    const provider = input.emailResult?.provider;
+    const provider = input.email.emailResult?.provider;
     if (!provider) {
       showToast(copy.errors.loginFlow(copy.errors.unknown));
       return;
@@ -85,7 +83,7 @@ export function useSsoStep(input: SsoStepInput) {
       return;
     }
     setBusy(true);
-    const current = input.flow ?? (await input.obtainFlow({}));
+    const current = input.loginFlow.flow ?? (await input.loginFlow.obtainFlow({}));
     if (!current) {
       setBusy(false);
       return;
@@ -121,7 +119,7 @@ export function useSsoStep(input: SsoStepInput) {
   /** "Use another email": the email result and the SSO lock go; the Email step shows. */
   function anotherEmail(): void {
     remove(registry.ssoRedirectLock);
-    input.back();
+    input.email.back();
   }
 
   /**
@@ -140,7 +138,8 @@ export function useSsoStep(input: SsoStepInput) {
    * Nothing is asked of the server here; its password check accepts or refuses (message 4010090).
    */
   function choosePassword(): void {
-    if (input.emailResult) input.setEmailResult({ ...input.emailResult, passwordInstead: true });
+    const { emailResult, setEmailResult } = input.email;
+    if (emailResult) setEmailResult({ ...emailResult, passwordInstead: true });
   }
 
   return { busy, ssoView, popupStatus, redirectToSso, anotherEmail, tryAgain, choosePassword };

@@ -56,7 +56,7 @@ export function teamsErrorMessage(error: unknown): string {
     if (error.message === copy.teams.initTimeout) return error.message;
     const code = Number(error.message);
     if (Number.isInteger(code) && teamsErrorName(code)) {
-      return copy.teams.sdkError(code, teamsErrorName(code)!);
+      return copy.teams.sdkError(code, teamsErrorName(code)!, undefined);
     }
     return copy.teams.authTokenFailed(error.message);
   }

@@ -155,7 +155,10 @@ describe('MFA setup screen', () => {
     expect(await screen.findByRole('heading', { name: 'Save your backup codes' })).toBeTruthy();
     expect(screen.getByTestId('backup-codes').querySelectorAll('li')).toHaveLength(12);
     expect(screen.getByRole('button', { name: 'Copy codes' })).toBeTruthy();
-    expect(screen.getByRole('link', { name: 'Download codes' }).getAttribute('href')).toContain(codes[0]);
+    const download = screen.getByRole('link', { name: 'Download codes' });
+    expect(download.getAttribute('href')).toContain(codes[0]);
+    // Copy and Download side by side while their words fit, one above the other when not (German, 320 px).
+    expect(download.parentElement?.className).toBe('row wrap');
     fireEvent.click(screen.getByRole('button', { name: 'I have saved these codes' }));
     expect(await screen.findByRole('heading', { name: '2FA' })).toBeTruthy();
     expect(

@@ -12,12 +12,35 @@ import { useRegistration } from './use-registration.ts';
 
 /** The form's fields in order: the trait each fills (its `fieldErrors` key), label and autofill. */
 const FIELDS = [
-  { name: 'email', label: copy.registration.emailLabel, type: 'email', autoComplete: 'email' },
-  { name: 'first', label: copy.registration.firstNameLabel, type: undefined, autoComplete: 'given-name' },
-  { name: 'last', label: copy.registration.lastNameLabel, type: undefined, autoComplete: 'family-name' },
+  {
+    name: 'email',
+    get label() {
+      return copy.registration.emailLabel;
+    },
+    type: 'email',
+    autoComplete: 'email',
+  },
+  {
+    name: 'first',
+    get label() {
+      return copy.registration.firstNameLabel;
+    },
+    type: undefined,
+    autoComplete: 'given-name',
+  },
+  {
+    name: 'last',
+    get label() {
+      return copy.registration.lastNameLabel;
+    },
+    type: undefined,
+    autoComplete: 'family-name',
+  },
   {
     name: 'password',
-    label: copy.registration.passwordLabel,
+    get label() {
+      return copy.registration.passwordLabel;
+    },
     type: 'password',
     autoComplete: 'new-password',
   },

@@ -6,13 +6,30 @@ import type { SettingsSections } from './select-settings-sections.ts';
 
 /** Each section's name (its heading on the page, and its entry in the navigation). */
 const SECTION_TITLES: Readonly<Record<SettingsSectionId, string>> = {
-  profile: copy.settings.profile,
-  password: copy.settings.password,
-  'two-factor': copy.settings.twoFactor,
-  passkeys: copy.passkeys.title,
-  sessions: copy.settings.sessions,
-  'connected-apps': copy.settings.connectedApps,
-  'linked-accounts': copy.settings.linkedAccounts,
+  get profile() {
+    return copy.settings.profile;
+  },
+  get language() {
+    return copy.settings.language;
+  },
+  get password() {
+    return copy.settings.password;
+  },
+  get 'two-factor'() {
+    return copy.settings.twoFactor;
+  },
+  get passkeys() {
+    return copy.passkeys.title;
+  },
+  get sessions() {
+    return copy.settings.sessions;
+  },
+  get 'connected-apps'() {
+    return copy.settings.connectedApps;
+  },
+  get 'linked-accounts'() {
+    return copy.settings.linkedAccounts;
+  },
 };
 
 /** The section of an account-page path (`/account/settings/<section>`), or null for the whole page. */
@@ -29,6 +46,8 @@ export function availableSettingsSections(
 ): SettingsSectionId[] {
   const shown: Record<SettingsSectionId, boolean> = {
     profile: true,
+    // Saved in the identity's traits: people without an identity (Microsoft 365) have none to keep it.
+    language: sections.kind !== 'm365',
     password: password !== 'none',
     'two-factor': sections.twoFactor !== 'none',
     passkeys: sections.kind === 'identity',

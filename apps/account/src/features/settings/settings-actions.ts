@@ -1,19 +1,15 @@
+import type { Locale } from '@acme/i18n';
 import { copy } from '../../copy.ts';
+import { currentLocale } from '../../i18n/locale.ts';
+import { activatePersonLocale } from '../../shared/session/person-locale.ts';
 import type { SettingsBody } from '../../shared/identity-client/identity-client.ts';
 import type { SettingsFlow, Traits } from '../../shared/identity-client/types.ts';
 import { createPasskey, isCancelled } from '../../shared/passkeys/webauthn-browser.ts';
 import { KEY_FIELDS, type KeyType } from './keys/select-keys.ts';
+import { handOverNotice, type SettingsNotice, type SettingsSection } from './settings-notice.ts';
 import { selectNewBackupCodes } from './select-two-factor.ts';
 
 // The account page's settings-flow actions, as plain functions over one `send`.
-
-export type SettingsSection =
-  'profile' | 'password' | 'twoFactor' | 'passkeys' | 'sessions' | 'linked' | 'apps';
-
-export interface SettingsNotice {
-  section: SettingsSection;
-  text: string;
-}
 
 /** One settings submission; `after` says what to tell the person (null: nothing). */
 export type SendSettings = (
@@ -91,6 +87,21 @@ export function settingsActions(context: SettingsActionsContext) {
         traits: { ...traits, name: { ...traits.name, first, last } },
         csrf_token,
       })),
+    /**
+     * Every trait kept, the locale set; once saved, the page shows the new language at once. A new
+     * language renders the page anew, so its notice is handed over and worded in that language.
+     */
+    saveLocale: (locale: Locale) =>
+      send(
+        'language',
+        (csrf_token) => ({ method: 'profile', traits: { ...traits, locale }, csrf_token }),
+        () => {
+          const changes = locale !== currentLocale();
+          if (changes) handOverNotice(locale, 'language', () => copy.settings.languageSaved);
+          void activatePersonLocale(locale);
+          return changes ? null : copy.settings.languageSaved;
+        },
+      ),
     changePassword: (value: string) =>
       send(
         'password',

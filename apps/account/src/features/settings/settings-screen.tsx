@@ -1,6 +1,7 @@
 import type { FormEvent, ReactNode } from 'react';
 import { useState } from 'react';
 import { copy } from '../../copy.ts';
+import { formatDateTime } from '../../i18n/format.ts';
 import { paths, type SettingsSectionId } from '../../shared/config/paths.ts';
 import { AppShell } from '../../shared/shell/app-shell.tsx';
 import { NewPasswordForm } from '../../shared/password/new-password-form.tsx';
@@ -10,6 +11,7 @@ import { Progress } from '../../shared/ui/progress.tsx';
 import { TextField } from '../../shared/ui/text-field.tsx';
 import { ErrorView } from '../../shared/ui/error-view.tsx';
 import { KeysSection, type KeysModel } from './keys/keys-section.tsx';
+import { LanguageSection } from './language-section.tsx';
 import { selectKeys, type KeyType } from './keys/select-keys.ts';
 import { selectSettingsOffers } from './select-settings-offers.ts';
 import type { SettingsSections } from './select-settings-sections.ts';
@@ -44,7 +46,7 @@ function Notice({ model, section }: { model: Pick<SettingsModel, 'notice'>; sect
   ) : null;
 }
 
-const when = (iso: string) => (iso ? new Date(iso).toLocaleString() : '—');
+const when = (iso: string) => (iso ? formatDateTime(iso) : '—');
 
 function ProfileSection({ model }: { model: SettingsModel }) {
   const [first, setFirst] = useState(model.traits.name?.first ?? '');
@@ -410,6 +412,17 @@ export function SettingsScreen({
           </p>
         ))}
         {shown('profile') && <ProfileSection model={model} />}
+        {shown('language') && (
+          <LanguageSection
+            model={model}
+            frame={(children) => (
+              <Section id="language" title={copy.settings.language}>
+                {children}
+                <Notice model={model} section="language" />
+              </Section>
+            )}
+          />
+        )}
         {shown('password') && <PasswordSection model={model} mode={password} />}
         {shown('two-factor') && <TwoFactorSection model={model} mode={sections.twoFactor} />}
         {shown('passkeys') && sections.kind === 'identity' && (

@@ -6,7 +6,7 @@ import { showToast } from '../../shared/errors/error-store.ts';
 import { navigate, redirectTo } from '../../shared/navigation/history.ts';
 import { unlinkGit } from '../../shared/users-client/users-client.ts';
 import { decideUnlinkEffect } from './decide-unlink-effect.ts';
-import type { SettingsNotice } from './settings-actions.ts';
+import type { SettingsNotice } from './settings-notice.ts';
 
 /** Unlinking the source-code host account; `decideUnlinkEffect` says what follows. */
 export function useGitUnlink(

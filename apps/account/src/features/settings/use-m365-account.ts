@@ -11,7 +11,7 @@ import {
   type ConnectedApp,
   type MyAccount,
 } from '../../shared/users-client/users-client.ts';
-import type { SettingsNotice } from './settings-actions.ts';
+import type { SettingsNotice } from './settings-notice.ts';
 
 /**
  * The account page of a Microsoft 365 person, who has no identity session and so no settings flows:

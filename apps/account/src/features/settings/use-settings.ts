@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { copy } from '../../copy.ts';
 import type { AccountConfig } from '../../shared/config/env.ts';
 import {
@@ -10,8 +10,13 @@ import { csrfToken } from '../../shared/identity-client/nodes.ts';
 import type { SettingsFlow, Traits } from '../../shared/identity-client/types.ts';
 import { useFlowSubmit } from '../../shared/identity-client/use-flow-submit.ts';
 import { revokeConnectedApp } from '../../shared/users-client/users-client.ts';
-import type { SendSettings, SettingsNotice, SettingsSection } from './settings-actions.ts';
-import { settingsActions } from './settings-actions.ts';
+import { settingsActions, type SendSettings } from './settings-actions.ts';
+import {
+  clearHandedOverNotice,
+  handedOverNotice,
+  type SettingsNotice,
+  type SettingsSection,
+} from './settings-notice.ts';
 import { useGitUnlink } from './use-git-unlink.ts';
 import { useSettingsData } from './use-settings-data.ts';
 
@@ -27,7 +32,9 @@ export function useSettings(config: AccountConfig, enabled: boolean, isGitUser =
   const base = config.identityUrl;
   const data = useSettingsData(config, enabled);
   const { flow, setFlow, load, loadSessions, loadApps } = data;
-  const [notice, setNotice] = useState<SettingsNotice | null>(null);
+  // A notice handed over by the page before a change of language (settings-notice.ts).
+  const [notice, setNotice] = useState<SettingsNotice | null>(handedOverNotice);
+  useEffect(clearHandedOverNotice, []);
   const [newCodes, setNewCodes] = useState<string[]>([]);
   const git = useGitUnlink(config, isGitUser, setNotice);
 
@@ -38,13 +45,14 @@ export function useSettings(config: AccountConfig, enabled: boolean, isGitUser =
     restart: () => void load(),
   });
   const profile = useFlowSubmit<SettingsFlow>(routes('profile'));
+  const language = useFlowSubmit<SettingsFlow>(routes('language'));
   const password = useFlowSubmit<SettingsFlow>(routes('password'));
   const twoFactor = useFlowSubmit<SettingsFlow>(routes('twoFactor'));
   const passkeys = useFlowSubmit<SettingsFlow>(routes('passkeys'));
   const sessions = useFlowSubmit<SettingsFlow>(routes('sessions'));
 
   const send: SendSettings = (section, body, after) =>
-    ({ profile, password, twoFactor, passkeys, sessions })[section].submit(async () => {
+    ({ profile, language, password, twoFactor, passkeys, sessions })[section].submit(async () => {
       if (!flow) return;
       setNotice(null);
       const result = await submitSettings(base, flow.id, body(csrfToken(flow)));
@@ -68,8 +76,15 @@ export function useSettings(config: AccountConfig, enabled: boolean, isGitUser =
     loadError: data.loadError,
     notice,
     newCodes,
-    busy: profile.busy || password.busy || twoFactor.busy || passkeys.busy || sessions.busy || git.unlinking,
-    errors: { profile, password, twoFactor, passkeys, sessions },
+    busy:
+      profile.busy ||
+      language.busy ||
+      password.busy ||
+      twoFactor.busy ||
+      passkeys.busy ||
+      sessions.busy ||
+      git.unlinking,
+    errors: { profile, language, password, twoFactor, passkeys, sessions },
     traits,
     ...settingsActions({ send, traits, reloadSessions: loadSessions, setNewCodes, notify: setNotice }),
     signOut: (id: string) =>

@@ -1,17 +1,10 @@
 // The eight applications one build serves. Each runs on its own origin with its own public OAuth2
 // client (client id = the application id); which one a page is comes from runtime configuration.
+// Their ids and development origins are the system's shape (@acme/system-shape); what each one is
+// to a person (name, sign-in modes, products) is here.
+import { APPLICATIONS, type Application } from '@acme/system-shape';
 
-export const APPLICATIONS = [
-  'platform',
-  'magic',
-  'admin',
-  'dashboard',
-  'local',
-  'ai',
-  'ai-sandbox',
-  'ai-uat',
-] as const;
-export type Application = (typeof APPLICATIONS)[number];
+export { APPLICATIONS, defaultUrlMap, type Application } from '@acme/system-shape';
 
 export const AUTH_MODES = ['ory', 'm365'] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
@@ -19,8 +12,6 @@ export type AuthMode = (typeof AUTH_MODES)[number];
 export interface ApplicationDefaults {
   /** Shown to users ("Return to the product …"). */
   name: string;
-  /** Development port: consecutive from 4000 in this table's order. */
-  port: number;
   /** Authentication modes allowed when none are configured: local and MAGIC allow m365 too. */
   authModes: readonly AuthMode[];
   /** Products the application's pages require (at least one) when none are configured. */
@@ -28,14 +19,14 @@ export interface ApplicationDefaults {
 }
 
 export const APPLICATION_DEFAULTS: Readonly<Record<Application, ApplicationDefaults>> = {
-  platform: { name: 'Platform', port: 4000, authModes: ['ory'], requiredProducts: ['Platform'] },
-  magic: { name: 'MAGIC', port: 4001, authModes: ['ory', 'm365'], requiredProducts: ['MAGIC'] },
-  admin: { name: 'admin', port: 4002, authModes: ['ory'], requiredProducts: [] },
-  dashboard: { name: 'dashboard', port: 4003, authModes: ['ory'], requiredProducts: [] },
-  local: { name: 'local', port: 4004, authModes: ['ory', 'm365'], requiredProducts: [] },
-  ai: { name: 'AI', port: 4005, authModes: ['ory'], requiredProducts: [] },
-  'ai-sandbox': { name: 'AI sandbox', port: 4006, authModes: ['ory'], requiredProducts: [] },
-  'ai-uat': { name: 'AI UAT', port: 4007, authModes: ['ory'], requiredProducts: [] },
+  platform: { name: 'Platform', authModes: ['ory'], requiredProducts: ['Platform'] },
+  magic: { name: 'MAGIC', authModes: ['ory', 'm365'], requiredProducts: ['MAGIC'] },
+  admin: { name: 'admin', authModes: ['ory'], requiredProducts: [] },
+  dashboard: { name: 'dashboard', authModes: ['ory'], requiredProducts: [] },
+  local: { name: 'local', authModes: ['ory', 'm365'], requiredProducts: [] },
+  ai: { name: 'AI', authModes: ['ory'], requiredProducts: [] },
+  'ai-sandbox': { name: 'AI sandbox', authModes: ['ory'], requiredProducts: [] },
+  'ai-uat': { name: 'AI UAT', authModes: ['ory'], requiredProducts: [] },
 };
 
 /**
@@ -44,13 +35,6 @@ export const APPLICATION_DEFAULTS: Readonly<Record<Application, ApplicationDefau
  */
 export function allowsM365ByDefault(application: Application): boolean {
   return APPLICATION_DEFAULTS[application].authModes.includes('m365');
-}
-
-/** Every application's development origin (the URL map's default). */
-export function defaultUrlMap(host = 'http://localhost', portOffset = 0): Record<Application, string> {
-  return Object.fromEntries(
-    APPLICATIONS.map((app) => [app, `${host}:${APPLICATION_DEFAULTS[app].port + portOffset}`]),
-  ) as Record<Application, string>;
 }
 
 /**

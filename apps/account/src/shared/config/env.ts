@@ -7,6 +7,10 @@ import {
   AUTH_MODES,
   defaultUrlMap,
 } from './applications.ts';
+import { systemShape } from '@acme/system-shape';
+
+/** Where the development system's listeners are (`npm start`'s shape, no offset). */
+const DEV = systemShape().listeners;
 
 // Runtime configuration: one build serves every application; /account/runtime-config.js sets
 // window.__ACCOUNT_CONFIG__ before the bundle runs. Parsed once here; nothing else reads it.
@@ -105,13 +109,17 @@ export function setConfig(config: AccountConfig): void {
 }
 
 /** The configured list, else local and MAGIC allow ory and m365 and every other application ory only. */
-export function allowedAuthModes(config: AccountConfig): AuthMode[] {
+export function allowedAuthModes(
+  config: Pick<AccountConfig, 'allowedAuthModes' | 'application'>,
+): AuthMode[] {
   if (config.allowedAuthModes && config.allowedAuthModes.length > 0) return config.allowedAuthModes;
   return [...APPLICATION_DEFAULTS[config.application].authModes];
 }
 
 /** Microsoft 365 sign-in is possible here: the application allows m365 and has its set-up. */
-export function m365SignInAvailable(config: AccountConfig): boolean {
+export function m365SignInAvailable(
+  config: Pick<AccountConfig, 'm365' | 'allowedAuthModes' | 'application'>,
+): boolean {
   return config.m365 !== undefined && allowedAuthModes(config).includes('m365');
 }
 
@@ -126,16 +134,16 @@ export function defaultConfig(application: Application): AccountConfig {
     application,
     appName: APPLICATION_DEFAULTS[application].name,
     clientId: application,
-    identityUrl: 'http://localhost:4433',
-    oauth2Url: 'http://localhost:4444',
-    usersUrl: 'http://localhost:4455',
-    agentUrl: 'http://localhost:4466',
+    identityUrl: DEV.identityPublic,
+    oauth2Url: DEV.oauth2Public,
+    usersUrl: DEV.usersPublic,
+    agentUrl: DEV.agent,
     initialPage: { default: 'research', rules: [] },
     supportEmail: 'support@acme.test',
     accessEmail: 'access@acme.test',
     urlMap: defaultUrlMap(),
     disableGitStep: false,
-    offerUrl: 'http://localhost:4540/',
+    offerUrl: `${DEV.marketplace}/`,
     ...(allowsM365ByDefault(application) ? { m365: defaultM365Config() } : {}),
   };
 }
@@ -145,8 +153,8 @@ export function defaultM365Config(): M365Config {
   return {
     clientId: '6f2d4c1a-8b3e-4f5d-9a7c-1e2b3c4d5e6f',
     authority: 'https://login.microsoftonline.com/organizations',
-    entraUrl: 'http://localhost:4510',
-    subscriptionUrl: 'http://localhost:4540/',
+    entraUrl: DEV.entra,
+    subscriptionUrl: `${DEV.marketplace}/`,
     extraFrameAncestors: [],
   };
 }

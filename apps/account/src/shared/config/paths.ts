@@ -35,6 +35,7 @@ export const paths = {
 /** The account page's sections, each also on its own page (`/account/settings/<section>`). */
 export const SETTINGS_SECTIONS = [
   'profile',
+  'language',
   'password',
   'two-factor',
   'passkeys',

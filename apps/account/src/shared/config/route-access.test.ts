@@ -47,6 +47,7 @@ describe('route access: one table for guest-allowed and guarded routes', () => {
         '/account/error',
         '/account/settings',
         '/account/settings/profile',
+        '/account/settings/language',
         '/account/settings/password',
         '/account/settings/two-factor',
         '/account/settings/passkeys',

@@ -140,15 +140,15 @@ const FORM_MESSAGE_IDS: ReadonlySet<number> = new Set([
 ]);
 
 /** Server messages the app words itself (copy.ts). */
-const APP_TEXT: Readonly<Record<number, string>> = {
-  [TRUSTED_NETWORKS_MESSAGE_ID]: copy.errors.networkNotTrusted,
-  [ACCOUNT_DEACTIVATED_MESSAGE_ID]: copy.errors.accountDeactivated,
-  [SSO_MANAGED_MESSAGE_ID]: copy.settings.ssoManaged,
+const APP_TEXT: Readonly<Record<number, () => string>> = {
+  [TRUSTED_NETWORKS_MESSAGE_ID]: () => copy.errors.networkNotTrusted,
+  [ACCOUNT_DEACTIVATED_MESSAGE_ID]: () => copy.errors.accountDeactivated,
+  [SSO_MANAGED_MESSAGE_ID]: () => copy.settings.ssoManaged,
 };
 
 /** The app's own words for a server message it words itself (copy.ts), else undefined. */
 export function appWordedText(id: number): string | undefined {
-  return APP_TEXT[id];
+  return APP_TEXT[id]?.();
 }
 
 interface MessageLike {
@@ -182,7 +182,7 @@ export function routeFlowMessages(flow: FlowLike, fields: readonly string[] = []
   const routed: RoutedMessages = { form: [], fields: {}, toasts: [] };
   const place = (message: MessageLike, field?: string) => {
     if (message.type !== 'error') return;
-    const m = { ...message, text: APP_TEXT[message.id] ?? message.text };
+    const m = { ...message, text: appWordedText(message.id) ?? message.text };
     routed.toasts.push(m.text);
     if (field && fields.includes(field)) (routed.fields[field] ??= []).push(m.text);
     else if (FORM_MESSAGE_IDS.has(m.id) || field) routed.form.push(m.text);

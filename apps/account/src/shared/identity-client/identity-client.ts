@@ -1,3 +1,4 @@
+import { currentLocale } from '../../i18n/locale.ts';
 import { requestJson } from '../errors/http-error.ts';
 import type {
   LoginFlow,
@@ -11,7 +12,13 @@ import type {
 
 // Kratos public API, called as JSON with the browser's cookies.
 
-const withCredentials = { credentials: 'include' as const };
+/**
+ * Every call sends the browser's cookies and the active locale, so the service's flow messages come
+ * in the language of the screen that shows them.
+ */
+function withCredentials() {
+  return { credentials: 'include' as const, headers: { 'Accept-Language': currentLocale() } };
+}
 
 function url(base: string, path: string, query: Record<string, string | undefined> = {}): string {
   const u = new URL(path, base);
@@ -19,27 +26,47 @@ function url(base: string, path: string, query: Record<string, string | undefine
   return u.toString();
 }
 
+/** The self-service flows; each has `/browser` (start), `/flows?id=` (read) and a POST to submit. */
+type FlowKind = 'login' | 'recovery' | 'settings' | 'registration' | 'verification';
+
+function startFlow<T>(
+  base: string,
+  kind: FlowKind,
+  query: Record<string, string | undefined> = {},
+): Promise<T> {
+  return requestJson(url(base, `/self-service/${kind}/browser`, query), withCredentials());
+}
+
+function readFlow<T>(base: string, kind: FlowKind, id: string): Promise<T> {
+  return requestJson(url(base, `/self-service/${kind}/flows`, { id }), withCredentials());
+}
+
+function submitFlow<T>(base: string, kind: FlowKind, flowId: string, body: unknown): Promise<T> {
+  return requestJson(url(base, `/self-service/${kind}`, { flow: flowId }), {
+    ...withCredentials(),
+    method: 'POST',
+    body,
+  });
+}
+
 export function whoami(base: string): Promise<Session> {
-  return requestJson(url(base, '/sessions/whoami'), withCredentials);
+  return requestJson(url(base, '/sessions/whoami'), withCredentials());
 }
 
 export function createLoginFlow(
   base: string,
   query: { login_challenge?: string; refresh?: boolean; aal?: 'aal1' | 'aal2'; return_to?: string },
 ): Promise<LoginFlow> {
-  return requestJson(
-    url(base, '/self-service/login/browser', {
-      login_challenge: query.login_challenge,
-      refresh: query.refresh ? 'true' : undefined,
-      aal: query.aal,
-      return_to: query.return_to,
-    }),
-    withCredentials,
-  );
+  return startFlow(base, 'login', {
+    login_challenge: query.login_challenge,
+    refresh: query.refresh ? 'true' : undefined,
+    aal: query.aal,
+    return_to: query.return_to,
+  });
 }
 
 export function getLoginFlow(base: string, id: string): Promise<LoginFlow> {
-  return requestJson(url(base, '/self-service/login/flows', { id }), withCredentials);
+  return readFlow(base, 'login', id);
 }
 
 export type LoginBody =
@@ -51,27 +78,23 @@ export type LoginBody =
   | { method: 'webauthn'; webauthn_login: string; csrf_token: string };
 
 export function submitLogin(base: string, flowId: string, body: LoginBody): Promise<{ session?: Session }> {
-  return requestJson(url(base, '/self-service/login', { flow: flowId }), {
-    ...withCredentials,
-    method: 'POST',
-    body,
-  });
+  return submitFlow(base, 'login', flowId, body);
 }
 
 export function createLogoutFlow(base: string, returnTo?: string): Promise<LogoutFlow> {
-  return requestJson(url(base, '/self-service/logout/browser', { return_to: returnTo }), withCredentials);
+  return requestJson(url(base, '/self-service/logout/browser', { return_to: returnTo }), withCredentials());
 }
 
 export function getSelfServiceError(base: string, id: string): Promise<{ id: string; error?: unknown }> {
-  return requestJson(url(base, '/self-service/errors', { id }), withCredentials);
+  return requestJson(url(base, '/self-service/errors', { id }), withCredentials());
 }
 
 export function createRecoveryFlow(base: string): Promise<RecoveryFlow> {
-  return requestJson(url(base, '/self-service/recovery/browser'), withCredentials);
+  return startFlow(base, 'recovery');
 }
 
 export function getRecoveryFlow(base: string, id: string): Promise<RecoveryFlow> {
-  return requestJson(url(base, '/self-service/recovery/flows', { id }), withCredentials);
+  return readFlow(base, 'recovery', id);
 }
 
 export function submitRecovery(
@@ -79,38 +102,34 @@ export function submitRecovery(
   flowId: string,
   body: { method: 'code'; email?: string; code?: string; csrf_token: string },
 ): Promise<RecoveryFlow> {
-  return requestJson(url(base, '/self-service/recovery', { flow: flowId }), {
-    ...withCredentials,
-    method: 'POST',
-    body,
-  });
+  return submitFlow(base, 'recovery', flowId, body);
 }
 
 /** A settings flow; `returnTo` (the account page) is where a re-authentication comes back to. */
 export function createSettingsFlow(base: string, returnTo?: string): Promise<SettingsFlow> {
-  return requestJson(url(base, '/self-service/settings/browser', { return_to: returnTo }), withCredentials);
+  return startFlow(base, 'settings', { return_to: returnTo });
 }
 
 /** The signed-in person's other active sessions (Kratos `GET /sessions`). */
 export function listSessions(base: string): Promise<Session[]> {
-  return requestJson(url(base, '/sessions'), withCredentials);
+  return requestJson(url(base, '/sessions'), withCredentials());
 }
 
 /** Ends one other session of the signed-in person (`DELETE /sessions/{id}`). */
 export async function revokeSession(base: string, id: string): Promise<void> {
   await requestJson(url(base, `/sessions/${encodeURIComponent(id)}`), {
-    ...withCredentials,
+    ...withCredentials(),
     method: 'DELETE',
   });
 }
 
 /** Ends every other session of the signed-in person (`DELETE /sessions`). */
 export function revokeOtherSessions(base: string): Promise<{ count: number }> {
-  return requestJson(url(base, '/sessions'), { ...withCredentials, method: 'DELETE' });
+  return requestJson(url(base, '/sessions'), { ...withCredentials(), method: 'DELETE' });
 }
 
 export function getSettingsFlow(base: string, id: string): Promise<SettingsFlow> {
-  return requestJson(url(base, '/self-service/settings/flows', { id }), withCredentials);
+  return readFlow(base, 'settings', id);
 }
 
 export type SettingsBody =
@@ -143,19 +162,15 @@ export type SettingsBody =
     };
 
 export function submitSettings(base: string, flowId: string, body: SettingsBody): Promise<SettingsFlow> {
-  return requestJson(url(base, '/self-service/settings', { flow: flowId }), {
-    ...withCredentials,
-    method: 'POST',
-    body,
-  });
+  return submitFlow(base, 'settings', flowId, body);
 }
 
 export function createRegistrationFlow(base: string): Promise<RegistrationFlow> {
-  return requestJson(url(base, '/self-service/registration/browser'), withCredentials);
+  return startFlow(base, 'registration');
 }
 
 export function getRegistrationFlow(base: string, id: string): Promise<RegistrationFlow> {
-  return requestJson(url(base, '/self-service/registration/flows', { id }), withCredentials);
+  return readFlow(base, 'registration', id);
 }
 
 /** Kratos's password registration; the answer (200) carries the new identity and its session. */
@@ -169,19 +184,15 @@ export function submitRegistration(
     csrf_token: string;
   },
 ): Promise<unknown> {
-  return requestJson(url(base, '/self-service/registration', { flow: flowId }), {
-    ...withCredentials,
-    method: 'POST',
-    body,
-  });
+  return submitFlow(base, 'registration', flowId, body);
 }
 
 export function createVerificationFlow(base: string): Promise<VerificationFlow> {
-  return requestJson(url(base, '/self-service/verification/browser'), withCredentials);
+  return startFlow(base, 'verification');
 }
 
 export function getVerificationFlow(base: string, id: string): Promise<VerificationFlow> {
-  return requestJson(url(base, '/self-service/verification/flows', { id }), withCredentials);
+  return readFlow(base, 'verification', id);
 }
 
 export function submitVerification(
@@ -189,9 +200,5 @@ export function submitVerification(
   flowId: string,
   body: { method: 'code'; code?: string; email?: string; csrf_token?: string },
 ): Promise<VerificationFlow> {
-  return requestJson(url(base, '/self-service/verification', { flow: flowId }), {
-    ...withCredentials,
-    method: 'POST',
-    body,
-  });
+  return submitFlow(base, 'verification', flowId, body);
 }

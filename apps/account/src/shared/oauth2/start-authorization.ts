@@ -10,8 +10,11 @@ import { buildAuthorizeUrl } from './authorize-url.ts';
 import { codeChallengeS256 } from './pkce.ts';
 import { beginSignInTrace } from '../tracing/trace-context.ts';
 
+/** What starting an authorization reads of the configuration: the application and its client. */
+export type AuthorizationConfig = Pick<AccountConfig, 'application' | 'oauth2Url' | 'clientId'>;
+
 /** The authorize URL for this application, with fresh or still-valid PKCE params. */
-async function authorizeUrlFor(config: AccountConfig, origin: string): Promise<string> {
+async function authorizeUrlFor(config: AuthorizationConfig, origin: string): Promise<string> {
   const params = getOrCreateAuthorizationParams();
   return buildAuthorizeUrl({
     oauth2Url: config.oauth2Url,
@@ -51,7 +54,7 @@ export function loginLockBlocks(lock: Lock | null, now: number): boolean {
  * build the authorize URI and redirect. Returns false when another run holds the lock.
  */
 export async function startAuthorization(
-  config: AccountConfig,
+  config: AuthorizationConfig,
   lockMs = APPLICATION_LOGIN_LOCK_MS,
 ): Promise<boolean> {
   if (leftByEarlierPage(read(registry.loginLock))) remove(registry.loginLock);

@@ -6,6 +6,7 @@ import { whoami } from '../identity-client/identity-client.ts';
 import type { Session } from '../identity-client/types.ts';
 import type { SessionFacts, SessionState } from './session-facts.ts';
 import { sessionFacts } from './session-facts.ts';
+import { activatePersonLocale } from './person-locale.ts';
 
 // Session loading: starts in `loading`; 401 means no session (not an error), 403 means the second
 // factor is still owed, any other failure records its message.
@@ -25,6 +26,8 @@ type Loaded = Omit<SessionResult, 'reload'>;
 async function loadSession(): Promise<Loaded> {
   try {
     const session = await whoami(getConfig().identityUrl);
+    // The person's own language (account settings) wins over the browser's, before anything renders.
+    await activatePersonLocale(session.identity?.traits?.locale);
     return { state: 'present', session, facts: sessionFacts(session), error: null, checkedAt: Date.now() };
   } catch (error) {
     const base = { session: null, facts: null, checkedAt: Date.now() };

@@ -1,9 +1,11 @@
 import * as z from 'zod/mini';
+import { LOCALES } from '@acme/i18n';
 import { APPLICATIONS } from '../config/applications.ts';
 import {
   APPLICATION_LOGIN_LOCK_MS,
   AUTHORIZATION_PARAMS_TTL_MS,
   EMAIL_RESULT_TTL_MS,
+  LOCALE_SETTING_TTL_MS,
   LOGIN_CHALLENGE_TTL_MS,
   LOGOUT_STATE_TTL_MS,
   MFA_SETUP_STATE_TTL_MS,
@@ -138,6 +140,19 @@ export const registry = {
     ttlMs: SIGN_IN_TRACE_TTL_MS,
   }),
   isTeams: entry({ key: 'isTeams', schema: z.boolean(), medium: 'localStorage' }),
+  /**
+   * The person's own language (their account setting) as last seen here, used before a session is
+   * known: by the app's first render, and by the account app server for the login page it sends. This
+   * origin's cookie only; local storage in the team client.
+   */
+  locale: entry({
+    key: 'locale',
+    schema: z.enum(LOCALES),
+    medium: 'cookie',
+    mediumInTeams: 'localStorage',
+    hostOnly: true,
+    ttlMs: LOCALE_SETTING_TTL_MS,
+  }),
   logoutState: entry({
     key: 'logout_state',
     schema: logoutStateSchema,

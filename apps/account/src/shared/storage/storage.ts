@@ -21,9 +21,28 @@ function options(): CookieOptions {
   return cookieOptions ?? { secure: typeof location !== 'undefined' && location.protocol === 'https:' };
 }
 
+/**
+ * Reading `document.cookie` asks the browser's cookie store and waits for the answer, on the main
+ * thread; the app's start reads a dozen entries at once (the login route's start measured tens of
+ * milliseconds in it). One read serves the rest of the current run of script: the snapshot goes at
+ * the next microtask checkpoint, before any other script (a response that set a cookie) runs, and
+ * at once when this module writes a cookie.
+ */
+let cookieSnapshot: string | null = null;
+
+function cookies(): string {
+  if (cookieSnapshot === null) {
+    cookieSnapshot = document.cookie;
+    queueMicrotask(() => {
+      cookieSnapshot = null;
+    });
+  }
+  return cookieSnapshot;
+}
+
 function readCookie(key: string): string | null {
   const prefix = `${key}=`;
-  for (const part of document.cookie.split(';')) {
+  for (const part of cookies().split(';')) {
     const trimmed = part.trim();
     if (trimmed.startsWith(prefix)) return decodeURIComponent(trimmed.slice(prefix.length));
   }
@@ -36,6 +55,7 @@ function writeCookie(entry: StorageEntry<unknown>, value: string, maxAgeSeconds:
   if (maxAgeSeconds !== null) cookie += `; Max-Age=${maxAgeSeconds}`;
   if (o.domain && !entry.hostOnly) cookie += `; Domain=${o.domain}`;
   if (o.secure) cookie += '; Secure';
+  cookieSnapshot = null;
   document.cookie = cookie;
 }
 
@@ -65,23 +85,28 @@ function readRaw(entry: StorageEntry<unknown>): string | null {
   }
 }
 
-/** The stored value, or null when absent or invalid (invalid values are removed). */
-export function read<T>(entry: StorageEntry<T>): T | null {
-  const raw = readRaw(entry as StorageEntry<unknown>);
-  if (raw === null) return null;
+/** A stored text as the entry's value, or undefined when it is not JSON or not what the schema says. */
+function parse<T>(entry: StorageEntry<T>, raw: string): T | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
   } catch {
-    remove(entry);
-    return null;
+    return undefined;
   }
   const result = entry.schema.safeParse(parsed);
-  if (!result.success) {
+  return result.success ? result.data : undefined;
+}
+
+/** The stored value, or null when absent or invalid (invalid values are removed). */
+export function read<T>(entry: StorageEntry<T>): T | null {
+  const raw = readRaw(entry as StorageEntry<unknown>);
+  if (raw === null) return null;
+  const value = parse(entry, raw);
+  if (value === undefined) {
     remove(entry);
     return null;
   }
-  return result.data;
+  return value;
 }
 
 export function write<T>(entry: StorageEntry<T>, value: T, opts: { ttlMs?: number } = {}): void {
@@ -99,12 +124,31 @@ export function write<T>(entry: StorageEntry<T>, value: T, opts: { ttlMs?: numbe
 }
 
 export function remove<T>(entry: StorageEntry<T>): void {
-  // Remove from both media: the isTeams flag may have changed since the value was written.
-  writeCookie(entry as StorageEntry<unknown>, '', 0);
+  // Remove from both media: the isTeams flag may have changed since the value was written. A cookie
+  // that is not there is not written (each write is another wait on the cookie store).
+  if (readCookie(entry.key) !== null) writeCookie(entry as StorageEntry<unknown>, '', 0);
   try {
     window.localStorage.removeItem(entry.key);
     if (entry.medium === 'sessionStorage') window.sessionStorage.removeItem(entry.key);
   } catch {
     // storage unavailable: nothing to remove
   }
+}
+
+/**
+ * Moves a value an earlier version of the app kept in local storage into the entry's cookie, once:
+ * the local copy goes, and a cookie already there wins. Nothing to do where the entry is not a cookie.
+ */
+export function adoptLocalStorageValue<T>(entry: StorageEntry<T>): void {
+  if (mediumOf(entry as StorageEntry<unknown>) !== 'cookie') return;
+  let raw: string | null;
+  try {
+    raw = window.localStorage.getItem(entry.key);
+    if (raw !== null) window.localStorage.removeItem(entry.key);
+  } catch {
+    return;
+  }
+  if (raw === null || readCookie(entry.key) !== null) return;
+  const value = parse(entry, raw);
+  if (value !== undefined) write(entry, value);
 }

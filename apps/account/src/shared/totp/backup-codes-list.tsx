@@ -14,7 +14,7 @@ export function BackupCodesList({ codes }: { codes: string[] }) {
           </li>
         ))}
       </ul>
-      <div className="row">
+      <div className="row wrap">
         <button
           type="button"
           className="button secondary"

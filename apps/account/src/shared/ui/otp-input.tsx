@@ -2,6 +2,7 @@ import type { ClipboardEvent, KeyboardEvent } from 'react';
 import { useId, useRef, useState } from 'react';
 import { OTP_LENGTH } from '../../constants.ts';
 import { FieldErrors } from './field-errors.tsx';
+import { decideOtpKey } from './decide-otp-key.ts';
 
 // One-time code: six single-digit cells backed by ONE real input (autocomplete="one-time-code",
 // inputmode="numeric") so password managers and OS autofill work. Only digits; pastes of up to six
@@ -50,46 +51,10 @@ export function OtpInput({
   function handleKeyDown(event: KeyboardEvent<HTMLInputElement>) {
     if (event.metaKey || event.ctrlKey || event.altKey) return;
     const at = position();
-    if (/^[0-9]$/.test(event.key)) {
-      event.preventDefault();
-      // Overwrite the digit in the current cell, or append.
-      const next = (value.slice(0, at) + event.key + value.slice(at + 1)).slice(0, length);
-      commit(next, Math.min(at + 1, length));
-      return;
-    }
-    switch (event.key) {
-      case 'Backspace': {
-        event.preventDefault();
-        if (at === 0 && (ref.current?.selectionEnd ?? 0) === 0) return;
-        const from = Math.max(0, at - 1);
-        commit(value.slice(0, from) + value.slice(from + 1), from);
-        return;
-      }
-      case 'Delete':
-        event.preventDefault();
-        commit(value.slice(0, at) + value.slice(at + 1), at);
-        return;
-      case 'ArrowLeft':
-        event.preventDefault();
-        moveTo(Math.max(0, at - 1));
-        return;
-      case 'ArrowRight':
-        event.preventDefault();
-        moveTo(Math.min(value.length, at + 1));
-        return;
-      case 'Home':
-      case 'ArrowUp':
-        event.preventDefault();
-        moveTo(0);
-        return;
-      case 'End':
-      case 'ArrowDown':
-        event.preventDefault();
-        moveTo(value.length);
-        return;
-    }
-    // Any other printable key is refused (only numeric single characters are accepted).
-    if (event.key.length === 1) event.preventDefault();
+    const effect = decideOtpKey(event.key, value, at, length, (ref.current?.selectionEnd ?? 0) === 0);
+    if (effect.type !== 'pass') event.preventDefault();
+    if (effect.type === 'edit') commit(effect.value, effect.caret);
+    if (effect.type === 'move') moveTo(effect.caret);
   }
 
   function moveTo(at: number) {

@@ -17,8 +17,8 @@ export function codeFlowKind(
     /** Extra checks of `GET …/browser` after `return_to` (recovery: not while signed in). */
     begin?(req: FlowRequest, ctx: IdentityContext, returnTo: string | null): Promise<Reply | undefined>;
     expiredMessage(expiredAt: Date, now: Date): UiText;
-    /** Reason of the 4000001 message when `method` is not `code`. */
-    noStrategy: string;
+    /** The 4000001 message when `method` is not `code`. */
+    noStrategy(): UiText;
     csrfFirst: boolean;
     finish: FlowKindSpec['finish'];
   },
@@ -42,11 +42,8 @@ export function codeFlowKind(
     expiredMessage: o.expiredMessage,
     replacedWording: 'kind',
     csrfFirst: o.csrfFirst,
-    closed: (flow) =>
-      flow.state === 'passed_challenge'
-        ? messages.generic('The request was already completed successfully and can not be retried.')
-        : undefined,
-    noStrategy: () => messages.generic(o.noStrategy),
+    closed: (flow) => (flow.state === 'passed_challenge' ? messages.alreadyCompleted() : undefined),
+    noStrategy: o.noStrategy,
     finish: o.finish,
   };
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { parseDuration } from '../../config.ts';
+import { parseDuration } from '@acme/service-kit/duration';
 import type { IdentityContext } from '../../context.ts';
 import { isUuid } from '../../db/db.ts';
 import { insertFlow, updateFlow } from '../../db/flows.ts';
@@ -28,7 +28,7 @@ export const recoveryKind = codeFlowKind('recovery', {
     return undefined;
   },
   expiredMessage: messages.recoveryExpired,
-  noStrategy: 'Could not find a strategy to recover your account with. Did you fill out the form correctly?',
+  noStrategy: messages.noRecoveryStrategy,
   csrfFirst: true,
   async finish({ flow, outcome, req, transact }, ctx, engine) {
     const identityId = outcome.identityId!;

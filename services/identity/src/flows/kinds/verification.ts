@@ -35,7 +35,7 @@ const pendingSignIn = (flow: FlowRow): PendingSignIn | undefined => {
  */
 export const verificationKind = codeFlowKind('verification', {
   expiredMessage: messages.verificationExpired,
-  noStrategy: 'Could not find a strategy to verify your account with. Did you fill out the form correctly?',
+  noStrategy: messages.noVerificationStrategy,
   // A submitted code needs no CSRF token (the emailed code may be opened in another browser); sending does.
   csrfFirst: false,
   /** The address is verified (the strategy's commit); the flow shows 1080002 with a link back to `return_to`. */

@@ -3,6 +3,8 @@ import type { Db } from '../../db/db.ts';
 import type { FlowRow } from '../../db/schema.ts';
 import type { Outcome } from '../../flows/outcome.ts';
 import type { Strategy, StrategyContext } from '../../flows/strategy.ts';
+import type { Locale } from '@acme/i18n';
+import { recipientLocale } from '../../identities/notices.ts';
 import { normalizeEmail } from '../../identities/repo.ts';
 import { CODE_SCOPE, admitCodeAttempt } from '../../throttle/code-guard.ts';
 import { BUDGET_SCOPE, takeBudget } from '../../throttle/attempts.ts';
@@ -25,7 +27,11 @@ export interface CodeMethodSpec<Target> {
   refuseAddress?(email: string, ctx: StrategyContext): Promise<UiText | undefined>;
   /** Runs in the sending transaction before the mail, for a known address. */
   beforeMail?(trx: Db, target: Target, now: Date): Promise<void>;
-  renderMail(p: { code: string; appName: string }): { subject: string; text: string; html: string };
+  renderMail(p: { code: string; appName: string; locale: Locale }): {
+    subject: string;
+    text: string;
+    html: string;
+  };
   /** The `internal` key that a correct code acts on. */
   targetKey: string;
   /** The outcome of a correct code for `targetId`. */
@@ -113,7 +119,7 @@ async function sendCode<Target>(
   const { service, now } = ctx;
   const email = normalizeEmail(rawEmail);
   if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 320) {
-    const message = messages.generic(`"${rawEmail.slice(0, 100)}" is not valid "email"`);
+    const message = messages.invalidEmail(rawEmail, 100);
     return { type: 'flow_updated', messages: [{ pointer: '#/email', message }] };
   }
   const refused = await spec.refuseAddress?.(email, ctx);
@@ -144,8 +150,10 @@ async function sendCode<Target>(
       const { sends, windowMs } = service.config.codeMailLimit;
       const mail = await takeBudget(trx, BUDGET_SCOPE.codeMail, email, now, { limit: sends, windowMs });
       if (mail.allowed) {
+        // In the owner's language, whatever the browser that asked for the code prefers.
+        const locale = await recipientLocale(trx, { to: email });
         await service.mailer.enqueue(
-          { to: email, ...spec.renderMail({ code, appName: service.config.appName }) },
+          { to: email, ...spec.renderMail({ code, appName: service.config.appName, locale }) },
           trx,
         );
       }

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { errors } from '../../errors/identity-error.ts';
 import type { Strategy } from '../../flows/strategy.ts';
 import { queueSecurityNotice } from '../../identities/notices.ts';
-import { getCredential, identityEmail } from '../../identities/repo.ts';
+import { identityEmail } from '../../identities/repo.ts';
 import { admitSecondFactor } from '../second-factor.ts';
 import { messages } from '../../ui/messages.ts';
 import { inputNode } from '../../ui/nodes.ts';
@@ -42,7 +42,8 @@ export const lookupLogin: Strategy = {
           }),
         ],
   maxAttempts: MAX_TOTP_ATTEMPTS,
-  async submit(flow, input, { service, now, session, attempts, client }) {
+  async submit(flow, input, context) {
+    const { service, now, session, attempts, client } = context;
     if (!session) return { type: 'error', error: errors.aal1Required() };
     if (attempts.exhausted)
       return { type: 'flow_updated', messages: [{ pointer: '#/', message: messages.tooManyAttempts() }] };
@@ -54,20 +55,14 @@ export const lookupLogin: Strategy = {
       };
     const identityId = session.row.identity_id;
     const admission = await admitSecondFactor(service, {
+      ...context,
       flow,
       session,
-      ip: client.ip,
-      userAgent: client.userAgent,
-      now,
       method: 'lookup_secret',
+      missing: messages.noLookup(),
     });
     if ('refused' in admission) return admission.refused;
-    const { admitted } = admission;
-    const credential = await getCredential(service.db, identityId, 'lookup_secret');
-    if (!credential) {
-      await admitted.giveBack();
-      return { type: 'flow_updated', messages: [{ pointer: '#/', message: messages.noLookup() }] };
-    }
+    const { admitted, credential } = admission;
     const code = normalizeCode(raw);
     const config = readConfig(credential.config);
     const index = code === null ? -1 : findCode(config, service.config.codeSecrets, identityId, code);

@@ -3,6 +3,8 @@ import { sql, type Kysely } from 'kysely';
 import type { IdentityContext } from '../../context.ts';
 import type { IdentityDb } from '../../db/schema.ts';
 import { reclaimUnprovenAccount } from '../../identities/unproven.ts';
+import type { UiText } from '@ory/client';
+import { catalogue, messages, type MessageKey } from '../../ui/messages.ts';
 import type { ProviderDirectory, SsoProvider } from './provider-directory.ts';
 import { MemberRefused } from './provider-directory.ts';
 
@@ -81,8 +83,21 @@ export type ResolveResult =
   | { ok: true; identityId: string }
   | { ok: false; reason: 'jit_disabled' | 'refused' | 'inactive'; message?: string; identityId?: string };
 
-const otherOrganisation =
-  'This account belongs to another organisation than the one whose identity provider answered. Contact your administrator.';
+/**
+ * What the person reads when `resolveIdentity` refuses, the same for every single sign-on method:
+ * a deactivated account says so, a refusal the user service worded is shown in its words, and
+ * anything else gets the method's own text (`otherwise`).
+ */
+export function refusalMessage(
+  refusal: Extract<ResolveResult, { ok: false }>,
+  otherwise: MessageKey,
+): UiText | MessageKey {
+  if (refusal.reason === 'inactive') return 'ssoInactive';
+  return refusal.message ? messages.refusalText(refusal.message) : otherwise;
+}
+
+/** The refusal of a link to an address whose account is in another organisation (English; localised by its key). */
+const otherOrganisation = catalogue.t('en', 'memberOtherOrganisation');
 
 export async function resolveIdentity(
   service: Pick<IdentityContext, 'db' | 'mailer' | 'config'>,
@@ -214,6 +229,16 @@ async function link(
       .where('verified', '=', false)
       .execute();
   });
+}
+
+/** What the one-off repair of SSO links found and did (migration 220), per identity and link. */
+export async function listLinkRepairs(db: Kysely<IdentityDb>) {
+  return db
+    .selectFrom('identity_oidc_link_repairs')
+    .selectAll()
+    .orderBy('identity_id')
+    .orderBy('identifier')
+    .execute();
 }
 
 /**

@@ -3,9 +3,10 @@ import type { UiText } from '@ory/client';
 import type { IdentityContext } from '../../context.ts';
 import type { Config } from '../../config.ts';
 import type { FlowRow } from '../../db/schema.ts';
-import { messages } from '../../ui/messages.ts';
+import type { MessageValues } from '@acme/i18n/catalogue';
+import { messages, type MessageKey } from '../../ui/messages.ts';
 import type { FieldMessage } from '../../ui/nodes.ts';
-import { personFromClaims, resolveIdentity } from './accounts.ts';
+import { personFromClaims, refusalMessage, resolveIdentity } from './accounts.ts';
 import { createProviderDirectory, type ProviderDirectory, type SamlProvider } from './provider-directory.ts';
 import { createRelyingParty, RelyingPartyError, type RelyingParty } from './relying-party.ts';
 
@@ -33,7 +34,7 @@ export function oidcServices(ctx: Pick<IdentityContext, 'config' | 'clock'>): Oi
       directory: createProviderDirectory({
         usersAdminUrl: ctx.config.usersAdminUrl,
         usersAdminKey: ctx.config.usersAdminKey,
-        timeoutMs: ctx.config.oidcTimeoutMs,
+        timeoutMs: ctx.config.upstreamTimeoutMs,
         clock: ctx.clock,
       }),
       rp: createRelyingParty(ctx.config.ssoOutbound),
@@ -48,38 +49,37 @@ export const callbackUrl = (config: Config, provider: string) =>
 
 const hashState = (state: string) => createHash('sha256').update(state).digest('hex');
 
+/** Every refusal the person reads about OIDC sign-in, by what went wrong (catalogue keys). */
 const text = {
-  unknownProvider: 'This single sign-on provider is not configured. Contact your administrator.',
-  cancelled: "Sign-in was cancelled at your organisation's identity provider.",
-  refused: (error: string) => `Your organisation's identity provider refused the sign-in (${error}).`,
-  state:
-    'The answer from your identity provider does not belong to this sign-in attempt, or was already used. Please try again.',
-  token:
-    "Your organisation's identity provider's answer could not be verified. Please try again or contact your administrator.",
-  unreachable: "Your organisation's identity provider could not be reached. Please try again later.",
-  provider: "Your organisation's identity provider gave an answer we could not use. Please try again.",
-  email: "Your organisation's identity provider did not confirm an email address for you.",
-  domain: "Your organisation's identity provider can not sign in this email address.",
-  inactive: 'This account is not active. Contact your administrator.',
-  refusedMember: (m: string) => m,
-  expired: 'This sign-in took too long. Please try again.',
-};
+  unknownProvider: 'ssoUnknownProvider',
+  cancelled: 'oidcCancelled',
+  state: 'ssoForeignAnswer',
+  token: 'oidcTokenUnverified',
+  unreachable: 'ssoUnreachable',
+  provider: 'oidcUnusableAnswer',
+  email: 'oidcNoEmail',
+  domain: 'ssoDomain',
+  expired: 'oidcExpired',
+} as const satisfies Record<string, MessageKey>;
 
-const flowMessage = (t: string): FieldMessage => ({ pointer: '#/', message: messages.generic(t) as UiText });
+const flowMessage = (message: UiText): FieldMessage => ({ pointer: '#/', message });
+const refusal = (key: MessageKey, values?: MessageValues) => flowMessage(messages.refusal(key, values));
 
 function failureMessage(error: RelyingPartyError): FieldMessage {
   const f = error.failure;
   switch (f.reason) {
     case 'denied':
-      return flowMessage(f.error === 'access_denied' ? text.cancelled : text.refused(f.error.slice(0, 64)));
+      return f.error === 'access_denied'
+        ? refusal(text.cancelled)
+        : refusal('oidcRefused', { error: f.error.slice(0, 64) });
     case 'state':
-      return flowMessage(text.state);
+      return refusal(text.state);
     case 'token':
-      return flowMessage(text.token);
+      return refusal(text.token);
     case 'unreachable':
-      return flowMessage(text.unreachable);
+      return refusal(text.unreachable);
     case 'provider':
-      return flowMessage(text.provider);
+      return refusal(text.provider);
   }
 }
 
@@ -109,12 +109,12 @@ export async function startOidcLogin(
   try {
     provider = await directory.get(providerId);
   } catch {
-    return { ok: false, messages: [flowMessage(text.unreachable)] };
+    return { ok: false, messages: [refusal(text.unreachable)] };
   }
-  if (!provider) return { ok: false, messages: [flowMessage(text.unknownProvider)] };
+  if (!provider) return { ok: false, messages: [refusal(text.unknownProvider)] };
   if (provider.protocol === 'saml') {
     if (!startSaml || !ctx.config.methods.includes('saml'))
-      return { ok: false, messages: [flowMessage(text.unknownProvider)] };
+      return { ok: false, messages: [refusal(text.unknownProvider)] };
     const started = await startSaml(ctx, flow, provider);
     return started.ok ? started : { ok: false, messages: started.messages };
   }
@@ -160,10 +160,10 @@ export type CallbackOutcome =
   | { type: 'flow_error'; flowId: string; messages: FieldMessage[]; reason: string; identityId?: string }
   | { type: 'success'; flowId: string; identityId: string; provider: string };
 
-const refused = (flowId: string, reason: string, message: string): CallbackOutcome => ({
+const refused = (flowId: string, reason: string, message: UiText | MessageKey): CallbackOutcome => ({
   type: 'flow_error',
   flowId,
-  messages: [flowMessage(message)],
+  messages: [flowMessage(typeof message === 'string' ? messages.refusal(message) : message)],
   reason,
 });
 
@@ -245,10 +245,8 @@ export async function finishOidcCallback(
     return refused(row.flow_id, 'directory_unreachable', text.unreachable);
   }
   if (!resolved.ok) {
-    const t =
-      resolved.reason === 'inactive' ? text.inactive : text.refusedMember(resolved.message ?? text.provider);
     return {
-      ...refused(row.flow_id, resolved.reason, t),
+      ...refused(row.flow_id, resolved.reason, refusalMessage(resolved, text.provider)),
       ...(resolved.identityId ? { identityId: resolved.identityId } : {}),
     };
   }

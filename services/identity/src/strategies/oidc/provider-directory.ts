@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { Clock } from '@acme/db/clock';
+import { fetchOnceMore } from '@acme/service-kit/once-more';
 import { requestIdHeaders } from '@acme/service-kit/request-id';
+import { catalogue } from '../../ui/messages.ts';
 
 // The organisations' identity providers, as the user service keeps them (decision record 0012):
 // read through its admin API, held in memory for a short time only.
@@ -120,16 +122,18 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
   const cache = new Map<string, { value: AnyProvider | undefined; until: number }>();
   const policies = new Map<string, { value: DomainPolicy; until: number }>();
   const idOk = (id: string) => /^[a-z0-9][a-z0-9-]{0,62}$/.test(id);
+  /** A read: sent once more when its connection fails before an answer (a rolling restart). */
+  const read = (url: string) => {
+    const signal = AbortSignal.timeout(timeoutMs);
+    return fetchOnceMore(() => fetch(url, { headers: { ...auth, ...requestIdHeaders() }, signal }), signal);
+  };
 
   return {
     async get(provider) {
       if (!idOk(provider)) return undefined;
       const hit = cache.get(provider);
       if (hit && hit.until > now()) return hit.value;
-      const res = await fetch(`${base}/admin/sso/providers/${provider}`, {
-        headers: { ...auth, ...requestIdHeaders() },
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      const res = await read(`${base}/admin/sso/providers/${provider}`);
       let value: AnyProvider | undefined;
       if (res.status === 404) value = undefined;
       else if (res.ok) value = anyProviderSchema.parse(await res.json());
@@ -138,7 +142,8 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
       return value;
     },
     async member(provider, person) {
-      if (!idOk(provider)) throw new MemberRefused('SSO_NOT_CONFIGURED', 'Unknown provider.');
+      if (!idOk(provider))
+        throw new MemberRefused('SSO_NOT_CONFIGURED', catalogue.t('en', 'memberInvalidProvider'));
       const res = await fetch(`${base}/admin/sso/providers/${provider}/members`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...auth, ...requestIdHeaders() },
@@ -158,10 +163,7 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
       if (hit && hit.until > now()) return hit.value;
       let value: DomainPolicy;
       try {
-        const res = await fetch(`${base}/admin/sso/domains/${encodeURIComponent(key)}`, {
-          headers: { ...auth, ...requestIdHeaders() },
-          signal: AbortSignal.timeout(timeoutMs),
-        });
+        const res = await read(`${base}/admin/sso/domains/${encodeURIComponent(key)}`);
         if (!res.ok) throw new Error(`user service answered ${res.status} for a domain's SSO policy`);
         value = domainPolicySchema.parse(await res.json());
       } catch (error) {
@@ -174,10 +176,7 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
       return value;
     },
     async identityPolicy(identityId) {
-      const res = await fetch(`${base}/admin/sso/identities/${encodeURIComponent(identityId)}`, {
-        headers: { ...auth, ...requestIdHeaders() },
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      const res = await read(`${base}/admin/sso/identities/${encodeURIComponent(identityId)}`);
       if (!res.ok) throw new Error(`user service answered ${res.status} for an identity's SSO policy`);
       return identityPolicySchema.parse(await res.json());
     },

@@ -14,6 +14,7 @@ import { updateIdentity } from '../../identities/service.ts';
 import { isPrivileged } from '../../sessions/policy.ts';
 import { messages } from '../../ui/messages.ts';
 import { inputNode } from '../../ui/nodes.ts';
+import { traitIssueMessage } from './trait-issues.ts';
 
 const BOOLEAN_TRAITS = new Set([
   'onboarding.isGitUser',
@@ -33,6 +34,8 @@ function traitsFromBody(body: Record<string, unknown>): unknown {
     let value: unknown = raw;
     if (BOOLEAN_TRAITS.has(path)) value = raw === 'true' || raw === 'on';
     if (path === 'onboarding.mfaSetupDeadline' && raw === '') value = null;
+    // An empty language field (a person who chose none) leaves the language unset.
+    if (path === 'locale' && raw === '') continue;
     let target = out;
     for (const p of parts.slice(0, -1)) target = (target[p] ??= {}) as Record<string, unknown>;
     target[parts[parts.length - 1]!] = value;
@@ -53,6 +56,7 @@ const TRAIT_FIELDS: { name: string; type: string; path: string[] }[] = [
     path: ['onboarding', 'gitProviderConnected'],
   },
   { name: 'traits.onboarding.tosAccepted', type: 'checkbox', path: ['onboarding', 'tosAccepted'] },
+  { name: 'traits.locale', type: 'text', path: ['locale'] },
 ];
 
 /**
@@ -112,7 +116,7 @@ async function submitProfile(
       type: 'flow_updated',
       messages: parsed.error.issues.map((i) => ({
         pointer: `#/traits/${i.path.join('/')}`,
-        message: messages.generic(`${i.path.join('.') || 'traits'}: ${i.message}`),
+        message: traitIssueMessage(i, traits),
       })),
     };
   }
@@ -122,9 +126,7 @@ async function submitProfile(
       type: 'flow_updated',
       messages: locked.map((path) => ({
         pointer: `#/traits/${path.join('/')}`,
-        message: messages.generic(
-          `${path.join('.')} is managed by your organisation and can only be changed by an administrator.`,
-        ),
+        message: messages.managedTrait(path.join('.')),
       })),
     };
   }
@@ -146,7 +148,13 @@ async function submitProfile(
   const notice = (trx: Db) =>
     queueSecurityNotice(
       service,
-      { to: current, kind: 'email_changed', at: service.clock.now(), newEmail: parsed.data.email },
+      {
+        to: current,
+        kind: 'email_changed',
+        at: service.clock.now(),
+        newEmail: parsed.data.email,
+        identityId: identity.row.id,
+      },
       trx,
     );
   await updateIdentity(

@@ -21,6 +21,9 @@ export const passwordRegistration: Strategy = {
   submit: (flow, input, ctx) => submitRegistration(flow, input, ctx),
 };
 
+/** Retry-After of a sign-up the user service could not complete in time. */
+const SIGN_UP_RETRY_AFTER_SECONDS = 5;
+
 const EMAIL = /^[^\s@]+@[a-z0-9.-]+\.[a-z]{2,}$/i;
 
 /** A trait from the JSON object (`traits.name.first`) or the form's dotted name. */
@@ -65,15 +68,14 @@ async function submitRegistration(
     [first, '#/traits/name/first'],
     [last, '#/traits/name/last'],
   ] as const) {
-    if ((v as string).trim().length > 100)
-      return refuse([{ pointer, message: messages.generic('The name is longer than 100 characters.') }]);
+    if ((v as string).trim().length > 100) return refuse([{ pointer, message: messages.nameTooLong(100) }]);
   }
   const secret = password as string;
   if (Buffer.byteLength(secret, 'utf8') > MAX_PASSWORD_BYTES)
     return refuse([
       {
         pointer: '#/password',
-        message: messages.passwordPolicy(`it is longer than ${MAX_PASSWORD_BYTES} bytes`),
+        message: messages.passwordTooLong(MAX_PASSWORD_BYTES),
       },
     ]);
   const weak = checkPasswordPolicy(secret, address);
@@ -96,15 +98,15 @@ async function submitRegistration(
       password: secret,
     });
   } catch (e) {
-    if (!(e instanceof SignUpRefused)) throw e;
+    // Too slow (the upstream timeout) or failing: a 503 to retry, never a 500. The budget stays spent.
+    if (!(e instanceof SignUpRefused))
+      return { type: 'error', error: errors.signUpUnavailable(SIGN_UP_RETRY_AFTER_SECONDS) };
     // The domain check comes first in the user service: a duplicate is only ever reported for an
     // address in an open domain, where Kratos reports it too (4000007).
     if (e.errorCode === 'USER_EXISTS')
       return refuse([{ pointer: '#/', message: messages.duplicateAccount() }]);
     if (e.errorCode === 'IDENTITY_REJECTED')
-      return refuse([
-        { pointer: '#/password', message: messages.passwordPolicy('the identity service refused it') },
-      ]);
+      return refuse([{ pointer: '#/password', message: messages.passwordRefused() }]);
     return refuse([{ pointer: '#/traits/email', message: messages.signUpNotOpen() }]);
   }
   return { type: 'success', identityId: member.identityId, method: 'password' };

@@ -31,7 +31,7 @@ function call(ctx: Pick<IdentityContext, 'config'>, path: string, init: RequestI
       ...(key ? { authorization: `Bearer ${key}` } : {}),
       ...requestIdHeaders(),
     },
-    signal: AbortSignal.timeout(ctx.config.oidcTimeoutMs),
+    signal: AbortSignal.timeout(ctx.config.upstreamTimeoutMs),
   });
 }
 

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { UiText } from '@ory/client';
 import type { IdentityContext } from '../../context.ts';
 import type { FlowRow } from '../../db/schema.ts';
-import { messages } from '../../ui/messages.ts';
+import { catalogue, messages, type MessageKey } from '../../ui/messages.ts';
 import type { FieldMessage } from '../../ui/nodes.ts';
-import { resolveIdentity, type Person } from '../oidc/accounts.ts';
+import { refusalMessage, resolveIdentity, type Person } from '../oidc/accounts.ts';
 import { oidcServices } from '../oidc/oidc-login.ts';
 import type { SamlProvider } from '../oidc/provider-directory.ts';
 import {
@@ -27,31 +27,28 @@ import {
 /** How long a sign-in at the IdP may take (the login flow may live longer). */
 const REQUEST_TTL_MS = 30 * 60 * 1000;
 
-/** Everything the person reads about SAML sign-in (the one place for this copy). */
-export const samlText = {
-  unknownProvider: 'This single sign-on provider is not configured. Contact your administrator.',
-  unreachable: "Your organisation's identity provider could not be reached. Please try again later.",
-  malformed: "Your organisation's identity provider sent an answer we could not read. Please try again.",
-  status: "Your organisation's identity provider did not sign you in. Please try again.",
-  signature:
-    "Your organisation's identity provider's answer is not signed with its registered certificate. Contact your administrator.",
-  in_response_to:
-    'The answer from your identity provider does not belong to this sign-in attempt, or was already used. Please try again.',
-  expired:
-    "Your organisation's identity provider's answer has expired or is not valid yet. Please try again, and check your device's clock.",
-  audience: "Your organisation's identity provider's answer was meant for another application.",
-  destination: "Your organisation's identity provider's answer was sent to the wrong address.",
-  issuer: "Your organisation's identity provider's answer comes from another identity provider.",
-  replayed:
-    'This answer from your identity provider was already used. Start the sign-in again from the beginning.',
-  email: "Your organisation's identity provider did not send an email address for you.",
-  domain: "Your organisation's identity provider can not sign in this email address.",
-  inactive: 'This account is not active. Contact your administrator.',
-  notFinished:
-    'This sign-in has no answer from your identity provider yet, or it was already used. Please try again.',
-} as const;
+/** Everything the person reads about SAML sign-in, by what went wrong (catalogue keys). */
+export const samlKey = {
+  unknownProvider: 'ssoUnknownProvider',
+  unreachable: 'ssoUnreachable',
+  malformed: 'samlMalformed',
+  status: 'samlStatus',
+  signature: 'samlSignature',
+  in_response_to: 'ssoForeignAnswer',
+  expired: 'samlExpired',
+  audience: 'samlAudience',
+  destination: 'samlDestination',
+  issuer: 'samlIssuer',
+  replayed: 'samlReplayed',
+  email: 'samlNoEmail',
+  domain: 'ssoDomain',
+  notFinished: 'samlNotFinished',
+} as const satisfies Record<string, MessageKey>;
 
-const flowMessage = (t: string): FieldMessage => ({ pointer: '#/', message: messages.generic(t) as UiText });
+/** The English of each refusal (what the flow's message and its context `reason` say). */
+export const samlText = Object.fromEntries(
+  Object.entries(samlKey).map(([k, key]) => [k, catalogue.t('en', key)]),
+) as Record<keyof typeof samlKey, string>;
 
 /** A refusal: `reason` names it in the security event log; `identityId` when the person is known. */
 interface Refusal {
@@ -63,10 +60,10 @@ interface Refusal {
 
 export type SamlOutcome = { ok: true; redirectTo: string } | Refusal;
 
-const refused = (reason: string, message: string, identityId?: string): Refusal => ({
+const refused = (reason: string, message: MessageKey | UiText, identityId?: string): Refusal => ({
   ok: false,
   reason,
-  messages: [flowMessage(message)],
+  messages: [{ pointer: '#/', message: typeof message === 'string' ? messages.refusal(message) : message }],
   ...(identityId ? { identityId } : {}),
 });
 
@@ -98,9 +95,9 @@ async function samlProvider(ctx: IdentityContext, id: string): Promise<SamlProvi
   try {
     const provider = await oidcServices(ctx).directory.get(id);
     if (provider?.protocol === 'saml') return provider;
-    return refused('unknown_provider', samlText.unknownProvider);
+    return refused('unknown_provider', samlKey.unknownProvider);
   } catch {
-    return refused('directory_unreachable', samlText.unreachable);
+    return refused('directory_unreachable', samlKey.unreachable);
   }
 }
 
@@ -152,7 +149,7 @@ export async function acceptSamlResponse(
   const provider = await samlProvider(ctx, providerId);
   if ('ok' in provider) return provider;
   if (typeof samlResponse !== 'string' || samlResponse === '' || !/^[A-Za-z0-9+/=\s]+$/.test(samlResponse))
-    return refused('malformed', samlText.malformed);
+    return refused('malformed', samlKey.malformed);
   const now = ctx.clock.now();
   const open = await ctx.db
     .selectFrom('identity_saml_requests')
@@ -174,12 +171,12 @@ export async function acceptSamlResponse(
   } catch (error) {
     if (error instanceof SamlValidationError) {
       const failure: SamlFailure = error.failure;
-      return refused(`saml_${failure}`, samlText[failure]);
+      return refused(`saml_${failure}`, samlKey[failure]);
     }
     throw error;
   }
   const person = personOf(provider, assertion);
-  if (!person.ok) return refused(`assertion_${person.reason}`, samlText[person.reason]);
+  if (!person.ok) return refused(`assertion_${person.reason}`, samlKey[person.reason]);
   // One-time assertion ids: one insert on the primary key; a replay (even in parallel) finds it taken.
   const spent = await ctx.db
     .insertInto('identity_saml_spent_assertions')
@@ -190,7 +187,7 @@ export async function acceptSamlResponse(
     .onConflict((oc) => oc.doNothing())
     .returning('assertion_id')
     .executeTakeFirst();
-  if (!spent) return refused('assertion_replayed', samlText.replayed);
+  if (!spent) return refused('assertion_replayed', samlKey.replayed);
   const result = JSON.stringify({ person: person.person, issuer: provider.saml.idpEntityId });
   // The AuthnRequest is answered once. An IdP-initiated answer gets a row of its own: for it, the spent
   // assertion id above is the only replay guard.
@@ -217,7 +214,7 @@ export async function acceptSamlResponse(
         })
         .returning('request_id')
         .executeTakeFirst();
-  if (!claimed) return refused('saml_in_response_to', samlText.in_response_to);
+  if (!claimed) return refused('saml_in_response_to', samlKey.in_response_to);
   return { ok: true, redirectTo: finishUrl(ctx.config, provider.provider, flow.id) };
 }
 
@@ -250,7 +247,7 @@ export async function finishSamlLogin(
         .returning('result')
         .executeTakeFirst()
     : undefined;
-  if (!claimed) return refused('saml_not_answered', samlText.notFinished);
+  if (!claimed) return refused('saml_not_answered', samlKey.notFinished);
   const provider = await samlProvider(ctx, providerId);
   if ('ok' in provider) return provider;
   const stored = (typeof claimed.result === 'string' ? JSON.parse(claimed.result) : claimed.result) as {
@@ -258,7 +255,7 @@ export async function finishSamlLogin(
     issuer: string;
   };
   // The IdP's entity id changed between the ACS and here: the answer is not this provider's any more.
-  if (stored.issuer !== provider.saml.idpEntityId) return refused('saml_issuer', samlText.issuer);
+  if (stored.issuer !== provider.saml.idpEntityId) return refused('saml_issuer', samlKey.issuer);
   let resolved;
   try {
     resolved = await resolveIdentity(
@@ -273,11 +270,10 @@ export async function finishSamlLogin(
       now,
     );
   } catch {
-    return refused('directory_unreachable', samlText.unreachable);
+    return refused('directory_unreachable', samlKey.unreachable);
   }
   if (!resolved.ok) {
-    const t = resolved.reason === 'inactive' ? samlText.inactive : (resolved.message ?? samlText.status);
-    return refused(resolved.reason, t, resolved.identityId);
+    return refused(resolved.reason, refusalMessage(resolved, samlKey.status), resolved.identityId);
   }
   return { ok: true, identityId: resolved.identityId, provider: provider.provider };
 }

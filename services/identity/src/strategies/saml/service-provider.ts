@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DOMParser } from '@xmldom/xmldom';
+import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
 import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from '@node-saml/node-saml';
 import type { Clock } from '@acme/db/clock';
 import type { Config } from '../../config.ts';
@@ -92,7 +92,7 @@ function baseOptions(config: Config, provider: SamlProvider) {
     idpCert: provider.saml.certificates,
     entryPoint: provider.saml.ssoUrl,
     privateKey: config.saml.signingKey,
-    publicCert: config.saml.signingCert,
+    publicCert: config.saml.signingCerts[0]!,
     decryptionPvk: config.saml.encryptionKeys[0]!,
     signatureAlgorithm: 'sha256' as const,
     digestAlgorithm: 'sha256',
@@ -125,12 +125,36 @@ export function spMetadata(config: Config, provider: string): string {
     callbackUrl: acsUrl(config, provider),
     idpCert: 'unused',
     privateKey: config.saml.signingKey,
-    publicCert: config.saml.signingCert,
+    publicCert: config.saml.signingCerts[0]!,
     decryptionPvk: config.saml.encryptionKeys[0]!,
     identifierFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',
     wantAssertionsSigned: true,
   });
-  return saml.generateServiceProviderMetadata(config.saml.encryptionCert, config.saml.signingCert);
+  const [current, ...others] = config.saml.encryptionCerts;
+  const xml = saml.generateServiceProviderMetadata(current!, [...config.saml.signingCerts]);
+  return withEncryptionCertificates(xml, others);
+}
+
+/**
+ * node-saml publishes one encryption certificate; during a rotation every listed one is published
+ * (each in its own KeyDescriptor, after the current one's), so an IdP may encrypt to any of them.
+ */
+function withEncryptionCertificates(xml: string, certs: readonly string[]): string {
+  if (certs.length === 0) return xml;
+  const doc = new DOMParser().parseFromString(xml, 'text/xml');
+  const current = Array.from(doc.getElementsByTagName('KeyDescriptor')).find(
+    (k) => k.getAttribute('use') === 'encryption',
+  );
+  if (!current) return xml;
+  let after = current;
+  for (const cert of certs) {
+    const copy = current.cloneNode(true) as typeof current;
+    const body = copy.getElementsByTagName('ds:X509Certificate')[0]!;
+    body.textContent = cert.replace(/-----[A-Z ]+-----/g, '').replace(/\s+/g, '');
+    after.parentNode!.insertBefore(copy, after.nextSibling);
+    after = copy;
+  }
+  return new XMLSerializer().serializeToString(doc);
 }
 
 const text = (v: unknown) => (typeof v === 'string' ? v : undefined);

@@ -1,7 +1,7 @@
 import type { Strategy, StrategyCallback } from '../../flows/strategy.ts';
 import { oidcServices } from '../oidc/oidc-login.ts';
 import { recordSsoRefusal } from '../oidc/refusal-event.ts';
-import { acceptSamlResponse, finishSamlLogin, samlText, startSamlLogin } from './saml-login.ts';
+import { acceptSamlResponse, finishSamlLogin, samlKey, startSamlLogin } from './saml-login.ts';
 import { SAML_ACS_PATH, SAML_FINISH_PATH } from './service-provider.ts';
 import { messages } from '../../ui/messages.ts';
 import type { UiText } from '@ory/client';
@@ -76,13 +76,13 @@ export const samlLogin: Strategy = {
     } catch {
       return {
         type: 'flow_updated',
-        messages: [{ pointer: '#/', message: messages.generic(samlText.unreachable) as UiText }],
+        messages: [{ pointer: '#/', message: messages.refusal(samlKey.unreachable) }],
       };
     }
     if (provider?.protocol !== 'saml')
       return {
         type: 'flow_updated',
-        messages: [{ pointer: '#/', message: messages.generic(samlText.unknownProvider) as UiText }],
+        messages: [{ pointer: '#/', message: messages.refusal(samlKey.unknownProvider) }],
       };
     const started = await startSamlLogin(service, flow, provider);
     return started.ok

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { errors } from '../../errors/identity-error.ts';
 import type { Strategy } from '../../flows/strategy.ts';
-import { getCredential } from '../../identities/repo.ts';
 import { admitSecondFactor } from '../second-factor.ts';
 import { messages } from '../../ui/messages.ts';
 import { totpLoginNodes } from '../../ui/nodes.ts';
@@ -29,7 +28,8 @@ export const totpLogin: Strategy = {
   accepts: (flow) => flow.requested_aal === 'aal2',
   nodes: () => totpLoginNodes(),
   maxAttempts: MAX_TOTP_ATTEMPTS,
-  async submit(flow, input, { service, now, session, attempts, client }) {
+  async submit(flow, input, context) {
+    const { service, now, session, attempts } = context;
     if (!session) return { type: 'error', error: errors.aal1Required() };
     const attempt = readTotpCode(attempts, input);
     if ('refused' in attempt) return attempt.refused;
@@ -37,21 +37,15 @@ export const totpLogin: Strategy = {
     // Admitted on the account's lockout and the code guard, atomically and before the code is
     // checked (the same admission as backup codes).
     const admission = await admitSecondFactor(service, {
+      ...context,
       flow,
       session,
-      ip: client.ip,
-      userAgent: client.userAgent,
-      now,
       method: 'totp',
+      missing: messages.noTotp(),
     });
     if ('refused' in admission) return admission.refused;
-    const { admitted } = admission;
+    const { admitted, credential } = admission;
     const fail = () => admitted.wrong();
-    const credential = await getCredential(service.db, identityId, 'totp');
-    if (!credential) {
-      await admitted.giveBack();
-      return { type: 'flow_updated', messages: [{ pointer: '#/', message: messages.noTotp() }] };
-    }
     const secret = String(credential.config.secret ?? '');
     const lastStep =
       typeof credential.config.last_step === 'number' ? credential.config.last_step : undefined;

@@ -43,7 +43,7 @@ export const totpSettings: Strategy = {
   async submit(flow, input, { service, now, session, attempts, client }) {
     // A session signed in through the organisation's provider gets its assurance from there.
     if (isSsoSession(session?.row.authentication_methods)) {
-      const message = messages.generic('SSO users cannot set up MFA');
+      const message = messages.ssoNoMfa();
       return { type: 'flow_updated', messages: [{ pointer: '#/', message }] };
     }
     if (!session || !isPrivileged(service, session))
@@ -79,7 +79,7 @@ export const totpSettings: Strategy = {
       };
     }
     if (hasTotp(identity)) {
-      const message = messages.generic('A TOTP authenticator is already set up; unlink it first.');
+      const message = messages.totpAlreadySet();
       return { type: 'flow_updated', messages: [{ pointer: '#/', message }] };
     }
     const attempt = readTotpCode(attempts, input);

@@ -20,7 +20,5 @@ export const webauthnSettings = keySettings({
   secondFactor: true,
   registerCall: 'oryWebAuthnRegistration',
   refusal: async (_service, _identity, session) =>
-    isSsoSession(session.row.authentication_methods)
-      ? messages.generic('SSO users cannot set up MFA')
-      : undefined,
+    isSsoSession(session.row.authentication_methods) ? messages.ssoNoMfa() : undefined,
 });

@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, type Database } from '@acme/db';
 import { FakeClock } from '@acme/db/clock';
@@ -37,6 +38,9 @@ describe('identity: organisation self sign-up (registration flows)', () => {
   const orgs: Record<string, string> = {};
   const clock = new FakeClock(new Date('2026-03-01T10:00:00.000Z'));
   const closers: (() => Promise<void>)[] = [];
+  let stopUsers: () => Promise<void>;
+  /** The user service's admin API as the identity service reaches it: through a gateway that can fail. */
+  let gatewayFails = false;
 
   const users = async (method: string, path: string, json?: unknown) => {
     const res = await fetch(`${usersAdmin}${path}`, {
@@ -77,16 +81,52 @@ describe('identity: organisation self sign-up (registration flows)', () => {
 
   beforeAll(async () => {
     db = await createTestDb();
-    const [usPub, usAdm] = await Promise.all([freePort(), freePort()]);
+    const [usPub, usAdm, gatewayPort] = await Promise.all([freePort(), freePort(), freePort()]);
     usersAdmin = `http://localhost:${usAdm}`;
+    // A load balancer between the two services (as in production): it forwards every call, and
+    // answers 502 Bad Gateway for sign-ups while `gatewayFails` (the user service failing or timing out).
+    const gateway = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        if (gatewayFails && req.url === '/admin/signup/members') {
+          res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>502 Bad Gateway</h1>');
+          return;
+        }
+        const headers = Object.fromEntries(
+          Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'connection'),
+        ) as Record<string, string>;
+        fetch(`${usersAdmin}${req.url}`, {
+          method: req.method,
+          headers,
+          body: chunks.length ? Buffer.concat(chunks) : undefined,
+        })
+          .then(async (up) => {
+            res.writeHead(up.status, {
+              'content-type': up.headers.get('content-type') ?? 'application/json',
+            });
+            res.end(Buffer.from(await up.arrayBuffer()));
+          })
+          .catch(() => res.writeHead(502).end());
+      });
+    });
+    await new Promise<void>((done) => gateway.listen(gatewayPort, '127.0.0.1', done));
+    closers.push(() => new Promise<void>((done) => gateway.close(() => done())));
     h = await startHarness(
       {
-        USERS_ADMIN_URL: usersAdmin,
+        USERS_ADMIN_URL: `http://127.0.0.1:${gatewayPort}`,
         USERS_ADMIN_KEY: KEY,
         IDENTITY_ADMIN_KEY: KEY,
         // Each test's registrations come from their own address (X-Forwarded-For, one trusted hop).
         TRUST_PROXY: '1',
         IDENTITY_REGISTRATION_IP_LIMIT: '60',
+        // The counts below are the per-IP limit's: every request must reach it. Load shedding (503
+        // while the event loop runs late, its own guard with its own tests) would answer some of a
+        // burst first on a busy machine, and they would be counted as neither admitted nor limited.
+        OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+        // Likewise the upstream timeout: 50 sign-ups at once hash 50 passwords, which on a loaded
+        // machine can take longer than the default 5 s (a timed-out one is a 503, tested below).
+        UPSTREAM_TIMEOUT_MS: '30000',
       },
       { db, clock },
     );
@@ -105,9 +145,11 @@ describe('identity: organisation self sign-up (registration flows)', () => {
         IDENTITY_ADMIN_URL: h.adminUrl,
         IDENTITY_PUBLIC_URL: h.publicUrl,
         OAUTH2_ADMIN_URL: 'http://127.0.0.1:9',
+        UPSTREAM_TIMEOUT_MS: '30000',
         LOG_LEVEL: 'silent',
       },
     });
+    stopUsers = service.close;
     closers.push(service.close);
     for (const [name, domain] of [
       ['Lab', 'lab.test'],
@@ -318,8 +360,14 @@ describe('identity: organisation self sign-up (registration flows)', () => {
       ),
     );
     const statuses = results.map((r) => r.status);
-    expect(statuses.filter((s) => s === 400)).toHaveLength(60);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(10);
+    expect(
+      statuses.filter((s) => s === 400),
+      String(statuses),
+    ).toHaveLength(60);
+    expect(
+      statuses.filter((s) => s === 429),
+      String(statuses),
+    ).toHaveLength(10);
     const limited = results.find((r) => r.status === 429)!;
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(limited.body.error.reason).toContain('sign-ups from this network');
@@ -345,8 +393,15 @@ describe('identity: organisation self sign-up (registration flows)', () => {
     const emails = Array.from({ length: 50 }, (_, i) => `burst-${i}@lab.test`);
     const results = await Promise.all(emails.map(submit));
     const statuses = results.map((r) => r.status);
-    expect(statuses.filter((s) => s === 200)).toHaveLength(30);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(20);
+    // Exactly what was left of the budget is admitted, every other request is limited: no third answer.
+    expect(
+      statuses.filter((s) => s === 200),
+      String(statuses),
+    ).toHaveLength(30);
+    expect(
+      statuses.filter((s) => s === 429),
+      String(statuses),
+    ).toHaveLength(20);
     for (const r of results.filter((x) => x.status === 429)) {
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(r.body.error.reason).toContain('sign-ups from this network');
@@ -413,5 +468,41 @@ describe('identity: organisation self sign-up (registration flows)', () => {
     const res = await new Browser(h.publicUrl).get('/self-service/registration/browser', { accept: 'json' });
     expect(res.status).toBe(400);
     expect(res.body.error.id).toBe('self_service_flow_disabled');
+  });
+
+  it('the user service failing behind its gateway (502): the sign-up gets 503 with Retry-After, never a 500, and nothing is created', async () => {
+    expect((await selfSignUp('Lab', true)).body.enabled).toBe(true);
+    later();
+    const b = new Browser(h.publicUrl);
+    const flow = await startFlow<any>(b, 'registration');
+    gatewayFails = true;
+    const res = await b
+      .post(`/self-service/registration?flow=${flow.id}`, {
+        json: { ...person('unserved@lab.test'), csrf_token: csrfOf(flow) },
+        headers: { 'x-forwarded-for': '198.51.100.21' },
+        accept: 'json',
+      })
+      .finally(() => (gatewayFails = false));
+    expect(res.status, JSON.stringify(res.body)).toBe(503);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(res.body.error.id).toBe('service_unavailable');
+    conforms('/self-service/registration', 'post', 503, res.body);
+    expect(await identitiesOf('unserved@lab.test')).toEqual([]);
+  });
+
+  // Last: it stops the user service.
+  it('the user service gone mid-flow: the sign-up gets 503 with Retry-After, never a 500, and nothing is created', async () => {
+    const b = new Browser(h.publicUrl);
+    const flow = await startFlow<any>(b, 'registration');
+    await stopUsers();
+    const res = await b.post(`/self-service/registration?flow=${flow.id}`, {
+      json: { ...person('unreached@lab.test'), csrf_token: csrfOf(flow) },
+      headers: { 'x-forwarded-for': '198.51.100.22' },
+      accept: 'json',
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(503);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(res.body.error.id).toBe('service_unavailable');
+    expect(await identitiesOf('unreached@lab.test')).toEqual([]);
   });
 });

@@ -115,6 +115,31 @@ describe('settings flow', () => {
     expect(who.body.identity.traits.onboarding).toEqual(f.identity.traits.onboarding);
   });
 
+  it('threat: a form post of every profile node, as the page renders them, is refused for a person with no language set', async () => {
+    await createUser(h, 'set-form@example.com');
+    const b = new Browser(h.publicUrl);
+    await login(b, 'set-form@example.com');
+    const f = await settingsFlow(b);
+    expect(f.identity.traits.locale).toBeUndefined();
+    // What a browser sends: each rendered input by its value ('' when empty), a checkbox only when ticked.
+    const form: Record<string, string> = {};
+    for (const node of f.ui.nodes) {
+      if (node.group !== 'profile' && node.group !== 'default') continue;
+      const { name, value } = attr(node);
+      const type = (node.attributes as { type?: string }).type;
+      if (!name || (type === 'checkbox' && value !== true)) continue;
+      form[name] = type === 'checkbox' ? 'true' : typeof value === 'string' ? value : '';
+    }
+    expect(form['traits.locale']).toBe('');
+    const res = await b.post(`/self-service/settings?flow=${f.id}`, {
+      form: { ...form, method: 'profile', 'traits.name.first': 'Formed' },
+    });
+    expect(res.status, res.text).toBe(303);
+    const who = await b.get('/sessions/whoami', { accept: 'json' });
+    expect(who.body.identity.traits.name.first).toBe('Formed');
+    expect(who.body.identity.traits.locale).toBeUndefined();
+  });
+
   it('profile: the traits the user service manages (userServiceID, onboarding) can not be changed by the user', async () => {
     await createUser(h, 'set2b@example.com');
     const b = new Browser(h.publicUrl);

@@ -128,7 +128,7 @@ describe('backup codes in settings', () => {
   it('non-privileged session: regenerating is refused with session_refresh_required', async () => {
     const email = 'codes-stale@example.com';
     const { b } = await userWithCodes(email);
-    h.clock.advance(2 * 3600_000); // past IDENTITY_PRIVILEGED_SESSION_MAX_AGE (1 h)
+    h.clock.advance(2 * 3600_000); // past PRIVILEGED_SESSION_MAX_AGE (1 h)
     const flow = await startFlow<Flow>(b, 'settings');
     for (const action of ['lookup_secret_regenerate', 'lookup_secret_disable', 'lookup_secret_reveal']) {
       const res = await submitFlow(b, 'settings', flow, {

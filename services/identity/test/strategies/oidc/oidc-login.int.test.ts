@@ -1,7 +1,8 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql, type Database } from '@acme/db';
+import { freePort } from '@acme/test-kit/free-port';
 import { ORG_IDP_DEMO_PASSWORD, ORG_IDP_DEMO_USERS, startOrgIdp, type OrgIdp } from '@acme/dev';
 import { APP, atOrgIdp, SsoBrowser as Browser, startSsoStack, type SsoStack } from '../../sso-harness.ts';
 
@@ -17,10 +18,33 @@ describe('identity: login with method oidc (organisation single sign-on)', () =>
   let idp: OrgIdp;
   let globex: string;
   const admin = (method: string, path: string, json?: unknown) => stack.users(method, path, json);
+  // The identity service reaches the user service through this relay, which can hold each call
+  // back: a user service slowed by load, as a busy machine makes it.
+  let relay: Server;
+  const relayDelay = { ms: 0 };
 
   beforeAll(async () => {
+    const relayPort = await freePort();
+    relay = createServer((req, res) => {
+      setTimeout(() => {
+        if (!stack) return void res.writeHead(503).end();
+        const target = new URL(req.url ?? '/', stack.usersAdmin);
+        const upstream = request(target, { method: req.method, headers: req.headers }, (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        });
+        upstream.once('error', () => res.destroy());
+        req.pipe(upstream);
+      }, relayDelay.ms);
+    });
+    await new Promise<void>((r) => relay.listen(relayPort, '127.0.0.1', r));
     stack = await startSsoStack({
-      identityEnv: { IDENTITY_OIDC_TIMEOUT: '1500ms' },
+      // Short, so that the unreachable provider below is given up on quickly; not so short that a
+      // loaded machine's answer from the reachable one comes too late (1.5 s did once, under CI).
+      identityEnv: {
+        IDENTITY_OIDC_TIMEOUT: '3000ms',
+        USERS_ADMIN_URL: `http://127.0.0.1:${relayPort}`,
+      },
       providers: async (identityPublic) => {
         idp = await startOrgIdp({
           port: 0,
@@ -62,7 +86,11 @@ describe('identity: login with method oidc (organisation single sign-on)', () =>
     });
     expect(hopper.status).toBe(201);
   }, 60_000);
-  afterAll(() => stack.close());
+  afterAll(async () => {
+    await stack.close();
+    relay.closeAllConnections();
+    await new Promise<void>((r) => relay.close(() => r()));
+  });
 
   const newFlow = (browser: Browser) => stack.newLoginFlow(browser);
   const submitSso = (browser: Browser, flow: { csrf: string; action: string }, provider = 'globex') =>
@@ -196,6 +224,30 @@ describe('identity: login with method oidc (organisation single sign-on)', () =>
     expect((await whoami(browser)).status).toBe(200);
   });
 
+  it('an OIDC refusal reads in German for a German reader: same id 4000001, English kept as the context reason', async () => {
+    const browser = new Browser();
+    const flow = await newFlow(browser);
+    const callback = await atProvider(
+      browser,
+      await submitSso(browser, flow),
+      'cancel',
+      'hopper@globex.test',
+    );
+    await browser.go(callback);
+    const english = "Sign-in was cancelled at your organisation's identity provider.";
+    expect(await stack.flowMessagesIn(browser, flow.id, 'de-DE,de;q=0.9')).toEqual([
+      {
+        id: 4000001,
+        text: 'Die Anmeldung wurde beim Identitätsanbieter Ihrer Organisation abgebrochen.',
+        type: 'error',
+        context: { reason: english },
+      },
+    ]);
+    expect(await stack.flowMessagesIn(browser, flow.id, 'en')).toEqual([
+      { id: 4000001, text: english, type: 'error', context: { reason: english } },
+    ]);
+  });
+
   it('refuses a wrong state: the error page, no session', async () => {
     const browser = new Browser();
     const flow = await newFlow(browser);
@@ -254,6 +306,19 @@ describe('identity: login with method oidc (organisation single sign-on)', () =>
     expect((await whoami(browser)).status).toBe(200);
   });
 
+  it("a user service slower than the provider's time-out still signs the person in (its calls have their own time-out)", async () => {
+    // 3.1 s per call to the user service: more than IDENTITY_OIDC_TIMEOUT (3 s), which is the
+    // organisation's provider's time-out and not the user service's.
+    relayDelay.ms = 3100;
+    try {
+      const { browser, res } = await signIn('hopper@globex.test');
+      expect(res.headers.get('location')).toBe(`${APP}/`);
+      expect((await whoami(browser)).status).toBe(200);
+    } finally {
+      relayDelay.ms = 0;
+    }
+  });
+
   it('refuses an unknown provider on the flow, never a 500', async () => {
     const browser = new Browser();
     const flow = await newFlow(browser);
@@ -309,6 +374,27 @@ describe('identity: login with method oidc (organisation single sign-on)', () =>
     expect((await whoami(browser)).status).toBe(401);
     const users = await admin('GET', `/admin/users?organisationId=${globex}`);
     expect(users.body.users.map((u: any) => u.email)).not.toContain('turing@globex.test');
+  });
+
+  it("the user service's refusal of a member (no sign-up at first sign-in) reads in German for a German reader, same id", async () => {
+    await admin('PUT', `/admin/organisations/${globex}/sso`, {
+      provider: 'globex',
+      issuer: idp.issuer,
+      clientId: 'acme-platform',
+      clientSecret: 'client-secret-1',
+      jit: false,
+    });
+    const { browser, flow } = await signIn('turing@globex.test');
+    const english =
+      'Your organisation does not create accounts at first sign-in. Ask your administrator to add you.';
+    expect(await stack.flowMessagesIn(browser, flow.id, 'de')).toEqual([
+      {
+        id: 4000001,
+        text: 'Ihre Organisation legt bei der ersten Anmeldung keine Konten an. Bitten Sie Ihren Administrator, Sie hinzuzufügen.',
+        type: 'error',
+        context: { reason: english },
+      },
+    ]);
   });
 
   it("SSO sign-in outside the organisation's trusted networks: refused with 4010091 and no session; inside it signs in", async () => {

@@ -13,7 +13,7 @@ import {
   submitFlow,
   type Harness,
 } from '../../harness.ts';
-import { startUsersService } from '../../sso-harness.ts';
+import { adminApi, globexProvider, startUsersService } from '../../sso-harness.ts';
 import { SoftAuthenticator } from '../passkey/soft-authenticator.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -48,22 +48,10 @@ describe('identity: SSO enforcement follows the organisation, whatever the addre
   };
   const root = { browser: undefined as unknown as Browser };
 
-  const users = async (method: string, path: string, json?: unknown) => {
-    const res = await fetch(`${usersAdmin}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${KEY}`, ...(json ? { 'content-type': 'application/json' } : {}) },
-      body: json ? JSON.stringify(json) : undefined,
-    });
-    return { status: res.status, body: (await res.json().catch(() => undefined)) as any };
-  };
+  const users = (method: string, path: string, json?: unknown) =>
+    adminApi(usersAdmin, KEY)(method, path, json);
   const setProvider = (enforce: boolean) =>
-    users('PUT', `/admin/organisations/${globex}/sso`, {
-      provider: 'globex',
-      issuer: 'https://idp.globex.test',
-      clientId: 'acme-platform',
-      clientSecret: 'client-secret-1',
-      enforce,
-    });
+    users('PUT', `/admin/organisations/${globex}/sso`, globexProvider(enforce));
   /** Past the identity service's 30 s cache of a domain's policy. */
   const later = () => clock.advance(31_000);
   const value = (flow: any, name: string) =>

@@ -12,7 +12,7 @@ import {
   submitFlow,
   type Harness,
 } from '../../harness.ts';
-import { startUsersService } from '../../sso-harness.ts';
+import { adminApi, globexProvider, startUsersService } from '../../sso-harness.ts';
 import { SoftAuthenticator } from '../passkey/soft-authenticator.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -37,22 +37,10 @@ describe('identity: organisations that enforce SSO have no password sign-in or r
   const clock = new FakeClock();
   const closers: (() => Promise<void>)[] = [];
 
-  const users = async (method: string, path: string, json?: unknown) => {
-    const res = await fetch(`${usersAdmin}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${KEY}`, ...(json ? { 'content-type': 'application/json' } : {}) },
-      body: json ? JSON.stringify(json) : undefined,
-    });
-    return { status: res.status, body: (await res.json().catch(() => undefined)) as any };
-  };
+  const users = (method: string, path: string, json?: unknown) =>
+    adminApi(usersAdmin, KEY)(method, path, json);
   const setProvider = (enforce: boolean) =>
-    users('PUT', `/admin/organisations/${globex}/sso`, {
-      provider: 'globex',
-      issuer: 'https://idp.globex.test',
-      clientId: 'acme-platform',
-      clientSecret: 'client-secret-1',
-      enforce,
-    });
+    users('PUT', `/admin/organisations/${globex}/sso`, globexProvider(enforce));
   /** Past the identity service's 30 s cache of a domain's policy. */
   const later = () => clock.advance(31_000);
 

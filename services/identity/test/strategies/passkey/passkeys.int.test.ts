@@ -173,7 +173,7 @@ describe('passkeys in settings', () => {
 
   it('non-privileged session: adding or removing a passkey is refused with session_refresh_required', async () => {
     const { b, auth } = await userWithPasskey('pk-stale@example.com');
-    h.clock.advance(2 * 3600_000); // past IDENTITY_PRIVILEGED_SESSION_MAX_AGE (1 h)
+    h.clock.advance(2 * 3600_000); // past PRIVILEGED_SESSION_MAX_AGE (1 h)
     const flow = await startFlow<Flow>(b, 'settings');
     for (const body of [
       { passkey_settings_register: JSON.stringify(new SoftAuthenticator().create(createOptions(flow))) },

@@ -256,6 +256,22 @@ describe('identity: SAML 2.0 sign-in (service provider)', () => {
     await expectRefused(browser, flowId, acs, samlText.signature);
   });
 
+  it('a SAML refusal reads in German for a German reader: same id 4000001, English kept as the context reason', async () => {
+    const { browser, flowId, acs } = await refusal('wrong-certificate');
+    expect(acs.status).toBe(303);
+    expect(await stack.flowMessagesIn(browser, flowId, 'de-CH, de;q=0.8')).toEqual([
+      {
+        id: 4000001,
+        text: 'Die Antwort des Identitätsanbieters Ihrer Organisation ist nicht mit seinem hinterlegten Zertifikat signiert. Wenden Sie sich an Ihren Administrator.',
+        type: 'error',
+        context: { reason: samlText.signature },
+      },
+    ]);
+    expect((await stack.flowMessagesIn(browser, flowId, 'en')).map((m) => m.text)).toEqual([
+      samlText.signature,
+    ]);
+  });
+
   it('certificate rollover: an answer signed with either stored certificate is accepted', async () => {
     const next = SAML_IDP_NEXT_CERT.replace(/-----[A-Z ]+-----/g, '').replace(/\s+/g, '');
     await setSaml({

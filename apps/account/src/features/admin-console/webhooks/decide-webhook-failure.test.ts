@@ -10,6 +10,17 @@ describe('decideWebhookFailure', () => {
       { type: 'url', message: 'The address resolves to a private network.' },
     ],
     [
+      'a receiver that answered the test request at save with a redirect: beside the field, in the server words',
+      {
+        errorCode: 'WEBHOOK_URL_REFUSED',
+        message: 'The test request sent to the URL failed (HTTP 302): redirects are not followed.',
+      },
+      {
+        type: 'url',
+        message: 'The test request sent to the URL failed (HTTP 302): redirects are not followed.',
+      },
+    ],
+    [
       'an endpoint that is gone: the list loads again',
       { errorCode: 'WEBHOOK_NOT_FOUND', message: 'No such endpoint.' },
       { type: 'gone', message: 'No such endpoint.' },

@@ -1,11 +1,12 @@
 import type { WebhookDelivery, WebhookEndpoint } from '@acme/users-contract/webhooks';
 import { useEffect, useState, type ReactNode } from 'react';
 import { consoleCopy } from '../copy.ts';
+import { ConsoleTable } from '../console-table.tsx';
 import { NoticeLine, type Notice } from '../token-list.tsx';
 import { failure, formatNumber } from '../use-load.ts';
 import { appendDeliveries, applyRedelivery, selectDeliveryView } from './select-webhook-views.ts';
 import { useNarrow } from './use-narrow.ts';
-import { useSlow } from './use-slow.ts';
+import { useSlow } from '../../../shared/ui/use-slow.ts';
 import { webhooksApi } from './webhooks-client.ts';
 import { webhooksCopy as t } from './webhooks-copy.ts';
 
@@ -177,30 +178,17 @@ function DeliveryTable({
   labelledBy: string;
 }) {
   return (
-    <table className="console-table" aria-labelledby={labelledBy}>
-      <thead>
-        <tr>
-          {COLUMNS.map((column) => (
-            <th key={column} scope="col">
-              {column}
-            </th>
-          ))}
-          <th scope="col">
-            <span className="visually-hidden">{t.redeliver}</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((delivery) => (
-          <tr key={delivery.id} data-status={delivery.status}>
-            {cells(delivery).map((cell, i) => (
-              <td key={i}>{cell}</td>
-            ))}
-            <td>{action(delivery)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <ConsoleTable
+      columns={COLUMNS}
+      actionLabel={t.redeliver}
+      labelledBy={labelledBy}
+      rows={rows.map((delivery) => ({
+        key: delivery.id,
+        status: delivery.status,
+        cells: cells(delivery),
+        action: action(delivery),
+      }))}
+    />
   );
 }
 

@@ -1,11 +1,9 @@
-import type { WebhookEndpointInput, WebhookEventType } from '@acme/users-contract/webhooks';
+import type { WebhookEndpointInput } from '@acme/users-contract/webhooks';
 import { useId, useRef, useState } from 'react';
 import { FieldErrors } from '../../../shared/ui/field-errors.tsx';
 import { decideEndpointForm, type EndpointFormValues } from './decide-endpoint-form.ts';
-import { groupEventTypes } from './group-event-types.ts';
+import { EventTypeChoices } from './event-type-choices.tsx';
 import { webhooksCopy as t } from './webhooks-copy.ts';
-
-const GROUPS = groupEventTypes();
 
 /** What a submit came to: saved, or not (with the server's words when it refused the URL). */
 export type SubmitResult = { saved: true } | { saved: false; urlRefused?: string };
@@ -41,7 +39,6 @@ export function EndpointForm(props: {
     urlHint: `${id}-url-hint`,
     urlError: `${id}-url-error`,
     events: `${id}-events-error`,
-    allHint: `${id}-all-hint`,
   };
 
   async function submit() {
@@ -59,13 +56,6 @@ export function EndpointForm(props: {
       setUrlError(result.urlRefused);
       urlRef.current?.focus();
     }
-  }
-
-  function tick(type: WebhookEventType, on: boolean) {
-    setValues((v) => ({
-      ...v,
-      eventTypes: on ? [...v.eventTypes, type] : v.eventTypes.filter((other) => other !== type),
-    }));
   }
 
   return (
@@ -100,52 +90,17 @@ export function EndpointForm(props: {
           {t.urlHint}
         </p>
       </div>
-      <fieldset
-        className="console-choices webhook-events"
-        aria-describedby={eventsError ? ids.events : undefined}
-      >
-        <legend>{t.events}</legend>
-        <div className="checkbox">
-          <input
-            ref={allRef}
-            id={`${id}-all`}
-            type="checkbox"
-            checked={values.allEvents}
-            aria-describedby={ids.allHint}
-            onChange={(e) => {
-              setValues({ ...values, allEvents: e.target.checked });
-              setEventsError(null);
-            }}
-          />
-          <label htmlFor={`${id}-all`}>{t.allEvents}</label>
-        </div>
-        <p id={ids.allHint} className="hint">
-          {t.allEventsHint}
-        </p>
-        {values.allEvents
-          ? null
-          : GROUPS.map(({ group, types }) => (
-              <fieldset key={group} className="console-choices webhook-event-group">
-                <legend>{t.groups[group]}</legend>
-                <ul>
-                  {types.map((type) => (
-                    <li key={type} className="checkbox">
-                      <input
-                        id={`${id}-${type}`}
-                        type="checkbox"
-                        checked={values.eventTypes.includes(type)}
-                        onChange={(e) => tick(type, e.target.checked)}
-                      />
-                      <label htmlFor={`${id}-${type}`}>
-                        {t.eventTypes[type]} <code>{type}</code>
-                      </label>
-                    </li>
-                  ))}
-                </ul>
-              </fieldset>
-            ))}
-        <FieldErrors id={ids.events} errors={eventsError ? [eventsError] : []} />
-      </fieldset>
+      <EventTypeChoices
+        idPrefix={id}
+        values={values}
+        allRef={allRef}
+        error={eventsError}
+        errorId={ids.events}
+        onChange={(next) => {
+          setValues(next);
+          if (next.allEvents !== values.allEvents) setEventsError(null);
+        }}
+      />
       <div className="row webhook-actions">
         <button type="submit" className="button" disabled={props.busy}>
           {props.submitLabel}

@@ -9,29 +9,19 @@ import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testi
 import axe from 'axe-core';
 import { describe, expect, it, vi } from 'vitest';
 import { Router } from '../../../app/router.tsx';
-import { registry } from '../../../shared/storage/registry.ts';
-import { write } from '../../../shared/storage/storage.ts';
-import { mockFetch, type MockCall } from '../../../testing/fetch-mock.ts';
-import { fakeJwt, kratosSession } from '../../../testing/identity.ts';
+import { type MockCall } from '../../../testing/fetch-mock.ts';
+import { CONSOLE_ORG, consoleAdmin, signedInToConsole } from '../../../testing/console.ts';
 import { goTo, resetScreenBetweenTests } from '../../../testing/screen.ts';
 import { consoleCopy } from '../copy.ts';
-import { SLOW_WAIT_MS } from './use-slow.ts';
+import { LOADING_INDICATOR_DELAY_MS as SLOW_WAIT_MS } from '../../../constants.ts';
 import { DELIVERIES_PAGE_SIZE } from './webhooks-client.ts';
 
 // The Webhooks section as the router mounts it, against an in-memory stand-in that answers as the
 // contract (`@acme/users-contract/webhooks`) says the user service does. One rule a row.
 
 const t = consoleCopy.webhooks;
-const NOW = Date.now();
-const ORG = '11111111-1111-4111-8111-111111111111';
-const ORG_ADMIN = {
-  userId: '33333333-3333-4333-8333-333333333333',
-  email: 'ada@acme.test',
-  organisationId: ORG,
-  role: 'org-admin',
-  permissions: ['ViewUsers', 'ManageOrganisationUsers', 'ManageOrganisationSettings'],
-  assignableRoles: ['member', 'admin', 'org-admin'],
-};
+const ORG = CONSOLE_ORG;
+const ORG_ADMIN = consoleAdmin(['ViewUsers', 'ManageOrganisationUsers', 'ManageOrganisationSettings']);
 const api = `/console/organisations/${ORG}/webhooks`;
 const HOOK = 'https://hooks.example.com/acme';
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -134,21 +124,12 @@ function webhooksStandIn(
   return { state, handler };
 }
 
-function signedIn(more: (call: MockCall) => Answer | Promise<Answer>, me: unknown = ORG_ADMIN) {
-  write(registry.oauth2Token, {
-    accessToken: fakeJwt({ exp: NOW / 1000 + 3600, ext: { user: { authenticationMode: 'ory' } } }),
-    refreshToken: 'ory_rt_1',
-    expiresAt: NOW + 3_600_000,
-  });
-  return mockFetch((call) => {
-    if (call.url.pathname === '/sessions/whoami') return { status: 200, body: kratosSession() };
-    if (call.url.pathname === '/console/me') return { status: 200, body: me };
-    if (call.url.pathname.startsWith(`/console/organisations/${ORG}/members`)) {
-      return { status: 200, body: { members: [], total: 0, page: 1, pageSize: 25 } };
-    }
-    return more(call);
-  });
-}
+const signedIn = (more: (call: MockCall) => Answer | Promise<Answer>, me: unknown = ORG_ADMIN) =>
+  signedInToConsole(me, (call) =>
+    call.url.pathname.startsWith(`/console/organisations/${ORG}/members`)
+      ? { status: 200, body: { members: [], total: 0, totalExact: true, page: 1, pageSize: 25 } }
+      : more(call),
+  );
 
 /** Opens /admin/webhooks with the stand-in; answers the recorded calls once the section shows. */
 async function open(standIn: ReturnType<typeof webhooksStandIn>) {
@@ -260,11 +241,11 @@ describe('the Webhooks section', () => {
           (screen.getByRole('form', { name: t.add }).querySelector('input[type="url"]') as HTMLInputElement)
             .value,
         ).toBe('');
-        fireEvent.click(within(panel).getByRole('button', { name: t.copy }));
-        expect(await screen.findByText(t.copied)).toBeTruthy();
+        fireEvent.click(within(panel).getByRole('button', { name: consoleCopy.shownSecret.copy }));
+        expect(await screen.findByText(consoleCopy.shownSecret.copied)).toBeTruthy();
         expect(writeText).toHaveBeenCalledWith(SECRET);
         // "I have copied the secret": gone from the page.
-        fireEvent.click(within(panel).getByRole('button', { name: t.done }));
+        fireEvent.click(within(panel).getByRole('button', { name: consoleCopy.shownSecret.done }));
         expect(document.body.textContent).not.toContain(SECRET);
       },
     ],
@@ -344,6 +325,26 @@ describe('the Webhooks section', () => {
         expect(field.value).toBe('https://10.0.0.5/hook');
         expect(screen.queryByRole('alert')).toBeNull();
         expect(screen.queryByTestId('webhook-secret')).toBeNull();
+      },
+    ],
+    [
+      'a receiver that redirects the test request sent at save: the reason beside the field, nothing added, no secret',
+      async () => {
+        const message =
+          'The test request sent to the URL failed (HTTP 302): The receiver answered with a redirect; redirects are not followed.';
+        const calls = await open(
+          webhooksStandIn({
+            refuse: { status: 400, body: { errorCode: 'WEBHOOK_URL_REFUSED', reason: 'redirect', message } },
+          }),
+        );
+        await addEndpoint(HOOK);
+        const field = screen.getByLabelText(t.url) as HTMLInputElement;
+        expect(await screen.findByText(message)).toBeTruthy();
+        expect(field.getAttribute('aria-invalid')).toBe('true');
+        expect(field.value).toBe(HOOK);
+        expect(sent(calls, 'POST')).toHaveLength(1);
+        expect(screen.queryByTestId('webhook-secret')).toBeNull();
+        expect(screen.queryByText(t.added(HOOK))).toBeNull();
       },
     ],
     [

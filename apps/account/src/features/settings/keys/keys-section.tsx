@@ -4,6 +4,8 @@ import { FormErrors } from '../../../shared/ui/form-errors.tsx';
 import { TextField } from '../../../shared/ui/text-field.tsx';
 import { decideKeyName } from './decide-key-name.ts';
 import type { KeyCopy, KeyRow, KeysView } from './select-keys.ts';
+import { formatDateTime } from '../../../i18n/format.ts';
+import { copy } from '../../../copy.ts';
 
 /** What the section needs from the account page's model, for one kind of key. */
 export interface KeysModel {
@@ -33,7 +35,7 @@ function RenameForm({ row, model, text, done }: KeyProps & { done: () => void })
   return (
     <form onSubmit={submit} aria-busy={model.busy}>
       <TextField
-        label={text.renameTo(row.name)}
+        label={copy.keys.renameTo(row.name)}
         value={name}
         errors={error}
         autoFocus
@@ -41,10 +43,10 @@ function RenameForm({ row, model, text, done }: KeyProps & { done: () => void })
         onChange={(e) => setName(e.target.value)}
       />
       <button type="submit" className="button" disabled={model.busy}>
-        {text.saveName}
+        {copy.keys.saveName}
       </button>{' '}
       <button type="button" className="button secondary" onClick={done}>
-        {text.cancel}
+        {copy.keys.cancel}
       </button>
     </form>
   );
@@ -52,14 +54,14 @@ function RenameForm({ row, model, text, done }: KeyProps & { done: () => void })
 
 function KeyItem({ row, model, text, testId }: KeyProps & { testId: string }) {
   const [renaming, setRenaming] = useState(false);
-  const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : text.neverUsed);
+  const when = (iso: string | null) => (iso ? formatDateTime(iso) : copy.keys.neverUsed);
   return (
     <li data-testid={testId}>
       <strong>{row.name}</strong>
       <dl>
-        <dt>{text.addedOn}</dt>
+        <dt>{copy.keys.addedOn}</dt>
         <dd>{when(row.addedAt)}</dd>
-        <dt>{text.lastUsed}</dt>
+        <dt>{copy.keys.lastUsed}</dt>
         <dd>{when(row.lastUsedAt)}</dd>
       </dl>
       {renaming ? (
@@ -73,7 +75,7 @@ function KeyItem({ row, model, text, testId }: KeyProps & { testId: string }) {
             aria-label={text.renameLabel(row.name)}
             onClick={() => setRenaming(true)}
           >
-            {text.rename}
+            {copy.keys.rename}
           </button>{' '}
           <button
             type="button"
@@ -82,7 +84,7 @@ function KeyItem({ row, model, text, testId }: KeyProps & { testId: string }) {
             aria-label={text.removeLabel(row.name)}
             onClick={() => void model.remove(row.id)}
           >
-            {text.remove}
+            {copy.keys.remove}
           </button>
         </>
       )}

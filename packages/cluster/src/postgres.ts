@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './free-port.ts';
+import { freePortsApart } from './free-ports.ts';
 
 export interface Cluster {
   url: string;
@@ -16,14 +16,15 @@ export interface Cluster {
 }
 
 /**
- * Starts a throwaway PostgreSQL cluster on a free loopback port. PostgreSQL refuses
+ * Starts a throwaway PostgreSQL cluster on a free loopback port: for `npm run start:cluster` and
+ * `npm run pg:cluster` (a runtime tool, hence here and not in the test kit) and the tests' runs. PostgreSQL refuses
  * to run as root, so as root the cluster belongs to the `postgres` system user.
  */
 export async function startCluster(): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), 'pg-cluster-'));
   chmodSync(dir, 0o777);
   const data = join(dir, 'data');
-  const port = await freePort();
+  const [port] = await freePortsApart(1);
   const asRoot = process.getuid?.() === 0;
   const command = (cmd: string, args: string[]): [string, string[]] =>
     asRoot ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];

@@ -1,0 +1,81 @@
+// The Provisioning (SCIM) section's English texts (a catalogue: src/i18n/catalogue.ts).
+// The set-up steps match docs/sso-and-provisioning.md, "Provisioning (SCIM)".
+
+export const scimEn = {
+  intro:
+    'Let your directory (Microsoft Entra ID, Okta or another SCIM 2.0 client) create, update and remove the accounts of your organisation. Give it the base URL and a token below.',
+  on: 'Provisioning is on: your directory manages the accounts it created. People of your domains are no longer created at their first sign-in.',
+  off: 'Provisioning is off: create a token to turn it on.',
+  baseUrl: 'SCIM base URL (Tenant URL)',
+  copyBaseUrl: 'Copy the base URL',
+  copied: 'Copied.',
+  copyFailed: 'Could not copy: select the text and copy it yourself.',
+  tokens: {
+    heading: 'Tokens',
+    intro: 'Your directory sends a token with every request. Each token works until you revoke it.',
+    name: 'Name',
+    createHeading: 'Create a token',
+    nameHint: 'For example "Entra ID provisioning". Shown in this list only.',
+    create: 'Create token',
+    nameRequired: 'Enter a name.',
+    nameTooLong: ['Use at most {max} characters for the name.', 'max'],
+    limitReached: [
+      'Your organisation already has {max} tokens, the most it may have. Revoke one you no longer use first.',
+      'max',
+    ],
+    created: ['Token {name} created.', 'name'],
+    tokenHeading: 'Your new token',
+    tokenOnce:
+      "Copy the token now and paste it into your directory as its secret token. You won't see it again: we keep only a fingerprint of it.",
+    copy: 'Copy token',
+    copiedToken: 'Token copied.',
+    done: 'I have copied the token',
+    createdAt: 'Created',
+    lastUsed: 'Last used',
+    never: 'Never',
+    createdBy: 'Created by',
+    revoke: 'Revoke',
+    revokeNamed: ['Revoke {name}', 'name'],
+    confirmRevoke: [
+      "Revoke {name}? Your directory's next request with it is refused, so it can no longer create, change or remove accounts. This cannot be undone.",
+      'name',
+    ],
+    confirm: 'Yes, revoke',
+    cancel: 'Cancel',
+    revoked: ['Token {name} revoked.', 'name'],
+    empty: 'No tokens yet.',
+  },
+  mappings: {
+    heading: 'Group mapping',
+    intro:
+      "Your directory's groups decide the role and scope groups of the people it provisions. A person in no mapped group gets no scope groups, and the Member role when a mapping sets roles. A role set here can't be changed in the console.",
+    group: 'Directory group',
+    groupHint: 'The group name exactly as your directory sends it (its display name).',
+    role: 'Role',
+    roles: { user: 'Member', 'org-admin': 'Org admin', none: 'No role (scope groups only)' },
+    scopeGroups: 'Scope groups',
+    moreScopeGroups: 'Other scope groups (separated by commas)',
+    noScopeGroups: 'Your organisation has no scope groups yet: type their names below.',
+    rowLabel: ['Mapping {n}', 'n'],
+    add: 'Add a mapping',
+    remove: ['Remove mapping {n}', 'n'],
+    save: 'Save group mapping',
+    saved: 'Group mapping saved. It applies at the next change your directory sends.',
+    empty: 'No groups are mapped: your directory creates and removes members only.',
+    invalid: 'Check the mappings marked below.',
+    tooMany: ['Use at most {max} mappings.', 'max'],
+    groupRequired: 'Enter the group name.',
+    groupTooLong: ['Use at most {max} characters for the group name.', 'max'],
+    duplicate: 'This group is mapped twice: keep one mapping per group.',
+    grantsNothing: 'Choose a role or at least one scope group.',
+    tooManyScopeGroups: ['Use at most {max} scope groups.', 'max'],
+    badScopeGroup: ['"{group}" is not a scope group name.', 'group'],
+  },
+  managedByDirectory: 'Managed by your directory',
+  managedNote:
+    "This person's role comes from your directory's groups (Provisioning). Change their groups in your directory to change it.",
+  removedByDirectory:
+    'Your directory removed this person: the record stays for the audit trail. To give them access again, assign them in your directory.',
+  managedRefused:
+    "This role is managed by your directory: change the person's groups there. The console can't change it.",
+} as const;
