@@ -1,6 +1,7 @@
 // The container engine of `npm run image`, `npm run deploy:local` and the production test stage:
-// podman (installed and configured when running as root on Debian and missing), or docker where it
-// is present and podman is not. Plain JavaScript: it runs before anything is compiled.
+// podman (installed and configured when running as root on Debian and missing), or docker where
+// podman cannot be installed and a docker daemon answers (a docker client alone is not an engine).
+// Plain JavaScript: it runs before anything is compiled.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -24,17 +25,24 @@ const CONTAINERS_CONF =
 
 export class EngineMissing extends Error {}
 
+/** Whether a docker daemon answers (`docker info` within 10 s), not only whether its client is installed. */
+const dockerAnswers = () =>
+  has('docker') && spawnSync('docker', ['info'], { stdio: 'ignore', timeout: 10_000 }).status === 0;
+
 /**
  * The engine to use: `{ cmd, env, podman }`. Installs podman (with runc and mmdebstrap) through
  * apt-get when running as root on Debian and neither engine is present; throws EngineMissing with
  * one sentence saying why otherwise.
  */
 export function engine() {
-  if (!has('podman') && has('docker')) return { cmd: 'docker', env: process.env, podman: false };
   if (!has('podman')) {
-    if (process.getuid?.() !== 0 || !existsSync('/etc/debian_version') || !has('apt-get')) {
+    const canInstall = process.getuid?.() === 0 && existsSync('/etc/debian_version') && has('apt-get');
+    // docker only where its daemon answers: a machine may have the client alone (no engine behind
+    // it), and podman, installable here, is the engine the production stage plays manifests with.
+    if (!canInstall && dockerAnswers()) return { cmd: 'docker', env: process.env, podman: false };
+    if (!canInstall) {
       throw new EngineMissing(
-        'No container engine: podman is not installed, and it can only be installed here as root on Debian (apt-get install podman runc mmdebstrap).',
+        'No container engine: podman is not installed, docker (if present) has no daemon answering, and podman can only be installed here as root on Debian (apt-get install podman runc mmdebstrap).',
       );
     }
     console.log('Installing podman, runc and mmdebstrap (apt-get)…');
