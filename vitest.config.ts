@@ -6,6 +6,19 @@ import { DISABLE_PROTO_FLAG } from './packages/service-kit/src/prototype.ts';
 // TEST_DB=postgres re-runs only the database-backed suites against a throwaway PostgreSQL cluster
 // (see scripts/test.mjs).
 const onPostgres = process.env.TEST_DB === 'postgres';
+// `npm test` sets TEST_INTEGRATION=postgres when its PostgreSQL stage runs every integration suite:
+// the PGlite run then keeps the unit tests and only the integration suites about the embedded system
+// (the database package and the other shared packages, `npm start`'s entry points and demo, the
+// queries written for PGlite's one connection), instead of running all of them a second time. The
+// browser journeys on one process run every flow on PGlite. Unset (`npx vitest run`, or a machine
+// without PostgreSQL), every suite runs on PGlite. docs/decisions/0025-integration-suites-once.md.
+const integrationOnPostgres = process.env.TEST_INTEGRATION === 'postgres';
+const EMBEDDED_INTEGRATION = [
+  'packages/**/*.int.test.ts',
+  'dev/test/**/*.int.test.ts',
+  'services/identity/test/flows/login/login-queries.int.test.ts',
+  'services/oauth2/test/persistence.int.test.ts',
+];
 
 // Every test worker runs as every service process does: without Object.prototype.__proto__
 // (packages/service-kit/src/prototype.ts), so that a test sees what production would.
@@ -56,7 +69,9 @@ export default defineConfig({
               ...shared,
               ...sharedWorker,
               name: 'services',
-              include: ['{services,packages,dev,bench}/**/*.test.{ts,tsx}'],
+              include: integrationOnPostgres
+                ? ['{services,packages,dev,bench}/**/!(*.int).test.{ts,tsx}', ...EMBEDDED_INTEGRATION]
+                : ['{services,packages,dev,bench}/**/*.test.{ts,tsx}'],
               // `*.pg.int.test.ts`: behaviour only a PostgreSQL server has (lost connections); they
               // run in the PostgreSQL stage only, rather than being skipped here.
               exclude: ['**/node_modules/**', '**/*.pg.int.test.ts'],

@@ -8,14 +8,18 @@ import { DISABLE_PROTO_FLAG } from '@acme/service-kit/prototype';
 // or load balancer can change, and each keyboard journey (password, 2FA, recovery, invitation, SSO,
 // Microsoft 365) has a twin driven by the mouse that the cluster still runs through its instances.
 const APP_ONLY = ['signed-in-layouts.e2e.ts', 'accessibility.e2e.ts', 'keyboard.e2e.ts'];
+// `npm test` runs them as a stage of their own beside the rest (E2E_PART=app, and =journeys for the
+// rest); unset runs every file.
+const part = process.env.E2E_PART;
+const cluster = process.env.E2E_TARGET === 'cluster';
 
 // Browser journeys: one system started for the whole run (global-setup.ts), files run one
 // after another so the two cores are not fighting over Chromium and argon2 at once.
 export default defineConfig({
   test: {
     root: import.meta.dirname,
-    include: ['**/*.e2e.ts'],
-    exclude: ['**/node_modules/**', ...(process.env.E2E_TARGET === 'cluster' ? APP_ONLY : [])],
+    include: part === 'app' ? APP_ONLY : ['**/*.e2e.ts'],
+    exclude: ['**/node_modules/**', ...(cluster || part === 'journeys' ? APP_ONLY : [])],
     globalSetup: ['./global-setup.ts'],
     fileParallelism: false,
     // The files share their worker process, one after another: no fresh process, module graph and

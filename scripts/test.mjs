@@ -45,6 +45,22 @@ function ensureNginx() {
   );
 }
 
+// Debian's Prometheus: the PostgreSQL stage's test that a real Prometheus scrapes every process of the
+// cluster (dev/test/cluster/prometheus.pg.int.test.ts runs /usr/bin/prometheus). Its package's service
+// is not started by the install where no init system runs (policy-rc.d in containers).
+const PROMETHEUS = '/usr/bin/prometheus';
+function ensurePrometheus() {
+  if (existsSync(PROMETHEUS)) return true;
+  if (process.getuid?.() !== 0 || !has('apt-get')) return false;
+  console.log('Installing Prometheus (it scrapes the cluster in one PostgreSQL-stage test)…');
+  const ok = (cmd) => spawnSync('sh', ['-c', cmd], { stdio: 'inherit' }).status === 0;
+  return (
+    ok('apt-get update -qq') &&
+    ok('DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null') &&
+    existsSync(PROMETHEUS)
+  );
+}
+
 // podman (installed and configured as root on Debian, scripts/containers.mjs) for the production
 // stage. Where it cannot be had, the stage fails and says why, once, loudly.
 let engineMissing = 'podman';
@@ -108,6 +124,21 @@ function ensurePostgres() {
 }
 const vitest = (...args) => [bin('vitest'), 'run', ...args];
 const e2e = ['--config', 'e2e/vitest.config.ts'];
+
+// Each journey stage runs in a network namespace of its own (as root, with util-linux's `unshare` and
+// iproute2's `ip`): its system, its stand-ins and its Chromium on a loopback no other stage shares.
+// podman making and removing pods then no longer changes the network those browsers see (Chromium fails
+// a page load at that moment with ERR_NETWORK_CHANGED), so the production stage runs beside the
+// journeys instead of after them, and two journey stages may use the same ports. Without it, the
+// stages that would collide run one after another.
+const ip = ['/usr/sbin/ip', '/sbin/ip', '/usr/bin/ip'].find((p) => existsSync(p));
+const ownNetwork =
+  process.getuid?.() === 0 &&
+  ip !== undefined &&
+  spawnSync('unshare', ['--net', 'true'], { stdio: 'ignore' }).status === 0;
+const inOwnNetwork = (argv) =>
+  ownNetwork ? ['unshare', '--net', 'sh', '-c', `${ip} link set lo up && exec "$@"`, 'sh', ...argv] : argv;
+const afterJourneys = ownNetwork ? [] : ['e2e', 'e2e-app', 'e2e-cluster'];
 const stages = [
   // Compiles what is stale (the journeys' global set-up and a few integration tests run it too):
   // here once, before the stages that would otherwise each compile the same files concurrently.
@@ -140,6 +171,7 @@ const stages = [
     },
     after: ['compile', 'build'],
     needs: ['chromium', 'nginx', 'postgres'],
+    journey: true,
   },
   // The journeys on one process: mostly waiting on a browser, so they run beside everything else.
   {
@@ -148,11 +180,48 @@ const stages = [
     cmd: vitest(...e2e),
     env: {
       E2E_TARGET: 'process',
+      E2E_PART: 'journeys',
       E2E_PORT_OFFSET: process.env.E2E_PORT_OFFSET ?? '10000',
       TEST_PORT_SLOT: '2',
     },
     after: ['compile', 'build'],
     needs: ['chromium'],
+    journey: true,
+  },
+  // The files about the app itself (every screen's layout and axe, in two languages; the keyboard
+  // journeys), on a system of their own: beside the journeys in a network of its own, else after them
+  // on the same ports.
+  {
+    id: 'e2e-app',
+    name: "end-to-end: the app's screens (layouts, axe, keyboard) in Chromium",
+    cmd: vitest(...e2e),
+    env: {
+      E2E_TARGET: 'process',
+      E2E_PART: 'app',
+      E2E_PORT_OFFSET: process.env.E2E_PORT_OFFSET ?? '10000',
+      TEST_PORT_SLOT: '5',
+    },
+    after: ownNetwork ? ['compile', 'build'] : ['compile', 'build', 'e2e'],
+    needs: ['chromium'],
+    journey: true,
+  },
+  // The longest of the stages that fill the cores: started first.
+  {
+    id: 'postgres',
+    name: 'integration suites on a throwaway PostgreSQL cluster',
+    cmd: vitest(),
+    env: { TEST_DB: 'postgres', TEST_PORT_SLOT: '1' },
+    after: ['compile'],
+    needs: ['nginx', 'postgres', 'prometheus'],
+  },
+  {
+    id: 'vitest',
+    name: 'unit and integration tests on PGlite',
+    cmd: vitest(),
+    // Each stage's own slice of ports for the servers its tests start (@acme/cluster/free-ports).
+    env: { TEST_PORT_SLOT: '0' },
+    after: ['compile'],
+    needs: ['nginx'],
   },
   { id: 'lint', name: 'lint', cmd: [bin('eslint'), '.', '--max-warnings=0'] },
   { id: 'format', name: 'format', cmd: [bin('prettier'), '--check', '--log-level=warn', '.'] },
@@ -185,15 +254,6 @@ const stages = [
     cmd: ['sh', '-c', nginxCheck],
     needs: ['nginx'],
   },
-  {
-    id: 'vitest',
-    name: 'unit and integration tests on PGlite',
-    cmd: vitest(),
-    // Each stage's own slice of ports for the servers its tests start (@acme/cluster/free-ports).
-    env: { TEST_PORT_SLOT: '0' },
-    after: ['compile'],
-    needs: ['nginx'],
-  },
   // The images built from the output of the compile and build stages (`npm run image -- --built`:
   // no npm ci inside the build), their size, contents and refusals checked, then the Kubernetes
   // manifests played by `npm run deploy:local` and a browser signing in through them (deploy/test/).
@@ -206,23 +266,15 @@ const stages = [
       `node scripts/image.mjs --built && ${bin('vitest')} run --config deploy/vitest.config.ts`,
     ],
     env: { DEPLOY_PORT_OFFSET: process.env.DEPLOY_PORT_OFFSET ?? '0', TEST_PORT_SLOT: '4' },
-    // After the journeys: podman making and removing its pods changes the host's network, which
-    // Chromium reports to a page loading at that moment as net::ERR_NETWORK_CHANGED (a journey
-    // failed so in a fresh-clone run while this stage ran beside it).
-    after: ['compile', 'build', 'e2e', 'e2e-cluster'],
+    // Beside the journeys when they each have a network of their own, else after them: podman making
+    // and removing its pods changes the host's network, which Chromium reports to a page loading at
+    // that moment as net::ERR_NETWORK_CHANGED (a journey failed so in a fresh-clone run).
+    after: ['compile', 'build', ...afterJourneys],
     needs: ['podman', 'chromium'],
     // About 55-65 CPU-seconds over three minutes (measured here: the image build 16-26, the
     // containers 27-31, the browser and the tests the rest): it waits on podman and the pods, so it runs
     // beside the three lanes instead of taking one.
     beside: true,
-  },
-  {
-    id: 'postgres',
-    name: 'integration tests on a throwaway PostgreSQL cluster',
-    cmd: vitest(),
-    env: { TEST_DB: 'postgres', TEST_PORT_SLOT: '1' },
-    after: ['compile'],
-    needs: ['nginx', 'postgres'],
   },
 ];
 // `npm test -- <id>…` runs only those stages (their `after` stages only when named too).
@@ -234,10 +286,11 @@ if (unknown.length > 0) {
 }
 const selected = wanted.length > 0 ? stages.filter((s) => wanted.includes(s.id)) : stages;
 
-// How many stages run at once: one more than the cores by default (TEST_CONCURRENCY overrides; 1 runs
-// them one after another). The two journey stages keep about 0.7 of a core busy each (the rest is
-// waiting on a browser, timers and the database), so they run together from the start while the
-// third lane takes the static checks and the Vitest runs, which fill the cores that are left.
+// How many lanes of stages run at once: one more than the cores by default (TEST_CONCURRENCY overrides;
+// 1 runs the stages one after another). A journey stage takes a third of a lane: each keeps about a
+// quarter of a core busy (measured: 187 CPU-s in 748 s on one process, 137 in 463 s on the cluster; the
+// rest is waiting on a browser, timers and the database), so the three start together from the
+// beginning while two lanes take the static checks and the Vitest runs, which fill the cores.
 const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY) || availableParallelism() + 1);
 
 // What each need is, and what to install where it is missing.
@@ -257,6 +310,11 @@ const NEEDS = {
     what: "PostgreSQL's initdb and pg_ctl, for the throwaway clusters",
     install: 'apt-get install postgresql (or put its bin/ on PATH)',
   },
+  prometheus: {
+    check: ensurePrometheus,
+    what: 'Prometheus (/usr/bin/prometheus), which scrapes the cluster in one PostgreSQL-stage test',
+    install: 'apt-get install prometheus',
+  },
   podman: { check: ensurePodman, what: 'a container engine, for the production images', install: '' },
 };
 // Found where they are, installed (apt-get) only when running as root, before anything runs and one
@@ -265,6 +323,14 @@ const missing = {};
 for (const need of new Set(selected.flatMap((s) => s.needs ?? []))) {
   if (!NEEDS[need].check())
     missing[need] = need === 'podman' ? engineMissing : `${NEEDS[need].what}: ${NEEDS[need].install}`;
+}
+// Every integration suite runs once on PostgreSQL when that stage runs; the PGlite stage then keeps its
+// unit tests and the suites about the embedded system (vitest.config.ts, TEST_INTEGRATION).
+const postgresStage = selected.find((s) => s.id === 'postgres');
+if (postgresStage && postgresStage.needs.every((need) => !missing[need])) {
+  const pglite = stages.find((s) => s.id === 'vitest');
+  pglite.env = { ...pglite.env, TEST_INTEGRATION: 'postgres' };
+  pglite.name = 'unit tests and the embedded-database suites on PGlite';
 }
 // Under CI a missing need fails the run; on a laptop the stages that can run do, and the summary says
 // which did not.
@@ -337,11 +403,13 @@ function cpuSeconds(text) {
 }
 function runStage(stage, index) {
   const report = join(reports, `stage-${index}.json`);
-  const [cmd, ...originalArgs] = stage.cmd;
-  const args =
-    cmd === bin('vitest')
+  const [program, ...originalArgs] = stage.cmd;
+  const [cmd, ...args] = (stage.journey ? inOwnNetwork : (argv) => argv)([
+    program === 'node' ? process.execPath : program,
+    ...(program === bin('vitest')
       ? [...originalArgs, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`]
-      : originalArgs;
+      : originalArgs),
+  ]);
   const started = Date.now();
   const chunks = [];
   const times = [];
@@ -350,15 +418,11 @@ function runStage(stage, index) {
     // processes once they have ended: where the run's time goes, and what a change saves, whatever
     // else the machine was doing. Daemons the stage starts (PostgreSQL's server, podman's
     // containers) are not its children and are not counted.
-    const child = spawn(
-      'sh',
-      ['-c', '"$@"; rc=$?; times >&3; exit $rc', 'sh', cmd === 'node' ? process.execPath : cmd, ...args],
-      {
-        cwd: join(root, stage.cwd ?? '.'),
-        stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
-        env: { ...process.env, ...color, ...compileCache, ...stage.env },
-      },
-    );
+    const child = spawn('sh', ['-c', '"$@"; rc=$?; times >&3; exit $rc', 'sh', cmd, ...args], {
+      cwd: join(root, stage.cwd ?? '.'),
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      env: { ...process.env, ...color, ...compileCache, ...stage.env },
+    });
     child.stdout.on('data', (c) => chunks.push(c));
     child.stderr.on('data', (c) => chunks.push(c));
     child.stdio[3].on('data', (c) => times.push(c));
@@ -380,15 +444,17 @@ function runStage(stage, index) {
   });
 }
 
+const lane = (stage) => (stage.beside ? 0 : stage.journey && concurrency > 1 ? 1 / 3 : 1);
 const runStarted = Date.now();
 const outcomes = new Map();
 const running = new Set();
 await new Promise((allDone) => {
   const startReady = () => {
     for (const [index, stage] of selected.entries()) {
-      // A stage that runs `beside` the others (mostly waiting) does not take a lane.
-      const lanes = [...running].filter((id) => !stages.find((s) => s.id === id).beside).length;
-      if (lanes >= concurrency && !stage.beside) continue;
+      // A stage takes a lane, a journey stage a third of one, and a stage that runs `beside` the others
+      // (mostly waiting) none.
+      const used = [...running].reduce((sum, id) => sum + lane(stages.find((s) => s.id === id)), 0);
+      if (lane(stage) > 0 && used + lane(stage) > concurrency + 1e-9) continue;
       if (outcomes.has(stage.id) || running.has(stage.id)) continue;
       const waitsFor = (stage.after ?? []).filter((id) => selected.some((s) => s.id === id));
       if (!waitsFor.every((id) => outcomes.has(id))) continue;
