@@ -199,6 +199,10 @@ export async function seed(db: Database, people: number, options: SeedOptions): 
   }
   await sql`drop table seed_orgs`.execute(k);
   for (const index of secondary.rows) await sql.raw(index.indexdef).execute(k);
-  for (const table of SEEDED_TABLES) await sql.raw(`analyze ${table}`).execute(k);
+  // As autovacuum would have left tables loaded long ago: statistics, the visibility map (index-only
+  // scans) and hint bits set. Without it, autovacuum works through the fresh million rows while the
+  // workloads run, and the first reads of each page write its hint bits: both land in the latencies
+  // measured at the largest size (SCIM's `eq` lookup at p99 40 ms, against 2 ms at 10k).
+  for (const table of SEEDED_TABLES) await sql.raw(`vacuum (analyze) ${table}`).execute(k);
   return plan;
 }
