@@ -87,6 +87,36 @@ export async function createUser(
   return { id: user.id, identityId: user.identityId, email, password };
 }
 
+/**
+ * A fresh organisation (`org`: its products and subscription) with one password member, through the
+ * user service's admin API.
+ */
+export async function organisationWithMember(
+  urls: SystemUrls,
+  org: { products: string[]; subscriptionStatus: 'subscribed' | 'not_subscribed' },
+): Promise<{ email: string; password: string }> {
+  const tag = randomBytes(4).toString('hex');
+  const domain = `org-${tag}.test`;
+  const { id } = await adminJson<{ id: string }>(`${urls.usersAdmin}/admin/organisations`, {
+    method: 'POST',
+    body: JSON.stringify({ name: `Org ${tag}`, domains: [domain], ...org }),
+  });
+  const email = `member@${domain}`;
+  const password = `Journey-${randomBytes(6).toString('hex')}!1`;
+  await adminJson(`${urls.usersAdmin}/admin/users`, {
+    method: 'POST',
+    body: JSON.stringify({
+      organisationId: id,
+      email,
+      firstName: 'Org',
+      lastName: 'Member',
+      role: 'member',
+      password,
+    }),
+  });
+  return { email, password };
+}
+
 export interface Invited {
   id: string;
   identityId: string;
