@@ -1,14 +1,27 @@
 import type { Page } from 'playwright-core';
+import { DEMO_FABRIKAM_PASSWORD, DEMO_NORTHWIND_PASSWORD } from '@acme/dev';
+import { ssoDe } from '../apps/account/src/features/admin-console/i18n/sso.de.ts';
+import { ssoEn } from '../apps/account/src/features/admin-console/i18n/sso.en.ts';
+import { de as flowDe } from '../services/identity/src/ui/messages.de.ts';
+import { en as flowEn } from '../services/identity/src/ui/messages.en.ts';
 import type { SystemUrls } from './browser.ts';
-import { createUser, identityAdmin, organisationWithMember, type TestUser } from './fixtures.ts';
+import {
+  createUser,
+  identityAdmin,
+  organisationWithMember,
+  ssoOrganisation,
+  type TestUser,
+} from './fixtures.ts';
 import { EXPIRING_DEVICE_CLIENT } from './global-setup.ts';
 import { codeIn, newestMail } from './mailbox.ts';
+import { noAutofill, virtualAuthenticator } from './webauthn.ts';
 import {
   button,
   deviceCode,
   fill,
   freshLogin,
   heading,
+  signOut,
   T,
   text,
   typeEmail,
@@ -17,9 +30,11 @@ import {
 } from './screens.ts';
 
 // The screens the other reachers (screens.ts) do not pass through: the later steps of "Forgot
-// password", a device denied and a device code expired, the login's "Verify your email address"
-// step, the SSO step's redirect loop and a product's Access Denied page. One browser, in either
-// language; each screen is checked by LanguageCheck (accessibility.e2e.ts).
+// password", a device denied and a device code expired, a security key in the settings and on the
+// 2FA step, the login's "Verify your email address" step, the SSO step's redirect loop, the
+// break-glass password step refusing a member, a product's Access Denied page, the console's SSO
+// test pop-up, and Microsoft 365's "not connected" and "admin consent required". One browser, in either language; each screen is checked by LanguageCheck
+// (accessibility.e2e.ts).
 
 /** The demo system's support address, which the Access Denied page names. */
 const SUPPORT = 'support@acme.test';
@@ -38,8 +53,8 @@ async function typePassword(page: Page, texts: Texts, password: string): Promise
   await button(page, texts.common.continue).click();
 }
 
-/** SSO bookkeeping cookies as a redirect loop leaves them (cookies are per host, not per port). */
-async function loopCookies(page: Page, urls: SystemUrls, values: Record<string, string>): Promise<void> {
+/** SSO bookkeeping cookies, as a redirect loop or a return from the provider leaves them (per host, not per port). */
+async function ssoCookies(page: Page, urls: SystemUrls, values: Record<string, string>): Promise<void> {
   const domain = new URL(urls.platform).hostname;
   await page
     .context()
@@ -58,7 +73,8 @@ const recoveryScreens: Reacher = async (check, { page, urls, texts }) => {
     await heading(page, texts.forgotPassword.codeTitle);
     await code.waitFor(T);
   });
-  await code.fill(codeIn(await newestMail(urls, me.email)));
+  // The mail's language is the person's own (any subject naming the recovery code).
+  await code.fill(codeIn(await newestMail(urls, me.email, undefined, /recovery code|wiederherstellung/i)));
   await button(page, texts.common.continue).click();
   await check.screen('forgot password: new password', async () => {
     await heading(page, texts.forgotPassword.passwordTitle);
@@ -96,19 +112,59 @@ const deviceScreens: Reacher = async (check, { page, urls, texts }) => {
 };
 
 /**
- * Signed in, the address no longer verified (as after an administrator's change): the login page
- * asks to verify it.
+ * A security key (Chromium's virtual USB key) added in the account settings, then asked for on the
+ * 2FA step of the next sign-in; it signs in.
  */
-const unverifiedScreen: Reacher = async (check, { page, urls, texts }) => {
+const securityKeyScreens: Reacher = async (check, { page, urls, texts }) => {
   const me = person(page);
-  await identityAdmin(urls).patchIdentity(me.identityId, [
+  // No passkey autofill: the Email step would otherwise hold a WebAuthn request of its own.
+  await noAutofill(page);
+  await virtualAuthenticator(page.context(), page, 'usb');
+  const keys = page.getByTestId('security-keys');
+  await check.screen('settings: a security key', async () => {
+    await page.goto(`${urls.platform}/account/settings`);
+    await heading(page, texts.settings.title);
+    await keys.getByLabel(texts.securityKeys.name, { exact: true }).fill('YubiKey');
+    await keys.getByRole('button', { name: texts.securityKeys.add, exact: true }).click();
+    await text(page, texts.securityKeys.added);
+    await keys.getByTestId('security-key').getByText('YubiKey').waitFor(T);
+  });
+  await signOut(page, urls, texts);
+  await typeEmail(page, texts, me.email);
+  await typePassword(page, texts, me.password);
+  await check.screen('2FA step with a security key', async () => {
+    await heading(page, texts.login.mfa.title);
+    await button(page, texts.passkeys.securityKey).waitFor(T);
+  });
+  await button(page, texts.passkeys.securityKey).click();
+  await page.waitForURL(`${urls.platform}/research`, T);
+};
+
+/**
+ * A person past the second-factor grace period signs in: the login page asks to set up 2FA (no
+ * token yet). Their address no longer verified (as after an administrator's change), the same page
+ * asks to verify it first.
+ */
+const unverifiedScreens: Reacher = async (check, { page, urls, texts }) => {
+  const other = await createUser(urls);
+  const admin = identityAdmin(urls);
+  await admin.patchIdentity(other.identityId, [
+    { op: 'replace', path: '/traits/onboarding/mfaSetupDeadline', value: '2020-01-01T00:00:00.000Z' },
+  ]);
+  await freshLogin(page, urls);
+  await typeEmail(page, texts, other.email);
+  await typePassword(page, texts, other.password);
+  await check.screen('login: 2FA set-up required', async () => {
+    await heading(page, texts.login.mfaSetup.titleReset);
+    await page.getByLabel(texts.login.mfaSetup.installedCheckbox, { exact: true }).waitFor(T);
+  });
+  await admin.patchIdentity(other.identityId, [
     { op: 'replace', path: '/verifiable_addresses/0/verified', value: false },
   ]);
   await check.screen('login: verify your email', async () => {
-    await page.goto(`${urls.platform}/account/login`);
-    await typeEmail(page, texts, me.email);
+    await page.reload();
     await heading(page, texts.login.emailConfirmation.title);
-    await text(page, me.email);
+    await text(page, other.email);
   });
 };
 
@@ -116,19 +172,42 @@ const unverifiedScreen: Reacher = async (check, { page, urls, texts }) => {
 const redirectLoopScreens: Reacher = async (check, { page, urls, texts }) => {
   const alert = page.getByRole('alert').filter({ hasText: texts.login.sso.redirectLoop });
   await freshLogin(page, urls);
-  await loopCookies(page, urls, { sso_redirects: '6' });
+  await ssoCookies(page, urls, { sso_redirects: '6' });
   await check.screen('SSO: redirect loop', async () => {
     await typeEmail(page, texts, 'hopper@globex.test');
     await alert.waitFor(T);
     await button(page, texts.login.sso.tryAgain).waitFor(T);
   });
-  await loopCookies(page, urls, { sso_redirects: '6', sso_tries: '3' });
+  await ssoCookies(page, urls, { sso_redirects: '6', sso_tries: '3' });
   await check.screen('SSO: redirect loop, no tries left', async () => {
     await page.goto(`${urls.platform}/account/login`);
     await alert.waitFor(T);
     await text(page, texts.login.sso.loopFinal);
   });
   await button(page, texts.login.useAnotherEmail).click();
+  await heading(page, texts.login.email.title);
+};
+
+/**
+ * SSO enforced: from the SSO step (back from the provider, so it waits on Proceed) a member who is
+ * not the break-glass admin takes "Sign in with a password" and is refused on the Password step.
+ */
+const breakGlassScreen: Reacher = async (check, { page, urls, lang, texts }) => {
+  const { member, enforce } = await ssoOrganisation(urls);
+  await enforce();
+  await freshLogin(page, urls);
+  const lock = JSON.stringify({ id: 'screens-lock', expiresAt: Date.now() + 5 * 60_000 });
+  await ssoCookies(page, urls, { sso_redirect_lock: encodeURIComponent(lock) });
+  await typeEmail(page, texts, member.email);
+  await button(page, texts.login.sso.usePassword).click(T);
+  await heading(page, texts.login.password.title);
+  await typePassword(page, texts, member.password);
+  await check.screen('break-glass: password refused', async () => {
+    const refused = { en: flowEn, de: flowDe }[lang].ssoEnforced;
+    await page.getByRole('main').getByRole('alert').filter({ hasText: refused }).waitFor(T);
+    await heading(page, texts.login.password.title);
+  });
+  await button(page, texts.login.password.back).click();
   await heading(page, texts.login.email.title);
 };
 
@@ -147,11 +226,62 @@ const productDeniedScreen: Reacher = async (check, { page, urls, texts }) => {
   });
 };
 
+/** The console's Test sign-in pop-up (admin application) opened on its own: it says where it belongs. */
+const ssoTestPopupScreen: Reacher = async (check, { page, urls, lang }) => {
+  const sso = { en: ssoEn, de: ssoDe }[lang];
+  await check.screen('console: SSO test pop-up', async () => {
+    await page.goto(`${urls.apps.admin}/admin/sso/test-callback`);
+    await heading(page, sso.callbackTitle);
+    await text(page, sso.callbackNoOpener);
+  });
+};
+
+/** MAGIC's Microsoft 365 login: Continue, then the Entra stand-in's page in the pop-up (not ours: English). */
+async function m365SignIn(
+  page: Page,
+  urls: SystemUrls,
+  texts: Texts,
+  email: string,
+  password: string,
+): Promise<void> {
+  await page.context().clearCookies();
+  await page.goto(`${urls.magic}/account/m365-login`);
+  await heading(page, texts.m365.loginTitle);
+  const popup = page.waitForEvent('popup');
+  await button(page, texts.common.continue).click();
+  const entra = await popup;
+  await entra.getByLabel('Email').fill(email);
+  await entra.getByLabel('Password').fill(password);
+  await entra.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/**
+ * Microsoft 365 on MAGIC, people of the demo's tenants (only read here): Fabrikam's, whose
+ * organisation has no subscription, are told the account is not connected; Northwind's, whose
+ * administrator has not consented, that an administrator must.
+ */
+const m365Screens: Reacher = async (check, { page, urls, texts }) => {
+  await m365SignIn(page, urls, texts, 'alex@fabrikam.test', DEMO_FABRIKAM_PASSWORD);
+  await check.screen('m365: not connected', async () => {
+    await heading(page, texts.m365.notConnectedTitle);
+    await page.getByRole('link', { name: texts.m365.setUpSubscription, exact: true }).waitFor(T);
+  });
+  await m365SignIn(page, urls, texts, 'lee@northwind.test', DEMO_NORTHWIND_PASSWORD);
+  await check.screen('m365: admin consent required', async () => {
+    await heading(page, texts.m365.consentTitle);
+    await text(page, fill(texts.m365.consentText, { appName: 'MAGIC' }));
+  });
+};
+
 /** In order: each leaves the browser where the next starts. */
 export const moreScreens: readonly Reacher[] = [
   recoveryScreens,
   deviceScreens,
-  unverifiedScreen,
+  securityKeyScreens,
+  unverifiedScreens,
   redirectLoopScreens,
+  breakGlassScreen,
   productDeniedScreen,
+  ssoTestPopupScreen,
+  m365Screens,
 ];

@@ -58,6 +58,7 @@ export class LanguageCheck {
 interface Reach {
   page: Page;
   urls: SystemUrls;
+  lang: 'en' | 'de';
   texts: Texts;
   consent: ConsentTexts;
 }
@@ -107,7 +108,7 @@ export async function typeEmail(page: Page | Frame, texts: Texts, email: string)
  * Logs out through /account/logout; with `check`, the user service's answer to the logout is held
  * while axe looks at the "Signing you out" screen.
  */
-async function signOut(page: Page, urls: SystemUrls, texts: Texts, check?: LanguageCheck): Promise<void> {
+export async function signOut(page: Page, urls: SystemUrls, texts: Texts, check?: LanguageCheck): Promise<void> {
   let release = () => undefined as void;
   const held = new Promise<void>((resolve) => (release = resolve));
   const logout = '**/login/logout';
