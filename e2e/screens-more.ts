@@ -213,7 +213,10 @@ const breakGlassScreen: Reacher = async (check, { page, urls, lang, texts }) => 
 
 /** A member of an organisation without MAGIC signs in to MAGIC: its Access Denied page. */
 const productDeniedScreen: Reacher = async (check, { page, urls, texts }) => {
-  const member = await organisationWithMember(urls, { products: ['Platform'], subscriptionStatus: 'subscribed' });
+  const member = await organisationWithMember(urls, {
+    products: ['Platform'],
+    subscriptionStatus: 'subscribed',
+  });
   await page.context().clearCookies();
   await page.goto(`${urls.magic}/`);
   await page.waitForURL(/\/account\/login/, T);

@@ -69,7 +69,8 @@ export const T = { timeout: 30_000 };
 const CONTOSO_PASSWORD = 'Contoso-Demo-2026!';
 export const heading = (page: Page | Frame, name: string) =>
   page.getByRole('heading', { name, exact: true }).first().waitFor(T);
-export const text = (page: Page | Frame, shown: string) => page.getByText(shown, { exact: true }).first().waitFor(T);
+export const text = (page: Page | Frame, shown: string) =>
+  page.getByText(shown, { exact: true }).first().waitFor(T);
 export const button = (page: Page | Frame, name: string) => page.getByRole('button', { name, exact: true });
 
 /** The person these screens follow: made by self sign-up, later with a second factor. */
@@ -108,7 +109,12 @@ export async function typeEmail(page: Page | Frame, texts: Texts, email: string)
  * Logs out through /account/logout; with `check`, the user service's answer to the logout is held
  * while axe looks at the "Signing you out" screen.
  */
-export async function signOut(page: Page, urls: SystemUrls, texts: Texts, check?: LanguageCheck): Promise<void> {
+export async function signOut(
+  page: Page,
+  urls: SystemUrls,
+  texts: Texts,
+  check?: LanguageCheck,
+): Promise<void> {
   let release = () => undefined as void;
   const held = new Promise<void>((resolve) => (release = resolve));
   const logout = '**/login/logout';

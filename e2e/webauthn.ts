@@ -33,4 +33,3 @@ export const noAutofill = (page: Page) =>
   page.addInitScript(() => {
     PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false);
   });
-
