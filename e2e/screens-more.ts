@@ -167,6 +167,8 @@ const unverifiedScreens: Reacher = async (check, { page, urls, texts }) => {
     await page.reload();
     await heading(page, texts.login.emailConfirmation.title);
     await text(page, other.email);
+    // The login's own step (its heading is also the verification page's): its link to that page.
+    await page.getByRole('link', { name: texts.login.emailConfirmation.verifyNow, exact: true }).waitFor(T);
   });
 };
 
