@@ -84,10 +84,11 @@ const recoveryScreens: Reacher = async (check, { page, urls, texts }) => {
   await page.getByLabel(texts.password.label, { exact: true }).fill(me.password);
   await page.getByLabel(texts.password.confirmLabel, { exact: true }).fill(me.password);
   await button(page, texts.common.continue).click();
-  // The login page's authorization round trip ends before the browser is cleared for a fresh sign-in
-  // (cut short, it could leave its sign-in lock behind for the next one to wait on).
+  // The reset ends the recovery session and starts a fresh sign-in (no address remembered): the
+  // login page once it has its login challenge and has put it away.
   await page.waitForURL(/login_challenge=/, T);
-  await freshLogin(page, urls);
+  await page.waitForURL((u) => u.pathname === '/account/login' && !u.searchParams.has('login_challenge'), T);
+  await heading(page, texts.login.email.title);
   await typeEmail(page, texts, me.email);
   await typePassword(page, texts, me.password);
   await page.waitForURL(`${urls.platform}/research`, T);
