@@ -1,47 +1,18 @@
-import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { systemUrls, useBrowser } from './browser.ts';
-import type { SystemUrls } from './browser.ts';
-import { adminJson, createUser } from './fixtures.ts';
+import { createUser, organisationWithMember } from './fixtures.ts';
 import { submitPassword } from './journeys.ts';
 
 // The eight applications, the access guard and the welcome page, in a real browser against the
 // whole system. (The m365-on-Platform unauthorised-mode page is in m365.e2e.ts, beside the
 // Microsoft 365 sign-ins it starts from.)
 
-/** A fresh organisation with one password user, through the user service's admin API. */
-async function organisationWithUser(
-  urls: SystemUrls,
-  org: { products: string[]; subscriptionStatus: 'subscribed' | 'not_subscribed' },
-) {
-  const tag = randomBytes(4).toString('hex');
-  const domain = `org-${tag}.test`;
-  const { id } = await adminJson<{ id: string }>(`${urls.usersAdmin}/admin/organisations`, {
-    method: 'POST',
-    body: JSON.stringify({ name: `Org ${tag}`, domains: [domain], ...org }),
-  });
-  const email = `member@${domain}`;
-  const password = `Journey-${randomBytes(6).toString('hex')}!1`;
-  await adminJson(`${urls.usersAdmin}/admin/users`, {
-    method: 'POST',
-    body: JSON.stringify({
-      organisationId: id,
-      email,
-      firstName: 'Org',
-      lastName: 'Member',
-      role: 'member',
-      password,
-    }),
-  });
-  return { email, password };
-}
-
 describe('applications, access guard and welcome page, end to end', () => {
   const browser = useBrowser();
   const urls = systemUrls();
 
   it('a password user of an organisation without a subscription lands on the welcome page, and can log out', async () => {
-    const user = await organisationWithUser(urls, { products: [], subscriptionStatus: 'not_subscribed' });
+    const user = await organisationWithMember(urls, { products: [], subscriptionStatus: 'not_subscribed' });
     const { context, page } = await browser.newPage();
     await page.goto(`${urls.platform}/`);
     await page.waitForURL(/\/account\/login/);
@@ -66,7 +37,7 @@ describe('applications, access guard and welcome page, end to end', () => {
   });
 
   it('a user whose organisation lacks MAGIC gets the product Access Denied page on MAGIC', async () => {
-    const user = await organisationWithUser(urls, {
+    const user = await organisationWithMember(urls, {
       products: ['Platform'],
       subscriptionStatus: 'subscribed',
     });

@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { seriousViolations } from './axe.ts';
 import { systemUrls, useBrowser, type SystemUrls } from './browser.ts';
-import { adminJson } from './fixtures.ts';
+import { ssoOrganisation as organisation, type Member } from './fixtures.ts';
 import { enterEmail, openLogin, signInWithPassword } from './journeys.ts';
 
 // Issue 20, item 14: an organisation whose SSO provider enforces SSO has no password sign-in, except
@@ -17,58 +16,6 @@ const SSO_MANAGED =
   'Your organisation signs you in through its identity provider (single sign-on), so your email address, password and passkeys are managed there and can not be changed here.';
 const SSO_ENFORCED =
   "Your organisation requires single sign-on (SSO). Sign in through your organisation's identity provider: a password can not be used or reset for this address.";
-
-interface Member {
-  id: string;
-  email: string;
-  password: string;
-}
-
-/** An organisation (its own domain) with an org-admin and a member, and how the operator enforces SSO. */
-async function organisation(urls: SystemUrls) {
-  const label = `bg${randomBytes(4).toString('hex')}`;
-  const domain = `${label}.test`;
-  const org = await adminJson<{ id: string }>(`${urls.usersAdmin}/admin/organisations`, {
-    method: 'POST',
-    body: JSON.stringify({ name: `Break-glass ${label}`, domains: [domain], products: ['Platform'] }),
-  });
-  const user = async (local: string, role: string): Promise<Member> => {
-    const email = `${local}@${domain}`;
-    const password = `Journey-${randomBytes(6).toString('hex')}!1`;
-    const created = await adminJson<{ id: string }>(`${urls.usersAdmin}/admin/users`, {
-      method: 'POST',
-      body: JSON.stringify({
-        organisationId: org.id,
-        email,
-        firstName: 'Break',
-        lastName: 'Glass',
-        role,
-        password,
-      }),
-    });
-    return { id: created.id, email, password };
-  };
-  const admin = await user('root', 'org-admin');
-  const member = await user('member', 'member');
-  /** SSO enforced, the org-admin exempted (the break-glass admin). */
-  const enforce = async () => {
-    await adminJson(`${urls.usersAdmin}/admin/organisations/${org.id}/sso`, {
-      method: 'PUT',
-      body: JSON.stringify({
-        provider: label,
-        issuer: urls.orgIdp,
-        clientId: `client-${label}`,
-        clientSecret: randomBytes(16).toString('hex'),
-        enforce: true,
-      }),
-    });
-    await adminJson(`${urls.usersAdmin}/admin/organisations/${org.id}/sso/break-glass`, {
-      method: 'PUT',
-      body: JSON.stringify({ userId: admin.id }),
-    });
-  };
-  return { admin, member, enforce };
-}
 
 /** The operator's set-up: an organisation enforcing SSO, an org-admin (exempted) and a member. */
 async function enforcingOrganisation(urls: SystemUrls): Promise<{ admin: Member; member: Member }> {

@@ -87,6 +87,91 @@ export async function createUser(
   return { id: user.id, identityId: user.identityId, email, password };
 }
 
+/**
+ * A fresh organisation (`org`: its products and subscription) with one password member, through the
+ * user service's admin API.
+ */
+export async function organisationWithMember(
+  urls: SystemUrls,
+  org: { products: string[]; subscriptionStatus: 'subscribed' | 'not_subscribed' },
+): Promise<{ email: string; password: string }> {
+  const tag = randomBytes(4).toString('hex');
+  const domain = `org-${tag}.test`;
+  const { id } = await adminJson<{ id: string }>(`${urls.usersAdmin}/admin/organisations`, {
+    method: 'POST',
+    body: JSON.stringify({ name: `Org ${tag}`, domains: [domain], ...org }),
+  });
+  const email = `member@${domain}`;
+  const password = `Journey-${randomBytes(6).toString('hex')}!1`;
+  await adminJson(`${urls.usersAdmin}/admin/users`, {
+    method: 'POST',
+    body: JSON.stringify({
+      organisationId: id,
+      email,
+      firstName: 'Org',
+      lastName: 'Member',
+      role: 'member',
+      password,
+    }),
+  });
+  return { email, password };
+}
+
+export interface Member {
+  id: string;
+  email: string;
+  password: string;
+}
+
+/**
+ * An organisation (its own domain) with an org-admin and a member, and how the operator enforces SSO
+ * (against the organisations' OIDC stand-in) with the org-admin exempted, the break-glass admin.
+ */
+export async function ssoOrganisation(urls: SystemUrls) {
+  const label = `bg${randomBytes(4).toString('hex')}`;
+  const domain = `${label}.test`;
+  const org = await adminJson<{ id: string }>(`${urls.usersAdmin}/admin/organisations`, {
+    method: 'POST',
+    body: JSON.stringify({ name: `Break-glass ${label}`, domains: [domain], products: ['Platform'] }),
+  });
+  const user = async (local: string, role: string): Promise<Member> => {
+    const email = `${local}@${domain}`;
+    const password = `Journey-${randomBytes(6).toString('hex')}!1`;
+    const created = await adminJson<{ id: string }>(`${urls.usersAdmin}/admin/users`, {
+      method: 'POST',
+      body: JSON.stringify({
+        organisationId: org.id,
+        email,
+        firstName: 'Break',
+        lastName: 'Glass',
+        role,
+        password,
+      }),
+    });
+    return { id: created.id, email, password };
+  };
+  const admin = await user('root', 'org-admin');
+  const member = await user('member', 'member');
+  /** SSO enforced, the org-admin exempted (the break-glass admin). */
+  const enforce = async () => {
+    await adminJson(`${urls.usersAdmin}/admin/organisations/${org.id}/sso`, {
+      method: 'PUT',
+      body: JSON.stringify({
+        provider: label,
+        issuer: urls.orgIdp,
+        clientId: `client-${label}`,
+        clientSecret: randomBytes(16).toString('hex'),
+        enforce: true,
+      }),
+    });
+    await adminJson(`${urls.usersAdmin}/admin/organisations/${org.id}/sso/break-glass`, {
+      method: 'PUT',
+      body: JSON.stringify({ userId: admin.id }),
+    });
+  };
+  return { admin, member, enforce };
+}
+
 export interface Invited {
   id: string;
   identityId: string;

@@ -1,10 +1,11 @@
 import { mkdir } from 'node:fs/promises';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { systemUrls, useBrowser, type SystemUrls } from './browser.ts';
 import { seriousViolations } from './axe.ts';
 import { createUser } from './fixtures.ts';
 import { signInWithPassword, submitPassword, tabTo } from './journeys.ts';
+import { noAutofill, virtualAuthenticator } from './webauthn.ts';
 
 // Passkeys (issue 23, journeys 1 and 6): register a passkey in settings, sign out, sign in with the
 // passkey alone to /research; the same by keyboard only. Chromium's virtual authenticator (DevTools
@@ -15,42 +16,11 @@ import { signInWithPassword, submitPassword, tabTo } from './journeys.ts';
 
 const SHOTS = process.env.E2E_SCREENSHOTS;
 
-/**
- * A platform authenticator for `page`: discoverable credentials, user verified, presence simulated;
- * or (`usb`) a roaming security key without user verification.
- */
-async function virtualAuthenticator(
-  context: BrowserContext,
-  page: Page,
-  kind: 'platform' | 'usb' = 'platform',
-) {
-  const platform = kind === 'platform';
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable', { enableUI: false });
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: platform ? 'internal' : 'usb',
-      hasResidentKey: platform,
-      hasUserVerification: platform,
-      isUserVerified: platform,
-      automaticPresenceSimulation: true,
-    },
-  });
-  return cdp;
-}
-
 async function openSettings(page: Page, urls: SystemUrls, section = 'settings-passkeys') {
   await page.goto(`${urls.platform}/account/settings`);
   await page.getByRole('heading', { name: 'Account settings' }).waitFor({ timeout: 30_000 });
   await page.getByTestId(section).waitFor();
 }
-
-/** A browser without passkey autofill: the Email step asks for no passkey in the background. */
-const noAutofill = (page: Page) =>
-  page.addInitScript(() => {
-    PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false);
-  });
 
 async function signOut(page: Page, urls: SystemUrls) {
   await page.goto(`${urls.platform}/account/logout`);

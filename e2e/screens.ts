@@ -7,7 +7,7 @@ import type { appDe } from '../apps/account/src/i18n/app.de.ts';
 import type { appEn } from '../apps/account/src/i18n/app.en.ts';
 import { axeEverywhere } from './axe.ts';
 import type { SystemUrls } from './browser.ts';
-import { adminJson, invite } from './fixtures.ts';
+import { adminJson, invite, organisationWithMember } from './fixtures.ts';
 import { brokenWords, scrollsSideways } from './layout.ts';
 import { codeIn, newestMail } from './mailbox.ts';
 
@@ -16,11 +16,11 @@ import { codeIn, newestMail } from './mailbox.ts';
 // (`<html lang>` and a text of its catalogue, shown), to fit 320 px (no sideways scrolling, no word
 // broken inside), then axe looks at it at 320 and 1280 px, light and dark (accessibility.e2e.ts).
 
-type Texts = typeof appEn | typeof appDe;
+export type Texts = typeof appEn | typeof appDe;
 type ConsentTexts = typeof consentEn | typeof consentDe;
 
 /** A catalogue message with its `{name}` values filled in (English keeps a parametrised message as `[text, ...names]`). */
-function fill(message: string | readonly string[], values: Record<string, string> = {}): string {
+export function fill(message: string | readonly string[], values: Record<string, string> = {}): string {
   const text = typeof message === 'string' ? message : (message[0] ?? '');
   return text.replace(/\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole);
 }
@@ -58,18 +58,20 @@ export class LanguageCheck {
 interface Reach {
   page: Page;
   urls: SystemUrls;
+  lang: 'en' | 'de';
   texts: Texts;
   consent: ConsentTexts;
 }
 
-type Reacher = (check: LanguageCheck, reach: Reach) => Promise<void>;
+export type Reacher = (check: LanguageCheck, reach: Reach) => Promise<void>;
 
-const T = { timeout: 30_000 };
+export const T = { timeout: 30_000 };
 const CONTOSO_PASSWORD = 'Contoso-Demo-2026!';
-const heading = (page: Page | Frame, name: string) =>
+export const heading = (page: Page | Frame, name: string) =>
   page.getByRole('heading', { name, exact: true }).first().waitFor(T);
-const text = (page: Page | Frame, shown: string) => page.getByText(shown, { exact: true }).first().waitFor(T);
-const button = (page: Page | Frame, name: string) => page.getByRole('button', { name, exact: true });
+export const text = (page: Page | Frame, shown: string) =>
+  page.getByText(shown, { exact: true }).first().waitFor(T);
+export const button = (page: Page | Frame, name: string) => page.getByRole('button', { name, exact: true });
 
 /** The person these screens follow: made by self sign-up, later with a second factor. */
 interface Person {
@@ -89,7 +91,7 @@ const person = (page: Page): Person => {
  * Platform's login page for a new person in this browser: nothing remembered of an address typed
  * before (the login page would go on with it by itself), once it has its login challenge.
  */
-async function freshLogin(page: Page, urls: SystemUrls): Promise<void> {
+export async function freshLogin(page: Page, urls: SystemUrls): Promise<void> {
   await page.context().clearCookies();
   await page.goto(`${urls.platform}/account/privacy`);
   await page.evaluate(() => localStorage.clear());
@@ -98,7 +100,7 @@ async function freshLogin(page: Page, urls: SystemUrls): Promise<void> {
 }
 
 /** The Email step of the login page, in the page's language. */
-async function typeEmail(page: Page | Frame, texts: Texts, email: string): Promise<void> {
+export async function typeEmail(page: Page | Frame, texts: Texts, email: string): Promise<void> {
   await page.getByLabel(texts.login.email.emailLabel, { exact: true }).fill(email);
   await button(page, texts.common.continue).click();
 }
@@ -107,7 +109,12 @@ async function typeEmail(page: Page | Frame, texts: Texts, email: string): Promi
  * Logs out through /account/logout; with `check`, the user service's answer to the logout is held
  * while axe looks at the "Signing you out" screen.
  */
-async function signOut(page: Page, urls: SystemUrls, texts: Texts, check?: LanguageCheck): Promise<void> {
+export async function signOut(
+  page: Page,
+  urls: SystemUrls,
+  texts: Texts,
+  check?: LanguageCheck,
+): Promise<void> {
   let release = () => undefined as void;
   const held = new Promise<void>((resolve) => (release = resolve));
   const logout = '**/login/logout';
@@ -304,14 +311,20 @@ const secondFactorSetUpScreens: Reacher = async (check, { page, urls, texts }) =
   });
 };
 
-/** Signed in: a device's code (entered, consent, connected) and another organisation's app asking to sign in. */
-const consentScreens: Reacher = async (check, { page, urls, texts, consent }) => {
+/** A device sign-in started as the research CLI starts it (RFC 8628): its verification_uri_complete. */
+export async function deviceCode(urls: SystemUrls, clientId = 'research-cli'): Promise<string> {
   const res = await fetch(`${urls.oauth2Public}/oauth2/device/auth`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ client_id: 'research-cli', scope: 'openid' }),
+    body: new URLSearchParams({ client_id: clientId, scope: 'openid' }),
   });
-  const { verification_uri_complete: url } = (await res.json()) as { verification_uri_complete: string };
+  if (!res.ok) throw new Error(`device authorization answered ${res.status}`);
+  return ((await res.json()) as { verification_uri_complete: string }).verification_uri_complete;
+}
+
+/** Signed in: a device's code (entered, consent, connected) and another organisation's app asking to sign in. */
+const consentScreens: Reacher = async (check, { page, urls, texts, consent }) => {
+  const url = await deviceCode(urls);
   await check.screen('device: enter code', async () => {
     await page.goto(url);
     await heading(page, texts.device.heading);
@@ -380,27 +393,7 @@ const invitationScreens: Reacher = async (check, { page, urls, texts }) => {
 /** A person of an organisation without a subscription signs in: the welcome page. */
 const welcomeScreen: Reacher = async (check, { page, urls, texts }) => {
   await signOut(page, urls, texts);
-  const tag = randomBytes(4).toString('hex');
-  const org = await adminJson<{ id: string }>(`${urls.usersAdmin}/admin/organisations`, {
-    method: 'POST',
-    body: JSON.stringify({
-      name: `Unsubscribed ${tag}`,
-      domains: [`unsubscribed-${tag}.test`],
-      products: [],
-      subscriptionStatus: 'not_subscribed',
-    }),
-  });
-  const member = { email: `member@unsubscribed-${tag}.test`, password: `Welcome-${tag}-2026!` };
-  await adminJson(`${urls.usersAdmin}/admin/users`, {
-    method: 'POST',
-    body: JSON.stringify({
-      organisationId: org.id,
-      firstName: 'Un',
-      lastName: 'Subscribed',
-      role: 'member',
-      ...member,
-    }),
-  });
+  const member = await organisationWithMember(urls, { products: [], subscriptionStatus: 'not_subscribed' });
   await typeEmail(page, texts, member.email);
   await page.getByLabel(texts.login.password.passwordLabel, { exact: true }).fill(member.password);
   await button(page, texts.common.continue).click();
