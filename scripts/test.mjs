@@ -12,6 +12,11 @@ import { engine } from './containers.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+/** `apt-get update`, once per run however many packages are installed after it. */
+let aptUpdated = false;
+const aptUpdate = () =>
+  aptUpdated ||
+  (aptUpdated = spawnSync('sh', ['-c', 'apt-get update -qq'], { stdio: 'inherit' }).status === 0);
 
 // Debian's Chromium for the browser journeys, and its headless shell (the same build without the
 // full browser's compositing: about half the CPU time; e2e/browser.ts uses it when installed).
@@ -24,7 +29,7 @@ function ensureChromium() {
   console.log('Installing Debian Chromium (and its headless shell) for the browser tests…');
   const ok = (cmd) => spawnSync('sh', ['-c', cmd], { stdio: 'inherit' }).status === 0;
   const apt = (pkg) => ok(`DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${pkg} >/dev/null`);
-  if (!ok('apt-get update -qq')) return false;
+  if (!aptUpdate()) return false;
   // The shell is optional (an older Debian lacks the package): the full browser runs the journeys too.
   if (!shell) apt('chromium-headless-shell');
   return existsSync('/usr/bin/chromium') || apt('chromium');
@@ -39,7 +44,7 @@ function ensureNginx() {
   console.log('Installing nginx (the load balancer of the cluster and its tests)…');
   const ok = (cmd) => spawnSync('sh', ['-c', cmd], { stdio: 'inherit' }).status === 0;
   return (
-    ok('apt-get update -qq') &&
+    aptUpdate() &&
     ok('DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light openssl >/dev/null') &&
     hasNginx()
   );
@@ -55,7 +60,7 @@ function ensurePrometheus() {
   console.log('Installing Prometheus (it scrapes the cluster in one PostgreSQL-stage test)…');
   const ok = (cmd) => spawnSync('sh', ['-c', cmd], { stdio: 'inherit' }).status === 0;
   return (
-    ok('apt-get update -qq') &&
+    aptUpdate() &&
     ok('DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null') &&
     existsSync(PROMETHEUS)
   );
@@ -117,7 +122,7 @@ function ensurePostgres() {
   console.log('Installing PostgreSQL (its initdb and pg_ctl start the throwaway clusters of the tests)…');
   const ok = (cmd) => spawnSync('sh', ['-c', cmd], { stdio: 'inherit' }).status === 0;
   return (
-    ok('apt-get update -qq') &&
+    aptUpdate() &&
     ok('DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null') &&
     findPostgres()
   );
