@@ -17,6 +17,17 @@ let aptUpdated = false;
 const aptUpdate = () =>
   aptUpdated ||
   (aptUpdated = spawnSync('sh', ['-c', 'apt-get update -qq'], { stdio: 'inherit' }).status === 0);
+const aptInstall = (packages) =>
+  spawnSync('sh', ['-c', `DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${packages} >/dev/null`], {
+    stdio: 'inherit',
+  }).status === 0;
+/** Whether `present()`; else, as root with apt-get, installs Debian's `packages` (saying `why`) and asks again. */
+function aptProvides(why, packages, present) {
+  if (present()) return true;
+  if (process.getuid?.() !== 0 || !has('apt-get')) return false;
+  console.log(why);
+  return aptUpdate() && aptInstall(packages) && present();
+}
 
 // Debian's Chromium for the browser journeys, and its headless shell (the same build without the
 // full browser's compositing: about half the CPU time; e2e/browser.ts uses it when installed).
@@ -27,44 +38,32 @@ function ensureChromium() {
   if (existsSync('/usr/bin/chromium') && shell) return true;
   if (process.getuid?.() !== 0) return existsSync('/usr/bin/chromium') || shell;
   console.log('Installing Debian Chromium (and its headless shell) for the browser tests…');
-  const ok = (cmd) => spawnSync('sh', ['-c', cmd], { stdio: 'inherit' }).status === 0;
-  const apt = (pkg) => ok(`DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${pkg} >/dev/null`);
   if (!aptUpdate()) return false;
   // The shell is optional (an older Debian lacks the package): the full browser runs the journeys too.
-  if (!shell) apt('chromium-headless-shell');
-  return existsSync('/usr/bin/chromium') || apt('chromium');
+  if (!shell) aptInstall('chromium-headless-shell');
+  return existsSync('/usr/bin/chromium') || aptInstall('chromium');
 }
 
 // Debian's nginx: the load balancer of the scaled-out system (the cluster journeys, the tests of
 // packages/cluster and of the services behind it), and the check of docker/nginx.conf.
 const hasNginx = () => has('nginx') || existsSync('/usr/sbin/nginx');
-function ensureNginx() {
-  if (hasNginx() && has('openssl')) return true;
-  if (process.getuid?.() !== 0) return false;
-  console.log('Installing nginx (the load balancer of the cluster and its tests)…');
-  const ok = (cmd) => spawnSync('sh', ['-c', cmd], { stdio: 'inherit' }).status === 0;
-  return (
-    aptUpdate() &&
-    ok('DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light openssl >/dev/null') &&
-    hasNginx()
+const ensureNginx = () =>
+  aptProvides(
+    'Installing nginx (the load balancer of the cluster and its tests)…',
+    'nginx-light openssl',
+    () => hasNginx() && has('openssl'),
   );
-}
 
 // Debian's Prometheus: the PostgreSQL stage's test that a real Prometheus scrapes every process of the
 // cluster (dev/test/cluster/prometheus.pg.int.test.ts runs /usr/bin/prometheus). Its package's service
 // is not started by the install where no init system runs (policy-rc.d in containers).
 const PROMETHEUS = '/usr/bin/prometheus';
-function ensurePrometheus() {
-  if (existsSync(PROMETHEUS)) return true;
-  if (process.getuid?.() !== 0 || !has('apt-get')) return false;
-  console.log('Installing Prometheus (it scrapes the cluster in one PostgreSQL-stage test)…');
-  const ok = (cmd) => spawnSync('sh', ['-c', cmd], { stdio: 'inherit' }).status === 0;
-  return (
-    aptUpdate() &&
-    ok('DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null') &&
-    existsSync(PROMETHEUS)
+const ensurePrometheus = () =>
+  aptProvides(
+    'Installing Prometheus (it scrapes the cluster in one PostgreSQL-stage test)…',
+    'prometheus',
+    () => existsSync(PROMETHEUS),
   );
-}
 
 // podman (installed and configured as root on Debian, scripts/containers.mjs) for the production
 // stage. Where it cannot be had, the stage fails and says why, once, loudly.
@@ -116,17 +115,12 @@ function findPostgres() {
   process.env.PATH = `${join(base, versions[0], 'bin')}:${process.env.PATH}`;
   return true;
 }
-function ensurePostgres() {
-  if (findPostgres()) return true;
-  if (process.getuid?.() !== 0 || !has('apt-get')) return false;
-  console.log('Installing PostgreSQL (its initdb and pg_ctl start the throwaway clusters of the tests)…');
-  const ok = (cmd) => spawnSync('sh', ['-c', cmd], { stdio: 'inherit' }).status === 0;
-  return (
-    aptUpdate() &&
-    ok('DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null') &&
-    findPostgres()
+const ensurePostgres = () =>
+  aptProvides(
+    'Installing PostgreSQL (its initdb and pg_ctl start the throwaway clusters of the tests)…',
+    'postgresql',
+    findPostgres,
   );
-}
 const vitest = (...args) => [bin('vitest'), 'run', ...args];
 const e2e = ['--config', 'e2e/vitest.config.ts'];
 
