@@ -66,25 +66,45 @@ async function demoOrganisationId(urls: SystemUrls): Promise<string> {
   return acmeId;
 }
 
+/** A password user `email` of the organisation, with a fresh password, through the user service's admin API. */
+async function addUser(
+  urls: SystemUrls,
+  person: { organisationId: string; email: string; role: string; firstName: string; lastName: string },
+): Promise<TestUser> {
+  const password = `Journey-${randomBytes(6).toString('hex')}!1`;
+  const user = await adminJson<{ id: string; identityId: string }>(`${urls.usersAdmin}/admin/users`, {
+    method: 'POST',
+    body: JSON.stringify({ ...person, password }),
+  });
+  return { id: user.id, identityId: user.identityId, email: person.email, password };
+}
+
+/** A fresh organisation of its own domain (`<tag>.test`), through the user service's admin API. */
+async function addOrganisation(
+  urls: SystemUrls,
+  tag: string,
+  org: { name: string; products: string[]; subscriptionStatus?: 'subscribed' | 'not_subscribed' },
+): Promise<{ id: string; domain: string }> {
+  const domain = `${tag}.test`;
+  const { id } = await adminJson<{ id: string }>(`${urls.usersAdmin}/admin/organisations`, {
+    method: 'POST',
+    body: JSON.stringify({ ...org, domains: [domain] }),
+  });
+  return { id, domain };
+}
+
 /** A fresh password user of the demo organisation, made through the user service's admin API. */
 export async function createUser(
   urls: SystemUrls,
   overrides: Partial<{ role: string }> = {},
 ): Promise<TestUser> {
-  const email = `e2e-${randomBytes(5).toString('hex')}@acme.test`;
-  const password = `Journey-${randomBytes(6).toString('hex')}!1`;
-  const user = await adminJson<{ id: string; identityId: string }>(`${urls.usersAdmin}/admin/users`, {
-    method: 'POST',
-    body: JSON.stringify({
-      organisationId: await demoOrganisationId(urls),
-      email,
-      firstName: 'Test',
-      lastName: 'Journey',
-      role: overrides.role ?? 'member',
-      password,
-    }),
+  return addUser(urls, {
+    organisationId: await demoOrganisationId(urls),
+    email: `e2e-${randomBytes(5).toString('hex')}@acme.test`,
+    firstName: 'Test',
+    lastName: 'Journey',
+    role: overrides.role ?? 'member',
   });
-  return { id: user.id, identityId: user.identityId, email, password };
 }
 
 /**
@@ -96,23 +116,13 @@ export async function organisationWithMember(
   org: { products: string[]; subscriptionStatus: 'subscribed' | 'not_subscribed' },
 ): Promise<{ email: string; password: string }> {
   const tag = randomBytes(4).toString('hex');
-  const domain = `org-${tag}.test`;
-  const { id } = await adminJson<{ id: string }>(`${urls.usersAdmin}/admin/organisations`, {
-    method: 'POST',
-    body: JSON.stringify({ name: `Org ${tag}`, domains: [domain], ...org }),
-  });
-  const email = `member@${domain}`;
-  const password = `Journey-${randomBytes(6).toString('hex')}!1`;
-  await adminJson(`${urls.usersAdmin}/admin/users`, {
-    method: 'POST',
-    body: JSON.stringify({
-      organisationId: id,
-      email,
-      firstName: 'Org',
-      lastName: 'Member',
-      role: 'member',
-      password,
-    }),
+  const { id, domain } = await addOrganisation(urls, `org-${tag}`, { name: `Org ${tag}`, ...org });
+  const { email, password } = await addUser(urls, {
+    organisationId: id,
+    email: `member@${domain}`,
+    firstName: 'Org',
+    lastName: 'Member',
+    role: 'member',
   });
   return { email, password };
 }
@@ -129,26 +139,16 @@ export interface Member {
  */
 export async function ssoOrganisation(urls: SystemUrls) {
   const label = `bg${randomBytes(4).toString('hex')}`;
-  const domain = `${label}.test`;
-  const org = await adminJson<{ id: string }>(`${urls.usersAdmin}/admin/organisations`, {
-    method: 'POST',
-    body: JSON.stringify({ name: `Break-glass ${label}`, domains: [domain], products: ['Platform'] }),
-  });
+  const org = await addOrganisation(urls, label, { name: `Break-glass ${label}`, products: ['Platform'] });
   const user = async (local: string, role: string): Promise<Member> => {
-    const email = `${local}@${domain}`;
-    const password = `Journey-${randomBytes(6).toString('hex')}!1`;
-    const created = await adminJson<{ id: string }>(`${urls.usersAdmin}/admin/users`, {
-      method: 'POST',
-      body: JSON.stringify({
-        organisationId: org.id,
-        email,
-        firstName: 'Break',
-        lastName: 'Glass',
-        role,
-        password,
-      }),
+    const { id, email, password } = await addUser(urls, {
+      organisationId: org.id,
+      email: `${local}@${org.domain}`,
+      firstName: 'Break',
+      lastName: 'Glass',
+      role,
     });
-    return { id: created.id, email, password };
+    return { id, email, password };
   };
   const admin = await user('root', 'org-admin');
   const member = await user('member', 'member');
