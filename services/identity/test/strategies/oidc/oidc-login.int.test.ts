@@ -102,6 +102,19 @@ describe('identity: login with method oidc (organisation single sign-on)', () =>
   const atProvider = (browser: Browser, authorizeUrl: string, action: 'login' | 'cancel', email: string) =>
     atOrgIdp(browser, idp.issuer, authorizeUrl, email, action);
 
+  /** A fresh flow whose person cancels at the provider: the callback URL it answers (not yet followed). */
+  async function cancelledAtProvider() {
+    const browser = new Browser();
+    const flow = await newFlow(browser);
+    const callback = await atProvider(
+      browser,
+      await submitSso(browser, flow),
+      'cancel',
+      'hopper@globex.test',
+    );
+    return { browser, flow, callback };
+  }
+
   async function signIn(email: string) {
     const browser = new Browser();
     const flow = await newFlow(browser);
@@ -198,14 +211,7 @@ describe('identity: login with method oidc (organisation single sign-on)', () =>
   });
 
   it('sends Cancel at the provider (error=access_denied) back to the flow with a message, then signs in on a retry', async () => {
-    const browser = new Browser();
-    const flow = await newFlow(browser);
-    const callback = await atProvider(
-      browser,
-      await submitSso(browser, flow),
-      'cancel',
-      'hopper@globex.test',
-    );
+    const { browser, flow, callback } = await cancelledAtProvider();
     expect(new URL(callback).searchParams.get('error')).toBe('access_denied');
     const res = await browser.go(callback);
     expect(res.status).toBe(303);
@@ -225,14 +231,7 @@ describe('identity: login with method oidc (organisation single sign-on)', () =>
   });
 
   it('an OIDC refusal reads in German for a German reader: same id 4000001, English kept as the context reason', async () => {
-    const browser = new Browser();
-    const flow = await newFlow(browser);
-    const callback = await atProvider(
-      browser,
-      await submitSso(browser, flow),
-      'cancel',
-      'hopper@globex.test',
-    );
+    const { browser, flow, callback } = await cancelledAtProvider();
     await browser.go(callback);
     const english = "Sign-in was cancelled at your organisation's identity provider.";
     expect(await stack.flowMessagesIn(browser, flow.id, 'de-DE,de;q=0.9')).toEqual([
