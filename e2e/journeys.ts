@@ -65,22 +65,28 @@ export async function signInAtProvider(page: Page, provider: string, user: Crede
 /** After a first sign-in: the Terms step when it shows, then wherever the app goes. */
 export async function acceptTermsIfAsked(page: Page, leaves: (url: URL) => boolean): Promise<void> {
   const terms = page.getByLabel('I agree to the platform terms of service');
-  const deadline = Date.now() + 30_000;
-  while (!leaves(new URL(page.url())) && !(await terms.isVisible())) {
-    if (Date.now() > deadline) {
-      const text = await page
+  /** Where the page is and what it says, for a journey that got stuck. */
+  const where = async () =>
+    `${page.url()}: ${(
+      await page
         .locator('body')
         .innerText()
-        .catch(() => '');
-      throw new Error(`stuck at ${page.url()}: ${text.slice(0, 400)}`);
-    }
+        .catch(() => '')
+    ).slice(0, 400)}`;
+  const deadline = Date.now() + 30_000;
+  while (!leaves(new URL(page.url())) && !(await terms.isVisible())) {
+    if (Date.now() > deadline) throw new Error(`stuck at ${await where()}`);
     await page.waitForTimeout(200);
   }
   if (!leaves(new URL(page.url()))) {
     await terms.check();
     await page.getByLabel('I agree to the privacy policy').check();
     await page.getByRole('button', { name: 'Continue' }).click();
-    await page.waitForURL(leaves, { timeout: 30_000 });
+    // Until the address leaves (its page's content is the caller's next check, not its load event),
+    // and where it did not: the address and what the page says.
+    await page.waitForURL(leaves, { timeout: 30_000, waitUntil: 'commit' }).catch(async (error: unknown) => {
+      throw new Error(`stuck after the Terms step at ${await where()}`, { cause: error });
+    });
   }
 }
 
