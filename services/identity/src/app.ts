@@ -219,6 +219,8 @@ export async function createApp(opts: AppOptions): Promise<IdentityApp> {
       'Content-Type',
       'Accept',
       'Authorization',
+      // whoami right after a change asks for a fresh answer (sessions/current.ts).
+      'Cache-Control',
       'X-CSRF-Token',
       'X-Session-Token',
       'Cookie',

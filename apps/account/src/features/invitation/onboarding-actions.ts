@@ -112,5 +112,5 @@ export async function loadSettingsFlow(
 
 /** Done: refresh the session (the identity now says tosAccepted); a failure does not hold it up. */
 export async function refreshSession(config: AccountConfig): Promise<void> {
-  await whoami(config.identityUrl).catch(() => null);
+  await whoami(config.identityUrl, { fresh: true }).catch(() => null);
 }

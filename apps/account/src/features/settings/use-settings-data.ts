@@ -29,7 +29,8 @@ export function useSettingsData(config: AccountConfig, enabled: boolean) {
   }, []);
 
   const loadSessions = useCallback(async () => {
-    const [me, rest] = await Promise.all([whoami(base), listSessions(base)]);
+    // Fresh: the page reloads them after its own changes (identity-client.ts `whoami`).
+    const [me, rest] = await Promise.all([whoami(base, { fresh: true }), listSessions(base)]);
     setCurrent(me);
     setOthers(rest);
   }, [base]);

@@ -49,8 +49,15 @@ function submitFlow<T>(base: string, kind: FlowKind, flowId: string, body: unkno
   });
 }
 
-export function whoami(base: string): Promise<Session> {
-  return requestJson(url(base, '/sessions/whoami'), withCredentials());
+/**
+ * The current session. `fresh` after a change this page made (or asked another service to make): the
+ * identity service then reads the database instead of its cache, which another instance's change
+ * reaches only a moment after it is committed.
+ */
+export function whoami(base: string, { fresh = false }: { fresh?: boolean } = {}): Promise<Session> {
+  const init = withCredentials();
+  const headers = fresh ? { ...init.headers, 'Cache-Control': 'no-cache' } : init.headers;
+  return requestJson(url(base, '/sessions/whoami'), { ...init, headers });
 }
 
 export function createLoginFlow(

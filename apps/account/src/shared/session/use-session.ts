@@ -23,9 +23,9 @@ export interface SessionResult {
 
 type Loaded = Omit<SessionResult, 'reload'>;
 
-async function loadSession(): Promise<Loaded> {
+async function loadSession(fresh: boolean): Promise<Loaded> {
   try {
-    const session = await whoami(getConfig().identityUrl);
+    const session = await whoami(getConfig().identityUrl, { fresh });
     // The person's own language (account settings) wins over the browser's, before anything renders.
     await activatePersonLocale(session.identity?.traits?.locale);
     return { state: 'present', session, facts: sessionFacts(session), error: null, checkedAt: Date.now() };
@@ -51,12 +51,13 @@ export function useSession({ load = true }: { load?: boolean } = {}): SessionRes
     checkedAt: 0,
   });
 
-  const reload = useCallback(() => loadSession().then(setResult), []);
+  // A reload follows a change, which must show (identity-client.ts `whoami`).
+  const reload = useCallback(() => loadSession(true).then(setResult), []);
 
   useEffect(() => {
     if (!load) return;
     let live = true;
-    void loadSession().then((loaded) => {
+    void loadSession(false).then((loaded) => {
       if (live) setResult(loaded);
     });
     return () => {
