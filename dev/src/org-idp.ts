@@ -229,7 +229,6 @@ interface IdpState {
   users: Map<string, OrgIdpUser>;
   clients: Map<string, OrgIdpClient>;
   keys: JWK[];
-  wrongKeys: { forKids: string; keys: JWK[] } | undefined;
   cookieKeys: string[];
   faults: OrgIdpFaults;
   adapter: ReturnType<typeof memoryAdapterFactory>;
@@ -324,14 +323,21 @@ async function resign(s: IdpState, idToken: string, changes: Record<string, unkn
     .sign(await importJWK(key, 'RS256'));
 }
 
-async function publishedJwks(s: IdpState): Promise<{ keys: JWK[] }> {
-  if (!s.faults.wrongJwks) return { keys: s.keys.map(publicJwk) };
-  const kids = s.keys.map((k) => k.kid).join(',');
-  if (s.wrongKeys?.forKids !== kids) {
-    const fakes = await Promise.all(s.keys.map(async (k) => ({ ...(await newSigningKey()), kid: k.kid })));
-    s.wrongKeys = { forKids: kids, keys: fakes.map(publicJwk) };
-  }
-  return { keys: s.wrongKeys.keys };
+/**
+ * The published keys, or with the `wrongJwks` fault each one's modulus with one bit flipped: the same
+ * kid, size and algorithm, and no signature of ours verifies with it. (Made on the spot: a fresh key
+ * pair per call took seconds on a busy machine, past the relying party's time-out.)
+ */
+function publishedJwks(s: IdpState): { keys: JWK[] } {
+  const keys = s.keys.map(publicJwk);
+  if (!s.faults.wrongJwks) return { keys };
+  return { keys: keys.map((k) => ({ ...k, n: flipMiddleBit(k.n!) })) };
+}
+
+function flipMiddleBit(base64url: string): string {
+  const bytes = Buffer.from(base64url, 'base64url');
+  bytes[bytes.length >> 1]! ^= 0x10;
+  return bytes.toString('base64url');
 }
 
 async function interaction(
@@ -422,7 +428,7 @@ function listenRequests(server: Server, s: IdpState, rotateKeys: () => Promise<{
       if (path === '/jwks' && req.method === 'GET' && s.faults.wrongJwks) {
         res
           .writeHead(200, { 'content-type': 'application/jwk-set+json' })
-          .end(JSON.stringify(await publishedJwks(s)));
+          .end(JSON.stringify(publishedJwks(s)));
         return;
       }
       // Development and tests only, like the rest of the stand-in: rotate the signing key.
@@ -465,7 +471,6 @@ export async function startOrgIdp(options: OrgIdpOptions = {}): Promise<OrgIdp> 
     users,
     clients,
     keys,
-    wrongKeys: undefined,
     cookieKeys: [randomBytes(32).toString('base64url')],
     faults,
     adapter: memoryAdapterFactory(),

@@ -62,6 +62,9 @@ export async function startAuthStack(
       IDENTITY_PUBLIC_PORT: String(idPublic),
       IDENTITY_ADMIN_PORT: String(idAdmin),
       IDENTITY_MANAGEMENT_PORT: '0',
+      // The pool's lowered priority would outlive this file in the shared test worker, and on a busy
+      // machine starve the next file's hashing (services/identity/src/config.ts IDENTITY_HASH_NICE).
+      IDENTITY_HASH_NICE: '0',
       IDENTITY_PUBLIC_URL: urls.identityPublic,
       IDENTITY_ADMIN_URL: urls.identityAdmin,
       OAUTH2_ADMIN_URL: urls.oauth2Admin,

@@ -96,6 +96,9 @@ export async function startIdentityUnderTest(
       IDENTITY_PUBLIC_PORT: String(publicPort),
       IDENTITY_ADMIN_PORT: String(adminPort),
       IDENTITY_MANAGEMENT_PORT: '0',
+      // The pool's lowered priority would outlive this file in the shared test worker, and on a busy
+      // machine starve the next file's hashing (services/identity/src/config.ts IDENTITY_HASH_NICE).
+      IDENTITY_HASH_NICE: '0',
       IDENTITY_PUBLIC_URL: direct.public,
       IDENTITY_ADMIN_URL: direct.admin,
       LOG_LEVEL: 'silent',
