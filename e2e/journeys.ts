@@ -19,10 +19,23 @@ export async function enterEmail(page: Page, email: string): Promise<void> {
   await page.getByRole('button', { name: 'Continue' }).click();
 }
 
+/** Where the page is and what it says (its first 400 characters), for a journey that got stuck. */
+export async function whereIs(page: Page): Promise<string> {
+  const text = await page
+    .locator('body')
+    .innerText()
+    .catch(() => '');
+  return `${page.url()}: ${text.slice(0, 400)}`;
+}
+
 /** The Email step, then the Password step; what follows is the caller's to check. */
 export async function submitPassword(page: Page, user: Credentials): Promise<void> {
   await enterEmail(page, user.email);
-  await page.getByLabel('Password').fill(user.password);
+  const password = page.getByLabel('Password');
+  await password.waitFor({ timeout: 30_000 }).catch(async (error: unknown) => {
+    throw new Error(`no Password step after the Email step at ${await whereIs(page)}`, { cause: error });
+  });
+  await password.fill(user.password);
   await page.getByRole('button', { name: 'Continue' }).click();
 }
 
@@ -65,14 +78,7 @@ export async function signInAtProvider(page: Page, provider: string, user: Crede
 /** After a first sign-in: the Terms step when it shows, then wherever the app goes. */
 export async function acceptTermsIfAsked(page: Page, leaves: (url: URL) => boolean): Promise<void> {
   const terms = page.getByLabel('I agree to the platform terms of service');
-  /** Where the page is and what it says, for a journey that got stuck. */
-  const where = async () =>
-    `${page.url()}: ${(
-      await page
-        .locator('body')
-        .innerText()
-        .catch(() => '')
-    ).slice(0, 400)}`;
+  const where = () => whereIs(page);
   const deadline = Date.now() + 30_000;
   while (!leaves(new URL(page.url())) && !(await terms.isVisible())) {
     if (Date.now() > deadline) throw new Error(`stuck at ${await where()}`);
