@@ -20,7 +20,7 @@ export async function enterEmail(page: Page, email: string): Promise<void> {
 }
 
 /** Where the page is and what it says (its first 400 characters), for a journey that got stuck. */
-export async function whereIs(page: Page): Promise<string> {
+async function whereIs(page: Page): Promise<string> {
   const text = await page
     .locator('body')
     .innerText()
