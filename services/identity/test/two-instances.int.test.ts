@@ -24,6 +24,21 @@ describe('two instances on one database', () => {
     await a.close();
   });
 
+  /** A new person signs in with a password on B; answers B's browser and the login's answer. */
+  async function signInOnB(email: string) {
+    await createUser(a, email);
+    const onB = new Browser(b.publicUrl);
+    const init = await onB.get('/self-service/login/browser', { accept: 'json' });
+    const res = await submitFlow(onB, 'login', init.body, {
+      method: 'password',
+      identifier: email,
+      password: DEMO_PASSWORD,
+      csrf_token: csrfOf(init.body),
+    });
+    expect(res.status, res.text).toBe(200);
+    return { onB, res };
+  }
+
   it('a flow created on one is submitted on the other, and the session is served by both', async () => {
     const onA = new Browser(a.publicUrl);
     const init = await onA.get('/self-service/login/browser', { accept: 'json' });
@@ -53,16 +68,7 @@ describe('two instances on one database', () => {
   });
 
   it("an operator's DELETE /admin/sessions/{id} on one instance ends the session another instance has cached", async () => {
-    await createUser(a, 'cached@example.com');
-    const onB = new Browser(b.publicUrl);
-    const init = await onB.get('/self-service/login/browser', { accept: 'json' });
-    const res = await submitFlow(onB, 'login', init.body, {
-      method: 'password',
-      identifier: 'cached@example.com',
-      password: DEMO_PASSWORD,
-      csrf_token: csrfOf(init.body),
-    });
-    expect(res.status, res.text).toBe(200);
+    const { onB, res } = await signInOnB('cached@example.com');
     // B answers from its cache from now on.
     expect((await onB.get('/sessions/whoami', { accept: 'json' })).status).toBe(200);
     const hits = b.app.ctx.sessionCache.stats.hits;
@@ -77,16 +83,7 @@ describe('two instances on one database', () => {
   });
 
   it('a whoami that asks for no-cache sees a change whose notice has not arrived yet, and replaces the cached answer', async () => {
-    await createUser(a, 'fresh@example.com');
-    const onB = new Browser(b.publicUrl);
-    const init = await onB.get('/self-service/login/browser', { accept: 'json' });
-    const res = await submitFlow(onB, 'login', init.body, {
-      method: 'password',
-      identifier: 'fresh@example.com',
-      password: DEMO_PASSWORD,
-      csrf_token: csrfOf(init.body),
-    });
-    expect(res.status, res.text).toBe(200);
+    const { onB, res } = await signInOnB('fresh@example.com');
     const identityId: string = res.body.session.identity.id;
     expect((await onB.get('/sessions/whoami', { accept: 'json' })).status).toBe(200);
 
