@@ -1,15 +1,17 @@
 import { defineConfig } from 'vitest/config';
 import { DISABLE_PROTO_FLAG } from '@acme/service-kit/prototype';
 
-// Files about the app itself rather than the system behind it: how its screens are drawn (every
-// signed-in screen at three widths in two colour schemes; axe on every screen) and that each journey
-// works by keyboard alone. The same bundle is served on both targets, so they run on the
-// single-process system only: on the cluster they took about 190 s repeating checks that no instance
-// or load balancer can change, and each keyboard journey (password, 2FA, recovery, invitation, SSO,
-// Microsoft 365) has a twin driven by the mouse that the cluster still runs through its instances.
-const APP_ONLY = ['signed-in-layouts.e2e.ts', 'accessibility.e2e.ts', 'keyboard.e2e.ts'];
-// `npm test` runs them as a stage of their own beside the rest (E2E_PART=app, and =journeys for the
-// rest); unset runs every file.
+// Files about the app's screens rather than the system behind them: how they are drawn (every
+// signed-in screen at three widths in two colour schemes; axe on every screen, in two languages).
+// The same bundle is served on both targets, so they run on the single-process system only: on the
+// cluster they repeated checks that no instance or load balancer can change.
+const APP_SCREENS = ['signed-in-layouts.e2e.ts', 'accessibility.e2e.ts'];
+// Each journey by keyboard alone (password, 2FA, recovery, invitation, SSO, Microsoft 365): on the
+// cluster, through its instances and its front door, where each also has a twin driven by the mouse;
+// not again on the single process, whose journeys stage is the longer one.
+const KEYBOARD = ['keyboard.e2e.ts'];
+// `npm test` runs the screens as a stage of their own beside the rest (E2E_PART=app, and =journeys
+// for the rest); unset runs every file.
 const part = process.env.E2E_PART;
 const cluster = process.env.E2E_TARGET === 'cluster';
 
@@ -18,8 +20,12 @@ const cluster = process.env.E2E_TARGET === 'cluster';
 export default defineConfig({
   test: {
     root: import.meta.dirname,
-    include: part === 'app' ? APP_ONLY : ['**/*.e2e.ts'],
-    exclude: ['**/node_modules/**', ...(cluster || part === 'journeys' ? APP_ONLY : [])],
+    include: part === 'app' ? APP_SCREENS : ['**/*.e2e.ts'],
+    exclude: [
+      '**/node_modules/**',
+      ...(cluster || part === 'journeys' ? APP_SCREENS : []),
+      ...(part === 'journeys' ? KEYBOARD : []),
+    ],
     globalSetup: ['./global-setup.ts'],
     fileParallelism: false,
     // The files share their worker process, one after another: no fresh process, module graph and

@@ -187,12 +187,11 @@ const stages = [
     needs: ['chromium'],
     journey: true,
   },
-  // The files about the app itself (every screen's layout and axe, in two languages; the keyboard
-  // journeys), on a system of their own: beside the journeys in a network of its own, else after them
-  // on the same ports.
+  // The files about the app's screens (every screen's layout and axe, in two languages), on a system
+  // of their own: beside the journeys in a network of its own, else after them on the same ports.
   {
     id: 'e2e-app',
-    name: "end-to-end: the app's screens (layouts, axe, keyboard) in Chromium",
+    name: "end-to-end: the app's screens (layouts, axe) in Chromium",
     cmd: vitest(...e2e),
     env: {
       E2E_TARGET: 'process',
