@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliJson } from './harness.ts';
 import { Jar } from './jar.ts';
-import {
-  passwordSignIn,
-  tokenRequest as requestToken,
-  startRealStack,
-  type RealStack,
-} from './real-stack.ts';
+import { boundSignIn, startRealStack, type RealStack } from './real-stack.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -84,18 +79,7 @@ describe('deprovisioning ends sessions, issued access tokens and API clients at 
     return created.body as { id: string; email: string; identityId: string };
   }
 
-  const tokenRequest = (form: Record<string, string>, authorization?: string) =>
-    requestToken(urls.issuer!, form, undefined, authorization);
-
-  /** Authorize → password login → (consent skipped) → tokens; the browser keeps its session cookie. */
-  const signIn = (browser: Jar, email: string) =>
-    passwordSignIn(
-      browser,
-      { issuer: urls.issuer!, identityPublic: urls.identityPublic! },
-      APP_ORIGIN,
-      email,
-      PASSWORD,
-    );
+  const { tokenRequest, signIn } = boundSignIn(urls, APP_ORIGIN, PASSWORD);
 
   const userinfo = async (accessToken: string) =>
     (await fetch(`${urls.issuer}/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } })).status;

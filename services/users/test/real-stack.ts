@@ -191,3 +191,23 @@ export async function passwordSignIn(
   expect(token.status).toBe(200);
   return token.body;
 }
+
+/**
+ * The token endpoint and the password sign-in of one stack, bound to its URLs: `urls` is read at each
+ * call, so a suite can hand over the object its `beforeAll` fills in.
+ */
+export function boundSignIn(urls: Record<string, string>, appOrigin: string, password: string) {
+  return {
+    tokenRequest: (form: Record<string, string>, authorization?: string) =>
+      tokenRequest(urls.issuer!, form, undefined, authorization),
+    /** Authorize → password login → (consent skipped) → tokens; the browser keeps its session cookie. */
+    signIn: (browser: Jar, email: string) =>
+      passwordSignIn(
+        browser,
+        { issuer: urls.issuer!, identityPublic: urls.identityPublic! },
+        appOrigin,
+        email,
+        password,
+      ),
+  };
+}

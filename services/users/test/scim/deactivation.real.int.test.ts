@@ -4,12 +4,7 @@ import type { Database } from '@acme/db';
 import { decodeJwt } from 'jose';
 import { platformAuthorizeUrl } from '../auth-stack.ts';
 import { Jar } from '../jar.ts';
-import {
-  passwordSignIn,
-  tokenRequest as requestToken,
-  startRealStack,
-  type RealStack,
-} from '../real-stack.ts';
+import { boundSignIn, startRealStack, type RealStack } from '../real-stack.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -102,18 +97,7 @@ describe('SCIM deactivation: sessions, refresh tokens and API clients stop at on
     return ((await res.json()) as any).access_token;
   }
 
-  const tokenRequest = (form: Record<string, string>, authorization?: string) =>
-    requestToken(urls.issuer!, form, undefined, authorization);
-
-  /** Authorize → password login → (consent skipped) → tokens; the browser keeps its session cookie. */
-  const signIn = (browser: Jar, email: string) =>
-    passwordSignIn(
-      browser,
-      { issuer: urls.issuer!, identityPublic: urls.identityPublic! },
-      APP_ORIGIN,
-      email,
-      PASSWORD,
-    );
+  const { tokenRequest, signIn } = boundSignIn(urls, APP_ORIGIN, PASSWORD);
 
   const whoami = (browser: Jar) =>
     browser.fetch(`${urls.identityPublic}/sessions/whoami`, { headers: { accept: 'application/json' } });
