@@ -174,7 +174,7 @@ export async function postDeviceVerification(jar: Jar, issuer: string, redirectT
  * Authorize (client `platform`, PKCE) → password login → (first-party consent skipped) → tokens,
  * as the app at `appOrigin` does it; `browser` keeps its identity session cookie.
  */
-export async function passwordSignIn(
+async function passwordSignIn(
   browser: Jar,
   urls: { issuer: string; identityPublic: string },
   appOrigin: string,
