@@ -127,7 +127,10 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     OAUTH2_ADMIN_URL: UNREACHABLE_URL,
     GIT_OAUTH_TOKEN_URL: UNREACHABLE_URL,
     GIT_API_URL: UNREACHABLE_URL,
-    UPSTREAM_TIMEOUT_MS: '3000',
+    // Generous: the real identity service hashes each new person's password, which on a machine
+    // loaded by the whole test run took over 3 s (a CI run's SCIM suite got "The identity service is
+    // unreachable" making its first user). No suite on this harness is about the time-out itself.
+    UPSTREAM_TIMEOUT_MS: '30000',
     ...options.env,
   };
   const config = loadConfig(envUsed);

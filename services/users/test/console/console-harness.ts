@@ -83,10 +83,6 @@ export async function startConsoleStack(
       IDENTITY_ADMIN_URL: urls.identityAdmin,
       IDENTITY_PUBLIC_URL: urls.identityPublic,
       OAUTH2_ADMIN_URL: urls.oauth2Admin,
-      // The real identity service hashes each new person's password: on a machine loaded by the
-      // whole test run that took over the harness's 3 s (a CI run's SCIM suite got "The identity
-      // service is unreachable" making its first user). These suites test the console, not time-outs.
-      UPSTREAM_TIMEOUT_MS: '30000',
       ...options.env,
     },
   });
