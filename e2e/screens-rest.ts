@@ -10,6 +10,7 @@ import { m365SignIn, typePassword } from './screens-more.ts';
 import {
   acceptTerms,
   button,
+  fill,
   freshLogin,
   heading,
   hold,
@@ -64,7 +65,11 @@ const signUpRefusedScreens: Reacher = async (check, { page, urls, lang, texts })
   const tag = randomBytes(4).toString('hex');
   const org = await adminJson<{ id: string }>(`${urls.usersAdmin}/admin/organisations`, {
     method: 'POST',
-    body: JSON.stringify({ name: `Refused ${tag}`, domains: [`refused-${tag}.test`], products: ['Platform'] }),
+    body: JSON.stringify({
+      name: `Refused ${tag}`,
+      domains: [`refused-${tag}.test`],
+      products: ['Platform'],
+    }),
   });
   await setSignUp(urls, org.id, true);
   await registrationIs(urls, true);
@@ -149,7 +154,9 @@ const marketplaceScreens: Reacher = async (check, { page, urls, texts }) => {
   await button(page, texts.common.continue).click();
   await check.screen('marketplace: activating', () => text(page, texts.m365.activating));
   await activation();
-  await check.screen('marketplace: already subscribed', () => heading(page, texts.m365.alreadySubscribedTitle));
+  await check.screen('marketplace: already subscribed', () =>
+    heading(page, texts.m365.alreadySubscribedTitle),
+  );
 
   const id = await meganId(urls);
   await adminJson(`${urls.usersAdmin}/admin/users/${id}/deactivate`, { method: 'POST', body: '{}' });
@@ -173,35 +180,46 @@ const marketplaceScreens: Reacher = async (check, { page, urls, texts }) => {
   }
 };
 
+/** The identity service's refresh flow, as a change without a recent sign-in asks for it: Password confirmation. */
+const passwordConfirmation = (urls: SystemUrls, returnTo: string) =>
+  `${urls.identityPublic}/self-service/login/browser?${new URLSearchParams({ refresh: 'true', return_to: returnTo }).toString()}`;
+
 /**
- * The screens on the way, each held there by holding the browser's request it waits for: the login
- * page reloaded while its flow is read, the consent and the callback of a password sign-in, and
- * MAGIC's m365 login while the user service signs Megan in.
+ * The screens on the way, each held there by holding the browser's request it waits for: the
+ * callback of a password sign-in, the consent page of another organisation's application, the
+ * login page while the flow of a password confirmation is read, and MAGIC's m365 login while the
+ * user service signs Megan in.
  */
-const onTheWayScreens: Reacher = async (check, { page, urls, texts }) => {
+const onTheWayScreens: Reacher = async (check, { page, urls, texts, consent }) => {
   const me = await createUser(urls);
   await freshLogin(page, urls);
   await typeEmail(page, texts, me.email);
-  await heading(page, texts.login.password.title);
-  const flow = await hold(page, /\/self-service\/login\/flows\?/);
-  await page.reload();
-  await check.screen('login: signing in (flow on its way)', () => text(page, texts.progress.signingIn));
-  await flow();
-  await heading(page, texts.login.password.title);
-  const consent = await hold(page, '**/login/consent');
   const token = await hold(page, '**/oauth2/token');
   await typePassword(page, texts, me.password);
-  await check.screen('consent: signing in', async () => {
-    await page.waitForURL(/\/account\/consent/, T);
-    await text(page, texts.progress.signingIn);
-  });
-  await consent();
   await check.screen('callback: signing in', async () => {
     await page.waitForURL(/\/account\/callback/, T);
     await text(page, texts.progress.signingIn);
   });
   await token();
   await page.waitForURL(`${urls.platform}/research`, T);
+  // Another organisation's application asks: the consent page while the user service is asked.
+  const consentAsked = await hold(page, /\/login\/consent/);
+  await check.screen('consent: signing in', async () => {
+    await page.goto(`${urls.demoApp}/`);
+    await page.getByRole('link', { name: 'Sign in with the platform' }).click();
+    await page.waitForURL(/\/account\/consent/, T);
+    await text(page, texts.progress.signingIn);
+  });
+  await consentAsked();
+  await heading(page, fill(consent.title, { app: 'Demo third-party app' }));
+  const flow = await hold(page, /\/self-service\/login\/flows\?/);
+  await check.screen('login: signing in (flow on its way)', async () => {
+    await page.goto(passwordConfirmation(urls, `${urls.platform}/research`));
+    await page.waitForURL(/\/account\/login\?flow=/, T);
+    await text(page, texts.progress.signingIn);
+  });
+  await flow();
+  await heading(page, texts.login.passwordConfirmation.title);
 
   const backend = await hold(page, '**/m365/login');
   await m365SignIn(page, urls, texts, MEGAN, DEMO_CONTOSO_PASSWORD);
@@ -233,7 +251,7 @@ const ssoTestAnswerScreen: Reacher = async (check, { page, urls, lang }) => {
 const gitLinkScreens: Reacher = async (check, { page, urls, texts }) => {
   const invited = await invite(urls, { isGitUser: true });
   const password = `Git-${randomBytes(6).toString('hex')}!1`;
-  await page.context().clearCookies();
+  await freshLogin(page, urls);
   await page.goto(invited.link);
   await heading(page, texts.onboarding.passwordTitle);
   await page.getByPlaceholder(texts.password.create).fill(password);
@@ -280,9 +298,8 @@ const passkeyScreens: Reacher = async (check, { page, urls, texts }) => {
   await page.getByLabel(texts.passkeys.name, { exact: true }).fill('Laptop');
   await button(page, texts.passkeys.add).click();
   await text(page, texts.passkeys.added);
-  const refresh = new URLSearchParams({ refresh: 'true', return_to: settings });
   await check.screen('password confirmation with a passkey', async () => {
-    await page.goto(`${urls.identityPublic}/self-service/login/browser?${refresh.toString()}`);
+    await page.goto(passwordConfirmation(urls, settings));
     await heading(page, texts.login.passwordConfirmation.title);
     await button(page, texts.passkeys.confirm).waitFor(T);
   });

@@ -133,9 +133,16 @@ export async function signOut(
 export async function hold(page: Page, url: string | RegExp): Promise<() => Promise<void>> {
   let release = () => undefined as void;
   const held = new Promise<void>((resolve) => (release = resolve));
-  await page.route(url, async (route) => held.then(() => route.continue()));
+  // Each held request is sent before the route goes (unroute would send them itself, then ours fail).
+  const sent: Promise<void>[] = [];
+  await page.route(url, (route) => {
+    const send = held.then(() => route.continue());
+    sent.push(send);
+    return send;
+  });
   return async () => {
     release();
+    await Promise.all(sent);
     await page.unroute(url);
   };
 }
