@@ -7,6 +7,7 @@ import { createUser } from './fixtures.ts';
 import { consentDe } from '../apps/account/src/features/consent/i18n/consent.de.ts';
 import { consentEn } from '../apps/account/src/features/consent/i18n/consent.en.ts';
 import { moreScreens } from './screens-more.ts';
+import { restScreens } from './screens-rest.ts';
 import { LanguageCheck, remainingScreens, type Reacher } from './screens.ts';
 
 // Accessibility bar: WCAG 2.2 AA, axe on every screen with 0 serious or critical violations.
@@ -91,7 +92,13 @@ describe('accessibility (axe, WCAG 2.2 AA)', () => {
   // second-factor steps of the next sign-in; then, in a browser of their own, the rest
   // (screens-more.ts): the later steps of Forgot password, a device denied or expired, a security
   // key, Verify your email, the SSO redirect loop, break-glass, a product's Access Denied page, the
-  // console's SSO test pop-up, and Microsoft 365's "not connected" and "admin consent required".
+  // console's SSO test pop-up, and Microsoft 365's "not connected" and "admin consent required";
+  // then, in a browser of their own, the last ones (screens-rest.ts): self sign-up refused for an
+  // address and closed, Microsoft 365's marketplace Final Step (activating, "already subscribed")
+  // and a deactivated account (page and Teams), the screens shown only on the way ("Signing you
+  // in…" of the login, consent, callback and Microsoft 365 sign-in), the SSO test pop-up with the
+  // provider's answer, the GitHub link step of callback onboarding (and its refusal), and a
+  // person's passkey (Password confirmation, the Email step while the passkey signs in).
   for (const [lang, locale, texts, consent] of [
     ['en', 'en-US', appEn, consentEn],
     ['de', 'de-DE', appDe, consentDe],
@@ -112,6 +119,11 @@ describe('accessibility (axe, WCAG 2.2 AA)', () => {
       `the rest in ${lang} (recovery, device, security key, SSO loop, break-glass, access denied, console, Microsoft 365) has no serious or critical violations at 320 and 1280 px, light and dark`,
       { timeout: 300_000 },
       () => checkAll(moreScreens),
+    );
+    it(
+      `the last ones in ${lang} (sign-up refused and closed, marketplace Final Step, deactivated, screens on the way, SSO test answer, GitHub link, passkey) have no serious or critical violations at 320 and 1280 px, light and dark`,
+      { timeout: 400_000 },
+      () => checkAll(restScreens),
     );
   }
 });

@@ -48,7 +48,7 @@ const person = (page: Page): TestUser => {
 };
 
 /** The Password step: the password, then Continue. */
-async function typePassword(page: Page, texts: Texts, password: string): Promise<void> {
+export async function typePassword(page: Page, texts: Texts, password: string): Promise<void> {
   await page.getByLabel(texts.login.password.passwordLabel, { exact: true }).fill(password);
   await button(page, texts.common.continue).click();
 }
@@ -246,7 +246,7 @@ const ssoTestPopupScreen: Reacher = async (check, { page, urls, lang }) => {
 };
 
 /** MAGIC's Microsoft 365 login: Continue, then the Entra stand-in's page in the pop-up (not ours: English). */
-async function m365SignIn(
+export async function m365SignIn(
   page: Page,
   urls: SystemUrls,
   texts: Texts,

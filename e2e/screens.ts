@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Frame, Page } from 'playwright-core';
+import { DEMO_CONTOSO_PASSWORD } from '@acme/dev';
 import { totpCode } from '@acme/test-kit/totp';
 import type { consentDe } from '../apps/account/src/features/consent/i18n/consent.de.ts';
 import type { consentEn } from '../apps/account/src/features/consent/i18n/consent.en.ts';
@@ -66,7 +67,6 @@ interface Reach {
 export type Reacher = (check: LanguageCheck, reach: Reach) => Promise<void>;
 
 export const T = { timeout: 30_000 };
-const CONTOSO_PASSWORD = 'Contoso-Demo-2026!';
 export const heading = (page: Page | Frame, name: string) =>
   page.getByRole('heading', { name, exact: true }).first().waitFor(T);
 export const text = (page: Page | Frame, shown: string) =>
@@ -115,22 +115,40 @@ export async function signOut(
   texts: Texts,
   check?: LanguageCheck,
 ): Promise<void> {
-  let release = () => undefined as void;
-  const held = new Promise<void>((resolve) => (release = resolve));
-  const logout = '**/login/logout';
-  if (check) await page.route(logout, async (route) => held.then(() => route.continue()));
+  const release = check ? await hold(page, '**/login/logout') : undefined;
   await page.goto(`${urls.platform}/account/logout`);
-  if (check) {
+  if (check && release) {
     await check.screen('logging out', () => text(page, texts.progress.signingOut));
-    release();
+    await release();
   }
   await page.waitForURL(/\/account\/login/, T);
-  if (check) await page.unroute(logout);
   await heading(page, texts.login.email.title);
 }
 
+/**
+ * Holds the page's requests to `url` (a glob or pattern) until the answer is called: a screen that shows only
+ * while such a request is on its way stays while axe looks at it. The browser's own request is
+ * held, then sent as it was; the service's answer is its own.
+ */
+export async function hold(page: Page, url: string | RegExp): Promise<() => Promise<void>> {
+  let release = () => undefined as void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  // Each held request is sent before the route goes (unroute would send them itself, then ours fail).
+  const sent: Promise<void>[] = [];
+  await page.route(url, (route) => {
+    const send = held.then(() => route.continue());
+    sent.push(send);
+    return send;
+  });
+  return async () => {
+    release();
+    await Promise.all(sent);
+    await page.unroute(url);
+  };
+}
+
 /** The Terms step (both boxes, then Continue). */
-async function acceptTerms(page: Page, texts: Texts): Promise<void> {
+export async function acceptTerms(page: Page, texts: Texts): Promise<void> {
   const boxes = page.getByRole('checkbox');
   await boxes.nth(0).check();
   await boxes.nth(1).check();
@@ -138,7 +156,7 @@ async function acceptTerms(page: Page, texts: Texts): Promise<void> {
 }
 
 /** The Teams host page (the stand-in's `query`), and MAGIC's frame in it. */
-async function teamsFrame(page: Page, urls: SystemUrls, query: string): Promise<Frame> {
+export async function teamsFrame(page: Page, urls: SystemUrls, query: string): Promise<Frame> {
   await page.goto(`${urls.teamsHost}?${query}`);
   const frame = await (await page.waitForSelector('iframe#app')).contentFrame();
   if (!frame) throw new Error('the Teams host page has no app frame');
@@ -161,7 +179,7 @@ const microsoftScreens: Reacher = async (check, { page, urls, texts }) => {
     await button(page, texts.common.continue).click();
     const entra = await popup;
     await entra.getByLabel('Email').fill('diego@contoso.test');
-    await entra.getByLabel('Password').fill(CONTOSO_PASSWORD);
+    await entra.getByLabel('Password').fill(DEMO_CONTOSO_PASSWORD);
     await entra.getByRole('button', { name: 'Sign in' }).click();
     await heading(page, texts.m365.unauthorisedTitle);
   });
