@@ -32,9 +32,12 @@ export default async function setup(project: TestProject) {
   // Unlinking the source-code host needs a sign-in of the last 18 s here (60 min by default), so that
   // e2e/settings-accounts.e2e.ts can watch the account page ask for the password first. The user
   // service's old name (minutes) sets it for that service alone; the shared PRIVILEGED_SESSION_MAX_AGE
-  // would shorten the identity service's credential changes in every other journey too.
+  // would shorten the identity service's credential changes in every other journey too. Whether
+  // self sign-up is open anywhere is held 1 s (30 s by default), so that a journey that opens or
+  // closes it waits a second, not half a minute.
   const extraEnv = {
     ...LOOPBACK_TEST_LIMITS,
+    IDENTITY_SIGNUP_OPEN_CACHE: '1s',
     PRIVILEGED_SESSION_MAX_AGE_MINUTES: String(UNLINK_PRIVILEGED_SECONDS / 60),
     OAUTH2_DEVICE_CLIENTS: JSON.stringify([
       { client_id: 'research-cli', client_name: 'Research CLI' },

@@ -44,15 +44,16 @@ const setSignUp = (urls: SystemUrls, id: string, enabled: boolean) =>
 
 /**
  * Until the identity service starts registration flows (`open`) or refuses them as disabled: it
- * holds the user service's answer to "is any organisation open" for up to 30 s.
+ * holds the user service's answer to "is any organisation open" for IDENTITY_SIGNUP_OPEN_CACHE
+ * (1 s in the journeys' system, global-setup.ts).
  */
 async function registrationIs(urls: SystemUrls, open: boolean): Promise<void> {
-  const deadline = Date.now() + 45_000;
+  const deadline = Date.now() + 30_000;
   for (;;) {
     const res = await fetch(`${urls.identityPublic}/self-service/registration/api`);
     if (res.ok === open) return;
     if (Date.now() > deadline) throw new Error(`registration did not become ${open ? 'open' : 'closed'}`);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
 

@@ -217,6 +217,9 @@ const EnvSchema = z.object({
     .describe("Bearer key sent to the user service's admin API, when it requires one.")
     .meta({ secret: true }),
   UPSTREAM_TIMEOUT_MS: upstreamTimeoutSchema,
+  IDENTITY_SIGNUP_OPEN_CACHE: duration('30s').describe(
+    'How long the user service\'s answer to "is self sign-up open for any organisation?" is held: a change in the console reaches the registration page within it.',
+  ),
   IDENTITY_OIDC_TIMEOUT: duration('10s').describe(
     "Time-out of each call to an organisation's identity provider.",
   ),
@@ -369,6 +372,8 @@ export interface Config extends CommonSettings {
   usersAdminKey: string | undefined;
   /** Time-out of each call to the user service (its SSO directory, sign-up and trusted networks). */
   upstreamTimeoutMs: number;
+  /** How long whether self sign-up is open anywhere is held (strategies/registration/sign-up-directory.ts). */
+  signUpOpenCacheMs: number;
   /** The guard of every call to an organisation's identity provider (docs/security.md, SSRF). */
   ssoOutbound: OutboundPolicy;
   /** The SAML service provider (strategies/saml): its keys, clock skew, ACS body limit. */
@@ -446,6 +451,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     usersAdminUrl: e.USERS_ADMIN_URL,
     usersAdminKey: callerKey(e.USERS_ADMIN_KEY),
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
+    signUpOpenCacheMs: e.IDENTITY_SIGNUP_OPEN_CACHE,
     ssoOutbound: {
       httpHosts: e.IDENTITY_SSO_HTTP_HOSTS,
       allowPrivate: e.IDENTITY_SSO_ALLOW_PRIVATE === 'true',

@@ -19,7 +19,6 @@ export class SignUpRefused extends Error {
   }
 }
 
-const CACHE_MS = 30_000;
 const cache = new WeakMap<object, { open: boolean; until: number }>();
 
 function call(ctx: Pick<IdentityContext, 'config'>, path: string, init: RequestInit = {}): Promise<Response> {
@@ -36,7 +35,8 @@ function call(ctx: Pick<IdentityContext, 'config'>, path: string, init: RequestI
 }
 
 /**
- * Whether any organisation has self sign-up open, held for 30 s. When the user service can not be
+ * Whether any organisation has self sign-up open, held for IDENTITY_SIGNUP_OPEN_CACHE (30 s by
+ * default). When the user service can not be
  * asked, the last answer stands; with none, registration is off (closed is the safe default).
  */
 export async function signUpOpen(ctx: Pick<IdentityContext, 'config' | 'clock'>): Promise<boolean> {
@@ -47,7 +47,7 @@ export async function signUpOpen(ctx: Pick<IdentityContext, 'config' | 'clock'>)
     const res = await call(ctx, '/admin/signup');
     if (!res.ok) throw new Error(`user service answered ${res.status} for self sign-up`);
     const { open } = openSchema.parse(await res.json());
-    cache.set(ctx.config, { open, until: now + CACHE_MS });
+    cache.set(ctx.config, { open, until: now + ctx.config.signUpOpenCacheMs });
     return open;
   } catch {
     return hit?.open ?? false;
