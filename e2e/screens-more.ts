@@ -19,6 +19,7 @@ import {
   button,
   deviceCode,
   fill,
+  forgetCookies,
   freshLogin,
   heading,
   signOut,
@@ -223,7 +224,7 @@ const productDeniedScreen: Reacher = async (check, { page, urls, texts }) => {
     products: ['Platform'],
     subscriptionStatus: 'subscribed',
   });
-  await page.context().clearCookies();
+  await forgetCookies(page);
   await page.goto(`${urls.magic}/`);
   await page.waitForURL(/\/account\/login/, T);
   await typeEmail(page, texts, member.email);
@@ -253,7 +254,7 @@ export async function m365SignIn(
   email: string,
   password: string,
 ): Promise<void> {
-  await page.context().clearCookies();
+  await forgetCookies(page);
   await page.goto(`${urls.magic}/account/m365-login`);
   await heading(page, texts.m365.loginTitle);
   const popup = page.waitForEvent('popup');

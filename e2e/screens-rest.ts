@@ -11,6 +11,7 @@ import {
   acceptTerms,
   button,
   fill,
+  forgetCookies,
   freshLogin,
   heading,
   hold,
@@ -135,7 +136,7 @@ const marketplaceScreens: Reacher = async (check, { page, urls, texts }) => {
     method: 'POST',
     body: JSON.stringify({ email: MEGAN }),
   });
-  await page.context().clearCookies();
+  await forgetCookies(page);
   await page.goto(landingUrl);
   const finalStep = page.getByRole('heading', { name: texts.callbackOnboarding.finalStep, exact: true });
   const atEntra = (u: URL) => u.origin === urls.entra;

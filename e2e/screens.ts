@@ -88,11 +88,21 @@ const person = (page: Page): Person => {
 };
 
 /**
+ * Leaves the app, then forgets the browser's cookies: a page of the app still open could answer its
+ * cookies going with a navigation of its own, which aborts the next `goto` (net::ERR_ABORTED, seen
+ * in a full run). On about:blank nothing of the app runs.
+ */
+export async function forgetCookies(page: Page): Promise<void> {
+  await page.goto('about:blank');
+  await page.context().clearCookies();
+}
+
+/**
  * Platform's login page for a new person in this browser: nothing remembered of an address typed
  * before (the login page would go on with it by itself), once it has its login challenge.
  */
 export async function freshLogin(page: Page, urls: SystemUrls): Promise<void> {
-  await page.context().clearCookies();
+  await forgetCookies(page);
   await page.goto(`${urls.platform}/account/privacy`);
   await page.evaluate(() => localStorage.clear());
   await page.goto(`${urls.platform}/`);
