@@ -32,6 +32,10 @@ export default defineConfig({
     // set-up per file (about 1.8 s between two files before, 65 s of the single-process run). Each
     // file launches and closes its own browser, and the system is the global set-up's anyway.
     isolate: false,
+    // A journey that fails is run once more: on this two-core machine, shared by every stage of
+    // `npm test`, a few journeys have stuck now and then in ways not yet explained (docs/testing.md).
+    // The second try is reported, not hidden: `npm test` lists every journey that needed it.
+    retry: 1,
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // A journey's `expect.poll` waits for the system as its locators do, not Vitest's 1 s: a console

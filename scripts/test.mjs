@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 import { engine } from './containers.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -367,6 +368,17 @@ if (Object.keys(missing).length > 0) {
 // failure scrolled past in a long CI log is otherwise hard to find.
 const reports = mkdtempSync(join(tmpdir(), 'acme-test-'));
 const failedTests = [];
+// Journeys that failed once and passed when run again (Vitest's `(retry x1)`, e2e/vitest.config.ts):
+// listed at the end of the run, so that a flaky journey is seen, not hidden by its second try.
+const retriedTests = [];
+const RETRIED = /(?:✓|√)\s+(.*?)\s+\d+ms\s+\(retry x\d+\)|(?:✓|√)\s+(.*?\(retry x\d+\).*)/;
+function readRetries(output) {
+  for (const line of stripVTControlCharacters(output).split('\n')) {
+    if (!line.includes('(retry x')) continue;
+    const match = RETRIED.exec(line);
+    retriedTests.push((match?.[1] ?? match?.[2] ?? line).trim());
+  }
+}
 // The first lines of a failure's message, indented under its name: the CI log's tail (often all
 // that is kept of a run) then says why each test failed, not only which.
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
@@ -447,6 +459,7 @@ function runStage(stage, index) {
       const cpu = cpuSeconds(Buffer.concat(times).toString());
       const spent = cpu === undefined ? `${secs}s` : `${secs}s, ${cpu.toFixed(0)} CPU-s`;
       if (status !== 0) readFailures(report);
+      readRetries(Buffer.concat(chunks).toString());
       const outcome = status === 0 ? `ok (${spent})` : `FAILED (exit ${status}, ${spent})`;
       process.stdout.write(`\n▶ ${stage.name}: ${outcome}\n`);
       process.stdout.write(Buffer.concat(chunks));
@@ -504,6 +517,10 @@ if (notRun.length > 0)
   console.log(
     `\nNot run, for what this machine lacks (see the top of the log): ${notRun.map((s) => s.id).join(', ')}.`,
   );
+if (retriedTests.length > 0) {
+  console.log('\nPassed only when run again (flaky: look into them)');
+  for (const line of retriedTests) console.log(`  ~ ${line}`);
+}
 if (failedTests.length > 0) {
   console.log('\nFailed tests');
   for (const line of failedTests) console.log(`  ✗ ${line}`);
