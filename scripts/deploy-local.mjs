@@ -384,6 +384,14 @@ async function up(eng) {
       host: `localhost:${port(u.oauth2Admin)}`,
     }),
     answers(`http://127.0.0.1:${port(u.usersPublic)}/health/ready`),
+    // The admin APIs the demo seed goes through (the user service's, and the identity service's
+    // behind it): a seed sent before nginx could reach them got nginx's HTML error page in one run.
+    answers(`http://127.0.0.1:${port(u.usersAdmin)}/health/ready`, {
+      host: `localhost:${port(u.usersAdmin)}`,
+    }),
+    answers(`http://127.0.0.1:${port(u.identityAdmin)}/health/ready`, {
+      host: `localhost:${port(u.identityAdmin)}`,
+    }),
     answers(`http://127.0.0.1:${port(u.agent)}/health/ready`),
     // The second app's port: fetch refuses 6000, the first app's port of the second replica.
     answers(`http://127.0.0.1:${port(u.magic)}/account/`),
