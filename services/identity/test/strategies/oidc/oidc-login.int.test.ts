@@ -102,25 +102,19 @@ describe('identity: login with method oidc (organisation single sign-on)', () =>
   const atProvider = (browser: Browser, authorizeUrl: string, action: 'login' | 'cancel', email: string) =>
     atOrgIdp(browser, idp.issuer, authorizeUrl, email, action);
 
-  /** A fresh flow whose person cancels at the provider: the callback URL it answers (not yet followed). */
-  async function cancelledAtProvider() {
+  /** A fresh flow whose person signs in (or cancels) at the provider: the callback URL it answers (not yet followed). */
+  async function atProviderOnNewFlow(action: 'login' | 'cancel', email: string) {
     const browser = new Browser();
     const flow = await newFlow(browser);
-    const callback = await atProvider(
-      browser,
-      await submitSso(browser, flow),
-      'cancel',
-      'hopper@globex.test',
-    );
+    const callback = await atProvider(browser, await submitSso(browser, flow), action, email);
     return { browser, flow, callback };
   }
 
+  const cancelledAtProvider = () => atProviderOnNewFlow('cancel', 'hopper@globex.test');
+
   async function signIn(email: string) {
-    const browser = new Browser();
-    const flow = await newFlow(browser);
-    const callback = await atProvider(browser, await submitSso(browser, flow), 'login', email);
-    const res = await browser.go(callback);
-    return { browser, flow, callback, res };
+    const walked = await atProviderOnNewFlow('login', email);
+    return { ...walked, res: await walked.browser.go(walked.callback) };
   }
 
   it('signs a known SSO user in: 303 to the provider, callback, a session with {method: oidc, provider}', async () => {
@@ -248,9 +242,7 @@ describe('identity: login with method oidc (organisation single sign-on)', () =>
   });
 
   it('refuses a wrong state: the error page, no session', async () => {
-    const browser = new Browser();
-    const flow = await newFlow(browser);
-    const callback = await atProvider(browser, await submitSso(browser, flow), 'login', 'hopper@globex.test');
+    const { browser, callback } = await atProviderOnNewFlow('login', 'hopper@globex.test');
     const tampered = new URL(callback);
     tampered.searchParams.set('state', 'not-the-state');
     const res = await browser.go(tampered.toString());
@@ -260,9 +252,7 @@ describe('identity: login with method oidc (organisation single sign-on)', () =>
   });
 
   it('refuses the callback in another browser than the one that started the sign-in', async () => {
-    const browser = new Browser();
-    const flow = await newFlow(browser);
-    const callback = await atProvider(browser, await submitSso(browser, flow), 'login', 'hopper@globex.test');
+    const { browser, callback } = await atProviderOnNewFlow('login', 'hopper@globex.test');
     const victim = new Browser();
     const res = await victim.go(callback);
     expect(res.headers.get('location')!.startsWith(`${APP}/account/error?id=`)).toBe(true);
@@ -278,15 +268,7 @@ describe('identity: login with method oidc (organisation single sign-on)', () =>
   ])('refuses %s with a flow message', async (_label, fault) => {
     Object.assign(idp.faults, fault);
     try {
-      const browser = new Browser();
-      const flow = await newFlow(browser);
-      const callback = await atProvider(
-        browser,
-        await submitSso(browser, flow),
-        'login',
-        'hopper@globex.test',
-      );
-      const res = await browser.go(callback);
+      const { browser, flow, res } = await signIn('hopper@globex.test');
       expect(res.headers.get('location')).toBe(`${APP}/account/login?flow=${flow.id}`);
       expect(await flowMessages(browser, flow.id)).toEqual([
         expect.stringContaining('could not be verified'),
