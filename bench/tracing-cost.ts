@@ -20,6 +20,7 @@ import { startCluster } from '@acme/cluster/postgres';
 import { LOOPBACK_TEST_LIMITS } from '../scripts/demo.ts';
 import { cpuSeconds } from './front-door.ts';
 import { runLoadChild } from './load/child.ts';
+import { benchTracingUnitCosts } from './tracing-unit-costs.ts';
 
 type SideName = 'on' | 'off';
 interface Side {
@@ -225,10 +226,17 @@ export async function benchTracingCost(options: {
         perRound: { on: on.map(round1), off: off.map(round1) },
       };
     };
+    const exportRequestsDuringRounds = sink.requests() - exportsBefore;
     return {
       passwordLogin: figures('login'),
       refresh: figures('refresh'),
-      exportRequestsDuringRounds: sink.requests() - exportsBefore,
+      exportRequestsDuringRounds,
+      // The terms of that sum: per traced incoming request, outgoing call and statement span.
+      unitCosts: await benchTracingUnitCosts({
+        rounds: options.rounds,
+        durationSec: Math.min(options.durationSec, 5),
+        sinkUrl: sink.url,
+      }),
       concurrency: { logins: concurrency, refreshChains: CHAINS },
       rounds: options.rounds,
       goal: 'cost ≤ 5 % of throughput, tracing on (always_on, exported) against off',

@@ -124,6 +124,13 @@ describe('OpenTelemetry tracing across the cluster', () => {
     const statements = trace().filter((s) => s.attributes['db.system.name'] === 'postgresql');
     const ids = new Map(trace().map((s) => [s.spanId, s]));
     expect(statements.length).toBeGreaterThan(0);
+    // The code exchange (oidc-provider's Koa app reads its body through promises) ran its statements
+    // as children of its own span; every call a service made is a child of the request it served.
+    const exchange = trace().find(signIn.exchange)!;
+    expect(statements.some((s) => s.parentSpanId === exchange.spanId)).toBe(true);
+    const calls = trace().filter((s) => s.attributes['url.full'] !== undefined);
+    expect(calls.length).toBeGreaterThan(0);
+    for (const call of calls) expect(ids.get(call.parentSpanId)?.service, call.name).toBe(call.service);
     for (const s of statements) {
       expect(s.name).toBe(s.attributes['db.operation.name']);
       expect(ids.get(s.parentSpanId)?.service, s.name).toBe(s.service);

@@ -182,6 +182,51 @@ await (await fetch('http://127.0.0.1:' + server.address().port + '/members')).te
 server.close();
 `;
 
+// A Fastify route that reads a JSON body, runs a statement and calls another server with Node's
+// http client (as the SSO calls do), and a route that fails; then a request whose connection closes
+// before any answer.
+const REQUEST_TREE = `
+import { channel } from 'node:diagnostics_channel';
+import { createServer, request } from 'node:http';
+import { connect } from 'node:net';
+const { default: Fastify } = await import(${JSON.stringify(pathToFileURL(createRequire(import.meta.url).resolve('fastify')).href)});
+const statements = channel(${JSON.stringify(QUERY_CHANNEL)});
+const downstream = createServer((req, res) => res.end('{}'));
+await new Promise((r) => downstream.listen(0, '127.0.0.1', r));
+const app = Fastify();
+app.post('/orders/:id', async (req) => {
+  statements.publish({ sql: 'insert into orders (id) values ($1)', durationMs: 1, failed: false });
+  await new Promise((resolve, reject) =>
+    request({ host: '127.0.0.1', port: downstream.address().port, path: '/stock?sku=1', headers: { accept: 'application/json' } }, (res) => {
+      res.resume();
+      res.on('end', resolve);
+    }).on('error', reject).end(),
+  );
+  return { ok: req.body.n };
+});
+app.get('/broken', async () => { throw new Error('boom'); });
+app.get('/slow', () => new Promise(() => {}));
+await app.listen({ host: '127.0.0.1', port: 0 });
+const base = 'http://127.0.0.1:' + app.server.address().port;
+// The body comes 50 ms after the headers, so that it is read in a later turn than the request's.
+await new Promise((resolve, reject) => {
+  const post = request(base + '/orders/7', { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': 7 } }, (res) => {
+    res.resume();
+    res.on('end', resolve);
+  });
+  post.on('error', reject);
+  post.flushHeaders();
+  setTimeout(() => post.end('{"n":1}'), 50);
+});
+await (await fetch(base + '/broken')).text();
+const socket = connect(app.server.address().port, '127.0.0.1', () => socket.write('GET /slow HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n'));
+await new Promise((r) => setTimeout(r, 200));
+socket.destroy();
+await new Promise((r) => setTimeout(r, 200));
+await app.close();
+downstream.close();
+`;
+
 describe('the preload', () => {
   let receiver: OtlpReceiver;
   beforeAll(async () => {
@@ -256,6 +301,40 @@ describe('the preload', () => {
     });
     // The call, the request and its statement: the timer's statement made no trace.
     expect(receiver.spans.map((s) => s.name).sort()).toEqual(['GET', 'GET', 'SELECT']);
+  }, 60_000);
+
+  it("nests a request's statement and http-client call under its span, carries traceparent on, and marks 5xx and a dropped connection as errors", async () => {
+    receiver.spans.length = 0;
+    await runWithPreload(REQUEST_TREE, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_SERVICE_NAME: 'request-tree-test',
+    });
+    await expect.poll(() => receiver.spans.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(8);
+    const spans = receiver.spans;
+    const dump = JSON.stringify(spans);
+    const served = (path: string) => spans.find((s) => s.attributes['url.path'] === path);
+    const order = served('/orders/7');
+    expect(order, dump).toMatchObject({
+      name: 'POST /orders/:id',
+      status: 0,
+      attributes: { 'http.route': '/orders/:id', 'http.response.status_code': 200 },
+    });
+    // The statement and the call ran after the body was read, in the request's context.
+    expect(
+      spans.find((s) => s.name === 'INSERT'),
+      dump,
+    ).toMatchObject({ parentSpanId: order!.spanId });
+    const call = spans.find((s) => String(s.attributes['url.full']).endsWith('/stock'));
+    expect(call, dump).toMatchObject({ parentSpanId: order!.spanId, traceId: order!.traceId });
+    expect(call!.attributes['http.response.status_code']).toBe(200);
+    // The downstream server continued the trace from the call's traceparent.
+    expect(served('/stock'), dump).toMatchObject({ parentSpanId: call!.spanId, traceId: order!.traceId });
+    expect(served('/broken'), dump).toMatchObject({
+      status: 2,
+      attributes: { 'http.response.status_code': 500 },
+    });
+    expect(served('/slow'), dump).toMatchObject({ status: 2 });
+    expect(served('/slow')!.attributes['http.response.status_code']).toBeUndefined();
   }, 60_000);
 
   it("leaves Koa's middleware layers unwrapped: a Koa request is its server span, with no span or wrapper per layer", async () => {

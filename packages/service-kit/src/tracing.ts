@@ -2,14 +2,11 @@
 // by their Fastify route), outgoing calls (fetch, i.e. undici, and Node's http client) and the
 // PostgreSQL statements of each request, exported over OTLP/HTTP, with the W3C `traceparent` header
 // read from every request and written on every call so that one sign-in is one trace across the
-// services. Loaded only when an endpoint is set (tracing-gate.ts, through the preload tracing.mjs):
+// services (the HTTP spans: tracing-http.ts). Loaded only when an endpoint is set (tracing-gate.ts, through the preload tracing.mjs):
 // a process without one never loads the SDK.
 import { subscribe } from 'node:diagnostics_channel';
-import { register } from 'node:module';
 import { context, SpanKind, SpanStatusCode, trace, type Link, type Tracer } from '@opentelemetry/api';
 import { getRPCMetadata, RPCType, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
@@ -33,6 +30,7 @@ import { z } from 'zod';
 import { QUERY_CHANNEL, type QueryMessage } from '@acme/db/query-channel';
 import { ConfigError } from './config.ts';
 import { redactAttributes } from './redaction.ts';
+import { traceIncomingRequests, traceOutgoingCalls } from './tracing-http.ts';
 import { beforeDrainedExit } from './shutdown.ts';
 
 const SAMPLERS = [
@@ -247,12 +245,6 @@ function traceQueries(tracer: Tracer): void {
 /** Liveness and readiness probes and metric scrapes: frequent, and no part of any user's request. */
 const PROBE_PATH = /^\/(health\/|metrics(\?|$))/;
 
-/**
- * Modules whose ES-module imports the loader hook wraps, so the instrumentations can patch them
- * (CommonJS `require`s are patched without it). Only these: wrapping every module costs start-up.
- */
-const HOOKED_MODULES = ['http', 'https', 'node:http', 'node:https'];
-
 export interface RunningTracing {
   serviceName: string;
   /** Exports what is still buffered and stops. */
@@ -260,14 +252,13 @@ export interface RunningTracing {
 }
 
 /**
- * Starts tracing for this process: must run before the instrumented modules are imported (the
- * preload `--import …/tracing.mjs` does). Spans are batched and posted in the background.
+ * Starts tracing for this process, before its entry point starts any server (the preload
+ * `--import …/tracing.mjs` runs it first). Spans are batched and posted in the background.
  */
 export async function startTracing(
   settings: TracingSettings,
   entry: string | undefined,
 ): Promise<RunningTracing> {
-  register('import-in-the-middle/hook.mjs', import.meta.url, { data: { include: HOOKED_MODULES } });
   const serviceName = settings.OTEL_SERVICE_NAME ?? defaultServiceName(entry);
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
@@ -275,9 +266,9 @@ export async function startTracing(
     spanProcessors: [new BatchSpanProcessor(new RedactingExporter(await otlpExporter(settings)))],
   });
   provider.register({ propagator: new W3CTraceContextPropagator() });
-  // Each instrumentation enables itself on construction, with the provider registered above.
-  new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => PROBE_PATH.test(req.url ?? '') });
-  new UndiciInstrumentation();
+  const tracer = provider.getTracer('@acme/service-kit');
+  traceIncomingRequests(tracer, (url) => PROBE_PATH.test(url));
+  traceOutgoingCalls(tracer);
   nameFastifyRoutes();
   // No Koa instrumentation: oidc-provider routes without @koa/router, so it made no span of its own
   // (only one per middleware layer, which were dropped), yet wrapped every layer of every request.

@@ -12,6 +12,8 @@ export interface ReceivedSpan {
   parentSpanId: string;
   name: string;
   attributes: Record<string, unknown>;
+  /** Its status code: 0 unset, 1 ok, 2 error. */
+  status: number;
   /** How the span came: `application/json` or `application/x-protobuf`. */
   encoding: string;
 }
@@ -110,6 +112,7 @@ function decodeProtobuf(body: Buffer): ReceivedSpan[] {
         parentSpanId: '',
         name: '',
         attributes: {},
+        status: 0,
         encoding: 'application/x-protobuf',
       };
       const attrs: Buffer[] = [];
@@ -119,6 +122,8 @@ function decodeProtobuf(body: Buffer): ReceivedSpan[] {
         if (f.no === 4) received.parentSpanId = bytesOf(f).toString('hex');
         if (f.no === 5) received.name = bytesOf(f).toString('utf8');
         if (f.no === 9) attrs.push(bytesOf(f));
+        if (f.no === 15)
+          for (const st of fields(bytesOf(f))) if (st.no === 3) received.status = Number(st.value as bigint);
       }
       received.attributes = keyValues(attrs);
       out.push(received);
@@ -162,6 +167,7 @@ interface JsonRequest {
         parentSpanId?: string;
         name: string;
         attributes?: JsonKeyValue[];
+        status?: { code?: number };
       }[];
     }[];
   }[];
@@ -179,6 +185,7 @@ function decodeJson(body: Buffer): ReceivedSpan[] {
         parentSpanId: s.parentSpanId ?? '',
         name: s.name,
         attributes: jsonAttributes(s.attributes),
+        status: s.status?.code ?? 0,
         encoding: 'application/json',
       })),
     );
