@@ -5,7 +5,7 @@ import { redirectUri } from '../../shared/oauth2/authorize-url.ts';
 import { tryDecodeJwtPayload } from '../../shared/oauth2/jwt.ts';
 import { exchangeCode } from '../../shared/oauth2/token-endpoint.ts';
 import { readToken, storeToken, tokenFromResponse } from '../../shared/oauth2/token-lifecycle.ts';
-import { acquireCookieLock } from '../../shared/storage/cookie-lock.ts';
+import { acquireCookieLockOrOutwait } from '../../shared/storage/cookie-lock.ts';
 import type { StorageEntry } from '../../shared/storage/registry.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { remove } from '../../shared/storage/storage.ts';
@@ -37,7 +37,7 @@ export function clearAfterExchange(): void {
 /** Redeems `code` with the verifier of the authorization it answers (`authorizationParamsFor`). */
 export async function exchangeUnderLock(code: string, codeVerifier: string): Promise<void> {
   const config = getConfig();
-  const release = await acquireCookieLock(registry.refreshLock);
+  const release = await acquireCookieLockOrOutwait(registry.refreshLock);
   if (!release) throw new Error(copy.errors.fullReauth);
   try {
     const response = await exchangeCode({
