@@ -20,7 +20,7 @@ export async function enterEmail(page: Page, email: string): Promise<void> {
 }
 
 /** Where the page is and what it says (its first 400 characters), for a journey that got stuck. */
-async function whereIs(page: Page): Promise<string> {
+export async function whereIs(page: Page): Promise<string> {
   const text = await page
     .locator('body')
     .innerText()
@@ -42,7 +42,9 @@ export async function submitPassword(page: Page, user: Credentials): Promise<voi
 /** On the login page: email → password → (consent, callback) → the initial page. */
 export async function enterCredentials(page: Page, urls: SystemUrls, user: Credentials): Promise<void> {
   await submitPassword(page, user);
-  await page.waitForURL(`${urls.platform}/research`, { timeout: 30_000 });
+  await page.waitForURL(`${urls.platform}/research`, { timeout: 30_000 }).catch(async (error: unknown) => {
+    throw new Error(`no /research after the password at ${await whereIs(page)}`, { cause: error });
+  });
   await page.getByText(user.email).first().waitFor();
 }
 

@@ -2,10 +2,14 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { systemUrls, useBrowser } from './browser.ts';
 import { createUser } from './fixtures.ts';
-import { signInWithPassword } from './journeys.ts';
+import { enterCredentials, signInWithPassword } from './journeys.ts';
 
-// Dead end: after logging out, opening the site again at once could hang on "Signing you in…" at
-// /account/login (whoami 401 twice, then nothing). These journeys hit the race on purpose.
+// Dead ends when two things happen at once at the door, hit on purpose:
+// - after logging out, opening the site again at once could hang on "Signing you in…" at
+//   /account/login (whoami 401 twice, then nothing);
+// - a page that lost its token starts its own authorization while the person opens the login page:
+//   the server's answer to that navigation (its PKCE hand-off) arrived, the navigation was abandoned,
+//   and the callback of the page's own authorization said "The state parameter did not match".
 
 /** The Email step of the login screen. */
 async function emailStep(page: Page, timeout = 10_000): Promise<void> {
@@ -80,6 +84,34 @@ describe('coming back at once after logging out', () => {
     await page.waitForURL(/\/account\/login/);
     // The other tab's lock is waited out (it is looked at again until it is free), never forever.
     await emailStep(page, 20_000);
+    await context.close();
+  });
+
+  it("a login page's answer abandoned for the open page's own authorization: the sign-in still reaches /research", async () => {
+    const user = await createUser(urls);
+    const { context, page } = await browser.newPage();
+    // The person opens the login page while the open page, which lost its token, is about to start
+    // its own authorization: the account app server answers that navigation with its authorization
+    // and its PKCE hand-off cookie, then the navigation is abandoned for the page's own. Forced here:
+    // the server's answer comes while the page asks whoami, before it takes the login lock.
+    let abandoned: Promise<number> | undefined;
+    await page.route(
+      (url) => url.href.startsWith(`${urls.identityPublic}/sessions/whoami`),
+      async (route) => {
+        abandoned ??= context.request
+          .get(`${urls.platform}/account/login`, { maxRedirects: 0 })
+          .then((res) => res.status());
+        await abandoned;
+        await route.continue();
+      },
+    );
+    const challenge = page.waitForURL(/login_challenge=/, { waitUntil: 'commit', timeout: 30_000 });
+    await page.goto(`${urls.platform}/research`);
+    await challenge;
+    // The page asked whoami before it authorized, and the server answered the other navigation
+    // with an authorization of its own.
+    expect(await abandoned).toBe(302);
+    await enterCredentials(page, urls, user);
     await context.close();
   });
 });

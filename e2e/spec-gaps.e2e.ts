@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { seriousViolations } from './axe.ts';
 import { systemUrls, useBrowser } from './browser.ts';
 import { createUser } from './fixtures.ts';
-import { enterEmail, openLogin, submitPassword } from './journeys.ts';
+import { enterEmail, openLogin, submitPassword, whereIs } from './journeys.ts';
 
 // Issue 21, items 4–7 and 10 in Chromium: logout also signs out a Microsoft account still signed in;
 // the login reads its query parameters (error, code, consent_challenge, post_logout); server error
@@ -39,7 +39,10 @@ describe('the last spec gaps (issue 21, items 4–7, 10)', () => {
     await page.goto(`${urls.magic}/account/login`).catch(() => undefined);
     await page.getByLabel('Email').waitFor({ timeout: 30_000 });
     await submitPassword(page, user);
-    await page.waitForURL(`${urls.magic}/research`, { timeout: 30_000 });
+    // Where it stopped instead, if it did: the address and what the page says.
+    await page.waitForURL(`${urls.magic}/research`, { timeout: 30_000 }).catch(async (error: unknown) => {
+      throw new Error(`no /research after the password at ${await whereIs(page)}`, { cause: error });
+    });
     const ext = JSON.parse((await page.getByTestId('token-ext').textContent()) ?? '{}') as {
       user?: { authenticationMode?: string };
     };

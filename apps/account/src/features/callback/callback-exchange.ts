@@ -1,14 +1,11 @@
 import { copy } from '../../copy.ts';
 import { getConfig } from '../../shared/config/env.ts';
-import {
-  clearAuthorizationParams,
-  readAuthorizationParams,
-} from '../../shared/oauth2/authorization-params.ts';
+import { clearAuthorizationParams } from '../../shared/oauth2/authorization-params.ts';
 import { redirectUri } from '../../shared/oauth2/authorize-url.ts';
 import { tryDecodeJwtPayload } from '../../shared/oauth2/jwt.ts';
 import { exchangeCode } from '../../shared/oauth2/token-endpoint.ts';
 import { readToken, storeToken, tokenFromResponse } from '../../shared/oauth2/token-lifecycle.ts';
-import { acquireCookieLock } from '../../shared/storage/cookie-lock.ts';
+import { acquireCookieLockOrOutwait } from '../../shared/storage/cookie-lock.ts';
 import type { StorageEntry } from '../../shared/storage/registry.ts';
 import { registry } from '../../shared/storage/registry.ts';
 import { remove } from '../../shared/storage/storage.ts';
@@ -37,10 +34,10 @@ export function clearAfterExchange(): void {
   clearAuthorizationParams();
 }
 
-export async function exchangeUnderLock(code: string): Promise<void> {
+/** Redeems `code` with the verifier of the authorization it answers (`authorizationParamsFor`). */
+export async function exchangeUnderLock(code: string, codeVerifier: string): Promise<void> {
   const config = getConfig();
-  const params = readAuthorizationParams();
-  const release = await acquireCookieLock(registry.refreshLock);
+  const release = await acquireCookieLockOrOutwait(registry.refreshLock);
   if (!release) throw new Error(copy.errors.fullReauth);
   try {
     const response = await exchangeCode({
@@ -48,7 +45,7 @@ export async function exchangeUnderLock(code: string): Promise<void> {
       clientId: config.clientId,
       code,
       redirectUri: redirectUri(window.location.origin),
-      codeVerifier: params?.codeVerifier ?? '',
+      codeVerifier,
     });
     storeToken(tokenFromResponse(response, Date.now()));
     endSignInTrace();

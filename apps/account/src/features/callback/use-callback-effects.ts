@@ -16,6 +16,8 @@ import type { AfterExchangeCommand, CallbackCommand } from './decide-callback-ef
 export interface CallbackEffectsContext {
   config: AccountConfig;
   facts: SessionFacts | null;
+  /** The PKCE verifier of the authorization this answer belongs to ('' when none is kept). */
+  codeVerifier: string;
   reloadSession: () => Promise<unknown>;
   afterExchange: (facts: SessionFacts | null, now: number) => AfterExchangeCommand;
   setError: (message: string) => void;
@@ -53,7 +55,7 @@ export function useCallbackEffects(command: CallbackCommand, ctx: CallbackEffect
         finish(ctx.facts);
         break;
       case 'exchange':
-        exchangeUnderLock(command.code).then(
+        exchangeUnderLock(command.code, ctx.codeVerifier).then(
           () => {
             clearAfterExchange();
             if (!cancelled) finish(ctx.facts);

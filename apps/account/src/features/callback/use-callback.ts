@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { getConfig } from '../../shared/config/env.ts';
 import { initialPagePath } from '../../shared/config/paths.ts';
 import { navigate } from '../../shared/navigation/history.ts';
-import { readAuthorizationParams } from '../../shared/oauth2/authorization-params.ts';
+import { authorizationParamsFor } from '../../shared/oauth2/authorization-params.ts';
 import { readToken } from '../../shared/oauth2/token-lifecycle.ts';
 import type { SessionFacts } from '../../shared/session/session-facts.ts';
 import { useSession } from '../../shared/session/use-session.ts';
@@ -28,9 +28,12 @@ export function useCallbackRoute(search: CallbackSearch) {
   const [error, setError] = useState<string | null>(null);
   /** The onboarding stepper is showing. */
   const [onboarding, setOnboarding] = useState(false);
+  // The parameters of the authorization this answer belongs to: the current ones, or the app's own
+  // that a server hand-off replaced meanwhile.
+  const authorization = authorizationParamsFor(search.state);
   const command: CallbackCommand = decideCallbackEffect({
     query: search,
-    storedState: readAuthorizationParams()?.state ?? null,
+    storedState: authorization?.state ?? null,
     sessionState: session.state,
     session: session.facts,
     isSsoEmailResult: read(registry.emailResult)?.isSSO === true,
@@ -47,6 +50,7 @@ export function useCallbackRoute(search: CallbackSearch) {
   useCallbackEffects(command, {
     config,
     facts: session.facts,
+    codeVerifier: authorization?.codeVerifier ?? '',
     reloadSession: session.reload,
     afterExchange,
     setError,

@@ -64,6 +64,34 @@ export async function acquireCookieLock(
   return null;
 }
 
+/**
+ * How long a taker that cannot try again later waits for a lock still held after its tries: until the
+ * expiry the lock names, never longer than a lock lives. Null when the lock is free.
+ */
+export function outwaitDelay(lock: Lock | null, now: number, expiryMs: number): number | null {
+  if (lock === null || !isLockHeld(lock, now)) return null;
+  return Math.min(lock.expiresAt - now, expiryMs);
+}
+
+/**
+ * `acquireCookieLock` for a taker that cannot come back later (the callback: its code is single-use
+ * and the person has just signed in). The tries end (40 × 70 ms, about 2.8 s) before the lock does
+ * (4 s): a holder that went away with it (a page that navigated in the middle of a refresh) or is still
+ * at work (another tab's refresh, with its retries) would make the sign-in fail. Instead, wait until
+ * the held lock's expiry, then try once more. Null only when someone holds it again by then.
+ */
+export async function acquireCookieLockOrOutwait(
+  entry: StorageEntry<Lock>,
+  options: LockOptions = REFRESH_LOCK,
+  context: LockContext = defaultLockContext,
+): Promise<(() => void) | null> {
+  const release = await acquireCookieLock(entry, options, context);
+  if (release) return release;
+  const delay = outwaitDelay(read(entry), context.now(), options.expiryMs);
+  if (delay !== null) await context.sleep(delay);
+  return acquireCookieLock(entry, options, context);
+}
+
 /** Non-waiting variant: true when the lock was free and is now ours until it expires. */
 export function tryTakeLock(
   entry: StorageEntry<Lock>,

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { beforeEach, describe, expect, it } from 'vitest';
-import { acquireCookieLock, tryTakeLock } from './cookie-lock.ts';
+import { acquireCookieLock, acquireCookieLockOrOutwait, outwaitDelay, tryTakeLock } from './cookie-lock.ts';
 import { loginStateEntries, registry } from './registry.ts';
 import { configureStorage, read, remove, write } from './storage.ts';
 import { clearLoginState } from './clear-login-state.ts';
@@ -122,5 +122,71 @@ describe('cookie locks', () => {
     const deps = { now: () => now, sleep: async (ms: number) => void (now += ms), newId: () => 'mine' };
     expect(await acquireCookieLock(registry.refreshLock, undefined, deps)).toBeTypeOf('function');
     expect(read(registry.refreshLock)?.id).toBe('mine');
+  });
+});
+
+describe("the callback's taker outwaits a held refresh lock (4 s; the spec's tries end at 2.8 s)", () => {
+  /** A fake clock; `holder` runs at every sleep, as another page would meanwhile. */
+  function clock(holder: (now: number) => void = () => {}) {
+    let now = 0;
+    return {
+      now: () => now,
+      sleep: async (ms: number) => {
+        now += ms;
+        holder(now);
+      },
+      newId: () => `mine-${now}`,
+    };
+  }
+  const held = (expiresAt: number) => write(registry.refreshLock, { id: 'other', expiresAt });
+
+  const rows: [string, () => ReturnType<typeof clock>, number | null][] = [
+    ['a free lock: taken at once', () => clock(), 30],
+    [
+      'a lock a page took just before it went away: taken at its expiry',
+      () => {
+        held(4_000);
+        return clock();
+      },
+      4_030,
+    ],
+    [
+      'a holder that releases it after a second: taken then',
+      () => {
+        held(4_000);
+        return clock((now) => now >= 1_000 && now < 1_070 && remove(registry.refreshLock));
+      },
+      1_080,
+    ],
+    [
+      'a live holder that takes it again at each expiry: given up',
+      () => {
+        held(4_000);
+        return clock((now) => now % 4_000 < 100 && held(now + 4_000));
+      },
+      null,
+    ],
+  ];
+  it.each(rows)('%s', async (_, setUp, takenAt) => {
+    const deps = setUp();
+    const release = await acquireCookieLockOrOutwait(registry.refreshLock, undefined, deps);
+    expect(release === null ? null : deps.now()).toBe(takenAt);
+  });
+
+  it("the tries alone give up on the departed page's lock, which still had 1.2 s to live", async () => {
+    held(4_000);
+    const deps = clock();
+    expect(await acquireCookieLock(registry.refreshLock, undefined, deps)).toBeNull();
+    expect(deps.now()).toBe(2_800);
+  });
+
+  const delays: [string, { id: string; expiresAt: number } | null, number | null][] = [
+    ['free', null, null],
+    ['expired', { id: 'x', expiresAt: 900 }, null],
+    ['1.5 s left', { id: 'x', expiresAt: 2_500 }, 1_500],
+    ['a lock claiming longer than a lock lives: its lifetime', { id: 'x', expiresAt: 61_000 }, 4_000],
+  ];
+  it.each(delays)('outwaitDelay: %s', (_, lock, expected) => {
+    expect(outwaitDelay(lock, 1_000, 4_000)).toBe(expected);
   });
 });

@@ -118,6 +118,18 @@ export const registry = {
     ttlMs: AUTHORIZATION_PARAMS_TTL_MS,
   }),
   /**
+   * The app's own PKCE verifier and state that a server hand-off replaced while they were still
+   * valid: the authorization they started may be the one that comes back (the person opened the
+   * login page while a page that lost its token started its own authorization, and the browser
+   * abandoned the server's). The callback takes whichever of the two its state names.
+   */
+  supersededAuthorizationParams: entry({
+    key: 'oauth2_authorization_params_superseded',
+    schema: authorizationParamsSchema,
+    medium: 'localStorage',
+    ttlMs: AUTHORIZATION_PARAMS_TTL_MS,
+  }),
+  /**
    * The PKCE verifier and state of an authorization the account app server started (it answers the
    * login route with the redirect to the authorization endpoint): read once at start-up, moved to
    * `authorizationParams` and deleted. This origin's cookie only.
@@ -299,6 +311,7 @@ export const loginStateEntries: StorageEntry<unknown>[] = [
   registry.loginChallenge,
   registry.oauth2Token,
   registry.authorizationParams,
+  registry.supersededAuthorizationParams,
   registry.ssoRedirectLock,
   registry.ssoRedirects,
   registry.ssoTries,
