@@ -9,7 +9,8 @@
 // workload, `events` the security event log at 1 million events (BENCH_EVENTS) and
 // `events-write` what writing security events costs password sign-in (its own interleaved rounds);
 // `front-door` nginx in front of two processes against one: health, whoami, refresh (bench/front-door.ts);
-// `tracing` what OpenTelemetry tracing costs password login and refresh (bench/tracing-cost.ts);
+// `tracing` what OpenTelemetry tracing costs password login and refresh (bench/tracing-cost.ts), and each
+// traced request, call and statement on its own (bench/tracing-unit-costs.ts);
 // `growth` the rows and bytes each table gains per sign-in and per refresh (bench/table-growth.ts;
 // BENCH_GROWTH_SIGN_INS, default 100, BENCH_GROWTH_REFRESH_SEC, default 20);
 // `import` the identity import of BENCH_IMPORT_IDENTITIES people (default 100,000; bench/identity-import.ts;

@@ -234,7 +234,7 @@ export async function benchTracingCost(options: {
       // The terms of that sum: per traced incoming request, outgoing call and statement span.
       unitCosts: await benchTracingUnitCosts({
         rounds: options.rounds,
-        durationSec: Math.min(options.durationSec, 5),
+        durationSec: Math.min(options.durationSec, 3),
         sinkUrl: sink.url,
       }),
       concurrency: { logins: concurrency, refreshChains: CHAINS },
