@@ -5,8 +5,8 @@
 // the work of a light request; these record what the spans are read for, and nothing else.
 //
 // - An incoming request: a server span from the request's arrival to its response's end (or the
-//   connection's close), its handler (and its response's listeners) running in the span's context,
-//   so that the statements and calls it makes are its children. Named after the
+//   connection's close), its handler running in the span's context, so that the statements and
+//   calls it makes are its children. Named after the
 //   Fastify route when one answers it (`http.route`, set through the RPC metadata, see tracing.ts).
 // - An outgoing call: a client span from `fetch`'s request (undici's diagnostics channels) or Node's
 //   http client (its own channels) to the end of the answer, with `traceparent` added to the request.
@@ -104,12 +104,11 @@ export function traceIncomingRequests(tracer: Tracer, ignore: (url: string) => b
     };
     res.once('finish', end);
     res.once('close', end);
-    // The response's listeners (Fastify's onResponse hooks) run where the socket calls them, outside
-    // this request's context: bound, they run in it. The request's are left unbound (binding costs
-    // about 12 µs an object): Fastify binds its body parsing to the request's async context itself,
-    // and Koa reads the body through promises, which keep it; a handler that listens to the request
-    // stream's events directly runs them outside (its spans then start traces of their own).
-    context.bind(active, res);
+    // The request's and the response's stream listeners are left unbound to this context (binding
+    // costs about 12 µs an object): Fastify binds its body parsing and handler to the request's
+    // async context itself, and Koa reads the body through promises, which keep it; the onResponse
+    // hooks (logs and metrics) make no span. A listener on either stream runs outside the request's
+    // context: a span it started would begin a trace of its own.
     return context.with(active, () => emitOn(this, args));
   };
 }
