@@ -136,17 +136,21 @@ export async function signOut(
 }
 
 /**
- * Holds the page's requests to `url` (a glob or pattern) until the answer is called: a screen that shows only
- * while such a request is on its way stays while axe looks at it. The browser's own request is
- * held, then sent as it was; the service's answer is its own.
+ * Holds the page's requests to `url` (a glob, pattern or test) until the answer is called: a screen
+ * that shows only while such a request is on its way stays while axe looks at it. The browser's own
+ * request is held, then sent as it was; the service's answer is its own. A request whose page has
+ * left meanwhile is let go.
  */
-export async function hold(page: Page, url: string | RegExp): Promise<() => Promise<void>> {
+export async function hold(
+  page: Page,
+  url: string | RegExp | ((url: URL) => boolean),
+): Promise<() => Promise<void>> {
   let release = () => undefined as void;
   const held = new Promise<void>((resolve) => (release = resolve));
   // Each held request is sent before the route goes (unroute would send them itself, then ours fail).
   const sent: Promise<void>[] = [];
   await page.route(url, (route) => {
-    const send = held.then(() => route.continue());
+    const send = held.then(() => route.continue()).catch(() => undefined);
     sent.push(send);
     return send;
   });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { systemUrls, useBrowser } from './browser.ts';
 import { createUser } from './fixtures.ts';
 import { enterCredentials, enterEmail, openLogin } from './journeys.ts';
+import { hold } from './screens.ts';
 
 const WRONG_CREDENTIALS =
   'The provided credentials are invalid, check for spelling mistakes in your password or username, email address, or phone number.';
@@ -144,6 +145,31 @@ describe('password sign-in, end to end', () => {
       }
       await context.close();
     });
+
+  // The page the authorization server sends back checks its challenge with the flow it creates; the
+  // Email step takes typing before that check answers, and a stale challenge then restarts the
+  // authorization. An address continued in that window was looked up on the page that left: the
+  // next page showed an empty Email step, and the sign-in stopped there (nothing typed was kept).
+  it('an address continued while a stale challenge is still being checked crosses the new authorization: the Password step follows, no second click', async () => {
+    const user = await createUser(urls);
+    const { context, page } = await browser.newPage();
+    // The check and the address's lookup are held: the person is faster than both.
+    const startsWith = (prefix: string) => (url: URL) => url.href.startsWith(prefix);
+    const releaseCheck = await hold(page, startsWith(`${urls.identityPublic}/self-service/login/browser`));
+    const releaseLookup = await hold(page, startsWith(`${urls.usersPublic}/login/config`));
+    await page.goto(`${urls.platform}/account/login?login_challenge=stale-challenge-that-does-not-exist`);
+    await enterEmail(page, user.email);
+    const restarted = page.waitForRequest((r) => r.url().startsWith(`${urls.oauth2Public}/oauth2/auth`));
+    await releaseCheck();
+    await restarted;
+    await releaseLookup();
+    await page.getByRole('heading', { name: 'Enter password' }).waitFor({ timeout: 30_000 });
+    expect(await page.getByText(user.email).first().isVisible(), 'the address is kept').toBe(true);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(`${urls.platform}/research`, { timeout: 30_000 });
+    await context.close();
+  });
 
   it('a stale login_challenge recovers without a dead end', async () => {
     const user = await createUser(urls);

@@ -220,11 +220,13 @@ describe('LoginScreen', () => {
 
   it('a failing login-config call toasts "Error verifying email address"', async () => {
     write(registry.loginChallenge, 'ch-1');
-    mockFetch(({ url }) =>
-      url.pathname === '/login/config'
-        ? { status: 429, body: { errorCode: 'RATE_LIMITED', message: 'Too many requests' } }
-        : { status: 401, body: {} },
-    );
+    mockFetch(({ url }) => {
+      if (url.pathname === '/login/config')
+        return { status: 429, body: { errorCode: 'RATE_LIMITED', message: 'Too many requests' } };
+      // The stored challenge is valid: the page stays, and the address is looked up.
+      if (url.pathname === '/self-service/login/browser') return { status: 200, body: loginFlow('flow-1') };
+      return { status: 401, body: {} };
+    });
     const { ToastRegion } = await import('../../shared/ui/toast-region.tsx');
     render(
       <>
@@ -377,6 +379,91 @@ describe('LoginScreen', () => {
     await waitFor(() => expect(nav.redirectTo).toHaveBeenCalled());
     expect(new URL(nav.redirectTo.mock.calls[0]![0] as string).pathname).toBe('/oauth2/auth');
     expect(read(registry.loginChallenge)).toBeNull();
+  });
+
+  // The page checks a stored challenge with the flow it creates; until that answers it may still
+  // leave for the authorization server. An address continued in that window was looked up on a page
+  // about to go, and the page the authorization server sent back showed an empty Email step.
+  describe('an address continued while the stored challenge is being checked', () => {
+    const ADA = { email: 'ada@acme.test', sso: false, provider: null, m365: false };
+
+    /** The flow creation answers when `answer` is called (as over a slow network). */
+    function slowFlow(status: number) {
+      let answer = () => undefined as void;
+      const answered = new Promise<void>((resolve) => (answer = resolve));
+      const { calls } = mockFetch(async ({ url }) => {
+        if (url.pathname === '/login/config') return { status: 200, body: ADA };
+        if (url.pathname === '/self-service/login/browser') {
+          await answered;
+          return status === 200
+            ? { status, body: loginFlow('flow-1') }
+            : { status, body: { error: { code: status, message: 'login challenge not found' } } };
+        }
+        return { status: 401, body: { error: { code: 401 } } };
+      });
+      return { calls, answer, lookups: () => calls.filter((c) => c.url.pathname === '/login/config') };
+    }
+
+    async function continueWith(address: string) {
+      fireEvent.change(await screen.findByLabelText('Email'), { target: { value: address } });
+      await waitFor(() =>
+        expect(screen.getByRole('button', { name: 'Continue' }).hasAttribute('disabled')).toBe(false),
+      );
+      fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
+    }
+
+    it('waits for the check (Continue busy), then goes on to the Password step without a second click', async () => {
+      write(registry.loginChallenge, 'ch-1');
+      const flow = slowFlow(200);
+      render(<LoginScreen search={{}} />);
+      await continueWith('ada@acme.test');
+      await waitFor(() =>
+        expect(screen.getByRole('button', { name: 'Continue' }).hasAttribute('disabled')).toBe(true),
+      );
+      expect(flow.lookups()).toHaveLength(0);
+      flow.answer();
+      expect(await screen.findByLabelText('Password')).toBeTruthy();
+      expect(screen.getByText('ada@acme.test')).toBeTruthy();
+      expect(flow.lookups()).toHaveLength(1);
+      expect(read(registry.pendingEmail)).toBeNull();
+    });
+
+    it('a stale challenge restarts the authorization with the address kept for the page that comes back', async () => {
+      write(registry.loginChallenge, 'stale');
+      const flow = slowFlow(404);
+      render(<LoginScreen search={{}} />);
+      await continueWith('ada@acme.test');
+      flow.answer();
+      await waitFor(() => expect(nav.redirectTo).toHaveBeenCalled());
+      expect(new URL(nav.redirectTo.mock.calls[0]![0] as string).pathname).toBe('/oauth2/auth');
+      expect(flow.lookups()).toHaveLength(0);
+      expect(read(registry.pendingEmail)?.email).toBe('ada@acme.test');
+    });
+
+    it('the page the authorization server sends back goes on with the kept address by itself', async () => {
+      write(registry.loginChallenge, 'fresh');
+      write(registry.pendingEmail, { email: 'ada@acme.test', expiresAt: Date.now() + 60_000 });
+      const flow = slowFlow(200);
+      render(<LoginScreen search={{}} />);
+      await new Promise((r) => setTimeout(r, 20));
+      expect(flow.lookups()).toHaveLength(0);
+      flow.answer();
+      expect(await screen.findByLabelText('Password')).toBeTruthy();
+      expect(screen.getByText('ada@acme.test')).toBeTruthy();
+      expect(read(registry.pendingEmail)).toBeNull();
+    });
+
+    it('a kept address older than a login challenge is dropped, not continued', async () => {
+      write(registry.loginChallenge, 'fresh');
+      write(registry.pendingEmail, { email: 'ada@acme.test', expiresAt: Date.now() - 1 });
+      const flow = slowFlow(200);
+      flow.answer();
+      render(<LoginScreen search={{}} />);
+      await waitFor(() => expect(read(registry.pendingEmail)).toBeNull());
+      await new Promise((r) => setTimeout(r, 20));
+      expect(flow.lookups()).toHaveLength(0);
+      expect(screen.getByRole('heading', { name: 'Welcome' })).toBeTruthy();
+    });
   });
 
   it('an unreachable identity service does not restart the authorization (no redirect loop)', async () => {

@@ -36,5 +36,8 @@ export function useEagerLoginFlow({
     refresh,
   });
   const stepNeedsFlow = needsEagerFlow && !loginFlow.flow && (Boolean(flowId) || hasSession);
-  return { loginFlow, stepNeedsFlow };
+  // Until the eager load has answered, the page may still leave for the authorization server (a stale
+  // challenge or flow restarts the authorization): an address continued meanwhile waits for it.
+  const checking = needsEagerFlow && !loginFlow.flow && !loginFlow.eagerFailed;
+  return { loginFlow, stepNeedsFlow, checking };
 }

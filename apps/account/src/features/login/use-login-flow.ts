@@ -83,6 +83,8 @@ interface ObtainOptions {
 export function useLoginFlow(input: LoginFlowInput) {
   const { config } = input;
   const [flow, setFlow] = useState<LoginFlow | null>(null);
+  // The eager load was answered with an error (handled by failToLoad): nothing is being checked now.
+  const [eagerFailed, setEagerFailed] = useState(false);
   const eagerLoad = useRef<PendingLoad | null>(null);
 
   /** A login flow could not be created or loaded: a stale challenge restarts the authorization. */
@@ -134,7 +136,9 @@ export function useLoginFlow(input: LoginFlowInput) {
         for (const m of errorMessages(f)) showToast(appWordedText(m.id) ?? copy.errors.loginFlow(m.text));
       },
       (error: unknown) => {
-        if (!cancelled) failToLoad(error);
+        if (cancelled) return;
+        failToLoad(error);
+        setEagerFailed(true);
       },
     );
     return () => {
@@ -165,7 +169,7 @@ export function useLoginFlow(input: LoginFlowInput) {
     }
   }
 
-  return { flow, setFlow, obtainFlow };
+  return { flow, setFlow, obtainFlow, eagerFailed };
 }
 
 /** The login flow as the steps use it: the flow, setting it, and obtaining one. */

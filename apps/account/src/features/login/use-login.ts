@@ -11,7 +11,8 @@ import { selectM365Alternative } from './select-m365-alternative.ts';
 import { selectPendingDeviceLogin } from '../../shared/session/select-pending-device-login.ts';
 import { registry, type EmailResult } from '../../shared/storage/registry.ts';
 import { read } from '../../shared/storage/storage.ts';
-import { useClearSsoEmailResult, useEmailStep } from './use-email-step.ts';
+import { useClearSsoEmailResult, useEmailContinue, useEmailStep } from './use-email-step.ts';
+import { decideEmailContinue } from './decide-email-continue.ts';
 import { useLoginCommand } from './use-login-command.ts';
 import { useEagerLoginFlow } from './use-eager-login-flow.ts';
 import { useLoginSteps } from './use-login-steps.ts';
@@ -59,7 +60,7 @@ export function useLogin(search: LoginSearch) {
     refresh,
   });
 
-  const { loginFlow, stepNeedsFlow } = useEagerLoginFlow({
+  const { loginFlow, stepNeedsFlow, checking } = useEagerLoginFlow({
     config,
     flowId: search.flow,
     sessionState: session.state,
@@ -68,6 +69,14 @@ export function useLogin(search: LoginSearch) {
     refresh,
   });
   const { flow } = loginFlow;
+  // An address continued while the page may still leave waits for it, and crosses a round trip.
+  const emailContinue = decideEmailContinue({
+    pending: read(registry.pendingEmail),
+    now,
+    hasEmailResult: emailResult !== null,
+    pageMayLeave: command.type !== 'none' || checking,
+  });
+  useEmailContinue(emailContinue, email.lookUp);
 
   const selection = selectLoginStep({
     flow: flow
@@ -107,9 +116,9 @@ export function useLogin(search: LoginSearch) {
     email: identifier,
     typedEmail: email.typedEmail,
     emailResult,
-    submitEmail: email.submitEmail,
+    submitEmail: email.continueWith,
     ...steps,
-    busy: email.busy || steps.busy,
+    busy: email.busy || steps.busy || emailContinue.type === 'wait' || emailContinue.type === 'submit',
     m365Alternative: m365AlternativeOf(config, emailResult),
   };
 }

@@ -73,6 +73,9 @@ const emailResultSchema = z.object({
 });
 export type EmailResult = z.infer<typeof emailResultSchema>;
 
+const pendingEmailSchema = z.object({ email: z.string().check(z.minLength(1)), expiresAt: z.number() });
+export type PendingEmail = z.infer<typeof pendingEmailSchema>;
+
 const signInTraceSchema = z.object({
   traceId: z.string().check(z.regex(/^(?!0{32})[0-9a-f]{32}$/)),
   expiresAt: z.number(),
@@ -247,6 +250,13 @@ export const registry = {
     medium: 'cookie',
     ttlMs: EMAIL_RESULT_TTL_MS,
   }),
+  /**
+   * The address the person continued with on the Email step while the page could still leave for
+   * the authorization server (its login challenge not yet checked): continued as soon as the page
+   * stays, on this page or the one the authorization server sends back. Per tab; it lives as long as
+   * a login challenge (`expiresAt`).
+   */
+  pendingEmail: entry({ key: 'pending_email', schema: pendingEmailSchema, medium: 'sessionStorage' }),
   missingSessionRetried: entry({
     key: 'missing_session_retried',
     schema: z.boolean(),
@@ -321,6 +331,7 @@ export const loginStateEntries: StorageEntry<unknown>[] = [
   registry.resetPasswordState,
   registry.mfaSetupState,
   registry.emailResult,
+  registry.pendingEmail,
   registry.missingSessionRetried,
   registry.loginLock,
   registry.m365Token,
