@@ -25,16 +25,25 @@ export async function whereIs(page: Page): Promise<string> {
     .locator('body')
     .innerText()
     .catch(() => '');
-  return `${page.url()}: ${text.slice(0, 400)}`;
+  const disabled = await page
+    .locator('button:disabled, [aria-busy="true"]')
+    .count()
+    .catch(() => 0);
+  return `${page.url()} (${disabled} disabled or busy controls): ${text.slice(0, 400)}`;
+}
+
+/** Waits for `locator` (30 s), or fails saying what did not come and where the page was. */
+export async function waitOrSayWhere(page: Page, locator: Locator, what: string): Promise<void> {
+  await locator.waitFor({ timeout: 30_000 }).catch(async (error: unknown) => {
+    throw new Error(`${what} at ${await whereIs(page)}`, { cause: error });
+  });
 }
 
 /** The Email step, then the Password step; what follows is the caller's to check. */
 export async function submitPassword(page: Page, user: Credentials): Promise<void> {
   await enterEmail(page, user.email);
   const password = page.getByLabel('Password');
-  await password.waitFor({ timeout: 30_000 }).catch(async (error: unknown) => {
-    throw new Error(`no Password step after the Email step at ${await whereIs(page)}`, { cause: error });
-  });
+  await waitOrSayWhere(page, password, 'no Password step after the Email step');
   await password.fill(user.password);
   await page.getByRole('button', { name: 'Continue' }).click();
 }

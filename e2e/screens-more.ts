@@ -13,6 +13,7 @@ import {
   type TestUser,
 } from './fixtures.ts';
 import { EXPIRING_DEVICE_CLIENT } from './global-setup.ts';
+import { waitOrSayWhere } from './journeys.ts';
 import { codeIn, newestMail } from './mailbox.ts';
 import { noAutofill, virtualAuthenticator } from './webauthn.ts';
 import {
@@ -50,7 +51,9 @@ const person = (page: Page): TestUser => {
 
 /** The Password step: the password, then Continue. */
 export async function typePassword(page: Page, texts: Texts, password: string): Promise<void> {
-  await page.getByLabel(texts.login.password.passwordLabel, { exact: true }).fill(password);
+  const field = page.getByLabel(texts.login.password.passwordLabel, { exact: true });
+  await waitOrSayWhere(page, field, 'no Password step after the Email step');
+  await field.fill(password);
   await button(page, texts.common.continue).click();
 }
 

@@ -234,6 +234,19 @@ describe('the preload', () => {
   });
   afterAll(() => receiver.close());
 
+  /** Runs `script` under the preload exporting to the receiver as `service`; waits for `atLeast` spans. */
+  async function traced(script: string, service: string, atLeast: number, env: Record<string, string> = {}) {
+    receiver.spans.length = 0;
+    const out = await runWithPreload(script, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_SERVICE_NAME: service,
+      ...env,
+    });
+    // The process exits once its last batch is out (the SDK flushes at exit).
+    await expect.poll(() => receiver.spans.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(atLeast);
+    return out;
+  }
+
   it('without an endpoint loads nothing of the SDK (tracing off costs nothing)', async () => {
     expect(Number(await runWithPreload(COUNT_SDK, {}))).toBe(0);
     // The measure can fail: with an endpoint the SDK is there.
@@ -244,14 +257,7 @@ describe('the preload', () => {
   it.each(['http/protobuf', 'http/json'])(
     'with an endpoint exports the server and client spans of one trace over %s, without the secret',
     async (protocol) => {
-      receiver.spans.length = 0;
-      await runWithPreload(ROUND_TRIP, {
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-        OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
-        OTEL_SERVICE_NAME: 'preload-test',
-      });
-      // The process exits once its last batch is out (the SDK flushes at exit).
-      await expect.poll(() => receiver.spans.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+      await traced(ROUND_TRIP, 'preload-test', 2, { OTEL_EXPORTER_OTLP_PROTOCOL: protocol });
       const spans = receiver.spans;
       expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
       expect(spans.every((s) => s.service === 'preload-test')).toBe(true);
@@ -266,12 +272,7 @@ describe('the preload', () => {
   );
 
   it("names a Fastify request's server span after its route (http.route), without a span per hook", async () => {
-    receiver.spans.length = 0;
-    await runWithPreload(FASTIFY_ROUTE, {
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_SERVICE_NAME: 'fastify-route-test',
-    });
-    await expect.poll(() => receiver.spans.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+    await traced(FASTIFY_ROUTE, 'fastify-route-test', 2);
     const server = receiver.spans.find((s) => s.attributes['url.path'] === '/members/42');
     expect(server, JSON.stringify(receiver.spans)).toMatchObject({
       name: 'GET /members/:id',
@@ -282,12 +283,7 @@ describe('the preload', () => {
   }, 60_000);
 
   it("makes each statement of a request a span of that request's, and one outside a request none", async () => {
-    receiver.spans.length = 0;
-    await runWithPreload(STATEMENTS, {
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_SERVICE_NAME: 'statements-test',
-    });
-    await expect.poll(() => receiver.spans.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+    await traced(STATEMENTS, 'statements-test', 3);
     const server = receiver.spans.find((s) => s.attributes['url.path'] === '/members');
     const statement = receiver.spans.find((s) => s.name === 'SELECT');
     expect(statement, JSON.stringify(receiver.spans)).toMatchObject({
@@ -304,12 +300,7 @@ describe('the preload', () => {
   }, 60_000);
 
   it("nests a request's statement and http-client call under its span, carries traceparent on, and marks 5xx and a dropped connection as errors", async () => {
-    receiver.spans.length = 0;
-    await runWithPreload(REQUEST_TREE, {
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_SERVICE_NAME: 'request-tree-test',
-    });
-    await expect.poll(() => receiver.spans.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(8);
+    await traced(REQUEST_TREE, 'request-tree-test', 8);
     const spans = receiver.spans;
     const dump = JSON.stringify(spans);
     const served = (path: string) => spans.find((s) => s.attributes['url.path'] === path);
@@ -338,14 +329,9 @@ describe('the preload', () => {
   }, 60_000);
 
   it("leaves Koa's middleware layers unwrapped: a Koa request is its server span, with no span or wrapper per layer", async () => {
-    receiver.spans.length = 0;
-    const unwrapped = await runWithPreload(KOA_APP, {
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_SERVICE_NAME: 'koa-test',
-    });
+    const unwrapped = await traced(KOA_APP, 'koa-test', 2);
     expect(JSON.parse(unwrapped)).toBe(true);
-    await expect.poll(() => receiver.spans.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
-    // The call and the request it made (still traced, by the HTTP instrumentation) and nothing else.
+    // The call and the request it made (traced, as every Node server's request is) and nothing else.
     const server = receiver.spans.find((s) => s.attributes['url.path'] === '/token');
     expect(server, JSON.stringify(receiver.spans)).toBeDefined();
     expect(receiver.spans.map((s) => s.name).sort()).toEqual(['GET', 'GET']);
