@@ -23,7 +23,7 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import { getRPCMetadata, isTracingSuppressed, RPCType, setRPCMetadata } from '@opentelemetry/core';
+import { isTracingSuppressed, RPCType, setRPCMetadata, type RPCMetadata } from '@opentelemetry/core';
 import {
   ATTR_CLIENT_ADDRESS,
   ATTR_HTTP_REQUEST_METHOD,
@@ -49,7 +49,7 @@ function injectInto(
   for (const [name, value] of Object.entries(carrier)) set(name, value);
 }
 
-/** `host:port` of a Host header, or nothing. */
+/** The host name of a Host header (its port left off), or nothing. */
 function hostOf(header: string | undefined): string | undefined {
   if (!header) return undefined;
   const bracket = header.startsWith('[') ? header.indexOf(']') : -1;
@@ -85,13 +85,14 @@ export function traceIncomingRequests(tracer: Tracer, ignore: (url: string) => b
     if (req.socket.remoteAddress) attributes[ATTR_CLIENT_ADDRESS] = req.socket.remoteAddress;
     if (req.headers['user-agent']) attributes[ATTR_USER_AGENT_ORIGINAL] = req.headers['user-agent'];
     const span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes }, parent);
-    const rpc = { type: RPCType.HTTP as const, span };
+    // Fastify's route is written here as its handler starts (nameFastifyRoutes in tracing.ts).
+    const rpc: RPCMetadata = { type: RPCType.HTTP, span };
     const active = setRPCMetadata(trace.setSpan(parent, span), rpc);
     let ended = false;
     const end = () => {
       if (ended) return;
       ended = true;
-      const route = getRPCMetadata(active)?.route;
+      const route = rpc.route;
       if (route) {
         span.setAttribute(ATTR_HTTP_ROUTE, route);
         span.updateName(`${method} ${route}`);
