@@ -146,6 +146,27 @@ describe('password sign-in, end to end', () => {
       await context.close();
     });
 
+  it('a first visit’s login page asks for the app’s code only after its first paint, and the app then starts and signs in', async () => {
+    const user = await createUser(urls);
+    const { context, page } = await browser.newPage();
+    await page.goto(`${urls.platform}/account/login`);
+    await page.locator('input[name="email"]:not([disabled])').waitFor({ timeout: 30_000 });
+    const timing = await page.evaluate(() => {
+      const paint = performance.getEntriesByName('first-contentful-paint')[0];
+      const entry = performance
+        .getEntriesByType('resource')
+        .find((r) => /\/account\/assets\/index-[\w-]+\.js$/.test(r.name));
+      return { paint: paint?.startTime ?? null, entry: entry?.startTime ?? null };
+    });
+    expect(timing.paint, 'the first paint was reported').not.toBeNull();
+    expect(timing.entry, 'the entry module was requested').not.toBeNull();
+    expect(timing.entry!, 'the entry module is requested after the first paint').toBeGreaterThanOrEqual(
+      timing.paint!,
+    );
+    await enterCredentials(page, urls, user);
+    await context.close();
+  });
+
   // The page the authorization server sends back checks its challenge with the flow it creates; the
   // Email step takes typing before that check answers, and a stale challenge then restarts the
   // authorization. An address continued in that window was looked up on the page that left: the

@@ -8,6 +8,7 @@ import { chooseLocale, DEFAULT_LOCALE, LOCALES, type Locale } from '@acme/i18n';
 import { paths } from '../src/shared/config/paths.ts';
 import { ACCESS_EMAIL_SLOT } from '../src/prerender/slots.ts';
 import { registry } from '../src/shared/storage/registry.ts';
+import { deferScripts } from './deferred-start.ts';
 import { requestCookies } from './request-cookies.ts';
 import { strongEtag } from './static-files.ts';
 
@@ -42,6 +43,8 @@ export interface LoginPage {
   pick(req: IncomingMessage): Representation;
   /** The CSP sources (`'sha256-…'`) of the page's inline stylesheet, for its `style-src`. */
   styleSources: string[];
+  /** The CSP sources of the page's inline script (deferred-start.ts), for its `script-src`. */
+  scriptSources: string[];
 }
 
 /** The build's stylesheet link (one, the app's entry CSS), as Vite writes it into index.html. */
@@ -136,7 +139,8 @@ export async function loginPage(distDir: string, accessEmail: string): Promise<L
   if (!existsSync(join(distDir, loginRootFile(DEFAULT_LOCALE)))) return null;
   const built = await readFile(join(distDir, 'index.html'), 'utf8');
   if (!built.includes(ROOT_ELEMENT)) return null;
-  const { page, styleSources } = await inlineStylesheet(distDir, built);
+  const styled = await inlineStylesheet(distDir, built);
+  const { page, scriptSources } = deferScripts(styled.page);
   const pages = new Map<Locale, Encodings>();
   for (const locale of LOCALES) {
     const rootFile = join(distDir, loginRootFile(locale));
@@ -148,7 +152,8 @@ export async function loginPage(distDir: string, accessEmail: string): Promise<L
     pages.set(locale, encodings(Buffer.from(html)));
   }
   return {
-    styleSources,
+    styleSources: styled.styleSources,
+    scriptSources,
     pick(req) {
       const locale = chooseLocale({ setting: localeSetting(req), accept: req.headers['accept-language'] });
       const { br, gzip, plain } = pages.get(locale) ?? pages.get(DEFAULT_LOCALE)!;

@@ -27,7 +27,7 @@ beforeAll(async () => {
   await writeFile(join(dist, 'assets', 'index-abc.css'), STYLESHEET);
   await writeFile(
     join(dist, 'index.html'),
-    '<!doctype html><html lang="en"><title>SPA</title><link rel="stylesheet" crossorigin href="/account/assets/index-abc.css"><div id="root"></div></html>',
+    '<!doctype html><html lang="en"><head><title>SPA</title><script type="module" crossorigin src="/account/assets/index-abc.js"></script>\n<link rel="modulepreload" crossorigin href="/account/assets/shared-abc.js">\n<link rel="stylesheet" crossorigin href="/account/assets/index-abc.css"></head><body><div id="root"></div></body></html>',
   );
   for (const [locale, heading] of [
     ['en', 'Welcome'],
@@ -174,6 +174,28 @@ describe('the login page', () => {
     expect(other.headers.get('content-security-policy')).toContain("style-src 'self';");
   });
 
+  it('asks for the app’s modules from an inline script (after the first paint), which its CSP allows by hash and nothing else inline', async () => {
+    const res = await get('/account/login?login_challenge=abc');
+    const html = await res.text();
+    expect(html).not.toContain('<script type="module"');
+    expect(html).not.toContain('<link rel="modulepreload"');
+    const inline = /<script>(.*?)<\/script><\/body>/s.exec(html)?.[1];
+    expect(inline, 'the inline script closes the body').toBeDefined();
+    expect(inline).toContain('"/account/assets/index-abc.js"');
+    expect(inline).toContain('["/account/assets/shared-abc.js"]');
+    expect(inline).toContain('first-contentful-paint');
+    const hash = createHash('sha256').update(inline!).digest('base64');
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain(`script-src 'self' 'sha256-${hash}';`);
+    expect(csp).not.toContain('unsafe-inline');
+    // Every other page loads the module itself, under the policy without the hash.
+    const other = await get('/account/settings');
+    expect(await other.text()).toContain(
+      '<script type="module" crossorigin src="/account/assets/index-abc.js">',
+    );
+    expect(other.headers.get('content-security-policy')).toContain("script-src 'self';");
+  });
+
   it('is sent brotli-compressed to a browser that asks, and 304 on its ETag', async () => {
     const res = await get('/account/login?flow=1', { 'accept-encoding': 'gzip, br' });
     expect(res.headers.get('content-encoding')).toBe('br');
@@ -192,9 +214,9 @@ describe('the login page', () => {
     const german = await get('/account/login?flow=1', { 'accept-language': 'de-DE,de;q=0.9' });
     const englishHtml = await english.text();
     const germanHtml = await german.text();
-    expect(englishHtml).toContain('<html lang="en"><title>SPA</title>');
+    expect(englishHtml).toContain('<html lang="en"><head><title>SPA</title>');
     expect(englishHtml).toContain('<h1>Welcome</h1>');
-    expect(germanHtml).toContain('<html lang="de"><title>SPA</title>');
+    expect(germanHtml).toContain('<html lang="de"><head><title>SPA</title>');
     expect(germanHtml).toContain('<h1>Willkommen</h1>');
     expect(germanHtml).toContain('mailto:access+&quot;x&quot;@acme.test');
     for (const res of [english, german])

@@ -96,7 +96,10 @@ export function frameAncestors(config: AccountConfig): string {
  * a top-level navigation (the SSO step submits as JSON, then follows `redirect_browser_to`), which
  * form-action does not govern: a provider an org-admin sets up in the console works at once.
  */
-export function securityHeaders(config: AccountConfig, styleSources: string[] = []): Record<string, string> {
+export function securityHeaders(
+  config: AccountConfig,
+  inline: { styleSources: string[]; scriptSources: string[] } = { styleSources: [], scriptSources: [] },
+): Record<string, string> {
   // MSAL calls Entra's token endpoint from the browser: the real authority, or the local stand-in.
   const microsoft = config.m365 ? [origin(config.m365.entraUrl ?? config.m365.authority)] : [];
   const services = [
@@ -107,12 +110,13 @@ export function securityHeaders(config: AccountConfig, styleSources: string[] = 
   const formTargets = [...new Set([origin(config.identityUrl), origin(config.oauth2Url)])];
   const csp = [
     "default-src 'self'",
-    "script-src 'self'",
+    // A page's own inline script by its hash only (the login page's, deferred-start.ts).
+    ["script-src 'self'", ...inline.scriptSources].join(' '),
     `connect-src 'self' ${services.join(' ')}`,
     // https: an application's logo on the consent screen (its logo_uri, https only, no referrer).
     "img-src 'self' data: https:",
     // A page's own inline stylesheet by its hash only (the login page's, login-page.ts).
-    ["style-src 'self'", ...styleSources].join(' '),
+    ["style-src 'self'", ...inline.styleSources].join(' '),
     `frame-ancestors ${frameAncestors(config)}`,
     "base-uri 'none'",
     `form-action 'self' ${formTargets.join(' ')}`,
@@ -135,7 +139,7 @@ export async function serveApp(options: ServeAppOptions): Promise<ServedApp> {
   const configEtag = strongEtag(configScript);
   const files = await staticFiles(distDir);
   const login = await loginPage(distDir, config.accessEmail);
-  const loginHeaders = login ? securityHeaders(config, login.styleSources) : headers;
+  const loginHeaders = login ? securityHeaders(config, login) : headers;
 
   function send(
     res: ServerResponse,

@@ -8,7 +8,8 @@ import { applyLayoutConstants } from '../shared/config/versions.ts';
 import { redirectTo } from '../shared/navigation/history.ts';
 import { adoptServerAuthorizationParams } from '../shared/oauth2/authorization-params.ts';
 import { registerTokenRenewal, setTokenLostHandler } from '../shared/oauth2/token-lifecycle.ts';
-import { configureStorage } from '../shared/storage/storage.ts';
+import { registry } from '../shared/storage/registry.ts';
+import { configureStorage, write } from '../shared/storage/storage.ts';
 import { ErrorView } from '../shared/ui/error-view.tsx';
 import { Providers } from './providers.tsx';
 import { Router } from './router.tsx';
@@ -16,7 +17,7 @@ import { enableTraceContext } from '../shared/tracing/trace-context.ts';
 import { activateLocale, registerLocale } from '../i18n/locale.ts';
 import { startLocale } from '../shared/session/person-locale.ts';
 import { LocaleRoot } from '../i18n/locale-root.tsx';
-import { yieldToBrowser } from '../shared/scheduling/yield-to-browser.ts';
+import { documentParsed, yieldToBrowser } from '../shared/scheduling/yield-to-browser.ts';
 
 const container = document.getElementById('root')!;
 let root: Root | null = null;
@@ -48,8 +49,15 @@ function mount(app: ReactNode): void {
  */
 async function start() {
   await yieldToBrowser();
+  await documentParsed();
   const config = getConfig();
   configureStorage({ cookieDomain: config.cookieDomain });
+  // This tab has the app's code now: its next login page starts it at once (server/deferred-start.ts).
+  try {
+    write(registry.startedEntry, new URL(import.meta.url).pathname);
+  } catch {
+    // No session storage: the next login page waits for its first paint, as on a first visit.
+  }
   // The account app server may have started the authorization (the login route's first request).
   adoptServerAuthorizationParams();
   enableTraceContext(config.tracing === true);

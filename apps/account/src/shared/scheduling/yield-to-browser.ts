@@ -30,3 +30,13 @@ export function whenIdle(work: () => void): () => void {
   const handle = setTimeout(work, 0);
   return () => clearTimeout(handle);
 }
+
+/**
+ * Resolves once the document is parsed and its deferred scripts have run (the runtime
+ * configuration among them): at once on a parsed document, else at DOMContentLoaded. The login
+ * page may start the app's module before that (server/deferred-start.ts).
+ */
+export function documentParsed(doc: Document = document): Promise<void> {
+  if (doc.readyState !== 'loading') return Promise.resolve();
+  return new Promise((resolve) => doc.addEventListener('DOMContentLoaded', () => resolve(), { once: true }));
+}

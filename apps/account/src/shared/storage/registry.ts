@@ -299,6 +299,11 @@ export const registry = {
    */
   tabId: entry({ key: 'tab_id', schema: z.string(), medium: 'sessionStorage' }),
   /**
+   * The entry module this tab last started (its URL path): its code is in this browser's cache, so
+   * the login page starts it at once instead of after the first paint (server/deferred-start.ts).
+   */
+  startedEntry: entry({ key: 'started_entry', schema: z.string(), medium: 'sessionStorage' }),
+  /**
    * This window is the SSO pop-up of the Teams frame, and how the frame opened it (`teams`: teams-js;
    * `window`: the page). Per window: its return to our callback hands the answer to the frame.
    */

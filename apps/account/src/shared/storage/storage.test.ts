@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { registry } from './registry.ts';
-import { adoptLocalStorageValue, read, remove, write } from './storage.ts';
+import { adoptLocalStorageValue, read, remove, withCookie, write } from './storage.ts';
 
 // Reading document.cookie is a synchronous round trip to the browser's cookie store: the reads of
 // one run of script share one, and nothing read is ever older than that run or this module's writes.
@@ -45,6 +45,35 @@ describe('cookie reads', () => {
     expect(read(registry.loginChallenge)).toBe('challenge-1');
     remove(registry.loginChallenge);
     expect(read(registry.loginChallenge)).toBeNull();
+  });
+
+  it('asks the cookie store no more after its own writes in the same run (a read right after a write waits longest)', async () => {
+    write(registry.logoutState, 'completed');
+    await Promise.resolve();
+    const reads = countCookieReads();
+    expect(read(registry.logoutState)).toBe('completed');
+    write(registry.loginChallenge, 'challenge-2');
+    remove(registry.logoutState);
+    expect(read(registry.loginChallenge)).toBe('challenge-2');
+    expect(read(registry.logoutState)).toBeNull();
+    expect(reads).toHaveBeenCalledTimes(1);
+    // The next run asks again, and the browser agrees with what the run saw.
+    await Promise.resolve();
+    expect(read(registry.loginChallenge)).toBe('challenge-2');
+    expect(read(registry.logoutState)).toBeNull();
+    expect(reads).toHaveBeenCalledTimes(2);
+  });
+
+  it.each([
+    ['', 'a', '1', 'a=1'],
+    ['a=1', 'a', '2', 'a=2'],
+    ['a=1; b=2', 'a', null, 'b=2'],
+    ['b=2; a=1; c=3', 'a', '9', 'b=2; c=3; a=9'],
+    ['ab=1; a=2', 'a', null, 'ab=1'],
+    ['a=1', 'b', null, 'a=1'],
+    ['x=a=b; a=1', 'x', 'y', 'a=1; x=y'],
+  ])('withCookie(%j, %j, %j) is %j', (before, name, value, after) => {
+    expect(withCookie(before, name, value)).toBe(after);
   });
 
   it('sees a cookie set elsewhere (a response, another tab) from the next script on', async () => {

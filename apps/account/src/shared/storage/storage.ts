@@ -24,9 +24,12 @@ function options(): CookieOptions {
 /**
  * Reading `document.cookie` asks the browser's cookie store and waits for the answer, on the main
  * thread; the app's start reads a dozen entries at once (the login route's start measured tens of
- * milliseconds in it). One read serves the rest of the current run of script: the snapshot goes at
- * the next microtask checkpoint, before any other script (a response that set a cookie) runs, and
- * at once when this module writes a cookie.
+ * milliseconds in it), and a read right after a write waits longest (the browser's copy is stale
+ * then: 5–20 ms at the login route's start, while its requests are under way). One read serves the
+ * rest of the current run of script, this module's own writes applied to it: the snapshot goes at
+ * the next microtask checkpoint, before any other script (a response that set a cookie, another
+ * tab's write seen by a later task) runs. A lock's confirming read comes after a wait, so it always
+ * asks the browser.
  */
 let cookieSnapshot: string | null = null;
 
@@ -55,8 +58,27 @@ function writeCookie(entry: StorageEntry<unknown>, value: string, maxAgeSeconds:
   if (maxAgeSeconds !== null) cookie += `; Max-Age=${maxAgeSeconds}`;
   if (o.domain && !entry.hostOnly) cookie += `; Domain=${o.domain}`;
   if (o.secure) cookie += '; Secure';
-  cookieSnapshot = null;
   document.cookie = cookie;
+  if (cookieSnapshot !== null)
+    cookieSnapshot = withCookie(
+      cookieSnapshot,
+      entry.key,
+      maxAgeSeconds === 0 ? null : encodeURIComponent(value),
+    );
+}
+
+/**
+ * A `document.cookie` string with `name` set to `value` (an encoded cookie value), or without it
+ * when `value` is null: what the browser answers after this page writes that cookie.
+ */
+export function withCookie(cookieString: string, name: string, value: string | null): string {
+  const nameOf = (part: string) => (part.includes('=') ? part.slice(0, part.indexOf('=')) : part);
+  const kept = cookieString
+    .split(';')
+    .map((part) => part.trim())
+    .filter((part) => part !== '' && nameOf(part) !== name);
+  if (value !== null) kept.push(`${name}=${value}`);
+  return kept.join('; ');
 }
 
 function webStorage(medium: Medium): Storage {
