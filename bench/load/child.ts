@@ -21,6 +21,16 @@ export function pinServerSide(): string {
 }
 
 /**
+ * The command line that runs `command` free of the bench's pinning, on every core as the system
+ * schedules it (as is where nothing is pinned): a client the bench starts itself, such as the browser
+ * Lighthouse drives, which would otherwise inherit the server core and share that one core with the
+ * servers it measures.
+ */
+export function onEveryCore(command: string, args: string[]): [string, string[]] {
+  return pinning ? ['taskset', ['-c', `0-${cpus().length - 1}`, command, ...args]] : [command, args];
+}
+
+/**
  * Runs `bench/load/<script>.ts` as a child process on the load core, hands it `input` as JSON on
  * stdin, and answers what it printed as JSON on its last stdout line.
  */
