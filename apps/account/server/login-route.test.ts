@@ -179,8 +179,8 @@ describe('the login page', () => {
     const html = await res.text();
     expect(html).not.toContain('<script type="module"');
     expect(html).not.toContain('<link rel="modulepreload"');
-    const inline = /<script>(.*?)<\/script><\/body>/s.exec(html)?.[1];
-    expect(inline, 'the inline script closes the body').toBeDefined();
+    const inline = /<script>(.*?)<\/script><\/head>/s.exec(html)?.[1];
+    expect(inline, 'the inline script closes the head').toBeDefined();
     expect(inline).toContain('"/account/assets/index-abc.js"');
     expect(inline).toContain('["/account/assets/shared-abc.js"]');
     expect(inline).toContain('first-contentful-paint');
