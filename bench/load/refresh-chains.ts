@@ -28,8 +28,12 @@ const tokens = await Promise.all(
           client_id: input.clientId,
         }),
       }).catch(() => null);
-      const body = res?.ok ? ((await res.json()) as { refresh_token?: string }) : null;
+      const text = res ? await res.text().catch(() => '') : '';
+      const body = res?.ok ? (JSON.parse(text) as { refresh_token?: string }) : null;
       if (!body?.refresh_token) {
+        // Said on stderr (the bench's log): which answer ended the chain.
+        if (failures === 0)
+          console.error(`refresh grant failed: ${res ? `${res.status} ${text.slice(0, 200)}` : 'no answer'}`);
         failures++;
         break; // a chain whose grant failed is over (its token may be spent)
       }
