@@ -8,6 +8,7 @@ import desktopConfig from 'lighthouse/core/config/desktop-config.js';
 import { createDb } from '@acme/db';
 import { medianOf } from './median.ts';
 import { onEveryCore } from './load/child.ts';
+import { CHROMIUM_FLAGS } from '../e2e/browser.ts';
 import { LOOPBACK_TEST_LIMITS, startSystem } from '../scripts/system.ts';
 
 // The login route under Lighthouse (the version pinned at the root, with Debian's Chromium, as the
@@ -53,13 +54,7 @@ async function launchChromium(): Promise<{ port: number; close: () => Promise<vo
   // by hand against `npm start`.
   const [command, args] = onEveryCore(CHROMIUM, [
     '--headless=new',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--disable-quic',
-    '--no-first-run',
+    ...CHROMIUM_FLAGS,
     '--no-default-browser-check',
     `--remote-debugging-port=${port}`,
     `--user-data-dir=${profile}`,

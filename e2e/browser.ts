@@ -19,20 +19,23 @@ const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
 const chromiumPath = (full: boolean): string =>
   process.env.CHROMIUM_PATH ?? (!full && existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : '/usr/bin/chromium');
 
+/** The flags this machine's closed network needs (also the Lighthouse bench's, bench/lighthouse.ts). */
+export const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+  '--no-first-run',
+];
+
 /** Debian's Chromium, with the flags this machine's closed network needs. */
 export async function launchBrowser(options: { full?: boolean } = {}): Promise<Browser> {
   return chromium.launch({
     executablePath: chromiumPath(options.full ?? false),
     headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-quic',
-      '--no-first-run',
-    ],
+    args: CHROMIUM_FLAGS,
   });
 }
 
