@@ -337,7 +337,10 @@ describe('mail outbox', async () => {
         values (${crypto.randomUUID()}, ${to}, 's', '', '', ${clock.now()}, ${new Date(clock.now().getTime() + day)}, ${sentAt})`.execute(
         db.kysely,
       );
-    // The purge runs at most every ten minutes: move past the last one.
+    // The purge runs at most every ten minutes: let the worker's first round (and its purge) finish,
+    // then move past it. (A first round still under way purged before the rows below were in, and
+    // the next round's purge then waited its ten minutes: CI saw the old row kept.)
+    await w.drain();
     clock.advance(11 * 60_000);
     await insert('old@acme.test', new Date(clock.now().getTime() - 2 * day - 60_000));
     await insert('young@acme.test', new Date(clock.now().getTime() - 2 * day + 60_000));
