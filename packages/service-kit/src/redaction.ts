@@ -68,8 +68,28 @@ function isSecretName(key: string): boolean {
   return SECRET_NAMES.has(last);
 }
 
-function cleanUrl(value: AttributeValue): AttributeValue {
-  return typeof value === 'string' ? redactUrl(value) : value;
+/**
+ * One attribute's value as it may be exported, or nothing: URLs without their query strings, and
+ * no query string, credential header or secret-named field at all.
+ */
+export function exportedValue(key: string, value: AttributeValue | undefined): AttributeValue | undefined {
+  if (value === undefined) return undefined;
+  const rule = ruleOf(key);
+  if (rule === 'drop') return undefined;
+  return rule === 'url' && typeof value === 'string' ? redactUrl(value) : value;
+}
+
+type Rule = 'drop' | 'url' | 'keep';
+
+/** The rule of each attribute name seen (a span's names are few and recur), kept for the first 1,000. */
+const rules = new Map<string, Rule>();
+
+function ruleOf(key: string): Rule {
+  let rule = rules.get(key);
+  if (rule) return rule;
+  rule = DROPPED_ATTRIBUTES.has(key) || isSecretName(key) ? 'drop' : URL_ATTRIBUTES.has(key) ? 'url' : 'keep';
+  if (rules.size < 1000) rules.set(key, rule);
+  return rule;
 }
 
 /**
@@ -80,8 +100,8 @@ function cleanUrl(value: AttributeValue): AttributeValue {
 export function redactAttributes(attributes: Attributes): Attributes {
   const out: Attributes = {};
   for (const [key, value] of Object.entries(attributes)) {
-    if (value === undefined || DROPPED_ATTRIBUTES.has(key) || isSecretName(key)) continue;
-    out[key] = URL_ATTRIBUTES.has(key) ? cleanUrl(value) : value;
+    const exported = exportedValue(key, value);
+    if (exported !== undefined) out[key] = exported;
   }
   return out;
 }

@@ -4,8 +4,18 @@
 // read from every request and written on every call so that one sign-in is one trace across the
 // services (the HTTP spans: tracing-http.ts). Loaded only when an endpoint is set (tracing-gate.ts, through the preload tracing.mjs):
 // a process without one never loads the SDK.
+import { randomBytes } from 'node:crypto';
 import { subscribe } from 'node:diagnostics_channel';
-import { context, SpanKind, SpanStatusCode, trace, type Link, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Link,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import { getRPCMetadata, RPCType, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
@@ -17,6 +27,7 @@ import {
   type ReadableSpan,
   type Sampler,
   type SpanExporter,
+  type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import {
@@ -32,6 +43,7 @@ import { ConfigError } from './config.ts';
 import { redactAttributes } from './redaction.ts';
 import { traceIncomingRequests, traceOutgoingCalls } from './tracing-http.ts';
 import { beforeDrainedExit } from './shutdown.ts';
+import { EncodingSpanProcessor } from './span-export.ts';
 
 const SAMPLERS = [
   'always_on',
@@ -72,6 +84,18 @@ export const tracingEnvSchema = z.object({
   OTEL_TRACES_SAMPLER_ARG: z
     .preprocess(unsetIfEmpty, z.coerce.number().min(0).max(1).default(1))
     .describe('The ratio of the traceidratio samplers, 0 to 1'),
+  OTEL_BSP_SCHEDULE_DELAY: z
+    .preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(600_000).default(5000))
+    .describe('The longest a finished span waits before it is sent, in milliseconds'),
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: z
+    .preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(100_000).default(512))
+    .describe('Finished spans that are sent at once, without waiting for the delay'),
+  OTEL_BSP_MAX_QUEUE_SIZE: z
+    .preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(1_000_000).default(2048))
+    .describe('Finished spans kept while the collector is slow or away; more are dropped'),
+  OTEL_EXPORTER_OTLP_TIMEOUT: z
+    .preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(600_000).default(10_000))
+    .describe("One export attempt's time limit, in milliseconds (failed attempts are retried four times)"),
 });
 
 export type TracingSettings = z.infer<typeof tracingEnvSchema>;
@@ -139,14 +163,19 @@ function tracesUrl(settings: TracingSettings): string {
   return `${(settings.OTEL_EXPORTER_OTLP_ENDPOINT ?? '').replace(/\/+$/, '')}/v1/traces`;
 }
 
-async function otlpExporter(settings: TracingSettings): Promise<SpanExporter> {
-  const options = { url: tracesUrl(settings), headers: exportHeaders(settings.OTEL_EXPORTER_OTLP_HEADERS) };
-  if (settings.OTEL_EXPORTER_OTLP_PROTOCOL === 'http/json') {
-    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
-    return new OTLPTraceExporter(options);
-  }
-  const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-proto');
-  return new OTLPTraceExporter(options);
+/** The SDK's batch processor and OTLP/HTTP JSON exporter, behind the redaction. */
+async function jsonExport(settings: TracingSettings): Promise<SpanProcessor> {
+  const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
+  const exporter = new OTLPTraceExporter({
+    url: tracesUrl(settings),
+    headers: exportHeaders(settings.OTEL_EXPORTER_OTLP_HEADERS),
+    timeoutMillis: settings.OTEL_EXPORTER_OTLP_TIMEOUT,
+  });
+  return new BatchSpanProcessor(new RedactingExporter(exporter), {
+    scheduledDelayMillis: settings.OTEL_BSP_SCHEDULE_DELAY,
+    maxExportBatchSize: settings.OTEL_BSP_MAX_EXPORT_BATCH_SIZE,
+    maxQueueSize: settings.OTEL_BSP_MAX_QUEUE_SIZE,
+  });
 }
 
 const redactLinks = (links: Link[]): Link[] =>
@@ -206,8 +235,71 @@ function nameFastifyRoutes(): void {
   });
 }
 
+/** The instrumentation scope of statements' spans. */
+const STATEMENT_SCOPE = '@acme/db';
+
 /** The statement's command (`SELECT`, `INSERT`, `BEGIN`, …): the span's name. */
 const commandOf = (sql: string) => /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'QUERY';
+
+/** A finished statement, its parent the request's span: how it becomes a span. */
+type StatementWriter = (parent: Span, message: QueryMessage, endedAt: number) => void;
+
+const statementAttributes = (command: string, sql: string): Attributes => ({
+  [ATTR_DB_SYSTEM_NAME]: DB_SYSTEM_NAME_VALUE_POSTGRESQL,
+  [ATTR_DB_OPERATION_NAME]: command,
+  [ATTR_DB_QUERY_TEXT]: sql,
+});
+
+/** The statement as an SDK span (exported through the SDK's processor). */
+function sdkStatements(tracer: Tracer): StatementWriter {
+  return (parent, { sql, durationMs, failed }, endedAt) => {
+    const command = commandOf(sql);
+    const span = tracer.startSpan(
+      command,
+      {
+        kind: SpanKind.CLIENT,
+        startTime: endedAt - durationMs,
+        attributes: statementAttributes(command, sql),
+      },
+      trace.setSpan(context.active(), parent),
+    );
+    if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end(endedAt);
+  };
+}
+
+/** Random span ids, 8 bytes each, cut from a block filled 512 at a time. */
+function spanIds(): () => Uint8Array {
+  let block = randomBytes(4096);
+  let at = 0;
+  return () => {
+    if (at === block.length) {
+      block = randomBytes(4096);
+      at = 0;
+    }
+    at += 8;
+    return block.subarray(at - 8, at);
+  };
+}
+
+/** The statement written straight into the export buffer: no SDK span object is made for it. */
+function directStatements(processor: EncodingSpanProcessor): StatementWriter {
+  const nextId = spanIds();
+  return (parent, { sql, durationMs, failed }, endedAt) => {
+    const command = commandOf(sql);
+    const endMs = performance.timeOrigin + endedAt;
+    processor.writeDirect(STATEMENT_SCOPE, {
+      parent: parent.spanContext(),
+      spanId: nextId(),
+      name: command,
+      kind: SpanKind.CLIENT,
+      startMs: endMs - durationMs,
+      endMs,
+      attributes: statementAttributes(command, sql),
+      error: failed,
+    });
+  };
+}
 
 /**
  * Each PostgreSQL statement a traced request ran becomes a span of that request (its command as
@@ -217,28 +309,10 @@ const commandOf = (sql: string) => /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 
  * callbacks and connection-count bookkeeping, the largest part of tracing's cost per query. A
  * statement outside a traced request (the mail outbox's polling, timers) is no trace of its own.
  */
-function traceQueries(tracer: Tracer): void {
+function traceQueries(write: StatementWriter): void {
   subscribe(QUERY_CHANNEL, (message) => {
-    const parent = context.active();
-    if (!trace.getSpan(parent)?.isRecording()) return;
-    const { sql, durationMs, failed } = message as QueryMessage;
-    const end = performance.now();
-    const command = commandOf(sql);
-    const span = tracer.startSpan(
-      command,
-      {
-        kind: SpanKind.CLIENT,
-        startTime: end - durationMs,
-        attributes: {
-          [ATTR_DB_SYSTEM_NAME]: DB_SYSTEM_NAME_VALUE_POSTGRESQL,
-          [ATTR_DB_OPERATION_NAME]: command,
-          [ATTR_DB_QUERY_TEXT]: sql,
-        },
-      },
-      parent,
-    );
-    if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
-    span.end(end);
+    const parent = trace.getSpan(context.active());
+    if (parent?.isRecording()) write(parent, message as QueryMessage, performance.now());
   });
 }
 
@@ -260,10 +334,24 @@ export async function startTracing(
   entry: string | undefined,
 ): Promise<RunningTracing> {
   const serviceName = settings.OTEL_SERVICE_NAME ?? defaultServiceName(entry);
+  const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName });
+  // Protobuf (the default): each span encoded as it ends (span-export.ts); JSON: the SDK's own.
+  const encoding =
+    settings.OTEL_EXPORTER_OTLP_PROTOCOL === 'http/protobuf'
+      ? new EncodingSpanProcessor({
+          url: tracesUrl(settings),
+          headers: exportHeaders(settings.OTEL_EXPORTER_OTLP_HEADERS),
+          resource: resource.attributes,
+          scheduledDelayMs: settings.OTEL_BSP_SCHEDULE_DELAY,
+          maxExportBatchSize: settings.OTEL_BSP_MAX_EXPORT_BATCH_SIZE,
+          maxQueueSize: settings.OTEL_BSP_MAX_QUEUE_SIZE,
+          timeoutMs: settings.OTEL_EXPORTER_OTLP_TIMEOUT,
+        })
+      : undefined;
   const provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
+    resource,
     sampler: samplerOf(settings),
-    spanProcessors: [new BatchSpanProcessor(new RedactingExporter(await otlpExporter(settings)))],
+    spanProcessors: [encoding ?? (await jsonExport(settings))],
   });
   provider.register({ propagator: new W3CTraceContextPropagator() });
   const tracer = provider.getTracer('@acme/service-kit');
@@ -272,7 +360,7 @@ export async function startTracing(
   nameFastifyRoutes();
   // No Koa instrumentation: oidc-provider routes without @koa/router, so it made no span of its own
   // (only one per middleware layer, which were dropped), yet wrapped every layer of every request.
-  traceQueries(provider.getTracer('@acme/db'));
+  traceQueries(encoding ? directStatements(encoding) : sdkStatements(provider.getTracer(STATEMENT_SCOPE)));
   const shutdown = () => provider.shutdown().catch(() => undefined);
   // The last batch goes out before the process ends: after a drain (which exits explicitly), or
   // when nothing is left to do.

@@ -61,13 +61,14 @@ function* fields(buf: Buffer): Generator<Field> {
 }
 
 const bytesOf = (f: Field) => f.value as Buffer;
+const numberOf = (f: Field) => Number(f.value as bigint);
 
 /** opentelemetry.proto.common.v1.AnyValue */
 function anyValue(buf: Buffer): unknown {
   for (const f of fields(buf)) {
     if (f.no === 1) return bytesOf(f).toString('utf8');
     if (f.no === 2) return f.value === 1n;
-    if (f.no === 3) return Number(f.value as bigint);
+    if (f.no === 3) return Number(BigInt.asIntN(64, f.value as bigint));
     if (f.no === 4) return Buffer.from(new BigUint64Array([f.value as bigint]).buffer).readDoubleLE(0);
     if (f.no === 5) return [...fields(bytesOf(f))].filter((v) => v.no === 1).map((v) => anyValue(bytesOf(v)));
     if (f.no === 6) return keyValues([...fields(bytesOf(f))].filter((v) => v.no === 1).map(bytesOf));
@@ -91,45 +92,160 @@ function keyValues(list: Buffer[]): Record<string, unknown> {
   return out;
 }
 
-function decodeProtobuf(body: Buffer): ReceivedSpan[] {
-  const out: ReceivedSpan[] = [];
-  for (const rs of fields(body)) {
-    if (rs.no !== 1) continue;
-    let service = '';
-    const spans: Buffer[] = [];
-    for (const f of fields(bytesOf(rs))) {
-      if (f.no === 1) {
-        const attrs = [...fields(bytesOf(f))].filter((a) => a.no === 1).map(bytesOf);
-        service = String(keyValues(attrs)['service.name'] ?? '');
-      }
-      if (f.no === 2) for (const s of fields(bytesOf(f))) if (s.no === 2) spans.push(bytesOf(s));
-    }
-    for (const span of spans) {
-      const received: ReceivedSpan = {
-        service,
-        traceId: '',
-        spanId: '',
-        parentSpanId: '',
-        name: '',
-        attributes: {},
-        status: 0,
-        encoding: 'application/x-protobuf',
-      };
-      const attrs: Buffer[] = [];
-      for (const f of fields(span)) {
-        if (f.no === 1) received.traceId = bytesOf(f).toString('hex');
-        if (f.no === 2) received.spanId = bytesOf(f).toString('hex');
-        if (f.no === 4) received.parentSpanId = bytesOf(f).toString('hex');
-        if (f.no === 5) received.name = bytesOf(f).toString('utf8');
-        if (f.no === 9) attrs.push(bytesOf(f));
-        if (f.no === 15)
-          for (const st of fields(bytesOf(f))) if (st.no === 3) received.status = Number(st.value as bigint);
-      }
-      received.attributes = keyValues(attrs);
-      out.push(received);
-    }
+export interface DecodedEvent {
+  timeUnixNano: bigint;
+  name: string;
+  attributes: Record<string, unknown>;
+  droppedAttributesCount: number;
+}
+
+export interface DecodedLink {
+  traceId: string;
+  spanId: string;
+  traceState: string;
+  attributes: Record<string, unknown>;
+  droppedAttributesCount: number;
+  flags: number;
+}
+
+/** Every field of an opentelemetry.proto.trace.v1.Span, absent ones at their proto3 defaults. */
+export interface DecodedSpan {
+  traceId: string;
+  spanId: string;
+  traceState: string;
+  parentSpanId: string;
+  name: string;
+  kind: number;
+  startTimeUnixNano: bigint;
+  endTimeUnixNano: bigint;
+  attributes: Record<string, unknown>;
+  droppedAttributesCount: number;
+  events: DecodedEvent[];
+  droppedEventsCount: number;
+  links: DecodedLink[];
+  droppedLinksCount: number;
+  status: { code: number; message: string };
+  flags: number;
+}
+
+export interface DecodedRequest {
+  resourceSpans: {
+    resource: { attributes: Record<string, unknown> };
+    scopeSpans: { scope: { name: string; version: string }; spans: DecodedSpan[]; schemaUrl: string }[];
+    schemaUrl: string;
+  }[];
+}
+
+/** The messages of `field` in `buf`. */
+const messages = (buf: Buffer, field: number) => [...fields(buf)].filter((f) => f.no === field).map(bytesOf);
+
+function decodeEvent(buf: Buffer): DecodedEvent {
+  const event: DecodedEvent = { timeUnixNano: 0n, name: '', attributes: {}, droppedAttributesCount: 0 };
+  for (const f of fields(buf)) {
+    if (f.no === 1) event.timeUnixNano = f.value as bigint;
+    if (f.no === 2) event.name = bytesOf(f).toString('utf8');
+    if (f.no === 4) event.droppedAttributesCount = numberOf(f);
   }
-  return out;
+  event.attributes = keyValues(messages(buf, 3));
+  return event;
+}
+
+function decodeLink(buf: Buffer): DecodedLink {
+  const link: DecodedLink = {
+    traceId: '',
+    spanId: '',
+    traceState: '',
+    attributes: keyValues(messages(buf, 4)),
+    droppedAttributesCount: 0,
+    flags: 0,
+  };
+  for (const f of fields(buf)) {
+    if (f.no === 1) link.traceId = bytesOf(f).toString('hex');
+    if (f.no === 2) link.spanId = bytesOf(f).toString('hex');
+    if (f.no === 3) link.traceState = bytesOf(f).toString('utf8');
+    if (f.no === 5) link.droppedAttributesCount = numberOf(f);
+    if (f.no === 6) link.flags = numberOf(f);
+  }
+  return link;
+}
+
+function decodeSpan(buf: Buffer): DecodedSpan {
+  const span: DecodedSpan = {
+    traceId: '',
+    spanId: '',
+    traceState: '',
+    parentSpanId: '',
+    name: '',
+    kind: 0,
+    startTimeUnixNano: 0n,
+    endTimeUnixNano: 0n,
+    attributes: keyValues(messages(buf, 9)),
+    droppedAttributesCount: 0,
+    events: messages(buf, 11).map(decodeEvent),
+    droppedEventsCount: 0,
+    links: messages(buf, 13).map(decodeLink),
+    droppedLinksCount: 0,
+    status: { code: 0, message: '' },
+    flags: 0,
+  };
+  for (const f of fields(buf)) {
+    if (f.no === 1) span.traceId = bytesOf(f).toString('hex');
+    if (f.no === 2) span.spanId = bytesOf(f).toString('hex');
+    if (f.no === 3) span.traceState = bytesOf(f).toString('utf8');
+    if (f.no === 4) span.parentSpanId = bytesOf(f).toString('hex');
+    if (f.no === 5) span.name = bytesOf(f).toString('utf8');
+    if (f.no === 6) span.kind = numberOf(f);
+    if (f.no === 7) span.startTimeUnixNano = f.value as bigint;
+    if (f.no === 8) span.endTimeUnixNano = f.value as bigint;
+    if (f.no === 10) span.droppedAttributesCount = numberOf(f);
+    if (f.no === 12) span.droppedEventsCount = numberOf(f);
+    if (f.no === 14) span.droppedLinksCount = numberOf(f);
+    if (f.no === 16) span.flags = numberOf(f);
+    if (f.no === 15)
+      for (const st of fields(bytesOf(f))) {
+        if (st.no === 2) span.status.message = bytesOf(st).toString('utf8');
+        if (st.no === 3) span.status.code = numberOf(st);
+      }
+  }
+  return span;
+}
+
+/** An ExportTraceServiceRequest in the protobuf encoding, every field decoded. */
+export function decodeExportRequest(body: Buffer): DecodedRequest {
+  return {
+    resourceSpans: messages(body, 1).map((rs) => ({
+      resource: { attributes: keyValues(messages(messages(rs, 1)[0] ?? Buffer.alloc(0), 1)) },
+      scopeSpans: messages(rs, 2).map((ss) => {
+        const scope = { name: '', version: '' };
+        for (const f of fields(messages(ss, 1)[0] ?? Buffer.alloc(0))) {
+          if (f.no === 1) scope.name = bytesOf(f).toString('utf8');
+          if (f.no === 2) scope.version = bytesOf(f).toString('utf8');
+        }
+        let schemaUrl = '';
+        for (const f of fields(ss)) if (f.no === 3) schemaUrl = bytesOf(f).toString('utf8');
+        return { scope, spans: messages(ss, 2).map(decodeSpan), schemaUrl };
+      }),
+      schemaUrl: [...fields(rs)].filter((f) => f.no === 3).map((f) => bytesOf(f).toString('utf8'))[0] ?? '',
+    })),
+  };
+}
+
+function decodeProtobuf(body: Buffer): ReceivedSpan[] {
+  return decodeExportRequest(body).resourceSpans.flatMap((rs) => {
+    const service = String(rs.resource.attributes['service.name'] ?? '');
+    return rs.scopeSpans.flatMap((ss) =>
+      ss.spans.map((s) => ({
+        service,
+        traceId: s.traceId,
+        spanId: s.spanId,
+        parentSpanId: s.parentSpanId,
+        name: s.name,
+        attributes: s.attributes,
+        status: s.status.code,
+        encoding: 'application/x-protobuf',
+      })),
+    );
+  });
 }
 
 // --- http/json --------------------------------------------------------------------------------
