@@ -139,75 +139,85 @@ export interface DecodedRequest {
 /** The messages of `field` in `buf`. */
 const messages = (buf: Buffer, field: number) => [...fields(buf)].filter((f) => f.no === field).map(bytesOf);
 
-function decodeEvent(buf: Buffer): DecodedEvent {
-  const event: DecodedEvent = { timeUnixNano: 0n, name: '', attributes: {}, droppedAttributesCount: 0 };
+type Reader = (f: Field) => unknown;
+const hex: Reader = (f) => bytesOf(f).toString('hex');
+const utf8: Reader = (f) => bytesOf(f).toString('utf8');
+const big: Reader = (f) => f.value as bigint;
+
+/** Sets `target`'s scalar fields from `buf`: each field number's property and how it is read. */
+function readInto<T extends object>(buf: Buffer, target: T, scalars: Record<number, [keyof T, Reader]>): T {
   for (const f of fields(buf)) {
-    if (f.no === 1) event.timeUnixNano = f.value as bigint;
-    if (f.no === 2) event.name = bytesOf(f).toString('utf8');
-    if (f.no === 4) event.droppedAttributesCount = numberOf(f);
+    const scalar = scalars[f.no];
+    if (scalar) (target as Record<keyof T, unknown>)[scalar[0]] = scalar[1](f);
   }
-  event.attributes = keyValues(messages(buf, 3));
-  return event;
+  return target;
 }
 
-function decodeLink(buf: Buffer): DecodedLink {
-  const link: DecodedLink = {
-    traceId: '',
-    spanId: '',
-    traceState: '',
-    attributes: keyValues(messages(buf, 4)),
-    droppedAttributesCount: 0,
-    flags: 0,
-  };
-  for (const f of fields(buf)) {
-    if (f.no === 1) link.traceId = bytesOf(f).toString('hex');
-    if (f.no === 2) link.spanId = bytesOf(f).toString('hex');
-    if (f.no === 3) link.traceState = bytesOf(f).toString('utf8');
-    if (f.no === 5) link.droppedAttributesCount = numberOf(f);
-    if (f.no === 6) link.flags = numberOf(f);
-  }
-  return link;
-}
+const decodeEvent = (buf: Buffer): DecodedEvent =>
+  readInto(
+    buf,
+    { timeUnixNano: 0n, name: '', attributes: keyValues(messages(buf, 3)), droppedAttributesCount: 0 },
+    { 1: ['timeUnixNano', big], 2: ['name', utf8], 4: ['droppedAttributesCount', numberOf] },
+  );
+
+const decodeLink = (buf: Buffer): DecodedLink =>
+  readInto(
+    buf,
+    {
+      traceId: '',
+      spanId: '',
+      traceState: '',
+      attributes: keyValues(messages(buf, 4)),
+      droppedAttributesCount: 0,
+      flags: 0,
+    },
+    {
+      1: ['traceId', hex],
+      2: ['spanId', hex],
+      3: ['traceState', utf8],
+      5: ['droppedAttributesCount', numberOf],
+      6: ['flags', numberOf],
+    },
+  );
 
 function decodeSpan(buf: Buffer): DecodedSpan {
-  const span: DecodedSpan = {
-    traceId: '',
-    spanId: '',
-    traceState: '',
-    parentSpanId: '',
-    name: '',
-    kind: 0,
-    startTimeUnixNano: 0n,
-    endTimeUnixNano: 0n,
-    attributes: keyValues(messages(buf, 9)),
-    droppedAttributesCount: 0,
-    events: messages(buf, 11).map(decodeEvent),
-    droppedEventsCount: 0,
-    links: messages(buf, 13).map(decodeLink),
-    droppedLinksCount: 0,
-    status: { code: 0, message: '' },
-    flags: 0,
-  };
-  for (const f of fields(buf)) {
-    if (f.no === 1) span.traceId = bytesOf(f).toString('hex');
-    if (f.no === 2) span.spanId = bytesOf(f).toString('hex');
-    if (f.no === 3) span.traceState = bytesOf(f).toString('utf8');
-    if (f.no === 4) span.parentSpanId = bytesOf(f).toString('hex');
-    if (f.no === 5) span.name = bytesOf(f).toString('utf8');
-    if (f.no === 6) span.kind = numberOf(f);
-    if (f.no === 7) span.startTimeUnixNano = f.value as bigint;
-    if (f.no === 8) span.endTimeUnixNano = f.value as bigint;
-    if (f.no === 10) span.droppedAttributesCount = numberOf(f);
-    if (f.no === 12) span.droppedEventsCount = numberOf(f);
-    if (f.no === 14) span.droppedLinksCount = numberOf(f);
-    if (f.no === 16) span.flags = numberOf(f);
-    if (f.no === 15)
-      for (const st of fields(bytesOf(f))) {
-        if (st.no === 2) span.status.message = bytesOf(st).toString('utf8');
-        if (st.no === 3) span.status.code = numberOf(st);
-      }
-  }
-  return span;
+  const status = { code: 0, message: '' };
+  for (const st of messages(buf, 15)) readInto(st, status, { 2: ['message', utf8], 3: ['code', numberOf] });
+  return readInto(
+    buf,
+    {
+      traceId: '',
+      spanId: '',
+      traceState: '',
+      parentSpanId: '',
+      name: '',
+      kind: 0,
+      startTimeUnixNano: 0n,
+      endTimeUnixNano: 0n,
+      attributes: keyValues(messages(buf, 9)),
+      droppedAttributesCount: 0,
+      events: messages(buf, 11).map(decodeEvent),
+      droppedEventsCount: 0,
+      links: messages(buf, 13).map(decodeLink),
+      droppedLinksCount: 0,
+      status,
+      flags: 0,
+    },
+    {
+      1: ['traceId', hex],
+      2: ['spanId', hex],
+      3: ['traceState', utf8],
+      4: ['parentSpanId', hex],
+      5: ['name', utf8],
+      6: ['kind', numberOf],
+      7: ['startTimeUnixNano', big],
+      8: ['endTimeUnixNano', big],
+      10: ['droppedAttributesCount', numberOf],
+      12: ['droppedEventsCount', numberOf],
+      14: ['droppedLinksCount', numberOf],
+      16: ['flags', numberOf],
+    },
+  );
 }
 
 /** An ExportTraceServiceRequest in the protobuf encoding, every field decoded. */
