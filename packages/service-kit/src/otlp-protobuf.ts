@@ -343,5 +343,6 @@ export function exportRequest(resource: Attributes, scopes: ScopeBytes[]): Buffe
     w.end(scopeSpans);
   }
   w.end(resourceSpans);
-  return Buffer.from(w.view());
+  // The writer was made for this request alone: its bytes need no copy.
+  return w.view();
 }

@@ -128,8 +128,17 @@ export class EncodingSpanProcessor implements SpanProcessor {
 
   private added(): void {
     this.queued++;
+    this.schedule();
+  }
+
+  /**
+   * What is queued goes now when a batch is full, else after the delay; while an export is on its
+   * way, its end decides.
+   */
+  private schedule(): void {
+    if (this.inFlight) return;
     if (this.queued >= this.options.maxExportBatchSize) void this.exportQueued();
-    else if (!this.timer && !this.inFlight) {
+    else if (this.queued > 0 && !this.timer) {
       this.timer = setTimeout(() => void this.exportQueued(), this.options.scheduledDelayMs);
       this.timer.unref();
     }
@@ -163,11 +172,7 @@ export class EncodingSpanProcessor implements SpanProcessor {
     this.queued = 0;
     this.inFlight = this.deliver(body, count).finally(() => {
       this.inFlight = undefined;
-      if (this.queued >= this.options.maxExportBatchSize) void this.exportQueued();
-      else if (this.queued > 0 && !this.timer) {
-        this.timer = setTimeout(() => void this.exportQueued(), this.options.scheduledDelayMs);
-        this.timer.unref();
-      }
+      this.schedule();
     });
     return this.inFlight;
   }

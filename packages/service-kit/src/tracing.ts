@@ -252,7 +252,8 @@ const statementAttributes = (command: string, sql: string): Attributes => ({
 
 /** The statement as an SDK span (exported through the SDK's processor). */
 function sdkStatements(tracer: Tracer): StatementWriter {
-  return (parent, { sql, durationMs, failed }, endedAt) => {
+  // The parent is the active context's span.
+  return (_parent, { sql, durationMs, failed }, endedAt) => {
     const command = commandOf(sql);
     const span = tracer.startSpan(
       command,
@@ -261,7 +262,7 @@ function sdkStatements(tracer: Tracer): StatementWriter {
         startTime: endedAt - durationMs,
         attributes: statementAttributes(command, sql),
       },
-      trace.setSpan(context.active(), parent),
+      context.active(),
     );
     if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end(endedAt);
