@@ -83,7 +83,7 @@ describe('EncodingSpanProcessor (spans out over OTLP/HTTP protobuf)', () => {
     open.push(collector);
     const { end } = processorFor(collector.url);
     for (let i = 1; i <= 7; i++) end(`s${i}`);
-    await expect.poll(() => collector.requests.flat().length).toBe(7);
+    await expect.poll(() => collector.requests.flat().length, { timeout: 10_000 }).toBe(7);
     // The first full batch went at once; what ended while it was on its way went next (one export
     // at a time): every span once, in order.
     expect(collector.requests[0]).toEqual(['s1', 's2', 's3']);
@@ -97,7 +97,7 @@ describe('EncodingSpanProcessor (spans out over OTLP/HTTP protobuf)', () => {
     open.push(collector);
     const { end } = processorFor(collector.url, { scheduledDelayMs: 30 });
     end('alone');
-    await expect.poll(() => collector.requests).toEqual([['alone']]);
+    await expect.poll(() => collector.requests, { timeout: 10_000 }).toEqual([['alone']]);
   });
 
   it('redacts on the way in: no query string, credential header or secret-named attribute is sent', async () => {
@@ -147,7 +147,7 @@ describe('EncodingSpanProcessor (spans out over OTLP/HTTP protobuf)', () => {
     const collector = await startCollector(() => undefined); // never answers
     open.push(collector);
     const { end, processor } = processorFor(collector.url, {
-      timeoutMs: 100,
+      timeoutMs: 1000,
       retryDelaysMs: [10],
       maxExportBatchSize: 1,
       maxQueueSize: 5,
@@ -157,13 +157,13 @@ describe('EncodingSpanProcessor (spans out over OTLP/HTTP protobuf)', () => {
     for (let i = 0; i < 50; i++) end(`waiting${i}`);
     expect(processor.dropped).toBe(45);
     await processor.forceFlush();
-    expect(processor.failedExports).toBeGreaterThanOrEqual(1);
-    // Two attempts of the first, then the kept ones (never the dropped).
-    expect(collector.requests.slice(0, 2)).toEqual([['first'], ['first']]);
-    expect(collector.requests.flat().filter((n) => n.startsWith('waiting'))).toEqual(
-      expect.arrayContaining(['waiting0', 'waiting4']),
-    );
-    expect(collector.requests.flat()).not.toContain('waiting5');
+    // Both batches (the first, then the kept ones) timed out twice and were given up.
+    expect(processor.failedExports).toBe(2);
+    // What reached the collector: the first and the kept ones, never a dropped one.
+    const kept = ['first', 'waiting0', 'waiting1', 'waiting2', 'waiting3', 'waiting4'];
+    const received = collector.requests.flat();
+    expect(received).toEqual(expect.arrayContaining(kept));
+    expect(received.every((name) => kept.includes(name))).toBe(true);
   }, 20_000);
 
   it('never throws to the span that ended when the collector cannot be reached', async () => {
