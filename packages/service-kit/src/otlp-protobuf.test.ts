@@ -132,14 +132,17 @@ describe('OTLP protobuf encoding of spans', () => {
     const spanId = Buffer.from('0102030405060708', 'hex');
     const startMs = 1_764_460_800_123.456;
     writeDirectSpan(w, {
-      parent: { traceId: REMOTE_PARENT.traceId, spanId: REMOTE_PARENT.spanId, traceFlags: 1 },
+      traceId: REMOTE_PARENT.traceId,
       spanId,
+      traceFlags: 1,
+      parentSpanId: REMOTE_PARENT.spanId,
+      parentRemote: false,
       name: 'UPDATE',
       kind: SpanKind.CLIENT,
       startMs,
       endMs: startMs + 2.5,
       attributes: { 'db.query.text': 'update t set x = $1', 'db.password': SECRET },
-      error: true,
+      statusCode: SpanStatusCode.ERROR,
     });
     const request = decodeExportRequest(
       exportRequest({ 'service.name': 'oauth2' }, [{ name: '@acme/db', spans: w.view() }]),

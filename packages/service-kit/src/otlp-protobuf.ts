@@ -276,11 +276,28 @@ export function writeSpan(w: ProtoWriter, span: ReadableSpan): void {
   w.end(at);
 }
 
-/** A span written without an SDK span object: a child of `parent`, with the id given, in one piece. */
+/** An event of a span written without an SDK span object. */
+export interface DirectEvent {
+  name: string;
+  /** Milliseconds since the epoch. */
+  timeMs: number;
+  attributes?: Attributes;
+}
+
+/**
+ * A span written without an SDK span object: a statement's (tracing.ts) or an HTTP request's or
+ * call's (recorded-span.ts).
+ */
 export interface DirectSpan {
-  parent: SpanContext;
-  /** 8 bytes. */
-  spanId: Uint8Array;
+  /** Hexadecimal, as the API gives ids. */
+  traceId: string;
+  /** Hexadecimal, or its 8 bytes. */
+  spanId: string | Uint8Array;
+  traceState?: SpanContext['traceState'];
+  traceFlags: number;
+  parentSpanId?: string;
+  /** Whether the parent came from another process (its traceparent). */
+  parentRemote: boolean;
   name: string;
   /** SpanKind of the API (0 internal, 1 server, 2 client, …). */
   kind: number;
@@ -288,7 +305,12 @@ export interface DirectSpan {
   startMs: number;
   endMs: number;
   attributes: Attributes;
-  error: boolean;
+  droppedAttributesCount?: number;
+  events?: readonly DirectEvent[];
+  links?: readonly Link[];
+  /** SpanStatusCode of the API (0 unset, 1 OK, 2 error), and an error's message. */
+  statusCode: number;
+  statusMessage?: string;
 }
 
 /** Epoch milliseconds (with a fraction) as nanoseconds, to the microsecond. */
@@ -298,22 +320,33 @@ function writeEpochMs(w: ProtoWriter, field: number, ms: number): void {
   w.nanos(field, seconds, (micros - seconds * 1_000_000) * 1000);
 }
 
+/** A span written without an SDK span object as a `spans` entry (field 2) of its scope's ScopeSpans. */
 export function writeDirectSpan(w: ProtoWriter, span: DirectSpan): void {
   const at = w.begin(2);
-  w.hexBytes(1, span.parent.traceId);
-  w.bytes(2, span.spanId);
-  w.string(3, span.parent.traceState?.serialize());
-  w.hexBytes(4, span.parent.spanId);
+  w.hexBytes(1, span.traceId);
+  if (typeof span.spanId === 'string') w.hexBytes(2, span.spanId);
+  else w.bytes(2, span.spanId);
+  w.string(3, span.traceState?.serialize());
+  w.hexBytes(4, span.parentSpanId);
   w.string(5, span.name);
   w.uint(6, span.kind + 1);
   writeEpochMs(w, 7, span.startMs);
   writeEpochMs(w, 8, span.endMs);
   attributes(w, 9, span.attributes);
+  w.uint(10, span.droppedAttributesCount ?? 0);
+  for (const e of span.events ?? []) {
+    const event = w.begin(11);
+    writeEpochMs(w, 1, e.timeMs);
+    w.string(2, e.name);
+    attributes(w, 3, e.attributes);
+    w.end(event);
+  }
+  for (const l of span.links ?? []) link(w, l);
   const status = w.begin(15);
-  w.uint(3, span.error ? 2 : 0);
+  w.string(2, span.statusMessage);
+  w.uint(3, span.statusCode);
   w.end(status);
-  // Its parent is a span of this process: not remote.
-  w.fixed32(16, flagsOf(span.parent.traceFlags, false));
+  w.fixed32(16, flagsOf(span.traceFlags, span.parentRemote));
   w.end(at);
 }
 

@@ -212,14 +212,15 @@ describe('EncodingSpanProcessor (spans out over OTLP/HTTP protobuf)', () => {
     expect(span.spanContext().traceFlags & TraceFlags.SAMPLED).toBe(0);
     span.end();
     processor.writeDirect('@acme/db', {
-      parent: span.spanContext(),
+      ...span.spanContext(),
       spanId: new Uint8Array(8),
+      parentRemote: false,
       name: 'SELECT',
       kind: SpanKind.CLIENT,
       startMs: Date.now(),
       endMs: Date.now(),
       attributes: {},
-      error: false,
+      statusCode: 0,
     });
     await processor.forceFlush();
     expect(collector.requests).toEqual([]);

@@ -4,7 +4,8 @@
 // OTEL_EXPORTER_OTLP_TIMEOUT, and the same retries) without keeping span objects until the next
 // export: measured under load (`BENCH_ONLY=tracing npm run bench`), spans kept for seconds were
 // promoted to V8's old generation and most of tracing's cost was their collection and copying.
-// Statements' spans are written here directly, without an SDK span object (tracing.ts).
+// HTTP requests' and calls' spans (recorded-span.ts) and statements' (tracing.ts) are written here
+// directly, without an SDK span object.
 import { request as httpRequest, Agent as HttpAgent, type IncomingMessage } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import { context, diag, TraceFlags, type Attributes, type Context } from '@opentelemetry/api';
@@ -91,9 +92,9 @@ export class EncodingSpanProcessor implements SpanProcessor {
     this.added();
   }
 
-  /** A span of `scope` written without an SDK span (a statement's), when its parent is sampled. */
+  /** A span of `scope` written without an SDK span (an HTTP span's, a statement's), when sampled. */
   writeDirect(scope: string, span: DirectSpan): void {
-    if (!(span.parent.traceFlags & TraceFlags.SAMPLED) || !this.hasRoom()) return;
+    if (!(span.traceFlags & TraceFlags.SAMPLED) || !this.hasRoom()) return;
     writeDirectSpan((this.scopes.get(scope) ?? this.bufferOf(scope)).writer, span);
     this.added();
   }

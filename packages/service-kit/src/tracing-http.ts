@@ -21,7 +21,6 @@ import {
   trace,
   type Attributes,
   type Span,
-  type Tracer,
 } from '@opentelemetry/api';
 import { isTracingSuppressed, RPCType, setRPCMetadata, type RPCMetadata } from '@opentelemetry/core';
 import {
@@ -37,7 +36,7 @@ import {
   ATTR_URL_SCHEME,
   ATTR_USER_AGENT_ORIGINAL,
 } from '@opentelemetry/semantic-conventions';
-import { redactUrl } from './redaction.ts';
+import type { StartSpan } from './recorded-span.ts';
 
 /** Writes `traceparent` (and `tracestate`) of the active span's context into `set`. */
 function injectInto(
@@ -61,7 +60,7 @@ function hostOf(header: string | undefined): string | undefined {
  * Every request a Node HTTP server of this process answers, except those `ignore` names (probes,
  * scrapes), becomes a server span, continuing the trace its `traceparent` names.
  */
-export function traceIncomingRequests(tracer: Tracer, ignore: (url: string) => boolean): void {
+export function traceIncomingRequests(startSpan: StartSpan, ignore: (url: string) => boolean): void {
   // A server's `request` event is the one place every framework's handler starts (Fastify's and
   // Koa's alike); http.Server's prototype only, so other emitters are untouched.
   const emit = Server.prototype.emit;
@@ -75,7 +74,8 @@ export function traceIncomingRequests(tracer: Tracer, ignore: (url: string) => b
     const method = req.method ?? 'GET';
     const attributes: Attributes = {
       [ATTR_HTTP_REQUEST_METHOD]: method,
-      [ATTR_URL_PATH]: redactUrl(url),
+      // The query string and any credential in the path are cut as the span is exported (redaction.ts).
+      [ATTR_URL_PATH]: url,
       [ATTR_URL_SCHEME]: 'http',
       [ATTR_SERVER_PORT]: req.socket.localPort,
       [ATTR_NETWORK_PROTOCOL_VERSION]: req.httpVersion,
@@ -84,7 +84,7 @@ export function traceIncomingRequests(tracer: Tracer, ignore: (url: string) => b
     if (host) attributes[ATTR_SERVER_ADDRESS] = host;
     if (req.socket.remoteAddress) attributes[ATTR_CLIENT_ADDRESS] = req.socket.remoteAddress;
     if (req.headers['user-agent']) attributes[ATTR_USER_AGENT_ORIGINAL] = req.headers['user-agent'];
-    const span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes }, parent);
+    const span = startSpan(method, SpanKind.SERVER, attributes, parent);
     // Fastify's route is written here as its handler starts (nameFastifyRoutes in tracing.ts).
     const rpc: RPCMetadata = { type: RPCType.HTTP, span };
     const active = setRPCMetadata(trace.setSpan(parent, span), rpc);
@@ -103,7 +103,7 @@ export function traceIncomingRequests(tracer: Tracer, ignore: (url: string) => b
       } else span.setStatus({ code: SpanStatusCode.ERROR, message: 'closed before the response' });
       span.end();
     };
-    res.once('finish', end);
+    // A response's `close` comes last, after `finish` or on a connection closed before the answer.
     res.once('close', end);
     // The request's and the response's stream listeners are left unbound to this context (binding
     // costs about 12 µs an object): Fastify binds its body parsing and handler to the request's
@@ -117,19 +117,17 @@ export function traceIncomingRequests(tracer: Tracer, ignore: (url: string) => b
 /** The calls in flight, by their request object, and their spans. */
 const calls = new WeakMap<object, Span>();
 
-function startCall(tracer: Tracer, request: object, method: string, url: URL): Span | undefined {
+function startCall(startSpan: StartSpan, request: object, method: string, url: URL): Span | undefined {
   const active = context.active();
   if (isTracingSuppressed(active)) return undefined;
-  const span = tracer.startSpan(
+  const span = startSpan(
     method,
+    SpanKind.CLIENT,
     {
-      kind: SpanKind.CLIENT,
-      attributes: {
-        [ATTR_HTTP_REQUEST_METHOD]: method,
-        [ATTR_URL_FULL]: redactUrl(url.href),
-        [ATTR_SERVER_ADDRESS]: url.hostname,
-        [ATTR_SERVER_PORT]: Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
-      },
+      [ATTR_HTTP_REQUEST_METHOD]: method,
+      [ATTR_URL_FULL]: url.href,
+      [ATTR_SERVER_ADDRESS]: url.hostname,
+      [ATTR_SERVER_PORT]: Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
     },
     active,
   );
@@ -177,10 +175,10 @@ function targetOf(request: ClientRequest): URL {
  * becomes a client span, and carries `traceparent`. Calls of the exporter itself are not traced
  * (it suppresses tracing while it sends).
  */
-export function traceOutgoingCalls(tracer: Tracer): void {
+export function traceOutgoingCalls(startSpan: StartSpan): void {
   subscribe('undici:request:create', (message) => {
     const { request } = message as { request: UndiciRequest };
-    const span = startCall(tracer, request, request.method, new URL(request.path, request.origin));
+    const span = startCall(startSpan, request, request.method, new URL(request.path, request.origin));
     if (span)
       injectInto(trace.setSpan(context.active(), span), (name, value) => request.addHeader(name, value));
   });
@@ -197,7 +195,7 @@ export function traceOutgoingCalls(tracer: Tracer): void {
   // the span ends when the request closes (after its answer, or on a failure).
   subscribe('http.client.request.created', (message) => {
     const { request } = message as { request: ClientRequest };
-    const span = startCall(tracer, request, request.method, targetOf(request));
+    const span = startCall(startSpan, request, request.method, targetOf(request));
     if (!span) return;
     injectInto(trace.setSpan(context.active(), span), (name, value) => {
       try {

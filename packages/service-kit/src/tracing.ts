@@ -4,7 +4,6 @@
 // read from every request and written on every call so that one sign-in is one trace across the
 // services (the HTTP spans: tracing-http.ts). Loaded only when an endpoint is set (tracing-gate.ts, through the preload tracing.mjs):
 // a process without one never loads the SDK.
-import { randomBytes } from 'node:crypto';
 import { subscribe } from 'node:diagnostics_channel';
 import {
   context,
@@ -44,6 +43,7 @@ import { redactAttributes } from './redaction.ts';
 import { traceIncomingRequests, traceOutgoingCalls } from './tracing-http.ts';
 import { beforeDrainedExit } from './shutdown.ts';
 import { EncodingSpanProcessor } from './span-export.ts';
+import { RandomIds, spanRecorder, type StartSpan } from './recorded-span.ts';
 
 const SAMPLERS = [
   'always_on',
@@ -235,7 +235,8 @@ function nameFastifyRoutes(): void {
   });
 }
 
-/** The instrumentation scope of statements' spans. */
+/** The instrumentation scopes of HTTP requests' and calls' spans, and of statements' spans. */
+const HTTP_SCOPE = '@acme/service-kit';
 const STATEMENT_SCOPE = '@acme/db';
 
 /** The statement's command (`SELECT`, `INSERT`, `BEGIN`, …): the span's name. */
@@ -269,38 +270,35 @@ function sdkStatements(tracer: Tracer): StatementWriter {
   };
 }
 
-/** Random span ids, 8 bytes each, cut from a block filled 512 at a time. */
-function spanIds(): () => Uint8Array {
-  let block = randomBytes(4096);
-  let at = 0;
-  return () => {
-    if (at === block.length) {
-      block = randomBytes(4096);
-      at = 0;
-    }
-    at += 8;
-    return block.subarray(at - 8, at);
-  };
-}
-
 /** The statement written straight into the export buffer: no SDK span object is made for it. */
-function directStatements(processor: EncodingSpanProcessor): StatementWriter {
-  const nextId = spanIds();
+function directStatements(processor: EncodingSpanProcessor, ids: RandomIds): StatementWriter {
   return (parent, { sql, durationMs, failed }, endedAt) => {
     const command = commandOf(sql);
     const endMs = performance.timeOrigin + endedAt;
+    const { traceId, spanId, traceFlags, traceState } = parent.spanContext();
     processor.writeDirect(STATEMENT_SCOPE, {
-      parent: parent.spanContext(),
-      spanId: nextId(),
+      traceId,
+      spanId: ids.bytes(8),
+      traceState,
+      traceFlags,
+      parentSpanId: spanId,
+      // Its parent is a span of this process.
+      parentRemote: false,
       name: command,
       kind: SpanKind.CLIENT,
       startMs: endMs - durationMs,
       endMs,
       attributes: statementAttributes(command, sql),
-      error: failed,
+      statusCode: failed ? SpanStatusCode.ERROR : SpanStatusCode.UNSET,
     });
   };
 }
+
+/** HTTP spans as the SDK's spans (the JSON way out, through the SDK's processor). */
+const sdkSpans =
+  (tracer: Tracer): StartSpan =>
+  (name, kind, attributes, parent) =>
+    tracer.startSpan(name, { kind, attributes }, parent);
 
 /**
  * Each PostgreSQL statement a traced request ran becomes a span of that request (its command as
@@ -349,19 +347,27 @@ export async function startTracing(
           timeoutMs: settings.OTEL_EXPORTER_OTLP_TIMEOUT,
         })
       : undefined;
+  const sampler = samplerOf(settings);
   const provider = new NodeTracerProvider({
     resource,
-    sampler: samplerOf(settings),
+    sampler,
     spanProcessors: [encoding ?? (await jsonExport(settings))],
   });
   provider.register({ propagator: new W3CTraceContextPropagator() });
-  const tracer = provider.getTracer('@acme/service-kit');
-  traceIncomingRequests(tracer, (url) => PROBE_PATH.test(url));
-  traceOutgoingCalls(tracer);
+  // Protobuf: HTTP spans recorded without SDK span objects (recorded-span.ts), statements written
+  // directly; JSON: both made by the SDK's tracers.
+  const ids = new RandomIds();
+  const startSpan = encoding
+    ? spanRecorder(sampler, (span) => encoding.writeDirect(HTTP_SCOPE, span), ids)
+    : sdkSpans(provider.getTracer(HTTP_SCOPE));
+  traceIncomingRequests(startSpan, (url) => PROBE_PATH.test(url));
+  traceOutgoingCalls(startSpan);
   nameFastifyRoutes();
   // No Koa instrumentation: oidc-provider routes without @koa/router, so it made no span of its own
   // (only one per middleware layer, which were dropped), yet wrapped every layer of every request.
-  traceQueries(encoding ? directStatements(encoding) : sdkStatements(provider.getTracer(STATEMENT_SCOPE)));
+  traceQueries(
+    encoding ? directStatements(encoding, ids) : sdkStatements(provider.getTracer(STATEMENT_SCOPE)),
+  );
   const shutdown = () => provider.shutdown().catch(() => undefined);
   // The last batch goes out before the process ends: after a drain (which exits explicitly), or
   // when nothing is left to do.
