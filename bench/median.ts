@@ -18,3 +18,26 @@ export function medianOf(runs: unknown[]): unknown {
   }
   return first;
 }
+
+/**
+ * A distribution-free interval for the median of `xs` (the order statistics x(k) and x(n−k+1) whose
+ * binomial coverage is at least `coverage`), or the whole range when there are too few values for
+ * that coverage. How far the median of a noisy machine's rounds can be trusted.
+ */
+export function medianInterval(xs: number[], coverage = 0.9): [number, number] {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const n = sorted.length;
+  if (n === 0) return [NaN, NaN];
+  // P(Binomial(n, ½) ≤ j), summed term by term.
+  let term = 0.5 ** n;
+  let below = 0;
+  let k = 0;
+  for (let j = 0; j < n; j++) {
+    below += term;
+    if (2 * below > 1 - coverage) break;
+    k = j + 1;
+    term = (term * (n - j)) / (j + 1);
+  }
+  const lo = Math.max(0, k - 1);
+  return [sorted[lo]!, sorted[n - 1 - lo]!];
+}
