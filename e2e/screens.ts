@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { Frame, Page } from 'playwright-core';
 import { DEMO_CONTOSO_PASSWORD } from '@acme/dev';
 import { totpCode } from '@acme/test-kit/totp';
-import type { consentDe } from '../apps/account/src/features/consent/i18n/consent.de.ts';
-import type { consentEn } from '../apps/account/src/features/consent/i18n/consent.en.ts';
-import type { appDe } from '../apps/account/src/i18n/app.de.ts';
-import type { appEn } from '../apps/account/src/i18n/app.en.ts';
+import { consentDe } from '../apps/account/src/features/consent/i18n/consent.de.ts';
+import { consentEn } from '../apps/account/src/features/consent/i18n/consent.en.ts';
+import { appDe } from '../apps/account/src/i18n/app.de.ts';
+import { appEn } from '../apps/account/src/i18n/app.en.ts';
 import { axeEverywhere } from './axe.ts';
-import type { SystemUrls } from './browser.ts';
+import type { SystemUrls, useBrowser } from './browser.ts';
 import { adminJson, invite, organisationWithMember } from './fixtures.ts';
 import { brokenWords, scrollsSideways } from './layout.ts';
 import { codeIn, newestMail } from './mailbox.ts';
@@ -65,6 +65,29 @@ interface Reach {
 }
 
 export type Reacher = (check: LanguageCheck, reach: Reach) => Promise<void>;
+
+/** The two languages the screens are walked in: tag, browser locale, the app's and consent's catalogues. */
+export const LANGUAGES = [
+  ['en', 'en-US', appEn, consentEn],
+  ['de', 'de-DE', appDe, consentDe],
+] as const;
+
+/**
+ * Walks `reachers` in order in one new browser context of `lang` (each leaves the browser where the
+ * next starts) and answers what LanguageCheck found on the way.
+ */
+export async function walkScreens(
+  browser: ReturnType<typeof useBrowser>,
+  urls: SystemUrls,
+  [lang, locale, texts, consent]: (typeof LANGUAGES)[number],
+  reachers: readonly Reacher[],
+): Promise<string[]> {
+  const { context, page } = await browser.newPage({ locale });
+  const screens = new LanguageCheck(page, lang);
+  for (const reach of reachers) await reach(screens, { page, urls, lang, texts, consent });
+  await context.close();
+  return screens.found;
+}
 
 export const T = { timeout: 30_000 };
 export const heading = (page: Page | Frame, name: string) =>

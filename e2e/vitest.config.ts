@@ -5,7 +5,7 @@ import { DISABLE_PROTO_FLAG } from '@acme/service-kit/prototype';
 // signed-in screen at three widths in two colour schemes; axe on every screen, in two languages).
 // The same bundle is served on both targets, so they run on the single-process system only: on the
 // cluster they repeated checks that no instance or load balancer can change.
-const APP_SCREENS = ['signed-in-layouts.e2e.ts', 'accessibility.e2e.ts'];
+const APP_SCREENS = ['signed-in-layouts.e2e.ts', 'accessibility.e2e.ts', 'accessibility-more.e2e.ts'];
 // Each journey by keyboard alone (password, 2FA, recovery, invitation, SSO, Microsoft 365): on the
 // cluster, through its instances and its front door, where each also has a twin driven by the mouse;
 // not again on the single process, whose journeys stage is the longer one.
@@ -16,7 +16,8 @@ const part = process.env.E2E_PART;
 const cluster = process.env.E2E_TARGET === 'cluster';
 
 // Browser journeys: one system started for the whole run (global-setup.ts), files run one
-// after another so the two cores are not fighting over Chromium and argon2 at once.
+// after another so the two cores are not fighting over Chromium and argon2 at once (the screens'
+// files aside, below).
 export default defineConfig({
   test: {
     root: import.meta.dirname,
@@ -27,7 +28,12 @@ export default defineConfig({
       ...(part === 'journeys' ? KEYBOARD : []),
     ],
     globalSetup: ['./global-setup.ts'],
-    fileParallelism: false,
+    // The screens' files (E2E_PART=app) run side by side, a worker and a browser each: they mostly
+    // wait on the browser (about 15 % of a core between them), and one after another they were the
+    // longest stage of `npm test` (880 s). They share only data none of them changes (the demo's
+    // people and tenants); what they change is each file's own or kept inside one file.
+    fileParallelism: part === 'app',
+    maxWorkers: part === 'app' ? APP_SCREENS.length : 1,
     // The files share their worker process, one after another: no fresh process, module graph and
     // set-up per file (about 1.8 s between two files before, 65 s of the single-process run). Each
     // file launches and closes its own browser, and the system is the global set-up's anyway.
