@@ -1,13 +1,14 @@
-// `BENCH_ONLY=tracing npm run bench`: what OpenTelemetry tracing costs (issue 33). Two copies of the
-// identity service, the authorization server and the user service, each part its own process (the
-// compiled entry points, as the image runs them) on one throwaway PostgreSQL server, a database per
-// copy: one with tracing on (OTEL_EXPORTER_OTLP_ENDPOINT at a local sink that reads and discards
-// what it is sent, OTEL_TRACES_SAMPLER=always_on, so every request is traced and exported), one
+// `BENCH_ONLY=tracing npm run bench`: what OpenTelemetry tracing costs (issue 33). Three copies of
+// the identity service, the authorization server and the user service, each part its own process
+// (the compiled entry points, as the image runs them) on one throwaway PostgreSQL server, a database
+// per copy: one with tracing on (OTEL_EXPORTER_OTLP_ENDPOINT at a local sink that reads and discards
+// what it is sent, OTEL_TRACES_SAMPLER=always_on, so every request is traced and exported), two
 // without (the SDK not even loaded). Password logins (create flow + submit, argon2id) and refresh
 // grants (rotation, the authorization server asking the user service for the claims) run against
-// each in turn, in interleaved rounds whose order alternates. Reports each side's median rate and
+// each in turn, in interleaved rounds whose order rotates. Reports each side's median rate and
 // latency, and the cost: the median over rounds of 1 − on / off, with the 90 % interval of that
-// median (this two-core machine's rounds vary by ±15 %; more rounds narrow it). Goal: ≤ 5 %.
+// median (this two-core machine's rounds vary by ±15 %; more rounds narrow it), and the same for the
+// second untraced copy against the first (`control`): the noise floor of the run. Goal: ≤ 5 %.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { freePortsApart } from '@acme/cluster/free-ports';
@@ -24,7 +25,8 @@ import { runLoadChild } from './load/child.ts';
 import { benchTracingUnitCosts } from './tracing-unit-costs.ts';
 import { medianInterval } from './median.ts';
 
-type SideName = 'on' | 'off';
+/** Tracing on; off; off again, a second copy: the control, whose difference from off is the noise. */
+type SideName = 'on' | 'off' | 'control';
 interface Side {
   name: SideName;
   cluster: RunningCluster;
@@ -149,7 +151,11 @@ export async function benchTracingCost(options: {
   const sink = await startSink();
   const sides: Side[] = [];
   try {
-    sides.push(await startSide('on', postgres.url, sink.url), await startSide('off', postgres.url, sink.url));
+    sides.push(
+      await startSide('on', postgres.url, sink.url),
+      await startSide('off', postgres.url, sink.url),
+      await startSide('control', postgres.url, sink.url),
+    );
     const concurrency = Math.max(1, Math.min(options.connections, 16));
     const workloads = {
       login: async (side: Side, durationSec: number) => {
@@ -177,18 +183,18 @@ export async function benchTracingCost(options: {
     };
     type Workload = keyof typeof workloads;
     const rates: Record<Workload, Record<SideName, number[]>> = {
-      login: { on: [], off: [] },
-      refresh: { on: [], off: [] },
+      login: { on: [], off: [], control: [] },
+      refresh: { on: [], off: [], control: [] },
     };
     const latencies: Record<Workload, Record<SideName, number[]>> = {
-      login: { on: [], off: [] },
-      refresh: { on: [], off: [] },
+      login: { on: [], off: [], control: [] },
+      refresh: { on: [], off: [], control: [] },
     };
     // CPU milliseconds the side's processes spent per request: the cost in work, which the
     // machine's other load disturbs less than the rates.
     const cpuMs: Record<Workload, Record<SideName, number[]>> = {
-      login: { on: [], off: [] },
-      refresh: { on: [], off: [] },
+      login: { on: [], off: [], control: [] },
+      refresh: { on: [], off: [], control: [] },
     };
     const cpuOf = (side: Side) =>
       side.cluster.processes.reduce((sum, p) => sum + cpuSeconds(p.child.pid!), 0);
@@ -198,7 +204,8 @@ export async function benchTracingCost(options: {
     const exportsBefore = sink.requests();
     for (let round = 0; round < options.rounds; round++) {
       for (const [workload, run] of Object.entries(workloads) as [Workload, (typeof workloads)[Workload]][]) {
-        for (const side of round % 2 ? [...sides].reverse() : sides) {
+        // Each round starts with another side, so that no side always follows the same one.
+        for (const side of sides.map((_, i) => sides[(i + round) % sides.length]!)) {
           const cpuBefore = cpuOf(side);
           const r = await run(side, options.durationSec);
           cpuMs[workload][side.name].push(
@@ -209,25 +216,33 @@ export async function benchTracingCost(options: {
         }
       }
     }
+    // Each round's runs are adjacent in time: the median of their ratios is robust to the machine's
+    // load changing between rounds.
+    const costs = (workload: Workload, side: SideName) => {
+      const rate = rates[workload][side].map((r, i) => (1 - r / rates[workload].off[i]!) * 100);
+      const cpu = cpuMs[workload][side].map((c, i) => (c / cpuMs[workload].off[i]! - 1) * 100);
+      return {
+        costPercent: round1(median(rate)),
+        costPercentInterval90: medianInterval(rate).map(round1),
+        cpuCostPercent: round1(median(cpu)),
+        cpuCostPercentInterval90: medianInterval(cpu).map(round1),
+      };
+    };
     const figures = (workload: Workload) => {
       const on = rates[workload].on;
       const off = rates[workload].off;
-      const costs = on.map((r, i) => (1 - r / off[i]!) * 100);
-      const cpuCosts = cpuMs[workload].on.map((c, i) => (c / cpuMs[workload].off[i]! - 1) * 100);
       return {
         perSecOn: round1(median(on)),
         perSecOff: round1(median(off)),
         medianMsOn: round1(median(latencies[workload].on)),
         medianMsOff: round1(median(latencies[workload].off)),
-        // Each round's two runs are adjacent in time: the median of their ratios is robust to the
-        // machine's load changing between rounds.
-        costPercent: round1(median(costs)),
-        costPercentInterval90: medianInterval(costs).map(round1),
+        ...costs(workload, 'on'),
         cpuMsPerRequestOn: round1(median(cpuMs[workload].on)),
         cpuMsPerRequestOff: round1(median(cpuMs[workload].off)),
-        cpuCostPercent: round1(median(cpuCosts)),
-        cpuCostPercentInterval90: medianInterval(cpuCosts).map(round1),
-        perRound: { on: on.map(round1), off: off.map(round1) },
+        // The same figures for the second untraced copy against the first: what the cost would read
+        // if tracing cost nothing (an A/A comparison of this run).
+        control: costs(workload, 'control'),
+        perRound: { on: on.map(round1), off: off.map(round1), control: rates[workload].control.map(round1) },
       };
     };
     const exportRequestsDuringRounds = sink.requests() - exportsBefore;
