@@ -52,7 +52,7 @@ const post = (headers: Record<string, string> = {}) =>
   fetch(`${appUrl}/call`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ password: 'hunter2-secret', code: '123456', note: 'hello' }),
+    body: JSON.stringify({ password: 'hunter2-secret', code: 'code-7f3e9a-never-logged', note: 'hello' }),
   });
 
 describe('request ids', () => {
@@ -68,7 +68,7 @@ describe('request ids', () => {
     );
     const all = lines.join('');
     expect(all).not.toContain('hunter2-secret');
-    expect(all).not.toContain('123456');
+    expect(all).not.toContain('code-7f3e9a-never-logged');
     expect(all).toContain('hello');
   });
 
