@@ -369,10 +369,13 @@ if (Object.keys(missing).length > 0) {
 const reports = mkdtempSync(join(tmpdir(), 'acme-test-'));
 const failedTests = [];
 // Journeys that failed once and passed when run again (Vitest's `(retry x1)`, e2e/vitest.config.ts):
-// listed at the end of the run, so that a flaky journey is seen, not hidden by its second try.
+// listed at the end of the run with why their first try failed (Vitest keeps that error in the
+// report of a test that passed on its second), so that a flaky journey is seen, not hidden by its
+// second try, and the log says what to look into.
 const retriedTests = [];
 const RETRIED = /(?:✓|√)\s+(.*?)\s+\d+ms\s+\(retry x\d+\)|(?:✓|√)\s+(.*?\(retry x\d+\).*)/;
-function readRetries(output) {
+/** From the stage's output, where it has no JSON report (a Vitest run inside a shell command). */
+function readRetriesFromOutput(output) {
   for (const line of stripVTControlCharacters(output).split('\n')) {
     if (!line.includes('(retry x')) continue;
     const match = RETRIED.exec(line);
@@ -404,6 +407,21 @@ function readFailures(file) {
     }
   } catch {
     failedTests.push(`(could not read ${file})`);
+  }
+}
+/** Tests that passed on a second try, with their first try's failure, from the stage's JSON report. */
+function readRetries(file, output) {
+  if (!existsSync(file)) return readRetriesFromOutput(output);
+  try {
+    const report = JSON.parse(readFileSync(file, 'utf8'));
+    for (const suite of report.testResults ?? []) {
+      const where = relative(root, suite.name);
+      for (const t of suite.assertionResults ?? [])
+        if (t.status === 'passed' && t.failureMessages?.length > 0)
+          retriedTests.push(`${where} > ${t.fullName}${firstLines(t.failureMessages)}`);
+    }
+  } catch {
+    readRetriesFromOutput(output);
   }
 }
 
@@ -459,7 +477,7 @@ function runStage(stage, index) {
       const cpu = cpuSeconds(Buffer.concat(times).toString());
       const spent = cpu === undefined ? `${secs}s` : `${secs}s, ${cpu.toFixed(0)} CPU-s`;
       if (status !== 0) readFailures(report);
-      readRetries(Buffer.concat(chunks).toString());
+      readRetries(report, Buffer.concat(chunks).toString());
       const outcome = status === 0 ? `ok (${spent})` : `FAILED (exit ${status}, ${spent})`;
       process.stdout.write(`\n▶ ${stage.name}: ${outcome}\n`);
       process.stdout.write(Buffer.concat(chunks));
