@@ -58,9 +58,13 @@ function trackPending(ref: RefObject<PendingLoad | null>, key: string, load: Pro
   });
 }
 
+/** What the page's own flow is loaded for: a load with the same key is the same flow. */
+const eagerKey = (input: LoginFlowInput) =>
+  JSON.stringify([input.flowId ?? null, input.storedChallenge, input.aal2]);
+
 /** The page's own flow: the one still on its way for the same input, or a new load (tracked). */
 function eagerFlowLoad(ref: RefObject<PendingLoad | null>, input: LoginFlowInput): Promise<LoginFlow> {
-  const key = JSON.stringify([input.flowId ?? null, input.storedChallenge, input.aal2]);
+  const key = eagerKey(input);
   if (ref.current?.key === key) return ref.current.load;
   const { identityUrl } = input.config;
   const load = input.flowId
@@ -77,6 +81,31 @@ interface ObtainOptions {
   refresh?: boolean;
   aal2?: boolean;
   fresh?: boolean;
+}
+
+/**
+ * A new flow for `options`. A step submitted before the page's own load started (the session check
+ * not settled yet) creates the flow that load would: tracked as it, so that the load, starting
+ * meanwhile, takes this one instead of creating a second (see trackPending).
+ */
+function createFlow(
+  ref: RefObject<PendingLoad | null>,
+  input: LoginFlowInput,
+  options: ObtainOptions,
+): Promise<LoginFlow> {
+  const challenge = read(registry.loginChallenge);
+  const load = createLoginFlow(input.config.identityUrl, {
+    login_challenge: challenge ?? undefined,
+    refresh: options.refresh,
+    aal: options.aal2 ? 'aal2' : undefined,
+  });
+  const sameAsEager =
+    !input.flowId &&
+    !options.refresh &&
+    Boolean(options.aal2) === input.aal2 &&
+    challenge === input.storedChallenge;
+  if (sameAsEager) trackPending(ref, eagerKey(input), load);
+  return load;
 }
 
 /** The login flow of the screen: loaded eagerly when needed, created on the first submit otherwise. */
@@ -153,14 +182,13 @@ export function useLoginFlow(input: LoginFlowInput) {
    * `fresh`: the current one was refused, so never it, even before the state update lands).
    */
   async function obtainFlow(options: ObtainOptions): Promise<LoginFlow | null> {
-    const current = flow ?? (await eagerLoad.current?.settled); // see trackPending
+    // See trackPending. No await when nothing is on its way: the creation below then starts (and is
+    // tracked) in the same turn, before the page's own load can start and create a second flow.
+    const pending = flow ? undefined : eagerLoad.current;
+    const current = flow ?? (pending ? await pending.settled : null);
     if (current && !options.fresh && (options.aal2 ? current.requested_aal === 'aal2' : true)) return current;
     try {
-      const created = await createLoginFlow(config.identityUrl, {
-        login_challenge: read(registry.loginChallenge) ?? undefined,
-        refresh: options.refresh,
-        aal: options.aal2 ? 'aal2' : undefined,
-      });
+      const created = await createFlow(eagerLoad, input, options);
       setFlow(created);
       return created;
     } catch (error) {
