@@ -394,33 +394,29 @@ function firstLines(messages) {
     .slice(0, 4);
   return lines.map((line) => `\n      ${line.slice(0, 300)}`).join('');
 }
-function readFailures(file) {
-  if (!existsSync(file)) return;
-  try {
-    const report = JSON.parse(readFileSync(file, 'utf8'));
-    for (const suite of report.testResults ?? []) {
-      const where = relative(root, suite.name);
-      const failed = (suite.assertionResults ?? []).filter((t) => t.status === 'failed');
-      if (failed.length === 0 && suite.status === 'failed')
-        failedTests.push(`${where}: ${String(suite.message ?? 'the file failed to run').split('\n')[0]}`);
-      for (const t of failed) failedTests.push(`${where} > ${t.fullName}${firstLines(t.failureMessages)}`);
-    }
-  } catch {
-    failedTests.push(`(could not read ${file})`);
-  }
-}
-/** Tests that passed on a second try, with their first try's failure, from the stage's JSON report. */
-function readRetries(file, output) {
+/**
+ * What the stage's JSON report says: when the stage failed, its failed tests (or a file that failed
+ * to run); always, the tests that passed on a second try, with their first try's failure. Without a
+ * report (a Vitest run inside a shell command), the retries come from the output.
+ */
+function readReport(file, failed, output) {
   if (!existsSync(file)) return readRetriesFromOutput(output);
   try {
     const report = JSON.parse(readFileSync(file, 'utf8'));
     for (const suite of report.testResults ?? []) {
       const where = relative(root, suite.name);
-      for (const t of suite.assertionResults ?? [])
+      const tests = suite.assertionResults ?? [];
+      for (const t of tests) {
         if (t.status === 'passed' && t.failureMessages?.length > 0)
           retriedTests.push(`${where} > ${t.fullName}${firstLines(t.failureMessages)}`);
+        if (failed && t.status === 'failed')
+          failedTests.push(`${where} > ${t.fullName}${firstLines(t.failureMessages)}`);
+      }
+      if (failed && suite.status === 'failed' && !tests.some((t) => t.status === 'failed'))
+        failedTests.push(`${where}: ${String(suite.message ?? 'the file failed to run').split('\n')[0]}`);
     }
   } catch {
+    if (failed) failedTests.push(`(could not read ${file})`);
     readRetriesFromOutput(output);
   }
 }
@@ -476,8 +472,7 @@ function runStage(stage, index) {
       const secs = ((Date.now() - started) / 1000).toFixed(1);
       const cpu = cpuSeconds(Buffer.concat(times).toString());
       const spent = cpu === undefined ? `${secs}s` : `${secs}s, ${cpu.toFixed(0)} CPU-s`;
-      if (status !== 0) readFailures(report);
-      readRetries(report, Buffer.concat(chunks).toString());
+      readReport(report, status !== 0, Buffer.concat(chunks).toString());
       const outcome = status === 0 ? `ok (${spent})` : `FAILED (exit ${status}, ${spent})`;
       process.stdout.write(`\n▶ ${stage.name}: ${outcome}\n`);
       process.stdout.write(Buffer.concat(chunks));

@@ -84,9 +84,9 @@ interface ObtainOptions {
 }
 
 /**
- * A new flow for `options`. A step submitted before the page's own load started (the session check
- * not settled yet) creates the flow that load would: tracked as it, so that the load, starting
- * meanwhile, takes this one instead of creating a second (see trackPending).
+ * A new flow for `options`. A step submitted before the page's own load started (its effect not run
+ * yet) creates the flow that load would: tracked as it, so that the load, starting meanwhile, takes
+ * this one instead of creating a second (see trackPending).
  */
 function createFlow(
   ref: RefObject<PendingLoad | null>,
