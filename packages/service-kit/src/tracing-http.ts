@@ -70,7 +70,10 @@ export function traceIncomingRequests(startSpan: StartSpan, ignore: (url: string
     const [, req, res] = args as [string, IncomingMessage, ServerResponse];
     const url = req.url ?? '/';
     if (ignore(url)) return emitOn(this, args);
-    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+    // Without `traceparent` there is nothing to continue (a `tracestate` alone is ignored, as the
+    // W3C propagator ignores it): the request starts a trace of its own.
+    const parent =
+      req.headers.traceparent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, req.headers);
     const method = req.method ?? 'GET';
     const attributes: Attributes = {
       [ATTR_HTTP_REQUEST_METHOD]: method,

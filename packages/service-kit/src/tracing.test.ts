@@ -184,7 +184,7 @@ server.close();
 
 // A Fastify route that reads a JSON body, runs a statement and calls another server with Node's
 // http client (as the SSO calls do), and a route that fails; then a request whose connection closes
-// before any answer.
+// before any answer (sent without traceparent, with a tracestate alone).
 const REQUEST_TREE = `
 import { channel } from 'node:diagnostics_channel';
 import { createServer, request } from 'node:http';
@@ -219,7 +219,7 @@ await new Promise((resolve, reject) => {
   setTimeout(() => post.end('{"n":1}'), 50);
 });
 await (await fetch(base + '/broken')).text();
-const socket = connect(app.server.address().port, '127.0.0.1', () => socket.write('GET /slow HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n'));
+const socket = connect(app.server.address().port, '127.0.0.1', () => socket.write('GET /slow HTTP/1.1\\r\\nHost: x\\r\\ntracestate: vendor=1\\r\\n\\r\\n'));
 await new Promise((r) => setTimeout(r, 200));
 socket.destroy();
 await new Promise((r) => setTimeout(r, 200));
@@ -325,6 +325,9 @@ describe('the preload', () => {
       attributes: { 'http.response.status_code': 500 },
     });
     expect(served('/slow'), dump).toMatchObject({ status: 2 });
+    // No traceparent: a trace of its own, whatever tracestate says.
+    expect(served('/slow')!.parentSpanId, dump).toBeFalsy();
+    expect(served('/slow')!.traceId).not.toBe(order!.traceId);
     expect(served('/slow')!.attributes['http.response.status_code']).toBeUndefined();
   }, 60_000);
 
