@@ -27,9 +27,12 @@ export const SECRET_RESPONSE_HEADERS = ['set-cookie'] as const;
 
 /**
  * Path segments that are a browser's credential: the authorization server's interaction id, which
- * is also the value of its `_interaction` cookie (the resume path `/oauth2/auth/<uid>`).
+ * is also the value of its `_interaction` cookie (the resume path `/oauth2/auth/<uid>`). Each with
+ * the text a path holds when the pattern can match it: most paths hold none, and skip the pattern.
  */
-const SECRET_PATH_SEGMENTS: [RegExp, string][] = [[/(\/oauth2\/auth\/)[^/?#]+/g, '$1:uid']];
+const SECRET_PATH_SEGMENTS: { marker: string; pattern: RegExp; placeholder: string }[] = [
+  { marker: '/oauth2/auth/', pattern: /(\/oauth2\/auth\/)[^/?#]+/g, placeholder: '$1:uid' },
+];
 
 /**
  * A URL or request target as logs and spans show it: without its query string and fragment (codes,
@@ -39,7 +42,8 @@ const SECRET_PATH_SEGMENTS: [RegExp, string][] = [[/(\/oauth2\/auth\/)[^/?#]+/g,
 export function redactUrl(url: string): string {
   const cut = url.search(/[?#]/);
   let out = cut < 0 ? url : url.slice(0, cut);
-  for (const [pattern, placeholder] of SECRET_PATH_SEGMENTS) out = out.replace(pattern, placeholder);
+  for (const { marker, pattern, placeholder } of SECRET_PATH_SEGMENTS)
+    if (out.includes(marker)) out = out.replace(pattern, placeholder);
   return out;
 }
 
