@@ -7,7 +7,7 @@
 // - An incoming request: a server span from the request's arrival to its response's end (or the
 //   connection's close), its handler running in the span's context, so that the statements and
 //   calls it makes are its children. Named after the
-//   Fastify route when one answers it (`http.route`, set through the RPC metadata, see tracing.ts).
+//   Fastify route when one answers it (`http.route`, set as the route's handler starts, tracing.ts).
 // - An outgoing call: a client span from `fetch`'s request (undici's diagnostics channels) or Node's
 //   http client (its own channels) to the end of the answer, with `traceparent` added to the request.
 import { subscribe } from 'node:diagnostics_channel';
@@ -15,19 +15,17 @@ import { Server, type ClientRequest, type IncomingMessage, type ServerResponse }
 import {
   context,
   propagation,
-  ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
   trace,
   type Attributes,
   type Span,
 } from '@opentelemetry/api';
-import { isTracingSuppressed, RPCType, setRPCMetadata, type RPCMetadata } from '@opentelemetry/core';
+import { isTracingSuppressed } from '@opentelemetry/core';
 import {
   ATTR_CLIENT_ADDRESS,
   ATTR_HTTP_REQUEST_METHOD,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
-  ATTR_HTTP_ROUTE,
   ATTR_NETWORK_PROTOCOL_VERSION,
   ATTR_SERVER_ADDRESS,
   ATTR_SERVER_PORT,
@@ -36,6 +34,7 @@ import {
   ATTR_URL_SCHEME,
   ATTR_USER_AGENT_ORIGINAL,
 } from '@opentelemetry/semantic-conventions';
+import { ChainedContext } from './chained-context.ts';
 import type { StartSpan } from './recorded-span.ts';
 
 /** Writes `traceparent` (and `tracestate`) of the active span's context into `set`. */
@@ -73,7 +72,9 @@ export function traceIncomingRequests(startSpan: StartSpan, ignore: (url: string
     // Without `traceparent` there is nothing to continue (a `tracestate` alone is ignored, as the
     // W3C propagator ignores it): the request starts a trace of its own.
     const parent =
-      req.headers.traceparent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, req.headers);
+      req.headers.traceparent === undefined
+        ? ChainedContext.ROOT
+        : propagation.extract(ChainedContext.ROOT, req.headers);
     const method = req.method ?? 'GET';
     const attributes: Attributes = {
       [ATTR_HTTP_REQUEST_METHOD]: method,
@@ -88,18 +89,12 @@ export function traceIncomingRequests(startSpan: StartSpan, ignore: (url: string
     if (req.socket.remoteAddress) attributes[ATTR_CLIENT_ADDRESS] = req.socket.remoteAddress;
     if (req.headers['user-agent']) attributes[ATTR_USER_AGENT_ORIGINAL] = req.headers['user-agent'];
     const span = startSpan(method, SpanKind.SERVER, attributes, parent);
-    // Fastify's route is written here as its handler starts (nameFastifyRoutes in tracing.ts).
-    const rpc: RPCMetadata = { type: RPCType.HTTP, span };
-    const active = setRPCMetadata(trace.setSpan(parent, span), rpc);
+    // A Fastify route names the span as its handler starts (nameFastifyRoutes in tracing.ts).
+    const active = trace.setSpan(parent, span);
     let ended = false;
     const end = () => {
       if (ended) return;
       ended = true;
-      const route = rpc.route;
-      if (route) {
-        span.setAttribute(ATTR_HTTP_ROUTE, route);
-        span.updateName(`${method} ${route}`);
-      }
       if (res.headersSent || res.writableFinished) {
         span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, res.statusCode);
         if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
