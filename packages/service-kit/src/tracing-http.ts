@@ -14,10 +14,12 @@ import { subscribe } from 'node:diagnostics_channel';
 import { Server, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import {
   context,
+  isSpanContextValid,
   propagation,
   SpanKind,
   SpanStatusCode,
   trace,
+  TraceFlags,
   type Attributes,
   type Span,
 } from '@opentelemetry/api';
@@ -37,14 +39,17 @@ import {
 import { ChainedContext } from './chained-context.ts';
 import type { StartSpan } from './recorded-span.ts';
 
-/** Writes `traceparent` (and `tracestate`) of the active span's context into `set`. */
-function injectInto(
-  spanContext: ReturnType<typeof trace.setSpan>,
-  set: (name: string, value: string) => void,
-) {
-  const carrier: Record<string, string> = {};
-  propagation.inject(spanContext, carrier);
-  for (const [name, value] of Object.entries(carrier)) set(name, value);
+/**
+ * Writes a call's span as W3C `traceparent` (and `tracestate`) headers with `set`: the headers the
+ * W3C propagator writes for a context holding the span (tracing-http.test.ts compares them), made
+ * here without the context, carrier and entries the propagator's API needs per call.
+ */
+export function injectInto(span: Span, set: (name: string, value: string) => void): void {
+  const { traceId, spanId, traceFlags, traceState } = span.spanContext();
+  if (!isSpanContextValid({ traceId, spanId, traceFlags })) return;
+  set('traceparent', `00-${traceId}-${spanId}-${traceFlags & TraceFlags.SAMPLED ? '01' : '00'}`);
+  const state = traceState?.serialize();
+  if (state) set('tracestate', state);
 }
 
 /** The host name of a Host header (its port left off), or nothing. */
@@ -115,7 +120,41 @@ export function traceIncomingRequests(startSpan: StartSpan, ignore: (url: string
 /** The calls in flight, by their request object, and their spans. */
 const calls = new WeakMap<object, Span>();
 
-function startCall(startSpan: StartSpan, request: object, method: string, url: URL): Span | undefined {
+/** Where a call goes: its URL, host name and port. */
+interface Target {
+  href: string;
+  hostname: string;
+  port: number;
+}
+
+const targetOfUrl = (url: URL): Target => ({
+  href: url.href,
+  hostname: url.hostname,
+  port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
+});
+
+/** The host name and port of each origin called (a process calls a few), parsed once. */
+const origins = new Map<string, Target>();
+const MAX_ORIGINS = 256;
+
+/**
+ * The target of an undici request: its origin (parsed once per origin) and path. A path from `/`
+ * on an origin without one is the URL as written; anything else goes through the URL parser.
+ */
+export function undiciTarget(origin: string | URL, path: string): Target {
+  if (typeof origin !== 'string' || !path.startsWith('/') || origin.endsWith('/'))
+    return targetOfUrl(new URL(path, origin));
+  let parsed = origins.get(origin);
+  if (!parsed) {
+    parsed = targetOfUrl(new URL(origin));
+    // An origin that is more than scheme, host and port (a path, credentials) is parsed each time.
+    if (parsed.href !== `${origin}/`) return targetOfUrl(new URL(path, origin));
+    if (origins.size < MAX_ORIGINS) origins.set(origin, parsed);
+  }
+  return { href: origin + path, hostname: parsed.hostname, port: parsed.port };
+}
+
+function startCall(startSpan: StartSpan, request: object, method: string, target: Target): Span | undefined {
   const active = context.active();
   if (isTracingSuppressed(active)) return undefined;
   const span = startSpan(
@@ -123,9 +162,9 @@ function startCall(startSpan: StartSpan, request: object, method: string, url: U
     SpanKind.CLIENT,
     {
       [ATTR_HTTP_REQUEST_METHOD]: method,
-      [ATTR_URL_FULL]: url.href,
-      [ATTR_SERVER_ADDRESS]: url.hostname,
-      [ATTR_SERVER_PORT]: Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
+      [ATTR_URL_FULL]: target.href,
+      [ATTR_SERVER_ADDRESS]: target.hostname,
+      [ATTR_SERVER_PORT]: target.port,
     },
     active,
   );
@@ -158,14 +197,16 @@ interface UndiciRequest {
 }
 
 /** Where a call of Node's http client goes (its Host header holds the port; `host` does not). */
-function targetOf(request: ClientRequest): URL {
+function targetOf(request: ClientRequest): Target {
   let host: unknown;
   try {
     host = request.getHeader('host');
   } catch {
     host = undefined;
   }
-  return new URL(request.path, `${request.protocol}//${typeof host === 'string' ? host : request.host}`);
+  return targetOfUrl(
+    new URL(request.path, `${request.protocol}//${typeof host === 'string' ? host : request.host}`),
+  );
 }
 
 /**
@@ -176,9 +217,8 @@ function targetOf(request: ClientRequest): URL {
 export function traceOutgoingCalls(startSpan: StartSpan): void {
   subscribe('undici:request:create', (message) => {
     const { request } = message as { request: UndiciRequest };
-    const span = startCall(startSpan, request, request.method, new URL(request.path, request.origin));
-    if (span)
-      injectInto(trace.setSpan(context.active(), span), (name, value) => request.addHeader(name, value));
+    const span = startCall(startSpan, request, request.method, undiciTarget(request.origin, request.path));
+    if (span) injectInto(span, (name, value) => request.addHeader(name, value));
   });
   subscribe('undici:request:headers', (message) => {
     const { request, response } = message as { request: object; response: { statusCode: number } };
@@ -195,7 +235,7 @@ export function traceOutgoingCalls(startSpan: StartSpan): void {
     const { request } = message as { request: ClientRequest };
     const span = startCall(startSpan, request, request.method, targetOf(request));
     if (!span) return;
-    injectInto(trace.setSpan(context.active(), span), (name, value) => {
+    injectInto(span, (name, value) => {
       try {
         request.setHeader(name, value);
       } catch {
