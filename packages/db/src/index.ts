@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { prepareStatementsOn } from './pg-prepared.ts';
-import { queryLog } from './query-channel.ts';
+import { publishStatements } from './query-channel.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import {
   pgliteAssets,
@@ -240,7 +240,8 @@ export async function createDb(options: DbOptions = {}): Promise<Database> {
     pool.on('connect', (client) => client.on('error', () => undefined));
     const prepared = options.preparedPerConnection ?? 200;
     if (prepared > 0) prepareStatementsOn(pool, prepared);
-    const kysely = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }), ...queryLog() });
+    publishStatements(pool);
+    const kysely = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
     const url = options.url;
     return {
       kysely,

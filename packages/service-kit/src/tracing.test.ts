@@ -13,11 +13,34 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUERY_CHANNEL } from '@acme/db/query-channel';
 import { startOtlpReceiver, type OtlpReceiver } from '@acme/test-kit/otlp-receiver';
 import { ConfigError } from './config.ts';
-import { defaultServiceName, RedactingExporter, tracingSettings } from './tracing.ts';
+import { commandOf, defaultServiceName, RedactingExporter, tracingSettings } from './tracing.ts';
 import { tracingConfigured } from './tracing-gate.ts';
 
 const SECRET = 'S3cr3t-code-that-must-not-leave';
 const kit = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+describe("a statement span's name", () => {
+  it.each([
+    ['select "id" from "members" where "id" = $1', 'SELECT'],
+    ['  INSERT into members values ($1)', 'INSERT'],
+    ['\n\twith recent as (select 1) select * from recent', 'WITH'],
+    ['Delete from sessions', 'DELETE'],
+    ['update members set name = $1', 'UPDATE'],
+    ['begin', 'BEGIN'],
+    ['commit', 'COMMIT'],
+    ['rollback to savepoint a', 'ROLLBACK'],
+    // Not one of the common commands, or one only as the start of a longer word.
+    ['selected_at', 'SELECTED_AT'],
+    ['vacuum analyze', 'VACUUM'],
+    ['listen "acme_events"', 'LISTEN'],
+    ['', 'QUERY'],
+    ['  ;', 'QUERY'],
+  ])('of %j is %s, as the first word upper-cased', (sql, name) => {
+    expect(commandOf(sql)).toBe(name);
+    // The rule it shortens: the first word, upper-cased.
+    expect(name).toBe(/^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'QUERY');
+  });
+});
 
 describe('tracing settings', () => {
   it.each([

@@ -244,8 +244,23 @@ function nameFastifyRoutes(): void {
 const HTTP_SCOPE = '@acme/service-kit';
 const STATEMENT_SCOPE = '@acme/db';
 
+/** The commands most statements start with, found without a match array and an upper-cased copy. */
+const COMMON_COMMANDS = ['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'WITH', 'BEGIN', 'COMMIT', 'ROLLBACK'];
+
+/** Whether `sql` holds the word `word` (upper case) at `at`, in any case. */
+function wordAt(sql: string, at: number, word: string): boolean {
+  for (let i = 0; i < word.length; i++)
+    if ((sql.charCodeAt(at + i) | 0x20) !== (word.charCodeAt(i) | 0x20)) return false;
+  return !/\w/.test(sql.charAt(at + word.length));
+}
+
 /** The statement's command (`SELECT`, `INSERT`, `BEGIN`, …): the span's name. */
-const commandOf = (sql: string) => /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'QUERY';
+export function commandOf(sql: string): string {
+  let at = 0;
+  while (at < sql.length && /\s/.test(sql.charAt(at))) at++;
+  for (const command of COMMON_COMMANDS) if (wordAt(sql, at, command)) return command;
+  return /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'QUERY';
+}
 
 /** A finished statement, its parent the request's span: how it becomes a span. */
 type StatementWriter = (parent: Span, message: QueryMessage, endedAt: number) => void;
