@@ -19,6 +19,9 @@ const SHORT_STRING = 64;
 const HAS_IS_REMOTE = 0x100;
 const IS_REMOTE = 0x200;
 
+/** A hexadecimal digit's value (`0`–`9`, `a`–`f`, `A`–`F`). */
+const hexDigit = (code: number) => (code <= 0x39 ? code - 0x30 : (code | 0x20) - 0x57);
+
 /** A growable buffer of protobuf fields. */
 export class ProtoWriter {
   private buf: Buffer;
@@ -87,7 +90,21 @@ export class ProtoWriter {
   fixed32(field: number, value: number): void {
     this.tag(field, FIXED32);
     this.room(4);
-    this.length = this.buf.writeUInt32LE(value >>> 0, this.length);
+    this.uint32(value >>> 0);
+  }
+
+  /**
+   * An unsigned 32-bit value's four bytes, little-endian, stored one by one: Buffer's writeUInt32LE
+   * checks its arguments in a call that boxed each value above 2^31 (a heap profile's allocations).
+   */
+  private uint32(value: number): void {
+    const buf = this.buf;
+    const at = this.length;
+    buf[at] = value & 0xff;
+    buf[at + 1] = (value >>> 8) & 0xff;
+    buf[at + 2] = (value >>> 16) & 0xff;
+    buf[at + 3] = (value >>> 24) & 0xff;
+    this.length = at + 4;
   }
 
   /** A fixed64 of nanoseconds since the epoch, given as seconds and nanoseconds (an HrTime). */
@@ -98,9 +115,8 @@ export class ProtoWriter {
     const low = (seconds % 0x1_0000) * 1e9 + nanos + (high % 0x1_0000) * 0x1_0000;
     this.tag(field, FIXED64);
     this.room(8);
-    this.buf.writeUInt32LE(low % TWO_32, this.length);
-    this.buf.writeUInt32LE(Math.floor(high / 0x1_0000) + Math.floor(low / TWO_32), this.length + 4);
-    this.length += 8;
+    this.uint32(low % TWO_32);
+    this.uint32(Math.floor(high / 0x1_0000) + Math.floor(low / TWO_32));
   }
 
   /** A string field, left out when empty (proto3's default). */
@@ -134,13 +150,21 @@ export class ProtoWriter {
     return true;
   }
 
-  /** A hexadecimal id (trace or span) as its bytes. */
+  /**
+   * A hexadecimal id (trace or span, as the API and the W3C header give them: validated, lower or
+   * upper case) as its bytes, decoded digit by digit rather than through a call into Buffer.
+   */
   hexBytes(field: number, hex: string | undefined): void {
     if (!hex) return;
+    const bytes = hex.length >> 1;
     this.tag(field, LEN);
-    this.varint(hex.length / 2);
-    this.room(hex.length / 2);
-    this.length += this.buf.write(hex, this.length, 'hex');
+    this.varint(bytes);
+    this.room(bytes);
+    const buf = this.buf;
+    const at = this.length;
+    for (let i = 0; i < bytes; i++)
+      buf[at + i] = (hexDigit(hex.charCodeAt(2 * i)) << 4) | hexDigit(hex.charCodeAt(2 * i + 1));
+    this.length = at + bytes;
   }
 
   bytes(field: number, value: Uint8Array): void {

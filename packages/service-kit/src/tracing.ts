@@ -247,17 +247,22 @@ const STATEMENT_SCOPE = '@acme/db';
 /** The commands most statements start with, found without a match array and an upper-cased copy. */
 const COMMON_COMMANDS = ['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'WITH', 'BEGIN', 'COMMIT', 'ROLLBACK'];
 
-/** Whether `sql` holds the word `word` (upper case) at `at`, in any case. */
+/** Whether a character code is a word character (`\w`: letters, digits, underscore) or white space. */
+const isWordCode = (c: number) =>
+  (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
+const isSpaceCode = (c: number) => c === 0x20 || (c >= 0x09 && c <= 0x0d);
+
+/** Whether `sql` holds the word `word` (upper case letters) at `at`, in any case. */
 function wordAt(sql: string, at: number, word: string): boolean {
   for (let i = 0; i < word.length; i++)
     if ((sql.charCodeAt(at + i) | 0x20) !== (word.charCodeAt(i) | 0x20)) return false;
-  return !/\w/.test(sql.charAt(at + word.length));
+  return !isWordCode(sql.charCodeAt(at + word.length));
 }
 
 /** The statement's command (`SELECT`, `INSERT`, `BEGIN`, …): the span's name. */
 export function commandOf(sql: string): string {
   let at = 0;
-  while (at < sql.length && /\s/.test(sql.charAt(at))) at++;
+  while (at < sql.length && isSpaceCode(sql.charCodeAt(at))) at++;
   for (const command of COMMON_COMMANDS) if (wordAt(sql, at, command)) return command;
   return /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'QUERY';
 }
