@@ -1,14 +1,17 @@
-// `BENCH_ONLY=tracing npm run bench`: what OpenTelemetry tracing costs (issue 33). Three copies of
+// `BENCH_ONLY=tracing npm run bench`: what OpenTelemetry tracing costs (issue 33). Four copies of
 // the identity service, the authorization server and the user service, each part its own process
 // (the compiled entry points, as the image runs them) on one throwaway PostgreSQL server, a database
-// per copy: one with tracing on (OTEL_EXPORTER_OTLP_ENDPOINT at a local sink that reads and discards
-// what it is sent, OTEL_TRACES_SAMPLER=always_on, so every request is traced and exported), two
+// per copy: one tracing every request (OTEL_EXPORTER_OTLP_ENDPOINT at a local sink that reads and
+// discards what it is sent, OTEL_TRACES_SAMPLER=always_on), one tracing a tenth of the sign-ins
+// (`ratio`: parentbased_traceidratio at 0.1, what docs/deploy.md suggests for production), and two
 // without (the SDK not even loaded). Password logins (create flow + submit, argon2id) and refresh
 // grants (rotation, the authorization server asking the user service for the claims) run against
-// each in turn, in interleaved rounds whose order rotates. Reports each side's median rate and
-// latency, and the cost: the median over rounds of 1 − on / off, with the 90 % interval of that
-// median (this two-core machine's rounds vary by ±15 %; more rounds narrow it), and the same for the
-// second untraced copy against the first (`control`): the noise floor of the run. Goal: ≤ 5 %.
+// each in turn, in interleaved rounds whose order rotates: under load (16 at once: throughput) and
+// one at a time (one user's wait: latency). Reports each side's median rate, latency and CPU time
+// per request, and the costs: the median over rounds of 1 − on / off (rate), on / off − 1 (CPU and
+// median latency), each with the 90 % interval of that median (this two-core machine's rounds vary by
+// ±15 %; more rounds narrow it); the same for the ratio side, and for the second untraced copy
+// against the first (`control`): the noise floor of the run. Goal: ≤ 5 %.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { freePortsApart } from '@acme/cluster/free-ports';
@@ -25,8 +28,14 @@ import { runLoadChild } from './load/child.ts';
 import { benchTracingUnitCosts } from './tracing-unit-costs.ts';
 import { medianInterval } from './median.ts';
 
-/** Tracing on; off; off again, a second copy: the control, whose difference from off is the noise. */
-type SideName = 'on' | 'off' | 'control';
+/**
+ * Tracing on; off; off again, a second copy: the control, whose difference from off is the noise;
+ * and a tenth of the requests traced.
+ */
+type SideName = 'on' | 'off' | 'control' | 'ratio';
+const SIDES: SideName[] = ['on', 'off', 'control', 'ratio'];
+/** The sampling ratio of the `ratio` side. */
+const RATIO = 0.1;
 interface Side {
   name: SideName;
   cluster: RunningCluster;
@@ -125,11 +134,20 @@ export async function startSeededCluster(
   return { cluster, databaseUrl };
 }
 
+/** Each side's tracing settings. */
+function tracingOf(name: SideName, sinkUrl: string): Record<string, string> {
+  if (name === 'on') return { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_TRACES_SAMPLER: 'always_on' };
+  if (name === 'ratio')
+    return {
+      OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl,
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: String(RATIO),
+    };
+  return {};
+}
+
 async function startSide(name: SideName, serverUrl: string, sinkUrl: string): Promise<Side> {
-  const { cluster } = await startSeededCluster(
-    serverUrl,
-    name === 'on' ? { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_TRACES_SAMPLER: 'always_on' } : {},
-  );
+  const { cluster } = await startSeededCluster(serverUrl, tracingOf(name, sinkUrl));
   const tokens: string[] = [];
   for (let i = 0; i < CHAINS; i++) tokens.push(await refreshTokenOf(cluster.urls));
   return { name, cluster, tokens };
@@ -141,6 +159,8 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 const round1 = (n: number) => Math.round(n * 10) / 10;
+/** A record of one empty list per side. */
+const perSide = (): Record<SideName, number[]> => ({ on: [], off: [], control: [], ratio: [] });
 
 export async function benchTracingCost(options: {
   durationSec: number;
@@ -151,51 +171,50 @@ export async function benchTracingCost(options: {
   const sink = await startSink();
   const sides: Side[] = [];
   try {
-    sides.push(
-      await startSide('on', postgres.url, sink.url),
-      await startSide('off', postgres.url, sink.url),
-      await startSide('control', postgres.url, sink.url),
-    );
+    for (const name of SIDES) sides.push(await startSide(name, postgres.url, sink.url));
     const concurrency = Math.max(1, Math.min(options.connections, 16));
+    const logins = async (side: Side, durationSec: number, inFlight: number) => {
+      const r = await runLoadChild<LoadResult>('password-logins', {
+        publicUrl: side.cluster.urls.identityPublic.replace('localhost', '127.0.0.1'),
+        email: EMAIL,
+        password: DEMO_PASSWORD,
+        durationSec,
+        concurrency: inFlight,
+      });
+      if (r.failures > 0) throw new Error(`${r.failures} logins failed (tracing ${side.name})`);
+      return r;
+    };
+    // `chains` of the side's refresh chains, each sequential (one grant at a time per chain).
+    const refreshes = async (side: Side, durationSec: number, chains: number) => {
+      const r = await runLoadChild<LoadResult & { tokens: string[] }>('refresh-chains', {
+        tokenUrl: `${side.cluster.urls.oauth2Public.replace('localhost', '127.0.0.1')}/oauth2/token`,
+        clientId: 'platform',
+        tokens: side.tokens.slice(0, chains),
+        durationSec,
+      });
+      if (r.failures > 0) throw new Error(`${r.failures} refresh grants failed (tracing ${side.name})`);
+      side.tokens.splice(0, r.tokens.length, ...r.tokens);
+      return r;
+    };
     const workloads = {
-      login: async (side: Side, durationSec: number) => {
-        const r = await runLoadChild<LoadResult>('password-logins', {
-          publicUrl: side.cluster.urls.identityPublic.replace('localhost', '127.0.0.1'),
-          email: EMAIL,
-          password: DEMO_PASSWORD,
-          durationSec,
-          concurrency,
-        });
-        if (r.failures > 0) throw new Error(`${r.failures} logins failed (tracing ${side.name})`);
-        return r;
-      },
-      refresh: async (side: Side, durationSec: number) => {
-        const r = await runLoadChild<LoadResult & { tokens: string[] }>('refresh-chains', {
-          tokenUrl: `${side.cluster.urls.oauth2Public.replace('localhost', '127.0.0.1')}/oauth2/token`,
-          clientId: 'platform',
-          tokens: side.tokens,
-          durationSec,
-        });
-        if (r.failures > 0) throw new Error(`${r.failures} refresh grants failed (tracing ${side.name})`);
-        side.tokens = r.tokens;
-        return r;
-      },
+      login: (side: Side, durationSec: number) => logins(side, durationSec, concurrency),
+      refresh: (side: Side, durationSec: number) => refreshes(side, durationSec, CHAINS),
+      loginAlone: (side: Side, durationSec: number) => logins(side, durationSec, 1),
+      refreshAlone: (side: Side, durationSec: number) => refreshes(side, durationSec, 1),
     };
     type Workload = keyof typeof workloads;
-    const rates: Record<Workload, Record<SideName, number[]>> = {
-      login: { on: [], off: [], control: [] },
-      refresh: { on: [], off: [], control: [] },
-    };
-    const latencies: Record<Workload, Record<SideName, number[]>> = {
-      login: { on: [], off: [], control: [] },
-      refresh: { on: [], off: [], control: [] },
-    };
+    const perWorkload = () =>
+      Object.fromEntries(Object.keys(workloads).map((w) => [w, perSide()])) as Record<
+        Workload,
+        Record<SideName, number[]>
+      >;
+    const rates = perWorkload();
+    const latencies = perWorkload();
+    // Each round's median latency per side, for the latency cost's per-round ratios.
+    const roundLatencies = perWorkload();
     // CPU milliseconds the side's processes spent per request: the cost in work, which the
     // machine's other load disturbs less than the rates.
-    const cpuMs: Record<Workload, Record<SideName, number[]>> = {
-      login: { on: [], off: [], control: [] },
-      refresh: { on: [], off: [], control: [] },
-    };
+    const cpuMs = perWorkload();
     const cpuOf = (side: Side) =>
       side.cluster.processes.reduce((sum, p) => sum + cpuSeconds(p.child.pid!), 0);
     // Warm-up of both (JIT, the hashing pool, the connection pools), not reported.
@@ -213,6 +232,7 @@ export async function benchTracingCost(options: {
           );
           rates[workload][side.name].push(r.latencies.length / r.elapsedSec);
           latencies[workload][side.name].push(...r.latencies);
+          roundLatencies[workload][side.name].push(median(r.latencies));
         }
       }
     }
@@ -221,11 +241,16 @@ export async function benchTracingCost(options: {
     const costs = (workload: Workload, side: SideName) => {
       const rate = rates[workload][side].map((r, i) => (1 - r / rates[workload].off[i]!) * 100);
       const cpu = cpuMs[workload][side].map((c, i) => (c / cpuMs[workload].off[i]! - 1) * 100);
+      const latency = roundLatencies[workload][side].map(
+        (l, i) => (l / roundLatencies[workload].off[i]! - 1) * 100,
+      );
       return {
         costPercent: round1(median(rate)),
         costPercentInterval90: medianInterval(rate).map(round1),
         cpuCostPercent: round1(median(cpu)),
         cpuCostPercentInterval90: medianInterval(cpu).map(round1),
+        latencyCostPercent: round1(median(latency)),
+        latencyCostPercentInterval90: medianInterval(latency).map(round1),
       };
     };
     const figures = (workload: Workload) => {
@@ -242,13 +267,18 @@ export async function benchTracingCost(options: {
         // The same figures for the second untraced copy against the first: what the cost would read
         // if tracing cost nothing (an A/A comparison of this run).
         control: costs(workload, 'control'),
-        perRound: { on: on.map(round1), off: off.map(round1), control: rates[workload].control.map(round1) },
+        // And for a tenth of the sign-ins traced.
+        ratio: { sampled: RATIO, ...costs(workload, 'ratio') },
+        perRound: Object.fromEntries(SIDES.map((side) => [side, rates[workload][side].map(round1)])),
       };
     };
     const exportRequestsDuringRounds = sink.requests() - exportsBefore;
     return {
       passwordLogin: figures('login'),
       refresh: figures('refresh'),
+      // One at a time: one user's wait (latency), the machine otherwise idle.
+      passwordLoginAlone: figures('loginAlone'),
+      refreshAlone: figures('refreshAlone'),
       exportRequestsDuringRounds,
       // The terms of that sum: per traced incoming request, outgoing call and statement span.
       unitCosts: await benchTracingUnitCosts({
@@ -256,7 +286,7 @@ export async function benchTracingCost(options: {
         durationSec: Math.min(options.durationSec, 3),
         sinkUrl: sink.url,
       }),
-      concurrency: { logins: concurrency, refreshChains: CHAINS },
+      concurrency: { logins: concurrency, refreshChains: CHAINS, alone: 1 },
       rounds: options.rounds,
       goal: 'cost ≤ 5 % of throughput, tracing on (always_on, exported) against off',
     };

@@ -2,7 +2,10 @@
 // as every part is (or without it): `/plain` reads the body and answers; `/call` also makes one
 // `fetch` to UPSTREAM_URL; `/statements` also publishes STATEMENTS finished statements on the
 // database package's channel, as its pool does for each statement a request runs. `/cpu` answers
-// the process's CPU time so far, in microseconds. Its port goes to the parent over IPC.
+// the process's CPU time so far, in microseconds. Its port goes to the parent over IPC. Each request
+// is handled in an async context of its own, as every service's is (its request id): tracing's
+// context is measured as the services pay it, on top of one (the first costs more).
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { channel } from 'node:diagnostics_channel';
 import { createServer } from 'node:http';
 import { QUERY_CHANNEL } from '@acme/db/query-channel';
@@ -11,13 +14,16 @@ const queries = channel(QUERY_CHANNEL);
 const statements = Number(process.env.STATEMENTS);
 const sql = 'select "id", "subject", "expires_at" from "oauth2_refresh_tokens" where "signature" = $1';
 
+const requests = new AsyncLocalStorage();
+let served = 0;
+
 const server = createServer((req, res) => {
   if (req.url === '/cpu') {
     const { user, system } = process.cpuUsage();
     res.end(String(user + system));
     return;
   }
-  void answer(req, res);
+  requests.run({ requestId: String(++served) }, () => void answer(req, res));
 });
 
 /** Reads the body as the services' frameworks do (through promises, which keep the request's context). */
