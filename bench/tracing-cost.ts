@@ -1,17 +1,18 @@
 // `BENCH_ONLY=tracing npm run bench`: what OpenTelemetry tracing costs (issue 33). Four copies of
 // the identity service, the authorization server and the user service, each part its own process
 // (the compiled entry points, as the image runs them) on one throwaway PostgreSQL server, a database
-// per copy: one tracing every request (OTEL_EXPORTER_OTLP_ENDPOINT at a local sink that reads and
-// discards what it is sent, OTEL_TRACES_SAMPLER=always_on), one tracing a tenth of the sign-ins
-// (`ratio`: parentbased_traceidratio at 0.1, what docs/deploy.md suggests for production), and two
-// without (the SDK not even loaded). Password logins (create flow + submit, argon2id) and refresh
-// grants (rotation, the authorization server asking the user service for the claims) run against
-// each in turn, in interleaved rounds whose order rotates: under load (16 at once: throughput) and
-// one at a time (one user's wait: latency). Reports each side's median rate, latency and CPU time
-// per request, and the costs: the median over rounds of 1 − on / off (rate), on / off − 1 (CPU and
-// median latency), each with the 90 % interval of that median (this two-core machine's rounds vary by
-// ±15 %; more rounds narrow it); the same for the ratio side, and for the second untraced copy
-// against the first (`control`): the noise floor of the run. Goal: ≤ 5 %.
+// per copy, in four settings: tracing every request (`on`: OTEL_EXPORTER_OTLP_ENDPOINT at a local
+// sink that reads and discards what it is sent, OTEL_TRACES_SAMPLER=always_on), tracing a tenth of
+// the sign-ins (`ratio`: parentbased_traceidratio at 0.1, what docs/deploy.md suggests for
+// production), and twice without (`off` and `control`: the SDK not even loaded). The copies take
+// the settings in turn, one period each (a crossover: see below). Password logins (create flow +
+// submit, argon2id) and refresh grants (rotation, the authorization server asking the user service
+// for the claims) run against each copy in turn, in interleaved rounds whose order rotates: under
+// load (16 at once: throughput) and one at a time (one user's wait: latency). Reports each setting's
+// median rate, latency and CPU time per request, and the costs: the median over rounds of 1 − on /
+// off (rate), on / off − 1 (CPU and median latency), each with the 90 % interval of that median
+// (this two-core machine's rounds vary by ±15 %; more rounds narrow it); the same for the ratio
+// setting, and for `control` against `off`: the noise floor of the run. Goal: ≤ 5 %.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { freePortsApart } from '@acme/cluster/free-ports';
@@ -36,6 +37,7 @@ type SideName = 'on' | 'off' | 'control' | 'ratio';
 const SIDES: SideName[] = ['on', 'off', 'control', 'ratio'];
 /** The sampling ratio of the `ratio` side. */
 const RATIO = 0.1;
+/** One copy of the three parts, and the setting it runs in the current period. */
 interface Side {
   name: SideName;
   cluster: RunningCluster;
@@ -134,16 +136,21 @@ export async function startSeededCluster(
   return { cluster, databaseUrl };
 }
 
-/** Each side's tracing settings. */
+/** Each side's tracing settings (empty values: tracing off, the SDK not loaded). */
 function tracingOf(name: SideName, sinkUrl: string): Record<string, string> {
-  if (name === 'on') return { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_TRACES_SAMPLER: 'always_on' };
+  if (name === 'on')
+    return {
+      OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl,
+      OTEL_TRACES_SAMPLER: 'always_on',
+      OTEL_TRACES_SAMPLER_ARG: '',
+    };
   if (name === 'ratio')
     return {
       OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl,
       OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
       OTEL_TRACES_SAMPLER_ARG: String(RATIO),
     };
-  return {};
+  return { OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_TRACES_SAMPLER: '', OTEL_TRACES_SAMPLER_ARG: '' };
 }
 
 async function startSide(name: SideName, serverUrl: string, sinkUrl: string): Promise<Side> {
@@ -151,6 +158,14 @@ async function startSide(name: SideName, serverUrl: string, sinkUrl: string): Pr
   const tokens: string[] = [];
   for (let i = 0; i < CHAINS; i++) tokens.push(await refreshTokenOf(cluster.urls));
   return { name, cluster, tokens };
+}
+
+/** The copy's processes restarted in `name`'s setting (its database and tokens kept). */
+async function switchSide(side: Side, name: SideName, sinkUrl: string): Promise<void> {
+  if (side.name === name) return;
+  for (const part of [...side.cluster.processes])
+    await side.cluster.restart(part.name, tracingOf(name, sinkUrl));
+  side.name = name;
 }
 
 const median = (xs: number[]) => {
@@ -172,6 +187,13 @@ export async function benchTracingCost(options: {
   const sides: Side[] = [];
   try {
     for (const name of SIDES) sides.push(await startSide(name, postgres.url, sink.url));
+    // A crossover: each of the four periods gives each copy another setting (copy i runs setting
+    // i + period), so that every setting runs on every copy for as many rounds. A copy slower than
+    // the others for reasons of its own (its database's place on disk, its processes' memory) then
+    // weighs on every setting alike instead of on one: in runs where each copy kept its setting, the
+    // two untraced copies read up to 20 % apart.
+    const periods = SIDES.length;
+    const roundsPerPeriod = Math.max(1, Math.ceil(options.rounds / periods));
     const concurrency = Math.max(1, Math.min(options.connections, 16));
     const logins = async (side: Side, durationSec: number, inFlight: number) => {
       const r = await runLoadChild<LoadResult>('password-logins', {
@@ -217,11 +239,17 @@ export async function benchTracingCost(options: {
     const cpuMs = perWorkload();
     const cpuOf = (side: Side) =>
       side.cluster.processes.reduce((sum, p) => sum + cpuSeconds(p.child.pid!), 0);
-    // Warm-up of both (JIT, the hashing pool, the connection pools), not reported.
-    for (const side of sides)
-      for (const run of Object.values(workloads)) await run(side, Math.min(3, options.durationSec));
-    const exportsBefore = sink.requests();
-    for (let round = 0; round < options.rounds; round++) {
+    let exportsDuringRounds = 0;
+    for (let round = 0; round < periods * roundsPerPeriod; round++) {
+      if (round % roundsPerPeriod === 0) {
+        const period = round / roundsPerPeriod;
+        for (const [i, side] of sides.entries())
+          await switchSide(side, SIDES[(i + period) % periods]!, sink.url);
+        // Warm-up of every copy (JIT, the hashing pool, the connection pools), not reported.
+        for (const side of sides)
+          for (const run of Object.values(workloads)) await run(side, Math.min(3, options.durationSec));
+      }
+      const exportsBefore = sink.requests();
       for (const [workload, run] of Object.entries(workloads) as [Workload, (typeof workloads)[Workload]][]) {
         // Each round starts with another side, so that no side always follows the same one.
         for (const side of sides.map((_, i) => sides[(i + round) % sides.length]!)) {
@@ -235,6 +263,7 @@ export async function benchTracingCost(options: {
           roundLatencies[workload][side.name].push(median(r.latencies));
         }
       }
+      exportsDuringRounds += sink.requests() - exportsBefore;
     }
     // Each round's runs are adjacent in time: the median of their ratios is robust to the machine's
     // load changing between rounds.
@@ -272,14 +301,13 @@ export async function benchTracingCost(options: {
         perRound: Object.fromEntries(SIDES.map((side) => [side, rates[workload][side].map(round1)])),
       };
     };
-    const exportRequestsDuringRounds = sink.requests() - exportsBefore;
     return {
       passwordLogin: figures('login'),
       refresh: figures('refresh'),
       // One at a time: one user's wait (latency), the machine otherwise idle.
       passwordLoginAlone: figures('loginAlone'),
       refreshAlone: figures('refreshAlone'),
-      exportRequestsDuringRounds,
+      exportRequestsDuringRounds: exportsDuringRounds,
       // The terms of that sum: per traced incoming request, outgoing call and statement span.
       unitCosts: await benchTracingUnitCosts({
         rounds: Math.min(options.rounds, 5),
@@ -287,7 +315,9 @@ export async function benchTracingCost(options: {
         sinkUrl: sink.url,
       }),
       concurrency: { logins: concurrency, refreshChains: CHAINS, alone: 1 },
-      rounds: options.rounds,
+      rounds: periods * roundsPerPeriod,
+      // Each copy ran each setting for a quarter of the rounds (see the crossover above).
+      periods,
       goal: 'cost ≤ 5 % of throughput, tracing on (always_on, exported) against off',
     };
   } finally {
