@@ -315,7 +315,8 @@ export async function benchTracingCost(options: {
         sinkUrl: sink.url,
       }),
       concurrency: { logins: concurrency, refreshChains: CHAINS, alone: 1 },
-      rounds: periods * roundsPerPeriod,
+      // (Not `rounds`: the bench's runner writes its own count of runs there.)
+      crossoverRounds: periods * roundsPerPeriod,
       // Each copy ran each setting for a quarter of the rounds (see the crossover above).
       periods,
       goal: 'cost ≤ 5 % of throughput, tracing on (always_on, exported) against off',
