@@ -3,8 +3,8 @@
 // (the compiled entry points, as the image runs them) on one throwaway PostgreSQL server, a database
 // per copy, in four settings: tracing every request (`on`: OTEL_EXPORTER_OTLP_ENDPOINT at a local
 // sink that reads and discards what it is sent, OTEL_TRACES_SAMPLER=always_on), tracing a tenth of
-// the sign-ins (`ratio`: parentbased_traceidratio at 0.1, what docs/deploy.md suggests for
-// production), and twice without (`off` and `control`: the SDK not even loaded). The copies take
+// the sign-ins (`ratio`: parentbased_traceidratio at 0.1, a common production
+// setting), and twice without (`off` and `control`: the SDK not even loaded). The copies take
 // the settings in turn, one period each (a crossover: see below). Password logins (create flow +
 // submit, argon2id) and refresh grants (rotation, the authorization server asking the user service
 // for the claims) run against each copy in turn, in interleaved rounds whose order rotates: under
