@@ -18,6 +18,11 @@ const queries = channel(QUERY_CHANNEL);
 
 type Query = (...args: unknown[]) => unknown;
 
+/** Publishes a statement that began at `started` (performance.now()) as finished now. */
+function finished(sql: string, started: number, failed: boolean): void {
+  queries.publish({ sql, durationMs: performance.now() - started, failed } satisfies QueryMessage);
+}
+
 const isPromise = (value: unknown): value is Promise<unknown> =>
   typeof (value as Promise<unknown> | null)?.then === 'function';
 
@@ -38,19 +43,11 @@ export function publishStatementsOf(client: { query: Query }): void {
     if (!isPromise(result)) return result;
     return result.then(
       (value) => {
-        queries.publish({
-          sql: text,
-          durationMs: performance.now() - started,
-          failed: false,
-        } satisfies QueryMessage);
+        finished(text, started, false);
         return value;
       },
       (error: unknown) => {
-        queries.publish({
-          sql: text,
-          durationMs: performance.now() - started,
-          failed: true,
-        } satisfies QueryMessage);
+        finished(text, started, true);
         throw error;
       },
     );
