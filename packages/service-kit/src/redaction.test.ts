@@ -25,6 +25,14 @@ describe('redactAttributes (what a span may carry)', () => {
     ],
     ['likewise in a full URL', 'url.full', `http://h/oauth2/auth/${SECRET}?x=1`, 'http://h/oauth2/auth/:uid'],
     ['the authorize endpoint itself is kept', 'url.path', '/oauth2/auth', '/oauth2/auth'],
+    [
+      "a URL's credentials are replaced",
+      'url.full',
+      `https://admin:${SECRET}@h:8443/scim/v2/Users?filter=x`,
+      'https://REDACTED:REDACTED@h:8443/scim/v2/Users',
+    ],
+    ['a user name alone likewise', 'url.full', `http://${SECRET}@h/`, 'http://REDACTED:REDACTED@h/'],
+    ['an @ in the path is kept', 'url.full', 'http://h/members/@me', 'http://h/members/@me'],
     ['a route is kept', 'http.route', '/self-service/login/flows', '/self-service/login/flows'],
   ])('%s', (_name, key, value, expected) => {
     expect(redactAttributes({ [key]: value })).toEqual({ [key]: expected });

@@ -34,14 +34,21 @@ const SECRET_PATH_SEGMENTS: { marker: string; pattern: RegExp; placeholder: stri
   { marker: '/oauth2/auth/', pattern: /(\/oauth2\/auth\/)[^/?#]+/g, placeholder: '$1:uid' },
 ];
 
+/** A URL's user information: after its scheme's `//`, before the first `@` of its authority. */
+const USER_INFO = /^([a-z][a-z\d+.-]*:\/\/)[^/@]*@/i;
+
 /**
  * A URL or request target as logs and spans show it: without its query string and fragment (codes,
  * states, challenges and tokens travel there: `/callback?code=…`, `/login/accept?login_challenge=…`)
- * and with the path segments that are credentials replaced by a placeholder.
+ * and with credentials in its authority and path segments that are credentials replaced by
+ * placeholders.
  */
 export function redactUrl(url: string): string {
   const cut = url.search(/[?#]/);
   let out = cut < 0 ? url : url.slice(0, cut);
+  // Credentials in the authority (`https://user:password@host/`), as OpenTelemetry's conventions
+  // write them: `REDACTED:REDACTED`.
+  if (out.includes('@')) out = out.replace(USER_INFO, '$1REDACTED:REDACTED@');
   for (const { marker, pattern, placeholder } of SECRET_PATH_SEGMENTS)
     if (out.includes(marker)) out = out.replace(pattern, placeholder);
   return out;
