@@ -11,7 +11,13 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { decodeExportRequest } from '@acme/test-kit/otlp-receiver';
-import { exportRequest, ProtoWriter, writeDirectSpan, writeSpan } from './otlp-protobuf.ts';
+import {
+  exportRequest,
+  ProtoWriter,
+  statementSpanWriter,
+  writeDirectSpan,
+  writeSpan,
+} from './otlp-protobuf.ts';
 import { RedactingExporter } from './tracing.ts';
 
 const SECRET = 'S3cr3t-refresh-token-value';
@@ -160,6 +166,88 @@ describe('OTLP protobuf encoding of spans', () => {
       attributes: { 'db.query.text': 'update t set x = $1' },
       status: { code: 2 },
       flags: 0x101,
+    });
+  });
+
+  describe('statement spans', () => {
+    const KEYS = ['db.system.name', 'postgresql', 'db.operation.name', 'db.query.text'] as const;
+    const spanId = Buffer.from('0102030405060708', 'hex');
+    const startMs = 1_764_460_800_123.456;
+    const long = `select ${Array.from({ length: 40 }, (_, i) => `"column_${i}"`).join(', ')} from "t" where "id" = $1`;
+    const parents = {
+      plain: { traceId: REMOTE_PARENT.traceId, spanId: REMOTE_PARENT.spanId, traceFlags: TraceFlags.SAMPLED },
+      'with a trace state': REMOTE_PARENT,
+    };
+    /** The span writeDirectSpan writes for the same statement: what the statement writer must match. */
+    const direct = (
+      keys: readonly [string, string, string, string],
+      parent: (typeof parents)[keyof typeof parents],
+      command: string,
+      sql: string,
+      failed: boolean,
+    ) => {
+      const w = new ProtoWriter(8);
+      writeDirectSpan(w, {
+        traceId: parent.traceId,
+        spanId,
+        traceState: 'traceState' in parent ? parent.traceState : undefined,
+        traceFlags: parent.traceFlags,
+        parentSpanId: parent.spanId,
+        parentRemote: false,
+        name: command,
+        kind: SpanKind.CLIENT,
+        startMs,
+        endMs: startMs + 0.75,
+        attributes: { [keys[0]]: keys[1], [keys[2]]: command, [keys[3]]: sql },
+        statusCode: failed ? SpanStatusCode.ERROR : SpanStatusCode.UNSET,
+      });
+      return Buffer.from(w.view());
+    };
+    const viaWriter = (
+      keys: readonly [string, string, string, string],
+      parent: (typeof parents)[keyof typeof parents],
+      command: string,
+      sql: string,
+      failed: boolean,
+    ) => {
+      const w = new ProtoWriter(8);
+      statementSpanWriter(...keys)(w, parent, spanId, command, sql, startMs, startMs + 0.75, failed);
+      return Buffer.from(w.view());
+    };
+
+    it.each([
+      ['a short statement', 'plain', 'SELECT', 'select 1', false],
+      ['a failed one', 'plain', 'UPDATE', 'update "t" set "x" = $1', true],
+      ['one longer than a one-byte length', 'plain', 'SELECT', long, false],
+      [
+        'one with other than ASCII',
+        'with a trace state',
+        'INSERT',
+        "insert into t values ('é🙂', $1)",
+        false,
+      ],
+    ] as const)('writes the bytes writeDirectSpan writes for %s', (_name, parent, command, sql, failed) => {
+      const bytes = viaWriter(KEYS, parents[parent], command, sql, failed);
+      expect(bytes).toEqual(direct(KEYS, parents[parent], command, sql, failed));
+      // What they both write can fail to decode as the statement: it decodes as one.
+      const [span] = decodeExportRequest(
+        exportRequest({ 'service.name': 'users' }, [{ name: '@acme/db', spans: bytes }]),
+      ).resourceSpans[0]!.scopeSpans[0]!.spans;
+      expect(span).toMatchObject({
+        name: command,
+        kind: 3,
+        parentSpanId: REMOTE_PARENT.spanId,
+        attributes: { 'db.system.name': 'postgresql', 'db.operation.name': command, 'db.query.text': sql },
+        status: failed ? { code: 2 } : {},
+        flags: 0x101,
+      });
+    });
+
+    it('leaves a key the redaction rule drops to writeDirectSpan, which drops it', () => {
+      const keys = ['db.system.name', 'postgresql', 'db.operation.name', 'db.password'] as const;
+      const bytes = viaWriter(keys, parents.plain, 'SELECT', SECRET, false);
+      expect(bytes).toEqual(direct(keys, parents.plain, 'SELECT', SECRET, false));
+      expect(bytes.toString('latin1')).not.toContain(SECRET);
     });
   });
 

@@ -11,7 +11,15 @@ import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import { context, diag, TraceFlags, type Attributes, type Context } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { exportRequest, ProtoWriter, writeDirectSpan, writeSpan, type DirectSpan } from './otlp-protobuf.ts';
+import {
+  exportRequest,
+  ProtoWriter,
+  writeDirectSpan,
+  writeSpan,
+  type DirectSpan,
+  type StatementParent,
+  type StatementSpanWriter,
+} from './otlp-protobuf.ts';
 
 export interface SpanExportOptions {
   /** Where spans are posted (…/v1/traces). */
@@ -96,6 +104,24 @@ export class EncodingSpanProcessor implements SpanProcessor {
   writeDirect(scope: string, span: DirectSpan): void {
     if (!(span.traceFlags & TraceFlags.SAMPLED) || !this.hasRoom()) return;
     writeDirectSpan((this.scopes.get(scope) ?? this.bufferOf(scope)).writer, span);
+    this.added();
+  }
+
+  /** A statement's span of `scope`, written by `write` (otlp-protobuf.ts) when its parent is sampled. */
+  writeStatement(
+    scope: string,
+    write: StatementSpanWriter,
+    parent: StatementParent,
+    spanId: Uint8Array,
+    command: string,
+    sql: string,
+    startMs: number,
+    endMs: number,
+    failed: boolean,
+  ): void {
+    if (!(parent.traceFlags & TraceFlags.SAMPLED) || !this.hasRoom()) return;
+    const { writer } = this.scopes.get(scope) ?? this.bufferOf(scope);
+    write(writer, parent, spanId, command, sql, startMs, endMs, failed);
     this.added();
   }
 

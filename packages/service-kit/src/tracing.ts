@@ -44,6 +44,7 @@ import { redactAttributes } from './redaction.ts';
 import { traceIncomingRequests, traceOutgoingCalls } from './tracing-http.ts';
 import { beforeDrainedExit } from './shutdown.ts';
 import { EncodingSpanProcessor } from './span-export.ts';
+import { statementSpanWriter } from './otlp-protobuf.ts';
 import { RandomIds, spanRecorder, TIME_ORIGIN, type StartSpan } from './recorded-span.ts';
 
 const SAMPLERS = [
@@ -295,29 +296,33 @@ function sdkStatements(tracer: Tracer): StatementWriter {
   };
 }
 
-/** The statement written straight into the export buffer: no SDK span object is made for it. */
+/**
+ * The statement written straight into the export buffer: no span or attribute object is made for
+ * it (otlp-protobuf.ts writes its attributes' keys once).
+ */
 function directStatements(processor: EncodingSpanProcessor, ids: RandomIds): StatementWriter {
+  const write = statementSpanWriter(
+    ATTR_DB_SYSTEM_NAME,
+    DB_SYSTEM_NAME_VALUE_POSTGRESQL,
+    ATTR_DB_OPERATION_NAME,
+    ATTR_DB_QUERY_TEXT,
+  );
   // Each statement's span id, written here and copied out as the span is encoded (synchronously).
   const ownId = new Uint8Array(8);
   return (parent, { sql, durationMs, failed }, endedAt) => {
-    const command = commandOf(sql);
     const endMs = TIME_ORIGIN + endedAt;
-    const { traceId, spanId, traceFlags, traceState } = parent.spanContext();
-    processor.writeDirect(STATEMENT_SCOPE, {
-      traceId,
-      spanId: ids.fill(ownId),
-      traceState,
-      traceFlags,
-      parentSpanId: spanId,
-      // Its parent is a span of this process.
-      parentRemote: false,
-      name: command,
-      kind: SpanKind.CLIENT,
-      startMs: endMs - durationMs,
+    const command = commandOf(sql);
+    processor.writeStatement(
+      STATEMENT_SCOPE,
+      write,
+      parent.spanContext(),
+      ids.fill(ownId),
+      command,
+      sql,
+      endMs - durationMs,
       endMs,
-      attributes: statementAttributes(command, sql),
-      statusCode: failed ? SpanStatusCode.ERROR : SpanStatusCode.UNSET,
-    });
+      failed,
+    );
   };
 }
 
