@@ -9,7 +9,7 @@ import { DEMO_USERS } from '@acme/users';
 import { createDb, sql } from '@acme/db';
 import { startCluster } from '@acme/cluster/postgres';
 import { runLoadChild } from './load/child.ts';
-import { refreshTokenOf, startSeededCluster } from './tracing-cost.ts';
+import { refreshTokenOf, startSeededCluster } from './seeded-copy.ts';
 
 interface TableSize {
   rows: number;

@@ -12,22 +12,20 @@
 // median rate, latency and CPU time per request, and the costs: the median over rounds of 1 − on /
 // off (rate), on / off − 1 (CPU and median latency), each with the 90 % interval of that median
 // (this two-core machine's rounds vary by ±15 %; more rounds narrow it); the same for the ratio
-// setting, and for `control` against `off`: the noise floor of the run. Goal: ≤ 5 %.
+// setting, and for `control` against `off`: the noise floor of the run. Goal: ≤ 5 %. Then tracing's
+// own share of a traced copy's CPU time, read from CPU profiles (tracing-share.ts), which the
+// machine's speed moves far less, and the unit costs (tracing-unit-costs.ts).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { freePortsApart } from '@acme/cluster/free-ports';
-import { USUAL_PORTS, type Listener, type Ports } from '@acme/system-shape';
-import { startProcessCluster, type RunningCluster } from '@acme/cluster/system';
-import { createDatabase } from '@acme/db';
-import { DEMO_PASSWORD, DEMO_USERS, seedDemo } from '@acme/users';
-import { platformAuthorizeUrl } from '../services/users/test/auth-stack.ts';
-import { Jar } from '../services/users/test/jar.ts';
+import type { RunningCluster } from '@acme/cluster/system';
+import { DEMO_PASSWORD } from '@acme/users';
 import { startCluster } from '@acme/cluster/postgres';
-import { LOOPBACK_TEST_LIMITS } from '../scripts/demo.ts';
 import { cpuSeconds } from './front-door.ts';
 import { runLoadChild } from './load/child.ts';
 import { benchTracingUnitCosts } from './tracing-unit-costs.ts';
+import { benchTracingShare } from './tracing-share.ts';
 import { medianInterval } from './median.ts';
+import { EMAIL, refreshTokenOf, startSeededCluster } from './seeded-copy.ts';
 
 /**
  * Tracing on; off; off again, a second copy: the control, whose difference from off is the noise;
@@ -50,7 +48,6 @@ interface LoadResult {
   elapsedSec: number;
 }
 
-const EMAIL = DEMO_USERS[0].email;
 const CHAINS = 16;
 
 /** An OTLP/HTTP endpoint that reads every export and answers 200 (an empty protobuf response). */
@@ -69,71 +66,6 @@ async function startSink(): Promise<{ url: string; requests: () => number; close
     requests: () => requests,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
-}
-
-/** The platform app's sign-in over HTTP (password, then the code exchange); answers the refresh token. */
-export async function refreshTokenOf(urls: Record<Listener, string>): Promise<string> {
-  const jar = new Jar(urls.platform);
-  const { url, verifier } = platformAuthorizeUrl(urls.oauth2Public, urls.platform);
-  const challenge = (await jar.navigateToApp(url)).searchParams.get('login_challenge') ?? '';
-  const flow = await jar.fetch(
-    `${urls.identityPublic}/self-service/login/browser?login_challenge=${encodeURIComponent(challenge)}`,
-    { headers: { accept: 'application/json' } },
-  );
-  const nodes = (flow.body as { ui: { nodes: { attributes: { name?: string; value?: string } }[] } }).ui
-    .nodes;
-  const csrf = nodes.find((n) => n.attributes.name === 'csrf_token')?.attributes.value ?? '';
-  const submitted = await jar.fetch(`${urls.identityPublic}/self-service/login?flow=${flow.body.id}`, {
-    method: 'POST',
-    headers: { accept: 'application/json' },
-    json: { method: 'password', identifier: EMAIL, password: DEMO_PASSWORD, csrf_token: csrf },
-  });
-  const callback = await jar.navigateToApp(submitted.body.redirect_browser_to as string);
-  const token = await fetch(`${urls.oauth2Public}/oauth2/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code: callback.searchParams.get('code') ?? '',
-      redirect_uri: `${urls.platform}/account/callback`,
-      code_verifier: verifier,
-      client_id: 'platform',
-    }),
-  });
-  const body = (await token.json()) as { refresh_token?: string };
-  if (!body.refresh_token) throw new Error(`bench: no refresh token (${token.status})`);
-  return body.refresh_token;
-}
-
-/**
- * The identity service, the authorization server and the user service, each its own process (the
- * compiled entry points) on a new database of the PostgreSQL server at `serverUrl`, seeded with the
- * demo organisations.
- */
-export async function startSeededCluster(
-  serverUrl: string,
-  extraEnv: Record<string, string> = {},
-): Promise<{ cluster: RunningCluster; databaseUrl: string }> {
-  const names = Object.keys(USUAL_PORTS) as Listener[];
-  const free = await freePortsApart(names.length);
-  const ports = Object.fromEntries(names.map((n, i) => [n, free[i]!])) as Ports;
-  const databaseUrl = await createDatabase(serverUrl);
-  const cluster = await startProcessCluster({
-    databaseUrl,
-    parts: ['identity', 'oauth2', 'users'],
-    ports,
-    runtime: 'compiled',
-    logLevel: 'warn',
-    extraEnv: {
-      MAIL_WORKER: 'false',
-      ...LOOPBACK_TEST_LIMITS,
-      // Many logins of one account in flight: out of the lockout's way, as the IP limit is.
-      IDENTITY_LOCKOUT_THRESHOLD: '1000000',
-      ...extraEnv,
-    },
-  });
-  await seedDemo(cluster.urls.usersAdmin);
-  return { cluster, databaseUrl };
 }
 
 /** Each side's tracing settings (empty values: tracing off, the SDK not loaded). */
@@ -247,7 +179,8 @@ export async function benchTracingCost(options: {
           await switchSide(side, SIDES[(i + period) % periods]!, sink.url);
         // Warm-up of every copy (JIT, the hashing pool, the connection pools), not reported.
         for (const side of sides)
-          for (const run of Object.values(workloads)) await run(side, Math.min(3, options.durationSec));
+          for (const run of Object.values(workloads))
+            await run(side, Math.min(3, options.durationSec));
       }
       const exportsBefore = sink.requests();
       for (const [workload, run] of Object.entries(workloads) as [Workload, (typeof workloads)[Workload]][]) {
@@ -308,6 +241,12 @@ export async function benchTracingCost(options: {
       passwordLoginAlone: figures('loginAlone'),
       refreshAlone: figures('refreshAlone'),
       exportRequestsDuringRounds: exportsDuringRounds,
+      // Tracing's own work in the services' CPU time, from profiles of one traced copy (tracing-share.ts).
+      ownShare: await benchTracingShare({
+        serverUrl: postgres.url,
+        sinkUrl: sink.url,
+        durationSec: options.durationSec,
+      }),
       // The terms of that sum: per traced incoming request, outgoing call and statement span.
       unitCosts: await benchTracingUnitCosts({
         rounds: Math.min(options.rounds, 5),
