@@ -179,8 +179,7 @@ export async function benchTracingCost(options: {
           await switchSide(side, SIDES[(i + period) % periods]!, sink.url);
         // Warm-up of every copy (JIT, the hashing pool, the connection pools), not reported.
         for (const side of sides)
-          for (const run of Object.values(workloads))
-            await run(side, Math.min(3, options.durationSec));
+          for (const run of Object.values(workloads)) await run(side, Math.min(3, options.durationSec));
       }
       const exportsBefore = sink.requests();
       for (const [workload, run] of Object.entries(workloads) as [Workload, (typeof workloads)[Workload]][]) {
