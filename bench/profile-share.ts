@@ -10,7 +10,7 @@ export interface ProfileFrame {
 }
 
 /** One node of the call tree: a frame called from its parent node. */
-export interface ProfileNode {
+interface ProfileNode {
   id: number;
   callFrame: ProfileFrame;
   children?: number[];
