@@ -178,16 +178,22 @@ describe('OTLP protobuf encoding of spans', () => {
       plain: { traceId: REMOTE_PARENT.traceId, spanId: REMOTE_PARENT.spanId, traceFlags: TraceFlags.SAMPLED },
       'with a trace state': REMOTE_PARENT,
     };
-    /** The span writeDirectSpan writes for the same statement: what the statement writer must match. */
-    const direct = (
+    /**
+     * One statement written both ways: by the statement writer, and by writeDirectSpan as the same
+     * span (what the writer must match).
+     */
+    const bothWays = (
       keys: readonly [string, string, string, string],
       parent: (typeof parents)[keyof typeof parents],
       command: string,
       sql: string,
       failed: boolean,
     ) => {
-      const w = new ProtoWriter(8);
-      writeDirectSpan(w, {
+      const endMs = startMs + 0.75;
+      const viaWriter = new ProtoWriter(8);
+      statementSpanWriter(...keys)(viaWriter, parent, spanId, command, sql, startMs, endMs, failed);
+      const direct = new ProtoWriter(8);
+      writeDirectSpan(direct, {
         traceId: parent.traceId,
         spanId,
         traceState: 'traceState' in parent ? parent.traceState : undefined,
@@ -197,22 +203,11 @@ describe('OTLP protobuf encoding of spans', () => {
         name: command,
         kind: SpanKind.CLIENT,
         startMs,
-        endMs: startMs + 0.75,
+        endMs,
         attributes: { [keys[0]]: keys[1], [keys[2]]: command, [keys[3]]: sql },
         statusCode: failed ? SpanStatusCode.ERROR : SpanStatusCode.UNSET,
       });
-      return Buffer.from(w.view());
-    };
-    const viaWriter = (
-      keys: readonly [string, string, string, string],
-      parent: (typeof parents)[keyof typeof parents],
-      command: string,
-      sql: string,
-      failed: boolean,
-    ) => {
-      const w = new ProtoWriter(8);
-      statementSpanWriter(...keys)(w, parent, spanId, command, sql, startMs, startMs + 0.75, failed);
-      return Buffer.from(w.view());
+      return { writer: Buffer.from(viaWriter.view()), direct: Buffer.from(direct.view()) };
     };
 
     it.each([
@@ -227,8 +222,8 @@ describe('OTLP protobuf encoding of spans', () => {
         false,
       ],
     ] as const)('writes the bytes writeDirectSpan writes for %s', (_name, parent, command, sql, failed) => {
-      const bytes = viaWriter(KEYS, parents[parent], command, sql, failed);
-      expect(bytes).toEqual(direct(KEYS, parents[parent], command, sql, failed));
+      const { writer: bytes, direct } = bothWays(KEYS, parents[parent], command, sql, failed);
+      expect(bytes).toEqual(direct);
       // What they both write can fail to decode as the statement: it decodes as one.
       const [span] = decodeExportRequest(
         exportRequest({ 'service.name': 'users' }, [{ name: '@acme/db', spans: bytes }]),
@@ -245,8 +240,8 @@ describe('OTLP protobuf encoding of spans', () => {
 
     it('leaves a key the redaction rule drops to writeDirectSpan, which drops it', () => {
       const keys = ['db.system.name', 'postgresql', 'db.operation.name', 'db.password'] as const;
-      const bytes = viaWriter(keys, parents.plain, 'SELECT', SECRET, false);
-      expect(bytes).toEqual(direct(keys, parents.plain, 'SELECT', SECRET, false));
+      const { writer: bytes, direct } = bothWays(keys, parents.plain, 'SELECT', SECRET, false);
+      expect(bytes).toEqual(direct);
       expect(bytes.toString('latin1')).not.toContain(SECRET);
     });
   });

@@ -11,15 +11,7 @@ import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import { context, diag, TraceFlags, type Attributes, type Context } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import {
-  exportRequest,
-  ProtoWriter,
-  writeDirectSpan,
-  writeSpan,
-  type DirectSpan,
-  type StatementParent,
-  type StatementSpanWriter,
-} from './otlp-protobuf.ts';
+import { exportRequest, ProtoWriter, writeDirectSpan, writeSpan, type DirectSpan } from './otlp-protobuf.ts';
 
 export interface SpanExportOptions {
   /** Where spans are posted (…/v1/traces). */
@@ -100,28 +92,20 @@ export class EncodingSpanProcessor implements SpanProcessor {
     this.added();
   }
 
-  /** A span of `scope` written without an SDK span (an HTTP span's, a statement's), when sampled. */
-  writeDirect(scope: string, span: DirectSpan): void {
-    if (!(span.traceFlags & TraceFlags.SAMPLED) || !this.hasRoom()) return;
-    writeDirectSpan((this.scopes.get(scope) ?? this.bufferOf(scope)).writer, span);
-    this.added();
+  /**
+   * The buffer a span of `scope` is written into, when the span is sampled and the queue has room;
+   * else nothing, and the span is not written. `added()` once it is written.
+   */
+  bufferFor(scope: string, traceFlags: number): ProtoWriter | undefined {
+    if (!(traceFlags & TraceFlags.SAMPLED) || !this.hasRoom()) return undefined;
+    return (this.scopes.get(scope) ?? this.bufferOf(scope)).writer;
   }
 
-  /** A statement's span of `scope`, written by `write` (otlp-protobuf.ts) when its parent is sampled. */
-  writeStatement(
-    scope: string,
-    write: StatementSpanWriter,
-    parent: StatementParent,
-    spanId: Uint8Array,
-    command: string,
-    sql: string,
-    startMs: number,
-    endMs: number,
-    failed: boolean,
-  ): void {
-    if (!(parent.traceFlags & TraceFlags.SAMPLED) || !this.hasRoom()) return;
-    const { writer } = this.scopes.get(scope) ?? this.bufferOf(scope);
-    write(writer, parent, spanId, command, sql, startMs, endMs, failed);
+  /** A span of `scope` written without an SDK span (an HTTP request's or call's), when sampled. */
+  writeDirect(scope: string, span: DirectSpan): void {
+    const writer = this.bufferFor(scope, span.traceFlags);
+    if (!writer) return;
+    writeDirectSpan(writer, span);
     this.added();
   }
 
@@ -153,7 +137,8 @@ export class EncodingSpanProcessor implements SpanProcessor {
     return buffer;
   }
 
-  private added(): void {
+  /** Counts a span written into a buffer of `bufferFor`, and schedules the export. */
+  added(): void {
     this.queued++;
     this.schedule();
   }

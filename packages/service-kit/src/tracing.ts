@@ -310,19 +310,12 @@ function directStatements(processor: EncodingSpanProcessor, ids: RandomIds): Sta
   // Each statement's span id, written here and copied out as the span is encoded (synchronously).
   const ownId = new Uint8Array(8);
   return (parent, { sql, durationMs, failed }, endedAt) => {
+    const spanContext = parent.spanContext();
+    const writer = processor.bufferFor(STATEMENT_SCOPE, spanContext.traceFlags);
+    if (!writer) return;
     const endMs = TIME_ORIGIN + endedAt;
-    const command = commandOf(sql);
-    processor.writeStatement(
-      STATEMENT_SCOPE,
-      write,
-      parent.spanContext(),
-      ids.fill(ownId),
-      command,
-      sql,
-      endMs - durationMs,
-      endMs,
-      failed,
-    );
+    write(writer, spanContext, ids.fill(ownId), commandOf(sql), sql, endMs - durationMs, endMs, failed);
+    processor.added();
   };
 }
 
