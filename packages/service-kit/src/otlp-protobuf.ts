@@ -375,7 +375,7 @@ export function writeDirectSpan(w: ProtoWriter, span: DirectSpan): void {
 }
 
 /** A statement span's parent: the request's span, whose trace it joins. */
-export interface StatementParent {
+interface StatementParent {
   traceId: string;
   spanId: string;
   traceFlags: number;
