@@ -238,6 +238,15 @@ describe('OTLP protobuf encoding of spans', () => {
       });
     });
 
+    it('leaves a key whose values the redaction rule rewrites to writeDirectSpan, which rewrites them', () => {
+      const keys = ['db.system.name', 'postgresql', 'db.operation.name', 'url.full'] as const;
+      const sql = `https://host/path?token=${SECRET}`;
+      const { writer: bytes, direct } = bothWays(keys, parents.plain, 'SELECT', sql, false);
+      expect(bytes).toEqual(direct);
+      expect(bytes.toString('latin1')).not.toContain(SECRET);
+      expect(bytes.toString('latin1')).toContain('https://host/path');
+    });
+
     it('leaves a key the redaction rule drops to writeDirectSpan, which drops it', () => {
       const keys = ['db.system.name', 'postgresql', 'db.operation.name', 'db.password'] as const;
       const { writer: bytes, direct } = bothWays(keys, parents.plain, 'SELECT', SECRET, false);

@@ -419,11 +419,10 @@ export function statementSpanWriter(
   operationKey: string,
   textKey: string,
 ): StatementSpanWriter {
-  const probe = 'select 1';
-  const plain =
-    exportedValue(systemKey, system) === system &&
-    exportedValue(operationKey, probe) === probe &&
-    exportedValue(textKey, probe) === probe;
+  // A value every rewrite of the rule changes (query string, credentials, a credential segment): a
+  // key keeps it whole only when the rule keeps that key's values as they are.
+  const probe = 'https://user:secret@host/oauth2/auth/uid?code=1#state';
+  const plain = [systemKey, operationKey, textKey].every((key) => exportedValue(key, probe) === probe);
   if (!plain)
     return (w, parent, spanId, command, sql, startMs, endMs, failed) =>
       writeDirectSpan(w, {
