@@ -2,17 +2,17 @@
 // the identity service, the authorization server and the user service, each part its own process
 // (the compiled entry points, as the image runs them) on one throwaway PostgreSQL server, a database
 // per copy, in four settings: tracing every request (`on`: OTEL_EXPORTER_OTLP_ENDPOINT at a local
-// sink that reads and discards what it is sent, OTEL_TRACES_SAMPLER=always_on), tracing a tenth of
-// the sign-ins (`ratio`: parentbased_traceidratio at 0.1, a common production
-// setting), and twice without (`off` and `control`: the SDK not even loaded). The copies take
+// sink that reads and discards what it is sent, OTEL_TRACES_SAMPLER=always_on), tracing every
+// request without statement spans (`noStatements`: OTEL_NODE_DISABLED_INSTRUMENTATIONS=pg, what an
+// operator can choose), and twice without (`off` and `control`: the SDK not even loaded). The copies take
 // the settings in turn, one period each (a crossover: see below). Password logins (create flow +
 // submit, argon2id) and refresh grants (rotation, the authorization server asking the user service
 // for the claims) run against each copy in turn, in interleaved rounds whose order rotates: under
 // load (16 at once: throughput) and one at a time (one user's wait: latency). Reports each setting's
 // median rate, latency and CPU time per request, and the costs: the median over rounds of 1 − on /
 // off (rate), on / off − 1 (CPU and median latency), each with the 90 % interval of that median
-// (this two-core machine's rounds vary by ±15 %; more rounds narrow it); the same for the ratio
-// setting, and for `control` against `off`: the noise floor of the run. Goal: ≤ 5 %. Then tracing's
+// (this two-core machine's rounds vary by ±15 %; more rounds narrow it); the same for the setting
+// without statement spans, and for `control` against `off`: the noise floor of the run. Goal: ≤ 5 %. Then tracing's
 // own share of a traced copy's CPU time, read from CPU profiles (tracing-share.ts), which the
 // machine's speed moves far less, and the unit costs (tracing-unit-costs.ts).
 import { createServer } from 'node:http';
@@ -29,12 +29,10 @@ import { EMAIL, refreshTokenOf, startSeededCluster } from './seeded-copy.ts';
 
 /**
  * Tracing on; off; off again, a second copy: the control, whose difference from off is the noise;
- * and a tenth of the requests traced.
+ * and tracing on without the statements' instrumentation.
  */
-type SideName = 'on' | 'off' | 'control' | 'ratio';
-const SIDES: SideName[] = ['on', 'off', 'control', 'ratio'];
-/** The sampling ratio of the `ratio` side. */
-const RATIO = 0.1;
+type SideName = 'on' | 'off' | 'control' | 'noStatements';
+const SIDES: SideName[] = ['on', 'off', 'control', 'noStatements'];
 /** One copy of the three parts, and the setting it runs in the current period. */
 interface Side {
   name: SideName;
@@ -74,15 +72,19 @@ function tracingOf(name: SideName, sinkUrl: string): Record<string, string> {
     return {
       OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl,
       OTEL_TRACES_SAMPLER: 'always_on',
-      OTEL_TRACES_SAMPLER_ARG: '',
+      OTEL_NODE_DISABLED_INSTRUMENTATIONS: '',
     };
-  if (name === 'ratio')
+  if (name === 'noStatements')
     return {
       OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl,
-      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
-      OTEL_TRACES_SAMPLER_ARG: String(RATIO),
+      OTEL_TRACES_SAMPLER: 'always_on',
+      OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg',
     };
-  return { OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_TRACES_SAMPLER: '', OTEL_TRACES_SAMPLER_ARG: '' };
+  return {
+    OTEL_EXPORTER_OTLP_ENDPOINT: '',
+    OTEL_TRACES_SAMPLER: '',
+    OTEL_NODE_DISABLED_INSTRUMENTATIONS: '',
+  };
 }
 
 async function startSide(name: SideName, serverUrl: string, sinkUrl: string): Promise<Side> {
@@ -107,7 +109,7 @@ const median = (xs: number[]) => {
 };
 const round1 = (n: number) => Math.round(n * 10) / 10;
 /** A record of one empty list per side. */
-const perSide = (): Record<SideName, number[]> => ({ on: [], off: [], control: [], ratio: [] });
+const perSide = (): Record<SideName, number[]> => ({ on: [], off: [], control: [], noStatements: [] });
 
 export async function benchTracingCost(options: {
   durationSec: number;
@@ -228,8 +230,8 @@ export async function benchTracingCost(options: {
         // The same figures for the second untraced copy against the first: what the cost would read
         // if tracing cost nothing (an A/A comparison of this run).
         control: costs(workload, 'control'),
-        // And for a tenth of the sign-ins traced.
-        ratio: { sampled: RATIO, ...costs(workload, 'ratio') },
+        // And for every request traced without statement spans (OTEL_NODE_DISABLED_INSTRUMENTATIONS=pg).
+        noStatements: costs(workload, 'noStatements'),
         perRound: Object.fromEntries(SIDES.map((side) => [side, rates[workload][side].map(round1)])),
       };
     };

@@ -210,11 +210,16 @@ function targetOf(request: ClientRequest): Target {
 }
 
 /**
- * Every call this process makes with `fetch` or Node's http client, inside a traced request or not,
- * becomes a client span, and carries `traceparent`. Calls of the exporter itself are not traced
+ * Every call this process makes with `fetch` (`which.undici`) or Node's http client (`which.http`),
+ * inside a traced request or not, becomes a client span, and carries `traceparent`. Calls of the exporter itself are not traced
  * (it suppresses tracing while it sends).
  */
-export function traceOutgoingCalls(startSpan: StartSpan): void {
+export function traceOutgoingCalls(startSpan: StartSpan, which = { http: true, undici: true }): void {
+  if (which.undici) traceFetch(startSpan);
+  if (which.http) traceHttpClient(startSpan);
+}
+
+function traceFetch(startSpan: StartSpan): void {
   subscribe('undici:request:create', (message) => {
     const { request } = message as { request: UndiciRequest };
     const span = startCall(startSpan, request, request.method, undiciTarget(request.origin, request.path));
@@ -229,8 +234,11 @@ export function traceOutgoingCalls(startSpan: StartSpan): void {
     const { request, error } = message as { request: object; error: unknown };
     finished(request, error);
   });
-  // Node's http client: `created` comes before the headers are written, so the header can be added;
-  // the span ends when the request closes (after its answer, or on a failure).
+}
+
+// Node's http client: `created` comes before the headers are written, so the header can be added;
+// the span ends when the request closes (after its answer, or on a failure).
+function traceHttpClient(startSpan: StartSpan): void {
   subscribe('http.client.request.created', (message) => {
     const { request } = message as { request: ClientRequest };
     const span = startCall(startSpan, request, request.method, targetOf(request));

@@ -13,7 +13,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUERY_CHANNEL } from '@acme/db/query-channel';
 import { startOtlpReceiver, type OtlpReceiver } from '@acme/test-kit/otlp-receiver';
 import { ConfigError } from './config.ts';
-import { commandOf, defaultServiceName, RedactingExporter, tracingSettings } from './tracing.ts';
+import {
+  commandOf,
+  defaultServiceName,
+  INSTRUMENTATIONS,
+  instrumentationsOn,
+  RedactingExporter,
+  tracingSettings,
+} from './tracing.ts';
 import { tracingConfigured } from './tracing-gate.ts';
 
 const SECRET = 'S3cr3t-code-that-must-not-leave';
@@ -77,6 +84,27 @@ describe('tracing settings', () => {
     expect(() => tracingSettings(env)).toThrow(ConfigError);
     expect(() => tracingSettings(env)).toThrow(name);
     expect(() => tracingSettings(env)).not.toThrow(value);
+  });
+
+  it.each([
+    ['neither set: all', {}, ['http', 'undici', 'pg', 'fastify', 'koa']],
+    ['disabled pg', { OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg' }, ['http', 'undici', 'fastify', 'koa']],
+    ['enabled http and pg', { OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http, pg' }, ['http', 'pg']],
+    [
+      'a name in both lists: off',
+      { OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http,pg', OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg' },
+      ['http'],
+    ],
+    [
+      "names of the SDK's other packages and empty entries: no change",
+      { OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'fs,,dns, ' },
+      ['http', 'undici', 'pg', 'fastify', 'koa'],
+    ],
+    ['enabled only unknown names: none', { OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'express' }, []],
+    ['an empty enabled list: unset, all', { OTEL_NODE_ENABLED_INSTRUMENTATIONS: ' ' }, INSTRUMENTATIONS],
+  ])('switches instrumentations on and off as the SDK does: %s', (_name, env, on) => {
+    const settings = tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', ...env });
+    expect([...instrumentationsOn(settings)]).toEqual(on);
   });
 
   it.each([
@@ -320,6 +348,13 @@ describe('the preload', () => {
     });
     // The call, the request and its statement: the timer's statement made no trace.
     expect(receiver.spans.map((s) => s.name).sort()).toEqual(['GET', 'GET', 'SELECT']);
+  }, 60_000);
+
+  it('with pg switched off makes no statement span, and still the request and call spans', async () => {
+    await traced(STATEMENTS, 'statements-off-test', 2, { OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg' });
+    // A moment for any later export: a statement's span would come with it.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.spans.map((s) => s.name).sort()).toEqual(['GET', 'GET']);
   }, 60_000);
 
   it("nests a request's statement and http-client call under its span, carries traceparent on, and marks 5xx and a dropped connection as errors", async () => {

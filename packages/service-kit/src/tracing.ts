@@ -86,6 +86,16 @@ export const tracingEnvSchema = z.object({
   OTEL_TRACES_SAMPLER_ARG: z
     .preprocess(unsetIfEmpty, z.coerce.number().min(0).max(1).default(1))
     .describe('The ratio of the traceidratio samplers, 0 to 1'),
+  OTEL_NODE_ENABLED_INSTRUMENTATIONS: z
+    .preprocess(unsetIfEmpty, z.string().max(1000).optional())
+    .describe(
+      'Only these instrumentations, comma-separated: http (requests in, Node http client calls out), undici (fetch), pg (statements), fastify (route names), koa (none of its own); default all',
+    ),
+  OTEL_NODE_DISABLED_INSTRUMENTATIONS: z
+    .preprocess(unsetIfEmpty, z.string().max(1000).optional())
+    .describe(
+      'Instrumentations switched off, comma-separated, after OTEL_NODE_ENABLED_INSTRUMENTATIONS (e.g. pg: no statement spans and no statement timing); other names change nothing',
+    ),
   OTEL_BSP_SCHEDULE_DELAY: z
     .preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(600_000).default(5000))
     .describe('The longest a finished span waits before it is sent, in milliseconds'),
@@ -110,6 +120,42 @@ export function tracingSettings(env: NodeJS.ProcessEnv): TracingSettings {
     throw new ConfigError(`Invalid tracing settings: ${names}`);
   }
   return parsed.data;
+}
+
+/**
+ * The instrumentations of this process, by the names OpenTelemetry's Node packages give theirs
+ * (`@opentelemetry/instrumentation-<name>`), so that the SDK's variables choose among them: `http`
+ * the spans of requests in and of Node http client calls out, `undici` of `fetch` calls, `pg` of
+ * statements, `fastify` route names on request spans. `koa` (oidc-provider's framework) has no
+ * spans of its own here and is accepted as a name.
+ */
+export const INSTRUMENTATIONS = ['http', 'undici', 'pg', 'fastify', 'koa'] as const;
+export type Instrumentation = (typeof INSTRUMENTATIONS)[number];
+
+const namesIn = (list: string | undefined) =>
+  new Set(
+    (list ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean),
+  );
+
+/**
+ * The instrumentations switched on: those OTEL_NODE_ENABLED_INSTRUMENTATIONS lists (all when it is
+ * unset), less those OTEL_NODE_DISABLED_INSTRUMENTATIONS lists (a name in both is off), as the
+ * SDK's Node packages read them. A name of an instrumentation this process does not have changes
+ * nothing (lists written for the SDK's packages name `fs`, `dns`, …).
+ */
+export function instrumentationsOn(settings: TracingSettings): Set<Instrumentation> {
+  const enabled = namesIn(settings.OTEL_NODE_ENABLED_INSTRUMENTATIONS);
+  const disabled = namesIn(settings.OTEL_NODE_DISABLED_INSTRUMENTATIONS);
+  return new Set(
+    INSTRUMENTATIONS.filter(
+      (name) =>
+        (settings.OTEL_NODE_ENABLED_INSTRUMENTATIONS === undefined || enabled.has(name)) &&
+        !disabled.has(name),
+    ),
+  );
 }
 
 /** Each entry point's part, from its path, for the default service name. */
@@ -385,14 +431,19 @@ export async function startTracing(
   const startSpan = encoding
     ? spanRecorder(sampler, (span) => encoding.writeDirect(HTTP_SCOPE, span), ids)
     : sdkSpans(provider.getTracer(HTTP_SCOPE));
-  traceIncomingRequests(startSpan, (url) => PROBE_PATH.test(url));
-  traceOutgoingCalls(startSpan);
-  nameFastifyRoutes();
+  const on = instrumentationsOn(settings);
+  if (on.has('http')) traceIncomingRequests(startSpan, (url) => PROBE_PATH.test(url));
+  if (on.has('http') || on.has('undici'))
+    traceOutgoingCalls(startSpan, { http: on.has('http'), undici: on.has('undici') });
+  if (on.has('fastify')) nameFastifyRoutes();
   // No Koa instrumentation: oidc-provider routes without @koa/router, so it made no span of its own
   // (only one per middleware layer, which were dropped), yet wrapped every layer of every request.
-  traceQueries(
-    encoding ? directStatements(encoding, ids) : sdkStatements(provider.getTracer(STATEMENT_SCOPE)),
-  );
+  // Without `pg` nobody subscribes to the statements' channel: the database package then neither
+  // times nor publishes them (query-channel.ts).
+  if (on.has('pg'))
+    traceQueries(
+      encoding ? directStatements(encoding, ids) : sdkStatements(provider.getTracer(STATEMENT_SCOPE)),
+    );
   const shutdown = () => provider.shutdown().catch(() => undefined);
   // The last batch goes out before the process ends: after a drain (which exits explicitly), or
   // when nothing is left to do.
