@@ -1,20 +1,21 @@
 // `BENCH_ONLY=tracing npm run bench`: what OpenTelemetry tracing costs (issue 33). Four copies of
 // the identity service, the authorization server and the user service, each part its own process
-// (the compiled entry points, as the image runs them) on one throwaway PostgreSQL server, a database
-// per copy, in four settings: tracing every request (`on`: OTEL_EXPORTER_OTLP_ENDPOINT at a local
-// sink that reads and discards what it is sent, OTEL_TRACES_SAMPLER=always_on), tracing every
-// request without statement spans (`noStatements`: OTEL_NODE_DISABLED_INSTRUMENTATIONS=pg, what an
-// operator can choose), and twice without (`off` and `control`: the SDK not even loaded). The copies take
-// the settings in turn, one period each (a crossover: see below). Password logins (create flow +
-// submit, argon2id) and refresh grants (rotation, the authorization server asking the user service
-// for the claims) run against each copy in turn, in interleaved rounds whose order rotates: under
-// load (16 at once: throughput) and one at a time (one user's wait: latency). Reports each setting's
-// median rate, latency and CPU time per request, and the costs: the median over rounds of 1 − on /
-// off (rate), on / off − 1 (CPU and median latency), each with the 90 % interval of that median
-// (this two-core machine's rounds vary by ±15 %; more rounds narrow it); the same for the setting
-// without statement spans, and for `control` against `off`: the noise floor of the run. Goal: ≤ 5 %. Then tracing's
-// own share of a traced copy's CPU time, read from CPU profiles (tracing-share.ts), which the
-// machine's speed moves far less, and the unit costs (tracing-unit-costs.ts).
+// (the compiled entry points, as the image runs them) on one throwaway PostgreSQL server, a
+// database per copy, in four settings: tracing every request (`on`: OTEL_EXPORTER_OTLP_ENDPOINT at
+// a local sink that reads and discards what it is sent, OTEL_TRACES_SAMPLER=always_on), tracing
+// every request without statement spans (`noStatements`: OTEL_NODE_DISABLED_INSTRUMENTATIONS=pg,
+// what an operator can choose), and twice without (`off` and `control`: the SDK not even loaded).
+// The copies take the settings in turn, one period each (a crossover: see below). Password logins
+// (create flow + submit, argon2id) and refresh grants (rotation, the authorization server asking
+// the user service for the claims) run against each copy in turn, in interleaved rounds whose order
+// rotates: under load (16 at once: throughput) and one at a time (one user's wait: latency).
+// Reports each setting's median rate, latency and CPU time per request, and the costs: the median
+// over rounds of 1 − on / off (rate), on / off − 1 (CPU and median latency), each with the 90 %
+// interval of that median (this two-core machine's rounds vary by ±15 %; more rounds narrow it);
+// the same for the setting without statement spans, and for `control` against `off`: the noise
+// floor of the run. Goal: ≤ 5 %. Then tracing's own share of a traced copy's CPU time, read from
+// CPU profiles (tracing-share.ts), which the machine's speed moves far less, and the unit costs
+// (tracing-unit-costs.ts).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RunningCluster } from '@acme/cluster/system';

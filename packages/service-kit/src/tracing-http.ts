@@ -211,8 +211,8 @@ function targetOf(request: ClientRequest): Target {
 
 /**
  * Every call this process makes with `fetch` (`which.undici`) or Node's http client (`which.http`),
- * inside a traced request or not, becomes a client span, and carries `traceparent`. Calls of the exporter itself are not traced
- * (it suppresses tracing while it sends).
+ * inside a traced request or not, becomes a client span, and carries `traceparent`. Calls of the
+ * exporter itself are not traced (it suppresses tracing while it sends).
  */
 export function traceOutgoingCalls(startSpan: StartSpan, which = { http: true, undici: true }): void {
   if (which.undici) traceFetch(startSpan);
