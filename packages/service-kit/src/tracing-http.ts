@@ -214,7 +214,7 @@ function targetOf(request: ClientRequest): Target {
  * inside a traced request or not, becomes a client span, and carries `traceparent`. Calls of the
  * exporter itself are not traced (it suppresses tracing while it sends).
  */
-export function traceOutgoingCalls(startSpan: StartSpan, which = { http: true, undici: true }): void {
+export function traceOutgoingCalls(startSpan: StartSpan, which: { http: boolean; undici: boolean }): void {
   if (which.undici) traceFetch(startSpan);
   if (which.http) traceHttpClient(startSpan);
 }

@@ -433,8 +433,7 @@ export async function startTracing(
     : sdkSpans(provider.getTracer(HTTP_SCOPE));
   const on = instrumentationsOn(settings);
   if (on.has('http')) traceIncomingRequests(startSpan, (url) => PROBE_PATH.test(url));
-  if (on.has('http') || on.has('undici'))
-    traceOutgoingCalls(startSpan, { http: on.has('http'), undici: on.has('undici') });
+  traceOutgoingCalls(startSpan, { http: on.has('http'), undici: on.has('undici') });
   if (on.has('fastify')) nameFastifyRoutes();
   // No Koa instrumentation: oidc-provider routes without @koa/router, so it made no span of its own
   // (only one per middleware layer, which were dropped), yet wrapped every layer of every request.
